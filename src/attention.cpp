@@ -1,0 +1,377 @@
+// The attention plan: validation, rotation and packing of q/k, then logits / probabilities /
+// outputs in row strips with the tiled kernels (fast) or the double-precision reference.
+#include "kernels.h"
+#include "reference.h"
+#include "rotate.h"
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <limits>
+
+namespace hirope {
+
+using kernels::kMR;
+using kernels::kNR;
+
+struct AttentionPlan::Impl {
+    detail::Context ctx;
+    AttentionRequest req;
+    Kernel kernel = Kernel::fast;
+    int64_t n = 0;
+    int heads = 1;
+    int hd = 0;
+    int64_t width = 0;
+    std::vector<int32_t> token, unit, statement;
+    Positions pos;
+    bool windowed = false;
+    float scale = 1;
+    std::vector<float> slopes; // ALiBi, per head
+
+    // fast kernel state: rotated q rows (n + kMR padding rows) and packed key panels per head
+    int64_t panels = 0;
+    std::vector<float> q_near, q_far;
+    std::vector<float> k_near, k_far;    // packed panels (simd) or rows (eigen)
+    std::vector<float> tokf;             // token positions as floats, padded to panels * kNR
+    std::vector<int32_t> block_min, block_max; // token range per key panel
+    std::vector<double> q_ref, k_ref, v_ref;   // reference kernel copies
+
+    const float* packed(const std::vector<float>& k, int h, int64_t panel) const {
+        return k.data() + ((static_cast<int64_t>(h) * panels + panel) * hd) * kNR;
+    }
+};
+
+namespace {
+
+Status check_request(const AttentionRequest& r) {
+    if (!r.q) return Status::error("q is required");
+    if (!r.k) return Status::error("k is required");
+    if (r.n <= 0) return Status::error("n must be at least 1, got " + std::to_string(r.n));
+    if (r.n > Limits::max_tokens)
+        return Status::error("n must be at most " + std::to_string(Limits::max_tokens) +
+                             ", got " + std::to_string(r.n));
+    if (r.heads < 1 || r.heads > Limits::max_heads)
+        return Status::error("heads must be in [1, " + std::to_string(Limits::max_heads) +
+                             "], got " + std::to_string(r.heads));
+    if (static_cast<double>(r.heads) * r.n * r.n >
+                       static_cast<double>(Limits::max_output_elements))
+        return Status::error("heads * n * n = " +
+                             std::to_string(static_cast<double>(r.heads) * r.n * r.n) +
+                             " exceeds the output limit of " +
+                             std::to_string(Limits::max_output_elements) + " elements");
+    if (!std::isfinite(r.scale) || r.scale < 0)
+        return Status::error("scale must be a finite number >= 0 (0 means 1/sqrt(headDim))");
+    if (is_windowed(r.scheme.type) && !r.causal)
+        return Status::error("windowed schemes (rerope, leaky-rerope, self-extend, hirope) are "
+                             "defined for causal attention: set causal to true");
+    return {};
+}
+
+void pack_panels(const float* rows, int64_t n, int heads, int hd, int64_t panels, float* out) {
+    const int64_t width = static_cast<int64_t>(heads) * hd;
+    for (int h = 0; h < heads; ++h)
+        for (int64_t p = 0; p < panels; ++p) {
+            float* dst = out + ((static_cast<int64_t>(h) * panels + p) * hd) * kNR;
+            for (int k = 0; k < hd; ++k)
+                for (int l = 0; l < kNR; ++l) {
+                    const int64_t j = p * kNR + l;
+                    dst[k * kNR + l] = j < n ? rows[j * width + h * hd + k] : 0.0f;
+                }
+        }
+}
+
+} // namespace
+
+AttentionPlan::AttentionPlan() : impl_(new Impl) {}
+AttentionPlan::~AttentionPlan() { delete impl_; }
+int64_t AttentionPlan::n() const { return impl_->n; }
+int AttentionPlan::heads() const { return impl_->heads; }
+
+Status AttentionPlan::prepare(const AttentionRequest& r, Kernel kernel) {
+    Impl& m = *impl_;
+    m = Impl();
+    Status st = check_request(r);
+    if (!st.ok()) return st;
+    st = detail::make_context(r.scheme, r.head_dim, r.n, r.positions, &m.ctx);
+    if (!st.ok()) return st;
+    m.n = r.n;
+    m.heads = r.heads;
+    m.hd = r.head_dim;
+    m.width = static_cast<int64_t>(r.heads) * r.head_dim;
+    st = detail::check_finite(r.q, m.n * m.width, "q");
+    if (st.ok()) st = detail::check_finite(r.k, m.n * m.width, "k");
+    if (st.ok() && r.v) st = detail::check_finite(r.v, m.n * m.width, "v");
+    if (!st.ok()) return st;
+
+    m.req = r;
+    m.kernel = kernel;
+    m.token.assign(r.positions.token, r.positions.token + m.n);
+    if (r.positions.unit) m.unit.assign(r.positions.unit, r.positions.unit + m.n);
+    if (r.positions.statement)
+        m.statement.assign(r.positions.statement, r.positions.statement + m.n);
+    m.pos = Positions{m.token.data(), m.unit.empty() ? nullptr : m.unit.data(),
+                      m.statement.empty() ? nullptr : m.statement.data()};
+    m.windowed = is_windowed(r.scheme.type);
+    m.scale = static_cast<float>(r.scale > 0 ? r.scale : 1.0 / std::sqrt(double(r.head_dim)));
+    if (r.scheme.type == SchemeType::alibi) {
+        for (double s : alibi_slopes(r.heads)) m.slopes.push_back(static_cast<float>(s));
+    }
+
+    if (kernel == Kernel::reference) {
+        m.q_ref.assign(r.q, r.q + m.n * m.width);
+        m.k_ref.assign(r.k, r.k + m.n * m.width);
+        if (r.v) m.v_ref.assign(r.v, r.v + m.n * m.width);
+        return {};
+    }
+
+    m.panels = (m.n + kNR - 1) / kNR;
+    const int64_t qsize = (m.n + kMR) * m.width;
+    std::vector<float> rows(m.n * m.width);
+    auto prepare_branch = [&](Branch branch, std::vector<float>* q, std::vector<float>* k) {
+        q->assign(qsize, 0.0f);
+        detail::rotate_rows(m.ctx, m.pos, Role::query, branch, r.q, m.heads, q->data());
+        detail::rotate_rows(m.ctx, m.pos, Role::key, branch, r.k, m.heads, rows.data());
+        if (r.use_eigen) {
+            k->swap(rows);
+            rows.assign(m.n * m.width, 0.0f);
+        } else {
+            k->assign(m.panels * kNR * m.width, 0.0f);
+            pack_panels(rows.data(), m.n, m.heads, m.hd, m.panels, k->data());
+        }
+    };
+    prepare_branch(Branch::near, &m.q_near, &m.k_near);
+    if (m.windowed) prepare_branch(Branch::far, &m.q_far, &m.k_far);
+
+    m.tokf.assign(m.panels * kNR, 0.0f);
+    for (int64_t j = 0; j < m.n; ++j) m.tokf[j] = static_cast<float>(m.token[j]);
+    m.block_min.assign(m.panels, std::numeric_limits<int32_t>::max());
+    m.block_max.assign(m.panels, std::numeric_limits<int32_t>::min());
+    for (int64_t j = 0; j < m.n; ++j) {
+        m.block_min[j / kNR] = std::min(m.block_min[j / kNR], m.token[j]);
+        m.block_max[j / kNR] = std::max(m.block_max[j / kNR], m.token[j]);
+    }
+    return {};
+}
+
+namespace {
+
+// Fills out rows [r0, r1) x [0, n) of one head with scaled logits (+ ALiBi bias), choosing near or
+// far per element for windowed schemes; masked entries are left untouched (callers fill them).
+void fast_logits(const AttentionPlan::Impl& m, int h, int64_t r0, int64_t r1, float* out) {
+    const int64_t n = m.n;
+    const int hd = m.hd;
+    const bool causal = m.req.causal;
+    const float slope = m.slopes.empty() ? 0.0f : m.slopes[h];
+    const int64_t window = m.req.scheme.window;
+    alignas(16) float tile[kMR * kNR];
+    alignas(16) float tile_far[kMR * kNR];
+    using namespace simd;
+    const f4 vscale = splat(m.scale);
+
+    for (int64_t i0 = r0; i0 < r1; i0 += kMR) {
+        const int rows = static_cast<int>(std::min<int64_t>(kMR, r1 - i0));
+        const int64_t last_row = i0 + rows - 1;
+        const int64_t jend = causal ? last_row + 1 : n;
+        int32_t tmin = m.token[i0], tmax = m.token[i0];
+        for (int r = 1; r < rows; ++r) {
+            tmin = std::min(tmin, m.token[i0 + r]);
+            tmax = std::max(tmax, m.token[i0 + r]);
+        }
+        const float* qn = m.q_near.data() + i0 * m.width + static_cast<int64_t>(h) * hd;
+        const float* qf =
+            m.windowed ? m.q_far.data() + i0 * m.width + static_cast<int64_t>(h) * hd : nullptr;
+        for (int64_t p = 0; p * kNR < jend; ++p) {
+            const int64_t j0 = p * kNR;
+            bool need_near = true, need_far = false;
+            if (m.windowed) {
+                const int64_t dmax = static_cast<int64_t>(tmax) - m.block_min[p];
+                const int64_t dmin = static_cast<int64_t>(tmin) - m.block_max[p];
+                need_near = dmin < window;
+                need_far = dmax >= window;
+            }
+            if (need_near) kernels::gemm_tile(qn, m.width, m.packed(m.k_near, h, p), kNR, hd, tile);
+            if (need_far)
+                kernels::gemm_tile(qf, m.width, m.packed(m.k_far, h, p), kNR, hd, tile_far);
+            const bool full = j0 + kNR <= n && (!causal || j0 + kNR - 1 <= i0) && rows == kMR;
+            if (full && !(need_near && need_far)) {
+                const float* src = need_near ? tile : tile_far;
+                const f4 t0 = load(m.tokf.data() + j0), t1 = load(m.tokf.data() + j0 + 4);
+                for (int r = 0; r < kMR; ++r) {
+                    f4 a = mul(load(src + r * kNR), vscale);
+                    f4 b = mul(load(src + r * kNR + 4), vscale);
+                    if (slope != 0.0f) {
+                        const f4 ti = splat(m.tokf[i0 + r]);
+                        const f4 ms = splat(-slope);
+                        a = madd(abs(sub(ti, t0)), ms, a);
+                        b = madd(abs(sub(ti, t1)), ms, b);
+                    }
+                    float* o = out + (i0 + r - r0) * n + j0;
+                    store(o, a);
+                    store(o + 4, b);
+                }
+                continue;
+            }
+            for (int r = 0; r < rows; ++r) {
+                const int64_t i = i0 + r;
+                const int64_t jmax = std::min<int64_t>(causal ? i + 1 : n, j0 + kNR);
+                float* o = out + (i - r0) * n;
+                for (int64_t j = j0; j < jmax; ++j) {
+                    const int l = static_cast<int>(j - j0);
+                    bool near = !need_far ||
+                                (need_near && static_cast<int64_t>(m.token[i]) - m.token[j] < window);
+                    float v = (near ? tile[r * kNR + l] : tile_far[r * kNR + l]) * m.scale;
+                    if (slope != 0.0f)
+                        v -= slope * std::fabs(m.tokf[i] - m.tokf[j]);
+                    o[j] = v;
+                }
+            }
+        }
+    }
+}
+
+// Same contract as fast_logits, with Eigen products over the unpacked rotated rows.
+void eigen_logits(const AttentionPlan::Impl& m, int h, int64_t r0, int64_t r1, float* out) {
+    using RowMat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    using Map = Eigen::Map<const RowMat, 0, Eigen::OuterStride<>>;
+    const int64_t n = m.n, rows = r1 - r0;
+    const int64_t cols = m.req.causal ? r1 : n;
+    const int64_t off = static_cast<int64_t>(h) * m.hd;
+    auto product = [&](const std::vector<float>& q, const std::vector<float>& k) {
+        Map qm(q.data() + r0 * m.width + off, rows, m.hd, Eigen::OuterStride<>(m.width));
+        Map km(k.data() + off, cols, m.hd, Eigen::OuterStride<>(m.width));
+        RowMat res = qm * km.transpose();
+        return res;
+    };
+    RowMat near = product(m.q_near, m.k_near);
+    RowMat far;
+    if (m.windowed) far = product(m.q_far, m.k_far);
+    const float slope = m.slopes.empty() ? 0.0f : m.slopes[h];
+    for (int64_t i = r0; i < r1; ++i) {
+        const int64_t jmax = m.req.causal ? i + 1 : n;
+        float* o = out + (i - r0) * n;
+        for (int64_t j = 0; j < jmax; ++j) {
+            const bool use_near =
+                !m.windowed || static_cast<int64_t>(m.token[i]) - m.token[j] < m.req.scheme.window;
+            float v = (use_near ? near(i - r0, j) : far(i - r0, j)) * m.scale;
+            if (slope != 0.0f) v -= slope * std::fabs(m.tokf[i] - m.tokf[j]);
+            o[j] = v;
+        }
+    }
+}
+
+// Logits or probabilities for rows [r0, r1) of one head; the row range is already checked.
+Status strip(const AttentionPlan::Impl& m, int head, int64_t r0, int64_t r1, bool probs,
+             float* out) {
+    const int64_t n = m.n;
+    if (m.kernel == Kernel::reference) {
+        detail::reference_logits(m.ctx, m.pos, m.q_ref.data(), m.k_ref.data(), m.heads, head,
+                                 m.req.causal, m.scale, m.slopes.empty() ? 0.0 : m.slopes[head],
+                                 r0, r1, out);
+    } else if (m.req.use_eigen) {
+        eigen_logits(m, head, r0, r1, out);
+    } else {
+        fast_logits(m, head, r0, r1, out);
+    }
+    const float masked = probs ? 0.0f : -std::numeric_limits<float>::infinity();
+    for (int64_t i = r0; i < r1; ++i) {
+        float* o = out + (i - r0) * n;
+        const int64_t len = m.req.causal ? i + 1 : n;
+        double sum = 0;
+        for (int64_t j = 0; j < len; ++j) sum += o[j];
+        if (!std::isfinite(sum))
+            return Status::error("logits overflow the float range at row " + std::to_string(i) +
+                                 " (q and k values are too large)");
+        if (probs) {
+            if (m.kernel == Kernel::reference)
+                detail::reference_softmax(o, len);
+            else
+                kernels::softmax_row(o, static_cast<size_t>(len));
+        }
+        std::fill(o + len, o + n, masked);
+    }
+    return {};
+}
+
+Status check_rows(const AttentionPlan::Impl& m, int64_t r0, int64_t r1) {
+    if (m.n == 0) return Status::error("the attention plan is not prepared");
+    if (r0 < 0 || r1 > m.n || r0 >= r1)
+        return Status::error("row range [" + std::to_string(r0) + ", " + std::to_string(r1) +
+                             ") is not inside [0, " + std::to_string(m.n) + ")");
+    return {};
+}
+
+} // namespace
+
+Status AttentionPlan::rows(int head, int64_t r0, int64_t r1, float* out) const {
+    const Impl& m = *impl_;
+    Status st = check_rows(m, r0, r1);
+    if (!st.ok()) return st;
+    if (head < 0 || head >= m.heads)
+        return Status::error("head must be in [0, " + std::to_string(m.heads) + "), got " +
+                             std::to_string(head));
+    return strip(m, head, r0, r1, m.req.output == Output::probs, out);
+}
+
+Status AttentionPlan::output_rows(int64_t r0, int64_t r1, float* out) const {
+    const Impl& m = *impl_;
+    Status st = check_rows(m, r0, r1);
+    if (!st.ok()) return st;
+    if (!m.req.v) return Status::error("v is required for the attention output");
+    const int64_t n = m.n, rows = r1 - r0, hd = m.hd;
+    const int64_t depth = m.req.causal ? r1 : n;
+    // Probabilities for this strip, padded with kMR zero rows so the micro-kernel can overrun.
+    std::vector<float> probs((rows + kMR) * n, 0.0f);
+    for (int h = 0; h < m.heads; ++h) {
+        st = strip(m, h, r0, r1, true, probs.data());
+        if (!st.ok()) return st;
+        const float* v = m.req.v + h * hd;
+        float* o = out + h * hd;
+        if (m.kernel == Kernel::reference) {
+            detail::reference_output(probs.data(), n, m.v_ref.data() + h * hd, m.width, rows,
+                                     depth, hd, o, m.width);
+        } else if (m.req.use_eigen) {
+            using RowMat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+            Eigen::Map<const RowMat, 0, Eigen::OuterStride<>> pm(probs.data(), rows, depth,
+                                                                 Eigen::OuterStride<>(n));
+            Eigen::Map<const RowMat, 0, Eigen::OuterStride<>> vm(v, depth, hd,
+                                                                 Eigen::OuterStride<>(m.width));
+            Eigen::Map<RowMat, 0, Eigen::OuterStride<>> om(o, rows, hd,
+                                                           Eigen::OuterStride<>(m.width));
+            om.noalias() = pm * vm;
+        } else {
+            alignas(16) float tile[kMR * kNR];
+            const int64_t full_cols = hd / kNR * kNR;
+            for (int64_t i0 = 0; i0 < rows; i0 += kMR) {
+                const int rcount = static_cast<int>(std::min<int64_t>(kMR, rows - i0));
+                const int64_t kdepth = m.req.causal ? r0 + i0 + rcount : n;
+                const float* a = probs.data() + i0 * n;
+                for (int64_t c0 = 0; c0 < full_cols; c0 += kNR) {
+                    kernels::gemm_tile(a, n, v + c0, m.width, static_cast<int>(kdepth), tile);
+                    for (int r = 0; r < rcount; ++r)
+                        std::copy(tile + r * kNR, tile + (r + 1) * kNR,
+                                  o + (i0 + r) * m.width + c0);
+                }
+                for (int r = 0; r < rcount; ++r)
+                    for (int64_t c = full_cols; c < hd; ++c) {
+                        float acc = 0;
+                        for (int64_t j = 0; j < kdepth; ++j)
+                            acc += a[r * n + j] * v[j * m.width + c];
+                        o[(i0 + r) * m.width + c] = acc;
+                    }
+            }
+        }
+    }
+    return {};
+}
+
+Status attention(const AttentionRequest& request, float* out, Kernel kernel) {
+    AttentionPlan plan;
+    Status st = plan.prepare(request, kernel);
+    if (!st.ok()) return st;
+    for (int h = 0; h < request.heads; ++h) {
+        st = plan.rows(h, 0, request.n, out + static_cast<int64_t>(h) * request.n * request.n);
+        if (!st.ok()) return st;
+    }
+    return {};
+}
+
+} // namespace hirope

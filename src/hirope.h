@@ -1,0 +1,260 @@
+// hirope: position encodings (RoPE, HiRoPE and their relatives) applied to attention.
+//
+// This header is the whole public C++ API. The formulas are those of docs/hirope-spec.md
+// (../shared/docs/hirope-spec.md in the development tree); section numbers below refer to it.
+//
+// Conventions
+// - q, k, v are row-major float matrices of n rows and heads * head_dim columns; head h owns
+//   columns [h * head_dim, (h + 1) * head_dim).
+// - Frequency pairs are indexed by j = 0 .. rotary_dim / 2 - 1 with inverse frequency theta_j.
+//   Interleaved layout pairs memory dims (2j, 2j + 1); half layout pairs (j, j + rotary_dim / 2).
+// - Errors are returned as a Status (no exceptions): the message names the bad argument.
+// - Nothing here keeps global mutable state; every function is reentrant.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace hirope {
+
+// ---------------------------------------------------------------------------------------------
+// Status
+
+class Status {
+  public:
+    Status() = default;
+    static Status error(std::string message) {
+        Status s;
+        s.message_ = std::move(message);
+        s.ok_ = false;
+        return s;
+    }
+    bool ok() const { return ok_; }
+    const std::string& message() const { return message_; }
+
+  private:
+    bool ok_ = true;
+    std::string message_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Limits, checked before any allocation that depends on them.
+
+struct Limits {
+    static constexpr int64_t max_tokens = 1 << 16;            // n
+    static constexpr int64_t max_head_dim = 1024;             // head_dim
+    static constexpr int64_t max_heads = 256;                 // heads
+    static constexpr int64_t max_output_elements = 1LL << 28; // heads * n * n (1 GiB of floats)
+};
+
+// ---------------------------------------------------------------------------------------------
+// Schemes
+
+enum class SchemeType {
+    nope,         // no position information
+    sinusoidal,   // absolute sinusoids added to q and k (section 2.9)
+    rope,         // rotary (section 2.1) with an optional scaling
+    xpos,         // rotary with exponential decay (section 2.10)
+    alibi,        // linear bias on the logits (section 2.8)
+    rerope,       // window, then constant distance (section 2.11)
+    leaky_rerope, // window, then distance slope 1 / leaky_factor
+    self_extend,  // window, then grouped distance (section 2.11)
+    hirope,       // hierarchical positions with window (sections 1.3 - 1.5)
+};
+
+enum class Layout { interleaved, half };
+
+enum class ScalingType { none, linear, ntk, dynamic_ntk, yarn, longrope, llama3 };
+
+enum class SinusoidalVariant { vaswani, fairseq };
+
+struct Scaling {
+    ScalingType type = ScalingType::none;
+    double factor = 1.0;          // s (linear, ntk, dynamic_ntk, yarn, longrope, llama3)
+    double original_length = 0;   // L_orig: original max positions (dynamic, yarn, longrope, llama3)
+    double beta_fast = 32.0;      // yarn
+    double beta_slow = 1.0;       // yarn
+    bool truncate = true;         // yarn: floor/ceil the correction range
+    double mscale = 0.0;          // yarn DeepSeek variant (used when both are > 0)
+    double mscale_all_dim = 0.0;  // yarn DeepSeek variant
+    double attention_factor = -1; // override of the scaling's own factor when >= 0
+    double low_freq_factor = 1.0; // llama3
+    double high_freq_factor = 4.0;       // llama3
+    std::vector<double> short_factor;    // longrope, rotary_dim / 2 entries
+    std::vector<double> long_factor;     // longrope, rotary_dim / 2 entries
+};
+
+struct Scheme {
+    SchemeType type = SchemeType::rope;
+    double base = 10000.0;
+    Layout layout = Layout::half;
+    double rotary_fraction = 1.0; // fraction of head_dim that is rotated
+    Scaling scaling;
+
+    // Windowed schemes (rerope, leaky_rerope, self_extend, hirope): near if delta < window.
+    int64_t window = 512;
+    double leaky_factor = 16.0; // leaky_rerope: k
+    int64_t group = 8;          // self_extend: G
+
+    // ReRoPE's query log-n scaling max(1, ln(t + 1) / ln(training_length)).
+    bool log_n = false;
+    double training_length = 4096;
+
+    // HiRoPE
+    double ratio = 0.5;           // fraction of frequency pairs that carry the token index
+    int levels = 2;               // 2: (unit, token); 3: (unit, statement, token)
+    double statement_ratio = 0.0; // levels == 3: fraction of pairs that carry the statement index
+    bool token_on_high = false;   // Eq. (3) as printed: token index on the high-frequency-index pairs
+
+    // xPos
+    double xpos_gamma = 0.4;
+    double xpos_scale_base = 512.0;
+
+    // sinusoidal
+    SinusoidalVariant sinusoidal = SinusoidalVariant::vaswani;
+};
+
+// Scheme-level validation for a given head dimension: every parameter range, the scaling's own
+// parameters, list lengths. Also called by every function below.
+Status validate(const Scheme& scheme, int head_dim);
+
+// True for the schemes that merge a near and a far branch by the window rule.
+bool is_windowed(SchemeType type);
+// True for schemes that rotate q and k.
+bool is_rotary(SchemeType type);
+
+// Number of rotated dims: rotary_fraction * head_dim rounded down to an even number.
+int rotary_dim(const Scheme& scheme, int head_dim);
+
+// Number of frequency pairs carrying each hierarchy level, lowest level (token) first.
+// For non-HiRoPE schemes: one entry (all pairs). For HiRoPE: round_to_even(ratio * d) / 2 token
+// pairs, then (levels == 3) the statement pairs, then the unit pairs.
+std::vector<int> band_pairs(const Scheme& scheme, int head_dim);
+
+// Inverse frequencies theta_j (rotary_dim / 2 values) after scaling. seq_len matters only for
+// dynamic NTK and LongRoPE (the short/long switch): it is the current sequence length.
+Status inverse_frequencies(const Scheme& scheme, int head_dim, int64_t seq_len,
+                           std::vector<double>* out);
+
+// Factor multiplying cos and sin (YaRN, LongRoPE; 1 otherwise). Logits scale by its square.
+double attention_factor(const Scheme& scheme, int64_t seq_len);
+
+// ALiBi slopes for any head count (section 2.8).
+std::vector<double> alibi_slopes(int heads);
+
+// Split% = log_base(L_pretrain / 2 pi), the fraction of reliable frequency pairs (section 1.6).
+double split_fraction(double training_length, double base);
+
+// YaRN correction range (low, high) before truncation (section 2.5).
+void yarn_correction_range(double beta_fast, double beta_slow, int dim, double base,
+                           double original_length, double* low, double* high);
+
+// ---------------------------------------------------------------------------------------------
+// Positions and relative distances
+
+struct Positions {
+    const int32_t* token = nullptr;     // n entries, required
+    const int32_t* unit = nullptr;      // HiRoPE: function/class unit index (or segment index)
+    const int32_t* statement = nullptr; // HiRoPE with levels == 3
+};
+
+// One band: a run of frequency pairs that share the same relative-distance rule.
+struct Band {
+    std::string name; // "all", "token", "statement", "unit"
+    int pair_begin = 0;
+    int pair_end = 0;
+};
+
+std::vector<Band> bands(const Scheme& scheme, int head_dim);
+
+// Effective relative distance fed to the rotation in a band for query i and key j:
+// the angle of pair p is distance * theta_p. Windowed schemes are causal: for j > i the value is
+// NaN. `out` receives n * n values, row = query.
+Status relative_distances(const Scheme& scheme, int head_dim, int64_t n, const Positions& pos,
+                          int band, float* out);
+
+// ---------------------------------------------------------------------------------------------
+// Rotation and attention
+
+enum class Branch { near, far };
+enum class Role { query, key };
+
+// Applies the scheme to x (n x heads*head_dim) for the given role and branch, writing out (same
+// shape). Includes the attention factor, xPos scale, log-n query scale, sinusoid addition.
+Status rotate(const Scheme& scheme, int head_dim, int heads, int64_t n, const Positions& pos,
+              Role role, Branch branch, const float* x, float* out);
+
+enum class Output { logits, probs };
+
+struct AttentionRequest {
+    const float* q = nullptr;
+    const float* k = nullptr;
+    const float* v = nullptr; // optional
+    int64_t n = 0;
+    int head_dim = 0;
+    int heads = 1;
+    Positions positions;
+    Scheme scheme;
+    bool causal = true;
+    Output output = Output::probs;
+    double scale = 0; // logit scale; 0 means 1 / sqrt(head_dim)
+    bool use_eigen = false; // Eigen products instead of the tiled kernels (benchmarks compare)
+};
+
+// Which implementation computes the logits.
+enum class Kernel {
+    reference, // double precision, per-element from the relative-distance formula (slow, for tests)
+    fast,      // packed, tiled, SIMD where the build has it (wasm_simd128.h / SSE), scalar otherwise
+};
+
+// A prepared attention: validated inputs, rotated and packed q/k for every head. Memory: O(n d).
+// rows() then fills any range of output rows, so callers can stream an n x n result in strips.
+class AttentionPlan {
+  public:
+    AttentionPlan();
+    ~AttentionPlan();
+    AttentionPlan(const AttentionPlan&) = delete;
+    AttentionPlan& operator=(const AttentionPlan&) = delete;
+
+    Status prepare(const AttentionRequest& request, Kernel kernel = Kernel::fast);
+
+    // Writes rows [row_begin, row_end) of head `head` into out ((row_end - row_begin) x n),
+    // logits (masked = -inf) or probabilities (masked = 0), per request.output.
+    Status rows(int head, int64_t row_begin, int64_t row_end, float* out) const;
+
+    // Attention output softmax(logits) . v for rows [row_begin, row_end) of all heads:
+    // (row_end - row_begin) x heads*head_dim. Needs v.
+    Status output_rows(int64_t row_begin, int64_t row_end, float* out) const;
+
+    int64_t n() const;
+    int heads() const;
+
+    struct Impl;
+
+  private:
+    Impl* impl_ = nullptr;
+};
+
+// Convenience: the full heads x n x n matrix in one call.
+Status attention(const AttentionRequest& request, float* out, Kernel kernel = Kernel::fast);
+
+// ---------------------------------------------------------------------------------------------
+// Q/K sources for people without a model
+
+// Content-free: every entry 1 (isolates the position effect).
+void ones(int64_t count, float* out);
+
+// Pseudo-random standard-normal vectors per token id: the same (seed, id, role) gives the same
+// row of heads * head_dim values. role 0 = query, 1 = key, 2 = value.
+void seeded_vectors(uint64_t seed, const int32_t* token_ids, int64_t n, int64_t row_width,
+                    int role, float* out);
+
+// ---------------------------------------------------------------------------------------------
+// Long-term decay (RoFormer 3.4.3): (1 / (d/2)) * sum_j |S_j| with S_j = sum_{k<j} e^{i r theta_k},
+// for r = 0 .. max_distance, using the scheme's inverse frequencies and band distances for a
+// query far from the start (all tokens in one unit).
+Status long_term_decay(const Scheme& scheme, int head_dim, int64_t max_distance, float* out);
+
+} // namespace hirope

@@ -1,0 +1,84 @@
+// Shared internals: a scheme resolved for one request, and the two formulations of positions:
+// per-token branch positions (what the fast kernels rotate by) and per-pair relative distances
+// (what the reference kernel and the distance views use). Tests check that they agree.
+#pragma once
+
+#include "hirope.h"
+
+#include <cmath>
+
+namespace hirope {
+namespace detail {
+
+struct Context {
+    Scheme scheme;
+    int head_dim = 0;
+    int rdim = 0;
+    int pairs = 0;
+    int64_t n = 0;
+    int64_t seq_len = 0; // max token position + 1
+    std::vector<Band> bands;
+    std::vector<int> band_level; // per band: 0 token, 1 statement, 2 unit
+    std::vector<double> inv_freq;
+    double attn_factor = 1.0;
+    std::vector<double> xpos_zeta; // per pair, xPos only
+};
+
+// Validates scheme, sizes and the position arrays the scheme needs, then resolves frequencies.
+Status make_context(const Scheme& scheme, int head_dim, int64_t n, const Positions& pos,
+                    Context* ctx);
+
+inline int32_t level_index(const Positions& pos, int level, int64_t t) {
+    if (level == 2) return pos.unit[t];
+    if (level == 1) return pos.statement[t];
+    return pos.token[t];
+}
+
+// True when query i and key j use the near (plain RoPE) branch of a windowed scheme.
+inline bool is_near(const Context& c, const Positions& pos, int64_t i, int64_t j) {
+    return static_cast<int64_t>(pos.token[i]) - pos.token[j] < c.scheme.window;
+}
+
+inline double floor_div(double a, double b) { return std::floor(a / b); }
+
+// Per-token position the rotation of one band uses, for q or k, in the near or far branch.
+double branch_position(const Context& c, const Positions& pos, int band, Role role,
+                       Branch branch, int64_t t);
+
+// Relative distance of band `band` for query i, key j, written directly from the scheme's
+// formula (not from branch positions).
+double pair_distance(const Context& c, const Positions& pos, int band, int64_t i, int64_t j);
+
+// ReRoPE's query scale max(1, ln(t + 1) / ln(L_train)), or 1 when log_n is off.
+inline double log_n_scale(const Scheme& s, int32_t t) {
+    if (!s.log_n || t + 1.0 <= 1.0) return 1.0;
+    return std::fmax(1.0, std::log(t + 1.0) / std::log(s.training_length));
+}
+
+// Sinusoidal absolute position vector of head_dim values (section 2.9).
+void sinusoid(const Scheme& s, int head_dim, double pos, double* out);
+
+// Memory dims of pair p in the rotated part.
+inline void pair_dims(Layout layout, int rdim, int p, int* a, int* b) {
+    if (layout == Layout::interleaved) {
+        *a = 2 * p;
+        *b = 2 * p + 1;
+    } else {
+        *a = p;
+        *b = p + rdim / 2;
+    }
+}
+
+// Which band a pair belongs to.
+inline int band_of_pair(const Context& c, int p) {
+    for (size_t b = 0; b < c.bands.size(); ++b)
+        if (p >= c.bands[b].pair_begin && p < c.bands[b].pair_end) return static_cast<int>(b);
+    return 0;
+}
+
+// cos and sin of x (double) through a quadrant reduction and short polynomials: |error| < 1e-9
+// for |x| < 1e9, and several times faster than std::sin + std::cos.
+void sincos_fast(double x, double* s, double* co);
+
+} // namespace detail
+} // namespace hirope

@@ -1,0 +1,24 @@
+// Internal: the double-precision reference kernel. It never rotates vectors: every logit is
+// written from the relative-distance form of the score (Eq. 2 of the HiRoPE paper) with the
+// scheme's per-band distance, so it checks the fast path by an independent formulation.
+#pragma once
+
+#include "internal.h"
+
+namespace hirope {
+namespace detail {
+
+// out rows [r0, r1) x n of head h: scaled logits for the unmasked entries.
+void reference_logits(const Context& c, const Positions& pos, const double* q, const double* k,
+                      int heads, int h, bool causal, double scale, double alibi_slope, int64_t r0,
+                      int64_t r1, float* out);
+
+// In place softmax over x[0..len), computed in double.
+void reference_softmax(float* x, int64_t len);
+
+// out (rows x hd, row stride ldo) = probs (rows x depth, row stride ldp) . v (depth x hd, ldv).
+void reference_output(const float* probs, int64_t ldp, const double* v, int64_t ldv, int64_t rows,
+                      int64_t depth, int64_t hd, float* out, int64_t ldo);
+
+} // namespace detail
+} // namespace hirope

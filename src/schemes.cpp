@@ -1,0 +1,316 @@
+// Scheme validation, inverse frequencies for every RoPE scaling, attention factors, ALiBi slopes.
+#include "hirope.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace hirope {
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+bool finite(double x) { return std::isfinite(x); }
+
+std::string num(double x) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%g", x);
+    return buf;
+}
+
+Status validate_scaling(const Scaling& s, int rdim) {
+    const std::string p = "scheme.scaling.";
+    if (s.type == ScalingType::none) return {};
+    if (!finite(s.factor) || s.factor <= 0)
+        return Status::error(p + "factor must be a positive number, got " + num(s.factor));
+    if (s.type != ScalingType::ntk && s.type != ScalingType::linear &&
+        (!finite(s.original_length) || s.original_length < 1))
+        return Status::error(p + "originalLength must be a number >= 1, got " +
+                             num(s.original_length));
+    if (!finite(s.attention_factor))
+        return Status::error(p + "attentionFactor must be a finite number");
+    switch (s.type) {
+    case ScalingType::linear:
+    case ScalingType::dynamic_ntk:
+        if (s.factor < 1)
+            return Status::error(p + "factor must be >= 1, got " + num(s.factor));
+        break;
+    case ScalingType::ntk:
+        if (rdim <= 2) return Status::error(p + "ntk needs a rotary dimension above 2");
+        break;
+    case ScalingType::yarn:
+        if (!finite(s.beta_fast) || !finite(s.beta_slow) || s.beta_fast <= 0 || s.beta_slow <= 0)
+            return Status::error(p + "betaFast and betaSlow must be positive numbers");
+        if (!finite(s.mscale) || !finite(s.mscale_all_dim) || s.mscale < 0 ||
+            s.mscale_all_dim < 0)
+            return Status::error(p + "mscale and mscaleAllDim must be non-negative numbers");
+        break;
+    case ScalingType::longrope: {
+        const size_t want = static_cast<size_t>(rdim / 2);
+        if (s.short_factor.size() != want || s.long_factor.size() != want)
+            return Status::error(p + "shortFactor and longFactor must each have rotaryDim/2 = " +
+                                 std::to_string(want) + " entries, got " +
+                                 std::to_string(s.short_factor.size()) + " and " +
+                                 std::to_string(s.long_factor.size()));
+        for (size_t i = 0; i < want; ++i) {
+            if (!finite(s.short_factor[i]) || s.short_factor[i] <= 0 ||
+                !finite(s.long_factor[i]) || s.long_factor[i] <= 0)
+                return Status::error(p + "shortFactor and longFactor entries must be positive "
+                                         "numbers (entry " +
+                                     std::to_string(i) + ")");
+        }
+        break;
+    }
+    case ScalingType::llama3:
+        if (!finite(s.low_freq_factor) || !finite(s.high_freq_factor) ||
+            s.low_freq_factor <= 0 || s.high_freq_factor <= s.low_freq_factor)
+            return Status::error(p + "llama3 needs 0 < lowFreqFactor < highFreqFactor, got " +
+                                 num(s.low_freq_factor) + " and " + num(s.high_freq_factor));
+        break;
+    default:
+        break;
+    }
+    return {};
+}
+
+double yarn_mscale(double s, double m) { return s <= 1 ? 1.0 : 0.1 * m * std::log(s) + 1.0; }
+
+} // namespace
+
+bool is_windowed(SchemeType t) {
+    return t == SchemeType::rerope || t == SchemeType::leaky_rerope ||
+           t == SchemeType::self_extend || t == SchemeType::hirope;
+}
+
+bool is_rotary(SchemeType t) {
+    return t == SchemeType::rope || t == SchemeType::xpos || is_windowed(t);
+}
+
+int rotary_dim(const Scheme& scheme, int head_dim) {
+    if (!is_rotary(scheme.type)) return 0;
+    int d = static_cast<int>(std::floor(scheme.rotary_fraction * head_dim + 1e-9));
+    return d - (d % 2);
+}
+
+Status validate(const Scheme& s, int head_dim) {
+    if (head_dim <= 0 || head_dim % 2 != 0)
+        return Status::error("headDim must be a positive even integer, got " +
+                             std::to_string(head_dim));
+    if (head_dim > Limits::max_head_dim)
+        return Status::error("headDim must be at most " + std::to_string(Limits::max_head_dim) +
+                             ", got " + std::to_string(head_dim));
+    if (!finite(s.base) || s.base <= 1)
+        return Status::error("scheme.base must be a number > 1, got " + num(s.base));
+    if (is_rotary(s.type)) {
+        if (!finite(s.rotary_fraction) || s.rotary_fraction <= 0 || s.rotary_fraction > 1)
+            return Status::error("scheme.rotaryFraction must be in (0, 1], got " +
+                                 num(s.rotary_fraction));
+        if (rotary_dim(s, head_dim) < 2)
+            return Status::error("scheme.rotaryFraction * headDim must leave at least 2 rotated "
+                                 "dims, got " +
+                                 num(s.rotary_fraction) + " * " + std::to_string(head_dim));
+        Status st = validate_scaling(s.scaling, rotary_dim(s, head_dim));
+        if (!st.ok()) return st;
+    } else if (s.scaling.type != ScalingType::none) {
+        return Status::error("scheme.scaling applies to rotary schemes only");
+    }
+    if (is_windowed(s.type)) {
+        if (s.window < 1)
+            return Status::error("scheme.window must be an integer >= 1, got " +
+                                 std::to_string(s.window));
+        if (s.window > (1LL << 30))
+            return Status::error("scheme.window is too large: " + std::to_string(s.window));
+    }
+    if (s.type == SchemeType::leaky_rerope && (!finite(s.leaky_factor) || s.leaky_factor < 1))
+        return Status::error("scheme.leakyFactor must be a number >= 1, got " +
+                             num(s.leaky_factor));
+    if (s.type == SchemeType::self_extend && (s.group < 1 || s.group > (1LL << 30)))
+        return Status::error("scheme.group must be an integer >= 1, got " +
+                             std::to_string(s.group));
+    if (s.log_n && (!finite(s.training_length) || s.training_length < 2))
+        return Status::error("scheme.trainingLength must be a number >= 2, got " +
+                             num(s.training_length));
+    if (s.type == SchemeType::hirope) {
+        if (!finite(s.ratio) || s.ratio < 0 || s.ratio > 1)
+            return Status::error("scheme.ratio must be in [0, 1], got " + num(s.ratio));
+        if (s.levels != 2 && s.levels != 3)
+            return Status::error("scheme.levels must be 2 or 3, got " + std::to_string(s.levels));
+        if (s.levels == 3) {
+            if (!finite(s.statement_ratio) || s.statement_ratio < 0 || s.statement_ratio > 1)
+                return Status::error("scheme.statementRatio must be in [0, 1], got " +
+                                     num(s.statement_ratio));
+            if (s.ratio + s.statement_ratio > 1 + 1e-12)
+                return Status::error("scheme.ratio + scheme.statementRatio must be at most 1, "
+                                     "got " +
+                                     num(s.ratio + s.statement_ratio));
+        }
+    }
+    if (s.type == SchemeType::xpos) {
+        if (!finite(s.xpos_gamma) || s.xpos_gamma <= 0)
+            return Status::error("scheme.gamma must be a positive number, got " +
+                                 num(s.xpos_gamma));
+        if (!finite(s.xpos_scale_base) || s.xpos_scale_base <= 0)
+            return Status::error("scheme.scaleBase must be a positive number, got " +
+                                 num(s.xpos_scale_base));
+    }
+    if (s.type == SchemeType::sinusoidal && s.sinusoidal == SinusoidalVariant::fairseq &&
+        head_dim < 4)
+        return Status::error("the fairseq sinusoidal variant needs headDim >= 4");
+    return {};
+}
+
+std::vector<int> band_pairs(const Scheme& s, int head_dim) {
+    const int pairs = rotary_dim(s, head_dim) / 2;
+    if (pairs == 0) return {};
+    if (s.type != SchemeType::hirope) return {pairs};
+    // d_s = round_to_even(ratio * d): the token level gets d_s / 2 pairs (section 1.5 step 3).
+    auto round_pairs = [&](double r) {
+        return std::min(pairs, static_cast<int>(std::floor(r * pairs + 0.5)));
+    };
+    const int tok = round_pairs(s.ratio);
+    if (s.levels == 2) return {tok, pairs - tok};
+    const int stmt = std::min(pairs - tok, round_pairs(s.statement_ratio));
+    return {tok, stmt, pairs - tok - stmt};
+}
+
+std::vector<Band> bands(const Scheme& s, int head_dim) {
+    std::vector<int> counts = band_pairs(s, head_dim);
+    std::vector<Band> out;
+    if (counts.empty()) return out;
+    if (s.type != SchemeType::hirope) {
+        out.push_back({"all", 0, counts[0]});
+        return out;
+    }
+    static const char* names2[] = {"token", "unit"};
+    static const char* names3[] = {"token", "statement", "unit"};
+    const char** names = s.levels == 2 ? names2 : names3;
+    // Lowest level first on the low frequency indices (prose and Fig. 2); token_on_high reverses
+    // the order (Eq. 3 as printed).
+    const int levels = static_cast<int>(counts.size());
+    int begin = 0;
+    for (int step = 0; step < levels; ++step) {
+        int level = s.token_on_high ? levels - 1 - step : step;
+        out.push_back({names[level], begin, begin + counts[level]});
+        begin += counts[level];
+    }
+    return out;
+}
+
+void yarn_correction_range(double beta_fast, double beta_slow, int dim, double base,
+                           double original_length, double* low, double* high) {
+    auto correction_dim = [&](double rotations) {
+        return dim * std::log(original_length / (rotations * 2 * kPi)) / (2 * std::log(base));
+    };
+    *low = correction_dim(beta_fast);
+    *high = correction_dim(beta_slow);
+}
+
+Status inverse_frequencies(const Scheme& s, int head_dim, int64_t seq_len,
+                           std::vector<double>* out) {
+    Status st = validate(s, head_dim);
+    if (!st.ok()) return st;
+    const int d = rotary_dim(s, head_dim);
+    const int pairs = d / 2;
+    out->assign(pairs, 0.0);
+    if (pairs == 0) return {};
+    const Scaling& sc = s.scaling;
+    double base = s.base;
+    if (sc.type == ScalingType::ntk) {
+        base = s.base * std::pow(sc.factor, static_cast<double>(d) / (d - 2));
+    } else if (sc.type == ScalingType::dynamic_ntk) {
+        const double len = std::max(static_cast<double>(seq_len), sc.original_length);
+        base = s.base * std::pow(sc.factor * len / sc.original_length - (sc.factor - 1),
+                                 static_cast<double>(d) / (d - 2));
+    }
+    for (int j = 0; j < pairs; ++j) out->at(j) = std::pow(base, -2.0 * j / d);
+
+    switch (sc.type) {
+    case ScalingType::linear:
+        for (double& f : *out) f /= sc.factor;
+        break;
+    case ScalingType::yarn: {
+        double low, high;
+        yarn_correction_range(sc.beta_fast, sc.beta_slow, d, s.base, sc.original_length, &low,
+                              &high);
+        if (sc.truncate) {
+            low = std::floor(low);
+            high = std::ceil(high);
+        }
+        low = std::max(low, 0.0);
+        high = std::min(high, static_cast<double>(d - 1));
+        if (low == high) high += 0.001;
+        for (int j = 0; j < pairs; ++j) {
+            const double ramp = std::min(1.0, std::max(0.0, (j - low) / (high - low)));
+            const double orig = out->at(j);
+            out->at(j) = orig / sc.factor * ramp + orig * (1 - ramp);
+        }
+        break;
+    }
+    case ScalingType::longrope: {
+        const std::vector<double>& ext =
+            static_cast<double>(seq_len) > sc.original_length ? sc.long_factor : sc.short_factor;
+        for (int j = 0; j < pairs; ++j) out->at(j) /= ext[j];
+        break;
+    }
+    case ScalingType::llama3: {
+        const double low_wavelen = sc.original_length / sc.low_freq_factor;
+        const double high_wavelen = sc.original_length / sc.high_freq_factor;
+        for (int j = 0; j < pairs; ++j) {
+            const double f = out->at(j);
+            const double wavelen = 2 * kPi / f;
+            if (wavelen < high_wavelen) continue;
+            if (wavelen > low_wavelen) {
+                out->at(j) = f / sc.factor;
+                continue;
+            }
+            const double smooth = (sc.original_length / wavelen - sc.low_freq_factor) /
+                                  (sc.high_freq_factor - sc.low_freq_factor);
+            out->at(j) = (1 - smooth) * f / sc.factor + smooth * f;
+        }
+        break;
+    }
+    default:
+        break;
+    }
+    return {};
+}
+
+double attention_factor(const Scheme& s, int64_t /*seq_len*/) {
+    const Scaling& sc = s.scaling;
+    if (!is_rotary(s.type)) return 1.0;
+    if (sc.type != ScalingType::none && sc.attention_factor >= 0) return sc.attention_factor;
+    if (sc.type == ScalingType::yarn) {
+        if (sc.mscale > 0 && sc.mscale_all_dim > 0)
+            return yarn_mscale(sc.factor, sc.mscale) / yarn_mscale(sc.factor, sc.mscale_all_dim);
+        return yarn_mscale(sc.factor, 1.0);
+    }
+    if (sc.type == ScalingType::longrope) {
+        if (sc.factor <= 1) return 1.0;
+        return std::sqrt(1 + std::log(sc.factor) / std::log(sc.original_length));
+    }
+    return 1.0;
+}
+
+std::vector<double> alibi_slopes(int heads) {
+    std::vector<double> out;
+    if (heads <= 0) return out;
+    auto power_of_two = [](int n) {
+        std::vector<double> s(n);
+        const double start = std::pow(2.0, -8.0 / n);
+        for (int i = 0; i < n; ++i) s[i] = std::pow(start, i + 1);
+        return s;
+    };
+    int p = 1;
+    while (p * 2 <= heads) p *= 2;
+    out = power_of_two(p);
+    if (p == heads) return out;
+    std::vector<double> extra = power_of_two(2 * p);
+    for (int i = 0; i < heads - p; ++i) out.push_back(extra[2 * i]);
+    return out;
+}
+
+double split_fraction(double training_length, double base) {
+    return std::log(training_length / (2 * kPi)) / std::log(base);
+}
+
+} // namespace hirope

@@ -1,0 +1,116 @@
+// Bad input gives a Status naming the argument, never an abort.
+#include "hirope.h"
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+using namespace hirope;
+
+namespace {
+
+struct Fixture {
+    std::vector<float> q = std::vector<float>(64, 0.5f), k = std::vector<float>(64, 0.25f);
+    std::vector<int32_t> tok = {0, 1, 2, 3, 4, 5, 6, 7};
+    std::vector<int32_t> unit = {0, 0, 0, 1, 1, 1, 2, 2};
+    std::vector<float> out = std::vector<float>(64);
+    AttentionRequest req() {
+        AttentionRequest r;
+        r.q = q.data();
+        r.k = k.data();
+        r.n = 8;
+        r.head_dim = 8;
+        r.positions = Positions{tok.data(), unit.data()};
+        return r;
+    }
+    std::string error(const AttentionRequest& r) {
+        Status st = attention(r, out.data());
+        return st.ok() ? std::string() : st.message();
+    }
+};
+
+bool mentions(const std::string& msg, const std::string& what) {
+    return msg.find(what) != std::string::npos;
+}
+
+} // namespace
+
+TEST_CASE("Invalid requests are reported with the argument's name", "[errors]") {
+    Fixture f;
+    REQUIRE(f.error(f.req()).empty());
+    AttentionRequest r = f.req();
+    r.head_dim = 7;
+    CHECK(mentions(f.error(r), "headDim"));
+    r.head_dim = 0;
+    CHECK(mentions(f.error(r), "headDim"));
+    r = f.req();
+    r.n = 0;
+    CHECK(mentions(f.error(r), "n must be"));
+    r = f.req();
+    f.q[5] = std::numeric_limits<float>::quiet_NaN();
+    CHECK(mentions(f.error(r), "q contains a non-finite value (NaN) at index 5"));
+    f.q[5] = 0.5f;
+    f.k[9] = std::numeric_limits<float>::infinity();
+    CHECK(mentions(f.error(r), "k contains a non-finite value (Infinity)"));
+    f.k[9] = 0.25f;
+    r.scheme.type = SchemeType::hirope;
+    r.scheme.window = 0;
+    CHECK(mentions(f.error(r), "scheme.window"));
+    r.scheme.window = 4;
+    r.scheme.ratio = 1.5;
+    CHECK(mentions(f.error(r), "scheme.ratio"));
+    r.scheme.ratio = -0.1;
+    CHECK(mentions(f.error(r), "scheme.ratio"));
+    r.scheme.ratio = std::nan("");
+    CHECK(mentions(f.error(r), "scheme.ratio"));
+    r.scheme.ratio = 0.5;
+    r.positions.unit = nullptr;
+    CHECK(mentions(f.error(r), "positions.unit"));
+    r.positions.unit = f.unit.data();
+    r.causal = false;
+    CHECK(mentions(f.error(r), "causal"));
+    r = f.req();
+    r.scheme.base = 1;
+    CHECK(mentions(f.error(r), "scheme.base"));
+    r = f.req();
+    r.scheme.scaling.type = ScalingType::yarn;
+    r.scheme.scaling.factor = 4;
+    CHECK(mentions(f.error(r), "originalLength"));
+    r = f.req();
+    r.heads = 0;
+    CHECK(mentions(f.error(r), "heads"));
+    r = f.req();
+    r.scheme.rotary_fraction = 0.1;
+    CHECK(mentions(f.error(r), "rotaryFraction"));
+}
+
+TEST_CASE("Sizes beyond the limits fail before allocating", "[errors]") {
+    Fixture f;
+    AttentionRequest r = f.req();
+    r.n = Limits::max_tokens + 1; // q and k are far too short; nothing may be read or allocated
+    AttentionPlan plan;
+    CHECK(mentions(plan.prepare(r).message(), "n must be at most"));
+    r.n = 1 << 15;
+    r.heads = 1;
+    CHECK(mentions(plan.prepare(r).message(), "exceeds the output limit"));
+}
+
+TEST_CASE("Plans reject bad row ranges and missing v", "[errors]") {
+    Fixture f;
+    AttentionPlan plan;
+    std::vector<float> out(64);
+    CHECK_FALSE(plan.rows(0, 0, 1, out.data()).ok());
+    REQUIRE(plan.prepare(f.req()).ok());
+    CHECK(mentions(plan.rows(1, 0, 1, out.data()).message(), "head"));
+    CHECK(mentions(plan.rows(0, 3, 3, out.data()).message(), "row range"));
+    CHECK(mentions(plan.rows(0, 0, 9, out.data()).message(), "row range"));
+    CHECK(mentions(plan.output_rows(0, 1, out.data()).message(), "v is required"));
+}
+
+TEST_CASE("Huge finite values that overflow the logits are reported", "[errors]") {
+    Fixture f;
+    for (float& x : f.q) x = 3e38f;
+    for (float& x : f.k) x = 3e38f;
+    CHECK(mentions(f.error(f.req()), "overflow"));
+}

@@ -1,0 +1,398 @@
+// Every scheme through every kernel: the tiled kernels (SIMD in this build, or scalar lanes)
+// and the Eigen products against the double-precision reference, which computes each logit from
+// the relative-distance form and never rotates a vector.
+#include "hirope.h"
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <string>
+#include <vector>
+
+using namespace hirope;
+
+namespace {
+
+struct Case {
+    std::string name;
+    Scheme scheme;
+};
+
+std::vector<Case> all_schemes() {
+    std::vector<Case> cases;
+    auto add = [&](const std::string& name, Scheme s) { cases.push_back({name, s}); };
+    Scheme s;
+    add("rope-half", s);
+    s.layout = Layout::interleaved;
+    add("rope-interleaved", s);
+    s = Scheme();
+    s.rotary_fraction = 0.5;
+    add("rope-partial", s);
+    s = Scheme();
+    s.base = 500000;
+    add("rope-base", s);
+    s = Scheme();
+    s.scaling.type = ScalingType::linear;
+    s.scaling.factor = 4;
+    add("linear", s);
+    s.scaling.type = ScalingType::ntk;
+    add("ntk", s);
+    s.scaling.type = ScalingType::dynamic_ntk;
+    s.scaling.factor = 2;
+    s.scaling.original_length = 16;
+    add("dynamic-ntk", s);
+    s.scaling.type = ScalingType::yarn;
+    s.scaling.factor = 8;
+    s.scaling.original_length = 32;
+    add("yarn", s);
+    s.scaling.type = ScalingType::longrope;
+    s.scaling.factor = 4;
+    s.scaling.original_length = 16;
+    for (int j = 0; j < 8; ++j) {
+        s.scaling.short_factor.push_back(1.0 + 0.1 * j);
+        s.scaling.long_factor.push_back(1.0 + j);
+    }
+    add("longrope", s);
+    s = Scheme();
+    s.scaling.type = ScalingType::llama3;
+    s.scaling.factor = 8;
+    s.scaling.original_length = 64;
+    add("llama3", s);
+    s = Scheme();
+    s.type = SchemeType::xpos;
+    s.layout = Layout::interleaved;
+    s.xpos_scale_base = 32;
+    add("xpos", s);
+    s = Scheme();
+    s.type = SchemeType::alibi;
+    add("alibi", s);
+    s.type = SchemeType::nope;
+    add("nope", s);
+    s.type = SchemeType::sinusoidal;
+    add("sinusoidal", s);
+    s.sinusoidal = SinusoidalVariant::fairseq;
+    add("sinusoidal-fairseq", s);
+    s = Scheme();
+    s.type = SchemeType::rerope;
+    s.window = 9;
+    s.log_n = true;
+    s.training_length = 8;
+    add("rerope", s);
+    s.type = SchemeType::leaky_rerope;
+    s.leaky_factor = 3;
+    s.log_n = false;
+    add("leaky-rerope", s);
+    s.type = SchemeType::self_extend;
+    s.group = 4;
+    add("self-extend", s);
+    s.type = SchemeType::hirope;
+    s.window = 6;
+    add("hirope", s);
+    s.layout = Layout::interleaved;
+    s.ratio = 1.0 / 3;
+    add("hirope-interleaved-third", s);
+    s.token_on_high = true;
+    add("hirope-token-on-high", s);
+    s.token_on_high = false;
+    s.levels = 3;
+    s.statement_ratio = 0.25;
+    s.layout = Layout::half;
+    add("hirope-3-levels", s);
+    s = Scheme();
+    s.type = SchemeType::hirope;
+    s.window = 5;
+    s.scaling.type = ScalingType::yarn;
+    s.scaling.factor = 4;
+    s.scaling.original_length = 32;
+    add("hirope-yarn", s);
+    return cases;
+}
+
+std::vector<float> random_values(size_t count, uint64_t seed) {
+    std::vector<int32_t> ids(count / 2 + 1, 0);
+    for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int32_t>(i);
+    std::vector<float> out((count / 2 + 1) * 2);
+    seeded_vectors(seed, ids.data(), static_cast<int64_t>(ids.size()), 2, 0, out.data());
+    out.resize(count);
+    return out;
+}
+
+struct Inputs {
+    int64_t n;
+    int hd, heads;
+    std::vector<float> q, k, v;
+    std::vector<int32_t> tok, unit, stmt;
+    Inputs(int64_t n_, int hd_, int heads_) : n(n_), hd(hd_), heads(heads_) {
+        const size_t size = static_cast<size_t>(n * hd * heads);
+        q = random_values(size, 1);
+        k = random_values(size, 2);
+        v = random_values(size, 3);
+        for (int64_t t = 0; t < n; ++t) {
+            tok.push_back(static_cast<int32_t>(t));
+            unit.push_back(static_cast<int32_t>(t / 7));
+            stmt.push_back(static_cast<int32_t>(t / 3));
+        }
+    }
+    AttentionRequest request(const Scheme& s, Output out, bool causal) const {
+        AttentionRequest r;
+        r.q = q.data();
+        r.k = k.data();
+        r.v = v.data();
+        r.n = n;
+        r.head_dim = hd;
+        r.heads = heads;
+        r.positions = Positions{tok.data(), unit.data(), stmt.data()};
+        r.scheme = s;
+        r.causal = causal;
+        r.output = out;
+        return r;
+    }
+};
+
+void compare(const std::vector<float>& got, const std::vector<float>& want, double tol,
+             const std::string& what) {
+    REQUIRE(got.size() == want.size());
+    double worst = 0;
+    size_t where = 0;
+    for (size_t i = 0; i < got.size(); ++i) {
+        if (std::isinf(want[i])) {
+            INFO(what << " index " << i);
+            REQUIRE(got[i] == want[i]);
+            continue;
+        }
+        const double err = std::fabs(double(got[i]) - want[i]) / (1 + std::fabs(want[i]));
+        if (err > worst) {
+            worst = err;
+            where = i;
+        }
+    }
+    INFO(what << ": worst relative error " << worst << " at " << where << " (got " << got[where]
+              << ", want " << want[where] << ")");
+    CHECK(worst <= tol);
+}
+
+} // namespace
+
+TEST_CASE("Fast and Eigen kernels match the reference on every scheme", "[kernels]") {
+    for (const Case& c : all_schemes()) {
+        for (int64_t n : {1, 5, 37, 70}) {
+            for (bool causal : {true, false}) {
+                if (!causal && is_windowed(c.scheme.type)) continue;
+                Inputs in(n, 16, 2);
+                for (Output out : {Output::logits, Output::probs}) {
+                    std::vector<float> want(2 * n * n), fast(2 * n * n), eig(2 * n * n);
+                    AttentionRequest r = in.request(c.scheme, out, causal);
+                    const std::string what = c.name + " n=" + std::to_string(n) +
+                                             (causal ? " causal" : " full") +
+                                             (out == Output::probs ? " probs" : " logits");
+                    REQUIRE(attention(r, want.data(), Kernel::reference).ok());
+                    Status st = attention(r, fast.data(), Kernel::fast);
+                    INFO(st.message());
+                    REQUIRE(st.ok());
+                    compare(fast, want, out == Output::probs ? 2e-6 : 2e-5, what + " fast");
+                    r.use_eigen = true;
+                    REQUIRE(attention(r, eig.data(), Kernel::fast).ok());
+                    compare(eig, want, out == Output::probs ? 2e-6 : 2e-5, what + " eigen");
+                }
+                // Attention output with v, in strips that do not align with the tiles.
+                AttentionRequest r = in.request(c.scheme, Output::probs, causal);
+                std::vector<float> want(n * 32), fast(n * 32), eig(n * 32);
+                AttentionPlan ref_plan, fast_plan, eigen_plan;
+                REQUIRE(ref_plan.prepare(r, Kernel::reference).ok());
+                REQUIRE(fast_plan.prepare(r, Kernel::fast).ok());
+                r.use_eigen = true;
+                REQUIRE(eigen_plan.prepare(r, Kernel::fast).ok());
+                for (int64_t r0 = 0; r0 < n; r0 += 3) {
+                    const int64_t r1 = std::min<int64_t>(n, r0 + 3);
+                    REQUIRE(ref_plan.output_rows(r0, r1, want.data() + r0 * 32).ok());
+                    REQUIRE(fast_plan.output_rows(r0, r1, fast.data() + r0 * 32).ok());
+                    REQUIRE(eigen_plan.output_rows(r0, r1, eig.data() + r0 * 32).ok());
+                }
+                compare(fast, want, 2e-5, c.name + " output fast");
+                compare(eig, want, 2e-5, c.name + " output eigen");
+            }
+        }
+    }
+}
+
+TEST_CASE("Head dimensions that are not multiples of the tile", "[kernels]") {
+    for (int hd : {2, 6, 10, 18}) {
+        Inputs in(23, hd, 1);
+        Scheme s;
+        s.type = SchemeType::hirope;
+        s.window = 4;
+        AttentionRequest r = in.request(s, Output::probs, true);
+        std::vector<float> want(23 * 23), fast(23 * 23), ow(23 * hd), of(23 * hd);
+        REQUIRE(attention(r, want.data(), Kernel::reference).ok());
+        REQUIRE(attention(r, fast.data(), Kernel::fast).ok());
+        compare(fast, want, 2e-6, "hd=" + std::to_string(hd));
+        AttentionPlan a, b;
+        REQUIRE(a.prepare(r, Kernel::reference).ok());
+        REQUIRE(b.prepare(r, Kernel::fast).ok());
+        REQUIRE(a.output_rows(0, 23, ow.data()).ok());
+        REQUIRE(b.output_rows(0, 23, of.data()).ok());
+        compare(of, ow, 2e-5, "output hd=" + std::to_string(hd));
+    }
+}
+
+TEST_CASE("RoPE by hand: d = 2, unit vectors", "[rope]") {
+    // q = k = (1, 0) at every token, theta_0 = 1: logit(i, j) = cos(i - j) / sqrt(2).
+    std::vector<float> q(10, 0), k(10, 0), out(25);
+    std::vector<int32_t> tok = {0, 1, 2, 3, 4};
+    for (int t = 0; t < 5; ++t) q[2 * t] = k[2 * t] = 1;
+    AttentionRequest r;
+    r.q = q.data();
+    r.k = k.data();
+    r.n = 5;
+    r.head_dim = 2;
+    r.positions.token = tok.data();
+    r.causal = false;
+    r.output = Output::logits;
+    REQUIRE(attention(r, out.data()).ok());
+    for (int i = 0; i < 5; ++i)
+        for (int j = 0; j < 5; ++j)
+            CHECK(out[i * 5 + j] == Catch::Detail::Approx(std::cos(i - j) / std::sqrt(2.0)).margin(1e-6));
+}
+
+TEST_CASE("RoPE logits depend only on m - n", "[rope][spec]") {
+    // The same q and k at every token: every diagonal of the logit matrix is constant, and
+    // shifting all positions leaves the matrix unchanged.
+    const int64_t n = 48;
+    const int hd = 32;
+    std::vector<float> one_q = random_values(hd, 7), one_k = random_values(hd, 8);
+    std::vector<float> q, k;
+    std::vector<int32_t> tok, shifted;
+    for (int64_t t = 0; t < n; ++t) {
+        q.insert(q.end(), one_q.begin(), one_q.end());
+        k.insert(k.end(), one_k.begin(), one_k.end());
+        tok.push_back(static_cast<int32_t>(t));
+        shifted.push_back(static_cast<int32_t>(t + 1000));
+    }
+    AttentionRequest r;
+    r.q = q.data();
+    r.k = k.data();
+    r.n = n;
+    r.head_dim = hd;
+    r.positions.token = tok.data();
+    r.output = Output::logits;
+    r.causal = false;
+    std::vector<float> a(n * n), b(n * n);
+    REQUIRE(attention(r, a.data()).ok());
+    r.positions.token = shifted.data();
+    REQUIRE(attention(r, b.data()).ok());
+    for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+            CHECK(a[i * n + j] == Catch::Detail::Approx(a[(i - std::min(i, j)) * n + (j - std::min(i, j))])
+                                      .margin(2e-5));
+            CHECK(b[i * n + j] == Catch::Detail::Approx(a[i * n + j]).margin(2e-5));
+        }
+}
+
+TEST_CASE("Interleaved and half layouts agree under the pair permutation", "[rope][spec]") {
+    // Interleaved pair (2j, 2j+1) holds what the half layout keeps at (j, j + d/2).
+    const int64_t n = 21;
+    const int hd = 16;
+    Inputs in(n, hd, 1);
+    std::vector<float> qp(in.q.size()), kp(in.k.size());
+    for (int64_t t = 0; t < n; ++t)
+        for (int j = 0; j < hd / 2; ++j) {
+            qp[t * hd + j] = in.q[t * hd + 2 * j];
+            qp[t * hd + j + hd / 2] = in.q[t * hd + 2 * j + 1];
+            kp[t * hd + j] = in.k[t * hd + 2 * j];
+            kp[t * hd + j + hd / 2] = in.k[t * hd + 2 * j + 1];
+        }
+    for (SchemeType type : {SchemeType::rope, SchemeType::hirope, SchemeType::self_extend}) {
+        Scheme s;
+        s.type = type;
+        s.window = 5;
+        s.layout = Layout::interleaved;
+        AttentionRequest r = in.request(s, Output::logits, true);
+        std::vector<float> a(n * n), b(n * n);
+        REQUIRE(attention(r, a.data()).ok());
+        r.scheme.layout = Layout::half;
+        r.q = qp.data();
+        r.k = kp.data();
+        REQUIRE(attention(r, b.data()).ok());
+        compare(b, a, 1e-5, "layout");
+    }
+}
+
+TEST_CASE("HiRoPE with ratio 1 is RoPE; windowed schemes are RoPE inside the window",
+          "[hirope][windowed][spec]") {
+    const int64_t n = 40;
+    Inputs in(n, 32, 1);
+    Scheme rope;
+    std::vector<float> want(n * n), got(n * n);
+    REQUIRE(attention(in.request(rope, Output::logits, true), want.data()).ok());
+
+    Scheme hi;
+    hi.type = SchemeType::hirope;
+    hi.ratio = 1;
+    hi.window = 3;
+    REQUIRE(attention(in.request(hi, Output::logits, true), got.data()).ok());
+    compare(got, want, 1e-6, "hirope ratio 1");
+
+    for (SchemeType t : {SchemeType::hirope, SchemeType::rerope, SchemeType::leaky_rerope,
+                         SchemeType::self_extend}) {
+        Scheme s;
+        s.type = t;
+        s.window = n; // every causal pair is inside the window
+        s.ratio = 0.5;
+        REQUIRE(attention(in.request(s, Output::logits, true), got.data()).ok());
+        compare(got, want, 1e-6, "inside window");
+        // With a small window, pairs inside it still match RoPE and the others do not.
+        s.window = 6;
+        REQUIRE(attention(in.request(s, Output::logits, true), got.data()).ok());
+        int differ = 0;
+        for (int64_t i = 0; i < n; ++i)
+            for (int64_t j = 0; j <= i; ++j) {
+                if (i - j < 6)
+                    CHECK(got[i * n + j] == Catch::Detail::Approx(want[i * n + j]).margin(1e-5));
+                else if (std::fabs(got[i * n + j] - want[i * n + j]) > 1e-4)
+                    ++differ;
+            }
+        CHECK(differ > 0);
+    }
+}
+
+TEST_CASE("Rotation preserves norms; the attention factor scales rotated dims", "[rope]") {
+    Inputs in(9, 8, 2);
+    Scheme s;
+    std::vector<float> out(in.q.size());
+    REQUIRE(rotate(s, 8, 2, 9, Positions{in.tok.data()}, Role::query, Branch::near, in.q.data(),
+                   out.data())
+                .ok());
+    for (int64_t t = 0; t < 9; ++t)
+        for (int h = 0; h < 2; ++h) {
+            double a = 0, b = 0;
+            for (int d = 0; d < 8; ++d) {
+                a += in.q[t * 16 + h * 8 + d] * in.q[t * 16 + h * 8 + d];
+                b += out[t * 16 + h * 8 + d] * out[t * 16 + h * 8 + d];
+            }
+            CHECK(b == Catch::Detail::Approx(a).epsilon(1e-5));
+        }
+    // Position 0 is the identity.
+    for (int d = 0; d < 16; ++d) CHECK(out[d] == Catch::Detail::Approx(in.q[d]));
+}
+
+TEST_CASE("Seeded vectors: same token id, same vector", "[sources]") {
+    std::vector<int32_t> ids = {5, 9, 5};
+    std::vector<float> a(3 * 6), b(3 * 6);
+    seeded_vectors(42, ids.data(), 3, 6, 0, a.data());
+    seeded_vectors(42, ids.data(), 3, 6, 1, b.data());
+    for (int d = 0; d < 6; ++d) {
+        CHECK(a[d] == a[12 + d]);
+        CHECK(a[d] != a[6 + d]);
+        CHECK(a[d] != b[d]);
+    }
+    double mean = 0, var = 0;
+    std::vector<int32_t> many(2000);
+    for (int i = 0; i < 2000; ++i) many[i] = i;
+    std::vector<float> big(2000 * 8);
+    seeded_vectors(1, many.data(), 2000, 8, 0, big.data());
+    for (float x : big) mean += x;
+    mean /= big.size();
+    for (float x : big) var += (x - mean) * (x - mean);
+    var /= big.size();
+    CHECK(std::fabs(mean) < 0.05);
+    CHECK(var == Catch::Detail::Approx(1.0).margin(0.05));
+}
