@@ -275,17 +275,16 @@ Status strip(const AttentionPlan::Impl& m, int head, int64_t r0, int64_t r1, boo
     for (int64_t i = r0; i < r1; ++i) {
         float* o = out + (i - r0) * n;
         const int64_t len = m.req.causal ? i + 1 : n;
-        double sum = 0;
-        for (int64_t j = 0; j < len; ++j) sum += o[j];
-        if (!std::isfinite(sum))
+        bool finite;
+        if (!probs)
+            finite = kernels::all_finite(o, static_cast<size_t>(len));
+        else if (m.kernel == Kernel::reference)
+            finite = detail::reference_softmax(o, len);
+        else
+            finite = kernels::softmax_row(o, static_cast<size_t>(len));
+        if (!finite)
             return Status::error("logits overflow the float range at row " + std::to_string(i) +
                                  " (q and k values are too large)");
-        if (probs) {
-            if (m.kernel == Kernel::reference)
-                detail::reference_softmax(o, len);
-            else
-                kernels::softmax_row(o, static_cast<size_t>(len));
-        }
         std::fill(o + len, o + n, masked);
     }
     return {};

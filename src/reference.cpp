@@ -52,13 +52,17 @@ void reference_logits(const Context& c, const Positions& pos, const double* q, c
     }
 }
 
-void reference_softmax(float* x, int64_t len) {
+bool reference_softmax(float* x, int64_t len) {
     double m = x[0];
-    for (int64_t j = 1; j < len; ++j) m = std::max(m, static_cast<double>(x[j]));
+    for (int64_t j = 0; j < len; ++j) {
+        if (!std::isfinite(x[j])) return false;
+        m = std::max(m, static_cast<double>(x[j]));
+    }
     std::vector<double> e(len);
     double sum = 0;
     for (int64_t j = 0; j < len; ++j) sum += e[j] = std::exp(x[j] - m);
     for (int64_t j = 0; j < len; ++j) x[j] = static_cast<float>(e[j] / sum);
+    return true;
 }
 
 void reference_output(const float* probs, int64_t ldp, const double* v, int64_t ldv, int64_t rows,

@@ -13,8 +13,8 @@ void reference_logits(const Context& c, const Positions& pos, const double* q, c
                       int heads, int h, bool causal, double scale, double alibi_slope, int64_t r0,
                       int64_t r1, float* out);
 
-// In place softmax over x[0..len), computed in double.
-void reference_softmax(float* x, int64_t len);
+// In place softmax over x[0..len), computed in double; false when a value is not finite.
+bool reference_softmax(float* x, int64_t len);
 
 // out (rows x hd, row stride ldo) = probs (rows x depth, row stride ldp) . v (depth x hd, ldv).
 void reference_output(const float* probs, int64_t ldp, const double* v, int64_t ldv, int64_t rows,

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Builds the native core (tests, benchmark) and both WASM modules (SIMD and scalar), then
+# assembles the npm package's dist/ folder. Incremental: reruns only what changed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# Debian's emscripten runs its JS optimizer with node, which needs Debian's acorn module.
+export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
+JOBS=${JOBS:-2}
+# emcmake 3.1.6 sets the test emulator to node --experimental-wasm-threads, which Node 20 rejects.
+EMULATOR="-DCMAKE_CROSSCOMPILING_EMULATOR=/usr/bin/node;--no-experimental-fetch"
+
+configure() { # dir, extra cmake args...
+  local dir=$1; shift
+  [ -f "$dir/CMakeCache.txt" ] || "$@"
+}
+
+configure build/native cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release
+cmake --build build/native -j"$JOBS"
+
+for variant in simd scalar; do
+  flag=ON; [ "$variant" = scalar ] && flag=OFF
+  configure "build/wasm-$variant" emcmake cmake -S . -B "build/wasm-$variant" \
+    -DCMAKE_BUILD_TYPE=Release -DHIROPE_SIMD=$flag "$EMULATOR" >/dev/null
+  cmake --build "build/wasm-$variant" -j"$JOBS"
+done
+
+mkdir -p dist
+for variant in simd scalar; do
+  cp "build/wasm-$variant/hirope-$variant.mjs" "build/wasm-$variant/hirope-$variant.wasm" dist/
+done
+cp wasm/index.js wasm/index.d.ts dist/
+echo "build: dist/ ready ($(du -sh dist | cut -f1))"

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs what hirope needs to build and test, and does nothing when all of it is present.
+# Debian packages: installed with apt-get when run as root (or with passwordless sudo); otherwise
+# the exact command is printed. npm packages: the pinned versions of package-lock.json.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(cmake g++ make emscripten libeigen3-dev catch2 wabt)
+
+missing=()
+for pkg in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  cmd="apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${missing[*]}"
+  if [ "$(id -u)" = 0 ]; then
+    echo "setup: installing ${missing[*]}"
+    sh -c "$cmd"
+  elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+    echo "setup: installing ${missing[*]} with sudo"
+    sudo sh -c "$cmd"
+  else
+    echo "setup: missing Debian packages: ${missing[*]}" >&2
+    echo "setup: run as root:  $cmd" >&2
+    exit 1
+  fi
+fi
+
+# npm dependencies, exactly as locked. Install scripts are not needed by any of them.
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "setup: installing npm packages from package-lock.json"
+  npm ci --ignore-scripts --no-audit --no-fund
+fi

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Runs every test: the Catch2 suite natively and compiled to WASM (SIMD and scalar builds) under
+# Node, then the JS API tests against both builds with node's test runner.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== native Catch2 tests ($(uname -m))"
+./build/native/hirope_tests --use-colour no
+for variant in simd scalar; do
+  echo "== Catch2 tests compiled to WASM ($variant)"
+  node --no-experimental-fetch "build/wasm-$variant/hirope_tests.cjs" --use-colour no
+done
+echo "== JS API tests (node --test)"
+node --test tests/js/

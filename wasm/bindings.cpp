@@ -1,0 +1,196 @@
+// Embind glue: a thin layer between the JS API (wasm/index.js) and the C++ core. Arrays travel
+// as heap addresses that the JS layer allocates and frees; schemes arrive as plain objects that
+// the JS layer has already normalised (every field present, names mapped to enum numbers).
+// Errors come back as strings (empty on success) for the JS layer to throw as HiRoPEError.
+#include "hirope.h"
+#include "simd4.h"
+
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+using emscripten::val;
+using namespace hirope;
+
+namespace {
+
+template <typename T> T* ptr(uintptr_t address) { return reinterpret_cast<T*>(address); }
+
+Scheme to_scheme(const val& o) {
+    Scheme s;
+    s.type = static_cast<SchemeType>(o["type"].as<int>());
+    s.base = o["base"].as<double>();
+    s.layout = static_cast<Layout>(o["layout"].as<int>());
+    s.rotary_fraction = o["rotaryFraction"].as<double>();
+    const val sc = o["scaling"];
+    s.scaling.type = static_cast<ScalingType>(sc["type"].as<int>());
+    s.scaling.factor = sc["factor"].as<double>();
+    s.scaling.original_length = sc["originalLength"].as<double>();
+    s.scaling.beta_fast = sc["betaFast"].as<double>();
+    s.scaling.beta_slow = sc["betaSlow"].as<double>();
+    s.scaling.truncate = sc["truncate"].as<bool>();
+    s.scaling.mscale = sc["mscale"].as<double>();
+    s.scaling.mscale_all_dim = sc["mscaleAllDim"].as<double>();
+    s.scaling.attention_factor = sc["attentionFactor"].as<double>();
+    s.scaling.low_freq_factor = sc["lowFreqFactor"].as<double>();
+    s.scaling.high_freq_factor = sc["highFreqFactor"].as<double>();
+    s.scaling.short_factor = emscripten::vecFromJSArray<double>(sc["shortFactor"]);
+    s.scaling.long_factor = emscripten::vecFromJSArray<double>(sc["longFactor"]);
+    // Integers arrive as doubles so that out-of-range values reach validate() intact.
+    const double window = o["window"].as<double>();
+    s.window = window < -1e15 ? -1 : window > 1e15 ? (1LL << 40) : static_cast<int64_t>(window);
+    s.leaky_factor = o["leakyFactor"].as<double>();
+    const double group = o["group"].as<double>();
+    s.group = group < -1e15 ? -1 : group > 1e15 ? (1LL << 40) : static_cast<int64_t>(group);
+    s.log_n = o["logN"].as<bool>();
+    s.training_length = o["trainingLength"].as<double>();
+    s.ratio = o["ratio"].as<double>();
+    s.levels = o["levels"].as<int>();
+    s.statement_ratio = o["statementRatio"].as<double>();
+    s.token_on_high = o["tokenOnHigh"].as<bool>();
+    s.xpos_gamma = o["gamma"].as<double>();
+    s.xpos_scale_base = o["scaleBase"].as<double>();
+    s.sinusoidal = static_cast<SinusoidalVariant>(o["variant"].as<int>());
+    return s;
+}
+
+Positions to_positions(uintptr_t token, uintptr_t unit, uintptr_t statement) {
+    return Positions{ptr<const int32_t>(token), ptr<const int32_t>(unit),
+                     ptr<const int32_t>(statement)};
+}
+
+val result(const Status& st) { return val(st.ok() ? std::string() : st.message()); }
+
+// A prepared attention held by the JS side between strip calls.
+class Plan {
+  public:
+    std::string prepare(val scheme, uintptr_t q, uintptr_t k, uintptr_t v, double n, int head_dim,
+                        int heads, uintptr_t token, uintptr_t unit, uintptr_t statement,
+                        bool causal, int output, double scale, bool use_eigen, int kernel) {
+        AttentionRequest r;
+        r.q = ptr<const float>(q);
+        r.k = ptr<const float>(k);
+        r.v = ptr<const float>(v);
+        r.n = static_cast<int64_t>(n);
+        r.head_dim = head_dim;
+        r.heads = heads;
+        r.positions = to_positions(token, unit, statement);
+        r.scheme = to_scheme(scheme);
+        r.causal = causal;
+        r.output = static_cast<Output>(output);
+        r.scale = scale;
+        r.use_eigen = use_eigen;
+        return plan_.prepare(r, static_cast<Kernel>(kernel)).message();
+    }
+    std::string rows(int head, double r0, double r1, uintptr_t out) const {
+        return plan_.rows(head, static_cast<int64_t>(r0), static_cast<int64_t>(r1),
+                          ptr<float>(out))
+            .message();
+    }
+    std::string outputRows(double r0, double r1, uintptr_t out) const {
+        return plan_.output_rows(static_cast<int64_t>(r0), static_cast<int64_t>(r1),
+                                 ptr<float>(out))
+            .message();
+    }
+
+  private:
+    AttentionPlan plan_;
+};
+
+val inverseFrequencies(val scheme, int head_dim, double seq_len) {
+    std::vector<double> f;
+    Status st = inverse_frequencies(to_scheme(scheme), head_dim, static_cast<int64_t>(seq_len), &f);
+    val out = val::object();
+    out.set("error", result(st));
+    if (st.ok()) {
+        val arr = val::global("Float64Array").new_(f.size());
+        arr.call<void>("set", val(emscripten::typed_memory_view(f.size(), f.data())));
+        out.set("values", arr);
+        out.set("attentionFactor", attention_factor(to_scheme(scheme), static_cast<int64_t>(seq_len)));
+    }
+    return out;
+}
+
+val bandList(val scheme, int head_dim) {
+    const Scheme s = to_scheme(scheme);
+    val out = val::object();
+    Status st = validate(s, head_dim);
+    out.set("error", result(st));
+    val list = val::array();
+    if (st.ok()) {
+        for (const Band& b : bands(s, head_dim)) {
+            val item = val::object();
+            item.set("name", b.name);
+            item.set("pairBegin", b.pair_begin);
+            item.set("pairEnd", b.pair_end);
+            list.call<void>("push", item);
+        }
+    }
+    out.set("bands", list);
+    return out;
+}
+
+val alibiSlopes(int heads) {
+    std::vector<double> s = alibi_slopes(heads);
+    val arr = val::global("Float64Array").new_(s.size());
+    arr.call<void>("set", val(emscripten::typed_memory_view(s.size(), s.data())));
+    return arr;
+}
+
+std::string relativeDistances(val scheme, int head_dim, double n, uintptr_t token, uintptr_t unit,
+                              uintptr_t statement, int band, uintptr_t out) {
+    return relative_distances(to_scheme(scheme), head_dim, static_cast<int64_t>(n),
+                              to_positions(token, unit, statement), band, ptr<float>(out))
+        .message();
+}
+
+std::string rotateRows(val scheme, int head_dim, int heads, double n, uintptr_t token,
+                       uintptr_t unit, uintptr_t statement, int role, int branch, uintptr_t x,
+                       uintptr_t out) {
+    return rotate(to_scheme(scheme), head_dim, heads, static_cast<int64_t>(n),
+                  to_positions(token, unit, statement), static_cast<Role>(role),
+                  static_cast<Branch>(branch), ptr<const float>(x), ptr<float>(out))
+        .message();
+}
+
+std::string longTermDecay(val scheme, int head_dim, double max_distance, uintptr_t out) {
+    return long_term_decay(to_scheme(scheme), head_dim, static_cast<int64_t>(max_distance),
+                           ptr<float>(out))
+        .message();
+}
+
+void seededVectors(double seed, uintptr_t ids, double n, double row_width, int role,
+                   uintptr_t out) {
+    seeded_vectors(static_cast<uint64_t>(seed), ptr<const int32_t>(ids), static_cast<int64_t>(n),
+                   static_cast<int64_t>(row_width), role, ptr<float>(out));
+}
+
+val limits() {
+    val o = val::object();
+    o.set("maxTokens", static_cast<double>(Limits::max_tokens));
+    o.set("maxHeadDim", static_cast<double>(Limits::max_head_dim));
+    o.set("maxHeads", static_cast<double>(Limits::max_heads));
+    o.set("maxOutputElements", static_cast<double>(Limits::max_output_elements));
+    return o;
+}
+
+std::string kernelName() { return simd::kName; }
+
+} // namespace
+
+EMSCRIPTEN_BINDINGS(hirope) {
+    emscripten::class_<Plan>("Plan")
+        .constructor<>()
+        .function("prepare", &Plan::prepare)
+        .function("rows", &Plan::rows)
+        .function("outputRows", &Plan::outputRows);
+    emscripten::function("inverseFrequencies", &inverseFrequencies);
+    emscripten::function("bands", &bandList);
+    emscripten::function("alibiSlopes", &alibiSlopes);
+    emscripten::function("splitFraction", &split_fraction);
+    emscripten::function("relativeDistances", &relativeDistances);
+    emscripten::function("rotate", &rotateRows);
+    emscripten::function("longTermDecay", &longTermDecay);
+    emscripten::function("seededVectors", &seededVectors);
+    emscripten::function("limits", &limits);
+    emscripten::function("kernelName", &kernelName);
+}
