@@ -1,5 +1,7 @@
 // Native timings of the same core the WASM builds run, for bench/attention.mjs.
-// Prints one JSON line per case: {"impl", "scheme", "n", "d", "ms", "gflops_qk"}.
+// Usage: hirope_bench REPEATS N[,N...] D[,D...]
+// Prints one JSON line per case: {"impl", "case", "n", "d", "ms"} (median of REPEATS runs after
+// one warm-up run).
 #include "hirope.h"
 #include "simd4.h"
 
@@ -8,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 using namespace hirope;
@@ -19,32 +22,48 @@ double now_ms() {
     return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
 }
 
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
+std::vector<int> parse_list(const char* text) {
+    std::vector<int> out;
+    std::string s(text);
+    size_t start = 0;
+    while (start < s.size()) {
+        size_t end = s.find(',', start);
+        if (end == std::string::npos) end = s.size();
+        out.push_back(std::atoi(s.substr(start, end - start).c_str()));
+        start = end + 1;
+    }
+    return out;
 }
 
 } // namespace
 
 int main(int argc, char** argv) {
-    int repeats = argc > 1 ? std::atoi(argv[1]) : 5;
-    std::vector<int> ns = {512, 1024, 2048, 4096};
-    if (argc > 2) {
-        ns.clear();
-        for (char* tok = std::strtok(argv[2], ","); tok; tok = std::strtok(nullptr, ","))
-            ns.push_back(std::atoi(tok));
-    }
-    for (int d : {64, 128}) {
+    const int repeats = argc > 1 ? std::atoi(argv[1]) : 5;
+    const std::vector<int> ns = parse_list(argc > 2 ? argv[2] : "512,1024,2048,4096");
+    const std::vector<int> ds = parse_list(argc > 3 ? argv[3] : "64,128");
+    struct Case {
+        const char* name;
+        SchemeType type;
+        bool causal;
+        Output output;
+    };
+    const Case cases[] = {
+        {"rope-probs", SchemeType::rope, true, Output::probs},
+        {"hirope-probs", SchemeType::hirope, true, Output::probs},
+        {"rope-full-probs", SchemeType::rope, false, Output::probs},
+        {"rope-full-logits", SchemeType::rope, false, Output::logits},
+    };
+    for (int d : ds) {
         for (int n : ns) {
-            std::vector<int32_t> tok(n), unit(n), ids(n);
+            std::vector<int32_t> tok(n), unit(n);
             for (int t = 0; t < n; ++t) {
-                tok[t] = ids[t] = t;
+                tok[t] = t;
                 unit[t] = t / 64;
             }
             std::vector<float> q(size_t(n) * d), k(size_t(n) * d), out(size_t(n) * n);
-            seeded_vectors(1, ids.data(), n, d, 0, q.data());
-            seeded_vectors(1, ids.data(), n, d, 1, k.data());
-            for (const char* name : {"rope", "hirope"}) {
+            seeded_vectors(1, tok.data(), n, d, 0, q.data());
+            seeded_vectors(1, tok.data(), n, d, 1, k.data());
+            for (const Case& c : cases) {
                 for (bool eigen : {false, true}) {
                     AttentionRequest r;
                     r.q = q.data();
@@ -52,27 +71,25 @@ int main(int argc, char** argv) {
                     r.n = n;
                     r.head_dim = d;
                     r.positions = Positions{tok.data(), unit.data()};
-                    r.scheme.type =
-                        std::strcmp(name, "rope") == 0 ? SchemeType::rope : SchemeType::hirope;
-                    r.output = Output::probs;
+                    r.scheme.type = c.type;
+                    r.causal = c.causal;
+                    r.output = c.output;
                     r.use_eigen = eigen;
                     std::vector<double> times;
-                    for (int rep = 0; rep < repeats; ++rep) {
+                    for (int rep = 0; rep <= repeats; ++rep) {
                         const double t0 = now_ms();
                         Status st = attention(r, out.data());
-                        times.push_back(now_ms() - t0);
+                        if (rep > 0) times.push_back(now_ms() - t0);
                         if (!st.ok()) {
                             std::fprintf(stderr, "%s\n", st.message().c_str());
                             return 1;
                         }
                     }
-                    const double ms = median(times);
-                    // Causal q.k^T: n(n+1)/2 dot products of length d, 2 flops per term.
-                    const double flops = double(n) * (n + 1) / 2 * d * 2;
-                    std::printf("{\"impl\":\"native-%s\",\"scheme\":\"%s\",\"n\":%d,\"d\":%d,"
-                                "\"ms\":%.3f,\"gflops_qk\":%.2f}\n",
-                                eigen ? "eigen" : simd::kName, name, n, d, ms,
-                                flops / (ms * 1e6));
+                    std::sort(times.begin(), times.end());
+                    std::printf("{\"impl\":\"native-%s\",\"case\":\"%s\",\"n\":%d,\"d\":%d,"
+                                "\"ms\":%.3f}\n",
+                                eigen ? "eigen" : simd::kName, c.name, n, d,
+                                times[times.size() / 2]);
                     std::fflush(stdout);
                 }
             }

@@ -194,19 +194,16 @@ void fast_logits(const AttentionPlan::Impl& m, int h, int64_t r0, int64_t r1, fl
             const bool full = j0 + kNR <= n && (!causal || j0 + kNR - 1 <= i0) && rows == kMR;
             if (full && !(need_near && need_far)) {
                 const float* src = need_near ? tile : tile_far;
-                const f4 t0 = load(m.tokf.data() + j0), t1 = load(m.tokf.data() + j0 + 4);
+                const f4 ms = splat(-slope);
                 for (int r = 0; r < kMR; ++r) {
-                    f4 a = mul(load(src + r * kNR), vscale);
-                    f4 b = mul(load(src + r * kNR + 4), vscale);
-                    if (slope != 0.0f) {
-                        const f4 ti = splat(m.tokf[i0 + r]);
-                        const f4 ms = splat(-slope);
-                        a = madd(abs(sub(ti, t0)), ms, a);
-                        b = madd(abs(sub(ti, t1)), ms, b);
-                    }
+                    const f4 ti = splat(m.tokf[i0 + r]);
                     float* o = out + (i0 + r - r0) * n + j0;
-                    store(o, a);
-                    store(o + 4, b);
+                    for (int v = 0; v < kernels::kNV; ++v) {
+                        f4 x = mul(load(src + r * kNR + 4 * v), vscale);
+                        if (slope != 0.0f)
+                            x = madd(abs(sub(ti, load(m.tokf.data() + j0 + 4 * v))), ms, x);
+                        store(o + 4 * v, x);
+                    }
                 }
                 continue;
             }

@@ -9,29 +9,34 @@
 namespace hirope {
 namespace kernels {
 
-constexpr int kMR = 6; // rows per micro-tile: 6 x 2 accumulators stay in 16 registers
-constexpr int kNR = 8; // columns per micro-tile (two 4-lane vectors)
+#ifndef HIROPE_TILE_MR
+#define HIROPE_TILE_MR 4
+#endif
+#ifndef HIROPE_TILE_NV
+#define HIROPE_TILE_NV 2
+#endif
+constexpr int kMR = HIROPE_TILE_MR;     // rows per micro-tile (4 x 2 accumulators: fastest in V8)
+constexpr int kNV = HIROPE_TILE_NV;     // 4-lane vectors per micro-tile row
+constexpr int kNR = 4 * HIROPE_TILE_NV; // columns per micro-tile
 
-// c[kMR][8] = sum_k a[m * lda + k] * b[k * ldb + 0..7], k in [0, depth).
+// c[kMR][kNR] = sum_k a[m * lda + k] * b[k * ldb + 0..kNR-1], k in [0, depth).
 inline void gemm_tile(const float* a, size_t lda, const float* b, size_t ldb, int depth,
                       float* c) {
     using namespace simd;
-    f4 acc[kMR][2];
-    for (int m = 0; m < kMR; ++m) acc[m][0] = acc[m][1] = splat(0);
+    f4 acc[kMR][kNV];
+    for (int m = 0; m < kMR; ++m)
+        for (int v = 0; v < kNV; ++v) acc[m][v] = splat(0);
     for (int k = 0; k < depth; ++k) {
-        const f4 b0 = load(b);
-        const f4 b1 = load(b + 4);
+        f4 bv[kNV];
+        for (int v = 0; v < kNV; ++v) bv[v] = load(b + 4 * v);
         b += ldb;
         for (int m = 0; m < kMR; ++m) {
             const f4 x = splat_load(a + m * lda + k);
-            acc[m][0] = madd(x, b0, acc[m][0]);
-            acc[m][1] = madd(x, b1, acc[m][1]);
+            for (int v = 0; v < kNV; ++v) acc[m][v] = madd(x, bv[v], acc[m][v]);
         }
     }
-    for (int m = 0; m < kMR; ++m) {
-        store(c + m * kNR, acc[m][0]);
-        store(c + m * kNR + 4, acc[m][1]);
-    }
+    for (int m = 0; m < kMR; ++m)
+        for (int v = 0; v < kNV; ++v) store(c + m * kNR + 4 * v, acc[m][v]);
 }
 
 // In place: x[0..len) = softmax(x[0..len)). Returns false (x unspecified) when the row holds a

@@ -1,0 +1,203 @@
+// Type declarations for the hirope package.
+
+/** Thrown for every invalid argument or failed computation; the message names the argument. */
+export declare class HiRoPEError extends Error {
+  constructor(message: string);
+  readonly name: 'HiRoPEError';
+}
+
+export type SchemeType =
+  | 'nope'
+  | 'sinusoidal'
+  | 'rope'
+  | 'xpos'
+  | 'alibi'
+  | 'rerope'
+  | 'leaky-rerope'
+  | 'self-extend'
+  | 'hirope';
+
+export type ScalingType = 'none' | 'linear' | 'ntk' | 'dynamic-ntk' | 'dynamic' | 'yarn' | 'longrope' | 'llama3';
+
+/** RoPE frequency scaling (hirope-spec.md sections 2.2 - 2.7). */
+export interface Scaling {
+  type: ScalingType;
+  /** s: the scale factor (all scalings). */
+  factor?: number;
+  /** The original context length (dynamic-ntk, yarn, longrope, llama3). */
+  originalLength?: number;
+  /** yarn: defaults 32 and 1. */
+  betaFast?: number;
+  betaSlow?: number;
+  /** yarn: floor/ceil the correction range (default true). */
+  truncate?: boolean;
+  /** yarn, DeepSeek variant. */
+  mscale?: number;
+  mscaleAllDim?: number;
+  /** Overrides the scaling's own attention factor (yarn, longrope). */
+  attentionFactor?: number;
+  /** llama3: defaults 1 and 4. */
+  lowFreqFactor?: number;
+  highFreqFactor?: number;
+  /** longrope: rotaryDim / 2 entries each. */
+  shortFactor?: ArrayLike<number>;
+  longFactor?: ArrayLike<number>;
+}
+
+interface RotaryOptions {
+  /** RoPE base (default 10000). */
+  base?: number;
+  /** Pair layout: 'half' (HF/NeoX rotate_half, default) or 'interleaved' (Meta/GPT-J). */
+  layout?: 'half' | 'interleaved';
+  /** Fraction of headDim that is rotated (default 1). */
+  rotaryFraction?: number;
+  scaling?: Scaling;
+}
+
+interface WindowOptions extends RotaryOptions {
+  /** Near (plain RoPE) when the token distance is below window (default 512). */
+  window?: number;
+  /** ReRoPE's query scale max(1, ln(t + 1) / ln(trainingLength)); default on for rerope. */
+  logN?: boolean;
+  trainingLength?: number;
+}
+
+export type Scheme =
+  | SchemeType
+  | { type: 'nope' | 'alibi' }
+  | { type: 'sinusoidal'; base?: number; variant?: 'vaswani' | 'fairseq' }
+  | ({ type: 'rope' } & RotaryOptions)
+  | ({ type: 'xpos'; gamma?: number; scaleBase?: number } & RotaryOptions)
+  | ({ type: 'rerope' } & WindowOptions)
+  | ({ type: 'leaky-rerope'; leakyFactor?: number } & WindowOptions)
+  | ({ type: 'self-extend'; group?: number } & WindowOptions)
+  | ({
+      type: 'hirope';
+      /** Fraction of frequency pairs that carry the token index (default 0.5). */
+      ratio?: number;
+      /** 2: (unit, token) as in the paper; 3: (unit, statement, token). */
+      levels?: 2 | 3;
+      /** levels 3: fraction of pairs on the statement index (default (1 - ratio) / 2). */
+      statementRatio?: number;
+      /** Eq. (3) as printed: the token index on the high frequency indices (default false). */
+      tokenOnHigh?: boolean;
+      /** Derive unit = floor(token / segmentSize) when positions carry no unit. */
+      segmentSize?: number;
+    } & WindowOptions);
+
+/** Token positions, or hierarchical positions for hirope. */
+export type Positions =
+  | Int32Array
+  | number[]
+  | {
+      token: Int32Array | number[];
+      unit?: Int32Array | number[];
+      statement?: Int32Array | number[];
+    };
+
+export interface AttentionOptions {
+  /** n x heads*headDim, row-major. */
+  q: Float32Array;
+  k: Float32Array;
+  /** Needed for output 'values'. */
+  v?: Float32Array;
+  n: number;
+  headDim: number;
+  heads?: number;
+  /** Defaults to tokens 0 .. n-1. */
+  positions?: Positions;
+  /** Defaults to 'rope'. */
+  scheme?: Scheme;
+  /** Causal mask (default true). */
+  causal?: boolean;
+  /** Default 'probs', or 'values' when v is given. */
+  output?: 'logits' | 'probs' | 'values';
+  /** Logit scale; default 1 / sqrt(headDim). */
+  scale?: number;
+  /** Kernel family: 'tiled' (default), 'eigen' or the double-precision 'reference'. */
+  kernel?: 'tiled' | 'eigen' | 'reference';
+  /** Write into this buffer (length heads*n*n, or n*heads*headDim for 'values') and return it. */
+  out?: Float32Array;
+}
+
+export interface ShapeOptions {
+  n: number;
+  headDim: number;
+  positions?: Positions;
+  scheme?: Scheme;
+}
+
+export interface Band {
+  name: 'all' | 'token' | 'statement' | 'unit';
+  pairBegin: number;
+  pairEnd: number;
+}
+
+export interface BandDistances extends Band {
+  /** n x n; NaN above the diagonal for windowed schemes. */
+  distances: Float32Array;
+}
+
+export interface Limits {
+  maxTokens: number;
+  maxHeadDim: number;
+  maxHeads: number;
+  maxOutputElements: number;
+}
+
+export interface QK {
+  q: Float32Array;
+  k: Float32Array;
+  v: Float32Array;
+}
+
+export declare class HiRoPE {
+  /** Which build runs. */
+  readonly backend: 'wasm-simd' | 'wasm-scalar';
+  /** The kernel family compiled into it. */
+  readonly kernel: 'wasm-simd128' | 'scalar';
+  readonly limits: Readonly<Limits>;
+  readonly schemes: SchemeType[];
+  readonly scalings: ScalingType[];
+  /** heads x n x n for 'logits' and 'probs'; n x heads*headDim for 'values'. */
+  attention(options: AttentionOptions): Float32Array;
+  inverseFrequencies(scheme: Scheme, headDim: number, options?: { seqLen?: number }): Float64Array;
+  attentionFactor(scheme: Scheme, headDim: number, options?: { seqLen?: number }): number;
+  bands(scheme: Scheme, headDim: number): Band[];
+  relativeDistances(options: ShapeOptions): BandDistances[];
+  rotate(
+    options: ShapeOptions & {
+      x: Float32Array;
+      heads?: number;
+      role?: 'query' | 'key';
+      branch?: 'near' | 'far';
+    },
+  ): Float32Array;
+  longTermDecay(scheme: Scheme, headDim: number, maxDistance: number): Float32Array;
+  alibiSlopes(heads: number): Float64Array;
+  splitFraction(trainingLength: number, base?: number): number;
+  qk(options: {
+    source?: 'seeded' | 'ones';
+    n: number;
+    headDim: number;
+    heads?: number;
+    tokenIds?: Int32Array | number[];
+    seed?: number;
+  }): QK;
+  heapBytes(): number;
+}
+
+export interface InitOptions {
+  /** Force the SIMD (true) or scalar (false) build; default: detect. */
+  simd?: boolean;
+  /** Where the Emscripten loader finds the .wasm file. */
+  locateFile?: (path: string, scriptDirectory: string) => string;
+  /** The .wasm bytes, to skip fetching. */
+  wasmBinary?: ArrayBuffer | Uint8Array;
+}
+
+export declare function simdSupported(): boolean;
+export declare function segmentPositions(n: number, size: number): { token: Int32Array; unit: Int32Array };
+export declare function normalizeScheme(scheme: Scheme): Record<string, unknown>;
+export declare function init(options?: InitOptions): Promise<HiRoPE>;
+export default init;

@@ -338,6 +338,7 @@ export class HiRoPE {
   /**
    * Attention logits, probabilities or outputs. Returns a Float32Array: heads x n x n for
    * 'logits' (masked = -Infinity) and 'probs' (masked = 0), n x heads*headDim for 'values'.
+   * Pass `out` (a Float32Array of that length) to reuse a buffer across calls.
    */
   attention(args) {
     const { n, headDim, heads, width } = this._shape(args);
@@ -362,6 +363,7 @@ export class HiRoPE {
     }
     const pos = normalizePositions(args.positions, n, scheme);
     const outLength = output === 'values' ? n * width : heads * n * n;
+    const out = args.out === undefined ? null : checkFloat32(args.out, 'out', outLength, output === 'values' ? 'n * heads * headDim' : 'heads * n * n');
     return this._run((heap) => {
       const plan = new this._mod.Plan();
       try {
@@ -374,15 +376,15 @@ export class HiRoPE {
         const rowWidth = output === 'values' ? width : n;
         const stripRows = Math.max(1, Math.min(n, Math.floor(STRIP_ELEMENTS / rowWidth)));
         const strip = heap.alloc(stripRows * rowWidth * 4);
-        const out = new Float32Array(outLength);
+        const result = out || new Float32Array(outLength);
         for (let h = 0; h < (output === 'values' ? 1 : heads); h++) {
           for (let r0 = 0; r0 < n; r0 += stripRows) {
             const r1 = Math.min(n, r0 + stripRows);
             this._check(output === 'values' ? plan.outputRows(r0, r1, strip) : plan.rows(h, r0, r1, strip));
-            out.set(heap.readFloat32(strip, (r1 - r0) * rowWidth), h * n * n + r0 * rowWidth);
+            result.set(heap.readFloat32(strip, (r1 - r0) * rowWidth), h * n * n + r0 * rowWidth);
           }
         }
-        return out;
+        return result;
       } finally {
         plan.delete();
       }

@@ -1,0 +1,57 @@
+// Static server for the page: web/ at /, the built package at /dist/. Sends a strict Content
+// Security Policy (WebAssembly needs only 'wasm-unsafe-eval') and no COOP/COEP headers.
+import http from 'node:http';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.json': 'application/json',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+};
+export const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data: blob:; object-src 'none'; base-uri 'none'";
+
+function resolve(urlPath) {
+  const clean = decodeURIComponent(urlPath.split('?')[0]);
+  const base = clean.startsWith('/dist/') ? root : path.join(root, 'web');
+  const file = path.normalize(path.join(base, clean === '/' ? '/index.html' : clean));
+  return file.startsWith(base + path.sep) ? file : null;
+}
+
+export function createServer() {
+  return http.createServer((req, res) => {
+    let file = null;
+    try {
+      file = resolve(req.url);
+    } catch {
+      file = null;
+    }
+    if (!file || !fs.existsSync(file) || !fs.statSync(file).isFile()) {
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      res.end('not found');
+      return;
+    }
+    res.writeHead(200, {
+      'content-type': TYPES[path.extname(file)] || 'application/octet-stream',
+      'content-security-policy': CSP,
+      'x-content-type-options': 'nosniff',
+      'cache-control': 'no-cache',
+    });
+    fs.createReadStream(file).pipe(res);
+  });
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const port = Number(process.env.PORT || 8080);
+  const host = process.env.HOST || '127.0.0.1';
+  createServer().listen(port, host, () => {
+    console.log(`hirope: serving the page at http://${host === '0.0.0.0' ? 'localhost' : host}:${port}/`);
+  });
+}
