@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test: the Catch2 suite natively and compiled to WASM (SIMD and scalar builds) under
-# Node, then the JS API tests against both builds with node's test runner.
+# Node, then the JS API tests against both builds and the page in headless Chromium.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,5 +10,5 @@ for variant in simd scalar; do
   echo "== Catch2 tests compiled to WASM ($variant)"
   node --no-experimental-fetch "build/wasm-$variant/hirope_tests.cjs" --use-colour no
 done
-echo "== JS API tests (node --test)"
-node --test tests/js/
+echo "== JS API and browser tests (node --test)"
+node --test tests/js/ tests/browser/
