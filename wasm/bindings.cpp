@@ -4,6 +4,9 @@
 // Errors come back as strings (empty on success) for the JS layer to throw as HiRoPEError.
 #include "hirope.h"
 #include "simd4.h"
+#ifdef HIROPE_WITH_ANALYSIS
+#include "analysis.h"
+#endif
 
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
@@ -175,6 +178,106 @@ val limits() {
 
 std::string kernelName() { return simd::kName; }
 
+#ifdef HIROPE_WITH_ANALYSIS
+template <typename T> val typed_copy(const char* ctor, const std::vector<T>& v) {
+    val arr = val::global(ctor).new_(v.size());
+    if (!v.empty()) arr.call<void>("set", val(emscripten::typed_memory_view(v.size(), v.data())));
+    return arr;
+}
+
+// A loaded vocabulary, owned by the JS side.
+class TokenizerHandle {
+  public:
+    std::string load(uintptr_t data, double size) {
+        return load_vocabulary(ptr<const uint8_t>(data), static_cast<size_t>(size), &vocab_)
+            .message();
+    }
+    uintptr_t address() const { return reinterpret_cast<uintptr_t>(vocab_.get()); }
+    double size() const { return vocab_ ? static_cast<double>(vocab_->size()) : 0; }
+
+  private:
+    std::unique_ptr<Vocabulary> vocab_;
+};
+
+val encodeText(uintptr_t vocab, uintptr_t code, double size) {
+    std::vector<Token> tokens;
+    ptr<const Vocabulary>(vocab)->encode(
+        std::string_view(ptr<const char>(code), static_cast<size_t>(size)), &tokens);
+    std::vector<int32_t> ids(tokens.size());
+    for (size_t i = 0; i < tokens.size(); ++i) ids[i] = tokens[i].id;
+    return typed_copy("Int32Array", ids);
+}
+
+val analyzeCode(uintptr_t code, double size, std::string language, uintptr_t vocab, int gap,
+                bool descend, int hierarchy, double segment_size) {
+    AnalyzeOptions o;
+    o.language = language;
+    o.vocabulary = ptr<const Vocabulary>(vocab);
+    o.gap = static_cast<GapPolicy>(gap);
+    o.descend_classes = descend;
+    o.hierarchy = static_cast<Hierarchy>(hierarchy);
+    o.segment_size = static_cast<int64_t>(segment_size);
+    Analysis a;
+    Status st = analyze(std::string_view(ptr<const char>(code), static_cast<size_t>(size)), o, &a);
+    val out = val::object();
+    out.set("error", result(st));
+    if (!st.ok()) return out;
+    const size_t n = a.tokens.size();
+    std::vector<int32_t> ids(n);
+    std::vector<uint32_t> bs(n), be(n);
+    for (size_t i = 0; i < n; ++i) {
+        ids[i] = a.tokens[i].id;
+        bs[i] = a.tokens[i].start;
+        be[i] = a.tokens[i].end;
+    }
+    out.set("language", a.language);
+    out.set("tokenizer", a.tokenizer);
+    out.set("ids", typed_copy("Int32Array", ids));
+    out.set("start", typed_copy("Uint32Array", a.start_utf16));
+    out.set("end", typed_copy("Uint32Array", a.end_utf16));
+    out.set("byteStart", typed_copy("Uint32Array", bs));
+    out.set("byteEnd", typed_copy("Uint32Array", be));
+    out.set("unit", typed_copy("Int32Array", a.unit));
+    out.set("statement", typed_copy("Int32Array", a.statement));
+    out.set("statements", a.statements);
+    val units = val::array();
+    for (size_t i = 0; i < a.units.size(); ++i) {
+        const Unit& u = a.units[i];
+        val o2 = val::object();
+        o2.set("index", static_cast<double>(i));
+        o2.set("kind", u.kind);
+        o2.set("name", u.name);
+        o2.set("nodeType", u.node_type);
+        o2.set("start", u.start_utf16);
+        o2.set("end", u.end_utf16);
+        o2.set("byteStart", u.start);
+        o2.set("byteEnd", u.end);
+        units.call<void>("push", o2);
+    }
+    out.set("units", units);
+    val errors = val::array();
+    for (const ErrorRegion& e : a.errors) {
+        val o2 = val::object();
+        o2.set("start", e.start_utf16);
+        o2.set("end", e.end_utf16);
+        o2.set("byteStart", e.start);
+        o2.set("byteEnd", e.end);
+        o2.set("missing", e.missing);
+        errors.call<void>("push", o2);
+    }
+    out.set("errors", errors);
+    return out;
+}
+
+val languageList() {
+    val arr = val::array();
+    for (const std::string& l : languages()) arr.call<void>("push", l);
+    return arr;
+}
+
+std::string detectLanguage(std::string filename) { return detect_language(filename); }
+#endif
+
 } // namespace
 
 EMSCRIPTEN_BINDINGS(hirope) {
@@ -193,4 +296,15 @@ EMSCRIPTEN_BINDINGS(hirope) {
     emscripten::function("seededVectors", &seededVectors);
     emscripten::function("limits", &limits);
     emscripten::function("kernelName", &kernelName);
+#ifdef HIROPE_WITH_ANALYSIS
+    emscripten::class_<TokenizerHandle>("TokenizerHandle")
+        .constructor<>()
+        .function("load", &TokenizerHandle::load)
+        .function("address", &TokenizerHandle::address)
+        .function("size", &TokenizerHandle::size);
+    emscripten::function("encode", &encodeText);
+    emscripten::function("analyze", &analyzeCode);
+    emscripten::function("languages", &languageList);
+    emscripten::function("detectLanguage", &detectLanguage);
+#endif
 }

@@ -291,10 +291,36 @@ class Heap {
 }
 
 const STRIP_ELEMENTS = 1 << 20; // floats per strip buffer in the heap (4 MB)
+const VOCABULARIES = ['cl100k', 'llama2'];
+const GAPS = { own: 0, next: 1, previous: 2 };
+const HIERARCHIES = { units: 0, segments: 1 };
+const ANALYZE_KEYS = ['language', 'filename', 'tokenizer', 'gap', 'descendClasses', 'hierarchy', 'segmentSize'];
+const MAX_CODE_BYTES = 64 * 1024 * 1024;
+const ENCODER = new TextEncoder();
+
+async function readData(url) {
+  if (url.protocol === 'file:') {
+    const fsName = 'node:fs/promises'; // a variable, so bundlers leave Node's fs alone
+    const fs = await import(/* webpackIgnore: true */ /* @vite-ignore */ fsName);
+    try {
+      return new Uint8Array(await fs.readFile(url));
+    } catch (e) {
+      fail(`cannot read tokenizer data ${url.href}: ${e.message}`);
+    }
+  }
+  let res;
+  try {
+    res = await fetch(url);
+  } catch (e) {
+    fail(`cannot fetch tokenizer data ${url.href}: ${e.message}`);
+  }
+  if (!res.ok) fail(`cannot fetch tokenizer data ${url.href}: HTTP ${res.status}`);
+  return new Uint8Array(await res.arrayBuffer());
+}
 
 /** The API object returned by init(). */
 export class HiRoPE {
-  constructor(mod, backend) {
+  constructor(mod, backend, dataURL = new URL('./data/', import.meta.url)) {
     this._mod = mod;
     /** 'wasm-simd' or 'wasm-scalar': which build runs. */
     this.backend = backend;
@@ -306,6 +332,134 @@ export class HiRoPE {
     this.schemes = Object.keys(SCHEME_TYPES);
     /** The RoPE scaling names accepted in scheme.scaling.type. */
     this.scalings = Object.keys(SCALINGS);
+    /** True when code analysis (tree-sitter grammars, tokenizers) is compiled in. */
+    this.hasAnalysis = typeof mod.analyze === 'function';
+    /** Languages analyze() parses. */
+    this.languages = this.hasAnalysis ? mod.languages() : [];
+    /** Tokenizer names; all but 'lexical' load their vocabulary on first use (loadTokenizer). */
+    this.tokenizers = this.hasAnalysis ? ['lexical', ...VOCABULARIES] : [];
+    this._vocab = new Map();
+    this._dataURL = dataURL;
+  }
+
+  _needAnalysis() {
+    if (!this.hasAnalysis) fail('code analysis is not in this build (load the full hirope module)');
+  }
+
+  /** The language of a file name by its extension, or null. */
+  detectLanguage(filename) {
+    this._needAnalysis();
+    if (typeof filename !== 'string') fail(`filename must be a string, got ${describe(filename)}`);
+    return this._mod.detectLanguage(filename) || null;
+  }
+
+  /**
+   * Loads a tokenizer's vocabulary (once). By default the bytes come from data/NAME.bin next to
+   * this module (a file read in Node, a fetch in browsers); options.data supplies them instead.
+   */
+  async loadTokenizer(name, { data } = {}) {
+    this._needAnalysis();
+    if (name === 'lexical') return;
+    if (!VOCABULARIES.includes(name)) fail(`tokenizer must be one of ${this.tokenizers.map((t) => `'${t}'`).join(', ')}, got ${describe(name)}`);
+    if (this._vocab.has(name)) return;
+    let bytes = data;
+    if (bytes === undefined) bytes = await readData(new URL(`${name}.bin`, this._dataURL));
+    if (bytes instanceof ArrayBuffer) bytes = new Uint8Array(bytes);
+    if (!(bytes instanceof Uint8Array)) fail(`options.data must be a Uint8Array or ArrayBuffer, got ${describe(bytes)}`);
+    const handle = new this._mod.TokenizerHandle();
+    try {
+      this._run((heap) => {
+        const ptr = heap.alloc(bytes.length);
+        this._mod.HEAPU8.set(bytes, ptr);
+        this._check(handle.load(ptr, bytes.length));
+      });
+    } catch (e) {
+      handle.delete();
+      throw e;
+    }
+    if (this._vocab.has(name)) handle.delete();
+    else this._vocab.set(name, handle);
+  }
+
+  _vocabulary(name) {
+    if (name === 'lexical') return 0;
+    if (!VOCABULARIES.includes(name)) fail(`tokenizer must be one of ${this.tokenizers.map((t) => `'${t}'`).join(', ')}, got ${describe(name)}`);
+    const handle = this._vocab.get(name);
+    if (!handle) fail(`tokenizer '${name}' is not loaded: call await hr.loadTokenizer('${name}') first`);
+    return handle.address();
+  }
+
+  _text(heap, code, name = 'code') {
+    if (typeof code !== 'string') fail(`${name} must be a string, got ${describe(code)}`);
+    if (code.length > MAX_CODE_BYTES) fail(`${name} is ${code.length} characters, over the limit of ${MAX_CODE_BYTES} bytes`);
+    const capacity = code.length * 3 + 1;
+    const ptr = heap.alloc(capacity);
+    const { written } = ENCODER.encodeInto(code, this._mod.HEAPU8.subarray(ptr, ptr + capacity));
+    if (written > MAX_CODE_BYTES) fail(`${name} is ${written} bytes of UTF-8, over the limit of ${MAX_CODE_BYTES} bytes`);
+    return [ptr, written];
+  }
+
+  /** Token ids of text under a loaded tokenizer (no parsing). */
+  encode(text, { tokenizer = 'cl100k' } = {}) {
+    this._needAnalysis();
+    if (tokenizer === 'lexical') fail("encode() needs a vocabulary tokenizer; 'lexical' tokens come from analyze()");
+    const vocab = this._vocabulary(tokenizer);
+    return this._run((heap) => {
+      const [ptr, size] = this._text(heap, text, 'text');
+      return this._mod.encode(vocab, ptr, size);
+    });
+  }
+
+  /**
+   * Parses code with tree-sitter, tokenizes it, and builds hierarchical positions ready for
+   * attention(): { language, tokenizer, tokens: { ids, start, end, byteStart, byteEnd, texts },
+   * positions: { token, unit, statement }, units, errors, statements }. Offsets are UTF-16 code
+   * units (start, end) and UTF-8 bytes (byteStart, byteEnd).
+   */
+  analyze(code, options = {}) {
+    this._needAnalysis();
+    if (options === null || typeof options !== 'object') fail(`options must be an object, got ${describe(options)}`);
+    for (const key of Object.keys(options)) {
+      if (!ANALYZE_KEYS.includes(key)) fail(`analyze options have an unknown key '${key}' (known keys: ${ANALYZE_KEYS.join(', ')})`);
+    }
+    let language = options.language;
+    if (language === undefined && options.filename !== undefined) {
+      language = this.detectLanguage(options.filename);
+      if (!language) fail(`cannot detect the language of '${options.filename}' (known: ${this.languages.join(', ')}); pass options.language`);
+    }
+    if (language === undefined) fail('options.language (or options.filename) is required');
+    if (!this.languages.includes(language)) fail(`language must be one of ${this.languages.map((l) => `'${l}'`).join(', ')}, got ${describe(language)}`);
+    const vocab = this._vocabulary(options.tokenizer === undefined ? 'lexical' : options.tokenizer);
+    const gap = enumValue(GAPS, options.gap === undefined ? 'own' : options.gap, 'options.gap');
+    const descend = options.descendClasses === undefined ? false : options.descendClasses;
+    if (typeof descend !== 'boolean') fail(`options.descendClasses must be a boolean, got ${describe(descend)}`);
+    const hierarchy = enumValue(HIERARCHIES, options.hierarchy === undefined ? 'units' : options.hierarchy, 'options.hierarchy');
+    const segmentSize = options.segmentSize === undefined ? 128 : options.segmentSize;
+    checkCount(segmentSize, 'options.segmentSize');
+    const r = this._run((heap) => {
+      const [ptr, size] = this._text(heap, code);
+      return this._mod.analyze(ptr, size, language, vocab, gap, descend, hierarchy, segmentSize);
+    });
+    this._check(r.error);
+    const n = r.ids.length;
+    const tokens = { ids: r.ids, start: r.start, end: r.end, byteStart: r.byteStart, byteEnd: r.byteEnd, count: n };
+    let texts = null;
+    Object.defineProperty(tokens, 'texts', {
+      enumerable: true,
+      get() {
+        if (!texts) texts = Array.from({ length: n }, (_, i) => code.slice(r.start[i], r.end[i]));
+        return texts;
+      },
+    });
+    return {
+      language: r.language,
+      tokenizer: r.tokenizer,
+      tokens,
+      positions: { token: Int32Array.from({ length: n }, (_, i) => i), unit: r.unit, statement: r.statement },
+      units: r.units,
+      errors: r.errors,
+      statements: r.statements,
+    };
   }
 
   _run(fn) {
@@ -525,12 +679,15 @@ export class HiRoPE {
 /**
  * Loads the WebAssembly module. options.simd forces the SIMD (true) or scalar (false) build;
  * by default SIMD is used where WebAssembly.validate accepts a SIMD module. locateFile and
- * wasmBinary are passed to the Emscripten loader (to serve the .wasm from elsewhere).
+ * wasmBinary are passed to the Emscripten loader (to serve the .wasm from elsewhere); dataURL is
+ * the folder holding the tokenizer data (default: data/ next to this module); tokenizers lists
+ * vocabularies to load now.
  */
 export default async function init(options = {}) {
   if (options === null || typeof options !== 'object') fail(`init options must be an object, got ${describe(options)}`);
+  const known = ['simd', 'locateFile', 'wasmBinary', 'dataURL', 'tokenizers'];
   for (const key of Object.keys(options)) {
-    if (!['simd', 'locateFile', 'wasmBinary'].includes(key)) fail(`init options have an unknown key '${key}' (known keys: simd, locateFile, wasmBinary)`);
+    if (!known.includes(key)) fail(`init options have an unknown key '${key}' (known keys: ${known.join(', ')})`);
   }
   const supported = simdSupported();
   let simd = options.simd === undefined ? supported : options.simd;
@@ -541,7 +698,10 @@ export default async function init(options = {}) {
   if (options.locateFile) moduleOptions.locateFile = options.locateFile;
   if (options.wasmBinary) moduleOptions.wasmBinary = options.wasmBinary;
   const mod = await factory(moduleOptions);
-  return new HiRoPE(mod, simd ? 'wasm-simd' : 'wasm-scalar');
+  const dataURL = options.dataURL === undefined ? undefined : new URL(options.dataURL, import.meta.url);
+  const hr = new HiRoPE(mod, simd ? 'wasm-simd' : 'wasm-scalar', dataURL);
+  for (const name of options.tokenizers || []) await hr.loadTokenizer(name);
+  return hr;
 }
 
 export { init };

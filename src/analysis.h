@@ -1,0 +1,115 @@
+// hirope code analysis: from source text to tokens and hierarchical positions.
+//
+// Tokenizers: `lexical` (tree-sitter leaves; needs no data), and vocabularies loaded from
+// hirope's compact binary files: `cl100k` (GPT-4 family, byte-level BPE with the cl100k
+// pre-tokenizer) and `llama2` (LLaMA-1/2 / CodeLlama SentencePiece BPE with byte fallback).
+// Parsing: tree-sitter grammars for Python, JavaScript, TypeScript, TSX, C, C++, Java, Go, Rust.
+// Positions (hirope-spec.md 1.2 and 1.5): global token index; top-level function/class unit;
+// statement index; or fixed-size segments floor(t / S).
+//
+// Offsets are bytes of the UTF-8 input, plus UTF-16 code units for JavaScript callers. Errors are
+// returned as Status; invalid UTF-8, NUL bytes and syntax errors are input, not errors.
+#pragma once
+
+#include "hirope.h"
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hirope {
+
+// ---------------------------------------------------------------------------------------------
+// Tokenizers
+
+struct Token {
+    int32_t id = 0;
+    uint32_t start = 0; // byte offsets into the input
+    uint32_t end = 0;
+};
+
+class Vocabulary {
+  public:
+    virtual ~Vocabulary() = default;
+    virtual const std::string& name() const = 0;
+    virtual size_t size() const = 0;
+    // Appends the tokens of text to out; offsets are relative to text.
+    virtual void encode(std::string_view text, std::vector<Token>* out) const = 0;
+    // The bytes of one token id (empty for an unknown id).
+    virtual std::string_view token_bytes(int32_t id) const = 0;
+};
+
+// Parses a vocabulary file (tools/gen-tokenizer-data.mjs writes them). Every length and index is
+// checked and a trailing FNV-1a hash must match, so a truncated or corrupted file is an error.
+Status load_vocabulary(const uint8_t* data, size_t size, std::unique_ptr<Vocabulary>* out);
+
+// ---------------------------------------------------------------------------------------------
+// Languages
+
+// Names of the compiled-in languages, in a fixed order.
+const std::vector<std::string>& languages();
+
+// The language of a file name by its extension ("" when unknown).
+std::string detect_language(std::string_view filename);
+
+// ---------------------------------------------------------------------------------------------
+// Analysis
+
+enum class GapPolicy {
+    own,      // each maximal run of non-definition top-level code is its own unit (default)
+    next,     // such code joins the following unit
+    previous, // such code joins the preceding unit
+};
+
+enum class Hierarchy {
+    units,    // top-level function/class units from the syntax tree
+    segments, // fixed-size segments: unit = floor(token index / segment_size)
+};
+
+struct AnalyzeOptions {
+    std::string language;                 // one of languages()
+    const Vocabulary* vocabulary = nullptr; // nullptr: the lexical tokenizer
+    GapPolicy gap = GapPolicy::own;
+    bool descend_classes = false; // methods become their own units
+    Hierarchy hierarchy = Hierarchy::units;
+    int64_t segment_size = 128;
+};
+
+struct Unit {
+    std::string kind;      // "function", "class", "code" (gap code) or "segment"
+    std::string name;      // the definition's name ("" for code and segments)
+    std::string node_type; // the tree-sitter node type that made it ("" for code, segments)
+    uint32_t start = 0, end = 0;             // bytes; units partition the input
+    uint32_t start_utf16 = 0, end_utf16 = 0; // the same in UTF-16 code units
+};
+
+struct ErrorRegion {
+    uint32_t start = 0, end = 0;
+    uint32_t start_utf16 = 0, end_utf16 = 0;
+    bool missing = false; // a MISSING node (zero width) rather than an ERROR node
+};
+
+struct Analysis {
+    std::string language;
+    std::string tokenizer;
+    std::vector<Token> tokens;
+    std::vector<uint32_t> start_utf16, end_utf16; // per token
+    std::vector<int32_t> unit;                    // per token
+    std::vector<int32_t> statement;               // per token
+    std::vector<Unit> units;
+    std::vector<ErrorRegion> errors;
+    int32_t statements = 0; // statement nodes in the tree
+};
+
+// Limits, checked before parsing.
+struct AnalysisLimits {
+    static constexpr size_t max_bytes = 64u << 20; // 64 MiB of source
+};
+
+Status analyze(std::string_view code, const AnalyzeOptions& options, Analysis* out);
+
+// The lexical tokenizer on its own (parses code in `language`).
+Status lexical_tokens(std::string_view code, const std::string& language, std::vector<Token>* out);
+
+} // namespace hirope

@@ -1,0 +1,540 @@
+// One parse per analysis, walked iteratively with a tree cursor: the lexical tokens, the
+// statement starts, the error regions and the top-level units, then per-token positions.
+#include "analysis.h"
+#include "languages.h"
+#include "unicode.h"
+
+#include <tree_sitter/api.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace hirope {
+
+namespace {
+
+enum Flag : uint8_t {
+    kStatement = 1,
+    kFunction = 2,
+    kClass = 4,
+    kWrapper = 8,
+    kBinding = 16,
+    kContainer = 32,
+};
+
+bool ends_with(const char* s, const char* suffix) {
+    const size_t a = std::strlen(s), b = std::strlen(suffix);
+    return a >= b && std::strcmp(s + a - b, suffix) == 0;
+}
+
+bool listed(const std::vector<const char*>& list, const char* name) {
+    for (const char* x : list)
+        if (std::strcmp(x, name) == 0) return true;
+    return false;
+}
+
+// Per-symbol flags, so the walk compares numbers, not strings.
+struct Grammar {
+    const detail::LanguageRules* rules = nullptr;
+    const TSLanguage* language = nullptr;
+    std::vector<uint8_t> flags;
+    TSFieldId body = 0, name = 0, declarator = 0, value = 0, type = 0, declaration = 0,
+              definition = 0, trait = 0;
+
+    explicit Grammar(const detail::LanguageRules& r) : rules(&r), language(r.language()) {
+        const uint32_t count = ts_language_symbol_count(language);
+        flags.assign(count, 0);
+        for (uint32_t s = 0; s < count; ++s) {
+            const char* n = ts_language_symbol_name(language, static_cast<TSSymbol>(s));
+            if (!n) continue;
+            uint8_t f = 0;
+            for (const char* suffix : r.statement_suffixes)
+                if (ends_with(n, suffix)) f |= kStatement;
+            if (listed(r.statements, n)) f |= kStatement;
+            if (listed(r.functions, n)) f |= kFunction;
+            if (listed(r.classes, n)) f |= kClass;
+            if (listed(r.wrappers, n)) f |= kWrapper;
+            if (listed(r.bindings, n)) f |= kBinding;
+            if (listed(r.containers, n)) f |= kContainer;
+            flags[s] = f;
+        }
+        auto field = [&](const char* n) {
+            return ts_language_field_id_for_name(language, n, static_cast<uint32_t>(std::strlen(n)));
+        };
+        body = field("body");
+        name = field("name");
+        declarator = field("declarator");
+        value = field("value");
+        type = field("type");
+        declaration = field("declaration");
+        definition = field("definition");
+        trait = field("trait");
+    }
+    uint8_t of(TSNode n) const {
+        const TSSymbol s = ts_node_symbol(n);
+        return s < flags.size() ? flags[s] : 0;
+    }
+};
+
+// Byte offset -> UTF-16 offset, for offsets queried in any order: checkpoints every 64 bytes at
+// character boundaries, then a short walk.
+class Utf16Index {
+  public:
+    explicit Utf16Index(std::string_view s) : s_(s) {
+        uint32_t units = 0;
+        size_t pos = 0;
+        for (size_t k = 0; k * kStep <= s.size(); ++k) {
+            while (pos < k * kStep) {
+                size_t len;
+                units += unicode::utf16_units(unicode::decode(s, pos, &len));
+                pos += len;
+            }
+            points_.push_back({static_cast<uint32_t>(pos), units});
+        }
+    }
+    // UTF-16 offset of the character containing byte b (ceil: of the next character boundary).
+    uint32_t at(uint32_t b, bool ceil) const {
+        size_t k = b / kStep;
+        if (points_[k].byte > b) --k; // the checkpoint moved past b inside a character
+        size_t pos = points_[k].byte;
+        uint32_t units = points_[k].units;
+        while (pos < b) {
+            size_t len;
+            const uint32_t u = unicode::utf16_units(unicode::decode(s_, pos, &len));
+            if (pos + len > b) return ceil ? units + u : units;
+            units += u;
+            pos += len;
+        }
+        return units;
+    }
+
+  private:
+    static constexpr size_t kStep = 64;
+    struct Point {
+        uint32_t byte, units;
+    };
+    std::string_view s_;
+    std::vector<Point> points_;
+};
+
+std::string node_text(std::string_view code, TSNode n, size_t limit = 200) {
+    const uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
+    return std::string(code.substr(s, std::min<size_t>(e - s, limit)));
+}
+
+// The name of a definition: its `name` field, or for C-like declarators the innermost
+// declarator, or for Rust impls the type (and trait).
+std::string definition_name(const Grammar& g, std::string_view code, TSNode n) {
+    TSNode name = ts_node_child_by_field_id(n, g.name);
+    if (!ts_node_is_null(name)) return node_text(code, name);
+    TSNode d = ts_node_child_by_field_id(n, g.declarator);
+    for (int guard = 0; !ts_node_is_null(d) && guard < 64; ++guard) {
+        TSNode inner = ts_node_child_by_field_id(d, g.declarator);
+        if (ts_node_is_null(inner)) {
+            TSNode nm = ts_node_child_by_field_id(d, g.name);
+            return node_text(code, ts_node_is_null(nm) ? d : nm);
+        }
+        d = inner;
+    }
+    TSNode t = ts_node_child_by_field_id(n, g.type);
+    if (!ts_node_is_null(t)) {
+        TSNode tr = ts_node_child_by_field_id(n, g.trait);
+        return ts_node_is_null(tr) ? node_text(code, t) : node_text(code, tr) + " for " + node_text(code, t);
+    }
+    // Go's type_declaration: the first type_spec's name.
+    for (uint32_t i = 0; i < ts_node_named_child_count(n) && i < 4; ++i) {
+        TSNode c = ts_node_named_child(n, i);
+        TSNode nm = ts_node_child_by_field_id(c, g.name);
+        if (!ts_node_is_null(nm)) return node_text(code, nm);
+    }
+    return "";
+}
+
+struct Definition {
+    bool found = false;
+    bool is_class = false;
+    TSNode node{}; // the definition itself (inside any wrapper)
+    std::string name;
+};
+
+bool specifier_without_body(const Grammar& g, TSNode n) {
+    return ends_with(ts_node_type(n), "_specifier") &&
+           ts_node_is_null(ts_node_child_by_field_id(n, g.body));
+}
+
+// Is n a definition (directly, through a wrapper, or as a bound function)?
+Definition classify(const Grammar& g, std::string_view code, TSNode n) {
+    Definition d;
+    TSNode cur = n;
+    for (int depth = 0; depth < 4; ++depth) { // wrappers nest a few levels at most
+        const uint8_t f = g.of(cur);
+        if ((f & (kFunction | kClass)) && !specifier_without_body(g, cur)) {
+            d.found = true;
+            d.is_class = (f & kClass) != 0;
+            d.node = cur;
+            d.name = definition_name(g, code, cur);
+            return d;
+        }
+        if (f & kBinding) {
+            // lexical_declaration > variable_declarator(name, value: arrow_function | class ...)
+            for (uint32_t i = 0; i < ts_node_named_child_count(cur); ++i) {
+                TSNode decl = ts_node_named_child(cur, i);
+                TSNode value = ts_node_child_by_field_id(decl, g.value);
+                if (ts_node_is_null(value)) continue;
+                const char* vt = ts_node_type(value);
+                const bool fn = std::strstr(vt, "function") != nullptr || !std::strcmp(vt, "arrow_function");
+                const bool cls = !std::strcmp(vt, "class");
+                if (fn || cls) {
+                    d.found = true;
+                    d.is_class = cls;
+                    d.node = cur;
+                    d.name = node_text(code, ts_node_child_by_field_id(decl, g.name));
+                    return d;
+                }
+            }
+            return d;
+        }
+        if (!(f & kWrapper)) return d;
+        TSNode inner = ts_node_child_by_field_id(cur, g.definition);
+        if (ts_node_is_null(inner)) inner = ts_node_child_by_field_id(cur, g.declaration);
+        if (ts_node_is_null(inner)) {
+            // template_declaration, ambient_declaration: the last named child
+            const uint32_t c = ts_node_named_child_count(cur);
+            if (c == 0) return d;
+            inner = ts_node_named_child(cur, c - 1);
+        }
+        cur = inner;
+    }
+    return d;
+}
+
+struct Item {
+    uint32_t start;
+    int kind; // 0 code, 1 function, 2 class
+    std::string name;
+    std::string node_type;
+};
+
+// Top-level units by an iterative cursor walk over containers (no recursion).
+std::vector<Item> scan_units(const Grammar& g, std::string_view code, TSTree* tree,
+                             bool descend_classes) {
+    std::vector<Item> items;
+    TSNode root = ts_tree_root_node(tree);
+    TSTreeCursor cur = ts_tree_cursor_new(root);
+    struct Level {
+        int pops;       // goto_parent calls that return to the container
+        bool in_class;  // scanning a class body (descend_classes)
+    };
+    std::vector<Level> stack;
+    if (!ts_tree_cursor_goto_first_child(&cur)) {
+        ts_tree_cursor_delete(&cur);
+        return items;
+    }
+    stack.push_back({1, false});
+    // Moves the cursor from its node down to `target`, a descendant; returns the levels moved.
+    auto descend_to = [&](TSNode target) {
+        int levels = 0;
+        while (!ts_node_eq(ts_tree_cursor_current_node(&cur), target)) {
+            if (!ts_tree_cursor_goto_first_child(&cur)) break;
+            ++levels;
+            while (ts_node_end_byte(ts_tree_cursor_current_node(&cur)) < ts_node_end_byte(target) ||
+                   ts_node_start_byte(ts_tree_cursor_current_node(&cur)) > ts_node_start_byte(target)) {
+                if (!ts_tree_cursor_goto_next_sibling(&cur)) break;
+            }
+        }
+        return levels;
+    };
+    // Moves into the members of the current node n (its `body` field if any), after `extra`
+    // levels already descended; false (cursor restored) when there are none.
+    auto enter = [&](TSNode n, bool in_class, int extra) {
+        TSNode body = ts_node_child_by_field_id(n, g.body);
+        if (ts_tree_cursor_goto_first_child(&cur)) {
+            if (ts_node_is_null(body)) {
+                stack.push_back({1 + extra, in_class});
+                return true;
+            }
+            do {
+                if (ts_node_eq(ts_tree_cursor_current_node(&cur), body)) {
+                    if (ts_tree_cursor_goto_first_child(&cur)) {
+                        stack.push_back({2 + extra, in_class});
+                        return true;
+                    }
+                    break;
+                }
+            } while (ts_tree_cursor_goto_next_sibling(&cur));
+            ts_tree_cursor_goto_parent(&cur);
+        }
+        for (int i = 0; i < extra; ++i) ts_tree_cursor_goto_parent(&cur);
+        return false;
+    };
+    for (;;) {
+        TSNode n = ts_tree_cursor_current_node(&cur);
+        const bool in_class = stack.back().in_class;
+        const uint8_t f = g.of(n);
+        bool entered = false;
+        Definition d = classify(g, code, n);
+        if (d.found) {
+            items.push_back({ts_node_start_byte(n), d.is_class ? 2 : 1, d.name, ts_node_type(d.node)});
+            if (d.is_class && descend_classes && !in_class) {
+                const int levels = descend_to(d.node);
+                entered = enter(d.node, true, levels);
+            }
+        } else if ((f & kContainer) && !in_class) {
+            items.push_back({ts_node_start_byte(n), 0, "", ""}); // the container's header
+            entered = enter(n, false, 0);
+        } else if (ts_node_is_named(n)) {
+            items.push_back({ts_node_start_byte(n), 0, "", ""});
+        }
+        if (entered) continue;
+        while (!ts_tree_cursor_goto_next_sibling(&cur)) {
+            const int pops = stack.back().pops;
+            stack.pop_back();
+            if (stack.empty()) {
+                ts_tree_cursor_delete(&cur);
+                return items;
+            }
+            for (int i = 0; i < pops; ++i) ts_tree_cursor_goto_parent(&cur);
+        }
+    }
+}
+
+std::vector<Unit> build_units(std::vector<Item> items, GapPolicy gap, uint32_t size) {
+    // Consecutive code items form one gap run.
+    std::vector<Item> runs;
+    for (Item& it : items) {
+        if (it.kind == 0 && !runs.empty() && runs.back().kind == 0) continue;
+        runs.push_back(std::move(it));
+    }
+    if (gap != GapPolicy::own) {
+        std::vector<Item> merged;
+        for (size_t i = 0; i < runs.size(); ++i) {
+            if (runs[i].kind != 0) {
+                merged.push_back(runs[i]);
+                continue;
+            }
+            const bool has_next = i + 1 < runs.size();
+            const bool has_prev = !merged.empty();
+            if (gap == GapPolicy::next && has_next) {
+                runs[i + 1].start = runs[i].start; // the code joins the next unit
+            } else if (gap == GapPolicy::previous && has_prev) {
+                // the previous unit extends over it (units partition the text)
+            } else {
+                merged.push_back(runs[i]);
+            }
+        }
+        runs.swap(merged);
+    }
+    std::vector<Unit> units;
+    for (size_t i = 0; i < runs.size(); ++i) {
+        Unit u;
+        u.kind = runs[i].kind == 1 ? "function" : runs[i].kind == 2 ? "class" : "code";
+        u.name = runs[i].name;
+        u.node_type = runs[i].node_type;
+        u.start = i == 0 ? 0 : runs[i].start;
+        units.push_back(u);
+    }
+    if (units.empty()) {
+        Unit u;
+        u.kind = "code";
+        units.push_back(u);
+    }
+    for (size_t i = 0; i < units.size(); ++i)
+        units[i].end = i + 1 < units.size() ? units[i + 1].start : size;
+    return units;
+}
+
+uint32_t fnv1a31(std::string_view s) {
+    uint32_t h = 0x811c9dc5u;
+    for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 0x01000193u;
+    return h & 0x7fffffffu;
+}
+
+bool is_blank(std::string_view s) {
+    for (char c : s)
+        if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v') return false;
+    return true;
+}
+
+// Lexical tokens: non-empty leaves, plus any non-blank text between leaves (split at blanks).
+void add_gap_tokens(std::string_view code, uint32_t from, uint32_t to, std::vector<Token>* out) {
+    uint32_t i = from;
+    while (i < to) {
+        while (i < to && is_blank(code.substr(i, 1))) ++i;
+        uint32_t j = i;
+        while (j < to && !is_blank(code.substr(j, 1))) ++j;
+        if (j > i) out->push_back({static_cast<int32_t>(fnv1a31(code.substr(i, j - i))), i, j});
+        i = j;
+    }
+}
+
+struct Walk {
+    std::vector<uint32_t> statement_starts;
+    std::vector<ErrorRegion> errors;
+    std::vector<Token> leaves;
+    int32_t statements = 0;
+};
+
+Walk walk_tree(const Grammar& g, std::string_view code, TSTree* tree, bool want_leaves) {
+    Walk w;
+    TSTreeCursor cur = ts_tree_cursor_new(ts_tree_root_node(tree));
+    uint32_t covered = 0, error_end = 0;
+    for (;;) {
+        TSNode n = ts_tree_cursor_current_node(&cur);
+        const uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
+        if (g.of(n) & kStatement) {
+            w.statement_starts.push_back(s);
+            ++w.statements;
+        }
+        const bool missing = ts_node_is_missing(n);
+        if ((ts_node_is_error(n) || missing) && (s >= error_end || missing)) {
+            ErrorRegion r;
+            r.start = s;
+            r.end = e;
+            r.missing = missing;
+            w.errors.push_back(r);
+            error_end = std::max(error_end, e);
+        }
+        if (ts_tree_cursor_goto_first_child(&cur)) continue;
+        if (want_leaves && e > s && s >= covered) {
+            add_gap_tokens(code, covered, s, &w.leaves);
+            w.leaves.push_back({static_cast<int32_t>(fnv1a31(code.substr(s, e - s))), s, e});
+            covered = e;
+        }
+        bool done = false;
+        while (!ts_tree_cursor_goto_next_sibling(&cur)) {
+            if (!ts_tree_cursor_goto_parent(&cur)) {
+                done = true;
+                break;
+            }
+        }
+        if (done) break;
+    }
+    ts_tree_cursor_delete(&cur);
+    if (want_leaves) add_gap_tokens(code, covered, static_cast<uint32_t>(code.size()), &w.leaves);
+    std::sort(w.statement_starts.begin(), w.statement_starts.end());
+    return w;
+}
+
+struct Parsed {
+    TSParser* parser = nullptr;
+    TSTree* tree = nullptr;
+    ~Parsed() {
+        if (tree) ts_tree_delete(tree);
+        if (parser) ts_parser_delete(parser);
+    }
+};
+
+Status parse(std::string_view code, const detail::LanguageRules& rules, Parsed* p) {
+    p->parser = ts_parser_new();
+    if (!p->parser || !ts_parser_set_language(p->parser, rules.language()))
+        return Status::error(std::string("could not load the ") + rules.name + " grammar");
+    p->tree = ts_parser_parse_string(p->parser, nullptr, code.data(),
+                                     static_cast<uint32_t>(code.size()));
+    if (!p->tree) return Status::error("parsing failed");
+    return {};
+}
+
+Status check_input(std::string_view code, const std::string& language,
+                   const detail::LanguageRules** rules) {
+    if (code.size() > AnalysisLimits::max_bytes)
+        return Status::error("code is " + std::to_string(code.size()) +
+                             " bytes, over the limit of " +
+                             std::to_string(AnalysisLimits::max_bytes));
+    *rules = detail::find_language(language);
+    if (!*rules) {
+        std::string known;
+        for (const std::string& l : languages()) known += (known.empty() ? "" : ", ") + l;
+        return Status::error("language '" + language + "' is not supported (supported: " + known +
+                             ")");
+    }
+    return {};
+}
+
+} // namespace
+
+Status lexical_tokens(std::string_view code, const std::string& language, std::vector<Token>* out) {
+    const detail::LanguageRules* rules;
+    Status st = check_input(code, language, &rules);
+    if (!st.ok()) return st;
+    Parsed p;
+    st = parse(code, *rules, &p);
+    if (!st.ok()) return st;
+    Grammar g(*rules);
+    *out = walk_tree(g, code, p.tree, true).leaves;
+    return {};
+}
+
+Status analyze(std::string_view code, const AnalyzeOptions& options, Analysis* out) {
+    const detail::LanguageRules* rules;
+    Status st = check_input(code, options.language, &rules);
+    if (!st.ok()) return st;
+    if (options.hierarchy == Hierarchy::segments && options.segment_size < 1)
+        return Status::error("segmentSize must be an integer >= 1, got " +
+                             std::to_string(options.segment_size));
+    Parsed p;
+    st = parse(code, *rules, &p);
+    if (!st.ok()) return st;
+    Grammar g(*rules);
+    Analysis& a = *out;
+    a = Analysis();
+    a.language = rules->name;
+    a.tokenizer = options.vocabulary ? options.vocabulary->name() : "lexical";
+
+    Walk w = walk_tree(g, code, p.tree, options.vocabulary == nullptr);
+    a.statements = w.statements;
+    a.errors = std::move(w.errors);
+    if (options.vocabulary)
+        options.vocabulary->encode(code, &a.tokens);
+    else
+        a.tokens = std::move(w.leaves);
+    const uint32_t size = static_cast<uint32_t>(code.size());
+
+    const size_t n = a.tokens.size();
+    a.unit.resize(n);
+    a.statement.resize(n);
+    if (options.hierarchy == Hierarchy::segments) {
+        const int64_t seg = options.segment_size;
+        const int64_t count = n == 0 ? 1 : (static_cast<int64_t>(n) + seg - 1) / seg;
+        for (int64_t s = 0; s < count; ++s) {
+            Unit u;
+            u.kind = "segment";
+            u.start = s == 0 || n == 0 ? 0 : a.tokens[s * seg].start;
+            a.units.push_back(u);
+        }
+        for (size_t i = 0; i < a.units.size(); ++i)
+            a.units[i].end = i + 1 < a.units.size() ? a.units[i + 1].start : size;
+        for (size_t t = 0; t < n; ++t) a.unit[t] = static_cast<int32_t>(t / seg);
+    } else {
+        a.units = build_units(scan_units(g, code, p.tree, options.descend_classes), options.gap,
+                              size);
+        size_t u = 0;
+        for (size_t t = 0; t < n; ++t) {
+            while (u + 1 < a.units.size() && a.units[u + 1].start <= a.tokens[t].start) ++u;
+            a.unit[t] = static_cast<int32_t>(u);
+        }
+    }
+    size_t s = 0;
+    for (size_t t = 0; t < n; ++t) {
+        while (s < w.statement_starts.size() && w.statement_starts[s] <= a.tokens[t].start) ++s;
+        a.statement[t] = static_cast<int32_t>(s);
+    }
+
+    Utf16Index idx(code);
+    a.start_utf16.resize(n);
+    a.end_utf16.resize(n);
+    for (size_t t = 0; t < n; ++t) {
+        a.start_utf16[t] = idx.at(a.tokens[t].start, false);
+        a.end_utf16[t] = idx.at(a.tokens[t].end, true);
+    }
+    for (Unit& u : a.units) {
+        u.start_utf16 = idx.at(u.start, false);
+        u.end_utf16 = idx.at(u.end, true);
+    }
+    for (ErrorRegion& e : a.errors) {
+        e.start_utf16 = idx.at(e.start, false);
+        e.end_utf16 = idx.at(e.end, true);
+    }
+    return {};
+}
+
+} // namespace hirope

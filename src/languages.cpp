@@ -1,0 +1,170 @@
+// The compiled-in tree-sitter grammars and their unit and statement rules.
+#include "analysis.h"
+#include "languages.h"
+
+#include <algorithm>
+
+extern "C" {
+const TSLanguage* tree_sitter_python(void);
+const TSLanguage* tree_sitter_javascript(void);
+const TSLanguage* tree_sitter_typescript(void);
+const TSLanguage* tree_sitter_tsx(void);
+const TSLanguage* tree_sitter_c(void);
+const TSLanguage* tree_sitter_cpp(void);
+const TSLanguage* tree_sitter_java(void);
+const TSLanguage* tree_sitter_go(void);
+const TSLanguage* tree_sitter_rust(void);
+}
+
+namespace hirope {
+namespace detail {
+
+namespace {
+
+std::vector<LanguageRules> make_rules() {
+    const std::vector<const char*> js_functions = {"function_declaration",
+                                                   "generator_function_declaration"};
+    const std::vector<const char*> js_statements = {"_statement", "_declaration"};
+    const std::vector<const char*> c_statements = {"declaration",          "function_definition",
+                                                   "type_definition",      "field_declaration",
+                                                   "preproc_include",      "preproc_def",
+                                                   "preproc_function_def", "preproc_call"};
+    const std::vector<const char*> c_containers = {"preproc_ifdef", "preproc_if", "preproc_else",
+                                                   "preproc_elif", "ERROR"};
+    std::vector<LanguageRules> r;
+    r.push_back({"python",
+                 tree_sitter_python,
+                 {".py", ".pyi", ".pyw"},
+                 {"function_definition"},
+                 {"class_definition"},
+                 {"decorated_definition"},
+                 {},
+                 {"ERROR"},
+                 {"_statement"},
+                 {"function_definition", "class_definition", "decorated_definition"}});
+    LanguageRules js{"javascript",
+                     tree_sitter_javascript,
+                     {".js", ".mjs", ".cjs", ".jsx"},
+                     js_functions,
+                     {"class_declaration"},
+                     {"export_statement"},
+                     {"lexical_declaration", "variable_declaration"},
+                     {"ERROR"},
+                     js_statements,
+                     {}};
+    r.push_back(js);
+    LanguageRules ts = js;
+    ts.name = "typescript";
+    ts.language = tree_sitter_typescript;
+    ts.extensions = {".ts", ".mts", ".cts"};
+    ts.functions.push_back("function_signature");
+    ts.classes = {"class_declaration", "abstract_class_declaration", "interface_declaration",
+                  "enum_declaration", "type_alias_declaration"};
+    ts.wrappers.push_back("ambient_declaration");
+    ts.containers = {"internal_module", "module", "ERROR"};
+    r.push_back(ts);
+    LanguageRules tsx = ts;
+    tsx.name = "tsx";
+    tsx.language = tree_sitter_tsx;
+    tsx.extensions = {".tsx"};
+    r.push_back(tsx);
+    r.push_back({"c",
+                 tree_sitter_c,
+                 {".c", ".h"},
+                 {"function_definition"},
+                 {"struct_specifier", "union_specifier", "enum_specifier", "type_definition"},
+                 {},
+                 {},
+                 c_containers,
+                 {"_statement"},
+                 c_statements});
+    LanguageRules cpp{"cpp",
+                      tree_sitter_cpp,
+                      {".cpp", ".cc", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++", ".ipp"},
+                      {"function_definition"},
+                      {"class_specifier", "struct_specifier", "union_specifier", "enum_specifier",
+                       "type_definition", "concept_definition"},
+                      {"template_declaration"},
+                      {},
+                      c_containers,
+                      {"_statement"},
+                      c_statements};
+    cpp.containers.push_back("namespace_definition");
+    cpp.containers.push_back("linkage_specification");
+    for (const char* s : {"alias_declaration", "using_declaration", "template_declaration",
+                          "namespace_definition"})
+        cpp.statements.push_back(s);
+    r.push_back(cpp);
+    r.push_back({"java",
+                 tree_sitter_java,
+                 {".java"},
+                 {"method_declaration", "constructor_declaration"},
+                 {"class_declaration", "interface_declaration", "enum_declaration",
+                  "record_declaration", "annotation_type_declaration"},
+                 {},
+                 {},
+                 {"ERROR"},
+                 {"_statement", "_declaration"},
+                 {}});
+    r.push_back({"go",
+                 tree_sitter_go,
+                 {".go"},
+                 {"function_declaration", "method_declaration"},
+                 {"type_declaration"},
+                 {},
+                 {},
+                 {"ERROR"},
+                 {"_statement", "_declaration"},
+                 {"package_clause"}});
+    r.push_back({"rust",
+                 tree_sitter_rust,
+                 {".rs"},
+                 {"function_item", "function_signature_item", "macro_definition"},
+                 {"struct_item", "enum_item", "union_item", "trait_item", "impl_item", "type_item"},
+                 {},
+                 {},
+                 {"mod_item", "foreign_mod_item", "ERROR"},
+                 {"_statement", "_item"},
+                 {"let_declaration"}});
+    return r;
+}
+
+} // namespace
+
+const std::vector<LanguageRules>& language_rules() {
+    static const std::vector<LanguageRules> rules = make_rules(); // immutable after first use
+    return rules;
+}
+
+const LanguageRules* find_language(std::string_view name) {
+    for (const LanguageRules& l : language_rules())
+        if (name == l.name) return &l;
+    return nullptr;
+}
+
+} // namespace detail
+
+const std::vector<std::string>& languages() {
+    static const std::vector<std::string> names = [] {
+        std::vector<std::string> out;
+        for (const detail::LanguageRules& l : detail::language_rules()) out.push_back(l.name);
+        return out;
+    }();
+    return names;
+}
+
+std::string detect_language(std::string_view filename) {
+    const size_t slash = filename.find_last_of("/\\");
+    const std::string_view base = slash == std::string_view::npos ? filename : filename.substr(slash + 1);
+    const size_t dot = base.find_last_of('.');
+    if (dot == std::string_view::npos) return "";
+    std::string ext(base.substr(dot));
+    std::transform(ext.begin(), ext.end(), ext.begin(),
+                   [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; });
+    for (const detail::LanguageRules& l : detail::language_rules())
+        for (const char* e : l.extensions)
+            if (ext == e) return l.name;
+    return "";
+}
+
+} // namespace hirope

@@ -1,0 +1,30 @@
+// Internal: per-language rules for units and statements (documented in docs/analysis.md).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+struct TSLanguage;
+
+namespace hirope {
+namespace detail {
+
+struct LanguageRules {
+    const char* name;
+    const TSLanguage* (*language)();
+    std::vector<const char*> extensions;
+    std::vector<const char*> functions;  // definitions that make a "function" unit
+    std::vector<const char*> classes;    // definitions that make a "class" unit
+    std::vector<const char*> wrappers;   // wrap a definition (decorators, export, template)
+    std::vector<const char*> bindings;   // `const f = () => ...`: a function bound to a name
+    std::vector<const char*> containers; // transparent: their members are scanned (namespaces)
+    std::vector<const char*> statement_suffixes;
+    std::vector<const char*> statements; // statement node types beyond the suffix rule
+};
+
+const std::vector<LanguageRules>& language_rules();
+const LanguageRules* find_language(std::string_view name);
+
+} // namespace detail
+} // namespace hirope

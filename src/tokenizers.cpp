@@ -1,0 +1,405 @@
+// Vocabulary files and the two BPE tokenizers: byte-level BPE ranked by id with the cl100k
+// pre-tokenizer (as tiktoken and gpt-tokenizer), and LLaMA's character BPE with byte fallback
+// and ranked merges (as Meta's SentencePiece model, reproduced by llama-tokenizer-js).
+#include "analysis.h"
+#include "unicode.h"
+
+#include <algorithm>
+#include <cstring>
+#include <queue>
+#include <unordered_map>
+
+namespace hirope {
+
+namespace {
+
+class Reader {
+  public:
+    Reader(const uint8_t* data, size_t size) : p_(data), end_(data + size) {}
+    bool u16(uint32_t* v) {
+        if (end_ - p_ < 2) return false;
+        *v = p_[0] | (p_[1] << 8);
+        p_ += 2;
+        return true;
+    }
+    bool u32(uint32_t* v) {
+        if (end_ - p_ < 4) return false;
+        *v = static_cast<uint32_t>(p_[0]) | (static_cast<uint32_t>(p_[1]) << 8) |
+             (static_cast<uint32_t>(p_[2]) << 16) | (static_cast<uint32_t>(p_[3]) << 24);
+        p_ += 4;
+        return true;
+    }
+    bool bytes(size_t n, std::string_view* out) {
+        if (static_cast<size_t>(end_ - p_) < n) return false;
+        *out = std::string_view(reinterpret_cast<const char*>(p_), n);
+        p_ += n;
+        return true;
+    }
+    size_t remaining() const { return static_cast<size_t>(end_ - p_); }
+
+  private:
+    const uint8_t* p_;
+    const uint8_t* end_;
+};
+
+// Token strings stored in one arena; lookups by string_view.
+struct TokenTable {
+    std::string arena;
+    std::vector<uint32_t> offset; // size() + 1 entries
+    std::unordered_map<std::string_view, int32_t> by_bytes;
+
+    std::string_view at(int32_t id) const {
+        if (id < 0 || static_cast<size_t>(id) + 1 >= offset.size()) return {};
+        return std::string_view(arena.data() + offset[id], offset[id + 1] - offset[id]);
+    }
+    int32_t find(std::string_view s) const {
+        auto it = by_bytes.find(s);
+        return it == by_bytes.end() ? -1 : it->second;
+    }
+    void index() {
+        by_bytes.reserve(offset.size());
+        for (size_t i = 0; i + 1 < offset.size(); ++i) {
+            std::string_view s = at(static_cast<int32_t>(i));
+            if (!s.empty()) by_bytes.emplace(s, static_cast<int32_t>(i)); // first id wins
+        }
+    }
+};
+
+// ---------------------------------------------------------------------------------------------
+// cl100k
+
+// Length in bytes of the pre-token starting at pos, following gpt-tokenizer's cl100k pattern:
+//   '(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}
+//   | ?[^\s\p{L}\p{N}]+[\r\n]*|\s+$|\s*[\r\n]|\s+(?!\S)|\s
+// Each alternative is tried in order, with the backtracking the regex engine would do.
+size_t cl100k_piece(std::string_view s, size_t pos) {
+    using namespace unicode;
+    const size_t n = s.size();
+    auto at = [&](size_t i, size_t* len) { return decode(s, i, len); };
+    size_t l0;
+    const uint32_t c0 = at(pos, &l0);
+    auto lower = [](uint32_t c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; };
+    // 1. contractions
+    if (c0 == '\'' && pos + 1 < n) {
+        const uint32_t a = lower(static_cast<unsigned char>(s[pos + 1]));
+        if (a == 's' || a == 'd' || a == 'm' || a == 't') return 2;
+        if (pos + 2 < n) {
+            const uint32_t b = lower(static_cast<unsigned char>(s[pos + 2]));
+            if ((a == 'l' && b == 'l') || (a == 'v' && b == 'e') || (a == 'r' && b == 'e'))
+                return 3;
+        }
+    }
+    auto letters_from = [&](size_t i) {
+        size_t len;
+        while (i < n && is_letter(at(i, &len))) i += len;
+        return i;
+    };
+    // 2. [^\r\n\p{L}\p{N}]?\p{L}+
+    if (is_letter(c0)) return letters_from(pos) - pos;
+    if (c0 != '\r' && c0 != '\n' && !is_number(c0) && pos + l0 < n) {
+        size_t l1;
+        if (is_letter(at(pos + l0, &l1))) return letters_from(pos + l0) - pos;
+    }
+    // 3. \p{N}{1,3}
+    if (is_number(c0)) {
+        size_t i = pos + l0, len;
+        for (int k = 1; k < 3 && i < n && is_number(at(i, &len)); ++k) i += len;
+        return i - pos;
+    }
+    // 4. ' '?[^\s\p{L}\p{N}]+[\r\n]*
+    auto punct = [&](uint32_t c) { return !is_space(c) && !is_letter(c) && !is_number(c); };
+    size_t p = pos;
+    if (c0 == ' ' && pos + 1 < n) {
+        size_t l1;
+        if (punct(at(pos + 1, &l1))) p = pos + 1;
+    }
+    {
+        size_t len;
+        if (p < n && punct(at(p, &len))) {
+            size_t i = p;
+            while (i < n && punct(at(i, &len))) i += len;
+            while (i < n && (s[i] == '\r' || s[i] == '\n')) ++i;
+            return i - pos;
+        }
+    }
+    // Whitespace alternatives: the maximal whitespace run [pos, e).
+    size_t e = pos, last_newline = std::string_view::npos, prev_start = pos;
+    {
+        size_t len;
+        while (e < n) {
+            const uint32_t c = at(e, &len);
+            if (!is_space(c)) break;
+            if (c == '\r' || c == '\n') last_newline = e;
+            prev_start = e;
+            e += len;
+        }
+    }
+    if (e > pos) {
+        if (e == n) return n - pos;                                       // 5. \s+$
+        if (last_newline != std::string_view::npos) return last_newline + 1 - pos; // 6.
+        if (prev_start > pos) return prev_start - pos; // 7. \s+(?!\S): all but the last
+        return l0;                                     // 8. \s
+    }
+    return l0; // not reachable for well-formed classes; one code point keeps progress
+}
+
+class Cl100k final : public Vocabulary {
+  public:
+    explicit Cl100k(TokenTable table, std::string name)
+        : table_(std::move(table)), name_(std::move(name)) {}
+    const std::string& name() const override { return name_; }
+    size_t size() const override { return table_.offset.size() - 1; }
+    std::string_view token_bytes(int32_t id) const override { return table_.at(id); }
+
+    void encode(std::string_view text, std::vector<Token>* out) const override {
+        size_t pos = 0;
+        while (pos < text.size()) {
+            const size_t len = cl100k_piece(text, pos);
+            encode_piece(text.substr(pos, len), static_cast<uint32_t>(pos), out);
+            pos += len;
+        }
+    }
+
+  private:
+    int32_t rank(std::string_view s) const { return table_.find(s); }
+
+    // tiktoken's byte_pair_merge, with a heap so that long pieces (a megabyte of spaces) stay
+    // O(n log n): repeatedly merge the adjacent pair whose concatenation has the lowest rank,
+    // leftmost first among equal ranks.
+    void encode_piece(std::string_view piece, uint32_t base, std::vector<Token>* out) const {
+        const int32_t whole = rank(piece);
+        if (whole >= 0) {
+            out->push_back({whole, base, base + static_cast<uint32_t>(piece.size())});
+            return;
+        }
+        const size_t n = piece.size();
+        std::vector<uint32_t> start(n), next(n), prev(n);
+        std::vector<char> alive(n, 1);
+        for (size_t i = 0; i < n; ++i) {
+            start[i] = static_cast<uint32_t>(i);
+            next[i] = static_cast<uint32_t>(i + 1);
+            prev[i] = static_cast<uint32_t>(i) - 1;
+        }
+        auto end_of = [&](uint32_t i) { return next[i] < n ? start[next[i]] : n; };
+        struct Cand {
+            int32_t rank;
+            uint32_t left;
+            uint32_t version;
+            bool operator>(const Cand& o) const {
+                return rank != o.rank ? rank > o.rank : left > o.left;
+            }
+        };
+        std::vector<uint32_t> version(n, 0);
+        std::priority_queue<Cand, std::vector<Cand>, std::greater<Cand>> heap;
+        auto push = [&](uint32_t i) {
+            if (i >= n || next[i] >= n) return;
+            const uint32_t j = next[i];
+            const int32_t r = rank(piece.substr(start[i], end_of(j) - start[i]));
+            if (r >= 0) heap.push({r, i, version[i]});
+        };
+        for (uint32_t i = 0; i + 1 < n; ++i) push(i);
+        while (!heap.empty()) {
+            const Cand c = heap.top();
+            heap.pop();
+            const uint32_t i = c.left;
+            if (!alive[i] || c.version != version[i] || next[i] >= n) continue;
+            const uint32_t j = next[i];
+            alive[j] = 0;
+            next[i] = next[j];
+            if (next[j] < n) prev[next[j]] = i;
+            ++version[i];
+            push(i);
+            if (prev[i] < n) {
+                ++version[prev[i]];
+                push(prev[i]);
+            }
+        }
+        for (uint32_t i = 0; i < n; i = next[i]) {
+            const uint32_t e = end_of(i);
+            const int32_t r = rank(piece.substr(start[i], e - start[i]));
+            out->push_back({r, base + start[i], base + e});
+        }
+    }
+
+    TokenTable table_;
+    std::string name_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// llama2
+
+class Llama final : public Vocabulary {
+  public:
+    Llama(TokenTable table, std::string name, std::unordered_map<uint64_t, std::pair<int32_t, int32_t>> merges,
+          int32_t space_id, int32_t byte_base)
+        : table_(std::move(table)), name_(std::move(name)), merges_(std::move(merges)),
+          space_id_(space_id), byte_base_(byte_base) {}
+    const std::string& name() const override { return name_; }
+    size_t size() const override { return table_.offset.size() - 1; }
+    std::string_view token_bytes(int32_t id) const override { return table_.at(id); }
+
+    // Meta's LLaMA tokenizer: a dummy prefix space, spaces as U+2581, one symbol per character
+    // (byte-fallback tokens <0xXX> for characters outside the vocabulary), then merges by rank,
+    // leftmost first.
+    void encode(std::string_view text, std::vector<Token>* out) const override {
+        if (text.empty()) return;
+        struct Sym {
+            int32_t id;
+            uint32_t start, end;
+            int32_t prev, next;
+            bool alive;
+        };
+        std::vector<Sym> syms;
+        syms.reserve(text.size() + 1);
+        auto add = [&](int32_t id, uint32_t s, uint32_t e) {
+            const int32_t k = static_cast<int32_t>(syms.size());
+            syms.push_back({id, s, e, k - 1, k + 1, true});
+        };
+        add(space_id_, 0, 0); // the dummy prefix
+        size_t pos = 0;
+        while (pos < text.size()) {
+            size_t len;
+            unicode::decode(text, pos, &len);
+            const uint32_t s = static_cast<uint32_t>(pos), e = static_cast<uint32_t>(pos + len);
+            const int32_t id = text[pos] == ' ' ? space_id_ : table_.find(text.substr(pos, len));
+            if (id >= 0) {
+                add(id, s, e);
+            } else {
+                for (size_t b = pos; b < pos + len; ++b)
+                    add(byte_base_ + static_cast<unsigned char>(text[b]), static_cast<uint32_t>(b),
+                        static_cast<uint32_t>(b + 1));
+            }
+            pos += len;
+        }
+        const int32_t count = static_cast<int32_t>(syms.size());
+        struct Cand {
+            int32_t rank;
+            int32_t left;
+            int32_t left_id, right_id;
+            bool operator>(const Cand& o) const {
+                return rank != o.rank ? rank > o.rank : left > o.left;
+            }
+        };
+        std::priority_queue<Cand, std::vector<Cand>, std::greater<Cand>> heap;
+        auto push = [&](int32_t i) {
+            if (i < 0 || i >= count || syms[i].next >= count) return;
+            const int32_t j = syms[i].next;
+            auto it = merges_.find(key(syms[i].id, syms[j].id));
+            if (it != merges_.end()) heap.push({it->second.first, i, syms[i].id, syms[j].id});
+        };
+        for (int32_t i = 0; i + 1 < count; ++i) push(i);
+        while (!heap.empty()) {
+            const Cand c = heap.top();
+            heap.pop();
+            Sym& a = syms[c.left];
+            if (!a.alive || a.next >= count || a.id != c.left_id) continue;
+            Sym& b = syms[a.next];
+            if (b.id != c.right_id) continue;
+            a.id = merges_.at(key(c.left_id, c.right_id)).second;
+            a.end = b.end;
+            b.alive = false;
+            a.next = b.next;
+            if (b.next < count) syms[b.next].prev = c.left;
+            push(a.prev);
+            push(c.left);
+        }
+        for (int32_t i = 0; i < count; i = syms[i].next) {
+            const Sym& s = syms[i];
+            out->push_back({s.id, s.start, s.end});
+        }
+    }
+
+  private:
+    static uint64_t key(int32_t a, int32_t b) {
+        return (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b);
+    }
+    TokenTable table_;
+    std::string name_;
+    std::unordered_map<uint64_t, std::pair<int32_t, int32_t>> merges_; // -> (rank, result id)
+    int32_t space_id_;
+    int32_t byte_base_;
+};
+
+uint32_t fnv1a(const uint8_t* data, size_t size) {
+    uint32_t h = 0x811c9dc5u;
+    for (size_t i = 0; i < size; ++i) h = (h ^ data[i]) * 0x01000193u;
+    return h;
+}
+
+} // namespace
+
+Status load_vocabulary(const uint8_t* data, size_t size, std::unique_ptr<Vocabulary>* out) {
+    const Status truncated = Status::error("tokenizer data is truncated or corrupted");
+    if (!data || size < 24) return truncated;
+    if (std::memcmp(data, "HRTK", 4) != 0)
+        return Status::error("tokenizer data has the wrong format (no HRTK header)");
+    uint32_t stored = static_cast<uint32_t>(data[size - 4]) | (data[size - 3] << 8) |
+                      (data[size - 2] << 16) | (static_cast<uint32_t>(data[size - 1]) << 24);
+    if (fnv1a(data, size - 4) != stored)
+        return Status::error("tokenizer data is corrupted (checksum mismatch)");
+    Reader r(data + 4, size - 8);
+    uint32_t version, kind, name_len, count;
+    std::string_view name;
+    if (!r.u32(&version)) return truncated;
+    if (version != 1)
+        return Status::error("tokenizer data version " + std::to_string(version) +
+                             " is not supported (this build reads version 1)");
+    if (!r.u32(&kind) || !r.u32(&name_len) || name_len > 64 || !r.bytes(name_len, &name) ||
+        !r.u32(&count))
+        return truncated;
+    if (kind != 1 && kind != 2)
+        return Status::error("tokenizer data kind " + std::to_string(kind) + " is not supported");
+    if (count == 0 || count > (1u << 22) || count > r.remaining() / 2) return truncated;
+    TokenTable table;
+    table.offset.reserve(count + 1);
+    table.offset.push_back(0);
+    for (uint32_t i = 0; i < count; ++i) {
+        uint32_t len;
+        std::string_view bytes;
+        if (!r.u16(&len) || !r.bytes(len, &bytes)) return truncated;
+        table.arena.append(bytes.data(), bytes.size());
+        table.offset.push_back(static_cast<uint32_t>(table.arena.size()));
+    }
+    table.index();
+    if (kind == 1) {
+        if (r.remaining() != 0) return truncated;
+        for (int b = 0; b < 256; ++b) {
+            const char c = static_cast<char>(b);
+            if (table.find(std::string_view(&c, 1)) < 0)
+                return Status::error("tokenizer data lacks a token for byte " + std::to_string(b));
+        }
+        out->reset(new Cl100k(std::move(table), std::string(name)));
+        return {};
+    }
+    uint32_t merge_count;
+    if (!r.u32(&merge_count) || merge_count > r.remaining() / 8) return truncated;
+    std::unordered_map<uint64_t, std::pair<int32_t, int32_t>> merges;
+    merges.reserve(merge_count);
+    std::string joined;
+    for (uint32_t i = 0; i < merge_count; ++i) {
+        uint32_t a, b;
+        if (!r.u32(&a) || !r.u32(&b)) return truncated;
+        if (a >= count || b >= count)
+            return Status::error("tokenizer data has a merge of unknown ids");
+        joined.assign(table.at(static_cast<int32_t>(a)));
+        joined.append(table.at(static_cast<int32_t>(b)));
+        const int32_t result = table.find(joined);
+        if (result < 0) return Status::error("tokenizer data has a merge with no result token");
+        const uint64_t k = (static_cast<uint64_t>(a) << 32) | b;
+        merges.emplace(k, std::make_pair(static_cast<int32_t>(i), result));
+    }
+    if (r.remaining() != 0) return truncated;
+    const int32_t space = table.find("\xE2\x96\x81"); // U+2581
+    const int32_t byte_base = table.find("<0x00>");
+    if (space < 0 || byte_base < 0) return Status::error("tokenizer data lacks U+2581 or <0x00>");
+    for (int b = 0; b < 256; ++b) {
+        char hex[8];
+        std::snprintf(hex, sizeof hex, "<0x%02X>", b);
+        if (table.find(hex) != byte_base + b)
+            return Status::error("tokenizer data has byte-fallback tokens out of order");
+    }
+    out->reset(new Llama(std::move(table), std::string(name), std::move(merges), space, byte_base));
+    return {};
+}
+
+} // namespace hirope

@@ -1,0 +1,39 @@
+// Character classes from generated range tables (tools/gen-unicode.mjs).
+#include "unicode.h"
+
+#include <algorithm>
+#include <iterator>
+
+namespace hirope {
+namespace unicode {
+
+namespace {
+
+#include "unicode_tables.inc"
+
+template <size_t N> bool in_ranges(const uint32_t (&ranges)[N][2], uint32_t cp) {
+    const auto* end = ranges + N;
+    const auto* it = std::upper_bound(ranges, end, cp,
+                                      [](uint32_t v, const uint32_t(&r)[2]) { return v < r[0]; });
+    return it != ranges && cp <= (*(it - 1))[1];
+}
+
+} // namespace
+
+bool is_letter(uint32_t cp) {
+    if (cp < 0x80) return (cp | 32) - 'a' < 26;
+    return in_ranges(k_letter_ranges, cp);
+}
+
+bool is_number(uint32_t cp) {
+    if (cp < 0x80) return cp - '0' < 10;
+    return in_ranges(k_number_ranges, cp);
+}
+
+bool is_space(uint32_t cp) {
+    if (cp < 0x80) return cp == ' ' || (cp >= 9 && cp <= 13);
+    return in_ranges(k_space_ranges, cp);
+}
+
+} // namespace unicode
+} // namespace hirope
