@@ -51,6 +51,7 @@ struct Grammar {
             for (const char* suffix : r.statement_suffixes)
                 if (ends_with(n, suffix)) f |= kStatement;
             if (listed(r.statements, n)) f |= kStatement;
+            if (detail::excluded_statement(n)) f &= ~kStatement;
             if (listed(r.functions, n)) f |= kFunction;
             if (listed(r.classes, n)) f |= kClass;
             if (listed(r.wrappers, n)) f |= kWrapper;
@@ -213,6 +214,7 @@ struct Item {
     int kind; // 0 code, 1 function, 2 class
     std::string name;
     std::string node_type;
+    bool header = false; // a class whose members follow as their own items (descend_classes)
 };
 
 // Top-level units by an iterative cursor walk over containers (no recursion).
@@ -278,6 +280,7 @@ std::vector<Item> scan_units(const Grammar& g, std::string_view code, TSTree* tr
             if (d.is_class && descend_classes && !in_class) {
                 const int levels = descend_to(d.node);
                 entered = enter(d.node, true, levels);
+                items.back().header = entered;
             }
         } else if ((f & kContainer) && !in_class) {
             items.push_back({ts_node_start_byte(n), 0, "", ""}); // the container's header
@@ -301,8 +304,9 @@ std::vector<Item> scan_units(const Grammar& g, std::string_view code, TSTree* tr
 std::vector<Unit> build_units(std::vector<Item> items, GapPolicy gap, uint32_t size) {
     // Consecutive code items form one gap run.
     std::vector<Item> runs;
+    // Members before a class's first method belong to the class's own (header) unit.
     for (Item& it : items) {
-        if (it.kind == 0 && !runs.empty() && runs.back().kind == 0) continue;
+        if (it.kind == 0 && !runs.empty() && (runs.back().kind == 0 || runs.back().header)) continue;
         runs.push_back(std::move(it));
     }
     if (gap != GapPolicy::own) {

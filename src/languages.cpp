@@ -22,8 +22,8 @@ namespace detail {
 namespace {
 
 std::vector<LanguageRules> make_rules() {
-    const std::vector<const char*> js_functions = {"function_declaration",
-                                                   "generator_function_declaration"};
+    const std::vector<const char*> js_functions = {
+        "function_declaration", "generator_function_declaration", "method_definition"};
     const std::vector<const char*> js_statements = {"_statement", "_declaration"};
     const std::vector<const char*> c_statements = {"declaration",          "function_definition",
                                                    "type_definition",      "field_declaration",
@@ -114,8 +114,10 @@ std::vector<LanguageRules> make_rules() {
                  {},
                  {},
                  {"ERROR"},
-                 {"_statement", "_declaration"},
-                 {"package_clause"}});
+                 {"_statement"},
+                 {"package_clause", "import_declaration", "const_declaration", "var_declaration",
+                  "type_declaration", "function_declaration", "method_declaration",
+                  "short_var_declaration", "field_declaration"}});
     r.push_back({"rust",
                  tree_sitter_rust,
                  {".rs"},
@@ -125,7 +127,7 @@ std::vector<LanguageRules> make_rules() {
                  {},
                  {"mod_item", "foreign_mod_item", "ERROR"},
                  {"_statement", "_item"},
-                 {"let_declaration"}});
+                 {"let_declaration", "use_declaration", "field_declaration"}});
     return r;
 }
 

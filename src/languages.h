@@ -23,6 +23,11 @@ struct LanguageRules {
     std::vector<const char*> statements; // statement node types beyond the suffix rule
 };
 
+// Blocks are not statements, whatever their grammar calls them.
+inline bool excluded_statement(const char* type) {
+    return std::string_view(type) == "compound_statement";
+}
+
 const std::vector<LanguageRules>& language_rules();
 const LanguageRules* find_language(std::string_view name);
 

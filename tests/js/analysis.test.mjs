@@ -1,0 +1,179 @@
+// analyze(): fixtures with hand-checked units and statement counts for every language, the
+// standard library's own `ast` module as an oracle for Python units, policies, and bad input.
+import { describe, it, before } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { HiRoPEError } from '../../dist/index.js';
+import { BUILDS, load } from './builds.mjs';
+import { pythonFiles, take } from './corpus.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const fixtures = path.join(here, '../fixtures/analysis');
+const expected = JSON.parse(fs.readFileSync(path.join(fixtures, 'expected.json'), 'utf8'));
+const describeUnits = (a) => a.units.map((u) => (u.name ? `${u.kind} ${u.name}` : u.kind));
+
+function checkConsistency(code, a) {
+  const n = a.tokens.count;
+  assert.equal(a.positions.token.length, n);
+  assert.equal(a.positions.unit.length, n);
+  assert.equal(a.positions.statement.length, n);
+  // Units partition the text; a token belongs to the unit holding its first byte.
+  assert.equal(a.units[0].start, 0);
+  assert.equal(a.units.at(-1).end, code.length);
+  for (let u = 1; u < a.units.length; u++) assert.equal(a.units[u].start, a.units[u - 1].end);
+  for (let i = 0; i < n; i++) {
+    const unit = a.units[a.positions.unit[i]];
+    assert.ok(a.tokens.start[i] >= unit.start && a.tokens.start[i] < unit.end, `token ${i}`);
+    if (i > 0) {
+      assert.ok(a.positions.unit[i] >= a.positions.unit[i - 1]);
+      assert.ok(a.positions.statement[i] >= a.positions.statement[i - 1]);
+      assert.ok(a.tokens.start[i] >= a.tokens.end[i - 1]);
+    }
+  }
+}
+
+for (const build of BUILDS) {
+  describe(`analysis (${build.name})`, () => {
+    let hr;
+    before(async () => {
+      hr = await load(build.simd);
+    });
+
+    for (const [name, want] of Object.entries(expected)) {
+      if (name.startsWith('_')) continue;
+      it(`finds the units and statements of ${name}`, () => {
+        const code = fs.readFileSync(path.join(fixtures, name), 'utf8');
+        const a = hr.analyze(code, { filename: name });
+        assert.deepEqual(describeUnits(a), want.units);
+        assert.equal(a.statements, want.statements);
+        assert.deepEqual(a.errors, []);
+        checkConsistency(code, a);
+        // Lexical tokens are the leaves: together they hold every non-blank character.
+        assert.equal(a.tokens.texts.join('').replace(/\s+/g, ''), code.replace(/\s+/g, ''));
+        const d = hr.analyze(code, { filename: name, descendClasses: true });
+        assert.deepEqual(describeUnits(d), want.descend);
+      });
+    }
+
+    it('applies the gap policies and fixed segments', () => {
+      const code = fs.readFileSync(path.join(fixtures, 'sample.py'), 'utf8');
+      const next = hr.analyze(code, { language: 'python', gap: 'next' });
+      assert.deepEqual(describeUnits(next), ['function norm', 'function helper', 'class Vector', 'code']);
+      const prev = hr.analyze(code, { language: 'python', gap: 'previous' });
+      assert.deepEqual(describeUnits(prev), ['code', 'function norm', 'function helper', 'class Vector']);
+      const seg = hr.analyze(code, { language: 'python', hierarchy: 'segments', segmentSize: 10 });
+      assert.deepEqual(Array.from(seg.positions.unit.slice(0, 12)), [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1]);
+      assert.equal(seg.units.length, Math.ceil(seg.tokens.count / 10));
+      assert.ok(seg.units.every((u) => u.kind === 'segment'));
+    });
+
+    it('feeds attention() directly', () => {
+      const code = fs.readFileSync(path.join(fixtures, 'sample.go'), 'utf8');
+      const a = hr.analyze(code, { language: 'go' });
+      const n = a.tokens.count;
+      const { q, k } = hr.qk({ n, headDim: 16, tokenIds: a.tokens.ids, seed: 1 });
+      const p = hr.attention({ q, k, n, headDim: 16, positions: a.positions, scheme: { type: 'hirope', window: 8 } });
+      assert.equal(p.length, n * n);
+    });
+
+    it('reports syntax errors and still gives positions for partial code', () => {
+      const code = 'def f(x):\n    return (x +\n\ndef g(y):\n    return y\n';
+      const a = hr.analyze(code, { language: 'python' });
+      assert.ok(a.errors.length > 0);
+      assert.ok(a.tokens.count > 10);
+      checkConsistency(code, a);
+      const cut = hr.analyze('    x = 1\n    return x\n}\n', { language: 'javascript' });
+      assert.ok(cut.errors.length > 0);
+      checkConsistency('    x = 1\n    return x\n}\n', cut);
+    });
+
+    it('survives 10,000-deep nesting, NUL bytes, lone surrogates, binary garbage and empty input', () => {
+      const deep = '('.repeat(10000) + ')'.repeat(10000);
+      for (const language of ['python', 'javascript', 'c', 'rust']) {
+        const a = hr.analyze(deep, { language });
+        assert.ok(a.tokens.count > 0);
+      }
+      const namespaces = 'namespace a { '.repeat(10000) + '}'.repeat(10000);
+      assert.ok(hr.analyze(namespaces, { language: 'cpp' }).units.length >= 1);
+      const weird = 'x = "a\u0000b"\ny = "\ud800"\nz = "\udc00\u{1F600}"\n';
+      const w = hr.analyze(weird, { language: 'python' });
+      checkConsistency(weird, w);
+      assert.ok(w.tokens.texts.join('').includes('\u{1F600}'));
+      let garbage = '';
+      for (let i = 0; i < 20000; i++) garbage += String.fromCharCode((i * 7919) % 65536);
+      checkConsistency(garbage, hr.analyze(garbage, { language: 'cpp' }));
+      const empty = hr.analyze('', { language: 'go' });
+      assert.equal(empty.tokens.count, 0);
+      assert.equal(empty.units.length, 1);
+    });
+
+    it('handles a file of one 1 MB line in bounded time', () => {
+      const line = 'x = [' + '1, '.repeat(350000) + ']';
+      const t0 = performance.now();
+      const a = hr.analyze(line, { language: 'python' });
+      assert.ok(a.tokens.count > 700000);
+      assert.ok(performance.now() - t0 < 60000);
+    });
+
+    it('rejects unknown languages and options with a HiRoPEError', () => {
+      const bad = (fn, re) => assert.throws(fn, (e) => e instanceof HiRoPEError && re.test(e.message));
+      bad(() => hr.analyze('x', { language: 'cobol' }), /^language must be one of 'python', .*got 'cobol'/);
+      bad(() => hr.analyze('x', { filename: 'a.cbl' }), /cannot detect the language of 'a.cbl'/);
+      bad(() => hr.analyze('x', {}), /options.language \(or options.filename\) is required/);
+      bad(() => hr.analyze(42, { language: 'c' }), /^code must be a string, got 42/);
+      bad(() => hr.analyze('x', { language: 'c', gap: 'after' }), /^options.gap must be one of 'own', 'next', 'previous'/);
+      bad(() => hr.analyze('x', { language: 'c', tokenizer: 'gpt2' }), /^tokenizer must be one of 'lexical', 'cl100k', 'llama2'/);
+      bad(() => hr.analyze('x', { language: 'c', segmentSize: 0 }), /segmentSize must be at least 1/);
+      bad(() => hr.analyze('x', { language: 'c', lang: 'c' }), /unknown key 'lang'/);
+      assert.equal(hr.detectLanguage('src/Main.JAVA'), 'java');
+      assert.equal(hr.detectLanguage('a.tsx'), 'tsx');
+      assert.equal(hr.detectLanguage('README'), null);
+    });
+
+    it('does not grow the heap across repeated analyses', () => {
+      const code = fs.readFileSync(path.join(fixtures, 'sample.rs'), 'utf8');
+      for (let i = 0; i < 20; i++) hr.analyze(code, { language: 'rust', tokenizer: 'lexical' });
+      const before = hr.heapBytes();
+      for (let i = 0; i < 500; i++) {
+        hr.analyze(code, { language: 'rust' });
+        assert.throws(() => hr.analyze(code, { language: 'klingon' }));
+      }
+      assert.equal(hr.heapBytes(), before);
+    });
+  });
+}
+
+describe('Python units against the standard library ast module', () => {
+  it('lists the same top-level functions and classes', async () => {
+    const hr = await load(true);
+    const files = take(pythonFiles(), 3 * 1024 * 1024);
+    const script = [
+      'import ast, json, sys',
+      'out = {}',
+      'for path in json.load(sys.stdin):',
+      '    try:',
+      '        tree = ast.parse(open(path, encoding="utf-8").read())',
+      '    except Exception:',
+      '        continue',
+      '    out[path] = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]',
+      'print(json.dumps(out))',
+    ].join('\n');
+    const oracle = JSON.parse(execFileSync('python3', ['-c', script], { input: JSON.stringify(files.map((f) => f.file)), encoding: 'utf8', maxBuffer: 1 << 28 }));
+    let compared = 0, definitions = 0;
+    const mismatches = [];
+    for (const { file, text } of files) {
+      if (!(file in oracle)) continue;
+      const a = hr.analyze(text, { language: 'python' });
+      const ours = a.units.filter((u) => u.kind !== 'code').map((u) => u.name);
+      compared++;
+      definitions += oracle[file].length;
+      if (JSON.stringify(ours) !== JSON.stringify(oracle[file])) mismatches.push(`${file}: ours ${ours.length}, ast ${oracle[file].length}`);
+    }
+    console.log(`# ast oracle: ${compared} files, ${definitions} top-level definitions compared`);
+    assert.ok(compared > 100);
+    assert.deepEqual(mismatches, []);
+  });
+});
