@@ -1,0 +1,165 @@
+// Code analysis in C++: tokenizer invariants, bad input (invalid UTF-8, NUL bytes, deep nesting,
+// large files), corrupted vocabulary files. Agreement with the reference tokenizers is checked
+// id for id in tests/js/tokenizers.test.mjs.
+#include "analysis.h"
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+using namespace hirope;
+
+namespace {
+
+std::vector<uint8_t> read_file(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    const std::string s = ss.str();
+    return std::vector<uint8_t>(s.begin(), s.end());
+}
+
+std::string data_dir() {
+    const char* env = std::getenv("HIROPE_DATA_DIR");
+    return env ? env : "build/data";
+}
+
+const Vocabulary& vocabulary(const std::string& name) {
+    static std::unique_ptr<Vocabulary> cl100k, llama2; // loaded once per test binary
+    std::unique_ptr<Vocabulary>& v = name == "cl100k" ? cl100k : llama2;
+    if (!v) {
+        const std::vector<uint8_t> data = read_file(data_dir() + "/" + name + ".bin");
+        INFO("run from the repository root after the build, or set HIROPE_DATA_DIR");
+        REQUIRE(!data.empty());
+        Status st = load_vocabulary(data.data(), data.size(), &v);
+        INFO(st.message());
+        REQUIRE(st.ok());
+    }
+    return *v;
+}
+
+// Byte-level BPE: the tokens' bytes concatenate to the input and their offsets tile it.
+void check_cl100k(const std::string& text) {
+    const Vocabulary& v = vocabulary("cl100k");
+    std::vector<Token> tokens;
+    v.encode(text, &tokens);
+    std::string joined;
+    uint32_t pos = 0;
+    for (const Token& t : tokens) {
+        REQUIRE(t.start == pos);
+        REQUIRE(t.end > t.start);
+        REQUIRE(v.token_bytes(t.id) == text.substr(t.start, t.end - t.start));
+        joined += v.token_bytes(t.id);
+        pos = t.end;
+    }
+    REQUIRE(joined == text);
+}
+
+// LLaMA: decoding (U+2581 -> space, <0xXX> -> byte) gives the input with the dummy prefix space.
+void check_llama(const std::string& text) {
+    const Vocabulary& v = vocabulary("llama2");
+    std::vector<Token> tokens;
+    v.encode(text, &tokens);
+    std::string decoded;
+    for (const Token& t : tokens) {
+        std::string_view b = v.token_bytes(t.id);
+        if (b.size() == 6 && b.substr(0, 3) == "<0x") {
+            decoded += static_cast<char>(std::stoi(std::string(b.substr(3, 2)), nullptr, 16));
+            continue;
+        }
+        for (size_t i = 0; i < b.size(); ++i) {
+            if (b.substr(i, 3) == "\xE2\x96\x81") {
+                decoded += ' ';
+                i += 2;
+            } else {
+                decoded += b[i];
+            }
+        }
+    }
+    REQUIRE(decoded == (text.empty() ? "" : " " + text));
+}
+
+} // namespace
+
+TEST_CASE("Tokenizers reproduce their input, valid UTF-8 or not", "[tokenizers]") {
+    const std::vector<std::string> texts = {
+        "def f(x):\n    return x  # comment\n",
+        "it's I'LL 12345 3.14 naïve 日本語 🙂",
+        std::string("nul\0byte", 8),
+        "\xff\xfe invalid \xc3 utf-8 \xe2\x82 \xed\xa0\x80 \xf4\x90\x80\x80",
+        std::string(3000, ' ') + "x" + std::string(3000, '\n'),
+        "",
+    };
+    for (const std::string& t : texts) {
+        check_cl100k(t);
+        check_llama(t);
+    }
+}
+
+TEST_CASE("cl100k stays fast on a megabyte of one character", "[tokenizers]") {
+    const auto t0 = std::chrono::steady_clock::now();
+    check_cl100k(std::string(1 << 20, ' '));
+    check_cl100k(std::string(1 << 20, 'a'));
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    CHECK(s < 30);
+}
+
+TEST_CASE("Vocabulary files are checked before use", "[tokenizers][errors]") {
+    std::vector<uint8_t> data = read_file(data_dir() + "/cl100k.bin");
+    REQUIRE(data.size() > 1000);
+    std::unique_ptr<Vocabulary> v;
+    CHECK(load_vocabulary(data.data(), 100, &v).message().find("corrupted") != std::string::npos);
+    CHECK_FALSE(load_vocabulary(nullptr, 0, &v).ok());
+    data[1234] ^= 0x40;
+    CHECK(load_vocabulary(data.data(), data.size(), &v).message().find("checksum") !=
+          std::string::npos);
+    const std::string junk = "HRTK but nothing else of substance here";
+    CHECK_FALSE(load_vocabulary(reinterpret_cast<const uint8_t*>(junk.data()), junk.size(), &v).ok());
+    CHECK(v == nullptr);
+}
+
+TEST_CASE("Analysis survives bad input", "[analysis][errors]") {
+    AnalyzeOptions o;
+    Analysis a;
+    for (const std::string& lang : languages()) {
+        o.language = lang;
+        for (const std::string& code :
+             {std::string(), std::string("\xff\xfe\x00\x01garbage\xc3", 11),
+              std::string(10000, '(') + std::string(10000, ')'), std::string(10000, '{'),
+              std::string("class A { def f( { [ ( \"unterminated")}) {
+            Status st = analyze(code, o, &a);
+            INFO(lang << ": " << st.message());
+            REQUIRE(st.ok());
+            REQUIRE(a.units.size() >= 1);
+            REQUIRE(a.units.back().end == code.size());
+        }
+    }
+    o.language = "fortran";
+    CHECK(analyze("x", o, &a).message().find("language 'fortran' is not supported") !=
+          std::string::npos);
+}
+
+TEST_CASE("A 10 MB file is analyzed in bounded time", "[analysis]") {
+    std::string chunk = "def f(x):\n    y = x * 2\n    return y\n\n\nclass C:\n    pass\n\n";
+    std::string code;
+    while (code.size() < (10u << 20)) code += chunk;
+    AnalyzeOptions o;
+    o.language = "python";
+    o.vocabulary = &vocabulary("cl100k");
+    Analysis a;
+    const auto t0 = std::chrono::steady_clock::now();
+    REQUIRE(analyze(code, o, &a).ok());
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    CHECK(s < 120);
+    CHECK(a.units.size() == 2 * (code.size() / chunk.size()));
+}
+
+TEST_CASE("Language detection by file name", "[analysis]") {
+    CHECK(detect_language("a/b/c.py") == "python");
+    CHECK(detect_language("X.H") == "c");
+    CHECK(detect_language("x.hpp") == "cpp");
+    CHECK(detect_language("x.mjs") == "javascript");
+    CHECK(detect_language("Makefile").empty());
+}
