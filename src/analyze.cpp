@@ -307,6 +307,11 @@ std::vector<Unit> build_units(std::vector<Item> items, GapPolicy gap, uint32_t s
     // Members before a class's first method belong to the class's own (header) unit.
     for (Item& it : items) {
         if (it.kind == 0 && !runs.empty() && (runs.back().kind == 0 || runs.back().header)) continue;
+        // A container's header item and its first member can start at the same byte: keep one.
+        if (!runs.empty() && runs.back().start == it.start) {
+            if (it.kind != 0) runs.back() = std::move(it);
+            continue;
+        }
         runs.push_back(std::move(it));
     }
     if (gap != GapPolicy::own) {

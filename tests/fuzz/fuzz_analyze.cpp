@@ -1,0 +1,26 @@
+// libFuzzer: analyze() in every language with every tokenizer. The first byte picks the language
+// and tokenizer; the rest is the code.
+#include "fuzz_common.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    if (size == 0) return 0;
+    const std::vector<std::string>& langs = hirope::languages();
+    hirope::AnalyzeOptions o;
+    o.language = langs[data[0] % langs.size()];
+    const int tk = (data[0] / langs.size()) % 3;
+    o.vocabulary = tk == 0 ? nullptr : fuzz::vocabulary(tk == 1 ? "cl100k" : "llama2");
+    o.gap = static_cast<hirope::GapPolicy>((data[0] >> 5) % 3);
+    o.descend_classes = (data[0] & 0x80) != 0;
+    const std::string_view code(reinterpret_cast<const char*>(data + 1), size - 1);
+    hirope::Analysis a;
+    if (!hirope::analyze(code, o, &a).ok()) std::abort();
+    fuzz::check_tokens(a.tokens, code.size());
+    if (a.units.empty() || a.units.front().start != 0 || a.units.back().end != code.size())
+        std::abort();
+    for (size_t i = 0; i < a.tokens.size(); ++i) {
+        const hirope::Unit& u = a.units.at(static_cast<size_t>(a.unit[i]));
+        if (a.tokens[i].start < u.start || (a.tokens[i].start >= u.end && u.end > u.start))
+            std::abort();
+    }
+    return 0;
+}
