@@ -109,6 +109,10 @@ struct AnalysisLimits {
 
 Status analyze(std::string_view code, const AnalyzeOptions& options, Analysis* out);
 
+// Parses code and nothing else: whether the tree has syntax errors (for validation, and the
+// benchmark's bare-parse baseline).
+Status parse_only(std::string_view code, const std::string& language, bool* has_error);
+
 // The lexical tokenizer on its own (parses code in `language`).
 Status lexical_tokens(std::string_view code, const std::string& language, std::vector<Token>* out);
 

@@ -77,45 +77,61 @@ struct Grammar {
     }
 };
 
-// Byte offset -> UTF-16 offset, for offsets queried in any order: checkpoints every 64 bytes at
-// character boundaries, then a short walk.
+// Byte offset -> UTF-16 offset. Queries in non-decreasing order (token starts, token ends) sweep
+// forward in O(1) amortised; a query behind the sweep restarts from a checkpoint (every 256
+// bytes, at character boundaries).
 class Utf16Index {
   public:
     explicit Utf16Index(std::string_view s) : s_(s) {
         uint32_t units = 0;
         size_t pos = 0;
         for (size_t k = 0; k * kStep <= s.size(); ++k) {
-            while (pos < k * kStep) {
-                size_t len;
-                units += unicode::utf16_units(unicode::decode(s, pos, &len));
-                pos += len;
-            }
+            while (pos < k * kStep) step(&pos, &units);
             points_.push_back({static_cast<uint32_t>(pos), units});
         }
     }
     // UTF-16 offset of the character containing byte b (ceil: of the next character boundary).
-    uint32_t at(uint32_t b, bool ceil) const {
-        size_t k = b / kStep;
-        if (points_[k].byte > b) --k; // the checkpoint moved past b inside a character
-        size_t pos = points_[k].byte;
-        uint32_t units = points_[k].units;
-        while (pos < b) {
-            size_t len;
-            const uint32_t u = unicode::utf16_units(unicode::decode(s_, pos, &len));
-            if (pos + len > b) return ceil ? units + u : units;
-            units += u;
-            pos += len;
+    uint32_t at(uint32_t b, bool ceil) {
+        if (b < pos_) {
+            size_t k = b / kStep;
+            if (points_[k].byte > b) --k; // the checkpoint moved past b inside a character
+            pos_ = points_[k].byte;
+            units_ = points_[k].units;
         }
-        return units;
+        while (pos_ < b) {
+            const size_t before = pos_;
+            const uint32_t u = units_;
+            step(&pos_, &units_);
+            if (pos_ > b) { // b is inside this character
+                const uint32_t result = ceil ? units_ : u;
+                pos_ = before;
+                units_ = u;
+                return result;
+            }
+        }
+        return units_;
     }
 
   private:
-    static constexpr size_t kStep = 64;
+    void step(size_t* pos, uint32_t* units) const {
+        const unsigned char c = static_cast<unsigned char>(s_[*pos]);
+        if (c < 0x80) { // ASCII fast path
+            ++*pos;
+            ++*units;
+            return;
+        }
+        size_t len;
+        *units += unicode::utf16_units(unicode::decode(s_, *pos, &len));
+        *pos += len;
+    }
+    static constexpr size_t kStep = 256;
     struct Point {
         uint32_t byte, units;
     };
     std::string_view s_;
     std::vector<Point> points_;
+    size_t pos_ = 0;
+    uint32_t units_ = 0;
 };
 
 std::string node_text(std::string_view code, TSNode n, size_t limit = 200) {
@@ -461,6 +477,17 @@ Status check_input(std::string_view code, const std::string& language,
 
 } // namespace
 
+Status parse_only(std::string_view code, const std::string& language, bool* has_error) {
+    const detail::LanguageRules* rules;
+    Status st = check_input(code, language, &rules);
+    if (!st.ok()) return st;
+    Parsed p;
+    st = parse(code, *rules, &p);
+    if (!st.ok()) return st;
+    *has_error = ts_node_has_error(ts_tree_root_node(p.tree));
+    return {};
+}
+
 Status lexical_tokens(std::string_view code, const std::string& language, std::vector<Token>* out) {
     const detail::LanguageRules* rules;
     Status st = check_input(code, language, &rules);
@@ -528,13 +555,14 @@ Status analyze(std::string_view code, const AnalyzeOptions& options, Analysis* o
         a.statement[t] = static_cast<int32_t>(s);
     }
 
-    Utf16Index idx(code);
+    Utf16Index starts(code), ends(code);
     a.start_utf16.resize(n);
     a.end_utf16.resize(n);
     for (size_t t = 0; t < n; ++t) {
-        a.start_utf16[t] = idx.at(a.tokens[t].start, false);
-        a.end_utf16[t] = idx.at(a.tokens[t].end, true);
+        a.start_utf16[t] = starts.at(a.tokens[t].start, false);
+        a.end_utf16[t] = ends.at(a.tokens[t].end, true);
     }
+    Utf16Index& idx = starts;
     for (Unit& u : a.units) {
         u.start_utf16 = idx.at(u.start, false);
         u.end_utf16 = idx.at(u.end, true);

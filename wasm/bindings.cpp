@@ -269,6 +269,16 @@ val analyzeCode(uintptr_t code, double size, std::string language, uintptr_t voc
     return out;
 }
 
+val parseCode(uintptr_t code, double size, std::string language) {
+    bool has_error = false;
+    Status st = parse_only(std::string_view(ptr<const char>(code), static_cast<size_t>(size)),
+                           language, &has_error);
+    val out = val::object();
+    out.set("error", result(st));
+    out.set("hasError", has_error);
+    return out;
+}
+
 val languageList() {
     val arr = val::array();
     for (const std::string& l : languages()) arr.call<void>("push", l);
@@ -304,6 +314,7 @@ EMSCRIPTEN_BINDINGS(hirope) {
         .function("size", &TokenizerHandle::size);
     emscripten::function("encode", &encodeText);
     emscripten::function("analyze", &analyzeCode);
+    emscripten::function("parse", &parseCode);
     emscripten::function("languages", &languageList);
     emscripten::function("detectLanguage", &detectLanguage);
 #endif

@@ -223,7 +223,7 @@ function int32Positions(value, name, n) {
 function normalizePositions(positions, n, scheme) {
   let token, unit, statement;
   if (positions === undefined) {
-    token = new Int32Array(n).map((_, i) => i);
+    token = iota(n);
   } else if (positions instanceof Int32Array || Array.isArray(positions)) {
     token = int32Positions(positions, 'positions', n);
   } else if (positions && typeof positions === 'object') {
@@ -297,6 +297,12 @@ const HIERARCHIES = { units: 0, segments: 1 };
 const ANALYZE_KEYS = ['language', 'filename', 'tokenizer', 'gap', 'descendClasses', 'hierarchy', 'segmentSize'];
 const MAX_CODE_BYTES = 64 * 1024 * 1024;
 const ENCODER = new TextEncoder();
+
+function iota(n) {
+  const out = new Int32Array(n);
+  for (let i = 0; i < n; i++) out[i] = i;
+  return out;
+}
 
 async function readData(url) {
   if (url.protocol === 'file:') {
@@ -399,6 +405,18 @@ export class HiRoPE {
     return [ptr, written];
   }
 
+  /** Parses code and nothing more: { hasError } (a validity check, and the bare-parse baseline). */
+  parse(code, { language } = {}) {
+    this._needAnalysis();
+    if (!this.languages.includes(language)) fail(`language must be one of ${this.languages.map((l) => `'${l}'`).join(', ')}, got ${describe(language)}`);
+    const r = this._run((heap) => {
+      const [ptr, size] = this._text(heap, code);
+      return this._mod.parse(ptr, size, language);
+    });
+    this._check(r.error);
+    return { hasError: r.hasError };
+  }
+
   /** Token ids of text under a loaded tokenizer (no parsing). */
   encode(text, { tokenizer = 'cl100k' } = {}) {
     this._needAnalysis();
@@ -455,7 +473,7 @@ export class HiRoPE {
       language: r.language,
       tokenizer: r.tokenizer,
       tokens,
-      positions: { token: Int32Array.from({ length: n }, (_, i) => i), unit: r.unit, statement: r.statement },
+      positions: { token: iota(n), unit: r.unit, statement: r.statement },
       units: r.units,
       errors: r.errors,
       statements: r.statements,
@@ -657,7 +675,7 @@ export class HiRoPE {
     }
     if (source !== 'seeded') fail(`source must be 'ones' or 'seeded', got ${describe(source)}`);
     if (!Number.isSafeInteger(seed) || seed < 0) fail(`seed must be a non-negative safe integer, got ${describe(seed)}`);
-    const ids = tokenIds === undefined ? new Int32Array(n).map((_, i) => i) : int32Positions(tokenIds, 'tokenIds', n);
+    const ids = tokenIds === undefined ? iota(n) : int32Positions(tokenIds, 'tokenIds', n);
     return this._run((heap) => {
       const idp = heap.int32(ids);
       const out = heap.alloc(count * 4);

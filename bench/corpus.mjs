@@ -1,0 +1,80 @@
+// Real code for the analysis benchmark: what this machine has per language, up to `mb` MB each.
+// Sources: the Python standard library; JavaScript and TypeScript from node_modules; the
+// tree-sitter C runtime and /usr/include for C; libstdc++ and Eigen headers for C++; the JDK's
+// src.zip for Java; Debian's golang-src for Go; Debian's librust-*-dev crates for Rust
+// (`apt-get install golang-src librust-syn-dev librust-regex-syntax-dev librust-serde-dev
+// librust-tokio-dev` for the last two). TSX has no corpus here; the TypeScript files stand in.
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+function walk(dir, test, out = []) {
+  let entries;
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return out;
+  }
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const e of entries) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory() && !e.name.startsWith('.') && e.name !== '__pycache__') walk(p, test, out);
+    else if (e.isFile() && test(e.name)) out.push(p);
+  }
+  return out;
+}
+
+function take(files, budget) {
+  const out = [];
+  let total = 0;
+  for (const file of files) {
+    const size = fs.statSync(file).size;
+    if (size === 0 || size > 200 * 1024) continue;
+    out.push(fs.readFileSync(file, 'utf8'));
+    total += size;
+    if (total >= budget) break;
+  }
+  return out;
+}
+
+function javaSources() {
+  const zips = ['/usr/lib/jvm/java-17-openjdk-amd64/lib/src.zip', '/usr/lib/jvm/openjdk-17/src.zip'];
+  const zip = zips.find((z) => fs.existsSync(z));
+  if (!zip) return [];
+  const dir = path.join(root, 'build/corpus/java');
+  if (!fs.existsSync(dir)) {
+    execFileSync('python3', ['-c', `import zipfile,sys
+z = zipfile.ZipFile(sys.argv[1])
+for n in z.namelist():
+    if n.startswith('java.base/java/util/') and n.endswith('.java'):
+        z.extract(n, sys.argv[2])`, zip, dir]);
+  }
+  return walk(dir, (n) => n.endsWith('.java'));
+}
+
+export function corpora(mb) {
+  const budget = mb * 1e6;
+  const nm = path.join(root, 'node_modules');
+  const stdlib = execFileSync('python3', ['-c', 'import sysconfig; print(sysconfig.get_paths()["stdlib"])'], { encoding: 'utf8' }).trim();
+  const ts = walk(nm, (n) => n.endsWith('.ts') || n.endsWith('.mts'));
+  const lists = {
+    python: [walk(stdlib, (n) => n.endsWith('.py')).filter((p) => !p.includes('site-packages')), 'the Python standard library'],
+    javascript: [walk(nm, (n) => n.endsWith('.js')), 'node_modules/**/*.js'],
+    typescript: [ts, 'node_modules/**/*.ts'],
+    tsx: [ts, 'no TSX corpus on this machine: the TypeScript files, parsed with the TSX grammar'],
+    c: [[...walk(path.join(nm, 'tree-sitter/vendor/tree-sitter/lib/src'), (n) => n.endsWith('.c')), ...walk('/usr/include', (n) => n.endsWith('.h'))], 'tree-sitter runtime sources and /usr/include'],
+    cpp: [[...walk('/usr/include/c++', () => true), ...walk('/usr/include/eigen3', () => true)], 'libstdc++ and Eigen headers'],
+    java: [javaSources(), 'java.util from the JDK src.zip'],
+    go: [walk('/usr/share/go-1.19/src', (n) => n.endsWith('.go') && !n.endsWith('_test.go')), 'Go standard library (golang-src)'],
+    rust: [walk('/usr/share/cargo/registry', (n) => n.endsWith('.rs')), 'Rust crates (librust-*-dev)'],
+  };
+  return Object.entries(lists).map(([language, [files, source]]) => {
+    const texts = take(files, budget);
+    const bytes = texts.reduce((s, t) => s + Buffer.byteLength(t), 0);
+    const note = bytes < 1e6 ? `only ${(bytes / 1e6).toFixed(2)} MB found (${source})` : source;
+    return { language, files: texts, note };
+  });
+}
