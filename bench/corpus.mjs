@@ -41,8 +41,14 @@ function take(files, budget) {
 }
 
 function javaSources() {
-  const zips = ['/usr/lib/jvm/java-17-openjdk-amd64/lib/src.zip', '/usr/lib/jvm/openjdk-17/src.zip'];
-  const zip = zips.find((z) => fs.existsSync(z));
+  let jdks = [];
+  try {
+    jdks = fs.readdirSync('/usr/lib/jvm').sort();
+  } catch {
+    return [];
+  }
+  const zips = jdks.flatMap((d) => [`/usr/lib/jvm/${d}/lib/src.zip`, `/usr/lib/jvm/${d}/src.zip`]);
+  const zip = zips.find((z) => fs.existsSync(z)); // dangling links (no openjdk-17-source) fail
   if (!zip) return [];
   const dir = path.join(root, 'build/corpus/java');
   if (!fs.existsSync(dir)) {

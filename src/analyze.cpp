@@ -77,6 +77,18 @@ struct Grammar {
     }
 };
 
+// The flags of every language, computed once (immutable afterwards; thread-safe static init).
+const Grammar& grammar_for(const detail::LanguageRules& rules) {
+    static const std::vector<Grammar> all = [] {
+        std::vector<Grammar> g;
+        for (const detail::LanguageRules& r : detail::language_rules()) g.emplace_back(r);
+        return g;
+    }();
+    for (const Grammar& g : all)
+        if (g.rules == &rules) return g;
+    return all.front(); // not reached: rules come from language_rules()
+}
+
 // Byte offset -> UTF-16 offset. Queries in non-decreasing order (token starts, token ends) sweep
 // forward in O(1) amortised; a query behind the sweep restarts from a checkpoint (every 256
 // bytes, at character boundaries).
@@ -495,8 +507,7 @@ Status lexical_tokens(std::string_view code, const std::string& language, std::v
     Parsed p;
     st = parse(code, *rules, &p);
     if (!st.ok()) return st;
-    Grammar g(*rules);
-    *out = walk_tree(g, code, p.tree, true).leaves;
+    *out = walk_tree(grammar_for(*rules), code, p.tree, true).leaves;
     return {};
 }
 
@@ -510,7 +521,7 @@ Status analyze(std::string_view code, const AnalyzeOptions& options, Analysis* o
     Parsed p;
     st = parse(code, *rules, &p);
     if (!st.ok()) return st;
-    Grammar g(*rules);
+    const Grammar& g = grammar_for(*rules);
     Analysis& a = *out;
     a = Analysis();
     a.language = rules->name;

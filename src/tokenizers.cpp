@@ -233,45 +233,83 @@ class Llama final : public Vocabulary {
     Llama(TokenTable table, std::string name, std::unordered_map<uint64_t, std::pair<int32_t, int32_t>> merges,
           int32_t space_id, int32_t byte_base)
         : table_(std::move(table)), name_(std::move(name)), merges_(std::move(merges)),
-          space_id_(space_id), byte_base_(byte_base) {}
+          space_id_(space_id), byte_base_(byte_base) {
+        for (int c = 0; c < 128; ++c) {
+            const char ch = static_cast<char>(c);
+            ascii_[c] = c == ' ' ? space_id_ : table_.find(std::string_view(&ch, 1));
+        }
+        for (const auto& m : merges_) {
+            const int32_t a = static_cast<int32_t>(m.first >> 32);
+            const int32_t b = static_cast<int32_t>(m.first & 0xffffffffu);
+            if ((a >= byte_base_ && a < byte_base_ + 256) || (b >= byte_base_ && b < byte_base_ + 256))
+                split_at_bytes_ = false;
+        }
+    }
     const std::string& name() const override { return name_; }
     size_t size() const override { return table_.offset.size() - 1; }
     std::string_view token_bytes(int32_t id) const override { return table_.at(id); }
 
     // Meta's LLaMA tokenizer: a dummy prefix space, spaces as U+2581, one symbol per character
     // (byte-fallback tokens <0xXX> for characters outside the vocabulary), then merges by rank,
-    // leftmost first.
+    // leftmost first. No merge involves a byte token (checked at load), so the runs between
+    // byte tokens (newlines, mostly) merge independently: small heaps, same result.
     void encode(std::string_view text, std::vector<Token>* out) const override {
         if (text.empty()) return;
-        struct Sym {
+        std::vector<Sym> syms;
+        syms.reserve(text.size() + 1);
+        syms.push_back({space_id_, 0, 0, false});
+        size_t pos = 0;
+        while (pos < text.size()) {
+            const unsigned char c = static_cast<unsigned char>(text[pos]);
+            size_t len = 1;
+            int32_t id;
+            if (c < 0x80) {
+                id = ascii_[c];
+            } else {
+                unicode::decode(text, pos, &len);
+                id = table_.find(text.substr(pos, len));
+            }
+            if (id >= 0) {
+                syms.push_back({id, static_cast<uint32_t>(pos), static_cast<uint32_t>(pos + len), false});
+            } else {
+                for (size_t b = pos; b < pos + len; ++b)
+                    syms.push_back({byte_base_ + static_cast<unsigned char>(text[b]),
+                                    static_cast<uint32_t>(b), static_cast<uint32_t>(b + 1), true});
+            }
+            pos += len;
+        }
+        size_t begin = 0;
+        for (size_t i = 0; i <= syms.size(); ++i) {
+            if (i < syms.size() && !(syms[i].byte && split_at_bytes_)) continue;
+            merge_run(syms, begin, i, out);
+            if (i < syms.size()) out->push_back({syms[i].id, syms[i].start, syms[i].end});
+            begin = i + 1;
+        }
+    }
+
+  private:
+    struct Sym {
+        int32_t id;
+        uint32_t start, end;
+        bool byte; // a byte-fallback token
+    };
+
+    // Merges syms[begin, end) by rank, leftmost first, and appends the result.
+    void merge_run(const std::vector<Sym>& syms, size_t begin, size_t end,
+                   std::vector<Token>* out) const {
+        if (begin >= end) return;
+        const int32_t count = static_cast<int32_t>(end - begin);
+        struct Node {
             int32_t id;
             uint32_t start, end;
             int32_t prev, next;
             bool alive;
         };
-        std::vector<Sym> syms;
-        syms.reserve(text.size() + 1);
-        auto add = [&](int32_t id, uint32_t s, uint32_t e) {
-            const int32_t k = static_cast<int32_t>(syms.size());
-            syms.push_back({id, s, e, k - 1, k + 1, true});
-        };
-        add(space_id_, 0, 0); // the dummy prefix
-        size_t pos = 0;
-        while (pos < text.size()) {
-            size_t len;
-            unicode::decode(text, pos, &len);
-            const uint32_t s = static_cast<uint32_t>(pos), e = static_cast<uint32_t>(pos + len);
-            const int32_t id = text[pos] == ' ' ? space_id_ : table_.find(text.substr(pos, len));
-            if (id >= 0) {
-                add(id, s, e);
-            } else {
-                for (size_t b = pos; b < pos + len; ++b)
-                    add(byte_base_ + static_cast<unsigned char>(text[b]), static_cast<uint32_t>(b),
-                        static_cast<uint32_t>(b + 1));
-            }
-            pos += len;
+        std::vector<Node> nodes(count);
+        for (int32_t k = 0; k < count; ++k) {
+            const Sym& s = syms[begin + k];
+            nodes[k] = {s.id, s.start, s.end, k - 1, k + 1, true};
         }
-        const int32_t count = static_cast<int32_t>(syms.size());
         struct Cand {
             int32_t rank;
             int32_t left;
@@ -282,34 +320,31 @@ class Llama final : public Vocabulary {
         };
         std::priority_queue<Cand, std::vector<Cand>, std::greater<Cand>> heap;
         auto push = [&](int32_t i) {
-            if (i < 0 || i >= count || syms[i].next >= count) return;
-            const int32_t j = syms[i].next;
-            auto it = merges_.find(key(syms[i].id, syms[j].id));
-            if (it != merges_.end()) heap.push({it->second.first, i, syms[i].id, syms[j].id});
+            if (i < 0 || i >= count || nodes[i].next >= count) return;
+            const int32_t j = nodes[i].next;
+            auto it = merges_.find(key(nodes[i].id, nodes[j].id));
+            if (it != merges_.end()) heap.push({it->second.first, i, nodes[i].id, nodes[j].id});
         };
         for (int32_t i = 0; i + 1 < count; ++i) push(i);
         while (!heap.empty()) {
             const Cand c = heap.top();
             heap.pop();
-            Sym& a = syms[c.left];
+            Node& a = nodes[c.left];
             if (!a.alive || a.next >= count || a.id != c.left_id) continue;
-            Sym& b = syms[a.next];
+            Node& b = nodes[a.next];
             if (b.id != c.right_id) continue;
             a.id = merges_.at(key(c.left_id, c.right_id)).second;
             a.end = b.end;
             b.alive = false;
             a.next = b.next;
-            if (b.next < count) syms[b.next].prev = c.left;
+            if (b.next < count) nodes[b.next].prev = c.left;
             push(a.prev);
             push(c.left);
         }
-        for (int32_t i = 0; i < count; i = syms[i].next) {
-            const Sym& s = syms[i];
-            out->push_back({s.id, s.start, s.end});
-        }
+        for (int32_t i = 0; i < count; i = nodes[i].next)
+            out->push_back({nodes[i].id, nodes[i].start, nodes[i].end});
     }
 
-  private:
     static uint64_t key(int32_t a, int32_t b) {
         return (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b);
     }
@@ -318,6 +353,8 @@ class Llama final : public Vocabulary {
     std::unordered_map<uint64_t, std::pair<int32_t, int32_t>> merges_; // -> (rank, result id)
     int32_t space_id_;
     int32_t byte_base_;
+    bool split_at_bytes_ = true;
+    int32_t ascii_[128];
 };
 
 uint32_t fnv1a(const uint8_t* data, size_t size) {

@@ -240,32 +240,38 @@ val analyzeCode(uintptr_t code, double size, std::string language, uintptr_t voc
     out.set("unit", typed_copy("Int32Array", a.unit));
     out.set("statement", typed_copy("Int32Array", a.statement));
     out.set("statements", a.statements);
-    val units = val::array();
-    for (size_t i = 0; i < a.units.size(); ++i) {
-        const Unit& u = a.units[i];
-        val o2 = val::object();
-        o2.set("index", static_cast<double>(i));
-        o2.set("kind", u.kind);
-        o2.set("name", u.name);
-        o2.set("nodeType", u.node_type);
-        o2.set("start", u.start_utf16);
-        o2.set("end", u.end_utf16);
-        o2.set("byteStart", u.start);
-        o2.set("byteEnd", u.end);
-        units.call<void>("push", o2);
+    // Units and errors travel as columns (one crossing each); the JS layer builds the objects.
+    std::vector<int32_t> kind;
+    std::vector<uint32_t> us, ue, ubs, ube;
+    std::string names, types;
+    for (const Unit& u : a.units) {
+        kind.push_back(u.kind == "function" ? 1 : u.kind == "class" ? 2 : u.kind == "segment" ? 3 : 0);
+        us.push_back(u.start_utf16);
+        ue.push_back(u.end_utf16);
+        ubs.push_back(u.start);
+        ube.push_back(u.end);
+        names += u.name;
+        names += '\0';
+        types += u.node_type;
+        types += '\0';
     }
-    out.set("units", units);
-    val errors = val::array();
-    for (const ErrorRegion& e : a.errors) {
-        val o2 = val::object();
-        o2.set("start", e.start_utf16);
-        o2.set("end", e.end_utf16);
-        o2.set("byteStart", e.start);
-        o2.set("byteEnd", e.end);
-        o2.set("missing", e.missing);
-        errors.call<void>("push", o2);
+    out.set("unitKind", typed_copy("Int32Array", kind));
+    out.set("unitStart", typed_copy("Uint32Array", us));
+    out.set("unitEnd", typed_copy("Uint32Array", ue));
+    out.set("unitByteStart", typed_copy("Uint32Array", ubs));
+    out.set("unitByteEnd", typed_copy("Uint32Array", ube));
+    out.set("unitNames", names);
+    out.set("unitTypes", types);
+    std::vector<uint32_t> err(a.errors.size() * 5);
+    for (size_t i = 0; i < a.errors.size(); ++i) {
+        const ErrorRegion& e = a.errors[i];
+        err[5 * i] = e.start_utf16;
+        err[5 * i + 1] = e.end_utf16;
+        err[5 * i + 2] = e.start;
+        err[5 * i + 3] = e.end;
+        err[5 * i + 4] = e.missing;
     }
-    out.set("errors", errors);
+    out.set("errors", typed_copy("Uint32Array", err));
     return out;
 }
 

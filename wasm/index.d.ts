@@ -151,6 +151,68 @@ export interface QK {
   v: Float32Array;
 }
 
+export type Language = 'python' | 'javascript' | 'typescript' | 'tsx' | 'c' | 'cpp' | 'java' | 'go' | 'rust';
+export type TokenizerName = 'lexical' | 'cl100k' | 'llama2';
+
+export interface AnalyzeOptions {
+  /** Required unless filename is given. */
+  language?: Language;
+  /** Detects the language from the extension. */
+  filename?: string;
+  /** Default 'lexical'; others must be loaded with loadTokenizer first. */
+  tokenizer?: TokenizerName;
+  /** Where code between definitions goes (default 'own'). */
+  gap?: 'own' | 'next' | 'previous';
+  /** Methods become their own units (default false). */
+  descendClasses?: boolean;
+  /** 'units' (syntax, default) or 'segments' (unit = floor(t / segmentSize)). */
+  hierarchy?: 'units' | 'segments';
+  segmentSize?: number;
+}
+
+export interface CodeUnit {
+  index: number;
+  kind: 'function' | 'class' | 'code' | 'segment';
+  name: string;
+  nodeType: string;
+  /** UTF-16 code units; units partition the text. */
+  start: number;
+  end: number;
+  byteStart: number;
+  byteEnd: number;
+}
+
+export interface ErrorRegion {
+  start: number;
+  end: number;
+  byteStart: number;
+  byteEnd: number;
+  /** A zero-width MISSING node rather than an ERROR node. */
+  missing: boolean;
+}
+
+export interface Analysis {
+  language: Language;
+  tokenizer: TokenizerName;
+  tokens: {
+    count: number;
+    ids: Int32Array;
+    /** UTF-16 offsets into the code. */
+    start: Uint32Array;
+    end: Uint32Array;
+    /** UTF-8 byte offsets. */
+    byteStart: Uint32Array;
+    byteEnd: Uint32Array;
+    /** The token texts (computed on first access). */
+    readonly texts: string[];
+  };
+  /** Ready for attention({ positions }). */
+  positions: { token: Int32Array; unit: Int32Array; statement: Int32Array };
+  units: CodeUnit[];
+  errors: ErrorRegion[];
+  statements: number;
+}
+
 export declare class HiRoPE {
   /** Which build runs. */
   readonly backend: 'wasm-simd' | 'wasm-scalar';
@@ -185,15 +247,30 @@ export declare class HiRoPE {
     seed?: number;
   }): QK;
   heapBytes(): number;
+  /** True when the build has code analysis (grammars and tokenizers). */
+  readonly hasAnalysis: boolean;
+  readonly languages: Language[];
+  readonly tokenizers: TokenizerName[];
+  detectLanguage(filename: string): Language | null;
+  loadTokenizer(name: TokenizerName, options?: { data?: Uint8Array | ArrayBuffer }): Promise<void>;
+  encode(text: string, options?: { tokenizer?: Exclude<TokenizerName, 'lexical'> }): Int32Array;
+  parse(code: string, options: { language: Language }): { hasError: boolean };
+  analyze(code: string, options: AnalyzeOptions): Analysis;
 }
 
 export interface InitOptions {
   /** Force the SIMD (true) or scalar (false) build; default: detect. */
   simd?: boolean;
+  /** false: load the core module only (encodings and attention; no analyze). Default true. */
+  analysis?: boolean;
   /** Where the Emscripten loader finds the .wasm file. */
   locateFile?: (path: string, scriptDirectory: string) => string;
   /** The .wasm bytes, to skip fetching. */
   wasmBinary?: ArrayBuffer | Uint8Array;
+  /** Folder (URL) holding the tokenizer data files; default: data/ next to the module. */
+  dataURL?: string | URL;
+  /** Vocabularies to load before init resolves. */
+  tokenizers?: Array<Exclude<TokenizerName, 'lexical'>>;
 }
 
 export declare function simdSupported(): boolean;

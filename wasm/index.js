@@ -298,6 +298,31 @@ const ANALYZE_KEYS = ['language', 'filename', 'tokenizer', 'gap', 'descendClasse
 const MAX_CODE_BYTES = 64 * 1024 * 1024;
 const ENCODER = new TextEncoder();
 
+const UNIT_KINDS = ['code', 'function', 'class', 'segment'];
+
+function unitObjects(r) {
+  const names = r.unitNames.split('\0');
+  const types = r.unitTypes.split('\0');
+  return Array.from(r.unitKind, (kind, index) => ({
+    index,
+    kind: UNIT_KINDS[kind],
+    name: names[index],
+    nodeType: types[index],
+    start: r.unitStart[index],
+    end: r.unitEnd[index],
+    byteStart: r.unitByteStart[index],
+    byteEnd: r.unitByteEnd[index],
+  }));
+}
+
+function errorObjects(e) {
+  const out = [];
+  for (let i = 0; i < e.length; i += 5) {
+    out.push({ start: e[i], end: e[i + 1], byteStart: e[i + 2], byteEnd: e[i + 3], missing: e[i + 4] === 1 });
+  }
+  return out;
+}
+
 function iota(n) {
   const out = new Int32Array(n);
   for (let i = 0; i < n; i++) out[i] = i;
@@ -474,8 +499,8 @@ export class HiRoPE {
       tokenizer: r.tokenizer,
       tokens,
       positions: { token: iota(n), unit: r.unit, statement: r.statement },
-      units: r.units,
-      errors: r.errors,
+      units: unitObjects(r),
+      errors: errorObjects(r.errors),
       statements: r.statements,
     };
   }
@@ -696,14 +721,15 @@ export class HiRoPE {
 
 /**
  * Loads the WebAssembly module. options.simd forces the SIMD (true) or scalar (false) build;
- * by default SIMD is used where WebAssembly.validate accepts a SIMD module. locateFile and
+ * by default SIMD is used where WebAssembly.validate accepts a SIMD module. options.analysis:
+ * false loads the small core module (encodings and attention, no grammars or tokenizers). locateFile and
  * wasmBinary are passed to the Emscripten loader (to serve the .wasm from elsewhere); dataURL is
  * the folder holding the tokenizer data (default: data/ next to this module); tokenizers lists
  * vocabularies to load now.
  */
 export default async function init(options = {}) {
   if (options === null || typeof options !== 'object') fail(`init options must be an object, got ${describe(options)}`);
-  const known = ['simd', 'locateFile', 'wasmBinary', 'dataURL', 'tokenizers'];
+  const known = ['simd', 'analysis', 'locateFile', 'wasmBinary', 'dataURL', 'tokenizers'];
   for (const key of Object.keys(options)) {
     if (!known.includes(key)) fail(`init options have an unknown key '${key}' (known keys: ${known.join(', ')})`);
   }
@@ -711,7 +737,13 @@ export default async function init(options = {}) {
   let simd = options.simd === undefined ? supported : options.simd;
   if (typeof simd !== 'boolean') fail(`options.simd must be a boolean, got ${describe(simd)}`);
   if (simd && !supported) fail('options.simd is true but this engine does not support WebAssembly SIMD');
-  const factory = simd ? (await import('./hirope-simd.mjs')).default : (await import('./hirope-scalar.mjs')).default;
+  const analysis = options.analysis === undefined ? true : options.analysis;
+  if (typeof analysis !== 'boolean') fail(`options.analysis must be a boolean, got ${describe(analysis)}`);
+  if (!analysis && options.tokenizers?.length) fail('options.tokenizers needs the analysis build (analysis: true)');
+  // Four literal imports, so bundlers see every file.
+  let factory;
+  if (analysis) factory = simd ? (await import('./hirope-simd.mjs')).default : (await import('./hirope-scalar.mjs')).default;
+  else factory = simd ? (await import('./hirope-core-simd.mjs')).default : (await import('./hirope-core-scalar.mjs')).default;
   const moduleOptions = {};
   if (options.locateFile) moduleOptions.locateFile = options.locateFile;
   if (options.wasmBinary) moduleOptions.wasmBinary = options.wasmBinary;

@@ -55,7 +55,7 @@ function render(probs, n) {
   ctx.putImageData(image, 0, 0);
 }
 
-const hr = await init();
+const hr = await init({ analysis: false }); // this page needs no grammars
 function draw() {
   const c = readControls();
   try {

@@ -114,6 +114,15 @@ for (const build of BUILDS) {
 }
 
 describe('init', () => {
+  it('loads the core module without analysis', async () => {
+    const core = await init({ analysis: false, simd: false });
+    assert.equal(core.hasAnalysis, false);
+    assert.deepEqual(core.languages, []);
+    assert.throws(() => core.analyze('x', { language: 'c' }), /code analysis is not in this build/);
+    const { q, k } = core.qk({ n: 4, headDim: 2 });
+    assert.equal(core.attention({ q, k, n: 4, headDim: 2 }).length, 16);
+  });
+
   it('rejects unknown options', async () => {
     await assert.rejects(init({ simdd: true }), (e) => e instanceof HiRoPEError && /unknown key 'simdd'/.test(e.message));
     await assert.rejects(init({ simd: 'yes' }), (e) => e instanceof HiRoPEError && /options.simd must be a boolean/.test(e.message));
