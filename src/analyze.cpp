@@ -566,21 +566,37 @@ Status analyze(std::string_view code, const AnalyzeOptions& options, Analysis* o
         a.statement[t] = static_cast<int32_t>(s);
     }
 
-    Utf16Index starts(code), ends(code);
     a.start_utf16.resize(n);
     a.end_utf16.resize(n);
+    const bool ascii = std::all_of(code.begin(), code.end(),
+                                   [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+    if (ascii) { // the common case for code: UTF-16 offsets are byte offsets
+        for (size_t t = 0; t < n; ++t) {
+            a.start_utf16[t] = a.tokens[t].start;
+            a.end_utf16[t] = a.tokens[t].end;
+        }
+        for (Unit& u : a.units) {
+            u.start_utf16 = u.start;
+            u.end_utf16 = u.end;
+        }
+        for (ErrorRegion& e : a.errors) {
+            e.start_utf16 = e.start;
+            e.end_utf16 = e.end;
+        }
+        return {};
+    }
+    Utf16Index starts(code), ends(code);
     for (size_t t = 0; t < n; ++t) {
         a.start_utf16[t] = starts.at(a.tokens[t].start, false);
         a.end_utf16[t] = ends.at(a.tokens[t].end, true);
     }
-    Utf16Index& idx = starts;
     for (Unit& u : a.units) {
-        u.start_utf16 = idx.at(u.start, false);
-        u.end_utf16 = idx.at(u.end, true);
+        u.start_utf16 = starts.at(u.start, false);
+        u.end_utf16 = starts.at(u.end, true);
     }
     for (ErrorRegion& e : a.errors) {
-        e.start_utf16 = idx.at(e.start, false);
-        e.end_utf16 = idx.at(e.end, true);
+        e.start_utf16 = starts.at(e.start, false);
+        e.end_utf16 = starts.at(e.end, true);
     }
     return {};
 }

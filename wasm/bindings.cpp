@@ -208,72 +208,67 @@ val encodeText(uintptr_t vocab, uintptr_t code, double size) {
     return typed_copy("Int32Array", ids);
 }
 
-val analyzeCode(uintptr_t code, double size, std::string language, uintptr_t vocab, int gap,
-                bool descend, int hierarchy, double segment_size) {
-    AnalyzeOptions o;
-    o.language = language;
-    o.vocabulary = ptr<const Vocabulary>(vocab);
-    o.gap = static_cast<GapPolicy>(gap);
-    o.descend_classes = descend;
-    o.hierarchy = static_cast<Hierarchy>(hierarchy);
-    o.segment_size = static_cast<int64_t>(segment_size);
-    Analysis a;
-    Status st = analyze(std::string_view(ptr<const char>(code), static_cast<size_t>(size)), o, &a);
-    val out = val::object();
-    out.set("error", result(st));
-    if (!st.ok()) return out;
-    const size_t n = a.tokens.size();
-    std::vector<int32_t> ids(n);
-    std::vector<uint32_t> bs(n), be(n);
-    for (size_t i = 0; i < n; ++i) {
-        ids[i] = a.tokens[i].id;
-        bs[i] = a.tokens[i].start;
-        be[i] = a.tokens[i].end;
+// An analysis packed into one reusable buffer of 32-bit words, so the JS side reads every column
+// with a single copy instead of one crossing per value:
+// [tokens, units, errors, statements], ids, start, end, byteStart, byteEnd, unit, statement
+// (tokens each), unit kind, start, end, byteStart, byteEnd (units each), errors (5 words each).
+class AnalysisBuffer {
+  public:
+    std::string run(uintptr_t code, double size, std::string language, uintptr_t vocab, int gap,
+                    bool descend, int hierarchy, double segment_size) {
+        AnalyzeOptions o;
+        o.language = language;
+        o.vocabulary = ptr<const Vocabulary>(vocab);
+        o.gap = static_cast<GapPolicy>(gap);
+        o.descend_classes = descend;
+        o.hierarchy = static_cast<Hierarchy>(hierarchy);
+        o.segment_size = static_cast<int64_t>(segment_size);
+        Analysis a;
+        Status st =
+            analyze(std::string_view(ptr<const char>(code), static_cast<size_t>(size)), o, &a);
+        if (!st.ok()) return st.message();
+        const size_t n = a.tokens.size(), u = a.units.size(), e = a.errors.size();
+        data_.clear();
+        data_.reserve(4 + 7 * n + 5 * u + 5 * e);
+        data_.insert(data_.end(), {static_cast<uint32_t>(n), static_cast<uint32_t>(u),
+                                   static_cast<uint32_t>(e), static_cast<uint32_t>(a.statements)});
+        for (const Token& t : a.tokens) data_.push_back(static_cast<uint32_t>(t.id));
+        data_.insert(data_.end(), a.start_utf16.begin(), a.start_utf16.end());
+        data_.insert(data_.end(), a.end_utf16.begin(), a.end_utf16.end());
+        for (const Token& t : a.tokens) data_.push_back(t.start);
+        for (const Token& t : a.tokens) data_.push_back(t.end);
+        for (int32_t x : a.unit) data_.push_back(static_cast<uint32_t>(x));
+        for (int32_t x : a.statement) data_.push_back(static_cast<uint32_t>(x));
+        names_.clear();
+        types_.clear();
+        for (const Unit& x : a.units)
+            data_.push_back(x.kind == "function" ? 1 : x.kind == "class" ? 2 : x.kind == "segment" ? 3 : 0);
+        for (const Unit& x : a.units) data_.push_back(x.start_utf16);
+        for (const Unit& x : a.units) data_.push_back(x.end_utf16);
+        for (const Unit& x : a.units) data_.push_back(x.start);
+        for (const Unit& x : a.units) data_.push_back(x.end);
+        for (const Unit& x : a.units) {
+            names_ += x.name;
+            names_ += '\0';
+            types_ += x.node_type;
+            types_ += '\0';
+        }
+        for (const ErrorRegion& r : a.errors)
+            data_.insert(data_.end(), {r.start_utf16, r.end_utf16, r.start, r.end, r.missing ? 1u : 0u});
+        language_ = a.language;
+        tokenizer_ = a.tokenizer;
+        return "";
     }
-    out.set("language", a.language);
-    out.set("tokenizer", a.tokenizer);
-    out.set("ids", typed_copy("Int32Array", ids));
-    out.set("start", typed_copy("Uint32Array", a.start_utf16));
-    out.set("end", typed_copy("Uint32Array", a.end_utf16));
-    out.set("byteStart", typed_copy("Uint32Array", bs));
-    out.set("byteEnd", typed_copy("Uint32Array", be));
-    out.set("unit", typed_copy("Int32Array", a.unit));
-    out.set("statement", typed_copy("Int32Array", a.statement));
-    out.set("statements", a.statements);
-    // Units and errors travel as columns (one crossing each); the JS layer builds the objects.
-    std::vector<int32_t> kind;
-    std::vector<uint32_t> us, ue, ubs, ube;
-    std::string names, types;
-    for (const Unit& u : a.units) {
-        kind.push_back(u.kind == "function" ? 1 : u.kind == "class" ? 2 : u.kind == "segment" ? 3 : 0);
-        us.push_back(u.start_utf16);
-        ue.push_back(u.end_utf16);
-        ubs.push_back(u.start);
-        ube.push_back(u.end);
-        names += u.name;
-        names += '\0';
-        types += u.node_type;
-        types += '\0';
-    }
-    out.set("unitKind", typed_copy("Int32Array", kind));
-    out.set("unitStart", typed_copy("Uint32Array", us));
-    out.set("unitEnd", typed_copy("Uint32Array", ue));
-    out.set("unitByteStart", typed_copy("Uint32Array", ubs));
-    out.set("unitByteEnd", typed_copy("Uint32Array", ube));
-    out.set("unitNames", names);
-    out.set("unitTypes", types);
-    std::vector<uint32_t> err(a.errors.size() * 5);
-    for (size_t i = 0; i < a.errors.size(); ++i) {
-        const ErrorRegion& e = a.errors[i];
-        err[5 * i] = e.start_utf16;
-        err[5 * i + 1] = e.end_utf16;
-        err[5 * i + 2] = e.start;
-        err[5 * i + 3] = e.end;
-        err[5 * i + 4] = e.missing;
-    }
-    out.set("errors", typed_copy("Uint32Array", err));
-    return out;
-}
+    uintptr_t data() const { return reinterpret_cast<uintptr_t>(data_.data()); }
+    std::string names() const { return names_; }
+    std::string types() const { return types_; }
+    std::string language() const { return language_; }
+    std::string tokenizer() const { return tokenizer_; }
+
+  private:
+    std::vector<uint32_t> data_;
+    std::string names_, types_, language_, tokenizer_;
+};
 
 val parseCode(uintptr_t code, double size, std::string language) {
     bool has_error = false;
@@ -319,7 +314,14 @@ EMSCRIPTEN_BINDINGS(hirope) {
         .function("address", &TokenizerHandle::address)
         .function("size", &TokenizerHandle::size);
     emscripten::function("encode", &encodeText);
-    emscripten::function("analyze", &analyzeCode);
+    emscripten::class_<AnalysisBuffer>("AnalysisBuffer")
+        .constructor<>()
+        .function("run", &AnalysisBuffer::run)
+        .function("data", &AnalysisBuffer::data)
+        .function("names", &AnalysisBuffer::names)
+        .function("types", &AnalysisBuffer::types)
+        .function("language", &AnalysisBuffer::language)
+        .function("tokenizer", &AnalysisBuffer::tokenizer);
     emscripten::function("parse", &parseCode);
     emscripten::function("languages", &languageList);
     emscripten::function("detectLanguage", &detectLanguage);

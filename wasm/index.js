@@ -300,21 +300,6 @@ const ENCODER = new TextEncoder();
 
 const UNIT_KINDS = ['code', 'function', 'class', 'segment'];
 
-function unitObjects(r) {
-  const names = r.unitNames.split('\0');
-  const types = r.unitTypes.split('\0');
-  return Array.from(r.unitKind, (kind, index) => ({
-    index,
-    kind: UNIT_KINDS[kind],
-    name: names[index],
-    nodeType: types[index],
-    start: r.unitStart[index],
-    end: r.unitEnd[index],
-    byteStart: r.unitByteStart[index],
-    byteEnd: r.unitByteEnd[index],
-  }));
-}
-
 function errorObjects(e) {
   const out = [];
   for (let i = 0; i < e.length; i += 5) {
@@ -364,7 +349,7 @@ export class HiRoPE {
     /** The RoPE scaling names accepted in scheme.scaling.type. */
     this.scalings = Object.keys(SCALINGS);
     /** True when code analysis (tree-sitter grammars, tokenizers) is compiled in. */
-    this.hasAnalysis = typeof mod.analyze === 'function';
+    this.hasAnalysis = typeof mod.AnalysisBuffer === 'function';
     /** Languages analyze() parses. */
     this.languages = this.hasAnalysis ? mod.languages() : [];
     /** Tokenizer names; all but 'lexical' load their vocabulary on first use (loadTokenizer). */
@@ -479,30 +464,41 @@ export class HiRoPE {
     const hierarchy = enumValue(HIERARCHIES, options.hierarchy === undefined ? 'units' : options.hierarchy, 'options.hierarchy');
     const segmentSize = options.segmentSize === undefined ? 128 : options.segmentSize;
     checkCount(segmentSize, 'options.segmentSize');
-    const r = this._run((heap) => {
+    const buffer = (this._analysisBuffer ||= new this._mod.AnalysisBuffer());
+    this._run((heap) => {
       const [ptr, size] = this._text(heap, code);
-      return this._mod.analyze(ptr, size, language, vocab, gap, descend, hierarchy, segmentSize);
+      this._check(buffer.run(ptr, size, language, vocab, gap, descend, hierarchy, segmentSize));
     });
-    this._check(r.error);
-    const n = r.ids.length;
-    const tokens = { ids: r.ids, start: r.start, end: r.end, byteStart: r.byteStart, byteEnd: r.byteEnd, count: n };
+    // One copy per column out of the packed result (see AnalysisBuffer in wasm/bindings.cpp).
+    const heap32 = this._mod.HEAPU32;
+    let at = buffer.data() >> 2;
+    const [n, unitCount, errorCount, statements] = heap32.subarray(at, at + 4);
+    at += 4;
+    const column = (Ctor, length) => {
+      const out = new Ctor(heap32.buffer.slice(at * 4, (at + length) * 4));
+      at += length;
+      return out;
+    };
+    const tokens = { count: n, ids: column(Int32Array, n), start: column(Uint32Array, n), end: column(Uint32Array, n), byteStart: column(Uint32Array, n), byteEnd: column(Uint32Array, n) };
+    const positions = { token: iota(n), unit: column(Int32Array, n), statement: column(Int32Array, n) };
+    const kinds = column(Uint32Array, unitCount);
+    const [us, ue, ubs, ube] = [0, 1, 2, 3].map(() => column(Uint32Array, unitCount));
+    const errs = column(Uint32Array, 5 * errorCount);
+    const names = buffer.names().split('\0');
+    const types = buffer.types().split('\0');
+    const units = Array.from(kinds, (kind, index) => ({
+      index, kind: UNIT_KINDS[kind], name: names[index], nodeType: types[index],
+      start: us[index], end: ue[index], byteStart: ubs[index], byteEnd: ube[index],
+    }));
     let texts = null;
     Object.defineProperty(tokens, 'texts', {
       enumerable: true,
       get() {
-        if (!texts) texts = Array.from({ length: n }, (_, i) => code.slice(r.start[i], r.end[i]));
+        if (!texts) texts = Array.from({ length: n }, (_, i) => code.slice(tokens.start[i], tokens.end[i]));
         return texts;
       },
     });
-    return {
-      language: r.language,
-      tokenizer: r.tokenizer,
-      tokens,
-      positions: { token: iota(n), unit: r.unit, statement: r.statement },
-      units: unitObjects(r),
-      errors: errorObjects(r.errors),
-      statements: r.statements,
-    };
+    return { language: buffer.language(), tokenizer: buffer.tokenizer(), tokens, positions, units, errors: errorObjects(errs), statements };
   }
 
   _run(fn) {
