@@ -37,5 +37,5 @@ for variant in simd scalar; do
   done
 done
 cp build/data/*.bin dist/data/
-cp wasm/index.js wasm/index.d.ts dist/
+cp wasm/api.js wasm/index.js wasm/core.js wasm/worker.js wasm/worker-client.js wasm/index.d.ts wasm/core.d.ts wasm/worker.d.ts dist/
 echo "build: dist/ ready ($(du -sh dist | cut -f1))"

@@ -1,7 +1,12 @@
 // --extern-pre-js: lets Emscripten 3.1.6's -sMODULARIZE -sEXPORT_ES6 output run in Node >= 18 as
-// well as in browsers. Its Node path uses require() and __dirname (absent in ES modules) and would
-// fetch() a file:// URL, which Node's fetch cannot do.
+// well as in browsers and bundlers, without top-level await. Its Node path wants __dirname and
+// require() (absent in ES modules) and would fetch() a file:// URL. The JS API hands the module
+// its bytes (wasmBinary) in Node, so require() is never needed; fetch is hidden in Node.
 const __em_isNode = typeof process == 'object' && !!(process.versions && process.versions.node);
-const require = __em_isNode ? (await import('module')).createRequire(import.meta.url) : undefined;
-const __dirname = __em_isNode ? require('path').dirname(require('url').fileURLToPath(import.meta.url)) : '';
+const __dirname = __em_isNode ? decodeURIComponent(new URL('.', import.meta.url).pathname) : '';
+const require = __em_isNode
+  ? (id) => {
+      throw new Error('hirope: the Emscripten loader asked for ' + id + '; pass wasmBinary in Node');
+    }
+  : undefined;
 const fetch = __em_isNode ? undefined : globalThis.fetch;
