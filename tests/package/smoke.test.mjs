@@ -1,0 +1,189 @@
+// The packed npm package in fresh projects, as users get it: `npm pack`, install the tarball,
+// then run a small program in plain Node ESM, a page served as plain ES modules, a Vite build, a
+// webpack 5 build and an esbuild bundle (each page in headless Chromium under a strict CSP), and
+// type-check a typed usage example with tsc against the installed package.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import http from 'node:http';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const bin = (pkg, file) => path.join(root, 'node_modules', pkg, file);
+const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; style-src 'self' 'unsafe-inline'";
+const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.bin': 'application/octet-stream' };
+
+// What every page and program computes: a tokenizer load, an analysis and an attention.
+const PROGRAM = (importFrom, workerFrom) => `
+import init, { HiRoPEError } from '${importFrom}';
+${workerFrom ? `import { analyzeInWorker } from '${workerFrom}';` : ''}
+export async function run() {
+  const hr = await init();
+  await hr.loadTokenizer('cl100k');
+  const code = 'def add(x, y):\\n    return x + y\\n\\nclass A:\\n    pass\\n';
+  const a = hr.analyze(code, { language: 'python', tokenizer: 'cl100k' });
+  const n = a.tokens.count;
+  const { q, k } = hr.qk({ n, headDim: 8, tokenIds: a.tokens.ids, seed: 3 });
+  const p = hr.attention({ q, k, n, headDim: 8, positions: a.positions, scheme: { type: 'hirope', window: 4 } });
+  let error = '';
+  try { hr.attention({ q, k, n, headDim: 7 }); } catch (e) { error = e instanceof HiRoPEError ? e.message : 'wrong error type'; }
+  const result = { backend: hr.backend, ids: Array.from(a.tokens.ids), units: a.units.map((u) => u.kind), rowSum: p.slice(n * (n - 1)).reduce((s, x) => s + x, 0), error };
+  ${workerFrom ? "const w = await analyzeInWorker(code, { language: 'python', tokenizer: 'cl100k' }); result.worker = Array.from(w.tokens.ids); result.workerTexts = w.tokens.texts.join('') === code;" : ''}
+  return result;
+}
+`;
+
+function checkResult(r, { worker = false } = {}) {
+  assert.equal(r.backend, 'wasm-simd');
+  // cl100k ids of the snippet, from gpt-tokenizer: def add(x, y):\n    return x + y\n\nclass A:\n    pass\n
+  assert.deepEqual(r.ids.slice(0, 4), [755, 923, 2120, 11]);
+  assert.deepEqual(r.units, ['function', 'class']);
+  assert.ok(Math.abs(r.rowSum - 1) < 1e-5);
+  assert.match(r.error, /^headDim must be a positive even integer, got 7/);
+  if (worker) {
+    assert.deepEqual(r.worker, r.ids);
+    assert.equal(r.workerTexts, true);
+  }
+}
+
+function serve(dir) {
+  const server = http.createServer((req, res) => {
+    if (req.url === '/favicon.ico') {
+      res.writeHead(204);
+      res.end();
+      return;
+    }
+    const file = path.join(dir, decodeURIComponent(req.url.split('?')[0]) === '/' ? 'index.html' : decodeURIComponent(req.url.split('?')[0]));
+    if (!file.startsWith(dir) || !fs.existsSync(file) || fs.statSync(file).isDirectory()) {
+      res.writeHead(404);
+      res.end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': TYPES[path.extname(file)] || 'application/octet-stream', 'content-security-policy': CSP });
+    fs.createReadStream(file).pipe(res);
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+const PAGE = (src) => `<!doctype html><html><head><meta charset="utf-8"><title>hirope smoke</title></head><body><script type="module" src="${src}"></script></body></html>`;
+const PAGE_MAIN = (importFrom, workerFrom) => `${PROGRAM(importFrom, workerFrom)}
+run().then((r) => { document.body.dataset.result = JSON.stringify(r); }, (e) => { document.body.dataset.result = JSON.stringify({ failed: String(e && e.stack || e) }); });
+`;
+
+describe('the npm package in other projects', () => {
+  let tmp, tarball, browser;
+  const project = (name) => {
+    const dir = path.join(tmp, name);
+    fs.mkdirSync(path.join(dir, 'src'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: `smoke-${name}`, private: true, type: 'module' }));
+    execFileSync('npm', ['install', tarball, '--offline', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error'], { cwd: dir });
+    return dir;
+  };
+  async function runPage(dir) {
+    const server = await serve(dir);
+    try {
+      const page = await browser.newPage();
+      const problems = [];
+      page.on('pageerror', (e) => problems.push(e.message));
+      page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
+      await page.goto(`http://127.0.0.1:${server.address().port}/`);
+      await page.waitForFunction(() => document.body.dataset.result, null, { timeout: 60000 });
+      const r = JSON.parse(await page.evaluate(() => document.body.dataset.result));
+      assert.equal(r.failed, undefined, r.failed);
+      assert.deepEqual(problems, []);
+      await page.close();
+      return r;
+    } finally {
+      server.close();
+    }
+  }
+
+  before(async () => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'hirope-smoke-'));
+    const out = execFileSync('npm', ['pack', '--pack-destination', tmp, '--json', '--loglevel=error'], { cwd: root, encoding: 'utf8' });
+    tarball = path.join(tmp, JSON.parse(out)[0].filename);
+    browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'],
+    });
+  });
+  after(async () => {
+    await browser?.close();
+    if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('ships only what it needs', () => {
+    const list = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--loglevel=error'], { cwd: root, encoding: 'utf8' }))[0].files.map((f) => f.path);
+    for (const f of ['dist/index.js', 'dist/core.js', 'dist/api.js', 'dist/worker.js', 'dist/index.d.ts', 'dist/hirope-simd.wasm', 'dist/hirope-core-scalar.wasm', 'dist/data/cl100k.bin', 'bin/hirope.mjs']) {
+      assert.ok(list.includes(f), f);
+    }
+    assert.ok(!list.some((f) => f.startsWith('src/') || f.startsWith('tests/') || f.startsWith('build/')));
+  });
+
+  it('runs in plain Node ESM, full and core entries', () => {
+    const dir = project('node');
+    fs.writeFileSync(path.join(dir, 'main.mjs'), `${PROGRAM('hirope')}
+import core from 'hirope/core';
+const r = await run();
+const c = await core();
+r.core = { hasAnalysis: c.hasAnalysis, backend: c.backend };
+console.log(JSON.stringify(r));`);
+    const r = JSON.parse(execFileSync(process.execPath, ['main.mjs'], { cwd: dir, encoding: 'utf8' }));
+    checkResult(r);
+    assert.deepEqual(r.core, { hasAnalysis: false, backend: 'wasm-simd' });
+    const cli = execFileSync(path.join(dir, 'node_modules/.bin/hirope'), ['--help'], { encoding: 'utf8' });
+    assert.match(cli, /usage: hirope/);
+  });
+
+  it('runs in a page served as plain ES modules, with the worker helper', async () => {
+    const dir = project('esm');
+    fs.writeFileSync(path.join(dir, 'main.js'), PAGE_MAIN('./node_modules/hirope/dist/index.js', './node_modules/hirope/dist/worker-client.js'));
+    fs.writeFileSync(path.join(dir, 'index.html'), PAGE('./main.js'));
+    checkResult(await runPage(dir), { worker: true });
+  });
+
+  it('runs in a Vite build', async () => {
+    const dir = project('vite');
+    fs.writeFileSync(path.join(dir, 'src/main.js'), PAGE_MAIN('hirope', 'hirope/worker'));
+    fs.writeFileSync(path.join(dir, 'index.html'), PAGE('/src/main.js'));
+    execFileSync(process.execPath, [bin('vite', 'bin/vite.js'), 'build', '--logLevel', 'error'], { cwd: dir });
+    checkResult(await runPage(path.join(dir, 'dist')), { worker: true });
+  });
+
+  it('runs in a webpack 5 build', async () => {
+    const dir = project('webpack');
+    fs.writeFileSync(path.join(dir, 'src/main.js'), PAGE_MAIN('hirope', 'hirope/worker'));
+    fs.writeFileSync(path.join(dir, 'webpack.config.cjs'), `module.exports = { mode: 'production', entry: './src/main.js', output: { path: require('path').resolve(__dirname, 'dist'), filename: 'main.js', publicPath: '' }, performance: { hints: false } };`);
+    execFileSync(process.execPath, [bin('webpack-cli', 'bin/cli.js'), '--config', 'webpack.config.cjs'], { cwd: dir, stdio: 'pipe' });
+    fs.writeFileSync(path.join(dir, 'dist/index.html'), PAGE('./main.js'));
+    checkResult(await runPage(path.join(dir, 'dist')), { worker: true });
+  });
+
+  it('runs in an esbuild bundle (with the .wasm files copied beside it, as README says)', async () => {
+    const dir = project('esbuild');
+    fs.writeFileSync(path.join(dir, 'src/main.js'), PAGE_MAIN('hirope'));
+    execFileSync(bin('esbuild', 'bin/esbuild'), ['src/main.js', '--bundle', '--format=esm', '--splitting', '--outdir=out', '--log-level=error'], { cwd: dir });
+    const dist = path.join(dir, 'node_modules/hirope/dist');
+    for (const f of fs.readdirSync(dist)) if (f.endsWith('.wasm')) fs.copyFileSync(path.join(dist, f), path.join(dir, 'out', f));
+    fs.cpSync(path.join(dist, 'data'), path.join(dir, 'out/data'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'out/index.html'), PAGE('./main.js'));
+    checkResult(await runPage(path.join(dir, 'out')));
+  });
+
+  it('type-checks a typed usage example with tsc', () => {
+    const dir = project('types');
+    fs.copyFileSync(path.join(root, 'tests/package/usage.ts'), path.join(dir, 'usage.ts'));
+    fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({
+      compilerOptions: { strict: true, noEmit: true, target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', lib: ['es2022', 'dom'], skipLibCheck: false },
+      files: ['usage.ts'],
+    }));
+    execFileSync(process.execPath, [bin('typescript', 'bin/tsc'), '-p', '.'], { cwd: dir, encoding: 'utf8' });
+    // And a wrong call is caught.
+    fs.writeFileSync(path.join(dir, 'usage.ts'), "import init from 'hirope';\nconst hr = await init();\nhr.attention({ q: new Float32Array(4), k: new Float32Array(4), n: 2, headDim: '2' });\n");
+    assert.throws(() => execFileSync(process.execPath, [bin('typescript', 'bin/tsc'), '-p', '.'], { cwd: dir, encoding: 'utf8', stdio: 'pipe' }));
+  });
+});

@@ -1,0 +1,36 @@
+// A typed usage example, type-checked with tsc --strict against the installed package.
+import init, { HiRoPEError, segmentPositions, type Analysis, type Scheme } from 'hirope';
+import core from 'hirope/core';
+import { createWorker, analyzeInWorker, type HiRoPEWorker } from 'hirope/worker';
+
+const hr = await init({ simd: true, tokenizers: ['cl100k'] });
+const backend: 'wasm-simd' | 'wasm-scalar' = hr.backend;
+const a: Analysis = hr.analyze('def f(x):\n    return x\n', { language: 'python', tokenizer: 'cl100k', gap: 'next' });
+const n = a.tokens.count;
+const firstUnit: string = a.units[0].kind;
+const schemes: Scheme[] = [
+  'rope',
+  { type: 'hirope', ratio: 0.5, window: 512, segmentSize: 64 },
+  { type: 'rope', layout: 'interleaved', scaling: { type: 'yarn', factor: 4, originalLength: 4096 } },
+  { type: 'self-extend', window: 1024, group: 8 },
+];
+const { q, k, v } = hr.qk({ source: 'seeded', n, headDim: 64, tokenIds: a.tokens.ids, seed: 1 });
+for (const scheme of schemes) {
+  const probs: Float32Array = hr.attention({ q, k, n, headDim: 64, positions: a.positions, scheme, output: 'probs' });
+  const out: Float32Array = hr.attention({ q, k, v, n, headDim: 64, scheme, output: 'values', kernel: 'tiled' });
+  console.log(probs.length, out.length);
+}
+const freqs: Float64Array = hr.inverseFrequencies({ type: 'rope', base: 500000 }, 128, { seqLen: 8192 });
+const bands = hr.relativeDistances({ n: 16, headDim: 8, positions: segmentPositions(16, 4), scheme: { type: 'hirope', window: 3 } });
+const decay: Float32Array = hr.longTermDecay('rope', 64, 256);
+const split: number = hr.splitFraction(4096);
+try {
+  hr.attention({ q, k, n, headDim: 63 });
+} catch (e) {
+  if (e instanceof HiRoPEError) console.log(e.message);
+}
+const light = await core({ simd: false });
+const worker: HiRoPEWorker = createWorker({ tokenizers: ['llama2'] });
+const fromWorker: Analysis = await analyzeInWorker('int main() {}', { language: 'c' });
+console.log(backend, firstUnit, freqs[0], bands[0].distances[0], decay[0], split, light.hasAnalysis, fromWorker.units.length);
+worker.terminate();
