@@ -2,12 +2,15 @@
 // hirope command-line tool.
 import fs from 'node:fs';
 import init, { HiRoPEError } from '../dist/index.js';
+import { encodePNG, heatmapRGB } from './png.mjs';
 
 const HELP = {
   main: `usage: hirope <command> [options]
 
 commands:
-  analyze FILE   tokenize and parse a source file, print tokens, units and positions
+  analyze FILE     tokenize and parse a source file, print tokens, units and positions
+  attention FILE   attention of a source file under a position encoding, as a PNG heatmap
+  bench            time attention on this machine
 
 Run 'hirope <command> --help' for the options of a command.`,
   analyze: `usage: hirope analyze FILE [options]
@@ -24,6 +27,28 @@ options:
   --segments S        fixed segments of S tokens instead of syntax units
   --json              print the full analysis as JSON (default: a summary)
   --help              this text`,
+  attention: `usage: hirope attention FILE --png OUT.png [options]
+
+Analyzes FILE, builds q/k for its tokens and renders the attention probabilities under a scheme
+(rows = query tokens, columns = key tokens; colour = probability relative to the row maximum,
+log scale over four decades; above the diagonal is masked).
+
+options:
+  --png OUT           the image to write (required)
+  --scheme S          rope (default), hirope, rerope, leaky-rerope, self-extend, xpos, alibi,
+                      sinusoidal, nope; or a JSON scheme such as '{"type":"hirope","ratio":0.5}'
+  --window W          window of windowed schemes (default 512)
+  --ratio R           HiRoPE's token fraction (default 0.5)
+  --base B            RoPE base (default 10000)
+  --head-dim D        head dimension (default 64)
+  --source S          seeded (default: random vectors per token id) or ones (content-free)
+  --size N            image size in pixels (default: tokens, at most 1024)
+  --language L, --tokenizer T, --gap P, --descend-classes, --segments S   as for analyze
+  --help              this text`,
+  bench: `usage: hirope bench [--n 512,1024,2048] [--head-dim 64] [--repeats 5]
+
+Times attention probabilities (RoPE and HiRoPE, one head) with this package's WASM build and
+prints milliseconds and GFLOP/s of the q.k part. The repository's bench/ has the full comparisons.`,
 };
 
 class UsageError extends Error {}
@@ -42,7 +67,20 @@ function parseArgs(argv) {
     else if (a === '--language') opts.language = value();
     else if (a === '--tokenizer') opts.tokenizer = value();
     else if (a === '--gap') opts.gap = value();
-    else if (a === '--segments') {
+    else if (a === '--png') opts.png = value();
+    else if (a === '--scheme') opts.scheme = value();
+    else if (a === '--source') opts.source = value();
+    else if (a === '--window' || a === '--ratio' || a === '--base' || a === '--head-dim' || a === '--size' || a === '--repeats') {
+      const v = value();
+      const x = Number(v);
+      if (!Number.isFinite(x)) throw new UsageError(`${a} needs a number, got '${v}'`);
+      opts[a.slice(2).replace(/-(.)/g, (_, c) => c.toUpperCase())] = x;
+    } else if (a === '--n') {
+      const v = value();
+      const list = v.split(',').map(Number);
+      if (!list.every((x) => Number.isInteger(x) && x > 0)) throw new UsageError(`--n needs positive integers, got '${v}'`);
+      opts.n = list;
+    } else if (a === '--segments') {
       const v = value();
       if (!/^[1-9]\d*$/.test(v)) throw new UsageError(`--segments needs a positive integer, got '${v}'`);
       opts.segmentSize = Number(v);
@@ -52,9 +90,8 @@ function parseArgs(argv) {
   return opts;
 }
 
-async function analyze(opts) {
-  if (opts.help) return console.log(HELP.analyze);
-  if (opts.positional.length !== 1) throw new UsageError('analyze needs exactly one FILE');
+async function analyzeFile(opts, command) {
+  if (opts.positional.length !== 1) throw new UsageError(`${command} needs exactly one FILE`);
   const file = opts.positional[0];
   let code;
   try {
@@ -72,6 +109,12 @@ async function analyze(opts) {
     ...(opts.descendClasses ? { descendClasses: true } : {}),
     ...(opts.segmentSize ? { hierarchy: 'segments', segmentSize: opts.segmentSize } : {}),
   });
+  return { hr, a, file };
+}
+
+async function analyze(opts) {
+  if (opts.help) return console.log(HELP.analyze);
+  const { a, file } = await analyzeFile(opts, 'analyze');
   if (opts.json) {
     const out = {
       file,
@@ -101,11 +144,74 @@ async function analyze(opts) {
   }
 }
 
+function schemeFrom(opts) {
+  let scheme = opts.scheme || 'rope';
+  if (scheme.startsWith('{')) {
+    try {
+      scheme = JSON.parse(scheme);
+    } catch {
+      throw new UsageError(`--scheme is not valid JSON: ${scheme}`);
+    }
+  } else {
+    scheme = { type: scheme };
+    const windowed = ['rerope', 'leaky-rerope', 'self-extend', 'hirope'].includes(scheme.type);
+    if (opts.window !== undefined && windowed) scheme.window = opts.window;
+    if (opts.ratio !== undefined && scheme.type === 'hirope') scheme.ratio = opts.ratio;
+    if (opts.base !== undefined) scheme.base = opts.base;
+  }
+  return scheme;
+}
+
+async function attention(opts) {
+  if (opts.help) return console.log(HELP.attention);
+  if (!opts.png) throw new UsageError('attention needs --png OUT.png');
+  const { hr, a, file } = await analyzeFile(opts, 'attention');
+  const n = a.tokens.count;
+  if (n === 0) throw new HiRoPEError(`${file} has no tokens`);
+  const headDim = opts.headDim ?? 64;
+  const source = opts.source || 'seeded';
+  const { q, k } = hr.qk({ source, n, headDim, tokenIds: a.tokens.ids, seed: 1 });
+  const probs = hr.attention({ q, k, n, headDim, positions: a.positions, scheme: schemeFrom(opts) });
+  const size = opts.size ?? Math.min(n, 1024);
+  if (!Number.isInteger(size) || size < 1 || size > 8192) throw new UsageError(`--size must be an integer in [1, 8192], got ${size}`);
+  fs.writeFileSync(opts.png, encodePNG(size, size, heatmapRGB(probs, n, size)));
+  console.log(`${opts.png}: ${size}x${size} heatmap of ${n} ${a.tokenizer} tokens, ${a.units.length} units`);
+}
+
+async function bench(opts) {
+  if (opts.help) return console.log(HELP.bench);
+  const hr = await init();
+  const headDim = opts.headDim ?? 64;
+  const repeats = opts.repeats ?? 5;
+  console.log(`hirope ${hr.backend}, head dim ${headDim}, median of ${repeats} after a warm-up`);
+  for (const n of opts.n || [512, 1024, 2048]) {
+    const { q, k } = hr.qk({ n, headDim, seed: 1 });
+    const out = new Float32Array(n * n);
+    for (const scheme of ['rope', { type: 'hirope', segmentSize: 64 }]) {
+      const args = { q, k, n, headDim, scheme, out };
+      const warm = performance.now();
+      while (performance.now() - warm < 300) hr.attention(args);
+      const times = [];
+      for (let r = 0; r < repeats; r++) {
+        const t0 = performance.now();
+        hr.attention(args);
+        times.push(performance.now() - t0);
+      }
+      times.sort((x, y) => x - y);
+      const ms = times[Math.floor(times.length / 2)];
+      const gflops = (n * (n + 1) * headDim) / (ms * 1e6);
+      console.log(`  n=${String(n).padEnd(5)} ${(typeof scheme === 'string' ? scheme : scheme.type).padEnd(7)} ${ms.toFixed(2).padStart(8)} ms   q.k ${gflops.toFixed(1)} GFLOP/s`);
+    }
+  }
+}
+
 async function main(argv) {
   const [command, ...rest] = argv;
   if (!command || command === '--help' || command === '-h') return console.log(HELP.main);
   const opts = parseArgs(rest);
   if (command === 'analyze') return analyze(opts);
+  if (command === 'attention') return attention(opts);
+  if (command === 'bench') return bench(opts);
   throw new UsageError(`unknown command '${command}'`);
 }
 

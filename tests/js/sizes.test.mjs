@@ -1,0 +1,23 @@
+// Download budgets per entry point (gzip): core at most 150 KB, full at most 1.5 MB, with the
+// tokenizer data separate (and fetched only on use).
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import zlib from 'node:zlib';
+
+const dist = new URL('../../dist/', import.meta.url);
+const gz = (files) => files.reduce((s, f) => s + zlib.gzipSync(fs.readFileSync(new URL(f, dist)), { level: 9 }).length, 0);
+
+describe('entry point sizes', () => {
+  it('keep their budgets', () => {
+    const core = gz(['core.js', 'api.js', 'hirope-core-simd.mjs', 'hirope-core-simd.wasm']);
+    const full = gz(['index.js', 'api.js', 'hirope-simd.mjs', 'hirope-simd.wasm']);
+    console.log(`# gzip: core entry ${(core / 1024).toFixed(0)} KB, full entry ${(full / 1024).toFixed(0)} KB`);
+    assert.ok(core <= 150 * 1024, `core ${core}`);
+    assert.ok(full <= 1.5 * 1024 * 1024, `full ${full}`);
+    const index = fs.readFileSync(new URL('index.js', dist), 'utf8');
+    const core_ = fs.readFileSync(new URL('core.js', dist), 'utf8');
+    assert.ok(!core_.includes('hirope-simd.mjs') && !core_.includes('data/'), 'core.js must not reference the full module or data');
+    assert.ok(index.includes("new URL('./data/cl100k.bin', import.meta.url)"), 'data files are separate assets');
+  });
+});
