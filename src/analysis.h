@@ -68,7 +68,7 @@ enum class Hierarchy {
 };
 
 struct AnalyzeOptions {
-    std::string language;                 // one of languages()
+    std::string language;                   // one of languages()
     const Vocabulary* vocabulary = nullptr; // nullptr: the lexical tokenizer
     GapPolicy gap = GapPolicy::own;
     bool descend_classes = false; // methods become their own units
@@ -77,10 +77,10 @@ struct AnalyzeOptions {
 };
 
 struct Unit {
-    std::string kind;      // "function", "class", "code" (gap code) or "segment"
-    std::string name;      // the definition's name ("" for code and segments)
-    std::string node_type; // the tree-sitter node type that made it ("" for code, segments)
-    uint32_t start = 0, end = 0;             // bytes; units partition the input
+    std::string kind;            // "function", "class", "code" (gap code) or "segment"
+    std::string name;            // the definition's name ("" for code and segments)
+    std::string node_type;       // the tree-sitter node type that made it ("" for code, segments)
+    uint32_t start = 0, end = 0; // bytes; units partition the input
     uint32_t start_utf16 = 0, end_utf16 = 0; // the same in UTF-16 code units
 };
 

@@ -60,7 +60,8 @@ struct Grammar {
             flags[s] = f;
         }
         auto field = [&](const char* n) {
-            return ts_language_field_id_for_name(language, n, static_cast<uint32_t>(std::strlen(n)));
+            return ts_language_field_id_for_name(language, n,
+                                                 static_cast<uint32_t>(std::strlen(n)));
         };
         body = field("body");
         name = field("name");
@@ -168,7 +169,8 @@ std::string definition_name(const Grammar& g, std::string_view code, TSNode n) {
     TSNode t = ts_node_child_by_field_id(n, g.type);
     if (!ts_node_is_null(t)) {
         TSNode tr = ts_node_child_by_field_id(n, g.trait);
-        return ts_node_is_null(tr) ? node_text(code, t) : node_text(code, tr) + " for " + node_text(code, t);
+        return ts_node_is_null(tr) ? node_text(code, t)
+                                   : node_text(code, tr) + " for " + node_text(code, t);
     }
     // Go's type_declaration: the first type_spec's name.
     for (uint32_t i = 0; i < ts_node_named_child_count(n) && i < 4; ++i) {
@@ -211,7 +213,8 @@ Definition classify(const Grammar& g, std::string_view code, TSNode n) {
                 TSNode value = ts_node_child_by_field_id(decl, g.value);
                 if (ts_node_is_null(value)) continue;
                 const char* vt = ts_node_type(value);
-                const bool fn = std::strstr(vt, "function") != nullptr || !std::strcmp(vt, "arrow_function");
+                const bool fn =
+                    std::strstr(vt, "function") != nullptr || !std::strcmp(vt, "arrow_function");
                 const bool cls = !std::strcmp(vt, "class");
                 if (fn || cls) {
                     d.found = true;
@@ -252,8 +255,8 @@ std::vector<Item> scan_units(const Grammar& g, std::string_view code, TSTree* tr
     TSNode root = ts_tree_root_node(tree);
     TSTreeCursor cur = ts_tree_cursor_new(root);
     struct Level {
-        int pops;       // goto_parent calls that return to the container
-        bool in_class;  // scanning a class body (descend_classes)
+        int pops;      // goto_parent calls that return to the container
+        bool in_class; // scanning a class body (descend_classes)
     };
     std::vector<Level> stack;
     if (!ts_tree_cursor_goto_first_child(&cur)) {
@@ -268,7 +271,8 @@ std::vector<Item> scan_units(const Grammar& g, std::string_view code, TSTree* tr
             if (!ts_tree_cursor_goto_first_child(&cur)) break;
             ++levels;
             while (ts_node_end_byte(ts_tree_cursor_current_node(&cur)) < ts_node_end_byte(target) ||
-                   ts_node_start_byte(ts_tree_cursor_current_node(&cur)) > ts_node_start_byte(target)) {
+                   ts_node_start_byte(ts_tree_cursor_current_node(&cur)) >
+                       ts_node_start_byte(target)) {
                 if (!ts_tree_cursor_goto_next_sibling(&cur)) break;
             }
         }
@@ -304,7 +308,8 @@ std::vector<Item> scan_units(const Grammar& g, std::string_view code, TSTree* tr
         bool entered = false;
         Definition d = classify(g, code, n);
         if (d.found) {
-            items.push_back({ts_node_start_byte(n), d.is_class ? 2 : 1, d.name, ts_node_type(d.node)});
+            items.push_back(
+                {ts_node_start_byte(n), d.is_class ? 2 : 1, d.name, ts_node_type(d.node)});
             if (d.is_class && descend_classes && !in_class) {
                 const int levels = descend_to(d.node);
                 entered = enter(d.node, true, levels);
@@ -334,7 +339,8 @@ std::vector<Unit> build_units(std::vector<Item> items, GapPolicy gap, uint32_t s
     std::vector<Item> runs;
     // Members before a class's first method belong to the class's own (header) unit.
     for (Item& it : items) {
-        if (it.kind == 0 && !runs.empty() && (runs.back().kind == 0 || runs.back().header)) continue;
+        if (it.kind == 0 && !runs.empty() && (runs.back().kind == 0 || runs.back().header))
+            continue;
         // A container's header item and its first member can start at the same byte: keep one.
         if (!runs.empty() && runs.back().start == it.start) {
             if (it.kind != 0) runs.back() = std::move(it);
@@ -465,8 +471,8 @@ Status parse(std::string_view code, const detail::LanguageRules& rules, Parsed* 
     p->parser = ts_parser_new();
     if (!p->parser || !ts_parser_set_language(p->parser, rules.language()))
         return Status::error(std::string("could not load the ") + rules.name + " grammar");
-    p->tree = ts_parser_parse_string(p->parser, nullptr, code.data(),
-                                     static_cast<uint32_t>(code.size()));
+    p->tree =
+        ts_parser_parse_string(p->parser, nullptr, code.data(), static_cast<uint32_t>(code.size()));
     if (!p->tree) return Status::error("parsing failed");
     return {};
 }
@@ -552,8 +558,8 @@ Status analyze(std::string_view code, const AnalyzeOptions& options, Analysis* o
             a.units[i].end = i + 1 < a.units.size() ? a.units[i + 1].start : size;
         for (size_t t = 0; t < n; ++t) a.unit[t] = static_cast<int32_t>(t / seg);
     } else {
-        a.units = build_units(scan_units(g, code, p.tree, options.descend_classes), options.gap,
-                              size);
+        a.units =
+            build_units(scan_units(g, code, p.tree, options.descend_classes), options.gap, size);
         size_t u = 0;
         for (size_t t = 0; t < n; ++t) {
             while (u + 1 < a.units.size() && a.units[u + 1].start <= a.tokens[t].start) ++u;

@@ -30,8 +30,8 @@ struct AttentionPlan::Impl {
     // fast kernel state: rotated q rows (n + kMR padding rows) and packed key panels per head
     int64_t panels = 0;
     std::vector<float> q_near, q_far;
-    std::vector<float> k_near, k_far;    // packed panels (simd) or rows (eigen)
-    std::vector<float> tokf;             // token positions as floats, padded to panels * kNR
+    std::vector<float> k_near, k_far;          // packed panels (simd) or rows (eigen)
+    std::vector<float> tokf;                   // token positions as floats, padded to panels * kNR
     std::vector<int32_t> block_min, block_max; // token range per key panel
     std::vector<double> q_ref, k_ref, v_ref;   // reference kernel copies
 
@@ -47,17 +47,16 @@ Status check_request(const AttentionRequest& r) {
     if (!r.k) return Status::error("k is required");
     if (r.n <= 0) return Status::error("n must be at least 1, got " + std::to_string(r.n));
     if (r.n > Limits::max_tokens)
-        return Status::error("n must be at most " + std::to_string(Limits::max_tokens) +
-                             ", got " + std::to_string(r.n));
+        return Status::error("n must be at most " + std::to_string(Limits::max_tokens) + ", got " +
+                             std::to_string(r.n));
     if (r.heads < 1 || r.heads > Limits::max_heads)
         return Status::error("heads must be in [1, " + std::to_string(Limits::max_heads) +
                              "], got " + std::to_string(r.heads));
-    if (static_cast<double>(r.heads) * r.n * r.n >
-                       static_cast<double>(Limits::max_output_elements))
-        return Status::error("heads * n * n = " +
-                             std::to_string(static_cast<double>(r.heads) * r.n * r.n) +
-                             " exceeds the output limit of " +
-                             std::to_string(Limits::max_output_elements) + " elements");
+    if (static_cast<double>(r.heads) * r.n * r.n > static_cast<double>(Limits::max_output_elements))
+        return Status::error(
+            "heads * n * n = " + std::to_string(static_cast<double>(r.heads) * r.n * r.n) +
+            " exceeds the output limit of " + std::to_string(Limits::max_output_elements) +
+            " elements");
     if (!std::isfinite(r.scale) || r.scale < 0)
         return Status::error("scale must be a finite number >= 0 (0 means 1/sqrt(headDim))");
     if (is_windowed(r.scheme.type) && !r.causal)
@@ -82,9 +81,15 @@ void pack_panels(const float* rows, int64_t n, int heads, int hd, int64_t panels
 } // namespace
 
 AttentionPlan::AttentionPlan() : impl_(new Impl) {}
-AttentionPlan::~AttentionPlan() { delete impl_; }
-int64_t AttentionPlan::n() const { return impl_->n; }
-int AttentionPlan::heads() const { return impl_->heads; }
+AttentionPlan::~AttentionPlan() {
+    delete impl_;
+}
+int64_t AttentionPlan::n() const {
+    return impl_->n;
+}
+int AttentionPlan::heads() const {
+    return impl_->heads;
+}
 
 Status AttentionPlan::prepare(const AttentionRequest& r, Kernel kernel) {
     Impl& m = *impl_;
@@ -213,11 +218,11 @@ void fast_logits(const AttentionPlan::Impl& m, int h, int64_t r0, int64_t r1, fl
                 float* o = out + (i - r0) * n;
                 for (int64_t j = j0; j < jmax; ++j) {
                     const int l = static_cast<int>(j - j0);
-                    bool near = !need_far ||
-                                (need_near && static_cast<int64_t>(m.token[i]) - m.token[j] < window);
+                    bool near =
+                        !need_far ||
+                        (need_near && static_cast<int64_t>(m.token[i]) - m.token[j] < window);
                     float v = (near ? tile[r * kNR + l] : tile_far[r * kNR + l]) * m.scale;
-                    if (slope != 0.0f)
-                        v -= slope * std::fabs(m.tokf[i] - m.tokf[j]);
+                    if (slope != 0.0f) v -= slope * std::fabs(m.tokf[i] - m.tokf[j]);
                     o[j] = v;
                 }
             }
@@ -261,8 +266,8 @@ Status strip(const AttentionPlan::Impl& m, int head, int64_t r0, int64_t r1, boo
     const int64_t n = m.n;
     if (m.kernel == Kernel::reference) {
         detail::reference_logits(m.ctx, m.pos, m.q_ref.data(), m.k_ref.data(), m.heads, head,
-                                 m.req.causal, m.scale, m.slopes.empty() ? 0.0 : m.slopes[head],
-                                 r0, r1, out);
+                                 m.req.causal, m.scale, m.slopes.empty() ? 0.0 : m.slopes[head], r0,
+                                 r1, out);
     } else if (m.req.use_eigen) {
         eigen_logits(m, head, r0, r1, out);
     } else {
@@ -322,8 +327,8 @@ Status AttentionPlan::output_rows(int64_t r0, int64_t r1, float* out) const {
         const float* v = m.req.v + h * hd;
         float* o = out + h * hd;
         if (m.kernel == Kernel::reference) {
-            detail::reference_output(probs.data(), n, m.v_ref.data() + h * hd, m.width, rows,
-                                     depth, hd, o, m.width);
+            detail::reference_output(probs.data(), n, m.v_ref.data() + h * hd, m.width, rows, depth,
+                                     hd, o, m.width);
         } else if (m.req.use_eigen) {
             using RowMat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
             Eigen::Map<const RowMat, 0, Eigen::OuterStride<>> pm(probs.data(), rows, depth,

@@ -72,18 +72,18 @@ enum class SinusoidalVariant { vaswani, fairseq };
 
 struct Scaling {
     ScalingType type = ScalingType::none;
-    double factor = 1.0;          // s (linear, ntk, dynamic_ntk, yarn, longrope, llama3)
-    double original_length = 0;   // L_orig: original max positions (dynamic, yarn, longrope, llama3)
-    double beta_fast = 32.0;      // yarn
-    double beta_slow = 1.0;       // yarn
-    bool truncate = true;         // yarn: floor/ceil the correction range
-    double mscale = 0.0;          // yarn DeepSeek variant (used when both are > 0)
-    double mscale_all_dim = 0.0;  // yarn DeepSeek variant
-    double attention_factor = -1; // override of the scaling's own factor when >= 0
-    double low_freq_factor = 1.0; // llama3
-    double high_freq_factor = 4.0;       // llama3
-    std::vector<double> short_factor;    // longrope, rotary_dim / 2 entries
-    std::vector<double> long_factor;     // longrope, rotary_dim / 2 entries
+    double factor = 1.0;         // s (linear, ntk, dynamic_ntk, yarn, longrope, llama3)
+    double original_length = 0;  // L_orig: original max positions (dynamic, yarn, longrope, llama3)
+    double beta_fast = 32.0;     // yarn
+    double beta_slow = 1.0;      // yarn
+    bool truncate = true;        // yarn: floor/ceil the correction range
+    double mscale = 0.0;         // yarn DeepSeek variant (used when both are > 0)
+    double mscale_all_dim = 0.0; // yarn DeepSeek variant
+    double attention_factor = -1;     // override of the scaling's own factor when >= 0
+    double low_freq_factor = 1.0;     // llama3
+    double high_freq_factor = 4.0;    // llama3
+    std::vector<double> short_factor; // longrope, rotary_dim / 2 entries
+    std::vector<double> long_factor;  // longrope, rotary_dim / 2 entries
 };
 
 struct Scheme {
@@ -106,7 +106,7 @@ struct Scheme {
     double ratio = 0.5;           // fraction of frequency pairs that carry the token index
     int levels = 2;               // 2: (unit, token); 3: (unit, statement, token)
     double statement_ratio = 0.0; // levels == 3: fraction of pairs that carry the statement index
-    bool token_on_high = false;   // Eq. (3) as printed: token index on the high-frequency-index pairs
+    bool token_on_high = false; // Eq. (3) as printed: token index on the high-frequency-index pairs
 
     // xPos
     double xpos_gamma = 0.4;
@@ -199,14 +199,14 @@ struct AttentionRequest {
     Scheme scheme;
     bool causal = true;
     Output output = Output::probs;
-    double scale = 0; // logit scale; 0 means 1 / sqrt(head_dim)
+    double scale = 0;       // logit scale; 0 means 1 / sqrt(head_dim)
     bool use_eigen = false; // Eigen products instead of the tiled kernels (benchmarks compare)
 };
 
 // Which implementation computes the logits.
 enum class Kernel {
     reference, // double precision, per-element from the relative-distance formula (slow, for tests)
-    fast,      // packed, tiled, SIMD where the build has it (wasm_simd128.h / SSE), scalar otherwise
+    fast, // packed, tiled, SIMD where the build has it (wasm_simd128.h / SSE), scalar otherwise
 };
 
 // A prepared attention: validated inputs, rotated and packed q/k for every head. Memory: O(n d).
@@ -248,8 +248,8 @@ void ones(int64_t count, float* out);
 
 // Pseudo-random standard-normal vectors per token id: the same (seed, id, role) gives the same
 // row of heads * head_dim values. role 0 = query, 1 = key, 2 = value.
-void seeded_vectors(uint64_t seed, const int32_t* token_ids, int64_t n, int64_t row_width,
-                    int role, float* out);
+void seeded_vectors(uint64_t seed, const int32_t* token_ids, int64_t n, int64_t row_width, int role,
+                    float* out);
 
 // ---------------------------------------------------------------------------------------------
 // Long-term decay (RoFormer 3.4.3): (1 / (d/2)) * sum_j |S_j| with S_j = sum_{k<j} e^{i r theta_k},

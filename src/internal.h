@@ -39,11 +39,13 @@ inline bool is_near(const Context& c, const Positions& pos, int64_t i, int64_t j
     return static_cast<int64_t>(pos.token[i]) - pos.token[j] < c.scheme.window;
 }
 
-inline double floor_div(double a, double b) { return std::floor(a / b); }
+inline double floor_div(double a, double b) {
+    return std::floor(a / b);
+}
 
 // Per-token position the rotation of one band uses, for q or k, in the near or far branch.
-double branch_position(const Context& c, const Positions& pos, int band, Role role,
-                       Branch branch, int64_t t);
+double branch_position(const Context& c, const Positions& pos, int band, Role role, Branch branch,
+                       int64_t t);
 
 // Relative distance of band `band` for query i, key j, written directly from the scheme's
 // formula (not from branch positions).

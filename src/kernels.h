@@ -20,8 +20,7 @@ constexpr int kNV = HIROPE_TILE_NV;     // 4-lane vectors per micro-tile row
 constexpr int kNR = 4 * HIROPE_TILE_NV; // columns per micro-tile
 
 // c[kMR][kNR] = sum_k a[m * lda + k] * b[k * ldb + 0..kNR-1], k in [0, depth).
-inline void gemm_tile(const float* a, size_t lda, const float* b, size_t ldb, int depth,
-                      float* c) {
+inline void gemm_tile(const float* a, size_t lda, const float* b, size_t ldb, int depth, float* c) {
     using namespace simd;
     f4 acc[kMR][kNV];
     for (int m = 0; m < kMR; ++m)

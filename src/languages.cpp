@@ -1,6 +1,6 @@
 // The compiled-in tree-sitter grammars and their unit and statement rules.
-#include "analysis.h"
 #include "languages.h"
+#include "analysis.h"
 
 #include <algorithm>
 
@@ -25,10 +25,9 @@ std::vector<LanguageRules> make_rules() {
     const std::vector<const char*> js_functions = {
         "function_declaration", "generator_function_declaration", "method_definition"};
     const std::vector<const char*> js_statements = {"_statement", "_declaration"};
-    const std::vector<const char*> c_statements = {"declaration",          "function_definition",
-                                                   "type_definition",      "field_declaration",
-                                                   "preproc_include",      "preproc_def",
-                                                   "preproc_function_def", "preproc_call"};
+    const std::vector<const char*> c_statements = {
+        "declaration",     "function_definition", "type_definition",      "field_declaration",
+        "preproc_include", "preproc_def",         "preproc_function_def", "preproc_call"};
     const std::vector<const char*> c_containers = {"preproc_ifdef", "preproc_if", "preproc_else",
                                                    "preproc_elif", "ERROR"};
     std::vector<LanguageRules> r;
@@ -91,8 +90,8 @@ std::vector<LanguageRules> make_rules() {
                       c_statements};
     cpp.containers.push_back("namespace_definition");
     cpp.containers.push_back("linkage_specification");
-    for (const char* s : {"alias_declaration", "using_declaration", "template_declaration",
-                          "namespace_definition"})
+    for (const char* s :
+         {"alias_declaration", "using_declaration", "template_declaration", "namespace_definition"})
         cpp.statements.push_back(s);
     r.push_back(cpp);
     r.push_back({"java",
@@ -157,7 +156,8 @@ const std::vector<std::string>& languages() {
 
 std::string detect_language(std::string_view filename) {
     const size_t slash = filename.find_last_of("/\\");
-    const std::string_view base = slash == std::string_view::npos ? filename : filename.substr(slash + 1);
+    const std::string_view base =
+        slash == std::string_view::npos ? filename : filename.substr(slash + 1);
     const size_t dot = base.find_last_of('.');
     if (dot == std::string_view::npos) return "";
     std::string ext(base.substr(dot));

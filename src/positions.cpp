@@ -13,8 +13,8 @@ Status make_context(const Scheme& scheme, int head_dim, int64_t n, const Positio
     if (!st.ok()) return st;
     if (n <= 0) return Status::error("n must be at least 1, got " + std::to_string(n));
     if (n > Limits::max_tokens)
-        return Status::error("n must be at most " + std::to_string(Limits::max_tokens) +
-                             ", got " + std::to_string(n));
+        return Status::error("n must be at most " + std::to_string(Limits::max_tokens) + ", got " +
+                             std::to_string(n));
     if (!pos.token) return Status::error("positions.token is required");
     if (scheme.type == SchemeType::hirope && !pos.unit)
         return Status::error("positions.unit is required by the hirope scheme (pass "
@@ -45,8 +45,8 @@ Status make_context(const Scheme& scheme, int head_dim, int64_t n, const Positio
     return {};
 }
 
-double branch_position(const Context& c, const Positions& pos, int band, Role role,
-                       Branch branch, int64_t t) {
+double branch_position(const Context& c, const Positions& pos, int band, Role role, Branch branch,
+                       int64_t t) {
     const Scheme& s = c.scheme;
     const double tok = pos.token[t];
     if (branch == Branch::near || !is_windowed(s.type)) return tok;
@@ -130,8 +130,8 @@ void sincos_fast(double x, double* s, double* co) {
     const double cp =
         1 - r2 / 2 +
         r2 * r2 *
-            (1.0 / 24 + r2 * (-1.0 / 720 + r2 * (1.0 / 40320 + r2 * (-1.0 / 3628800 +
-                                                                   r2 / 479001600))));
+            (1.0 / 24 +
+             r2 * (-1.0 / 720 + r2 * (1.0 / 40320 + r2 * (-1.0 / 3628800 + r2 / 479001600))));
     switch (static_cast<int64_t>(q) & 3) {
     case 0:
         *s = sp;
@@ -160,8 +160,8 @@ Status relative_distances(const Scheme& scheme, int head_dim, int64_t n, const P
     Status st = detail::make_context(scheme, head_dim, n, pos, &c);
     if (!st.ok()) return st;
     if (band < 0 || band >= static_cast<int>(c.bands.size()))
-        return Status::error("band must be in [0, " + std::to_string(c.bands.size()) +
-                             "), got " + std::to_string(band));
+        return Status::error("band must be in [0, " + std::to_string(c.bands.size()) + "), got " +
+                             std::to_string(band));
     if (static_cast<double>(n) * n > static_cast<double>(Limits::max_output_elements))
         return Status::error("n * n exceeds the output limit of " +
                              std::to_string(Limits::max_output_elements) + " elements");

@@ -1,15 +1,15 @@
 // Applying a scheme to q or k rows: rotation by branch positions (with attention factor, xPos
 // scale, log-n query scale) or sinusoid addition.
-#include "internal.h"
 #include "rotate.h"
+#include "internal.h"
 
 #include <algorithm>
 
 namespace hirope {
 namespace detail {
 
-void rotate_rows(const Context& c, const Positions& pos, Role role, Branch branch,
-                 const float* x, int heads, float* out) {
+void rotate_rows(const Context& c, const Positions& pos, Role role, Branch branch, const float* x,
+                 int heads, float* out) {
     const Scheme& s = c.scheme;
     const int hd = c.head_dim;
     const int64_t width = static_cast<int64_t>(heads) * hd;

@@ -7,8 +7,8 @@ namespace hirope {
 namespace detail {
 
 // out (n x heads*head_dim) = the scheme applied to x for one role and branch.
-void rotate_rows(const Context& c, const Positions& pos, Role role, Branch branch,
-                 const float* x, int heads, float* out);
+void rotate_rows(const Context& c, const Positions& pos, Role role, Branch branch, const float* x,
+                 int heads, float* out);
 
 // Error naming `name` and the first index whose value is NaN or infinite.
 Status check_finite(const float* x, int64_t count, const char* name);

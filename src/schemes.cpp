@@ -10,7 +10,9 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-bool finite(double x) { return std::isfinite(x); }
+bool finite(double x) {
+    return std::isfinite(x);
+}
 
 std::string num(double x) {
     char buf[64];
@@ -32,8 +34,7 @@ Status validate_scaling(const Scaling& s, int rdim) {
     switch (s.type) {
     case ScalingType::linear:
     case ScalingType::dynamic_ntk:
-        if (s.factor < 1)
-            return Status::error(p + "factor must be >= 1, got " + num(s.factor));
+        if (s.factor < 1) return Status::error(p + "factor must be >= 1, got " + num(s.factor));
         break;
     case ScalingType::ntk:
         if (rdim <= 2) return Status::error(p + "ntk needs a rotary dimension above 2");
@@ -41,8 +42,7 @@ Status validate_scaling(const Scaling& s, int rdim) {
     case ScalingType::yarn:
         if (!finite(s.beta_fast) || !finite(s.beta_slow) || s.beta_fast <= 0 || s.beta_slow <= 0)
             return Status::error(p + "betaFast and betaSlow must be positive numbers");
-        if (!finite(s.mscale) || !finite(s.mscale_all_dim) || s.mscale < 0 ||
-            s.mscale_all_dim < 0)
+        if (!finite(s.mscale) || !finite(s.mscale_all_dim) || s.mscale < 0 || s.mscale_all_dim < 0)
             return Status::error(p + "mscale and mscaleAllDim must be non-negative numbers");
         break;
     case ScalingType::longrope: {
@@ -53,17 +53,18 @@ Status validate_scaling(const Scaling& s, int rdim) {
                                  std::to_string(s.short_factor.size()) + " and " +
                                  std::to_string(s.long_factor.size()));
         for (size_t i = 0; i < want; ++i) {
-            if (!finite(s.short_factor[i]) || s.short_factor[i] <= 0 ||
-                !finite(s.long_factor[i]) || s.long_factor[i] <= 0)
-                return Status::error(p + "shortFactor and longFactor entries must be positive "
-                                         "numbers (entry " +
+            if (!finite(s.short_factor[i]) || s.short_factor[i] <= 0 || !finite(s.long_factor[i]) ||
+                s.long_factor[i] <= 0)
+                return Status::error(p +
+                                     "shortFactor and longFactor entries must be positive "
+                                     "numbers (entry " +
                                      std::to_string(i) + ")");
         }
         break;
     }
     case ScalingType::llama3:
-        if (!finite(s.low_freq_factor) || !finite(s.high_freq_factor) ||
-            s.low_freq_factor <= 0 || s.high_freq_factor <= s.low_freq_factor)
+        if (!finite(s.low_freq_factor) || !finite(s.high_freq_factor) || s.low_freq_factor <= 0 ||
+            s.high_freq_factor <= s.low_freq_factor)
             return Status::error(p + "llama3 needs 0 < lowFreqFactor < highFreqFactor, got " +
                                  num(s.low_freq_factor) + " and " + num(s.high_freq_factor));
         break;
@@ -73,7 +74,9 @@ Status validate_scaling(const Scaling& s, int rdim) {
     return {};
 }
 
-double yarn_mscale(double s, double m) { return s <= 1 ? 1.0 : 0.1 * m * std::log(s) + 1.0; }
+double yarn_mscale(double s, double m) {
+    return s <= 1 ? 1.0 : 0.1 * m * std::log(s) + 1.0;
+}
 
 } // namespace
 

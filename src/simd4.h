@@ -1,7 +1,8 @@
 // A 4-lane float vector with the few operations the kernels need, over three back ends:
 // wasm_simd128.h (emscripten with -msimd128), SSE2 (native x86), and plain scalar lanes (the
 // scalar WASM build and any other target). The kernels are written once against this type, so
-// every build runs the same tiled code and the scalar build is as thoroughly tested as the SIMD one.
+// every build runs the same tiled code and the scalar build is as thoroughly tested as the SIMD
+// one.
 #pragma once
 
 #include <cmath>
@@ -26,21 +27,49 @@ constexpr const char* kName = "wasm-simd128";
 struct f4 {
     v128_t v;
 };
-inline f4 load(const float* p) { return {wasm_v128_load(p)}; }
-inline void store(float* p, f4 a) { wasm_v128_store(p, a.v); }
-inline f4 splat(float x) { return {wasm_f32x4_splat(x)}; }
-inline f4 splat_load(const float* p) { return {wasm_v128_load32_splat(p)}; }
-inline f4 add(f4 a, f4 b) { return {wasm_f32x4_add(a.v, b.v)}; }
-inline f4 sub(f4 a, f4 b) { return {wasm_f32x4_sub(a.v, b.v)}; }
-inline f4 mul(f4 a, f4 b) { return {wasm_f32x4_mul(a.v, b.v)}; }
-inline f4 madd(f4 a, f4 b, f4 c) { return {wasm_f32x4_add(wasm_f32x4_mul(a.v, b.v), c.v)}; }
-inline f4 max(f4 a, f4 b) { return {wasm_f32x4_max(a.v, b.v)}; }
-inline f4 min(f4 a, f4 b) { return {wasm_f32x4_min(a.v, b.v)}; }
-inline f4 abs(f4 a) { return {wasm_f32x4_abs(a.v)}; }
-inline f4 lt(f4 a, f4 b) { return {wasm_f32x4_lt(a.v, b.v)}; }
+inline f4 load(const float* p) {
+    return {wasm_v128_load(p)};
+}
+inline void store(float* p, f4 a) {
+    wasm_v128_store(p, a.v);
+}
+inline f4 splat(float x) {
+    return {wasm_f32x4_splat(x)};
+}
+inline f4 splat_load(const float* p) {
+    return {wasm_v128_load32_splat(p)};
+}
+inline f4 add(f4 a, f4 b) {
+    return {wasm_f32x4_add(a.v, b.v)};
+}
+inline f4 sub(f4 a, f4 b) {
+    return {wasm_f32x4_sub(a.v, b.v)};
+}
+inline f4 mul(f4 a, f4 b) {
+    return {wasm_f32x4_mul(a.v, b.v)};
+}
+inline f4 madd(f4 a, f4 b, f4 c) {
+    return {wasm_f32x4_add(wasm_f32x4_mul(a.v, b.v), c.v)};
+}
+inline f4 max(f4 a, f4 b) {
+    return {wasm_f32x4_max(a.v, b.v)};
+}
+inline f4 min(f4 a, f4 b) {
+    return {wasm_f32x4_min(a.v, b.v)};
+}
+inline f4 abs(f4 a) {
+    return {wasm_f32x4_abs(a.v)};
+}
+inline f4 lt(f4 a, f4 b) {
+    return {wasm_f32x4_lt(a.v, b.v)};
+}
 // mask ? a : b (mask lanes all-ones or all-zeros)
-inline f4 select(f4 mask, f4 a, f4 b) { return {wasm_v128_bitselect(a.v, b.v, mask.v)}; }
-inline f4 round_nearest(f4 a) { return {wasm_f32x4_nearest(a.v)}; }
+inline f4 select(f4 mask, f4 a, f4 b) {
+    return {wasm_v128_bitselect(a.v, b.v, mask.v)};
+}
+inline f4 round_nearest(f4 a) {
+    return {wasm_f32x4_nearest(a.v)};
+}
 // 2^n for integral-valued lanes n in [-126, 127]
 inline f4 exp2_int(f4 n) {
     v128_t i = wasm_i32x4_trunc_sat_f32x4(n.v);
@@ -61,22 +90,48 @@ constexpr const char* kName = "sse2";
 struct f4 {
     __m128 v;
 };
-inline f4 load(const float* p) { return {_mm_loadu_ps(p)}; }
-inline void store(float* p, f4 a) { _mm_storeu_ps(p, a.v); }
-inline f4 splat(float x) { return {_mm_set1_ps(x)}; }
-inline f4 splat_load(const float* p) { return {_mm_set1_ps(*p)}; }
-inline f4 add(f4 a, f4 b) { return {_mm_add_ps(a.v, b.v)}; }
-inline f4 sub(f4 a, f4 b) { return {_mm_sub_ps(a.v, b.v)}; }
-inline f4 mul(f4 a, f4 b) { return {_mm_mul_ps(a.v, b.v)}; }
-inline f4 madd(f4 a, f4 b, f4 c) { return {_mm_add_ps(_mm_mul_ps(a.v, b.v), c.v)}; }
-inline f4 max(f4 a, f4 b) { return {_mm_max_ps(a.v, b.v)}; }
-inline f4 min(f4 a, f4 b) { return {_mm_min_ps(a.v, b.v)}; }
-inline f4 abs(f4 a) { return {_mm_andnot_ps(_mm_set1_ps(-0.0f), a.v)}; }
-inline f4 lt(f4 a, f4 b) { return {_mm_cmplt_ps(a.v, b.v)}; }
+inline f4 load(const float* p) {
+    return {_mm_loadu_ps(p)};
+}
+inline void store(float* p, f4 a) {
+    _mm_storeu_ps(p, a.v);
+}
+inline f4 splat(float x) {
+    return {_mm_set1_ps(x)};
+}
+inline f4 splat_load(const float* p) {
+    return {_mm_set1_ps(*p)};
+}
+inline f4 add(f4 a, f4 b) {
+    return {_mm_add_ps(a.v, b.v)};
+}
+inline f4 sub(f4 a, f4 b) {
+    return {_mm_sub_ps(a.v, b.v)};
+}
+inline f4 mul(f4 a, f4 b) {
+    return {_mm_mul_ps(a.v, b.v)};
+}
+inline f4 madd(f4 a, f4 b, f4 c) {
+    return {_mm_add_ps(_mm_mul_ps(a.v, b.v), c.v)};
+}
+inline f4 max(f4 a, f4 b) {
+    return {_mm_max_ps(a.v, b.v)};
+}
+inline f4 min(f4 a, f4 b) {
+    return {_mm_min_ps(a.v, b.v)};
+}
+inline f4 abs(f4 a) {
+    return {_mm_andnot_ps(_mm_set1_ps(-0.0f), a.v)};
+}
+inline f4 lt(f4 a, f4 b) {
+    return {_mm_cmplt_ps(a.v, b.v)};
+}
 inline f4 select(f4 mask, f4 a, f4 b) {
     return {_mm_or_ps(_mm_and_ps(mask.v, a.v), _mm_andnot_ps(mask.v, b.v))};
 }
-inline f4 round_nearest(f4 a) { return {_mm_cvtepi32_ps(_mm_cvtps_epi32(a.v))}; }
+inline f4 round_nearest(f4 a) {
+    return {_mm_cvtepi32_ps(_mm_cvtps_epi32(a.v))};
+}
 inline f4 exp2_int(f4 n) {
     __m128i i = _mm_cvttps_epi32(n.v);
     return {_mm_castsi128_ps(_mm_slli_epi32(_mm_add_epi32(i, _mm_set1_epi32(127)), 23))};
@@ -100,19 +155,39 @@ struct f4 {
     f4 r;                                                                                          \
     for (int l = 0; l < 4; ++l) r.v[l] = (expr);                                                   \
     return r
-inline f4 load(const float* p) { HIROPE_F4_MAP(p[l]); }
+inline f4 load(const float* p) {
+    HIROPE_F4_MAP(p[l]);
+}
 inline void store(float* p, f4 a) {
     for (int l = 0; l < 4; ++l) p[l] = a.v[l];
 }
-inline f4 splat(float x) { HIROPE_F4_MAP(x); }
-inline f4 splat_load(const float* p) { HIROPE_F4_MAP(*p); }
-inline f4 add(f4 a, f4 b) { HIROPE_F4_MAP(a.v[l] + b.v[l]); }
-inline f4 sub(f4 a, f4 b) { HIROPE_F4_MAP(a.v[l] - b.v[l]); }
-inline f4 mul(f4 a, f4 b) { HIROPE_F4_MAP(a.v[l] * b.v[l]); }
-inline f4 madd(f4 a, f4 b, f4 c) { HIROPE_F4_MAP(a.v[l] * b.v[l] + c.v[l]); }
-inline f4 max(f4 a, f4 b) { HIROPE_F4_MAP(a.v[l] > b.v[l] ? a.v[l] : b.v[l]); }
-inline f4 min(f4 a, f4 b) { HIROPE_F4_MAP(a.v[l] < b.v[l] ? a.v[l] : b.v[l]); }
-inline f4 abs(f4 a) { HIROPE_F4_MAP(std::fabs(a.v[l])); }
+inline f4 splat(float x) {
+    HIROPE_F4_MAP(x);
+}
+inline f4 splat_load(const float* p) {
+    HIROPE_F4_MAP(*p);
+}
+inline f4 add(f4 a, f4 b) {
+    HIROPE_F4_MAP(a.v[l] + b.v[l]);
+}
+inline f4 sub(f4 a, f4 b) {
+    HIROPE_F4_MAP(a.v[l] - b.v[l]);
+}
+inline f4 mul(f4 a, f4 b) {
+    HIROPE_F4_MAP(a.v[l] * b.v[l]);
+}
+inline f4 madd(f4 a, f4 b, f4 c) {
+    HIROPE_F4_MAP(a.v[l] * b.v[l] + c.v[l]);
+}
+inline f4 max(f4 a, f4 b) {
+    HIROPE_F4_MAP(a.v[l] > b.v[l] ? a.v[l] : b.v[l]);
+}
+inline f4 min(f4 a, f4 b) {
+    HIROPE_F4_MAP(a.v[l] < b.v[l] ? a.v[l] : b.v[l]);
+}
+inline f4 abs(f4 a) {
+    HIROPE_F4_MAP(std::fabs(a.v[l]));
+}
 inline f4 lt(f4 a, f4 b) {
     f4 r;
     for (int l = 0; l < 4; ++l) {
@@ -130,7 +205,9 @@ inline f4 select(f4 mask, f4 a, f4 b) {
     }
     return r;
 }
-inline f4 round_nearest(f4 a) { HIROPE_F4_MAP(std::nearbyint(a.v[l])); }
+inline f4 round_nearest(f4 a) {
+    HIROPE_F4_MAP(std::nearbyint(a.v[l]));
+}
 inline f4 exp2_int(f4 n) {
     f4 r;
     for (int l = 0; l < 4; ++l) {
@@ -142,7 +219,9 @@ inline f4 exp2_int(f4 n) {
 inline float hmax(f4 a) {
     return std::fmax(std::fmax(a.v[0], a.v[1]), std::fmax(a.v[2], a.v[3]));
 }
-inline float hsum(f4 a) { return (a.v[0] + a.v[1]) + (a.v[2] + a.v[3]); }
+inline float hsum(f4 a) {
+    return (a.v[0] + a.v[1]) + (a.v[2] + a.v[3]);
+}
 #undef HIROPE_F4_MAP
 #endif
 

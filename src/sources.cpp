@@ -15,7 +15,9 @@ uint64_t splitmix64(uint64_t x) {
 }
 
 // Uniform in (0, 1), never 0, from the top 53 bits.
-double unit_interval(uint64_t bits) { return ((bits >> 11) + 0.5) * (1.0 / 9007199254740992.0); }
+double unit_interval(uint64_t bits) {
+    return ((bits >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+}
 
 } // namespace
 

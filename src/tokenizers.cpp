@@ -135,7 +135,7 @@ size_t cl100k_piece(std::string_view s, size_t pos) {
         }
     }
     if (e > pos) {
-        if (e == n) return n - pos;                                       // 5. \s+$
+        if (e == n) return n - pos;                                                // 5. \s+$
         if (last_newline != std::string_view::npos) return last_newline + 1 - pos; // 6.
         if (prev_start > pos) return prev_start - pos; // 7. \s+(?!\S): all but the last
         return l0;                                     // 8. \s
@@ -230,8 +230,9 @@ class Cl100k final : public Vocabulary {
 
 class Llama final : public Vocabulary {
   public:
-    Llama(TokenTable table, std::string name, std::unordered_map<uint64_t, std::pair<int32_t, int32_t>> merges,
-          int32_t space_id, int32_t byte_base)
+    Llama(TokenTable table, std::string name,
+          std::unordered_map<uint64_t, std::pair<int32_t, int32_t>> merges, int32_t space_id,
+          int32_t byte_base)
         : table_(std::move(table)), name_(std::move(name)), merges_(std::move(merges)),
           space_id_(space_id), byte_base_(byte_base) {
         for (int c = 0; c < 128; ++c) {
@@ -241,7 +242,8 @@ class Llama final : public Vocabulary {
         for (const auto& m : merges_) {
             const int32_t a = static_cast<int32_t>(m.first >> 32);
             const int32_t b = static_cast<int32_t>(m.first & 0xffffffffu);
-            if ((a >= byte_base_ && a < byte_base_ + 256) || (b >= byte_base_ && b < byte_base_ + 256))
+            if ((a >= byte_base_ && a < byte_base_ + 256) ||
+                (b >= byte_base_ && b < byte_base_ + 256))
                 split_at_bytes_ = false;
         }
     }
@@ -270,7 +272,8 @@ class Llama final : public Vocabulary {
                 id = table_.find(text.substr(pos, len));
             }
             if (id >= 0) {
-                syms.push_back({id, static_cast<uint32_t>(pos), static_cast<uint32_t>(pos + len), false});
+                syms.push_back(
+                    {id, static_cast<uint32_t>(pos), static_cast<uint32_t>(pos + len), false});
             } else {
                 for (size_t b = pos; b < pos + len; ++b)
                     syms.push_back({byte_base_ + static_cast<unsigned char>(text[b]),

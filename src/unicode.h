@@ -58,7 +58,9 @@ bool is_number(uint32_t cp);
 bool is_space(uint32_t cp);
 
 // UTF-16 code units of the code point decoded from a sequence of `len` bytes.
-inline uint32_t utf16_units(uint32_t cp) { return cp >= 0x10000 ? 2 : 1; }
+inline uint32_t utf16_units(uint32_t cp) {
+    return cp >= 0x10000 ? 2 : 1;
+}
 
 } // namespace unicode
 } // namespace hirope

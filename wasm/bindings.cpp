@@ -16,7 +16,9 @@ using namespace hirope;
 
 namespace {
 
-template <typename T> T* ptr(uintptr_t address) { return reinterpret_cast<T*>(address); }
+template <typename T> T* ptr(uintptr_t address) {
+    return reinterpret_cast<T*>(address);
+}
 
 Scheme to_scheme(const val& o) {
     Scheme s;
@@ -61,7 +63,9 @@ Positions to_positions(uintptr_t token, uintptr_t unit, uintptr_t statement) {
                      ptr<const int32_t>(statement)};
 }
 
-val result(const Status& st) { return val(st.ok() ? std::string() : st.message()); }
+val result(const Status& st) {
+    return val(st.ok() ? std::string() : st.message());
+}
 
 // A prepared attention held by the JS side between strip calls.
 class Plan {
@@ -85,13 +89,12 @@ class Plan {
         return plan_.prepare(r, static_cast<Kernel>(kernel)).message();
     }
     std::string rows(int head, double r0, double r1, uintptr_t out) const {
-        return plan_.rows(head, static_cast<int64_t>(r0), static_cast<int64_t>(r1),
-                          ptr<float>(out))
+        return plan_.rows(head, static_cast<int64_t>(r0), static_cast<int64_t>(r1), ptr<float>(out))
             .message();
     }
     std::string outputRows(double r0, double r1, uintptr_t out) const {
-        return plan_.output_rows(static_cast<int64_t>(r0), static_cast<int64_t>(r1),
-                                 ptr<float>(out))
+        return plan_
+            .output_rows(static_cast<int64_t>(r0), static_cast<int64_t>(r1), ptr<float>(out))
             .message();
     }
 
@@ -108,7 +111,8 @@ val inverseFrequencies(val scheme, int head_dim, double seq_len) {
         val arr = val::global("Float64Array").new_(f.size());
         arr.call<void>("set", val(emscripten::typed_memory_view(f.size(), f.data())));
         out.set("values", arr);
-        out.set("attentionFactor", attention_factor(to_scheme(scheme), static_cast<int64_t>(seq_len)));
+        out.set("attentionFactor",
+                attention_factor(to_scheme(scheme), static_cast<int64_t>(seq_len)));
     }
     return out;
 }
@@ -176,7 +180,9 @@ val limits() {
     return o;
 }
 
-std::string kernelName() { return simd::kName; }
+std::string kernelName() {
+    return simd::kName;
+}
 
 #ifdef HIROPE_WITH_ANALYSIS
 template <typename T> val typed_copy(const char* ctor, const std::vector<T>& v) {
@@ -242,7 +248,10 @@ class AnalysisBuffer {
         names_.clear();
         types_.clear();
         for (const Unit& x : a.units)
-            data_.push_back(x.kind == "function" ? 1 : x.kind == "class" ? 2 : x.kind == "segment" ? 3 : 0);
+            data_.push_back(x.kind == "function"  ? 1
+                            : x.kind == "class"   ? 2
+                            : x.kind == "segment" ? 3
+                                                  : 0);
         for (const Unit& x : a.units) data_.push_back(x.start_utf16);
         for (const Unit& x : a.units) data_.push_back(x.end_utf16);
         for (const Unit& x : a.units) data_.push_back(x.start);
@@ -254,7 +263,8 @@ class AnalysisBuffer {
             types_ += '\0';
         }
         for (const ErrorRegion& r : a.errors)
-            data_.insert(data_.end(), {r.start_utf16, r.end_utf16, r.start, r.end, r.missing ? 1u : 0u});
+            data_.insert(data_.end(),
+                         {r.start_utf16, r.end_utf16, r.start, r.end, r.missing ? 1u : 0u});
         language_ = a.language;
         tokenizer_ = a.tokenizer;
         return "";
@@ -286,7 +296,9 @@ val languageList() {
     return arr;
 }
 
-std::string detectLanguage(std::string filename) { return detect_language(filename); }
+std::string detectLanguage(std::string filename) {
+    return detect_language(filename);
+}
 #endif
 
 } // namespace

@@ -15,7 +15,8 @@ inline const hirope::Vocabulary* vocabulary(const char* name) {
     std::unique_ptr<hirope::Vocabulary>& v = std::string(name) == "cl100k" ? cl100k : llama2;
     if (!v) {
         const char* dir = std::getenv("HIROPE_DATA_DIR");
-        std::ifstream f(std::string(dir ? dir : "build/data") + "/" + name + ".bin", std::ios::binary);
+        std::ifstream f(std::string(dir ? dir : "build/data") + "/" + name + ".bin",
+                        std::ios::binary);
         std::stringstream ss;
         ss << f.rdbuf();
         const std::string s = ss.str();

@@ -116,7 +116,8 @@ TEST_CASE("Vocabulary files are checked before use", "[tokenizers][errors]") {
     CHECK(load_vocabulary(data.data(), data.size(), &v).message().find("checksum") !=
           std::string::npos);
     const std::string junk = "HRTK but nothing else of substance here";
-    CHECK_FALSE(load_vocabulary(reinterpret_cast<const uint8_t*>(junk.data()), junk.size(), &v).ok());
+    CHECK_FALSE(
+        load_vocabulary(reinterpret_cast<const uint8_t*>(junk.data()), junk.size(), &v).ok());
     CHECK(v == nullptr);
 }
 

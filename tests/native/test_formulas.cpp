@@ -27,8 +27,8 @@ TEST_CASE("HiRoPE window matrix of the paper's Fig. 2", "[hirope][spec]") {
     // Six tokens, units [0,0,0,0,1,1], L_window = 3; rows are queries (spec 1.4).
     const std::vector<int32_t> tok = {0, 1, 2, 3, 4, 5}, unit = {0, 0, 0, 0, 1, 1};
     const Positions pos{tok.data(), unit.data(), nullptr};
-    const float expected[6][6] = {{0}, {1, 0}, {2, 1, 0}, {2, 2, 1, 0}, {3, 3, 2, 1, 0},
-                                  {3, 3, 3, 2, 1, 0}};
+    const float expected[6][6] = {{0},          {1, 0},          {2, 1, 0},
+                                  {2, 2, 1, 0}, {3, 3, 2, 1, 0}, {3, 3, 3, 2, 1, 0}};
     Scheme s = hirope_scheme(0.5, 3);
     std::vector<float> d(36);
     REQUIRE(bands(s, 8).size() == 2);

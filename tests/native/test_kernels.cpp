@@ -250,7 +250,8 @@ TEST_CASE("RoPE by hand: d = 2, unit vectors", "[rope]") {
     REQUIRE(attention(r, out.data()).ok());
     for (int i = 0; i < 5; ++i)
         for (int j = 0; j < 5; ++j)
-            CHECK(out[i * 5 + j] == Catch::Detail::Approx(std::cos(i - j) / std::sqrt(2.0)).margin(1e-6));
+            CHECK(out[i * 5 + j] ==
+                  Catch::Detail::Approx(std::cos(i - j) / std::sqrt(2.0)).margin(1e-6));
 }
 
 TEST_CASE("RoPE logits depend only on m - n", "[rope][spec]") {
@@ -281,8 +282,9 @@ TEST_CASE("RoPE logits depend only on m - n", "[rope][spec]") {
     REQUIRE(attention(r, b.data()).ok());
     for (int64_t i = 0; i < n; ++i)
         for (int64_t j = 0; j < n; ++j) {
-            CHECK(a[i * n + j] == Catch::Detail::Approx(a[(i - std::min(i, j)) * n + (j - std::min(i, j))])
-                                      .margin(2e-5));
+            CHECK(a[i * n + j] ==
+                  Catch::Detail::Approx(a[(i - std::min(i, j)) * n + (j - std::min(i, j))])
+                      .margin(2e-5));
             CHECK(b[i * n + j] == Catch::Detail::Approx(a[i * n + j]).margin(2e-5));
         }
 }
