@@ -8,24 +8,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { walk, pythonStdlib } from '../tools/files.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-
-function walk(dir, test, out = []) {
-  let entries;
-  try {
-    entries = fs.readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return out;
-  }
-  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  for (const e of entries) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory() && !e.name.startsWith('.') && e.name !== '__pycache__') walk(p, test, out);
-    else if (e.isFile() && test(e.name)) out.push(p);
-  }
-  return out;
-}
 
 function take(files, budget) {
   const out = [];
@@ -64,7 +49,7 @@ for n in z.namelist():
 export function corpora(mb) {
   const budget = mb * 1e6;
   const nm = path.join(root, 'node_modules');
-  const stdlib = execFileSync('python3', ['-c', 'import sysconfig; print(sysconfig.get_paths()["stdlib"])'], { encoding: 'utf8' }).trim();
+  const stdlib = pythonStdlib();
   const ts = walk(nm, (n) => n.endsWith('.ts') || n.endsWith('.mts'));
   const lists = {
     python: [walk(stdlib, (n) => n.endsWith('.py')).filter((p) => !p.includes('site-packages')), 'the Python standard library'],

@@ -493,47 +493,28 @@ Status check_input(std::string_view code, const std::string& language,
     return {};
 }
 
-} // namespace
-
-Status parse_only(std::string_view code, const std::string& language, bool* has_error) {
+// Checks the input, parses it, and hands the grammar rules and the tree to `use`.
+template <typename F> Status with_tree(std::string_view code, const std::string& language, F use) {
     const detail::LanguageRules* rules;
     Status st = check_input(code, language, &rules);
     if (!st.ok()) return st;
     Parsed p;
     st = parse(code, *rules, &p);
     if (!st.ok()) return st;
-    *has_error = ts_node_has_error(ts_tree_root_node(p.tree));
+    use(*rules, p.tree);
     return {};
 }
 
-Status lexical_tokens(std::string_view code, const std::string& language, std::vector<Token>* out) {
-    const detail::LanguageRules* rules;
-    Status st = check_input(code, language, &rules);
-    if (!st.ok()) return st;
-    Parsed p;
-    st = parse(code, *rules, &p);
-    if (!st.ok()) return st;
-    *out = walk_tree(grammar_for(*rules), code, p.tree, true).leaves;
-    return {};
-}
-
-Status analyze(std::string_view code, const AnalyzeOptions& options, Analysis* out) {
-    const detail::LanguageRules* rules;
-    Status st = check_input(code, options.language, &rules);
-    if (!st.ok()) return st;
-    if (options.hierarchy == Hierarchy::segments && options.segment_size < 1)
-        return Status::error("segmentSize must be an integer >= 1, got " +
-                             std::to_string(options.segment_size));
-    Parsed p;
-    st = parse(code, *rules, &p);
-    if (!st.ok()) return st;
-    const Grammar& g = grammar_for(*rules);
+// The analysis of a parsed tree (analyze() has checked the input).
+void analyze_tree(std::string_view code, const AnalyzeOptions& options,
+                  const detail::LanguageRules& rules, TSTree* tree, Analysis* out) {
+    const Grammar& g = grammar_for(rules);
     Analysis& a = *out;
     a = Analysis();
-    a.language = rules->name;
+    a.language = rules.name;
     a.tokenizer = options.vocabulary ? options.vocabulary->name() : "lexical";
 
-    Walk w = walk_tree(g, code, p.tree, options.vocabulary == nullptr);
+    Walk w = walk_tree(g, code, tree, options.vocabulary == nullptr);
     a.statements = w.statements;
     a.errors = std::move(w.errors);
     if (options.vocabulary)
@@ -559,7 +540,7 @@ Status analyze(std::string_view code, const AnalyzeOptions& options, Analysis* o
         for (size_t t = 0; t < n; ++t) a.unit[t] = static_cast<int32_t>(t / seg);
     } else {
         a.units =
-            build_units(scan_units(g, code, p.tree, options.descend_classes), options.gap, size);
+            build_units(scan_units(g, code, tree, options.descend_classes), options.gap, size);
         size_t u = 0;
         for (size_t t = 0; t < n; ++t) {
             while (u + 1 < a.units.size() && a.units[u + 1].start <= a.tokens[t].start) ++u;
@@ -589,7 +570,7 @@ Status analyze(std::string_view code, const AnalyzeOptions& options, Analysis* o
             e.start_utf16 = e.start;
             e.end_utf16 = e.end;
         }
-        return {};
+        return;
     }
     Utf16Index starts(code), ends(code);
     for (size_t t = 0; t < n; ++t) {
@@ -604,7 +585,29 @@ Status analyze(std::string_view code, const AnalyzeOptions& options, Analysis* o
         e.start_utf16 = starts.at(e.start, false);
         e.end_utf16 = starts.at(e.end, true);
     }
-    return {};
+}
+
+} // namespace
+
+Status parse_only(std::string_view code, const std::string& language, bool* has_error) {
+    return with_tree(code, language, [&](const detail::LanguageRules&, TSTree* tree) {
+        *has_error = ts_node_has_error(ts_tree_root_node(tree));
+    });
+}
+
+Status lexical_tokens(std::string_view code, const std::string& language, std::vector<Token>* out) {
+    return with_tree(code, language, [&](const detail::LanguageRules& rules, TSTree* tree) {
+        *out = walk_tree(grammar_for(rules), code, tree, true).leaves;
+    });
+}
+
+Status analyze(std::string_view code, const AnalyzeOptions& options, Analysis* out) {
+    if (options.hierarchy == Hierarchy::segments && options.segment_size < 1)
+        return Status::error("segmentSize must be an integer >= 1, got " +
+                             std::to_string(options.segment_size));
+    return with_tree(code, options.language, [&](const detail::LanguageRules& rules, TSTree* tree) {
+        analyze_tree(code, options, rules, tree, out);
+    });
 }
 
 } // namespace hirope
