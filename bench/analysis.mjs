@@ -147,6 +147,17 @@ for (const name of fs.readdirSync(path.join(root, 'dist')).sort()) {
   const data = fs.readFileSync(p);
   out.push(`| ${name} | ${f(data.length / 1024)} | ${f(zlib.gzipSync(data, { level: 9 }).length / 1024)} |`);
 }
+const entrySize = (files) => files.reduce((acc, f) => {
+  const data = fs.readFileSync(path.join(root, 'dist', f));
+  return [acc[0] + data.length, acc[1] + zlib.gzipSync(data, { level: 9 }).length];
+}, [0, 0]);
+for (const [name, files] of [
+  ["entry 'hirope/core' (SIMD): core.js + api.js + glue + .wasm", ['core.js', 'api.js', 'hirope-core-simd.mjs', 'hirope-core-simd.wasm']],
+  ["entry 'hirope' (SIMD): index.js + api.js + glue + .wasm", ['index.js', 'api.js', 'hirope-simd.mjs', 'hirope-simd.wasm']],
+]) {
+  const [raw, gzip] = entrySize(files);
+  out.push(`| **${name}** | ${f(raw / 1024)} | ${f(gzip / 1024)} |`);
+}
 for (const name of fs.readdirSync(path.join(root, 'dist/data')).sort()) {
   const data = fs.readFileSync(path.join(root, 'dist/data', name));
   out.push(`| data/${name} (lazy) | ${f(data.length / 1024)} | ${f(zlib.gzipSync(data, { level: 9 }).length / 1024)} |`);

@@ -228,18 +228,60 @@ class Cl100k final : public Vocabulary {
 // ---------------------------------------------------------------------------------------------
 // llama2
 
+// Merge lookup (left id, right id) -> (rank, result id): open addressing with linear probing,
+// flat in memory (the merge loop is dominated by these lookups).
+class MergeTable {
+  public:
+    explicit MergeTable(const std::unordered_map<uint64_t, std::pair<int32_t, int32_t>>& merges) {
+        size_t cap = 16;
+        while (cap < merges.size() * 2) cap *= 2;
+        slots_.assign(cap, Slot{kEmpty, 0, 0});
+        mask_ = cap - 1;
+        for (const auto& m : merges) {
+            size_t i = hash(m.first) & mask_;
+            while (slots_[i].key != kEmpty) i = (i + 1) & mask_;
+            slots_[i] = Slot{m.first, m.second.first, m.second.second};
+        }
+    }
+    // Rank and result of merging a then b, or nullptr when they do not merge.
+    const std::pair<int32_t, int32_t>* find(int32_t a, int32_t b) const {
+        const uint64_t k =
+            (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b);
+        for (size_t i = hash(k) & mask_;; i = (i + 1) & mask_) {
+            if (slots_[i].key == k) return &slots_[i].value;
+            if (slots_[i].key == kEmpty) return nullptr;
+        }
+    }
+
+  private:
+    static constexpr uint64_t kEmpty = ~0ULL;
+    struct Slot {
+        Slot(uint64_t k, int32_t rank, int32_t result) : key(k), value(rank, result) {}
+        uint64_t key;
+        std::pair<int32_t, int32_t> value;
+    };
+    static size_t hash(uint64_t k) {
+        k ^= k >> 33;
+        k *= 0xff51afd7ed558ccdULL;
+        k ^= k >> 33;
+        return static_cast<size_t>(k);
+    }
+    std::vector<Slot> slots_;
+    size_t mask_ = 0;
+};
+
 class Llama final : public Vocabulary {
   public:
     Llama(TokenTable table, std::string name,
           std::unordered_map<uint64_t, std::pair<int32_t, int32_t>> merges, int32_t space_id,
           int32_t byte_base)
-        : table_(std::move(table)), name_(std::move(name)), merges_(std::move(merges)),
-          space_id_(space_id), byte_base_(byte_base) {
+        : table_(std::move(table)), name_(std::move(name)), merges_(merges), space_id_(space_id),
+          byte_base_(byte_base) {
         for (int c = 0; c < 128; ++c) {
             const char ch = static_cast<char>(c);
             ascii_[c] = c == ' ' ? space_id_ : table_.find(std::string_view(&ch, 1));
         }
-        for (const auto& m : merges_) {
+        for (const auto& m : merges) {
             const int32_t a = static_cast<int32_t>(m.first >> 32);
             const int32_t b = static_cast<int32_t>(m.first & 0xffffffffu);
             if ((a >= byte_base_ && a < byte_base_ + 256) ||
@@ -281,10 +323,11 @@ class Llama final : public Vocabulary {
             }
             pos += len;
         }
+        Scratch scratch;
         size_t begin = 0;
         for (size_t i = 0; i <= syms.size(); ++i) {
             if (i < syms.size() && !(syms[i].byte && split_at_bytes_)) continue;
-            merge_run(syms, begin, i, out);
+            merge_run(syms, begin, i, &scratch, out);
             if (i < syms.size()) out->push_back({syms[i].id, syms[i].start, syms[i].end});
             begin = i + 1;
         }
@@ -297,46 +340,59 @@ class Llama final : public Vocabulary {
         bool byte; // a byte-fallback token
     };
 
+    struct Node {
+        int32_t id;
+        uint32_t start, end;
+        int32_t prev, next;
+        bool alive;
+    };
+    struct Cand {
+        int32_t rank;
+        int32_t left;
+        int32_t left_id, right_id;
+        bool operator>(const Cand& o) const {
+            return rank != o.rank ? rank > o.rank : left > o.left;
+        }
+    };
+    // Buffers reused by every run of one encode() call.
+    struct Scratch {
+        std::vector<Node> nodes;
+        std::vector<Cand> heap;
+    };
+
     // Merges syms[begin, end) by rank, leftmost first, and appends the result.
-    void merge_run(const std::vector<Sym>& syms, size_t begin, size_t end,
+    void merge_run(const std::vector<Sym>& syms, size_t begin, size_t end, Scratch* scratch,
                    std::vector<Token>* out) const {
         if (begin >= end) return;
         const int32_t count = static_cast<int32_t>(end - begin);
-        struct Node {
-            int32_t id;
-            uint32_t start, end;
-            int32_t prev, next;
-            bool alive;
-        };
-        std::vector<Node> nodes(count);
+        std::vector<Node>& nodes = scratch->nodes;
+        nodes.resize(count);
         for (int32_t k = 0; k < count; ++k) {
             const Sym& s = syms[begin + k];
             nodes[k] = {s.id, s.start, s.end, k - 1, k + 1, true};
         }
-        struct Cand {
-            int32_t rank;
-            int32_t left;
-            int32_t left_id, right_id;
-            bool operator>(const Cand& o) const {
-                return rank != o.rank ? rank > o.rank : left > o.left;
-            }
-        };
-        std::priority_queue<Cand, std::vector<Cand>, std::greater<Cand>> heap;
+        std::vector<Cand>& heap = scratch->heap; // a min-heap by (rank, position)
+        heap.clear();
+        const std::greater<Cand> later;
         auto push = [&](int32_t i) {
             if (i < 0 || i >= count || nodes[i].next >= count) return;
             const int32_t j = nodes[i].next;
-            auto it = merges_.find(key(nodes[i].id, nodes[j].id));
-            if (it != merges_.end()) heap.push({it->second.first, i, nodes[i].id, nodes[j].id});
+            const std::pair<int32_t, int32_t>* m = merges_.find(nodes[i].id, nodes[j].id);
+            if (m) {
+                heap.push_back({m->first, i, nodes[i].id, nodes[j].id});
+                std::push_heap(heap.begin(), heap.end(), later);
+            }
         };
         for (int32_t i = 0; i + 1 < count; ++i) push(i);
         while (!heap.empty()) {
-            const Cand c = heap.top();
-            heap.pop();
+            std::pop_heap(heap.begin(), heap.end(), later);
+            const Cand c = heap.back();
+            heap.pop_back();
             Node& a = nodes[c.left];
             if (!a.alive || a.next >= count || a.id != c.left_id) continue;
             Node& b = nodes[a.next];
             if (b.id != c.right_id) continue;
-            a.id = merges_.at(key(c.left_id, c.right_id)).second;
+            a.id = merges_.find(c.left_id, c.right_id)->second;
             a.end = b.end;
             b.alive = false;
             a.next = b.next;
@@ -348,12 +404,9 @@ class Llama final : public Vocabulary {
             out->push_back({nodes[i].id, nodes[i].start, nodes[i].end});
     }
 
-    static uint64_t key(int32_t a, int32_t b) {
-        return (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b);
-    }
     TokenTable table_;
     std::string name_;
-    std::unordered_map<uint64_t, std::pair<int32_t, int32_t>> merges_; // -> (rank, result id)
+    MergeTable merges_;
     int32_t space_id_;
     int32_t byte_base_;
     bool split_at_bytes_ = true;
