@@ -420,6 +420,8 @@ struct Walk {
 Walk walk_tree(const Grammar& g, std::string_view code, TSTree* tree, bool want_leaves) {
     Walk w;
     TSTreeCursor cur = ts_tree_cursor_new(ts_tree_root_node(tree));
+    // Clean trees (the common case) skip the per-node error checks.
+    const bool has_errors = ts_node_has_error(ts_tree_root_node(tree));
     uint32_t covered = 0, error_end = 0;
     for (;;) {
         TSNode n = ts_tree_cursor_current_node(&cur);
@@ -428,8 +430,8 @@ Walk walk_tree(const Grammar& g, std::string_view code, TSTree* tree, bool want_
             w.statement_starts.push_back(s);
             ++w.statements;
         }
-        const bool missing = ts_node_is_missing(n);
-        if ((ts_node_is_error(n) || missing) && (s >= error_end || missing)) {
+        const bool missing = has_errors && ts_node_is_missing(n);
+        if (has_errors && (ts_node_is_error(n) || missing) && (s >= error_end || missing)) {
             ErrorRegion r;
             r.start = s;
             r.end = e;
@@ -454,8 +456,7 @@ Walk walk_tree(const Grammar& g, std::string_view code, TSTree* tree, bool want_
     }
     ts_tree_cursor_delete(&cur);
     if (want_leaves) add_gap_tokens(code, covered, static_cast<uint32_t>(code.size()), &w.leaves);
-    std::sort(w.statement_starts.begin(), w.statement_starts.end());
-    return w;
+    return w; // pre-order visits statement starts in order
 }
 
 struct Parsed {
