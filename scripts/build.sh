@@ -37,5 +37,6 @@ for variant in simd scalar; do
   done
 done
 cp build/data/*.bin dist/data/
-cp wasm/api.js wasm/index.js wasm/core.js wasm/worker.js wasm/worker-client.js wasm/index.d.ts wasm/core.d.ts wasm/worker.d.ts dist/
+node tools/embed-wgsl.mjs dist/webgpu-kernels.js
+cp wasm/api.js wasm/webgpu.js wasm/index.js wasm/core.js wasm/worker.js wasm/worker-client.js wasm/index.d.ts wasm/core.d.ts wasm/worker.d.ts dist/
 echo "build: dist/ ready ($(du -sh dist | cut -f1))"

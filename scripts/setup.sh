@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(cmake g++ make emscripten libeigen3-dev catch2 wabt chromium python3 clang libclang-rt-14-dev)
+APT_PACKAGES=(cmake g++ make emscripten libeigen3-dev catch2 wabt chromium python3 clang libclang-rt-14-dev libvulkan1)
 
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do

@@ -10,5 +10,5 @@ for variant in simd scalar; do
   echo "== Catch2 tests compiled to WASM ($variant)"
   node --no-experimental-fetch "build/wasm-$variant/hirope_tests.cjs" --use-colour no
 done
-echo "== JS API, browser and packaging tests (node --test)"
-node --test tests/js/ tests/browser/ tests/package/
+echo "== JS API, WebGPU, browser and packaging tests (node --test)"
+node --test tests/js/ tests/webgpu/ tests/browser/ tests/package/

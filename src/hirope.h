@@ -186,6 +186,14 @@ enum class Role { query, key };
 Status rotate(const Scheme& scheme, int head_dim, int heads, int64_t n, const Positions& pos,
               Role role, Branch branch, const float* x, float* out);
 
+// The same transform as per-token coefficients, for other executors (the WebGPU kernels):
+// out[t][i] = x[t][i] * a[t][i] + x[t][partner[i]] * b[t][i] + c[t][i] for every head, with
+// a, b, c of n x head_dim values and partner of head_dim entries. Angles are reduced in double
+// precision here, so a float executor stays exact to float rounding at any position.
+Status transform_coefficients(const Scheme& scheme, int head_dim, int64_t n, const Positions& pos,
+                              Role role, Branch branch, float* a, float* b, float* c,
+                              int32_t* partner);
+
 enum class Output { logits, probs };
 
 struct AttentionRequest {

@@ -359,6 +359,9 @@ export class HiRoPE {
     this.tokenizers = this.hasAnalysis ? ['lexical', ...VOCABULARIES] : [];
     this._vocab = new Map();
     this._dataFiles = dataFiles;
+    /** Where attentionAsync() runs: 'webgpu' (init({ backend: 'webgpu' | 'auto' })) or 'wasm'. */
+    this.attentionBackend = 'wasm';
+    this._gpu = null;
   }
 
   _needAnalysis() {
@@ -541,6 +544,27 @@ export class HiRoPE {
    * Pass `out` (a Float32Array of that length) to reuse a buffer across calls.
    */
   attention(args) {
+    return this._attentionWasm(this._attentionArgs(args));
+  }
+
+  /**
+   * attention() on the GPU when init({ backend }) chose WebGPU (a Promise of the same
+   * Float32Array), else on WASM. A lost GPU device falls back to WASM for this and later calls.
+   */
+  async attentionAsync(args) {
+    const a = this._attentionArgs(args);
+    if (!this._gpu) return this._attentionWasm(a);
+    try {
+      return await this._gpu.attention(a, this);
+    } catch (e) {
+      if (e instanceof HiRoPEError || !this._gpu.lost) throw e;
+      this._gpu = null; // the device is gone: WASM from now on, same arguments, same result
+      this.attentionBackend = 'wasm';
+      return this._attentionWasm(a);
+    }
+  }
+
+  _attentionArgs(args) {
     const { n, headDim, heads, width } = this._shape(args);
     const scheme = normalizeScheme(args.scheme === undefined ? 'rope' : args.scheme);
     const output = args.output === undefined ? (args.v !== undefined ? 'values' : 'probs') : args.output;
@@ -564,6 +588,27 @@ export class HiRoPE {
     const pos = normalizePositions(args.positions, n, scheme);
     const outLength = output === 'values' ? n * width : heads * n * n;
     const out = args.out === undefined ? null : checkFloat32(args.out, 'out', outLength, output === 'values' ? 'n * heads * headDim' : 'heads * n * n');
+    return { n, headDim, heads, width, scheme, output, q, k, v, causal, scale, kernel, useEigen, pos, outLength, out };
+  }
+
+  /** Per-token transform coefficients (a, b, c, partner) of a scheme, for the GPU kernels. */
+  _coefficients(a, role, branch) {
+    return this._run((heap) => {
+      const [tp, up, sp] = heap.positions(a.pos);
+      const size = a.n * a.headDim;
+      const [ap, bp, cp] = [heap.alloc(size * 4), heap.alloc(size * 4), heap.alloc(size * 4)];
+      const pp = heap.alloc(a.headDim * 4);
+      this._check(this._mod.transformCoefficients(a.scheme, a.headDim, a.n, tp, up, sp, role, branch, ap, bp, cp, pp));
+      return {
+        a: heap.readFloat32(ap, size).slice(),
+        b: heap.readFloat32(bp, size).slice(),
+        c: heap.readFloat32(cp, size).slice(),
+        partner: this._mod.HEAPU32.slice(pp >> 2, (pp >> 2) + a.headDim),
+      };
+    });
+  }
+
+  _attentionWasm({ n, headDim, heads, width, scheme, output, q, k, v, causal, scale, kernel, useEigen, pos, outLength, out }) {
     return this._run((heap) => {
       const plan = new this._mod.Plan();
       try {
@@ -722,7 +767,7 @@ export class HiRoPE {
   }
 }
 
-const INIT_KEYS = ['simd', 'analysis', 'locateFile', 'wasmBinary', 'dataURL', 'tokenizers'];
+const INIT_KEYS = ['simd', 'analysis', 'locateFile', 'wasmBinary', 'dataURL', 'tokenizers', 'backend', 'gpu'];
 
 /**
  * Builds an entry point's init(). `modules` maps 'full' and/or 'core' to { simd, scalar }, each a
@@ -731,7 +776,7 @@ const INIT_KEYS = ['simd', 'analysis', 'locateFile', 'wasmBinary', 'dataURL', 't
  * names to their URLs, each written as new URL('./literal', import.meta.url) in the entry so that
  * bundlers copy the files.
  */
-export function makeInit({ modules, wasm, data = {} }) {
+export function makeInit({ modules, wasm, data = {}, webgpu }) {
   return async function init(options = {}) {
     if (options === null || typeof options !== 'object') fail(`init options must be an object, got ${describe(options)}`);
     for (const key of Object.keys(options)) {
@@ -765,6 +810,22 @@ export function makeInit({ modules, wasm, data = {} }) {
     }
     const hr = new HiRoPE(mod, simd ? 'wasm-simd' : 'wasm-scalar', files);
     for (const name of options.tokenizers || []) await hr.loadTokenizer(name);
+    const backend = options.backend === undefined ? 'wasm' : options.backend;
+    if (!['wasm', 'webgpu', 'auto'].includes(backend)) fail(`options.backend must be 'wasm', 'webgpu' or 'auto', got ${describe(backend)}`);
+    if (backend !== 'wasm') {
+      const gpu = options.gpu ?? globalThis.navigator?.gpu;
+      const { createGPUAttention } = await webgpu();
+      let executor = null;
+      try {
+        executor = await createGPUAttention(gpu);
+      } catch (e) {
+        if (backend === 'webgpu') fail(`WebGPU is not usable here: ${e.message}`);
+      }
+      if (!executor && backend === 'webgpu') fail('options.backend is \'webgpu\' but no WebGPU adapter is available (use \'auto\' to fall back to WASM)');
+      hr._gpu = executor;
+      hr.attentionBackend = executor ? 'webgpu' : 'wasm';
+      hr.gpuAdapter = executor ? executor.adapterInfo : null;
+    }
     return hr;
   };
 }

@@ -159,6 +159,16 @@ std::string rotateRows(val scheme, int head_dim, int heads, double n, uintptr_t 
         .message();
 }
 
+std::string transformCoefficients(val scheme, int head_dim, double n, uintptr_t token,
+                                  uintptr_t unit, uintptr_t statement, int role, int branch,
+                                  uintptr_t a, uintptr_t b, uintptr_t c, uintptr_t partner) {
+    return transform_coefficients(to_scheme(scheme), head_dim, static_cast<int64_t>(n),
+                                  to_positions(token, unit, statement), static_cast<Role>(role),
+                                  static_cast<Branch>(branch), ptr<float>(a), ptr<float>(b),
+                                  ptr<float>(c), ptr<int32_t>(partner))
+        .message();
+}
+
 std::string longTermDecay(val scheme, int head_dim, double max_distance, uintptr_t out) {
     return long_term_decay(to_scheme(scheme), head_dim, static_cast<int64_t>(max_distance),
                            ptr<float>(out))
@@ -316,6 +326,7 @@ EMSCRIPTEN_BINDINGS(hirope) {
     emscripten::function("relativeDistances", &relativeDistances);
     emscripten::function("rotate", &rotateRows);
     emscripten::function("longTermDecay", &longTermDecay);
+    emscripten::function("transformCoefficients", &transformCoefficients);
     emscripten::function("seededVectors", &seededVectors);
     emscripten::function("limits", &limits);
     emscripten::function("kernelName", &kernelName);

@@ -9,6 +9,7 @@ export * from './api.js';
 
 /** Loads the core WebAssembly module (SIMD where supported; options as for 'hirope'). */
 const init = makeInit({
+  webgpu: () => import('./webgpu.js'),
   modules: {
     core: {
       simd: ['hirope-core-simd.wasm', () => import('./hirope-core-simd.mjs')],

@@ -247,6 +247,12 @@ export declare class HiRoPE {
     seed?: number;
   }): QK;
   heapBytes(): number;
+  /** Where attentionAsync() runs: 'webgpu' after init({ backend: 'webgpu' | 'auto' }) found an adapter. */
+  attentionBackend: 'webgpu' | 'wasm';
+  /** The GPU adapter's description, or null. */
+  readonly gpuAdapter: string | null;
+  /** attention() on the GPU when attentionBackend is 'webgpu' (WASM otherwise, and after a lost device). */
+  attentionAsync(options: AttentionOptions): Promise<Float32Array>;
   /** True when the build has code analysis (grammars and tokenizers). */
   readonly hasAnalysis: boolean;
   readonly languages: Language[];
@@ -271,6 +277,10 @@ export interface InitOptions {
   dataURL?: string | URL;
   /** Vocabularies to load before init resolves. */
   tokenizers?: Array<Exclude<TokenizerName, 'lexical'>>;
+  /** 'wasm' (default), 'webgpu' (an error without an adapter) or 'auto' (WebGPU when available). */
+  backend?: 'wasm' | 'webgpu' | 'auto';
+  /** The WebGPU entry object; default navigator.gpu (in Node: the `webgpu` package's create()). */
+  gpu?: { requestAdapter(options?: unknown): Promise<unknown> };
 }
 
 export declare function simdSupported(): boolean;

@@ -18,6 +18,7 @@ export * from './api.js';
  * dataURL is the folder holding the tokenizer data; tokenizers lists vocabularies to load now.
  */
 const init = makeInit({
+  webgpu: () => import('./webgpu.js'),
   modules: {
     full: {
       simd: ['hirope-simd.wasm', () => import('./hirope-simd.mjs')],

@@ -20,7 +20,7 @@ function readControls() {
   const num = (k) => Number(data.get(k));
   return {
     type: data.get('scheme'), n: num('n'), headDim: num('headDim'), window: num('window'),
-    ratio: num('ratio'), segment: num('segment'), source: data.get('source'),
+    ratio: num('ratio'), segment: num('segment'), source: data.get('source'), backend: data.get('backend'),
   };
 }
 
@@ -56,16 +56,32 @@ function render(probs, n) {
 }
 
 const hr = await init({ analysis: false }); // this page needs no grammars
-function draw() {
+// A second instance for the GPU, made on first use; null when this browser has no adapter.
+let gpu;
+const times = {};
+async function gpuInstance() {
+  if (gpu === undefined) gpu = await init({ analysis: false, backend: 'auto' }).then((g) => (g.attentionBackend === 'webgpu' ? g : null));
+  return gpu;
+}
+
+let pending = 0;
+async function draw() {
   const c = readControls();
+  const ticket = ++pending;
   try {
     const { q, k } = hr.qk({ source: c.source, n: c.n, headDim: c.headDim, seed: 1 });
+    const args = { q, k, n: c.n, headDim: c.headDim, scheme: schemeFor(c) };
+    const engine = c.backend === 'webgpu' ? await gpuInstance() : hr;
+    if (!engine) throw new Error('WebGPU is not available in this browser; using WebAssembly');
     const t0 = performance.now();
-    const probs = hr.attention({ q, k, n: c.n, headDim: c.headDim, scheme: schemeFor(c) });
+    const probs = c.backend === 'webgpu' ? await engine.attentionAsync(args) : engine.attention(args);
     const ms = performance.now() - t0;
+    if (ticket !== pending) return; // a newer input is being drawn
+    times[c.backend === 'webgpu' ? 'WebGPU' : hr.backend] = ms;
     render(probs, c.n);
     status.classList.remove('error');
-    status.textContent = `${c.type}: ${c.n} tokens, head dim ${c.headDim}, computed in ${ms.toFixed(1)} ms (${hr.backend})`;
+    const timing = Object.entries(times).map(([name, t]) => `${name} ${t.toFixed(1)} ms`).join(', ');
+    status.textContent = `${c.type}: ${c.n} tokens, head dim ${c.headDim}; last runs: ${timing}`;
     canvas.dataset.ready = 'true';
   } catch (e) {
     status.classList.add('error');

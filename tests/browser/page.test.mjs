@@ -28,7 +28,7 @@ describe('starter page (headless Chromium)', () => {
     page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
     await page.goto(url);
     await page.waitForSelector('canvas[data-ready=true]', { timeout: 30000 });
-    assert.match(await page.textContent('#status'), /hirope: 512 tokens, head dim 64, computed in [\d.]+ ms \(wasm-simd\)/);
+    assert.match(await page.textContent('#status'), /hirope: 512 tokens, head dim 64; last runs: wasm-simd [\d.]+ ms/);
     const pixels = await page.evaluate(() => {
       const c = document.getElementById('heatmap');
       const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
@@ -39,6 +39,23 @@ describe('starter page (headless Chromium)', () => {
     assert.deepEqual(pixels.above, [0, 0, 4]); // masked: probability 0
     assert.ok(pixels.diagonal.reduce((a, b) => a + b) > 300); // the row maximum is bright
     assert.deepEqual(problems, []);
+  });
+
+  it('switches to the WebGPU backend and shows each backend\'s time', async () => {
+    const gpuBrowser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: [...ARGS, '--enable-unsafe-webgpu'] });
+    try {
+      const page = await gpuBrowser.newPage();
+      await page.goto(url);
+      await page.waitForSelector('canvas[data-ready=true]');
+      await page.fill('input[name=n]', '64');
+      await page.dispatchEvent('input[name=n]', 'input');
+      await page.waitForFunction(() => document.getElementById('status').textContent.includes('64 tokens'));
+      await page.selectOption('select[name=backend]', 'webgpu');
+      await page.waitForFunction(() => document.getElementById('status').textContent.includes('WebGPU'), null, { timeout: 60000 });
+      assert.match(await page.textContent('#status'), /last runs: wasm-simd [\d.]+ ms, WebGPU [\d.]+ ms/);
+    } finally {
+      await gpuBrowser.close();
+    }
   });
 
   it('redraws on a control change and shows errors as text', async () => {

@@ -29,7 +29,10 @@ try {
 } catch (e) {
   if (e instanceof HiRoPEError) console.log(e.message);
 }
-const light = await core({ simd: false });
+const light = await core({ simd: false, backend: 'auto' });
+const onGpu: Float32Array = await light.attentionAsync({ q, k, n, headDim: 64 });
+const where: 'webgpu' | 'wasm' = light.attentionBackend;
+console.log(onGpu.length, where);
 const worker: HiRoPEWorker = createWorker({ tokenizers: ['llama2'] });
 const fromWorker: Analysis = await analyzeInWorker('int main() {}', { language: 'c' });
 console.log(backend, firstUnit, freqs[0], bands[0].distances[0], decay[0], split, light.hasAnalysis, fromWorker.units.length);

@@ -1,0 +1,67 @@
+// Every scheme on several shapes (sizes that are not multiples of the 16 x 16 tiles included),
+// WebGPU against WASM, in the manner of ggml's test-backend-ops. Shared by the Node (Dawn) and
+// the Chromium runs; `hr` must come from init({ backend: 'webgpu' }).
+// LongRoPE's factor lists depend on the head dimension.
+const longrope = (headDim) => ({
+  type: 'rope',
+  scaling: {
+    type: 'longrope', factor: 4, originalLength: 16,
+    shortFactor: Array.from({ length: headDim / 2 }, (_, j) => 1 + 0.1 * j),
+    longFactor: Array.from({ length: headDim / 2 }, (_, j) => 1 + j),
+  },
+});
+
+export const SCHEMES = [
+  'nope', 'alibi', 'sinusoidal', { type: 'sinusoidal', variant: 'fairseq' },
+  'rope', { type: 'rope', layout: 'interleaved', rotaryFraction: 0.5, base: 500000 },
+  { type: 'rope', scaling: { type: 'linear', factor: 4 } },
+  { type: 'rope', scaling: { type: 'ntk', factor: 8 } },
+  { type: 'rope', scaling: { type: 'dynamic-ntk', factor: 2, originalLength: 16 } },
+  { type: 'rope', scaling: { type: 'yarn', factor: 8, originalLength: 32 } },
+  longrope,
+  { type: 'rope', scaling: { type: 'llama3', factor: 8, originalLength: 64 } },
+  { type: 'xpos', scaleBase: 32 },
+  { type: 'rerope', window: 9, trainingLength: 8 },
+  { type: 'leaky-rerope', window: 9, leakyFactor: 3 },
+  { type: 'self-extend', window: 9, group: 4 },
+  { type: 'hirope', window: 6 },
+  { type: 'hirope', window: 6, ratio: 1 / 3, layout: 'interleaved', tokenOnHigh: true },
+  { type: 'hirope', window: 6, levels: 3, statementRatio: 0.25 },
+];
+export const SHAPES = [
+  { n: 1, headDim: 8, heads: 1 },
+  { n: 17, headDim: 8, heads: 2 },
+  { n: 37, headDim: 20, heads: 1 },
+  { n: 70, headDim: 16, heads: 2 },
+];
+
+export async function crossCheck(hr) {
+  let worst = 0, compared = 0;
+  const failures = [];
+  for (const shape of SHAPES) {
+    const { n, headDim, heads } = shape;
+    const { q, k, v } = hr.qk({ n, headDim, heads, seed: 7 });
+    const token = Int32Array.from({ length: n }, (_, i) => i);
+    const positions = { token, unit: token.map((t) => Math.floor(t / 7)), statement: token.map((t) => Math.floor(t / 3)) };
+    for (const entry of SCHEMES) {
+      const scheme = typeof entry === 'function' ? entry(headDim) : entry;
+      const windowed = typeof scheme === 'object' && ['rerope', 'leaky-rerope', 'self-extend', 'hirope'].includes(scheme.type);
+      for (const causal of windowed ? [true] : [true, false]) {
+        for (const output of ['logits', 'probs', 'values']) {
+          const args = { q, k, v, n, headDim, heads, positions, scheme, output, causal };
+          const want = hr.attention(args);
+          const got = await hr.attentionAsync(args);
+          let err = 0;
+          for (let i = 0; i < want.length; i++) {
+            if (want[i] === got[i]) continue;
+            err = Math.max(err, Math.abs(want[i] - got[i]) / (1 + Math.abs(want[i])));
+          }
+          compared++;
+          worst = Math.max(worst, err);
+          if (!(err <= 1e-4)) failures.push(`${JSON.stringify(scheme)} n=${n} d=${headDim} h=${heads} ${output} causal=${causal}: ${err}`);
+        }
+      }
+    }
+  }
+  return { compared, worst, failures };
+}

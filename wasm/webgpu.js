@@ -1,0 +1,175 @@
+// The WebGPU path of attentionAsync(): the scheme's per-token transform, tiled q.k^T logits with
+// mask, scale, ALiBi and the windowed near/far rule, row softmax and the output with v, as WGSL
+// kernels (wasm/webgpu/*.wgsl). Buffers are kept and reused across calls.
+import { HiRoPEError } from './api.js';
+import { LOGITS, OUTPUT, SOFTMAX, TRANSFORM } from './webgpu-kernels.js';
+
+const STORAGE = 0x80 | 0x8 | 0x4; // STORAGE | COPY_DST | COPY_SRC
+const UNIFORM = 0x40 | 0x8; // UNIFORM | COPY_DST
+const READBACK = 0x1 | 0x8; // MAP_READ | COPY_DST
+
+/** A GPU attention executor on `gpu` (navigator.gpu, or Dawn's in Node), or null without an adapter. */
+export async function createGPUAttention(gpu) {
+  if (!gpu || typeof gpu.requestAdapter !== 'function') return null;
+  const adapter = await gpu.requestAdapter();
+  if (!adapter) return null;
+  const requiredLimits = {
+    maxStorageBufferBindingSize: adapter.limits.maxStorageBufferBindingSize,
+    maxBufferSize: adapter.limits.maxBufferSize,
+  };
+  const device = await adapter.requestDevice({ requiredLimits });
+  return new GPUAttention(device, adapter);
+}
+
+class GPUAttention {
+  constructor(device, adapter) {
+    this.device = device;
+    this.lost = false;
+    this.adapterInfo = adapter.info ? `${adapter.info.vendor} ${adapter.info.architecture} ${adapter.info.description}`.trim() : '';
+    this.limits = { maxStorageBufferBindingSize: device.limits.maxStorageBufferBindingSize, maxBufferSize: device.limits.maxBufferSize };
+    device.lost.then(() => {
+      this.lost = true;
+    });
+    const pipeline = (code) =>
+      device.createComputePipeline({ layout: 'auto', compute: { module: device.createShaderModule({ code }), entryPoint: 'main' } });
+    this.pipelines = { transform: pipeline(TRANSFORM), logits: pipeline(LOGITS), softmax: pipeline(SOFTMAX), output: pipeline(OUTPUT) };
+    this.buffers = new Map();
+  }
+
+  // A storage or readback buffer kept across calls, grown when too small.
+  buffer(name, bytes, usage = STORAGE) {
+    const size = Math.max(16, Math.ceil(bytes / 16) * 16);
+    const old = this.buffers.get(name);
+    if (old && old.size >= size) return old;
+    old?.destroy();
+    const b = this.device.createBuffer({ size, usage });
+    this.buffers.set(name, b);
+    return b;
+  }
+
+  upload(name, data) {
+    const b = this.buffer(name, data.byteLength);
+    this.device.queue.writeBuffer(b, 0, data.buffer, data.byteOffset, data.byteLength);
+    return b;
+  }
+
+  uniform(words) {
+    const b = this.device.createBuffer({ size: Math.ceil((words.length * 4) / 16) * 16, usage: UNIFORM });
+    this.device.queue.writeBuffer(b, 0, words);
+    this.uniforms.push(b);
+    return b;
+  }
+
+  bind(pipeline, buffers) {
+    return this.device.createBindGroup({
+      layout: pipeline.getBindGroupLayout(0),
+      entries: buffers.map((buffer, binding) => ({ binding, resource: { buffer } })),
+    });
+  }
+
+  dispatch(encoder, pipeline, buffers, x, y = 1) {
+    const pass = encoder.beginComputePass();
+    pass.setPipeline(pipeline);
+    pass.setBindGroup(0, this.bind(pipeline, buffers));
+    pass.dispatchWorkgroups(x, y);
+    pass.end();
+  }
+
+  checkLimits(a) {
+    const largest = Math.max(a.n * a.n, a.n * a.width) * 4;
+    if (largest > this.limits.maxStorageBufferBindingSize || largest > this.limits.maxBufferSize) {
+      throw new HiRoPEError(`n = ${a.n} needs GPU buffers of ${largest} bytes, over this device's limit of ${Math.min(this.limits.maxStorageBufferBindingSize, this.limits.maxBufferSize)} bytes`);
+    }
+  }
+
+  // Transformed q or k (role 0/1) in a branch (0 near, 1 far) into buffer `name`.
+  transform(encoder, hr, a, x, role, branch, name) {
+    const { a: ca, b: cb, c: cc, partner } = hr._coefficients(a, role, branch);
+    const tag = `${name}:`;
+    const groups = Math.ceil((a.n * a.width) / 64);
+    const gx = Math.min(groups, 65535);
+    const out = this.buffer(name, a.n * a.width * 4);
+    this.dispatch(encoder, this.pipelines.transform, [
+      this.uniform(new Uint32Array([a.n, a.headDim, a.width, gx * 64])),
+      this.upload(tag + 'x', x),
+      this.upload(tag + 'a', ca),
+      this.upload(tag + 'b', cb),
+      this.upload(tag + 'c', cc),
+      this.upload(tag + 'partner', partner),
+      out,
+    ], gx, Math.ceil(groups / gx));
+    return out;
+  }
+
+  async attention(a, hr) {
+    if (this.lost) throw new Error('the GPU device was lost');
+    for (const [name, x] of [['q', a.q], ['k', a.k], ['v', a.v]]) {
+      if (!x) continue;
+      for (let i = 0; i < x.length; i++) {
+        if (!Number.isFinite(x[i])) throw new HiRoPEError(`${name} contains a non-finite value (${Number.isNaN(x[i]) ? 'NaN' : 'Infinity'}) at index ${i}`);
+      }
+    }
+    this.checkLimits(a);
+    const device = this.device;
+    this.uniforms = [];
+    const encoder = device.createCommandEncoder();
+    const windowed = a.scheme.windowed;
+    const qn = this.transform(encoder, hr, a, a.q, 0, 0, 'qn');
+    const kn = this.transform(encoder, hr, a, a.k, 1, 0, 'kn');
+    const qf = windowed ? this.transform(encoder, hr, a, a.q, 0, 1, 'qf') : qn;
+    const kf = windowed ? this.transform(encoder, hr, a, a.k, 1, 1, 'kf') : kn;
+    const tokens = this.upload('tokens', a.pos.token);
+    const v = a.v ? this.upload('v', a.v) : null;
+    device.queue.submit([encoder.finish()]);
+
+    const slopes = a.scheme.name === 'alibi' ? hr.alibiSlopes(a.heads) : null;
+    const scale = a.scale || 1 / Math.sqrt(a.headDim);
+    const tiles = Math.ceil(a.n / 16);
+    const values = a.output === 'values';
+    const result = a.out || new Float32Array(a.outLength);
+    const logits = this.buffer('logits', a.n * a.n * 4);
+    const out = values ? this.buffer('out', a.n * a.width * 4) : null;
+    for (let h = 0; h < a.heads; h++) {
+      const enc = device.createCommandEncoder();
+      const params = new ArrayBuffer(48);
+      const u = new Uint32Array(params), f = new Float32Array(params), s = new Int32Array(params);
+      u.set([a.n, a.headDim, a.width, h, a.causal ? 1 : 0, windowed ? 1 : 0]);
+      s[6] = Math.min(a.scheme.window, 2 ** 31 - 1);
+      f[7] = scale;
+      f[8] = slopes ? slopes[h] : 0;
+      f[9] = -Infinity;
+      this.dispatch(enc, this.pipelines.logits, [this.uniform(u), qn, kn, qf, kf, tokens, logits], tiles, tiles);
+      if (a.output !== 'logits') {
+        for (let row0 = 0; row0 < a.n; row0 += 65535) {
+          this.dispatch(enc, this.pipelines.softmax, [this.uniform(new Uint32Array([a.n, a.causal ? 1 : 0, row0, 0])), logits], Math.min(65535, a.n - row0));
+        }
+      }
+      if (values) {
+        this.dispatch(enc, this.pipelines.output, [this.uniform(new Uint32Array([a.n, a.headDim, a.width, h])), logits, v, out], Math.ceil(a.headDim / 16), tiles);
+      } else {
+        const bytes = a.n * a.n * 4;
+        const read = this.buffer('read', bytes, READBACK);
+        enc.copyBufferToBuffer(logits, 0, read, 0, bytes);
+        device.queue.submit([enc.finish()]);
+        await read.mapAsync(1);
+        result.set(new Float32Array(read.getMappedRange(0, bytes)), h * a.n * a.n);
+        read.unmap();
+        continue;
+      }
+      device.queue.submit([enc.finish()]);
+    }
+    if (values) {
+      const bytes = a.n * a.width * 4;
+      const read = this.buffer('read', bytes, READBACK);
+      const enc = device.createCommandEncoder();
+      enc.copyBufferToBuffer(out, 0, read, 0, bytes);
+      device.queue.submit([enc.finish()]);
+      await read.mapAsync(1);
+      result.set(new Float32Array(read.getMappedRange(0, bytes)));
+      read.unmap();
+    }
+    for (const b of this.uniforms) b.destroy();
+    if (this.lost) throw new Error('the GPU device was lost');
+    return result;
+  }
+}

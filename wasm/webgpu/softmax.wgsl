@@ -1,0 +1,43 @@
+// Row softmax in place, one workgroup per row: a max and a sum reduced through workgroup memory.
+// With the causal mask a row i covers keys 0..i; the masked rest becomes 0.
+struct Params { n: u32, causal: u32, row0: u32, pad: u32 }
+
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read_write> x: array<f32>;
+
+const W: u32 = 256u;
+var<workgroup> part: array<f32, 256>;
+
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+  let row = p.row0 + wg.x;
+  if (row >= p.n) { return; }
+  let len = select(p.n, row + 1u, p.causal == 1u);
+  let base = row * p.n;
+  var m = -3.4e38;
+  for (var j = lid.x; j < len; j += W) { m = max(m, x[base + j]); }
+  part[lid.x] = m;
+  workgroupBarrier();
+  for (var s = W / 2u; s > 0u; s >>= 1u) {
+    if (lid.x < s) { part[lid.x] = max(part[lid.x], part[lid.x + s]); }
+    workgroupBarrier();
+  }
+  let row_max = part[0];
+  workgroupBarrier();
+  var sum = 0.0;
+  for (var j = lid.x; j < len; j += W) {
+    let e = exp(x[base + j] - row_max);
+    x[base + j] = e;
+    sum += e;
+  }
+  part[lid.x] = sum;
+  workgroupBarrier();
+  for (var s = W / 2u; s > 0u; s >>= 1u) {
+    if (lid.x < s) { part[lid.x] += part[lid.x + s]; }
+    workgroupBarrier();
+  }
+  let inv = 1.0 / part[0];
+  for (var j = lid.x; j < p.n; j += W) {
+    x[base + j] = select(0.0, x[base + j] * inv, j < len);
+  }
+}
