@@ -398,3 +398,34 @@ TEST_CASE("Seeded vectors: same token id, same vector", "[sources]") {
     CHECK(std::fabs(mean) < 0.05);
     CHECK(var == Catch::Detail::Approx(1.0).margin(0.05));
 }
+
+TEST_CASE("Transform coefficients reproduce rotate() on every scheme", "[kernels][webgpu]") {
+    // The WebGPU path applies these coefficients; they must give what the WASM path computes.
+    for (const Case& c : all_schemes()) {
+        Inputs in(19, 16, 2);
+        const Positions pos{in.tok.data(), in.unit.data(), in.stmt.data()};
+        for (Role role : {Role::query, Role::key}) {
+            for (Branch branch : {Branch::near, Branch::far}) {
+                std::vector<float> want(in.q.size()), a(19 * 16), b(19 * 16), cc(19 * 16);
+                std::vector<int32_t> partner(16);
+                REQUIRE(
+                    rotate(c.scheme, 16, 2, 19, pos, role, branch, in.q.data(), want.data()).ok());
+                REQUIRE(transform_coefficients(c.scheme, 16, 19, pos, role, branch, a.data(),
+                                               b.data(), cc.data(), partner.data())
+                            .ok());
+                double worst = 0;
+                for (int64_t t = 0; t < 19; ++t)
+                    for (int h = 0; h < 2; ++h)
+                        for (int i = 0; i < 16; ++i) {
+                            const float* x = in.q.data() + t * 32 + h * 16;
+                            const double got = x[i] * a[t * 16 + i] +
+                                               x[partner[i]] * b[t * 16 + i] + cc[t * 16 + i];
+                            const double w = want[t * 32 + h * 16 + i];
+                            worst = std::max(worst, std::fabs(got - w) / (1 + std::fabs(w)));
+                        }
+                INFO(c.name);
+                CHECK(worst < 1e-5);
+            }
+        }
+    }
+}
