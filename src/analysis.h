@@ -113,7 +113,4 @@ Status analyze(std::string_view code, const AnalyzeOptions& options, Analysis* o
 // benchmark's bare-parse baseline).
 Status parse_only(std::string_view code, const std::string& language, bool* has_error);
 
-// The lexical tokenizer on its own (parses code in `language`).
-Status lexical_tokens(std::string_view code, const std::string& language, std::vector<Token>* out);
-
 } // namespace hirope

@@ -596,12 +596,6 @@ Status parse_only(std::string_view code, const std::string& language, bool* has_
     });
 }
 
-Status lexical_tokens(std::string_view code, const std::string& language, std::vector<Token>* out) {
-    return with_tree(code, language, [&](const detail::LanguageRules& rules, TSTree* tree) {
-        *out = walk_tree(grammar_for(rules), code, tree, true).leaves;
-    });
-}
-
 Status analyze(std::string_view code, const AnalyzeOptions& options, Analysis* out) {
     if (options.hierarchy == Hierarchy::segments && options.segment_size < 1)
         return Status::error("segmentSize must be an integer >= 1, got " +

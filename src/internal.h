@@ -34,11 +34,6 @@ inline int32_t level_index(const Positions& pos, int level, int64_t t) {
     return pos.token[t];
 }
 
-// True when query i and key j use the near (plain RoPE) branch of a windowed scheme.
-inline bool is_near(const Context& c, const Positions& pos, int64_t i, int64_t j) {
-    return static_cast<int64_t>(pos.token[i]) - pos.token[j] < c.scheme.window;
-}
-
 inline double floor_div(double a, double b) {
     return std::floor(a / b);
 }

@@ -425,10 +425,14 @@ export class HiRoPE {
     return [ptr, written];
   }
 
+  _language(language) {
+    if (!this.languages.includes(language)) fail(`language must be one of ${this.languages.map((l) => `'${l}'`).join(', ')}, got ${describe(language)}`);
+  }
+
   /** Parses code and nothing more: { hasError } (a validity check, and the bare-parse baseline). */
   parse(code, { language } = {}) {
     this._needAnalysis();
-    if (!this.languages.includes(language)) fail(`language must be one of ${this.languages.map((l) => `'${l}'`).join(', ')}, got ${describe(language)}`);
+    this._language(language);
     const r = this._run((heap) => {
       const [ptr, size] = this._text(heap, code);
       return this._mod.parse(ptr, size, language);
@@ -466,7 +470,7 @@ export class HiRoPE {
       if (!language) fail(`cannot detect the language of '${options.filename}' (known: ${this.languages.join(', ')}); pass options.language`);
     }
     if (language === undefined) fail('options.language (or options.filename) is required');
-    if (!this.languages.includes(language)) fail(`language must be one of ${this.languages.map((l) => `'${l}'`).join(', ')}, got ${describe(language)}`);
+    this._language(language);
     const vocab = this._vocabulary(options.tokenizer === undefined ? 'lexical' : options.tokenizer);
     const gap = enumValue(GAPS, options.gap === undefined ? 'own' : options.gap, 'options.gap');
     const descend = options.descendClasses === undefined ? false : options.descendClasses;
