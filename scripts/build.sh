@@ -40,3 +40,6 @@ cp build/data/*.bin dist/data/
 node tools/embed-wgsl.mjs dist/webgpu-kernels.js
 cp wasm/api.js wasm/webgpu.js wasm/index.js wasm/core.js wasm/worker.js wasm/worker-client.js wasm/index.d.ts wasm/core.d.ts wasm/worker.d.ts dist/
 echo "build: dist/ ready ($(du -sh dist | cut -f1))"
+
+# The static site: playground, embeddable element and demo article (build/site).
+node scripts/build-site.mjs

@@ -1,5 +1,6 @@
-// Static server for the page: web/ at /, the built package at /dist/. Sends a strict Content
-// Security Policy (WebAssembly needs only 'wasm-unsafe-eval') and no COOP/COEP headers.
+// Static server for the built site (build/site: the playground, the embeddable element and its
+// demo article). Sends a strict Content Security Policy (WebAssembly needs only
+// 'wasm-unsafe-eval'; no inline scripts or styles) and no COOP/COEP headers.
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -15,21 +16,24 @@ const TYPES = {
   '.json': 'application/json',
   '.svg': 'image/svg+xml',
   '.png': 'image/png',
+  '.bin': 'application/octet-stream',
+  '.txt': 'text/plain; charset=utf-8',
 };
 export const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data: blob:; object-src 'none'; base-uri 'none'";
 
-function resolve(urlPath) {
+export const SITE = path.join(root, 'build/site');
+
+function resolve(urlPath, base) {
   const clean = decodeURIComponent(urlPath.split('?')[0]);
-  const base = clean.startsWith('/dist/') ? root : path.join(root, 'web');
-  const file = path.normalize(path.join(base, clean === '/' ? '/index.html' : clean));
+  const file = path.normalize(path.join(base, clean.endsWith('/') ? clean + 'index.html' : clean));
   return file.startsWith(base + path.sep) ? file : null;
 }
 
-export function createServer() {
+export function createServer({ base = SITE } = {}) {
   return http.createServer((req, res) => {
     let file = null;
     try {
-      file = resolve(req.url);
+      file = resolve(req.url, base);
     } catch {
       file = null;
     }
@@ -49,6 +53,10 @@ export function createServer() {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  if (!fs.existsSync(path.join(SITE, 'index.html'))) {
+    console.error('hirope: build/site is missing; run npm start (or npm run build) first');
+    process.exit(1);
+  }
   const port = Number(process.env.PORT || 8080);
   const host = process.env.HOST || '127.0.0.1';
   createServer().listen(port, host, () => {

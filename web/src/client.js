@@ -1,0 +1,76 @@
+// The page side of the playground worker: promise-based requests, and "latest wins" scheduling so
+// that a burst of edits or slider moves computes only the newest state.
+
+export class WorkerError extends Error {
+  constructor(name, message) {
+    super(message);
+    this.name = name === 'Error' ? 'WorkerError' : name;
+  }
+}
+
+export class PlaygroundClient {
+  constructor(workerURL) {
+    this.worker = new Worker(workerURL, { type: 'module', name: 'hirope' });
+    this._next = 1;
+    this._pending = new Map();
+    this._running = false;
+    this._queued = null;
+    this.onprogress = null;
+    this.worker.onmessage = ({ data }) => {
+      const entry = this._pending.get(data.id);
+      if (!entry) return;
+      if (data.type === 'progress') {
+        entry.progress?.(data.stage);
+        return;
+      }
+      this._pending.delete(data.id);
+      if (data.type === 'error') entry.reject(new WorkerError(data.name, data.message));
+      else entry.resolve(data.value);
+    };
+    this.worker.onerror = (event) => {
+      const error = new WorkerError('WorkerError', event.message || 'the worker failed to start');
+      for (const entry of this._pending.values()) entry.reject(error);
+      this._pending.clear();
+    };
+  }
+
+  /** One request; resolves with the worker's result. */
+  request(type, payload = {}, progress = null) {
+    const id = this._next++;
+    return new Promise((resolve, reject) => {
+      this._pending.set(id, { resolve, reject, progress });
+      this.worker.postMessage({ id, type, ...payload });
+    });
+  }
+
+  /**
+   * A run request where only the newest matters: while one runs, later calls replace each other,
+   * and superseded calls resolve with null.
+   */
+  latest(type, payload, progress) {
+    if (this._queued) this._queued.resolve(null);
+    return new Promise((resolve, reject) => {
+      this._queued = { type, payload, progress, resolve, reject };
+      this._pump();
+    });
+  }
+
+  async _pump() {
+    if (this._running || !this._queued) return;
+    const job = this._queued;
+    this._queued = null;
+    this._running = true;
+    try {
+      job.resolve(await this.request(job.type, job.payload, job.progress));
+    } catch (e) {
+      job.reject(e);
+    } finally {
+      this._running = false;
+      this._pump();
+    }
+  }
+
+  terminate() {
+    this.worker.terminate();
+  }
+}

@@ -1,0 +1,99 @@
+// Colour maps shared by the page, the embeddable element, the worker and the tests (which
+// recompute expected pixels from API values with these same functions).
+
+// Magma-like sequential ramp: 5 stops, linear in between. Index 0 is the darkest colour.
+const MAGMA = [[0, 0, 4], [81, 18, 124], [183, 55, 121], [252, 137, 97], [252, 253, 191]];
+// Diverging ramp for differences: blue (negative) - near-white (zero) - red (positive).
+const DIVERGING = [[33, 102, 172], [146, 197, 222], [247, 247, 247], [244, 165, 130], [178, 24, 43]];
+// Sequential ramp for distances: dark blue to yellow (viridis-like).
+const VIRIDIS = [[68, 1, 84], [59, 82, 139], [33, 145, 140], [94, 201, 98], [253, 231, 37]];
+
+function ramp(stops, t) {
+  const x = Math.min(1, Math.max(0, t)) * (stops.length - 1);
+  const i = Math.min(stops.length - 2, Math.floor(x));
+  const f = x - i;
+  return stops[i].map((c, k) => Math.round(c + (stops[i + 1][k] - c) * f));
+}
+function table(stops) {
+  const lut = new Uint8ClampedArray(256 * 3);
+  for (let i = 0; i < 256; i++) lut.set(ramp(stops, i / 255), 3 * i);
+  return lut;
+}
+export const LUTS = { magma: table(MAGMA), diverging: table(DIVERGING), viridis: table(VIRIDIS) };
+
+/** Colour for masked cells (NaN distances, cells above the causal diagonal in distance views). */
+export const MASKED = [128, 128, 128];
+
+/** Decades of probability shown below each row's maximum. */
+export const DECADES = 4;
+
+// Probability ratio -> LUT index, on a log scale over DECADES decades. Math.log10 costs ~40 ns in
+// V8, too slow for a million cells per redraw, so the index is looked up by the float's top 17 bits
+// (sign, exponent, 8 mantissa bits): each bucket spans a factor of 1.004, and gets the index of
+// its geometric midpoint.
+const KEY_SHIFT = 15;
+const PROB_TABLE = (() => {
+  const table = new Uint8Array(1 << (32 - KEY_SHIFT));
+  const f = new Float32Array(1);
+  const u = new Uint32Array(f.buffer);
+  for (let key = 0; key < table.length; key++) {
+    u[0] = (key << KEY_SHIFT) | (1 << (KEY_SHIFT - 1)); // the bucket's middle
+    const r = f[0];
+    if (!(r > 0) || !Number.isFinite(r)) continue; // zero, negative, NaN: index 0
+    const t = 1 + Math.log10(r) / DECADES;
+    table[key] = t <= 0 ? 0 : Math.round(Math.min(1, t) * 255);
+  }
+  // Ratios of 1 or more (and +Infinity) map to the top index.
+  for (let key = 0x3f800000 >>> KEY_SHIFT; key < 0x80000000 >>> KEY_SHIFT; key++) table[key] = 255;
+  return table;
+})();
+const scratchF = new Float32Array(1);
+const scratchU = new Uint32Array(scratchF.buffer);
+
+/** Probability relative to its row's maximum -> LUT index (0 .. 255). */
+export function probIndex(ratio) {
+  scratchF[0] = ratio;
+  return PROB_TABLE[scratchU[0] >>> KEY_SHIFT];
+}
+
+/** probIndex over a whole array, writing packed RGBA (little-endian) pixels from a LUT. */
+export function probPixels(ratios, lut, out32) {
+  const packed = packLut(lut);
+  const bits = new Uint32Array(ratios.buffer, ratios.byteOffset, ratios.length);
+  for (let c = 0; c < ratios.length; c++) out32[c] = packed[PROB_TABLE[bits[c] >>> KEY_SHIFT]];
+  return out32;
+}
+
+/** A LUT as 256 packed RGBA words (opaque). */
+export function packLut(lut) {
+  const packed = new Uint32Array(256);
+  for (let i = 0; i < 256; i++) packed[i] = (lut[3 * i] | (lut[3 * i + 1] << 8) | (lut[3 * i + 2] << 16) | (255 << 24)) >>> 0;
+  return packed;
+}
+
+/** Signed difference scaled by the largest magnitude -> LUT index (127.5 is zero). */
+export function diffIndex(d, maxAbs) {
+  if (!(maxAbs > 0)) return 128;
+  return Math.round(Math.min(1, Math.max(0, 0.5 + d / (2 * maxAbs))) * 255);
+}
+
+/** Value in [lo, hi] -> LUT index, linear. */
+export function linearIndex(v, lo, hi) {
+  if (!(hi > lo)) return 0;
+  return Math.round(Math.min(1, Math.max(0, (v - lo) / (hi - lo))) * 255);
+}
+
+/** The RGB triple of a LUT entry. */
+export function rgb(lut, index) {
+  return [lut[3 * index], lut[3 * index + 1], lut[3 * index + 2]];
+}
+
+/** The CSS gradient of a LUT, for legends. */
+export function cssGradient(lut) {
+  const stops = [];
+  for (let i = 0; i <= 4; i++) {
+    const [r, g, b] = rgb(lut, Math.round((i * 255) / 4));
+    stops.push(`rgb(${r}, ${g}, ${b}) ${i * 25}%`);
+  }
+  return `linear-gradient(to right, ${stops.join(', ')})`;
+}

@@ -1,0 +1,107 @@
+// Form controls generated from one description, each with a label and a short explanation on
+// hover (title). Values are read and written by a dotted key into the state ("a.window").
+import { SCHEME_TYPES, SCALINGS, ROTARY, WINDOWED } from './state.js';
+import { LANGUAGE_NAMES } from './samples.js';
+
+function el(tag, attrs = {}, text) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== false) e.setAttribute(k, v === true ? '' : v);
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+export function getPath(state, key) {
+  return key.split('.').reduce((o, k) => o?.[k], state);
+}
+export function setPath(state, key, value) {
+  const parts = key.split('.');
+  const last = parts.pop();
+  parts.reduce((o, k) => o[k], state)[last] = value;
+}
+
+/**
+ * A labelled control. spec: { key, label, help, type: 'select'|'number'|'range'|'checkbox', options,
+ * min, max, step, show(state) }.
+ */
+function control(spec) {
+  const label = el('label', { class: `field field-${spec.type}`, title: spec.help });
+  const id = `c-${spec.key.replace('.', '-')}`;
+  let input;
+  if (spec.type === 'select') {
+    input = el('select', { id, name: spec.key });
+    for (const [value, text] of spec.options) input.append(el('option', { value }, text));
+  } else {
+    input = el('input', { id, name: spec.key, type: spec.type, min: spec.min, max: spec.max, step: spec.step });
+  }
+  input.dataset.key = spec.key;
+  input.dataset.kind = spec.type === 'checkbox' ? 'boolean' : spec.numeric || spec.type === 'number' || spec.type === 'range' ? 'number' : 'string';
+  const caption = el('span', { class: 'field-label' }, spec.label);
+  if (spec.type === 'checkbox') label.append(input, caption);
+  else label.append(caption, input);
+  if (spec.type === 'range') label.append(el('output', { for: id, class: 'range-value' }));
+  if (spec.type === 'number' || spec.type === 'range') input.setAttribute('aria-describedby', `${id}-help`);
+  label.append(el('span', { id: `${id}-help`, class: 'sr-only' }, spec.help));
+  return { spec, label, input };
+}
+
+export function schemeControls(side) {
+  const k = (name) => `${side}.${name}`;
+  return [
+    { key: k('type'), label: 'Scheme', type: 'select', options: SCHEME_TYPES, help: 'The position encoding applied to q and k (or added to the logits, for ALiBi).' },
+    { key: k('base'), label: 'Base', type: 'number', min: 2, step: 'any', help: 'RoPE base b: pair j turns by b^(-2j/d) radians per position. 10000 in most models, 500000 in Llama 3.', show: (s) => ROTARY.has(s[side].type) || s[side].type === 'sinusoidal' },
+    { key: k('layout'), label: 'Layout', type: 'select', options: [['half', 'half-split (HF)'], ['interleaved', 'interleaved (Meta)']], help: 'How the rotated pairs sit in memory: rotate_half (Hugging Face, GPT-NeoX) or adjacent pairs (Meta LLaMA, GPT-J).', show: (s) => ROTARY.has(s[side].type) },
+    { key: k('ratio'), label: 'Ratio', type: 'range', min: 0, max: 1, step: 0.05, numeric: true, help: 'HiRoPE: fraction of frequency pairs (the fast ones) that keep the token index; the rest carry the unit index. 1 is plain RoPE.', show: (s) => s[side].type === 'hirope' },
+    { key: k('levels'), label: 'Levels', type: 'select', options: [['2', '2: unit, token'], ['3', '3: unit, statement, token']], numeric: true, help: 'HiRoPE hierarchy depth: the paper\'s two levels, or three with statements in the middle band.', show: (s) => s[side].type === 'hirope' },
+    { key: k('window'), label: 'Window', type: 'number', min: 1, step: 1, help: 'Token distances below W use plain RoPE; from W on the scheme\'s far rule applies (strict boundary, as ReRoPE).', show: (s) => WINDOWED.has(s[side].type) },
+    { key: k('group'), label: 'Group', type: 'number', min: 1, step: 1, help: 'Self-Extend: far distances are divided by G (floor), shifted to continue from the window.', show: (s) => s[side].type === 'self-extend' },
+    { key: k('leaky'), label: 'Leak', type: 'number', min: 0, max: 1, step: 'any', help: 'Leaky ReRoPE: beyond the window the distance grows by this factor per token instead of staying at W.', show: (s) => s[side].type === 'leaky-rerope' },
+    { key: k('scaling'), label: 'Scaling', type: 'select', options: SCALINGS, help: 'Frequency scaling for longer contexts: position interpolation, NTK-aware, dynamic NTK, YaRN or Llama 3, relative to the training length.', show: (s) => ROTARY.has(s[side].type) },
+    { key: k('factor'), label: 'Factor', type: 'number', min: 1, step: 'any', help: 'Scaling factor s: the context is stretched s times (PI divides every frequency by s).', show: (s) => ROTARY.has(s[side].type) && s[side].scaling !== 'none' },
+  ];
+}
+
+export function sharedControls(languages, tokenizers) {
+  return [
+    { key: 'language', label: 'Language', type: 'select', options: languages.map((l) => [l, LANGUAGE_NAMES[l] ?? l]), help: 'The tree-sitter grammar that parses the code (pasting code detects it).' },
+    { key: 'tokenizer', label: 'Tokenizer', type: 'select', options: tokenizers.map((t) => [t, { lexical: 'lexical (grammar tokens)', cl100k: 'cl100k (GPT-4)', llama2: 'Llama 2 / Code Llama' }[t] ?? t]), help: 'How code becomes tokens: the grammar\'s own tokens, or a real code LLM tokenizer (its vocabulary loads on first use).' },
+    { key: 'hierarchy', label: 'Hierarchy', type: 'select', options: [['units', 'syntax units'], ['segments', 'fixed segments']], help: 'Where HiRoPE\'s unit index comes from: top-level functions and classes from the parse tree, or fixed segments of tokens.' },
+    { key: 'gap', label: 'Gaps', type: 'select', options: [['own', 'own unit'], ['next', 'join next'], ['previous', 'join previous']], help: 'Code between definitions (imports, statements): its own unit, or part of the next or previous definition.', show: (s) => s.hierarchy === 'units' },
+    { key: 'descend', label: 'Methods as units', type: 'checkbox', help: 'Split classes into their methods, each method its own unit.', show: (s) => s.hierarchy === 'units' },
+    { key: 'segment', label: 'Segment', type: 'number', min: 1, step: 1, help: 'Tokens per unit with fixed segments.', show: (s) => s.hierarchy === 'segments' },
+    { key: 'headDim', label: 'Head dim', type: 'number', min: 2, max: 256, step: 2, help: 'Dimension d of the attention head: d/2 frequency pairs.' },
+    { key: 'train', label: 'Training length', type: 'number', min: 2, step: 1, help: 'The context length the model was trained on: the angle view\'s limit, Split%, and the original length for scalings and ReRoPE\'s log-n.' },
+    { key: 'source', label: 'Q/K', type: 'select', options: [['ones', 'content-free (all ones)'], ['seeded', 'seeded per token'], ['file', 'from a file…']], help: 'Content-free q = k = 1 isolates the position effect; seeded gives each distinct token its own random vector; a file supplies real q/k rows.' },
+    { key: 'seed', label: 'Seed', type: 'number', min: 0, step: 1, help: 'Random seed of the per-token vectors.', show: (s) => s.source === 'seeded' },
+  ];
+}
+
+/** Builds controls into parent; returns an object that syncs them with a state. */
+export function buildControls(parent, specs, onInput) {
+  const built = specs.map(control);
+  for (const c of built) parent.append(c.label);
+  parent.addEventListener('input', (e) => {
+    const input = e.target;
+    if (!input.dataset?.key) return;
+    let value = input.dataset.kind === 'boolean' ? input.checked : input.value;
+    if (input.dataset.kind === 'number') {
+      value = Number(value);
+      if (input.value === '' || !Number.isFinite(value)) return; // half-typed number
+    }
+    onInput(input.dataset.key, value);
+  });
+  return {
+    built,
+    sync(state) {
+      for (const { spec, label, input } of built) {
+        const value = getPath(state, spec.key);
+        if (spec.type === 'checkbox') input.checked = Boolean(value);
+        else if (document.activeElement !== input || input.value === '' || Number(input.value) !== value) {
+          if (String(input.value) !== String(value)) input.value = String(value);
+        }
+        label.hidden = spec.show ? !spec.show(state) : false;
+        const out = label.querySelector('output');
+        if (out) out.textContent = String(value);
+      }
+    },
+  };
+}

@@ -1,0 +1,176 @@
+// The code editor: CodeMirror 6 with syntax highlighting by CSS classes (no inline styles, so it
+// runs under the page's strict CSP), token boundaries coloured by unit, a hover card per token,
+// and "what this token looks at" as highlight intensity.
+import { EditorState, StateField, StateEffect, Compartment, RangeSetBuilder } from '@codemirror/state';
+import { EditorView, Decoration, keymap, lineNumbers, hoverTooltip, drawSelection, highlightActiveLine } from '@codemirror/view';
+import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
+import { syntaxHighlighting, bracketMatching, indentOnInput } from '@codemirror/language';
+import { classHighlighter } from '@lezer/highlight';
+import { python } from '@codemirror/lang-python';
+import { javascript } from '@codemirror/lang-javascript';
+import { cpp } from '@codemirror/lang-cpp';
+import { java } from '@codemirror/lang-java';
+import { rust } from '@codemirror/lang-rust';
+import { go } from '@codemirror/lang-go';
+
+const LANGUAGES = {
+  python: () => python(),
+  javascript: () => javascript(),
+  typescript: () => javascript({ typescript: true }),
+  tsx: () => javascript({ typescript: true, jsx: true }),
+  c: () => cpp(),
+  cpp: () => cpp(),
+  java: () => java(),
+  go: () => go(),
+  rust: () => rust(),
+};
+
+/** Number of unit colours in style.css (.hr-u0 ...) and heat levels (.hr-heat1 ...). */
+export const UNIT_COLOURS = 6;
+export const HEAT_LEVELS = 9;
+
+const setTokens = StateEffect.define();
+const setHeat = StateEffect.define();
+
+function tokenMarks(doc, tokens) {
+  if (!tokens) return Decoration.none;
+  const builder = new RangeSetBuilder();
+  const length = doc.length;
+  for (let t = 0; t < tokens.count; t++) {
+    const from = Math.min(tokens.start[t], length);
+    const to = Math.min(tokens.end[t], length);
+    if (to <= from) continue;
+    const cls = `hr-tok hr-u${tokens.unit[t] % UNIT_COLOURS}${t % 2 ? ' hr-odd' : ''}`;
+    builder.add(from, to, Decoration.mark({ class: cls }));
+  }
+  return builder.finish();
+}
+
+function heatMarks(doc, heat) {
+  if (!heat) return Decoration.none;
+  const builder = new RangeSetBuilder();
+  for (let t = 0; t < heat.levels.length; t++) {
+    const level = heat.levels[t];
+    const from = Math.min(heat.start[t], doc.length);
+    const to = Math.min(heat.end[t], doc.length);
+    if (to <= from) continue;
+    if (t === heat.query) builder.add(from, to, Decoration.mark({ class: 'hr-query' }));
+    else if (level > 0) builder.add(from, to, Decoration.mark({ class: `hr-heat${level}` }));
+  }
+  return builder.finish();
+}
+
+function decorationField(effect, build) {
+  return StateField.define({
+    create: () => Decoration.none,
+    update(value, tr) {
+      value = value.map(tr.changes);
+      for (const e of tr.effects) if (e.is(effect)) value = build(tr.state.doc, e.value);
+      return value;
+    },
+    provide: (f) => EditorView.decorations.from(f),
+  });
+}
+
+/** Index of the token covering UTF-16 offset pos, or -1. */
+export function tokenAt(tokens, pos) {
+  let lo = 0;
+  let hi = tokens.count - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (tokens.end[mid] <= pos) lo = mid + 1;
+    else if (tokens.start[mid] > pos) hi = mid - 1;
+    else return mid;
+  }
+  return -1;
+}
+
+/**
+ * Creates the editor. options: { parent, doc, language, onChange(text), describeToken(index) ->
+ * [label, value][] } .
+ */
+export function createEditor({ parent, doc, language, onChange, describeToken, label }) {
+  const languageSlot = new Compartment();
+  let tokens = null;
+  const tooltip = hoverTooltip((view, pos, side) => {
+    if (!tokens) return null;
+    let index = tokenAt(tokens, pos);
+    if (index < 0 && side < 0) index = tokenAt(tokens, pos - 1);
+    if (index < 0) return null;
+    return {
+      pos: tokens.start[index],
+      end: tokens.end[index],
+      above: true,
+      create() {
+        const dom = document.createElement('dl');
+        dom.className = 'hr-card';
+        for (const [name, value] of describeToken(index)) {
+          const dt = document.createElement('dt');
+          dt.textContent = name;
+          const dd = document.createElement('dd');
+          dd.textContent = value; // code is only ever rendered as text
+          dom.append(dt, dd);
+        }
+        return { dom };
+      },
+    };
+  });
+  // CodeMirror injects its base styles with a <style> element in a document, which the page's
+  // CSP forbids; in a shadow root it uses a constructed (adopted) style sheet, which CSP allows.
+  const shadow = parent.attachShadow({ mode: 'open' });
+  const sheet = document.createElement('link');
+  sheet.rel = 'stylesheet';
+  sheet.href = new URL('style.css', document.baseURI).href;
+  const container = document.createElement('div');
+  container.className = 'editor-root';
+  shadow.append(sheet, container);
+  const view = new EditorView({
+    parent: container,
+    root: shadow,
+    state: EditorState.create({
+      doc,
+      extensions: [
+        lineNumbers(),
+        history(),
+        drawSelection(),
+        highlightActiveLine(),
+        indentOnInput(),
+        bracketMatching(),
+        syntaxHighlighting(classHighlighter),
+        keymap.of([...defaultKeymap, ...historyKeymap]),
+        languageSlot.of(LANGUAGES[language]?.() ?? []),
+        decorationField(setTokens, tokenMarks),
+        decorationField(setHeat, heatMarks),
+        tooltip,
+        EditorView.contentAttributes.of({ 'aria-label': label || 'Source code' }),
+        EditorView.updateListener.of((update) => {
+          if (update.docChanged) onChange(update.state.doc.toString(), update);
+        }),
+      ],
+    }),
+  });
+  return {
+    view,
+    get text() {
+      return view.state.doc.toString();
+    },
+    setText(text) {
+      view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
+    },
+    setLanguage(name) {
+      view.dispatch({ effects: languageSlot.reconfigure(LANGUAGES[name]?.() ?? []) });
+    },
+    /** tokens: { count, start, end, unit } for the current text. */
+    setTokens(value) {
+      tokens = value;
+      view.dispatch({ effects: [setTokens.of(value), setHeat.of(null)] });
+    },
+    /** Highlight intensity per token (levels 0 .. HEAT_LEVELS) and the query token; null clears. */
+    setHeat(heat) {
+      view.dispatch({ effects: setHeat.of(heat && tokens ? { ...heat, start: tokens.start, end: tokens.end } : null) });
+      if (heat && tokens && heat.query >= 0) {
+        view.dispatch({ effects: EditorView.scrollIntoView(tokens.start[heat.query], { y: 'center' }) });
+      }
+    },
+  };
+}

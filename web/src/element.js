@@ -1,0 +1,251 @@
+// <hirope-attention>: an attention heatmap pair for blog posts, loaded with one script tag.
+//
+//   <script type="module" src="hirope-attention.js"></script>
+//   <hirope-attention language="python" scheme-a="rope" scheme-b="hirope">
+//     <template>def f(x):
+//     return x + 1</template>
+//   </hirope-attention>
+//
+// The code comes from the `code` attribute, a <template> child, or the element's text. The
+// WebAssembly module loads only when an element first scrolls into view, in one Web Worker shared
+// by every element on the page. Colours follow the surrounding page (light or dark text).
+import { PlaygroundClient } from './client.js';
+import { drawHeatmap } from './heatmap.js';
+import { normalizeState, describeScheme, SCHEME_TYPES } from './state.js';
+import { LUTS, cssGradient, DECADES } from './colormap.js';
+
+const MARGIN = 10;
+const CSS = `
+:host { display: block; container-type: inline-size; color: inherit; font: 14px/1.45 system-ui, -apple-system, 'Segoe UI', sans-serif; margin: 1.2em 0; }
+:host([hidden]) { display: none; }
+.card { border: 1px solid color-mix(in srgb, currentColor 22%, transparent); border-radius: 10px; padding: 0.7em 0.8em; }
+.bar { display: flex; flex-wrap: wrap; gap: 0.4em 0.8em; align-items: center; margin-bottom: 0.5em; font-size: 0.85em; }
+label { display: inline-flex; gap: 0.35em; align-items: center; }
+select, input { font: inherit; color: inherit; background: transparent; border: 1px solid color-mix(in srgb, currentColor 30%, transparent); border-radius: 5px; padding: 0.1em 0.3em; }
+select option { color: #111; background: #fff; }
+:host([data-theme=dark]) select option { color: #eee; background: #222; }
+input[type=range] { padding: 0; width: 8em; accent-color: #2455c3; }
+:host([data-theme=dark]) input[type=range] { accent-color: #7aa2ff; }
+:focus-visible { outline: 2px solid #2455c3; outline-offset: 2px; }
+.maps { display: grid; grid-template-columns: 1fr 1fr; gap: 0.8em; }
+@container (max-width: 520px) { .maps { grid-template-columns: 1fr; } }
+figure { margin: 0; min-width: 0; }
+figcaption { font-size: 0.85em; margin-bottom: 0.25em; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+figcaption b { color: #c17f00; }
+figure + figure figcaption b { color: #0072b2; }
+:host([data-theme=dark]) figure + figure figcaption b { color: #56b4e9; }
+:host([data-theme=dark]) figcaption b { color: #e6a700; }
+canvas { width: 100%; height: auto; display: block; image-rendering: pixelated; aspect-ratio: 1; border-radius: 4px; }
+.placeholder { aspect-ratio: 1; border-radius: 4px; background: color-mix(in srgb, currentColor 6%, transparent); display: grid; place-items: center; font-size: 0.8em; opacity: 0.8; }
+.foot { display: flex; flex-wrap: wrap; gap: 0.3em 0.8em; align-items: center; margin-top: 0.45em; font-size: 0.78em; opacity: 0.85; }
+.legend { display: inline-flex; gap: 0.35em; align-items: center; }
+.legend span.bar { display: inline-block; width: 90px; height: 8px; border-radius: 2px; margin: 0; }
+.error { color: #c62828; }
+:host([data-theme=dark]) .error { color: #ff8a80; }
+`;
+
+let sharedClient = null;
+function client() {
+  sharedClient ??= new PlaygroundClient(new URL('./worker.js', import.meta.url));
+  return sharedClient;
+}
+
+const sheet = typeof CSSStyleSheet !== 'undefined' ? new CSSStyleSheet() : null;
+sheet?.replaceSync(CSS);
+
+function parseColour(text) {
+  const m = /rgba?\(([\d.]+)[ ,]+([\d.]+)[ ,]+([\d.]+)(?:[ ,/]+([\d.]+))?/.exec(text || '');
+  return m ? { r: +m[1], g: +m[2], b: +m[3], a: m[4] === undefined ? 1 : +m[4] } : null;
+}
+const luminance = ({ r, g, b }) => 0.2126 * r + 0.7152 * g + 0.0722 * b;
+
+function el(tag, attrs = {}, text) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+export class HiRoPEAttention extends HTMLElement {
+  static observedAttributes = ['code', 'language', 'scheme-a', 'scheme-b', 'ratio', 'window', 'head-dim', 'tokenizer', 'train', 'source'];
+
+  constructor() {
+    super();
+    this._root = this.attachShadow({ mode: 'open' });
+    if (sheet) this._root.adoptedStyleSheets = [sheet];
+    this._visible = false;
+    this._pending = false;
+    this._build();
+  }
+
+  _build() {
+    const card = el('div', { class: 'card', part: 'card' });
+    const bar = el('div', { class: 'bar' });
+    const select = (name, label) => {
+      const wrap = el('label', { title: `Position encoding ${label}` });
+      const s = el('select', { 'aria-label': `Scheme ${label}` });
+      for (const [value, text] of SCHEME_TYPES) s.append(new Option(text, value));
+      s.addEventListener('change', () => this.setAttribute(name, s.value));
+      wrap.append(el('span', {}, label), s);
+      bar.append(wrap);
+      return s;
+    };
+    this._selectA = select('scheme-a', 'A');
+    this._selectB = select('scheme-b', 'B');
+    this._ratioLabel = el('label', { title: 'HiRoPE: fraction of frequency pairs that keep the token index' });
+    this._ratio = el('input', { type: 'range', min: '0', max: '1', step: '0.05', 'aria-label': 'HiRoPE ratio' });
+    this._ratioValue = el('output');
+    this._ratio.addEventListener('input', () => this.setAttribute('ratio', this._ratio.value));
+    this._ratioLabel.append(el('span', {}, 'ratio'), this._ratio, this._ratioValue);
+    bar.append(this._ratioLabel);
+    const maps = el('div', { class: 'maps' });
+    this._figures = ['a', 'b'].map((side) => {
+      const figure = el('figure');
+      const caption = el('figcaption');
+      const canvas = el('canvas', { role: 'img', 'aria-label': `Attention under scheme ${side.toUpperCase()}`, width: '1', height: '1' });
+      canvas.hidden = true;
+      const placeholder = el('div', { class: 'placeholder' }, 'hirope loads when visible…');
+      figure.append(caption, placeholder, canvas);
+      maps.append(figure);
+      return { caption, canvas, placeholder };
+    });
+    this._foot = el('div', { class: 'foot', role: 'status' });
+    card.append(bar, maps, this._foot);
+    this._root.append(card);
+  }
+
+  connectedCallback() {
+    this._applyTheme();
+    this._themeWatch ??= this._watchTheme();
+    this._syncControls();
+    if (!this._observer) {
+      this._observer = new IntersectionObserver(
+        (entries) => {
+          if (entries.some((e) => e.isIntersecting)) {
+            this._visible = true;
+            this._observer.disconnect();
+            this._update();
+          }
+        },
+        { rootMargin: '200px' },
+      );
+    }
+    if (!this._visible) this._observer.observe(this);
+    this._resize ??= new ResizeObserver(() => this._draw());
+    this._resize.observe(this);
+  }
+
+  disconnectedCallback() {
+    this._observer?.disconnect();
+    this._resize?.disconnect();
+  }
+
+  attributeChangedCallback() {
+    this._syncControls();
+    if (this._visible) this._update();
+  }
+
+  /** The code shown: the code attribute, a <template> child, or the text content. */
+  get code() {
+    if (this.hasAttribute('code')) return this.getAttribute('code');
+    const template = this.querySelector('template');
+    const text = template ? template.content.textContent : this.textContent;
+    // Drop the first line break and the common indentation that HTML layout adds.
+    const lines = text.replace(/^\s*\n/, '').replace(/\s+$/, '').split('\n');
+    const indent = Math.min(...lines.filter((l) => l.trim()).map((l) => l.match(/^[ \t]*/)[0].length));
+    return lines.map((l) => l.slice(Number.isFinite(indent) ? indent : 0)).join('\n') + '\n';
+  }
+
+  set code(value) {
+    this.setAttribute('code', value);
+  }
+
+  get state() {
+    const num = (name, fallback) => {
+      const v = Number(this.getAttribute(name));
+      return this.hasAttribute(name) && Number.isFinite(v) ? v : fallback;
+    };
+    const windowSize = num('window', 64);
+    const ratio = num('ratio', 0.5);
+    return normalizeState({
+      language: this.getAttribute('language') || 'python',
+      tokenizer: this.getAttribute('tokenizer') || 'lexical',
+      headDim: num('head-dim', 64),
+      train: num('train', 512),
+      source: this.getAttribute('source') || 'ones',
+      a: { type: this.getAttribute('scheme-a') || 'rope', window: windowSize, ratio },
+      b: { type: this.getAttribute('scheme-b') || 'hirope', window: windowSize, ratio },
+    });
+  }
+
+  _syncControls() {
+    const s = this.state;
+    this._selectA.value = s.a.type;
+    this._selectB.value = s.b.type;
+    this._ratio.value = String(s.b.ratio);
+    this._ratioValue.textContent = String(s.b.ratio);
+    this._ratioLabel.hidden = s.a.type !== 'hirope' && s.b.type !== 'hirope';
+  }
+
+  async _update() {
+    const state = this.state;
+    const t0 = performance.now();
+    this._foot.textContent = 'Computing…';
+    this._foot.classList.remove('error');
+    try {
+      const result = await client().request('run', { code: this.code, state, backend: 'wasm', views: false, view: { size: 320 } });
+      this._result = { ...result, state };
+      this._draw();
+      const ms = performance.now() - t0;
+      this._foot.replaceChildren();
+      const legend = el('span', { class: 'legend' });
+      const gradient = el('span', { class: 'bar' });
+      gradient.style.background = cssGradient(LUTS.magma);
+      legend.append(el('span', {}, `10⁻${DECADES}`), gradient, el('span', {}, 'row max'));
+      this._foot.append(legend, el('span', {}, `${result.analysis.count} tokens, ${result.analysis.units.length} units · ${ms.toFixed(0)} ms · hirope`));
+      this.dataset.ready = 'true';
+      this.dispatchEvent(new CustomEvent('hirope:ready', { detail: { tokens: result.n, ms } }));
+    } catch (e) {
+      this._foot.textContent = `${e.name}: ${e.message}`;
+      this._foot.classList.add('error');
+      this.dataset.ready = 'error';
+    }
+  }
+
+  _draw() {
+    const r = this._result;
+    if (!r) return;
+    const names = { a: describeScheme(r.state.a), b: describeScheme(r.state.b) };
+    ['a', 'b'].forEach((side, i) => {
+      const f = this._figures[i];
+      f.caption.replaceChildren(el('b', {}, side.toUpperCase()), document.createTextNode(` ${names[side]}`));
+      if (!r.n) return;
+      const width = Math.max(64, Math.round(f.placeholder.isConnected && !f.placeholder.hidden ? f.placeholder.clientWidth : f.canvas.clientWidth) || 320);
+      const plot = Math.max(r.images.cols, Math.min(1024, Math.round(width * (window.devicePixelRatio || 1)) - MARGIN));
+      f.canvas.width = f.canvas.height = plot + MARGIN;
+      drawHeatmap(f.canvas.getContext('2d'), { rgba: r.images[side], rows: r.images.rows, cols: r.images.cols }, r.images.region, r.analysis.unit, { margin: MARGIN, plot });
+      f.canvas.dataset.cells = String(r.images.cols);
+      f.placeholder.hidden = true;
+      f.placeholder.remove();
+      f.canvas.hidden = false;
+    });
+  }
+
+  // Light or dark from the page: the luminance of the inherited text colour.
+  _applyTheme() {
+    const colour = parseColour(getComputedStyle(this).color);
+    const dark = colour ? luminance(colour) > 140 : matchMedia('(prefers-color-scheme: dark)').matches;
+    const theme = dark ? 'dark' : 'light';
+    if (this.dataset.theme !== theme) this.dataset.theme = theme;
+  }
+
+  _watchTheme() {
+    const update = () => this._applyTheme();
+    matchMedia('(prefers-color-scheme: dark)').addEventListener('change', update);
+    const observer = new MutationObserver(update);
+    for (const node of [document.documentElement, document.body]) if (node) observer.observe(node, { attributes: true, attributeFilter: ['class', 'style', 'data-theme'] });
+    return observer;
+  }
+}
+
+if (!customElements.get('hirope-attention')) customElements.define('hirope-attention', HiRoPEAttention);

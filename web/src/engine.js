@@ -1,0 +1,527 @@
+// The playground's compute side: code analysis, attention under schemes A and B, the pooled and
+// coloured heatmap images, and the data for the distance, angle and decay views. It runs inside the
+// Web Worker (worker.js) and in Node tests; it keeps the full matrices so that zooming, row
+// selection and CSV export need no recomputation.
+import { LUTS, MASKED, probPixels, diffIndex, linearIndex } from './colormap.js';
+import { schemeFor, analyzeOptionsFor, ROTARY, WINDOWED } from './state.js';
+
+/** Heatmaps cover at most this many tokens (the analysis covers the whole text). */
+export const MAX_ATTENTION_TOKENS = 4096;
+/** Side of the distance-view matrices (tokens are sampled evenly beyond it). */
+export const DISTANCE_VIEW_SIZE = 160;
+/** Columns of the angle view (keys are sampled evenly beyond it). */
+export const ANGLE_VIEW_COLUMNS = 384;
+/** The q/k file format's size limit (bytes of JSON), checked before parsing. */
+export const MAX_QK_FILE_BYTES = 64 * 1024 * 1024;
+
+/** Detection order: a language that parses as cleanly as a later one wins. */
+export const LANGUAGE_PREFERENCE = ['python', 'javascript', 'typescript', 'tsx', 'c', 'cpp', 'java', 'go', 'rust'];
+
+export class PlaygroundError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'PlaygroundError';
+  }
+}
+
+const now = () => performance.now();
+
+/**
+ * Parses a q/k file: JSON {"headDim": d, "q": rows, "k": rows} where rows is an array of n arrays
+ * of d numbers (one per token), or a flat array of n * d numbers.
+ */
+export function parseQKFile(text) {
+  if (typeof text !== 'string') throw new PlaygroundError('the q/k file must be text (JSON)');
+  if (text.length > MAX_QK_FILE_BYTES) throw new PlaygroundError(`the q/k file is larger than ${MAX_QK_FILE_BYTES} bytes`);
+  let json;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    throw new PlaygroundError(`the q/k file is not valid JSON (${e.message})`);
+  }
+  if (!json || typeof json !== 'object') throw new PlaygroundError('the q/k file must hold a JSON object');
+  const headDim = json.headDim;
+  if (!Number.isInteger(headDim) || headDim < 2 || headDim % 2 || headDim > 1024) {
+    throw new PlaygroundError(`the q/k file's headDim must be an even integer from 2 to 1024, got ${JSON.stringify(headDim)}`);
+  }
+  const flat = (name) => {
+    const rows = json[name];
+    if (!Array.isArray(rows)) throw new PlaygroundError(`the q/k file needs "${name}": an array of rows`);
+    const nested = Array.isArray(rows[0]);
+    const n = nested ? rows.length : rows.length / headDim;
+    if (!Number.isInteger(n) || n < 1) throw new PlaygroundError(`"${name}" holds ${rows.length} numbers, not a whole number of rows of ${headDim}`);
+    const out = new Float32Array(n * headDim);
+    for (let i = 0; i < n; i++) {
+      const row = nested ? rows[i] : rows.slice(i * headDim, (i + 1) * headDim);
+      if (!Array.isArray(row) || row.length !== headDim) throw new PlaygroundError(`"${name}" row ${i} does not hold ${headDim} numbers`);
+      for (let c = 0; c < headDim; c++) {
+        const v = row[c];
+        if (typeof v !== 'number' || !Number.isFinite(v)) throw new PlaygroundError(`"${name}" row ${i} column ${c} is not a finite number`);
+        out[i * headDim + c] = v;
+      }
+    }
+    return { n, data: out };
+  };
+  const q = flat('q');
+  const k = flat('k');
+  if (q.n !== k.n) throw new PlaygroundError(`"q" has ${q.n} rows but "k" has ${k.n}`);
+  return { n: q.n, headDim, q: q.data, k: k.data };
+}
+
+/** Evenly spaced indices 0 .. n-1, at most `count` of them, always including the last. */
+export function sampleIndices(n, count) {
+  if (n <= count) return Int32Array.from({ length: n }, (_, i) => i);
+  const out = new Int32Array(count);
+  for (let i = 0; i < count; i++) out[i] = Math.round((i * (n - 1)) / (count - 1));
+  return out;
+}
+
+function fullRegion(n) {
+  return { r0: 0, r1: n, c0: 0, c1: n };
+}
+
+function clampRegion(region, n) {
+  if (!region) return fullRegion(n);
+  const clamp = (v, lo, hi) => Math.min(hi, Math.max(lo, Math.round(v)));
+  const r0 = clamp(region.r0, 0, n - 1);
+  const c0 = clamp(region.c0, 0, n - 1);
+  return { r0, r1: clamp(region.r1, r0 + 1, n), c0, c1: clamp(region.c1, c0 + 1, n) };
+}
+
+/**
+ * Pools the region of two n x n probability matrices into rows x cols cells by the mean over each
+ * cell: of each probability relative to its row's maximum (A and B), and of the difference A - B.
+ * Masked entries (above the diagonal when causal) count as probability 0. Means, unlike maxima,
+ * need no per-element branch, which keeps a 2,000-token redraw within its time budget.
+ */
+export function poolPair(a, b, invA, invB, n, region, rows, cols, causal) {
+  const { r0, r1, c0, c1 } = region;
+  const width = c1 - c0;
+  const pa = new Float32Array(rows * cols);
+  const pb = new Float32Array(rows * cols);
+  const pd = new Float32Array(rows * cols);
+  const binStart = new Int32Array(cols + 1);
+  for (let x = 0; x <= cols; x++) binStart[x] = Math.ceil((x * width) / cols);
+  // The rows of one cell row are first summed column by column (long contiguous loops), then the
+  // sums are pooled across columns once per cell row.
+  const accA = new Float32Array(width);
+  const accB = new Float32Array(width);
+  const accD = new Float32Array(width);
+  let maxAbs = 0;
+  let i = r0;
+  for (let y = 0; y < rows; y++) {
+    const rowEnd = r0 + Math.ceil(((y + 1) * (r1 - r0)) / rows);
+    const rowCount = rowEnd - i;
+    let used = 0;
+    for (; i < rowEnd; i++) {
+      const end = (causal ? Math.min(c1, i + 1) : c1) - c0;
+      if (end > used) used = end;
+      const ia = invA[i];
+      const ib = invB[i];
+      const base = i * n + c0;
+      for (let j = 0; j < end; j++) {
+        const va = a[base + j];
+        const vb = b[base + j];
+        accA[j] += va * ia;
+        accB[j] += vb * ib;
+        accD[j] += va - vb;
+      }
+    }
+    const row = y * cols;
+    for (let x = 0; x < cols; x++) {
+      const from = binStart[x];
+      const to = binStart[x + 1];
+      let sa = 0;
+      let sb = 0;
+      let sd = 0;
+      if (from < used) {
+        for (let j = from; j < to; j++) {
+          sa += accA[j];
+          sb += accB[j];
+          sd += accD[j];
+          accA[j] = 0; // ready for the next cell row
+          accB[j] = 0;
+          accD[j] = 0;
+        }
+      }
+      const scale = 1 / (rowCount * (to - from));
+      pa[row + x] = sa * scale;
+      pb[row + x] = sb * scale;
+      pd[row + x] = sd * scale;
+      const ad = Math.abs(sd * scale);
+      if (ad > maxAbs) maxAbs = ad;
+    }
+  }
+  return { pa, pb, pd, maxAbs };
+}
+
+function rowInverseMaxima(probs, n, causal) {
+  const inv = new Float32Array(n);
+  for (let i = 0; i < n; i++) {
+    let max = 0;
+    const end = causal ? i + 1 : n;
+    for (let j = 0, o = i * n; j < end; j++) if (probs[o + j] > max) max = probs[o + j];
+    inv[i] = max > 0 ? 1 / max : 0;
+  }
+  return inv;
+}
+
+function colourizeProbs(values) {
+  const rgba = new Uint8ClampedArray(values.length * 4);
+  probPixels(values, LUTS.magma, new Uint32Array(rgba.buffer));
+  return rgba;
+}
+
+function colourizeDiff(values, maxAbs) {
+  const lut = LUTS.diverging;
+  const rgba = new Uint8ClampedArray(values.length * 4);
+  for (let c = 0; c < values.length; c++) {
+    const k = 3 * diffIndex(values[c], maxAbs);
+    rgba[4 * c] = lut[k];
+    rgba[4 * c + 1] = lut[k + 1];
+    rgba[4 * c + 2] = lut[k + 2];
+    rgba[4 * c + 3] = 255;
+  }
+  return rgba;
+}
+
+function distanceImage(distances, size, maxDistance) {
+  const rgba = new Uint8ClampedArray(distances.length * 4);
+  for (let c = 0; c < distances.length; c++) {
+    const v = distances[c];
+    const col = Number.isNaN(v) ? MASKED : null;
+    const k = col ? 0 : 3 * linearIndex(v, 0, maxDistance);
+    rgba[4 * c] = col ? col[0] : LUTS.viridis[k];
+    rgba[4 * c + 1] = col ? col[1] : LUTS.viridis[k + 1];
+    rgba[4 * c + 2] = col ? col[2] : LUTS.viridis[k + 2];
+    rgba[4 * c + 3] = 255;
+  }
+  return { rgba, rows: size, cols: size };
+}
+
+export class PlaygroundEngine {
+  /** @param hr an initialized HiRoPE instance with analysis */
+  /** @param options.async run attention with attentionAsync (the WebGPU backend) */
+  constructor(hr, { async = false } = {}) {
+    this.hr = hr;
+    this.async = async;
+    this._analysis = null; // { key, result, positions, n }
+    this._qk = null; // { key, q, k, headDim }
+    this._file = null; // { text, parsed }
+    this._sides = { a: null, b: null }; // { key, probs, inv }
+    this._buffers = { a: null, b: null }; // output arrays reused across runs
+  }
+
+  /**
+   * Everything one redraw needs. `request`: { code, state, qkFile?: string, view?: { size, region },
+   * views?: false to skip the distance, angle and decay views }.
+   * `progress(stage)` is called between stages.
+   */
+  async run(request, progress = () => {}) {
+    const { code, state } = request;
+    const hr = this.hr;
+    const timings = {};
+    let t = now();
+    if (typeof code !== 'string') throw new PlaygroundError('code must be a string');
+    if (state.tokenizer !== 'lexical') {
+      progress('loading the tokenizer');
+      await hr.loadTokenizer(state.tokenizer); // once; later calls return at once
+    }
+    progress('analysis');
+    const analysis = this._analyze(code, state);
+    timings.analysis = now() - t;
+    const n = analysis.n;
+    const notes = [];
+    if (analysis.result.tokens.count > n) {
+      notes.push(`The heatmaps show the first ${n} of ${analysis.result.tokens.count} tokens.`);
+    }
+    if (n === 0) {
+      return { analysis: this._analysisSummary(analysis), n: 0, notes: ['The code has no tokens.'], timings };
+    }
+
+    t = now();
+    const qk = this._qkFor(request, state, analysis, notes);
+    timings.qk = now() - t;
+    const headDim = qk.headDim;
+    const schemes = { a: schemeFor(state.a, state), b: schemeFor(state.b, state) };
+    for (const side of ['a', 'b']) {
+      progress(`attention ${side.toUpperCase()}`);
+      t = now();
+      await this._attention(side, schemes[side], qk, analysis);
+      timings[side] = now() - t;
+    }
+
+    progress('heatmaps');
+    t = now();
+    const images = this.images(request.view);
+    timings.images = now() - t;
+
+    let views = null;
+    if (request.views !== false) {
+      progress('views');
+      t = now();
+      views = this._views(state, schemes, headDim, analysis);
+      timings.views = now() - t;
+    }
+    return { analysis: this._analysisSummary(analysis), n, headDim, images, views, notes, timings };
+  }
+
+  _analyze(code, state) {
+    const options = analyzeOptionsFor(state);
+    const key = JSON.stringify(options) + '\u0000' + code;
+    if (this._analysis?.key === key) return this._analysis;
+    const result = this.hr.analyze(code, options);
+    const n = Math.min(result.tokens.count, MAX_ATTENTION_TOKENS);
+    const p = result.positions;
+    const positions = { token: p.token.subarray(0, n), unit: p.unit.subarray(0, n), statement: p.statement.subarray(0, n) };
+    this._analysis = { key, result, positions, n, version: (this._analysis?.version ?? 0) + 1 };
+    this._sides = { a: null, b: null };
+    return this._analysis;
+  }
+
+  _analysisSummary(analysis) {
+    const r = analysis.result;
+    return {
+      language: r.language,
+      tokenizer: r.tokenizer,
+      count: r.tokens.count,
+      start: r.tokens.start,
+      end: r.tokens.end,
+      unit: r.positions.unit,
+      statement: r.positions.statement,
+      units: r.units.map(({ index, kind, name, nodeType, start, end }) => ({ index, kind, name, nodeType, start, end })),
+      errors: r.errors.map(({ start, end, missing }) => ({ start, end, missing })),
+      statements: r.statements,
+      version: analysis.version,
+    };
+  }
+
+  _qkFor(request, state, analysis, notes) {
+    const n = analysis.n;
+    if (state.source === 'file') {
+      if (typeof request.qkFile !== 'string') throw new PlaygroundError('Q/K source "file": load a q/k JSON file first');
+      if (this._file?.text !== request.qkFile) this._file = { text: request.qkFile, parsed: parseQKFile(request.qkFile) };
+      const f = this._file.parsed;
+      if (f.n < n) throw new PlaygroundError(`the q/k file has ${f.n} rows but the code has ${n} tokens; it needs one row per token`);
+      if (f.n > n) notes.push(`The q/k file has ${f.n} rows; the first ${n} are used.`);
+      if (f.headDim !== state.headDim) notes.push(`Head dimension ${f.headDim} comes from the q/k file.`);
+      const key = `file:${this._file.text.length}:${n}:${analysis.version}`;
+      if (this._qk?.key !== key) this._qk = { key, q: f.q.subarray(0, n * f.headDim), k: f.k.subarray(0, n * f.headDim), headDim: f.headDim };
+      return this._qk;
+    }
+    const key = `${state.source}:${state.seed}:${state.headDim}:${analysis.version}`;
+    if (this._qk?.key !== key) {
+      const ids = analysis.result.tokens.ids.subarray(0, n);
+      const { q, k } = this.hr.qk({ source: state.source, n, headDim: state.headDim, tokenIds: ids, seed: state.seed });
+      this._qk = { key, q, k, headDim: state.headDim };
+    }
+    return this._qk;
+  }
+
+  async _attention(side, scheme, qk, analysis) {
+    const n = analysis.n;
+    const key = `${JSON.stringify(scheme)}|${qk.key}`;
+    const other = this._sides[side === 'a' ? 'b' : 'a'];
+    if (this._sides[side]?.key === key) return this._sides[side];
+    // Reuse this side's buffer: fresh large arrays cost page faults on every redraw.
+    let out = this._buffers[side];
+    if (!out || out.length !== n * n) out = this._buffers[side] = new Float32Array(n * n);
+    const args = { q: qk.q, k: qk.k, n, headDim: qk.headDim, positions: analysis.positions, scheme, causal: true, output: 'probs', out };
+    let probs;
+    if (other?.key === key) probs = (out.set(other.probs), out);
+    else probs = this.async ? await this.hr.attentionAsync(args) : this.hr.attention(args);
+    const entry = { key, probs, inv: other?.key === key ? other.inv : rowInverseMaxima(probs, n, true), scheme };
+    this._sides[side] = entry;
+    return entry;
+  }
+
+  /**
+   * The language whose grammar parses the code with the fewest error bytes (ties go to the earlier
+   * language in LANGUAGE_PREFERENCE: JavaScript is also valid TypeScript, C is mostly valid C++).
+   */
+  detectLanguage(code) {
+    if (typeof code !== 'string') throw new PlaygroundError('code must be a string');
+    let best = null;
+    for (const language of LANGUAGE_PREFERENCE) {
+      if (!this.hr.languages.includes(language)) continue;
+      const { errors } = this.hr.analyze(code, { language });
+      let score = 0;
+      for (const e of errors) score += e.missing ? 1 : Math.max(1, e.byteEnd - e.byteStart);
+      if (!best || score < best.score) best = { language, score };
+      if (score === 0) break;
+    }
+    return best?.language ?? null;
+  }
+
+  /** The coloured heatmaps of the current matrices for a view { size, region }. */
+  images(view = {}) {
+    const n = this._analysis?.n ?? 0;
+    if (!n || !this._sides.a || !this._sides.b) throw new PlaygroundError('nothing has been computed yet');
+    const size = Math.max(16, Math.min(2048, Math.round(view.size || 512)));
+    const region = clampRegion(view.region, n);
+    const rows = Math.min(size, region.r1 - region.r0);
+    const cols = Math.min(size, region.c1 - region.c0);
+    const { a, b } = this._sides;
+    const pooled = poolPair(a.probs, b.probs, a.inv, b.inv, n, region, rows, cols, true);
+    const maxAbs = pooled.maxAbs;
+    const images = {
+      region,
+      rows,
+      cols,
+      maxAbs,
+      a: colourizeProbs(pooled.pa),
+      b: colourizeProbs(pooled.pb),
+      diff: colourizeDiff(pooled.pd, maxAbs),
+    };
+    // Cells wholly above the diagonal (every key after every query) are masked: transparent.
+    for (let y = 0; y < rows; y++) {
+      const lastRow = region.r0 + Math.ceil(((y + 1) * (region.r1 - region.r0)) / rows) - 1;
+      for (let x = cols - 1; x >= 0; x--) {
+        const firstCol = region.c0 + Math.ceil((x * (region.c1 - region.c0)) / cols);
+        if (firstCol <= lastRow) break;
+        const o = 4 * (y * cols + x) + 3;
+        images.a[o] = images.b[o] = images.diff[o] = 0;
+      }
+    }
+    return images;
+  }
+
+  /** Row i (a query token) of side 'a' or 'b': its probabilities over keys 0 .. i. */
+  row(side, i) {
+    const s = this._sides[side];
+    const n = this._analysis?.n ?? 0;
+    if (!s || !Number.isInteger(i) || i < 0 || i >= n) throw new PlaygroundError(`no row ${i}`);
+    return { probs: s.probs.slice(i * n, i * n + i + 1), max: s.inv[i] > 0 ? 1 / s.inv[i] : 0 };
+  }
+
+  /** The numbers of one heatmap ('a', 'b' or 'diff') over a region, as CSV with token indices. */
+  csv(which, regionIn) {
+    const n = this._analysis?.n ?? 0;
+    if (!n || !this._sides.a) throw new PlaygroundError('nothing has been computed yet');
+    const region = clampRegion(regionIn, n);
+    const { r0, r1, c0, c1 } = region;
+    if ((r1 - r0) * (c1 - c0) > 4 * 1024 * 1024) throw new PlaygroundError('the region has more than 4M cells; zoom in to export it as CSV');
+    const a = this._sides.a.probs;
+    const b = this._sides.b.probs;
+    const lines = [['query\\key', ...Array.from({ length: c1 - c0 }, (_, j) => c0 + j)].join(',')];
+    for (let i = r0; i < r1; i++) {
+      const cells = [i];
+      for (let j = c0; j < c1; j++) {
+        const v = which === 'a' ? a[i * n + j] : which === 'b' ? b[i * n + j] : a[i * n + j] - b[i * n + j];
+        cells.push(j > i ? '' : String(v));
+      }
+      lines.push(cells.join(','));
+    }
+    return lines.join('\n') + '\n';
+  }
+
+  _views(state, schemes, headDim, analysis) {
+    return {
+      distances: this._distanceViews(state, schemes, headDim, analysis),
+      angles: { a: this._angleView(state, state.a, schemes.a, headDim, analysis), b: this._angleView(state, state.b, schemes.b, headDim, analysis) },
+      decay: this._decayView(state, schemes, headDim, analysis),
+    };
+  }
+
+  // RoPE, ReRoPE, Self-Extend and HiRoPE side by side, with the window, group and ratio of the
+  // sides that use those schemes (the defaults otherwise), over evenly sampled tokens.
+  _distanceViews(state, schemes, headDim, analysis) {
+    const find = (type) => (schemes.a.type === type ? schemes.a : schemes.b.type === type ? schemes.b : null);
+    const windowed = [schemes.b, schemes.a].find((s) => WINDOWED.has(s.type));
+    const window = windowed?.window ?? 128;
+    const list = [
+      ['RoPE', { type: 'rope' }],
+      ['ReRoPE', find('rerope') ?? { type: 'rerope', window }],
+      ['Self-Extend', find('self-extend') ?? { type: 'self-extend', window, group: 8 }],
+      ['HiRoPE', find('hirope') ?? { type: 'hirope', window, ratio: 0.5 }],
+    ];
+    const idx = sampleIndices(analysis.n, DISTANCE_VIEW_SIZE);
+    const pick = (arr) => Int32Array.from(idx, (i) => arr[i]);
+    const positions = { token: pick(analysis.positions.token), unit: pick(analysis.positions.unit), statement: pick(analysis.positions.statement) };
+    const views = list.map(([name, scheme]) => ({
+      name,
+      window: scheme.window,
+      bands: this.hr.relativeDistances({ n: idx.length, headDim, positions, scheme }),
+    }));
+    let maxDistance = 1;
+    for (const v of views) for (const b of v.bands) for (const d of b.distances) if (d > maxDistance) maxDistance = d;
+    return {
+      sampled: idx.length < analysis.n,
+      tokens: analysis.n,
+      size: idx.length,
+      maxDistance,
+      views: views.map((v) => ({
+        name: v.name,
+        window: v.window,
+        bands: v.bands.map((b) => ({ name: b.name, pairs: [b.pairBegin, b.pairEnd], max: Math.max(0, ...b.distances.filter((d) => !Number.isNaN(d))), image: distanceImage(b.distances, idx.length, maxDistance) })),
+      })),
+    };
+  }
+
+  // The rotation angle theta_j * distance for the last token as the query against every key, per
+  // frequency pair j; a pair is out of distribution where the distance exceeds what training showed
+  // (trainingLength - 1) and the pair never turned a full period within the training length.
+  _angleView(state, side, scheme, headDim, analysis) {
+    if (!ROTARY.has(scheme.type)) return null;
+    const n = analysis.n;
+    const inv = this.hr.inverseFrequencies(scheme, headDim, { seqLen: n });
+    const original = this.hr.inverseFrequencies({ type: 'rope', base: side.base }, headDim);
+    const pairs = inv.length;
+    const bandsOfPairs = new Array(pairs).fill(0);
+    const bands = this.hr.bands(scheme, headDim);
+    bands.forEach((b, index) => bandsOfPairs.fill(index, b.pairBegin, b.pairEnd));
+    const keys = sampleIndices(n, ANGLE_VIEW_COLUMNS);
+    const pick = (arr) => Int32Array.from([...keys, n - 1], (i) => arr[i]);
+    const positions = { token: pick(analysis.positions.token), unit: pick(analysis.positions.unit), statement: pick(analysis.positions.statement) };
+    const m = keys.length + 1;
+    const distances = this.hr.relativeDistances({ n: m, headDim, positions, scheme }).map((b) => b.distances.subarray((m - 1) * m, m * m - 1));
+    const L = state.train;
+    const cols = keys.length;
+    const rgba = new Uint8ClampedArray(pairs * cols * 4);
+    let oodPairs = 0;
+    for (let j = 0; j < pairs; j++) {
+      const seenAngle = original[j] * (L - 1);
+      const fullTurn = seenAngle >= 2 * Math.PI;
+      const row = distances[bandsOfPairs[j]];
+      let ood = false;
+      for (let c = 0; c < cols; c++) {
+        const angle = inv[j] * row[c];
+        const out = !fullTurn && angle > seenAngle + 1e-9;
+        ood ||= out;
+        // cos(angle) in grey (black -1, white +1); out-of-distribution cells tinted red.
+        const grey = 40 + 100 * (1 + Math.cos(angle));
+        const o = 4 * (j * cols + c);
+        rgba[o] = out ? 120 + 0.5 * grey : grey;
+        rgba[o + 1] = out ? 0.3 * grey : grey;
+        rgba[o + 2] = out ? 0.3 * grey : grey;
+        rgba[o + 3] = 255;
+      }
+      if (ood) oodPairs++;
+    }
+    // The training-length line: the key whose token distance to the last query is L.
+    const lastToken = analysis.positions.token[n - 1];
+    let trainColumn = null;
+    for (let c = 0; c < cols; c++) if (lastToken - analysis.positions.token[keys[c]] >= L) trainColumn = c + 1;
+    return {
+      image: { rgba, rows: pairs, cols },
+      pairs,
+      bands: bands.map((b) => ({ name: b.name, pairs: [b.pairBegin, b.pairEnd] })),
+      splitPair: this.hr.splitFraction(L, side.base) * pairs,
+      trainColumn,
+      oodPairs,
+      keys: Array.from(keys),
+    };
+  }
+
+  _decayView(state, schemes, headDim, analysis) {
+    const maxDistance = Math.min(this.hr.limits.maxTokens - 1, Math.max(analysis.n, 2 * state.train, 256));
+    const curve = (scheme) => {
+      try {
+        return this.hr.longTermDecay(scheme, headDim, maxDistance);
+      } catch (e) {
+        return { error: e.message };
+      }
+    };
+    return { maxDistance, a: curve(schemes.a), b: curve(schemes.b), train: state.train };
+  }
+}

@@ -1,0 +1,157 @@
+// The playground's state: defaults, the schemes it builds for the API, and the URL form that makes
+// every view shareable by link. Pure functions (no DOM), so Node tests can use them too.
+
+export const SCHEME_TYPES = [
+  ['rope', 'RoPE'],
+  ['hirope', 'HiRoPE'],
+  ['rerope', 'ReRoPE'],
+  ['leaky-rerope', 'Leaky ReRoPE'],
+  ['self-extend', 'Self-Extend'],
+  ['xpos', 'xPos'],
+  ['alibi', 'ALiBi'],
+  ['sinusoidal', 'Sinusoidal'],
+  ['nope', 'NoPE'],
+];
+export const SCALINGS = [
+  ['none', 'none'],
+  ['linear', 'linear (PI)'],
+  ['ntk', 'NTK-aware'],
+  ['dynamic-ntk', 'dynamic NTK'],
+  ['yarn', 'YaRN'],
+  ['llama3', 'Llama 3'],
+];
+export const ROTARY = new Set(['rope', 'xpos', 'rerope', 'leaky-rerope', 'self-extend', 'hirope']);
+export const WINDOWED = new Set(['rerope', 'leaky-rerope', 'self-extend', 'hirope']);
+
+const SCHEME_DEFAULTS = {
+  type: 'rope', base: 10000, layout: 'half', ratio: 0.5, levels: 2, window: 128, group: 8, leaky: 0.0625,
+  scaling: 'none', factor: 4,
+};
+export const DEFAULTS = Object.freeze({
+  language: 'python',
+  code: null, // null: the language's sample
+  tokenizer: 'lexical',
+  hierarchy: 'units',
+  gap: 'own',
+  descend: false,
+  segment: 32,
+  headDim: 64,
+  source: 'ones',
+  seed: 1,
+  train: 512,
+  a: Object.freeze({ ...SCHEME_DEFAULTS, type: 'rope' }),
+  b: Object.freeze({ ...SCHEME_DEFAULTS, type: 'hirope' }),
+});
+
+/** A full state from a partial one (unknown keys dropped, wrong types replaced by defaults). */
+export function normalizeState(partial = {}) {
+  const pick = (defaults, value) => {
+    const out = {};
+    for (const [key, def] of Object.entries(defaults)) {
+      const v = value?.[key];
+      if (def === null) out[key] = typeof v === 'string' ? v : null;
+      else if (typeof def === 'object') out[key] = pick(def, v);
+      else out[key] = typeof v === typeof def && (typeof v !== 'number' || Number.isFinite(v)) ? v : def;
+    }
+    return out;
+  };
+  return pick(DEFAULTS, partial);
+}
+
+/** The API scheme object for one side ('a' or 'b') of the state. */
+export function schemeFor(side, state) {
+  const type = side.type;
+  const scheme = { type };
+  if (type === 'sinusoidal') scheme.base = side.base;
+  if (ROTARY.has(type)) {
+    scheme.base = side.base;
+    scheme.layout = side.layout;
+    if (side.scaling !== 'none') {
+      scheme.scaling = { type: side.scaling, factor: side.factor };
+      if (side.scaling !== 'linear' && side.scaling !== 'ntk') scheme.scaling.originalLength = state.train;
+    }
+  }
+  if (WINDOWED.has(type)) {
+    scheme.window = side.window;
+    scheme.trainingLength = state.train;
+  }
+  if (type === 'self-extend') scheme.group = side.group;
+  if (type === 'leaky-rerope') scheme.leakyFactor = side.leaky;
+  if (type === 'hirope') {
+    scheme.ratio = side.ratio;
+    scheme.levels = side.levels;
+  }
+  return scheme;
+}
+
+/** A short human name for a side, e.g. "HiRoPE (ratio 0.5, W 128)". */
+export function describeScheme(side) {
+  const name = SCHEME_TYPES.find(([t]) => t === side.type)?.[1] ?? side.type;
+  const parts = [];
+  if (side.type === 'hirope') parts.push(`ratio ${side.ratio}`, ...(side.levels === 3 ? ['3 levels'] : []));
+  if (WINDOWED.has(side.type)) parts.push(`W ${side.window}`);
+  if (side.type === 'self-extend') parts.push(`G ${side.group}`);
+  if (ROTARY.has(side.type) && side.scaling !== 'none') parts.push(`${side.scaling} ×${side.factor}`);
+  return parts.length ? `${name} (${parts.join(', ')})` : name;
+}
+
+/** The analysis options for the state. */
+export function analyzeOptionsFor(state) {
+  return {
+    language: state.language,
+    tokenizer: state.tokenizer,
+    gap: state.gap,
+    descendClasses: state.descend,
+    hierarchy: state.hierarchy === 'segments' ? 'segments' : 'units',
+    segmentSize: state.segment,
+  };
+}
+
+// Only the differences from the defaults go into the URL, so links stay short.
+function diff(value, defaults) {
+  const out = {};
+  for (const [key, def] of Object.entries(defaults)) {
+    const v = value[key];
+    if (def !== null && typeof def === 'object') {
+      const d = diff(v, def);
+      if (Object.keys(d).length) out[key] = d;
+    } else if (v !== def) out[key] = v;
+  }
+  return out;
+}
+
+function toBase64Url(bytes) {
+  let s = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(s).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+function fromBase64Url(text) {
+  const s = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
+  const bytes = new Uint8Array(s.length);
+  for (let i = 0; i < s.length; i++) bytes[i] = s.charCodeAt(i);
+  return bytes;
+}
+async function pipe(bytes, stream) {
+  const out = new Response(new Blob([bytes]).stream().pipeThrough(stream));
+  return new Uint8Array(await out.arrayBuffer());
+}
+
+/** The URL hash for a state: "#s=" + deflated JSON of what differs from the defaults. */
+export async function encodeState(state) {
+  const json = JSON.stringify(diff(normalizeState(state), DEFAULTS));
+  if (json === '{}') return '';
+  const packed = await pipe(new TextEncoder().encode(json), new CompressionStream('deflate-raw'));
+  return `#s=${toBase64Url(packed)}`;
+}
+
+/** The state a URL hash describes; the defaults for an empty or unreadable hash. */
+export async function decodeState(hash) {
+  const match = /^#?s=([A-Za-z0-9_-]+)$/.exec(hash || '');
+  if (!match) return normalizeState({});
+  try {
+    const json = new TextDecoder().decode(await pipe(fromBase64Url(match[1]), new DecompressionStream('deflate-raw')));
+    return normalizeState(JSON.parse(json));
+  } catch {
+    return normalizeState({});
+  }
+}
