@@ -1,0 +1,112 @@
+// Shared set-up for the browser tests: the site server, Debian's Chromium through playwright-core,
+// pages that record errors (CSP violations arrive as console errors), screenshots, and expected
+// heatmap colours computed in Node from the hirope API.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { createServer } from '../../web/serve.mjs';
+import init from '../../dist/index.js';
+import { normalizeState, schemeFor, analyzeOptionsFor } from '../../web/src/state.js';
+import { LUTS, probIndex, diffIndex, rgb } from '../../web/src/colormap.js';
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const SCREENSHOTS = path.join(root, 'build/screenshots');
+export const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'];
+
+export async function startSite() {
+  const server = createServer();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${server.address().port}/`;
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ARGS });
+  return {
+    url,
+    browser,
+    async close() {
+      await browser.close();
+      server.close();
+    },
+  };
+}
+
+/** A page that collects page errors, console errors and dialogs (none may happen). */
+export async function openPage(browser, url, { colorScheme = 'light', viewport = { width: 1440, height: 1000 } } = {}) {
+  const context = await browser.newContext({ colorScheme, viewport, acceptDownloads: true });
+  const page = await context.newPage();
+  page.problems = [];
+  page.on('pageerror', (e) => page.problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => m.type() === 'error' && page.problems.push(`console: ${m.text()}`));
+  page.on('dialog', (d) => {
+    page.problems.push(`dialog: ${d.message()}`);
+    d.dismiss();
+  });
+  await page.goto(url);
+  return page;
+}
+
+export async function screenshot(page, name) {
+  fs.mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+let hrPromise = null;
+export function api() {
+  hrPromise ??= init();
+  return hrPromise;
+}
+
+/**
+ * Expected colours of the A, B and A - B heatmaps for a state and code, 1:1 cells (n <= 512):
+ * from the API's probabilities with the colour maps' own index functions.
+ */
+export async function expectedHeatmaps(code, partialState) {
+  const hr = await api();
+  const state = normalizeState(partialState);
+  const analysis = hr.analyze(code, analyzeOptionsFor(state));
+  const n = analysis.tokens.count;
+  const { q, k } = hr.qk({ source: state.source, n, headDim: state.headDim, tokenIds: analysis.tokens.ids, seed: state.seed });
+  const probs = {};
+  for (const side of ['a', 'b']) probs[side] = hr.attention({ q, k, n, headDim: state.headDim, positions: analysis.positions, scheme: schemeFor(state[side], state), causal: true });
+  const rowMax = (p, i) => Math.max(...p.subarray(i * n, i * n + i + 1));
+  let maxAbs = 0;
+  for (let i = 0; i < n; i++) for (let j = 0; j <= i; j++) maxAbs = Math.max(maxAbs, Math.abs(probs.a[i * n + j] - probs.b[i * n + j]));
+  return {
+    n,
+    probs,
+    colour(which, i, j) {
+      if (which === 'diff') return rgb(LUTS.diverging, diffIndex(Math.fround(probs.a[i * n + j] - probs.b[i * n + j]), Math.fround(maxAbs)));
+      const p = probs[which];
+      return rgb(LUTS.magma, probIndex(Math.fround(p[i * n + j] * Math.fround(1 / rowMax(p, i)))));
+    },
+  };
+}
+
+/** RGBA of heatmap cells (i, j) read back from a canvas drawn with drawHeatmap. */
+export async function readCells(page, canvasSelector, cells, { margin, n }) {
+  return page.evaluate(
+    ({ canvasSelector, cells, margin, n }) => {
+      const canvas = document.querySelector(canvasSelector) ?? document.querySelector('hirope-attention')?.shadowRoot.querySelector(canvasSelector);
+      const plot = canvas.width - margin;
+      const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+      return cells.map(([i, j]) => {
+        const x = margin + Math.floor(((j + 0.5) * plot) / n);
+        const y = margin + Math.floor(((i + 0.5) * plot) / n);
+        const o = 4 * (y * canvas.width + x);
+        return Array.from(data.subarray(o, o + 4));
+      });
+    },
+    { canvasSelector, cells, margin, n },
+  );
+}
+
+/** Cells spread over the lower triangle (and a few masked ones above the diagonal). */
+export function sampleCells(n, count = 60) {
+  const cells = [];
+  for (let c = 0; c < count; c++) {
+    const i = Math.floor(((c * 7919) % 1000) * n / 1000);
+    const j = Math.floor(((c * 104729) % 1000) * (i + 1) / 1000);
+    cells.push([i, Math.min(i, j)]);
+  }
+  cells.push([n - 1, n - 1], [n - 1, 0], [0, 0]);
+  return cells;
+}
