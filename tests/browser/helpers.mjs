@@ -74,7 +74,7 @@ export async function expectedHeatmaps(code, partialState) {
     n,
     probs,
     colour(which, i, j) {
-      if (which === 'diff') return rgb(LUTS.diverging, diffIndex(Math.fround(probs.a[i * n + j] - probs.b[i * n + j]), Math.fround(maxAbs)));
+      if (which === 'diff') return rgb(LUTS.diverging, diffIndex(probs.a[i * n + j] - probs.b[i * n + j], maxAbs));
       const p = probs[which];
       return rgb(LUTS.magma, probIndex(Math.fround(p[i * n + j] * Math.fround(1 / rowMax(p, i)))));
     },

@@ -73,7 +73,7 @@ describe('playground (headless Chromium)', () => {
       assert.equal(await page.locator('#decay canvas').count(), 1);
       // Tokens are marked in the editor, coloured by unit.
       assert.ok((await page.locator('#editor .hr-tok').count()) > 100);
-      assert.match(await page.textContent('#ratio-hint-b'), /Split% for training length 512: 47\.8%/);
+      assert.match(await page.textContent('#ratio-hint-b'), /Split% for training length 512: 47\.8% \(16 of 32 pairs\); the token band has 16\. Within it\./);
       await screenshot(page, `playground-${colorScheme}`);
       assert.deepEqual(page.problems, []);
       await page.context().close();
@@ -186,8 +186,8 @@ describe('playground (headless Chromium)', () => {
     await page.focus('#map-a canvas');
     await page.keyboard.press('End');
     await page.waitForFunction(() => /^Query \d+/.test(document.getElementById('query-info').textContent));
-    await page.keyboard.press('ArrowUp');
     const last = Number((await page.textContent('#query-info')).match(/^Query (\d+)/)[1]);
+    await page.keyboard.press('ArrowUp');
     await page.waitForFunction((q) => document.getElementById('query-info').textContent.startsWith(`Query ${q - 1} `), last);
     assert.ok((await page.locator('#editor [class*=hr-heat]').count()) > 0, 'the query row is highlighted in the code');
     await page.keyboard.press('+');

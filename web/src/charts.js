@@ -118,7 +118,9 @@ export function renderDecay(parent, data, names) {
   ctx.strokeRect(pad.left, pad.top, width - pad.left - pad.right, height - pad.top - pad.bottom);
   for (let i = 0; i <= 4; i++) {
     const d = Math.round((i * data.maxDistance) / 4);
-    ctx.fillText(String(d), X(d) - 10, height - 10);
+    ctx.textAlign = i === 0 ? 'left' : i === 4 ? 'right' : 'center';
+    ctx.fillText(String(d), X(d), height - 10);
+    ctx.textAlign = 'left';
     const v = lo + ((hi - lo) * i) / 4;
     ctx.fillText(v.toPrecision(3), 2, Y(v) + 4);
   }
@@ -150,7 +152,7 @@ export function renderDecay(parent, data, names) {
     item.append(el('span', { class: `swatch ${colour}` }), document.createTextNode(ArrayBuffer.isView(data[side]) ? names[side] : `${names[side]}: ${data[side].error}`));
     caption.append(item);
   }
-  caption.append(document.createTextNode(` Content-free logit (all-ones q, k) against relative distance; dashed: training length ${data.train}.`));
+  caption.append(document.createTextNode(` RoFormer's long-term-decay bound (1/(d/2))·Σⱼ|Sⱼ| against relative distance; dashed: training length ${data.train}.`));
   figure.append(caption);
   parent.append(figure);
 }

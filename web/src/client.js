@@ -74,3 +74,63 @@ export class PlaygroundClient {
     this.worker.terminate();
   }
 }
+
+/**
+ * Two workers, one per scheme, driven as one: a run computes A and B at the same time (each
+ * worker analyses the code itself, which costs less than shipping the analysis across), and
+ * "latest wins" applies to the pair.
+ */
+export class PairClient {
+  constructor(workerURL) {
+    this.a = new PlaygroundClient(workerURL);
+    this.b = new PlaygroundClient(workerURL);
+    this._running = false;
+    this._queued = null;
+  }
+
+  side(name) {
+    return name === 'b' ? this.b : this.a;
+  }
+
+  /** The same request to both workers. */
+  both(type, payload = {}) {
+    return Promise.all([this.a.request(type, { ...payload, side: 'a' }), this.b.request(type, { ...payload, side: 'b' })]);
+  }
+
+  /** A run of both sides: resolves with { a, b }, the two workers' results. */
+  run(payload, progress = null) {
+    return Promise.all([
+      this.a.request('run', { ...payload, side: 'a', summary: true, distances: payload.views !== false }, progress),
+      this.b.request('run', { ...payload, side: 'b' }, progress),
+    ]).then(([a, b]) => ({ a, b }));
+  }
+
+  /** A run of both sides where only the newest matters; superseded calls resolve with null. */
+  latest(payload, progress) {
+    if (this._queued) this._queued.resolve(null);
+    return new Promise((resolve, reject) => {
+      this._queued = { payload, progress, resolve, reject };
+      this._pump();
+    });
+  }
+
+  async _pump() {
+    if (this._running || !this._queued) return;
+    const job = this._queued;
+    this._queued = null;
+    this._running = true;
+    try {
+      job.resolve(await this.run(job.payload, job.progress));
+    } catch (e) {
+      job.reject(e);
+    } finally {
+      this._running = false;
+      this._pump();
+    }
+  }
+
+  terminate() {
+    this.a.terminate();
+    this.b.terminate();
+  }
+}

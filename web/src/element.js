@@ -9,7 +9,7 @@
 // The code comes from the `code` attribute, a <template> child, or the element's text. The
 // WebAssembly module loads only when an element first scrolls into view, in one Web Worker shared
 // by every element on the page. Colours follow the surrounding page (light or dark text).
-import { PlaygroundClient } from './client.js';
+import { PairClient } from './client.js';
 import { drawHeatmap } from './heatmap.js';
 import { normalizeState, describeScheme, SCHEME_TYPES } from './state.js';
 import { LUTS, cssGradient, DECADES } from './colormap.js';
@@ -17,7 +17,7 @@ import { LUTS, cssGradient, DECADES } from './colormap.js';
 const MARGIN = 10;
 const CSS = `
 :host { display: block; container-type: inline-size; color: inherit; font: 14px/1.45 system-ui, -apple-system, 'Segoe UI', sans-serif; margin: 1.2em 0; }
-:host([hidden]) { display: none; }
+:host([hidden]), [hidden] { display: none !important; }
 .card { border: 1px solid color-mix(in srgb, currentColor 22%, transparent); border-radius: 10px; padding: 0.7em 0.8em; }
 .bar { display: flex; flex-wrap: wrap; gap: 0.4em 0.8em; align-items: center; margin-bottom: 0.5em; font-size: 0.85em; }
 label { display: inline-flex; gap: 0.35em; align-items: center; }
@@ -46,7 +46,7 @@ canvas { width: 100%; height: auto; display: block; image-rendering: pixelated; 
 
 let sharedClient = null;
 function client() {
-  sharedClient ??= new PlaygroundClient(new URL('./worker.js', import.meta.url));
+  sharedClient ??= new PairClient(new URL('./worker.js', import.meta.url));
   return sharedClient;
 }
 
@@ -193,7 +193,8 @@ export class HiRoPEAttention extends HTMLElement {
     this._foot.textContent = 'Computing…';
     this._foot.classList.remove('error');
     try {
-      const result = await client().request('run', { code: this.code, state, backend: 'wasm', views: false, view: { size: 320 } });
+      const { a, b } = await client().run({ code: this.code, state, backend: 'wasm', views: false, view: { size: 320 } });
+      const result = { n: a.n, analysis: a.analysis, images: a.n ? { ...a.image, a: a.image.rgba, b: b.image.rgba } : null };
       this._result = { ...result, state };
       this._draw();
       const ms = performance.now() - t0;

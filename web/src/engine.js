@@ -89,25 +89,23 @@ function clampRegion(region, n) {
 }
 
 /**
- * Pools the region of two n x n probability matrices into rows x cols cells by the mean over each
- * cell: of each probability relative to its row's maximum (A and B), and of the difference A - B.
- * Masked entries (above the diagonal when causal) count as probability 0. Means, unlike maxima,
- * need no per-element branch, which keeps a 2,000-token redraw within its time budget.
+ * Pools the region of an n x n probability matrix into rows x cols cells by the mean over each
+ * cell, of each probability relative to its row's maximum (`ratio`, for the heatmap colours) and
+ * of the probability itself (`raw`; means are linear, so the difference of two sides' raw means is
+ * the mean of their difference). Masked entries (above the diagonal when causal) count as 0.
+ * Means, unlike maxima, need no per-element branch, which keeps a redraw within its time budget.
  */
-export function poolPair(a, b, invA, invB, n, region, rows, cols, causal) {
+export function poolSide(probs, inv, n, region, rows, cols, causal) {
   const { r0, r1, c0, c1 } = region;
   const width = c1 - c0;
-  const pa = new Float32Array(rows * cols);
-  const pb = new Float32Array(rows * cols);
-  const pd = new Float32Array(rows * cols);
+  const ratio = new Float32Array(rows * cols);
+  const raw = new Float32Array(rows * cols);
   const binStart = new Int32Array(cols + 1);
   for (let x = 0; x <= cols; x++) binStart[x] = Math.ceil((x * width) / cols);
   // The rows of one cell row are first summed column by column (long contiguous loops), then the
   // sums are pooled across columns once per cell row.
-  const accA = new Float32Array(width);
-  const accB = new Float32Array(width);
-  const accD = new Float32Array(width);
-  let maxAbs = 0;
+  const accR = new Float32Array(width);
+  const accP = new Float32Array(width);
   let i = r0;
   for (let y = 0; y < rows; y++) {
     const rowEnd = r0 + Math.ceil(((y + 1) * (r1 - r0)) / rows);
@@ -116,43 +114,59 @@ export function poolPair(a, b, invA, invB, n, region, rows, cols, causal) {
     for (; i < rowEnd; i++) {
       const end = (causal ? Math.min(c1, i + 1) : c1) - c0;
       if (end > used) used = end;
-      const ia = invA[i];
-      const ib = invB[i];
+      const scale = inv[i];
       const base = i * n + c0;
       for (let j = 0; j < end; j++) {
-        const va = a[base + j];
-        const vb = b[base + j];
-        accA[j] += va * ia;
-        accB[j] += vb * ib;
-        accD[j] += va - vb;
+        const p = probs[base + j];
+        accR[j] += p * scale;
+        accP[j] += p;
       }
     }
     const row = y * cols;
     for (let x = 0; x < cols; x++) {
       const from = binStart[x];
       const to = binStart[x + 1];
-      let sa = 0;
-      let sb = 0;
-      let sd = 0;
+      let sr = 0;
+      let sp = 0;
       if (from < used) {
         for (let j = from; j < to; j++) {
-          sa += accA[j];
-          sb += accB[j];
-          sd += accD[j];
-          accA[j] = 0; // ready for the next cell row
-          accB[j] = 0;
-          accD[j] = 0;
+          sr += accR[j];
+          sp += accP[j];
+          accR[j] = 0; // ready for the next cell row
+          accP[j] = 0;
         }
       }
       const scale = 1 / (rowCount * (to - from));
-      pa[row + x] = sa * scale;
-      pb[row + x] = sb * scale;
-      pd[row + x] = sd * scale;
-      const ad = Math.abs(sd * scale);
-      if (ad > maxAbs) maxAbs = ad;
+      ratio[row + x] = sr * scale;
+      raw[row + x] = sp * scale;
     }
   }
-  return { pa, pb, pd, maxAbs };
+  return { ratio, raw };
+}
+
+/** Alpha 0 for cells wholly above the diagonal (every key after every query): masked. */
+export function maskUpper(rgba, rows, cols, region) {
+  for (let y = 0; y < rows; y++) {
+    const lastRow = region.r0 + Math.ceil(((y + 1) * (region.r1 - region.r0)) / rows) - 1;
+    for (let x = cols - 1; x >= 0; x--) {
+      const firstCol = region.c0 + Math.ceil((x * (region.c1 - region.c0)) / cols);
+      if (firstCol <= lastRow) break;
+      rgba[4 * (y * cols + x) + 3] = 0;
+    }
+  }
+  return rgba;
+}
+
+/** The A - B heatmap from the two sides' pooled raw means: colours and the largest |A - B|. */
+export function diffImage(rawA, rawB, rows, cols, region) {
+  const d = new Float64Array(rawA.length);
+  let maxAbs = 0;
+  for (let c = 0; c < d.length; c++) {
+    d[c] = rawA[c] - rawB[c];
+    const a = Math.abs(d[c]);
+    if (a > maxAbs) maxAbs = a;
+  }
+  return { rgba: maskUpper(colourizeDiff(d, maxAbs), rows, cols, region), maxAbs };
 }
 
 function rowInverseMaxima(probs, n, causal) {
@@ -199,30 +213,37 @@ function distanceImage(distances, size, maxDistance) {
   return { rgba, rows: size, cols: size };
 }
 
-export class PlaygroundEngine {
-  /** @param hr an initialized HiRoPE instance with analysis */
+/**
+ * One side (scheme A or B) of the playground: the analysis and q/k it shares with the other side,
+ * its attention matrix, pooled images and views. The page runs one per Web Worker, so the two
+ * sides compute in parallel.
+ */
+export class SideEngine {
   /** @param options.async run attention with attentionAsync (the WebGPU backend) */
   constructor(hr, { async = false } = {}) {
     this.hr = hr;
     this.async = async;
-    this._analysis = null; // { key, result, positions, n }
+    this._analysis = null; // { key, result, positions, n, version }
     this._qk = null; // { key, q, k, headDim }
     this._file = null; // { text, parsed }
-    this._sides = { a: null, b: null }; // { key, probs, inv }
-    this._buffers = { a: null, b: null }; // output arrays reused across runs
+    this._side = null; // { key, probs, inv, scheme }
+    this._buffer = null; // the output array, reused across runs
+    this._cache = new Map(); // view data by key
   }
 
   /**
-   * Everything one redraw needs. `request`: { code, state, qkFile?: string, view?: { size, region },
-   * views?: false to skip the distance, angle and decay views }.
+   * Everything one redraw needs from this side. request: { code, state, side: 'a' | 'b',
+   * qkFile?: string, view?: { size, region }, summary?: true for the analysis summary,
+   * views?: false to skip the angle and decay views, distances?: true for the distance views }.
    * `progress(stage)` is called between stages.
    */
   async run(request, progress = () => {}) {
-    const { code, state } = request;
+    const { code, state, side } = request;
+    if (typeof code !== 'string') throw new PlaygroundError('code must be a string');
+    if (side !== 'a' && side !== 'b') throw new PlaygroundError("side must be 'a' or 'b'");
     const hr = this.hr;
     const timings = {};
     let t = now();
-    if (typeof code !== 'string') throw new PlaygroundError('code must be a string');
     if (state.tokenizer !== 'lexical') {
       progress('loading the tokenizer');
       await hr.loadTokenizer(state.tokenizer); // once; later calls return at once
@@ -232,38 +253,47 @@ export class PlaygroundEngine {
     timings.analysis = now() - t;
     const n = analysis.n;
     const notes = [];
-    if (analysis.result.tokens.count > n) {
-      notes.push(`The heatmaps show the first ${n} of ${analysis.result.tokens.count} tokens.`);
-    }
-    if (n === 0) {
-      return { analysis: this._analysisSummary(analysis), n: 0, notes: ['The code has no tokens.'], timings };
-    }
+    if (analysis.result.tokens.count > n) notes.push(`The heatmaps show the first ${n} of ${analysis.result.tokens.count} tokens.`);
+    const summary = request.summary ? this._analysisSummary(analysis) : null;
+    if (n === 0) return { side, analysis: summary, n: 0, notes: ['The code has no tokens.'], timings };
 
     t = now();
     const qk = this._qkFor(request, state, analysis, notes);
     timings.qk = now() - t;
     const headDim = qk.headDim;
     const schemes = { a: schemeFor(state.a, state), b: schemeFor(state.b, state) };
-    for (const side of ['a', 'b']) {
-      progress(`attention ${side.toUpperCase()}`);
-      t = now();
-      await this._attention(side, schemes[side], qk, analysis);
-      timings[side] = now() - t;
-    }
+    progress(`attention ${side.toUpperCase()}`);
+    t = now();
+    await this._attention(schemes[side], qk, analysis);
+    timings.attention = now() - t;
 
     progress('heatmaps');
     t = now();
-    const images = this.images(request.view);
+    const image = this.images(request.view);
     timings.images = now() - t;
 
-    let views = null;
+    const views = {};
+    t = now();
     if (request.views !== false) {
       progress('views');
-      t = now();
-      views = this._views(state, schemes, headDim, analysis);
-      timings.views = now() - t;
+      views.angles = this._cached(`angles|${JSON.stringify(schemes[side])}|${headDim}|${state.train}|${analysis.version}`, () => this._angleView(state, state[side], schemes[side], headDim, analysis));
+      const maxDistance = Math.min(this.hr.limits.maxTokens - 1, Math.max(analysis.n, 2 * state.train, 256));
+      views.decay = this._cached(`decay|${JSON.stringify(schemes[side])}|${headDim}|${maxDistance}`, () => this._decay(schemes[side], headDim, maxDistance));
+      views.maxDistance = maxDistance;
     }
-    return { analysis: this._analysisSummary(analysis), n, headDim, images, views, notes, timings };
+    if (request.distances) views.distances = this._distanceViews(schemes, headDim, analysis);
+    timings.views = now() - t;
+    return { side, analysis: summary, n, headDim, image, views, notes, timings };
+  }
+
+  // View data by key; the key travels with it so that the page can skip redrawing what is unchanged.
+  _cached(key, compute) {
+    if (!this._cache.has(key)) {
+      if (this._cache.size > 16) this._cache.clear();
+      const value = compute();
+      this._cache.set(key, value && { key, value });
+    }
+    return this._cache.get(key);
   }
 
   _analyze(code, state) {
@@ -275,7 +305,7 @@ export class PlaygroundEngine {
     const p = result.positions;
     const positions = { token: p.token.subarray(0, n), unit: p.unit.subarray(0, n), statement: p.statement.subarray(0, n) };
     this._analysis = { key, result, positions, n, version: (this._analysis?.version ?? 0) + 1 };
-    this._sides = { a: null, b: null };
+    this._side = null;
     return this._analysis;
   }
 
@@ -285,10 +315,10 @@ export class PlaygroundEngine {
       language: r.language,
       tokenizer: r.tokenizer,
       count: r.tokens.count,
-      start: r.tokens.start,
-      end: r.tokens.end,
-      unit: r.positions.unit,
-      statement: r.positions.statement,
+      start: r.tokens.start.slice(),
+      end: r.tokens.end.slice(),
+      unit: r.positions.unit.slice(),
+      statement: r.positions.statement.slice(),
       units: r.units.map(({ index, kind, name, nodeType, start, end }) => ({ index, kind, name, nodeType, start, end })),
       errors: r.errors.map(({ start, end, missing }) => ({ start, end, missing })),
       statements: r.statements,
@@ -300,12 +330,12 @@ export class PlaygroundEngine {
     const n = analysis.n;
     if (state.source === 'file') {
       if (typeof request.qkFile !== 'string') throw new PlaygroundError('Q/K source "file": load a q/k JSON file first');
-      if (this._file?.text !== request.qkFile) this._file = { text: request.qkFile, parsed: parseQKFile(request.qkFile) };
+      if (this._file?.text !== request.qkFile) this._file = { text: request.qkFile, parsed: parseQKFile(request.qkFile), version: (this._file?.version ?? 0) + 1 };
       const f = this._file.parsed;
       if (f.n < n) throw new PlaygroundError(`the q/k file has ${f.n} rows but the code has ${n} tokens; it needs one row per token`);
       if (f.n > n) notes.push(`The q/k file has ${f.n} rows; the first ${n} are used.`);
       if (f.headDim !== state.headDim) notes.push(`Head dimension ${f.headDim} comes from the q/k file.`);
-      const key = `file:${this._file.text.length}:${n}:${analysis.version}`;
+      const key = `file:${this._file.version}:${n}:${analysis.version}`;
       if (this._qk?.key !== key) this._qk = { key, q: f.q.subarray(0, n * f.headDim), k: f.k.subarray(0, n * f.headDim), headDim: f.headDim };
       return this._qk;
     }
@@ -318,21 +348,17 @@ export class PlaygroundEngine {
     return this._qk;
   }
 
-  async _attention(side, scheme, qk, analysis) {
+  async _attention(scheme, qk, analysis) {
     const n = analysis.n;
     const key = `${JSON.stringify(scheme)}|${qk.key}`;
-    const other = this._sides[side === 'a' ? 'b' : 'a'];
-    if (this._sides[side]?.key === key) return this._sides[side];
-    // Reuse this side's buffer: fresh large arrays cost page faults on every redraw.
-    let out = this._buffers[side];
-    if (!out || out.length !== n * n) out = this._buffers[side] = new Float32Array(n * n);
-    const args = { q: qk.q, k: qk.k, n, headDim: qk.headDim, positions: analysis.positions, scheme, causal: true, output: 'probs', out };
-    let probs;
-    if (other?.key === key) probs = (out.set(other.probs), out);
-    else probs = this.async ? await this.hr.attentionAsync(args) : this.hr.attention(args);
-    const entry = { key, probs, inv: other?.key === key ? other.inv : rowInverseMaxima(probs, n, true), scheme };
-    this._sides[side] = entry;
-    return entry;
+    if (this._side?.key === key) return this._side;
+    // Reuse the buffer: fresh large arrays cost page faults on every redraw.
+    if (!this._buffer || this._buffer.length !== n * n) this._buffer = new Float32Array(n * n);
+    const args = { q: qk.q, k: qk.k, n, headDim: qk.headDim, positions: analysis.positions, scheme, causal: true, output: 'probs', out: this._buffer };
+    this._side = null; // a failed call leaves no stale matrix behind
+    const probs = this.async ? await this.hr.attentionAsync(args) : this.hr.attention(args);
+    this._side = { key, probs, inv: rowInverseMaxima(probs, n, true), scheme };
+    return this._side;
   }
 
   /**
@@ -353,79 +379,46 @@ export class PlaygroundEngine {
     return best?.language ?? null;
   }
 
-  /** The coloured heatmaps of the current matrices for a view { size, region }. */
+  _require() {
+    if (!this._side || !this._analysis?.n) throw new PlaygroundError('nothing has been computed yet');
+    return this._side;
+  }
+
+  /** The pooled heatmap of this side for a view { size, region }: colours and raw means. */
   images(view = {}) {
-    const n = this._analysis?.n ?? 0;
-    if (!n || !this._sides.a || !this._sides.b) throw new PlaygroundError('nothing has been computed yet');
+    const side = this._require();
+    const n = this._analysis.n;
     const size = Math.max(16, Math.min(2048, Math.round(view.size || 512)));
     const region = clampRegion(view.region, n);
     const rows = Math.min(size, region.r1 - region.r0);
     const cols = Math.min(size, region.c1 - region.c0);
-    const { a, b } = this._sides;
-    const pooled = poolPair(a.probs, b.probs, a.inv, b.inv, n, region, rows, cols, true);
-    const maxAbs = pooled.maxAbs;
-    const images = {
-      region,
-      rows,
-      cols,
-      maxAbs,
-      a: colourizeProbs(pooled.pa),
-      b: colourizeProbs(pooled.pb),
-      diff: colourizeDiff(pooled.pd, maxAbs),
-    };
-    // Cells wholly above the diagonal (every key after every query) are masked: transparent.
-    for (let y = 0; y < rows; y++) {
-      const lastRow = region.r0 + Math.ceil(((y + 1) * (region.r1 - region.r0)) / rows) - 1;
-      for (let x = cols - 1; x >= 0; x--) {
-        const firstCol = region.c0 + Math.ceil((x * (region.c1 - region.c0)) / cols);
-        if (firstCol <= lastRow) break;
-        const o = 4 * (y * cols + x) + 3;
-        images.a[o] = images.b[o] = images.diff[o] = 0;
-      }
-    }
-    return images;
+    const pooled = poolSide(side.probs, side.inv, n, region, rows, cols, true);
+    return { region, rows, cols, rgba: maskUpper(colourizeProbs(pooled.ratio), rows, cols, region), raw: pooled.raw };
   }
 
-  /** Row i (a query token) of side 'a' or 'b': its probabilities over keys 0 .. i. */
-  row(side, i) {
-    const s = this._sides[side];
-    const n = this._analysis?.n ?? 0;
-    if (!s || !Number.isInteger(i) || i < 0 || i >= n) throw new PlaygroundError(`no row ${i}`);
+  /** Row i (a query token): its probabilities over keys 0 .. i. */
+  row(i) {
+    const s = this._require();
+    const n = this._analysis.n;
+    if (!Number.isInteger(i) || i < 0 || i >= n) throw new PlaygroundError(`no row ${i}`);
     return { probs: s.probs.slice(i * n, i * n + i + 1), max: s.inv[i] > 0 ? 1 / s.inv[i] : 0 };
   }
 
-  /** The numbers of one heatmap ('a', 'b' or 'diff') over a region, as CSV with token indices. */
-  csv(which, regionIn) {
-    const n = this._analysis?.n ?? 0;
-    if (!n || !this._sides.a) throw new PlaygroundError('nothing has been computed yet');
+  /** The probabilities of a region, row-major (NaN where masked), for CSV export. */
+  values(regionIn) {
+    const s = this._require();
+    const n = this._analysis.n;
     const region = clampRegion(regionIn, n);
     const { r0, r1, c0, c1 } = region;
     if ((r1 - r0) * (c1 - c0) > 4 * 1024 * 1024) throw new PlaygroundError('the region has more than 4M cells; zoom in to export it as CSV');
-    const a = this._sides.a.probs;
-    const b = this._sides.b.probs;
-    const lines = [['query\\key', ...Array.from({ length: c1 - c0 }, (_, j) => c0 + j)].join(',')];
-    for (let i = r0; i < r1; i++) {
-      const cells = [i];
-      for (let j = c0; j < c1; j++) {
-        const v = which === 'a' ? a[i * n + j] : which === 'b' ? b[i * n + j] : a[i * n + j] - b[i * n + j];
-        cells.push(j > i ? '' : String(v));
-      }
-      lines.push(cells.join(','));
-    }
-    return lines.join('\n') + '\n';
-  }
-
-  _views(state, schemes, headDim, analysis) {
-    return {
-      distances: this._distanceViews(state, schemes, headDim, analysis),
-      angles: { a: this._angleView(state, state.a, schemes.a, headDim, analysis), b: this._angleView(state, state.b, schemes.b, headDim, analysis) },
-      decay: this._decayView(state, schemes, headDim, analysis),
-    };
+    const out = new Float32Array((r1 - r0) * (c1 - c0));
+    for (let i = r0; i < r1; i++) for (let j = c0; j < c1; j++) out[(i - r0) * (c1 - c0) + j - c0] = j > i ? NaN : s.probs[i * n + j];
+    return { region, values: out };
   }
 
   // RoPE, ReRoPE, Self-Extend and HiRoPE side by side, with the window, group and ratio of the
   // sides that use those schemes (the defaults otherwise), over evenly sampled tokens.
-  _distanceViews(state, schemes, headDim, analysis) {
+  _distanceViews(schemes, headDim, analysis) {
     const find = (type) => (schemes.a.type === type ? schemes.a : schemes.b.type === type ? schemes.b : null);
     const windowed = [schemes.b, schemes.a].find((s) => WINDOWED.has(s.type));
     const window = windowed?.window ?? 128;
@@ -435,27 +428,34 @@ export class PlaygroundEngine {
       ['Self-Extend', find('self-extend') ?? { type: 'self-extend', window, group: 8 }],
       ['HiRoPE', find('hirope') ?? { type: 'hirope', window, ratio: 0.5 }],
     ];
-    const idx = sampleIndices(analysis.n, DISTANCE_VIEW_SIZE);
-    const pick = (arr) => Int32Array.from(idx, (i) => arr[i]);
-    const positions = { token: pick(analysis.positions.token), unit: pick(analysis.positions.unit), statement: pick(analysis.positions.statement) };
-    const views = list.map(([name, scheme]) => ({
-      name,
-      window: scheme.window,
-      bands: this.hr.relativeDistances({ n: idx.length, headDim, positions, scheme }),
-    }));
-    let maxDistance = 1;
-    for (const v of views) for (const b of v.bands) for (const d of b.distances) if (d > maxDistance) maxDistance = d;
-    return {
-      sampled: idx.length < analysis.n,
-      tokens: analysis.n,
-      size: idx.length,
-      maxDistance,
-      views: views.map((v) => ({
-        name: v.name,
-        window: v.window,
-        bands: v.bands.map((b) => ({ name: b.name, pairs: [b.pairBegin, b.pairEnd], max: Math.max(0, ...b.distances.filter((d) => !Number.isNaN(d))), image: distanceImage(b.distances, idx.length, maxDistance) })),
-      })),
-    };
+    return this._cached(`distances|${JSON.stringify(list)}|${headDim}|${analysis.version}`, () => {
+      const idx = sampleIndices(analysis.n, DISTANCE_VIEW_SIZE);
+      const pick = (arr) => Int32Array.from(idx, (i) => arr[i]);
+      const positions = { token: pick(analysis.positions.token), unit: pick(analysis.positions.unit), statement: pick(analysis.positions.statement) };
+      const views = list.map(([name, scheme]) => ({
+        name,
+        window: scheme.window,
+        bands: this.hr.relativeDistances({ n: idx.length, headDim, positions, scheme }),
+      }));
+      let maxDistance = 1;
+      for (const v of views) for (const b of v.bands) for (const d of b.distances) if (d > maxDistance) maxDistance = d;
+      const bandMax = (distances) => {
+        let max = 0;
+        for (const d of distances) if (d > max) max = d;
+        return max;
+      };
+      return {
+        sampled: idx.length < analysis.n,
+        tokens: analysis.n,
+        size: idx.length,
+        maxDistance,
+        views: views.map((v) => ({
+          name: v.name,
+          window: v.window,
+          bands: v.bands.map((b) => ({ name: b.name, pairs: [b.pairBegin, b.pairEnd], max: bandMax(b.distances), image: distanceImage(b.distances, idx.length, maxDistance) })),
+        })),
+      };
+    });
   }
 
   // The rotation angle theta_j * distance for the last token as the query against every key, per
@@ -513,15 +513,11 @@ export class PlaygroundEngine {
     };
   }
 
-  _decayView(state, schemes, headDim, analysis) {
-    const maxDistance = Math.min(this.hr.limits.maxTokens - 1, Math.max(analysis.n, 2 * state.train, 256));
-    const curve = (scheme) => {
-      try {
-        return this.hr.longTermDecay(scheme, headDim, maxDistance);
-      } catch (e) {
-        return { error: e.message };
-      }
-    };
-    return { maxDistance, a: curve(schemes.a), b: curve(schemes.b), train: state.train };
+  _decay(scheme, headDim, maxDistance) {
+    try {
+      return this.hr.longTermDecay(scheme, headDim, maxDistance);
+    } catch (e) {
+      return { error: e.message };
+    }
   }
 }

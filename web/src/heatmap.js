@@ -27,18 +27,23 @@ export function drawHeatmap(ctx, image, region, units, { margin, plot, selected 
   off.getContext('2d').putImageData(new ImageData(image.rgba, image.cols, image.rows), 0, 0);
   ctx.imageSmoothingEnabled = false;
   ctx.drawImage(off, margin, margin, plot, plot);
+  // The unit strips: one pixel per plot pixel, built as image rows and stretched to the margin.
   const strip = margin - 3;
   const axis = (from, to, horizontal) => {
     const span = to - from;
+    const pixels = new Uint8ClampedArray(plot * 4);
     let previous = -1;
     for (let p = 0; p < plot; p++) {
       const u = units[from + Math.floor((p * span) / plot)];
-      const [r, g, b] = UNIT_PALETTE[u % UNIT_PALETTE.length];
-      ctx.fillStyle = previous >= 0 && u !== previous ? '#111' : `rgb(${r}, ${g}, ${b})`;
-      if (horizontal) ctx.fillRect(margin + p, 0, 1, strip);
-      else ctx.fillRect(0, margin + p, strip, 1);
+      const colour = previous >= 0 && u !== previous ? [17, 17, 17] : UNIT_PALETTE[u % UNIT_PALETTE.length];
+      pixels.set(colour, 4 * p);
+      pixels[4 * p + 3] = 255;
       previous = u;
     }
+    const line = new OffscreenCanvas(horizontal ? plot : 1, horizontal ? 1 : plot);
+    line.getContext('2d').putImageData(new ImageData(pixels, horizontal ? plot : 1, horizontal ? 1 : plot), 0, 0);
+    if (horizontal) ctx.drawImage(line, margin, 0, plot, strip);
+    else ctx.drawImage(line, 0, margin, strip, plot);
   };
   axis(region.c0, region.c1, true);
   axis(region.r0, region.r1, false);

@@ -3,7 +3,8 @@
 import { createEditor, HEAT_LEVELS } from './editor.js';
 import { Heatmap, installUnitColours } from './heatmap.js';
 import { renderDistances, renderAngles, renderDecay } from './charts.js';
-import { PlaygroundClient } from './client.js';
+import { PairClient } from './client.js';
+import { diffImage } from './engine.js';
 import { buildControls, schemeControls, sharedControls, setPath } from './controls.js';
 import { normalizeState, encodeState, decodeState, describeScheme } from './state.js';
 import { LUTS, cssGradient, DECADES } from './colormap.js';
@@ -20,8 +21,8 @@ let selected = { side: 'a', index: -1 };
 let result = null; // the last run's result
 let qkFileName = null;
 const backendTimes = {};
-const client = new PlaygroundClient(new URL('./worker.js', import.meta.url));
-const info = await client.request('ready');
+const client = new PairClient(new URL('./worker.js', import.meta.url));
+const info = await client.a.request('ready');
 
 // ----- controls
 const languages = info.languages;
@@ -133,7 +134,7 @@ sampleSelect.addEventListener('change', () => {
 });
 
 async function detectLanguage(fromPaste) {
-  const detected = await client.request('detect', { code: editor.text });
+  const detected = await client.a.request('detect', { code: editor.text });
   if (!detected) return;
   if (detected !== state.language) {
     state.language = detected;
@@ -165,7 +166,7 @@ qkInput.addEventListener('change', async () => {
   const file = qkInput.files[0];
   if (!file) return;
   qkFileName = file.name;
-  await client.request('qkFile', { text: await file.text() });
+  await client.both('qkFile', { text: await file.text() });
   syncControls();
   schedule();
 });
@@ -180,8 +181,7 @@ function exportHandler(which) {
       download(blob, `${name}.png`);
     } else {
       try {
-        const csv = await client.request('csv', { which, region: zoom });
-        download(new Blob([csv], { type: 'text/csv' }), `${name}.csv`);
+        download(new Blob([await csvOf(which)], { type: 'text/csv' }), `${name}.csv`);
       } catch (e) {
         showError(e);
       }
@@ -213,12 +213,35 @@ function download(blob, name) {
   setTimeout(() => URL.revokeObjectURL(url), 10000);
 }
 
+// The numbers of one heatmap over the visible region, as CSV with token indices.
+async function csvOf(which) {
+  const [a, b] = await Promise.all(['a', 'b'].filter((s) => which === 'diff' || which === s).map((s) => client.side(s).request('values', { region: zoom })));
+  const { r0, r1, c0, c1 } = a.region;
+  const width = c1 - c0;
+  const lines = [['query\\key', ...Array.from({ length: width }, (_, j) => c0 + j)].join(',')];
+  for (let i = r0; i < r1; i++) {
+    const cells = [i];
+    for (let j = 0; j < width; j++) {
+      const c = (i - r0) * width + j;
+      const v = b ? a.values[c] - b.values[c] : a.values[c];
+      cells.push(Number.isNaN(v) ? '' : String(v));
+    }
+    lines.push(cells.join(','));
+  }
+  return lines.join('\n') + '\n';
+}
+
+function combineImages(a, b) {
+  const diff = diffImage(a.raw, b.raw, a.rows, a.cols, a.region);
+  return { region: a.region, rows: a.rows, cols: a.cols, a: a.rgba, b: b.rgba, diff: diff.rgba, maxAbs: diff.maxAbs };
+}
+
 async function setZoom(region) {
   zoom = region;
   if (!result?.n) return;
   try {
-    const images = await client.request('images', { view: { size: 512, region } });
-    drawHeatmaps(images);
+    const [a, b] = await client.both('images', { view: { size: 512, region } });
+    drawHeatmaps(combineImages(a, b));
   } catch (e) {
     showError(e);
   }
@@ -243,7 +266,7 @@ async function selectRow(side, index) {
   selected = { side, index };
   for (const h of Object.values(heatmaps)) h.select(index);
   try {
-    const [rowA, rowB] = await Promise.all([client.request('row', { side: 'a', index }), client.request('row', { side: 'b', index })]);
+    const [rowA, rowB] = await client.both('row', { index });
     const row = side === 'a' ? rowA : rowB;
     const levels = new Uint8Array(result.n);
     for (let j = 0; j <= index; j++) {
@@ -281,10 +304,12 @@ async function run() {
   progressTimer = setTimeout(() => (progress.hidden = false), 150);
   let value;
   try {
-    value = await client.latest('run', { code, state: snapshot, backend: backendSelect.value, view: { size: 512, region: zoom } }, (stage) => {
+    const pair = await client.latest({ code, state: snapshot, backend: backendSelect.value, view: { size: 512, region: zoom } }, (stage) => {
       progress.title = stage;
       status.dataset.stage = stage;
     });
+    value = pair && combine(pair.a, pair.b, snapshot);
+
   } catch (e) {
     clearTimeout(progressTimer);
     progress.hidden = true;
@@ -305,18 +330,49 @@ async function run() {
   status.classList.remove('error');
   status.textContent = `${value.analysis.count} tokens (${LANGUAGE_NAMES[value.analysis.language]}, ${value.analysis.tokenizer}), ${value.analysis.units.length} units, ${value.analysis.statements} statements · redraw ${total.toFixed(1)} ms (${parts.join(', ')}, paint ${(now - tPaint).toFixed(1)}) · attention A+B: ${backends}${value.notes.length ? ' · ' + value.notes.join(' ') : ''}`;
   document.body.dataset.ready = 'true';
-  document.dispatchEvent(new CustomEvent('hirope:redraw', { detail: { total, paint: now - tPaint, tokens: value.n, ...t } }));
+  document.dispatchEvent(new CustomEvent('hirope:redraw', { detail: { total, paint: now - tPaint, tokens: value.n, ...t, received: tPaint - t0, paintEditor: paintTimes.editor, paintMaps: paintTimes.maps, paintViews: paintTimes.views } }));
   writeURL(snapshot);
 }
 
+// One result from the two workers' halves.
+function combine(a, b, snapshot) {
+  const timings = {
+    analysis: Math.max(a.timings.analysis, b.timings.analysis),
+    a: a.timings.attention,
+    b: b.timings.attention,
+    images: Math.max(a.timings.images ?? 0, b.timings.images ?? 0),
+    views: Math.max(a.timings.views ?? 0, b.timings.views ?? 0),
+  };
+  if (!a.n) return { analysis: a.analysis, n: 0, notes: a.notes, timings, backend: a.backend };
+  return {
+    analysis: a.analysis,
+    n: a.n,
+    headDim: a.headDim,
+    notes: a.notes,
+    backend: a.backend,
+    timings,
+    images: combineImages(a.image, b.image),
+    views: {
+      distances: a.views.distances,
+      angles: { a: a.views.angles, b: b.views.angles },
+      decay: { a: a.views.decay, b: b.views.decay, maxDistance: a.views.maxDistance, train: snapshot.train },
+    },
+  };
+}
+
 let lastAnalysis = 0;
+const drawn = {}; // keys of the views on screen
+const paintTimes = {};
 function paint(value, snapshot) {
+  paintTimes.editor = 0;
   const previous = result;
   result = value;
   const a = value.analysis;
   if (a.version !== lastAnalysis || previous?.analysis.count !== a.count) {
     lastAnalysis = a.version;
+    const t = performance.now();
     editor.setTokens({ count: a.count, start: a.start, end: a.end, unit: a.unit });
+    paintTimes.editor = performance.now() - t;
     selected.index = -1;
     $('query-info').textContent = '';
     for (const h of Object.values(heatmaps)) h.selected = -1;
@@ -329,22 +385,46 @@ function paint(value, snapshot) {
     for (const h of Object.values(heatmaps)) h.draw(null);
     return;
   }
+  let t = performance.now();
   drawHeatmaps(value.images);
-  renderDistances($('distances'), value.views.distances);
-  renderAngles($('angles-a'), value.views.angles.a, `A: ${names.a}`, snapshot.train);
-  renderAngles($('angles-b'), value.views.angles.b, `B: ${names.b}`, snapshot.train);
-  renderDecay($('decay'), value.views.decay, names);
+  paintTimes.maps = performance.now() - t;
+  t = performance.now();
+  // Views are redrawn only when their data changed (the worker keys what it computed).
+  const v = value.views;
+  const names2 = `${names.a}|${names.b}`;
+  if (drawn.distances !== v.distances.key) {
+    renderDistances($('distances'), v.distances.value);
+    drawn.distances = v.distances.key;
+  }
   for (const side of ['a', 'b']) {
-    const angles = value.views.angles[side];
+    const key = `${v.angles[side]?.key}|${names[side]}`;
+    if (drawn[`angles-${side}`] !== key) {
+      renderAngles($(`angles-${side}`), v.angles[side]?.value ?? null, `${side.toUpperCase()}: ${names[side]}`, snapshot.train);
+      drawn[`angles-${side}`] = key;
+    }
+  }
+  const decayKey = `${v.decay.a.key}|${v.decay.b.key}|${names2}`;
+  if (drawn.decay !== decayKey) {
+    renderDecay($('decay'), { ...v.decay, a: v.decay.a.value, b: v.decay.b.value }, names);
+    drawn.decay = decayKey;
+  }
+  paintTimes.views = performance.now() - t;
+  for (const side of ['a', 'b']) {
+    const angles = value.views.angles[side]?.value;
     const hint = ratioHints[side];
     if (snapshot[side].type !== 'hirope' || !angles) {
       hint.textContent = '';
       continue;
     }
+    // The token band is in distribution when its slowest pair turns a full period within the
+    // training length, i.e. its index is below Split% of the pairs.
     const split = angles.splitPair / angles.pairs;
-    const over = snapshot[side].ratio > split + 1e-9;
+    const tokenPairs = angles.bands[0].pairs[1];
+    const over = tokenPairs - 1 >= angles.splitPair;
     hint.classList.toggle('warn', over);
-    hint.textContent = `Split% for training length ${snapshot.train}: ${(100 * split).toFixed(1)}%.` + (over ? ` The ratio is above it: token-band pairs slower than one period per ${snapshot.train} tokens meet unseen angles beyond the training length.` : ' The ratio is within it.');
+    hint.textContent =
+      `Split% for training length ${snapshot.train}: ${(100 * split).toFixed(1)}% (${Math.ceil(angles.splitPair)} of ${angles.pairs} pairs); the token band has ${tokenPairs}.` +
+      (over ? ` The ratio is above it: the token band's slowest pairs meet angles never seen in training beyond ${snapshot.train} tokens.` : ' Within it.');
   }
   if (selected.index >= 0 && selected.index < value.n) selectRow(selected.side, selected.index);
 }

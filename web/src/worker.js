@@ -1,13 +1,14 @@
-// The playground's Web Worker: owns the hirope module and a PlaygroundEngine, so that analysis,
-// attention and image work never blocks the page. Requests are handled one at a time, in order.
+// A playground Web Worker: owns a hirope module and the SideEngine of one scheme (the page runs
+// two, one for A and one for B, so that both compute at once), so that analysis, attention and
+// image work never block the page. Requests are handled one at a time, in order.
 import init from '../../dist/index.js';
-import { PlaygroundEngine } from './engine.js';
+import { SideEngine } from './engine.js';
 
 let engine = null;
 let gpuEngine; // undefined: not tried; null: no adapter
 let qkFile = null;
 const ready = init().then((hr) => {
-  engine = new PlaygroundEngine(hr);
+  engine = new SideEngine(hr);
   return hr;
 });
 
@@ -16,7 +17,7 @@ async function engineFor(backend) {
   if (gpuEngine === undefined) {
     // A second instance whose attentionAsync runs on the GPU; null when there is no adapter.
     const hr = await init({ backend: 'auto' }).catch(() => null);
-    gpuEngine = hr && hr.attentionBackend === 'webgpu' ? new PlaygroundEngine(hr, { async: true }) : null;
+    gpuEngine = hr && hr.attentionBackend === 'webgpu' ? new SideEngine(hr, { async: true }) : null;
   }
   if (!gpuEngine) throw Object.assign(new Error('WebGPU is not available in this browser; choose WebAssembly'), { name: 'PlaygroundError' });
   return gpuEngine;
@@ -26,13 +27,6 @@ const transferables = (value, list = []) => {
   if (ArrayBuffer.isView(value)) list.push(value.buffer);
   else if (value && typeof value === 'object') for (const v of Object.values(value)) transferables(v, list);
   return list;
-};
-const copies = (result) => {
-  // Arrays that stay in the engine are copied so that transferring them leaves the engine intact.
-  const a = result.analysis;
-  if (a) for (const key of ['start', 'end', 'unit', 'statement']) a[key] = a[key].slice();
-  if (result.views?.decay) for (const side of ['a', 'b']) if (ArrayBuffer.isView(result.views.decay[side])) result.views.decay[side] = result.views.decay[side].slice();
-  return result;
 };
 
 let current = null; // the engine of the last run, for rows, views and CSV
@@ -48,10 +42,15 @@ async function handle(message) {
     }
     if (type === 'run') {
       const e = await engineFor(message.backend);
-      const result = copies(await e.run({ code: message.code, state: message.state, qkFile, view: message.view, views: message.views }, (stage) => reply({ type: 'progress', stage })));
+      const { code, state, side, view, views, distances, summary } = message;
+      // Progress messages only once a run is slow enough for the page to show its indicator.
+      const started = performance.now();
+      const progress = (stage) => performance.now() - started > 100 && reply({ type: 'progress', stage });
+      const result = await e.run({ code, state, side, qkFile, view, views, distances, summary }, progress);
       result.backend = message.backend === 'webgpu' ? 'WebGPU' : hr.backend;
       current = e;
-      return reply({ type: 'result', value: result }, transferables(result));
+      // Only fresh arrays are transferred; cached view data is copied by structured clone.
+      return reply({ type: 'result', value: result }, transferables({ image: result.image, summary: result.analysis }));
     }
     if (type === 'detect') return reply({ type: 'result', value: engine.detectLanguage(message.code) });
     if (!current) throw Object.assign(new Error('nothing has been computed yet'), { name: 'PlaygroundError' });
@@ -60,10 +59,13 @@ async function handle(message) {
       return reply({ type: 'result', value: images }, transferables(images));
     }
     if (type === 'row') {
-      const row = current.row(message.side, message.index);
+      const row = current.row(message.index);
       return reply({ type: 'result', value: row }, [row.probs.buffer]);
     }
-    if (type === 'csv') return reply({ type: 'result', value: current.csv(message.which, message.region) });
+    if (type === 'values') {
+      const values = current.values(message.region);
+      return reply({ type: 'result', value: values }, [values.values.buffer]);
+    }
     throw new Error(`unknown request ${type}`);
   } catch (e) {
     reply({ type: 'error', name: e?.name || 'Error', message: e?.message || String(e) });

@@ -1,0 +1,136 @@
+// The <hirope-attention> element on the demo article, in headless Chromium under the strict CSP:
+// one script tag, lazy loading when scrolled into view, colours from the API, compact controls,
+// light and dark from the surrounding page, and a responsive layout. Screenshots go to
+// build/screenshots/.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startSite, openPage, screenshot, expectedHeatmaps, sampleCells } from './helpers.mjs';
+
+const MARGIN = 10; // element.js
+
+async function elementCells(page, id, side, cells, n) {
+  return page.evaluate(
+    ({ id, side, cells, n, margin }) => {
+      const canvas = document.getElementById(id).shadowRoot.querySelectorAll('canvas')[side === 'a' ? 0 : 1];
+      const plot = canvas.width - margin;
+      const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+      return cells.map(([i, j]) => {
+        const o = 4 * ((margin + Math.floor(((i + 0.5) * plot) / n)) * canvas.width + margin + Math.floor(((j + 0.5) * plot) / n));
+        return Array.from(data.subarray(o, o + 4));
+      });
+    },
+    { id, side, cells, n, margin: MARGIN },
+  );
+}
+const code = (page, id) => page.evaluate((id) => document.getElementById(id).code, id);
+const isReady = (page, id) => page.evaluate((id) => document.getElementById(id).dataset.ready === 'true', id);
+
+describe('<hirope-attention> on the demo article (headless Chromium)', () => {
+  let site;
+  before(async () => {
+    site = await startSite();
+  });
+  after(async () => site?.close());
+
+  it('draws the visible elements, loads the one below the fold only when scrolled to', async () => {
+    const page = await openPage(site.browser, `${site.url}article.html`, { viewport: { width: 1100, height: 900 } });
+    await page.waitForFunction(() => document.getElementById('first').dataset.ready === 'true', null, { timeout: 60000 });
+    assert.equal(await isReady(page, 'below'), false);
+    assert.match(await page.evaluate(() => document.getElementById('below').shadowRoot.textContent), /loads when visible/);
+    await page.locator('#below').scrollIntoViewIfNeeded();
+    await page.waitForFunction(() => document.getElementById('below').dataset.ready === 'true', null, { timeout: 60000 });
+    assert.match(await page.evaluate(() => document.getElementById('first').shadowRoot.querySelector('[role=status]').textContent), /\d+ tokens, \d+ units · \d+ ms/);
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+
+  it('draws the colours of the API\'s probabilities, from a template and from the code attribute', async () => {
+    const page = await openPage(site.browser, `${site.url}article.html`, { viewport: { width: 1100, height: 3000 } });
+    for (const [id, state] of [
+      ['first', { language: 'python', a: { type: 'rope', window: 32 }, b: { type: 'hirope', window: 32 } }],
+      ['second', { language: 'javascript', a: { type: 'rerope', window: 24 }, b: { type: 'self-extend', window: 24 } }],
+    ]) {
+      await page.waitForFunction((id) => document.getElementById(id).dataset.ready === 'true', id, { timeout: 60000 });
+      const text = await code(page, id);
+      const expected = await expectedHeatmaps(text, state);
+      const cells = sampleCells(expected.n, 40);
+      for (const side of ['a', 'b']) {
+        const got = await elementCells(page, id, side, cells, expected.n);
+        cells.forEach(([i, j], c) => assert.deepEqual(got[c].slice(0, 3), expected.colour(side, i, j), `${id} ${side} (${i}, ${j})`));
+      }
+    }
+    assert.match(await code(page, 'second'), /return x >= this\.lo && x <= this\.hi;/);
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+
+  it('redraws from its compact controls and from attribute changes', async () => {
+    const page = await openPage(site.browser, `${site.url}article.html`);
+    await page.waitForFunction(() => document.getElementById('first').dataset.ready === 'true', null, { timeout: 60000 });
+    const fingerprint = () =>
+      page.evaluate(() => {
+        const c = document.getElementById('first').shadowRoot.querySelectorAll('canvas')[1];
+        const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+        let h = 0x811c9dc5;
+        for (let i = 0; i < d.length; i++) h = Math.imul(h ^ d[i], 0x01000193);
+        return h >>> 0;
+      });
+    const redrawn = () => page.evaluate(() => new Promise((resolve) => document.getElementById('first').addEventListener('hirope:ready', resolve, { once: true })));
+    const before = await fingerprint();
+    let done = redrawn();
+    await page.locator('#first').locator('select[aria-label="Scheme B"]').selectOption('rerope');
+    await done;
+    assert.notEqual(await fingerprint(), before);
+    assert.equal(await page.getAttribute('#first', 'scheme-b'), 'rerope');
+    // The ratio control shows only when a side is HiRoPE.
+    assert.equal(await page.locator('#first').locator('input[aria-label="HiRoPE ratio"]').isVisible(), false);
+    done = redrawn();
+    await page.evaluate(() => document.getElementById('first').setAttribute('scheme-b', 'hirope'));
+    await done;
+    const half = await fingerprint();
+    done = redrawn();
+    await page.locator('#first').locator('input[aria-label="HiRoPE ratio"]').fill('0.2');
+    await done;
+    assert.notEqual(await fingerprint(), half);
+    // Keyboard: the selects take focus and change with arrow keys.
+    await page.locator('#first').locator('select[aria-label="Scheme A"]').focus();
+    done = redrawn();
+    await page.keyboard.press('ArrowDown');
+    await done;
+    assert.equal(await page.getAttribute('#first', 'scheme-a'), 'hirope');
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+
+  it('follows the page: light text on the dark panel and in dark mode gives the dark theme', async () => {
+    const light = await openPage(site.browser, `${site.url}article.html`, { colorScheme: 'light', viewport: { width: 1100, height: 2600 } });
+    await light.waitForFunction(() => document.getElementById('third').dataset.ready === 'true', null, { timeout: 60000 });
+    const themes = (page) => page.evaluate(() => ['first', 'second', 'third'].map((id) => document.getElementById(id).dataset.theme));
+    assert.deepEqual(await themes(light), ['light', 'light', 'dark']);
+    await screenshot(light, 'article-light');
+    // The page switching to dark mode while open re-themes the elements.
+    await light.emulateMedia({ colorScheme: 'dark' });
+    await light.waitForFunction(() => document.getElementById('first').dataset.theme === 'dark');
+    assert.deepEqual(await themes(light), ['dark', 'dark', 'dark']);
+    await screenshot(light, 'article-dark');
+    assert.deepEqual(light.problems, []);
+    await light.context().close();
+  });
+
+  it('sizes itself to its container: side by side when wide, stacked when narrow', async () => {
+    for (const [width, stacked] of [
+      [1100, false],
+      [420, true],
+    ]) {
+      const page = await openPage(site.browser, `${site.url}article.html`, { viewport: { width, height: 900 } });
+      await page.waitForFunction(() => document.getElementById('first').dataset.ready === 'true', null, { timeout: 60000 });
+      const boxes = await page.evaluate(() => Array.from(document.getElementById('first').shadowRoot.querySelectorAll('canvas'), (c) => c.getBoundingClientRect().toJSON()));
+      const host = await page.evaluate(() => document.getElementById('first').getBoundingClientRect().width);
+      assert.equal(boxes[1].top > boxes[0].bottom - 1, stacked, `width ${width}`);
+      for (const b of boxes) assert.ok(b.width <= host && b.width > host * (stacked ? 0.8 : 0.4));
+      if (stacked) await screenshot(page, 'article-narrow');
+      assert.deepEqual(page.problems, []);
+      await page.context().close();
+    }
+  });
+});
