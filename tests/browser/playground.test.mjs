@@ -146,9 +146,13 @@ describe('playground (headless Chromium)', () => {
     const attack = '<img src=x onerror=alert(1)>\n</script><script>alert(2)</script>\n<b onmouseover=alert(3)>x</b>\n';
     await setCode(page, attack);
     assert.equal(await editorText(page), attack);
-    // Hover a token: the card shows its text as characters.
+    // Hover a token: the card shows its text as characters. (Pasting may have re-detected the
+    // language and redrawn; let that settle first.)
+    await page.waitForTimeout(500);
+    await page.waitForFunction(() => document.getElementById('progress').hidden);
     const box = await page.locator('#editor .hr-tok').first().boundingBox();
-    await page.mouse.move(box.x + 2, box.y + box.height / 2);
+    await page.mouse.move(box.x + 40, box.y + 200);
+    await page.mouse.move(box.x + 2, box.y + box.height / 2, { steps: 4 });
     await page.waitForSelector('#editor .hr-card', { timeout: 10000 });
     assert.match(await page.textContent('#editor .hr-card'), /token0 of \d+text"<"/);
     // A row click writes token texts into the query line, also as text.
@@ -280,6 +284,22 @@ describe('playground (headless Chromium)', () => {
     await redraw(page, () => page.setInputFiles('#qk-file', { name: 'qk.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify({ headDim: 8, q: rows(1), k: rows(2) })) }));
     assert.match(await page.textContent('#status'), /Head dimension 8 comes from the q\/k file/);
     assert.match(await page.textContent('#qk-file-label'), /q\/k: qk\.json/);
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+
+  it('runs the scalar build (browsers without WebAssembly SIMD) with the same colours', async () => {
+    const page = await openPage(site.browser, `${site.url}?simd=0`);
+    await ready(page);
+    await setCode(page, SMALL);
+    assert.match(await page.textContent('#status'), /attention A\+B: wasm-scalar [\d.]+ ms/);
+    const expected = await expectedHeatmaps(SMALL, {});
+    const cells = sampleCells(expected.n);
+    for (const which of ['a', 'b']) {
+      const got = await readCells(page, `#map-${which} canvas`, cells, { margin: MARGIN, n: expected.n });
+      // The scalar kernels round differently from the SIMD ones: allow one colour step.
+      cells.forEach(([i, j], c) => expected.colour(which, i, j).forEach((v, k) => assert.ok(Math.abs(got[c][k] - v) <= 4, `${which} (${i}, ${j})`)));
+    }
     assert.deepEqual(page.problems, []);
     await page.context().close();
   });

@@ -43,8 +43,8 @@ const PROB_TABLE = (() => {
     const t = 1 + Math.log10(r) / DECADES;
     table[key] = t <= 0 ? 0 : Math.round(Math.min(1, t) * 255);
   }
-  // Ratios of 1 or more (and +Infinity) map to the top index.
-  for (let key = 0x3f800000 >>> KEY_SHIFT; key < 0x80000000 >>> KEY_SHIFT; key++) table[key] = 255;
+  // Ratios of 1 or more, up to +Infinity, map to the top index (NaNs above it stay at 0).
+  for (let key = 0x3f800000 >>> KEY_SHIFT; key <= 0x7f800000 >>> KEY_SHIFT; key++) table[key] = 255;
   return table;
 })();
 const scratchF = new Float32Array(1);

@@ -21,7 +21,9 @@ let selected = { side: 'a', index: -1 };
 let result = null; // the last run's result
 let qkFileName = null;
 const backendTimes = {};
-const client = new PairClient(new URL('./worker.js', import.meta.url));
+const workerURL = new URL('./worker.js', import.meta.url);
+if (new URLSearchParams(location.search).get('simd') === '0') workerURL.searchParams.set('simd', '0'); // the scalar build
+const client = new PairClient(workerURL);
 const info = await client.a.request('ready');
 
 // ----- controls

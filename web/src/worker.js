@@ -4,10 +4,13 @@
 import init from '../../dist/index.js';
 import { SideEngine } from './engine.js';
 
+// worker.js?simd=0 forces the scalar build (the page passes its own ?simd=0 on), to see and test
+// the page as browsers without WebAssembly SIMD run it.
+const options = new URL(self.location.href).searchParams.get('simd') === '0' ? { simd: false } : {};
 let engine = null;
 let gpuEngine; // undefined: not tried; null: no adapter
 let qkFile = null;
-const ready = init().then((hr) => {
+const ready = init(options).then((hr) => {
   engine = new SideEngine(hr);
   return hr;
 });
@@ -16,7 +19,7 @@ async function engineFor(backend) {
   if (backend !== 'webgpu') return engine;
   if (gpuEngine === undefined) {
     // A second instance whose attentionAsync runs on the GPU; null when there is no adapter.
-    const hr = await init({ backend: 'auto' }).catch(() => null);
+    const hr = await init({ ...options, backend: 'auto' }).catch(() => null);
     gpuEngine = hr && hr.attentionBackend === 'webgpu' ? new SideEngine(hr, { async: true }) : null;
   }
   if (!gpuEngine) throw Object.assign(new Error('WebGPU is not available in this browser; choose WebAssembly'), { name: 'PlaygroundError' });
