@@ -33,8 +33,9 @@ await page.waitForSelector('body[data-ready=true]', { timeout: 60000 });
 const measure = (action) =>
   page.evaluate(
     ({ action, payload }) =>
-      new Promise((resolve) => {
+      new Promise((resolve, reject) => {
         document.addEventListener('hirope:redraw', (e) => resolve(e.detail), { once: true });
+        setTimeout(() => reject(new Error(`no redraw within 30 s: ${document.getElementById('status').textContent}`)), 30000);
         const content = document.querySelector('#editor').shadowRoot.querySelector('.cm-content');
         if (action === 'paste') {
           content.focus();

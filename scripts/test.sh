@@ -11,4 +11,5 @@ for variant in simd scalar; do
   node --no-experimental-fetch "build/wasm-$variant/hirope_tests.cjs" --use-colour no
 done
 echo "== JS API, WebGPU, browser and packaging tests (node --test)"
-node --test tests/js/ tests/webgpu/ tests/browser/ tests/package/
+# A hung test fails after 5 minutes instead of stalling the run.
+node --test --test-timeout=300000 tests/js/ tests/webgpu/ tests/browser/ tests/package/

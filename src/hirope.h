@@ -265,4 +265,28 @@ void seeded_vectors(uint64_t seed, const int32_t* token_ids, int64_t n, int64_t 
 // query far from the start (all tokens in one unit).
 Status long_term_decay(const Scheme& scheme, int head_dim, int64_t max_distance, float* out);
 
+// ---------------------------------------------------------------------------------------------
+// Pooling for display: an attention matrix shown as a grid of at most a few hundred cells a side.
+
+// The region [row_begin, row_end) x [col_begin, col_end) of an n x n matrix as rows x cols cells:
+// cell row y covers matrix rows row_begin + ceil(y * R / rows) .. row_begin + ceil((y + 1) * R /
+// rows) - 1 with R = row_end - row_begin, and likewise for columns.
+struct PoolGrid {
+    int64_t n = 0;
+    int64_t row_begin = 0, row_end = 0, col_begin = 0, col_end = 0;
+    int64_t rows = 0, cols = 0;
+};
+Status validate(const PoolGrid& grid);
+
+// Adds matrix rows [first, last) (row i at data + (i - first) * n) into the grid sums: each entry
+// p into raw_sum, and p / (its row's maximum) into ratio_sum. With causal, entries after the
+// diagonal (j > i) are taken as 0 without being read. Writes each row's maximum (over the
+// unmasked entries) to row_max[i] when row_max is not null. Rows outside the region add nothing
+// to the sums. Call with the rows in any order, then pool_finish.
+Status pool_rows(const PoolGrid& grid, const float* data, int64_t first, int64_t last, bool causal,
+                 float* ratio_sum, float* raw_sum, float* row_max);
+
+// Turns the sums into means over each cell's entries (masked entries count, as 0).
+void pool_finish(const PoolGrid& grid, float* ratio_sum, float* raw_sum);
+
 } // namespace hirope

@@ -257,6 +257,56 @@ export function segmentPositions(n, size) {
   return { token, unit };
 }
 
+/**
+ * Checks a pooling spec { rows, cols, region?, ratio?, raw?, rowMax? } for an n x n matrix. With
+ * outputs, ratio and raw (rows * cols) must be given and rowMax (n) may be; otherwise they are made.
+ */
+function checkPool(pool, n, { outputs }) {
+  if (!pool || typeof pool !== 'object') fail(`pool must be an object, got ${describe(pool)}`);
+  const r = pool.region === undefined || pool.region === null ? { r0: 0, r1: n, c0: 0, c1: n } : pool.region;
+  if (typeof r !== 'object') fail(`pool.region must be an object { r0, r1, c0, c1 }, got ${describe(r)}`);
+  for (const key of ['r0', 'r1', 'c0', 'c1']) {
+    if (!Number.isInteger(r[key]) || r[key] < 0 || r[key] > n) fail(`pool.region.${key} must be an integer from 0 to n = ${n}, got ${describe(r[key])}`);
+  }
+  if (r.r0 >= r.r1 || r.c0 >= r.c1) fail(`pool.region must have r0 < r1 and c0 < c1, got ${JSON.stringify(r)}`);
+  const rows = checkCount(pool.rows, 'pool.rows', { max: r.r1 - r.r0 });
+  const cols = checkCount(pool.cols, 'pool.cols', { max: r.c1 - r.c0 });
+  const cells = rows * cols;
+  const array = (name, length, required) => {
+    if (pool[name] === undefined && !required) return outputs ? null : new Float32Array(length);
+    return checkFloat32(pool[name], `pool.${name}`, length, name === 'rowMax' ? 'n' : 'rows * cols');
+  };
+  return { grid: [n, r.r0, r.r1, r.c0, r.c1, rows, cols], region: { ...r }, rows, cols, ratio: array('ratio', cells, outputs), raw: array('raw', cells, outputs), rowMax: array('rowMax', n, false) };
+}
+
+/** Grid sums in the heap that strips of rows are added into, then copied out as means. */
+class Pooling {
+  constructor(hr, heap, spec, causal) {
+    this.hr = hr;
+    this.spec = spec;
+    this.causal = causal;
+    const cells = spec.rows * spec.cols;
+    const mod = hr._mod;
+    this.ratio = heap.alloc(cells * 4);
+    this.raw = heap.alloc(cells * 4);
+    mod.HEAPF32.fill(0, this.ratio >> 2, (this.ratio >> 2) + cells);
+    mod.HEAPF32.fill(0, this.raw >> 2, (this.raw >> 2) + cells);
+    this.rowMax = spec.rowMax ? heap.alloc(spec.grid[0] * 4) : 0;
+    this.heap = heap;
+  }
+  add(strip, r0, r1) {
+    this.hr._check(this.hr._mod.poolRows(this.spec.grid, strip, r0, r1, this.causal, this.ratio, this.raw, this.rowMax));
+  }
+  finish() {
+    const { spec, heap } = this;
+    this.hr._mod.poolFinish(spec.grid, this.ratio, this.raw);
+    const cells = spec.rows * spec.cols;
+    spec.ratio.set(heap.readFloat32(this.ratio, cells));
+    spec.raw.set(heap.readFloat32(this.raw, cells));
+    if (spec.rowMax) spec.rowMax.set(heap.readFloat32(this.rowMax, spec.grid[0]));
+  }
+}
+
 class Heap {
   constructor(mod) {
     this.mod = mod;
@@ -545,7 +595,9 @@ export class HiRoPE {
   /**
    * Attention logits, probabilities or outputs. Returns a Float32Array: heads x n x n for
    * 'logits' (masked = -Infinity) and 'probs' (masked = 0), n x heads*headDim for 'values'.
-   * Pass `out` (a Float32Array of that length) to reuse a buffer across calls.
+   * Pass `out` (a Float32Array of that length) to reuse a buffer across calls, and `pool`
+   * ({ rows, cols, region?, ratio, raw, rowMax? }) to also get the matrix mean-pooled for display,
+   * as hr.pool() computes it, without another pass over it.
    */
   attention(args) {
     return this._attentionWasm(this._attentionArgs(args));
@@ -558,8 +610,17 @@ export class HiRoPE {
   async attentionAsync(args) {
     const a = this._attentionArgs(args);
     if (!this._gpu) return this._attentionWasm(a);
+    const poolFromResult = (result) => {
+      if (a.pool) {
+        const { ratio, raw, rowMax } = this.pool({ matrix: result, n: a.n, rows: a.pool.rows, cols: a.pool.cols, region: a.pool.region, causal: a.causal });
+        a.pool.ratio.set(ratio);
+        a.pool.raw.set(raw);
+        a.pool.rowMax?.set(rowMax);
+      }
+      return result;
+    };
     try {
-      return await this._gpu.attention(a, this);
+      return poolFromResult(await this._gpu.attention(a, this));
     } catch (e) {
       if (e instanceof HiRoPEError || !this._gpu.lost) throw e;
       this._gpu = null; // the device is gone: WASM from now on, same arguments, same result
@@ -592,7 +653,12 @@ export class HiRoPE {
     const pos = normalizePositions(args.positions, n, scheme);
     const outLength = output === 'values' ? n * width : heads * n * n;
     const out = args.out === undefined ? null : checkFloat32(args.out, 'out', outLength, output === 'values' ? 'n * heads * headDim' : 'heads * n * n');
-    return { n, headDim, heads, width, scheme, output, q, k, v, causal, scale, kernel, useEigen, pos, outLength, out };
+    let pool = null;
+    if (args.pool !== undefined) {
+      if (output !== 'probs' || heads !== 1) fail("pool needs output 'probs' and one head");
+      pool = checkPool(args.pool, n, { outputs: true });
+    }
+    return { n, headDim, heads, width, scheme, output, q, k, v, causal, scale, kernel, useEigen, pos, outLength, out, pool };
   }
 
   /** Per-token transform coefficients (a, b, c, partner) of a scheme, for the GPU kernels. */
@@ -612,8 +678,9 @@ export class HiRoPE {
     });
   }
 
-  _attentionWasm({ n, headDim, heads, width, scheme, output, q, k, v, causal, scale, kernel, useEigen, pos, outLength, out }) {
+  _attentionWasm({ n, headDim, heads, width, scheme, output, q, k, v, causal, scale, kernel, useEigen, pos, outLength, out, pool }) {
     return this._run((heap) => {
+      const pooling = pool && new Pooling(this, heap, pool, causal);
       const plan = new this._mod.Plan();
       try {
         const [tp, up, sp] = heap.positions(pos);
@@ -631,8 +698,10 @@ export class HiRoPE {
             const r1 = Math.min(n, r0 + stripRows);
             this._check(output === 'values' ? plan.outputRows(r0, r1, strip) : plan.rows(h, r0, r1, strip));
             result.set(heap.readFloat32(strip, (r1 - r0) * rowWidth), h * n * n + r0 * rowWidth);
+            if (pooling) pooling.add(strip, r0, r1); // while the strip is in the heap
           }
         }
+        pooling?.finish();
         return result;
       } finally {
         plan.delete();
@@ -723,6 +792,32 @@ export class HiRoPE {
       const out = heap.alloc((maxDistance + 1) * 4);
       this._check(this._mod.longTermDecay(s, headDim, maxDistance, out));
       return heap.readFloat32(out, maxDistance + 1).slice();
+    });
+  }
+
+  /**
+   * Mean-pools an n x n attention matrix (heads x n x n: the first head) into a grid of cells for
+   * display: { ratio, raw, rowMax } (see hirope.h pool_rows). options: { matrix, n, rows, cols,
+   * region?: { r0, r1, c0, c1 }, causal? (default true) }.
+   */
+  pool(options) {
+    if (!options || typeof options !== 'object') fail(`pool options must be an object, got ${describe(options)}`);
+    const n = checkCount(options.n, 'n', { max: this.limits.maxTokens });
+    const matrix = checkFloat32(options.matrix, 'matrix', n * n, 'n * n');
+    const causal = options.causal === undefined ? true : options.causal;
+    if (typeof causal !== 'boolean') fail(`causal must be a boolean, got ${describe(causal)}`);
+    const spec = checkPool(options, n, { outputs: false });
+    return this._run((heap) => {
+      const pooling = new Pooling(this, heap, spec, causal);
+      const stripRows = Math.max(1, Math.min(n, Math.floor(STRIP_ELEMENTS / n)));
+      const strip = heap.alloc(stripRows * n * 4);
+      for (let r0 = 0; r0 < n; r0 += stripRows) {
+        const r1 = Math.min(n, r0 + stripRows);
+        this._mod.HEAPF32.set(matrix.subarray(r0 * n, r1 * n), strip >> 2);
+        pooling.add(strip, r0, r1);
+      }
+      pooling.finish();
+      return { ratio: spec.ratio, raw: spec.raw, rowMax: spec.rowMax };
     });
   }
 

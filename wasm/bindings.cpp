@@ -169,6 +169,37 @@ std::string transformCoefficients(val scheme, int head_dim, double n, uintptr_t 
         .message();
 }
 
+PoolGrid to_grid(double n, double r0, double r1, double c0, double c1, double rows, double cols) {
+    PoolGrid g;
+    g.n = static_cast<int64_t>(n);
+    g.row_begin = static_cast<int64_t>(r0);
+    g.row_end = static_cast<int64_t>(r1);
+    g.col_begin = static_cast<int64_t>(c0);
+    g.col_end = static_cast<int64_t>(c1);
+    g.rows = static_cast<int64_t>(rows);
+    g.cols = static_cast<int64_t>(cols);
+    return g;
+}
+
+// grid: [n, r0, r1, c0, c1, rows, cols] as a JS array.
+std::string poolRows(val grid, uintptr_t data, double first, double last, bool causal,
+                     uintptr_t ratio, uintptr_t raw, uintptr_t row_max) {
+    const PoolGrid g = to_grid(grid[0].as<double>(), grid[1].as<double>(), grid[2].as<double>(),
+                               grid[3].as<double>(), grid[4].as<double>(), grid[5].as<double>(),
+                               grid[6].as<double>());
+    return pool_rows(g, ptr<const float>(data), static_cast<int64_t>(first),
+                     static_cast<int64_t>(last), causal, ptr<float>(ratio), ptr<float>(raw),
+                     row_max ? ptr<float>(row_max) : nullptr)
+        .message();
+}
+
+void poolFinish(val grid, uintptr_t ratio, uintptr_t raw) {
+    const PoolGrid g = to_grid(grid[0].as<double>(), grid[1].as<double>(), grid[2].as<double>(),
+                               grid[3].as<double>(), grid[4].as<double>(), grid[5].as<double>(),
+                               grid[6].as<double>());
+    pool_finish(g, ptr<float>(ratio), ptr<float>(raw));
+}
+
 std::string longTermDecay(val scheme, int head_dim, double max_distance, uintptr_t out) {
     return long_term_decay(to_scheme(scheme), head_dim, static_cast<int64_t>(max_distance),
                            ptr<float>(out))
@@ -326,6 +357,8 @@ EMSCRIPTEN_BINDINGS(hirope) {
     emscripten::function("relativeDistances", &relativeDistances);
     emscripten::function("rotate", &rotateRows);
     emscripten::function("longTermDecay", &longTermDecay);
+    emscripten::function("poolRows", &poolRows);
+    emscripten::function("poolFinish", &poolFinish);
     emscripten::function("transformCoefficients", &transformCoefficients);
     emscripten::function("seededVectors", &seededVectors);
     emscripten::function("limits", &limits);

@@ -118,6 +118,23 @@ export interface AttentionOptions {
   kernel?: 'tiled' | 'eigen' | 'reference';
   /** Write into this buffer (length heads*n*n, or n*heads*headDim for 'values') and return it. */
   out?: Float32Array;
+  /** Also mean-pool the probabilities for display (output 'probs', one head), as pool() does. */
+  pool?: PoolRegion & { ratio: Float32Array; raw: Float32Array; rowMax?: Float32Array };
+}
+export interface PoolRegion {
+  /** Grid size: at most the region's row and column counts. */
+  rows: number;
+  cols: number;
+  /** Matrix rows [r0, r1) and columns [c0, c1); default the whole matrix. */
+  region?: { r0: number; r1: number; c0: number; c1: number };
+}
+export interface Pooled {
+  /** rows x cols means of p / (its row's maximum). */
+  ratio: Float32Array;
+  /** rows x cols means of p (masked entries count as 0). */
+  raw: Float32Array;
+  /** The maximum of each matrix row (n). */
+  rowMax: Float32Array;
 }
 
 export interface ShapeOptions {
@@ -236,6 +253,8 @@ export declare class HiRoPE {
     },
   ): Float32Array;
   longTermDecay(scheme: Scheme, headDim: number, maxDistance: number): Float32Array;
+  /** Mean-pools an n x n attention matrix into a grid of cells, for display. */
+  pool(options: PoolRegion & { matrix: Float32Array; n: number; causal?: boolean }): Pooled;
   alibiSlopes(heads: number): Float64Array;
   splitFraction(trainingLength: number, base?: number): number;
   qk(options: {

@@ -3,7 +3,7 @@
 import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import init from '../../dist/index.js';
-import { SideEngine, poolSide, diffImage, parseQKFile, sampleIndices, MAX_ATTENTION_TOKENS } from '../../web/src/engine.js';
+import { SideEngine, diffImage, parseQKFile, sampleIndices, MAX_ATTENTION_TOKENS } from '../../web/src/engine.js';
 import { normalizeState, encodeState, decodeState, schemeFor, DEFAULTS } from '../../web/src/state.js';
 import { probIndex, DECADES } from '../../web/src/colormap.js';
 import { SAMPLES } from '../../web/src/samples.js';
@@ -38,22 +38,33 @@ describe('playground engine', () => {
     hr = await init();
   });
 
-  it('pools by the mean over each cell, causal entries as zero', () => {
+  it('pools by the mean over each cell, causal entries as zero (hr.pool and attention({ pool }))', () => {
     const n = 37;
-    const p = new Float32Array(n * n).map((_, c) => ((c * 2654435761) % 1000) / 1000);
-    const inv = new Float32Array(n).map((_, i) => 1 + i / n);
+    const p = new Float32Array(n * n).map((_, c) => (((c * 2654435761) % 1000) + 1) / 1000);
+    const inv = new Float32Array(n).map((_, i) => 1 / Math.max(...p.subarray(i * n, i * n + i + 1)));
     for (const [region, rows, cols] of [
       [{ r0: 0, r1: n, c0: 0, c1: n }, 10, 10],
       [{ r0: 5, r1: 30, c0: 2, c1: 25 }, 7, 4],
       [{ r0: 0, r1: n, c0: 0, c1: n }, n, n],
     ]) {
-      const got = poolSide(p, inv, n, region, rows, cols, true);
+      const got = hr.pool({ matrix: p, n, rows, cols, region });
       const want = naivePool(p, inv, n, region, rows, cols);
       for (let c = 0; c < rows * cols; c++) {
         assert.ok(Math.abs(got.ratio[c] - want.ratio[c]) < 1e-5, `ratio cell ${c}`);
         assert.ok(Math.abs(got.raw[c] - want.raw[c]) < 1e-5, `raw cell ${c}`);
       }
     }
+    // attention() pools the same numbers while it computes them.
+    const { q, k } = hr.qk({ source: 'seeded', n, headDim: 16, seed: 3 });
+    const pool = { rows: 9, cols: 5, region: { r0: 2, r1: 35, c0: 0, c1: 30 }, ratio: new Float32Array(45), raw: new Float32Array(45), rowMax: new Float32Array(n) };
+    const probs = hr.attention({ q, k, n, headDim: 16, scheme: 'rope', pool });
+    const again = hr.pool({ matrix: probs, n, rows: 9, cols: 5, region: pool.region });
+    assert.deepEqual(pool.ratio, again.ratio);
+    assert.deepEqual(pool.raw, again.raw);
+    assert.deepEqual(pool.rowMax, again.rowMax);
+    assert.throws(() => hr.attention({ q, k, n, headDim: 16, output: 'logits', pool }), /pool needs output 'probs' and one head/);
+    assert.throws(() => hr.pool({ matrix: probs, n, rows: 40, cols: 5 }), /pool\.rows must be at most 37, got 40/);
+    assert.throws(() => hr.pool({ matrix: probs.subarray(1), n, rows: 4, cols: 4 }), /matrix has length 1368, expected n \* n = 1369/);
   });
 
   it('colours the difference by the largest magnitude and masks cells above the diagonal', () => {

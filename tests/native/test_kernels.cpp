@@ -429,3 +429,62 @@ TEST_CASE("Transform coefficients reproduce rotate() on every scheme", "[kernels
         }
     }
 }
+
+TEST_CASE("pool_rows gives the mean over each cell, relative to row maxima, in any strip order") {
+    using namespace hirope;
+    const int64_t n = 23;
+    std::vector<float> m(n * n);
+    for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j < n; ++j) m[i * n + j] = static_cast<float>(((i * 37 + j * 11) % 17) + 1) / 17.0f;
+    for (bool causal : {true, false}) {
+        PoolGrid g;
+        g.n = n;
+        g.row_begin = 3;
+        g.row_end = 21;
+        g.col_begin = 1;
+        g.col_end = 20;
+        g.rows = 5;
+        g.cols = 7;
+        std::vector<float> ratio(35, 0.0f), raw(35, 0.0f), row_max(n, -1.0f);
+        // Two strips, the second first.
+        REQUIRE(pool_rows(g, m.data() + 10 * n, 10, n, causal, ratio.data(), raw.data(), row_max.data()).ok());
+        REQUIRE(pool_rows(g, m.data(), 0, 10, causal, ratio.data(), raw.data(), row_max.data()).ok());
+        pool_finish(g, ratio.data(), raw.data());
+        auto edge = [](int64_t b, int64_t span, int64_t cells, int64_t c) { return b + (c * span + cells - 1) / cells; };
+        for (int64_t i = 0; i < n; ++i) {
+            double best = 0;
+            for (int64_t j = 0; j < (causal ? i + 1 : n); ++j) best = std::max(best, double(m[i * n + j]));
+            CHECK(row_max[i] == Approx(best));
+        }
+        for (int64_t y = 0; y < 5; ++y) {
+            for (int64_t x = 0; x < 7; ++x) {
+                double sr = 0, sp = 0;
+                int count = 0;
+                for (int64_t i = edge(3, 18, 5, y); i < edge(3, 18, 5, y + 1); ++i) {
+                    for (int64_t j = edge(1, 19, 7, x); j < edge(1, 19, 7, x + 1); ++j) {
+                        const double p = causal && j > i ? 0.0 : m[i * n + j];
+                        sp += p;
+                        sr += p / row_max[i];
+                        ++count;
+                    }
+                }
+                CHECK(raw[y * 7 + x] == Approx(sp / count).epsilon(1e-5));
+                CHECK(ratio[y * 7 + x] == Approx(sr / count).epsilon(1e-5));
+            }
+        }
+    }
+}
+
+TEST_CASE("pool_rows refuses bad grids") {
+    using namespace hirope;
+    float cell = 0;
+    PoolGrid g;
+    g.n = 4;
+    g.row_end = g.col_end = 4;
+    g.rows = g.cols = 5; // more cells than rows
+    CHECK_FALSE(pool_rows(g, &cell, 0, 0, true, &cell, &cell, nullptr).ok());
+    g.rows = g.cols = 2;
+    g.row_begin = 3;
+    g.row_end = 2;
+    CHECK(pool_rows(g, &cell, 0, 0, true, &cell, &cell, nullptr).message() == "pool: the region's rows must satisfy 0 <= r0 < r1 <= n");
+}

@@ -2,7 +2,7 @@
 // coloured heatmap images, and the data for the distance, angle and decay views. It runs inside the
 // Web Worker (worker.js) and in Node tests; it keeps the full matrices so that zooming, row
 // selection and CSV export need no recomputation.
-import { LUTS, MASKED, probPixels, diffIndex, linearIndex } from './colormap.js';
+import { LUTS, MASKED, probPixels, packLut, linearIndex } from './colormap.js';
 import { schemeFor, analyzeOptionsFor, ROTARY, WINDOWED } from './state.js';
 
 /** Heatmaps cover at most this many tokens (the analysis covers the whole text). */
@@ -88,71 +88,16 @@ function clampRegion(region, n) {
   return { r0, r1: clamp(region.r1, r0 + 1, n), c0, c1: clamp(region.c1, c0 + 1, n) };
 }
 
-/**
- * Pools the region of an n x n probability matrix into rows x cols cells by the mean over each
- * cell, of each probability relative to its row's maximum (`ratio`, for the heatmap colours) and
- * of the probability itself (`raw`; means are linear, so the difference of two sides' raw means is
- * the mean of their difference). Masked entries (above the diagonal when causal) count as 0.
- * Means, unlike maxima, need no per-element branch, which keeps a redraw within its time budget.
- */
-export function poolSide(probs, inv, n, region, rows, cols, causal) {
-  const { r0, r1, c0, c1 } = region;
-  const width = c1 - c0;
-  const ratio = new Float32Array(rows * cols);
-  const raw = new Float32Array(rows * cols);
-  const binStart = new Int32Array(cols + 1);
-  for (let x = 0; x <= cols; x++) binStart[x] = Math.ceil((x * width) / cols);
-  // The rows of one cell row are first summed column by column (long contiguous loops), then the
-  // sums are pooled across columns once per cell row.
-  const accR = new Float32Array(width);
-  const accP = new Float32Array(width);
-  let i = r0;
-  for (let y = 0; y < rows; y++) {
-    const rowEnd = r0 + Math.ceil(((y + 1) * (r1 - r0)) / rows);
-    const rowCount = rowEnd - i;
-    let used = 0;
-    for (; i < rowEnd; i++) {
-      const end = (causal ? Math.min(c1, i + 1) : c1) - c0;
-      if (end > used) used = end;
-      const scale = inv[i];
-      const base = i * n + c0;
-      for (let j = 0; j < end; j++) {
-        const p = probs[base + j];
-        accR[j] += p * scale;
-        accP[j] += p;
-      }
-    }
-    const row = y * cols;
-    for (let x = 0; x < cols; x++) {
-      const from = binStart[x];
-      const to = binStart[x + 1];
-      let sr = 0;
-      let sp = 0;
-      if (from < used) {
-        for (let j = from; j < to; j++) {
-          sr += accR[j];
-          sp += accP[j];
-          accR[j] = 0; // ready for the next cell row
-          accP[j] = 0;
-        }
-      }
-      const scale = 1 / (rowCount * (to - from));
-      ratio[row + x] = sr * scale;
-      raw[row + x] = sp * scale;
-    }
-  }
-  return { ratio, raw };
-}
-
-/** Alpha 0 for cells wholly above the diagonal (every key after every query): masked. */
+/** Clears (to transparent) the cells wholly above the diagonal: every key after every query. */
 export function maskUpper(rgba, rows, cols, region) {
+  const words = new Uint32Array(rgba.buffer, rgba.byteOffset, rows * cols);
+  const span = region.c1 - region.c0;
   for (let y = 0; y < rows; y++) {
     const lastRow = region.r0 + Math.ceil(((y + 1) * (region.r1 - region.r0)) / rows) - 1;
-    for (let x = cols - 1; x >= 0; x--) {
-      const firstCol = region.c0 + Math.ceil((x * (region.c1 - region.c0)) / cols);
-      if (firstCol <= lastRow) break;
-      rgba[4 * (y * cols + x) + 3] = 0;
-    }
+    // Cell x starts at column c0 + ceil(x * span / cols); the first one past lastRow is masked.
+    let x = Math.max(0, Math.floor(((lastRow - region.c0) * cols) / span));
+    while (x < cols && region.c0 + Math.ceil((x * span) / cols) <= lastRow) x++;
+    words.fill(0, y * cols + x, (y + 1) * cols);
   }
   return rgba;
 }
@@ -169,32 +114,21 @@ export function diffImage(rawA, rawB, rows, cols, region) {
   return { rgba: maskUpper(colourizeDiff(d, maxAbs), rows, cols, region), maxAbs };
 }
 
-function rowInverseMaxima(probs, n, causal) {
-  const inv = new Float32Array(n);
-  for (let i = 0; i < n; i++) {
-    let max = 0;
-    const end = causal ? i + 1 : n;
-    for (let j = 0, o = i * n; j < end; j++) if (probs[o + j] > max) max = probs[o + j];
-    inv[i] = max > 0 ? 1 / max : 0;
-  }
-  return inv;
-}
-
 function colourizeProbs(values) {
   const rgba = new Uint8ClampedArray(values.length * 4);
   probPixels(values, LUTS.magma, new Uint32Array(rgba.buffer));
   return rgba;
 }
 
+const DIVERGING_WORDS = packLut(LUTS.diverging);
 function colourizeDiff(values, maxAbs) {
-  const lut = LUTS.diverging;
   const rgba = new Uint8ClampedArray(values.length * 4);
+  const words = new Uint32Array(rgba.buffer);
+  const twice = 2 * maxAbs;
   for (let c = 0; c < values.length; c++) {
-    const k = 3 * diffIndex(values[c], maxAbs);
-    rgba[4 * c] = lut[k];
-    rgba[4 * c + 1] = lut[k + 1];
-    rgba[4 * c + 2] = lut[k + 2];
-    rgba[4 * c + 3] = 255;
+    // diffIndex(values[c], maxAbs), inlined.
+    const t = maxAbs > 0 ? 0.5 + values[c] / twice : 0.5;
+    words[c] = DIVERGING_WORDS[Math.round((t < 0 ? 0 : t > 1 ? 1 : t) * 255)];
   }
   return rgba;
 }
@@ -226,7 +160,7 @@ export class SideEngine {
     this._analysis = null; // { key, result, positions, n, version }
     this._qk = null; // { key, q, k, headDim }
     this._file = null; // { text, parsed }
-    this._side = null; // { key, probs, inv, scheme }
+    this._side = null; // { key, probs, rowMax, scheme }
     this._buffer = null; // the output array, reused across runs
     this._cache = new Map(); // view data by key
   }
@@ -264,12 +198,13 @@ export class SideEngine {
     const schemes = { a: schemeFor(state.a, state), b: schemeFor(state.b, state) };
     progress(`attention ${side.toUpperCase()}`);
     t = now();
-    await this._attention(schemes[side], qk, analysis);
+    const grid = this._grid(request.view);
+    const pooled = await this._attention(schemes[side], qk, analysis, grid);
     timings.attention = now() - t;
 
     progress('heatmaps');
     t = now();
-    const image = this.images(request.view);
+    const image = this._image(grid, pooled ?? this._pool(grid));
     timings.images = now() - t;
 
     const views = {};
@@ -348,17 +283,43 @@ export class SideEngine {
     return this._qk;
   }
 
-  async _attention(scheme, qk, analysis) {
+  // The side's attention matrix, pooled for `grid` on the way (the core pools each strip of rows
+  // while it is in WebAssembly memory); null when the matrix is cached and needs pooling anew.
+  async _attention(scheme, qk, analysis, grid) {
     const n = analysis.n;
     const key = `${JSON.stringify(scheme)}|${qk.key}`;
-    if (this._side?.key === key) return this._side;
+    if (this._side?.key === key) return null;
     // Reuse the buffer: fresh large arrays cost page faults on every redraw.
     if (!this._buffer || this._buffer.length !== n * n) this._buffer = new Float32Array(n * n);
-    const args = { q: qk.q, k: qk.k, n, headDim: qk.headDim, positions: analysis.positions, scheme, causal: true, output: 'probs', out: this._buffer };
+    const cells = grid.rows * grid.cols;
+    const pool = { rows: grid.rows, cols: grid.cols, region: grid.region, ratio: new Float32Array(cells), raw: new Float32Array(cells), rowMax: new Float32Array(n) };
+    const args = { q: qk.q, k: qk.k, n, headDim: qk.headDim, positions: analysis.positions, scheme, causal: true, output: 'probs', out: this._buffer, pool };
     this._side = null; // a failed call leaves no stale matrix behind
     const probs = this.async ? await this.hr.attentionAsync(args) : this.hr.attention(args);
-    this._side = { key, probs, inv: rowInverseMaxima(probs, n, true), scheme };
-    return this._side;
+    this._side = { key, probs, rowMax: pool.rowMax, scheme, pooled: { key: JSON.stringify(grid), value: pool } };
+    return pool;
+  }
+
+  _grid(view = {}) {
+    const n = this._analysis.n;
+    const size = Math.max(16, Math.min(2048, Math.round(view.size || 512)));
+    const region = clampRegion(view.region, n);
+    return { region, rows: Math.min(size, region.r1 - region.r0), cols: Math.min(size, region.c1 - region.c0) };
+  }
+
+  // Pools the stored matrix for a grid (zoom, a cached side), reusing the last pooling of that grid.
+  _pool(grid) {
+    const key = JSON.stringify(grid);
+    if (this._side.pooled?.key === key) return this._side.pooled.value;
+    const value = this.hr.pool({ matrix: this._side.probs, n: this._analysis.n, rows: grid.rows, cols: grid.cols, region: grid.region, causal: true });
+    this._side.pooled = { key, value };
+    return value;
+  }
+
+  _image(grid, pooled) {
+    const { region, rows, cols } = grid;
+    // raw is copied: the pooled arrays stay cached here while the image is transferred away.
+    return { region, rows, cols, rgba: maskUpper(colourizeProbs(pooled.ratio), rows, cols, region), raw: pooled.raw.slice() };
   }
 
   /**
@@ -386,14 +347,9 @@ export class SideEngine {
 
   /** The pooled heatmap of this side for a view { size, region }: colours and raw means. */
   images(view = {}) {
-    const side = this._require();
-    const n = this._analysis.n;
-    const size = Math.max(16, Math.min(2048, Math.round(view.size || 512)));
-    const region = clampRegion(view.region, n);
-    const rows = Math.min(size, region.r1 - region.r0);
-    const cols = Math.min(size, region.c1 - region.c0);
-    const pooled = poolSide(side.probs, side.inv, n, region, rows, cols, true);
-    return { region, rows, cols, rgba: maskUpper(colourizeProbs(pooled.ratio), rows, cols, region), raw: pooled.raw };
+    this._require();
+    const grid = this._grid(view);
+    return this._image(grid, this._pool(grid));
   }
 
   /** Row i (a query token): its probabilities over keys 0 .. i. */
@@ -401,7 +357,7 @@ export class SideEngine {
     const s = this._require();
     const n = this._analysis.n;
     if (!Number.isInteger(i) || i < 0 || i >= n) throw new PlaygroundError(`no row ${i}`);
-    return { probs: s.probs.slice(i * n, i * n + i + 1), max: s.inv[i] > 0 ? 1 / s.inv[i] : 0 };
+    return { probs: s.probs.slice(i * n, i * n + i + 1), max: s.rowMax[i] };
   }
 
   /** The probabilities of a region, row-major (NaN where masked), for CSV export. */
