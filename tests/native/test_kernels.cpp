@@ -435,7 +435,8 @@ TEST_CASE("pool_rows gives the mean over each cell, relative to row maxima, in a
     const int64_t n = 23;
     std::vector<float> m(n * n);
     for (int64_t i = 0; i < n; ++i)
-        for (int64_t j = 0; j < n; ++j) m[i * n + j] = static_cast<float>(((i * 37 + j * 11) % 17) + 1) / 17.0f;
+        for (int64_t j = 0; j < n; ++j)
+            m[i * n + j] = static_cast<float>(((i * 37 + j * 11) % 17) + 1) / 17.0f;
     for (bool causal : {true, false}) {
         PoolGrid g;
         g.n = n;
@@ -447,13 +448,19 @@ TEST_CASE("pool_rows gives the mean over each cell, relative to row maxima, in a
         g.cols = 7;
         std::vector<float> ratio(35, 0.0f), raw(35, 0.0f), row_max(n, -1.0f);
         // Two strips, the second first.
-        REQUIRE(pool_rows(g, m.data() + 10 * n, 10, n, causal, ratio.data(), raw.data(), row_max.data()).ok());
-        REQUIRE(pool_rows(g, m.data(), 0, 10, causal, ratio.data(), raw.data(), row_max.data()).ok());
+        REQUIRE(
+            pool_rows(g, m.data() + 10 * n, 10, n, causal, ratio.data(), raw.data(), row_max.data())
+                .ok());
+        REQUIRE(
+            pool_rows(g, m.data(), 0, 10, causal, ratio.data(), raw.data(), row_max.data()).ok());
         pool_finish(g, ratio.data(), raw.data());
-        auto edge = [](int64_t b, int64_t span, int64_t cells, int64_t c) { return b + (c * span + cells - 1) / cells; };
+        auto edge = [](int64_t b, int64_t span, int64_t cells, int64_t c) {
+            return b + (c * span + cells - 1) / cells;
+        };
         for (int64_t i = 0; i < n; ++i) {
             double best = 0;
-            for (int64_t j = 0; j < (causal ? i + 1 : n); ++j) best = std::max(best, double(m[i * n + j]));
+            for (int64_t j = 0; j < (causal ? i + 1 : n); ++j)
+                best = std::max(best, double(m[i * n + j]));
             CHECK(row_max[i] == Approx(best));
         }
         for (int64_t y = 0; y < 5; ++y) {
@@ -486,5 +493,6 @@ TEST_CASE("pool_rows refuses bad grids") {
     g.rows = g.cols = 2;
     g.row_begin = 3;
     g.row_end = 2;
-    CHECK(pool_rows(g, &cell, 0, 0, true, &cell, &cell, nullptr).message() == "pool: the region's rows must satisfy 0 <= r0 < r1 <= n");
+    CHECK(pool_rows(g, &cell, 0, 0, true, &cell, &cell, nullptr).message() ==
+          "pool: the region's rows must satisfy 0 <= r0 < r1 <= n");
 }
