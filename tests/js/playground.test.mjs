@@ -147,6 +147,17 @@ describe('playground engine', () => {
     assert.match(big.notes[0], /^The heatmaps show the first 4096 of 4500 tokens\.$/);
     await assert.rejects(engine.run({ code: 'x = 1\n', state: normalizeState({ source: 'file' }), side: 'a' }), /load a q\/k JSON file first/);
     assert.throws(() => new SideEngine(hr).row(0), /nothing has been computed yet/);
+    // reuse: a run that would send the same as the last one says so; any change sends it all.
+    const again = new SideEngine(hr);
+    const request = { code: SAMPLES.c, state: normalizeState({ language: 'c' }), side: 'a', reuse: true, view: { size: 32 } };
+    assert.equal((await again.run(request)).unchanged, undefined);
+    assert.equal((await again.run(request)).unchanged, true);
+    const other = normalizeState({ language: 'c', b: { type: 'alibi' } }); // only the other side's scheme
+    assert.equal((await again.run({ ...request, state: other })).unchanged, true);
+    assert.equal((await again.run({ ...request, state: other, distances: true })).unchanged, undefined);
+    const hirope = normalizeState({ language: 'c', b: { ratio: 0.25 } }); // changes the distance views
+    assert.equal((await again.run({ ...request, state: hirope, distances: true })).unchanged, undefined);
+    assert.equal((await again.run({ ...request, state: other, view: { size: 16 } })).image.rows, 16);
     assert.deepEqual(Array.from(sampleIndices(10, 4)), [0, 3, 6, 9]);
   });
 });

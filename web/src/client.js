@@ -100,8 +100,10 @@ export class PairClient {
   /** A run of both sides: resolves with { a, b }, the two workers' results. */
   run(payload, progress = null) {
     return Promise.all([
-      this.a.request('run', { ...payload, side: 'a', summary: true, distances: payload.views !== false }, progress),
-      this.b.request('run', { ...payload, side: 'b' }, progress),
+      // The distance views depend on both schemes; B's worker computes them, so that moving a
+      // slider of scheme B (the HiRoPE side by default) leaves A's worker nothing to send.
+      this.a.request('run', { ...payload, side: 'a', summary: true }, progress),
+      this.b.request('run', { ...payload, side: 'b', distances: payload.views !== false }, progress),
     ]).then(([a, b]) => ({ a, b }));
   }
 

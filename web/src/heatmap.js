@@ -101,11 +101,12 @@ export class Heatmap {
 
   /** image: { rgba, rows, cols }; region: token ranges; units: Int32Array unit per token. */
   draw(image, region, units, n) {
+    const same = image && this.image && image.rgba === this.image.rgba && region === this.region && units === this.units;
     this.image = image;
     this.region = region;
     this.units = units;
     this.n = n;
-    this.render();
+    if (!same) this.render();
   }
 
   render() {

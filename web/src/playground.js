@@ -235,6 +235,7 @@ async function csvOf(which) {
 
 function combineImages(a, b) {
   const diff = diffImage(a.raw, b.raw, a.rows, a.cols, a.region);
+  // A side whose image did not change keeps its canvas (Heatmap.draw skips identical images).
   return { region: a.region, rows: a.rows, cols: a.cols, a: a.rgba, b: b.rgba, diff: diff.rgba, maxAbs: diff.maxAbs };
 }
 
@@ -288,6 +289,7 @@ async function selectRow(side, index) {
 
 // ----- running
 let scheduled = false;
+const lastHalves = { a: null, b: null }; // each worker's last full result
 let startedAt = 0;
 let progressTimer = 0;
 function schedule() {
@@ -306,10 +308,17 @@ async function run() {
   progressTimer = setTimeout(() => (progress.hidden = false), 150);
   let value;
   try {
-    const pair = await client.latest({ code, state: snapshot, backend: backendSelect.value, view: { size: 512, region: zoom } }, (stage) => {
+    const pair = await client.latest({ code, state: snapshot, backend: backendSelect.value, view: { size: 512, region: zoom }, reuse: true }, (stage) => {
       progress.title = stage;
       status.dataset.stage = stage;
     });
+    if (pair) {
+      // A side that reports no change keeps its last result.
+      for (const side of ['a', 'b']) {
+        if (pair[side].unchanged) pair[side] = { ...lastHalves[side], timings: pair[side].timings };
+        else lastHalves[side] = pair[side];
+      }
+    }
     value = pair && combine(pair.a, pair.b, snapshot);
 
   } catch (e) {
@@ -355,7 +364,7 @@ function combine(a, b, snapshot) {
     timings,
     images: combineImages(a.image, b.image),
     views: {
-      distances: a.views.distances,
+      distances: b.views.distances,
       angles: { a: a.views.angles, b: b.views.angles },
       decay: { a: a.views.decay, b: b.views.decay, maxDistance: a.views.maxDistance, train: snapshot.train },
     },
