@@ -169,24 +169,22 @@ std::string transformCoefficients(val scheme, int head_dim, double n, uintptr_t 
         .message();
 }
 
-PoolGrid to_grid(double n, double r0, double r1, double c0, double c1, double rows, double cols) {
+// grid: [n, r0, r1, c0, c1, rows, cols] as a JS array.
+PoolGrid to_grid(const val& grid) {
     PoolGrid g;
-    g.n = static_cast<int64_t>(n);
-    g.row_begin = static_cast<int64_t>(r0);
-    g.row_end = static_cast<int64_t>(r1);
-    g.col_begin = static_cast<int64_t>(c0);
-    g.col_end = static_cast<int64_t>(c1);
-    g.rows = static_cast<int64_t>(rows);
-    g.cols = static_cast<int64_t>(cols);
+    g.n = static_cast<int64_t>(grid[0].as<double>());
+    g.row_begin = static_cast<int64_t>(grid[1].as<double>());
+    g.row_end = static_cast<int64_t>(grid[2].as<double>());
+    g.col_begin = static_cast<int64_t>(grid[3].as<double>());
+    g.col_end = static_cast<int64_t>(grid[4].as<double>());
+    g.rows = static_cast<int64_t>(grid[5].as<double>());
+    g.cols = static_cast<int64_t>(grid[6].as<double>());
     return g;
 }
 
-// grid: [n, r0, r1, c0, c1, rows, cols] as a JS array.
 std::string poolRows(val grid, uintptr_t data, double first, double last, bool causal,
                      uintptr_t ratio, uintptr_t raw, uintptr_t row_max) {
-    const PoolGrid g = to_grid(grid[0].as<double>(), grid[1].as<double>(), grid[2].as<double>(),
-                               grid[3].as<double>(), grid[4].as<double>(), grid[5].as<double>(),
-                               grid[6].as<double>());
+    const PoolGrid g = to_grid(grid);
     return pool_rows(g, ptr<const float>(data), static_cast<int64_t>(first),
                      static_cast<int64_t>(last), causal, ptr<float>(ratio), ptr<float>(raw),
                      row_max ? ptr<float>(row_max) : nullptr)
@@ -194,9 +192,7 @@ std::string poolRows(val grid, uintptr_t data, double first, double last, bool c
 }
 
 void poolFinish(val grid, uintptr_t ratio, uintptr_t raw) {
-    const PoolGrid g = to_grid(grid[0].as<double>(), grid[1].as<double>(), grid[2].as<double>(),
-                               grid[3].as<double>(), grid[4].as<double>(), grid[5].as<double>(),
-                               grid[6].as<double>());
+    const PoolGrid g = to_grid(grid);
     pool_finish(g, ptr<float>(ratio), ptr<float>(raw));
 }
 

@@ -4,24 +4,10 @@
 // build/screenshots/.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSite, openPage, screenshot, expectedHeatmaps, sampleCells } from './helpers.mjs';
+import { startSite, openPage, screenshot, expectedHeatmaps, readCells, fingerprint, sampleCells } from './helpers.mjs';
 
 const MARGIN = 10; // element.js
 
-async function elementCells(page, id, side, cells, n) {
-  return page.evaluate(
-    ({ id, side, cells, n, margin }) => {
-      const canvas = document.getElementById(id).shadowRoot.querySelectorAll('canvas')[side === 'a' ? 0 : 1];
-      const plot = canvas.width - margin;
-      const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
-      return cells.map(([i, j]) => {
-        const o = 4 * ((margin + Math.floor(((i + 0.5) * plot) / n)) * canvas.width + margin + Math.floor(((j + 0.5) * plot) / n));
-        return Array.from(data.subarray(o, o + 4));
-      });
-    },
-    { id, side, cells, n, margin: MARGIN },
-  );
-}
 const code = (page, id) => page.evaluate((id) => document.getElementById(id).code, id);
 const isReady = (page, id) => page.evaluate((id) => document.getElementById(id).dataset.ready === 'true', id);
 
@@ -55,7 +41,7 @@ describe('<hirope-attention> on the demo article (headless Chromium)', () => {
       const expected = await expectedHeatmaps(text, state);
       const cells = sampleCells(expected.n, 40);
       for (const side of ['a', 'b']) {
-        const got = await elementCells(page, id, side, cells, expected.n);
+        const got = await readCells(page, { host: id, index: side === 'a' ? 0 : 1 }, cells, { margin: MARGIN, n: expected.n });
         cells.forEach(([i, j], c) => assert.deepEqual(got[c].slice(0, 3), expected.colour(side, i, j), `${id} ${side} (${i}, ${j})`));
       }
     }
@@ -67,31 +53,24 @@ describe('<hirope-attention> on the demo article (headless Chromium)', () => {
   it('redraws from its compact controls and from attribute changes', async () => {
     const page = await openPage(site.browser, `${site.url}article.html`);
     await page.waitForFunction(() => document.getElementById('first').dataset.ready === 'true', null, { timeout: 60000 });
-    const fingerprint = () =>
-      page.evaluate(() => {
-        const c = document.getElementById('first').shadowRoot.querySelectorAll('canvas')[1];
-        const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-        let h = 0x811c9dc5;
-        for (let i = 0; i < d.length; i++) h = Math.imul(h ^ d[i], 0x01000193);
-        return h >>> 0;
-      });
+    const pixelsOfB = () => fingerprint(page, { host: 'first', index: 1 });
     const redrawn = () => page.evaluate(() => new Promise((resolve) => document.getElementById('first').addEventListener('hirope:ready', resolve, { once: true })));
-    const before = await fingerprint();
+    const before = await pixelsOfB();
     let done = redrawn();
     await page.locator('#first').locator('select[aria-label="Scheme B"]').selectOption('rerope');
     await done;
-    assert.notEqual(await fingerprint(), before);
+    assert.notEqual(await pixelsOfB(), before);
     assert.equal(await page.getAttribute('#first', 'scheme-b'), 'rerope');
     // The ratio control shows only when a side is HiRoPE.
     assert.equal(await page.locator('#first').locator('input[aria-label="HiRoPE ratio"]').isVisible(), false);
     done = redrawn();
     await page.evaluate(() => document.getElementById('first').setAttribute('scheme-b', 'hirope'));
     await done;
-    const half = await fingerprint();
+    const half = await pixelsOfB();
     done = redrawn();
     await page.locator('#first').locator('input[aria-label="HiRoPE ratio"]').fill('0.2');
     await done;
-    assert.notEqual(await fingerprint(), half);
+    assert.notEqual(await pixelsOfB(), half);
     // Keyboard: the selects take focus and change with arrow keys.
     await page.locator('#first').locator('select[aria-label="Scheme A"]').focus();
     done = redrawn();

@@ -81,11 +81,14 @@ export async function expectedHeatmaps(code, partialState) {
   };
 }
 
+// target: a CSS selector, or { host, index } for the index-th canvas in the shadow root of the
+// element with id host (a <hirope-attention>). (Looked up inline in each page function: the
+// page's CSP forbids building functions from strings.)
 /** RGBA of heatmap cells (i, j) read back from a canvas drawn with drawHeatmap. */
-export async function readCells(page, canvasSelector, cells, { margin, n }) {
+export async function readCells(page, target, cells, { margin, n }) {
   return page.evaluate(
-    ({ canvasSelector, cells, margin, n }) => {
-      const canvas = document.querySelector(canvasSelector) ?? document.querySelector('hirope-attention')?.shadowRoot.querySelector(canvasSelector);
+    ({ target, cells, margin, n }) => {
+      const canvas = typeof target === 'string' ? document.querySelector(target) : document.getElementById(target.host).shadowRoot.querySelectorAll('canvas')[target.index];
       const plot = canvas.width - margin;
       const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
       return cells.map(([i, j]) => {
@@ -95,7 +98,21 @@ export async function readCells(page, canvasSelector, cells, { margin, n }) {
         return Array.from(data.subarray(o, o + 4));
       });
     },
-    { canvasSelector, cells, margin, n },
+    { target, cells, margin, n },
+  );
+}
+
+/** A short fingerprint of a canvas's pixels (FNV-1a over the RGBA bytes). */
+export async function fingerprint(page, target) {
+  return page.evaluate(
+    (target) => {
+      const c = typeof target === 'string' ? document.querySelector(target) : document.getElementById(target.host).shadowRoot.querySelectorAll('canvas')[target.index];
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let h = 0x811c9dc5;
+      for (let i = 0; i < d.length; i++) h = Math.imul(h ^ d[i], 0x01000193);
+      return (h >>> 0).toString(16);
+    },
+    target,
   );
 }
 

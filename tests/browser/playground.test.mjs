@@ -5,7 +5,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { startSite, openPage, screenshot, expectedHeatmaps, readCells, sampleCells, api, ARGS } from './helpers.mjs';
+import { startSite, openPage, screenshot, expectedHeatmaps, readCells, fingerprint, sampleCells, api, ARGS } from './helpers.mjs';
 import { chromium } from 'playwright-core';
 import { MARGIN } from '../../web/src/heatmap.js';
 import { SAMPLES } from '../../web/src/samples.js';
@@ -43,15 +43,7 @@ async function setCode(page, code) {
   );
 }
 const editorText = (page) => page.evaluate(() => Array.from(document.querySelector('#editor').shadowRoot.querySelectorAll('.cm-line'), (l) => l.textContent).join('\n'));
-// A short fingerprint of a canvas's pixels (FNV-1a over the RGBA bytes).
-const canvasPixels = (page, id) =>
-  page.evaluate((id) => {
-    const c = document.querySelector(`#${id} canvas`);
-    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-    let h = 0x811c9dc5;
-    for (let i = 0; i < d.length; i++) h = Math.imul(h ^ d[i], 0x01000193);
-    return (h >>> 0).toString(16);
-  }, id);
+const canvasPixels = (page, id) => fingerprint(page, `#${id} canvas`);
 
 describe('playground (headless Chromium)', () => {
   let site;

@@ -2,13 +2,8 @@
 // rotation angle per frequency pair against the training length and the Split% line, and the
 // long-term decay curve per scheme. Everything is drawn on canvases from worker data.
 import { LUTS, cssGradient } from './colormap.js';
+import { el, legend } from './dom.js';
 
-function el(tag, attrs = {}, text) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
 
 function imageCanvas(image, width, height, label) {
   const canvas = el('canvas', { width: String(width), height: String(height), role: 'img', 'aria-label': label });
@@ -18,15 +13,6 @@ function imageCanvas(image, width, height, label) {
   ctx.imageSmoothingEnabled = false;
   ctx.drawImage(off, 0, 0, width, height);
   return canvas;
-}
-
-export function legend(gradient, left, right, note) {
-  const box = el('div', { class: 'legend' });
-  const bar = el('span', { class: 'legend-bar' });
-  bar.style.background = gradient;
-  box.append(el('span', {}, left), bar, el('span', {}, right));
-  if (note) box.append(el('span', { class: 'legend-note' }, note));
-  return box;
 }
 
 /** Per-band relative-distance matrices, side by side. */

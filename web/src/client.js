@@ -1,5 +1,5 @@
-// The page side of the playground worker: promise-based requests, and "latest wins" scheduling so
-// that a burst of edits or slider moves computes only the newest state.
+// The page side of the playground workers: promise-based requests, and "latest wins" scheduling
+// (PairClient) so that a burst of edits or slider moves computes only the newest state.
 
 export class WorkerError extends Error {
   constructor(name, message) {
@@ -13,9 +13,6 @@ export class PlaygroundClient {
     this.worker = new Worker(workerURL, { type: 'module', name: 'hirope' });
     this._next = 1;
     this._pending = new Map();
-    this._running = false;
-    this._queued = null;
-    this.onprogress = null;
     this.worker.onmessage = ({ data }) => {
       const entry = this._pending.get(data.id);
       if (!entry) return;
@@ -41,33 +38,6 @@ export class PlaygroundClient {
       this._pending.set(id, { resolve, reject, progress });
       this.worker.postMessage({ id, type, ...payload });
     });
-  }
-
-  /**
-   * A run request where only the newest matters: while one runs, later calls replace each other,
-   * and superseded calls resolve with null.
-   */
-  latest(type, payload, progress) {
-    if (this._queued) this._queued.resolve(null);
-    return new Promise((resolve, reject) => {
-      this._queued = { type, payload, progress, resolve, reject };
-      this._pump();
-    });
-  }
-
-  async _pump() {
-    if (this._running || !this._queued) return;
-    const job = this._queued;
-    this._queued = null;
-    this._running = true;
-    try {
-      job.resolve(await this.request(job.type, job.payload, job.progress));
-    } catch (e) {
-      job.reject(e);
-    } finally {
-      this._running = false;
-      this._pump();
-    }
   }
 
   terminate() {

@@ -32,7 +32,8 @@ export const DECADES = 4;
 // (sign, exponent, 8 mantissa bits): each bucket spans a factor of 1.004, and gets the index of
 // its geometric midpoint.
 const KEY_SHIFT = 15;
-const PROB_TABLE = (() => {
+let probTable = null; // built on first use: the page itself never colours probabilities, its workers do
+function buildProbTable() {
   const table = new Uint8Array(1 << (32 - KEY_SHIFT));
   const f = new Float32Array(1);
   const u = new Uint32Array(f.buffer);
@@ -46,21 +47,24 @@ const PROB_TABLE = (() => {
   // Ratios of 1 or more, up to +Infinity, map to the top index (NaNs above it stay at 0).
   for (let key = 0x3f800000 >>> KEY_SHIFT; key <= 0x7f800000 >>> KEY_SHIFT; key++) table[key] = 255;
   return table;
-})();
+}
 const scratchF = new Float32Array(1);
 const scratchU = new Uint32Array(scratchF.buffer);
 
 /** Probability relative to its row's maximum -> LUT index (0 .. 255). */
 export function probIndex(ratio) {
+  probTable ??= buildProbTable();
   scratchF[0] = ratio;
-  return PROB_TABLE[scratchU[0] >>> KEY_SHIFT];
+  return probTable[scratchU[0] >>> KEY_SHIFT];
 }
 
 /** probIndex over a whole array, writing packed RGBA (little-endian) pixels from a LUT. */
 export function probPixels(ratios, lut, out32) {
+  probTable ??= buildProbTable();
+  const table = probTable;
   const packed = packLut(lut);
   const bits = new Uint32Array(ratios.buffer, ratios.byteOffset, ratios.length);
-  for (let c = 0; c < ratios.length; c++) out32[c] = packed[PROB_TABLE[bits[c] >>> KEY_SHIFT]];
+  for (let c = 0; c < ratios.length; c++) out32[c] = packed[table[bits[c] >>> KEY_SHIFT]];
   return out32;
 }
 

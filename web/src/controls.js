@@ -2,13 +2,8 @@
 // hover (title). Values are read and written by a dotted key into the state ("a.window").
 import { SCHEME_TYPES, SCALINGS, ROTARY, WINDOWED } from './state.js';
 import { LANGUAGE_NAMES } from './samples.js';
+import { el } from './dom.js';
 
-function el(tag, attrs = {}, text) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== false) e.setAttribute(k, v === true ? '' : v);
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
 
 export function getPath(state, key) {
   return key.split('.').reduce((o, k) => o?.[k], state);

@@ -13,6 +13,7 @@ import { PairClient } from './client.js';
 import { drawHeatmap } from './heatmap.js';
 import { normalizeState, describeScheme, SCHEME_TYPES } from './state.js';
 import { LUTS, cssGradient, DECADES } from './colormap.js';
+import { el } from './dom.js';
 
 const MARGIN = 10;
 const CSS = `
@@ -59,12 +60,6 @@ function parseColour(text) {
 }
 const luminance = ({ r, g, b }) => 0.2126 * r + 0.7152 * g + 0.0722 * b;
 
-function el(tag, attrs = {}, text) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
 
 export class HiRoPEAttention extends HTMLElement {
   static observedAttributes = ['code', 'language', 'scheme-a', 'scheme-b', 'ratio', 'window', 'head-dim', 'tokenizer', 'train', 'source'];

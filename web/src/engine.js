@@ -2,7 +2,7 @@
 // coloured heatmap images, and the data for the distance, angle and decay views. It runs inside the
 // Web Worker (worker.js) and in Node tests; it keeps the full matrices so that zooming, row
 // selection and CSV export need no recomputation.
-import { LUTS, MASKED, probPixels, packLut, linearIndex } from './colormap.js';
+import { LUTS, MASKED, probPixels, packLut, diffIndex, linearIndex } from './colormap.js';
 import { schemeFor, analyzeOptionsFor, ROTARY, WINDOWED } from './state.js';
 
 /** Heatmaps cover at most this many tokens (the analysis covers the whole text). */
@@ -124,12 +124,7 @@ const DIVERGING_WORDS = packLut(LUTS.diverging);
 function colourizeDiff(values, maxAbs) {
   const rgba = new Uint8ClampedArray(values.length * 4);
   const words = new Uint32Array(rgba.buffer);
-  const twice = 2 * maxAbs;
-  for (let c = 0; c < values.length; c++) {
-    // diffIndex(values[c], maxAbs), inlined.
-    const t = maxAbs > 0 ? 0.5 + values[c] / twice : 0.5;
-    words[c] = DIVERGING_WORDS[Math.round((t < 0 ? 0 : t > 1 ? 1 : t) * 255)];
-  }
+  for (let c = 0; c < values.length; c++) words[c] = DIVERGING_WORDS[diffIndex(values[c], maxAbs)];
   return rgba;
 }
 

@@ -2,6 +2,8 @@
 // the selected query row, drag-to-zoom, and keyboard control. Cell (row, col) of the image fills
 // plot pixels [MARGIN + col * PLOT / cols, ...), so tests can read any cell back exactly.
 
+import { el, legend } from './dom.js';
+
 export const MARGIN = 14;
 export const PLOT = 512;
 /** Unit colours (RGB), shared with the editor's unit classes through CSS custom properties. */
@@ -11,12 +13,6 @@ export function installUnitColours(root = document.documentElement) {
   UNIT_PALETTE.forEach(([r, g, b], i) => root.style.setProperty(`--hr-u${i}`, `${r} ${g} ${b}`));
 }
 
-function el(tag, attrs = {}, text) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
 
 /**
  * Draws a pooled image into [margin, margin + plot) on both axes, with unit bands along the top
@@ -92,11 +88,9 @@ export class Heatmap {
   }
 
   setLegend(gradient, left, right, note = '') {
-    this.legend.replaceChildren();
-    const bar = el('span', { class: 'legend-bar' });
-    bar.style.background = gradient;
-    this.legend.append(el('span', {}, left), bar, el('span', {}, right));
-    if (note) this.legend.append(el('span', { class: 'legend-note' }, note));
+    const next = legend(gradient, left, right, note);
+    this.legend.replaceWith(next);
+    this.legend = next;
   }
 
   /** image: { rgba, rows, cols }; region: token ranges; units: Int32Array unit per token. */

@@ -258,9 +258,7 @@ function drawHeatmaps(images) {
   $('zoom-info').textContent = zoom ? `Zoomed: queries ${r0}–${r1 - 1}, keys ${c0}–${c1 - 1}` : '';
   $('reset-zoom').disabled = !zoom;
   const note = pooled ? 'Downsampled: each cell is the mean over the tokens it covers.' : '';
-  const rel = (p) => cssGradient(LUTS.magma);
-  heatmaps.a.setLegend(rel(), `10⁻${DECADES}× row max`, 'row max', note);
-  heatmaps.b.setLegend(rel(), `10⁻${DECADES}× row max`, 'row max', note);
+  for (const side of ['a', 'b']) heatmaps[side].setLegend(cssGradient(LUTS.magma), `10⁻${DECADES}× row max`, 'row max', note);
   heatmaps.diff.setLegend(cssGradient(LUTS.diverging), `−${images.maxAbs.toPrecision(2)}`, `+${images.maxAbs.toPrecision(2)}`, 'Probability A − B; red: A attends more.');
 }
 
