@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import init, { HiRoPEError } from '../dist/index.js';
 import { encodePNG, heatmapRGB } from './png.mjs';
+import { bucketLabel, bucketLosses, defaultBuckets, presetSchemes, windowsOf } from './model-eval.mjs';
 
 const HELP = {
   main: `usage: hirope <command> [options]
@@ -11,6 +12,8 @@ commands:
   analyze FILE     tokenize and parse a source file, print tokens, units and positions
   attention FILE   attention of a source file under a position encoding, as a PNG heatmap
   bench            time attention on this machine
+  eval-model FILES bits/byte of hirope's code model per position bucket, for each scheme
+  generate FILE    continue a file with the code model under a scheme
 
 Run 'hirope <command> --help' for the options of a command.`,
   analyze: `usage: hirope analyze FILE [options]
@@ -49,6 +52,33 @@ options:
 
 Times attention probabilities (RoPE and HiRoPE, one head) with this package's WASM build and
 prints milliseconds and GFLOP/s of the q.k part. The repository's bench/ has the full comparisons.`,
+  'eval-model': `usage: hirope eval-model FILES... [options]
+
+Runs hirope's byte-level code model over windows of each file and prints bits/byte per position
+bucket ([0, L), [L, 2L), [2L, 4L), ... with L the model's training context), one column per scheme.
+
+options:
+  --scheme S          a preset (repeatable): rope, pi, ntk, dynamic-ntk, yarn, rerope, self-extend,
+                      hirope-0.5-units, hirope-1/3-units, hirope-1/3-statements,
+                      hirope-1/3-segments32, or a JSON model option object such as
+                      '{"scheme":{"type":"hirope","ratio":0.25},"hierarchy":"segments"}'
+                      (default: every preset)
+  --length N          window length in bytes (default 8 x the training context)
+  --per-file K        at most K windows per file (default: all)
+  --weights FILE      a weights file (default: the package's data/pybyte.hrm)
+  --json              print per-scheme bucket means as JSON
+  --help              this text`,
+  generate: `usage: hirope generate FILE [options]
+
+Continues the contents of FILE (the prompt) with hirope's code model and prints the new text.
+
+options:
+  --scheme S          as for eval-model (default rope)
+  --max-bytes N       bytes to generate (default 256)
+  --temperature T     sampling temperature, 0 = greedy (default 0.8)
+  --seed N            sampling seed (default 1)
+  --weights FILE      a weights file (default: the package's data/pybyte.hrm)
+  --help              this text`,
 };
 
 class UsageError extends Error {}
@@ -68,9 +98,10 @@ function parseArgs(argv) {
     else if (a === '--tokenizer') opts.tokenizer = value();
     else if (a === '--gap') opts.gap = value();
     else if (a === '--png') opts.png = value();
-    else if (a === '--scheme') opts.scheme = value();
+    else if (a === '--scheme') (opts.schemes ||= []).push((opts.scheme = value()));
+    else if (a === '--weights') opts.weights = value();
     else if (a === '--source') opts.source = value();
-    else if (a === '--window' || a === '--ratio' || a === '--base' || a === '--head-dim' || a === '--size' || a === '--repeats') {
+    else if (['--window', '--ratio', '--base', '--head-dim', '--size', '--repeats', '--length', '--per-file', '--max-bytes', '--temperature', '--seed'].includes(a)) {
       const v = value();
       const x = Number(v);
       if (!Number.isFinite(x)) throw new UsageError(`${a} needs a number, got '${v}'`);
@@ -205,6 +236,84 @@ async function bench(opts) {
   }
 }
 
+function readBytes(file) {
+  try {
+    return new Uint8Array(fs.readFileSync(file));
+  } catch (e) {
+    throw new HiRoPEError(`cannot read ${file}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`);
+  }
+}
+
+async function loadModel(opts) {
+  const hr = await init();
+  const model = await hr.model.load(opts.weights ? { data: readBytes(opts.weights) } : {});
+  return { hr, model };
+}
+
+// A preset name or a JSON object of model options ({ scheme, hierarchy, segmentSize, ... }).
+function modelOptions(spec, presets) {
+  if (spec.startsWith('{')) {
+    try {
+      return JSON.parse(spec);
+    } catch {
+      throw new UsageError(`--scheme is not valid JSON: ${spec}`);
+    }
+  }
+  if (!presets[spec]) throw new UsageError(`unknown scheme preset '${spec}' (presets: ${Object.keys(presets).join(', ')})`);
+  return presets[spec];
+}
+
+function checkInteger(value, name, min) {
+  if (value !== undefined && (!Number.isInteger(value) || value < min)) throw new UsageError(`${name} must be an integer >= ${min}, got ${value}`);
+}
+
+async function evalModel(opts) {
+  if (opts.help) return console.log(HELP['eval-model']);
+  if (opts.positional.length === 0) throw new UsageError('eval-model needs at least one FILE');
+  checkInteger(opts.length, '--length', 2);
+  checkInteger(opts.perFile, '--per-file', 1);
+  const files = opts.positional.map((name) => ({ name, bytes: readBytes(name) }));
+  const { model } = await loadModel(opts);
+  const L = model.config.trainingContext;
+  const length = opts.length ?? 8 * L;
+  const presets = presetSchemes(L, length);
+  const names = opts.schemes || Object.keys(presets);
+  const windows = windowsOf(files, length, opts.perFile);
+  if (windows.length === 0) throw new HiRoPEError(`no file holds ${length} bytes (one window); pass a smaller --length`);
+  const edges = defaultBuckets(L, length);
+  const results = {};
+  for (const name of names) {
+    const { sums, counts } = bucketLosses(model, windows, modelOptions(name, presets), edges);
+    results[name] = counts.map((c, b) => sums.reduce((acc, row) => acc + row[b], 0) / (c * windows.length));
+  }
+  if (opts.json) {
+    process.stdout.write(JSON.stringify({ model: model.config.name, length, windows: windows.length, buckets: edges, bitsPerByte: results }) + '\n');
+    return;
+  }
+  console.log(`${model.config.name}: ${windows.length} windows of ${length} bytes from ${files.length} files; bits/byte by position (training context ${L})`);
+  const width = Math.max(12, ...names.map((n) => n.length + 2));
+  console.log('position'.padEnd(12) + names.map((n) => n.padStart(width)).join(''));
+  for (let b = 0; b + 1 < edges.length; b++) {
+    console.log(bucketLabel(edges, b).padEnd(12) + names.map((n) => results[n][b].toFixed(3).padStart(width)).join(''));
+  }
+}
+
+async function generate(opts) {
+  if (opts.help) return console.log(HELP.generate);
+  if (opts.positional.length !== 1) throw new UsageError('generate needs exactly one FILE (the prompt)');
+  const prompt = readBytes(opts.positional[0]);
+  const { model } = await loadModel(opts);
+  const presets = presetSchemes(model.config.trainingContext, 8 * model.config.trainingContext);
+  const options = modelOptions(opts.scheme || 'rope', presets);
+  const { text } = model.generate(prompt, {
+    ...options,
+    maxBytes: opts.maxBytes ?? 256,
+    ...(opts.temperature !== undefined ? { temperature: opts.temperature } : {}),
+    ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+  });
+  process.stdout.write(text + '\n');
+}
+
 async function main(argv) {
   const [command, ...rest] = argv;
   if (!command || command === '--help' || command === '-h') return console.log(HELP.main);
@@ -212,6 +321,8 @@ async function main(argv) {
   if (command === 'analyze') return analyze(opts);
   if (command === 'attention') return attention(opts);
   if (command === 'bench') return bench(opts);
+  if (command === 'eval-model') return evalModel(opts);
+  if (command === 'generate') return generate(opts);
   throw new UsageError(`unknown command '${command}'`);
 }
 

@@ -64,13 +64,18 @@ class TokenTransform {
 
 void rotate_rows(const Context& c, const Positions& pos, Role role, Branch branch, const float* x,
                  int heads, float* out) {
+    rotate_range(c, pos, role, branch, x, heads, 0, c.n, out);
+}
+
+void rotate_range(const Context& c, const Positions& pos, Role role, Branch branch, const float* x,
+                  int heads, int64_t begin, int64_t end, float* out) {
     const Scheme& s = c.scheme;
     const int hd = c.head_dim;
     const int64_t width = static_cast<int64_t>(heads) * hd;
     TokenTransform tr(c, pos, role, branch);
-    for (int64_t t = 0; t < c.n; ++t) {
-        const float* xr = x + t * width;
-        float* yr = out + t * width;
+    for (int64_t t = begin; t < end; ++t) {
+        const float* xr = x + (t - begin) * width;
+        float* yr = out + (t - begin) * width;
         tr.compute(t);
         if (s.type == SchemeType::sinusoidal) {
             for (int h = 0; h < heads; ++h)

@@ -10,6 +10,8 @@
 // a message naming the argument.
 
 /** Error thrown for every invalid argument or failed computation. */
+import { ModelLoader } from './model.js';
+
 export class HiRoPEError extends Error {
   constructor(message) {
     super(message);
@@ -412,6 +414,12 @@ export class HiRoPE {
     /** Where attentionAsync() runs: 'webgpu' (init({ backend: 'webgpu' | 'auto' })) or 'wasm'. */
     this.attentionBackend = 'wasm';
     this._gpu = null;
+    /** The byte-level code model: `await hr.model.load()` (full build only; null in core). */
+    this.model = this.hasAnalysis ? new ModelLoader(this, dataFiles.model) : null;
+  }
+
+  _readData(url) {
+    return readData(url);
   }
 
   _needAnalysis() {
@@ -904,6 +912,7 @@ export function makeInit({ modules, wasm, data = {}, webgpu }) {
     if (options.dataURL !== undefined) {
       const base = new URL(String(options.dataURL).replace(/\/?$/, '/'), globalThis.location?.href ?? import.meta.url);
       for (const name of VOCABULARIES) files[name] = new URL(`${name}.bin`, base);
+      files.model = new URL('pybyte.hrm', base);
     } else {
       for (const [name, url] of Object.entries(data)) files[name] = url();
     }

@@ -6,6 +6,7 @@
 #include "simd4.h"
 #ifdef HIROPE_WITH_ANALYSIS
 #include "analysis.h"
+#include "model/model.h"
 #endif
 
 #include <emscripten/bind.h>
@@ -336,6 +337,114 @@ val languageList() {
 std::string detectLanguage(std::string filename) {
     return detect_language(filename);
 }
+
+// hierarchy: { level (0 units, 1 statements, 2 segments), language, gap, descendClasses,
+// segmentSize }, normalised by the JS layer.
+model::HierarchyOptions to_hierarchy(const val& o) {
+    model::HierarchyOptions h;
+    h.hierarchy = static_cast<model::ByteHierarchy>(o["level"].as<int>());
+    h.language = o["language"].as<std::string>();
+    h.gap = static_cast<GapPolicy>(o["gap"].as<int>());
+    h.descend_classes = o["descendClasses"].as<bool>();
+    h.segment_size = static_cast<int64_t>(o["segmentSize"].as<double>());
+    return h;
+}
+
+val config_object(const model::Config& c) {
+    val o = val::object();
+    o.set("name", c.name);
+    o.set("version", c.version);
+    o.set("vocab", c.vocab);
+    o.set("dModel", c.d_model);
+    o.set("layers", c.layers);
+    o.set("heads", c.heads);
+    o.set("headDim", c.head_dim());
+    o.set("ffnHidden", c.ffn_hidden);
+    o.set("trainingContext", c.training_context);
+    o.set("ropeBase", c.rope_base);
+    o.set("normEps", c.norm_eps);
+    o.set("parameters", static_cast<double>(c.parameters()));
+    return o;
+}
+
+// A loaded code model, owned by the JS side.
+class ModelHandle {
+  public:
+    std::string load(uintptr_t data, double size) {
+        return model::Model::load(ptr<const uint8_t>(data), static_cast<size_t>(size), &model_)
+            .message();
+    }
+    val config() const { return model_ ? config_object(model_->config()) : val::null(); }
+    std::string forward(val scheme, uintptr_t bytes, double n, uintptr_t token, uintptr_t unit,
+                        uintptr_t statement, uintptr_t logits, uintptr_t losses,
+                        uintptr_t attention, int layer, int head) const {
+        if (!model_) return "the model is not loaded";
+        model::Model::ForwardRequest r;
+        r.bytes = ptr<const uint8_t>(bytes);
+        r.n = static_cast<int64_t>(n);
+        r.scheme = to_scheme(scheme);
+        r.positions = to_positions(token, unit, statement);
+        r.logits = logits ? ptr<float>(logits) : nullptr;
+        r.losses = losses ? ptr<float>(losses) : nullptr;
+        r.attention = attention ? ptr<float>(attention) : nullptr;
+        r.attention_layer = layer;
+        r.attention_head = head;
+        return model_->forward(r).message();
+    }
+    val generate(val scheme, uintptr_t prompt, double size, val hierarchy, double max_bytes,
+                 double temperature, double seed) const {
+        val out = val::object();
+        if (!model_) {
+            out.set("error", std::string("the model is not loaded"));
+            return out;
+        }
+        model::GenerateOptions o;
+        o.scheme = to_scheme(scheme);
+        o.hierarchy = to_hierarchy(hierarchy);
+        o.max_bytes = static_cast<int64_t>(max_bytes);
+        o.temperature = temperature;
+        o.seed = static_cast<uint64_t>(seed);
+        std::string text;
+        Status st = model::generate(
+            *model_, std::string_view(ptr<const char>(prompt), static_cast<size_t>(size)), o, &text);
+        out.set("error", result(st));
+        if (st.ok()) out.set("bytes", typed_copy("Uint8Array", std::vector<uint8_t>(text.begin(), text.end())));
+        return out;
+    }
+
+  private:
+    std::unique_ptr<model::Model> model_;
+};
+
+val modelConfig(uintptr_t data, double size) {
+    model::Config c;
+    Status st = model::read_config(ptr<const uint8_t>(data), static_cast<size_t>(size), &c);
+    val out = val::object();
+    out.set("error", result(st));
+    if (st.ok()) out.set("config", config_object(c));
+    return out;
+}
+
+val bytePositions(uintptr_t text, double size, val hierarchy) {
+    model::BytePositions p;
+    Status st = model::byte_positions(std::string_view(ptr<const char>(text), static_cast<size_t>(size)),
+                                      to_hierarchy(hierarchy), &p);
+    val out = val::object();
+    out.set("error", result(st));
+    if (st.ok()) {
+        out.set("unit", typed_copy("Int32Array", p.unit));
+        out.set("statement", typed_copy("Int32Array", p.statement));
+    }
+    return out;
+}
+
+val modelLimits() {
+    val o = val::object();
+    o.set("maxInputBytes", static_cast<double>(model::ModelLimits::max_input_bytes));
+    o.set("maxFileBytes", static_cast<double>(model::ModelLimits::max_file_bytes));
+    o.set("formatVersion", model::kFormatVersion);
+    return o;
+}
 #endif
 
 } // namespace
@@ -377,5 +486,14 @@ EMSCRIPTEN_BINDINGS(hirope) {
     emscripten::function("parse", &parseCode);
     emscripten::function("languages", &languageList);
     emscripten::function("detectLanguage", &detectLanguage);
+    emscripten::class_<ModelHandle>("ModelHandle")
+        .constructor<>()
+        .function("load", &ModelHandle::load)
+        .function("config", &ModelHandle::config)
+        .function("forward", &ModelHandle::forward)
+        .function("generate", &ModelHandle::generate);
+    emscripten::function("modelConfig", &modelConfig);
+    emscripten::function("bytePositions", &bytePositions);
+    emscripten::function("modelLimits", &modelLimits);
 #endif
 }

@@ -38,6 +38,7 @@ const init = makeInit({
   data: {
     cl100k: () => new URL('./data/cl100k.bin', import.meta.url),
     llama2: () => new URL('./data/llama2.bin', import.meta.url),
+    model: () => new URL('./data/pybyte.hrm', import.meta.url),
   },
 });
 

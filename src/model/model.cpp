@@ -1,0 +1,420 @@
+// Loading the weights file, the forward pass and per-byte positions. The decoder (KV cache) and
+// generation are in decoder.cpp.
+#include "model_internal.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace hirope {
+namespace model {
+
+int64_t Config::parameters() const {
+    const int64_t d = d_model, f = ffn_hidden;
+    return static_cast<int64_t>(vocab) * d + layers * (2 * d + 4 * d * d + 3 * d * f) + d;
+}
+
+namespace format {
+
+float half_to_float(uint16_t h) {
+    const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+    const uint32_t exponent = (h >> 10) & 0x1fu;
+    const uint32_t mantissa = h & 0x3ffu;
+    float value;
+    if (exponent == 0) {
+        value = std::ldexp(static_cast<float>(mantissa), -24); // zero and subnormals
+    } else if (exponent == 31) {
+        value = mantissa ? std::numeric_limits<float>::quiet_NaN()
+                         : std::numeric_limits<float>::infinity();
+    } else {
+        value = std::ldexp(static_cast<float>(mantissa | 0x400u), static_cast<int>(exponent) - 25);
+    }
+    return sign ? -value : value;
+}
+
+uint32_t fnv1a(const uint8_t* data, size_t size) {
+    uint32_t h = 0x811C9DC5u;
+    for (size_t i = 0; i < size; ++i) h = (h ^ data[i]) * 0x01000193u;
+    return h;
+}
+
+// A little-endian reader that never reads past the end.
+class Reader {
+  public:
+    Reader(const uint8_t* data, size_t size) : data_(data), size_(size) {}
+    bool u32(uint32_t* v) {
+        if (size_ - pos_ < 4) return false;
+        *v = static_cast<uint32_t>(data_[pos_]) | static_cast<uint32_t>(data_[pos_ + 1]) << 8 |
+             static_cast<uint32_t>(data_[pos_ + 2]) << 16 |
+             static_cast<uint32_t>(data_[pos_ + 3]) << 24;
+        pos_ += 4;
+        return true;
+    }
+    bool f32(float* v) {
+        uint32_t u;
+        if (!u32(&u)) return false;
+        std::memcpy(v, &u, 4);
+        return true;
+    }
+    bool bytes(size_t count, const uint8_t** p) {
+        if (size_ - pos_ < count) return false;
+        *p = data_ + pos_;
+        pos_ += count;
+        return true;
+    }
+    size_t pos() const { return pos_; }
+
+  private:
+    const uint8_t* data_;
+    size_t size_;
+    size_t pos_ = 0;
+};
+
+constexpr char kMagic[8] = {'H', 'R', 'P', 'M', 'O', 'D', 'E', 'L'};
+
+// Reads the header up to (not including) the parameter count.
+Status parse_header(Reader& r, size_t size, Config* c) {
+    const uint8_t* magic;
+    if (size < 8 || !r.bytes(8, &magic) || std::memcmp(magic, kMagic, 8) != 0)
+        return Status::error("not a hirope model file (the first 8 bytes are not \"HRPMODEL\")");
+    if (!r.u32(&c->version)) return Status::error("model file truncated in its header");
+    if (c->version != kFormatVersion)
+        return Status::error("model file format version " + std::to_string(c->version) +
+                             " is not supported: this hirope reads version " +
+                             std::to_string(kFormatVersion));
+    uint32_t v[6], flags, name_len;
+    for (uint32_t& x : v)
+        if (!r.u32(&x)) return Status::error("model file truncated in its header");
+    if (!r.f32(&c->rope_base) || !r.f32(&c->norm_eps) || !r.u32(&flags) || !r.u32(&name_len))
+        return Status::error("model file truncated in its header");
+    c->vocab = static_cast<int>(std::min<uint32_t>(v[0], 1u << 30));
+    c->d_model = static_cast<int>(std::min<uint32_t>(v[1], 1u << 30));
+    c->layers = static_cast<int>(std::min<uint32_t>(v[2], 1u << 30));
+    c->heads = static_cast<int>(std::min<uint32_t>(v[3], 1u << 30));
+    c->ffn_hidden = static_cast<int>(std::min<uint32_t>(v[4], 1u << 30));
+    c->training_context = static_cast<int>(std::min<uint32_t>(v[5], 1u << 30));
+    if (c->vocab != 256)
+        return Status::error("model vocabulary must be 256 bytes, the file says " +
+                             std::to_string(v[0]));
+    if (c->layers < 1 || c->layers > ModelLimits::max_layers || c->d_model < 2 ||
+        c->d_model > ModelLimits::max_d_model || c->heads < 1 || c->d_model % c->heads != 0 ||
+        (c->d_model / c->heads) % 2 != 0 || c->ffn_hidden < 1 ||
+        c->ffn_hidden > ModelLimits::max_ffn || c->training_context < 1)
+        return Status::error("model file header has invalid dimensions (layers " +
+                             std::to_string(v[2]) + ", d_model " + std::to_string(v[1]) +
+                             ", heads " + std::to_string(v[3]) + ", ffn " + std::to_string(v[4]) +
+                             ", context " + std::to_string(v[5]) + ")");
+    if (!(c->rope_base > 1.0f) || !std::isfinite(c->rope_base) || !(c->norm_eps > 0.0f) ||
+        !std::isfinite(c->norm_eps))
+        return Status::error("model file header has an invalid rope base or norm epsilon");
+    if (flags != 1)
+        return Status::error("model file flags " + std::to_string(flags) +
+                             " are not supported (version 1 needs tied embeddings, flag 1)");
+    if (name_len > 256) return Status::error("model file header has a name over 256 bytes");
+    const uint8_t* name;
+    if (!r.bytes(name_len + (4 - name_len % 4) % 4, &name))
+        return Status::error("model file truncated in its header");
+    c->name.assign(reinterpret_cast<const char*>(name), name_len);
+    return {};
+}
+
+} // namespace format
+
+Status read_config(const uint8_t* data, size_t size, Config* out) {
+    if (!data && size) return Status::error("model data is required");
+    format::Reader r(data, size);
+    Config c;
+    Status st = format::parse_header(r, size, &c);
+    if (!st.ok()) return st;
+    *out = c;
+    return {};
+}
+
+Model::Model() : impl_(new Impl) {}
+Model::~Model() = default;
+
+Status Model::load(const uint8_t* data, size_t size, std::unique_ptr<Model>* out) {
+    if (!data && size) return Status::error("model data is required");
+    if (size > ModelLimits::max_file_bytes)
+        return Status::error("model file of " + std::to_string(size) + " bytes exceeds the limit of " +
+                             std::to_string(ModelLimits::max_file_bytes));
+    format::Reader r(data, size);
+    Config c;
+    Status st = format::parse_header(r, size, &c);
+    if (!st.ok()) return st;
+    uint32_t count;
+    if (!r.u32(&count)) return Status::error("model file truncated in its header");
+    if (static_cast<int64_t>(count) != c.parameters())
+        return Status::error("model file holds " + std::to_string(count) +
+                             " parameters but its dimensions need " +
+                             std::to_string(c.parameters()));
+    const size_t body = static_cast<size_t>(count) * 2, padded = body + (4 - body % 4) % 4;
+    const size_t expected = r.pos() + padded + 4;
+    if (size < expected)
+        return Status::error("model file truncated: " + std::to_string(size) + " bytes, expected " +
+                             std::to_string(expected));
+    if (size > expected)
+        return Status::error("model file has " + std::to_string(size - expected) +
+                             " unexpected bytes after its end");
+    const uint8_t* params = nullptr;
+    r.bytes(padded, &params);
+    uint32_t stored = 0;
+    r.u32(&stored);
+    if (format::fnv1a(data, size - 4) != stored)
+        return Status::error("model file is corrupted (its FNV-1a checksum does not match)");
+
+    std::unique_ptr<Model> m(new Model);
+    m->config_ = c;
+    st = m->impl_->init(c, params);
+    if (!st.ok()) return st;
+    *out = std::move(m);
+    return {};
+}
+
+// ---------------------------------------------------------------------------------------------
+
+Status Model::Impl::init(const Config& c, const uint8_t* params) {
+    cfg = c;
+    std::vector<float> all(static_cast<size_t>(c.parameters()));
+    for (size_t i = 0; i < all.size(); ++i) {
+        const uint16_t h = static_cast<uint16_t>(params[2 * i] | params[2 * i + 1] << 8);
+        all[i] = format::half_to_float(h);
+        if (!std::isfinite(all[i]))
+            return Status::error("model file holds a non-finite weight at parameter " +
+                                 std::to_string(i));
+    }
+    const int d = c.d_model, f = c.ffn_hidden;
+    size_t at = 0;
+    auto take = [&](size_t count) {
+        std::vector<float> v(all.begin() + at, all.begin() + at + count);
+        at += count;
+        return v;
+    };
+    embedding = take(static_cast<size_t>(c.vocab) * d);
+    blocks.resize(c.layers);
+    for (Block& b : blocks) {
+        b.attn_norm = take(d);
+        b.wqkv = Linear(take(3u * d * d), 3 * d, d);
+        b.wo = Linear(take(static_cast<size_t>(d) * d), d, d);
+        b.mlp_norm = take(d);
+        b.w1 = Linear(take(static_cast<size_t>(f) * d), f, d);
+        b.w3 = Linear(take(static_cast<size_t>(f) * d), f, d);
+        b.w2 = Linear(take(static_cast<size_t>(d) * f), d, f);
+    }
+    final_norm = take(d);
+    head = Linear(embedding, c.vocab, d);
+    return {};
+}
+
+Status Model::Impl::check_scheme(const Scheme& scheme) const {
+    Status st = validate(scheme, cfg.head_dim());
+    if (!st.ok()) return st;
+    if (!is_rotary(scheme.type) && scheme.type != SchemeType::nope)
+        return Status::error("the code model was trained with RoPE; its schemes must rotate q and "
+                             "k (rope with any scaling, rerope, leaky-rerope, self-extend, hirope, "
+                             "xpos) or be nope");
+    return {};
+}
+
+void Model::Impl::embed(const uint8_t* bytes, int64_t n, float* x) const {
+    const int d = cfg.d_model;
+    for (int64_t t = 0; t < n; ++t)
+        std::memcpy(x + t * d, embedding.data() + static_cast<size_t>(bytes[t]) * d,
+                    sizeof(float) * d);
+}
+
+// One attention sublayer over a whole sequence: x += wo(attention(rmsnorm(x))).
+Status Model::Impl::attention_block(const Block& b, const Scheme& scheme, const Positions& pos,
+                                    int64_t n, float* x, Scratch& s, float* probs_out,
+                                    int probs_head) const {
+    const int d = cfg.d_model;
+    rms_norm(x, n, d, b.attn_norm.data(), cfg.norm_eps, s.h.data());
+    b.wqkv.apply(s.h.data(), n, s.qkv.data());
+    for (int64_t t = 0; t < n; ++t) {
+        const float* row = s.qkv.data() + t * 3 * d;
+        std::memcpy(s.q.data() + t * d, row, sizeof(float) * d);
+        std::memcpy(s.k.data() + t * d, row + d, sizeof(float) * d);
+        std::memcpy(s.v.data() + t * d, row + 2 * d, sizeof(float) * d);
+    }
+    Status st = plan_attention(scheme, pos, n, s.q.data(), s.k.data(), s.v.data(), s.h.data(),
+                               probs_out, probs_head);
+    if (!st.ok()) return st;
+    b.wo.apply(s.h.data(), n, s.tmp.data());
+    for (int64_t i = 0; i < n * d; ++i) x[i] += s.tmp[i];
+    return {};
+}
+
+Status Model::Impl::plan_attention(const Scheme& scheme, const Positions& pos, int64_t n,
+                                   const float* q, const float* k, const float* v, float* out,
+                                   float* probs_out, int probs_head) const {
+    const int d = cfg.d_model;
+    AttentionRequest req;
+    req.q = q;
+    req.k = k;
+    req.v = v;
+    req.n = n;
+    req.head_dim = cfg.head_dim();
+    req.heads = cfg.heads;
+    req.positions = pos;
+    req.scheme = scheme;
+    req.causal = true;
+    req.output = Output::probs;
+    AttentionPlan plan;
+    Status st = plan.prepare(req);
+    if (!st.ok()) return st;
+    if (probs_out) {
+        st = plan.rows(probs_head, 0, n, probs_out);
+        if (!st.ok()) return st;
+    }
+    // Strips bound the plan's n-wide probability buffer.
+    constexpr int64_t kStrip = 256;
+    for (int64_t r0 = 0; r0 < n; r0 += kStrip) {
+        st = plan.output_rows(r0, std::min(n, r0 + kStrip), out + r0 * d);
+        if (!st.ok()) return st;
+    }
+    return {};
+}
+
+void Model::Impl::mlp_block(const Block& b, int64_t n, float* x, Scratch& s) const {
+    const int d = cfg.d_model, f = cfg.ffn_hidden;
+    rms_norm(x, n, d, b.mlp_norm.data(), cfg.norm_eps, s.h.data());
+    b.w1.apply(s.h.data(), n, s.a.data());
+    b.w3.apply(s.h.data(), n, s.g.data());
+    for (int64_t i = 0; i < n * f; ++i) {
+        const float u = s.a[i];
+        s.a[i] = u / (1.0f + std::exp(-u)) * s.g[i];
+    }
+    b.w2.apply(s.a.data(), n, s.tmp.data());
+    for (int64_t i = 0; i < n * d; ++i) x[i] += s.tmp[i];
+}
+
+void Model::Impl::logits_rows(const float* x, int64_t n, float* out, Scratch& s) const {
+    rms_norm(x, n, cfg.d_model, final_norm.data(), cfg.norm_eps, s.h.data());
+    head.apply(s.h.data(), n, out);
+}
+
+void Scratch::resize(const Config& c, int64_t n) {
+    const size_t d = c.d_model, rows = static_cast<size_t>(n);
+    h.resize(rows * std::max<size_t>(d, c.vocab));
+    qkv.resize(rows * 3 * d);
+    q.resize(rows * d);
+    k.resize(rows * d);
+    v.resize(rows * d);
+    tmp.resize(rows * d);
+    a.resize(rows * c.ffn_hidden);
+    g.resize(rows * c.ffn_hidden);
+}
+
+Status Model::forward(const ForwardRequest& r) const {
+    const Config& c = config_;
+    if (!r.bytes && r.n > 0) return Status::error("bytes are required");
+    if (r.n < 1) return Status::error("the input must hold at least 1 byte");
+    if (r.n > ModelLimits::max_input_bytes)
+        return Status::error("the input has " + std::to_string(r.n) + " bytes; the model's limit is " +
+                             std::to_string(ModelLimits::max_input_bytes));
+    if (!r.positions.token) return Status::error("token positions are required");
+    Status st = impl_->check_scheme(r.scheme);
+    if (!st.ok()) return st;
+    if (r.attention) {
+        if (r.attention_layer < 0 || r.attention_layer >= c.layers)
+            return Status::error("layer must be in [0, " + std::to_string(c.layers - 1) + "], got " +
+                                 std::to_string(r.attention_layer));
+        if (r.attention_head < 0 || r.attention_head >= c.heads)
+            return Status::error("head must be in [0, " + std::to_string(c.heads - 1) + "], got " +
+                                 std::to_string(r.attention_head));
+    }
+    const int64_t n = r.n;
+    const int d = c.d_model;
+    Scratch s;
+    s.resize(c, n);
+    std::vector<float> x(static_cast<size_t>(n) * d);
+    impl_->embed(r.bytes, n, x.data());
+    const bool need_output = r.logits || r.losses;
+    for (int l = 0; l < c.layers; ++l) {
+        const Impl::Block& b = impl_->blocks[l];
+        float* probs = r.attention && l == r.attention_layer ? r.attention : nullptr;
+        st = impl_->attention_block(b, r.scheme, r.positions, n, x.data(), s, probs,
+                                    r.attention_head);
+        if (!st.ok()) return st;
+        if (!need_output && probs) return {};
+        impl_->mlp_block(b, n, x.data(), s);
+    }
+    if (!need_output) return {};
+    float* logits = r.logits;
+    std::vector<float> own;
+    if (!logits) {
+        own.resize(static_cast<size_t>(n) * c.vocab);
+        logits = own.data();
+    }
+    impl_->logits_rows(x.data(), n, logits, s);
+    if (r.losses) {
+        for (int64_t t = 0; t + 1 < n; ++t)
+            r.losses[t] = static_cast<float>(
+                bits_of(logits + t * c.vocab, c.vocab, r.bytes[t + 1]));
+    }
+    return {};
+}
+
+double bits_of(const float* logits, int vocab, int target) {
+    float m = logits[0];
+    for (int i = 1; i < vocab; ++i) m = std::max(m, logits[i]);
+    double sum = 0;
+    for (int i = 0; i < vocab; ++i) sum += std::exp(static_cast<double>(logits[i]) - m);
+    return (std::log(sum) - (static_cast<double>(logits[target]) - m)) / std::log(2.0);
+}
+
+void rms_norm(const float* x, int64_t n, int d, const float* weight, float eps, float* out) {
+    for (int64_t t = 0; t < n; ++t) {
+        const float* xr = x + t * d;
+        double ss = 0;
+        for (int i = 0; i < d; ++i) ss += static_cast<double>(xr[i]) * xr[i];
+        const float inv = static_cast<float>(1.0 / std::sqrt(ss / d + eps));
+        float* yr = out + t * d;
+        for (int i = 0; i < d; ++i) yr[i] = xr[i] * inv * weight[i];
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Positions
+
+Status byte_positions(std::string_view text, const HierarchyOptions& o, BytePositions* out) {
+    const int64_t n = static_cast<int64_t>(text.size());
+    if (n > ModelLimits::max_input_bytes)
+        return Status::error("the input has " + std::to_string(n) + " bytes; the model's limit is " +
+                             std::to_string(ModelLimits::max_input_bytes));
+    BytePositions p;
+    p.token.resize(n);
+    p.unit.assign(n, 0);
+    p.statement.assign(n, 0);
+    for (int64_t t = 0; t < n; ++t) p.token[t] = static_cast<int32_t>(t);
+    if (o.hierarchy == ByteHierarchy::segments) {
+        if (o.segment_size < 1)
+            return Status::error("segment size must be at least 1, got " +
+                                 std::to_string(o.segment_size));
+        for (int64_t t = 0; t < n; ++t) p.unit[t] = static_cast<int32_t>(t / o.segment_size);
+        p.statement = p.unit;
+        *out = std::move(p);
+        return {};
+    }
+    AnalyzeOptions ao;
+    ao.language = o.language;
+    ao.gap = o.gap;
+    ao.descend_classes = o.descend_classes;
+    Analysis a;
+    Status st = analyze(text, ao, &a);
+    if (!st.ok()) return st;
+    for (size_t u = 0; u < a.units.size(); ++u)
+        for (uint32_t b = a.units[u].start; b < a.units[u].end && b < text.size(); ++b)
+            p.unit[b] = static_cast<int32_t>(u);
+    size_t tok = 0;
+    for (int64_t b = 0; b < n; ++b) {
+        while (tok + 1 < a.tokens.size() && a.tokens[tok + 1].start <= b) ++tok;
+        p.statement[b] = a.tokens.empty() ? 0 : a.statement[tok];
+    }
+    if (o.hierarchy == ByteHierarchy::statements) p.unit = p.statement;
+    *out = std::move(p);
+    return {};
+}
+
+} // namespace model
+} // namespace hirope

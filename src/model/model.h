@@ -1,0 +1,148 @@
+// hirope's code model: a small byte-level decoder trained with RoPE (training/train.py), run in
+// C++ with any of hirope's position schemes applied at inference only.
+//
+// Architecture (fixed by format version 1): byte embedding (tied with the output layer), then
+// `layers` pre-norm blocks of RMSNorm -> causal multi-head attention (q, k, v from one matrix,
+// scheme applied to q and k in the half-split layout) -> output projection, and RMSNorm ->
+// SwiGLU (w2 (silu(w1 x) * w3 x)); a final RMSNorm. The weights file is described in
+// docs/model.md. Attention runs on hirope's own plans and kernels (src/attention.cpp); the
+// linear layers on the same 4-lane micro-kernel over packed weight panels.
+//
+// Errors are returned as Status. A model is immutable after load and may be shared by threads;
+// a Decoder (the KV cache) belongs to one caller.
+#pragma once
+
+#include "../analysis.h"
+#include "../hirope.h"
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hirope {
+namespace model {
+
+constexpr uint32_t kFormatVersion = 1;
+
+struct ModelLimits {
+    static constexpr int64_t max_input_bytes = 8192;        // bytes per forward or generation
+    static constexpr size_t max_file_bytes = 256u << 20;     // weights file
+    static constexpr int max_layers = 64, max_d_model = 4096, max_ffn = 16384;
+};
+
+struct Config {
+    uint32_t version = 0;
+    int vocab = 0, d_model = 0, layers = 0, heads = 0, ffn_hidden = 0;
+    int training_context = 0; // the context length it was trained at (L for Split%, windows)
+    float rope_base = 10000, norm_eps = 1e-5f;
+    std::string name;
+    int head_dim() const { return d_model / heads; }
+    int64_t parameters() const;
+};
+
+// The weights file's header only (no tensors): for showing what a file is before loading it.
+Status read_config(const uint8_t* data, size_t size, Config* out);
+
+// How byte positions get their hierarchy (HiRoPE): top-level units or statements from a
+// tree-sitter parse, or fixed segments of `segment_size` bytes. The chosen level fills
+// BytePositions::unit (what two-level HiRoPE rotates its high pairs by); statement always holds
+// the statement index (three-level HiRoPE), or the segment index for segments.
+enum class ByteHierarchy { units, statements, segments };
+
+struct HierarchyOptions {
+    ByteHierarchy hierarchy = ByteHierarchy::units;
+    std::string language = "python";
+    GapPolicy gap = GapPolicy::own;
+    bool descend_classes = false;
+    int64_t segment_size = 32;
+};
+
+// Per-byte positions: token = byte index; unit and statement from the hierarchy. Bytes between
+// tokens take the statement of the token before them (the first ones, of the first token).
+struct BytePositions {
+    std::vector<int32_t> token, unit, statement;
+    Positions view() const { return {token.data(), unit.data(), statement.data()}; }
+};
+Status byte_positions(std::string_view text, const HierarchyOptions& options, BytePositions* out);
+
+class Decoder;
+
+class Model {
+  public:
+    // Parses and checks a whole weights file (magic, version, sizes, hash, finite values); *out
+    // is set only when everything is valid.
+    static Status load(const uint8_t* data, size_t size, std::unique_ptr<Model>* out);
+    ~Model();
+
+    const Config& config() const { return config_; }
+
+    struct ForwardRequest {
+        const uint8_t* bytes = nullptr;
+        int64_t n = 0;
+        Scheme scheme;      // head_dim is the model's; validated here
+        Positions positions; // n entries each (token required; unit/statement for HiRoPE)
+        float* logits = nullptr; // optional: n x vocab
+        float* losses = nullptr; // optional: n - 1 values, bits to predict byte t + 1 from 0..t
+        // optional: the attention probabilities of one layer and head (n x n, rows = queries);
+        // the forward stops after that layer when logits and losses are not asked for.
+        float* attention = nullptr;
+        int attention_layer = 0, attention_head = 0;
+    };
+    Status forward(const ForwardRequest& request) const;
+
+    struct Impl;
+
+  private:
+    Model();
+    Config config_;
+    std::unique_ptr<Impl> impl_;
+    friend class Decoder;
+};
+
+// Incremental decoding with a KV cache. Per layer it keeps the keys as computed (before any
+// rotation), the values, and the keys rotated for both branches of windowed schemes (near: the
+// token position; far: the scheme's far position, e.g. ReRoPE's 0, Self-Extend's group index,
+// HiRoPE's unit index on the high pairs). Keys are rotated again only when their positions or
+// the scheme's frequencies change (dynamic NTK as the sequence grows; a re-analysis moving units).
+// Values and the activations of earlier layers stay as computed, so after such a change the
+// decoder is close to, not exactly, a fresh forward over the same bytes (dynamic NTK: about 1e-2
+// in the logits); for every scheme whose positions do not move it is exact to float rounding.
+class Decoder {
+  public:
+    Decoder(const Model& model, const Scheme& scheme);
+    ~Decoder();
+    Decoder(const Decoder&) = delete;
+    Decoder& operator=(const Decoder&) = delete;
+
+    // Appends bytes with their positions (count entries each, for the new bytes) and writes the
+    // logits of the last one (vocab values) when logits is not null.
+    Status append(const uint8_t* bytes, int64_t count, const int32_t* unit,
+                  const int32_t* statement, float* logits);
+    // Replaces the unit/statement indices of every cached byte (length() entries each).
+    Status reposition(const int32_t* unit, const int32_t* statement);
+    int64_t length() const;
+
+    struct Impl;
+
+  private:
+    std::unique_ptr<Impl> impl_;
+};
+
+struct GenerateOptions {
+    Scheme scheme;
+    HierarchyOptions hierarchy;
+    int64_t max_bytes = 256;
+    double temperature = 0.8; // 0: greedy
+    uint64_t seed = 1;
+};
+
+// Continues prompt by up to max_bytes bytes. Positions come from byte_positions() of the text so
+// far; with a parsed hierarchy the text is analysed again after every generated newline and the
+// cached keys are rotated to the new positions (values and earlier layers' activations stay as
+// computed). Stops early at a NUL byte.
+Status generate(const Model& model, std::string_view prompt, const GenerateOptions& options,
+                std::string* out);
+
+} // namespace model
+} // namespace hirope

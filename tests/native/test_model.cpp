@@ -1,0 +1,452 @@
+// The code model: logits against the trainer's test vectors, the KV-cache decoder against the
+// full forward for every scheme, generation, linear layers against a naive product, positions,
+// and every kind of bad weights file.
+#include "model/model.h"
+#include "model/model_internal.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+
+using namespace hirope;
+using namespace hirope::model;
+
+namespace {
+
+std::vector<uint8_t> read_bytes(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    const std::string s = ss.str();
+    return std::vector<uint8_t>(s.begin(), s.end());
+}
+
+const std::vector<uint8_t>& weights() {
+    static const std::vector<uint8_t> data = read_bytes("models/pybyte.hrm");
+    return data;
+}
+
+const Model& shared_model() {
+    static std::unique_ptr<Model> m;
+    if (!m) {
+        INFO("run from the repository root (models/pybyte.hrm)");
+        REQUIRE(!weights().empty());
+        Status st = Model::load(weights().data(), weights().size(), &m);
+        INFO(st.message());
+        REQUIRE(st.ok());
+    }
+    return *m;
+}
+
+// A small JSON reader for the test vectors file (trusted input, shallow nesting).
+struct Json {
+    enum Kind { null, number, string, array, object } kind = null;
+    double num = 0;
+    std::string str;
+    std::vector<Json> items;
+    std::map<std::string, Json> fields;
+    const Json& operator[](const std::string& k) const { return fields.at(k); }
+    bool has(const std::string& k) const { return fields.count(k) != 0; }
+};
+
+struct JsonParser {
+    const std::string& s;
+    size_t i = 0;
+    void ws() {
+        while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+    }
+    Json parse() {
+        ws();
+        Json j;
+        if (s[i] == '{') {
+            j.kind = Json::object;
+            ++i;
+            ws();
+            if (s[i] == '}') return ++i, j;
+            while (true) {
+                ws();
+                std::string key = parse().str;
+                ws();
+                ++i; // ':'
+                j.fields[key] = parse();
+                ws();
+                if (s[i++] == '}') break;
+            }
+        } else if (s[i] == '[') {
+            j.kind = Json::array;
+            ++i;
+            ws();
+            if (s[i] == ']') return ++i, j;
+            while (true) {
+                j.items.push_back(parse());
+                ws();
+                if (s[i++] == ']') break;
+            }
+        } else if (s[i] == '"') {
+            j.kind = Json::string;
+            ++i;
+            while (s[i] != '"') j.str += s[i++];
+            ++i;
+        } else if (s.compare(i, 4, "null") == 0) {
+            i += 4;
+        } else if (s.compare(i, 4, "true") == 0 || s.compare(i, 5, "false") == 0) {
+            j.kind = Json::number;
+            j.num = s[i] == 't';
+            i += s[i] == 't' ? 4 : 5;
+        } else {
+            j.kind = Json::number;
+            size_t used = 0;
+            j.num = std::stod(s.substr(i, 40), &used);
+            i += used;
+        }
+        return j;
+    }
+};
+
+std::string base64_decode(const std::string& in) {
+    auto value = [](char c) -> int {
+        if (c >= 'A' && c <= 'Z') return c - 'A';
+        if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+        if (c >= '0' && c <= '9') return c - '0' + 52;
+        return c == '+' ? 62 : c == '/' ? 63 : -1;
+    };
+    std::string out;
+    int bits = 0, acc = 0;
+    for (char c : in) {
+        const int v = value(c);
+        if (v < 0) continue;
+        acc = acc << 6 | v;
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            out.push_back(static_cast<char>((acc >> bits) & 0xff));
+        }
+    }
+    return out;
+}
+
+Scheme base_scheme(const Model& m) {
+    Scheme s;
+    s.base = m.config().rope_base;
+    s.layout = Layout::half;
+    s.training_length = m.config().training_context;
+    return s;
+}
+
+// The trainer's scheme description as a hirope Scheme.
+Scheme vector_scheme(const Model& m, const Json& j) {
+    Scheme s = base_scheme(m);
+    const std::string type = j["type"].str;
+    if (type == "rerope") s.type = SchemeType::rerope;
+    if (type == "self_extend") s.type = SchemeType::self_extend;
+    if (type == "hirope") s.type = SchemeType::hirope;
+    if (j.has("scaling")) {
+        s.scaling.type = j["scaling"].str == "linear" ? ScalingType::linear : ScalingType::ntk;
+        s.scaling.factor = j["factor"].num;
+    }
+    if (j.has("window")) s.window = static_cast<int64_t>(j["window"].num);
+    if (j.has("group")) s.group = static_cast<int64_t>(j["group"].num);
+    if (j.has("ratio")) s.ratio = j["ratio"].num;
+    return s;
+}
+
+std::vector<float> forward_logits(const Model& m, const std::string& text, const Scheme& s,
+                                  const BytePositions& p) {
+    std::vector<float> logits(text.size() * m.config().vocab);
+    Model::ForwardRequest r;
+    r.bytes = reinterpret_cast<const uint8_t*>(text.data());
+    r.n = static_cast<int64_t>(text.size());
+    r.scheme = s;
+    r.positions = p.view();
+    r.logits = logits.data();
+    Status st = m.forward(r);
+    INFO(st.message());
+    REQUIRE(st.ok());
+    return logits;
+}
+
+BytePositions segment_positions(int64_t n, int64_t size) {
+    BytePositions p;
+    HierarchyOptions o;
+    o.hierarchy = ByteHierarchy::segments;
+    o.segment_size = size;
+    REQUIRE(byte_positions(std::string(static_cast<size_t>(n), 'x'), o, &p).ok());
+    return p;
+}
+
+const std::string kCode = "import os\n\n\ndef add(a, b):\n    return a + b\n\n\nclass Point:\n"
+                          "    def __init__(self, x, y):\n        self.x = x\n        self.y = y\n\n"
+                          "    def norm(self):\n        return (self.x ** 2 + self.y ** 2) ** 0.5\n";
+
+} // namespace
+
+TEST_CASE("model: logits match the trainer's test vectors within 1e-3", "[model]") {
+    const Model& m = shared_model();
+    const std::vector<uint8_t> raw = read_bytes("models/pybyte-vectors.json");
+    REQUIRE(!raw.empty());
+    const std::string text(raw.begin(), raw.end());
+    JsonParser parser{text};
+    const Json doc = parser.parse();
+    REQUIRE(doc["cases"].items.size() >= 7);
+    for (const Json& c : doc["cases"].items) {
+        const std::string input = base64_decode(c["input"].str);
+        const Scheme s = vector_scheme(m, c["scheme"]);
+        BytePositions p = segment_positions(static_cast<int64_t>(input.size()), 1);
+        if (c.has("units"))
+            for (size_t t = 0; t < input.size(); ++t)
+                p.unit[t] = static_cast<int32_t>(c["units"].items[t].num);
+        const std::vector<float> logits = forward_logits(m, input, s, p);
+        double worst = 0;
+        const auto& positions = c["positions"].items;
+        for (size_t k = 0; k < positions.size(); ++k) {
+            const size_t t = static_cast<size_t>(positions[k].num);
+            for (int v = 0; v < 256; ++v)
+                worst = std::max(worst, std::fabs(logits[t * 256 + v] - c["logits"].items[k].items[v].num));
+        }
+        INFO(c["scheme"]["type"].str << " on " << input.size() << " bytes");
+        CHECK(worst < 1e-3);
+    }
+}
+
+TEST_CASE("model: the KV-cache decoder equals the full forward for every scheme", "[model]") {
+    const Model& m = shared_model();
+    const std::string text = kCode + kCode; // 2 x 245 bytes: past the training context
+    const int64_t n = static_cast<int64_t>(text.size());
+    HierarchyOptions ho;
+    BytePositions p;
+    REQUIRE(byte_positions(text, ho, &p).ok());
+    std::vector<std::pair<std::string, Scheme>> schemes;
+    Scheme s = base_scheme(m);
+    schemes.push_back({"rope", s});
+    s.scaling.type = ScalingType::linear;
+    s.scaling.factor = 4;
+    schemes.push_back({"pi", s});
+    s.scaling.type = ScalingType::dynamic_ntk;
+    s.scaling.factor = 1;
+    s.scaling.original_length = 128;
+    schemes.push_back({"dynamic ntk", s});
+    s.scaling.type = ScalingType::yarn;
+    s.scaling.factor = 4;
+    schemes.push_back({"yarn", s});
+    s = base_scheme(m);
+    s.type = SchemeType::rerope;
+    s.window = 64;
+    s.log_n = true;
+    schemes.push_back({"rerope log-n", s});
+    s.type = SchemeType::leaky_rerope;
+    schemes.push_back({"leaky rerope", s});
+    s.type = SchemeType::self_extend;
+    s.group = 4;
+    schemes.push_back({"self-extend", s});
+    s = base_scheme(m);
+    s.type = SchemeType::hirope;
+    s.window = 64;
+    s.ratio = 1.0 / 3;
+    schemes.push_back({"hirope", s});
+    s.levels = 3;
+    s.statement_ratio = 1.0 / 3;
+    schemes.push_back({"hirope 3 levels", s});
+    s = base_scheme(m);
+    s.type = SchemeType::xpos;
+    schemes.push_back({"xpos", s});
+    for (const auto& [name, scheme] : schemes) {
+        INFO(name);
+        const std::vector<float> full = forward_logits(m, text, scheme, p);
+        Decoder dec(m, scheme);
+        std::vector<float> logits(256);
+        // A prompt in one block (the attention plan), then byte by byte (the cache).
+        const int64_t prompt = 100;
+        Status st = dec.append(reinterpret_cast<const uint8_t*>(text.data()), prompt, p.unit.data(),
+                               p.statement.data(), logits.data());
+        REQUIRE(st.ok());
+        // Dynamic NTK's frequencies follow the sequence length: step t equals a forward over
+        // the t + 1 bytes so far, not row t of the longer forward.
+        const bool dynamic = scheme.scaling.type == ScalingType::dynamic_ntk;
+        const std::vector<float> first =
+            dynamic ? forward_logits(m, text.substr(0, prompt), scheme, p) : full;
+        double worst = 0;
+        for (int v = 0; v < 256; ++v)
+            worst = std::max(worst, static_cast<double>(std::fabs(logits[v] - first[(prompt - 1) * 256 + v])));
+        for (int64_t t = prompt; t < n; ++t) {
+            st = dec.append(reinterpret_cast<const uint8_t*>(text.data()) + t, 1, p.unit.data() + t,
+                            p.statement.data() + t, logits.data());
+            REQUIRE(st.ok());
+            if (dynamic && t % 37 != 0 && t != n - 1) continue;
+            const std::vector<float> ref =
+                dynamic ? forward_logits(m, text.substr(0, static_cast<size_t>(t + 1)), scheme, p)
+                        : std::vector<float>();
+            const float* row = dynamic ? ref.data() + t * 256 : full.data() + t * 256;
+            for (int v = 0; v < 256; ++v)
+                worst = std::max(worst, static_cast<double>(std::fabs(logits[v] - row[v])));
+        }
+        CHECK(dec.length() == n);
+        // Dynamic NTK: cached keys are rotated again with the current frequencies, but the
+        // activations of earlier layers stay as computed with the frequencies of their time.
+        CHECK(worst < (dynamic ? 0.05 : 1e-3));
+    }
+}
+
+TEST_CASE("model: greedy generation follows the argmax of repeated full forwards", "[model]") {
+    const Model& m = shared_model();
+    Scheme s = base_scheme(m);
+    s.type = SchemeType::hirope;
+    s.window = 64;
+    s.ratio = 1.0 / 3;
+    GenerateOptions o;
+    o.scheme = s;
+    o.hierarchy.hierarchy = ByteHierarchy::segments;
+    o.max_bytes = 24;
+    o.temperature = 0;
+    const std::string prompt = kCode.substr(0, 150);
+    std::string generated;
+    REQUIRE(generate(m, prompt, o, &generated).ok());
+    std::string text = prompt;
+    for (size_t i = 0; i < generated.size(); ++i) {
+        BytePositions p = segment_positions(static_cast<int64_t>(text.size()), 32);
+        const std::vector<float> logits = forward_logits(m, text, s, p);
+        const float* last = logits.data() + (text.size() - 1) * 256;
+        const int best = static_cast<int>(std::max_element(last, last + 256) - last);
+        REQUIRE(static_cast<int>(static_cast<uint8_t>(generated[i])) == best);
+        text.push_back(static_cast<char>(best));
+    }
+    // Sampling is repeatable by seed and differs across seeds.
+    o.temperature = 1.0;
+    o.seed = 7;
+    std::string a, b, c;
+    REQUIRE(generate(m, prompt, o, &a).ok());
+    REQUIRE(generate(m, prompt, o, &b).ok());
+    o.seed = 8;
+    REQUIRE(generate(m, prompt, o, &c).ok());
+    CHECK(a == b);
+    CHECK(a != c);
+    // Parsed hierarchies re-analyse at newlines.
+    o.hierarchy.hierarchy = ByteHierarchy::units;
+    o.max_bytes = 80;
+    REQUIRE(generate(m, prompt, o, &a).ok());
+    CHECK(!a.empty());
+}
+
+TEST_CASE("model: linear layers equal a naive product for any row count", "[model]") {
+    const int out = 20, in = 13; // neither a multiple of the tile
+    std::vector<float> w(out * in);
+    for (size_t i = 0; i < w.size(); ++i) w[i] = std::sin(0.37f * static_cast<float>(i));
+    const Linear lin(w, out, in);
+    for (int64_t n : {1, 3, 4, 5, 67, 130}) {
+        std::vector<float> x(n * in), y(n * out);
+        for (size_t i = 0; i < x.size(); ++i) x[i] = std::cos(0.11f * static_cast<float>(i));
+        lin.apply(x.data(), n, y.data());
+        double worst = 0;
+        for (int64_t r = 0; r < n; ++r)
+            for (int c = 0; c < out; ++c) {
+                double ref = 0;
+                for (int k = 0; k < in; ++k) ref += static_cast<double>(x[r * in + k]) * w[c * in + k];
+                worst = std::max(worst, std::fabs(ref - y[r * out + c]));
+            }
+        INFO("n = " << n);
+        CHECK(worst < 1e-5);
+    }
+}
+
+TEST_CASE("model: byte positions from units, statements and segments", "[model]") {
+    BytePositions p;
+    HierarchyOptions o;
+    REQUIRE(byte_positions(kCode, o, &p).ok());
+    // import (code), add, Point: three units; every byte of `def add` is in the second.
+    const size_t def_add = kCode.find("def add"), cls = kCode.find("class Point");
+    CHECK(p.unit[0] == 0);
+    CHECK(p.unit[def_add] == 1);
+    CHECK(p.unit[cls - 1] == 1);
+    CHECK(p.unit[cls] == 2);
+    CHECK(p.unit.back() == 2);
+    for (size_t t = 1; t < kCode.size(); ++t) CHECK(p.statement[t] >= p.statement[t - 1]);
+    o.hierarchy = ByteHierarchy::statements;
+    BytePositions q;
+    REQUIRE(byte_positions(kCode, o, &q).ok());
+    CHECK(q.unit == p.statement);
+    CHECK(q.unit.back() > 5);
+    o.hierarchy = ByteHierarchy::segments;
+    o.segment_size = 10;
+    REQUIRE(byte_positions(kCode, o, &q).ok());
+    CHECK(q.unit[9] == 0);
+    CHECK(q.unit[10] == 1);
+    o.segment_size = 0;
+    CHECK(!byte_positions(kCode, o, &q).ok());
+}
+
+TEST_CASE("model: bad weights files are errors and leave nothing loaded", "[model][errors]") {
+    const std::vector<uint8_t>& good = weights();
+    REQUIRE(good.size() > 1000);
+    auto load_error = [](const std::vector<uint8_t>& data) {
+        std::unique_ptr<Model> m;
+        Status st = Model::load(data.data(), data.size(), &m);
+        CHECK(m == nullptr);
+        return st.ok() ? std::string() : st.message();
+    };
+    // Truncated anywhere: header, parameters, checksum.
+    for (size_t len : {size_t(0), size_t(5), size_t(12), size_t(40), good.size() / 2, good.size() - 1}) {
+        const std::vector<uint8_t> cut(good.begin(), good.begin() + static_cast<long>(len));
+        const std::string e = load_error(cut);
+        INFO(len << ": " << e);
+        CHECK(!e.empty());
+    }
+    CHECK(load_error({good.begin(), good.begin() + 40}).find("truncated") != std::string::npos);
+    // One flipped bit in the weights: the checksum.
+    std::vector<uint8_t> bad = good;
+    bad[bad.size() / 2] ^= 0x10;
+    CHECK(load_error(bad).find("corrupted") != std::string::npos);
+    // Another format version (with a valid checksum): named as such.
+    bad = good;
+    bad[8] = 2;
+    const uint32_t h = format::fnv1a(bad.data(), bad.size() - 4);
+    std::memcpy(bad.data() + bad.size() - 4, &h, 4);
+    CHECK(load_error(bad).find("version 2 is not supported") != std::string::npos);
+    // Not a model at all; trailing bytes.
+    CHECK(load_error(std::vector<uint8_t>(100, 'x')).find("not a hirope model") != std::string::npos);
+    bad = good;
+    bad.push_back(0);
+    CHECK(load_error(bad).find("unexpected bytes") != std::string::npos);
+    Config c;
+    REQUIRE(read_config(good.data(), good.size(), &c).ok());
+    CHECK(c.layers == 4);
+    CHECK(c.parameters() == 1820352);
+}
+
+TEST_CASE("model: bad requests are errors", "[model][errors]") {
+    const Model& m = shared_model();
+    const std::string text = "x = 1\n";
+    BytePositions p = segment_positions(static_cast<int64_t>(text.size()), 4);
+    Model::ForwardRequest r;
+    r.bytes = reinterpret_cast<const uint8_t*>(text.data());
+    r.n = static_cast<int64_t>(text.size());
+    r.scheme = base_scheme(m);
+    r.positions = p.view();
+    std::vector<float> attn(r.n * r.n);
+    r.attention = attn.data();
+    r.attention_layer = 4;
+    CHECK(m.forward(r).message().find("layer must be in [0, 3]") != std::string::npos);
+    r.attention_layer = 3;
+    r.attention_head = 0;
+    REQUIRE(m.forward(r).ok());
+    for (int64_t i = 0; i < r.n; ++i) {
+        double sum = 0;
+        for (int64_t j = 0; j < r.n; ++j) sum += attn[i * r.n + j];
+        CHECK(std::fabs(sum - 1) < 1e-5);
+        CHECK(attn[i * r.n + r.n - 1] == (i == r.n - 1 ? attn[i * r.n + r.n - 1] : 0.0f));
+    }
+    r.scheme.type = SchemeType::alibi;
+    CHECK(m.forward(r).message().find("trained with RoPE") != std::string::npos);
+    r.scheme = base_scheme(m);
+    r.n = ModelLimits::max_input_bytes + 1;
+    CHECK(m.forward(r).message().find("limit") != std::string::npos);
+    GenerateOptions o;
+    o.scheme = base_scheme(m);
+    o.max_bytes = ModelLimits::max_input_bytes;
+    std::string out;
+    CHECK(generate(m, text, o, &out).message().find("exceeds the model's limit") != std::string::npos);
+    CHECK(!generate(m, "", GenerateOptions{}, &out).ok());
+}

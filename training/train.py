@@ -1,0 +1,420 @@
+#!/usr/bin/env python3
+"""Trains hirope's byte-level code model and exports its weights and test vectors.
+
+    /usr/bin/python3 training/train.py [--steps N] [--device cpu|cuda] [--context C] [--out DIR]
+
+Reads training/config.json (seed, hyperparameters, export paths) and training/manifest.tsv (the
+files, their SHA-256 and split). Every file's hash is checked first: a different file is an error,
+so a run is either the documented one or refused. Writes the fp16 weights file (format in
+docs/model.md) and a JSON of test vectors: inputs, positions and this trainer's logits under
+several position schemes, computed from the schemes' relative-distance formulas (spec sections
+1.4, 2.1-2.3, 2.11), which the C++ inference must match.
+"""
+import argparse
+import base64
+import hashlib
+import json
+import math
+import os
+import struct
+import sys
+import time
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FORMAT_VERSION = 1
+MAGIC = b"HRPMODEL"
+
+
+def log(*args):
+    print("train:", *args, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Data
+
+
+def read_manifest(split):
+    rows = []
+    with open(os.path.join(ROOT, "training", "manifest.tsv")) as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            path, size, sha, part = line.rstrip("\n").split("\t")
+            if part == split:
+                rows.append((path, int(size), sha))
+    return rows
+
+
+def load_files(split, strict=True):
+    """The bytes of every manifest file of a split, hash-checked."""
+    files = []
+    for path, size, sha in read_manifest(split):
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError as e:
+            if strict:
+                sys.exit("train: %s is missing (%s); the manifest names it" % (path, e))
+            continue
+        if hashlib.sha256(data).hexdigest() != sha:
+            if strict:
+                sys.exit("train: %s differs from the manifest (SHA-256 mismatch): this machine has "
+                         "another version of the file" % path)
+            continue
+        files.append((path, data))
+    return files
+
+
+# ---------------------------------------------------------------------------------------------
+# Model: pre-norm decoder, RMSNorm, half-split RoPE, SwiGLU, tied embeddings.
+
+
+class RMSNorm(torch.nn.Module):
+    def __init__(self, d, eps):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.ones(d))
+        self.eps = eps
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
+class Block(torch.nn.Module):
+    def __init__(self, m):
+        super().__init__()
+        d, f = m["d_model"], m["ffn_hidden"]
+        self.heads = m["heads"]
+        self.attn_norm = RMSNorm(d, m["norm_eps"])
+        self.wqkv = torch.nn.Linear(d, 3 * d, bias=False)
+        self.wo = torch.nn.Linear(d, d, bias=False)
+        self.mlp_norm = RMSNorm(d, m["norm_eps"])
+        self.w1 = torch.nn.Linear(d, f, bias=False)
+        self.w3 = torch.nn.Linear(d, f, bias=False)
+        self.w2 = torch.nn.Linear(f, d, bias=False)
+
+    def forward(self, x, scores_fn):
+        b, n, d = x.shape
+        hd = d // self.heads
+        q, k, v = self.wqkv(self.attn_norm(x)).split(d, dim=-1)
+        q = q.view(b, n, self.heads, hd).transpose(1, 2)
+        k = k.view(b, n, self.heads, hd).transpose(1, 2)
+        v = v.view(b, n, self.heads, hd).transpose(1, 2)
+        scores = scores_fn(q, k)  # b, heads, n, n (masked with -inf)
+        attn = torch.softmax(scores, dim=-1) @ v
+        x = x + self.wo(attn.transpose(1, 2).reshape(b, n, d))
+        h = self.mlp_norm(x)
+        return x + self.w2(F.silu(self.w1(h)) * self.w3(h))
+
+
+class Model(torch.nn.Module):
+    def __init__(self, m):
+        super().__init__()
+        self.m = m
+        self.emb = torch.nn.Embedding(m["vocab"], m["d_model"])
+        self.blocks = torch.nn.ModuleList(Block(m) for _ in range(m["layers"]))
+        self.norm = RMSNorm(m["d_model"], m["norm_eps"])
+        torch.nn.init.normal_(self.emb.weight, std=0.02)
+        for blk in self.blocks:
+            for lin in (blk.wqkv, blk.w1, blk.w3):
+                torch.nn.init.normal_(lin.weight, std=0.02)
+            for lin in (blk.wo, blk.w2):  # residual projections, scaled by depth
+                torch.nn.init.normal_(lin.weight, std=0.02 / math.sqrt(2 * m["layers"]))
+
+    def forward(self, ids, scores_fn):
+        x = self.emb(ids)
+        for blk in self.blocks:
+            x = blk(x, scores_fn)
+        return self.norm(x) @ self.emb.weight.T
+
+
+def inverse_frequencies(hd, base):
+    return 1.0 / (base ** (torch.arange(0, hd // 2, dtype=torch.float64) * 2.0 / hd))
+
+
+def rope_scores(n, hd, base, device):
+    """Training attention: RoPE in the half-split layout (pairs j, j + hd/2), causal."""
+    inv = inverse_frequencies(hd, base).to(device)
+    ang = torch.arange(n, dtype=torch.float64, device=device)[:, None] * inv[None, :]
+    cos = torch.cat([ang.cos(), ang.cos()], -1).float()
+    sin = torch.cat([ang.sin(), ang.sin()], -1).float()
+    mask = torch.full((n, n), float("-inf"), device=device).triu(1)
+
+    def rot(x):
+        x1, x2 = x[..., : hd // 2], x[..., hd // 2:]
+        return x * cos + torch.cat([-x2, x1], -1) * sin
+
+    def fn(q, k):
+        return (rot(q) @ rot(k).transpose(-1, -2)) / math.sqrt(hd) + mask
+
+    return fn
+
+
+# ---------------------------------------------------------------------------------------------
+# Reference scores for the inference-time schemes, from the relative-distance formulas: the
+# score of query i and key j is sum_p Re(q_p conj(k_p) exp(i * D_p(i, j) * theta_p)) with
+# q_p = q[p] + i q[p + hd/2], D_p the distance rule of pair p's band.
+
+
+def scheme_distances(scheme, n, units):
+    """Per-band distance matrices (float64, n x n) and the band of every pair."""
+    i = np.arange(n)[:, None].astype(np.float64)
+    j = np.arange(n)[None, :].astype(np.float64)
+    delta = i - j
+    kind = scheme["type"]
+    if kind == "rope":
+        return [delta], None
+    w = scheme["window"]
+    if kind == "rerope":
+        return [np.where(delta < w, delta, w)], None
+    if kind == "self_extend":
+        g = scheme["group"]
+        far = np.floor(i / g) - np.floor(j / g) + w - math.floor(w / g)
+        return [np.where(delta < w, delta, far)], None
+    if kind == "hirope":
+        f = np.asarray(units, dtype=np.float64)
+        far = f[:, None] - f[None, :] + w - 1
+        return [delta, np.where(delta < w, delta, far)], "hirope"
+    raise ValueError(kind)
+
+
+def reference_scores(scheme, n, hd, base, units, device):
+    inv = inverse_frequencies(hd, base)
+    scaling = scheme.get("scaling")
+    if scaling == "linear":
+        inv = inv / scheme["factor"]
+    elif scaling == "ntk":
+        s = scheme["factor"]
+        inv = inverse_frequencies(hd, base * s ** (hd / (hd - 2)))
+    dists, split = scheme_distances(scheme, n, units)
+    pairs = hd // 2
+    band = np.zeros(pairs, dtype=np.int64)
+    if split == "hirope":
+        ds = 2 * round(scheme["ratio"] * hd / 2)  # round_to_even(ratio * d)
+        band[ds // 2:] = 1
+    # phase[p] = exp(i * D_band(p) * theta_p), n x n complex per pair
+    phase = torch.stack([torch.polar(torch.ones(n, n, dtype=torch.float64),
+                                     torch.from_numpy(dists[band[p]]) * inv[p])
+                         for p in range(pairs)]).to(device)
+    mask = torch.full((n, n), float("-inf"), dtype=torch.float64, device=device).triu(1)
+
+    def fn(q, k):
+        q = q.double()
+        k = k.double()
+        qc = torch.complex(q[..., :pairs], q[..., pairs:])  # b, h, n, pairs
+        kc = torch.complex(k[..., :pairs], k[..., pairs:])
+        prod = qc[..., :, None, :] * kc.conj()[..., None, :, :]  # b, h, n, n, pairs
+        s = (prod * phase.permute(1, 2, 0)).real.sum(-1)
+        return (s / math.sqrt(hd) + mask).float()
+
+    return fn
+
+
+# ---------------------------------------------------------------------------------------------
+# Export
+
+
+def fnv1a32(data):
+    h = 0x811C9DC5
+    for byte in data:
+        h = ((h ^ byte) * 0x01000193) & 0xFFFFFFFF
+    return h
+
+
+def tensors_in_order(model):
+    out = [model.emb.weight]
+    for blk in model.blocks:
+        out += [blk.attn_norm.weight, blk.wqkv.weight, blk.wo.weight, blk.mlp_norm.weight,
+                blk.w1.weight, blk.w3.weight, blk.w2.weight]
+    out.append(model.norm.weight)
+    return out
+
+
+def export_weights(model, cfg, path, name):
+    m = cfg["model"]
+    flat = torch.cat([t.detach().float().reshape(-1).cpu() for t in tensors_in_order(model)])
+    name_bytes = name.encode()
+    head = MAGIC + struct.pack("<7I2fI", FORMAT_VERSION, m["vocab"], m["d_model"], m["layers"],
+                               m["heads"], m["ffn_hidden"], cfg["train"]["context"],
+                               float(m["rope_base"]), float(m["norm_eps"]), 1)
+    head += struct.pack("<I", len(name_bytes)) + name_bytes + b"\0" * (-len(name_bytes) % 4)
+    head += struct.pack("<I", flat.numel())
+    body = flat.numpy().astype("<f2").tobytes()
+    body += b"\0" * (-len(body) % 4)
+    data = head + body
+    data += struct.pack("<I", fnv1a32(data))
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(data)
+    log("weights: %s (%d bytes, %d parameters)" % (path, len(data), flat.numel()))
+
+
+def fp16_roundtrip(model):
+    """The model as the fp16 file stores it (inference runs the stored weights in float32)."""
+    with torch.no_grad():
+        for t in tensors_in_order(model):
+            t.copy_(t.half().float())
+
+
+def units_by_definition(text):
+    """A simple, independent unit rule for the test vectors: a new unit at every line that starts
+    a top-level def or class. (The C++ test feeds these exact indices.)"""
+    units, unit, at_line_start = [], 0, True
+    data = text
+    for idx in range(len(data)):
+        if at_line_start and (data.startswith(b"def ", idx) or data.startswith(b"class ", idx)
+                              or data.startswith(b"async def ", idx)) and idx > 0:
+            unit += 1
+        units.append(unit)
+        at_line_start = data[idx] == 0x0A
+    return units
+
+
+VECTOR_SCHEMES = [
+    {"type": "rope"},
+    {"type": "rope", "scaling": "linear", "factor": 4},
+    {"type": "rope", "scaling": "ntk", "factor": 4},
+    {"type": "rerope", "window": 48},
+    {"type": "self_extend", "window": 48, "group": 4},
+    {"type": "hirope", "ratio": 1 / 3, "window": 48, "hierarchy": "segments", "segment": 32},
+    {"type": "hirope", "ratio": 0.5, "window": 48, "hierarchy": "units"},
+]
+
+
+def export_vectors(model, cfg, held_out, path):
+    m = cfg["model"]
+    hd = m["d_model"] // m["heads"]
+    cases = []
+    text = held_out[0][1]
+    for length in cfg["export"]["vector_lengths"]:
+        data = text[:length]
+        ids = torch.tensor([list(data)])
+        n = len(data)
+        keep = sorted(set(list(range(0, n, 25)) + [n - 1]))
+        for scheme in VECTOR_SCHEMES:
+            if scheme["type"] == "hirope" and scheme["hierarchy"] == "segments":
+                units = [t // scheme["segment"] for t in range(n)]
+            else:
+                units = units_by_definition(data)
+            with torch.no_grad():
+                fn = reference_scores(scheme, n, hd, m["rope_base"], units, "cpu")
+                logits = model(ids, fn)[0]
+                if scheme == {"type": "rope"}:  # the training path must agree with the reference
+                    direct = model(ids, rope_scores(n, hd, m["rope_base"], "cpu"))[0]
+                    err = (direct - logits).abs().max().item()
+                    assert err < 1e-3, "reference scores disagree with training RoPE: %g" % err
+            case = {"scheme": scheme, "input": base64.b64encode(data).decode(), "positions": keep,
+                    "logits": [[round(float(x), 5) for x in logits[p]] for p in keep]}
+            if scheme["type"] == "hirope":
+                case["units"] = units
+            cases.append(case)
+    with open(path, "w") as f:
+        json.dump({"format": FORMAT_VERSION, "source": held_out[0][0], "cases": cases}, f)
+        f.write("\n")
+    log("test vectors: %s (%d cases)" % (path, len(cases)))
+
+
+# ---------------------------------------------------------------------------------------------
+# Training
+
+
+def batches(stream, context, batch, gen):
+    hi = len(stream) - context - 1
+    while True:
+        starts = torch.randint(0, hi, (batch,), generator=gen)
+        chunk = torch.stack([stream[s: s + context + 1] for s in starts.tolist()])
+        yield chunk[:, :-1].long(), chunk[:, 1:].long()
+
+
+def evaluate(model, files, context, batches_n, device, gen):
+    stream = torch.frombuffer(bytearray(b"\n".join(d for _, d in files)), dtype=torch.uint8)
+    it = batches(stream, context, 32, gen)
+    fn = rope_scores(context, model.m["d_model"] // model.m["heads"], model.m["rope_base"], device)
+    total = 0.0
+    with torch.no_grad():
+        for _ in range(batches_n):
+            x, y = next(it)
+            logits = model(x.to(device), fn)
+            total += F.cross_entropy(logits.reshape(-1, 256), y.to(device).reshape(-1)).item()
+    return total / batches_n / math.log(2)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--steps", type=int, help="override the config's step count")
+    ap.add_argument("--context", type=int, help="override the config's training context")
+    ap.add_argument("--batch", type=int, help="override the config's batch size")
+    ap.add_argument("--device", default="cpu")
+    ap.add_argument("--out", default=ROOT, help="directory the export paths are relative to")
+    args = ap.parse_args()
+
+    with open(os.path.join(ROOT, "training", "config.json")) as f:
+        cfg = json.load(f)
+    tc = cfg["train"]
+    for key in ("steps", "context", "batch"):
+        if getattr(args, key):
+            tc[key] = getattr(args, key)
+    torch.manual_seed(cfg["seed"])
+    torch.set_num_threads(tc["threads"])
+    gen = torch.Generator().manual_seed(cfg["seed"])
+
+    train_files = load_files("train")
+    held_out = load_files("held-out")
+    stream = torch.frombuffer(bytearray(b"\n".join(d for _, d in train_files)), dtype=torch.uint8)
+    log("%d train files, %d bytes; %d held-out files" % (len(train_files), len(stream),
+                                                          len(held_out)))
+
+    device = args.device
+    model = Model(cfg["model"]).to(device)
+    params = sum(p.numel() for p in model.parameters())
+    log("model: %d parameters; %d steps of %d x %d bytes" % (params, tc["steps"], tc["batch"],
+                                                            tc["context"]))
+    decay = [p for p in model.parameters() if p.dim() >= 2]
+    no_decay = [p for p in model.parameters() if p.dim() < 2]
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": tc["weight_decay"]},
+                             {"params": no_decay, "weight_decay": 0.0}],
+                            lr=tc["lr"], betas=tuple(tc["betas"]))
+    hd = cfg["model"]["d_model"] // cfg["model"]["heads"]
+    fn = rope_scores(tc["context"], hd, cfg["model"]["rope_base"], device)
+    it = batches(stream, tc["context"], tc["batch"], gen)
+    start = time.time()
+    for step in range(1, tc["steps"] + 1):
+        if step <= tc["warmup_steps"]:
+            lr = tc["lr"] * step / tc["warmup_steps"]
+        else:
+            progress = (step - tc["warmup_steps"]) / max(1, tc["steps"] - tc["warmup_steps"])
+            lr = tc["lr"] * (tc["min_lr_fraction"] + (1 - tc["min_lr_fraction"]) * 0.5 *
+                             (1 + math.cos(math.pi * progress)))
+        for group in opt.param_groups:
+            group["lr"] = lr
+        x, y = next(it)
+        logits = model(x.to(device), fn)
+        loss = F.cross_entropy(logits.reshape(-1, 256), y.to(device).reshape(-1))
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), tc["grad_clip"])
+        opt.step()
+        if step % 50 == 0:
+            log("step %d/%d loss %.3f bits/byte, lr %.2e, %.0f s" %
+                (step, tc["steps"], loss.item() / math.log(2), lr, time.time() - start))
+        if step % tc["eval_every"] == 0 or step == tc["steps"]:
+            ev = evaluate(model, held_out, tc["context"], tc["eval_batches"], device,
+                          torch.Generator().manual_seed(cfg["seed"] + 1))
+            log("step %d held-out %.3f bits/byte" % (step, ev))
+    log("trained in %.0f s" % (time.time() - start))
+
+    model = model.cpu()
+    fp16_roundtrip(model)
+    ev = evaluate(model, held_out, tc["context"], tc["eval_batches"], "cpu",
+                  torch.Generator().manual_seed(cfg["seed"] + 1))
+    log("fp16 weights: held-out %.3f bits/byte at context %d" % (ev, tc["context"]))
+    name = "pybyte-%dx%d-ctx%d" % (cfg["model"]["layers"], cfg["model"]["d_model"], tc["context"])
+    export_weights(model, cfg, os.path.join(args.out, cfg["export"]["weights"]), name)
+    export_vectors(model, cfg, held_out, os.path.join(args.out, cfg["export"]["vectors"]))
+
+
+if __name__ == "__main__":
+    main()
