@@ -15,6 +15,7 @@ await esbuild.build({
   absWorkingDir: root,
   entryPoints: {
     playground: 'web/src/playground.js',
+    'model-page': 'web/src/model-page.js',
     worker: 'web/src/worker.js',
     'hirope-attention': 'web/src/element.js',
   },
@@ -29,7 +30,7 @@ await esbuild.build({
   logLevel: 'warning',
 });
 
-for (const file of ['index.html', 'article.html', 'style.css', 'article.css']) fs.copyFileSync(path.join(root, 'web', file), path.join(out, file));
+for (const file of ['index.html', 'model.html', 'article.html', 'style.css', 'article.css']) fs.copyFileSync(path.join(root, 'web', file), path.join(out, file));
 const dist = path.join(root, 'dist');
 for (const file of fs.readdirSync(dist)) if (file.endsWith('.wasm')) fs.copyFileSync(path.join(dist, file), path.join(out, file));
 fs.cpSync(path.join(dist, 'data'), path.join(out, 'data'), { recursive: true });

@@ -77,11 +77,14 @@ export class PairClient {
     ]).then(([a, b]) => ({ a, b }));
   }
 
-  /** A run of both sides where only the newest matters; superseded calls resolve with null. */
-  latest(payload, progress) {
+  /**
+   * A run of both sides where only the newest matters; superseded calls resolve with null.
+   * `run(payload, progress)` replaces the playground's run (Model mode passes its own).
+   */
+  latest(payload, progress, run = (p, pr) => this.run(p, pr)) {
     if (this._queued) this._queued.resolve(null);
     return new Promise((resolve, reject) => {
-      this._queued = { payload, progress, resolve, reject };
+      this._queued = { payload, progress, resolve, reject, run };
       this._pump();
     });
   }
@@ -92,7 +95,7 @@ export class PairClient {
     this._queued = null;
     this._running = true;
     try {
-      job.resolve(await this.run(job.payload, job.progress));
+      job.resolve(await job.run(job.payload, job.progress));
     } catch (e) {
       job.reject(e);
     } finally {

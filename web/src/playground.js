@@ -6,7 +6,7 @@ import { renderDistances, renderAngles, renderDecay } from './charts.js';
 import { PairClient } from './client.js';
 import { diffImage } from './engine.js';
 import { buildControls, schemeControls, sharedControls, setPath } from './controls.js';
-import { normalizeState, encodeState, decodeState, describeScheme } from './state.js';
+import { normalizeState, encodeState, decodeState, describeScheme, encodeWith, MODEL_DEFAULTS } from './state.js';
 import { LUTS, cssGradient, DECADES } from './colormap.js';
 import { SAMPLES, LANGUAGE_NAMES } from './samples.js';
 
@@ -455,6 +455,12 @@ function writeURL(snapshot) {
     if (hash !== location.hash && !(hash === '' && location.hash === '')) history.replaceState(null, '', hash || location.pathname + location.search);
   }, 150);
 }
+
+// The mode link carries the code and language to Model mode.
+$('mode-model').addEventListener('click', async (e) => {
+  e.preventDefault();
+  location.href = `model.html${await encodeWith(MODEL_DEFAULTS, { language: state.language, code: state.code })}`;
+});
 
 window.addEventListener('hashchange', async () => {
   const next = await decodeState(location.hash);

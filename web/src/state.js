@@ -45,6 +45,11 @@ export const DEFAULTS = Object.freeze({
 
 /** A full state from a partial one (unknown keys dropped, wrong types replaced by defaults). */
 export function normalizeState(partial = {}) {
+  return normalizeWith(DEFAULTS, partial);
+}
+
+/** normalizeState for any defaults (Model mode has its own). */
+export function normalizeWith(defaults, partial = {}) {
   const pick = (defaults, value) => {
     const out = {};
     for (const [key, def] of Object.entries(defaults)) {
@@ -55,7 +60,7 @@ export function normalizeState(partial = {}) {
     }
     return out;
   };
-  return pick(DEFAULTS, partial);
+  return pick(defaults, partial);
 }
 
 /** The API scheme object for one side ('a' or 'b') of the state. */
@@ -137,21 +142,69 @@ async function pipe(bytes, stream) {
 }
 
 /** The URL hash for a state: "#s=" + deflated JSON of what differs from the defaults. */
-export async function encodeState(state) {
-  const json = JSON.stringify(diff(normalizeState(state), DEFAULTS));
+export function encodeState(state) {
+  return encodeWith(DEFAULTS, state);
+}
+
+/** The state a URL hash describes; the defaults for an empty or unreadable hash. */
+export function decodeState(hash) {
+  return decodeWith(DEFAULTS, hash);
+}
+
+export async function encodeWith(defaults, state) {
+  const json = JSON.stringify(diff(normalizeWith(defaults, state), defaults));
   if (json === '{}') return '';
   const packed = await pipe(new TextEncoder().encode(json), new CompressionStream('deflate-raw'));
   return `#s=${toBase64Url(packed)}`;
 }
 
-/** The state a URL hash describes; the defaults for an empty or unreadable hash. */
-export async function decodeState(hash) {
+export async function decodeWith(defaults, hash) {
   const match = /^#?s=([A-Za-z0-9_-]+)$/.exec(hash || '');
-  if (!match) return normalizeState({});
+  if (!match) return normalizeWith(defaults, {});
   try {
     const json = new TextDecoder().decode(await pipe(fromBase64Url(match[1]), new DecompressionStream('deflate-raw')));
-    return normalizeState(JSON.parse(json));
+    return normalizeWith(defaults, JSON.parse(json));
   } catch {
-    return normalizeState({});
+    return normalizeWith(defaults, {});
   }
+}
+
+// ----- Model mode
+
+const MODEL_SIDE = { type: 'rope', scaling: 'none', factor: 4, window: 64, group: 8, ratio: 0.5, hierarchy: 'units', segment: 32 };
+export const MODEL_DEFAULTS = Object.freeze({
+  language: 'python',
+  code: null,
+  layer: 0,
+  head: 0,
+  colour: 'b',
+  maxBytes: 256,
+  temperature: 0.8,
+  seed: 1,
+  a: Object.freeze({ ...MODEL_SIDE }),
+  b: Object.freeze({ ...MODEL_SIDE, type: 'hirope' }),
+});
+
+/** A short name for a Model-mode side, e.g. "HiRoPE (ratio 0.5, W 64, units)". */
+export function describeModelSide(side) {
+  const name = SCHEME_TYPES.find(([t]) => t === side.type)?.[1] ?? side.type;
+  const parts = [];
+  if (side.type === 'hirope') parts.push(`ratio ${side.ratio}`);
+  if (WINDOWED.has(side.type)) parts.push(`W ${side.window}`);
+  if (side.type === 'self-extend') parts.push(`G ${side.group}`);
+  if (side.type === 'hirope') parts.push(side.hierarchy === 'segments' ? `${side.segment}-byte segments` : side.hierarchy);
+  if (side.scaling !== 'none') parts.push(`${side.scaling} ×${side.factor}`);
+  return parts.length ? `${name} (${parts.join(', ')})` : name;
+}
+
+/**
+ * Split% for a model (spec 1.6): the fraction of frequency pairs whose wavelength fits in the
+ * training length, and whether a HiRoPE ratio keeps its token band inside it.
+ */
+export function splitBound(ratio, { trainingContext, ropeBase, headDim }) {
+  const split = Math.log(trainingContext / (2 * Math.PI)) / Math.log(ropeBase);
+  const pairs = headDim / 2;
+  const splitPair = split * pairs;
+  const tokenPairs = Math.min(pairs, Math.floor(ratio * pairs + 0.5)); // as band_pairs() in C++
+  return { split, pairs, splitPair, tokenPairs, over: tokenPairs - 1 >= splitPair };
 }

@@ -3,11 +3,13 @@
 // image work never block the page. Requests are handled one at a time, in order.
 import init from '../../dist/index.js';
 import { SideEngine } from './engine.js';
+import { ModelEngine } from './model-engine.js';
 
 // worker.js?simd=0 forces the scalar build (the page passes its own ?simd=0 on), to see and test
 // the page as browsers without WebAssembly SIMD run it.
 const options = new URL(self.location.href).searchParams.get('simd') === '0' ? { simd: false } : {};
 let engine = null;
+let modelEngine = null; // Model mode: created on its first request
 let gpuEngine; // undefined: not tried; null: no adapter
 let qkFile = null;
 const ready = init(options).then((hr) => {
@@ -56,6 +58,27 @@ async function handle(message) {
       return reply({ type: 'result', value: result }, transferables({ image: result.image, summary: result.analysis }));
     }
     if (type === 'detect') return reply({ type: 'result', value: engine.detectLanguage(message.code) });
+    if (type.startsWith('model')) {
+      modelEngine ||= new ModelEngine(hr);
+      const m = modelEngine;
+      if (type === 'modelRun') {
+        const value = await m.run(message);
+        return reply({ type: 'result', value }, [value.image.rgba.buffer, value.losses.buffer, value.curve.x.buffer, value.curve.y.buffer, value.units.buffer]);
+      }
+      if (type === 'modelImage') {
+        const image = m.image(message.view);
+        return reply({ type: 'result', value: image }, [image.rgba.buffer]);
+      }
+      if (type === 'modelRow') {
+        const row = m.row(message.index);
+        return reply({ type: 'result', value: row }, [row.probs.buffer]);
+      }
+      if (type === 'modelValues') {
+        const values = m.values(message.region);
+        return reply({ type: 'result', value: values }, [values.values.buffer]);
+      }
+      if (type === 'modelGenerate') return reply({ type: 'result', value: await m.generate(message) });
+    }
     if (!current) throw Object.assign(new Error('nothing has been computed yet'), { name: 'PlaygroundError' });
     if (type === 'images') {
       const images = current.images(message.view);

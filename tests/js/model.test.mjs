@@ -1,0 +1,216 @@
+// hr.model against both WASM builds: the trainer's test vectors, loss/attention/generate, the
+// CLI, and bad weights and inputs as HiRoPEErrors that leave nothing loaded.
+import { describe, it, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { HiRoPEError } from '../../dist/index.js';
+import { BUILDS, load } from './builds.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const weights = new Uint8Array(fs.readFileSync(path.join(root, 'models/pybyte.hrm')));
+const vectors = JSON.parse(fs.readFileSync(path.join(root, 'models/pybyte-vectors.json'), 'utf8'));
+const CODE = fs.readFileSync(path.join(root, 'tests/fixtures/model/sample.py'), 'utf8');
+
+// The trainer's scheme description as model options.
+function optionsOf(c) {
+  const s = c.scheme;
+  const scheme = { type: s.type === 'self_extend' ? 'self-extend' : s.type };
+  if (s.scaling) scheme.scaling = { type: s.scaling, factor: s.factor };
+  for (const key of ['window', 'group', 'ratio']) if (s[key] !== undefined) scheme[key] = s[key];
+  if (s.type === 'rerope') scheme.logN = false;
+  const options = { scheme };
+  if (c.units) options.positions = { unit: c.units };
+  return options;
+}
+
+function rethrows(fn, pattern) {
+  assert.throws(fn, (e) => {
+    assert.ok(e instanceof HiRoPEError, `expected HiRoPEError, got ${e?.name}: ${e?.message}`);
+    assert.match(e.message, pattern);
+    return true;
+  });
+}
+
+for (const build of BUILDS) {
+  describe(`code model (${build.name})`, () => {
+    let hr, model;
+    before(async () => {
+      hr = await load(build.simd);
+      model = await hr.model.load({ data: weights });
+    });
+
+    it('matches the trainer\'s logits within 1e-3 for every exported scheme', () => {
+      assert.ok(vectors.cases.length >= 14);
+      for (const c of vectors.cases) {
+        const bytes = Buffer.from(c.input, 'base64');
+        const logits = model.logits(new Uint8Array(bytes), optionsOf(c));
+        assert.equal(logits.length, bytes.length * 256);
+        let worst = 0;
+        c.positions.forEach((p, i) => {
+          for (let v = 0; v < 256; v++) worst = Math.max(worst, Math.abs(logits[p * 256 + v] - c.logits[i][v]));
+        });
+        assert.ok(worst < 1e-3, `${JSON.stringify(c.scheme)} on ${bytes.length} bytes: ${worst}`);
+      }
+    });
+
+    it('describes itself', () => {
+      assert.equal(model.config.layers, 4);
+      assert.equal(model.config.headDim, 48);
+      assert.equal(model.config.trainingContext, 128);
+      assert.equal(model.config.parameters, 1820352);
+      assert.deepEqual(hr.model.inspect(weights), model.config);
+    });
+
+    it('per-byte loss: n - 1 values in bits, the mean of the cross-entropy of the logits', () => {
+      const text = CODE.slice(0, 300);
+      const { losses, bitsPerByte, n } = model.loss(text);
+      const bytes = new TextEncoder().encode(text);
+      assert.equal(n, bytes.length);
+      assert.equal(losses.length, n - 1);
+      const logits = model.logits(text);
+      let sum = 0;
+      for (let t = 0; t + 1 < n; t++) {
+        const row = logits.subarray(t * 256, (t + 1) * 256);
+        const max = Math.max(...row);
+        let z = 0;
+        for (const x of row) z += Math.exp(x - max);
+        const bits = (Math.log(z) - (row[bytes[t + 1]] - max)) / Math.LN2;
+        assert.ok(Math.abs(bits - losses[t]) < 1e-3, `byte ${t + 1}: ${bits} vs ${losses[t]}`);
+        sum += bits;
+      }
+      assert.ok(Math.abs(sum / (n - 1) - bitsPerByte) < 1e-4);
+      // A trained model predicts its own language far better than uniform (8 bits).
+      assert.ok(bitsPerByte < 4, `bits/byte ${bitsPerByte}`);
+    });
+
+    it('schemes change the loss only past their window or training length', () => {
+      const text = CODE.slice(0, 600);
+      const rope = model.loss(text).losses;
+      const hirope = model.loss(text, { scheme: { type: 'hirope', ratio: 1 / 3 }, hierarchy: 'segments', segmentSize: 32 }).losses;
+      // Window 64 (half the training context): identical before byte 64, different after.
+      let early = 0;
+      let late = 0;
+      for (let t = 0; t < rope.length; t++) {
+        const d = Math.abs(rope[t] - hirope[t]);
+        if (t < 63) early = Math.max(early, d);
+        else late = Math.max(late, d);
+      }
+      assert.ok(early < 1e-4, `before the window: ${early}`);
+      assert.ok(late > 1e-2, `after the window: ${late}`);
+    });
+
+    it('real attention: causal rows summing to 1, per layer and head', () => {
+      const text = CODE.slice(0, 120);
+      const a = model.attention(text, { layer: 2, head: 1 });
+      const b = model.attention(text, { layer: 2, head: 3 });
+      assert.equal(a.matrix.length, a.n * a.n);
+      for (let i = 0; i < a.n; i++) {
+        let sum = 0;
+        for (let j = 0; j < a.n; j++) {
+          if (j > i) assert.equal(a.matrix[i * a.n + j], 0);
+          sum += a.matrix[i * a.n + j];
+        }
+        assert.ok(Math.abs(sum - 1) < 1e-5);
+      }
+      assert.notDeepEqual(a.matrix, b.matrix);
+    });
+
+    it('generates past the training length, repeatably by seed, under any scheme', () => {
+      const prompt = CODE.slice(0, 200);
+      const g1 = model.generate(prompt, { maxBytes: 80, seed: 5 });
+      const g2 = model.generate(prompt, { maxBytes: 80, seed: 5 });
+      assert.equal(g1.text, g2.text);
+      assert.ok(g1.bytes.length <= 80 && g1.bytes.length > 0);
+      const greedy = model.generate(prompt, { maxBytes: 20, temperature: 0, scheme: { type: 'hirope', ratio: 1 / 3 } });
+      // Greedy decoding equals the argmax of a full forward at each step.
+      let text = new TextEncoder().encode(prompt);
+      for (const byte of greedy.bytes) {
+        const logits = model.logits(text, { scheme: { type: 'hirope', ratio: 1 / 3 } });
+        const row = logits.subarray((text.length - 1) * 256);
+        let best = 0;
+        for (let v = 1; v < 256; v++) if (row[v] > row[best]) best = v;
+        assert.equal(byte, best);
+        text = Uint8Array.from([...text, best]);
+      }
+    });
+
+    it('byte positions by hierarchy', () => {
+      const units = model.positions(CODE.slice(0, 400));
+      const statements = model.positions(CODE.slice(0, 400), { hierarchy: 'statements' });
+      const segments = model.positions(CODE.slice(0, 400), { hierarchy: 'segments', segmentSize: 50 });
+      assert.equal(units.token.length, new TextEncoder().encode(CODE.slice(0, 400)).length);
+      assert.deepEqual(statements.unit, statements.statement);
+      assert.equal(segments.unit[49], 0);
+      assert.equal(segments.unit[50], 1);
+      assert.ok(units.unit.at(-1) >= 1);
+    });
+
+    it('bad weights: truncated, corrupted, another version, not a model; nothing half-loaded', async () => {
+      const heapBefore = hr.heapBytes();
+      const cases = [
+        [weights.subarray(0, 20), /truncated/],
+        [weights.subarray(0, weights.length - 100), /truncated/],
+        [(() => { const b = weights.slice(); b[5000] ^= 1; return b; })(), /corrupted/],
+        [(() => { const b = weights.slice(); b[8] = 9; return b; })(), /version 9 is not supported: this hirope reads version 1/],
+        [new Uint8Array(64), /not a hirope model/],
+        [Uint8Array.from([...weights, 1, 2, 3, 4]), /unexpected bytes/],
+      ];
+      for (const [data, pattern] of cases) {
+        await assert.rejects(hr.model.load({ data }), (e) => e instanceof HiRoPEError && pattern.test(e.message));
+      }
+      await assert.rejects(hr.model.load({ data: 'weights' }), /must be a Uint8Array or ArrayBuffer/);
+      await assert.rejects(hr.model.load({ url: 'file:///nonexistent/model.hrm' }), /cannot read/);
+      assert.equal(hr.heapBytes(), heapBefore);
+    });
+
+    it('bad inputs and options are HiRoPEErrors', () => {
+      const limit = model.maxInputBytes;
+      rethrows(() => model.loss('x'.repeat(limit + 1)), new RegExp(`${limit + 1} bytes; the model's limit is ${limit}`));
+      rethrows(() => model.loss(''), /at least 1 byte/);
+      rethrows(() => model.loss(42), /must be a string or a Uint8Array/);
+      rethrows(() => model.loss('x = 1', { scheme: 'alibi' }), /trained with RoPE/);
+      rethrows(() => model.loss('x = 1', { scheme: { type: 'rope', layout: 'interleaved' } }), /half-split layout/);
+      rethrows(() => model.loss('x = 1', { schem: 'rope' }), /unknown key 'schem'/);
+      rethrows(() => model.loss('x = 1', { hierarchy: 'files' }), /hierarchy must be/);
+      rethrows(() => model.attention('x = 1', { layer: 4 }), /layer must be an integer in \[0, 3\]/);
+      rethrows(() => model.attention('x = 1', { head: -1 }), /head must be an integer/);
+      rethrows(() => model.generate('x', { maxBytes: limit }), /exceeds the model's limit/);
+      rethrows(() => model.generate('x', { temperature: -1 }), /temperature must be/);
+      rethrows(() => model.logits('abc', { positions: { unit: [0, 0] } }), /3 entries/);
+      const m2 = hr.model.load({ data: weights });
+      return m2.then((m) => {
+        m.dispose();
+        rethrows(() => m.loss('x = 1'), /disposed/);
+      });
+    });
+  });
+}
+
+describe('hirope eval-model and generate (CLI)', () => {
+  const cli = path.join(root, 'bin/hirope.mjs');
+  const file = path.join(root, 'tests/fixtures/model/sample.py');
+  it('prints bits/byte per position bucket for each scheme', () => {
+    const out = execFileSync('node', [cli, 'eval-model', file, '--length', '512', '--per-file', '1', '--scheme', 'rope', '--scheme', 'hirope-1/3-segments32', '--json'], { encoding: 'utf8' });
+    const r = JSON.parse(out);
+    assert.deepEqual(r.buckets, [0, 128, 256, 512]);
+    assert.equal(r.windows, 1);
+    for (const name of ['rope', 'hirope-1/3-segments32']) {
+      assert.equal(r.bitsPerByte[name].length, 3);
+      for (const x of r.bitsPerByte[name]) assert.ok(x > 0 && x < 8);
+    }
+    // In distribution the two agree closely (the window is half the training context).
+    assert.ok(Math.abs(r.bitsPerByte.rope[0] - r.bitsPerByte['hirope-1/3-segments32'][0]) < 0.05);
+    const table = execFileSync('node', [cli, 'eval-model', file, '--length', '256', '--per-file', '1', '--scheme', 'rope'], { encoding: 'utf8' });
+    assert.match(table, /^position\s+rope$/m);
+    assert.match(table, /^128-255\s+\d\.\d{3}$/m);
+  });
+  it('generates and reports usage errors', () => {
+    const out = execFileSync('node', [cli, 'generate', file, '--max-bytes', '30', '--seed', '2', '--scheme', 'rerope'], { encoding: 'utf8' });
+    assert.ok(out.length > 0);
+    assert.throws(() => execFileSync('node', [cli, 'eval-model', file, '--scheme', 'nosuch'], { stdio: 'pipe' }), (e) => e.status === 2 && /unknown scheme preset 'nosuch'/.test(e.stderr));
+    assert.throws(() => execFileSync('node', [cli, 'eval-model', file, '--length', '100000'], { stdio: 'pipe' }), (e) => e.status === 1 && /no file holds 100000 bytes/.test(e.stderr));
+  });
+});

@@ -1,0 +1,150 @@
+// The compute side of the playground's Model mode, for one scheme (one per Web Worker, like
+// SideEngine): the code model's per-byte loss, its real attention for a layer and head as a
+// pooled image, and generation. Pure of DOM, so Node tests drive it directly.
+import { LUTS, probPixels } from './colormap.js';
+import { maskUpper, PlaygroundError } from './engine.js';
+
+/** Bytes of code the model reads (the rest is noted and left out). */
+export const MODEL_BYTES = 4096;
+/** Bytes whose attention matrix is shown (n x n floats stay at 4 MB). */
+export const ATTENTION_BYTES = 1024;
+/** Bytes per point of the loss curve. */
+export const CURVE_STEP = 8;
+
+export const MODEL_SCHEMES = [
+  ['rope', 'RoPE'],
+  ['hirope', 'HiRoPE'],
+  ['rerope', 'ReRoPE'],
+  ['leaky-rerope', 'Leaky ReRoPE'],
+  ['self-extend', 'Self-Extend'],
+];
+
+/** The model API options for one side of the model state. */
+export function modelOptionsFor(side, language) {
+  const scheme = { type: side.type };
+  if (side.scaling !== 'none') scheme.scaling = { type: side.scaling, factor: side.factor };
+  if (side.type !== 'rope') scheme.window = side.window;
+  if (side.type === 'self-extend') scheme.group = side.group;
+  if (side.type === 'hirope') scheme.ratio = side.ratio;
+  const options = { scheme, language, hierarchy: side.hierarchy };
+  if (side.hierarchy === 'segments') options.segmentSize = side.segment;
+  return options;
+}
+
+/** The first `limit` bytes of text's UTF-8, cut at a character boundary; and the characters kept. */
+export function clipUtf8(text, limit) {
+  const bytes = new TextEncoder().encode(text);
+  if (bytes.length <= limit) return { bytes, chars: text.length, clipped: false };
+  let end = limit;
+  while (end > 0 && (bytes[end] & 0xc0) === 0x80) end--; // not inside a multi-byte character
+  const kept = bytes.subarray(0, end);
+  return { bytes: kept, chars: new TextDecoder().decode(kept).length, clipped: true };
+}
+
+/** Mean loss over consecutive runs of `step` bytes: { x (first byte of each run), y }. */
+export function lossCurve(losses, step = CURVE_STEP) {
+  const points = Math.ceil(losses.length / step);
+  const x = new Float32Array(points);
+  const y = new Float32Array(points);
+  for (let p = 0; p < points; p++) {
+    let sum = 0;
+    const end = Math.min(losses.length, (p + 1) * step);
+    for (let t = p * step; t < end; t++) sum += losses[t];
+    x[p] = p * step + 1; // losses[t] is the loss of byte t + 1
+    y[p] = sum / (end - p * step);
+  }
+  return { x, y };
+}
+
+export class ModelEngine {
+  constructor(hr) {
+    this.hr = hr;
+    this.model = null;
+    this._loading = null;
+    this.matrix = null;
+    this.n = 0;
+  }
+
+  /** Loads the weights once (a fetch of about 3.6 MB). */
+  async load() {
+    if (!this._loading) this._loading = this.hr.model.load().then((m) => (this.model = m));
+    return this._loading;
+  }
+
+  /**
+   * run({ code, side, language, layer, head, view: { size, region } }) -> { n, clipped, losses,
+   * bitsPerByte, curve, image, units, attentionBytes, config, timings }.
+   */
+  async run({ code, side, language, layer, head, view = {} }) {
+    const t0 = performance.now();
+    const model = await this.load();
+    const tLoad = performance.now();
+    const { bytes, clipped } = clipUtf8(code, MODEL_BYTES);
+    if (bytes.length < 2) throw new PlaygroundError('The model needs at least 2 bytes of code.');
+    const options = modelOptionsFor(side, language);
+    const { losses, bitsPerByte, positions } = model.loss(bytes, options);
+    const tLoss = performance.now();
+    const m = Math.min(bytes.length, ATTENTION_BYTES);
+    const { matrix } = model.attention(bytes.subarray(0, m), { ...options, layer, head });
+    this.matrix = matrix;
+    this.n = m;
+    this.units = positions.unit.slice(0, m);
+    const tAttention = performance.now();
+    const image = this.image(view);
+    return {
+      n: bytes.length,
+      clipped,
+      losses,
+      bitsPerByte,
+      curve: lossCurve(losses),
+      image,
+      units: this.units,
+      attentionBytes: m,
+      config: model.config,
+      timings: { load: tLoad - t0, loss: tLoss - tLoad, attention: tAttention - tLoss, image: performance.now() - tAttention },
+    };
+  }
+
+  /** The last attention matrix pooled to at most size x size cells over a byte region. */
+  image({ size = 512, region = null } = {}) {
+    const n = this.n;
+    const r = region ? { r0: Math.max(0, region.r0), r1: Math.min(n, region.r1), c0: Math.max(0, region.c0), c1: Math.min(n, region.c1) } : { r0: 0, r1: n, c0: 0, c1: n };
+    const rows = Math.min(size, r.r1 - r.r0);
+    const cols = Math.min(size, r.c1 - r.c0);
+    const { ratio } = this.hr.pool({ matrix: this.matrix, n, rows, cols, region: r, causal: true });
+    const rgba = new Uint8ClampedArray(rows * cols * 4);
+    probPixels(ratio, LUTS.magma, new Uint32Array(rgba.buffer));
+    return { rgba: maskUpper(rgba, rows, cols, r), rows, cols, region: r };
+  }
+
+  /** One query byte's attention row (keys 0..index) and its maximum. */
+  row(index) {
+    if (!this.matrix || index < 0 || index >= this.n) throw new PlaygroundError(`no attention row ${index}`);
+    const probs = this.matrix.slice(index * this.n, index * this.n + index + 1);
+    let max = 0;
+    for (const p of probs) max = Math.max(max, p);
+    return { probs, max };
+  }
+
+  /** Probabilities over a region, row-major, for CSV export. */
+  values(region) {
+    const n = this.n;
+    const r = region ?? { r0: 0, r1: n, c0: 0, c1: n };
+    const width = r.c1 - r.c0;
+    const values = new Float32Array((r.r1 - r.r0) * width);
+    for (let i = r.r0; i < r.r1; i++) values.set(this.matrix.subarray(i * n + r.c0, i * n + r.c1), (i - r.r0) * width);
+    return { region: r, values };
+  }
+
+  /** Continues the code (clipped to leave room) under this side's scheme. */
+  async generate({ code, side, language, maxBytes, temperature, seed }) {
+    const model = await this.load();
+    const room = model.maxInputBytes - maxBytes;
+    const { bytes } = clipUtf8(code, Math.min(room, MODEL_BYTES));
+    if (bytes.length < 1) throw new PlaygroundError('Generation needs some code to continue.');
+    const t0 = performance.now();
+    const { text, bytes: out } = model.generate(bytes, { ...modelOptionsFor(side, language), maxBytes, temperature, seed });
+    const ms = performance.now() - t0;
+    return { text, promptBytes: bytes.length, bytes: out.length, ms, bytesPerSecond: (1000 * out.length) / ms };
+  }
+}
