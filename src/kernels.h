@@ -38,6 +38,24 @@ inline void gemm_tile(const float* a, size_t lda, const float* b, size_t ldb, in
         for (int v = 0; v < kNV; ++v) store(c + m * kNR + 4 * v, acc[m][v]);
 }
 
+// In place: a[i] = silu(a[i]) * g[i] (SwiGLU's gate), with silu(u) = u / (1 + e^-u) written as
+// u * (u < 0 ? e : 1) / (1 + e), e = e^-|u|, so that exp only sees arguments <= 0.
+inline void silu_gate(float* a, const float* g, size_t len) {
+    using namespace simd;
+    const f4 zero = splat(0), one = splat(1);
+    size_t i = 0;
+    for (; i + 4 <= len; i += 4) {
+        const f4 u = load(a + i);
+        const f4 e = exp_nonpositive(sub(zero, abs(u)));
+        const f4 silu = div(mul(u, select(lt(u, zero), e, one)), add(one, e));
+        store(a + i, mul(silu, load(g + i)));
+    }
+    for (; i < len; ++i) {
+        const float u = a[i], e = std::exp(-std::fabs(u));
+        a[i] = u * (u < 0 ? e : 1.0f) / (1.0f + e) * g[i];
+    }
+}
+
 // In place: x[0..len) = softmax(x[0..len)). Returns false (x unspecified) when the row holds a
 // NaN or an infinity, which finite inputs produce only when q.k overflows the float range.
 inline bool softmax_row(float* x, size_t len) {

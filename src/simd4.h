@@ -48,6 +48,9 @@ inline f4 sub(f4 a, f4 b) {
 inline f4 mul(f4 a, f4 b) {
     return {wasm_f32x4_mul(a.v, b.v)};
 }
+inline f4 div(f4 a, f4 b) {
+    return {wasm_f32x4_div(a.v, b.v)};
+}
 inline f4 madd(f4 a, f4 b, f4 c) {
     return {wasm_f32x4_add(wasm_f32x4_mul(a.v, b.v), c.v)};
 }
@@ -110,6 +113,9 @@ inline f4 sub(f4 a, f4 b) {
 }
 inline f4 mul(f4 a, f4 b) {
     return {_mm_mul_ps(a.v, b.v)};
+}
+inline f4 div(f4 a, f4 b) {
+    return {_mm_div_ps(a.v, b.v)};
 }
 inline f4 madd(f4 a, f4 b, f4 c) {
     return {_mm_add_ps(_mm_mul_ps(a.v, b.v), c.v)};
@@ -175,6 +181,9 @@ inline f4 sub(f4 a, f4 b) {
 }
 inline f4 mul(f4 a, f4 b) {
     HIROPE_F4_MAP(a.v[l] * b.v[l]);
+}
+inline f4 div(f4 a, f4 b) {
+    HIROPE_F4_MAP(a.v[l] / b.v[l]);
 }
 inline f4 madd(f4 a, f4 b, f4 c) {
     HIROPE_F4_MAP(a.v[l] * b.v[l] + c.v[l]);

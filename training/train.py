@@ -252,6 +252,32 @@ def export_weights(model, cfg, path, name):
     log("weights: %s (%d bytes, %d parameters)" % (path, len(data), flat.numel()))
 
 
+def load_weights(path):
+    """A Model (float32, eval mode) and its config from a weights file written by export_weights."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:8] != MAGIC:
+        raise ValueError("%s is not a hirope model file" % path)
+    if struct.unpack("<I", data[-4:])[0] != fnv1a32(data[:-4]):
+        raise ValueError("%s is corrupted (checksum)" % path)
+    version, vocab, d, layers, heads, ffn, context = struct.unpack("<7I", data[8:36])
+    if version != FORMAT_VERSION:
+        raise ValueError("%s has format version %d, not %d" % (path, version, FORMAT_VERSION))
+    base, eps, _flags, name_len = struct.unpack("<2f2I", data[36:52])
+    at = 52 + name_len + (-name_len % 4)
+    (count,) = struct.unpack("<I", data[at: at + 4])
+    flat = torch.from_numpy(np.frombuffer(data, dtype="<f2", count=count, offset=at + 4).astype(np.float32))
+    m = {"vocab": vocab, "d_model": d, "layers": layers, "heads": heads, "ffn_hidden": ffn,
+         "rope_base": base, "norm_eps": eps, "context": context}
+    model = Model(m)
+    pos = 0
+    with torch.no_grad():
+        for t in tensors_in_order(model):
+            t.copy_(flat[pos: pos + t.numel()].view_as(t))
+            pos += t.numel()
+    return model.eval(), m
+
+
 def fp16_roundtrip(model):
     """The model as the fp16 file stores it (inference runs the stored weights in float32)."""
     with torch.no_grad():

@@ -230,7 +230,68 @@ export interface Analysis {
   statements: number;
 }
 
+/** The code model's header (hr.model.inspect, CodeModel.config). */
+export interface ModelConfig {
+  name: string;
+  version: number;
+  vocab: number;
+  dModel: number;
+  layers: number;
+  heads: number;
+  headDim: number;
+  ffnHidden: number;
+  trainingContext: number;
+  ropeBase: number;
+  normEps: number;
+  parameters: number;
+}
+
+/** Options of CodeModel.loss / logits / attention / generate. */
+export interface ModelOptions {
+  /** A rotary scheme (rope with any scaling, rerope, leaky-rerope, self-extend, hirope, xpos) or nope. */
+  scheme?: Scheme;
+  /** Where HiRoPE's high-level index comes from (default 'units'). */
+  hierarchy?: 'units' | 'statements' | 'segments';
+  segmentSize?: number;
+  language?: Language;
+  gap?: 'own' | 'next' | 'previous';
+  descendClasses?: boolean;
+}
+
+export interface BytePositions {
+  token: Int32Array;
+  unit: Int32Array;
+  statement: Int32Array;
+}
+
+export declare class CodeModel {
+  readonly config: ModelConfig;
+  /** Bytes one call accepts (input, or prompt plus maxBytes). */
+  readonly maxInputBytes: number;
+  /** losses[t]: bits to predict byte t + 1 from bytes 0..t; bitsPerByte: their mean. */
+  loss(code: string | Uint8Array, options?: ModelOptions): { losses: Float32Array; bitsPerByte: number; n: number; positions: BytePositions };
+  /** n x 256 next-byte logits. options.positions overrides the hierarchy with explicit indices. */
+  logits(code: string | Uint8Array, options?: ModelOptions & { positions?: { unit?: ArrayLike<number>; statement?: ArrayLike<number> } }): Float32Array;
+  /** The model's attention probabilities of one layer and head (n x n, causal). */
+  attention(code: string | Uint8Array, options?: ModelOptions & { layer?: number; head?: number }): { matrix: Float32Array; n: number; positions: BytePositions };
+  /** Continues the prompt with the KV cache. */
+  generate(prompt: string | Uint8Array, options?: ModelOptions & { maxBytes?: number; temperature?: number; seed?: number }): { text: string; bytes: Uint8Array };
+  positions(code: string | Uint8Array, options?: Omit<ModelOptions, 'scheme'>): BytePositions;
+  /** The scheme with the model's defaults filled in (base, layout, trainingLength, window). */
+  scheme(scheme?: Scheme): Record<string, unknown>;
+  dispose(): void;
+}
+
+export declare class ModelLoader {
+  /** Loads a weights file: options.data, options.url, or the package's data/pybyte.hrm. */
+  load(options?: { data?: Uint8Array | ArrayBuffer; url?: string | URL }): Promise<CodeModel>;
+  /** The header of a weights file without loading it. */
+  inspect(data: Uint8Array | ArrayBuffer): ModelConfig;
+}
+
 export declare class HiRoPE {
+  /** The byte-level code model (full build; null in hirope/core). */
+  readonly model: ModelLoader | null;
   /** Which build runs. */
   readonly backend: 'wasm-simd' | 'wasm-scalar';
   /** The kernel family compiled into it. */

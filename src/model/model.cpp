@@ -280,10 +280,7 @@ void Model::Impl::mlp_block(const Block& b, int64_t n, float* x, Scratch& s) con
     rms_norm(x, n, d, b.mlp_norm.data(), cfg.norm_eps, s.h.data());
     b.w1.apply(s.h.data(), n, s.a.data());
     b.w3.apply(s.h.data(), n, s.g.data());
-    for (int64_t i = 0; i < n * f; ++i) {
-        const float u = s.a[i];
-        s.a[i] = u / (1.0f + std::exp(-u)) * s.g[i];
-    }
+    kernels::silu_gate(s.a.data(), s.g.data(), static_cast<size_t>(n) * f);
     b.w2.apply(s.a.data(), n, s.tmp.data());
     for (int64_t i = 0; i < n * d; ++i) x[i] += s.tmp[i];
 }

@@ -450,3 +450,18 @@ TEST_CASE("model: bad requests are errors", "[model][errors]") {
     CHECK(generate(m, text, o, &out).message().find("exceeds the model's limit") != std::string::npos);
     CHECK(!generate(m, "", GenerateOptions{}, &out).ok());
 }
+
+TEST_CASE("model: the SwiGLU gate equals u * sigmoid(u) * g", "[model]") {
+    std::vector<float> a, g, ref;
+    for (int i = 0; i <= 1203; ++i) { // not a multiple of 4: the scalar tail too
+        const float u = -40.0f + 80.0f * static_cast<float>(i) / 1203.0f;
+        a.push_back(u);
+        g.push_back(0.5f + 0.001f * static_cast<float>(i));
+        ref.push_back(static_cast<float>(u / (1.0 + std::exp(-static_cast<double>(u))) * g.back()));
+    }
+    kernels::silu_gate(a.data(), g.data(), a.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+        INFO("u index " << i);
+        CHECK(std::fabs(a[i] - ref[i]) <= 1e-6f * (1.0f + std::fabs(ref[i])));
+    }
+}

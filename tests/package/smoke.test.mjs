@@ -32,6 +32,8 @@ export async function run() {
   let error = '';
   try { hr.attention({ q, k, n, headDim: 7 }); } catch (e) { error = e instanceof HiRoPEError ? e.message : 'wrong error type'; }
   const result = { backend: hr.backend, ids: Array.from(a.tokens.ids), units: a.units.map((u) => u.kind), rowSum: p.slice(n * (n - 1)).reduce((s, x) => s + x, 0), error };
+  const model = await hr.model.load();
+  result.modelBits = model.loss(code, { scheme: { type: 'hirope', ratio: 0.3 } }).bitsPerByte;
   ${workerFrom ? "const w = await analyzeInWorker(code, { language: 'python', tokenizer: 'cl100k' }); result.worker = Array.from(w.tokens.ids); result.workerTexts = w.tokens.texts.join('') === code;" : ''}
   return result;
 }
@@ -44,6 +46,8 @@ function checkResult(r, { worker = false } = {}) {
   assert.deepEqual(r.units, ['function', 'class']);
   assert.ok(Math.abs(r.rowSum - 1) < 1e-5);
   assert.match(r.error, /^headDim must be a positive even integer, got 7/);
+  // The code model's weights travel with the bundle (data/pybyte.hrm) and load lazily.
+  assert.ok(r.modelBits > 0.5 && r.modelBits < 6, `model bits/byte ${r.modelBits}`);
   if (worker) {
     assert.deepEqual(r.worker, r.ids);
     assert.equal(r.workerTexts, true);
@@ -118,7 +122,7 @@ describe('the npm package in other projects', () => {
 
   it('ships only what it needs', () => {
     const list = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--loglevel=error'], { cwd: root, encoding: 'utf8' }))[0].files.map((f) => f.path);
-    for (const f of ['dist/index.js', 'dist/core.js', 'dist/api.js', 'dist/worker.js', 'dist/index.d.ts', 'dist/hirope-simd.wasm', 'dist/hirope-core-scalar.wasm', 'dist/data/cl100k.bin', 'bin/hirope.mjs']) {
+    for (const f of ['dist/index.js', 'dist/core.js', 'dist/api.js', 'dist/worker.js', 'dist/index.d.ts', 'dist/hirope-simd.wasm', 'dist/hirope-core-scalar.wasm', 'dist/data/cl100k.bin', 'dist/model.js', 'dist/data/pybyte.hrm', 'bin/hirope.mjs', 'bin/model-eval.mjs']) {
       assert.ok(list.includes(f), f);
     }
     assert.ok(!list.some((f) => f.startsWith('src/') || f.startsWith('tests/') || f.startsWith('build/')));

@@ -1,5 +1,5 @@
 // A typed usage example, type-checked with tsc --strict against the installed package.
-import init, { HiRoPEError, segmentPositions, type Analysis, type Scheme } from 'hirope';
+import init, { HiRoPEError, segmentPositions, type Analysis, type Scheme, type CodeModel, type ModelConfig } from 'hirope';
 import core from 'hirope/core';
 import { createWorker, analyzeInWorker, type HiRoPEWorker } from 'hirope/worker';
 
@@ -37,3 +37,12 @@ const worker: HiRoPEWorker = createWorker({ tokenizers: ['llama2'] });
 const fromWorker: Analysis = await analyzeInWorker('int main() {}', { language: 'c' });
 console.log(backend, firstUnit, freqs[0], bands[0].distances[0], decay[0], split, light.hasAnalysis, fromWorker.units.length);
 worker.terminate();
+if (hr.model) {
+  const model: CodeModel = await hr.model.load();
+  const config: ModelConfig = model.config;
+  const { losses, bitsPerByte } = model.loss('x = 1\n', { scheme: { type: 'hirope', ratio: 0.3 }, hierarchy: 'segments' });
+  const attention: Float32Array = model.attention('x = 1\n', { layer: 1, head: 0 }).matrix;
+  const text: string = model.generate('def f', { maxBytes: 8, temperature: 0, seed: 2 }).text;
+  console.log(config.trainingContext, losses.length, bitsPerByte, attention.length, text);
+  model.dispose();
+}

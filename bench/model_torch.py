@@ -1,0 +1,46 @@
+#!/usr/bin/env python3
+"""PyTorch side of bench/model.mjs: the same code model (training/train.py's Model, weights read
+from the .hrm file) timed on the same input. Prints one JSON line.
+
+    /usr/bin/python3 bench/model_torch.py WEIGHTS INPUT --repeats 7 --threads 2
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "training"))
+import torch  # noqa: E402
+from train import load_weights, rope_scores  # noqa: E402
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("weights")
+    ap.add_argument("input")
+    ap.add_argument("--repeats", type=int, default=7)
+    ap.add_argument("--threads", type=int, default=2)
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+    model, m = load_weights(args.weights)
+    with open(args.input, "rb") as f:
+        data = f.read()
+    ids = torch.tensor([list(data)])
+    n = len(data)
+    hd = m["d_model"] // m["heads"]
+    times = []
+    with torch.no_grad():
+        model(ids, rope_scores(n, hd, m["rope_base"], "cpu"))  # warm-up
+        for _ in range(args.repeats):
+            t0 = time.perf_counter()
+            logits = model(ids, rope_scores(n, hd, m["rope_base"], "cpu"))
+            times.append((time.perf_counter() - t0) * 1000)
+    print(json.dumps({"torch": torch.__version__, "threads": args.threads, "bytes": n,
+                      "median_ms": statistics.median(times), "times_ms": times,
+                      "first_logits": [round(float(x), 4) for x in logits[0, -1, :4]]}))
+
+
+if __name__ == "__main__":
+    main()
