@@ -28,8 +28,10 @@ struct Decoder::Impl {
     int64_t rotated_len = 0;
     Scratch s;
 
-    Impl(const Model& model_, const Scheme& scheme_)
-        : model(model_), m(*model_.impl_), scheme(scheme_) {
+    int64_t frequency_length = 0;
+
+    Impl(const Model& model_, const Scheme& scheme_, int64_t frequency_length_)
+        : model(model_), m(*model_.impl_), scheme(scheme_), frequency_length(frequency_length_) {
         scheme_status = m.check_scheme(scheme);
         windowed = is_windowed(scheme.type);
         d = m.cfg.d_model;
@@ -116,6 +118,20 @@ struct Decoder::Impl {
             rollback(t0);
             return st;
         }
+        // The attention plan takes its frequencies from the block it is given; a prompt may use
+        // it only when those are the ones this decoder uses.
+        bool plan_frequencies = true;
+        if (frequency_length > 0) {
+            const std::vector<double> natural = c.inv_freq;
+            c.seq_len = std::max(frequency_length, t1);
+            st = inverse_frequencies(scheme, hd, c.seq_len, &c.inv_freq);
+            if (!st.ok()) {
+                rollback(t0);
+                return st;
+            }
+            c.attn_factor = attention_factor(scheme, c.seq_len);
+            plan_frequencies = c.inv_freq == natural;
+        }
         // Keys rotated with other frequencies (dynamic NTK grows with the sequence, LongRoPE
         // switches, xPos recentres) are rotated again, as a full forward at this length would.
         const bool all_stale = c.inv_freq != rotated_freq || c.attn_factor != rotated_factor ||
@@ -156,7 +172,7 @@ struct Decoder::Impl {
             if (windowed)
                 hirope::detail::rotate_range(c, pos, Role::query, Branch::far, s.q.data(), heads, t0, t1,
                                      q_far.data());
-            if (t0 == 0 && count > 1) {
+            if (t0 == 0 && count > 1 && plan_frequencies) {
                 // A whole prompt: the attention plan's tiled kernels, as in Model::forward.
                 st = m.plan_attention(scheme, pos, count, s.q.data(), L.k.data(), L.v.data(),
                                       s.h.data(), nullptr, 0);
@@ -200,7 +216,8 @@ struct Decoder::Impl {
     }
 };
 
-Decoder::Decoder(const Model& model, const Scheme& scheme) : impl_(new Impl(model, scheme)) {}
+Decoder::Decoder(const Model& model, const Scheme& scheme, int64_t frequency_length)
+    : impl_(new Impl(model, scheme, frequency_length)) {}
 Decoder::~Decoder() = default;
 
 Status Decoder::append(const uint8_t* bytes, int64_t count, const int32_t* unit,
@@ -271,7 +288,7 @@ Status generate(const Model& model, std::string_view prompt, const GenerateOptio
     BytePositions pos;
     Status st = byte_positions(text, o.hierarchy, &pos);
     if (!st.ok()) return st;
-    Decoder dec(model, o.scheme);
+    Decoder dec(model, o.scheme, total);
     std::vector<float> logits(model.config().vocab);
     st = dec.append(reinterpret_cast<const uint8_t*>(text.data()), static_cast<int64_t>(text.size()),
                     pos.unit.data(), pos.statement.data(), logits.data());

@@ -106,11 +106,16 @@ class Model {
 // HiRoPE's unit index on the high pairs). Keys are rotated again only when their positions or
 // the scheme's frequencies change (dynamic NTK as the sequence grows; a re-analysis moving units).
 // Values and the activations of earlier layers stay as computed, so after such a change the
-// decoder is close to, not exactly, a fresh forward over the same bytes (dynamic NTK: about 1e-2
-// in the logits); for every scheme whose positions do not move it is exact to float rounding.
+// decoder is close to, not exactly, a fresh forward over the same bytes; with fixed positions and
+// frequencies (see frequency_length) it equals the full forward to float rounding.
 class Decoder {
   public:
-    Decoder(const Model& model, const Scheme& scheme);
+    // frequency_length: the sequence length whose frequencies every step uses, for schemes whose
+    // frequencies depend on it (dynamic NTK, LongRoPE). generate() passes the length it will
+    // reach, so that each step equals a full forward over the final text. 0: the current length
+    // at each step (cached keys are rotated again as it grows, but values and earlier layers'
+    // activations keep the frequencies of their time, so this is not a full forward's result).
+    Decoder(const Model& model, const Scheme& scheme, int64_t frequency_length = 0);
     ~Decoder();
     Decoder(const Decoder&) = delete;
     Decoder& operator=(const Decoder&) = delete;
@@ -140,7 +145,8 @@ struct GenerateOptions {
 // Continues prompt by up to max_bytes bytes. Positions come from byte_positions() of the text so
 // far; with a parsed hierarchy the text is analysed again after every generated newline and the
 // cached keys are rotated to the new positions (values and earlier layers' activations stay as
-// computed). Stops early at a NUL byte.
+// computed). Length-dependent frequencies (dynamic NTK) are those of prompt + max_bytes from the
+// first step. Stops early at a NUL byte.
 Status generate(const Model& model, std::string_view prompt, const GenerateOptions& options,
                 std::string* out);
 

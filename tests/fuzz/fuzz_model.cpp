@@ -1,0 +1,41 @@
+// libFuzzer: the code model's weights file on arbitrary bytes (a file must either load or fail),
+// and a short forward pass and generation through whatever loads. The trailing checksum is
+// recomputed first so that mutations reach the header and parameter checks behind it.
+#include "fuzz_common.h"
+#include "model/model.h"
+#include "model/model_internal.h"
+
+#include <cstring>
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    std::vector<uint8_t> file(data, data + size);
+    if (file.size() >= 8) {
+        const uint32_t h = hirope::model::format::fnv1a(file.data(), file.size() - 4);
+        std::memcpy(file.data() + file.size() - 4, &h, 4);
+    }
+    hirope::model::Config config;
+    (void)hirope::model::read_config(file.data(), file.size(), &config);
+    std::unique_ptr<hirope::model::Model> m;
+    if (!hirope::model::Model::load(file.data(), file.size(), &m).ok()) return 0;
+    const std::string text = "def f(x):\n    return x\n";
+    hirope::model::BytePositions p;
+    hirope::model::HierarchyOptions o;
+    if (!hirope::model::byte_positions(text, o, &p).ok()) return 0;
+    hirope::Scheme s;
+    s.type = hirope::SchemeType::hirope;
+    s.window = 4;
+    std::vector<float> losses(text.size() - 1);
+    hirope::model::Model::ForwardRequest r;
+    r.bytes = reinterpret_cast<const uint8_t*>(text.data());
+    r.n = static_cast<int64_t>(text.size());
+    r.scheme = s;
+    r.positions = p.view();
+    r.losses = losses.data();
+    (void)m->forward(r);
+    hirope::model::GenerateOptions g;
+    g.scheme = s;
+    g.max_bytes = 4;
+    std::string out;
+    (void)hirope::model::generate(*m, text, g, &out);
+    return 0;
+}
