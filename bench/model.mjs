@@ -70,10 +70,20 @@ const torch = [];
 if (!args.includes('--no-torch')) {
   const tmp = path.join(os.tmpdir(), `hirope-bench-${process.pid}.bin`);
   fs.writeFileSync(tmp, input.bytes);
-  for (const threads of [1, 2]) {
+  // Three configurations: everything on one core (as the WASM build runs); Debian's default
+  // (one torch thread, OpenBLAS on every core); two torch threads (each with OpenBLAS threads).
+  const configs = [
+    { threads: 1, blas: '1', label: '1 thread, OpenBLAS 1 thread' },
+    { threads: 1, blas: null, label: '1 thread, OpenBLAS default threads (Debian default)' },
+    { threads: 2, blas: null, label: '2 threads, OpenBLAS default threads' },
+  ];
+  for (const c of configs) {
     try {
-      const out = execFileSync('/usr/bin/python3', [path.join(root, 'bench/model_torch.py'), weights, tmp, '--repeats', String(repeats), '--threads', String(threads)], { encoding: 'utf8' });
-      torch.push(JSON.parse(out));
+      const env = { ...process.env };
+      if (c.blas) env.OPENBLAS_NUM_THREADS = c.blas;
+      else delete env.OPENBLAS_NUM_THREADS;
+      const out = execFileSync('/usr/bin/python3', [path.join(root, 'bench/model_torch.py'), weights, tmp, '--repeats', String(repeats), '--threads', String(c.threads)], { encoding: 'utf8', env });
+      torch.push({ ...JSON.parse(out), label: c.label });
     } catch (e) {
       console.error(`bench: PyTorch not run (${e.message.split('\n')[0]}); install python3-torch`);
       break;
@@ -85,15 +95,14 @@ result.torch = torch;
 
 console.log(`code model speed — ${result.machine}, Node ${process.version}; ${input.bytes.length} bytes of ${path.basename(input.name)}; medians of ${repeats}`);
 console.log('');
-console.log('| forward over 1024 bytes | ms | vs PyTorch 2 threads | vs PyTorch 1 thread |');
-console.log('|---|---:|---:|---:|');
-const t2 = torch.find((t) => t.threads === 2)?.median_ms;
-const t1 = torch.find((t) => t.threads === 1)?.median_ms;
 const ratio = (t, ms) => (t ? `${(t / ms).toFixed(2)}x` : '—');
-for (const t of torch) console.log(`| PyTorch ${t.torch}, ${t.threads} thread${t.threads > 1 ? 's' : ''} | ${t.median_ms.toFixed(1)} | | |`);
+console.log(`| forward over ${input.bytes.length} bytes | ms | ${torch.map((t, i) => `speed-up vs PyTorch (${i + 1})`).join(' | ')} |`);
+console.log(`|---|---:|${torch.map(() => '---:|').join('')}`);
+torch.forEach((t, i) => console.log(`| (${i + 1}) PyTorch ${t.torch}, ${t.label} | ${t.median_ms.toFixed(1)} |${torch.map(() => ' |').join('')}`));
 for (const r of rows) {
-  console.log(`| hirope ${r.build}, RoPE | ${r.forward.toFixed(1)} | ${ratio(t2, r.forward)} | ${ratio(t1, r.forward)} |`);
-  console.log(`| hirope ${r.build}, HiRoPE | ${r.hirope.toFixed(1)} | ${ratio(t2, r.hirope)} | ${ratio(t1, r.hirope)} |`);
+  for (const [name, ms] of [['RoPE', r.forward], ['HiRoPE', r.hirope]]) {
+    console.log(`| hirope ${r.build}, ${name} (1 thread) | ${ms.toFixed(1)} | ${torch.map((t) => ratio(t.median_ms, ms)).join(' | ')} |`);
+  }
 }
 console.log('');
 console.log('| generation (KV cache, RoPE) | prefill 256 bytes, ms | 256 new bytes, bytes/s | 256 bytes after a 768-byte prompt, bytes/s (prefill included) |');

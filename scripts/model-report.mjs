@@ -4,7 +4,10 @@
 // training/manifest.tsv, with standard errors of paired differences (clustered by file) and the
 // same comparison on two disjoint halves of the held-out files.
 //
-//   node scripts/model-report.mjs [--per-file K] [--weights models/pybyte.hrm] [--out FILE]
+//   node scripts/model-report.mjs [--per-file K] [--weights models/pybyte.hrm] [--out FILE] [--reuse]
+//
+// The per-window numbers are kept in build/model-eval-data.json; --reuse writes the report from
+// them again without running the model (to change the text, not the numbers).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -22,6 +25,8 @@ const arg = (name, fallback) => {
 const perFile = Number(arg('--per-file', 6));
 const weights = arg('--weights', path.join(root, 'models/pybyte.hrm'));
 const outFile = arg('--out', path.join(root, 'docs/model-eval.md'));
+const dataFile = path.join(root, 'build/model-eval-data.json');
+const reuse = args.includes('--reuse');
 
 // Held-out files, hash-checked against the manifest.
 const manifest = fs.readFileSync(path.join(root, 'training/manifest.tsv'), 'utf8').split('\n')
@@ -52,6 +57,7 @@ const hr = await init();
 const model = await hr.model.load({ data: new Uint8Array(fs.readFileSync(weights)) });
 const L = model.config.trainingContext;
 const started = performance.now();
+const saved = reuse ? JSON.parse(fs.readFileSync(dataFile, 'utf8')) : { seconds: 0, runs: {} };
 
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const sd = (xs) => {
@@ -69,15 +75,14 @@ for (const multiple of [4, 8]) {
   const edges = defaultBuckets(L, length);
   const buckets = edges.length - 1;
   // per scheme: per window: bits/byte in each bucket
-  const perWindow = {};
-  let counts;
-  for (const name of names) {
+  const perWindow = reuse ? saved.runs[multiple] : {};
+  for (const name of reuse ? [] : names) {
     const t0 = performance.now();
     const r = bucketLosses(model, windows, presets[name], edges);
-    counts = r.counts;
-    perWindow[name] = r.sums.map((row) => row.map((s, b) => s / counts[b]));
+    perWindow[name] = r.sums.map((row) => row.map((s, b) => s / r.counts[b]));
     console.error(`model-report: ${multiple}x ${name}: ${windows.length} windows in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   }
+  saved.runs[multiple] = perWindow;
   // Per-file means (the unit for paired standard errors: windows of one file are correlated).
   const fileNames = [...new Set(windows.map((w) => w.file))];
   const fileMean = (name, b, subset = fileNames) => subset.map((f) => mean(windows.flatMap((w, i) => (w.file === f ? [perWindow[name][i][b]] : []))));
@@ -118,12 +123,23 @@ for (const multiple of [4, 8]) {
   }
   lines.push('');
   const within = ranked.filter((n) => n !== best && paired(n, best, last).diff < 2 * paired(n, best, last).se);
-  summary.push({ multiple, length, best, within, ranked, overall: (n) => overall(n, last), inDist: (n) => overall(n, 0), paired, lastLabel: bucketLabel(edges, last) });
+  const bestOf = (list) => list.sort((a, b) => overall(a, last) - overall(b, last))[0];
+  const hirope = bestOf(names.filter((n) => n.startsWith('hirope')));
+  const baseline = bestOf(['rerope', 'self-extend']);
+  const hierarchyOrder = names.filter((n) => n.startsWith('hirope-1/3')).sort((a, b) => overall(a, last) - overall(b, last));
+  const halvesBehind = halves.every((h) => {
+    const p = paired(hirope, baseline, last, h);
+    return p.diff > 2 * p.se;
+  });
+  summary.push({ hierarchyOrder, halvesBehind, lastBucket: last, multiple, length, best, within, ranked, overall: (n) => overall(n, last), inDist: (n) => overall(n, 0), paired, lastLabel: bucketLabel(edges, last), hirope, baseline, hiropeVsBaseline: paired(hirope, baseline, last) });
   sections.push(lines.join('\n'));
 }
 
 const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
-const seconds = ((performance.now() - started) / 1000).toFixed(0);
+if (!reuse) saved.seconds = Math.round((performance.now() - started) / 1000);
+const seconds = String(saved.seconds);
+fs.mkdirSync(path.dirname(dataFile), { recursive: true });
+fs.writeFileSync(dataFile, JSON.stringify(saved));
 const out = [];
 out.push('# The code model beyond its training length');
 out.push('');
@@ -135,9 +151,30 @@ for (const s of summary) {
   const rope = s.overall('rope');
   out.push(`- **${s.multiple}x (${s.length} bytes), positions ${s.lastLabel}:** ${s.best} is best at ${s.overall(s.best).toFixed(3)} bits/byte against RoPE's ${rope.toFixed(3)} (${(rope - s.overall(s.best)).toFixed(3)} lower; in-distribution bucket ${s.inDist(s.best).toFixed(3)}). ${s.within.length ? `Within two paired standard errors of it: ${s.within.join(', ')}.` : 'Every other scheme is more than two paired standard errors behind.'} Worst: ${s.ranked.slice(-3).reverse().map((n) => `${n} ${s.overall(n).toFixed(3)}`).join(', ')}.`);
 }
+const splitValue = Math.log(L / (2 * Math.PI)) / Math.log(model.config.ropeBase);
 const hi5 = summary.map((s) => `${s.overall('hirope-0.5-units').toFixed(3)} at ${s.multiple}x`).join(', ');
 const hi3 = summary.map((s) => `${s.overall('hirope-1/3-units').toFixed(3)} at ${s.multiple}x`).join(', ');
-out.push(`- **HiRoPE's ratio:** the paper's default 0.5 gives ${hi5} in the last bucket; 1/3 (the Split% bound of this model: log₁₀₀₀₀(${L}/2π) = ${(Math.log(L / (2 * Math.PI)) / Math.log(model.config.ropeBase)).toFixed(3)}, i.e. the 8 of 24 frequency pairs whose wavelength is under ${L} bytes) gives ${hi3}. With ratio 0.5, pairs whose wavelength exceeds the training length stay on the token distance and see angles they were never trained on.`);
+out.push(`- **HiRoPE's ratio:** the paper's default 0.5 gives ${hi5} in the last bucket; 1/3 (the Split% bound of this model: log₁₀₀₀₀(${L}/2π) = ${splitValue.toFixed(3)}, i.e. the ${Math.ceil(splitValue * model.config.headDim / 2)} of ${model.config.headDim / 2} frequency pairs whose wavelength is under ${L} bytes) gives ${hi3}. With ratio 0.5, pairs whose wavelength exceeds the training length stay on the token distance and see angles they were never trained on.`);
+for (const s of summary) {
+  const d = s.hiropeVsBaseline;
+  const verdict = d.diff > 2 * d.se ? 'behind' : d.diff < -2 * d.se ? 'ahead of' : 'level with';
+  out.push(`- **HiRoPE against its baselines, ${s.multiple}x:** the best HiRoPE setting, ${s.hirope} (${s.overall(s.hirope).toFixed(3)}), is ${verdict} the best of ReRoPE and Self-Extend, ${s.baseline} (${s.overall(s.baseline).toFixed(3)}): ${d.diff >= 0 ? '+' : ''}${d.diff.toFixed(3)} ± ${d.se.toFixed(3)} bits/byte (paired by file). Among HiRoPE's hierarchies at ratio 1/3: ${s.hierarchyOrder.map((n) => `${n.replace('hirope-1/3-', '')} ${s.overall(n).toFixed(3)}`).join(', ')}.`);
+}
+{
+  // Plain statements, each decided by the numbers above.
+  const s8 = summary[summary.length - 1];
+  const near = (n) => s8.overall(n) - s8.inDist(n) < 0.3; // within 0.3 bits/byte of in-distribution
+  const fixed = ['rerope', 'self-extend', s8.hirope].filter(near);
+  const claims = [];
+  claims.push(`${fixed.length === 3 ? 'ReRoPE, Self-Extend and HiRoPE (ratio 1/3) all stay' : `${fixed.join(', ') || 'none of ReRoPE, Self-Extend, HiRoPE'} stay${fixed.length === 1 ? 's' : ''}`} within 0.3 bits/byte of their in-distribution loss at 8x, where RoPE is ${(s8.overall('rope') - s8.inDist('rope')).toFixed(2)} bits/byte worse than in distribution`);
+  const hiVerdicts = summary.map((s) => (s.hiropeVsBaseline.diff > 2 * s.hiropeVsBaseline.se ? 'behind' : s.hiropeVsBaseline.diff < -2 * s.hiropeVsBaseline.se ? 'ahead' : 'level'));
+  claims.push(hiVerdicts.every((v) => v === 'behind') ? `the paper's claim that HiRoPE improves on the window baselines does not hold here: its best setting trails them at 4x and at 8x${summary.every((x) => x.halvesBehind) ? ', and on each half of the files alone' : ''}` : hiVerdicts.every((v) => v === 'ahead') ? 'HiRoPE\'s best setting beats the window baselines at 4x and 8x, as the paper claims' : `HiRoPE's best setting is ${hiVerdicts.map((v, i) => `${v} at ${summary[i].multiple}x`).join(' and ')} against the window baselines`);
+  const piVsRope = s8.paired('pi', 'rope', s8.lastBucket);
+  const piFirst = s8.inDist('pi') - s8.inDist('rope');
+  claims.push(`position interpolation without fine-tuning is ${piVsRope.diff > 0 ? 'worse than plain RoPE' : 'better than plain RoPE'} at 8x (${piVsRope.diff >= 0 ? '+' : ''}${piVsRope.diff.toFixed(3)} ± ${piVsRope.se.toFixed(3)})${piFirst > 1 ? ` and ${piFirst.toFixed(2)} bits/byte worse than RoPE even on the first ${L} bytes` : ''}`);
+  out.push(`- **So, on this model:** ${claims.join('; ')}.`);
+}
+out.push('- Dynamic NTK with factor 1 equals NTK with factor length / L in these tables by construction: in one forward pass over a window, dynamic NTK scales to that window\'s length.');
 out.push('');
 out.push('Presets (from `bin/model-eval.mjs`): PI, NTK and YaRN scale by the window length / training context; dynamic NTK with factor 1 rescales to the current length; ReRoPE (with its log-n query scaling), Self-Extend and HiRoPE use a window of half the training context; Self-Extend\'s group is the smallest whose usable length covers the window. HiRoPE hierarchies: top-level units or statements from the tree-sitter parse, or 32-byte segments.');
 out.push('');
