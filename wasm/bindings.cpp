@@ -406,9 +406,12 @@ class ModelHandle {
         o.seed = static_cast<uint64_t>(seed);
         std::string text;
         Status st = model::generate(
-            *model_, std::string_view(ptr<const char>(prompt), static_cast<size_t>(size)), o, &text);
+            *model_, std::string_view(ptr<const char>(prompt), static_cast<size_t>(size)), o,
+            &text);
         out.set("error", result(st));
-        if (st.ok()) out.set("bytes", typed_copy("Uint8Array", std::vector<uint8_t>(text.begin(), text.end())));
+        if (st.ok())
+            out.set("bytes",
+                    typed_copy("Uint8Array", std::vector<uint8_t>(text.begin(), text.end())));
         return out;
     }
 
@@ -427,8 +430,9 @@ val modelConfig(uintptr_t data, double size) {
 
 val bytePositions(uintptr_t text, double size, val hierarchy) {
     model::BytePositions p;
-    Status st = model::byte_positions(std::string_view(ptr<const char>(text), static_cast<size_t>(size)),
-                                      to_hierarchy(hierarchy), &p);
+    Status st =
+        model::byte_positions(std::string_view(ptr<const char>(text), static_cast<size_t>(size)),
+                              to_hierarchy(hierarchy), &p);
     val out = val::object();
     out.set("error", result(st));
     if (st.ok()) {

@@ -46,11 +46,11 @@ struct Decoder::Impl {
     // Rotates the cached keys of rows [begin, end) (or the dirty ones) with context c.
     void rotate_keys(Layer& L, const hirope::detail::Context& c, int64_t begin, int64_t end) const {
         const Positions pos = positions();
-        hirope::detail::rotate_range(c, pos, Role::key, Branch::near, L.k.data() + begin * d, heads, begin,
-                             end, L.k_near.data() + begin * d);
+        hirope::detail::rotate_range(c, pos, Role::key, Branch::near, L.k.data() + begin * d, heads,
+                                     begin, end, L.k_near.data() + begin * d);
         if (windowed)
-            hirope::detail::rotate_range(c, pos, Role::key, Branch::far, L.k.data() + begin * d, heads,
-                                 begin, end, L.k_far.data() + begin * d);
+            hirope::detail::rotate_range(c, pos, Role::key, Branch::far, L.k.data() + begin * d,
+                                         heads, begin, end, L.k_far.data() + begin * d);
     }
 
     // Attention of new rows [t0, t1) over every cached key, written to out ((t1 - t0) x d).
@@ -73,7 +73,8 @@ struct Decoder::Impl {
                     std::fill(logits.begin(), logits.begin() + len, 1.0f / len);
                 float* o = out + (i - t0) * d + h * hd;
                 std::fill(o, o + hd, 0.0f);
-                for (int64_t j = 0; j < len; ++j) axpy(logits[j], L.v.data() + j * d + h * hd, o, hd);
+                for (int64_t j = 0; j < len; ++j)
+                    axpy(logits[j], L.v.data() + j * d + h * hd, o, hd);
             }
         }
     }
@@ -143,7 +144,8 @@ struct Decoder::Impl {
         std::vector<float> x(static_cast<size_t>(count) * d);
         m.embed(bytes, count, x.data());
         s.resize(m.cfg, count);
-        std::vector<float> q_near(static_cast<size_t>(count) * d), q_far(windowed ? q_near.size() : 0);
+        std::vector<float> q_near(static_cast<size_t>(count) * d),
+            q_far(windowed ? q_near.size() : 0);
         for (int l = 0; l < m.cfg.layers; ++l) {
             const Model::Impl::Block& b = m.blocks[l];
             Layer& L = layers[l];
@@ -167,11 +169,11 @@ struct Decoder::Impl {
             }
             rotate_keys(L, c, t0, t1);
             const Positions pos = positions();
-            hirope::detail::rotate_range(c, pos, Role::query, Branch::near, s.q.data(), heads, t0, t1,
-                                 q_near.data());
+            hirope::detail::rotate_range(c, pos, Role::query, Branch::near, s.q.data(), heads, t0,
+                                         t1, q_near.data());
             if (windowed)
-                hirope::detail::rotate_range(c, pos, Role::query, Branch::far, s.q.data(), heads, t0, t1,
-                                     q_far.data());
+                hirope::detail::rotate_range(c, pos, Role::query, Branch::far, s.q.data(), heads,
+                                             t0, t1, q_far.data());
             if (t0 == 0 && count > 1 && plan_frequencies) {
                 // A whole prompt: the attention plan's tiled kernels, as in Model::forward.
                 st = m.plan_attention(scheme, pos, count, s.q.data(), L.k.data(), L.v.data(),
@@ -279,8 +281,9 @@ Status generate(const Model& model, std::string_view prompt, const GenerateOptio
         return Status::error("temperature must be a finite number >= 0");
     const int64_t total = static_cast<int64_t>(prompt.size()) + o.max_bytes;
     if (total > ModelLimits::max_input_bytes)
-        return Status::error("prompt (" + std::to_string(prompt.size()) + " bytes) plus maxBytes (" +
-                             std::to_string(o.max_bytes) + ") exceeds the model's limit of " +
+        return Status::error("prompt (" + std::to_string(prompt.size()) +
+                             " bytes) plus maxBytes (" + std::to_string(o.max_bytes) +
+                             ") exceeds the model's limit of " +
                              std::to_string(ModelLimits::max_input_bytes) + " bytes");
     const bool parsed = o.hierarchy.hierarchy != ByteHierarchy::segments;
     const bool needs_hierarchy = o.scheme.type == SchemeType::hirope;
@@ -290,8 +293,9 @@ Status generate(const Model& model, std::string_view prompt, const GenerateOptio
     if (!st.ok()) return st;
     Decoder dec(model, o.scheme, total);
     std::vector<float> logits(model.config().vocab);
-    st = dec.append(reinterpret_cast<const uint8_t*>(text.data()), static_cast<int64_t>(text.size()),
-                    pos.unit.data(), pos.statement.data(), logits.data());
+    st =
+        dec.append(reinterpret_cast<const uint8_t*>(text.data()), static_cast<int64_t>(text.size()),
+                   pos.unit.data(), pos.statement.data(), logits.data());
     if (!st.ok()) return st;
     Rng rng{o.seed};
     std::string generated;

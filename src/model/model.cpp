@@ -136,7 +136,8 @@ Model::~Model() = default;
 Status Model::load(const uint8_t* data, size_t size, std::unique_ptr<Model>* out) {
     if (!data && size) return Status::error("model data is required");
     if (size > ModelLimits::max_file_bytes)
-        return Status::error("model file of " + std::to_string(size) + " bytes exceeds the limit of " +
+        return Status::error("model file of " + std::to_string(size) +
+                             " bytes exceeds the limit of " +
                              std::to_string(ModelLimits::max_file_bytes));
     format::Reader r(data, size);
     Config c;
@@ -307,15 +308,16 @@ Status Model::forward(const ForwardRequest& r) const {
     if (!r.bytes && r.n > 0) return Status::error("bytes are required");
     if (r.n < 1) return Status::error("the input must hold at least 1 byte");
     if (r.n > ModelLimits::max_input_bytes)
-        return Status::error("the input has " + std::to_string(r.n) + " bytes; the model's limit is " +
+        return Status::error("the input has " + std::to_string(r.n) +
+                             " bytes; the model's limit is " +
                              std::to_string(ModelLimits::max_input_bytes));
     if (!r.positions.token) return Status::error("token positions are required");
     Status st = impl_->check_scheme(r.scheme);
     if (!st.ok()) return st;
     if (r.attention) {
         if (r.attention_layer < 0 || r.attention_layer >= c.layers)
-            return Status::error("layer must be in [0, " + std::to_string(c.layers - 1) + "], got " +
-                                 std::to_string(r.attention_layer));
+            return Status::error("layer must be in [0, " + std::to_string(c.layers - 1) +
+                                 "], got " + std::to_string(r.attention_layer));
         if (r.attention_head < 0 || r.attention_head >= c.heads)
             return Status::error("head must be in [0, " + std::to_string(c.heads - 1) + "], got " +
                                  std::to_string(r.attention_head));
@@ -346,8 +348,8 @@ Status Model::forward(const ForwardRequest& r) const {
     impl_->logits_rows(x.data(), n, logits, s);
     if (r.losses) {
         for (int64_t t = 0; t + 1 < n; ++t)
-            r.losses[t] = static_cast<float>(
-                bits_of(logits + t * c.vocab, c.vocab, r.bytes[t + 1]));
+            r.losses[t] =
+                static_cast<float>(bits_of(logits + t * c.vocab, c.vocab, r.bytes[t + 1]));
     }
     return {};
 }
@@ -377,7 +379,8 @@ void rms_norm(const float* x, int64_t n, int d, const float* weight, float eps, 
 Status byte_positions(std::string_view text, const HierarchyOptions& o, BytePositions* out) {
     const int64_t n = static_cast<int64_t>(text.size());
     if (n > ModelLimits::max_input_bytes)
-        return Status::error("the input has " + std::to_string(n) + " bytes; the model's limit is " +
+        return Status::error("the input has " + std::to_string(n) +
+                             " bytes; the model's limit is " +
                              std::to_string(ModelLimits::max_input_bytes));
     BytePositions p;
     p.token.resize(n);

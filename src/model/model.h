@@ -26,8 +26,8 @@ namespace model {
 constexpr uint32_t kFormatVersion = 1;
 
 struct ModelLimits {
-    static constexpr int64_t max_input_bytes = 8192;        // bytes per forward or generation
-    static constexpr size_t max_file_bytes = 256u << 20;     // weights file
+    static constexpr int64_t max_input_bytes = 8192;     // bytes per forward or generation
+    static constexpr size_t max_file_bytes = 256u << 20; // weights file
     static constexpr int max_layers = 64, max_d_model = 4096, max_ffn = 16384;
 };
 
@@ -80,8 +80,8 @@ class Model {
     struct ForwardRequest {
         const uint8_t* bytes = nullptr;
         int64_t n = 0;
-        Scheme scheme;      // head_dim is the model's; validated here
-        Positions positions; // n entries each (token required; unit/statement for HiRoPE)
+        Scheme scheme;           // head_dim is the model's; validated here
+        Positions positions;     // n entries each (token required; unit/statement for HiRoPE)
         float* logits = nullptr; // optional: n x vocab
         float* losses = nullptr; // optional: n - 1 values, bits to predict byte t + 1 from 0..t
         // optional: the attention probabilities of one layer and head (n x n, rows = queries);

@@ -179,9 +179,10 @@ BytePositions segment_positions(int64_t n, int64_t size) {
     return p;
 }
 
-const std::string kCode = "import os\n\n\ndef add(a, b):\n    return a + b\n\n\nclass Point:\n"
-                          "    def __init__(self, x, y):\n        self.x = x\n        self.y = y\n\n"
-                          "    def norm(self):\n        return (self.x ** 2 + self.y ** 2) ** 0.5\n";
+const std::string kCode =
+    "import os\n\n\ndef add(a, b):\n    return a + b\n\n\nclass Point:\n"
+    "    def __init__(self, x, y):\n        self.x = x\n        self.y = y\n\n"
+    "    def norm(self):\n        return (self.x ** 2 + self.y ** 2) ** 0.5\n";
 
 } // namespace
 
@@ -206,7 +207,8 @@ TEST_CASE("model: logits match the trainer's test vectors within 1e-3", "[model]
         for (size_t k = 0; k < positions.size(); ++k) {
             const size_t t = static_cast<size_t>(positions[k].num);
             for (int v = 0; v < 256; ++v)
-                worst = std::max(worst, std::fabs(logits[t * 256 + v] - c["logits"].items[k].items[v].num));
+                worst = std::max(
+                    worst, std::fabs(logits[t * 256 + v] - c["logits"].items[k].items[v].num));
         }
         INFO(c["scheme"]["type"].str << " on " << input.size() << " bytes");
         CHECK(worst < 1e-3);
@@ -269,13 +271,15 @@ TEST_CASE("model: the KV-cache decoder equals the full forward for every scheme"
         REQUIRE(st.ok());
         double worst = 0;
         for (int v = 0; v < 256; ++v)
-            worst = std::max(worst, static_cast<double>(std::fabs(logits[v] - full[(prompt - 1) * 256 + v])));
+            worst = std::max(
+                worst, static_cast<double>(std::fabs(logits[v] - full[(prompt - 1) * 256 + v])));
         for (int64_t t = prompt; t < n; ++t) {
             st = dec.append(reinterpret_cast<const uint8_t*>(text.data()) + t, 1, p.unit.data() + t,
                             p.statement.data() + t, logits.data());
             REQUIRE(st.ok());
             for (int v = 0; v < 256; ++v)
-                worst = std::max(worst, static_cast<double>(std::fabs(logits[v] - full[t * 256 + v])));
+                worst =
+                    std::max(worst, static_cast<double>(std::fabs(logits[v] - full[t * 256 + v])));
         }
         CHECK(dec.length() == n);
         CHECK(worst < 1e-3);
@@ -335,7 +339,8 @@ TEST_CASE("model: linear layers equal a naive product for any row count", "[mode
         for (int64_t r = 0; r < n; ++r)
             for (int c = 0; c < out; ++c) {
                 double ref = 0;
-                for (int k = 0; k < in; ++k) ref += static_cast<double>(x[r * in + k]) * w[c * in + k];
+                for (int k = 0; k < in; ++k)
+                    ref += static_cast<double>(x[r * in + k]) * w[c * in + k];
                 worst = std::max(worst, std::fabs(ref - y[r * out + c]));
             }
         INFO("n = " << n);
@@ -379,7 +384,8 @@ TEST_CASE("model: bad weights files are errors and leave nothing loaded", "[mode
         return st.ok() ? std::string() : st.message();
     };
     // Truncated anywhere: header, parameters, checksum.
-    for (size_t len : {size_t(0), size_t(5), size_t(12), size_t(40), good.size() / 2, good.size() - 1}) {
+    for (size_t len :
+         {size_t(0), size_t(5), size_t(12), size_t(40), good.size() / 2, good.size() - 1}) {
         const std::vector<uint8_t> cut(good.begin(), good.begin() + static_cast<long>(len));
         const std::string e = load_error(cut);
         INFO(len << ": " << e);
@@ -397,7 +403,8 @@ TEST_CASE("model: bad weights files are errors and leave nothing loaded", "[mode
     std::memcpy(bad.data() + bad.size() - 4, &h, 4);
     CHECK(load_error(bad).find("version 2 is not supported") != std::string::npos);
     // Not a model at all; trailing bytes.
-    CHECK(load_error(std::vector<uint8_t>(100, 'x')).find("not a hirope model") != std::string::npos);
+    CHECK(load_error(std::vector<uint8_t>(100, 'x')).find("not a hirope model") !=
+          std::string::npos);
     bad = good;
     bad.push_back(0);
     CHECK(load_error(bad).find("unexpected bytes") != std::string::npos);
@@ -438,7 +445,8 @@ TEST_CASE("model: bad requests are errors", "[model][errors]") {
     o.scheme = base_scheme(m);
     o.max_bytes = ModelLimits::max_input_bytes;
     std::string out;
-    CHECK(generate(m, text, o, &out).message().find("exceeds the model's limit") != std::string::npos);
+    CHECK(generate(m, text, o, &out).message().find("exceeds the model's limit") !=
+          std::string::npos);
     CHECK(!generate(m, "", GenerateOptions{}, &out).ok());
 }
 
