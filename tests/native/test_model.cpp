@@ -116,11 +116,12 @@ std::string base64_decode(const std::string& in) {
         return c == '+' ? 62 : c == '/' ? 63 : -1;
     };
     std::string out;
-    int bits = 0, acc = 0;
+    int bits = 0;
+    uint32_t acc = 0;
     for (char c : in) {
         const int v = value(c);
         if (v < 0) continue;
-        acc = acc << 6 | v;
+        acc = (acc << 6 | static_cast<uint32_t>(v)) & 0xffffffu; // 4 sextets at most are pending
         bits += 6;
         if (bits >= 8) {
             bits -= 8;
@@ -217,7 +218,7 @@ TEST_CASE("model: logits match the trainer's test vectors within 1e-3", "[model]
 
 TEST_CASE("model: the KV-cache decoder equals the full forward for every scheme", "[model]") {
     const Model& m = shared_model();
-    const std::string text = kCode + kCode; // 2 x 245 bytes: past the training context
+    const std::string text = kCode + kCode.substr(0, 80); // past the training context (128)
     const int64_t n = static_cast<int64_t>(text.size());
     HierarchyOptions ho;
     BytePositions p;
@@ -295,7 +296,7 @@ TEST_CASE("model: greedy generation follows the argmax of repeated full forwards
     GenerateOptions o;
     o.scheme = s;
     o.hierarchy.hierarchy = ByteHierarchy::segments;
-    o.max_bytes = 24;
+    o.max_bytes = 12;
     o.temperature = 0;
     const std::string prompt = kCode.substr(0, 150);
     std::string generated;
