@@ -154,7 +154,7 @@ for (const s of summary) {
 const splitValue = Math.log(L / (2 * Math.PI)) / Math.log(model.config.ropeBase);
 const hi5 = summary.map((s) => `${s.overall('hirope-0.5-units').toFixed(3)} at ${s.multiple}x`).join(', ');
 const hi3 = summary.map((s) => `${s.overall('hirope-1/3-units').toFixed(3)} at ${s.multiple}x`).join(', ');
-out.push(`- **HiRoPE's ratio:** the paper's default 0.5 gives ${hi5} in the last bucket; 1/3 (the Split% bound of this model: log₁₀₀₀₀(${L}/2π) = ${splitValue.toFixed(3)}, i.e. the ${Math.ceil(splitValue * model.config.headDim / 2)} of ${model.config.headDim / 2} frequency pairs whose wavelength is under ${L} bytes) gives ${hi3}. With ratio 0.5, pairs whose wavelength exceeds the training length stay on the token distance and see angles they were never trained on.`);
+out.push(`- **HiRoPE's ratio:** the paper's default 0.5 gives ${hi5} in the last bucket; 1/3 (the Split% bound of this model: log base ${model.config.ropeBase} of ${L}/2π = ${splitValue.toFixed(3)}, i.e. the ${Math.ceil(splitValue * model.config.headDim / 2)} of ${model.config.headDim / 2} frequency pairs whose wavelength is under ${L} bytes) gives ${hi3}. With ratio 0.5, pairs whose wavelength exceeds the training length stay on the token distance and see angles they were never trained on.`);
 for (const s of summary) {
   const d = s.hiropeVsBaseline;
   const verdict = d.diff > 2 * d.se ? 'behind' : d.diff < -2 * d.se ? 'ahead of' : 'level with';
