@@ -124,12 +124,7 @@ function parseArgs(argv) {
 async function analyzeFile(opts, command) {
   if (opts.positional.length !== 1) throw new UsageError(`${command} needs exactly one FILE`);
   const file = opts.positional[0];
-  let code;
-  try {
-    code = fs.readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new HiRoPEError(`cannot read ${file}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`);
-  }
+  const code = new TextDecoder().decode(readBytes(file));
   const tokenizer = opts.tokenizer || 'lexical';
   const hr = await init();
   if (tokenizer !== 'lexical' && hr.tokenizers.includes(tokenizer)) await hr.loadTokenizer(tokenizer);

@@ -9,15 +9,10 @@
 // errors included, so repeated calls never grow the heap. Bad arguments throw HiRoPEError with
 // a message naming the argument.
 
-/** Error thrown for every invalid argument or failed computation. */
+import { HiRoPEError, fail, describe, iota } from './errors.js';
 import { ModelLoader } from './model.js';
 
-export class HiRoPEError extends Error {
-  constructor(message) {
-    super(message);
-    this.name = 'HiRoPEError';
-  }
-}
+export { HiRoPEError };
 
 // (module (func (result v128) (i32x4.splat (i32.const 0)))): valid only where SIMD is.
 const SIMD_PROBE = new Uint8Array([
@@ -72,10 +67,6 @@ const SCALING_KEYS = {
   llama3: ['factor', 'originalLength', 'lowFreqFactor', 'highFreqFactor'],
 };
 
-const fail = (message) => {
-  throw new HiRoPEError(message);
-};
-
 function checkKeys(obj, allowed, where) {
   for (const key of Object.keys(obj)) {
     if (key !== 'type' && !allowed.includes(key)) {
@@ -96,14 +87,6 @@ function pick(obj, key, fallback, where, kind = 'number') {
     fail(`${where}.${key} must be an integer, got ${value}`);
   }
   return value;
-}
-
-function describe(value) {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (ArrayBuffer.isView(value)) return `a ${value.constructor.name}`;
-  if (typeof value === 'string') return `'${value}'`;
-  return typeof value === 'object' ? 'an object' : String(value);
 }
 
 function enumValue(table, value, where) {
@@ -358,12 +341,6 @@ function errorObjects(e) {
   for (let i = 0; i < e.length; i += 5) {
     out.push({ start: e[i], end: e[i + 1], byteStart: e[i + 2], byteEnd: e[i + 3], missing: e[i + 4] === 1 });
   }
-  return out;
-}
-
-function iota(n) {
-  const out = new Int32Array(n);
-  for (let i = 0; i < n; i++) out[i] = i;
   return out;
 }
 

@@ -1,11 +1,7 @@
 // hr.model: hirope's byte-level code model (src/model/), with any position scheme applied at
 // inference. A thin layer: argument checks and defaults here, the work in WASM.
-import { HiRoPEError, normalizeScheme } from './api.js';
-
-const fail = (message) => {
-  throw new HiRoPEError(message);
-};
-const describe = (v) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'string' ? `'${v}'` : typeof v === 'object' ? 'an object' : String(v));
+import { normalizeScheme } from './api.js';
+import { fail, describe, iota } from './errors.js';
 
 const LEVELS = { units: 0, statements: 1, segments: 2 };
 const GAPS = { own: 0, next: 1, previous: 2 };
@@ -105,12 +101,10 @@ export class CodeModel {
     return [ptr, bytes.length];
   }
 
-  _positions(heap, ptr, n, hierarchy) {
+  _positions(ptr, n, hierarchy) {
     const r = this._hr._mod.bytePositions(ptr, n, hierarchy);
     this._hr._check(r.error);
-    const token = new Int32Array(n);
-    for (let i = 0; i < n; i++) token[i] = i;
-    return { token, unit: r.unit, statement: r.statement };
+    return { token: iota(n), unit: r.unit, statement: r.statement };
   }
 
   _forward(code, options, kind, outputs) {
@@ -121,7 +115,7 @@ export class CodeModel {
     return this._hr._run((heap) => {
       const [ptr, n] = this._bytes(heap, code, 'code');
       if (n < 1) fail('code must hold at least 1 byte');
-      const pos = options.positions ? this._explicitPositions(options.positions, n) : this._positions(heap, ptr, n, hierarchy);
+      const pos = options.positions ? this._explicitPositions(options.positions, n) : this._positions(ptr, n, hierarchy);
       const [tp, up, sp] = heap.positions(pos);
       const sizes = outputs(n);
       const ptrs = {};
@@ -142,9 +136,7 @@ export class CodeModel {
       if (v.length !== n) fail(`positions.${name} must have ${n} entries (one per byte), got ${v.length}`);
       return Int32Array.from(v);
     };
-    const token = new Int32Array(n);
-    for (let i = 0; i < n; i++) token[i] = i;
-    return { token, unit: column('unit'), statement: column('statement') };
+    return { token: iota(n), unit: column('unit'), statement: column('statement') };
   }
 
   /**
@@ -181,7 +173,7 @@ export class CodeModel {
     const hierarchy = this._hierarchy(options, null);
     return this._hr._run((heap) => {
       const [ptr, n] = this._bytes(heap, code, 'code');
-      return this._positions(heap, ptr, n, hierarchy);
+      return this._positions(ptr, n, hierarchy);
     });
   }
 

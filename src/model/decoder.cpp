@@ -11,7 +11,6 @@ namespace hirope {
 namespace model {
 
 struct Decoder::Impl {
-    const Model& model;
     const Model::Impl& m;
     Scheme scheme;
     Status scheme_status;
@@ -31,7 +30,7 @@ struct Decoder::Impl {
     int64_t frequency_length = 0;
 
     Impl(const Model& model_, const Scheme& scheme_, int64_t frequency_length_)
-        : model(model_), m(*model_.impl_), scheme(scheme_), frequency_length(frequency_length_) {
+        : m(*model_.impl_), scheme(scheme_), frequency_length(frequency_length_) {
         scheme_status = m.check_scheme(scheme);
         windowed = is_windowed(scheme.type);
         d = m.cfg.d_model;

@@ -3,6 +3,8 @@
 // id for id in tests/js/tokenizers.test.mjs.
 #include "analysis.h"
 
+#include "test_files.h"
+
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdlib>
@@ -12,14 +14,6 @@
 using namespace hirope;
 
 namespace {
-
-std::vector<uint8_t> read_file(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    const std::string s = ss.str();
-    return std::vector<uint8_t>(s.begin(), s.end());
-}
 
 std::string data_dir() {
     const char* env = std::getenv("HIROPE_DATA_DIR");

@@ -4,6 +4,8 @@
 #include "model/model.h"
 #include "model/model_internal.h"
 
+#include "test_files.h"
+
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -18,16 +20,8 @@ using namespace hirope::model;
 
 namespace {
 
-std::vector<uint8_t> read_bytes(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    const std::string s = ss.str();
-    return std::vector<uint8_t>(s.begin(), s.end());
-}
-
 const std::vector<uint8_t>& weights() {
-    static const std::vector<uint8_t> data = read_bytes("models/pybyte.hrm");
+    static const std::vector<uint8_t> data = read_file("models/pybyte.hrm");
     return data;
 }
 
@@ -189,7 +183,7 @@ const std::string kCode =
 
 TEST_CASE("model: logits match the trainer's test vectors within 1e-3", "[model]") {
     const Model& m = shared_model();
-    const std::vector<uint8_t> raw = read_bytes("models/pybyte-vectors.json");
+    const std::vector<uint8_t> raw = read_file("models/pybyte-vectors.json");
     REQUIRE(!raw.empty());
     const std::string text(raw.begin(), raw.end());
     JsonParser parser{text};

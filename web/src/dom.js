@@ -18,3 +18,13 @@ export function legend(gradient, left, right, note) {
   if (note) box.append(el('span', { class: 'legend-note' }, note));
   return box;
 }
+
+/** Saves a blob as a file through a temporary link. */
+export function download(blob, name) {
+  const url = URL.createObjectURL(blob);
+  const a = el('a', { href: url, download: name });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
+}

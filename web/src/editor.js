@@ -29,6 +29,12 @@ const LANGUAGES = {
 export const UNIT_COLOURS = 6;
 export const HEAT_LEVELS = 9;
 
+/** Heat level (0 .. HEAT_LEVELS) of an attention probability relative to its row maximum: three
+ * decades below the maximum map onto the levels. */
+export function heatLevel(ratio) {
+  return ratio > 0 ? Math.max(0, Math.min(HEAT_LEVELS, Math.ceil(HEAT_LEVELS * (1 + Math.log10(ratio) / 3)))) : 0;
+}
+
 const setTokens = StateEffect.define();
 const setHeat = StateEffect.define();
 

@@ -80,7 +80,7 @@ function fullRegion(n) {
   return { r0: 0, r1: n, c0: 0, c1: n };
 }
 
-function clampRegion(region, n) {
+export function clampRegion(region, n) {
   if (!region) return fullRegion(n);
   const clamp = (v, lo, hi) => Math.min(hi, Math.max(lo, Math.round(v)));
   const r0 = clamp(region.r0, 0, n - 1);

@@ -2,7 +2,7 @@
 // SideEngine): the code model's per-byte loss, its real attention for a layer and head as a
 // pooled image, and generation. Pure of DOM, so Node tests drive it directly.
 import { LUTS, probPixels } from './colormap.js';
-import { maskUpper, PlaygroundError } from './engine.js';
+import { clampRegion, maskUpper, PlaygroundError } from './engine.js';
 
 /** Bytes of code the model reads (the rest is noted and left out). */
 export const MODEL_BYTES = 4096;
@@ -88,9 +88,9 @@ export class ModelEngine {
     const { matrix } = model.attention(bytes.subarray(0, m), { ...options, layer, head });
     this.matrix = matrix;
     this.n = m;
-    this.units = positions.unit.slice(0, m);
+    const units = positions.unit.slice(0, m);
     const tAttention = performance.now();
-    const image = this.image(view);
+    const image = this.images(view);
     return {
       n: bytes.length,
       clipped,
@@ -98,7 +98,7 @@ export class ModelEngine {
       bitsPerByte,
       curve: lossCurve(losses),
       image,
-      units: this.units,
+      units,
       attentionBytes: m,
       config: model.config,
       timings: { load: tLoad - t0, loss: tLoss - tLoad, attention: tAttention - tLoss, image: performance.now() - tAttention },
@@ -106,9 +106,9 @@ export class ModelEngine {
   }
 
   /** The last attention matrix pooled to at most size x size cells over a byte region. */
-  image({ size = 512, region = null } = {}) {
+  images({ size = 512, region = null } = {}) {
     const n = this.n;
-    const r = region ? { r0: Math.max(0, region.r0), r1: Math.min(n, region.r1), c0: Math.max(0, region.c0), c1: Math.min(n, region.c1) } : { r0: 0, r1: n, c0: 0, c1: n };
+    const r = clampRegion(region, n);
     const rows = Math.min(size, r.r1 - r.r0);
     const cols = Math.min(size, r.c1 - r.c0);
     const { ratio } = this.hr.pool({ matrix: this.matrix, n, rows, cols, region: r, causal: true });
@@ -129,7 +129,7 @@ export class ModelEngine {
   /** Probabilities over a region, row-major, for CSV export. */
   values(region) {
     const n = this.n;
-    const r = region ?? { r0: 0, r1: n, c0: 0, c1: n };
+    const r = clampRegion(region, n);
     const width = r.c1 - r.c0;
     const values = new Float32Array((r.r1 - r.r0) * width);
     for (let i = r.r0; i < r.r1; i++) values.set(this.matrix.subarray(i * n + r.c0, i * n + r.c1), (i - r.r0) * width);

@@ -1,7 +1,7 @@
 // The playground's Model mode: hirope's code model under two schemes — loss by position, code
 // shaded by loss, the model's real attention per layer and head, and generation — computed by
 // the same two workers as the attention mode. The whole state lives in the URL hash.
-import { createEditor, HEAT_LEVELS } from './editor.js';
+import { createEditor, HEAT_LEVELS, heatLevel } from './editor.js';
 import { Heatmap, installUnitColours } from './heatmap.js';
 import { PairClient } from './client.js';
 import { buildControls, setPath } from './controls.js';
@@ -9,7 +9,7 @@ import { MODEL_DEFAULTS, SCALINGS, normalizeWith, encodeWith, decodeWith, descri
 import { MODEL_SCHEMES } from './model-engine.js';
 import { LUTS, cssGradient, DECADES } from './colormap.js';
 import { SAMPLES, LANGUAGE_NAMES } from './samples.js';
-import { el } from './dom.js';
+import { el, download } from './dom.js';
 
 const $ = (id) => document.getElementById(id);
 const status = $('status');
@@ -273,7 +273,7 @@ async function setZoom(region) {
   zoom = region;
   if (!result) return;
   try {
-    const [a, b] = await Promise.all(['a', 'b'].map((s) => client.side(s).request('modelImage', { view: { size: 512, region } })));
+    const [a, b] = await Promise.all(['a', 'b'].map((s) => client.side(s).request('images', { view: { size: 512, region } })));
     drawMaps({ a, b });
   } catch (e) {
     showError(e);
@@ -284,13 +284,11 @@ async function selectRow(side, index) {
   if (!result || !chars || index < 0 || index >= result[side].attentionBytes) return;
   for (const h of Object.values(heatmaps)) h.select(index);
   try {
-    const row = await client.side(side).request('modelRow', { index });
+    const row = await client.side(side).request('row', { index });
     const levels = new Uint8Array(chars.count);
     for (let j = 0; j <= index; j++) {
-      const r = row.max > 0 ? row.probs[j] / row.max : 0;
       const c = chars.byteChar[j];
-      const level = r > 0 ? Math.max(0, Math.min(HEAT_LEVELS, Math.ceil(HEAT_LEVELS * (1 + Math.log10(r) / 3)))) : 0;
-      levels[c] = Math.max(levels[c], level);
+      levels[c] = Math.max(levels[c], heatLevel(row.max > 0 ? row.probs[j] / row.max : 0));
     }
     editor.setHeat({ levels, query: chars.byteChar[index] });
     const text = (j) => JSON.stringify(editor.text.slice(chars.start[chars.byteChar[j]], chars.end[chars.byteChar[j]]));
@@ -307,7 +305,7 @@ async function exportMap(side, kind) {
     return download(blob, `hirope-model-${side}.png`);
   }
   try {
-    const { region, values } = await client.side(side).request('modelValues', { region: zoom });
+    const { region, values } = await client.side(side).request('values', { region: zoom });
     const width = region.c1 - region.c0;
     const lines = [['query\\key', ...Array.from({ length: width }, (_, j) => region.c0 + j)].join(',')];
     for (let i = region.r0; i < region.r1; i++) lines.push([i, ...values.subarray((i - region.r0) * width, (i - region.r0 + 1) * width)].join(','));
@@ -315,15 +313,6 @@ async function exportMap(side, kind) {
   } catch (e) {
     showError(e);
   }
-}
-
-function download(blob, name) {
-  const url = URL.createObjectURL(blob);
-  const a = el('a', { href: url, download: name });
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10000);
 }
 
 // ----- generation

@@ -1,6 +1,7 @@
 // The playground page: editor, controls, heatmaps A / B / A−B, and the distance, angle and decay
 // views, all fed by the worker. The whole state lives in the URL hash.
-import { createEditor, HEAT_LEVELS } from './editor.js';
+import { createEditor, heatLevel } from './editor.js';
+import { download } from './dom.js';
 import { Heatmap, installUnitColours } from './heatmap.js';
 import { renderDistances, renderAngles, renderDecay } from './charts.js';
 import { PairClient } from './client.js';
@@ -206,15 +207,6 @@ for (const [which, title] of [
 }
 $('reset-zoom').addEventListener('click', () => setZoom(null));
 
-function download(blob, name) {
-  const url = URL.createObjectURL(blob);
-  const a = Object.assign(document.createElement('a'), { href: url, download: name });
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10000);
-}
-
 // The numbers of one heatmap over the visible region, as CSV with token indices.
 async function csvOf(which) {
   const [a, b] = await Promise.all(['a', 'b'].filter((s) => which === 'diff' || which === s).map((s) => client.side(s).request('values', { region: zoom })));
@@ -271,9 +263,7 @@ async function selectRow(side, index) {
     const row = side === 'a' ? rowA : rowB;
     const levels = new Uint8Array(result.n);
     for (let j = 0; j <= index; j++) {
-      const r = row.max > 0 ? row.probs[j] / row.max : 0;
-      // Three decades below the row maximum map onto the heat levels.
-      levels[j] = r > 0 ? Math.max(0, Math.min(HEAT_LEVELS, Math.ceil(HEAT_LEVELS * (1 + Math.log10(r) / 3)))) : 0;
+      levels[j] = heatLevel(row.max > 0 ? row.probs[j] / row.max : 0);
     }
     editor.setHeat({ levels, query: index });
     const a = result.analysis;

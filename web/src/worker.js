@@ -34,7 +34,7 @@ const transferables = (value, list = []) => {
   return list;
 };
 
-let current = null; // the engine of the last run, for rows, views and CSV
+let current = null; // the engine of the last run (SideEngine or ModelEngine), for rows, images and CSV
 async function handle(message) {
   const { id, type } = message;
   const reply = (payload, transfer = []) => self.postMessage({ id, ...payload }, transfer);
@@ -58,26 +58,12 @@ async function handle(message) {
       return reply({ type: 'result', value: result }, transferables({ image: result.image, summary: result.analysis }));
     }
     if (type === 'detect') return reply({ type: 'result', value: engine.detectLanguage(message.code) });
-    if (type.startsWith('model')) {
+    if (type === 'modelRun' || type === 'modelGenerate') {
       modelEngine ||= new ModelEngine(hr);
-      const m = modelEngine;
-      if (type === 'modelRun') {
-        const value = await m.run(message);
-        return reply({ type: 'result', value }, [value.image.rgba.buffer, value.losses.buffer, value.curve.x.buffer, value.curve.y.buffer, value.units.buffer]);
-      }
-      if (type === 'modelImage') {
-        const image = m.image(message.view);
-        return reply({ type: 'result', value: image }, [image.rgba.buffer]);
-      }
-      if (type === 'modelRow') {
-        const row = m.row(message.index);
-        return reply({ type: 'result', value: row }, [row.probs.buffer]);
-      }
-      if (type === 'modelValues') {
-        const values = m.values(message.region);
-        return reply({ type: 'result', value: values }, [values.values.buffer]);
-      }
-      if (type === 'modelGenerate') return reply({ type: 'result', value: await m.generate(message) });
+      if (type === 'modelGenerate') return reply({ type: 'result', value: await modelEngine.generate(message) });
+      const value = await modelEngine.run(message);
+      current = modelEngine; // images, row and values now come from the model's attention
+      return reply({ type: 'result', value }, transferables(value));
     }
     if (!current) throw Object.assign(new Error('nothing has been computed yet'), { name: 'PlaygroundError' });
     if (type === 'images') {
