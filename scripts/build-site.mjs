@@ -7,7 +7,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const out = path.join(root, 'build/site');
+// HIROPE_SITE builds elsewhere (parallel work on one checkout); web/serve.mjs reads the same variable.
+const out = process.env.HIROPE_SITE ? path.resolve(process.env.HIROPE_SITE) : path.join(root, 'build/site');
 fs.rmSync(out, { recursive: true, force: true });
 fs.mkdirSync(out, { recursive: true });
 
@@ -35,4 +36,4 @@ const dist = path.join(root, 'dist');
 for (const file of fs.readdirSync(dist)) if (file.endsWith('.wasm')) fs.copyFileSync(path.join(dist, file), path.join(out, file));
 fs.cpSync(path.join(dist, 'data'), path.join(out, 'data'), { recursive: true });
 const size = fs.readdirSync(out).reduce((sum, f) => sum + (fs.statSync(path.join(out, f)).isFile() ? fs.statSync(path.join(out, f)).size : 0), 0);
-console.log(`build: site ready in build/site (${(size / 1048576).toFixed(1)} MB)`);
+console.log(`build: site ready in ${path.relative(root, out)} (${(size / 1048576).toFixed(1)} MB)`);

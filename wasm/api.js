@@ -851,7 +851,7 @@ export class HiRoPE {
   }
 }
 
-const INIT_KEYS = ['simd', 'analysis', 'locateFile', 'wasmBinary', 'dataURL', 'tokenizers', 'backend', 'gpu'];
+const INIT_KEYS = ['simd', 'analysis', 'locateFile', 'wasmBinary', 'wasmModule', 'dataURL', 'tokenizers', 'backend', 'gpu'];
 
 /**
  * Builds an entry point's init(). `modules` maps 'full' and/or 'core' to { simd, scalar }, each a
@@ -882,9 +882,29 @@ export function makeInit({ modules, wasm, data = {}, webgpu }) {
         return wasm[name] ? wasm[name]().href : dir + name;
       },
     };
-    if (options.wasmBinary) moduleOptions.wasmBinary = options.wasmBinary;
+    if (options.wasmModule !== undefined) {
+      // A module compiled once (e.g. by a page) and posted to each worker: no fetch, no compile.
+      if (!(options.wasmModule instanceof WebAssembly.Module)) fail(`options.wasmModule must be a WebAssembly.Module, got ${describe(options.wasmModule)}`);
+      moduleOptions.instantiateWasm = (imports, receive) => {
+        // The loader's import object names exactly what its own .wasm imports: another build's
+        // module would instantiate and then fail deep inside the runtime's start-up.
+        const wanted = new Set(Object.values(imports).flatMap((ns) => Object.keys(ns)));
+        const given = WebAssembly.Module.imports(options.wasmModule);
+        if (given.length !== wanted.size || given.some((i) => !wanted.has(i.name))) {
+          ready.reject(new HiRoPEError(`options.wasmModule could not be instantiated: it is not ${file} (its imports differ)`));
+          return {};
+        }
+        WebAssembly.instantiate(options.wasmModule, imports).then(
+          (instance) => receive(instance, options.wasmModule),
+          (e) => ready.reject(new HiRoPEError(`options.wasmModule could not be instantiated (is it ${file}?): ${e.message}`)),
+        );
+        return {};
+      };
+    } else if (options.wasmBinary) moduleOptions.wasmBinary = options.wasmBinary;
     else if (isNode() && !options.locateFile) moduleOptions.wasmBinary = await readData(wasm[file]());
-    const mod = await factory(moduleOptions);
+    const ready = {};
+    const failed = new Promise((_, reject) => (ready.reject = reject));
+    const mod = await Promise.race([factory(moduleOptions), failed]);
     let files = {};
     if (options.dataURL !== undefined) {
       const base = new URL(String(options.dataURL).replace(/\/?$/, '/'), globalThis.location?.href ?? import.meta.url);

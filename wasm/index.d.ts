@@ -353,6 +353,8 @@ export interface InitOptions {
   locateFile?: (path: string, scriptDirectory: string) => string;
   /** The .wasm bytes, to skip fetching. */
   wasmBinary?: ArrayBuffer | Uint8Array;
+  /** The .wasm already compiled (the file this build would load), e.g. posted to a worker by a page that compiled it once. */
+  wasmModule?: WebAssembly.Module;
   /** Folder (URL) holding the tokenizer data files; default: data/ next to the module. */
   dataURL?: string | URL;
   /** Vocabularies to load before init resolves. */

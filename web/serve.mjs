@@ -21,7 +21,8 @@ const TYPES = {
 };
 export const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data: blob:; object-src 'none'; base-uri 'none'";
 
-export const SITE = path.join(root, 'build/site');
+/** The built site; HIROPE_SITE points elsewhere (as for scripts/build-site.mjs). */
+export const SITE = process.env.HIROPE_SITE ? path.resolve(process.env.HIROPE_SITE) : path.join(root, 'build/site');
 
 function resolve(urlPath, base) {
   const clean = decodeURIComponent(urlPath.split('?')[0]);

@@ -8,7 +8,7 @@ import { chromium } from 'playwright-core';
 import { createServer } from '../../web/serve.mjs';
 import init from '../../dist/index.js';
 import { normalizeState, schemeFor, analyzeOptionsFor } from '../../web/src/state.js';
-import { LUTS, probIndex, diffIndex, rgb } from '../../web/src/colormap.js';
+import { LUTS, probIndex, ratioIndex, divergingLut, rgb } from '../../web/src/colormap.js';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const SCREENSHOTS = path.join(root, 'build/screenshots');
@@ -68,13 +68,12 @@ export async function expectedHeatmaps(code, partialState) {
   const probs = {};
   for (const side of ['a', 'b']) probs[side] = hr.attention({ q, k, n, headDim: state.headDim, positions: analysis.positions, scheme: schemeFor(state[side], state), causal: true });
   const rowMax = (p, i) => Math.max(...p.subarray(i * n, i * n + i + 1));
-  let maxAbs = 0;
-  for (let i = 0; i < n; i++) for (let j = 0; j <= i; j++) maxAbs = Math.max(maxAbs, Math.abs(probs.a[i * n + j] - probs.b[i * n + j]));
   return {
     n,
     probs,
-    colour(which, i, j) {
-      if (which === 'diff') return rgb(LUTS.diverging, diffIndex(probs.a[i * n + j] - probs.b[i * n + j], maxAbs));
+    // theme: the colour scheme of the page ('dark' has its own A vs B ramp).
+    colour(which, i, j, theme = 'light') {
+      if (which === 'diff') return rgb(divergingLut(theme), ratioIndex(probs.a[i * n + j], probs.b[i * n + j]));
       const p = probs[which];
       return rgb(LUTS.magma, probIndex(Math.fround(p[i * n + j] * Math.fround(1 / rowMax(p, i)))));
     },

@@ -1,13 +1,17 @@
 // The playground's Model mode in headless Chromium under the strict CSP: loss numbers and the
-// model's attention heatmaps equal the API's, the Split% warning, generation side by side equal
-// to the API's, the mode links carrying the code, and errors shown as text. Screenshots go to
+// model's attention heatmaps equal the API's, B's default at the model's Split% bound and the
+// warning above it, a layer or head switch that runs no loss pass, every layer's and head's
+// thumbnail equal to the API's pooled attention, one fetch of the weights per visit, the loss
+// chart's width and smoothing, no horizontal scroll on a phone, generation side by side equal to
+// the API's, the mode links carrying the code, and errors shown as text. Screenshots go to
 // build/screenshots/.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSite, openPage, screenshot, api, readCells, sampleCells } from './helpers.mjs';
-import { encodeWith, MODEL_DEFAULTS, normalizeWith } from '../../web/src/state.js';
-import { modelOptionsFor } from '../../web/src/model-engine.js';
-import { LUTS, probIndex, rgb } from '../../web/src/colormap.js';
+import { encodeWith, MODEL_DEFAULTS, normalizeWith, splitBound } from '../../web/src/state.js';
+import { modelOptionsFor, ATTENTION_BYTES, THUMB_SIZE } from '../../web/src/model-engine.js';
+import { maskUpper } from '../../web/src/engine.js';
+import { LUTS, probIndex, probPixels, rgb } from '../../web/src/colormap.js';
 import { MARGIN } from '../../web/src/heatmap.js';
 
 const CODE = `import math
@@ -39,6 +43,19 @@ async function modelPage(site, partial, options) {
   await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 120000 });
   return page;
 }
+
+/** Runs action() and resolves with the detail of the next hirope:model-run event (what ran). */
+async function nextRun(page, action) {
+  await page.evaluate(() => {
+    window.__run = new Promise((resolve) => document.addEventListener('hirope:model-run', (e) => resolve({ ...e.detail, at: performance.now() }), { once: true }));
+  });
+  const t0 = await page.evaluate(() => performance.now());
+  await action();
+  const detail = await page.evaluate(() => window.__run);
+  return { ...detail, ms: detail.at - t0 };
+}
+
+const thumbsReady = (page) => page.waitForFunction(() => document.body.dataset.thumbs === 'ready', null, { timeout: 120000 });
 
 describe('playground Model mode (headless Chromium)', () => {
   let site;
@@ -77,14 +94,178 @@ describe('playground Model mode (headless Chromium)', () => {
     await page.context().close();
   });
 
-  it('warns when HiRoPE\'s ratio is above the model\'s Split% bound', async () => {
+  it('starts B at the model\'s Split% bound and warns above it (the paper\'s 0.5)', async () => {
+    // The default ratio, written for the shipped model, is the largest within the bound that the
+    // loaded model's own config gives: one pair more would be over it.
+    const bound = splitBound(MODEL_DEFAULTS.b.ratio, model.config);
+    assert.equal(MODEL_DEFAULTS.b.type, 'hirope');
+    assert.equal(bound.over, false);
+    assert.equal(bound.maxPairs, bound.tokenPairs);
+    assert.equal(MODEL_DEFAULTS.b.ratio, bound.maxRatio);
+    assert.equal(splitBound((bound.tokenPairs + 1) / bound.pairs, model.config).over, true);
+    assert.equal(model.config.headDim / 2, bound.pairs);
+
     const page = await modelPage(site, { code: CODE });
+    assert.match(await page.locator('#ratio-hint-b').textContent(), /Within the bound/);
+    assert.equal(await page.locator('#ratio-hint-b').getAttribute('class'), 'hint');
+    assert.equal(await page.locator('#c-b-ratio').evaluate((input) => input.closest('label').querySelector('output').textContent), `${bound.tokenPairs}/${bound.pairs} pairs (0.333)`);
+    assert.equal(await page.locator('#preset-bound').getAttribute('aria-pressed'), 'true');
+    const { bitsPerByte } = model.loss(CODE, modelOptionsFor(MODEL_DEFAULTS.b, 'python'));
+    assert.match(await page.locator('#status').textContent(), new RegExp(`B ${bitsPerByte.toFixed(3)}\\b`));
+
+    // The paper's 0.5, one click: the warning.
+    let run = await nextRun(page, () => page.locator('#preset-paper').click());
+    assert.equal(run.parts.b.loss, true);
+    assert.equal(run.parts.a.loss, false, 'a change to B leaves A alone');
     assert.match(await page.locator('#ratio-hint-b').textContent(), /above the bound/);
     assert.equal(await page.locator('#ratio-hint-b').getAttribute('class'), 'hint warn');
+    assert.equal(await page.locator('#preset-paper').getAttribute('aria-pressed'), 'true');
+    const paper = model.loss(CODE, modelOptionsFor({ ...MODEL_DEFAULTS.b, ratio: 0.5 }, 'python')).bitsPerByte;
+    assert.match(await page.locator('#status').textContent(), new RegExp(`B ${paper.toFixed(3)}\\b`));
+    await page.waitForFunction(() => location.hash.length > 1); // 0.5 differs from the default
+
     await page.locator('#c-b-ratio').fill('0.3');
     await page.waitForFunction(() => /Within the bound/.test(document.getElementById('ratio-hint-b').textContent));
     assert.match(await page.locator('#ratio-hint-b').textContent(), /Split% for this model \(trained at 128 bytes\): 32\.7%/);
+
+    // Back to the bound exactly: the state equals the defaults again (the code aside).
+    await nextRun(page, () => page.locator('#preset-bound').click());
+    assert.match(await page.locator('#ratio-hint-b').textContent(), /ratio 0\.333 keeps 8 pairs.*Within the bound/);
+    assert.match(await page.locator('#status').textContent(), new RegExp(`B ${bitsPerByte.toFixed(3)}\\b`));
+    assert.equal(await page.evaluate(() => location.hash), await encodeWith(MODEL_DEFAULTS, { code: CODE }));
+    assert.deepEqual(page.problems, []);
     await page.context().close();
+  });
+
+  it('switches layer and head with the attention alone: no loss pass, thumbnails computed once', async () => {
+    const page = await modelPage(site, { code: CODE });
+    await thumbsReady(page);
+    const n = new TextEncoder().encode(CODE).length;
+    // Every thumbnail once: 16 per side, one of them from the main heatmap's own pass.
+    const before = await nextRun(page, () => page.locator('#c-layer').selectOption('2'));
+    const perSide = model.config.layers * model.config.heads;
+    for (const side of ['a', 'b']) {
+      assert.deepEqual(before.parts[side], { loss: false, attention: true }, side);
+      assert.equal(before.counts[side].loss, 1, `${side}: one loss pass in all`);
+      assert.equal(before.counts[side].thumbnails, perSide - 1, side);
+    }
+    // The heatmaps are layer 2's, as the API computes it.
+    for (const side of ['a', 'b']) {
+      const options = modelOptionsFor(MODEL_DEFAULTS[side], 'python');
+      const { matrix } = model.attention(CODE, { ...options, layer: 2, head: 0 });
+      const cells = sampleCells(n, 30);
+      const got = await readCells(page, `#map-${side} canvas`, cells, { margin: MARGIN, n });
+      cells.forEach(([i, j], c) => {
+        const max = Math.max(...matrix.subarray(i * n, i * n + i + 1));
+        assert.deepEqual(got[c].slice(0, 3), rgb(LUTS.magma, probIndex(Math.fround(matrix[i * n + j] * Math.fround(1 / max)))), `${side} (${i}, ${j})`);
+      });
+      assert.match(await page.locator(`#map-${side} .hm-sub`).textContent(), /layer 2, head 0/);
+    }
+    // A thumbnail opens its layer and head in the main heatmaps; again no loss pass.
+    const click = await nextRun(page, () => page.locator('#thumbs-b .thumb[aria-label^="Layer 3, head 1"]').click());
+    for (const side of ['a', 'b']) {
+      assert.deepEqual(click.parts[side], { loss: false, attention: true }, side);
+      assert.equal(click.counts[side].loss, 1);
+      assert.equal(click.counts[side].thumbnails, perSide - 1, `${side}: no thumbnail recomputed`);
+    }
+    assert.equal(await page.locator('#c-layer').inputValue(), '3');
+    assert.equal(await page.locator('#c-head').inputValue(), '1');
+    assert.equal(await page.locator('#thumbs-a .thumb[aria-pressed=true]').getAttribute('aria-label'), 'Layer 3, head 1 (A)');
+    assert.equal(await page.locator('#thumbs-b .thumb[aria-pressed=true]').getAttribute('aria-label'), 'Layer 3, head 1 (B)');
+    assert.equal(await page.evaluate(() => document.body.dataset.thumbs), 'ready');
+    // A full run for comparison: a change to the code runs the loss again on both sides.
+    const edited = `# more\n${CODE}`;
+    const full = await nextRun(page, () => page.evaluate((text) => {
+      const content = document.querySelector('#editor').shadowRoot.querySelector('.cm-content');
+      content.focus();
+      document.execCommand('selectAll');
+      const data = new DataTransfer();
+      data.setData('text/plain', text);
+      content.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+    }, edited));
+    for (const side of ['a', 'b']) assert.deepEqual(full.parts[side], { loss: true, attention: true });
+    console.log(`# layer switch ${before.ms.toFixed(0)} ms, thumbnail click ${click.ms.toFixed(0)} ms, code edit (loss + attention) ${full.ms.toFixed(0)} ms`);
+    assert.ok(before.ms < full.ms && click.ms < full.ms, 'a layer switch is faster than a full run');
+
+    // Thumbnails equal the API's attention pooled to 64 x 64 in the heatmaps' colours.
+    await thumbsReady(page);
+    const bytes = new TextEncoder().encode(edited);
+    const k = Math.min(bytes.length, ATTENTION_BYTES);
+    const hr = await api();
+    for (const [side, layer, head] of [['b', 2, 3], ['a', 0, 1]]) {
+      const { matrix } = model.attention(bytes.subarray(0, k), { ...modelOptionsFor(MODEL_DEFAULTS[side], 'python'), layer, head });
+      const size = Math.min(THUMB_SIZE, k);
+      const region = { r0: 0, r1: k, c0: 0, c1: k };
+      const { ratio } = hr.pool({ matrix, n: k, rows: size, cols: size, region, causal: true });
+      const rgba = new Uint8ClampedArray(size * size * 4);
+      probPixels(ratio, LUTS.magma, new Uint32Array(rgba.buffer));
+      maskUpper(rgba, size, size, region);
+      const got = await page.locator(`#thumbs-${side} .thumb[aria-label^="Layer ${layer}, head ${head} "] canvas`).evaluate((c) => Array.from(c.getContext('2d').getImageData(0, 0, c.width, c.height).data));
+      assert.equal(got.length, rgba.length);
+      assert.deepEqual(got, Array.from(rgba), `${side} thumbnail layer ${layer}, head ${head}`);
+    }
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+
+  it('fetches the weights once per visit and draws the loss chart at its full width, crisp and smoothed', async () => {
+    const context = await site.browser.newContext({ viewport: { width: 1200, height: 900 }, deviceScaleFactor: 2 });
+    const page = await context.newPage();
+    const weights = [];
+    page.on('request', (r) => /pybyte\.hrm$/.test(new URL(r.url()).pathname) && weights.push(r.url()));
+    const problems = [];
+    page.on('pageerror', (e) => problems.push(e.message));
+    await page.goto(`${site.url}model.html${await encodeWith(MODEL_DEFAULTS, { code: CODE })}`);
+    await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 120000 });
+    await thumbsReady(page);
+    await page.locator('#generate').click();
+    await page.waitForFunction(() => document.body.dataset.generated === 'true', null, { timeout: 60000 });
+    assert.equal(weights.length, 1, `requests for the weights: ${weights.join(', ')}`);
+
+    const size = () => page.evaluate(() => {
+      const c = document.querySelector('#loss-chart canvas');
+      return { box: document.getElementById('loss-chart').clientWidth, css: c.getBoundingClientRect().width, width: c.width, height: c.height, cssHeight: c.getBoundingClientRect().height, label: c.getAttribute('aria-label') };
+    });
+    let s = await size();
+    assert.equal(s.css, s.box, 'the chart fills its box');
+    assert.equal(s.width, 2 * s.css, 'drawn at the device pixel ratio');
+    assert.equal(s.height, 2 * s.cssHeight);
+    assert.match(s.label, /runs of 8 bytes/);
+    // Smoothing redraws the chart without asking the workers for anything.
+    await page.evaluate(() => {
+      window.__runs = 0;
+      document.addEventListener('hirope:model-run', () => window.__runs++);
+    });
+    for (const smooth of ['1', '32', '128']) {
+      await page.locator('#c-smooth').selectOption(smooth);
+      await page.waitForFunction((n) => document.querySelector('#loss-chart canvas').getAttribute('aria-label').includes(`runs of ${n} bytes`), smooth);
+    }
+    assert.match(await page.locator('#smooth-bytes').textContent(), /128 bytes/);
+    assert.equal(await page.evaluate(() => window.__runs), 0);
+    // A narrower window: the chart follows.
+    await page.setViewportSize({ width: 800, height: 900 });
+    await page.waitForFunction(() => Math.abs(document.querySelector('#loss-chart canvas').getBoundingClientRect().width - document.getElementById('loss-chart').clientWidth) < 1);
+    s = await size();
+    assert.ok(s.css < 800 && s.width === 2 * s.css);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it('fits a phone: no horizontal scroll at 390 px, touch-sized controls', async () => {
+    for (const colorScheme of ['light', 'dark']) {
+      const page = await modelPage(site, {}, { colorScheme, viewport: { width: 390, height: 844 } });
+      await thumbsReady(page);
+      assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 390, `scrollWidth ${await page.evaluate(() => document.documentElement.scrollWidth)}`);
+      // Controls in the page's sections are at least 40 px tall; thumbnails at least 44 px wide.
+      const small = await page.evaluate(() => Array.from(document.querySelectorAll('main select, main button:not(.thumb), main input:not([type=range])'))
+        .filter((e) => e.offsetParent !== null && e.getBoundingClientRect().height < 40).map((e) => e.id || e.textContent));
+      assert.deepEqual(small, []);
+      const thumb = await page.locator('#thumbs-a .thumb').first().boundingBox();
+      assert.ok(thumb.width >= 44, `thumbnail ${thumb.width} px`);
+      assert.deepEqual(page.problems, []);
+      await screenshot(page, `model-phone-${colorScheme}`);
+      await page.context().close();
+    }
   });
 
   it('continues the code under both schemes, as the API generates', async () => {

@@ -1,5 +1,6 @@
 // The page side of the playground workers: promise-based requests, and "latest wins" scheduling
 // (PairClient) so that a burst of edits or slider moves computes only the newest state.
+import { simdSupported } from '../../dist/api.js';
 
 export class WorkerError extends Error {
   constructor(name, message) {
@@ -8,9 +9,26 @@ export class WorkerError extends Error {
   }
 }
 
+// One download and one compile of the .wasm per page, shared by every worker (both sides of the
+// playground, every <hirope-attention> on a page): a compiled WebAssembly.Module can be posted to
+// a worker, which then only instantiates it. Null when compiling here fails (the worker then loads
+// the file itself).
+let compiled = null;
+export function compiledModule(simd) {
+  compiled ??= (async () => {
+    const url = new URL(simd ? './hirope-simd.wasm' : './hirope-scalar.wasm', import.meta.url);
+    const response = await fetch(url);
+    if (!response.ok) throw new Error(`${url} answered ${response.status}`);
+    return WebAssembly.compileStreaming ? WebAssembly.compileStreaming(response) : WebAssembly.compile(await response.arrayBuffer());
+  })().catch(() => null);
+  return compiled;
+}
+
 export class PlaygroundClient {
   constructor(workerURL) {
     this.worker = new Worker(workerURL, { type: 'module', name: 'hirope' });
+    const simd = new URL(workerURL, location.href).searchParams.get('simd') !== '0' && simdSupported();
+    compiledModule(simd).then((module) => this.worker.postMessage({ type: 'module', module }));
     this._next = 1;
     this._pending = new Map();
     this.worker.onmessage = ({ data }) => {
@@ -32,11 +50,11 @@ export class PlaygroundClient {
   }
 
   /** One request; resolves with the worker's result. */
-  request(type, payload = {}, progress = null) {
+  request(type, payload = {}, progress = null, transfer = []) {
     const id = this._next++;
     return new Promise((resolve, reject) => {
       this._pending.set(id, { resolve, reject, progress });
-      this.worker.postMessage({ id, type, ...payload });
+      this.worker.postMessage({ id, type, ...payload }, transfer);
     });
   }
 
@@ -73,8 +91,17 @@ export class PairClient {
       // The distance views depend on both schemes; B's worker computes them, so that moving a
       // slider of scheme B (the HiRoPE side by default) leaves A's worker nothing to send.
       this.a.request('run', { ...payload, side: 'a', summary: true }, progress),
-      this.b.request('run', { ...payload, side: 'b', distances: payload.views !== false }, progress),
+      this.b.request('run', { ...payload, side: 'b', distances: payload.distancesWanted ?? payload.views !== false }, progress),
     ]).then(([a, b]) => ({ a, b }));
+  }
+
+  /**
+   * Per-row TV and KL between the two sides' current matrices: A's worker hands a copy of its
+   * matrix over (transferred, not copied again) and B's worker compares.
+   */
+  async compare() {
+    const a = await this.a.request('probs');
+    return this.b.request('compare', { other: a }, null, [a.probs.buffer]);
   }
 
   /**

@@ -3,8 +3,10 @@
 
 // Magma-like sequential ramp: 5 stops, linear in between. Index 0 is the darkest colour.
 const MAGMA = [[0, 0, 4], [81, 18, 124], [183, 55, 121], [252, 137, 97], [252, 253, 191]];
-// Diverging ramp for differences: blue (negative) - near-white (zero) - red (positive).
-const DIVERGING = [[33, 102, 172], [146, 197, 222], [247, 247, 247], [244, 165, 130], [178, 24, 43]];
+// Diverging ramps for A vs B: A's orange where A attends more, B's blue where B attends more, a
+// neutral middle that matches the theme (a white middle reads as an empty triangle in dark mode).
+const DIVERGING = [[166, 84, 0], [236, 170, 80], [246, 246, 244], [110, 170, 220], [0, 78, 140]];
+const DIVERGING_DARK = [[255, 170, 60], [150, 96, 30], [34, 37, 43], [40, 100, 150], [110, 190, 255]];
 // Sequential ramp for distances: dark blue to yellow (viridis-like).
 const VIRIDIS = [[68, 1, 84], [59, 82, 139], [33, 145, 140], [94, 201, 98], [253, 231, 37]];
 
@@ -19,7 +21,10 @@ function table(stops) {
   for (let i = 0; i < 256; i++) lut.set(ramp(stops, i / 255), 3 * i);
   return lut;
 }
-export const LUTS = { magma: table(MAGMA), diverging: table(DIVERGING), viridis: table(VIRIDIS) };
+export const LUTS = { magma: table(MAGMA), diverging: table(DIVERGING), divergingDark: table(DIVERGING_DARK), viridis: table(VIRIDIS) };
+
+/** The A vs B ramp for a theme ('light' or 'dark'). */
+export const divergingLut = (theme) => (theme === 'dark' ? LUTS.divergingDark : LUTS.diverging);
 
 /** Colour for masked cells (NaN distances, cells above the causal diagonal in distance views). */
 export const MASKED = [128, 128, 128];
@@ -75,10 +80,26 @@ export function packLut(lut) {
   return packed;
 }
 
-/** Signed difference scaled by the largest magnitude -> LUT index (127.5 is zero). */
-export function diffIndex(d, maxAbs) {
-  if (!(maxAbs > 0)) return 128;
-  return Math.round(Math.min(1, Math.max(0, 0.5 + d / (2 * maxAbs))) * 255);
+/**
+ * The A vs B map shows log2(pB / pA): how many times more (or less) B attends to a key than A.
+ * Probabilities below RATIO_FLOOR count as RATIO_FLOOR, so keys neither scheme looks at stay
+ * neutral instead of showing the noise of two tiny numbers; the scale saturates at RATIO_LIMIT
+ * (2^3 = 8 times). A fixed scale keeps maps comparable across settings (a scale set by the largest
+ * difference lets the diagonal wash everything else out).
+ */
+export const RATIO_FLOOR = 1e-6;
+export const RATIO_LIMIT = 3;
+
+/** log2(pB / pA) with the floor. */
+export function logRatio(pA, pB) {
+  return Math.log2(Math.max(pB, RATIO_FLOOR) / Math.max(pA, RATIO_FLOOR));
+}
+
+/** log2(pB / pA) -> LUT index: 0 is A RATIO_LIMIT-fold, 128 equal, 255 B RATIO_LIMIT-fold. */
+export function ratioIndex(pA, pB) {
+  const r = logRatio(pA, pB);
+  if (Number.isNaN(r)) return 128;
+  return Math.round(Math.min(1, Math.max(0, 0.5 + r / (2 * RATIO_LIMIT))) * 255);
 }
 
 /** Value in [lo, hi] -> LUT index, linear. */

@@ -16,7 +16,8 @@ export function setPath(state, key, value) {
 
 /**
  * A labelled control. spec: { key, label, help, type: 'select'|'number'|'range'|'checkbox', options,
- * min, max, step, show(state) }.
+ * min, max, step, show(state), advanced (behind the "More" disclosure), side ('A' or 'B': part of
+ * the accessible name, so the two sides' controls are told apart) }.
  */
 function control(spec) {
   const label = el('label', { class: `field field-${spec.type}`, title: spec.help });
@@ -26,77 +27,122 @@ function control(spec) {
     input = el('select', { id, name: spec.key });
     for (const [value, text] of spec.options) input.append(el('option', { value }, text));
   } else {
-    input = el('input', { id, name: spec.key, type: spec.type, min: spec.min, max: spec.max, step: spec.step });
+    input = el('input', { id, name: spec.key, type: spec.type, min: spec.min, max: spec.max, step: spec.step, inputmode: spec.type === 'number' ? 'decimal' : undefined });
   }
   input.dataset.key = spec.key;
   input.dataset.kind = spec.type === 'checkbox' ? 'boolean' : spec.numeric || spec.type === 'number' || spec.type === 'range' ? 'number' : 'string';
   const caption = el('span', { class: 'field-label' }, spec.label);
+  if (spec.side) caption.append(el('span', { class: 'sr-only' }, ` (scheme ${spec.side})`));
   if (spec.type === 'checkbox') label.append(input, caption);
   else label.append(caption, input);
   if (spec.type === 'range') label.append(el('output', { for: id, class: 'range-value' }));
-  if (spec.type === 'number' || spec.type === 'range') input.setAttribute('aria-describedby', `${id}-help`);
-  label.append(el('span', { id: `${id}-help`, class: 'sr-only' }, spec.help));
-  return { spec, label, input };
+  const message = el('span', { id: `${id}-error`, class: 'field-error', role: 'alert', hidden: true });
+  if (spec.type === 'number' || spec.type === 'range') input.setAttribute('aria-describedby', `${id}-help ${id}-error`);
+  label.append(el('span', { id: `${id}-help`, class: 'sr-only' }, spec.help), message);
+  return { spec, label, input, message };
+}
+
+/** Why a typed number is not acceptable for a spec, in plain words; null when it is. */
+export function invalidNumber(spec, text) {
+  const name = spec.label.toLowerCase();
+  const value = Number(text);
+  if (text.trim() === '' || !Number.isFinite(value)) return `Enter a number for the ${name}.`;
+  const whole = spec.step === 1 || spec.step === 2;
+  if (whole && !Number.isInteger(value)) return `The ${name} must be a whole number.`;
+  if (spec.min !== undefined && value < spec.min) return `The ${name} must be at least ${spec.min}.`;
+  if (spec.max !== undefined && value > spec.max) return `The ${name} must be at most ${spec.max}.`;
+  if (spec.step === 2 && value % 2 !== 0) return `The ${name} must be even.`;
+  return null;
 }
 
 export function schemeControls(side) {
   const k = (name) => `${side}.${name}`;
+  const S = side.toUpperCase();
+  const is = (...types) => (s) => types.includes(s[side].type);
   return [
     { key: k('type'), label: 'Scheme', type: 'select', options: SCHEME_TYPES, help: 'The position encoding applied to q and k (or added to the logits, for ALiBi).' },
-    { key: k('base'), label: 'Base', type: 'number', min: 2, step: 'any', help: 'RoPE base b: pair j turns by b^(-2j/d) radians per position. 10000 in most models, 500000 in Llama 3.', show: (s) => ROTARY.has(s[side].type) || s[side].type === 'sinusoidal' },
-    { key: k('layout'), label: 'Layout', type: 'select', options: [['half', 'half-split (HF)'], ['interleaved', 'interleaved (Meta)']], help: 'How the rotated pairs sit in memory: rotate_half (Hugging Face, GPT-NeoX) or adjacent pairs (Meta LLaMA, GPT-J).', show: (s) => ROTARY.has(s[side].type) },
-    { key: k('ratio'), label: 'Ratio', type: 'range', min: 0, max: 1, step: 0.05, numeric: true, help: 'HiRoPE: fraction of frequency pairs (the fast ones) that keep the token index; the rest carry the unit index. 1 is plain RoPE.', show: (s) => s[side].type === 'hirope' },
-    { key: k('levels'), label: 'Levels', type: 'select', options: [['2', '2: unit, token'], ['3', '3: unit, statement, token']], numeric: true, help: 'HiRoPE hierarchy depth: the paper\'s two levels, or three with statements in the middle band.', show: (s) => s[side].type === 'hirope' },
-    { key: k('window'), label: 'Window', type: 'number', min: 1, step: 1, help: 'Token distances below W use plain RoPE; from W on the scheme\'s far rule applies (strict boundary, as ReRoPE).', show: (s) => WINDOWED.has(s[side].type) },
-    { key: k('group'), label: 'Group', type: 'number', min: 1, step: 1, help: 'Self-Extend: far distances are divided by G (floor), shifted to continue from the window.', show: (s) => s[side].type === 'self-extend' },
-    { key: k('leaky'), label: 'Leak', type: 'number', min: 0, max: 1, step: 'any', help: 'Leaky ReRoPE: beyond the window the distance grows by this factor per token instead of staying at W.', show: (s) => s[side].type === 'leaky-rerope' },
+    { key: k('ratio'), label: 'Ratio', type: 'range', min: 0, max: 1, step: 0.05, numeric: true, help: 'HiRoPE: fraction of frequency pairs (the fast ones) that keep the token index; the rest carry the unit index beyond the window. 1 is plain RoPE.', show: is('hirope') },
+    { key: k('window'), label: 'Window', type: 'number', min: 1, max: 65536, step: 1, help: 'Token distances below W use plain RoPE; from W on the scheme\'s far rule applies (strict boundary, as ReRoPE).', show: (s) => WINDOWED.has(s[side].type) },
+    { key: k('group'), label: 'Group', type: 'number', min: 1, max: 65536, step: 1, help: 'Self-Extend: far distances are divided by G (floor), shifted to continue from the window.', show: is('self-extend') },
     { key: k('scaling'), label: 'Scaling', type: 'select', options: SCALINGS, help: 'Frequency scaling for longer contexts: position interpolation, NTK-aware, dynamic NTK, YaRN or Llama 3, relative to the training length.', show: (s) => ROTARY.has(s[side].type) },
-    { key: k('factor'), label: 'Factor', type: 'number', min: 1, step: 'any', help: 'Scaling factor s: the context is stretched s times (PI divides every frequency by s).', show: (s) => ROTARY.has(s[side].type) && s[side].scaling !== 'none' },
-  ];
+    { key: k('factor'), label: 'Factor', type: 'number', min: 1, max: 1024, step: 'any', help: 'Scaling factor s: the context is stretched s times (PI divides every frequency by s).', show: (s) => ROTARY.has(s[side].type) && s[side].scaling !== 'none' },
+    { key: k('units'), label: 'Units', type: 'select', options: [['syntax', 'functions and classes'], ['segments', 'fixed segments']], advanced: true, help: 'Where HiRoPE\'s unit index comes from: the parse tree\'s functions and classes, or fixed segments of tokens.', show: is('hirope') },
+    { key: k('segment'), label: 'Segment', type: 'number', min: 1, max: 65536, step: 1, advanced: true, help: 'Tokens per unit with fixed segments.', show: (s) => s[side].type === 'hirope' && s[side].units === 'segments' },
+    { key: k('levels'), label: 'Levels', type: 'select', options: [['2', '2: unit, token'], ['3', '3: unit, statement, token']], numeric: true, advanced: true, help: 'HiRoPE hierarchy depth: the paper\'s two levels, or three with statements in the middle band.', show: is('hirope') },
+    { key: k('leaky'), label: 'Leak', type: 'number', min: 0, max: 1, step: 'any', advanced: true, help: 'Leaky ReRoPE: beyond the window the distance grows by this factor per token instead of staying at W.', show: is('leaky-rerope') },
+    { key: k('base'), label: 'Base', type: 'number', min: 2, max: 1e9, step: 'any', advanced: true, help: 'RoPE base b: pair j turns by b^(-2j/d) radians per position. 10000 in most models, 500000 in Llama 3.', show: (s) => ROTARY.has(s[side].type) || s[side].type === 'sinusoidal' },
+    { key: k('layout'), label: 'Layout', type: 'select', options: [['half', 'half-split (HF)'], ['interleaved', 'interleaved (Meta)']], advanced: true, help: 'How the rotated pairs sit in memory: rotate_half (Hugging Face, GPT-NeoX) or adjacent pairs (Meta LLaMA, GPT-J).', show: (s) => ROTARY.has(s[side].type) },
+  ].map((spec) => ({ ...spec, side: S }));
 }
 
 export function sharedControls(languages, tokenizers) {
   return [
     { key: 'language', label: 'Language', type: 'select', options: languages.map((l) => [l, LANGUAGE_NAMES[l] ?? l]), help: 'The tree-sitter grammar that parses the code (pasting code detects it).' },
-    { key: 'tokenizer', label: 'Tokenizer', type: 'select', options: tokenizers.map((t) => [t, { lexical: 'lexical (grammar tokens)', cl100k: 'cl100k (GPT-4)', llama2: 'Llama 2 / Code Llama' }[t] ?? t]), help: 'How code becomes tokens: the grammar\'s own tokens, or a real code LLM tokenizer (its vocabulary loads on first use).' },
-    { key: 'hierarchy', label: 'Hierarchy', type: 'select', options: [['units', 'syntax units'], ['segments', 'fixed segments']], help: 'Where HiRoPE\'s unit index comes from: top-level functions and classes from the parse tree, or fixed segments of tokens.' },
-    { key: 'gap', label: 'Gaps', type: 'select', options: [['own', 'own unit'], ['next', 'join next'], ['previous', 'join previous']], help: 'Code between definitions (imports, statements): its own unit, or part of the next or previous definition.', show: (s) => s.hierarchy === 'units' },
-    { key: 'descend', label: 'Methods as units', type: 'checkbox', help: 'Split classes into their methods, each method its own unit.', show: (s) => s.hierarchy === 'units' },
-    { key: 'segment', label: 'Segment', type: 'number', min: 1, step: 1, help: 'Tokens per unit with fixed segments.', show: (s) => s.hierarchy === 'segments' },
-    { key: 'headDim', label: 'Head dim', type: 'number', min: 2, max: 256, step: 2, help: 'Dimension d of the attention head: d/2 frequency pairs.' },
-    { key: 'train', label: 'Training length', type: 'number', min: 2, step: 1, help: 'The context length the model was trained on: the angle view\'s limit, Split%, and the original length for scalings and ReRoPE\'s log-n.' },
+    { key: 'train', label: 'Training length', type: 'number', min: 2, max: 65536, step: 1, help: 'The context length the model was trained on: the angle view\'s limit, Split%, and the original length for scalings and ReRoPE\'s log-n.' },
     { key: 'source', label: 'Q/K', type: 'select', options: [['ones', 'content-free (all ones)'], ['seeded', 'seeded per token'], ['file', 'from a file…']], help: 'Content-free q = k = 1 isolates the position effect; seeded gives each distinct token its own random vector; a file supplies real q/k rows.' },
-    { key: 'seed', label: 'Seed', type: 'number', min: 0, step: 1, help: 'Random seed of the per-token vectors.', show: (s) => s.source === 'seeded' },
+    { key: 'seed', label: 'Seed', type: 'number', min: 0, max: 2147483647, step: 1, help: 'Random seed of the per-token vectors.', show: (s) => s.source === 'seeded' },
+    { key: 'headDim', label: 'Head dim', type: 'number', min: 2, max: 256, step: 2, advanced: true, help: 'Dimension d of the attention head: d/2 frequency pairs.' },
+    { key: 'tokenizer', label: 'Tokenizer', type: 'select', options: tokenizers.map((t) => [t, { lexical: 'lexical (grammar tokens)', cl100k: 'cl100k (GPT-4)', llama2: 'Llama 2 / Code Llama' }[t] ?? t]), advanced: true, help: 'How code becomes tokens: the grammar\'s own tokens, or a real code LLM tokenizer (its vocabulary loads on first use).' },
+    { key: 'gap', label: 'Gaps', type: 'select', options: [['own', 'own unit'], ['next', 'join next'], ['previous', 'join previous']], advanced: true, help: 'Code between definitions (imports, statements): its own unit, or part of the next or previous definition.' },
+    { key: 'descend', label: 'Methods as units', type: 'checkbox', advanced: true, help: 'Split classes into their methods, each method its own unit.' },
   ];
 }
 
-/** Builds controls into parent; returns an object that syncs them with a state. */
-export function buildControls(parent, specs, onInput) {
+/**
+ * Builds controls into parent (advanced ones inside a "More" disclosure); returns an object that
+ * syncs them with a state. A number that is not acceptable is marked in place with a message and
+ * not passed on.
+ */
+export function buildControls(parent, specs, onInput, { moreLabel = 'More' } = {}) {
   const built = specs.map(control);
-  for (const c of built) parent.append(c.label);
+  let more = null;
+  for (const c of built) {
+    if (c.spec.advanced) {
+      if (!more) {
+        more = el('details', { class: 'more' });
+        more.append(el('summary', {}, moreLabel));
+      }
+      more.append(c.label);
+    } else parent.append(c.label);
+  }
+  if (more) parent.append(more);
+  const bySpecKey = new Map(built.map((c) => [c.spec.key, c]));
+  const setError = (c, text) => {
+    c.input.setAttribute('aria-invalid', text ? 'true' : 'false');
+    c.message.hidden = !text;
+    c.message.textContent = text || '';
+    c.label.classList.toggle('invalid', Boolean(text));
+  };
   parent.addEventListener('input', (e) => {
     const input = e.target;
     if (!input.dataset?.key) return;
+    const c = bySpecKey.get(input.dataset.key);
     let value = input.dataset.kind === 'boolean' ? input.checked : input.value;
     if (input.dataset.kind === 'number') {
+      const problem = c && c.spec.type === 'number' ? invalidNumber(c.spec, input.value) : null;
+      if (c) setError(c, problem);
+      if (problem) return;
       value = Number(value);
-      if (input.value === '' || !Number.isFinite(value)) return; // half-typed number
     }
     onInput(input.dataset.key, value);
   });
   return {
     built,
+    more,
     sync(state) {
-      for (const { spec, label, input } of built) {
+      for (const c of built) {
+        const { spec, label, input } = c;
         const value = getPath(state, spec.key);
         if (spec.type === 'checkbox') input.checked = Boolean(value);
-        else if (document.activeElement !== input || input.value === '' || Number(input.value) !== value) {
+        else if (document.activeElement !== input || input.getAttribute('aria-invalid') !== 'true') {
           if (String(input.value) !== String(value)) input.value = String(value);
+          if (document.activeElement !== input) setError(c, null);
         }
         label.hidden = spec.show ? !spec.show(state) : false;
         const out = label.querySelector('output');
         if (out) out.textContent = String(value);
       }
+      if (more) more.hidden = built.every((c) => !c.spec.advanced || c.label.hidden);
     },
   };
 }

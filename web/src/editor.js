@@ -1,8 +1,8 @@
 // The code editor: CodeMirror 6 with syntax highlighting by CSS classes (no inline styles, so it
 // runs under the page's strict CSP), token boundaries coloured by unit, a hover card per token,
 // and "what this token looks at" as highlight intensity.
-import { EditorState, StateField, StateEffect, Compartment, RangeSetBuilder } from '@codemirror/state';
-import { EditorView, Decoration, keymap, lineNumbers, hoverTooltip, drawSelection, highlightActiveLine } from '@codemirror/view';
+import { EditorState, StateEffect, Compartment, RangeSetBuilder } from '@codemirror/state';
+import { EditorView, Decoration, ViewPlugin, keymap, lineNumbers, hoverTooltip, drawSelection, highlightActiveLine } from '@codemirror/view';
 import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
 import { syntaxHighlighting, bracketMatching, indentOnInput } from '@codemirror/language';
 import { classHighlighter } from '@lezer/highlight';
@@ -38,45 +38,79 @@ export function heatLevel(ratio) {
 const setTokens = StateEffect.define();
 const setHeat = StateEffect.define();
 
-function tokenMarks(doc, tokens) {
-  if (!tokens) return Decoration.none;
-  const builder = new RangeSetBuilder();
-  const length = doc.length;
-  for (let t = 0; t < tokens.count; t++) {
-    const from = Math.min(tokens.start[t], length);
-    const to = Math.min(tokens.end[t], length);
-    if (to <= from) continue;
-    const cls = `hr-tok hr-u${tokens.unit[t] % UNIT_COLOURS}${t % 2 ? ' hr-odd' : ''}`;
-    builder.add(from, to, Decoration.mark({ class: cls }));
+/** Index of the first token that ends after pos (tokens are sorted and do not overlap). */
+function firstTokenAfter(tokens, pos) {
+  let lo = 0;
+  let hi = tokens.count;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (tokens.end[mid] <= pos) lo = mid + 1;
+    else hi = mid;
   }
-  return builder.finish();
+  return lo;
 }
 
-function heatMarks(doc, heat) {
-  if (!heat) return Decoration.none;
-  const builder = new RangeSetBuilder();
-  for (let t = 0; t < heat.levels.length; t++) {
-    const level = heat.levels[t];
-    const from = Math.min(heat.start[t], doc.length);
-    const to = Math.min(heat.end[t], doc.length);
-    if (to <= from) continue;
-    if (t === heat.query) builder.add(from, to, Decoration.mark({ class: 'hr-query' }));
-    else if (level > 0) builder.add(from, to, Decoration.mark({ class: `hr-heat${level}` }));
-  }
-  return builder.finish();
-}
+/**
+ * Token marks (unit colour, alternate shading) and heat marks for the visible ranges only: the
+ * work per keystroke and per new analysis is proportional to what is on screen, not to the file.
+ * Between an edit and the next analysis the marks are mapped through the edit.
+ */
+const tokenDecorations = ViewPlugin.fromClass(
+  class {
+    constructor(view) {
+      this.tokens = null;
+      this.heat = null;
+      this.decorations = Decoration.none;
+    }
 
-function decorationField(effect, build) {
-  return StateField.define({
-    create: () => Decoration.none,
-    update(value, tr) {
-      value = value.map(tr.changes);
-      for (const e of tr.effects) if (e.is(effect)) value = build(tr.state.doc, e.value);
-      return value;
-    },
-    provide: (f) => EditorView.decorations.from(f),
-  });
-}
+    update(update) {
+      let rebuild = update.viewportChanged;
+      for (const tr of update.transactions) {
+        for (const e of tr.effects) {
+          if (e.is(setTokens)) {
+            this.tokens = e.value;
+            this.heat = null;
+            rebuild = true;
+          } else if (e.is(setHeat)) {
+            this.heat = e.value;
+            rebuild = true;
+          }
+        }
+      }
+      if (update.docChanged && !rebuild) {
+        this.decorations = this.decorations.map(update.changes);
+        return;
+      }
+      // Offsets of an analysis of older text would mark the wrong characters: keep mapping the
+      // old marks until the analysis of this text arrives.
+      if (rebuild && (!this.tokens || this.tokens.length === update.state.doc.length)) this.decorations = this.build(update.view);
+      else if (update.docChanged) this.decorations = this.decorations.map(update.changes);
+    }
+
+    build(view) {
+      const tokens = this.tokens;
+      if (!tokens) return Decoration.none;
+      const builder = new RangeSetBuilder();
+      const length = view.state.doc.length;
+      const heat = this.heat;
+      for (const { from: visibleFrom, to: visibleTo } of view.visibleRanges) {
+        for (let t = firstTokenAfter(tokens, visibleFrom); t < tokens.count && tokens.start[t] < visibleTo; t++) {
+          const from = Math.min(tokens.start[t], length);
+          const to = Math.min(tokens.end[t], length);
+          if (to <= from) continue;
+          let cls = `hr-tok hr-u${tokens.unit[t] % UNIT_COLOURS}${t % 2 ? ' hr-odd' : ''}`;
+          if (heat) {
+            if (t === heat.query) cls += ' hr-query';
+            else if (t < heat.levels.length && heat.levels[t] > 0) cls += ` hr-heat${heat.levels[t]}`;
+          }
+          builder.add(from, to, Decoration.mark({ class: cls }));
+        }
+      }
+      return builder.finish();
+    }
+  },
+  { decorations: (plugin) => plugin.decorations },
+);
 
 /** Index of the token covering UTF-16 offset pos, or -1. */
 export function tokenAt(tokens, pos) {
@@ -95,7 +129,7 @@ export function tokenAt(tokens, pos) {
  * Creates the editor. options: { parent, doc, language, onChange(text), describeToken(index) ->
  * [label, value][] } .
  */
-export function createEditor({ parent, doc, language, onChange, describeToken, label }) {
+export function createEditor({ parent, doc, language, onChange, onSelect, describeToken, label }) {
   const languageSlot = new Compartment();
   let tokens = null;
   const tooltip = hoverTooltip((view, pos, side) => {
@@ -145,12 +179,12 @@ export function createEditor({ parent, doc, language, onChange, describeToken, l
         syntaxHighlighting(classHighlighter),
         keymap.of([...defaultKeymap, ...historyKeymap]),
         languageSlot.of(LANGUAGES[language]?.() ?? []),
-        decorationField(setTokens, tokenMarks),
-        decorationField(setHeat, heatMarks),
+        tokenDecorations,
         tooltip,
         EditorView.contentAttributes.of({ 'aria-label': label || 'Source code' }),
         EditorView.updateListener.of((update) => {
           if (update.docChanged) onChange(update.state.doc.toString(), update);
+          else if (update.selectionSet && onSelect) onSelect(update.state.selection.main.head);
         }),
       ],
     }),
@@ -166,14 +200,19 @@ export function createEditor({ parent, doc, language, onChange, describeToken, l
     setLanguage(name) {
       view.dispatch({ effects: languageSlot.reconfigure(LANGUAGES[name]?.() ?? []) });
     },
-    /** tokens: { count, start, end, unit } for the current text. */
+    /** Selects [from, to) and scrolls it into view (the outline's unit click). */
+    selectRange(from, to) {
+      const length = view.state.doc.length;
+      view.dispatch({ selection: { anchor: Math.min(from, length), head: Math.min(to, length) }, effects: EditorView.scrollIntoView(Math.min(from, length), { y: 'start', yMargin: 24 }) });
+    },
+    /** tokens: { count, start, end, unit, length } for the text of that length (UTF-16 units). */
     setTokens(value) {
       tokens = value;
-      view.dispatch({ effects: [setTokens.of(value), setHeat.of(null)] });
+      view.dispatch({ effects: setTokens.of(value) });
     },
     /** Highlight intensity per token (levels 0 .. HEAT_LEVELS) and the query token; null clears. */
     setHeat(heat) {
-      view.dispatch({ effects: setHeat.of(heat && tokens ? { ...heat, start: tokens.start, end: tokens.end } : null) });
+      view.dispatch({ effects: setHeat.of(heat && tokens ? heat : null) });
       if (heat && tokens && heat.query >= 0) {
         view.dispatch({ effects: EditorView.scrollIntoView(tokens.start[heat.query], { y: 'center' }) });
       }

@@ -11,8 +11,9 @@
 // by every element on the page. Colours follow the surrounding page (light or dark text).
 import { PairClient } from './client.js';
 import { drawHeatmap } from './heatmap.js';
-import { normalizeState, describeScheme, SCHEME_TYPES } from './state.js';
-import { LUTS, cssGradient, DECADES } from './colormap.js';
+import { normalizeState, describeScheme, SCHEME_TYPES, DEFAULTS } from './state.js';
+import { diffImage } from './engine.js';
+import { LUTS, cssGradient, DECADES, RATIO_LIMIT, divergingLut } from './colormap.js';
 import { el } from './dom.js';
 
 const MARGIN = 10;
@@ -28,13 +29,14 @@ select option { color: #111; background: #fff; }
 input[type=range] { padding: 0; width: 8em; accent-color: #2455c3; }
 :host([data-theme=dark]) input[type=range] { accent-color: #7aa2ff; }
 :focus-visible { outline: 2px solid #2455c3; outline-offset: 2px; }
-.maps { display: grid; grid-template-columns: 1fr 1fr; gap: 0.8em; }
+.maps { display: grid; grid-template-columns: repeat(3, minmax(0, 1fr)); gap: 0.8em; }
 @container (max-width: 520px) { .maps { grid-template-columns: 1fr; } }
 figure { margin: 0; min-width: 0; }
 figcaption { font-size: 0.85em; margin-bottom: 0.25em; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 figcaption b { color: #c17f00; }
 figure + figure figcaption b { color: #0072b2; }
 :host([data-theme=dark]) figure + figure figcaption b { color: #56b4e9; }
+figure:nth-child(3) figcaption b, :host([data-theme=dark]) figure:nth-child(3) figcaption b { color: inherit; }
 :host([data-theme=dark]) figcaption b { color: #e6a700; }
 canvas { width: 100%; height: auto; display: block; image-rendering: pixelated; aspect-ratio: 1; border-radius: 4px; }
 .placeholder { aspect-ratio: 1; border-radius: 4px; background: color-mix(in srgb, currentColor 6%, transparent); display: grid; place-items: center; font-size: 0.8em; opacity: 0.8; }
@@ -94,10 +96,11 @@ export class HiRoPEAttention extends HTMLElement {
     this._ratioLabel.append(el('span', {}, 'ratio'), this._ratio, this._ratioValue);
     bar.append(this._ratioLabel);
     const maps = el('div', { class: 'maps' });
-    this._figures = ['a', 'b'].map((side) => {
+    this._figures = ['a', 'b', 'diff'].map((side) => {
       const figure = el('figure');
       const caption = el('figcaption');
-      const canvas = el('canvas', { role: 'img', 'aria-label': `Attention under scheme ${side.toUpperCase()}`, width: '1', height: '1' });
+      const label = side === 'diff' ? 'Where B attends more (blue) or less (orange) than A' : `Attention under scheme ${side.toUpperCase()}`;
+      const canvas = el('canvas', { role: 'img', 'aria-label': label, width: '1', height: '1' });
       canvas.hidden = true;
       const placeholder = el('div', { class: 'placeholder' }, 'hirope loads when visible…');
       figure.append(caption, placeholder, canvas);
@@ -160,13 +163,13 @@ export class HiRoPEAttention extends HTMLElement {
       const v = Number(this.getAttribute(name));
       return this.hasAttribute(name) && Number.isFinite(v) ? v : fallback;
     };
-    const windowSize = num('window', 64);
-    const ratio = num('ratio', 0.5);
+    const windowSize = num('window', DEFAULTS.b.window);
+    const ratio = num('ratio', DEFAULTS.b.ratio);
     return normalizeState({
       language: this.getAttribute('language') || 'python',
       tokenizer: this.getAttribute('tokenizer') || 'lexical',
       headDim: num('head-dim', 64),
-      train: num('train', 512),
+      train: num('train', DEFAULTS.train),
       source: this.getAttribute('source') || 'ones',
       a: { type: this.getAttribute('scheme-a') || 'rope', window: windowSize, ratio },
       b: { type: this.getAttribute('scheme-b') || 'hirope', window: windowSize, ratio },
@@ -189,7 +192,7 @@ export class HiRoPEAttention extends HTMLElement {
     this._foot.classList.remove('error');
     try {
       const { a, b } = await client().run({ code: this.code, state, backend: 'wasm', views: false, view: { size: 320 } });
-      const result = { n: a.n, analysis: a.analysis, images: a.n ? { ...a.image, a: a.image.rgba, b: b.image.rgba } : null };
+      const result = { n: a.n, analysis: a.analysis, images: a.n ? { ...a.image, a: a.image.rgba, b: b.image.rgba, rawB: b.image.raw } : null };
       this._result = { ...result, state };
       this._draw();
       const ms = performance.now() - t0;
@@ -198,7 +201,11 @@ export class HiRoPEAttention extends HTMLElement {
       const gradient = el('span', { class: 'bar' });
       gradient.style.background = cssGradient(LUTS.magma);
       legend.append(el('span', {}, `10⁻${DECADES}`), gradient, el('span', {}, 'row max'));
-      this._foot.append(legend, el('span', {}, `${result.analysis.count} tokens, ${result.analysis.units.length} units · ${ms.toFixed(0)} ms · hirope`));
+      const ratioLegend = el('span', { class: 'legend' });
+      const ratioBar = el('span', { class: 'bar' });
+      ratioBar.style.background = cssGradient(divergingLut(this.dataset.theme));
+      ratioLegend.append(el('span', {}, `A ${2 ** RATIO_LIMIT}×`), ratioBar, el('span', {}, `B ${2 ** RATIO_LIMIT}×`));
+      this._foot.append(legend, ratioLegend, el('span', {}, `${result.analysis.count} tokens, ${result.analysis.units.length} units · ${ms.toFixed(0)} ms · hirope`));
       this.dataset.ready = 'true';
       this.dispatchEvent(new CustomEvent('hirope:ready', { detail: { tokens: result.n, ms } }));
     } catch (e) {
@@ -212,14 +219,17 @@ export class HiRoPEAttention extends HTMLElement {
     const r = this._result;
     if (!r) return;
     const names = { a: describeScheme(r.state.a), b: describeScheme(r.state.b) };
-    ['a', 'b'].forEach((side, i) => {
+    ['a', 'b', 'diff'].forEach((side, i) => {
       const f = this._figures[i];
-      f.caption.replaceChildren(el('b', {}, side.toUpperCase()), document.createTextNode(` ${names[side]}`));
+      if (side === 'diff') f.caption.replaceChildren(el('b', {}, 'A vs B'), document.createTextNode(' log₂(p_B / p_A)'));
+      else f.caption.replaceChildren(el('b', {}, side.toUpperCase()), document.createTextNode(` ${names[side]}`));
       if (!r.n) return;
+      // The A vs B map follows the element's theme (its neutral middle matches the background).
+      const rgba = side === 'diff' ? diffImage(r.images.raw, r.images.rawB, r.images.rows, r.images.cols, r.images.region, this.dataset.theme).rgba : r.images[side];
       const width = Math.max(64, Math.round(f.placeholder.isConnected && !f.placeholder.hidden ? f.placeholder.clientWidth : f.canvas.clientWidth) || 320);
       const plot = Math.max(r.images.cols, Math.min(1024, Math.round(width * (window.devicePixelRatio || 1)) - MARGIN));
       f.canvas.width = f.canvas.height = plot + MARGIN;
-      drawHeatmap(f.canvas.getContext('2d'), { rgba: r.images[side], rows: r.images.rows, cols: r.images.cols }, r.images.region, r.analysis.unit, { margin: MARGIN, plot });
+      drawHeatmap(f.canvas.getContext('2d'), { rgba, rows: r.images.rows, cols: r.images.cols }, r.images.region, r.analysis.unit, { margin: MARGIN, plot });
       f.canvas.dataset.cells = String(r.images.cols);
       f.placeholder.hidden = true;
       f.placeholder.remove();
@@ -232,7 +242,10 @@ export class HiRoPEAttention extends HTMLElement {
     const colour = parseColour(getComputedStyle(this).color);
     const dark = colour ? luminance(colour) > 140 : matchMedia('(prefers-color-scheme: dark)').matches;
     const theme = dark ? 'dark' : 'light';
-    if (this.dataset.theme !== theme) this.dataset.theme = theme;
+    if (this.dataset.theme !== theme) {
+      this.dataset.theme = theme;
+      this._draw(); // the A vs B map's neutral colour follows the theme
+    }
   }
 
   _watchTheme() {

@@ -2,8 +2,8 @@
 // coloured heatmap images, and the data for the distance, angle and decay views. It runs inside the
 // Web Worker (worker.js) and in Node tests; it keeps the full matrices so that zooming, row
 // selection and CSV export need no recomputation.
-import { LUTS, MASKED, probPixels, packLut, diffIndex, linearIndex } from './colormap.js';
-import { schemeFor, analyzeOptionsFor, ROTARY, WINDOWED } from './state.js';
+import { LUTS, MASKED, probPixels, packLut, ratioIndex, logRatio, divergingLut, linearIndex } from './colormap.js';
+import { schemeFor, analyzeOptionsFor, ROTARY, WINDOWED, DEFAULTS } from './state.js';
 
 /** Heatmaps cover at most this many tokens (the analysis covers the whole text). */
 export const MAX_ATTENTION_TOKENS = 4096;
@@ -76,6 +76,60 @@ export function sampleIndices(n, count) {
   return out;
 }
 
+/** The positions a scheme reads: HiRoPE on fixed segments gets no unit (the core derives it). */
+export function positionsFor(scheme, positions) {
+  if (scheme.segmentSize === undefined) return positions;
+  return { token: positions.token, statement: positions.statement };
+}
+
+/**
+ * Per query row of a causal probability matrix: the attention mass on keys of the query's own
+ * unit, and the mean attended token distance sum_j p_ij (t_i - t_j).
+ */
+export function rowStats(probs, n, unit, token) {
+  const own = new Float32Array(n);
+  const distance = new Float32Array(n);
+  for (let i = 0; i < n; i++) {
+    const row = i * n;
+    const u = unit[i];
+    const t = token[i];
+    let mass = 0;
+    let d = 0;
+    for (let j = 0; j <= i; j++) {
+      const p = probs[row + j];
+      if (unit[j] === u) mass += p;
+      d += p * (t - token[j]);
+    }
+    own[i] = mass;
+    distance[i] = d;
+  }
+  return { own, distance };
+}
+
+/**
+ * Per query row, how far B's attention is from A's: total variation 1/2 sum_j |a - b| (0 equal,
+ * 1 disjoint) and KL(A || B) in bits, with probabilities floored at RATIO_FLOOR_KL.
+ */
+export function compareRows(a, b, n) {
+  const tv = new Float32Array(n);
+  const kl = new Float32Array(n);
+  for (let i = 0; i < n; i++) {
+    const row = i * n;
+    let t = 0;
+    let k = 0;
+    for (let j = 0; j <= i; j++) {
+      const pa = a[row + j];
+      const pb = b[row + j];
+      t += Math.abs(pa - pb);
+      if (pa > 0) k += pa * Math.log2(pa / Math.max(pb, KL_FLOOR));
+    }
+    tv[i] = t / 2;
+    kl[i] = Math.max(0, k);
+  }
+  return { tv, kl };
+}
+const KL_FLOOR = 1e-30;
+
 function fullRegion(n) {
   return { r0: 0, r1: n, c0: 0, c1: n };
 }
@@ -102,17 +156,30 @@ export function maskUpper(rgba, rows, cols, region) {
   return rgba;
 }
 
-/** The A - B heatmap from the two sides' pooled raw means: colours and the largest |A - B|. */
-export function diffImage(rawA, rawB, rows, cols, region) {
-  const d = new Float64Array(rawA.length);
-  let maxAbs = 0;
-  for (let c = 0; c < d.length; c++) {
-    d[c] = rawA[c] - rawB[c];
-    const a = Math.abs(d[c]);
-    if (a > maxAbs) maxAbs = a;
+/**
+ * The A vs B heatmap from the two sides' pooled raw means: log2(pB / pA) per cell on the theme's
+ * diverging ramp (see colormap.js), and the share of lower-triangle cells whose ratio is at least
+ * VISIBLE_RATIO (the cells a reader sees coloured).
+ */
+export function diffImage(rawA, rawB, rows, cols, region, theme = 'light') {
+  const rgba = new Uint8ClampedArray(rawA.length * 4);
+  const words = new Uint32Array(rgba.buffer);
+  const lut = packedDiverging(theme);
+  for (let c = 0; c < rawA.length; c++) words[c] = lut[ratioIndex(rawA[c], rawB[c])];
+  maskUpper(rgba, rows, cols, region);
+  const threshold = Math.log2(VISIBLE_RATIO);
+  let visible = 0;
+  let cells = 0;
+  for (let c = 0; c < rawA.length; c++) {
+    if (words[c] === 0) continue; // masked
+    cells++;
+    if (Math.abs(logRatio(rawA[c], rawB[c])) >= threshold) visible++;
   }
-  return { rgba: maskUpper(colourizeDiff(d, maxAbs), rows, cols, region), maxAbs };
+  return { rgba, visibleShare: cells ? visible / cells : 0 };
 }
+
+/** A cell counts as visibly coloured when B attends at least this factor more or less than A. */
+export const VISIBLE_RATIO = 1.25;
 
 function colourizeProbs(values) {
   const rgba = new Uint8ClampedArray(values.length * 4);
@@ -120,12 +187,9 @@ function colourizeProbs(values) {
   return rgba;
 }
 
-const DIVERGING_WORDS = packLut(LUTS.diverging);
-function colourizeDiff(values, maxAbs) {
-  const rgba = new Uint8ClampedArray(values.length * 4);
-  const words = new Uint32Array(rgba.buffer);
-  for (let c = 0; c < values.length; c++) words[c] = DIVERGING_WORDS[diffIndex(values[c], maxAbs)];
-  return rgba;
+const packedRamps = {};
+function packedDiverging(theme) {
+  return (packedRamps[theme] ??= packLut(divergingLut(theme)));
 }
 
 function distanceImage(distances, size, maxDistance) {
@@ -223,7 +287,8 @@ export class SideEngine {
     t = now();
     const image = this._image(grid, pooled ?? this._pool(grid));
     timings.images = now() - t;
-    return { side, analysis: summary, n, headDim, image, views, notes, timings };
+    const { own, distance } = this._side.stats;
+    return { side, analysis: summary, n, headDim, image, views, notes, timings, matrix: this._side.version, stats: { own: own.slice(), distance: distance.slice() } };
   }
 
   // View data by key; the key travels with it so that the page can skip redrawing what is unchanged.
@@ -298,10 +363,11 @@ export class SideEngine {
     if (!this._buffer || this._buffer.length !== n * n) this._buffer = new Float32Array(n * n);
     const cells = grid.rows * grid.cols;
     const pool = { rows: grid.rows, cols: grid.cols, region: grid.region, ratio: new Float32Array(cells), raw: new Float32Array(cells), rowMax: new Float32Array(n) };
-    const args = { q: qk.q, k: qk.k, n, headDim: qk.headDim, positions: analysis.positions, scheme, causal: true, output: 'probs', out: this._buffer, pool };
+    const args = { q: qk.q, k: qk.k, n, headDim: qk.headDim, positions: positionsFor(scheme, analysis.positions), scheme, causal: true, output: 'probs', out: this._buffer, pool };
     this._side = null; // a failed call leaves no stale matrix behind
     const probs = this.async ? await this.hr.attentionAsync(args) : this.hr.attention(args);
-    this._side = { key, probs, rowMax: pool.rowMax, scheme, pooled: { key: JSON.stringify(grid), value: pool } };
+    const stats = rowStats(probs, n, analysis.positions.unit, analysis.positions.token);
+    this._side = { key, probs, rowMax: pool.rowMax, scheme, stats, version: (this._sideVersion = (this._sideVersion ?? 0) + 1), pooled: { key: JSON.stringify(grid), value: pool } };
     return pool;
   }
 
@@ -365,6 +431,33 @@ export class SideEngine {
     return { probs: s.probs.slice(i * n, i * n + i + 1), max: s.rowMax[i] };
   }
 
+  /** A copy of the whole probability matrix (n x n), to compare with the other side's. */
+  exportProbs() {
+    const s = this._require();
+    return { n: this._analysis.n, version: s.version, probs: s.probs.slice(0, this._analysis.n * this._analysis.n) };
+  }
+
+  /** TV and KL per row between another side's matrix (as A) and this side's (as B). */
+  compare(other) {
+    const s = this._require();
+    const n = this._analysis.n;
+    if (!other || other.n !== n || !(other.probs instanceof Float32Array) || other.probs.length !== n * n) throw new PlaygroundError('the two sides disagree on the token count; run both first');
+    return { ...compareRows(other.probs, s.probs, n), versions: [other.version, s.version] };
+  }
+
+  /** One cell: probability p(query i -> key j) and the distance each frequency band sees. */
+  cell(i, j) {
+    const s = this._require();
+    const n = this._analysis.n;
+    if (!Number.isInteger(i) || !Number.isInteger(j) || i < 0 || j < 0 || i >= n || j >= n) throw new PlaygroundError(`no cell (${i}, ${j})`);
+    const p = this._analysis.positions;
+    const pick = (arr) => Int32Array.of(arr[j], arr[i]);
+    const positions = positionsFor(s.scheme, { token: pick(p.token), unit: pick(p.unit), statement: pick(p.statement) });
+    // Two tokens (key first) give the pair's relative distance per band at index [1][0].
+    const bands = this.hr.relativeDistances({ n: 2, headDim: this._qk.headDim, positions, scheme: s.scheme }).map((b) => ({ name: b.name, pairs: [b.pairBegin, b.pairEnd], distance: j > i ? null : b.distances[2] }));
+    return { p: j > i ? 0 : s.probs[i * n + j], bands };
+  }
+
   /** The probabilities of a region, row-major (NaN where masked), for CSV export. */
   values(regionIn) {
     const s = this._require();
@@ -382,12 +475,12 @@ export class SideEngine {
   _distanceViews(schemes, headDim, analysis) {
     const find = (type) => (schemes.a.type === type ? schemes.a : schemes.b.type === type ? schemes.b : null);
     const windowed = [schemes.b, schemes.a].find((s) => WINDOWED.has(s.type));
-    const window = windowed?.window ?? 128;
+    const window = windowed?.window ?? DEFAULTS.b.window;
     const list = [
       ['RoPE', { type: 'rope' }],
       ['ReRoPE', find('rerope') ?? { type: 'rerope', window }],
       ['Self-Extend', find('self-extend') ?? { type: 'self-extend', window, group: 8 }],
-      ['HiRoPE', find('hirope') ?? { type: 'hirope', window, ratio: 0.5 }],
+      ['HiRoPE', find('hirope') ?? { type: 'hirope', window, ratio: DEFAULTS.b.ratio }],
     ];
     return this._cached(`distances|${JSON.stringify(list)}|${headDim}|${analysis.version}`, () => {
       const idx = sampleIndices(analysis.n, DISTANCE_VIEW_SIZE);
@@ -396,7 +489,7 @@ export class SideEngine {
       const views = list.map(([name, scheme]) => ({
         name,
         window: scheme.window,
-        bands: this.hr.relativeDistances({ n: idx.length, headDim, positions, scheme }),
+        bands: this.hr.relativeDistances({ n: idx.length, headDim, positions: positionsFor(scheme, positions), scheme }),
       }));
       let maxDistance = 1;
       for (const v of views) for (const b of v.bands) for (const d of b.distances) if (d > maxDistance) maxDistance = d;
@@ -435,7 +528,7 @@ export class SideEngine {
     const pick = (arr) => Int32Array.from([...keys, n - 1], (i) => arr[i]);
     const positions = { token: pick(analysis.positions.token), unit: pick(analysis.positions.unit), statement: pick(analysis.positions.statement) };
     const m = keys.length + 1;
-    const distances = this.hr.relativeDistances({ n: m, headDim, positions, scheme }).map((b) => b.distances.subarray((m - 1) * m, m * m - 1));
+    const distances = this.hr.relativeDistances({ n: m, headDim, positions: positionsFor(scheme, positions), scheme }).map((b) => b.distances.subarray((m - 1) * m, m * m - 1));
     const L = state.train;
     const cols = keys.length;
     const rgba = new Uint8ClampedArray(pairs * cols * 4);

@@ -6,6 +6,9 @@ import { el, legend } from './dom.js';
 
 export const MARGIN = 14;
 export const PLOT = 512;
+/** Extra margin for token labels, shown when the view spans at most LABEL_TOKENS tokens. */
+export const LABEL_MARGIN = 64;
+export const LABEL_TOKENS = 64;
 /** Unit colours (RGB), shared with the editor's unit classes through CSS custom properties. */
 export const UNIT_PALETTE = [[230, 159, 0], [86, 180, 233], [0, 158, 115], [204, 121, 167], [213, 94, 0], [0, 114, 178]];
 
@@ -18,13 +21,12 @@ export function installUnitColours(root = document.documentElement) {
  * Draws a pooled image into [margin, margin + plot) on both axes, with unit bands along the top
  * and left margins (a dark tick where a unit starts) and the selected row marked.
  */
-export function drawHeatmap(ctx, image, region, units, { margin, plot, selected = -1 }) {
+export function drawHeatmap(ctx, image, region, units, { margin, plot, selected = -1, strip = margin - 3, stripAt = 0 }) {
   const off = new OffscreenCanvas(image.cols, image.rows);
   off.getContext('2d').putImageData(new ImageData(image.rgba, image.cols, image.rows), 0, 0);
   ctx.imageSmoothingEnabled = false;
   ctx.drawImage(off, margin, margin, plot, plot);
   // The unit strips: one pixel per plot pixel, built as image rows and stretched to the margin.
-  const strip = margin - 3;
   const axis = (from, to, horizontal) => {
     const span = to - from;
     const pixels = new Uint8ClampedArray(plot * 4);
@@ -38,23 +40,24 @@ export function drawHeatmap(ctx, image, region, units, { margin, plot, selected 
     }
     const line = new OffscreenCanvas(horizontal ? plot : 1, horizontal ? 1 : plot);
     line.getContext('2d').putImageData(new ImageData(pixels, horizontal ? plot : 1, horizontal ? 1 : plot), 0, 0);
-    if (horizontal) ctx.drawImage(line, margin, 0, plot, strip);
-    else ctx.drawImage(line, 0, margin, strip, plot);
+    if (horizontal) ctx.drawImage(line, margin, stripAt, plot, strip);
+    else ctx.drawImage(line, stripAt, margin, strip, plot);
   };
   axis(region.c0, region.c1, true);
   axis(region.r0, region.r1, false);
   if (selected >= region.r0 && selected < region.r1) {
     const y = margin + ((selected - region.r0 + 0.5) * plot) / (region.r1 - region.r0);
     ctx.fillStyle = '#fff';
-    ctx.fillRect(0, y - 2, strip, 4);
+    ctx.fillRect(stripAt, y - 2, strip, 4);
     ctx.fillStyle = '#000';
-    ctx.fillRect(0, y - 1, strip, 2);
+    ctx.fillRect(stripAt, y - 1, strip, 2);
   }
 }
 
 export class Heatmap {
   /**
-   * options: { id, title, description, onRow(index), onZoom(region | null), onExport(kind) }
+   * options: { id, title, description, onRow(index), onZoom(region | null), onExport(kind),
+   * onHover(cell | null, event) with cell = { row, col } token indices }
    */
   constructor(parent, options) {
     this.options = options;
@@ -64,7 +67,7 @@ export class Heatmap {
     this.subEl = el('span', { class: 'hm-sub' });
     const actions = el('span', { class: 'hm-actions' });
     for (const kind of ['PNG', 'CSV']) {
-      const b = el('button', { type: 'button', class: 'small', title: kind === 'PNG' ? 'Save this heatmap as a PNG image' : 'Save the numbers of the visible region as CSV' }, kind);
+      const b = el('button', { type: 'button', class: 'small', title: kind === 'PNG' ? 'Save this heatmap as a PNG image with its title, settings and legend' : 'Save the numbers of the visible region as CSV, with token texts', 'aria-label': `Save ${options.title} as ${kind}` }, kind);
       b.addEventListener('click', () => options.onExport(kind.toLowerCase()));
       actions.append(b);
     }
@@ -78,6 +81,9 @@ export class Heatmap {
     parent.append(this.figure);
     this.image = null;
     this.selected = -1;
+    this.margin = MARGIN;
+    this.highlight = null; // { from, to }: a unit's token range, outlined on both axes
+    this.labels = null; // (index) => short token text, for views of at most LABEL_TOKENS tokens
     this._bindPointer();
     this._bindKeys();
   }
@@ -85,31 +91,93 @@ export class Heatmap {
   setTitle(title, sub = '') {
     this.titleEl.textContent = title;
     this.subEl.textContent = sub;
+    this.subEl.title = sub;
   }
 
   setLegend(gradient, left, right, note = '') {
     const next = legend(gradient, left, right, note);
     this.legend.replaceWith(next);
     this.legend = next;
+    this.legendSpec = { gradient, left, right, note };
   }
 
   /** image: { rgba, rows, cols }; region: token ranges; units: Int32Array unit per token. */
-  draw(image, region, units, n) {
-    const same = image && this.image && image.rgba === this.image.rgba && region === this.region && units === this.units;
+  draw(image, region, units, n, labels = this.labels) {
+    const same = image && this.image && image.rgba === this.image.rgba && region === this.region && units === this.units && labels === this.labels;
     this.image = image;
     this.region = region;
     this.units = units;
     this.n = n;
+    this.labels = labels;
     if (!same) this.render();
+  }
+
+  /** Whether the current view shows token labels on its axes. */
+  get labelled() {
+    const r = this.region;
+    return Boolean(this.labels && r && r.r1 - r.r0 <= LABEL_TOKENS && r.c1 - r.c0 <= LABEL_TOKENS);
   }
 
   render() {
     const { image, region, units } = this;
+    this.margin = this.labelled ? MARGIN + LABEL_MARGIN : MARGIN;
+    const size = String(PLOT + this.margin);
+    if (this.canvas.width !== Number(size)) {
+      this.canvas.width = Number(size);
+      this.canvas.height = Number(size);
+    }
     const ctx = this.canvas.getContext('2d');
     ctx.clearRect(0, 0, this.canvas.width, this.canvas.height);
     if (!image) return;
-    drawHeatmap(ctx, image, region, units, { margin: MARGIN, plot: PLOT, selected: this.selected });
+    const stripAt = this.margin - MARGIN;
+    drawHeatmap(ctx, image, region, units, { margin: this.margin, plot: PLOT, selected: this.selected, strip: MARGIN - 3, stripAt });
+    if (this.labelled) this._drawLabels(ctx);
+    if (this.highlight) this._drawHighlight(ctx);
     this.canvas.setAttribute('aria-label', `${this.titleEl.textContent}: ${this.n} tokens, rows ${region.r0}-${region.r1 - 1}${this.selected >= 0 ? `, query ${this.selected} selected` : ''}`);
+  }
+
+  // Token texts beside the rows and above the columns (rotated), in the page's text colour.
+  _drawLabels(ctx) {
+    const { r0, r1, c0, c1 } = this.region;
+    const ink = getComputedStyle(this.figure).color || '#222';
+    ctx.save();
+    ctx.fillStyle = ink;
+    ctx.font = '10px ui-monospace, Menlo, Consolas, monospace';
+    ctx.textBaseline = 'middle';
+    const room = LABEL_MARGIN - 4;
+    const fit = (text) => {
+      let t = text;
+      while (t.length > 1 && ctx.measureText(t).width > room) t = t.slice(0, -1);
+      return t === text ? t : `${t.slice(0, -1)}…`;
+    };
+    ctx.textAlign = 'right';
+    for (let i = r0; i < r1; i++) ctx.fillText(fit(this.labels(i)), LABEL_MARGIN - 2, this.margin + ((i - r0 + 0.5) * PLOT) / (r1 - r0));
+    ctx.textAlign = 'left';
+    for (let j = c0; j < c1; j++) {
+      ctx.save();
+      ctx.translate(this.margin + ((j - c0 + 0.5) * PLOT) / (c1 - c0), LABEL_MARGIN - 2);
+      ctx.rotate(-Math.PI / 2);
+      ctx.fillText(fit(this.labels(j)), 0, 0);
+      ctx.restore();
+    }
+    ctx.restore();
+  }
+
+  // A unit's rows and columns outlined (the outline selection).
+  _drawHighlight(ctx) {
+    const { r0, r1, c0, c1 } = this.region;
+    const { from, to } = this.highlight;
+    const y0 = this.margin + ((Math.max(from, r0) - r0) * PLOT) / (r1 - r0);
+    const y1 = this.margin + ((Math.min(to, r1) - r0) * PLOT) / (r1 - r0);
+    const x0 = this.margin + ((Math.max(from, c0) - c0) * PLOT) / (c1 - c0);
+    const x1 = this.margin + ((Math.min(to, c1) - c0) * PLOT) / (c1 - c0);
+    ctx.save();
+    ctx.strokeStyle = getComputedStyle(this.figure).getPropertyValue('--accent').trim() || '#2455c3';
+    ctx.lineWidth = 2;
+    ctx.setLineDash([5, 3]);
+    if (y1 > y0) ctx.strokeRect(this.margin, y0, PLOT, y1 - y0);
+    if (x1 > x0) ctx.strokeRect(x0, this.margin, x1 - x0, PLOT);
+    ctx.restore();
   }
 
   select(index) {
@@ -117,15 +185,60 @@ export class Heatmap {
     this.render();
   }
 
+  setHighlight(range) {
+    this.highlight = range;
+    this.render();
+  }
+
   /** Token indices (row, col) under a client point, or null outside the plot. */
   cellAt(clientX, clientY) {
     if (!this.region) return null;
     const box = this.canvas.getBoundingClientRect();
-    const x = ((clientX - box.left) * this.canvas.width) / box.width - MARGIN;
-    const y = ((clientY - box.top) * this.canvas.height) / box.height - MARGIN;
+    const x = ((clientX - box.left) * this.canvas.width) / box.width - this.margin;
+    const y = ((clientY - box.top) * this.canvas.height) / box.height - this.margin;
     if (x < 0 || y < 0 || x >= PLOT || y >= PLOT) return null;
     const { r0, r1, c0, c1 } = this.region;
     return { row: r0 + Math.floor((y * (r1 - r0)) / PLOT), col: c0 + Math.floor((x * (c1 - c0)) / PLOT), x, y };
+  }
+
+  /** A PNG of this map with its title, settings and legend drawn around it. */
+  async exportPNG({ title, subtitle, theme = 'light' }) {
+    const pad = 16;
+    const width = this.canvas.width + 2 * pad;
+    const height = this.canvas.height + 2 * pad + 86;
+    const out = new OffscreenCanvas(width, height);
+    const ctx = out.getContext('2d');
+    const dark = theme === 'dark';
+    ctx.fillStyle = dark ? '#1d2026' : '#ffffff';
+    ctx.fillRect(0, 0, width, height);
+    const ink = dark ? '#e6e8ec' : '#1d1f24';
+    const muted = dark ? '#a0a7b4' : '#5d6470';
+    ctx.fillStyle = ink;
+    ctx.font = '600 15px system-ui, sans-serif';
+    ctx.fillText(title, pad, pad + 12);
+    ctx.fillStyle = muted;
+    ctx.font = '12px system-ui, sans-serif';
+    ctx.fillText(subtitle, pad, pad + 30, width - 2 * pad);
+    ctx.drawImage(this.canvas, pad, pad + 40);
+    const y = pad + 48 + this.canvas.height;
+    const l = this.legendSpec;
+    if (l) {
+      // The legend's gradient drawn from its CSS stops.
+      const stops = [...l.gradient.matchAll(/rgb\(([^)]*)\) ([\d.]+)%/g)];
+      const g = ctx.createLinearGradient(pad + 70, 0, pad + 250, 0);
+      for (const [, rgb, at] of stops) g.addColorStop(Number(at) / 100, `rgb(${rgb})`);
+      ctx.fillStyle = muted;
+      ctx.textAlign = 'right';
+      ctx.fillText(l.left, pad + 64, y + 10);
+      ctx.textAlign = 'left';
+      ctx.fillText(l.right, pad + 256, y + 10);
+      ctx.fillStyle = g;
+      ctx.fillRect(pad + 70, y + 2, 180, 10);
+      ctx.fillStyle = muted;
+      if (l.note) ctx.fillText(l.note, pad, y + 30, width - 2 * pad);
+    }
+    ctx.fillText('hirope playground', pad, height - 8);
+    return out.convertToBlob({ type: 'image/png' });
   }
 
   _bindPointer() {
@@ -135,12 +248,17 @@ export class Heatmap {
       start = this.cellAt(e.clientX, e.clientY) && { x: e.clientX, y: e.clientY };
       if (start) this.canvas.setPointerCapture(e.pointerId);
     });
+    this.canvas.addEventListener('pointerleave', () => this.options.onHover?.(null));
     this.canvas.addEventListener('pointermove', (e) => {
-      if (!start) return;
+      if (!start) {
+        this.options.onHover?.(this.cellAt(e.clientX, e.clientY), e);
+        return;
+      }
       const b = box();
       const dx = Math.abs(e.clientX - start.x);
       const dy = Math.abs(e.clientY - start.y);
       if (dx < 4 && dy < 4) return;
+      this.options.onHover?.(null);
       this.rect.hidden = false;
       this.rect.style.left = `${Math.min(e.clientX, start.x) - b.left}px`;
       this.rect.style.top = `${Math.min(e.clientY, start.y) - b.top}px`;

@@ -8,7 +8,7 @@ import { clampRegion, maskUpper, PlaygroundError } from './engine.js';
 export const MODEL_BYTES = 4096;
 /** Bytes whose attention matrix is shown (n x n floats stay at 4 MB). */
 export const ATTENTION_BYTES = 1024;
-/** Bytes per point of the loss curve. */
+/** Bytes per point of the loss curve the engine returns (the page smooths the losses itself). */
 export const CURVE_STEP = 8;
 
 export const MODEL_SCHEMES = [
@@ -56,6 +56,9 @@ export function lossCurve(losses, step = CURVE_STEP) {
   return { x, y };
 }
 
+/** Side of the layer x head thumbnails (pooled cells). */
+export const THUMB_SIZE = 64;
+
 export class ModelEngine {
   constructor(hr) {
     this.hr = hr;
@@ -63,58 +66,110 @@ export class ModelEngine {
     this._loading = null;
     this.matrix = null;
     this.n = 0;
-  }
-
-  /** Loads the weights once (a fetch of about 3.6 MB). */
-  async load() {
-    if (!this._loading) this._loading = this.hr.model.load().then((m) => (this.model = m));
-    return this._loading;
+    /** Passes run so far: loss (forward over the whole code), attention (the main heatmap), thumbnails. */
+    this.counts = { loss: 0, attention: 0, thumbnails: 0 };
+    this._thumbs = { key: null, images: new Map() }; // pooled thumbnails of one input, by layer * heads + head
   }
 
   /**
-   * run({ code, side, language, layer, head, view: { size, region } }) -> { n, clipped, losses,
-   * bitsPerByte, curve, image, units, attentionBytes, config, timings }.
+   * Loads the weights once: from `data` (the bytes, which the page fetches once for both
+   * workers) or else from the package's own data/pybyte.hrm (a fetch of about 3.6 MB).
    */
-  async run({ code, side, language, layer, head, view = {} }) {
-    const t0 = performance.now();
-    const model = await this.load();
-    const tLoad = performance.now();
+  async load(data) {
+    if (!this._loading) this._loading = this.hr.model.load(data ? { data } : undefined).then((m) => (this.model = m));
+    return this._loading;
+  }
+
+  /** The bytes the model reads, the model options, and the key of the attention input. */
+  _input(code, side, language) {
     const { bytes, clipped } = clipUtf8(code, MODEL_BYTES);
     if (bytes.length < 2) throw new PlaygroundError('The model needs at least 2 bytes of code.');
     const options = modelOptionsFor(side, language);
-    const { losses, bitsPerByte, positions } = model.loss(bytes, options);
-    const tLoss = performance.now();
     const m = Math.min(bytes.length, ATTENTION_BYTES);
-    const { matrix } = model.attention(bytes.subarray(0, m), { ...options, layer, head });
-    this.matrix = matrix;
-    this.n = m;
-    const units = positions.unit.slice(0, m);
-    const tAttention = performance.now();
-    const image = this.images(view);
-    return {
-      n: bytes.length,
-      clipped,
-      losses,
-      bitsPerByte,
-      curve: lossCurve(losses),
-      image,
-      units,
-      attentionBytes: m,
-      config: model.config,
-      timings: { load: tLoad - t0, loss: tLoss - tLoad, attention: tAttention - tLoss, image: performance.now() - tAttention },
-    };
+    const key = `${JSON.stringify(options)}|${String.fromCharCode(...bytes.subarray(0, m))}`;
+    return { bytes, clipped, options, m, key };
+  }
+
+  /**
+   * run({ code, side, language, layer, head, view: { size, region }, parts: { loss, attention } })
+   * -> { n, clipped, config, ran, counts, timings } with, when parts.loss (the default): losses,
+   * bitsPerByte, curve, byteUnits; when parts.attention (the default): image, units, attentionBytes. A layer
+   * or head change asks for the attention alone: the loss does not depend on them.
+   */
+  async run({ code, side, language, layer = 0, head = 0, view = {}, parts = {} }) {
+    const wantLoss = parts.loss !== false;
+    const wantAttention = parts.attention !== false;
+    const t0 = performance.now();
+    const model = await this.load();
+    const tLoad = performance.now();
+    const { bytes, clipped, options, m, key } = this._input(code, side, language);
+    const out = { n: bytes.length, clipped, config: model.config, ran: { loss: wantLoss, attention: wantAttention } };
+    if (wantLoss) {
+      const { losses, bitsPerByte, positions } = model.loss(bytes, options);
+      this.counts.loss++;
+      // byteUnits: the unit of every byte read (for the code's hover cards).
+      Object.assign(out, { losses, bitsPerByte, curve: lossCurve(losses), byteUnits: positions.unit });
+    }
+    const tLoss = performance.now();
+    let tAttention = tLoss;
+    if (wantAttention) {
+      const { matrix, positions } = model.attention(bytes.subarray(0, m), { ...options, layer, head });
+      this.counts.attention++;
+      this.matrix = matrix;
+      this.n = m;
+      tAttention = performance.now();
+      out.image = this.images(view);
+      out.units = positions.unit; // the units the attention used (the heatmaps' strips)
+      out.attentionBytes = m;
+      // The same matrix gives this layer's and head's thumbnail for free.
+      this._thumbsOf(key).set(layer * model.config.heads + head, this._pooled(matrix, m, THUMB_SIZE, null));
+    }
+    out.counts = { ...this.counts };
+    out.timings = { load: tLoad - t0, loss: tLoss - tLoad, attention: tAttention - tLoss, image: performance.now() - tAttention };
+    return out;
+  }
+
+  _thumbsOf(key) {
+    if (this._thumbs.key !== key) this._thumbs = { key, images: new Map() };
+    return this._thumbs.images;
+  }
+
+  /**
+   * One layer's and head's attention over the same bytes as the heatmaps, pooled to a
+   * size x size thumbnail in the heatmaps' colours: { layer, head, rgba, rows, cols, cached }.
+   * Thumbnails are kept for the last input, so each is computed once per code and scheme.
+   */
+  async thumbnail({ code, side, language, layer, head, size = THUMB_SIZE }) {
+    const model = await this.load();
+    const { bytes, options, m, key } = this._input(code, side, language);
+    const images = this._thumbsOf(key);
+    const index = layer * model.config.heads + head;
+    let image = images.get(index);
+    const cached = Boolean(image && image.rows === Math.min(size, m));
+    if (!cached) {
+      const { matrix } = model.attention(bytes.subarray(0, m), { ...options, layer, head });
+      this.counts.thumbnails++;
+      image = this._pooled(matrix, m, size, null);
+      images.set(index, image);
+    }
+    // A copy goes out (the transfer detaches it); the cache keeps its own.
+    return { layer, head, rgba: image.rgba.slice(), rows: image.rows, cols: image.cols, cached, counts: { ...this.counts } };
+  }
+
+  /** A matrix pooled to at most size x size cells over a byte region, coloured and masked. */
+  _pooled(matrix, n, size, region) {
+    const r = clampRegion(region, n);
+    const rows = Math.min(size, r.r1 - r.r0);
+    const cols = Math.min(size, r.c1 - r.c0);
+    const { ratio } = this.hr.pool({ matrix, n, rows, cols, region: r, causal: true });
+    const rgba = new Uint8ClampedArray(rows * cols * 4);
+    probPixels(ratio, LUTS.magma, new Uint32Array(rgba.buffer));
+    return { rgba: maskUpper(rgba, rows, cols, r), rows, cols, region: r };
   }
 
   /** The last attention matrix pooled to at most size x size cells over a byte region. */
   images({ size = 512, region = null } = {}) {
-    const n = this.n;
-    const r = clampRegion(region, n);
-    const rows = Math.min(size, r.r1 - r.r0);
-    const cols = Math.min(size, r.c1 - r.c0);
-    const { ratio } = this.hr.pool({ matrix: this.matrix, n, rows, cols, region: r, causal: true });
-    const rgba = new Uint8ClampedArray(rows * cols * 4);
-    probPixels(ratio, LUTS.magma, new Uint32Array(rgba.buffer));
-    return { rgba: maskUpper(rgba, rows, cols, r), rows, cols, region: r };
+    return this._pooled(this.matrix, this.n, size, region);
   }
 
   /** One query byte's attention row (keys 0..index) and its maximum. */

@@ -1,14 +1,16 @@
 // The playground's Model mode: hirope's code model under two schemes — loss by position, code
-// shaded by loss, the model's real attention per layer and head, and generation — computed by
-// the same two workers as the attention mode. The whole state lives in the URL hash.
+// shaded by loss, the model's real attention per layer and head (and every layer and head as
+// thumbnails), and generation — computed by the same two workers as the attention mode. The
+// whole state lives in the URL hash.
 import { createEditor, HEAT_LEVELS, heatLevel } from './editor.js';
 import { Heatmap, installUnitColours } from './heatmap.js';
 import { PairClient } from './client.js';
 import { buildControls, setPath } from './controls.js';
-import { MODEL_DEFAULTS, SCALINGS, normalizeWith, encodeWith, decodeWith, describeModelSide, splitBound, DEFAULTS } from './state.js';
-import { MODEL_SCHEMES } from './model-engine.js';
+import { MODEL_DEFAULTS, MODEL_SPLIT_RATIO, SCALINGS, normalizeWith, encodeWith, decodeWith, describeModelSide, splitBound, formatRatio, DEFAULTS } from './state.js';
+import { MODEL_SCHEMES, THUMB_SIZE, lossCurve } from './model-engine.js';
 import { LUTS, cssGradient, DECADES } from './colormap.js';
 import { SAMPLES, LANGUAGE_NAMES } from './samples.js';
+import { drawAxes, fitCanvas, niceTicks } from './axes.js';
 import { el, download } from './dom.js';
 
 const $ = (id) => document.getElementById(id);
@@ -16,22 +18,47 @@ const status = $('status');
 const progress = $('progress');
 installUnitColours();
 
-let state = await decodeWith(MODEL_DEFAULTS, location.hash);
+const SMOOTHING = [1, 8, 32, 128];
+/** The state a URL hash describes, with values the controls can show. */
+async function stateFromHash(hash) {
+  const s = await decodeWith(MODEL_DEFAULTS, hash);
+  if (!SMOOTHING.includes(s.smooth)) s.smooth = MODEL_DEFAULTS.smooth;
+  return s;
+}
+let state = await stateFromHash(location.hash);
 let zoom = null;
 let result = null; // { a, b } of the last run
-let config = null; // the model's config (from the first run)
+let config = null; // the model's config (from its file, once loaded)
+let selected = null; // { side, index }: the query row shading the code, if any
 const workerURL = new URL('./worker.js', import.meta.url);
 if (new URLSearchParams(location.search).get('simd') === '0') workerURL.searchParams.set('simd', '0');
 const client = new PairClient(workerURL);
+
+// The weights, fetched once per visit for both workers. hr.model.load() reads data/pybyte.hrm
+// next to the hirope module, which the site bundles into worker.js: the same URL from here.
+const MODEL_URL = new URL('./data/pybyte.hrm', workerURL);
+const modelReady = fetch(MODEL_URL)
+  .then((response) => {
+    if (!response.ok) throw Object.assign(new Error(`could not fetch the model's weights (${MODEL_URL.pathname}: HTTP ${response.status})`), { name: 'NetworkError' });
+    return response.arrayBuffer();
+  })
+  .then((data) => Promise.all(['a', 'b'].map((s) => client.side(s).request('modelLoad', { data })))) // each worker gets a copy
+  .then(([loaded]) => {
+    config = loaded;
+    configured();
+    return loaded;
+  });
+modelReady.catch(() => {}); // reported by the first run
 const info = await client.a.request('ready');
 
 // ----- controls
 const MODEL_SCALINGS = SCALINGS.filter(([s]) => s !== 'llama3');
+const PAIRS = 24; // the shipped model's frequency pairs, until its config is known
 function sideControls(side) {
   const k = (name) => `${side}.${name}`;
   return [
     { key: k('type'), label: 'Scheme', type: 'select', options: MODEL_SCHEMES, help: 'The position scheme applied to the model\'s queries and keys at inference (it was trained with RoPE).' },
-    { key: k('ratio'), label: 'Ratio', type: 'range', min: 0, max: 1, step: 0.05, numeric: true, help: 'HiRoPE: fraction of frequency pairs (the fast ones) that keep the byte index; the rest carry the unit index beyond the window.', show: (s) => s[side].type === 'hirope' },
+    { key: k('ratio'), label: 'Ratio', type: 'range', min: 0, max: 1, step: 1 / PAIRS, numeric: true, help: 'HiRoPE: fraction of frequency pairs (the fast ones) that keep the byte index; the rest carry the unit index beyond the window. One step is one pair.', show: (s) => s[side].type === 'hirope' },
     { key: k('hierarchy'), label: 'Hierarchy', type: 'select', options: [['units', 'top-level units'], ['statements', 'statements'], ['segments', 'fixed segments']], help: 'Where HiRoPE\'s high-level index comes from: top-level functions/classes or statements of the tree-sitter parse, or fixed segments of bytes.', show: (s) => s[side].type === 'hirope' },
     { key: k('segment'), label: 'Segment', type: 'number', min: 1, step: 1, help: 'Bytes per segment.', show: (s) => s[side].type === 'hirope' && s[side].hierarchy === 'segments' },
     { key: k('window'), label: 'Window', type: 'number', min: 1, step: 1, help: 'Byte distances below W use plain RoPE; from W on the scheme\'s far rule applies.', show: (s) => s[side].type !== 'rope' },
@@ -40,16 +67,25 @@ function sideControls(side) {
     { key: k('factor'), label: 'Factor', type: 'number', min: 1, step: 'any', help: 'Scaling factor s (PI divides every frequency by s).', show: (s) => s[side].scaling !== 'none' && s[side].scaling !== 'dynamic-ntk' },
   ];
 }
-const sharedSpecs = [
-  { key: 'language', label: 'Language', type: 'select', options: info.languages.map((l) => [l, LANGUAGE_NAMES[l] ?? l]), help: 'The grammar that gives HiRoPE its units and statements. The model itself was trained on Python only.' },
-  { key: 'layer', label: 'Layer', type: 'select', options: [0, 1, 2, 3].map((i) => [String(i), String(i)]), numeric: true, help: 'Which layer\'s attention the heatmaps show.' },
-  { key: 'head', label: 'Head', type: 'select', options: [0, 1, 2, 3].map((i) => [String(i), String(i)]), numeric: true, help: 'Which attention head the heatmaps show.' },
-  { key: 'colour', label: 'Shade code by', type: 'select', options: [['a', 'loss under A'], ['b', 'loss under B']], help: 'Which scheme\'s per-byte loss shades the code: darker bytes surprised the model more.' },
-  { key: 'maxBytes', label: 'Continue by', type: 'number', min: 1, max: 2048, step: 1, help: 'Bytes to generate.' },
-  { key: 'temperature', label: 'Temperature', type: 'number', min: 0, max: 2, step: 0.1, help: 'Sampling temperature; 0 always takes the most likely byte.' },
-  { key: 'seed', label: 'Seed', type: 'number', min: 0, step: 1, help: 'Sampling seed (both sides use the same one).' },
+const indexOptions = (count) => Array.from({ length: count }, (_, i) => [String(i), String(i)]);
+const controlGroups = [
+  buildControls($('source-controls'), [
+    { key: 'language', label: 'Language', type: 'select', options: info.languages.map((l) => [l, LANGUAGE_NAMES[l] ?? l]), help: 'The grammar that gives HiRoPE its units and statements. The model itself was trained on Python only.' },
+    { key: 'colour', label: 'Shade code by', type: 'select', options: [['a', 'loss under A'], ['b', 'loss under B']], help: 'Which scheme\'s per-byte loss shades the code: darker bytes surprised the model more.' },
+  ], onControl),
+  buildControls($('loss-controls'), [
+    { key: 'smooth', label: 'Smoothing', type: 'select', numeric: true, options: SMOOTHING.map((b) => [String(b), b === 1 ? 'none (every byte)' : `runs of ${b} bytes`]), help: 'The chart plots the mean loss over consecutive runs of this many bytes.' },
+  ], onControl),
+  buildControls($('attention-controls'), [
+    { key: 'layer', label: 'Layer', type: 'select', options: indexOptions(4), numeric: true, help: 'Which layer\'s attention the heatmaps show.' },
+    { key: 'head', label: 'Head', type: 'select', options: indexOptions(4), numeric: true, help: 'Which attention head the heatmaps show.' },
+  ], onControl),
+  buildControls($('generation-controls'), [
+    { key: 'maxBytes', label: 'Bytes', type: 'number', min: 1, max: 2048, step: 1, help: 'Bytes to generate.' },
+    { key: 'temperature', label: 'Temperature', type: 'number', min: 0, max: 2, step: 0.1, help: 'Sampling temperature; 0 always takes the most likely byte.' },
+    { key: 'seed', label: 'Seed', type: 'number', min: 0, step: 1, help: 'Sampling seed (both sides use the same one).' },
+  ], onControl),
 ];
-const shared = buildControls($('shared-controls'), sharedSpecs, onControl);
 const sides = { a: buildControls($('scheme-a'), sideControls('a'), onControl), b: buildControls($('scheme-b'), sideControls('b'), onControl) };
 const ratioHints = {};
 for (const side of ['a', 'b']) {
@@ -57,12 +93,58 @@ for (const side of ['a', 'b']) {
   ratioHints[side] = el('p', { class: 'hint', id: `ratio-hint-${side}` });
   $(`scheme-${side}`).append(ratioHints[side]);
 }
-$('source-controls').append(shared.built.find((c) => c.spec.key === 'language').label);
+
+// One-click settings for B: HiRoPE at this model's Split% bound, and at the paper's ratio 0.5.
+const presets = el('div', { class: 'presets', role: 'group', 'aria-label': 'Presets for scheme B' });
+const presetButtons = {
+  bound: el('button', { type: 'button', class: 'small', id: 'preset-bound', title: 'HiRoPE with the most frequency pairs on the byte index that stay within this model\'s Split% bound' }),
+  paper: el('button', { type: 'button', class: 'small', id: 'preset-paper', title: 'HiRoPE at the HiRoPE paper\'s ratio 0.5, above this model\'s Split% bound' }, 'HiRoPE at the paper\'s 0.5'),
+};
+presetButtons.bound.addEventListener('click', () => applyPreset('b', boundRatio()));
+presetButtons.paper.addEventListener('click', () => applyPreset('b', 0.5));
+presets.append(el('span', { class: 'presets-label' }, 'Try:'), presetButtons.bound, presetButtons.paper);
+$('scheme-b').querySelector('h3').after(presets);
+
+const pairsOf = () => (config ? config.headDim / 2 : PAIRS);
+const boundRatio = () => (config ? splitBound(0, config).maxRatio : MODEL_SPLIT_RATIO);
+
+function applyPreset(side, ratio) {
+  state[side].type = 'hirope';
+  state[side].ratio = ratio;
+  state = normalizeWith(MODEL_DEFAULTS, state);
+  syncControls();
+  schedule();
+}
+
+// Once the model's config is known: its layers and heads, and ratio steps of one pair.
+function configured() {
+  $('train-length').textContent = String(config.trainingContext);
+  for (const [key, count] of [['layer', config.layers], ['head', config.heads]]) {
+    const select = $(`c-${key}`);
+    if (select.options.length !== count) select.replaceChildren(...indexOptions(count).map(([v, t]) => el('option', { value: v }, t)));
+  }
+  for (const side of ['a', 'b']) $(`c-${side}-ratio`).step = String(1 / pairsOf());
+  thumbs.build(config.layers, config.heads);
+  syncControls();
+}
 
 function syncControls() {
-  shared.sync(state);
+  for (const group of controlGroups) group.sync(state);
   sides.a.sync(state);
   sides.b.sync(state);
+  $('smooth-bytes').textContent = state.smooth === 1 ? '1 byte (no smoothing)' : `${state.smooth} bytes`;
+  for (const side of ['a', 'b']) {
+    // The ratio as pairs: "8/24 pairs (0.333)".
+    const pairs = pairsOf();
+    const kept = Math.min(pairs, Math.floor(state[side].ratio * pairs + 0.5));
+    $(`c-${side}-ratio`).closest('label').querySelector('output').textContent = `${kept}/${pairs} pairs (${formatRatio(state[side].ratio)})`;
+  }
+  const b = state.b;
+  const bound = boundRatio();
+  presetButtons.bound.textContent = `HiRoPE at the Split% bound (${Math.round(bound * pairsOf())}/${pairsOf()} pairs)`;
+  presetButtons.bound.setAttribute('aria-pressed', String(b.type === 'hirope' && b.ratio === bound));
+  presetButtons.paper.setAttribute('aria-pressed', String(b.type === 'hirope' && b.ratio === 0.5));
+  thumbs.select(state.layer, state.head);
   updateHints();
 }
 
@@ -79,13 +161,15 @@ function updateHints() {
     const bound = splitBound(s.ratio, config);
     hint.classList.toggle('warn', bound.over);
     hint.textContent =
-      `Split% for this model (trained at ${config.trainingContext} bytes): ${(100 * bound.split).toFixed(1)}%, the ${Math.ceil(bound.splitPair)} of ${bound.pairs} pairs whose wavelength fits in the training length; ratio ${s.ratio} keeps ${bound.tokenPairs} pairs on the byte index.` +
+      `Split% for this model (trained at ${config.trainingContext} bytes): ${(100 * bound.split).toFixed(1)}%, the ${bound.maxPairs} of ${bound.pairs} pairs whose wavelength fits in the training length; ratio ${formatRatio(s.ratio)} keeps ${bound.tokenPairs} pairs on the byte index.` +
       (bound.over ? ` That is above the bound: pairs that never completed a period in training stay on the byte distance and see angles the model never saw (the paper's 0.5 breaks this model).` : ' Within the bound.');
   }
 }
 
 function onControl(key, value) {
   const wasSample = state.code === null || state.code === SAMPLES[state.language];
+  // The ratio moves in whole pairs: k / pairs exactly (8/24 is the default, 1/3).
+  if (key.endsWith('.ratio')) value = Math.round(value * pairsOf()) / pairsOf();
   setPath(state, key, value);
   state = normalizeWith(MODEL_DEFAULTS, state);
   if (key === 'language') {
@@ -98,6 +182,10 @@ function onControl(key, value) {
   }
   syncControls();
   if (key === 'colour') return shadeCode();
+  if (key === 'smooth') {
+    drawLossChart();
+    return writeURL();
+  }
   if (['maxBytes', 'temperature', 'seed'].includes(key)) return writeURL();
   schedule();
 }
@@ -177,73 +265,101 @@ function shadeCode() {
   writeURL();
 }
 
-// ----- loss chart
-function drawLossChart(a, b) {
-  const parent = $('loss-chart');
-  const width = 760;
-  const height = 260;
-  const pad = { l: 44, r: 12, t: 12, b: 30 };
-  const canvas = el('canvas', { width: String(width), height: String(height), role: 'img' });
-  const ctx = canvas.getContext('2d');
+// ----- loss chart: the full width of its box, crisp at the device pixel ratio
+const lossCanvas = el('canvas', { role: 'img' });
+const lossKey = el('p', { class: 'chart-key' });
+$('loss-chart').append(lossCanvas, lossKey);
+
+const meanLoss = (r, from, to) => {
+  let s = 0;
+  let c = 0;
+  for (let t = from; t < Math.min(to, r.losses.length); t++) {
+    s += r.losses[t];
+    c++;
+  }
+  return c ? s / c : NaN;
+};
+
+function drawLossChart() {
+  if (!result || !config) return;
+  const { a, b } = result;
+  const width = Math.max(240, Math.floor($('loss-chart').clientWidth));
+  const height = width < 560 ? 230 : 290;
+  const ctx = fitCanvas(lossCanvas, width, height);
+  ctx.clearRect(0, 0, width, height);
   const css = getComputedStyle(document.documentElement);
-  const fg = css.getPropertyValue('--ink').trim() || '#222';
+  const ink = css.getPropertyValue('--ink').trim() || '#222';
   const colour = { a: css.getPropertyValue('--a').trim(), b: css.getPropertyValue('--b').trim() };
   const n = a.n;
+  const smooth = state.smooth;
+  // Runs of `smooth` bytes, each drawn at its middle byte (losses[t] is the loss of byte t + 1).
+  const curves = {};
   let yMax = 4;
-  for (const r of [a, b]) for (const y of r.curve.y) yMax = Math.max(yMax, y);
-  yMax = Math.ceil(yMax);
-  const X = (x) => pad.l + ((width - pad.l - pad.r) * x) / n;
-  const Y = (y) => height - pad.b - ((height - pad.t - pad.b) * y) / yMax;
-  ctx.font = '11px system-ui, sans-serif';
-  ctx.fillStyle = fg;
-  ctx.strokeStyle = fg;
-  ctx.globalAlpha = 0.25;
-  for (let y = 0; y <= yMax; y += yMax > 8 ? 2 : 1) {
-    ctx.beginPath();
-    ctx.moveTo(pad.l, Y(y));
-    ctx.lineTo(width - pad.r, Y(y));
-    ctx.stroke();
+  for (const side of ['a', 'b']) {
+    const c = lossCurve(result[side].losses, smooth);
+    const x = new Float32Array(c.x.length);
+    for (let p = 0; p < c.x.length; p++) x[p] = c.x[p] + (Math.min(smooth, result[side].losses.length - p * smooth) - 1) / 2;
+    curves[side] = { x, y: c.y };
+    for (const y of c.y) yMax = Math.max(yMax, y);
   }
-  ctx.globalAlpha = 1;
-  for (let y = 0; y <= yMax; y += yMax > 8 ? 2 : 1) ctx.fillText(String(y), 8, Y(y) + 4);
-  ctx.fillText('bits', 8, pad.t + 2);
-  const step = n > 2000 ? 512 : n > 600 ? 256 : 64;
-  for (let x = 0; x <= n; x += step) ctx.fillText(String(x), X(x) - 6, height - 10);
-  const L = config.trainingContext;
-  ctx.setLineDash([5, 4]);
+  const { ticks, step } = niceTicks(0, yMax, 6);
+  const yTop = ticks.at(-1) < yMax ? ticks.at(-1) + step : ticks.at(-1);
+  const box = { left: 50, top: 10, width: width - 50 - 14, height: height - 10 - 44 };
+  const axes = drawAxes(ctx, { box, x: { lo: 0, hi: n, title: 'byte position' }, y: { lo: 0, hi: yTop, title: 'bits per byte' }, ink, grid: true });
+  ctx.save();
   ctx.beginPath();
-  ctx.moveTo(X(L), pad.t);
-  ctx.lineTo(X(L), height - pad.b);
-  ctx.stroke();
-  ctx.setLineDash([]);
-  ctx.fillText(`training length ${L}`, X(L) + 4, pad.t + 10);
-  for (const [side, r] of [['a', a], ['b', b]]) {
-    ctx.strokeStyle = colour[side];
-    ctx.lineWidth = 2;
+  ctx.rect(box.left, box.top, box.width, box.height);
+  ctx.clip();
+  const L = config.trainingContext;
+  if (L < n) {
+    ctx.strokeStyle = ink;
+    ctx.fillStyle = ink;
+    ctx.lineWidth = 1;
+    ctx.setLineDash([5, 4]);
     ctx.beginPath();
-    r.curve.x.forEach((x, i) => (i ? ctx.lineTo(X(x), Y(r.curve.y[i])) : ctx.moveTo(X(x), Y(r.curve.y[i]))));
+    ctx.moveTo(Math.round(axes.x(L)) + 0.5, box.top);
+    ctx.lineTo(Math.round(axes.x(L)) + 0.5, box.top + box.height);
+    ctx.stroke();
+    ctx.setLineDash([]);
+    ctx.font = '11px system-ui, sans-serif';
+    const label = `training length ${L}`;
+    const w = ctx.measureText(label).width;
+    const right = axes.x(L) + 4 + w <= box.left + box.width - 2;
+    ctx.textAlign = right ? 'left' : 'right';
+    ctx.textBaseline = 'top';
+    ctx.fillText(label, axes.x(L) + (right ? 4 : -4), box.top + 4);
+  }
+  ctx.lineWidth = smooth === 1 ? 1 : 1.75;
+  ctx.lineJoin = 'round';
+  for (const side of ['a', 'b']) {
+    const { x, y } = curves[side];
+    ctx.strokeStyle = colour[side];
+    ctx.beginPath();
+    for (let p = 0; p < x.length; p++) (p ? ctx.lineTo : ctx.moveTo).call(ctx, axes.x(x[p]), axes.y(y[p]));
     ctx.stroke();
   }
-  const mean = (r, from, to) => {
-    let s = 0;
-    let c = 0;
-    for (let t = from; t < Math.min(to, r.losses.length); t++) {
-      s += r.losses[t];
-      c++;
-    }
-    return c ? s / c : NaN;
-  };
+  ctx.restore();
   const summary = ['a', 'b'].map((side) => {
-    const r = side === 'a' ? a : b;
-    return `${side.toUpperCase()} ${describeModelSide(state[side])}: ${mean(r, 0, L - 1).toFixed(2)} bits/byte within ${L}, ${n > L ? mean(r, L - 1, n).toFixed(2) : '—'} beyond`;
+    const r = result[side];
+    return `${side.toUpperCase()} ${describeModelSide(r.side)}: ${meanLoss(r, 0, L - 1).toFixed(2)} bits/byte within ${L}, ${n > L ? meanLoss(r, L - 1, n).toFixed(2) : '—'} beyond`;
   });
-  canvas.setAttribute('aria-label', `Loss by position. ${summary.join('; ')}.`);
-  const key = el('p', { class: 'chart-key' });
+  lossCanvas.setAttribute('aria-label', `Loss by position (runs of ${smooth} bytes). ${summary.join('; ')}.`);
+  lossKey.replaceChildren();
   for (const [i, side] of ['a', 'b'].entries()) {
-    key.append(el('span', { class: `swatch swatch-${side}` }), ` ${summary[i]}`, i === 0 ? el('br') : '');
+    lossKey.append(el('span', { class: `swatch swatch-${side}` }), ` ${summary[i]}`, i === 0 ? el('br') : '');
   }
-  parent.replaceChildren(canvas, key);
 }
+
+// Redrawn at its new width when the page's layout changes (once per frame at most).
+let chartFrame = 0;
+let chartWidth = 0;
+new ResizeObserver(() => {
+  const width = Math.floor($('loss-chart').clientWidth);
+  if (width === chartWidth) return;
+  chartWidth = width;
+  cancelAnimationFrame(chartFrame);
+  chartFrame = requestAnimationFrame(drawLossChart);
+}).observe($('loss-chart'));
 
 // ----- heatmaps
 const heatmaps = {};
@@ -258,13 +374,15 @@ for (const side of ['a', 'b']) {
 }
 $('reset-zoom').addEventListener('click', () => setZoom(null));
 
-function drawMaps(images) {
+function drawMaps() {
   for (const side of ['a', 'b']) {
-    const img = images[side];
-    heatmaps[side].draw({ rgba: img.rgba, rows: img.rows, cols: img.cols }, img.region, result[side].units, result[side].attentionBytes);
+    const r = result[side];
+    const img = r.image;
+    heatmaps[side].setTitle(side.toUpperCase(), `${describeModelSide(r.side)} · layer ${r.layer}, head ${r.head}`);
+    heatmaps[side].draw({ rgba: img.rgba, rows: img.rows, cols: img.cols }, img.region, r.units, r.attentionBytes);
     heatmaps[side].setLegend(cssGradient(LUTS.magma), `10⁻${DECADES}× row max`, 'row max', img.rows < img.region.r1 - img.region.r0 ? 'Downsampled: each cell is the mean over the bytes it covers.' : '');
   }
-  const r = images.a.region;
+  const r = result.a.image.region;
   $('zoom-info').textContent = zoom ? `Zoomed: queries ${r.r0}–${r.r1 - 1}, keys ${r.c0}–${r.c1 - 1}` : '';
   $('reset-zoom').disabled = !zoom;
 }
@@ -274,14 +392,117 @@ async function setZoom(region) {
   if (!result) return;
   try {
     const [a, b] = await Promise.all(['a', 'b'].map((s) => client.side(s).request('images', { view: { size: 512, region } })));
-    drawMaps({ a, b });
+    // The images belong to the results now (a side that a later run does not recompute keeps them).
+    result.a.image = a;
+    result.b.image = b;
+    drawMaps();
   } catch (e) {
     showError(e);
   }
 }
 
+// ----- every layer and head as thumbnails (bertviz's model view), A's and B's
+const thumbs = {
+  figure: el('figure', { class: 'thumbs', id: 'thumbs' }),
+  grids: {},
+  cells: { a: [], b: [] },
+  key: { a: null, b: null }, // the input whose thumbnails are shown or being computed, per side
+  done: { a: false, b: false },
+  layers: 0,
+  heads: 0,
+
+  build(layers, heads) {
+    if (layers === this.layers && heads === this.heads) return;
+    this.layers = layers;
+    this.heads = heads;
+    const caption = el('figcaption', {}, 'Every layer and head');
+    const pair = el('div', { class: 'thumbs-pair' });
+    for (const side of ['a', 'b']) {
+      const grid = el('div', { class: `thumb-grid side-${side}`, id: `thumbs-${side}`, role: 'group', 'aria-label': `Scheme ${side.toUpperCase()}: attention of every layer and head` });
+      grid.style.setProperty('--heads', String(heads));
+      grid.append(el('span', { class: 'thumb-corner' }, side.toUpperCase()));
+      for (let h = 0; h < heads; h++) grid.append(el('span', { class: 'thumb-col' }, `head ${h}`));
+      this.cells[side] = [];
+      for (let l = 0; l < layers; l++) {
+        grid.append(el('span', { class: 'thumb-row' }, `layer ${l}`));
+        for (let h = 0; h < heads; h++) {
+          const button = el('button', { type: 'button', class: 'thumb', 'aria-label': `Layer ${l}, head ${h} (${side.toUpperCase()})`, title: `Open layer ${l}, head ${h}` });
+          const canvas = el('canvas', { width: String(THUMB_SIZE), height: String(THUMB_SIZE) });
+          button.append(canvas);
+          button.addEventListener('click', () => openHead(l, h));
+          grid.append(button);
+          this.cells[side].push({ button, canvas });
+        }
+      }
+      this.grids[side] = grid;
+      pair.append(grid);
+    }
+    this.note = el('p', { class: 'legend-note thumbs-note' });
+    this.figure.replaceChildren(caption, pair, this.note);
+    if (!this.figure.isConnected) $('maps').append(this.figure);
+    this.key = { a: null, b: null };
+    this.select(state.layer, state.head);
+  },
+
+  select(layer, head) {
+    for (const side of ['a', 'b']) {
+      this.cells[side].forEach(({ button }, i) => button.setAttribute('aria-pressed', String(i === layer * this.heads + head)));
+    }
+  },
+
+  /** Computes one side's thumbnails for an input, one request at a time (so that others can pass). */
+  async fill(side, payload) {
+    const key = sideKey(payload, side);
+    if (!this.layers || this.key[side] === key) return;
+    this.key[side] = key;
+    this.done[side] = false;
+    this.update();
+    for (const { canvas, button } of this.cells[side]) {
+      canvas.getContext('2d').clearRect(0, 0, canvas.width, canvas.height);
+      button.classList.add('pending');
+    }
+    for (let l = 0; l < this.layers; l++) {
+      for (let h = 0; h < this.heads; h++) {
+        if (this.key[side] !== key) return;
+        let image;
+        try {
+          image = await client.side(side).request('modelThumbnail', { code: payload.code, language: payload.language, side: payload.state[side], layer: l, head: h, size: THUMB_SIZE });
+        } catch {
+          if (this.key[side] === key) this.key[side] = null; // shown by the run's own error
+          return;
+        }
+        if (this.key[side] !== key) return;
+        counts[side] = image.counts;
+        const { canvas, button } = this.cells[side][l * this.heads + h];
+        canvas.width = image.cols;
+        canvas.height = image.rows;
+        canvas.getContext('2d').putImageData(new ImageData(image.rgba, image.cols, image.rows), 0, 0);
+        button.classList.remove('pending');
+      }
+    }
+    this.done[side] = true;
+    this.update();
+  },
+
+  update() {
+    const ready = this.done.a && this.done.b;
+    document.body.dataset.thumbs = ready ? 'ready' : 'busy';
+    this.figure.setAttribute('aria-busy', String(!ready));
+    if (this.note) this.note.textContent = ready ? `Each map: the first ${result?.a.attentionBytes ?? ''} bytes pooled to ${THUMB_SIZE} × ${THUMB_SIZE} cells, same colours as above. Click one to open it.` : 'Computing every layer and head…';
+  },
+};
+
+function openHead(layer, head) {
+  if (layer === state.layer && head === state.head) return;
+  state.layer = layer;
+  state.head = head;
+  syncControls();
+  schedule();
+}
+
 async function selectRow(side, index) {
   if (!result || !chars || index < 0 || index >= result[side].attentionBytes) return;
+  selected = { side, index };
   for (const h of Object.values(heatmaps)) h.select(index);
   try {
     const row = await client.side(side).request('row', { index });
@@ -293,7 +514,7 @@ async function selectRow(side, index) {
     editor.setHeat({ levels, query: chars.byteChar[index] });
     const text = (j) => JSON.stringify(editor.text.slice(chars.start[chars.byteChar[j]], chars.end[chars.byteChar[j]]));
     const top = Array.from(row.probs.keys()).sort((x, y) => row.probs[y] - row.probs[x]).slice(0, 3).map((j) => `${text(j)}@${j} ${(100 * row.probs[j]).toFixed(1)}%`).join(', ');
-    $('query-info').textContent = `Byte ${index} ${text(index)} under ${side.toUpperCase()}, layer ${state.layer}, head ${state.head} — top keys: ${top}. Change a control to shade by loss again.`;
+    $('query-info').textContent = `Byte ${index} ${text(index)} under ${side.toUpperCase()}, layer ${result[side].layer}, head ${result[side].head} — top keys: ${top}. Change the code or a scheme to shade by loss again.`;
   } catch (e) {
     showError(e);
   }
@@ -319,8 +540,10 @@ async function exportMap(side, kind) {
 $('generate').addEventListener('click', async () => {
   const button = $('generate');
   button.disabled = true;
+  await modelReady.catch(() => {}); // the workers load the page's copy of the weights first
   const snapshot = normalizeWith(MODEL_DEFAULTS, state);
   for (const side of ['a', 'b']) {
+    $(`gen-${side}`).classList.remove('gen-empty');
     $(`gen-${side}`).textContent = 'Generating…';
     $(`gen-title-${side}`).textContent = `${side.toUpperCase()}: ${describeModelSide(snapshot[side])}`;
   }
@@ -342,15 +565,39 @@ $('generate').addEventListener('click', async () => {
 });
 
 // ----- running
+// A side's loss depends on the code and its scheme; its attention also on the layer and head.
+// Each worker keeps what it computed last, so a layer or head change asks only for the attention
+// (no loss pass), and a change to one scheme leaves the other side's worker idle.
 let scheduled = false;
 let progressTimer = 0;
+const computed = { a: null, b: null }; // per side: { key, layer, head } of the worker's last result
+const counts = { a: null, b: null }; // the workers' pass counters, as last reported
 function schedule() {
   scheduled = true;
   queueMicrotask(run);
 }
 
-function runBoth(payload) {
-  return Promise.all(['a', 'b'].map((s) => client.side(s).request('modelRun', { ...payload, side: payload.state[s] }))).then(([a, b]) => ({ a, b }));
+function sideKey(payload, side) {
+  return JSON.stringify([payload.code, payload.language, payload.state[side]]);
+}
+
+async function runBoth(payload) {
+  const parts = {};
+  const [a, b] = await Promise.all(['a', 'b'].map(async (s) => {
+    const key = sideKey(payload, s);
+    const prev = computed[s];
+    const loss = !prev || prev.key !== key;
+    const attention = loss || prev.layer !== payload.layer || prev.head !== payload.head;
+    parts[s] = { loss, attention };
+    if (!attention) return prev.result;
+    const r = await client.side(s).request('modelRun', { code: payload.code, language: payload.language, layer: payload.layer, head: payload.head, view: payload.view, side: payload.state[s], parts: parts[s] });
+    counts[s] = r.counts;
+    const merged = loss ? r : { ...prev.result, ...r };
+    Object.assign(merged, { side: payload.state[s], layer: payload.layer, head: payload.head });
+    computed[s] = { key, layer: payload.layer, head: payload.head, result: merged };
+    return merged;
+  }));
+  return { a, b, parts };
 }
 
 async function run() {
@@ -358,11 +605,13 @@ async function run() {
   scheduled = false;
   const t0 = performance.now();
   const snapshot = normalizeWith(MODEL_DEFAULTS, state);
+  const payload = { code: editor.text, state: snapshot, language: snapshot.language, layer: snapshot.layer, head: snapshot.head, view: { size: 512, region: zoom } };
   clearTimeout(progressTimer);
   progressTimer = setTimeout(() => (progress.hidden = false), 150);
   let pair;
   try {
-    pair = await client.latest({ code: editor.text, state: snapshot, language: snapshot.language, layer: snapshot.layer, head: snapshot.head, view: { size: 512, region: zoom } }, null, runBoth);
+    await modelReady;
+    pair = await client.latest(payload, null, runBoth);
   } catch (e) {
     clearTimeout(progressTimer);
     progress.hidden = true;
@@ -371,25 +620,35 @@ async function run() {
   if (!pair) return;
   clearTimeout(progressTimer);
   progress.hidden = true;
-  result = pair;
-  config = pair.a.config;
-  $('train-length').textContent = String(config.trainingContext);
+  const { parts } = pair;
+  const lossRan = parts.a.loss || parts.b.loss;
+  result = { a: pair.a, b: pair.b };
   $('attention-bytes').textContent = String(pair.a.attentionBytes);
-  chars = charTable(editor.text, pair.a.n, pair.b.units);
-  editor.setTokens({ count: chars.count, start: chars.start, end: chars.end, unit: chars.unit });
-  shadeCode();
-  drawLossChart(pair.a, pair.b);
-  heatmaps.a.setTitle('A', `${describeModelSide(snapshot.a)} · layer ${snapshot.layer}, head ${snapshot.head}`);
-  heatmaps.b.setTitle('B', `${describeModelSide(snapshot.b)} · layer ${snapshot.layer}, head ${snapshot.head}`);
-  drawMaps({ a: pair.a.image, b: pair.b.image });
+  if (lossRan || !chars) {
+    chars = charTable(editor.text, pair.a.n, pair.b.byteUnits);
+    editor.setTokens({ count: chars.count, start: chars.start, end: chars.end, unit: chars.unit });
+    selected = null;
+    shadeCode();
+    drawLossChart();
+  }
+  drawMaps();
   updateHints();
-  const t = (side) => pair[side].timings;
+  thumbs.select(snapshot.layer, snapshot.head);
+  if (!lossRan && selected) selectRow(selected.side, selected.index); // the same query under the new head
   const ms = performance.now() - t0;
+  const t = (side) => pair[side].timings;
+  const timing = (side, what) => (parts[side][what] ? `${side.toUpperCase()} ${t(side)[what].toFixed(0)}` : `${side.toUpperCase()} —`);
+  const detail = lossRan
+    ? `loss ${timing('a', 'loss')}, ${timing('b', 'loss')}; attention ${timing('a', 'attention')}, ${timing('b', 'attention')}`
+    : `layer ${snapshot.layer}, head ${snapshot.head}: attention only, ${timing('a', 'attention')}, ${timing('b', 'attention')}`;
   status.classList.remove('error');
-  status.textContent = `${pair.a.n} bytes${pair.a.clipped ? ' (the first 4,096; the rest is not read)' : ''} · ${config.name}, ${config.parameters.toLocaleString('en')} parameters, ${info.backend} · A ${pair.a.bitsPerByte.toFixed(3)} bits/byte, B ${pair.b.bitsPerByte.toFixed(3)} · ${ms.toFixed(0)} ms (loss A ${t('a').loss.toFixed(0)}, B ${t('b').loss.toFixed(0)}; attention A ${t('a').attention.toFixed(0)}, B ${t('b').attention.toFixed(0)})`;
+  status.textContent = `${pair.a.n} bytes${pair.a.clipped ? ' (the first 4,096; the rest is not read)' : ''} · ${config.name}, ${config.parameters.toLocaleString('en')} parameters, ${info.backend} · A ${pair.a.bitsPerByte.toFixed(3)} bits/byte, B ${pair.b.bitsPerByte.toFixed(3)} · ${ms.toFixed(0)} ms (${detail})`;
   document.body.dataset.ready = 'true';
   document.dispatchEvent(new CustomEvent('hirope:model', { detail: { total: ms, a: pair.a.bitsPerByte, b: pair.b.bitsPerByte } }));
+  // Which parts ran on each side, and each worker's pass counters (tests count loss passes).
+  document.dispatchEvent(new CustomEvent('hirope:model-run', { detail: { total: ms, parts, counts: { a: counts.a, b: counts.b } } }));
   writeURL();
+  for (const side of ['a', 'b']) thumbs.fill(side, payload);
 }
 
 function showError(e) {
@@ -414,7 +673,7 @@ $('mode-attention').addEventListener('click', async (e) => {
 });
 
 window.addEventListener('hashchange', async () => {
-  state = await decodeWith(MODEL_DEFAULTS, location.hash);
+  state = await stateFromHash(location.hash);
   const code = state.code ?? SAMPLES[state.language] ?? '';
   editor.setLanguage(state.language);
   if (code !== editor.text) editor.setText(code);

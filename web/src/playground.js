@@ -1,15 +1,18 @@
-// The playground page: editor, controls, heatmaps A / B / A−B, and the distance, angle and decay
-// views, all fed by the worker. The whole state lives in the URL hash.
-import { createEditor, heatLevel } from './editor.js';
-import { download } from './dom.js';
+// The playground page: presets that tell a story, the editor with its units outline, the heatmaps
+// A / B / A vs B with the comparison in numbers, and the distance, angle and decay views below,
+// all fed by two workers (one per scheme). The whole state lives in the URL hash.
+import { createEditor, heatLevel, tokenAt } from './editor.js';
+import { download, el } from './dom.js';
 import { Heatmap, installUnitColours } from './heatmap.js';
 import { renderDistances, renderAngles, renderDecay } from './charts.js';
 import { PairClient } from './client.js';
-import { diffImage } from './engine.js';
+import { diffImage, VISIBLE_RATIO } from './engine.js';
 import { buildControls, schemeControls, sharedControls, setPath } from './controls.js';
 import { normalizeState, encodeState, decodeState, describeScheme, encodeWith, MODEL_DEFAULTS } from './state.js';
-import { LUTS, cssGradient, DECADES } from './colormap.js';
+import { PRESETS, presetState, matchesPreset } from './presets.js';
+import { LUTS, cssGradient, DECADES, RATIO_LIMIT, divergingLut } from './colormap.js';
 import { SAMPLES, LANGUAGE_NAMES } from './samples.js';
+import { fitCanvas, drawAxes } from './axes.js';
 
 const $ = (id) => document.getElementById(id);
 const status = $('status');
@@ -18,56 +21,110 @@ installUnitColours();
 
 let state = await decodeState(location.hash);
 let zoom = null; // region of token indices, or null for everything
-let selected = { side: 'a', index: -1 };
+let selected = { side: 'b', index: -1 };
 let result = null; // the last run's result
+let comparison = null; // { tv, kl } per row for the result on screen
 let qkFileName = null;
+let ready = false;
 const backendTimes = {};
+const dark = matchMedia('(prefers-color-scheme: dark)');
+const theme = () => (dark.matches ? 'dark' : 'light');
+
+// ----- editor (first, so that a paste works while the module loads)
+const editor = createEditor({
+  parent: $('editor'),
+  doc: state.code ?? SAMPLES[state.language] ?? '',
+  language: state.language,
+  label: 'Source code (tokens are underlined by unit; hover a token for its positions)',
+  onChange(text, update) {
+    state.code = text === SAMPLES[state.language] ? null : text;
+    const pasted = update.transactions.some((tr) => tr.isUserEvent('input.paste') || tr.isUserEvent('input.drop'));
+    if (pasted && ready && update.state.doc.length > 0 && update.changes.length > 0) detectLanguage(true);
+    scheduleEdit();
+  },
+  onSelect(pos) {
+    const a = result?.analysis;
+    if (!a) return;
+    const t = tokenAt(a, pos);
+    markUnit(t >= 0 ? a.unit[t] : -1, false);
+  },
+  describeToken(index) {
+    const a = result?.analysis;
+    if (!a) return [];
+    return [
+      ['token', `${index} of ${a.count}`],
+      ['text', JSON.stringify(tokenText(index))],
+      ['unit', unitName(a.unit[index])],
+      ['statement', String(a.statement[index])],
+    ];
+  },
+});
+
 const workerURL = new URL('./worker.js', import.meta.url);
 if (new URLSearchParams(location.search).get('simd') === '0') workerURL.searchParams.set('simd', '0'); // the scalar build
 const client = new PairClient(workerURL);
 const info = await client.a.request('ready');
+ready = true;
+
+// ----- presets
+const presetButtons = PRESETS.map((p) => {
+  const b = el('button', { type: 'button', class: 'preset', 'data-preset': p.id, 'aria-pressed': 'false' }, p.title);
+  b.addEventListener('click', () => {
+    state = presetState(p.id, state);
+    zoom = null;
+    syncControls();
+    schedule();
+  });
+  $('presets').append(b);
+  return b;
+});
+
+function syncStory() {
+  const active = matchesPreset(state) ? PRESETS.find((p) => p.id === state.preset) : null;
+  if (!active) state.preset = '';
+  for (const b of presetButtons) b.setAttribute('aria-pressed', String(b.dataset.preset === active?.id));
+  $('caption').textContent = active
+    ? active.caption
+    : `Your own comparison: A is ${describeScheme(state.a)}, B is ${describeScheme(state.b)}. The third map shows where B attends more (blue) or less (orange) than A; pick a preset for a comparison with its explanation.`;
+}
 
 // ----- controls
 const languages = info.languages;
-const sourceBar = $('source-controls');
-const shared = buildControls($('shared-controls'), sharedControls(languages, info.tokenizers), onControl);
+const shared = buildControls($('shared-controls'), sharedControls(languages, info.tokenizers), onControl, { moreLabel: 'More settings' });
 const sides = {
   a: buildControls($('scheme-a'), schemeControls('a'), onControl),
   b: buildControls($('scheme-b'), schemeControls('b'), onControl),
 };
-$('scheme-a').prepend(Object.assign(document.createElement('h3'), { textContent: 'Scheme A' }));
-$('scheme-b').prepend(Object.assign(document.createElement('h3'), { textContent: 'Scheme B' }));
+$('scheme-a').prepend(el('h3', { class: 'side-title' }, 'A'));
+$('scheme-b').prepend(el('h3', { class: 'side-title' }, 'B'));
 const ratioHints = {};
 for (const side of ['a', 'b']) {
-  ratioHints[side] = Object.assign(document.createElement('p'), { className: 'hint', id: `ratio-hint-${side}` });
+  ratioHints[side] = el('p', { class: 'hint', id: `ratio-hint-${side}` });
   $(`scheme-${side}`).append(ratioHints[side]);
 }
 // The language select sits in the editor's toolbar with the sample picker, file loading, detection.
-const languageField = shared.built.find((c) => c.spec.key === 'language').label;
-sourceBar.append(languageField);
-const sampleSelect = Object.assign(document.createElement('select'), { id: 'sample', title: 'Load the sample for a language' });
+const sourceBar = $('source-controls');
+sourceBar.append(shared.built.find((c) => c.spec.key === 'language').label);
+const sampleSelect = el('select', { id: 'sample', title: 'Load the sample for a language', 'aria-label': 'Load a sample' });
 sampleSelect.append(new Option('Samples…', ''));
 for (const l of languages) sampleSelect.append(new Option(`${LANGUAGE_NAMES[l]} sample`, l));
-const sampleLabel = Object.assign(document.createElement('label'), { className: 'field', title: 'Replace the code with a real-world sample in a language' });
-sampleLabel.append(Object.assign(document.createElement('span'), { className: 'field-label', textContent: 'Sample' }), sampleSelect);
-const detectButton = Object.assign(document.createElement('button'), { type: 'button', className: 'small', id: 'detect', textContent: 'Detect', title: 'Detect the language: the grammar that parses the code with the fewest errors' });
-const openLabel = Object.assign(document.createElement('label'), { className: 'button small', title: 'Open a source file (its extension sets the language)' });
-openLabel.append(Object.assign(document.createElement('span'), { textContent: 'Open file' }));
-const openInput = Object.assign(document.createElement('input'), { type: 'file', className: 'sr-only', id: 'open-file' });
-openLabel.append(openInput);
-const qkLabel = Object.assign(document.createElement('label'), { className: 'button small', id: 'qk-file-label', title: 'q/k JSON: {"headDim": d, "q": [[d numbers] per token], "k": [...]} (see docs/playground.md)' });
-const qkText = Object.assign(document.createElement('span'), { textContent: 'Load q/k…' });
-const qkInput = Object.assign(document.createElement('input'), { type: 'file', accept: '.json,application/json', className: 'sr-only', id: 'qk-file' });
+const sampleLabel = el('label', { class: 'field', title: 'Replace the code with a real-world sample in a language' });
+sampleLabel.append(el('span', { class: 'field-label' }, 'Sample'), sampleSelect);
+const detectButton = el('button', { type: 'button', class: 'small', id: 'detect', title: 'Detect the language: the grammar that parses the code with the fewest errors' }, 'Detect');
+const openLabel = el('label', { class: 'button small', title: 'Open a source file (its extension sets the language)' });
+const openInput = el('input', { type: 'file', class: 'sr-only', id: 'open-file' });
+openLabel.append(el('span', {}, 'Open file'), openInput);
+const qkLabel = el('label', { class: 'button small', id: 'qk-file-label', title: 'q/k JSON: {"headDim": d, "q": [[d numbers] per token], "k": [...]} (see docs/playground.md)' });
+const qkText = el('span', {}, 'Load q/k…');
+const qkInput = el('input', { type: 'file', accept: '.json,application/json', class: 'sr-only', id: 'qk-file' });
 qkLabel.append(qkText, qkInput);
 sourceBar.append(sampleLabel, detectButton, openLabel);
-$('shared-controls').append(qkLabel);
-const backendLabel = document.createElement('label');
-backendLabel.className = 'field';
-backendLabel.title = 'Where attention runs: WebAssembly (SIMD where supported) or WebGPU when this browser has an adapter';
-const backendSelect = Object.assign(document.createElement('select'), { id: 'backend', name: 'backend' });
+$('shared-controls').insertBefore(qkLabel, shared.more);
+const backendLabel = el('label', { class: 'field', title: 'Where attention runs: WebAssembly (SIMD where supported) or WebGPU when this browser has an adapter' });
+const backendSelect = el('select', { id: 'backend', name: 'backend' });
 backendSelect.append(new Option('WebAssembly', 'wasm'), new Option('WebGPU', 'webgpu'));
-backendLabel.append(Object.assign(document.createElement('span'), { className: 'field-label', textContent: 'Backend' }), backendSelect);
-$('shared-controls').append(backendLabel);
+backendLabel.append(el('span', { class: 'field-label' }, 'Backend'), backendSelect);
+shared.more.append(backendLabel);
 backendSelect.addEventListener('change', () => schedule());
 
 function syncControls() {
@@ -76,6 +133,7 @@ function syncControls() {
   sides.b.sync(state);
   qkLabel.hidden = state.source !== 'file';
   qkText.textContent = qkFileName ? `q/k: ${qkFileName}` : 'Load q/k…';
+  syncStory();
 }
 
 function onControl(key, value) {
@@ -89,35 +147,9 @@ function onControl(key, value) {
     if (wasSample) setCode(null);
   }
   syncControls();
-  if (['language', 'tokenizer', 'hierarchy', 'gap', 'descend', 'segment'].includes(key)) zoom = null;
+  if (['language', 'tokenizer', 'gap', 'descend'].includes(key)) zoom = null;
   schedule();
 }
-
-// ----- editor
-const editor = createEditor({
-  parent: $('editor'),
-  doc: state.code ?? SAMPLES[state.language] ?? '',
-  language: state.language,
-  label: 'Source code (tokens are underlined by unit; hover a token for its positions)',
-  onChange(text, update) {
-    state.code = text === SAMPLES[state.language] ? null : text;
-    const pasted = update.transactions.some((tr) => tr.isUserEvent('input.paste') || tr.isUserEvent('input.drop'));
-    if (pasted && update.state.doc.length > 0 && update.changes.length > 0) detectLanguage(true);
-    schedule();
-  },
-  describeToken(index) {
-    const a = result?.analysis;
-    if (!a) return [];
-    const unit = a.units[a.unit[index]];
-    const text = editor.text.slice(a.start[index], a.end[index]);
-    return [
-      ['token', `${index} of ${a.count}`],
-      ['text', JSON.stringify(text)],
-      ['unit', unit ? `${unit.index}: ${unit.kind}${unit.name ? ` ${unit.name}` : ''}` : String(a.unit[index])],
-      ['statement', String(a.statement[index])],
-    ];
-  },
-});
 
 function setCode(code) {
   state.code = code;
@@ -153,9 +185,8 @@ openInput.addEventListener('change', async () => {
   const file = openInput.files[0];
   if (!file) return;
   const text = await file.text();
-  const ext = file.name.split('.').pop().toLowerCase();
-  const byExt = { py: 'python', js: 'javascript', mjs: 'javascript', cjs: 'javascript', jsx: 'javascript', ts: 'typescript', mts: 'typescript', tsx: 'tsx', c: 'c', h: 'c', cc: 'cpp', cpp: 'cpp', cxx: 'cpp', hpp: 'cpp', hh: 'cpp', java: 'java', go: 'go', rs: 'rust' }[ext];
   setCode(text);
+  const byExt = await client.a.request('languageOf', { name: file.name });
   if (byExt) {
     state.language = byExt;
     editor.setLanguage(byExt);
@@ -174,50 +205,76 @@ qkInput.addEventListener('change', async () => {
   schedule();
 });
 
+// ----- token texts and units
+function tokenText(j) {
+  const a = result?.analysis;
+  return a ? editor.text.slice(a.start[j], a.end[j]) : '';
+}
+function unitName(u) {
+  const unit = result?.analysis.units[u];
+  return unit ? `${unit.index}: ${unit.kind}${unit.name ? ` ${unit.name}` : ''}` : String(u);
+}
+/** Short label of a token for the axes: its text with whitespace made visible. */
+const shortLabel = (j) => tokenText(j).replace(/\n/g, '⏎').replace(/\t/g, '⇥').replace(/ /g, '·') || '∅';
+
 // ----- heatmaps
 const maps = $('maps');
-function exportHandler(which) {
-  return async (kind) => {
-    const name = `hirope-${which}`;
-    if (kind === 'png') {
-      const blob = await new Promise((resolve) => heatmaps[which].canvas.toBlob(resolve, 'image/png'));
-      download(blob, `${name}.png`);
-    } else {
-      try {
-        download(new Blob([await csvOf(which)], { type: 'text/csv' }), `${name}.csv`);
-      } catch (e) {
-        showError(e);
-      }
-    }
-  };
-}
 const heatmaps = {};
 for (const [which, title] of [
   ['a', 'A'],
   ['b', 'B'],
-  ['diff', 'A − B'],
+  ['diff', 'A vs B'],
 ]) {
   heatmaps[which] = new Heatmap(maps, {
     id: `map-${which}`,
     title,
-    onRow: (index) => selectRow(which === 'diff' ? 'b' : which, index),
+    onRow: (index) => selectRow(which === 'a' ? 'a' : 'b', index),
     onZoom: (region) => setZoom(region),
     onExport: exportHandler(which),
+    onHover: (cell, event) => hover(cell, event),
   });
 }
 $('reset-zoom').addEventListener('click', () => setZoom(null));
 
-// The numbers of one heatmap over the visible region, as CSV with token indices.
+function exportHandler(which) {
+  return async (kind) => {
+    const name = `hirope-${which}`;
+    try {
+      if (kind === 'png') {
+        const names = { a: `A: ${describeScheme(state.a)}`, b: `B: ${describeScheme(state.b)}`, diff: `log2(pB / pA): B = ${describeScheme(state.b)} vs A = ${describeScheme(state.a)}` };
+        const r = heatmaps[which].region;
+        const subtitle = `${LANGUAGE_NAMES[state.language]}, ${result.n} tokens (${state.tokenizer}), head dim ${result.headDim}, training length ${state.train}, q/k ${state.source}; queries ${r.r0}–${r.r1 - 1}, keys ${r.c0}–${r.c1 - 1}`;
+        download(await heatmaps[which].exportPNG({ title: names[which], subtitle, theme: theme() }), `${name}.png`);
+      } else {
+        download(new Blob([await csvOf(which)], { type: 'text/csv' }), `${name}.csv`);
+      }
+    } catch (e) {
+      showError(e);
+    }
+  };
+}
+
+const csvCell = (text) => (/[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text);
+
+/**
+ * The numbers of one heatmap over the visible region as CSV: two header rows (key index, key
+ * token text), then per query its index, its text and the values (empty where masked). The
+ * A vs B map exports log2(pB / pA) with the floor the map uses.
+ */
 async function csvOf(which) {
   const [a, b] = await Promise.all(['a', 'b'].filter((s) => which === 'diff' || which === s).map((s) => client.side(s).request('values', { region: zoom })));
   const { r0, r1, c0, c1 } = a.region;
   const width = c1 - c0;
-  const lines = [['query\\key', ...Array.from({ length: width }, (_, j) => c0 + j)].join(',')];
+  const keys = Array.from({ length: width }, (_, j) => c0 + j);
+  const lines = [
+    ['query', 'query token', ...keys].join(','),
+    ['', '', ...keys.map((j) => csvCell(tokenText(j)))].join(','),
+  ];
   for (let i = r0; i < r1; i++) {
-    const cells = [i];
+    const cells = [i, csvCell(tokenText(i))];
     for (let j = 0; j < width; j++) {
       const c = (i - r0) * width + j;
-      const v = b ? a.values[c] - b.values[c] : a.values[c];
+      const v = b ? Math.log2(Math.max(b.values[c], 1e-6) / Math.max(a.values[c], 1e-6)) : a.values[c];
       cells.push(Number.isNaN(v) ? '' : String(v));
     }
     lines.push(cells.join(','));
@@ -226,9 +283,9 @@ async function csvOf(which) {
 }
 
 function combineImages(a, b) {
-  const diff = diffImage(a.raw, b.raw, a.rows, a.cols, a.region);
+  const diff = diffImage(a.raw, b.raw, a.rows, a.cols, a.region, theme());
   // A side whose image did not change keeps its canvas (Heatmap.draw skips identical images).
-  return { region: a.region, rows: a.rows, cols: a.cols, a: a.rgba, b: b.rgba, diff: diff.rgba, maxAbs: diff.maxAbs };
+  return { region: a.region, rows: a.rows, cols: a.cols, a: a.rgba, b: b.rgba, diff: diff.rgba, visibleShare: diff.visibleShare, raw: { a: a.raw, b: b.raw } };
 }
 
 async function setZoom(region) {
@@ -236,7 +293,8 @@ async function setZoom(region) {
   if (!result?.n) return;
   try {
     const [a, b] = await client.both('images', { view: { size: 512, region } });
-    drawHeatmaps(combineImages(a, b));
+    result.images = combineImages(a, b);
+    drawHeatmaps(result.images);
   } catch (e) {
     showError(e);
   }
@@ -244,38 +302,233 @@ async function setZoom(region) {
 
 function drawHeatmaps(images) {
   const units = result.analysis.unit;
-  for (const which of ['a', 'b', 'diff']) heatmaps[which].draw({ rgba: images[which], rows: images.rows, cols: images.cols }, images.region, units, result.n);
+  for (const which of ['a', 'b', 'diff']) heatmaps[which].draw({ rgba: images[which], rows: images.rows, cols: images.cols }, images.region, units, result.n, shortLabel);
   const { r0, r1, c0, c1 } = images.region;
   const pooled = r1 - r0 > images.rows || c1 - c0 > images.cols;
   $('zoom-info').textContent = zoom ? `Zoomed: queries ${r0}–${r1 - 1}, keys ${c0}–${c1 - 1}` : '';
   $('reset-zoom').disabled = !zoom;
   const note = pooled ? 'Downsampled: each cell is the mean over the tokens it covers.' : '';
-  for (const side of ['a', 'b']) heatmaps[side].setLegend(cssGradient(LUTS.magma), `10⁻${DECADES}× row max`, 'row max', note);
-  heatmaps.diff.setLegend(cssGradient(LUTS.diverging), `−${images.maxAbs.toPrecision(2)}`, `+${images.maxAbs.toPrecision(2)}`, 'Probability A − B; red: A attends more.');
+  for (const side of ['a', 'b']) heatmaps[side].setLegend(cssGradient(LUTS.magma), `10⁻${DECADES}× row max`, 'row max', `Brighter: more attention, relative to the row's largest. ${note}`);
+  const times = 2 ** RATIO_LIMIT;
+  heatmaps.diff.setLegend(cssGradient(divergingLut(theme())), `A ${times}×`, `B ${times}×`, `log₂(p_B / p_A): orange where A attends more, blue where B does; ${(100 * images.visibleShare).toFixed(0)}% of cells differ by ${VISIBLE_RATIO}× or more. ${note}`);
+  maps.dataset.visibleShare = String(images.visibleShare);
 }
+dark.addEventListener('change', () => {
+  const images = result?.images;
+  if (!images) return;
+  images.diff = diffImage(images.raw.a, images.raw.b, images.rows, images.cols, images.region, theme()).rgba;
+  drawHeatmaps(images);
+});
 
 async function selectRow(side, index) {
   if (!result?.n || index < 0 || index >= result.n) return;
   selected = { side, index };
   for (const h of Object.values(heatmaps)) h.select(index);
+  renderSummary();
   try {
     const [rowA, rowB] = await client.both('row', { index });
     const row = side === 'a' ? rowA : rowB;
     const levels = new Uint8Array(result.n);
-    for (let j = 0; j <= index; j++) {
-      levels[j] = heatLevel(row.max > 0 ? row.probs[j] / row.max : 0);
-    }
+    for (let j = 0; j <= index; j++) levels[j] = heatLevel(row.max > 0 ? row.probs[j] / row.max : 0);
     editor.setHeat({ levels, query: index });
-    const a = result.analysis;
-    const text = (j) => JSON.stringify(editor.text.slice(a.start[j], a.end[j]));
+    const text = (j) => JSON.stringify(tokenText(j));
     const top = (r) => Array.from(r.probs.keys()).sort((x, y) => r.probs[y] - r.probs[x]).slice(0, 3).map((j) => `${text(j)}@${j} ${(100 * r.probs[j]).toFixed(1)}%`).join(', ');
-    $('query-info').textContent = `Query ${index} ${text(index)}, shown for ${side.toUpperCase()} — top keys A: ${top(rowA)}; B: ${top(rowB)}.`;
+    $('query-info').textContent = `Query ${index} ${text(index)}, shaded in the code by ${side.toUpperCase()} — top keys A: ${top(rowA)}; B: ${top(rowB)}.`;
   } catch (e) {
     showError(e);
   }
 }
 
+// ----- hover: the numbers of one cell
+const tip = el('div', { class: 'hm-tip', role: 'tooltip', hidden: true });
+document.body.append(tip);
+let hoverSeq = 0;
+let hoverFrame = 0;
+function hover(cell, event) {
+  cancelAnimationFrame(hoverFrame);
+  if (!cell || !result?.n) {
+    hoverSeq++;
+    tip.hidden = true;
+    return;
+  }
+  const { clientX, clientY } = event;
+  hoverFrame = requestAnimationFrame(async () => {
+    const seq = ++hoverSeq;
+    const { row: i, col: j } = cell;
+    let cells;
+    try {
+      cells = await client.both('cell', { i, j });
+    } catch {
+      return;
+    }
+    if (seq !== hoverSeq) return;
+    renderTip(i, j, cells[0], cells[1]);
+    const x = Math.min(clientX + 14, innerWidth - tip.offsetWidth - 8);
+    const y = clientY + 16 + tip.offsetHeight > innerHeight ? clientY - tip.offsetHeight - 12 : clientY + 16;
+    tip.style.left = `${Math.max(4, x)}px`;
+    tip.style.top = `${Math.max(4, y)}px`;
+  });
+}
+
+/** The hover card: both tokens, both probabilities, and the distance each band sees. */
+function renderTip(i, j, a, b) {
+  const an = result.analysis;
+  const token = (t) => `${t} ${JSON.stringify(tokenText(t))} · unit ${unitName(an.unit[t])} · statement ${an.statement[t]}`;
+  const rows = [
+    ['query', token(i)],
+    ['key', token(j)],
+  ];
+  if (j > i) rows.push(['', 'masked: the key comes after the query']);
+  else {
+    rows.push(['token distance', String(i - j)]);
+    const pct = (p) => (p >= 0.001 ? `${(100 * p).toFixed(2)}%` : p.toExponential(2));
+    rows.push(['p under A', pct(a.p)], ['p under B', pct(b.p)], ['B ÷ A', (Math.max(b.p, 1e-6) / Math.max(a.p, 1e-6)).toPrecision(3)]);
+    const bands = (s) => s.bands.map((band) => `${band.name === 'all' ? 'all pairs' : `${band.name} (pairs ${band.pairs[0]}–${band.pairs[1] - 1})`}: ${band.distance}`).join('; ');
+    rows.push(['distance A sees', bands(a)], ['distance B sees', bands(b)]);
+  }
+  const dl = el('dl', { class: 'hr-card' });
+  for (const [k, v] of rows) dl.append(el('dt', {}, k), el('dd', {}, v));
+  tip.replaceChildren(dl);
+  tip.hidden = false;
+  tip.dataset.cell = `${i},${j}`;
+}
+
+// ----- units outline
+let outlineItems = [];
+function renderOutline(a) {
+  const list = $('outline');
+  const first = new Int32Array(a.units.length).fill(-1);
+  const last = new Int32Array(a.units.length).fill(-1);
+  const statements = a.units.map(() => new Set());
+  for (let t = 0; t < a.count; t++) {
+    const u = a.unit[t];
+    if (u < 0 || u >= a.units.length) continue;
+    if (first[u] < 0) first[u] = t;
+    last[u] = t;
+    if (a.statement[t] >= 0) statements[u].add(a.statement[t]);
+  }
+  outlineItems = a.units.map((unit, u) => {
+    const li = el('li', { class: `outline-item hr-u${u % 6}-edge`, 'data-unit': String(u) });
+    const button = el('button', { type: 'button', class: 'outline-unit' });
+    button.append(el('span', { class: 'outline-kind' }, unit.kind), document.createTextNode(' '), el('span', { class: 'outline-name' }, unit.name || '(unnamed)'));
+    const range = first[u] >= 0 ? `tokens ${first[u]}–${last[u]}` : 'no tokens';
+    li.append(button, el('span', { class: 'outline-meta' }, `${range} · ${statements[u].size} statement${statements[u].size === 1 ? '' : 's'}`));
+    button.addEventListener('click', () => {
+      editor.selectRange(unit.start, unit.end);
+      markUnit(u, true);
+    });
+    li.range = first[u] >= 0 ? { from: first[u], to: last[u] + 1 } : null;
+    return li;
+  });
+  list.replaceChildren(...outlineItems);
+  $('outline-count').textContent = `(${a.units.length})`;
+}
+
+function markUnit(u, fromOutline) {
+  let range = null;
+  for (const li of outlineItems) {
+    const on = Number(li.dataset.unit) === u;
+    if (on) {
+      li.setAttribute('aria-current', 'true');
+      range = li.range;
+      if (!fromOutline) li.scrollIntoView({ block: 'nearest' });
+    } else li.removeAttribute('aria-current');
+  }
+  for (const h of Object.values(heatmaps)) h.setHighlight(range);
+}
+
+// ----- the comparison in numbers
+function mean(values, from = 0, to = values?.length ?? 0) {
+  let s = 0;
+  for (let i = from; i < to; i++) s += values[i];
+  return to > from ? s / (to - from) : NaN;
+}
+
+function renderSummary() {
+  const box = $('summary');
+  if (!result?.n) {
+    box.replaceChildren();
+    return;
+  }
+  const { a, b } = result.stats;
+  const i = selected.index;
+  const pct = (v) => (Number.isFinite(v) ? `${(100 * v).toFixed(1)}%` : '–');
+  const tok = (v) => (Number.isFinite(v) ? `${v.toFixed(1)}` : '–');
+  const table = el('table', { class: 'stats' });
+  const head = el('tr');
+  head.append(el('th', { scope: 'col' }, ''), el('th', { scope: 'col', class: 'col-a' }, 'A'), el('th', { scope: 'col', class: 'col-b' }, 'B'));
+  if (i >= 0) head.append(el('th', { scope: 'col', class: 'col-a' }, `A, query ${i}`), el('th', { scope: 'col', class: 'col-b' }, `B, query ${i}`));
+  table.append(head);
+  const row = (label, help, fa, fb, fmt) => {
+    const tr = el('tr', { title: help });
+    tr.append(el('th', { scope: 'row' }, label), el('td', {}, fmt(mean(fa))), el('td', {}, fmt(mean(fb))));
+    if (i >= 0) tr.append(el('td', {}, fmt(fa[i])), el('td', {}, fmt(fb[i])));
+    table.append(tr);
+  };
+  row('attention on the query\'s own unit', 'The share of each query\'s attention on keys in its own function, class or gap (mean over all queries).', a.own, b.own, pct);
+  row('mean distance attended (tokens)', 'Σⱼ p(i→j)·(i − j): how far back a query looks on average.', a.distance, b.distance, tok);
+  const cmp = el('p', { class: 'stats-compare' });
+  if (comparison) {
+    const tv = mean(comparison.tv);
+    const kl = mean(comparison.kl);
+    cmp.textContent = `B differs from A by a total variation of ${tv.toFixed(3)} per query on average (0: the same attention, 1: disjoint) and KL(A‖B) = ${kl.toFixed(3)} bits` + (i >= 0 ? `; query ${i}: ${comparison.tv[i].toFixed(3)} and ${comparison.kl[i].toFixed(3)} bits.` : '.');
+  } else cmp.textContent = 'Comparing the two matrices…';
+  const chart = el('canvas', { class: 'tv-chart', role: 'img', 'aria-label': 'Total variation between A and B for every query token' });
+  box.replaceChildren(table, cmp, chart);
+  drawTVChart(chart);
+}
+
+// Total variation between A's and B's attention, one value per query row, with the selected row.
+function drawTVChart(canvas) {
+  const width = Math.max(240, canvas.parentElement.clientWidth);
+  const height = 96;
+  const ctx = fitCanvas(canvas, width, height);
+  const ink = getComputedStyle(canvas.parentElement).color;
+  const box = { left: 44, top: 6, width: width - 56, height: height - 42 };
+  const n = result.n;
+  drawAxes(ctx, { box, x: { lo: 0, hi: n - 1, title: 'query token' }, y: { lo: 0, hi: 1, title: 'TV(A, B)', ticks: [0, 0.5, 1] }, ink, grid: true });
+  if (!comparison) return;
+  const X = (i) => box.left + (n > 1 ? (i / (n - 1)) * box.width : 0);
+  const Y = (v) => box.top + (1 - v) * box.height;
+  ctx.strokeStyle = getComputedStyle(document.documentElement).getPropertyValue('--accent').trim() || '#2455c3';
+  ctx.lineWidth = 1.25;
+  ctx.beginPath();
+  for (let i = 0; i < n; i++) (i ? ctx.lineTo : ctx.moveTo).call(ctx, X(i), Y(comparison.tv[i]));
+  ctx.stroke();
+  if (selected.index >= 0) {
+    ctx.strokeStyle = ink;
+    ctx.setLineDash([3, 3]);
+    ctx.beginPath();
+    ctx.moveTo(X(selected.index), box.top);
+    ctx.lineTo(X(selected.index), box.top + box.height);
+    ctx.stroke();
+    ctx.setLineDash([]);
+  }
+  canvas.onclick = (e) => {
+    const r = canvas.getBoundingClientRect();
+    const i = Math.round(((e.clientX - r.left - box.left) / box.width) * (n - 1));
+    if (i >= 0 && i < n) selectRow(selected.side, i);
+  };
+}
+
 // ----- running
+// Typing: a burst of keystrokes computes once the typing pauses (EDIT_IDLE) or at least every
+// EDIT_MAX_WAIT while it goes on, so the maps follow the code without a computation per key.
+const EDIT_IDLE = 80;
+const EDIT_MAX_WAIT = 300;
+let editTimer = 0;
+let firstEdit = 0;
+function scheduleEdit() {
+  if (!ready) return;
+  const now = performance.now();
+  if (!editTimer) firstEdit = now;
+  clearTimeout(editTimer);
+  editTimer = setTimeout(() => {
+    editTimer = 0;
+    schedule();
+  }, Math.max(0, Math.min(EDIT_IDLE, firstEdit + EDIT_MAX_WAIT - now)));
+}
+
 let scheduled = false;
 const lastHalves = { a: null, b: null }; // each worker's last full result
 let startedAt = 0;
@@ -285,6 +538,18 @@ function schedule() {
   scheduled = true;
   queueMicrotask(run);
 }
+
+let viewsVisible = false;
+let viewsPending = null; // a result whose views are not drawn yet (the views are off screen)
+new IntersectionObserver((entries) => {
+  viewsVisible = entries.some((e) => e.isIntersecting);
+  if (viewsVisible && viewsPending) {
+    const value = viewsPending;
+    viewsPending = null;
+    if (!value.views.distances) schedule(); // computed only once they are seen
+    else renderViews(value);
+  }
+}, { rootMargin: '200px' }).observe($('views'));
 
 async function run() {
   if (!scheduled) return;
@@ -296,7 +561,7 @@ async function run() {
   progressTimer = setTimeout(() => (progress.hidden = false), 150);
   let value;
   try {
-    const pair = await client.latest({ code, state: snapshot, backend: backendSelect.value, view: { size: 512, region: zoom }, reuse: true }, (stage) => {
+    const pair = await client.latest({ code, state: snapshot, backend: backendSelect.value, view: { size: 512, region: zoom }, reuse: true, views: true, distancesWanted: viewsVisible }, (stage) => {
       progress.title = stage;
       status.dataset.stage = stage;
     });
@@ -307,8 +572,7 @@ async function run() {
         else lastHalves[side] = pair[side];
       }
     }
-    value = pair && combine(pair.a, pair.b, snapshot);
-
+    value = pair && combine(pair.a, pair.b, snapshot, code.length);
   } catch (e) {
     clearTimeout(progressTimer);
     progress.hidden = true;
@@ -319,43 +583,78 @@ async function run() {
   clearTimeout(progressTimer);
   progress.hidden = true;
   const tPaint = performance.now();
+  const compareNeeded = value.n > 0 && value.matrices !== result?.matrices;
   paint(value, snapshot);
   const now = performance.now();
   const total = now - t0;
-  backendTimes[value.backend] = value.timings.a + value.timings.b;
+  if (value.n) backendTimes[value.backend] = value.timings.a + value.timings.b;
   const t = value.timings;
-  const parts = ['analysis', 'a', 'b', 'images', 'views'].filter((k) => t[k] !== undefined).map((k) => `${k === 'a' ? 'A' : k === 'b' ? 'B' : k} ${t[k].toFixed(1)}`);
+  const parts = ['analysis', 'a', 'b', 'images', 'views'].filter((k) => Number.isFinite(t[k])).map((k) => `${k === 'a' ? 'attention A' : k === 'b' ? 'attention B' : k} ${t[k].toFixed(1)} ms`);
   const backends = Object.entries(backendTimes).map(([name, ms]) => `${name} ${ms.toFixed(1)} ms`).join(', ');
   status.classList.remove('error');
-  status.textContent = `${value.analysis.count} tokens (${LANGUAGE_NAMES[value.analysis.language]}, ${value.analysis.tokenizer}), ${value.analysis.units.length} units, ${value.analysis.statements} statements · redraw ${total.toFixed(1)} ms (${parts.join(', ')}, paint ${(now - tPaint).toFixed(1)}) · attention A+B: ${backends}${value.notes.length ? ' · ' + value.notes.join(' ') : ''}`;
+  status.textContent = plainStatus(value, snapshot);
+  $('timing-text').textContent = `Last redraw ${total.toFixed(1)} ms: ${parts.join(', ')}, painting ${(now - tPaint).toFixed(1)} ms.${backends ? ` Attention A + B by backend: ${backends}.` : ''}`;
   document.body.dataset.ready = 'true';
-  document.dispatchEvent(new CustomEvent('hirope:redraw', { detail: { total, paint: now - tPaint, tokens: value.n, ...t, received: tPaint - t0, paintEditor: paintTimes.editor, paintMaps: paintTimes.maps, paintViews: paintTimes.views } }));
+  document.dispatchEvent(new CustomEvent('hirope:redraw', { detail: { total, paint: now - tPaint, tokens: value.n, ...t, received: tPaint - t0, visibleShare: value.images?.visibleShare, paintEditor: paintTimes.editor, paintMaps: paintTimes.maps, paintViews: paintTimes.views } }));
   writeURL(snapshot);
+  if (compareNeeded) compareSides(value);
+}
+
+// TV and KL per row need both matrices; B's worker computes them after the maps are on screen.
+async function compareSides(value) {
+  comparison = null;
+  renderSummary();
+  try {
+    const c = await client.compare();
+    if (result !== value) return;
+    comparison = c;
+    renderSummary();
+    document.dispatchEvent(new CustomEvent('hirope:compare', { detail: { tv: c.tv, kl: c.kl } }));
+  } catch {
+    // A newer run replaced a matrix in between; its own comparison follows.
+  }
+}
+
+/** The status line in plain words: what was read, and what is out of distribution. */
+function plainStatus(value, snapshot) {
+  const a = value.analysis;
+  if (!a.count) return 'The code has no tokens: paste or type some code.';
+  const parts = [`${a.count} tokens of ${LANGUAGE_NAMES[a.language]} (${a.tokenizer} tokenizer) in ${a.units.length} unit${a.units.length === 1 ? '' : 's'} and ${a.statements} statements.`];
+  if (value.n > snapshot.train) parts.push(`The last ${value.n - snapshot.train} are beyond the training length of ${snapshot.train}, where plain RoPE meets angles it never saw.`);
+  else parts.push(`All within the training length of ${snapshot.train}: no scheme is out of distribution here — raise the code's length or lower the training length.`);
+  const ood = ['a', 'b'].map((s) => [s, value.views?.angles?.[s]?.value]).filter(([, v]) => v);
+  if (ood.length) parts.push(`Frequency pairs out of distribution: ${ood.map(([s, v]) => `${s.toUpperCase()} ${v.oodPairs} of ${v.pairs}`).join(', ')}.`);
+  if (value.notes.length) parts.push(value.notes.join(' '));
+  return parts.join(' ');
 }
 
 // One result from the two workers' halves.
-function combine(a, b, snapshot) {
+function combine(a, b, snapshot, length) {
   const timings = {
-    analysis: Math.max(a.timings.analysis, b.timings.analysis),
+    analysis: Math.max(a.timings.analysis ?? 0, b.timings.analysis ?? 0),
     a: a.timings.attention,
     b: b.timings.attention,
     images: Math.max(a.timings.images ?? 0, b.timings.images ?? 0),
     views: Math.max(a.timings.views ?? 0, b.timings.views ?? 0),
   };
-  if (!a.n) return { analysis: a.analysis, n: 0, notes: a.notes, timings, backend: a.backend };
+  const analysis = { ...a.analysis, length };
+  if (!a.n) return { analysis, n: 0, notes: a.notes, timings, backend: a.backend };
   return {
-    analysis: a.analysis,
+    analysis,
     n: a.n,
     headDim: a.headDim,
     notes: a.notes,
     backend: a.backend,
     timings,
+    matrices: `${a.matrix}|${b.matrix}`,
+    stats: { a: a.stats, b: b.stats },
     images: combineImages(a.image, b.image),
     views: {
       distances: b.views.distances,
       angles: { a: a.views.angles, b: b.views.angles },
       decay: { a: a.views.decay, b: b.views.decay, maxDistance: a.views.maxDistance, train: snapshot.train },
     },
+    snapshot,
   };
 }
 
@@ -365,54 +664,46 @@ const paintTimes = {};
 function paint(value, snapshot) {
   paintTimes.editor = 0;
   const previous = result;
+  // The analysis object is kept when its version is unchanged, so the heatmaps' unit strips and
+  // the editor's marks are not rebuilt.
+  if (previous && value.analysis.version === previous.analysis.version && value.analysis.count === previous.analysis.count) value.analysis = previous.analysis;
   result = value;
   const a = value.analysis;
-  if (a.version !== lastAnalysis || previous?.analysis.count !== a.count) {
+  if (a !== previous?.analysis) {
     lastAnalysis = a.version;
     const t = performance.now();
-    editor.setTokens({ count: a.count, start: a.start, end: a.end, unit: a.unit });
+    editor.setTokens({ count: a.count, start: a.start, end: a.end, unit: a.unit, length: a.length });
     paintTimes.editor = performance.now() - t;
     selected.index = -1;
     $('query-info').textContent = '';
-    for (const h of Object.values(heatmaps)) h.selected = -1;
+    for (const h of Object.values(heatmaps)) {
+      h.selected = -1;
+      h.highlight = null;
+    }
+    renderOutline(a);
   }
   const names = { a: describeScheme(snapshot.a), b: describeScheme(snapshot.b) };
   heatmaps.a.setTitle('A', names.a);
   heatmaps.b.setTitle('B', names.b);
-  heatmaps.diff.setTitle('A − B', '');
+  heatmaps.diff.setTitle('A vs B', 'B ÷ A');
   if (!value.n) {
     for (const h of Object.values(heatmaps)) h.draw(null);
+    renderSummary();
     return;
   }
-  let t = performance.now();
+  const t = performance.now();
   drawHeatmaps(value.images);
   paintTimes.maps = performance.now() - t;
-  t = performance.now();
-  // Views are redrawn only when their data changed (the worker keys what it computed).
-  const v = value.views;
-  const names2 = `${names.a}|${names.b}`;
-  if (drawn.distances !== v.distances.key) {
-    renderDistances($('distances'), v.distances.value);
-    drawn.distances = v.distances.key;
-  }
-  for (const side of ['a', 'b']) {
-    const key = `${v.angles[side]?.key}|${names[side]}`;
-    if (drawn[`angles-${side}`] !== key) {
-      renderAngles($(`angles-${side}`), v.angles[side]?.value ?? null, `${side.toUpperCase()}: ${names[side]}`, snapshot.train);
-      drawn[`angles-${side}`] = key;
-    }
-  }
-  const decayKey = `${v.decay.a.key}|${v.decay.b.key}|${names2}`;
-  if (drawn.decay !== decayKey) {
-    renderDecay($('decay'), { ...v.decay, a: v.decay.a.value, b: v.decay.b.value }, names);
-    drawn.decay = decayKey;
-  }
-  paintTimes.views = performance.now() - t;
+  renderSummary();
+  paintTimes.views = 0;
+  if (viewsVisible && value.views.distances) setTimeout(() => result === value && renderViews(value), 0);
+  else viewsPending = value;
   for (const side of ['a', 'b']) {
     const angles = value.views.angles[side]?.value;
     const hint = ratioHints[side];
     if (snapshot[side].type !== 'hirope' || !angles) {
       hint.textContent = '';
+      hint.classList.remove('warn');
       continue;
     }
     // The token band is in distribution when its slowest pair turns a full period within the
@@ -421,20 +712,46 @@ function paint(value, snapshot) {
     const tokenPairs = angles.bands[0].pairs[1];
     const over = tokenPairs - 1 >= angles.splitPair;
     hint.classList.toggle('warn', over);
-    hint.textContent =
-      `Split% for training length ${snapshot.train}: ${(100 * split).toFixed(1)}% (${Math.ceil(angles.splitPair)} of ${angles.pairs} pairs); the token band has ${tokenPairs}.` +
-      (over ? ` The ratio is above it: the token band's slowest pairs meet angles never seen in training beyond ${snapshot.train} tokens.` : ' Within it.');
+    hint.textContent = `Split% at L = ${snapshot.train}: ${(100 * split).toFixed(1)}% (${Math.ceil(angles.splitPair)} of ${angles.pairs} pairs); the token band has ${tokenPairs}. ` + (over ? 'Above it: its slowest token pairs meet angles never seen in training.' : 'Within it.');
   }
   if (selected.index >= 0 && selected.index < value.n) selectRow(selected.side, selected.index);
 }
 
+// The views below the maps, drawn in their own task and only when they are (nearly) on screen.
+function renderViews(value) {
+  const t = performance.now();
+  const v = value.views;
+  const names = { a: describeScheme(value.snapshot.a), b: describeScheme(value.snapshot.b) };
+  if (v.distances && drawn.distances !== v.distances.key) {
+    renderDistances($('distances'), v.distances.value);
+    drawn.distances = v.distances.key;
+  }
+  for (const side of ['a', 'b']) {
+    const key = `${v.angles[side]?.key}|${names[side]}`;
+    if (drawn[`angles-${side}`] !== key) {
+      renderAngles($(`angles-${side}`), v.angles[side]?.value ?? null, `${side.toUpperCase()}: ${names[side]}`, value.snapshot.train);
+      drawn[`angles-${side}`] = key;
+    }
+  }
+  const decayKey = `${v.decay.a.key}|${v.decay.b.key}|${names.a}|${names.b}`;
+  if (drawn.decay !== decayKey) {
+    renderDecay($('decay'), { ...v.decay, a: v.decay.a.value, b: v.decay.b.value }, names);
+    drawn.decay = decayKey;
+  }
+  paintTimes.views = performance.now() - t;
+}
+
 function showError(e) {
   status.classList.add('error');
-  status.textContent = `${e.name}: ${e.message}`;
+  status.textContent = `${e.name === 'HiRoPEError' || e.name === 'PlaygroundError' ? 'These settings cannot be computed' : e.name}: ${e.message}`;
   document.body.dataset.ready = 'true';
 }
+let noteTimer = 0;
 function showNote(text) {
-  $('query-info').textContent = text;
+  const note = $('query-info');
+  note.textContent = text;
+  clearTimeout(noteTimer);
+  noteTimer = setTimeout(() => note.textContent === text && (note.textContent = ''), 6000);
 }
 
 let urlTimer = 0;
@@ -461,6 +778,18 @@ window.addEventListener('hashchange', async () => {
   state.code = next.code;
   syncControls();
   schedule();
+});
+
+// Window width changes redraw the width-filling charts.
+let resizeTimer = 0;
+addEventListener('resize', () => {
+  clearTimeout(resizeTimer);
+  resizeTimer = setTimeout(() => {
+    if (!result?.n) return;
+    renderSummary();
+    for (const k of Object.keys(drawn)) delete drawn[k];
+    if (viewsVisible) renderViews(result);
+  }, 150);
 });
 
 syncControls();

@@ -24,21 +24,23 @@ export const ROTARY = new Set(['rope', 'xpos', 'rerope', 'leaky-rerope', 'self-e
 export const WINDOWED = new Set(['rerope', 'leaky-rerope', 'self-extend', 'hirope']);
 
 const SCHEME_DEFAULTS = {
-  type: 'rope', base: 10000, layout: 'half', ratio: 0.5, levels: 2, window: 128, group: 8, leaky: 0.0625,
+  type: 'rope', base: 10000, layout: 'half', ratio: 0.4, levels: 2, units: 'syntax', segment: 32, window: 64, group: 8, leaky: 0.0625,
   scaling: 'none', factor: 4,
 };
+// The defaults tell the story on their own: the sample (394 tokens) is longer than the training
+// length, the window is a quarter of it, and B's ratio keeps HiRoPE's token band within Split%
+// (13 of 32 pairs at L = 256, d = 64). Content-free q = k isolates what the positions do.
 export const DEFAULTS = Object.freeze({
+  preset: 'hirope', // the preset the state came from ('' once a control moved away from it)
   language: 'python',
   code: null, // null: the language's sample
   tokenizer: 'lexical',
-  hierarchy: 'units',
   gap: 'own',
   descend: false,
-  segment: 32,
   headDim: 64,
   source: 'ones',
   seed: 1,
-  train: 512,
+  train: 256,
   a: Object.freeze({ ...SCHEME_DEFAULTS, type: 'rope' }),
   b: Object.freeze({ ...SCHEME_DEFAULTS, type: 'hirope' }),
 });
@@ -85,6 +87,8 @@ export function schemeFor(side, state) {
   if (type === 'hirope') {
     scheme.ratio = side.ratio;
     scheme.levels = side.levels;
+    // Fixed segments: the core derives unit = floor(token / segmentSize) (no unit positions given).
+    if (side.units === 'segments') scheme.segmentSize = side.segment;
   }
   return scheme;
 }
@@ -93,7 +97,7 @@ export function schemeFor(side, state) {
 export function describeScheme(side) {
   const name = SCHEME_TYPES.find(([t]) => t === side.type)?.[1] ?? side.type;
   const parts = [];
-  if (side.type === 'hirope') parts.push(`ratio ${side.ratio}`, ...(side.levels === 3 ? ['3 levels'] : []));
+  if (side.type === 'hirope') parts.push(`ratio ${side.ratio}`, ...(side.levels === 3 ? ['3 levels'] : []), ...(side.units === 'segments' ? [`${side.segment}-token segments`] : []));
   if (WINDOWED.has(side.type)) parts.push(`W ${side.window}`);
   if (side.type === 'self-extend') parts.push(`G ${side.group}`);
   if (ROTARY.has(side.type) && side.scaling !== 'none') parts.push(`${side.scaling} ×${side.factor}`);
@@ -107,8 +111,6 @@ export function analyzeOptionsFor(state) {
     tokenizer: state.tokenizer,
     gap: state.gap,
     descendClasses: state.descend,
-    hierarchy: state.hierarchy === 'segments' ? 'segments' : 'units',
-    segmentSize: state.segment,
   };
 }
 
@@ -171,13 +173,19 @@ export async function decodeWith(defaults, hash) {
 
 // ----- Model mode
 
-const MODEL_SIDE = { type: 'rope', scaling: 'none', factor: 4, window: 64, group: 8, ratio: 0.5, hierarchy: 'units', segment: 32 };
+// HiRoPE's default ratio in Model mode: 8 of the shipped model's 24 frequency pairs on the byte
+// index, the largest band within its Split% bound (log_10000(128 / 2π) = 32.7 %: 7.85 pairs, and
+// a band of 8 pairs ends at pair 7). The model's config is only known once it is loaded, so the
+// value is written here for pybyte.hrm; tests check it against the loaded config.
+export const MODEL_SPLIT_RATIO = 8 / 24;
+const MODEL_SIDE = { type: 'rope', scaling: 'none', factor: 4, window: 64, group: 8, ratio: MODEL_SPLIT_RATIO, hierarchy: 'units', segment: 32 };
 export const MODEL_DEFAULTS = Object.freeze({
   language: 'python',
   code: null,
   layer: 0,
   head: 0,
   colour: 'b',
+  smooth: 8,
   maxBytes: 256,
   temperature: 0.8,
   seed: 1,
@@ -185,11 +193,16 @@ export const MODEL_DEFAULTS = Object.freeze({
   b: Object.freeze({ ...MODEL_SIDE, type: 'hirope' }),
 });
 
-/** A short name for a Model-mode side, e.g. "HiRoPE (ratio 0.5, W 64, units)". */
+/** A ratio as a short decimal (1/3 -> "0.333", 0.5 -> "0.5"). */
+export function formatRatio(ratio) {
+  return String(Number(ratio.toFixed(3)));
+}
+
+/** A short name for a Model-mode side, e.g. "HiRoPE (ratio 0.333, W 64, units)". */
 export function describeModelSide(side) {
   const name = SCHEME_TYPES.find(([t]) => t === side.type)?.[1] ?? side.type;
   const parts = [];
-  if (side.type === 'hirope') parts.push(`ratio ${side.ratio}`);
+  if (side.type === 'hirope') parts.push(`ratio ${formatRatio(side.ratio)}`);
   if (WINDOWED.has(side.type)) parts.push(`W ${side.window}`);
   if (side.type === 'self-extend') parts.push(`G ${side.group}`);
   if (side.type === 'hirope') parts.push(side.hierarchy === 'segments' ? `${side.segment}-byte segments` : side.hierarchy);
@@ -199,12 +212,15 @@ export function describeModelSide(side) {
 
 /**
  * Split% for a model (spec 1.6): the fraction of frequency pairs whose wavelength fits in the
- * training length, and whether a HiRoPE ratio keeps its token band inside it.
+ * training length, and whether a HiRoPE ratio keeps its token band inside it. `maxPairs` is the
+ * largest band within the bound and `maxRatio` = maxPairs / pairs, the ratio that gives it.
  */
 export function splitBound(ratio, { trainingContext, ropeBase, headDim }) {
   const split = Math.log(trainingContext / (2 * Math.PI)) / Math.log(ropeBase);
   const pairs = headDim / 2;
   const splitPair = split * pairs;
   const tokenPairs = Math.min(pairs, Math.floor(ratio * pairs + 0.5)); // as band_pairs() in C++
-  return { split, pairs, splitPair, tokenPairs, over: tokenPairs - 1 >= splitPair };
+  // The band is within when tokenPairs - 1 < splitPair.
+  const maxPairs = Math.max(0, Math.min(pairs, Math.ceil(splitPair)));
+  return { split, pairs, splitPair, tokenPairs, over: tokenPairs - 1 >= splitPair, maxPairs, maxRatio: maxPairs / pairs };
 }

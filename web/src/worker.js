@@ -12,16 +12,23 @@ let engine = null;
 let modelEngine = null; // Model mode: created on its first request
 let gpuEngine; // undefined: not tried; null: no adapter
 let qkFile = null;
-const ready = init(options).then((hr) => {
+// The page compiles the .wasm once and posts the WebAssembly.Module as the first message
+// ({ type: 'module', module }), so that no worker downloads or compiles it again; a null module
+// (the page could not compile it) makes the worker load the file itself.
+let wasmModule;
+const moduleArrived = new Promise((resolve) => (wasmModule = resolve));
+const ready = moduleArrived.then((module) => init(module ? { ...options, wasmModule: module } : options)).then((hr) => {
   engine = new SideEngine(hr);
   return hr;
 });
+let sharedModule = null;
+moduleArrived.then((module) => (sharedModule = module));
 
 async function engineFor(backend) {
   if (backend !== 'webgpu') return engine;
   if (gpuEngine === undefined) {
     // A second instance whose attentionAsync runs on the GPU; null when there is no adapter.
-    const hr = await init({ ...options, backend: 'auto' }).catch(() => null);
+    const hr = await init({ ...options, ...(sharedModule ? { wasmModule: sharedModule } : {}), backend: 'auto' }).catch(() => null);
     gpuEngine = hr && hr.attentionBackend === 'webgpu' ? new SideEngine(hr, { async: true }) : null;
   }
   if (!gpuEngine) throw Object.assign(new Error('WebGPU is not available in this browser; choose WebAssembly'), { name: 'PlaygroundError' });
@@ -47,25 +54,42 @@ async function handle(message) {
     }
     if (type === 'run') {
       const e = await engineFor(message.backend);
-      const { code, state, side, view, views, distances, summary } = message;
+      const { code, state, side, view, views, distances, summary, reuse } = message;
       // Progress messages only once a run is slow enough for the page to show its indicator.
       const started = performance.now();
       const progress = (stage) => performance.now() - started > 100 && reply({ type: 'progress', stage });
-      const result = await e.run({ code, state, side, qkFile, view, views, distances, summary }, progress);
+      const result = await e.run({ code, state, side, qkFile, view, views, distances, summary, reuse }, progress);
       result.backend = message.backend === 'webgpu' ? 'WebGPU' : hr.backend;
       current = e;
       // Only fresh arrays are transferred; cached view data is copied by structured clone.
       return reply({ type: 'result', value: result }, transferables({ image: result.image, summary: result.analysis }));
     }
+    if (type === 'languageOf') return reply({ type: 'result', value: hr.detectLanguage(String(message.name)) ?? null });
     if (type === 'detect') return reply({ type: 'result', value: engine.detectLanguage(message.code) });
-    if (type === 'modelRun' || type === 'modelGenerate') {
+    if (type === 'modelLoad' || type === 'modelRun' || type === 'modelThumbnail' || type === 'modelGenerate') {
       modelEngine ||= new ModelEngine(hr);
+      // modelLoad: the weights' bytes, fetched once by the page for both workers; the reply is the
+      // model's config. (Without it, the first model request loads the package's own file.)
+      if (type === 'modelLoad') return reply({ type: 'result', value: (await modelEngine.load(message.data)).config });
       if (type === 'modelGenerate') return reply({ type: 'result', value: await modelEngine.generate(message) });
+      if (type === 'modelThumbnail') {
+        const value = await modelEngine.thumbnail(message);
+        return reply({ type: 'result', value }, [value.rgba.buffer]);
+      }
       const value = await modelEngine.run(message);
-      current = modelEngine; // images, row and values now come from the model's attention
+      if (value.ran.attention) current = modelEngine; // images, row and values now come from the model's attention
       return reply({ type: 'result', value }, transferables(value));
     }
     if (!current) throw Object.assign(new Error('nothing has been computed yet'), { name: 'PlaygroundError' });
+    if (type === 'probs') {
+      const value = current.exportProbs();
+      return reply({ type: 'result', value }, [value.probs.buffer]);
+    }
+    if (type === 'compare') {
+      const value = current.compare(message.other);
+      return reply({ type: 'result', value }, [value.tv.buffer, value.kl.buffer]);
+    }
+    if (type === 'cell') return reply({ type: 'result', value: current.cell(message.i, message.j) });
     if (type === 'images') {
       const images = current.images(message.view);
       return reply({ type: 'result', value: images }, transferables(images));
@@ -86,5 +110,6 @@ async function handle(message) {
 
 let queue = Promise.resolve();
 self.onmessage = ({ data }) => {
+  if (data?.type === 'module') return wasmModule(data.module instanceof WebAssembly.Module ? data.module : null);
   queue = queue.then(() => handle(data));
 };
