@@ -489,7 +489,7 @@ try {
   const header = [
     `Typing benchmark — ${new Date().toISOString().slice(0, 10)}, commit ${git('rev-parse', '--short', 'HEAD')}${dirty && dirty !== '?' ? ' (with uncommitted changes under web/, src/ or wasm/)' : ''}`,
     `Machine: ${os.cpus()[0]?.model ?? '?'}, nproc ${os.availableParallelism?.() ?? os.cpus().length}, ${os.type()} ${os.release()}, Node ${process.version}`,
-    `Chromium ${version} (headless, ${'--disable-gpu'}), site ${path.relative(root, SITE) || SITE}`,
+    `Chromium ${version} (headless, ${'--disable-gpu'}), site ${SITE.startsWith(root + path.sep) ? path.relative(root, SITE) : SITE} (built ${fs.statSync(path.join(SITE, 'index.html')).mtime.toISOString().slice(0, 16).replace('T', ' ')} UTC)`,
     `Command: node bench/typing.mjs${args.length ? ' ' + args.join(' ') : ''}`,
     `Input: ${files.map((f) => path.basename(f)).join(' + ')}, ${lines.length} lines, ${code.length} chars; typing ${text.length} chars at ${options.interval} ms intervals at the end of line ${lineIndex + 1}: ${JSON.stringify(target.text.trim())} + ${JSON.stringify(text)}`,
   ];

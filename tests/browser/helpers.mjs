@@ -8,6 +8,7 @@ import { chromium } from 'playwright-core';
 import { createServer } from '../../web/serve.mjs';
 import init from '../../dist/index.js';
 import { normalizeState, schemeFor, analyzeOptionsFor } from '../../web/src/state.js';
+import { positionsFor } from '../../web/src/engine.js';
 import { LUTS, probIndex, ratioIndex, divergingLut, rgb } from '../../web/src/colormap.js';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -44,9 +45,10 @@ export async function openPage(browser, url, { colorScheme = 'light', viewport =
   return page;
 }
 
-export async function screenshot(page, name) {
+/** Saves build/screenshots/<name>.png: the whole page, or with { fullPage: false } the viewport. */
+export async function screenshot(page, name, { fullPage = true } = {}) {
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage });
 }
 
 let hrPromise = null;
@@ -56,7 +58,7 @@ export function api() {
 }
 
 /**
- * Expected colours of the A, B and A - B heatmaps for a state and code, 1:1 cells (n <= 512):
+ * Expected colours of the A, B and A vs B heatmaps for a state and code, 1:1 cells (n <= 512):
  * from the API's probabilities with the colour maps' own index functions.
  */
 export async function expectedHeatmaps(code, partialState) {
@@ -66,10 +68,16 @@ export async function expectedHeatmaps(code, partialState) {
   const n = analysis.tokens.count;
   const { q, k } = hr.qk({ source: state.source, n, headDim: state.headDim, tokenIds: analysis.tokens.ids, seed: state.seed });
   const probs = {};
-  for (const side of ['a', 'b']) probs[side] = hr.attention({ q, k, n, headDim: state.headDim, positions: analysis.positions, scheme: schemeFor(state[side], state), causal: true });
+  for (const side of ['a', 'b']) {
+    const scheme = schemeFor(state[side], state);
+    // HiRoPE on fixed segments reads no unit positions (the core derives them), as in the page.
+    probs[side] = hr.attention({ q, k, n, headDim: state.headDim, positions: positionsFor(scheme, analysis.positions), scheme, causal: true });
+  }
   const rowMax = (p, i) => Math.max(...p.subarray(i * n, i * n + i + 1));
   return {
     n,
+    state,
+    analysis,
     probs,
     // theme: the colour scheme of the page ('dark' has its own A vs B ramp).
     colour(which, i, j, theme = 'light') {

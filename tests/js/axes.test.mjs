@@ -3,7 +3,7 @@
 // a recording stand-in for a 2D context: its labels stay inside the canvas.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { niceTicks, formatTick, drawAxes } from '../../web/src/axes.js';
+import { niceTicks, niceDomain, formatTick, drawAxes } from '../../web/src/axes.js';
 
 /** Whether a step is 1, 2, 2.5 or 5 × 10^k. */
 function isNiceStep(step) {
@@ -103,6 +103,46 @@ describe('niceTicks', () => {
     ]) {
       assert.deepEqual(niceTicks(lo, hi).ticks, [], `(${lo}, ${hi})`);
     }
+  });
+});
+
+describe('niceDomain', () => {
+  it('widens a range to the round ticks around it', () => {
+    assert.deepEqual(niceDomain(2.7, 16.3, 5), { lo: 0, hi: 20, ticks: [0, 5, 10, 15, 20], step: 5 });
+    assert.deepEqual(niceDomain(-3.2, -0.1, 4), { lo: -4, hi: 0, ticks: [-4, -2, 0], step: 2 });
+  });
+
+  it('keeps a range that already ends on ticks', () => {
+    assert.deepEqual(niceDomain(-1, 1), { lo: -1, hi: 1, ticks: [-1, -0.5, 0, 0.5, 1], step: 0.5 });
+    assert.deepEqual(niceDomain(0.3, 0.31).ticks, [0.3, 0.302, 0.304, 0.306, 0.308, 0.31]);
+  });
+
+  it('covers the range with at most maxTicks ticks, the ends among them', () => {
+    for (const maxTicks of [2, 3, 4, 5, 6, 8]) {
+      for (const [lo, hi] of [
+        [2.7, 16.3],
+        [0, 4096],
+        [0.001, 0.0173],
+        [-37, 112],
+        [123456.7, 123456.8],
+      ]) {
+        const d = niceDomain(lo, hi, maxTicks);
+        assert.ok(d.lo <= lo && d.hi >= hi, `(${lo}, ${hi}, ${maxTicks}): [${d.lo}, ${d.hi}]`);
+        // Across zero, three (the ends and zero) are the fewest possible.
+        const most = lo < 0 && hi > 0 ? Math.max(3, maxTicks) : maxTicks;
+        assert.ok(d.ticks.length >= 2 && d.ticks.length <= most, `(${lo}, ${hi}, ${maxTicks}): ${d.ticks}`);
+        assert.equal(d.ticks[0], d.lo);
+        assert.equal(d.ticks.at(-1), d.hi);
+        assert.ok(isNiceStep(d.step));
+      }
+    }
+  });
+
+  it('opens a degenerate range and survives non-finite input', () => {
+    const d = niceDomain(5, 5);
+    assert.ok(d.lo < 5 && d.hi > 5 && d.ticks.includes(5), JSON.stringify(d));
+    assert.deepEqual(niceDomain(0, 0).ticks, [-1, -0.5, 0, 0.5, 1]);
+    assert.deepEqual([niceDomain(NaN, 1).lo, niceDomain(NaN, 1).hi], [0, 1]);
   });
 });
 

@@ -4,6 +4,14 @@
 
 const MANTISSAS = [1, 2, 2.5, 5];
 
+/**
+ * A quotient moved by its possible rounding error in direction `dir`, so that a bound that is a
+ * multiple of the step up to rounding (0.3 / 0.002 = 150.00000000000003) counts as one. The
+ * error is relative, so a truly tiny quotient (-37 / 5e10) stays on its side of zero, and capped,
+ * so a huge one (1e16 / 0.5) is not moved by whole steps.
+ */
+const unnoisy = (quotient, dir) => quotient + dir * Math.min(1e-9, 1e-14 * Math.abs(quotient));
+
 /** m × 10^k as the double nearest to that decimal (parsing avoids the noise of m * 10 ** k). */
 const decimal = (m, k) => Number(`${m}e${k}`);
 
@@ -24,16 +32,21 @@ export function niceTicks(lo, hi, maxTicks = 6) {
     const places = (mantissa.split('.')[1] ?? '').length;
     return { ticks: [lo], step: decimal(1, Number(exponent) - places) };
   }
+  return roundMultiples(lo, hi, most, false);
+}
+
+/**
+ * The multiples of the finest round step (1, 2, 2.5, 5 × 10^k) that number at most `most`:
+ * those inside [lo, hi], or (outward) those from the one at or below lo to the one at or above hi.
+ */
+function roundMultiples(lo, hi, most, outward) {
   // Divided before subtracting so that a range of ±1e308 does not overflow.
-  const raw = hi / most - lo / most;
-  let k = Math.floor(Math.log10(raw)) - 1;
-  // A tick that sits on a bound up to rounding (0.3 / 0.002 = 150.00000000000003) still counts.
-  const slack = 1e-9;
+  let k = Math.floor(Math.log10(hi / most - lo / most)) - 1;
   for (;;) {
     for (const m of MANTISSAS) {
       const step = decimal(m, k);
-      const first = Math.ceil(lo / step - slack);
-      const last = Math.floor(hi / step + slack);
+      const first = outward ? Math.floor(unnoisy(lo / step, 1)) : Math.ceil(unnoisy(lo / step, -1));
+      const last = outward ? Math.ceil(unnoisy(hi / step, -1)) : Math.floor(unnoisy(hi / step, 1));
       if (last - first + 1 > most) continue;
       // Counted rather than `i <= last`: beyond 2^53 (a range far below the values' precision)
       // i++ would not move.
@@ -46,6 +59,25 @@ export function niceTicks(lo, hi, maxTicks = 6) {
     }
     k++;
   }
+}
+
+/**
+ * A range widened to round values, so that a chart's frame starts and ends on labelled ticks:
+ * [2.7, 16.3] → { lo: 0, hi: 20, ticks: [0, 5, 10, 15, 20], step: 5 }, at most maxTicks ticks.
+ * lo === hi widens to the round values around it; non-finite input gives [0, 1].
+ * @returns {{ lo: number, hi: number, ticks: number[], step: number }}
+ */
+export function niceDomain(lo, hi, maxTicks = 6) {
+  if (!Number.isFinite(lo) || !Number.isFinite(hi)) return { lo: 0, hi: 1, ...niceTicks(0, 1, maxTicks) };
+  if (lo > hi) [lo, hi] = [hi, lo];
+  if (lo === hi) {
+    const pad = lo === 0 ? 1 : Math.abs(lo) / 10;
+    [lo, hi] = [lo - pad, hi + pad];
+  }
+  // A range across zero has at least 3 round ticks (its ends and zero), whatever the step.
+  const most = Math.max(lo < 0 && hi > 0 ? 3 : 2, Math.floor(Number.isFinite(maxTicks) ? maxTicks : 6));
+  const { ticks, step } = roundMultiples(lo, hi, most, true);
+  return { lo: ticks[0], hi: ticks.at(-1), ticks, step };
 }
 
 /** The power of ten of a step's last significant digit: 0.25 → -2, 2.5 → -1, 500 → 2. */

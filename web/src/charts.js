@@ -1,10 +1,10 @@
-// The spec's other views (hirope-spec.md 3.3): per-band effective relative-distance matrices,
+// The playground's other views: per-band effective relative-distance matrices,
 // rotation angle per frequency pair against the training length and the Split% line, and the
 // long-term decay curve per scheme. Everything is drawn on canvases from worker data, as wide as
 // the container, at the screen's pixel density, with titled axes and round ticks (axes.js).
 import { LUTS, cssGradient } from './colormap.js';
 import { el, legend } from './dom.js';
-import { AXIS_ROOM, drawAxes, fitCanvas, niceTicks } from './axes.js';
+import { AXIS_ROOM, drawAxes, fitCanvas, niceDomain } from './axes.js';
 
 const FONT = '11px system-ui, sans-serif';
 /** Below this a chart gets a horizontal scrollbar rather than unreadable labels. */
@@ -270,20 +270,18 @@ export function renderDecay(parent, data, names) {
   let lo = Infinity;
   let hi = -Infinity;
   for (const [side] of curves) for (const v of data[side]) if (Number.isFinite(v)) (lo = Math.min(lo, v)), (hi = Math.max(hi, v));
-  if (!(hi >= lo)) (lo = 0), (hi = 1);
-  // The y range widened to round values, so the frame's top and bottom are labelled ticks.
+  if (!(hi >= lo)) (lo = 0), (hi = 1); // no curve: an empty frame
   const pad = { left: 58, right: 16, top: 20, bottom: AXIS_ROOM.bottom };
   const plot = { left: pad.left, top: pad.top, width: width - pad.left - pad.right, height: height - pad.top - pad.bottom };
-  const { step } = niceTicks(lo, hi === lo ? lo + 1 : hi, Math.max(2, Math.floor(plot.height / 30)));
-  const yLo = Math.floor(lo / step) * step;
-  const yHi = Math.max(Math.ceil(hi / step) * step, yLo + step);
+  // The y range widened to round values, so the frame's top and bottom are labelled ticks.
+  const yDomain = niceDomain(lo, hi, Math.max(2, Math.floor(plot.height / 30)));
   const maxDistance = Math.max(1, data.maxDistance);
   const ctx = fitCanvas(canvas, width, height);
   ctx.font = FONT;
   const scale = drawAxes(ctx, {
     box: plot,
     x: { lo: 0, hi: maxDistance, title: 'relative distance (tokens)' },
-    y: { lo: yLo, hi: yHi, ticks: niceTicks(yLo, yHi, Math.max(2, Math.floor(plot.height / 30))).ticks, title: 'decay bound' },
+    y: { lo: yDomain.lo, hi: yDomain.hi, ticks: yDomain.ticks, title: 'decay bound' },
     ink: colour.ink,
     grid: true,
   });

@@ -97,12 +97,12 @@ for (const side of ['a', 'b']) {
 // One-click settings for B: HiRoPE at this model's Split% bound, and at the paper's ratio 0.5.
 const presets = el('div', { class: 'presets', role: 'group', 'aria-label': 'Presets for scheme B' });
 const presetButtons = {
-  bound: el('button', { type: 'button', class: 'small', id: 'preset-bound', title: 'HiRoPE with the most frequency pairs on the byte index that stay within this model\'s Split% bound' }),
-  paper: el('button', { type: 'button', class: 'small', id: 'preset-paper', title: 'HiRoPE at the HiRoPE paper\'s ratio 0.5, above this model\'s Split% bound' }, 'HiRoPE at the paper\'s 0.5'),
+  bound: el('button', { type: 'button', class: 'preset', id: 'preset-bound', title: 'HiRoPE with the most frequency pairs on the byte index that stay within this model\'s Split% bound' }),
+  paper: el('button', { type: 'button', class: 'preset', id: 'preset-paper', title: 'HiRoPE at the HiRoPE paper\'s ratio 0.5, above this model\'s Split% bound' }, 'the paper\'s 0.5'),
 };
 presetButtons.bound.addEventListener('click', () => applyPreset('b', boundRatio()));
 presetButtons.paper.addEventListener('click', () => applyPreset('b', 0.5));
-presets.append(el('span', { class: 'presets-label' }, 'Try:'), presetButtons.bound, presetButtons.paper);
+presets.append(el('span', { class: 'presets-label' }, 'HiRoPE at'), presetButtons.bound, presetButtons.paper);
 $('scheme-b').querySelector('h3').after(presets);
 
 const pairsOf = () => (config ? config.headDim / 2 : PAIRS);
@@ -141,7 +141,7 @@ function syncControls() {
   }
   const b = state.b;
   const bound = boundRatio();
-  presetButtons.bound.textContent = `HiRoPE at the Split% bound (${Math.round(bound * pairsOf())}/${pairsOf()} pairs)`;
+  presetButtons.bound.textContent = `the Split% bound (${Math.round(bound * pairsOf())}/${pairsOf()})`;
   presetButtons.bound.setAttribute('aria-pressed', String(b.type === 'hirope' && b.ratio === bound));
   presetButtons.paper.setAttribute('aria-pressed', String(b.type === 'hirope' && b.ratio === 0.5));
   thumbs.select(state.layer, state.head);
@@ -302,10 +302,12 @@ function drawLossChart() {
     curves[side] = { x, y: c.y };
     for (const y of c.y) yMax = Math.max(yMax, y);
   }
+  // Up to 6 round y ticks (whole bits for the usual range), the top one at or above every point.
   const { ticks, step } = niceTicks(0, yMax, 6);
   const yTop = ticks.at(-1) < yMax ? ticks.at(-1) + step : ticks.at(-1);
   const box = { left: 50, top: 10, width: width - 50 - 14, height: height - 10 - 44 };
-  const axes = drawAxes(ctx, { box, x: { lo: 0, hi: n, title: 'byte position' }, y: { lo: 0, hi: yTop, title: 'bits per byte' }, ink, grid: true });
+  const y = { lo: 0, hi: yTop, title: 'bits per byte', ticks: niceTicks(0, yTop, 6).ticks };
+  const axes = drawAxes(ctx, { box, x: { lo: 0, hi: n, title: 'byte position' }, y, ink, grid: true });
   ctx.save();
   ctx.beginPath();
   ctx.rect(box.left, box.top, box.width, box.height);
@@ -625,8 +627,9 @@ async function run() {
   result = { a: pair.a, b: pair.b };
   $('attention-bytes').textContent = String(pair.a.attentionBytes);
   if (lossRan || !chars) {
-    chars = charTable(editor.text, pair.a.n, pair.b.byteUnits);
-    editor.setTokens({ count: chars.count, start: chars.start, end: chars.end, unit: chars.unit });
+    chars = charTable(payload.code, pair.a.n, pair.b.byteUnits);
+    // length: the text these offsets belong to (the editor maps older marks until it matches).
+    editor.setTokens({ count: chars.count, start: chars.start, end: chars.end, unit: chars.unit, length: payload.code.length });
     selected = null;
     shadeCode();
     drawLossChart();

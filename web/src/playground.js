@@ -557,11 +557,12 @@ async function run() {
   const t0 = startedAt;
   const code = editor.text;
   const snapshot = normalizeState(state);
+  const viewsWanted = viewsVisible;
   clearTimeout(progressTimer);
   progressTimer = setTimeout(() => (progress.hidden = false), 150);
   let value;
   try {
-    const pair = await client.latest({ code, state: snapshot, backend: backendSelect.value, view: { size: 512, region: zoom }, reuse: true, views: true, distancesWanted: viewsVisible }, (stage) => {
+    const pair = await client.latest({ code, state: snapshot, backend: backendSelect.value, view: { size: 512, region: zoom }, reuse: true, views: true, distancesWanted: viewsWanted }, (stage) => {
       progress.title = stage;
       status.dataset.stage = stage;
     });
@@ -598,6 +599,12 @@ async function run() {
   document.dispatchEvent(new CustomEvent('hirope:redraw', { detail: { total, paint: now - tPaint, tokens: value.n, ...t, received: tPaint - t0, visibleShare: value.images?.visibleShare, paintEditor: paintTimes.editor, paintMaps: paintTimes.maps, paintViews: paintTimes.views } }));
   writeURL(snapshot);
   if (compareNeeded) compareSides(value);
+  // The views came into view while this run computed without them (the observer reports after the
+  // first run has started, and reports again only when visibility changes): compute them now.
+  if (value.n && !viewsWanted && viewsVisible && !value.views.distances) {
+    viewsPending = null;
+    schedule();
+  }
 }
 
 // TV and KL per row need both matrices; B's worker computes them after the maps are on screen.
