@@ -3,6 +3,7 @@
 // WebAssembly and tokenizer data files beside them (the package names them relative to itself).
 import * as esbuild from 'esbuild';
 import fs from 'node:fs';
+import crypto from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -11,6 +12,17 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const out = process.env.HIROPE_SITE ? path.resolve(process.env.HIROPE_SITE) : path.join(root, 'build/site');
 fs.rmSync(out, { recursive: true, force: true });
 fs.mkdirSync(out, { recursive: true });
+
+// The large files get content-hashed names (name.<hash>.ext), so that a host can serve them as
+// immutable; the bundle learns the names through __HIROPE_ASSETS__ (web/src/assets.js).
+const dist = path.join(root, 'dist');
+const hashed = (file) => {
+  const hash = crypto.createHash('sha256').update(fs.readFileSync(path.join(dist, file))).digest('hex').slice(0, 10);
+  return file.replace(/(\.[a-z]+)$/, `.${hash}$1`);
+};
+const assets = {};
+for (const file of fs.readdirSync(dist)) if (file.endsWith('.wasm')) assets[file] = hashed(file);
+assets['data/pybyte.hrm'] = hashed('data/pybyte.hrm');
 
 await esbuild.build({
   absWorkingDir: root,
@@ -27,13 +39,15 @@ await esbuild.build({
   minify: true,
   legalComments: 'linked',
   outdir: out,
+  define: { __HIROPE_ASSETS__: JSON.stringify(assets) },
   chunkNames: 'chunk-[hash]',
   logLevel: 'warning',
 });
 
 for (const file of ['index.html', 'model.html', 'article.html', 'style.css', 'article.css']) fs.copyFileSync(path.join(root, 'web', file), path.join(out, file));
-const dist = path.join(root, 'dist');
-for (const file of fs.readdirSync(dist)) if (file.endsWith('.wasm')) fs.copyFileSync(path.join(dist, file), path.join(out, file));
+// Tokenizer vocabularies keep their names (the package loads them as data/<name>.bin), and so does
+// the model beside its hashed copy (the package's own fallback path).
 fs.cpSync(path.join(dist, 'data'), path.join(out, 'data'), { recursive: true });
+for (const [file, name] of Object.entries(assets)) fs.copyFileSync(path.join(dist, file), path.join(out, name));
 const size = fs.readdirSync(out).reduce((sum, f) => sum + (fs.statSync(path.join(out, f)).isFile() ? fs.statSync(path.join(out, f)).size : 0), 0);
 console.log(`build: site ready in ${path.relative(root, out)} (${(size / 1048576).toFixed(1)} MB)`);

@@ -24,6 +24,9 @@ export const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; st
 /** The built site; HIROPE_SITE points elsewhere (as for scripts/build-site.mjs). */
 export const SITE = process.env.HIROPE_SITE ? path.resolve(process.env.HIROPE_SITE) : path.join(root, 'build/site');
 
+/** name.<10 hex digits>.ext: a file named by its content (scripts/build-site.mjs). */
+const HASHED = /\.[0-9a-f]{10}\.[a-z]+$/;
+
 function resolve(urlPath, base) {
   const clean = decodeURIComponent(urlPath.split('?')[0]);
   const file = path.normalize(path.join(base, clean.endsWith('/') ? clean + 'index.html' : clean));
@@ -43,12 +46,22 @@ export function createServer({ base = SITE } = {}) {
       res.end('not found');
       return;
     }
-    res.writeHead(200, {
+    // Content-hashed files never change under their name; everything else is revalidated.
+    const stat = fs.statSync(file);
+    const etag = `"${stat.size.toString(16)}-${Math.floor(stat.mtimeMs).toString(16)}"`;
+    const headers = {
       'content-type': TYPES[path.extname(file)] || 'application/octet-stream',
       'content-security-policy': CSP,
       'x-content-type-options': 'nosniff',
-      'cache-control': 'no-cache',
-    });
+      'cache-control': HASHED.test(path.basename(file)) ? 'public, max-age=31536000, immutable' : 'no-cache',
+      etag,
+    };
+    if (req.headers['if-none-match'] === etag) {
+      res.writeHead(304, headers);
+      res.end();
+      return;
+    }
+    res.writeHead(200, headers);
     fs.createReadStream(file).pipe(res);
   });
 }

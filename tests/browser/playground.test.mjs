@@ -1,14 +1,22 @@
-// The playground in headless Chromium under its strict CSP: it loads, redraws on edits and control
-// changes, its heatmap pixels equal the colours of the API's probabilities, a shared URL gives the
-// same view back, pasted markup stays text, the controls work from the keyboard, exports work, big
-// inputs degrade gracefully, and errors show as text. Screenshots go to build/screenshots/.
+// The playground in headless Chromium under its strict CSP: it loads, its first screen holds the
+// three maps, it redraws on edits and control changes, its heatmap pixels (A, B and A vs B, light
+// and dark, zoomed with token labels) equal the colours of the API's probabilities, every preset
+// shows a visible A vs B difference and its link gives the same view back, hover values equal the
+// API's, the units outline equals the API's units, invalid numbers are marked in place, A's and B's
+// controls have distinct accessible names, the .wasm is fetched once, pasted markup stays text, the
+// controls work from the keyboard, exports work, big inputs degrade gracefully, no page is wider
+// than a phone, and errors show as text. Screenshots go to build/screenshots/.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { startSite, openPage, screenshot, expectedHeatmaps, readCells, fingerprint, sampleCells, api, ARGS } from './helpers.mjs';
 import { chromium } from 'playwright-core';
-import { MARGIN } from '../../web/src/heatmap.js';
+import { MARGIN, PLOT, LABEL_MARGIN } from '../../web/src/heatmap.js';
 import { SAMPLES } from '../../web/src/samples.js';
+import { PRESETS, presetState } from '../../web/src/presets.js';
+import { VISIBLE_RATIO, positionsFor } from '../../web/src/engine.js';
+import { ratioIndex, divergingLut, rgb } from '../../web/src/colormap.js';
+import { normalizeState, encodeState, decodeState, describeScheme, analyzeOptionsFor, schemeFor } from '../../web/src/state.js';
 
 const SMALL = `def area(r):
     return 3.14159 * r * r
@@ -19,15 +27,47 @@ class Box:
         self.w = w
         self.h = h
 `;
+const DESKTOP = { width: 1440, height: 900 };
+const PHONE = { width: 390, height: 844 };
+const MAPS = ['map-a', 'map-b', 'map-diff'];
 
+/**
+ * Waits for the first result, then for the page to settle: the views below the maps are computed
+ * in a second run when they are near the viewport, so wait for them there, then for a quiet spell
+ * without redraws.
+ */
 async function ready(page) {
   await page.waitForSelector('body[data-ready=true]', { timeout: 60000 });
+  await page
+    .waitForFunction(() => document.getElementById('views').getBoundingClientRect().top > innerHeight + 200 || document.querySelector('#decay canvas'), null, { timeout: 20000 })
+    .catch(() => {});
+  await quiet(page);
+}
+/** Resolves once no redraw has happened for 400 ms. */
+function quiet(page) {
+  return page.evaluate(
+    () =>
+      new Promise((resolve) => {
+        const again = () => {
+          clearTimeout(timer);
+          timer = setTimeout(done, 400);
+        };
+        const done = () => {
+          document.removeEventListener('hirope:redraw', again);
+          resolve();
+        };
+        let timer = setTimeout(done, 400);
+        document.addEventListener('hirope:redraw', again);
+      }),
+  );
 }
 /** Waits for the next redraw after action() and returns the status text. */
 async function redraw(page, action) {
-  const done = page.evaluate(() => new Promise((resolve) => document.addEventListener('hirope:redraw', () => resolve(), { once: true })));
+  await page.evaluate(() => {
+    window.__redrawn = new Promise((resolve) => document.addEventListener('hirope:redraw', () => resolve(), { once: true }));
+  });
   await action();
-  await done;
+  await page.evaluate(() => window.__redrawn);
   return page.textContent('#status');
 }
 async function setCode(page, code) {
@@ -44,6 +84,114 @@ async function setCode(page, code) {
 }
 const editorText = (page) => page.evaluate(() => Array.from(document.querySelector('#editor').shadowRoot.querySelectorAll('.cm-line'), (l) => l.textContent).join('\n'));
 const canvasPixels = (page, id) => fingerprint(page, `#${id} canvas`);
+const allPixels = (page) => Promise.all(MAPS.map((id) => canvasPixels(page, id)));
+/** Opens a "More" disclosure of a panel (the less common controls sit in it). */
+const openMore = (page, panel) => page.evaluate((panel) => (document.querySelector(`#${panel} details.more`).open = true), panel);
+/** The state the page's URL holds (its code included), decoded as the page does. */
+const urlState = async (page) => decodeState(await page.evaluate(() => location.hash));
+
+/** Asserts that the A, B and A vs B cells equal the API's colours (1:1 cells, default view). */
+async function checkColours(page, code, state, theme, { margin = MARGIN, count = 60 } = {}) {
+  const expected = await expectedHeatmaps(code, state);
+  const { n } = expected;
+  const cells = sampleCells(n, count);
+  for (const which of ['a', 'b', 'diff']) {
+    assert.equal(await page.evaluate((id) => document.querySelector(`#${id} canvas`).width, `map-${which}`), PLOT + margin, `${which}: canvas size`);
+    const got = await readCells(page, `#map-${which} canvas`, cells, { margin, n });
+    cells.forEach(([i, j], c) => assert.deepEqual(got[c].slice(0, 3), expected.colour(which, i, j, theme), `${which} cell (${i}, ${j}) ${theme}`));
+  }
+  const masked = await readCells(page, '#map-diff canvas', [[0, n - 1], [3, 5]], { margin, n });
+  assert.deepEqual(masked.map((p) => p[3]), [0, 0]); // above the diagonal: transparent
+  return expected;
+}
+
+/**
+ * The A vs B map's visibly coloured share, read back from its pixels: a lower-triangle cell counts
+ * when its colour is at least as far from the neutral middle (index 128 of the theme's ramp) as a
+ * VISIBLE_RATIO (1.25×) ratio puts it: index >= ratioIndex(1, 1.25) or <= ratioIndex(1.25, 1) (141
+ * and 114, 13–14 of 255 steps from the middle). 1.25× is the smallest ratio the engine calls
+ * visible, about 5% of the ramp's length: the first step a reader tells apart from the neutral
+ * colour. Every pixel must be a colour of the ramp (unknown counts the others).
+ */
+async function visibleShareFromPixels(page, theme, n) {
+  const lut = Array.from(divergingLut(theme));
+  const hi = ratioIndex(1, VISIBLE_RATIO);
+  const lo = ratioIndex(VISIBLE_RATIO, 1);
+  return page.evaluate(
+    ({ lut, hi, lo, n, margin }) => {
+      const canvas = document.querySelector('#map-diff canvas');
+      const plot = canvas.width - margin;
+      const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+      const index = new Map();
+      for (let i = 0; i < 256; i++) index.set((lut[3 * i] << 16) | (lut[3 * i + 1] << 8) | lut[3 * i + 2], i);
+      let cells = 0;
+      let visible = 0;
+      let unknown = 0;
+      for (let i = 0; i < n; i++) {
+        for (let j = 0; j <= i; j++) {
+          const x = margin + Math.floor(((j + 0.5) * plot) / n);
+          const y = margin + Math.floor(((i + 0.5) * plot) / n);
+          const o = 4 * (y * canvas.width + x);
+          const k = index.get((data[o] << 16) | (data[o + 1] << 8) | data[o + 2]);
+          if (k === undefined || data[o + 3] !== 255) unknown++;
+          else {
+            cells++;
+            if (k >= hi || k <= lo) visible++;
+          }
+        }
+      }
+      return { cells, visible, unknown, share: visible / Math.max(1, cells) };
+    },
+    { lut, hi, lo, n, margin: MARGIN },
+  );
+}
+
+/** Waits until the views below the maps show a state (angles captions name its schemes). */
+async function viewsShow(page, state) {
+  await page.locator('#views').scrollIntoViewIfNeeded();
+  const want = { a: `A: ${describeScheme(state.a)}`, b: `B: ${describeScheme(state.b)}`, train: `training length ${state.train}` };
+  await page.waitForFunction(
+    (want) => {
+      const caption = (id) => document.querySelector(`#${id} figcaption`)?.textContent ?? '';
+      return caption('angles-a').startsWith(want.a) && caption('angles-b').startsWith(want.b) && caption('decay').includes(want.train) && document.querySelectorAll('#distances canvas').length > 0;
+    },
+    want,
+    { timeout: 30000 },
+  );
+  await quiet(page);
+}
+
+/** A small CSV parser (quoted fields with commas, quotes and newlines). */
+function parseCSV(text) {
+  const rows = [];
+  let row = [];
+  let field = '';
+  let quoted = false;
+  for (let c = 0; c < text.length; c++) {
+    const ch = text[c];
+    if (quoted) {
+      if (ch === '"' && text[c + 1] === '"') {
+        field += '"';
+        c++;
+      } else if (ch === '"') quoted = false;
+      else field += ch;
+    } else if (ch === '"') quoted = true;
+    else if (ch === ',') {
+      row.push(field);
+      field = '';
+    } else if (ch === '\n') {
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = '';
+    } else field += ch;
+  }
+  if (field || row.length) rows.push([...row, field]);
+  return rows;
+}
+
+/** The hover card's rows as [term, value] pairs. */
+const tipRows = (page) => page.evaluate(() => Array.from(document.querySelectorAll('.hm-tip dt'), (dt) => [dt.textContent, dt.nextElementSibling.textContent]));
 
 describe('playground (headless Chromium)', () => {
   let site;
@@ -57,52 +205,414 @@ describe('playground (headless Chromium)', () => {
       const page = await openPage(site.browser, site.url, { colorScheme });
       await ready(page);
       const status = await page.textContent('#status');
-      assert.match(status, /^\d+ tokens \(Python, lexical\), 5 units, \d+ statements · redraw [\d.]+ ms/);
-      assert.match(status, /attention A\+B: wasm-simd [\d.]+ ms/);
-      for (const id of ['map-a', 'map-b', 'map-diff']) assert.ok(await page.$(`#${id} canvas`));
+      assert.match(status, /^394 tokens of Python \(lexical tokenizer\) in 5 units and \d+ statements\. The last 138 are beyond the training length of 256, where plain RoPE meets angles it never saw\. Frequency pairs out of distribution: A \d+ of 32, B 0 of 32\.$/);
+      assert.match(await page.textContent('#timing-text'), /^Last redraw [\d.]+ ms: analysis [\d.]+ ms, attention A [\d.]+ ms, attention B [\d.]+ ms, .*Attention A \+ B by backend: wasm-simd [\d.]+ ms\.$/);
+      // The default is the first preset, with its caption.
+      assert.equal(await page.getAttribute('.preset[data-preset=hirope]', 'aria-pressed'), 'true');
+      assert.equal(await page.locator('.preset[aria-pressed=true]').count(), 1);
+      assert.equal(await page.textContent('#caption'), PRESETS.find((p) => p.id === 'hirope').caption);
+      for (const id of MAPS) assert.ok(await page.$(`#${id} canvas`));
+      assert.match(await page.textContent('#map-diff .legend'), /\d+% of cells differ by 1\.25× or more/);
+      // The views are drawn once scrolled near.
+      await viewsShow(page, normalizeState({}));
       assert.equal(await page.locator('#distances canvas').count(), 5); // RoPE, ReRoPE, Self-Extend, HiRoPE x 2 bands
       assert.equal(await page.locator('#angles canvas').count(), 2);
       assert.equal(await page.locator('#decay canvas').count(), 1);
       // Tokens are marked in the editor, coloured by unit.
       assert.ok((await page.locator('#editor .hr-tok').count()) > 100);
-      assert.match(await page.textContent('#ratio-hint-b'), /Split% for training length 512: 47\.8% \(16 of 32 pairs\); the token band has 16\. Within it\./);
+      assert.equal(await page.textContent('#ratio-hint-b'), 'Split% at L = 256: 40.3% (13 of 32 pairs); the token band has 13. Within it.');
+      // The comparison in numbers: own-unit attention and distance for A and B, then TV and KL.
+      await page.waitForFunction(() => /total variation of [\d.]+ per query/.test(document.getElementById('summary').textContent));
+      assert.equal(await page.locator('#summary table.stats tr').count(), 3);
       await screenshot(page, `playground-${colorScheme}`);
       assert.deepEqual(page.problems, []);
       await page.context().close();
     }
   });
 
-  it('draws the colours of the API\'s probabilities, and redraws on scheme and parameter changes', async () => {
+  it('holds the drawn A, B and A vs B maps on the first screen at 1440x900', async () => {
+    const page = await openPage(site.browser, site.url, { viewport: DESKTOP });
+    await ready(page);
+    assert.equal(await page.evaluate(() => scrollY), 0);
+    for (const id of MAPS) {
+      const box = await page.evaluate((id) => document.querySelector(`#${id} canvas`).getBoundingClientRect().toJSON(), id);
+      assert.ok(box.left >= 0 && box.top >= 0 && box.right <= DESKTOP.width && box.bottom <= DESKTOP.height, `${id} lies within the viewport: ${JSON.stringify(box)}`);
+      // Drawn: the plot's lower triangle is opaque and has many colours.
+      const { opaque, colours } = await page.evaluate(
+        ({ id, margin, plot }) => {
+          const c = document.querySelector(`#${id} canvas`);
+          const d = c.getContext('2d').getImageData(margin, margin, plot, plot).data;
+          const seen = new Set();
+          let opaque = 0;
+          for (let o = 0; o < d.length; o += 4) {
+            if (d[o + 3] !== 255) continue;
+            opaque++;
+            seen.add((d[o] << 16) | (d[o + 1] << 8) | d[o + 2]);
+          }
+          return { opaque, colours: seen.size };
+        },
+        { id, margin: MARGIN, plot: PLOT },
+      );
+      assert.ok(opaque > 0.45 * PLOT * PLOT, `${id}: ${opaque} opaque pixels`);
+      assert.ok(colours > 20, `${id}: ${colours} colours`);
+    }
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+
+  it('draws the colours of the API\'s probabilities (A vs B as log2(pB/pA), light and dark), and redraws on changes', async () => {
+    const code = SAMPLES.python;
     const page = await openPage(site.browser, site.url);
     await ready(page);
-    await setCode(page, SMALL);
-    const n = (await expectedHeatmaps(SMALL, {})).n;
-    const cells = sampleCells(n);
-    const check = async (state) => {
-      const expected = await expectedHeatmaps(SMALL, state);
-      for (const which of ['a', 'b', 'diff']) {
-        const got = await readCells(page, `#map-${which} canvas`, cells, { margin: MARGIN, n });
-        cells.forEach(([i, j], c) => assert.deepEqual(got[c].slice(0, 3), expected.colour(which, i, j), `${which} cell (${i}, ${j})`));
-      }
-      const masked = await readCells(page, '#map-a canvas', [[0, n - 1], [3, 5]], { margin: MARGIN, n });
-      assert.deepEqual(masked.map((p) => p[3]), [0, 0]); // above the diagonal: transparent
-    };
-    await check({});
-    // The sample has fewer tokens than the default window, so a small window makes schemes differ.
-    let before = await canvasPixels(page, 'map-b');
-    await redraw(page, () => page.fill('#c-b-window', '5'));
+    await checkColours(page, code, {}, 'light');
+    // Switching the page to dark mode redraws A vs B on the dark ramp.
+    let before = await canvasPixels(page, 'map-diff');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.waitForFunction((fp) => {
+      const c = document.querySelector('#map-diff canvas');
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let h = 0x811c9dc5;
+      for (let i = 0; i < d.length; i++) h = Math.imul(h ^ d[i], 0x01000193);
+      return (h >>> 0).toString(16) !== fp;
+    }, before);
+    await checkColours(page, code, {}, 'dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.waitForFunction(() => true);
+    before = await canvasPixels(page, 'map-b');
+    await redraw(page, () => page.fill('#c-b-window', '32'));
     assert.notEqual(await canvasPixels(page, 'map-b'), before);
     before = await canvasPixels(page, 'map-b');
     await redraw(page, () => page.selectOption('#c-b-type', 'rerope'));
     assert.notEqual(await canvasPixels(page, 'map-b'), before);
-    await check({ b: { type: 'rerope', window: 5 } });
+    await checkColours(page, code, { b: { type: 'rerope', window: 32 } }, 'light');
     await redraw(page, () => page.selectOption('#c-b-type', 'hirope'));
-    const half = await canvasPixels(page, 'map-b');
+    const ratio = await canvasPixels(page, 'map-b');
     await redraw(page, () => page.fill('#c-b-ratio', '0.25'));
-    assert.notEqual(await canvasPixels(page, 'map-b'), half);
-    await check({ b: { type: 'hirope', window: 5, ratio: 0.25 } });
+    assert.notEqual(await canvasPixels(page, 'map-b'), ratio);
+    await checkColours(page, code, { b: { type: 'hirope', window: 32, ratio: 0.25 } }, 'light');
     await redraw(page, () => page.selectOption('#c-source', 'seeded'));
-    await check({ source: 'seeded', b: { type: 'hirope', window: 5, ratio: 0.25 } });
+    await checkColours(page, code, { source: 'seeded', b: { type: 'hirope', window: 32, ratio: 0.25 } }, 'light');
+    // A side on fixed segments.
+    await openMore(page, 'scheme-b');
+    await redraw(page, () => page.selectOption('#c-b-units', 'segments'));
+    await checkColours(page, code, { source: 'seeded', b: { type: 'hirope', window: 32, ratio: 0.25, units: 'segments' } }, 'light');
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+
+    // A page opened in dark mode draws A vs B on the dark ramp from the start.
+    const dark = await openPage(site.browser, site.url, { colorScheme: 'dark' });
+    await ready(dark);
+    await checkColours(dark, code, {}, 'dark');
+    await redraw(dark, () => dark.selectOption('#c-a-type', 'self-extend'));
+    await checkColours(dark, code, { a: { type: 'self-extend' } }, 'dark');
+    assert.deepEqual(dark.problems, []);
+    await dark.context().close();
+  });
+
+  it('zoomed to at most 64 tokens, labels the axes (the canvas grows by LABEL_MARGIN) and keeps the API\'s colours', async () => {
+    const code = SAMPLES.python;
+    const page = await openPage(site.browser, site.url);
+    await ready(page);
+    const expected = await expectedHeatmaps(code, {});
+    await page.focus('#map-a canvas');
+    await page.keyboard.press('End');
+    let region = null;
+    for (let k = 0; k < 6 && !(region && region.r1 - region.r0 <= 64); k++) {
+      const before = await page.textContent('#zoom-info');
+      await page.keyboard.press('+');
+      await page.waitForFunction((text) => document.getElementById('zoom-info').textContent !== text && document.getElementById('zoom-info').textContent.startsWith('Zoomed'), before);
+      const m = (await page.textContent('#zoom-info')).match(/queries (\d+)–(\d+), keys (\d+)–(\d+)/);
+      region = { r0: Number(m[1]), r1: Number(m[2]) + 1, c0: Number(m[3]), c1: Number(m[4]) + 1 };
+    }
+    const span = region.r1 - region.r0;
+    assert.ok(span <= 64 && span === region.c1 - region.c0, JSON.stringify(region));
+    await page.waitForFunction((size) => ['map-a', 'map-b', 'map-diff'].every((id) => document.querySelector(`#${id} canvas`).width === size), PLOT + MARGIN + LABEL_MARGIN);
+    const margin = MARGIN + LABEL_MARGIN;
+    // Cells relative to the region; the lower triangle of the region and a few masked ones.
+    const cells = [];
+    for (let i = 0; i < span; i += 3) for (let j = 0; j < span; j += 5) if (region.c0 + j <= region.r0 + i) cells.push([i, j]);
+    for (const which of ['a', 'b', 'diff']) {
+      const got = await readCells(page, `#map-${which} canvas`, cells, { margin, n: span });
+      cells.forEach(([i, j], c) => assert.deepEqual(got[c].slice(0, 3), expected.colour(which, region.r0 + i, region.c0 + j), `${which} (${region.r0 + i}, ${region.c0 + j})`));
+    }
+    // The labels: ink in the label margin beside the rows and above the columns.
+    const ink = await page.evaluate(
+      ({ margin, label }) => {
+        const c = document.querySelector('#map-a canvas');
+        const count = (x, y, w, h) => {
+          const d = c.getContext('2d').getImageData(x, y, w, h).data;
+          let n = 0;
+          for (let o = 3; o < d.length; o += 4) if (d[o] > 0) n++;
+          return n;
+        };
+        return { rows: count(0, margin, label - 2, c.height - margin), cols: count(margin, 0, c.width - margin, label - 2) };
+      },
+      { margin, label: LABEL_MARGIN },
+    );
+    assert.ok(ink.rows > 200 && ink.cols > 200, JSON.stringify(ink));
+    await page.keyboard.press('0');
+    await page.waitForFunction((size) => document.querySelector('#map-a canvas').width === size, PLOT + MARGIN);
+    assert.equal(await page.textContent('#zoom-info'), '');
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+
+  it('shows a visible A vs B difference for every preset, and a preset\'s link gives the same view back (screenshots at 1440x900)', async () => {
+    const base = normalizeState({});
+    for (const theme of ['light', 'dark']) {
+      const page = await openPage(site.browser, site.url, { colorScheme: theme, viewport: DESKTOP });
+      await ready(page);
+      const n = Number((await page.textContent('#status')).match(/^(\d+) tokens/)[1]);
+      for (const preset of PRESETS) {
+        await redraw(page, () => page.click(`.preset[data-preset="${preset.id}"]`));
+        assert.deepEqual(await page.$$eval('.preset[aria-pressed=true]', (bs) => bs.map((b) => b.dataset.preset)), [preset.id]);
+        assert.equal(await page.textContent('#caption'), preset.caption);
+        // 10%: every preset's share on the nine samples is at least 17% (tests/js/playground.test.mjs,
+        // docs/playground.md), equal schemes give 0%: a preset under 10% shows nothing to look at.
+        const pixels = await visibleShareFromPixels(page, theme, n);
+        assert.equal(pixels.unknown, 0, `${preset.id}: every cell has a colour of the ${theme} ramp`);
+        assert.equal(pixels.cells, (n * (n + 1)) / 2);
+        assert.ok(pixels.share >= 0.1, `${preset.id} ${theme}: ${(100 * pixels.share).toFixed(1)}% of cells visibly coloured`);
+        const reported = Number(await page.getAttribute('#maps', 'data-visible-share'));
+        assert.ok(Math.abs(pixels.share - reported) <= 0.03, `${preset.id}: pixels ${pixels.share} vs page ${reported}`);
+        await screenshot(page, `playground-${preset.id}-${theme}-desktop`, { fullPage: false });
+        if (theme !== 'light') continue;
+        // The link: the URL holds the preset's state, and a new page opened on it shows the same.
+        const state = presetState(preset.id, base);
+        const hash = await encodeState(state);
+        await page.waitForFunction((hash) => location.hash === hash, hash);
+        assert.deepEqual(await urlState(page), state);
+        const views = await allPixels(page);
+        const other = await page.context().newPage();
+        other.problems = [];
+        other.on('pageerror', (e) => other.problems.push(`pageerror: ${e.message}`));
+        other.on('console', (m) => m.type() === 'error' && other.problems.push(`console: ${m.text()}`));
+        await other.goto(page.url());
+        await ready(other);
+        assert.deepEqual(await other.$$eval('.preset[aria-pressed=true]', (bs) => bs.map((b) => b.dataset.preset)), [preset.id]);
+        assert.deepEqual(await allPixels(other), views, `${preset.id}: the same maps`);
+        assert.deepEqual(other.problems, []);
+        await other.close();
+      }
+      // A control moved away from the preset: no preset is pressed, the caption describes the pair.
+      await redraw(page, () => page.fill('#c-train', '200'));
+      assert.equal(await page.locator('.preset[aria-pressed=true]').count(), 0);
+      assert.match(await page.textContent('#caption'), /^Your own comparison: A is /);
+      assert.deepEqual(page.problems, []);
+      await page.context().close();
+    }
+  });
+
+  it('is never wider than a phone (390x844), with every preset (screenshots, full page)', async () => {
+    const base = normalizeState({});
+    for (const theme of ['light', 'dark']) {
+      const page = await openPage(site.browser, site.url, { colorScheme: theme, viewport: PHONE });
+      await ready(page);
+      assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= PHONE.width);
+      for (const preset of PRESETS) {
+        await page.evaluate(() => scrollTo(0, 0));
+        await redraw(page, () => page.click(`.preset[data-preset="${preset.id}"]`));
+        await viewsShow(page, presetState(preset.id, base));
+        const width = await page.evaluate(() => document.documentElement.scrollWidth);
+        assert.ok(width <= PHONE.width, `${preset.id}: the page is ${width} px wide`);
+        await screenshot(page, `playground-${preset.id}-${theme}-phone`);
+      }
+      assert.deepEqual(page.problems, []);
+      await page.context().close();
+    }
+    const article = await openPage(site.browser, `${site.url}article.html`, { viewport: PHONE });
+    await article.waitForFunction(() => document.getElementById('first').dataset.ready === 'true', null, { timeout: 60000 });
+    for (const id of ['second', 'below']) {
+      await article.locator(`#${id}`).scrollIntoViewIfNeeded();
+      await article.waitForFunction((id) => document.getElementById(id).dataset.ready === 'true', id, { timeout: 60000 });
+    }
+    const width = await article.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(width <= PHONE.width, `article.html is ${width} px wide`);
+    assert.deepEqual(article.problems, []);
+    await article.context().close();
+  });
+
+  it('shows the API\'s numbers for a hovered cell', async () => {
+    const code = SAMPLES.python;
+    const page = await openPage(site.browser, site.url, { viewport: DESKTOP });
+    await ready(page);
+    const expected = await expectedHeatmaps(code, {});
+    const { n, state, analysis } = expected;
+    assert.ok(n <= PLOT); // cells are 1:1 with tokens at the default view
+    const hr = await api();
+    const bands = {};
+    for (const side of ['a', 'b']) {
+      const scheme = schemeFor(state[side], state);
+      bands[side] = hr.relativeDistances({ n, headDim: state.headDim, positions: positionsFor(scheme, analysis.positions), scheme });
+    }
+    const pct = (p) => (p >= 0.001 ? `${(100 * p).toFixed(2)}%` : p.toExponential(2));
+    const box = await page.evaluate(() => {
+      const c = document.querySelector('#map-a canvas');
+      return { ...c.getBoundingClientRect().toJSON(), size: c.width };
+    });
+    // An integer client point near a cell's centre; the cell under it as the heatmap maps it, kept
+    // away from cell edges so that rounding cannot move it.
+    const pointFor = (i, j) => {
+      for (let dx = 0; dx < 3; dx++) {
+        for (let dy = 0; dy < 3; dy++) {
+          const toClient = (t, start) => Math.round(start + ((MARGIN + ((t + 0.5) * PLOT) / n) * box.width) / box.size);
+          const x = toClient(j, box.left) + [0, 1, -1][dx];
+          const y = toClient(i, box.top) + [0, 1, -1][dy];
+          const cell = (c, start) => ((((c - start) * box.size) / box.width - MARGIN) * n) / PLOT;
+          const [fx, fy] = [cell(x, box.left), cell(y, box.top)];
+          const ok = (f) => f - Math.floor(f) > 0.1 && f - Math.floor(f) < 0.9;
+          if (ok(fx) && ok(fy)) return { x, y, i: Math.floor(fy), j: Math.floor(fx) };
+        }
+      }
+      throw new Error(`no point for (${i}, ${j})`);
+    };
+    for (const [ti, tj] of [[300, 120], [200, 190], [n - 1, 0], [57, 57]]) {
+      const { x, y, i, j } = pointFor(ti, tj);
+      assert.ok(Math.abs(i - ti) <= 1 && Math.abs(j - tj) <= 1);
+      await page.mouse.move(x - 30, y - 30);
+      await page.mouse.move(x, y, { steps: 3 });
+      await page.waitForSelector(`.hm-tip:not([hidden])[data-cell="${i},${j}"]`, { timeout: 10000 });
+      const rows = Object.fromEntries(await tipRows(page));
+      const pa = expected.probs.a[i * n + j];
+      const pb = expected.probs.b[i * n + j];
+      assert.equal(rows['p under A'], pct(pa), `(${i}, ${j})`);
+      assert.equal(rows['p under B'], pct(pb), `(${i}, ${j})`);
+      assert.equal(rows['B ÷ A'], (Math.max(pb, 1e-6) / Math.max(pa, 1e-6)).toPrecision(3));
+      assert.equal(rows['token distance'], String(analysis.positions.token[i] - analysis.positions.token[j]));
+      const sees = (side) => bands[side].map((b) => `${b.name === 'all' ? 'all pairs' : `${b.name} (pairs ${b.pairBegin}–${b.pairEnd - 1})`}: ${b.distances[i * n + j]}`).join('; ');
+      assert.equal(rows['distance A sees'], sees('a'));
+      assert.equal(rows['distance B sees'], sees('b'));
+      assert.match(rows.query, new RegExp(`^${i} `));
+      assert.match(rows.key, new RegExp(`^${j} `));
+    }
+    // Beyond the window HiRoPE's slow band sees a unit distance, not the token distance.
+    assert.notEqual(bands.b[1].distances[300 * n + 120], 180);
+    await page.mouse.move(2, 2);
+    await page.waitForSelector('.hm-tip', { state: 'hidden' });
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+
+  it('outlines the API\'s units; clicking one selects its code and marks it', async () => {
+    const code = SAMPLES.python;
+    const page = await openPage(site.browser, site.url, { viewport: DESKTOP });
+    await ready(page);
+    const hr = await api();
+    const state = normalizeState({});
+    const analysis = hr.analyze(code, analyzeOptionsFor(state));
+    const { units } = analysis;
+    const items = await page.$$eval('#outline li.outline-item', (lis) =>
+      lis.map((li) => ({ unit: li.dataset.unit, kind: li.querySelector('.outline-unit .outline-kind').textContent, name: li.querySelector('.outline-unit .outline-name').textContent, meta: li.querySelector('.outline-meta').textContent })),
+    );
+    assert.equal(items.length, units.length);
+    assert.equal(await page.textContent('#outline-count'), `(${units.length})`);
+    units.forEach((u, k) => {
+      assert.equal(items[k].unit, String(k));
+      assert.equal(items[k].kind, u.kind);
+      assert.equal(items[k].name, u.name || '(unnamed)');
+      const tokens = [];
+      for (let t = 0; t < analysis.tokens.count; t++) if (analysis.positions.unit[t] === k) tokens.push(t);
+      const statements = new Set(tokens.map((t) => analysis.positions.statement[t]).filter((s) => s >= 0)).size;
+      assert.equal(items[k].meta, `tokens ${tokens[0]}–${tokens.at(-1)} · ${statements} statement${statements === 1 ? '' : 's'}`);
+    });
+    const u = 2;
+    const before = await canvasPixels(page, 'map-a');
+    await page.click(`#outline li[data-unit="${u}"] .outline-unit`);
+    assert.deepEqual(await page.$$eval('#outline li[aria-current=true]', (lis) => lis.map((li) => li.dataset.unit)), [String(u)]);
+    assert.notEqual(await canvasPixels(page, 'map-a'), before, 'the unit is outlined on the heatmaps');
+    // The editor's selection is the unit's code: copying it gives that text, and a typed character
+    // after collapsing it to its start lands at the unit's start.
+    await page.evaluate(() => {
+      window.__copied = null;
+      addEventListener('copy', (e) => (window.__copied = e.clipboardData.getData('text/plain')));
+      document.querySelector('#editor').shadowRoot.querySelector('.cm-content').focus();
+    });
+    await page.keyboard.press('Control+C');
+    await page.waitForFunction(() => window.__copied !== null);
+    assert.equal(await page.evaluate(() => window.__copied), code.slice(units[u].start, units[u].end));
+    await page.keyboard.press('ArrowLeft');
+    await redraw(page, () => page.keyboard.type('Z'));
+    const edited = code.slice(0, units[u].start) + 'Z' + code.slice(units[u].start);
+    await page.waitForFunction(async () => location.hash.length > 1);
+    await page.waitForTimeout(300); // the URL is written shortly after the redraw
+    assert.equal((await urlState(page)).code, edited);
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+
+  it('marks an unacceptable number in place and keeps the last result', async () => {
+    const page = await openPage(site.browser, site.url);
+    await ready(page);
+    const status = await page.textContent('#status');
+    const views = await allPixels(page);
+    await page.evaluate(() => {
+      window.__redraws = 0;
+      document.addEventListener('hirope:redraw', () => window.__redraws++);
+    });
+    await page.fill('#c-train', '0');
+    assert.equal(await page.getAttribute('#c-train', 'aria-invalid'), 'true');
+    const error = page.locator('#c-train').locator('xpath=ancestor::label').locator('.field-error');
+    assert.equal(await error.isVisible(), true);
+    assert.equal(await error.textContent(), 'The training length must be at least 2.');
+    assert.match(await page.getAttribute('#c-train', 'aria-describedby'), /c-train-error/);
+    await page.waitForTimeout(600);
+    assert.equal(await page.evaluate(() => window.__redraws), 0, 'nothing was recomputed');
+    assert.equal(await page.textContent('#status'), status);
+    assert.equal(await page.evaluate(() => document.getElementById('status').classList.contains('error')), false);
+    assert.deepEqual(await allPixels(page), views);
+    assert.equal((await urlState(page)).train, 256);
+    // An acceptable value clears the message and is applied.
+    await redraw(page, () => page.fill('#c-train', '300'));
+    assert.equal(await page.getAttribute('#c-train', 'aria-invalid'), 'false');
+    assert.equal(await error.isVisible(), false);
+    assert.match(await page.textContent('#status'), /beyond the training length of 300/);
+    // An odd head dimension, behind "More settings".
+    await openMore(page, 'shared-controls');
+    await page.fill('#c-headDim', '7');
+    assert.equal(await page.getAttribute('#c-headDim', 'aria-invalid'), 'true');
+    assert.equal(await page.textContent('#c-headDim-error'), 'The head dim must be even.');
+    assert.equal(await page.evaluate(() => document.getElementById('status').classList.contains('error')), false);
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+
+  it('gives A\'s and B\'s controls distinct accessible names', async () => {
+    const page = await openPage(site.browser, site.url);
+    await ready(page);
+    await redraw(page, () => page.getByRole('combobox', { name: /^Scheme \(scheme A\)/ }).selectOption('hirope'));
+    assert.equal(await page.inputValue('#c-a-type'), 'hirope');
+    assert.equal(await page.inputValue('#c-b-type'), 'hirope');
+    await openMore(page, 'scheme-a');
+    await openMore(page, 'scheme-b');
+    for (const [role, label, key] of [
+      ['combobox', 'Scheme', 'type'],
+      ['slider', 'Ratio', 'ratio'],
+      ['spinbutton', 'Window', 'window'],
+      ['combobox', 'Scaling', 'scaling'],
+      ['combobox', 'Units', 'units'],
+      ['combobox', 'Levels', 'levels'],
+      ['spinbutton', 'Base', 'base'],
+      ['combobox', 'Layout', 'layout'],
+    ]) {
+      for (const side of ['A', 'B']) {
+        const control = page.getByRole(role, { name: new RegExp(`^${label} \\(scheme ${side}\\)`) });
+        assert.equal(await control.count(), 1, `${label} (scheme ${side})`);
+        assert.equal(await control.getAttribute('id'), `c-${side.toLowerCase()}-${key}`);
+      }
+    }
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+
+  it('downloads the .wasm once per visit', async () => {
+    const page = await openPage(site.browser, 'about:blank');
+    const wasm = [];
+    page.on('request', (r) => new URL(r.url()).pathname.endsWith('.wasm') && wasm.push(r.url()));
+    await page.goto(site.url);
+    await ready(page);
+    await redraw(page, () => page.click('.preset[data-preset="windows"]'));
+    assert.equal(wasm.length, 1, wasm.join(', '));
+    assert.match(wasm[0], /hirope-simd\.wasm$/);
     assert.deepEqual(page.problems, []);
     await page.context().close();
   });
@@ -112,19 +622,22 @@ describe('playground (headless Chromium)', () => {
     await ready(page);
     await setCode(page, SMALL);
     await redraw(page, () => page.selectOption('#c-a-type', 'self-extend'));
+    await openMore(page, 'shared-controls');
     await redraw(page, () => page.fill('#c-headDim', '32'));
-    await redraw(page, () => page.fill('#c-train', '64'));
+    await redraw(page, () => page.fill('#c-train', '16'));
     await page.waitForFunction(() => location.hash.startsWith('#s='));
     await page.waitForTimeout(300); // the URL is written shortly after the redraw
     const link = page.url();
-    const views = await Promise.all(['map-a', 'map-b', 'map-diff'].map((id) => canvasPixels(page, id)));
+    assert.deepEqual(await urlState(page), normalizeState({ code: SMALL, preset: '', headDim: 32, train: 16, a: { type: 'self-extend' } }));
+    const views = await allPixels(page);
     const other = await openPage(site.browser, link);
     await ready(other);
     assert.equal(await other.inputValue('#c-a-type'), 'self-extend');
     assert.equal(await other.inputValue('#c-headDim'), '32');
-    assert.equal(await other.inputValue('#c-train'), '64');
+    assert.equal(await other.inputValue('#c-train'), '16');
+    assert.equal(await other.locator('.preset[aria-pressed=true]').count(), 0);
     assert.equal(await editorText(other), SMALL);
-    assert.deepEqual(await Promise.all(['map-a', 'map-b', 'map-diff'].map((id) => canvasPixels(other, id))), views);
+    assert.deepEqual(await allPixels(other), views);
     assert.deepEqual([...page.problems, ...other.problems], []);
     await page.context().close();
     await other.context().close();
@@ -140,16 +653,20 @@ describe('playground (headless Chromium)', () => {
     assert.equal(await editorText(page), attack);
     // Hover a token: the card shows its text as characters. (Pasting may have re-detected the
     // language and redrawn; let that settle first.)
-    await page.waitForTimeout(500);
+    await quiet(page);
     await page.waitForFunction(() => document.getElementById('progress').hidden);
     const box = await page.locator('#editor .hr-tok').first().boundingBox();
     await page.mouse.move(box.x + 40, box.y + 200);
     await page.mouse.move(box.x + 2, box.y + box.height / 2, { steps: 4 });
     await page.waitForSelector('#editor .hr-card', { timeout: 10000 });
     assert.match(await page.textContent('#editor .hr-card'), /token0 of \d+text"<"/);
-    // A row click writes token texts into the query line, also as text.
-    await page.click('#map-a canvas', { position: { x: 300, y: 400 } });
+    // A row click writes token texts into the query line, and hovering a cell token texts into
+    // the card, also as text.
+    const map = await page.locator('#map-a canvas').boundingBox();
+    await page.mouse.click(map.x + map.width * 0.5, map.y + map.height * 0.8);
     await page.waitForFunction(() => document.getElementById('query-info').textContent.startsWith('Query'));
+    await page.mouse.move(map.x + map.width * 0.3, map.y + map.height * 0.7, { steps: 3 });
+    await page.waitForSelector('.hm-tip:not([hidden])');
     const injected = await page.evaluate(() => {
       const shadow = document.querySelector('#editor').shadowRoot;
       return document.querySelectorAll('img, b, script:not([src])').length + shadow.querySelectorAll('img, b, script').length;
@@ -160,16 +677,31 @@ describe('playground (headless Chromium)', () => {
     await page.context().close();
   });
 
-  it('works from the keyboard: controls in tab order, heatmap rows with the arrow keys', async () => {
+  it('works from the keyboard: controls in tab order, "More" disclosures, heatmap rows with the arrow keys', async () => {
     const page = await openPage(site.browser, site.url);
     await ready(page);
+    const where = () => page.evaluate(() => {
+      const a = document.activeElement;
+      if (a.tagName === 'SUMMARY') return `summary:${a.closest('[id]').id}`;
+      return a.id || a.closest('figure')?.id || a.tagName;
+    });
     const reached = new Set();
-    await page.focus('#c-tokenizer');
-    for (let i = 0; i < 40; i++) {
-      reached.add(await page.evaluate(() => document.activeElement.id || document.activeElement.closest('figure')?.id || document.activeElement.tagName));
+    await page.focus('#c-language');
+    for (let i = 0; i < 45; i++) {
+      reached.add(await where());
       await page.keyboard.press('Tab');
     }
-    for (const id of ['c-headDim', 'c-source', 'backend', 'c-a-type', 'c-b-type', 'c-b-ratio', 'c-b-window', 'map-a', 'map-b', 'map-diff']) assert.ok(reached.has(id), `${id} is reachable by Tab`);
+    for (const id of ['c-a-type', 'c-b-type', 'c-b-ratio', 'c-b-window', 'c-train', 'c-source', 'summary:scheme-a', 'summary:scheme-b', 'summary:shared-controls', 'map-a', 'map-b', 'map-diff']) assert.ok(reached.has(id), `${id} is reachable by Tab`);
+    assert.ok(!reached.has('c-headDim'), 'closed "More" hides its controls');
+    // Opening "More settings" from the keyboard puts its controls in the tab order.
+    await page.focus('#shared-controls summary');
+    await page.keyboard.press('Enter');
+    const more = new Set();
+    for (let i = 0; i < 8; i++) {
+      await page.keyboard.press('Tab');
+      more.add(await where());
+    }
+    for (const id of ['c-headDim', 'c-tokenizer', 'backend']) assert.ok(more.has(id), `${id} is reachable once "More settings" is open`);
     await page.focus('#c-b-type');
     await redraw(page, () => page.keyboard.press('ArrowUp')); // HiRoPE -> RoPE
     assert.equal(await page.inputValue('#c-b-type'), 'rope');
@@ -178,7 +710,7 @@ describe('playground (headless Chromium)', () => {
     assert.equal(await page.inputValue('#c-b-type'), 'hirope');
     await page.focus('#c-b-ratio');
     await redraw(page, () => page.keyboard.press('ArrowLeft'));
-    assert.equal(await page.inputValue('#c-b-ratio'), '0.45');
+    assert.equal(await page.inputValue('#c-b-ratio'), '0.35');
     await page.focus('#map-a canvas');
     await page.keyboard.press('End');
     await page.waitForFunction(() => /^Query \d+/.test(document.getElementById('query-info').textContent));
@@ -194,21 +726,44 @@ describe('playground (headless Chromium)', () => {
     await page.context().close();
   });
 
-  it('exports a heatmap as PNG and its numbers as CSV', async () => {
+  it('exports a heatmap as a PNG with title and legend, and its numbers with token texts as CSV', async () => {
     const page = await openPage(site.browser, site.url);
     await ready(page);
     await setCode(page, SMALL);
+    const canvas = await page.evaluate(() => ({ width: document.querySelector('#map-b canvas').width, height: document.querySelector('#map-b canvas').height }));
     const [png] = await Promise.all([page.waitForEvent('download'), page.click('#map-b button:text("PNG")')]);
     const bytes = fs.readFileSync(await png.path());
     assert.deepEqual([...bytes.subarray(1, 4)], [0x50, 0x4e, 0x47]);
     assert.equal(png.suggestedFilename(), 'hirope-b.png');
-    const [csv] = await Promise.all([page.waitForEvent('download'), page.click('#map-a button:text("CSV")')]);
-    const rows = fs.readFileSync(await csv.path(), 'utf8').trim().split('\n').map((l) => l.split(','));
+    // IHDR: the composed image is larger than the map (title, settings line and legend around it).
+    const [width, height] = [bytes.readUInt32BE(16), bytes.readUInt32BE(20)];
+    assert.ok(width > canvas.width && height > canvas.height + 60, `${width}x${height} for a ${canvas.width}x${canvas.height} map`);
+
     const expected = await expectedHeatmaps(SMALL, {});
-    assert.equal(rows.length, expected.n + 1);
-    assert.equal(rows[0][0], 'query\\key');
-    for (const [i, j] of sampleCells(expected.n, 20)) assert.equal(Number(rows[i + 1][j + 1]), expected.probs.a[i * expected.n + j]);
-    assert.equal(rows[1][2], ''); // masked
+    const { n, analysis } = expected;
+    const text = (t) => SMALL.slice(analysis.tokens.start[t], analysis.tokens.end[t]);
+    const download = async (which) => {
+      const [csv] = await Promise.all([page.waitForEvent('download'), page.click(`#map-${which} button:text("CSV")`)]);
+      assert.equal(csv.suggestedFilename(), `hirope-${which}.csv`);
+      return parseCSV(fs.readFileSync(await csv.path(), 'utf8'));
+    };
+    for (const which of ['a', 'diff']) {
+      const rows = await download(which);
+      assert.equal(rows.length, n + 2);
+      assert.deepEqual(rows[0], ['query', 'query token', ...Array.from({ length: n }, (_, j) => String(j))]);
+      assert.deepEqual(rows[1], ['', '', ...Array.from({ length: n }, (_, j) => text(j))]);
+      for (let i = 0; i < n; i++) {
+        assert.equal(rows[i + 2].length, n + 2);
+        assert.deepEqual(rows[i + 2].slice(0, 2), [String(i), text(i)]);
+      }
+      for (const [i, j] of sampleCells(n, 20)) {
+        const pa = expected.probs.a[i * n + j];
+        const pb = expected.probs.b[i * n + j];
+        const want = which === 'a' ? pa : Math.log2(Math.max(pb, 1e-6) / Math.max(pa, 1e-6));
+        assert.equal(Number(rows[i + 2][j + 2]), want, `${which} (${i}, ${j})`);
+      }
+      assert.equal(rows[2][3], ''); // (0, 1): masked
+    }
     assert.deepEqual(page.problems, []);
     await page.context().close();
   });
@@ -248,14 +803,16 @@ describe('playground (headless Chromium)', () => {
     await page.context().close();
   });
 
-  it('shows bad settings and bad q/k files as clear errors', async () => {
-    const page = await openPage(site.browser, site.url);
-    await ready(page);
-    await page.fill('#c-headDim', '7');
+  it('shows settings the API refuses and bad q/k files as clear errors', async () => {
+    // A head dimension the controls refuse in place (odd) can still come from a hand-made link:
+    // the API's message shows in the status.
+    const page = await openPage(site.browser, `${site.url}${await encodeState(normalizeState({ headDim: 7 }))}`);
+    await page.waitForSelector('body[data-ready=true]', { timeout: 60000 });
     await page.waitForFunction(() => document.getElementById('status').classList.contains('error'));
-    assert.match(await page.textContent('#status'), /^HiRoPEError: headDim must be a positive even integer, got 7/);
-    await page.fill('#c-headDim', '64');
-    await page.waitForFunction(() => !document.getElementById('status').classList.contains('error'));
+    assert.match(await page.textContent('#status'), /^These settings cannot be computed: headDim must be a positive even integer, got 7/);
+    await openMore(page, 'shared-controls');
+    await redraw(page, () => page.fill('#c-headDim', '64'));
+    assert.equal(await page.evaluate(() => document.getElementById('status').classList.contains('error')), false);
     await page.selectOption('#c-source', 'file');
     await page.waitForFunction(() => document.getElementById('status').classList.contains('error'));
     assert.match(await page.textContent('#status'), /load a q\/k JSON file first/);
@@ -284,11 +841,14 @@ describe('playground (headless Chromium)', () => {
     const page = await openPage(site.browser, `${site.url}?simd=0`);
     await ready(page);
     await setCode(page, SMALL);
-    assert.match(await page.textContent('#status'), /attention A\+B: wasm-scalar [\d.]+ ms/);
-    const expected = await expectedHeatmaps(SMALL, {});
+    assert.match(await page.textContent('#timing-text'), /Attention A \+ B by backend: wasm-scalar [\d.]+ ms/);
+    // SMALL has fewer than 64 tokens: the default view carries token labels.
+    const margin = MARGIN + LABEL_MARGIN;
+    await redraw(page, () => page.fill('#c-b-window', '8'));
+    const expected = await expectedHeatmaps(SMALL, { b: { window: 8 } });
     const cells = sampleCells(expected.n);
-    for (const which of ['a', 'b']) {
-      const got = await readCells(page, `#map-${which} canvas`, cells, { margin: MARGIN, n: expected.n });
+    for (const which of ['a', 'b', 'diff']) {
+      const got = await readCells(page, `#map-${which} canvas`, cells, { margin, n: expected.n });
       // The scalar kernels round differently from the SIMD ones: allow one colour step.
       cells.forEach(([i, j], c) => expected.colour(which, i, j).forEach((v, k) => assert.ok(Math.abs(got[c][k] - v) <= 4, `${which} (${i}, ${j})`)));
     }
@@ -302,9 +862,10 @@ describe('playground (headless Chromium)', () => {
       const page = await openPage(browser, site.url);
       await ready(page);
       await setCode(page, SMALL);
+      await openMore(page, 'shared-controls');
       await page.selectOption('#backend', 'webgpu');
-      await page.waitForFunction(() => document.getElementById('status').textContent.includes('WebGPU'), null, { timeout: 60000 });
-      assert.match(await page.textContent('#status'), /attention A\+B: wasm-simd [\d.]+ ms, WebGPU [\d.]+ ms/);
+      await page.waitForFunction(() => document.getElementById('timing-text').textContent.includes('WebGPU'), null, { timeout: 60000 });
+      assert.match(await page.textContent('#timing-text'), /Attention A \+ B by backend: wasm-simd [\d.]+ ms, WebGPU [\d.]+ ms/);
     } finally {
       await browser.close();
     }

@@ -1,6 +1,7 @@
 // The page side of the playground workers: promise-based requests, and "latest wins" scheduling
 // (PairClient) so that a burst of edits or slider moves computes only the newest state.
 import { simdSupported } from '../../dist/api.js';
+import { assetURL } from './assets.js';
 
 export class WorkerError extends Error {
   constructor(name, message) {
@@ -16,7 +17,7 @@ export class WorkerError extends Error {
 let compiled = null;
 export function compiledModule(simd) {
   compiled ??= (async () => {
-    const url = new URL(simd ? './hirope-simd.wasm' : './hirope-scalar.wasm', import.meta.url);
+    const url = assetURL(simd ? 'hirope-simd.wasm' : 'hirope-scalar.wasm', import.meta.url);
     const response = await fetch(url);
     if (!response.ok) throw new Error(`${url} answered ${response.status}`);
     return WebAssembly.compileStreaming ? WebAssembly.compileStreaming(response) : WebAssembly.compile(await response.arrayBuffer());

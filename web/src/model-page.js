@@ -2,6 +2,7 @@
 // shaded by loss, the model's real attention per layer and head (and every layer and head as
 // thumbnails), and generation — computed by the same two workers as the attention mode. The
 // whole state lives in the URL hash.
+import { assetURL } from './assets.js';
 import { createEditor, HEAT_LEVELS, heatLevel } from './editor.js';
 import { Heatmap, installUnitColours } from './heatmap.js';
 import { PairClient } from './client.js';
@@ -36,7 +37,7 @@ const client = new PairClient(workerURL);
 
 // The weights, fetched once per visit for both workers. hr.model.load() reads data/pybyte.hrm
 // next to the hirope module, which the site bundles into worker.js: the same URL from here.
-const MODEL_URL = new URL('./data/pybyte.hrm', workerURL);
+const MODEL_URL = assetURL('data/pybyte.hrm', workerURL);
 const modelReady = fetch(MODEL_URL)
   .then((response) => {
     if (!response.ok) throw Object.assign(new Error(`could not fetch the model's weights (${MODEL_URL.pathname}: HTTP ${response.status})`), { name: 'NetworkError' });

@@ -3,6 +3,7 @@
 // image work never block the page. Requests are handled one at a time, in order.
 import init from '../../dist/index.js';
 import { SideEngine } from './engine.js';
+import { assetURL } from './assets.js';
 import { ModelEngine } from './model-engine.js';
 
 // worker.js?simd=0 forces the scalar build (the page passes its own ?simd=0 on), to see and test
@@ -17,7 +18,9 @@ let qkFile = null;
 // (the page could not compile it) makes the worker load the file itself.
 let wasmModule;
 const moduleArrived = new Promise((resolve) => (wasmModule = resolve));
-const ready = moduleArrived.then((module) => init(module ? { ...options, wasmModule: module } : options)).then((hr) => {
+// Without a module the worker loads the .wasm itself, under the site's hashed name.
+const locateFile = (name) => assetURL(name, self.location.href).href;
+const ready = moduleArrived.then((module) => init(module ? { ...options, wasmModule: module } : { ...options, locateFile })).then((hr) => {
   engine = new SideEngine(hr);
   return hr;
 });
@@ -28,7 +31,7 @@ async function engineFor(backend) {
   if (backend !== 'webgpu') return engine;
   if (gpuEngine === undefined) {
     // A second instance whose attentionAsync runs on the GPU; null when there is no adapter.
-    const hr = await init({ ...options, ...(sharedModule ? { wasmModule: sharedModule } : {}), backend: 'auto' }).catch(() => null);
+    const hr = await init({ ...options, ...(sharedModule ? { wasmModule: sharedModule } : { locateFile }), backend: 'auto' }).catch(() => null);
     gpuEngine = hr && hr.attentionBackend === 'webgpu' ? new SideEngine(hr, { async: true }) : null;
   }
   if (!gpuEngine) throw Object.assign(new Error('WebGPU is not available in this browser; choose WebAssembly'), { name: 'PlaygroundError' });
