@@ -2,12 +2,15 @@
 // library is loaded through the URL hash, then characters are typed with real key events at a
 // fixed interval at the end of a line in the middle of the file, idle and with K CPU-bound
 // processes running beside Chromium. Measured in the page: each keydown's time (event.timeStamp)
-// to the next animation frame (the rAF callback after it; also the task after that frame), every
-// main-thread task over 50 ms (longtask), long animation frames, the worst event-loop gap, and the
-// page's own `hirope:redraw` events, to see that the views keep up (last keystroke → last redraw).
+// to the next animation frame (the rAF callback after it), the same to the next paint (Event
+// Timing), every main-thread task over 50 ms (longtask), long animation frames (in --json), the
+// worst timer delay (event-loop gap), and the page's own `hirope:redraw` events, to see that the
+// views keep up (last keystroke → last redraw). Other processes' CPU use is recorded too (Linux
+// /proc), since "idle" on a shared machine may not be.
 // It is a benchmark, not a test: it exits non-zero only when it could not run.
 //   node bench/typing.mjs [--file PATH] [--lines 400] [--chars 40] [--interval 70] [--busy 0,2]
-//                         [--repeats 3] [--settle 2000] [--json FILE]
+//                         [--repeats 3] [--settle 2000] [--quiet-wait 15] [--timeout 600] [--json FILE]
+// HIROPE_SITE selects the built site (as for scripts/build-site.mjs and web/serve.mjs).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -32,7 +35,10 @@ const options = {
   repeats: number('--repeats', 3),
   settle: number('--settle', 2000), // quiet time after the last key (and after the last redraw)
   json: value('--json', null),
-  timeout: number('--timeout', 600), // seconds: the whole run, and the busy processes' own limit
+  timeout: number('--timeout', 600),
+  // On a shared machine: before each repeat, wait up to this many seconds for other processes to
+  // use under 0.25 cores (measured over 1 s); 0: do not wait.
+  quietWait: number('--quiet-wait', 15), // seconds: the whole run, and the busy processes' own limit
 };
 if (options.busy.some((k) => !Number.isInteger(k) || k < 0)) throw new Error(`--busy: a list of counts like 0,2, not ${value('--busy')}`);
 if (options.repeats < 1 || options.chars < 1) throw new Error('--repeats and --chars must be at least 1');
@@ -276,6 +282,19 @@ function otherCores(before, after) {
   return (ticks * 10) / (after.at - before.at);
 }
 
+/** Waits (at most --quiet-wait s) until processes other than ours use under 0.25 cores. */
+async function waitForQuietMachine() {
+  const until = Date.now() + options.quietWait * 1000;
+  let cores = null;
+  do {
+    const before = otherCpu();
+    await sleep(1000);
+    cores = otherCores(before, otherCpu());
+    if (cores === null || cores < 0.25) break;
+  } while (Date.now() < until);
+  return cores;
+}
+
 // ----- One run: a fresh page, settled, then typing.
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 async function quiet(page, ms, limit) {
@@ -313,7 +332,7 @@ async function runOnce(url, target, text) {
     if (pre.error) throw new Error(`the page shows an error: ${pre.status}`);
     await quiet(page, 1000, 30000);
 
-    // The cursor at the end of the middle line: scroll it into view, click its right end, End.
+    // The cursor at the end of the middle line: scroll it into view, click it, End.
     let found = { index: -1 };
     for (let attempt = 0; attempt < 20 && found.index < 0; attempt++) {
       found = await page.evaluate(findLine, { text: target.text, fraction: target.line / target.total });
@@ -504,6 +523,8 @@ try {
       if (k) await sleep(500); // let them get going
       for (let r = 0; r < options.repeats; r++) {
         let result = null;
+        const before = options.quietWait > 0 ? await waitForQuietMachine() : null;
+        if (before !== null && before >= 0.25) console.error(`  note: other processes still used ${before.toFixed(2)} cores after waiting ${options.quietWait} s`);
         for (let attempt = 1; attempt <= 2 && !result; attempt++) {
           try {
             result = await runOnce(`${site.url}${hash}`, target, text);

@@ -2,7 +2,7 @@
 // coloured heatmap images, and the data for the distance, angle and decay views. It runs inside the
 // Web Worker (worker.js) and in Node tests; it keeps the full matrices so that zooming, row
 // selection and CSV export need no recomputation.
-import { LUTS, MASKED, probPixels, packLut, ratioIndex, logRatio, divergingLut, linearIndex } from './colormap.js';
+import { LUTS, MASKED, probPixels, packLut, ratioIndexOf, tableLogRatios, divergingLut, linearIndex } from './colormap.js';
 import { schemeFor, analyzeOptionsFor, ROTARY, WINDOWED, DEFAULTS } from './state.js';
 
 /** Heatmaps cover at most this many tokens (the analysis covers the whole text). */
@@ -165,17 +165,24 @@ export function diffImage(rawA, rawB, rows, cols, region, theme = 'light') {
   const rgba = new Uint8ClampedArray(rawA.length * 4);
   const words = new Uint32Array(rgba.buffer);
   const lut = packedDiverging(theme);
-  for (let c = 0; c < rawA.length; c++) words[c] = lut[ratioIndex(rawA[c], rawB[c])];
+  const visibleAt = Math.log2(VISIBLE_RATIO);
+  const visible = new Uint8Array(rawA.length);
+  const f32 = (x) => (x instanceof Float32Array ? x : Float32Array.from(x));
+  const ratios = tableLogRatios(f32(rawA), f32(rawB), new Float32Array(rawA.length));
+  for (let c = 0; c < rawA.length; c++) {
+    const r = ratios[c];
+    words[c] = lut[ratioIndexOf(r)];
+    visible[c] = Math.abs(r) >= visibleAt ? 1 : 0;
+  }
   maskUpper(rgba, rows, cols, region);
-  const threshold = Math.log2(VISIBLE_RATIO);
-  let visible = 0;
+  let shown = 0;
   let cells = 0;
   for (let c = 0; c < rawA.length; c++) {
     if (words[c] === 0) continue; // masked
     cells++;
-    if (Math.abs(logRatio(rawA[c], rawB[c])) >= threshold) visible++;
+    shown += visible[c];
   }
-  return { rgba, visibleShare: cells ? visible / cells : 0 };
+  return { rgba, visibleShare: cells ? shown / cells : 0 };
 }
 
 /** A cell counts as visibly coloured when B attends at least this factor more or less than A. */

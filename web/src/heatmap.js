@@ -95,10 +95,12 @@ export class Heatmap {
   }
 
   setLegend(gradient, left, right, note = '') {
+    const spec = { gradient, left, right, note };
+    if (JSON.stringify(spec) === JSON.stringify(this.legendSpec)) return;
     const next = legend(gradient, left, right, note);
     this.legend.replaceWith(next);
     this.legend = next;
-    this.legendSpec = { gradient, left, right, note };
+    this.legendSpec = spec;
   }
 
   /** image: { rgba, rows, cols }; region: token ranges; units: Int32Array unit per token. */

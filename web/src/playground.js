@@ -395,6 +395,7 @@ function renderTip(i, j, a, b) {
 
 // ----- units outline
 let outlineItems = [];
+let outlineStructure = '';
 function renderOutline(a) {
   const list = $('outline');
   const first = new Int32Array(a.units.length).fill(-1);
@@ -407,14 +408,26 @@ function renderOutline(a) {
     last[u] = t;
     if (a.statement[t] >= 0) statements[u].add(a.statement[t]);
   }
+  const meta = (u) => `${first[u] >= 0 ? `tokens ${first[u]}–${last[u]}` : 'no tokens'} · ${statements[u].size} statement${statements[u].size === 1 ? '' : 's'}`;
+  const structure = JSON.stringify(a.units.map((unit) => [unit.kind, unit.name]));
+  // Typing inside a unit moves token ranges, not units: update the numbers in place.
+  if (structure === outlineStructure) {
+    outlineItems.forEach((li, u) => {
+      li.querySelector('.outline-meta').textContent = meta(u);
+      li.range = first[u] >= 0 ? { from: first[u], to: last[u] + 1 } : null;
+      li.unit = a.units[u];
+    });
+    return;
+  }
+  outlineStructure = structure;
   outlineItems = a.units.map((unit, u) => {
     const li = el('li', { class: `outline-item hr-u${u % 6}-edge`, 'data-unit': String(u) });
     const button = el('button', { type: 'button', class: 'outline-unit' });
     button.append(el('span', { class: 'outline-kind' }, unit.kind), document.createTextNode(' '), el('span', { class: 'outline-name' }, unit.name || '(unnamed)'));
-    const range = first[u] >= 0 ? `tokens ${first[u]}–${last[u]}` : 'no tokens';
-    li.append(button, el('span', { class: 'outline-meta' }, `${range} · ${statements[u].size} statement${statements[u].size === 1 ? '' : 's'}`));
+    li.append(button, el('span', { class: 'outline-meta' }, meta(u)));
+    li.unit = unit;
     button.addEventListener('click', () => {
-      editor.selectRange(unit.start, unit.end);
+      editor.selectRange(li.unit.start, li.unit.end);
       markUnit(u, true);
     });
     li.range = first[u] >= 0 ? { from: first[u], to: last[u] + 1 } : null;
@@ -473,17 +486,25 @@ function renderSummary() {
     const kl = mean(comparison.kl);
     cmp.textContent = `B differs from A by a total variation of ${tv.toFixed(3)} per query on average (0: the same attention, 1: disjoint) and KL(A‖B) = ${kl.toFixed(3)} bits` + (i >= 0 ? `; query ${i}: ${comparison.tv[i].toFixed(3)} and ${comparison.kl[i].toFixed(3)} bits.` : '.');
   } else cmp.textContent = 'Comparing the two matrices…';
-  const chart = el('canvas', { class: 'tv-chart', role: 'img', 'aria-label': 'Total variation between A and B for every query token' });
-  box.replaceChildren(table, cmp, chart);
-  drawTVChart(chart);
+  box.replaceChildren(table, cmp, tvChart);
+  drawTVChart(tvChart);
 }
+const tvChart = el('canvas', { class: 'tv-chart', role: 'img', 'aria-label': 'Total variation between A and B for every query token' });
+// The chart's width comes from a ResizeObserver, so drawing it never forces a layout.
+let summaryWidth = 0;
+new ResizeObserver((entries) => {
+  const width = Math.round(entries[0].contentRect.width);
+  if (width === summaryWidth) return;
+  summaryWidth = width;
+  if (result?.n) drawTVChart(tvChart);
+}).observe($('summary'));
 
 // Total variation between A's and B's attention, one value per query row, with the selected row.
 function drawTVChart(canvas) {
-  const width = Math.max(240, canvas.parentElement.clientWidth);
+  const width = Math.max(240, summaryWidth);
   const height = 96;
   const ctx = fitCanvas(canvas, width, height);
-  const ink = getComputedStyle(canvas.parentElement).color;
+  const ink = getComputedStyle($('summary')).color;
   const box = { left: 44, top: 6, width: width - 56, height: height - 42 };
   const n = result.n;
   drawAxes(ctx, { box, x: { lo: 0, hi: n - 1, title: 'query token' }, y: { lo: 0, hi: 1, title: 'TV(A, B)', ticks: [0, 0.5, 1] }, ink, grid: true });
@@ -514,11 +535,13 @@ function drawTVChart(canvas) {
 // ----- running
 // Typing: a burst of keystrokes computes once the typing pauses (EDIT_IDLE) or at least every
 // EDIT_MAX_WAIT while it goes on, so the maps follow the code without a computation per key.
-const EDIT_IDLE = 80;
-const EDIT_MAX_WAIT = 300;
+const EDIT_IDLE = 150;
+const EDIT_MAX_WAIT = 750;
 let editTimer = 0;
 let firstEdit = 0;
+let lastEdit = -Infinity;
 function scheduleEdit() {
+  lastEdit = performance.now();
   if (!ready) return;
   const now = performance.now();
   if (!editTimer) firstEdit = now;
@@ -549,7 +572,7 @@ new IntersectionObserver((entries) => {
     if (!value.views.distances) schedule(); // computed only once they are seen
     else renderViews(value);
   }
-}, { rootMargin: '200px' }).observe($('views'));
+}, { rootMargin: '0px' }).observe($('views'));
 
 async function run() {
   if (!scheduled) return;
@@ -586,6 +609,9 @@ async function run() {
   const tPaint = performance.now();
   const compareNeeded = value.n > 0 && value.matrices !== result?.matrices;
   paint(value, snapshot);
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  if (result !== value) return; // a newer result was painted meanwhile
+  paintRest(value, snapshot);
   const now = performance.now();
   const total = now - t0;
   if (value.n) backendTimes[value.backend] = value.timings.a + value.timings.b;
@@ -613,7 +639,8 @@ async function compareSides(value) {
   renderSummary();
   try {
     const c = await client.compare();
-    if (result !== value) return;
+    // A later result with the same two matrices (a zoom, the views arriving) keeps the comparison.
+    if (result?.matrices !== value.matrices) return;
     comparison = c;
     renderSummary();
     document.dispatchEvent(new CustomEvent('hirope:compare', { detail: { tv: c.tv, kl: c.kl } }));
@@ -678,16 +705,12 @@ function paint(value, snapshot) {
   const a = value.analysis;
   if (a !== previous?.analysis) {
     lastAnalysis = a.version;
-    const t = performance.now();
-    editor.setTokens({ count: a.count, start: a.start, end: a.end, unit: a.unit, length: a.length });
-    paintTimes.editor = performance.now() - t;
     selected.index = -1;
     $('query-info').textContent = '';
     for (const h of Object.values(heatmaps)) {
       h.selected = -1;
       h.highlight = null;
     }
-    renderOutline(a);
   }
   const names = { a: describeScheme(snapshot.a), b: describeScheme(snapshot.b) };
   heatmaps.a.setTitle('A', names.a);
@@ -695,15 +718,29 @@ function paint(value, snapshot) {
   heatmaps.diff.setTitle('A vs B', 'B ÷ A');
   if (!value.n) {
     for (const h of Object.values(heatmaps)) h.draw(null);
-    renderSummary();
-    return;
+  } else {
+    const t = performance.now();
+    drawHeatmaps(value.images);
+    paintTimes.maps = performance.now() - t;
   }
-  const t = performance.now();
-  drawHeatmaps(value.images);
-  paintTimes.maps = performance.now() - t;
+}
+
+// The rest of a redraw, in the task after the maps: the editor's marks, the outline, the numbers
+// and the hints (so that no single task of a redraw blocks typing for long).
+let marked = null; // the analysis whose tokens the editor and the outline show
+function paintRest(value, snapshot) {
+  const a = value.analysis;
+  if (a !== marked) {
+    marked = a;
+    const t = performance.now();
+    editor.setTokens({ count: a.count, start: a.start, end: a.end, unit: a.unit, length: a.length });
+    paintTimes.editor = performance.now() - t;
+    renderOutline(a);
+  }
   renderSummary();
+  if (!value.n) return;
   paintTimes.views = 0;
-  if (viewsVisible && value.views.distances) setTimeout(() => result === value && renderViews(value), 0);
+  if (viewsVisible && value.views.distances) deferViews(value);
   else viewsPending = value;
   for (const side of ['a', 'b']) {
     const angles = value.views.angles[side]?.value;
@@ -724,7 +761,17 @@ function paint(value, snapshot) {
   if (selected.index >= 0 && selected.index < value.n) selectRow(selected.side, selected.index);
 }
 
-// The views below the maps, drawn in their own task and only when they are (nearly) on screen.
+// While a person types, the views wait until the typing pauses (VIEWS_AFTER_TYPING): they are
+// below the maps and cost tens of milliseconds on the page's thread.
+const VIEWS_AFTER_TYPING = 600;
+let viewsTimer = 0;
+function deferViews(value) {
+  clearTimeout(viewsTimer);
+  const wait = Math.max(0, lastEdit + VIEWS_AFTER_TYPING - performance.now());
+  viewsTimer = setTimeout(() => result === value && renderViews(value), wait);
+}
+
+// The views below the maps, drawn in their own task and only when they are on screen.
 function renderViews(value) {
   const t = performance.now();
   const v = value.views;
@@ -764,10 +811,11 @@ function showNote(text) {
 let urlTimer = 0;
 function writeURL(snapshot) {
   clearTimeout(urlTimer);
+  // Compressing the code into the URL waits until the typing pauses.
   urlTimer = setTimeout(async () => {
     const hash = await encodeState({ ...snapshot, code: state.code });
     if (hash !== location.hash && !(hash === '' && location.hash === '')) history.replaceState(null, '', hash || location.pathname + location.search);
-  }, 150);
+  }, Math.max(150, lastEdit + 1000 - performance.now()));
 }
 
 // The mode link carries the code and language to Model mode.
