@@ -1,7 +1,7 @@
 // The <hirope-attention> element on the demo article, in headless Chromium under the strict CSP:
-// one script tag, lazy loading when scrolled into view, colours from the API, compact controls,
-// light and dark from the surrounding page, and a responsive layout. Screenshots go to
-// build/screenshots/.
+// one script tag, lazy loading when scrolled into view, colours from the API (A, B and the A vs B
+// map on the theme's ramp), compact controls, light and dark from the surrounding page, and a
+// responsive layout. Screenshots go to build/screenshots/.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSite, openPage, screenshot, expectedHeatmaps, readCells, fingerprint, sampleCells } from './helpers.mjs';
@@ -30,20 +30,28 @@ describe('<hirope-attention> on the demo article (headless Chromium)', () => {
     await page.context().close();
   });
 
-  it('draws the colours of the API\'s probabilities, from a template and from the code attribute', async () => {
+  it('draws the colours of the API\'s probabilities (A, B and A vs B, light and dark), from a template and from the code attribute', async () => {
     const page = await openPage(site.browser, `${site.url}article.html`, { viewport: { width: 1100, height: 3000 } });
-    for (const [id, state] of [
-      ['first', { language: 'python', a: { type: 'rope', window: 32 }, b: { type: 'hirope', window: 32 } }],
-      ['second', { language: 'javascript', a: { type: 'rerope', window: 24 }, b: { type: 'self-extend', window: 24 } }],
+    for (const [id, state, theme] of [
+      ['first', { language: 'python', a: { type: 'rope', window: 32 }, b: { type: 'hirope', window: 32 } }, 'light'],
+      ['second', { language: 'javascript', a: { type: 'rerope', window: 24 }, b: { type: 'self-extend', window: 24 } }, 'light'],
+      // On the article's dark panel: the A vs B map on the dark ramp.
+      ['third', { language: 'go', a: { type: 'rope', window: 32 }, b: { type: 'hirope', window: 32, ratio: 0.35 } }, 'dark'],
     ]) {
+      await page.locator(`#${id}`).scrollIntoViewIfNeeded();
       await page.waitForFunction((id) => document.getElementById(id).dataset.ready === 'true', id, { timeout: 60000 });
+      assert.equal(await page.evaluate((id) => document.getElementById(id).dataset.theme, id), theme);
       const text = await code(page, id);
       const expected = await expectedHeatmaps(text, state);
+      assert.ok(expected.n <= 320, 'cells are 1:1 with tokens (the element pools to 320)');
       const cells = sampleCells(expected.n, 40);
-      for (const side of ['a', 'b']) {
-        const got = await readCells(page, { host: id, index: side === 'a' ? 0 : 1 }, cells, { margin: MARGIN, n: expected.n });
-        cells.forEach(([i, j], c) => assert.deepEqual(got[c].slice(0, 3), expected.colour(side, i, j), `${id} ${side} (${i}, ${j})`));
+      let coloured = 0;
+      for (const [index, which] of ['a', 'b', 'diff'].entries()) {
+        const got = await readCells(page, { host: id, index }, cells, { margin: MARGIN, n: expected.n });
+        cells.forEach(([i, j], c) => assert.deepEqual(got[c].slice(0, 3), expected.colour(which, i, j, theme), `${id} ${which} (${i}, ${j})`));
+        if (which === 'diff') coloured = cells.filter(([i, j]) => expected.colour(which, i, j, theme).join() !== expected.colour(which, i, i, theme).join()).length;
       }
+      assert.ok(coloured > 0, `${id}: the A vs B cells checked are not all neutral`);
     }
     assert.match(await code(page, 'second'), /return x >= this\.lo && x <= this\.hi;/);
     assert.deepEqual(page.problems, []);
@@ -91,6 +99,11 @@ describe('<hirope-attention> on the demo article (headless Chromium)', () => {
     await light.emulateMedia({ colorScheme: 'dark' });
     await light.waitForFunction(() => document.getElementById('first').dataset.theme === 'dark');
     assert.deepEqual(await themes(light), ['dark', 'dark', 'dark']);
+    // The A vs B map is redrawn on the dark ramp (its neutral middle matches the dark background).
+    const expected = await expectedHeatmaps(await code(light, 'first'), { language: 'python', a: { type: 'rope', window: 32 }, b: { type: 'hirope', window: 32 } });
+    const cells = sampleCells(expected.n, 30);
+    const got = await readCells(light, { host: 'first', index: 2 }, cells, { margin: MARGIN, n: expected.n });
+    cells.forEach(([i, j], c) => assert.deepEqual(got[c].slice(0, 3), expected.colour('diff', i, j, 'dark'), `first diff (${i}, ${j}) dark`));
     await screenshot(light, 'article-dark');
     assert.deepEqual(light.problems, []);
     await light.context().close();
@@ -105,8 +118,10 @@ describe('<hirope-attention> on the demo article (headless Chromium)', () => {
       await page.waitForFunction(() => document.getElementById('first').dataset.ready === 'true', null, { timeout: 60000 });
       const boxes = await page.evaluate(() => Array.from(document.getElementById('first').shadowRoot.querySelectorAll('canvas'), (c) => c.getBoundingClientRect().toJSON()));
       const host = await page.evaluate(() => document.getElementById('first').getBoundingClientRect().width);
-      assert.equal(boxes[1].top > boxes[0].bottom - 1, stacked, `width ${width}`);
-      for (const b of boxes) assert.ok(b.width <= host && b.width > host * (stacked ? 0.8 : 0.4));
+      assert.equal(boxes.length, 3); // A, B, A vs B
+      for (const k of [1, 2]) assert.equal(boxes[k].top > boxes[k - 1].bottom - 1, stacked, `width ${width}, map ${k}`);
+      if (!stacked) for (const k of [1, 2]) assert.ok(Math.abs(boxes[k].top - boxes[0].top) < 1, 'one row');
+      for (const b of boxes) assert.ok(b.width <= host && b.width > host * (stacked ? 0.8 : 0.28), `width ${width}: ${b.width} of ${host}`);
       if (stacked) await screenshot(page, 'article-narrow');
       assert.deepEqual(page.problems, []);
       await page.context().close();

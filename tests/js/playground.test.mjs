@@ -1,11 +1,14 @@
-// The playground's compute side in Node: pooling against a naive mean, q/k file parsing and its
-// errors, URL state round trips, language detection on the samples, and a SideEngine run.
+// The playground's compute side in Node: pooling against a naive mean, the A vs B map (log2(pB/pA)
+// colours, masking, visible share), per-row statistics and TV/KL against a direct computation, the
+// presets (their state, their match, a visible difference on every sample), q/k file parsing and
+// its errors, URL state round trips, language detection on the samples, and a SideEngine run.
 import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import init from '../../dist/index.js';
-import { SideEngine, diffImage, parseQKFile, sampleIndices, MAX_ATTENTION_TOKENS } from '../../web/src/engine.js';
-import { normalizeState, encodeState, decodeState, schemeFor, DEFAULTS } from '../../web/src/state.js';
-import { probIndex, DECADES } from '../../web/src/colormap.js';
+import { SideEngine, diffImage, parseQKFile, sampleIndices, rowStats, compareRows, positionsFor, MAX_ATTENTION_TOKENS, VISIBLE_RATIO } from '../../web/src/engine.js';
+import { normalizeState, encodeState, decodeState, schemeFor, analyzeOptionsFor, DEFAULTS } from '../../web/src/state.js';
+import { probIndex, ratioIndex, logRatio, divergingLut, rgb, DECADES, RATIO_FLOOR, RATIO_LIMIT } from '../../web/src/colormap.js';
+import { PRESETS, presetState, matchesPreset } from '../../web/src/presets.js';
 import { SAMPLES } from '../../web/src/samples.js';
 
 function naivePool(p, inv, n, region, rows, cols) {
@@ -67,12 +70,177 @@ describe('playground engine', () => {
     assert.throws(() => hr.pool({ matrix: probs.subarray(1), n, rows: 4, cols: 4 }), /matrix has length 1368, expected n \* n = 1369/);
   });
 
-  it('colours the difference by the largest magnitude and masks cells above the diagonal', () => {
-    const region = { r0: 0, r1: 2, c0: 0, c1: 2 };
-    const { rgba, maxAbs } = diffImage(Float32Array.of(0.5, 0, 0.25, 0.75), Float32Array.of(0.25, 0, 0.5, 0.5), 2, 2, region);
-    assert.equal(maxAbs, 0.25);
-    assert.equal(rgba[4 * 1 + 3], 0); // (0, 1) is masked
-    assert.equal(rgba[3], 255);
+  it('colours A vs B by log2(pB / pA) on a fixed scale, masks cells above the diagonal, and counts the visible share', () => {
+    const n = 4;
+    const region = { r0: 0, r1: n, c0: 0, c1: n };
+    // [i, j, pA, pB] for the lower triangle; cells above the diagonal hold numbers that must not show.
+    const lower = [
+      [0, 0, 0.5, 0.5], // equal: neutral
+      [1, 0, 0.25, 0.34375], // 1.375x: visible
+      [1, 1, 0.25, 0.28125], // 1.125x: not visible
+      [2, 0, 0.1, 0.8], // 8x: B's end of the scale
+      [2, 1, 0.8, 0.1], // A's end
+      [2, 2, 1e-8, 1e-7], // both below the floor: neutral
+      [3, 0, 0.01, 0.32], // 32x: saturated
+      [3, 1, 0, 1e-6], // 0 against the floor: neutral
+      [3, 2, 0, 1e-3], // 1000x (A's 0 floored): saturated
+      [3, 3, 0.5, 0.25], // A 2x: a third of the way to A's end
+    ];
+    const a = new Float32Array(n * n).fill(0.7);
+    const b = new Float32Array(n * n).fill(0.1);
+    for (const [i, j, pa, pb] of lower) {
+      a[i * n + j] = pa;
+      b[i * n + j] = pb;
+    }
+    const index = (i, j) => ratioIndex(a[i * n + j], b[i * n + j]);
+    // Equal (or both floored) is the neutral middle, 8x either way the ends, A 2x a third of the way.
+    for (const [i, j] of [[0, 0], [2, 2], [3, 1]]) assert.equal(index(i, j), 128, `(${i}, ${j})`);
+    for (const [i, j] of [[2, 0], [3, 0], [3, 2]]) assert.equal(index(i, j), 255, `(${i}, ${j})`);
+    assert.equal(index(2, 1), 0);
+    assert.ok(Math.abs(index(3, 3) - 85) <= 1);
+    // The direct formula: index = round(clamp(1/2 + log2(max(pB, floor) / max(pA, floor)) / (2 * limit)) * 255),
+    // within one step (the map reads log2 from a table, within 0.003 of the exact value).
+    for (const [i, j] of lower) {
+      const r = Math.log2(Math.max(b[i * n + j], RATIO_FLOOR) / Math.max(a[i * n + j], RATIO_FLOOR));
+      assert.ok(Math.abs(index(i, j) - Math.round(Math.min(1, Math.max(0, 0.5 + r / (2 * RATIO_LIMIT))) * 255)) <= 1, `(${i}, ${j})`);
+      assert.equal(logRatio(a[i * n + j], b[i * n + j]), r);
+    }
+    for (const theme of ['light', 'dark']) {
+      const { rgba, visibleShare } = diffImage(a, b, n, n, region, theme);
+      for (let i = 0; i < n; i++) {
+        for (let j = 0; j < n; j++) {
+          const px = Array.from(rgba.subarray(4 * (i * n + j), 4 * (i * n + j) + 4));
+          if (j > i) assert.equal(px[3], 0, `(${i}, ${j}) is masked`);
+          else assert.deepEqual(px, [...rgb(divergingLut(theme), index(i, j)), 255], `(${i}, ${j}) ${theme}`);
+        }
+      }
+      // Visible: at least VISIBLE_RATIO either way: (1,0), (2,0), (2,1), (3,0), (3,2), (3,3).
+      const visible = lower.filter(([i, j]) => Math.abs(logRatio(a[i * n + j], b[i * n + j])) >= Math.log2(VISIBLE_RATIO)).length;
+      assert.equal(visible, 6);
+      assert.equal(visibleShare, visible / lower.length);
+    }
+    // The themes differ in their ramps, in the neutral middle above all.
+    assert.notDeepEqual(rgb(divergingLut('light'), 128), rgb(divergingLut('dark'), 128));
+    // A zoomed region masks by token index, not by cell: rows 2-3 against keys 1-2.
+    const zoomed = diffImage(Float32Array.of(0.5, 0.5, 0.5, 0.5), Float32Array.of(0.5, 0.5, 0.5, 1), 2, 2, { r0: 2, r1: 4, c0: 1, c1: 3 });
+    assert.deepEqual([3, 7, 11, 15].map((o) => zoomed.rgba[o]), [255, 255, 255, 255]);
+    assert.equal(zoomed.visibleShare, 1 / 4);
+    const upper = diffImage(Float32Array.of(0.5, 0.5, 0.5, 0.5), Float32Array.of(0.5, 0.5, 0.5, 0.5), 2, 2, { r0: 0, r1: 2, c0: 2, c1: 4 });
+    assert.deepEqual([3, 7, 11, 15].map((o) => upper.rgba[o]), [0, 0, 0, 0]);
+    assert.equal(upper.visibleShare, 0);
+  });
+
+  it('computes per-row own-unit mass and mean distance (rowStats) and TV / KL (compareRows) as defined', () => {
+    const n = 23;
+    // Causal rows that sum to 1, some with zeros.
+    const rows = (seed) => {
+      const p = new Float32Array(n * n);
+      for (let i = 0; i < n; i++) {
+        let sum = 0;
+        for (let j = 0; j <= i; j++) sum += p[i * n + j] = (j * seed + i) % 5 === 0 ? 0 : ((i * 31 + j * seed * 17) % 97) + 1;
+        if (sum === 0) p[i * n + i] = sum = 1;
+        for (let j = 0; j <= i; j++) p[i * n + j] /= sum;
+      }
+      return p;
+    };
+    const a = rows(3);
+    const b = rows(7);
+    const unit = Int32Array.from({ length: n }, (_, t) => Math.floor(t / 6));
+    const token = Int32Array.from({ length: n }, (_, t) => t);
+    const stats = rowStats(a, n, unit, token);
+    const cmp = compareRows(a, b, n);
+    for (let i = 0; i < n; i++) {
+      let own = 0;
+      let distance = 0;
+      let tv = 0;
+      let kl = 0;
+      for (let j = 0; j <= i; j++) {
+        const pa = a[i * n + j];
+        const pb = b[i * n + j];
+        if (unit[j] === unit[i]) own += pa;
+        distance += pa * (i - j);
+        tv += Math.abs(pa - pb) / 2;
+        if (pa > 0) kl += pa * Math.log2(pa / Math.max(pb, 1e-30));
+      }
+      assert.ok(Math.abs(stats.own[i] - own) < 1e-6, `own ${i}`);
+      assert.ok(Math.abs(stats.distance[i] - distance) < 1e-5, `distance ${i}`);
+      assert.ok(Math.abs(cmp.tv[i] - tv) < 1e-6, `tv ${i}`);
+      assert.ok(Math.abs(cmp.kl[i] - Math.max(0, kl)) < 1e-5, `kl ${i}`);
+    }
+    assert.equal(stats.own[0], 1); // the first query sees only itself
+    // The same matrix: no difference; disjoint rows: TV 1.
+    const same = compareRows(a, a, n);
+    assert.ok(same.tv.every((v) => v === 0) && same.kl.every((v) => v === 0));
+    const left = new Float32Array(4).fill(0);
+    const right = new Float32Array(4).fill(0);
+    left[2] = 1; // row 1, key 0
+    right[3] = 1; // row 1, key 1
+    left[0] = right[0] = 1;
+    const disjoint = compareRows(left, right, 2);
+    assert.deepEqual(Array.from(disjoint.tv), [0, 1]);
+    assert.ok(disjoint.kl[1] > 90, 'KL with a floored zero is large');
+  });
+
+  it('gives HiRoPE a longer mean attended distance than RoPE on the sample (the default preset\'s story)', async () => {
+    const state = normalizeState({});
+    const code = SAMPLES.python;
+    const analysis = hr.analyze(code, analyzeOptionsFor(state));
+    const n = analysis.tokens.count;
+    const { q, k } = hr.qk({ source: state.source, n, headDim: state.headDim });
+    const mean = (v) => v.reduce((s, x) => s + x, 0) / v.length;
+    const stats = {};
+    for (const side of ['a', 'b']) {
+      const scheme = schemeFor(state[side], state);
+      const probs = hr.attention({ q, k, n, headDim: state.headDim, positions: positionsFor(scheme, analysis.positions), scheme, causal: true });
+      stats[side] = rowStats(probs, n, analysis.positions.unit, analysis.positions.token);
+      assert.ok(stats[side].own.every((v) => v >= 0 && v <= 1 + 1e-6));
+    }
+    assert.ok(mean(stats.b.distance) > 1.5 * mean(stats.a.distance), `${mean(stats.a.distance)} vs ${mean(stats.b.distance)}`);
+  });
+
+  it('builds presets that keep the code, match until a control moves, and show a visible difference on every sample', () => {
+    const mine = { language: 'go', code: 'package x\n', tokenizer: 'cl100k', gap: 'next', descend: true, train: 999, headDim: 16, a: { type: 'alibi' } };
+    for (const preset of PRESETS) {
+      const state = presetState(preset.id, normalizeState(mine));
+      assert.equal(state.preset, preset.id);
+      for (const key of ['language', 'code', 'tokenizer', 'gap', 'descend']) assert.equal(state[key], mine[key], `${preset.id} keeps ${key}`);
+      assert.equal(state.train, preset.state.train);
+      assert.equal(state.headDim, DEFAULTS.headDim, 'the rest comes from the defaults');
+      assert.deepEqual(state, normalizeState(state));
+      assert.equal(matchesPreset(state), true);
+      // The code and language are not part of a preset; the schemes and shared settings are.
+      assert.equal(matchesPreset({ ...state, code: 'x = 1\n', language: 'python' }), true);
+      assert.equal(matchesPreset({ ...state, train: state.train + 1 }), false);
+      assert.equal(matchesPreset({ ...state, b: { ...state.b, window: state.b.window + 1 } }), false);
+      assert.equal(matchesPreset({ ...state, source: state.source === 'ones' ? 'seeded' : 'ones' }), false);
+      assert.equal(matchesPreset({ ...state, preset: '' }), false);
+    }
+    assert.equal(presetState('nope'), null);
+    assert.equal(new Set(PRESETS.map((p) => p.id)).size, PRESETS.length);
+    // The defaults are the first preset.
+    assert.equal(PRESETS[0].id, DEFAULTS.preset);
+    assert.equal(matchesPreset(normalizeState({})), true);
+    assert.deepEqual(presetState(DEFAULTS.preset, normalizeState({})), normalizeState({}));
+
+    // Every preset colours at least 10% of the A vs B cells on every sample (the browser test's
+    // threshold; the lowest is ReRoPE vs Self-Extend on the Java sample, 17%); equal schemes, none.
+    for (const preset of PRESETS) {
+      for (const [language, code] of Object.entries(SAMPLES)) {
+        const state = presetState(preset.id, normalizeState({ language }));
+        const analysis = hr.analyze(code, analyzeOptionsFor(state));
+        const n = analysis.tokens.count;
+        const { q, k } = hr.qk({ source: state.source, n, headDim: state.headDim, tokenIds: analysis.tokens.ids, seed: state.seed });
+        const probs = {};
+        for (const side of ['a', 'b']) {
+          const scheme = schemeFor(state[side], state);
+          probs[side] = hr.attention({ q, k, n, headDim: state.headDim, positions: positionsFor(scheme, analysis.positions), scheme, causal: true });
+        }
+        const region = { r0: 0, r1: n, c0: 0, c1: n };
+        const { visibleShare } = diffImage(probs.a, probs.b, n, n, region);
+        assert.ok(visibleShare >= 0.1, `${preset.id} on ${language}: ${(100 * visibleShare).toFixed(1)}%`);
+        if (language === 'python') assert.equal(diffImage(probs.b, probs.b, n, n, region).visibleShare, 0);
+      }
+    }
   });
 
   it('maps probability ratios to colour indices on a log scale (table lookup = formula)', () => {
@@ -120,8 +288,15 @@ describe('playground engine', () => {
 
   it('builds API schemes from the controls', () => {
     const state = normalizeState({ train: 256, b: { type: 'hirope', ratio: 0.25, levels: 3, scaling: 'yarn', factor: 8 } });
-    assert.deepEqual(schemeFor(state.b, state), { type: 'hirope', base: 10000, layout: 'half', scaling: { type: 'yarn', factor: 8, originalLength: 256 }, window: 128, trainingLength: 256, ratio: 0.25, levels: 3 });
+    assert.deepEqual(schemeFor(state.b, state), { type: 'hirope', base: 10000, layout: 'half', scaling: { type: 'yarn', factor: 8, originalLength: 256 }, window: DEFAULTS.b.window, trainingLength: 256, ratio: 0.25, levels: 3 });
     assert.deepEqual(schemeFor({ ...state.a, type: 'alibi' }, state), { type: 'alibi' });
+    // HiRoPE on fixed segments: the core derives the unit from the token index, so no unit positions.
+    const segments = normalizeState({ b: { type: 'hirope', units: 'segments', segment: 16 } });
+    const scheme = schemeFor(segments.b, segments);
+    assert.equal(scheme.segmentSize, 16);
+    const positions = { token: Int32Array.of(0, 1), unit: Int32Array.of(0, 0), statement: Int32Array.of(0, 0) };
+    assert.deepEqual(Object.keys(positionsFor(scheme, positions)), ['token', 'statement']);
+    assert.equal(positionsFor(schemeFor(state.b, state), positions), positions);
   });
 
   it('detects the language of every sample', () => {
