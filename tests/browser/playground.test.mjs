@@ -619,7 +619,7 @@ describe('playground (headless Chromium)', () => {
     await openMore(page, 'shared-controls');
     await page.fill('#c-headDim', '7');
     assert.equal(await page.getAttribute('#c-headDim', 'aria-invalid'), 'true');
-    assert.equal(await page.textContent('#c-headDim-error'), 'The head dim must be even.');
+    assert.equal(await page.textContent('#c-headDim-error'), 'The head dimension must be even.');
     assert.equal(await page.evaluate(() => document.getElementById('status').classList.contains('error')), false);
     assert.deepEqual(page.problems, []);
     await page.context().close();

@@ -97,12 +97,14 @@ export class PairClient {
   }
 
   /**
-   * Per-row TV and KL between the two sides' current matrices: A's worker hands a copy of its
-   * matrix over (transferred, not copied again) and B's worker compares.
+   * Per-row TV and KL between the two sides' current matrices, and each side's per-row numbers
+   * (own-unit mass, mean distance): A's worker hands a copy of its matrix over (transferred, not
+   * copied again) and B's worker compares.
    */
   async compare() {
     const a = await this.a.request('probs');
-    return this.b.request('compare', { other: a }, null, [a.probs.buffer]);
+    const b = await this.b.request('compare', { other: { n: a.n, version: a.version, probs: a.probs } }, null, [a.probs.buffer]);
+    return { tv: b.tv, kl: b.kl, stats: { a: a.stats, b: b.stats } };
   }
 
   /**

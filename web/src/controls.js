@@ -31,20 +31,22 @@ function control(spec) {
   }
   input.dataset.key = spec.key;
   input.dataset.kind = spec.type === 'checkbox' ? 'boolean' : spec.numeric || spec.type === 'number' || spec.type === 'range' ? 'number' : 'string';
-  const caption = el('span', { class: 'field-label' }, spec.label);
+  // The accessible name is the caption alone (with the side); the help is the description.
+  const caption = el('span', { class: 'field-label', id: `${id}-label` }, spec.label);
   if (spec.side) caption.append(el('span', { class: 'sr-only' }, ` (scheme ${spec.side})`));
   if (spec.type === 'checkbox') label.append(input, caption);
   else label.append(caption, input);
   if (spec.type === 'range') label.append(el('output', { for: id, class: 'range-value' }));
   const message = el('span', { id: `${id}-error`, class: 'field-error', role: 'alert', hidden: true });
-  if (spec.type === 'number' || spec.type === 'range') input.setAttribute('aria-describedby', `${id}-help ${id}-error`);
+  input.setAttribute('aria-labelledby', `${id}-label`);
+  input.setAttribute('aria-describedby', spec.type === 'number' || spec.type === 'range' ? `${id}-help ${id}-error` : `${id}-help`);
   label.append(el('span', { id: `${id}-help`, class: 'sr-only' }, spec.help), message);
   return { spec, label, input, message };
 }
 
 /** Why a typed number is not acceptable for a spec, in plain words; null when it is. */
 export function invalidNumber(spec, text) {
-  const name = spec.label.toLowerCase();
+  const name = spec.noun ?? spec.label.toLowerCase();
   const value = Number(text);
   if (text.trim() === '' || !Number.isFinite(value)) return `Enter a number for the ${name}.`;
   const whole = spec.step === 1 || spec.step === 2;
@@ -81,7 +83,7 @@ export function sharedControls(languages, tokenizers) {
     { key: 'train', label: 'Training length', type: 'number', min: 2, max: 65536, step: 1, help: 'The context length the model was trained on: the angle view\'s limit, Split%, and the original length for scalings and ReRoPE\'s log-n.' },
     { key: 'source', label: 'Q/K', type: 'select', options: [['ones', 'content-free (all ones)'], ['seeded', 'seeded per token'], ['file', 'from a file…']], help: 'Content-free q = k = 1 isolates the position effect; seeded gives each distinct token its own random vector; a file supplies real q/k rows.' },
     { key: 'seed', label: 'Seed', type: 'number', min: 0, max: 2147483647, step: 1, help: 'Random seed of the per-token vectors.', show: (s) => s.source === 'seeded' },
-    { key: 'headDim', label: 'Head dim', type: 'number', min: 2, max: 256, step: 2, advanced: true, help: 'Dimension d of the attention head: d/2 frequency pairs.' },
+    { key: 'headDim', label: 'Head dim', noun: 'head dimension', type: 'number', min: 2, max: 256, step: 2, advanced: true, help: 'Dimension d of the attention head: d/2 frequency pairs.' },
     { key: 'tokenizer', label: 'Tokenizer', type: 'select', options: tokenizers.map((t) => [t, { lexical: 'lexical (grammar tokens)', cl100k: 'cl100k (GPT-4)', llama2: 'Llama 2 / Code Llama' }[t] ?? t]), advanced: true, help: 'How code becomes tokens: the grammar\'s own tokens, or a real code LLM tokenizer (its vocabulary loads on first use).' },
     { key: 'gap', label: 'Gaps', type: 'select', options: [['own', 'own unit'], ['next', 'join next'], ['previous', 'join previous']], advanced: true, help: 'Code between definitions (imports, statements): its own unit, or part of the next or previous definition.' },
     { key: 'descend', label: 'Methods as units', type: 'checkbox', advanced: true, help: 'Split classes into their methods, each method its own unit.' },

@@ -294,8 +294,7 @@ export class SideEngine {
     t = now();
     const image = this._image(grid, pooled ?? this._pool(grid));
     timings.images = now() - t;
-    const { own, distance } = this._side.stats;
-    return { side, analysis: summary, n, headDim, image, views, notes, timings, matrix: this._side.version, stats: { own: own.slice(), distance: distance.slice() } };
+    return { side, analysis: summary, n, headDim, image, views, notes, timings, matrix: this._side.version };
   }
 
   // View data by key; the key travels with it so that the page can skip redrawing what is unchanged.
@@ -373,8 +372,7 @@ export class SideEngine {
     const args = { q: qk.q, k: qk.k, n, headDim: qk.headDim, positions: positionsFor(scheme, analysis.positions), scheme, causal: true, output: 'probs', out: this._buffer, pool };
     this._side = null; // a failed call leaves no stale matrix behind
     const probs = this.async ? await this.hr.attentionAsync(args) : this.hr.attention(args);
-    const stats = rowStats(probs, n, analysis.positions.unit, analysis.positions.token);
-    this._side = { key, probs, rowMax: pool.rowMax, scheme, stats, version: (this._sideVersion = (this._sideVersion ?? 0) + 1), pooled: { key: JSON.stringify(grid), value: pool } };
+    this._side = { key, probs, rowMax: pool.rowMax, scheme, stats: null, version: (this._sideVersion = (this._sideVersion ?? 0) + 1), pooled: { key: JSON.stringify(grid), value: pool } };
     return pool;
   }
 
@@ -438,18 +436,27 @@ export class SideEngine {
     return { probs: s.probs.slice(i * n, i * n + i + 1), max: s.rowMax[i] };
   }
 
-  /** A copy of the whole probability matrix (n x n), to compare with the other side's. */
-  exportProbs() {
+  // Per-row numbers of this side's matrix (rowStats), computed once per matrix and only when the
+  // page asks for the comparison, after the maps are on screen.
+  _stats() {
     const s = this._require();
-    return { n: this._analysis.n, version: s.version, probs: s.probs.slice(0, this._analysis.n * this._analysis.n) };
+    const p = this._analysis.positions;
+    s.stats ??= rowStats(s.probs, this._analysis.n, p.unit, p.token);
+    return s.stats;
   }
 
-  /** TV and KL per row between another side's matrix (as A) and this side's (as B). */
+  /** A copy of the whole probability matrix (n x n), to compare with the other side's, and its per-row numbers. */
+  exportProbs() {
+    const s = this._require();
+    return { n: this._analysis.n, version: s.version, probs: s.probs.slice(0, this._analysis.n * this._analysis.n), stats: this._stats() };
+  }
+
+  /** TV and KL per row between another side's matrix (as A) and this side's (as B), and this side's per-row numbers. */
   compare(other) {
     const s = this._require();
     const n = this._analysis.n;
     if (!other || other.n !== n || !(other.probs instanceof Float32Array) || other.probs.length !== n * n) throw new PlaygroundError('the two sides disagree on the token count; run both first');
-    return { ...compareRows(other.probs, s.probs, n), versions: [other.version, s.version] };
+    return { ...compareRows(other.probs, s.probs, n), stats: this._stats(), versions: [other.version, s.version] };
   }
 
   /** One cell: probability p(query i -> key j) and the distance each frequency band sees. */

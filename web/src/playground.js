@@ -300,9 +300,22 @@ async function setZoom(region) {
   }
 }
 
+// The unit strips along a map's axes: the side's own units (fixed segments for a HiRoPE side on
+// segments; the parse tree's units otherwise, and on the A vs B map).
+const segmentStrips = new Map();
+function stripUnits(which) {
+  const side = result.snapshot?.[which];
+  if (!side || side.type !== 'hirope' || side.units !== 'segments') return result.analysis.unit;
+  const key = `${result.analysis.count}|${side.segment}`;
+  if (!segmentStrips.has(key)) {
+    segmentStrips.clear();
+    segmentStrips.set(key, Int32Array.from({ length: result.analysis.count }, (_, t) => Math.floor(t / side.segment)));
+  }
+  return segmentStrips.get(key);
+}
+
 function drawHeatmaps(images) {
-  const units = result.analysis.unit;
-  for (const which of ['a', 'b', 'diff']) heatmaps[which].draw({ rgba: images[which], rows: images.rows, cols: images.cols }, images.region, units, result.n, shortLabel);
+  for (const which of ['a', 'b', 'diff']) heatmaps[which].draw({ rgba: images[which], rows: images.rows, cols: images.cols }, images.region, stripUnits(which), result.n, shortLabel);
   const { r0, r1, c0, c1 } = images.region;
   const pooled = r1 - r0 > images.rows || c1 - c0 > images.cols;
   $('zoom-info').textContent = zoom ? `Zoomed: queries ${r0}–${r1 - 1}, keys ${c0}–${c1 - 1}` : '';
@@ -463,10 +476,11 @@ function renderSummary() {
     box.replaceChildren();
     return;
   }
-  const { a, b } = result.stats;
+  // The per-row numbers arrive with the comparison, after the maps.
+  const { a, b } = comparison?.stats ?? { a: {}, b: {} };
   const i = selected.index;
-  const pct = (v) => (Number.isFinite(v) ? `${(100 * v).toFixed(1)}%` : '–');
-  const tok = (v) => (Number.isFinite(v) ? `${v.toFixed(1)}` : '–');
+  const pct = (v) => (Number.isFinite(v) ? `${(100 * v).toFixed(1)}%` : '…');
+  const tok = (v) => (Number.isFinite(v) ? `${v.toFixed(1)}` : '…');
   const table = el('table', { class: 'stats' });
   const head = el('tr');
   head.append(el('th', { scope: 'col' }, ''), el('th', { scope: 'col', class: 'col-a' }, 'A'), el('th', { scope: 'col', class: 'col-b' }, 'B'));
@@ -474,8 +488,8 @@ function renderSummary() {
   table.append(head);
   const row = (label, help, fa, fb, fmt) => {
     const tr = el('tr', { title: help });
-    tr.append(el('th', { scope: 'row' }, label), el('td', {}, fmt(mean(fa))), el('td', {}, fmt(mean(fb))));
-    if (i >= 0) tr.append(el('td', {}, fmt(fa[i])), el('td', {}, fmt(fb[i])));
+    tr.append(el('th', { scope: 'row' }, label), el('td', {}, fmt(fa ? mean(fa) : NaN)), el('td', {}, fmt(fb ? mean(fb) : NaN)));
+    if (i >= 0) tr.append(el('td', {}, fmt(fa?.[i])), el('td', {}, fmt(fb?.[i])));
     table.append(tr);
   };
   row('attention on the query\'s own unit', 'The share of each query\'s attention on keys in its own function, class or gap (mean over all queries).', a.own, b.own, pct);
@@ -681,7 +695,6 @@ function combine(a, b, snapshot, length) {
     backend: a.backend,
     timings,
     matrices: `${a.matrix}|${b.matrix}`,
-    stats: { a: a.stats, b: b.stats },
     images: combineImages(a.image, b.image),
     views: {
       distances: b.views.distances,
