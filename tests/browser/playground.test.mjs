@@ -109,10 +109,10 @@ async function checkColours(page, code, state, theme, { margin = MARGIN, count =
   const cells = sampleCells(n, count);
   for (const which of ['a', 'b', 'diff']) {
     assert.equal(await page.evaluate((id) => document.querySelector(`#${id} canvas`).width, `map-${which}`), PLOT + margin, `${which}: canvas size`);
-    const got = await readCells(page, `#map-${which} canvas`, cells, { margin, n });
+    const got = await readCells(page, `#map-${which} canvas[role=img]`, cells, { margin, n });
     cells.forEach(([i, j], c) => assert.deepEqual(got[c].slice(0, 3), expected.colour(which, i, j, theme), `${which} cell (${i}, ${j}) ${theme}`));
   }
-  const masked = await readCells(page, '#map-diff canvas', [[0, n - 1], [3, 5]], { margin, n });
+  const masked = await readCells(page, '#map-diff canvas[role=img]', [[0, n - 1], [3, 5]], { margin, n });
   assert.deepEqual(masked.map((p) => p[3]), [0, 0]); // above the diagonal: transparent
   return expected;
 }
@@ -131,7 +131,7 @@ async function visibleShareFromPixels(page, theme, n) {
   const lo = ratioIndex(VISIBLE_RATIO, 1);
   return page.evaluate(
     ({ lut, hi, lo, n, margin }) => {
-      const canvas = document.querySelector('#map-diff canvas');
+      const canvas = document.querySelector('#map-diff canvas[role=img]');
       const plot = canvas.width - margin;
       const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
       const index = new Map();
@@ -217,7 +217,7 @@ describe('playground (headless Chromium)', () => {
       const page = await openPage(site.browser, site.url, { colorScheme });
       await ready(page);
       const status = await page.textContent('#status');
-      assert.match(status, /^394 tokens of Python \(lexical tokenizer\) in 5 units and \d+ statements\. The last 138 are beyond the training length of 256, where plain RoPE meets angles it never saw\. Frequency pairs out of distribution: A \d+ of 32, B 0 of 32\.$/);
+      assert.match(status, /^394 tokens of Python \(lexical tokenizer\) in 5 units and \d+ statements\. The last 138 are beyond the training length of 256, where plain RoPE meets angles it never saw\. Frequency pairs out of distribution: A\u00a0\d+\u00a0of\u00a032, B\u00a00\u00a0of\u00a032\.$/);
       assert.match(await page.textContent('#timing-text'), /^Last redraw [\d.]+ ms: analysis [\d.]+ ms, attention A [\d.]+ ms, attention B [\d.]+ ms, .*Attention A \+ B by backend: wasm-simd [\d.]+ ms\.$/);
       // The default is the first preset, with its caption.
       assert.equal(await page.getAttribute('.preset[data-preset=hirope]', 'aria-pressed'), 'true');
@@ -232,7 +232,7 @@ describe('playground (headless Chromium)', () => {
       assert.equal(await page.locator('#decay canvas').count(), 1);
       // Tokens are marked in the editor, coloured by unit.
       assert.ok((await page.locator('#editor .hr-tok').count()) > 100);
-      assert.equal(await page.textContent('#ratio-hint-b'), 'Split% at L = 256: 40.3% (13 of 32 pairs); the token band has 13. Within it.');
+      assert.equal(await page.textContent('#ratio-hint-b'), 'Split%: 13 of 32 pairs (40.3%) turn a full period within 256 tokens; HiRoPE keeps 13 on token distance — within the bound.');
       // The comparison in numbers: own-unit attention and distance for A and B, then TV and KL.
       await page.waitForFunction(() => /total variation of [\d.]+ per query/.test(document.getElementById('summary').textContent));
       assert.equal(await page.locator('#summary table.stats tr').count(), 3);
@@ -281,7 +281,7 @@ describe('playground (headless Chromium)', () => {
     let before = await canvasPixels(page, 'map-diff');
     await page.emulateMedia({ colorScheme: 'dark' });
     await page.waitForFunction((fp) => {
-      const c = document.querySelector('#map-diff canvas');
+      const c = document.querySelector('#map-diff canvas[role=img]');
       const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
       let h = 0x811c9dc5;
       for (let i = 0; i < d.length; i++) h = Math.imul(h ^ d[i], 0x01000193);
@@ -325,7 +325,7 @@ describe('playground (headless Chromium)', () => {
     const page = await openPage(site.browser, site.url);
     await ready(page);
     const expected = await expectedHeatmaps(code, {});
-    await page.focus('#map-a canvas');
+    await page.focus('#map-a canvas[role=img]');
     await page.keyboard.press('End');
     let region = null;
     for (let k = 0; k < 6 && !(region && region.r1 - region.r0 <= 64); k++) {
@@ -343,13 +343,13 @@ describe('playground (headless Chromium)', () => {
     const cells = [];
     for (let i = 0; i < span; i += 3) for (let j = 0; j < span; j += 5) if (region.c0 + j <= region.r0 + i) cells.push([i, j]);
     for (const which of ['a', 'b', 'diff']) {
-      const got = await readCells(page, `#map-${which} canvas`, cells, { margin, n: span });
+      const got = await readCells(page, `#map-${which} canvas[role=img]`, cells, { margin, n: span });
       cells.forEach(([i, j], c) => assert.deepEqual(got[c].slice(0, 3), expected.colour(which, region.r0 + i, region.c0 + j), `${which} (${region.r0 + i}, ${region.c0 + j})`));
     }
     // The labels: ink in the label margin beside the rows and above the columns.
     const ink = await page.evaluate(
       ({ margin, label }) => {
-        const c = document.querySelector('#map-a canvas');
+        const c = document.querySelector('#map-a canvas[role=img]');
         const count = (x, y, w, h) => {
           const d = c.getContext('2d').getImageData(x, y, w, h).data;
           let n = 0;
@@ -362,7 +362,7 @@ describe('playground (headless Chromium)', () => {
     );
     assert.ok(ink.rows > 200 && ink.cols > 200, JSON.stringify(ink));
     await page.keyboard.press('0');
-    await page.waitForFunction((size) => document.querySelector('#map-a canvas').width === size, PLOT + MARGIN);
+    await page.waitForFunction((size) => document.querySelector('#map-a canvas[role=img]').width === size, PLOT + MARGIN);
     assert.equal(await page.textContent('#zoom-info'), '');
     assert.deepEqual(page.problems, []);
     await page.context().close();
@@ -456,7 +456,7 @@ describe('playground (headless Chromium)', () => {
     }
     const pct = (p) => (p >= 0.001 ? `${(100 * p).toFixed(2)}%` : p.toExponential(2));
     const box = await page.evaluate(() => {
-      const c = document.querySelector('#map-a canvas');
+      const c = document.querySelector('#map-a canvas[role=img]');
       return { ...c.getBoundingClientRect().toJSON(), size: c.width };
     });
     // An integer client point near a cell's centre; the cell under it as the heatmap maps it, kept
@@ -531,7 +531,7 @@ describe('playground (headless Chromium)', () => {
     assert.match(text, new RegExp(`total variation of ${mean(cmp.tv).toFixed(3)} per query .* KL\\(A‖B\\) = ${mean(cmp.kl).toFixed(3)} bits\\.$`));
     // A selected query adds its own numbers.
     const i = n - 1;
-    await page.focus('#map-a canvas');
+    await page.focus('#map-a canvas[role=img]');
     await page.keyboard.press('End');
     await page.waitForFunction((i) => document.querySelector('#summary .stats-compare').textContent.includes(`query ${i}:`), i);
     rows = await table();
@@ -711,7 +711,7 @@ describe('playground (headless Chromium)', () => {
     assert.match(await page.textContent('#editor .hr-card'), /token0 of \d+text"<"/);
     // A row click writes token texts into the query line, and hovering a cell token texts into
     // the card, also as text.
-    const map = await page.locator('#map-a canvas').boundingBox();
+    const map = await page.locator('#map-a canvas[role=img]').boundingBox();
     await page.mouse.click(map.x + map.width * 0.5, map.y + map.height * 0.8);
     await page.waitForFunction(() => document.getElementById('query-info').textContent.startsWith('Query'));
     await page.mouse.move(map.x + map.width * 0.3, map.y + map.height * 0.7, { steps: 3 });
@@ -760,7 +760,7 @@ describe('playground (headless Chromium)', () => {
     await page.focus('#c-b-ratio');
     await redraw(page, () => page.keyboard.press('ArrowLeft'));
     assert.equal(await page.inputValue('#c-b-ratio'), '0.35');
-    await page.focus('#map-a canvas');
+    await page.focus('#map-a canvas[role=img]');
     await page.keyboard.press('End');
     await page.waitForFunction(() => /^Query \d+/.test(document.getElementById('query-info').textContent));
     const last = Number((await page.textContent('#query-info')).match(/^Query (\d+)/)[1]);
@@ -779,7 +779,7 @@ describe('playground (headless Chromium)', () => {
     const page = await openPage(site.browser, site.url);
     await ready(page);
     await setCode(page, SMALL);
-    const canvas = await page.evaluate(() => ({ width: document.querySelector('#map-b canvas').width, height: document.querySelector('#map-b canvas').height }));
+    const canvas = await page.evaluate(() => ({ width: document.querySelector('#map-b canvas[role=img]').width, height: document.querySelector('#map-b canvas[role=img]').height }));
     const [png] = await Promise.all([page.waitForEvent('download'), page.click('#map-b button:text("PNG")')]);
     const bytes = fs.readFileSync(await png.path());
     assert.deepEqual([...bytes.subarray(1, 4)], [0x50, 0x4e, 0x47]);
@@ -839,8 +839,8 @@ describe('playground (headless Chromium)', () => {
     const gap = await page.evaluate(() => window.longestGap);
     assert.ok(gap < 1000, `the main thread was blocked for ${gap} ms`);
     // Zoom by dragging: the region shrinks to real cells.
-    await page.locator('#map-a canvas').scrollIntoViewIfNeeded();
-    const box = await page.locator('#map-a canvas').boundingBox();
+    await page.locator('#map-a canvas[role=img]').scrollIntoViewIfNeeded();
+    const box = await page.locator('#map-a canvas[role=img]').boundingBox();
     await page.mouse.move(box.x + box.width * 0.5, box.y + box.height * 0.5);
     await page.mouse.down();
     await page.mouse.move(box.x + box.width * 0.55, box.y + box.height * 0.55, { steps: 5 });
@@ -897,7 +897,7 @@ describe('playground (headless Chromium)', () => {
     const expected = await expectedHeatmaps(SMALL, { b: { window: 8 } });
     const cells = sampleCells(expected.n);
     for (const which of ['a', 'b', 'diff']) {
-      const got = await readCells(page, `#map-${which} canvas`, cells, { margin, n: expected.n });
+      const got = await readCells(page, `#map-${which} canvas[role=img]`, cells, { margin, n: expected.n });
       // The scalar kernels round differently from the SIMD ones: allow one colour step.
       cells.forEach(([i, j], c) => expected.colour(which, i, j).forEach((v, k) => assert.ok(Math.abs(got[c][k] - v) <= 4, `${which} (${i}, ${j})`)));
     }

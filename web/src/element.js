@@ -204,7 +204,7 @@ export class HiRoPEAttention extends HTMLElement {
       const ratioLegend = el('span', { class: 'legend' });
       const ratioBar = el('span', { class: 'bar' });
       ratioBar.style.background = cssGradient(divergingLut(this.dataset.theme));
-      ratioLegend.append(el('span', {}, `A ${2 ** RATIO_LIMIT}×`), ratioBar, el('span', {}, `B ${2 ** RATIO_LIMIT}×`));
+      ratioLegend.append(el('span', {}, `A attends ${2 ** RATIO_LIMIT}× more`), ratioBar, el('span', {}, `B ${2 ** RATIO_LIMIT}× more`));
       this._foot.append(legend, ratioLegend, el('span', {}, `${result.analysis.count} tokens, ${result.analysis.units.length} units · ${ms.toFixed(0)} ms · hirope`));
       this.dataset.ready = 'true';
       this.dispatchEvent(new CustomEvent('hirope:ready', { detail: { tokens: result.n, ms } }));
@@ -221,7 +221,7 @@ export class HiRoPEAttention extends HTMLElement {
     const names = { a: describeScheme(r.state.a), b: describeScheme(r.state.b) };
     ['a', 'b', 'diff'].forEach((side, i) => {
       const f = this._figures[i];
-      if (side === 'diff') f.caption.replaceChildren(el('b', {}, 'A vs B'), document.createTextNode(' log₂(p_B / p_A)'));
+      if (side === 'diff') f.caption.replaceChildren(el('b', {}, 'A vs B'), document.createTextNode(' blue: B attends more, orange: A'));
       else f.caption.replaceChildren(el('b', {}, side.toUpperCase()), document.createTextNode(` ${names[side]}`));
       if (!r.n) return;
       // The A vs B map follows the element's theme (its neutral middle matches the background).

@@ -203,7 +203,8 @@ function distanceImage(distances, size, maxDistance) {
   const rgba = new Uint8ClampedArray(distances.length * 4);
   for (let c = 0; c < distances.length; c++) {
     const v = distances[c];
-    const col = Number.isNaN(v) ? MASKED : null;
+    // Keys after the query are masked for every scheme (some report a distance there too).
+    const col = Number.isNaN(v) || c % size > Math.floor(c / size) ? MASKED : null;
     const k = col ? 0 : 3 * linearIndex(v, 0, maxDistance);
     rgba[4 * c] = col ? col[0] : LUTS.viridis[k];
     rgba[4 * c + 1] = col ? col[1] : LUTS.viridis[k + 1];

@@ -9,8 +9,11 @@ export const PLOT = 512;
 /** Extra margin for token labels, shown when the view spans at most LABEL_TOKENS tokens. */
 export const LABEL_MARGIN = 64;
 export const LABEL_TOKENS = 64;
-/** Unit colours (RGB), shared with the editor's unit classes through CSS custom properties. */
-export const UNIT_PALETTE = [[230, 159, 0], [86, 180, 233], [0, 158, 115], [204, 121, 167], [213, 94, 0], [0, 114, 178]];
+/**
+ * Unit colours (RGB), shared with the editor's unit classes through CSS custom properties. None is
+ * orange or blue: those mean scheme A and scheme B everywhere on the page.
+ */
+export const UNIT_PALETTE = [[0, 158, 115], [204, 121, 167], [150, 150, 60], [140, 110, 200], [128, 128, 128], [60, 160, 160]];
 
 export function installUnitColours(root = document.documentElement) {
   UNIT_PALETTE.forEach(([r, g, b], i) => root.style.setProperty(`--hr-u${i}`, `${r} ${g} ${b}`));
@@ -75,7 +78,11 @@ export class Heatmap {
     this.wrap = el('div', { class: 'hm-wrap' });
     this.canvas = el('canvas', { width: String(PLOT + MARGIN), height: String(PLOT + MARGIN), tabindex: '0', role: 'img', 'aria-label': options.title });
     this.rect = el('div', { class: 'hm-rect', hidden: '' });
-    this.wrap.append(this.canvas, this.rect);
+    // Guides (the window, the training length) go on their own canvas over the map, so that the
+    // map's pixels stay exactly the data's colours.
+    this.overlay = el('canvas', { class: 'hm-guides', width: this.canvas.width, height: this.canvas.height, 'aria-hidden': 'true' });
+    this.guides = [];
+    this.wrap.append(this.canvas, this.overlay, this.rect);
     this.legend = el('div', { class: 'legend' });
     this.figure.append(caption, this.wrap, this.legend);
     parent.append(this.figure);
@@ -135,6 +142,7 @@ export class Heatmap {
     drawHeatmap(ctx, image, region, units, { margin: this.margin, plot: PLOT, selected: this.selected, strip: MARGIN - 3, stripAt });
     if (this.labelled) this._drawLabels(ctx);
     if (this.highlight) this._drawHighlight(ctx);
+    this._drawGuides();
     this.canvas.setAttribute('aria-label', `${this.titleEl.textContent}: ${this.n} tokens, rows ${region.r0}-${region.r1 - 1}${this.selected >= 0 ? `, query ${this.selected} selected` : ''}`);
   }
 
@@ -187,6 +195,61 @@ export class Heatmap {
     this.render();
   }
 
+  /** Dashed diagonals where the query-key token distance is d: [{ distance, label }]. */
+  setGuides(guides) {
+    if (JSON.stringify(guides) === JSON.stringify(this.guides)) return;
+    this.guides = guides;
+    this._drawGuides();
+  }
+
+  _drawGuides() {
+    const o = this.overlay;
+    if (o.width !== this.canvas.width) {
+      o.width = this.canvas.width;
+      o.height = this.canvas.height;
+    }
+    const ctx = o.getContext('2d');
+    ctx.clearRect(0, 0, o.width, o.height);
+    if (!this.image || !this.region) return;
+    const { r0, r1, c0, c1 } = this.region;
+    const m = this.margin;
+    const X = (j) => m + ((j - c0) * PLOT) / (c1 - c0);
+    const Y = (i) => m + ((i - r0) * PLOT) / (r1 - r0);
+    ctx.save();
+    ctx.font = '600 17px system-ui, sans-serif';
+    for (const { distance: d, label } of this.guides) {
+      // Cells (i, i - d): from the first row whose key is in view to the last.
+      const from = Math.max(r0, c0 + d);
+      const to = Math.min(r1, c1 + d);
+      if (to <= from) continue;
+      const line = () => {
+        ctx.beginPath();
+        ctx.moveTo(X(from - d), Y(from));
+        ctx.lineTo(X(to - d), Y(to));
+        ctx.stroke();
+      };
+      ctx.setLineDash([]);
+      ctx.lineWidth = 3;
+      ctx.strokeStyle = 'rgb(255 255 255 / 55%)';
+      line();
+      ctx.setLineDash([5, 4]);
+      ctx.lineWidth = 1.25;
+      ctx.strokeStyle = 'rgb(0 0 0 / 85%)';
+      line();
+      // The label sits left of the line's lower end, inside the plot.
+      const x = Math.max(m + 2, X(to - d) - ctx.measureText(label).width - 6);
+      const y = Math.min(Y(to), m + PLOT) - 6;
+      ctx.lineWidth = 3;
+      ctx.strokeStyle = 'rgb(255 255 255 / 85%)';
+      ctx.setLineDash([]);
+      ctx.textAlign = 'left';
+      ctx.strokeText(label, x, y);
+      ctx.fillStyle = '#111';
+      ctx.fillText(label, x, y);
+    }
+    ctx.restore();
+  }
+
   setHighlight(range) {
     this.highlight = range;
     this.render();
@@ -222,6 +285,7 @@ export class Heatmap {
     ctx.font = '12px system-ui, sans-serif';
     ctx.fillText(subtitle, pad, pad + 30, width - 2 * pad);
     ctx.drawImage(this.canvas, pad, pad + 40);
+    ctx.drawImage(this.overlay, pad, pad + 40);
     const y = pad + 48 + this.canvas.height;
     const l = this.legendSpec;
     if (l) {

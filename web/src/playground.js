@@ -8,7 +8,7 @@ import { renderDistances, renderAngles, renderDecay } from './charts.js';
 import { PairClient } from './client.js';
 import { diffImage, VISIBLE_RATIO } from './engine.js';
 import { buildControls, schemeControls, sharedControls, setPath } from './controls.js';
-import { normalizeState, encodeState, decodeState, describeScheme, encodeWith, MODEL_DEFAULTS } from './state.js';
+import { normalizeState, encodeState, decodeState, describeScheme, encodeWith, MODEL_DEFAULTS, WINDOWED } from './state.js';
 import { PRESETS, presetState, matchesPreset } from './presets.js';
 import { LUTS, cssGradient, DECADES, RATIO_LIMIT, divergingLut } from './colormap.js';
 import { SAMPLES, LANGUAGE_NAMES } from './samples.js';
@@ -132,6 +132,7 @@ function syncControls() {
   sides.a.sync(state);
   sides.b.sync(state);
   qkLabel.hidden = state.source !== 'file';
+  sampleSelect.value = state.code === null ? state.language : '';
   qkText.textContent = qkFileName ? `q/k: ${qkFileName}` : 'Load q/k…';
   syncStory();
 }
@@ -162,7 +163,6 @@ sampleSelect.addEventListener('change', () => {
   state.language = language;
   editor.setLanguage(language);
   setCode(null);
-  sampleSelect.value = '';
   zoom = null;
   syncControls();
   schedule();
@@ -314,16 +314,30 @@ function stripUnits(which) {
   return segmentStrips.get(key);
 }
 
+// Dashed diagonals at the windows (W) and the training length (L): where the far rules start and
+// where plain RoPE leaves what it saw in training.
+function guidesFor(which) {
+  const snap = result.snapshot;
+  if (!snap) return [];
+  const list = [];
+  for (const side of which === 'diff' ? ['a', 'b'] : [which]) {
+    if (WINDOWED.has(snap[side].type) && !list.some((g) => g.distance === snap[side].window)) list.push({ distance: snap[side].window, label: `W ${snap[side].window}` });
+  }
+  if (snap.train < result.n) list.push({ distance: snap.train, label: `L ${snap.train}` });
+  return list;
+}
+
 function drawHeatmaps(images) {
+  for (const which of ['a', 'b', 'diff']) heatmaps[which].setGuides(guidesFor(which));
   for (const which of ['a', 'b', 'diff']) heatmaps[which].draw({ rgba: images[which], rows: images.rows, cols: images.cols }, images.region, stripUnits(which), result.n, shortLabel);
   const { r0, r1, c0, c1 } = images.region;
   const pooled = r1 - r0 > images.rows || c1 - c0 > images.cols;
   $('zoom-info').textContent = zoom ? `Zoomed: queries ${r0}–${r1 - 1}, keys ${c0}–${c1 - 1}` : '';
-  $('reset-zoom').disabled = !zoom;
+  $('reset-zoom').hidden = !zoom;
   const note = pooled ? 'Downsampled: each cell is the mean over the tokens it covers.' : '';
   for (const side of ['a', 'b']) heatmaps[side].setLegend(cssGradient(LUTS.magma), `10⁻${DECADES}× row max`, 'row max', `Brighter: more attention, relative to the row's largest. ${note}`);
   const times = 2 ** RATIO_LIMIT;
-  heatmaps.diff.setLegend(cssGradient(divergingLut(theme())), `A ${times}×`, `B ${times}×`, `log₂(p_B / p_A): orange where A attends more, blue where B does; ${(100 * images.visibleShare).toFixed(0)}% of cells differ by ${VISIBLE_RATIO}× or more. ${note}`);
+  heatmaps.diff.setLegend(cssGradient(divergingLut(theme())), `A ${times}× more`, `B ${times}× more`, `Blue: B attends more to that key than A; orange: A does (log₂ p_B / p_A). ${(100 * images.visibleShare).toFixed(0)}% of cells differ by ${VISIBLE_RATIO}× or more. ${note}`);
   maps.dataset.visibleShare = String(images.visibleShare);
 }
 dark.addEventListener('change', () => {
@@ -671,7 +685,7 @@ function plainStatus(value, snapshot) {
   if (value.n > snapshot.train) parts.push(`The last ${value.n - snapshot.train} are beyond the training length of ${snapshot.train}, where plain RoPE meets angles it never saw.`);
   else parts.push(`All within the training length of ${snapshot.train}: no scheme is out of distribution here — raise the code's length or lower the training length.`);
   const ood = ['a', 'b'].map((s) => [s, value.views?.angles?.[s]?.value]).filter(([, v]) => v);
-  if (ood.length) parts.push(`Frequency pairs out of distribution: ${ood.map(([s, v]) => `${s.toUpperCase()} ${v.oodPairs} of ${v.pairs}`).join(', ')}.`);
+  if (ood.length) parts.push(`Frequency pairs out of distribution: ${ood.map(([s, v]) => `${s.toUpperCase()}\u00a0${v.oodPairs}\u00a0of\u00a0${v.pairs}`).join(', ')}.`);
   if (value.notes.length) parts.push(value.notes.join(' '));
   return parts.join(' ');
 }
@@ -769,7 +783,8 @@ function paintRest(value, snapshot) {
     const tokenPairs = angles.bands[0].pairs[1];
     const over = tokenPairs - 1 >= angles.splitPair;
     hint.classList.toggle('warn', over);
-    hint.textContent = `Split% at L = ${snapshot.train}: ${(100 * split).toFixed(1)}% (${Math.ceil(angles.splitPair)} of ${angles.pairs} pairs); the token band has ${tokenPairs}. ` + (over ? 'Above it: its slowest token pairs meet angles never seen in training.' : 'Within it.');
+    const fit = Math.ceil(angles.splitPair);
+    hint.textContent = `Split%: ${fit} of ${angles.pairs} pairs (${(100 * split).toFixed(1)}%) turn a full period within ${snapshot.train} tokens; HiRoPE keeps ${tokenPairs} on token distance — ` + (over ? `${tokenPairs - fit} too many: its slowest token pairs meet angles never seen in training.` : 'within the bound.');
   }
   if (selected.index >= 0 && selected.index < value.n) selectRow(selected.side, selected.index);
 }

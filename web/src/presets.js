@@ -22,14 +22,14 @@ export const PRESETS = [
     id: 'segments',
     title: 'Units vs fixed segments',
     caption:
-      'The same HiRoPE with two hierarchies: A\'s units are the functions and classes of the parse tree, B\'s are fixed 16-token segments that cut through them. It shows only with content (seeded q/k) and many pairs on the unit index (ratio 0.15): at ratio 0.4 the unit pairs turn too slowly for the two to differ.',
+      'The same HiRoPE with two hierarchies: A\'s units are the functions and classes of the parse tree, B\'s are fixed 16-token segments (the strips along B\'s edges) that cut through them. The maps differ only beyond the 64-token window, and only with content (seeded q/k) and many pairs on the unit index (ratio 0.15); at the default ratio 0.4 the two are the same to the eye.',
     state: { train: 256, source: 'seeded', a: { type: 'hirope', ratio: 0.15, window: 64 }, b: { type: 'hirope', ratio: 0.15, window: 64, units: 'segments', segment: 16 } },
   },
   {
     id: 'windows',
     title: 'ReRoPE vs Self-Extend',
     caption:
-      'Two ways to keep every distance within what training showed: ReRoPE (A) clamps distances beyond the window to W, so all far keys look alike; Self-Extend (B) divides them by the group size G, so far keys keep their order. The distance view below puts both beside HiRoPE.',
+      'Two ways to keep every distance within what training showed: ReRoPE (A) clamps distances beyond the window W to W, so its attention beyond the dashed W line is flat; Self-Extend (B) divides them by the group size G, so its far attention still ripples with distance and reaches further back. The distance view below puts both beside HiRoPE.',
     state: { train: 256, a: { type: 'rerope', window: 64 }, b: { type: 'self-extend', window: 64, group: 8 } },
   },
   {
