@@ -625,6 +625,50 @@ describe('playground (headless Chromium)', () => {
     await page.context().close();
   });
 
+  it('meets WCAG AA contrast for text and the A/B accents, light and dark', async () => {
+    // WCAG 2.x relative luminance and contrast ratio, from the computed colours.
+    const ratio = (x, y) => {
+      const lum = ([r, g, b]) => [r, g, b].map((c) => ((c /= 255) <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4)).reduce((s, c, i) => s + c * [0.2126, 0.7152, 0.0722][i], 0);
+      const [a, b] = [lum(x), lum(y)].sort((p, q) => q - p);
+      return (a + 0.05) / (b + 0.05);
+    };
+    for (const colorScheme of ['light', 'dark']) {
+      const page = await openPage(site.browser, site.url, { colorScheme, viewport: DESKTOP });
+      await ready(page);
+      const colours = await page.evaluate(() => {
+        const rgb = (text) => text.match(/[\d.]+/g).slice(0, 3).map(Number);
+        const style = (selector) => getComputedStyle(document.querySelector(selector));
+        const panel = rgb(style('#compare').backgroundColor);
+        const root = getComputedStyle(document.documentElement);
+        const probe = document.createElement('span');
+        document.body.append(probe);
+        const cssColour = (name) => {
+          probe.style.color = root.getPropertyValue(name).trim();
+          return rgb(getComputedStyle(probe).color);
+        };
+        const out = {
+          panel,
+          text: {
+            'A title': rgb(style('#map-a .hm-title').color),
+            'B title': rgb(style('#map-b .hm-title').color),
+            'A panel title': rgb(style('#scheme-a .side-title').color),
+            'B panel title': rgb(style('#scheme-b .side-title').color),
+            status: rgb(style('#status').color),
+            caption: rgb(style('#caption').color),
+            'field label': rgb(style('#scheme-a .field-label').color),
+          },
+          accents: { A: cssColour('--a'), B: cssColour('--b') },
+        };
+        probe.remove();
+        return out;
+      });
+      for (const [name, c] of Object.entries(colours.text)) assert.ok(ratio(c, colours.panel) >= 4.5, `${colorScheme}: ${name} ${c} on ${colours.panel}: ${ratio(c, colours.panel).toFixed(2)} < 4.5`);
+      // The accents (panel borders, curves) are graphics: 3:1 (WCAG 1.4.11).
+      for (const [name, c] of Object.entries(colours.accents)) assert.ok(ratio(c, colours.panel) >= 3, `${colorScheme}: accent ${name} ${c}: ${ratio(c, colours.panel).toFixed(2)} < 3`);
+      await page.context().close();
+    }
+  });
+
   it('gives A\'s and B\'s controls distinct accessible names', async () => {
     const page = await openPage(site.browser, site.url);
     await ready(page);
@@ -692,11 +736,46 @@ describe('playground (headless Chromium)', () => {
     await other.context().close();
   });
 
+  it('takes a paste while the WebAssembly module is still loading, and says what it waits for', async () => {
+    const context = await site.browser.newContext({ viewport: DESKTOP });
+    const page = await context.newPage();
+    let release;
+    const held = new Promise((resolve) => (release = resolve));
+    await page.route(/\.wasm$/, async (route) => {
+      await held; // the module's download waits until the paste is done
+      await route.continue();
+    });
+    await page.goto(site.url);
+    await page.waitForSelector('#editor');
+    await page.waitForFunction(() => document.querySelector('#editor').shadowRoot?.querySelector('.cm-content'));
+    assert.match(await page.textContent('#status'), /^Loading the WebAssembly module/);
+    const code = 'def first():\n    return 1\n\n\ndef second():\n    return first() + 1\n';
+    await page.evaluate((text) => {
+      const content = document.querySelector('#editor').shadowRoot.querySelector('.cm-content');
+      content.focus();
+      document.execCommand('selectAll');
+      const data = new DataTransfer();
+      data.setData('text/plain', text);
+      content.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+    }, code);
+    assert.equal(await editorText(page), code);
+    assert.notEqual(await page.evaluate(() => document.body.dataset.ready), 'true');
+    release();
+    await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 60000 });
+    const hr = await api();
+    const count = hr.analyze(code, { language: 'python' }).tokens.count;
+    await page.waitForFunction((n) => document.getElementById('status').textContent.startsWith(`${n} tokens`), count);
+    await context.close();
+  });
+
   it('detects the language of pasted code and shows pasted markup only as text', async () => {
     const page = await openPage(site.browser, site.url);
     await ready(page);
     await setCode(page, SAMPLES.go);
     await page.waitForFunction(() => document.querySelector('#c-language').value === 'go');
+    // The note stays after the redraw that the new language starts.
+    await quiet(page);
+    assert.equal(await page.textContent('#note'), 'Detected: Go.');
     const attack = '<img src=x onerror=alert(1)>\n</script><script>alert(2)</script>\n<b onmouseover=alert(3)>x</b>\n';
     await setCode(page, attack);
     assert.equal(await editorText(page), attack);

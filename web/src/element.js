@@ -33,7 +33,7 @@ input[type=range] { padding: 0; width: 8em; accent-color: #2455c3; }
 @container (max-width: 520px) { .maps { grid-template-columns: 1fr; } }
 figure { margin: 0; min-width: 0; }
 figcaption { font-size: 0.85em; margin-bottom: 0.25em; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
-figcaption b { color: #c17f00; }
+figcaption b { color: #8a5300; }
 figure + figure figcaption b { color: #0072b2; }
 :host([data-theme=dark]) figure + figure figcaption b { color: #56b4e9; }
 figure:nth-child(3) figcaption b, :host([data-theme=dark]) figure:nth-child(3) figcaption b { color: inherit; }

@@ -118,7 +118,9 @@ const qkLabel = el('label', { class: 'button small', id: 'qk-file-label', title:
 const qkText = el('span', {}, 'Load q/k…');
 const qkInput = el('input', { type: 'file', accept: '.json,application/json', class: 'sr-only', id: 'qk-file' });
 qkLabel.append(qkText, qkInput);
-sourceBar.append(sampleLabel, detectButton, openLabel);
+// Notes about the code (the detected language) have their own line: a redraw clears the query line.
+const note = el('span', { id: 'note', class: 'note', role: 'status', 'aria-live': 'polite' });
+sourceBar.append(sampleLabel, detectButton, openLabel, note);
 $('shared-controls').insertBefore(qkLabel, shared.more);
 const backendLabel = el('label', { class: 'field', title: 'Where attention runs: WebAssembly (SIMD where supported) or WebGPU when this browser has an adapter' });
 const backendSelect = el('select', { id: 'backend', name: 'backend' });
@@ -830,7 +832,6 @@ function showError(e) {
 }
 let noteTimer = 0;
 function showNote(text) {
-  const note = $('query-info');
   note.textContent = text;
   clearTimeout(noteTimer);
   noteTimer = setTimeout(() => note.textContent === text && (note.textContent = ''), 6000);
