@@ -438,48 +438,6 @@ function summarize(raw, extra) {
   };
 }
 
-// tests/browser/helpers.mjs's startSite and openPage; while the page and its modules are being
-// changed, helpers.mjs (which imports much of web/src) may not load: then the same two functions
-// from here, with its Chromium flags.
-async function loadHelpers() {
-  try {
-    return await import('../tests/browser/helpers.mjs');
-  } catch (e) {
-    console.error(`note: tests/browser/helpers.mjs did not load (${e.message.split('\n')[0]}); using the same startSite/openPage from bench/typing.mjs`);
-  }
-  const { chromium } = await import('playwright-core');
-  const { createServer } = await import('../web/serve.mjs');
-  const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'];
-  return {
-    async startSite() {
-      const server = createServer();
-      await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-      const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ARGS });
-      return {
-        url: `http://127.0.0.1:${server.address().port}/`,
-        browser,
-        async close() {
-          await browser.close();
-          server.close();
-        },
-      };
-    },
-    async openPage(browser, url) {
-      const context = await browser.newContext({ colorScheme: 'light', viewport: { width: 1440, height: 1000 } });
-      const page = await context.newPage();
-      page.problems = [];
-      page.on('pageerror', (e) => page.problems.push(`pageerror: ${e.message}`));
-      page.on('console', (m) => m.type() === 'error' && page.problems.push(`console: ${m.text()}`));
-      page.on('dialog', (d) => {
-        page.problems.push(`dialog: ${d.message()}`);
-        d.dismiss();
-      });
-      await page.goto(url);
-      return page;
-    },
-  };
-}
-
 // ----- Main
 const git = (...a) => {
   try {
@@ -492,7 +450,7 @@ try {
   if (!fs.existsSync(path.join(root, 'dist/index.js'))) throw new Error('dist/index.js is missing: build the project first (scripts/build.sh), then the site (scripts/build-site.mjs)');
   const { SITE } = await import('../web/serve.mjs');
   if (!fs.existsSync(path.join(SITE, 'index.html'))) throw new Error(`no built site in ${SITE}: run node scripts/build-site.mjs (HIROPE_SITE selects the folder)`);
-  helpers = await loadHelpers();
+  helpers = await import('../tests/browser/helpers.mjs'); // startSite, openPage: as the browser tests
   const { startSite } = helpers;
   const { encodeState, normalizeState } = await import('../web/src/state.js');
 

@@ -7,8 +7,10 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { createServer } from '../../web/serve.mjs';
 import init from '../../dist/index.js';
-import { normalizeState, schemeFor, analyzeOptionsFor } from '../../web/src/state.js';
-import { positionsFor } from '../../web/src/engine.js';
+import { normalizeState } from '../../web/src/state.js';
+import { pageProbabilities } from '../js/page-probabilities.mjs';
+
+export { pageProbabilities };
 import { LUTS, probIndex, ratioIndex, divergingLut, rgb } from '../../web/src/colormap.js';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -57,6 +59,18 @@ export function api() {
   return hrPromise;
 }
 
+/** Pastes text into the page's editor (replacing everything), as a person's paste does. */
+export function pasteCode(page, text) {
+  return page.evaluate((code) => {
+    const content = document.querySelector('#editor').shadowRoot.querySelector('.cm-content');
+    content.focus();
+    document.execCommand('selectAll');
+    const data = new DataTransfer();
+    data.setData('text/plain', code);
+    content.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+  }, text);
+}
+
 /**
  * Expected colours of the A, B and A vs B heatmaps for a state and code, 1:1 cells (n <= 512):
  * from the API's probabilities with the colour maps' own index functions.
@@ -64,15 +78,7 @@ export function api() {
 export async function expectedHeatmaps(code, partialState) {
   const hr = await api();
   const state = normalizeState(partialState);
-  const analysis = hr.analyze(code, analyzeOptionsFor(state));
-  const n = analysis.tokens.count;
-  const { q, k } = hr.qk({ source: state.source, n, headDim: state.headDim, tokenIds: analysis.tokens.ids, seed: state.seed });
-  const probs = {};
-  for (const side of ['a', 'b']) {
-    const scheme = schemeFor(state[side], state);
-    // HiRoPE on fixed segments reads no unit positions (the core derives them), as in the page.
-    probs[side] = hr.attention({ q, k, n, headDim: state.headDim, positions: positionsFor(scheme, analysis.positions), scheme, causal: true });
-  }
+  const { analysis, n, probs } = pageProbabilities(hr, code, state);
   const rowMax = (p, i) => Math.max(...p.subarray(i * n, i * n + i + 1));
   return {
     n,

@@ -7,7 +7,7 @@
 // build/screenshots/.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSite, openPage, screenshot, api, readCells, sampleCells } from './helpers.mjs';
+import { startSite, openPage, screenshot, api, readCells, sampleCells, pasteCode } from './helpers.mjs';
 import { encodeWith, decodeWith, MODEL_DEFAULTS, normalizeWith, splitBound } from '../../web/src/state.js';
 import { modelOptionsFor, ATTENTION_BYTES, THUMB_SIZE } from '../../web/src/model-engine.js';
 import { maskUpper } from '../../web/src/engine.js';
@@ -188,14 +188,7 @@ describe('playground Model mode (headless Chromium)', () => {
     assert.equal(await page.evaluate(() => document.body.dataset.thumbs), 'ready');
     // A full run for comparison: a change to the code runs the loss again on both sides.
     const edited = `# more\n${CODE}`;
-    const full = await nextRun(page, () => page.evaluate((text) => {
-      const content = document.querySelector('#editor').shadowRoot.querySelector('.cm-content');
-      content.focus();
-      document.execCommand('selectAll');
-      const data = new DataTransfer();
-      data.setData('text/plain', text);
-      content.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
-    }, edited));
+    const full = await nextRun(page, () => pasteCode(page, edited));
     for (const side of ['a', 'b']) assert.deepEqual(full.parts[side], { loss: true, attention: true });
     // (Times for the record, not asserted: this machine's load varies.)
     console.log(`# layer switch ${before.ms.toFixed(0)} ms, thumbnail click ${click.ms.toFixed(0)} ms, code edit (loss + attention) ${full.ms.toFixed(0)} ms`);

@@ -11,7 +11,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { startSite, openPage, screenshot, expectedHeatmaps, readCells, fingerprint, sampleCells, api, ARGS } from './helpers.mjs';
+import { startSite, openPage, screenshot, expectedHeatmaps, readCells, fingerprint, sampleCells, api, ARGS, pasteCode } from './helpers.mjs';
 import { chromium } from 'playwright-core';
 import { MARGIN, PLOT, LABEL_MARGIN } from '../../web/src/heatmap.js';
 import { SAMPLES } from '../../web/src/samples.js';
@@ -73,16 +73,7 @@ async function redraw(page, action) {
   return page.textContent('#status');
 }
 async function setCode(page, code) {
-  return redraw(page, () =>
-    page.evaluate((text) => {
-      const content = document.querySelector('#editor').shadowRoot.querySelector('.cm-content');
-      content.focus();
-      document.execCommand('selectAll');
-      const data = new DataTransfer();
-      data.setData('text/plain', text);
-      content.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
-    }, code),
-  );
+  return redraw(page, () => pasteCode(page, code));
 }
 const editorText = (page) => page.evaluate(() => Array.from(document.querySelector('#editor').shadowRoot.querySelectorAll('.cm-line'), (l) => l.textContent).join('\n'));
 const canvasPixels = (page, id) => fingerprint(page, `#${id} canvas`);
@@ -750,14 +741,7 @@ describe('playground (headless Chromium)', () => {
     await page.waitForFunction(() => document.querySelector('#editor').shadowRoot?.querySelector('.cm-content'));
     assert.match(await page.textContent('#status'), /^Loading the WebAssembly module/);
     const code = 'def first():\n    return 1\n\n\ndef second():\n    return first() + 1\n';
-    await page.evaluate((text) => {
-      const content = document.querySelector('#editor').shadowRoot.querySelector('.cm-content');
-      content.focus();
-      document.execCommand('selectAll');
-      const data = new DataTransfer();
-      data.setData('text/plain', text);
-      content.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
-    }, code);
+    await pasteCode(page, code);
     assert.equal(await editorText(page), code);
     assert.notEqual(await page.evaluate(() => document.body.dataset.ready), 'true');
     release();

@@ -10,6 +10,7 @@ import { normalizeState, encodeState, decodeState, schemeFor, analyzeOptionsFor,
 import { probIndex, ratioIndex, logRatio, divergingLut, rgb, DECADES, RATIO_FLOOR, RATIO_LIMIT } from '../../web/src/colormap.js';
 import { PRESETS, presetState, matchesPreset } from '../../web/src/presets.js';
 import { SAMPLES } from '../../web/src/samples.js';
+import { pageProbabilities } from './page-probabilities.mjs';
 
 function naivePool(p, inv, n, region, rows, cols) {
   const out = { ratio: new Float64Array(rows * cols), raw: new Float64Array(rows * cols) };
@@ -227,14 +228,7 @@ describe('playground engine', () => {
     for (const preset of PRESETS) {
       for (const [language, code] of Object.entries(SAMPLES)) {
         const state = presetState(preset.id, normalizeState({ language }));
-        const analysis = hr.analyze(code, analyzeOptionsFor(state));
-        const n = analysis.tokens.count;
-        const { q, k } = hr.qk({ source: state.source, n, headDim: state.headDim, tokenIds: analysis.tokens.ids, seed: state.seed });
-        const probs = {};
-        for (const side of ['a', 'b']) {
-          const scheme = schemeFor(state[side], state);
-          probs[side] = hr.attention({ q, k, n, headDim: state.headDim, positions: positionsFor(scheme, analysis.positions), scheme, causal: true });
-        }
+        const { n, probs } = pageProbabilities(hr, code, state);
         const region = { r0: 0, r1: n, c0: 0, c1: n };
         const { visibleShare } = diffImage(probs.a, probs.b, n, n, region);
         assert.ok(visibleShare >= 0.1, `${preset.id} on ${language}: ${(100 * visibleShare).toFixed(1)}%`);
