@@ -646,7 +646,9 @@ async function run() {
     ? `loss ${timing('a', 'loss')}, ${timing('b', 'loss')}; attention ${timing('a', 'attention')}, ${timing('b', 'attention')}`
     : `layer ${snapshot.layer}, head ${snapshot.head}: attention only, ${timing('a', 'attention')}, ${timing('b', 'attention')}`;
   status.classList.remove('error');
-  status.textContent = `${pair.a.n} bytes${pair.a.clipped ? ' (the first 4,096; the rest is not read)' : ''} · ${config.name}, ${config.parameters.toLocaleString('en')} parameters, ${info.backend} · A ${pair.a.bitsPerByte.toFixed(3)} bits/byte, B ${pair.b.bitsPerByte.toFixed(3)} · ${ms.toFixed(0)} ms (${detail})`;
+  // The status says what was read and how well each side predicts it; the timings are one click away.
+  status.textContent = `${pair.a.n} bytes${pair.a.clipped ? ' (the first 4,096; the rest is not read)' : ''} read by ${config.name} (${config.parameters.toLocaleString('en')} parameters, ${info.backend}): A ${pair.a.bitsPerByte.toFixed(3)} bits/byte, B ${pair.b.bitsPerByte.toFixed(3)} (lower is better).`;
+  document.getElementById('timing-text').textContent = `Last run ${ms.toFixed(0)} ms in the workers, which run side by side: ${detail}.`;
   document.body.dataset.ready = 'true';
   document.dispatchEvent(new CustomEvent('hirope:model', { detail: { total: ms, a: pair.a.bitsPerByte, b: pair.b.bitsPerByte } }));
   // Which parts ran on each side, and each worker's pass counters (tests count loss passes).
