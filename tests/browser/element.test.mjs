@@ -33,7 +33,7 @@ describe('<hirope-attention> on the demo article (headless Chromium)', () => {
   it('draws the colours of the API\'s probabilities (A, B and A vs B, light and dark), from a template and from the code attribute', async () => {
     const page = await openPage(site.browser, `${site.url}article.html`, { viewport: { width: 1100, height: 3000 } });
     for (const [id, state, theme] of [
-      ['first', { language: 'python', a: { type: 'rope', window: 32 }, b: { type: 'hirope', window: 32 } }, 'light'],
+      ['first', { language: 'python', a: { type: 'rope', window: 16, ratio: 0.3 }, b: { type: 'hirope', window: 16, ratio: 0.3 } }, 'light'],
       ['second', { language: 'javascript', a: { type: 'rerope', window: 24 }, b: { type: 'self-extend', window: 24 } }, 'light'],
       // On the article's dark panel: the A vs B map on the dark ramp.
       ['third', { language: 'go', a: { type: 'rope', window: 32 }, b: { type: 'hirope', window: 32, ratio: 0.35 } }, 'dark'],
@@ -100,7 +100,7 @@ describe('<hirope-attention> on the demo article (headless Chromium)', () => {
     await light.waitForFunction(() => document.getElementById('first').dataset.theme === 'dark');
     assert.deepEqual(await themes(light), ['dark', 'dark', 'dark']);
     // The A vs B map is redrawn on the dark ramp (its neutral middle matches the dark background).
-    const expected = await expectedHeatmaps(await code(light, 'first'), { language: 'python', a: { type: 'rope', window: 32 }, b: { type: 'hirope', window: 32 } });
+    const expected = await expectedHeatmaps(await code(light, 'first'), { language: 'python', a: { type: 'rope', window: 16, ratio: 0.3 }, b: { type: 'hirope', window: 16, ratio: 0.3 } });
     const cells = sampleCells(expected.n, 30);
     const got = await readCells(light, { host: 'first', index: 2 }, cells, { margin: MARGIN, n: expected.n });
     cells.forEach(([i, j], c) => assert.deepEqual(got[c].slice(0, 3), expected.colour('diff', i, j, 'dark'), `first diff (${i}, ${j}) dark`));
