@@ -721,7 +721,6 @@ function combine(a, b, snapshot, length) {
   };
 }
 
-let lastAnalysis = 0;
 const drawn = {}; // keys of the views on screen
 const paintTimes = {};
 function paint(value, snapshot) {
@@ -733,7 +732,6 @@ function paint(value, snapshot) {
   result = value;
   const a = value.analysis;
   if (a !== previous?.analysis) {
-    lastAnalysis = a.version;
     selected.index = -1;
     $('query-info').textContent = '';
     for (const h of Object.values(heatmaps)) {
