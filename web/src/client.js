@@ -103,7 +103,7 @@ export class PairClient {
    */
   async compare() {
     const a = await this.a.request('probs');
-    const b = await this.b.request('compare', { other: { n: a.n, version: a.version, probs: a.probs } }, null, [a.probs.buffer]);
+    const b = await this.b.request('compare', { other: { n: a.n, probs: a.probs } }, null, [a.probs.buffer]);
     return { tv: b.tv, kl: b.kl, stats: { a: a.stats, b: b.stats } };
   }
 

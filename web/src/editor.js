@@ -57,7 +57,7 @@ function firstTokenAfter(tokens, pos) {
  */
 const tokenDecorations = ViewPlugin.fromClass(
   class {
-    constructor(view) {
+    constructor() {
       this.tokens = null;
       this.heat = null;
       this.decorations = Decoration.none;
@@ -76,10 +76,6 @@ const tokenDecorations = ViewPlugin.fromClass(
             rebuild = true;
           }
         }
-      }
-      if (update.docChanged && !rebuild) {
-        this.decorations = this.decorations.map(update.changes);
-        return;
       }
       // Offsets of an analysis of older text would mark the wrong characters: keep mapping the
       // old marks until the analysis of this text arrives.
@@ -114,15 +110,8 @@ const tokenDecorations = ViewPlugin.fromClass(
 
 /** Index of the token covering UTF-16 offset pos, or -1. */
 export function tokenAt(tokens, pos) {
-  let lo = 0;
-  let hi = tokens.count - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (tokens.end[mid] <= pos) lo = mid + 1;
-    else if (tokens.start[mid] > pos) hi = mid - 1;
-    else return mid;
-  }
-  return -1;
+  const t = firstTokenAfter(tokens, pos);
+  return t < tokens.count && tokens.start[t] <= pos ? t : -1;
 }
 
 /**

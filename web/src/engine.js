@@ -108,7 +108,7 @@ export function rowStats(probs, n, unit, token) {
 
 /**
  * Per query row, how far B's attention is from A's: total variation 1/2 sum_j |a - b| (0 equal,
- * 1 disjoint) and KL(A || B) in bits, with probabilities floored at RATIO_FLOOR_KL.
+ * 1 disjoint) and KL(A || B) in bits, B's probabilities floored at KL_FLOOR.
  */
 export function compareRows(a, b, n) {
   const tv = new Float32Array(n);
@@ -165,22 +165,17 @@ export function diffImage(rawA, rawB, rows, cols, region, theme = 'light') {
   const rgba = new Uint8ClampedArray(rawA.length * 4);
   const words = new Uint32Array(rgba.buffer);
   const lut = packedDiverging(theme);
-  const visibleAt = Math.log2(VISIBLE_RATIO);
-  const visible = new Uint8Array(rawA.length);
   const f32 = (x) => (x instanceof Float32Array ? x : Float32Array.from(x));
   const ratios = tableLogRatios(f32(rawA), f32(rawB), new Float32Array(rawA.length));
-  for (let c = 0; c < rawA.length; c++) {
-    const r = ratios[c];
-    words[c] = lut[ratioIndexOf(r)];
-    visible[c] = Math.abs(r) >= visibleAt ? 1 : 0;
-  }
+  for (let c = 0; c < rawA.length; c++) words[c] = lut[ratioIndexOf(ratios[c])];
   maskUpper(rgba, rows, cols, region);
+  const visibleAt = Math.log2(VISIBLE_RATIO);
   let shown = 0;
   let cells = 0;
   for (let c = 0; c < rawA.length; c++) {
     if (words[c] === 0) continue; // masked
     cells++;
-    shown += visible[c];
+    if (Math.abs(ratios[c]) >= visibleAt) shown++;
   }
   return { rgba, visibleShare: cells ? shown / cells : 0 };
 }
@@ -229,6 +224,7 @@ export class SideEngine {
     this._file = null; // { text, parsed }
     this._side = null; // { key, probs, rowMax, scheme }
     this._buffer = null; // the output array, reused across runs
+    this._sideVersion = 0; // counts the matrices computed (the page compares A and B once per pair)
     this._cache = new Map(); // view data by key
   }
 
@@ -373,7 +369,7 @@ export class SideEngine {
     const args = { q: qk.q, k: qk.k, n, headDim: qk.headDim, positions: positionsFor(scheme, analysis.positions), scheme, causal: true, output: 'probs', out: this._buffer, pool };
     this._side = null; // a failed call leaves no stale matrix behind
     const probs = this.async ? await this.hr.attentionAsync(args) : this.hr.attention(args);
-    this._side = { key, probs, rowMax: pool.rowMax, scheme, stats: null, version: (this._sideVersion = (this._sideVersion ?? 0) + 1), pooled: { key: JSON.stringify(grid), value: pool } };
+    this._side = { key, probs, rowMax: pool.rowMax, scheme, stats: null, version: ++this._sideVersion, pooled: { key: JSON.stringify(grid), value: pool } };
     return pool;
   }
 
@@ -449,7 +445,7 @@ export class SideEngine {
   /** A copy of the whole probability matrix (n x n), to compare with the other side's, and its per-row numbers. */
   exportProbs() {
     const s = this._require();
-    return { n: this._analysis.n, version: s.version, probs: s.probs.slice(0, this._analysis.n * this._analysis.n), stats: this._stats() };
+    return { n: this._analysis.n, probs: s.probs.slice(0, this._analysis.n * this._analysis.n), stats: this._stats() };
   }
 
   /** TV and KL per row between another side's matrix (as A) and this side's (as B), and this side's per-row numbers. */
@@ -457,7 +453,7 @@ export class SideEngine {
     const s = this._require();
     const n = this._analysis.n;
     if (!other || other.n !== n || !(other.probs instanceof Float32Array) || other.probs.length !== n * n) throw new PlaygroundError('the two sides disagree on the token count; run both first');
-    return { ...compareRows(other.probs, s.probs, n), stats: this._stats(), versions: [other.version, s.version] };
+    return { ...compareRows(other.probs, s.probs, n), stats: this._stats() };
   }
 
   /** One cell: probability p(query i -> key j) and the distance each frequency band sees. */

@@ -10,7 +10,7 @@ import { diffImage, VISIBLE_RATIO } from './engine.js';
 import { buildControls, schemeControls, sharedControls, setPath } from './controls.js';
 import { normalizeState, encodeState, decodeState, describeScheme, encodeWith, MODEL_DEFAULTS, WINDOWED } from './state.js';
 import { PRESETS, presetState, matchesPreset } from './presets.js';
-import { LUTS, cssGradient, DECADES, RATIO_LIMIT, divergingLut } from './colormap.js';
+import { LUTS, cssGradient, DECADES, RATIO_LIMIT, RATIO_FLOOR, logRatio, divergingLut } from './colormap.js';
 import { SAMPLES, LANGUAGE_NAMES } from './samples.js';
 import { fitCanvas, drawAxes } from './axes.js';
 
@@ -276,7 +276,7 @@ async function csvOf(which) {
     const cells = [i, csvCell(tokenText(i))];
     for (let j = 0; j < width; j++) {
       const c = (i - r0) * width + j;
-      const v = b ? Math.log2(Math.max(b.values[c], 1e-6) / Math.max(a.values[c], 1e-6)) : a.values[c];
+      const v = b ? logRatio(a.values[c], b.values[c]) : a.values[c];
       cells.push(Number.isNaN(v) ? '' : String(v));
     }
     lines.push(cells.join(','));
@@ -310,7 +310,7 @@ function stripUnits(which) {
   if (!side || side.type !== 'hirope' || side.units !== 'segments') return result.analysis.unit;
   const key = `${result.analysis.count}|${side.segment}`;
   if (!segmentStrips.has(key)) {
-    segmentStrips.clear();
+    if (segmentStrips.size >= 4) segmentStrips.clear(); // A and B may each have their own size
     segmentStrips.set(key, Int32Array.from({ length: result.analysis.count }, (_, t) => Math.floor(t / side.segment)));
   }
   return segmentStrips.get(key);
@@ -411,7 +411,7 @@ function renderTip(i, j, a, b) {
   else {
     rows.push(['token distance', String(i - j)]);
     const pct = (p) => (p >= 0.001 ? `${(100 * p).toFixed(2)}%` : p.toExponential(2));
-    rows.push(['p under A', pct(a.p)], ['p under B', pct(b.p)], ['B ÷ A', (Math.max(b.p, 1e-6) / Math.max(a.p, 1e-6)).toPrecision(3)]);
+    rows.push(['p under A', pct(a.p)], ['p under B', pct(b.p)], ['B ÷ A', (Math.max(b.p, RATIO_FLOOR) / Math.max(a.p, RATIO_FLOOR)).toPrecision(3)]);
     const bands = (s) => s.bands.map((band) => `${band.name === 'all' ? 'all pairs' : `${band.name} (pairs ${band.pairs[0]}–${band.pairs[1] - 1})`}: ${band.distance}`).join('; ');
     rows.push(['distance A sees', bands(a)], ['distance B sees', bands(b)]);
   }
@@ -480,10 +480,10 @@ function markUnit(u, fromOutline) {
 }
 
 // ----- the comparison in numbers
-function mean(values, from = 0, to = values?.length ?? 0) {
+function mean(values) {
   let s = 0;
-  for (let i = from; i < to; i++) s += values[i];
-  return to > from ? s / (to - from) : NaN;
+  for (const v of values) s += v;
+  return values.length ? s / values.length : NaN;
 }
 
 function renderSummary() {

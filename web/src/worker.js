@@ -16,22 +16,22 @@ let qkFile = null;
 // The page compiles the .wasm once and posts the WebAssembly.Module as the first message
 // ({ type: 'module', module }), so that no worker downloads or compiles it again; a null module
 // (the page could not compile it) makes the worker load the file itself.
-let wasmModule;
-const moduleArrived = new Promise((resolve) => (wasmModule = resolve));
-// Without a module the worker loads the .wasm itself, under the site's hashed name.
-const locateFile = (name) => assetURL(name, self.location.href).href;
-const ready = moduleArrived.then((module) => init(module ? { ...options, wasmModule: module } : { ...options, locateFile })).then((hr) => {
+let receiveModule;
+// The init options of every instance here: the page's module, or else the .wasm under the site's
+// hashed name.
+const loadOptions = new Promise((resolve) => (receiveModule = resolve)).then((module) =>
+  module ? { ...options, wasmModule: module } : { ...options, locateFile: (name) => assetURL(name, self.location.href).href },
+);
+const ready = loadOptions.then(init).then((hr) => {
   engine = new SideEngine(hr);
   return hr;
 });
-let sharedModule = null;
-moduleArrived.then((module) => (sharedModule = module));
 
 async function engineFor(backend) {
   if (backend !== 'webgpu') return engine;
   if (gpuEngine === undefined) {
     // A second instance whose attentionAsync runs on the GPU; null when there is no adapter.
-    const hr = await init({ ...options, ...(sharedModule ? { wasmModule: sharedModule } : { locateFile }), backend: 'auto' }).catch(() => null);
+    const hr = await init({ ...(await loadOptions), backend: 'auto' }).catch(() => null);
     gpuEngine = hr && hr.attentionBackend === 'webgpu' ? new SideEngine(hr, { async: true }) : null;
   }
   if (!gpuEngine) throw Object.assign(new Error('WebGPU is not available in this browser; choose WebAssembly'), { name: 'PlaygroundError' });
@@ -113,6 +113,6 @@ async function handle(message) {
 
 let queue = Promise.resolve();
 self.onmessage = ({ data }) => {
-  if (data?.type === 'module') return wasmModule(data.module instanceof WebAssembly.Module ? data.module : null);
+  if (data?.type === 'module') return receiveModule(data.module instanceof WebAssembly.Module ? data.module : null);
   queue = queue.then(() => handle(data));
 };
