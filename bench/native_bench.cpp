@@ -2,8 +2,8 @@
 // Usage: hirope_bench REPEATS N[,N...] D[,D...]
 // Prints one JSON line per case: {"impl", "case", "n", "d", "ms"} (median of REPEATS runs after
 // one warm-up run).
-#include "hirope.h"
-#include "simd4.h"
+#include "hirope/hirope.h"
+#include "kernels/simd4.h"
 
 #include <algorithm>
 #include <chrono>

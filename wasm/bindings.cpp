@@ -2,11 +2,10 @@
 // as heap addresses that the JS layer allocates and frees; schemes arrive as plain objects that
 // the JS layer has already normalised (every field present, names mapped to enum numbers).
 // Errors come back as strings (empty on success) for the JS layer to throw as HiRoPEError.
-#include "hirope.h"
-#include "simd4.h"
+#include "hirope/hirope.h"
 #ifdef HIROPE_WITH_ANALYSIS
-#include "analysis.h"
-#include "model/model.h"
+#include "hirope/analysis.h"
+#include "hirope/model.h"
 #endif
 
 #include <emscripten/bind.h>
@@ -219,7 +218,7 @@ val limits() {
 }
 
 std::string kernelName() {
-    return simd::kName;
+    return kernel_name();
 }
 
 #ifdef HIROPE_WITH_ANALYSIS

@@ -1,7 +1,7 @@
 // The KV-cache decoder and generation.
-#include "../internal.h"
-#include "../rotate.h"
-#include "model_internal.h"
+#include "core/internal.h"
+#include "core/rotate.h"
+#include "model/model_internal.h"
 
 #include <algorithm>
 #include <cmath>

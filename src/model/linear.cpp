@@ -1,5 +1,5 @@
 // Linear layers on the attention kernels' 4-lane micro-kernel (kernels::gemm_tile).
-#include "model_internal.h"
+#include "model/model_internal.h"
 
 #include <algorithm>
 #include <cstring>

@@ -1,6 +1,6 @@
 // Loading the weights file, the forward pass and per-byte positions. The decoder (KV cache) and
 // generation are in decoder.cpp.
-#include "model_internal.h"
+#include "model/model_internal.h"
 
 #include <algorithm>
 #include <cmath>

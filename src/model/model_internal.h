@@ -1,8 +1,8 @@
 // Internal pieces of the code model shared by model.cpp and decoder.cpp.
 #pragma once
 
-#include "../kernels.h"
-#include "model.h"
+#include "kernels/kernels.h"
+#include "hirope/model.h"
 
 #include <cstdint>
 #include <limits>

@@ -2,7 +2,7 @@
 // tokenization must keep, whatever the input bytes.
 #pragma once
 
-#include "analysis.h"
+#include "hirope/analysis.h"
 
 #include <cstdlib>
 #include <fstream>

@@ -2,7 +2,7 @@
 // and a short forward pass and generation through whatever loads. The trailing checksum is
 // recomputed first so that mutations reach the header and parameter checks behind it.
 #include "fuzz_common.h"
-#include "model/model.h"
+#include "hirope/model.h"
 #include "model/model_internal.h"
 
 #include <cstring>

@@ -1,7 +1,7 @@
 // Code analysis in C++: tokenizer invariants, bad input (invalid UTF-8, NUL bytes, deep nesting,
 // large files), corrupted vocabulary files. Agreement with the reference tokenizers is checked
 // id for id in tests/js/tokenizers.test.mjs.
-#include "analysis.h"
+#include "hirope/analysis.h"
 
 #include "test_files.h"
 

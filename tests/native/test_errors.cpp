@@ -1,5 +1,5 @@
 // Bad input gives a Status naming the argument, never an abort.
-#include "hirope.h"
+#include "hirope/hirope.h"
 
 #include <catch2/catch.hpp>
 #include <cmath>

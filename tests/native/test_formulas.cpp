@@ -1,6 +1,6 @@
 // Values from the formulas of the spec (hirope-spec.md sections 1.4, 1.6, 2.3 - 2.8, 2.12),
 // written out here by hand, never taken from the library's own output.
-#include "hirope.h"
+#include "hirope/hirope.h"
 
 #include <catch2/catch.hpp>
 #include <cmath>

@@ -1,7 +1,7 @@
 // Every scheme through every kernel: the tiled kernels (SIMD in this build, or scalar lanes)
 // and the Eigen products against the double-precision reference, which computes each logit from
 // the relative-distance form and never rotates a vector.
-#include "hirope.h"
+#include "hirope/hirope.h"
 
 #include <catch2/catch.hpp>
 #include <cmath>

@@ -1,7 +1,7 @@
 // The code model: logits against the trainer's test vectors, the KV-cache decoder against the
 // full forward for every scheme, generation, linear layers against a naive product, positions,
 // and every kind of bad weights file.
-#include "model/model.h"
+#include "hirope/model.h"
 #include "model/model_internal.h"
 
 #include "test_files.h"

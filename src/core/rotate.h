@@ -1,7 +1,7 @@
 // Internal: row rotation shared by rotate() and the attention plan.
 #pragma once
 
-#include "internal.h"
+#include "core/internal.h"
 
 namespace hirope {
 namespace detail {

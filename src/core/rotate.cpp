@@ -1,7 +1,7 @@
 // Applying a scheme to q or k rows: rotation by branch positions (with attention factor, xPos
 // scale, log-n query scale) or sinusoid addition.
-#include "rotate.h"
-#include "internal.h"
+#include "core/rotate.h"
+#include "core/internal.h"
 
 #include <algorithm>
 

@@ -1,5 +1,5 @@
 // Branch positions, relative distances per band, sinusoids and the long-term decay curve.
-#include "internal.h"
+#include "core/internal.h"
 
 #include <algorithm>
 #include <limits>

@@ -12,8 +12,8 @@
 // a Decoder (the KV cache) belongs to one caller.
 #pragma once
 
-#include "../analysis.h"
-#include "../hirope.h"
+#include "hirope/analysis.h"
+#include "hirope/hirope.h"
 
 #include <memory>
 #include <string>

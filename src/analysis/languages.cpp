@@ -1,6 +1,6 @@
 // The compiled-in tree-sitter grammars and their unit and statement rules.
-#include "languages.h"
-#include "analysis.h"
+#include "analysis/languages.h"
+#include "hirope/analysis.h"
 
 #include <algorithm>
 

@@ -11,7 +11,7 @@
 // returned as Status; invalid UTF-8, NUL bytes and syntax errors are input, not errors.
 #pragma once
 
-#include "hirope.h"
+#include "hirope/hirope.h"
 
 #include <memory>
 #include <string>

@@ -1,5 +1,5 @@
 // The double-precision reference kernel (see reference.h).
-#include "reference.h"
+#include "core/reference.h"
 
 #include <Eigen/Core>
 #include <algorithm>

@@ -2,7 +2,7 @@
 // against packed key panels and for probs.v) and a row softmax.
 #pragma once
 
-#include "simd4.h"
+#include "kernels/simd4.h"
 
 #include <cstddef>
 

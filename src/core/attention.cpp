@@ -1,8 +1,8 @@
 // The attention plan: validation, rotation and packing of q/k, then logits / probabilities /
 // outputs in row strips with the tiled kernels (fast) or the double-precision reference.
-#include "kernels.h"
-#include "reference.h"
-#include "rotate.h"
+#include "kernels/kernels.h"
+#include "core/reference.h"
+#include "core/rotate.h"
 
 #include <Eigen/Core>
 #include <algorithm>
@@ -362,6 +362,10 @@ Status AttentionPlan::output_rows(int64_t r0, int64_t r1, float* out) const {
         }
     }
     return {};
+}
+
+const char* kernel_name() {
+    return simd::kName;
 }
 
 Status attention(const AttentionRequest& request, float* out, Kernel kernel) {

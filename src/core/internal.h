@@ -3,7 +3,7 @@
 // (what the reference kernel and the distance views use). Tests check that they agree.
 #pragma once
 
-#include "hirope.h"
+#include "hirope/hirope.h"
 
 #include <cmath>
 

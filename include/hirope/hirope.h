@@ -245,6 +245,9 @@ class AttentionPlan {
     Impl* impl_ = nullptr;
 };
 
+// The vector kernels compiled into this build: "wasm-simd128", "sse2" or "scalar".
+const char* kernel_name();
+
 // Convenience: the full heads x n x n matrix in one call.
 Status attention(const AttentionRequest& request, float* out, Kernel kernel = Kernel::fast);
 

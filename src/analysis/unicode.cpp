@@ -1,5 +1,5 @@
 // Character classes from generated range tables (tools/gen-unicode.mjs).
-#include "unicode.h"
+#include "analysis/unicode.h"
 
 #include <algorithm>
 #include <iterator>

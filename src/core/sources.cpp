@@ -1,5 +1,5 @@
 // Q/K sources for people without a model.
-#include "hirope.h"
+#include "hirope/hirope.h"
 
 #include <cmath>
 

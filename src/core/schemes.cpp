@@ -1,5 +1,5 @@
 // Scheme validation, inverse frequencies for every RoPE scaling, attention factors, ALiBi slopes.
-#include "hirope.h"
+#include "hirope/hirope.h"
 
 #include <algorithm>
 #include <cmath>

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <vector>
 
-#include "hirope.h"
-#include "simd4.h"
+#include "hirope/hirope.h"
+#include "kernels/simd4.h"
 
 namespace hirope {
 namespace {

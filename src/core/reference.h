@@ -3,7 +3,7 @@
 // scheme's per-band distance, so it checks the fast path by an independent formulation.
 #pragma once
 
-#include "internal.h"
+#include "core/internal.h"
 
 namespace hirope {
 namespace detail {

@@ -1,8 +1,8 @@
 // Vocabulary files and the two BPE tokenizers: byte-level BPE ranked by id with the cl100k
 // pre-tokenizer (as tiktoken and gpt-tokenizer), and LLaMA's character BPE with byte fallback
 // and ranked merges (as Meta's SentencePiece model, reproduced by llama-tokenizer-js).
-#include "analysis.h"
-#include "unicode.h"
+#include "hirope/analysis.h"
+#include "analysis/unicode.h"
 
 #include <algorithm>
 #include <cstring>
