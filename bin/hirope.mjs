@@ -2,7 +2,7 @@
 // hirope command-line tool.
 import fs from 'node:fs';
 import init, { HiRoPEError } from '../dist/index.js';
-import { encodePNG, heatmapRGB } from './png.mjs';
+import { encodePNG, heatmapRGBA } from './png.mjs';
 import { bucketLabel, bucketLosses, defaultBuckets, presetSchemes, windowsOf } from './model-eval.mjs';
 
 const HELP = {
@@ -33,8 +33,10 @@ options:
   attention: `usage: hirope attention FILE --png OUT.png [options]
 
 Analyzes FILE, builds q/k for its tokens and renders the attention probabilities under a scheme
-(rows = query tokens, columns = key tokens; colour = probability relative to the row maximum,
-log scale over four decades; above the diagonal is masked).
+as the playground draws one scheme's map (rows = query tokens, columns = key tokens; colour =
+probability relative to its row's maximum on the magma ramp, log scale over four decades; when
+the image has fewer pixels than tokens, each pixel shows the mean over its block of entries;
+cells above the diagonal are transparent).
 
 options:
   --png OUT           the image to write (required)
@@ -45,7 +47,8 @@ options:
   --base B            RoPE base (default 10000)
   --head-dim D        head dimension (default 64)
   --source S          seeded (default: random vectors per token id) or ones (content-free)
-  --size N            image size in pixels (default: tokens, at most 1024)
+  --size N            image size in pixels (default: tokens, at most 1024); below the token
+                      count the matrix is mean-pooled, above it each cell is a block of pixels
   --language L, --tokenizer T, --gap P, --descend-classes, --segments S   as for analyze
   --help              this text`,
   bench: `usage: hirope bench [--n 512,1024,2048] [--head-dim 64] [--repeats 5]
@@ -197,10 +200,14 @@ async function attention(opts) {
   const headDim = opts.headDim ?? 64;
   const source = opts.source || 'seeded';
   const { q, k } = hr.qk({ source, n, headDim, tokenIds: a.tokens.ids, seed: 1 });
-  const probs = hr.attention({ q, k, n, headDim, positions: a.positions, scheme: schemeFrom(opts) });
+  const scheme = schemeFrom(opts);
+  // A scheme with segmentSize asks for fixed segments: the core derives them when no units are
+  // given, as on the page.
+  const positions = typeof scheme === 'object' && scheme?.segmentSize ? { token: a.positions.token } : a.positions;
+  const probs = hr.attention({ q, k, n, headDim, positions, scheme });
   const size = opts.size ?? Math.min(n, 1024);
   if (!Number.isInteger(size) || size < 1 || size > 8192) throw new UsageError(`--size must be an integer in [1, 8192], got ${size}`);
-  fs.writeFileSync(opts.png, encodePNG(size, size, heatmapRGB(probs, n, size)));
+  fs.writeFileSync(opts.png, encodePNG(size, size, heatmapRGBA(hr, probs, n, size)));
   console.log(`${opts.png}: ${size}x${size} heatmap of ${n} ${a.tokenizer} tokens, ${a.units.length} units`);
 }
 

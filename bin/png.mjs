@@ -1,6 +1,8 @@
-// A minimal PNG writer (8-bit RGB, no interlace) for the CLI's heatmaps: zlib from Node, CRC-32
-// by table.
+// The CLI's heatmaps, drawn as the playground draws them: hr.pool() mean-pools the matrix and the
+// page's colour map (the package's colormap.js) colours it. Written by a minimal PNG writer (8-bit
+// RGBA, no interlace): zlib from Node, CRC-32 by table.
 import zlib from 'node:zlib';
+import { probImage } from '../dist/colormap.js';
 
 const CRC_TABLE = (() => {
   const t = new Uint32Array(256);
@@ -27,17 +29,18 @@ function chunk(type, data) {
   return out;
 }
 
-/** rgb: width * height * 3 bytes, row-major. */
-export function encodePNG(width, height, rgb) {
+/** rgba: width * height * 4 bytes, row-major (straight alpha). */
+export function encodePNG(width, height, rgba) {
   const header = Buffer.alloc(13);
   header.writeUInt32BE(width, 0);
   header.writeUInt32BE(height, 4);
   header[8] = 8; // bit depth
-  header[9] = 2; // colour type: RGB
-  const raw = Buffer.alloc((width * 3 + 1) * height);
+  header[9] = 6; // colour type: RGBA
+  const stride = width * 4;
+  const raw = Buffer.alloc((stride + 1) * height);
   for (let y = 0; y < height; y++) {
-    raw[y * (width * 3 + 1)] = 0; // filter: none
-    Buffer.from(rgb.buffer, rgb.byteOffset + y * width * 3, width * 3).copy(raw, y * (width * 3 + 1) + 1);
+    raw[y * (stride + 1)] = 0; // filter: none
+    Buffer.from(rgba.buffer, rgba.byteOffset + y * stride, stride).copy(raw, y * (stride + 1) + 1);
   }
   return Buffer.concat([
     Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
@@ -47,34 +50,23 @@ export function encodePNG(width, height, rgb) {
   ]);
 }
 
-// Magma-like ramp, as on the page.
-const STOPS = [[0, 0, 4], [81, 18, 124], [183, 55, 121], [252, 137, 97], [252, 253, 191]];
-export function colour(t) {
-  const x = Math.min(1, Math.max(0, t)) * (STOPS.length - 1);
-  const i = Math.min(STOPS.length - 2, Math.floor(x));
-  const f = x - i;
-  return STOPS[i].map((c, k) => Math.round(c + (STOPS[i + 1][k] - c) * f));
-}
-
-/** n x n probabilities -> size x size RGB (max-pooled when size < n), row-relative log colours. */
-export function heatmapRGB(probs, n, size) {
-  const rgb = new Uint8Array(size * size * 3);
-  const rowMax = new Float32Array(n);
-  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) rowMax[i] = Math.max(rowMax[i], probs[i * n + j]);
-  for (let y = 0; y < size; y++) {
-    const i0 = Math.floor((y * n) / size), i1 = Math.max(i0 + 1, Math.floor(((y + 1) * n) / size));
-    for (let x = 0; x < size; x++) {
-      const j0 = Math.floor((x * n) / size), j1 = Math.max(j0 + 1, Math.floor(((x + 1) * n) / size));
-      let t = 0;
-      for (let i = i0; i < i1; i++) {
-        for (let j = j0; j < j1; j++) {
-          const p = probs[i * n + j];
-          if (p > 0) t = Math.max(t, 1 + Math.log10(p / rowMax[i]) / 4);
-        }
-      }
-      const [r, g, b] = colour(t);
-      rgb.set([r, g, b], (y * size + x) * 3);
-    }
-  }
-  return rgb;
+/**
+ * An n x n attention matrix as a size x size RGBA heatmap, the page's single-scheme map: hr.pool()
+ * mean-pools it (causal) to min(size, n) cells a side, each cell's mean of p / its row's maximum
+ * is coloured on the magma ramp over four decades (log scale), and the cells wholly above the
+ * diagonal are transparent. When size > n each cell covers a block of pixels (pixel x shows cell
+ * floor(x * cells / size), as the page stretches its image).
+ */
+export function heatmapRGBA(hr, probs, n, size) {
+  const cells = Math.min(size, n);
+  const region = { r0: 0, r1: n, c0: 0, c1: n };
+  const { ratio } = hr.pool({ matrix: probs, n, rows: cells, cols: cells, region, causal: true });
+  const image = probImage(ratio, cells, cells, region);
+  if (cells === size) return image;
+  const src = new Uint32Array(image.buffer);
+  const out = new Uint8ClampedArray(size * size * 4);
+  const dst = new Uint32Array(out.buffer);
+  const at = Int32Array.from({ length: size }, (_, p) => Math.floor((p * cells) / size));
+  for (let y = 0; y < size; y++) for (let x = 0; x < size; x++) dst[y * size + x] = src[at[y] * cells + at[x]];
+  return out;
 }

@@ -7,8 +7,8 @@ Reads training/config.json (seed, hyperparameters, export paths) and training/ma
 files, their SHA-256 and split). Every file's hash is checked first: a different file is an error,
 so a run is either the documented one or refused. Writes the fp16 weights file (format in
 docs/model.md) and a JSON of test vectors: inputs, positions and this trainer's logits under
-several position schemes, computed from the schemes' relative-distance formulas (spec sections
-1.4, 2.1-2.3, 2.11), which the C++ inference must match.
+several position schemes, computed from the schemes' relative-distance formulas (docs/schemes.md
+sections 2.1, 3.1 - 3.2, 5 and 6.3), which the C++ inference must match.
 """
 import argparse
 import base64

@@ -19,7 +19,7 @@ export type SchemeType =
 
 export type ScalingType = 'none' | 'linear' | 'ntk' | 'dynamic-ntk' | 'dynamic' | 'yarn' | 'longrope' | 'llama3';
 
-/** RoPE frequency scaling (hirope-spec.md sections 2.2 - 2.7). */
+/** RoPE frequency scaling (docs/schemes.md §3.1 – §3.6). */
 export interface Scaling {
   type: ScalingType;
   /** s: the scale factor (all scalings). */

@@ -4,7 +4,7 @@
 // hirope's compact binary files: `cl100k` (GPT-4 family, byte-level BPE with the cl100k
 // pre-tokenizer) and `llama2` (LLaMA-1/2 / CodeLlama SentencePiece BPE with byte fallback).
 // Parsing: tree-sitter grammars for Python, JavaScript, TypeScript, TSX, C, C++, Java, Go, Rust.
-// Positions (hirope-spec.md 1.2 and 1.5): global token index; top-level function/class unit;
+// Positions (docs/schemes.md section 6.1): global token index; top-level function/class unit;
 // statement index; or fixed-size segments floor(t / S).
 //
 // Offsets are bytes of the UTF-8 input, plus UTF-16 code units for JavaScript callers. Errors are

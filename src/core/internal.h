@@ -52,7 +52,7 @@ inline double log_n_scale(const Scheme& s, int32_t t) {
     return std::fmax(1.0, std::log(t + 1.0) / std::log(s.training_length));
 }
 
-// Sinusoidal absolute position vector of head_dim values (section 2.9).
+// Sinusoidal absolute position vector of head_dim values (docs/schemes.md section 4.2).
 void sinusoid(const Scheme& s, int head_dim, double pos, double* out);
 
 // Memory dims of pair p in the rotated part.

@@ -3,7 +3,8 @@ import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { BUILDS, load, lcg, range, maxAbsDiff } from './builds.mjs';
 
-// RoPE (half layout) or HiRoPE (two bands, window rule of spec 1.4), per element, in doubles.
+// RoPE (half layout) or HiRoPE (two bands, window rule of docs/schemes.md §6.3), per element, in
+// doubles.
 function jsAttention({ q, k, n, d, token, unit, scheme, causal = true, probs = true }) {
   const half = d / 2;
   const tokenPairs = scheme.type === 'hirope' ? Math.floor(scheme.ratio * half + 0.5) : half;

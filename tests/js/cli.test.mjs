@@ -6,9 +6,50 @@ import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import fs from 'node:fs';
 import os from 'node:os';
+import zlib from 'node:zlib';
+import init from '../../dist/index.js';
+import { LUTS, probIndex, rgb } from '../../web/src/colormap.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const run = (...args) => spawnSync(process.execPath, [path.join(root, 'bin/hirope.mjs'), ...args], { cwd: root, encoding: 'utf8' });
+
+// A PNG (8-bit RGBA, no interlace) as { width, height, rgba }: the IDAT chunks inflated, each
+// row's filter undone.
+function decodePNG(png) {
+  assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  let width = 0, height = 0;
+  const idat = [];
+  for (let at = 8; at < png.length; ) {
+    const length = png.readUInt32BE(at);
+    const type = png.toString('ascii', at + 4, at + 8);
+    const data = png.subarray(at + 8, at + 8 + length);
+    if (type === 'IHDR') {
+      width = data.readUInt32BE(0);
+      height = data.readUInt32BE(4);
+      assert.deepEqual([...data.subarray(8, 13)], [8, 6, 0, 0, 0], 'bit depth 8, RGBA, no interlace');
+    } else if (type === 'IDAT') idat.push(data);
+    at += 12 + length;
+  }
+  const raw = zlib.inflateSync(Buffer.concat(idat));
+  const stride = width * 4;
+  const rgba = new Uint8Array(stride * height);
+  for (let y = 0; y < height; y++) {
+    const filter = raw[y * (stride + 1)];
+    for (let x = 0; x < stride; x++) {
+      const v = raw[y * (stride + 1) + 1 + x];
+      const a = x >= 4 ? rgba[y * stride + x - 4] : 0;
+      const b = y > 0 ? rgba[(y - 1) * stride + x] : 0;
+      const c = x >= 4 && y > 0 ? rgba[(y - 1) * stride + x - 4] : 0;
+      const paeth = () => {
+        const p = a + b - c, pa = Math.abs(p - a), pb = Math.abs(p - b), pc = Math.abs(p - c);
+        return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+      };
+      const predictor = [0, a, b, (a + b) >> 1, filter === 4 ? paeth() : 0][filter];
+      rgba[y * stride + x] = (v + predictor) & 0xff;
+    }
+  }
+  return { width, height, rgba };
+}
 
 describe('hirope CLI', () => {
   it('analyze --json prints the analysis', () => {
@@ -46,6 +87,43 @@ describe('hirope CLI', () => {
     const b = run('bench', '--n', '64', '--repeats', '1');
     assert.equal(b.status, 0, b.stderr);
     assert.match(b.stdout, /n=64 +rope .* ms/);
+  });
+
+  it('attention --png draws what the page draws: hr.pool means in the page colour map', async () => {
+    const file = 'tests/fixtures/analysis/sample.go';
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hirope-cli-'));
+    // The same matrix, in this process: the file's tokens, seeded q/k, HiRoPE with a window of 8.
+    const hr = await init();
+    const a = hr.analyze(fs.readFileSync(path.join(root, file), 'utf8'), { filename: file });
+    const n = a.tokens.count;
+    const { q, k } = hr.qk({ source: 'seeded', n, headDim: 64, tokenIds: a.tokens.ids, seed: 1 });
+    const probs = hr.attention({ q, k, n, headDim: 64, positions: a.positions, scheme: { type: 'hirope', window: 8 } });
+    // Fewer pixels than tokens (every pixel a mean over a block of entries), and more.
+    for (const size of [32, n + 21]) {
+      const out = path.join(dir, `${size}.png`);
+      const r = run('attention', file, '--png', out, '--scheme', 'hirope', '--window', '8', '--size', String(size));
+      assert.equal(r.status, 0, r.stderr);
+      const png = decodePNG(fs.readFileSync(out));
+      assert.equal(png.width, size);
+      assert.equal(png.height, size);
+      const cells = Math.min(size, n);
+      const { ratio } = hr.pool({ matrix: probs, n, rows: cells, cols: cells, causal: true });
+      let masked = 0;
+      for (let y = 0; y < size; y++) {
+        for (let x = 0; x < size; x++) {
+          // Pixel (x, y) shows cell (floor(x * cells / size), ...), as the page stretches its image.
+          const cy = Math.floor((y * cells) / size);
+          const cx = Math.floor((x * cells) / size);
+          // Cells wholly above the diagonal (first key after the last query) are transparent.
+          const above = Math.ceil((cx * n) / cells) > Math.ceil(((cy + 1) * n) / cells) - 1;
+          const expected = above ? [0, 0, 0, 0] : [...rgb(LUTS.magma, probIndex(ratio[cy * cells + cx])), 255];
+          const o = 4 * (y * size + x);
+          assert.deepEqual([...png.rgba.subarray(o, o + 4)], expected, `size ${size}, pixel (${x}, ${y})`);
+          if (above) masked++;
+        }
+      }
+      assert.ok(masked > 0 && masked < size * size);
+    }
   });
 
   it('prints help and fails with one clear line', () => {

@@ -1,5 +1,8 @@
-// Values from the formulas of the spec (hirope-spec.md sections 1.4, 1.6, 2.3 - 2.8, 2.12),
-// written out here by hand, never taken from the library's own output.
+// Expected values computed by hand from the formulas in docs/schemes.md (or quoted from the papers
+// where the page quotes them), never taken from the library's own output: HiRoPE's window rule
+// (section 6.3, the paper's Fig. 2) and bands (6.2, 6.4); Split% and periods (6.5, the paper's
+// Table 7); RoPE and partial rotation (1.3, 2.1); the scalings (3.1 - 3.6); ALiBi slopes (4.4);
+// windowed distances (5.2 - 5.4); the long-term decay curve (7.2).
 #include "hirope/hirope.h"
 
 #include <catch2/catch.hpp>
@@ -24,7 +27,8 @@ Scheme hirope_scheme(double ratio, int64_t window) {
 } // namespace
 
 TEST_CASE("HiRoPE window matrix of the paper's Fig. 2", "[hirope][spec]") {
-    // Six tokens, units [0,0,0,0,1,1], L_window = 3; rows are queries (spec 1.4).
+    // Six tokens, units [0,0,0,0,1,1], L_window = 3; rows are queries. The matrix is the paper's
+    // Fig. 2, computed from the unit band's window rule (docs/schemes.md section 6.3).
     const std::vector<int32_t> tok = {0, 1, 2, 3, 4, 5}, unit = {0, 0, 0, 0, 1, 1};
     const Positions pos{tok.data(), unit.data(), nullptr};
     const float expected[6][6] = {{0},          {1, 0},          {2, 1, 0},
@@ -67,7 +71,7 @@ TEST_CASE("HiRoPE splits by frequency index with round_to_even(ratio * d)", "[hi
     CHECK(r[1].name == "token");
 }
 
-TEST_CASE("Split% and periods (Table 7, spec 2.12)", "[hirope][spec]") {
+TEST_CASE("Split% and periods (Table 7, docs/schemes.md section 6.5)", "[hirope][spec]") {
     CHECK(split_fraction(4096, 10000) == Approx(0.7035).margin(5e-5));
     CHECK(split_fraction(4096, 10000) * 128 == Approx(90.05).margin(5e-3));
     CHECK(split_fraction(2048, 10000) == Approx(0.6283).margin(5e-5));

@@ -2,7 +2,7 @@
 // coloured heatmap images, and the data for the distance, angle and decay views. It runs inside the
 // Web Worker (worker.js) and in Node tests; it keeps the full matrices so that zooming, row
 // selection and CSV export need no recomputation.
-import { LUTS, MASKED, probPixels, packLut, ratioIndexOf, tableLogRatios, divergingLut, linearIndex } from './colormap.js';
+import { LUTS, MASKED, packLut, ratioIndexOf, tableLogRatios, divergingLut, linearIndex, maskUpper, probImage } from './colormap.js';
 import { schemeFor, analyzeOptionsFor, ROTARY, WINDOWED, DEFAULTS } from './state.js';
 
 /** Heatmaps cover at most this many tokens (the analysis covers the whole text). */
@@ -142,19 +142,8 @@ export function clampRegion(region, n) {
   return { r0, r1: clamp(region.r1, r0 + 1, n), c0, c1: clamp(region.c1, c0 + 1, n) };
 }
 
-/** Clears (to transparent) the cells wholly above the diagonal: every key after every query. */
-export function maskUpper(rgba, rows, cols, region) {
-  const words = new Uint32Array(rgba.buffer, rgba.byteOffset, rows * cols);
-  const span = region.c1 - region.c0;
-  for (let y = 0; y < rows; y++) {
-    const lastRow = region.r0 + Math.ceil(((y + 1) * (region.r1 - region.r0)) / rows) - 1;
-    // Cell x starts at column c0 + ceil(x * span / cols); the first one past lastRow is masked.
-    let x = Math.max(0, Math.floor(((lastRow - region.c0) * cols) / span));
-    while (x < cols && region.c0 + Math.ceil((x * span) / cols) <= lastRow) x++;
-    words.fill(0, y * cols + x, (y + 1) * cols);
-  }
-  return rgba;
-}
+// The mask of the upper triangle (wasm/colormap.js), shared with the command line's --png.
+export { maskUpper };
 
 /**
  * The A vs B heatmap from the two sides' pooled raw means: log2(pB / pA) per cell on the theme's
@@ -182,12 +171,6 @@ export function diffImage(rawA, rawB, rows, cols, region, theme = 'light') {
 
 /** A cell counts as visibly coloured when B attends at least this factor more or less than A. */
 export const VISIBLE_RATIO = 1.25;
-
-function colourizeProbs(values) {
-  const rgba = new Uint8ClampedArray(values.length * 4);
-  probPixels(values, LUTS.magma, new Uint32Array(rgba.buffer));
-  return rgba;
-}
 
 const packedRamps = {};
 function packedDiverging(theme) {
@@ -392,7 +375,7 @@ export class SideEngine {
   _image(grid, pooled) {
     const { region, rows, cols } = grid;
     // raw is copied: the pooled arrays stay cached here while the image is transferred away.
-    return { region, rows, cols, rgba: maskUpper(colourizeProbs(pooled.ratio), rows, cols, region), raw: pooled.raw.slice() };
+    return { region, rows, cols, rgba: probImage(pooled.ratio, rows, cols, region), raw: pooled.raw.slice() };
   }
 
   /**

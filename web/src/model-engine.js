@@ -1,8 +1,8 @@
 // The compute side of the playground's Model mode, for one scheme (one per Web Worker, like
 // SideEngine): the code model's per-byte loss, its real attention for a layer and head as a
 // pooled image, and generation. Pure of DOM, so Node tests drive it directly.
-import { LUTS, probPixels } from './colormap.js';
-import { clampRegion, maskUpper, PlaygroundError } from './engine.js';
+import { probImage } from './colormap.js';
+import { clampRegion, PlaygroundError } from './engine.js';
 
 /** Bytes of code the model reads (the rest is noted and left out). */
 export const MODEL_BYTES = 4096;
@@ -162,9 +162,7 @@ export class ModelEngine {
     const rows = Math.min(size, r.r1 - r.r0);
     const cols = Math.min(size, r.c1 - r.c0);
     const { ratio } = this.hr.pool({ matrix, n, rows, cols, region: r, causal: true });
-    const rgba = new Uint8ClampedArray(rows * cols * 4);
-    probPixels(ratio, LUTS.magma, new Uint32Array(rgba.buffer));
-    return { rgba: maskUpper(rgba, rows, cols, r), rows, cols, region: r };
+    return { rgba: probImage(ratio, rows, cols, r), rows, cols, region: r };
   }
 
   /** The last attention matrix pooled to at most size x size cells over a byte region. */

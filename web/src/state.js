@@ -211,9 +211,10 @@ export function describeModelSide(side) {
 }
 
 /**
- * Split% for a model (spec 1.6): the fraction of frequency pairs whose wavelength fits in the
- * training length, and whether a HiRoPE ratio keeps its token band inside it. `maxPairs` is the
- * largest band within the bound and `maxRatio` = maxPairs / pairs, the ratio that gives it.
+ * Split% for a model (docs/schemes.md §6.5): the fraction of frequency pairs whose wavelength
+ * fits in the training length, and whether a HiRoPE ratio keeps its token band inside it.
+ * `maxPairs` is the largest band within the bound and `maxRatio` = maxPairs / pairs, the ratio
+ * that gives it.
  */
 export function splitBound(ratio, { trainingContext, ropeBase, headDim }) {
   const split = Math.log(trainingContext / (2 * Math.PI)) / Math.log(ropeBase);
