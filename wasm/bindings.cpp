@@ -1,12 +1,17 @@
-// Embind glue: a thin layer between the JS API (wasm/index.js) and the C++ core. Arrays travel
-// as heap addresses that the JS layer allocates and frees; schemes arrive as plain objects that
-// the JS layer has already normalised (every field present, names mapped to enum numbers).
-// Errors come back as strings (empty on success) for the JS layer to throw as HiRoPEError.
+// Embind glue: a thin layer between the JS API (wasm/api.js and the modules it uses) and the C++
+// core. Arrays travel as heap addresses that the JS layer allocates and frees; schemes arrive as
+// plain objects that the JS layer has already normalised (every field present, names mapped to
+// enum numbers), and are read field by field through the vocabulary's accessors. Errors come back
+// as strings (empty on success) that name fields in C++ terms; the JS layer maps the names through
+// the vocabulary (exported by vocabulary()) and throws them as HiRoPEError.
 #include "hirope/hirope.h"
 #ifdef HIROPE_WITH_ANALYSIS
 #include "hirope/analysis.h"
 #include "hirope/model.h"
 #endif
+
+#include <cctype>
+#include <cmath>
 
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
@@ -20,41 +25,32 @@ template <typename T> T* ptr(uintptr_t address) {
     return reinterpret_cast<T*>(address);
 }
 
+// One parameter from the JS object (keyed by its JS name) into the scheme.
+void read_param(const ParamInfo& p, const val& o, Scheme* s) {
+    if (!p.field) return; // an option of the JS layer only
+    switch (p.kind) {
+    case ParamKind::scaling:
+        return;
+    case ParamKind::list:
+        *p.list(*s) = emscripten::vecFromJSArray<double>(o[p.name]);
+        return;
+    case ParamKind::boolean:
+        p.set(*s, o[p.name].as<bool>() ? 1 : 0);
+        return;
+    default:
+        // Integers arrive as doubles so that out-of-range values reach validate() intact.
+        p.set(*s, o[p.name].as<double>());
+    }
+}
+
 Scheme to_scheme(const val& o) {
+    const SchemeVocabulary& v = scheme_vocabulary();
     Scheme s;
     s.type = static_cast<SchemeType>(o["type"].as<int>());
-    s.base = o["base"].as<double>();
-    s.layout = static_cast<Layout>(o["layout"].as<int>());
-    s.rotary_fraction = o["rotaryFraction"].as<double>();
+    for (const ParamInfo& p : v.scheme_params) read_param(p, o, &s);
     const val sc = o["scaling"];
     s.scaling.type = static_cast<ScalingType>(sc["type"].as<int>());
-    s.scaling.factor = sc["factor"].as<double>();
-    s.scaling.original_length = sc["originalLength"].as<double>();
-    s.scaling.beta_fast = sc["betaFast"].as<double>();
-    s.scaling.beta_slow = sc["betaSlow"].as<double>();
-    s.scaling.truncate = sc["truncate"].as<bool>();
-    s.scaling.mscale = sc["mscale"].as<double>();
-    s.scaling.mscale_all_dim = sc["mscaleAllDim"].as<double>();
-    s.scaling.attention_factor = sc["attentionFactor"].as<double>();
-    s.scaling.low_freq_factor = sc["lowFreqFactor"].as<double>();
-    s.scaling.high_freq_factor = sc["highFreqFactor"].as<double>();
-    s.scaling.short_factor = emscripten::vecFromJSArray<double>(sc["shortFactor"]);
-    s.scaling.long_factor = emscripten::vecFromJSArray<double>(sc["longFactor"]);
-    // Integers arrive as doubles so that out-of-range values reach validate() intact.
-    const double window = o["window"].as<double>();
-    s.window = window < -1e15 ? -1 : window > 1e15 ? (1LL << 40) : static_cast<int64_t>(window);
-    s.leaky_factor = o["leakyFactor"].as<double>();
-    const double group = o["group"].as<double>();
-    s.group = group < -1e15 ? -1 : group > 1e15 ? (1LL << 40) : static_cast<int64_t>(group);
-    s.log_n = o["logN"].as<bool>();
-    s.training_length = o["trainingLength"].as<double>();
-    s.ratio = o["ratio"].as<double>();
-    s.levels = o["levels"].as<int>();
-    s.statement_ratio = o["statementRatio"].as<double>();
-    s.token_on_high = o["tokenOnHigh"].as<bool>();
-    s.xpos_gamma = o["gamma"].as<double>();
-    s.xpos_scale_base = o["scaleBase"].as<double>();
-    s.sinusoidal = static_cast<SinusoidalVariant>(o["variant"].as<int>());
+    for (const ParamInfo& p : v.scaling_params) read_param(p, sc, &s);
     return s;
 }
 
@@ -221,6 +217,232 @@ std::string kernelName() {
     return kernel_name();
 }
 
+// ---------------------------------------------------------------------------------------------
+// The vocabulary as a plain JSON-serialisable object (keys in camelCase, null for "none").
+
+std::string camel(const char* snake) {
+    std::string out;
+    for (const char* c = snake; *c; ++c) {
+        if (*c == '_' && c[1])
+            out += static_cast<char>(std::toupper(static_cast<unsigned char>(*++c)));
+        else
+            out += *c;
+    }
+    return out;
+}
+
+val string_array(const std::vector<const char*>& items) {
+    val arr = val::array();
+    for (const char* x : items) arr.call<void>("push", std::string(x));
+    return arr;
+}
+
+val enum_list(const std::vector<EnumValue>& list) {
+    val arr = val::array();
+    for (const EnumValue& e : list) {
+        val o = val::object();
+        o.set("name", std::string(e.name));
+        o.set("value", e.value);
+        o.set("label", std::string(e.label));
+        o.set("description", std::string(e.description));
+        arr.call<void>("push", o);
+    }
+    return arr;
+}
+
+val finite_or_null(double x) {
+    return std::isfinite(x) ? val(x) : val::null();
+}
+
+const char* kind_name(ParamKind k) {
+    switch (k) {
+    case ParamKind::number:
+        return "number";
+    case ParamKind::integer:
+        return "integer";
+    case ParamKind::boolean:
+        return "boolean";
+    case ParamKind::enumeration:
+        return "enum";
+    case ParamKind::list:
+        return "list";
+    case ParamKind::scaling:
+        return "scaling";
+    }
+    return "";
+}
+
+// A value of a parameter as users write it: booleans, enum names, numbers.
+val user_value(const ParamInfo& p, double x) {
+    if (p.kind == ParamKind::boolean) return val(x != 0);
+    if (p.kind == ParamKind::enumeration)
+        for (const EnumValue& e : *value_list(p.values))
+            if (e.value == static_cast<int>(x)) return val(std::string(e.name));
+    return val(x);
+}
+
+const ParamInfo* find_param(const std::vector<ParamInfo>& params, const char* field) {
+    for (const ParamInfo& p : params)
+        if (p.field && std::string(p.field) == field) return &p;
+    return nullptr;
+}
+
+// A reference inside the table to another parameter, by its JS name, with a value it compares to.
+val condition(const std::vector<ParamInfo>& params, const char* field, double value) {
+    const ParamInfo* p = find_param(params, field);
+    val o = val::object();
+    o.set("parameter", p ? std::string(p->name) : std::string(field));
+    o.set("equals", p ? user_value(*p, value) : val(value));
+    return o;
+}
+
+template <typename Info> val names_taking(const std::vector<Info>& types, uint32_t mask) {
+    val arr = val::array();
+    for (const Info& t : types)
+        if (mask >> static_cast<int>(t.type) & 1u) arr.call<void>("push", std::string(t.name));
+    return arr;
+}
+
+val param_list(const std::vector<ParamInfo>& params, bool scaling) {
+    const SchemeVocabulary& v = scheme_vocabulary();
+    const Scheme defaults;
+    val arr = val::array();
+    for (const ParamInfo& p : params) {
+        val o = val::object();
+        o.set("name", std::string(p.name));
+        o.set("field",
+              p.field ? val(std::string(scaling ? "scaling." : "") + p.field) : val::null());
+        o.set("kind", std::string(kind_name(p.kind)));
+        o.set("description", std::string(p.description));
+        if (p.kind == ParamKind::list)
+            o.set("default", val::array());
+        else if (p.kind == ParamKind::scaling)
+            o.set("default", std::string("none"));
+        else if (p.get)
+            o.set("default", user_value(p, p.get(defaults)));
+        else
+            o.set("default", p.option_default);
+        o.set("required", p.required);
+        const bool numeric = p.kind == ParamKind::number || p.kind == ParamKind::integer;
+        o.set("min", finite_or_null(p.min));
+        o.set("max", finite_or_null(p.max));
+        o.set("minOpen", p.min_open);
+        o.set("maxOpen", p.max_open);
+        val allowed = val::array();
+        for (double x : p.allowed) allowed.call<void>("push", x);
+        o.set("allowed", allowed);
+        o.set("limit", finite_or_null(p.limit));
+        o.set("range", numeric ? val(param_range(p)) : val::null());
+        o.set("values", p.values ? val(camel(p.values)) : val::null());
+        o.set(scaling ? "scalings" : "schemes",
+              scaling ? names_taking(v.scalings, p.takes) : names_taking(v.schemes, p.takes));
+        o.set("onlyIf", p.only_if ? condition(params, p.only_if, p.only_if_value) : val::null());
+        arr.call<void>("push", o);
+    }
+    return arr;
+}
+
+template <typename Info> val parameters_taken(const Info& t, const std::vector<ParamInfo>& params) {
+    std::vector<const char*> names;
+    for (const ParamInfo& p : params)
+        if (takes(p, static_cast<int>(t.type))) names.push_back(p.name);
+    return string_array(names);
+}
+
+val vocabulary() {
+    const SchemeVocabulary& v = scheme_vocabulary();
+    val out = val::object();
+    val schemes = val::array();
+    for (const SchemeInfo& s : v.schemes) {
+        val o = val::object();
+        o.set("name", std::string(s.name));
+        o.set("value", static_cast<int>(s.type));
+        o.set("label", std::string(s.label));
+        o.set("rotary", s.rotary);
+        o.set("windowed", s.windowed);
+        o.set("needsUnits", s.needs_units);
+        o.set("description", std::string(s.description));
+        o.set("parameters", parameters_taken(s, v.scheme_params));
+        schemes.call<void>("push", o);
+    }
+    out.set("schemes", schemes);
+    val scalings = val::array();
+    for (const ScalingInfo& s : v.scalings) {
+        val o = val::object();
+        o.set("name", std::string(s.name));
+        o.set("value", static_cast<int>(s.type));
+        o.set("label", std::string(s.label));
+        o.set("aliases", string_array(s.aliases));
+        o.set("description", std::string(s.description));
+        o.set("parameters", parameters_taken(s, v.scaling_params));
+        scalings.call<void>("push", o);
+    }
+    out.set("scalings", scalings);
+    out.set("parameters", param_list(v.scheme_params, false));
+    out.set("scalingParameters", param_list(v.scaling_params, true));
+    out.set("layouts", enum_list(v.layouts));
+    out.set("sinusoidalVariants", enum_list(v.sinusoidal_variants));
+    out.set("outputs", enum_list(v.outputs));
+    out.set("roles", enum_list(v.roles));
+    out.set("branches", enum_list(v.branches));
+    out.set("kernels", enum_list(v.kernels));
+    val rules = val::array();
+    for (const DefaultRule& r : v.default_rules) {
+        const ParamInfo* target = find_param(v.scheme_params, r.field);
+        val o = val::object();
+        o.set("parameter", target ? std::string(target->name) : std::string(r.field));
+        o.set("schemes", names_taking(v.schemes, r.schemes));
+        o.set("when", r.when ? condition(v.scheme_params, r.when, r.when_value) : val::null());
+        if (r.from) {
+            // value = (offset + scale * from) / divisor
+            o.set("from", std::string(find_param(v.scheme_params, r.from)->name));
+            o.set("offset", r.offset);
+            o.set("scale", r.scale);
+            o.set("divisor", r.divisor);
+        } else {
+            o.set("value",
+                  target ? user_value(*target, r.offset / r.divisor) : val(r.offset / r.divisor));
+        }
+        o.set("description", std::string(r.description));
+        rules.call<void>("push", o);
+    }
+    out.set("defaultRules", rules);
+    val names = val::array();
+    for (const NameInfo& n : v.arguments) {
+        val o = val::object();
+        o.set("field", std::string(n.field));
+        o.set("name", std::string(n.name));
+        names.call<void>("push", o);
+    }
+    out.set("arguments", names);
+    val languages = val::array();
+    std::vector<EnumValue> none;
+#ifdef HIROPE_WITH_ANALYSIS
+    for (const LanguageInfo& l : language_info()) {
+        val o = val::object();
+        o.set("name", l.name);
+        o.set("label", l.label);
+        val ext = val::array();
+        for (const std::string& e : l.extensions) ext.call<void>("push", e);
+        o.set("extensions", ext);
+        languages.call<void>("push", o);
+    }
+    out.set("languages", languages);
+    const AnalysisVocabulary& a = analysis_vocabulary();
+    out.set("gaps", enum_list(a.gaps));
+    out.set("hierarchies", enum_list(a.hierarchies));
+    out.set("unitKinds", enum_list(a.unit_kinds));
+    out.set("byteHierarchies", enum_list(model::byte_hierarchies()));
+#else
+    out.set("languages", languages);
+    out.set("gaps", enum_list(none));
+    out.set("hierarchies", enum_list(none));
+    out.set("unitKinds", enum_list(none));
+    out.set("byteHierarchies", enum_list(none));
+#endif
+    return out;
+}
+
 #ifdef HIROPE_WITH_ANALYSIS
 template <typename T> val typed_copy(const char* ctor, const std::vector<T>& v) {
     val arr = val::global(ctor).new_(v.size());
@@ -252,9 +474,124 @@ val encodeText(uintptr_t vocab, uintptr_t code, double size) {
 }
 
 // An analysis packed into one reusable buffer of 32-bit words, so the JS side reads every column
-// with a single copy instead of one crossing per value:
-// [tokens, units, errors, statements], ids, start, end, byteStart, byteEnd, unit, statement
-// (tokens each), unit kind, start, end, byteStart, byteEnd (units each), errors (5 words each).
+// with a single copy instead of one crossing per value. The layout is this table, written once:
+// the header words, then each column (count = the header entry it names), then the strings (one
+// NUL-terminated entry per unit). analysisLayout() exports it; the JS decoder
+// (wasm/analysis-codec.js) checks at start-up that it reads the same layout.
+using Words = std::vector<uint32_t>;
+
+struct HeaderWord {
+    const char* name;
+    uint32_t (*value)(const Analysis&);
+};
+
+const HeaderWord kAnalysisHeader[] = {
+    {"tokens", [](const Analysis& a) { return static_cast<uint32_t>(a.tokens.size()); }},
+    {"units", [](const Analysis& a) { return static_cast<uint32_t>(a.units.size()); }},
+    {"errors", [](const Analysis& a) { return static_cast<uint32_t>(a.errors.size()); }},
+    {"statements", [](const Analysis& a) { return static_cast<uint32_t>(a.statements); }},
+};
+
+struct Column {
+    const char* name;  // the decoded field: "tokens.ids"
+    const char* count; // the header word holding its length
+    const char* type;  // the typed array it is read as: "int32" or "uint32"
+    void (*write)(const Analysis&, Words&);
+};
+
+template <typename T, typename F> void each(const std::vector<T>& items, Words& d, F f) {
+    for (const T& x : items) d.push_back(static_cast<uint32_t>(f(x)));
+}
+
+const Column kAnalysisColumns[] = {
+    {"tokens.ids", "tokens", "int32",
+     [](const Analysis& a, Words& d) { each(a.tokens, d, [](const Token& t) { return t.id; }); }},
+    {"tokens.start", "tokens", "uint32",
+     [](const Analysis& a, Words& d) {
+         d.insert(d.end(), a.start_utf16.begin(), a.start_utf16.end());
+     }},
+    {"tokens.end", "tokens", "uint32",
+     [](const Analysis& a, Words& d) {
+         d.insert(d.end(), a.end_utf16.begin(), a.end_utf16.end());
+     }},
+    {"tokens.byteStart", "tokens", "uint32",
+     [](const Analysis& a, Words& d) {
+         each(a.tokens, d, [](const Token& t) { return t.start; });
+     }},
+    {"tokens.byteEnd", "tokens", "uint32",
+     [](const Analysis& a, Words& d) { each(a.tokens, d, [](const Token& t) { return t.end; }); }},
+    {"positions.unit", "tokens", "int32",
+     [](const Analysis& a, Words& d) { each(a.unit, d, [](int32_t x) { return x; }); }},
+    {"positions.statement", "tokens", "int32",
+     [](const Analysis& a, Words& d) { each(a.statement, d, [](int32_t x) { return x; }); }},
+    {"units.kind", "units", "uint32",
+     [](const Analysis& a, Words& d) {
+         each(a.units, d, [](const Unit& u) { return unit_kind_value(u.kind); });
+     }},
+    {"units.start", "units", "uint32",
+     [](const Analysis& a, Words& d) {
+         each(a.units, d, [](const Unit& u) { return u.start_utf16; });
+     }},
+    {"units.end", "units", "uint32",
+     [](const Analysis& a, Words& d) {
+         each(a.units, d, [](const Unit& u) { return u.end_utf16; });
+     }},
+    {"units.byteStart", "units", "uint32",
+     [](const Analysis& a, Words& d) { each(a.units, d, [](const Unit& u) { return u.start; }); }},
+    {"units.byteEnd", "units", "uint32",
+     [](const Analysis& a, Words& d) { each(a.units, d, [](const Unit& u) { return u.end; }); }},
+    {"errors.start", "errors", "uint32",
+     [](const Analysis& a, Words& d) {
+         each(a.errors, d, [](const ErrorRegion& r) { return r.start_utf16; });
+     }},
+    {"errors.end", "errors", "uint32",
+     [](const Analysis& a, Words& d) {
+         each(a.errors, d, [](const ErrorRegion& r) { return r.end_utf16; });
+     }},
+    {"errors.byteStart", "errors", "uint32",
+     [](const Analysis& a, Words& d) {
+         each(a.errors, d, [](const ErrorRegion& r) { return r.start; });
+     }},
+    {"errors.byteEnd", "errors", "uint32",
+     [](const Analysis& a, Words& d) {
+         each(a.errors, d, [](const ErrorRegion& r) { return r.end; });
+     }},
+    {"errors.missing", "errors", "uint32",
+     [](const Analysis& a, Words& d) {
+         each(a.errors, d, [](const ErrorRegion& r) { return r.missing ? 1 : 0; });
+     }},
+};
+
+struct StringColumn {
+    const char* name; // one entry per unit
+    const std::string& (*read)(const Unit&);
+};
+
+const StringColumn kAnalysisStrings[] = {
+    {"units.name", [](const Unit& u) -> const std::string& { return u.name; }},
+    {"units.nodeType", [](const Unit& u) -> const std::string& { return u.node_type; }},
+};
+
+val analysisLayout() {
+    val out = val::object();
+    val header = val::array();
+    for (const HeaderWord& h : kAnalysisHeader) header.call<void>("push", std::string(h.name));
+    out.set("header", header);
+    val columns = val::array();
+    for (const Column& c : kAnalysisColumns) {
+        val o = val::object();
+        o.set("name", std::string(c.name));
+        o.set("count", std::string(c.count));
+        o.set("type", std::string(c.type));
+        columns.call<void>("push", o);
+    }
+    out.set("columns", columns);
+    val strings = val::array();
+    for (const StringColumn& c : kAnalysisStrings) strings.call<void>("push", std::string(c.name));
+    out.set("strings", strings);
+    return out;
+}
+
 class AnalysisBuffer {
   public:
     std::string run(uintptr_t code, double size, std::string language, uintptr_t vocab, int gap,
@@ -270,52 +607,43 @@ class AnalysisBuffer {
         Status st =
             analyze(std::string_view(ptr<const char>(code), static_cast<size_t>(size)), o, &a);
         if (!st.ok()) return st.message();
-        const size_t n = a.tokens.size(), u = a.units.size(), e = a.errors.size();
         data_.clear();
-        data_.reserve(4 + 7 * n + 5 * u + 5 * e);
-        data_.insert(data_.end(), {static_cast<uint32_t>(n), static_cast<uint32_t>(u),
-                                   static_cast<uint32_t>(e), static_cast<uint32_t>(a.statements)});
-        for (const Token& t : a.tokens) data_.push_back(static_cast<uint32_t>(t.id));
-        data_.insert(data_.end(), a.start_utf16.begin(), a.start_utf16.end());
-        data_.insert(data_.end(), a.end_utf16.begin(), a.end_utf16.end());
-        for (const Token& t : a.tokens) data_.push_back(t.start);
-        for (const Token& t : a.tokens) data_.push_back(t.end);
-        for (int32_t x : a.unit) data_.push_back(static_cast<uint32_t>(x));
-        for (int32_t x : a.statement) data_.push_back(static_cast<uint32_t>(x));
-        names_.clear();
-        types_.clear();
-        for (const Unit& x : a.units)
-            data_.push_back(x.kind == "function"  ? 1
-                            : x.kind == "class"   ? 2
-                            : x.kind == "segment" ? 3
-                                                  : 0);
-        for (const Unit& x : a.units) data_.push_back(x.start_utf16);
-        for (const Unit& x : a.units) data_.push_back(x.end_utf16);
-        for (const Unit& x : a.units) data_.push_back(x.start);
-        for (const Unit& x : a.units) data_.push_back(x.end);
-        for (const Unit& x : a.units) {
-            names_ += x.name;
-            names_ += '\0';
-            types_ += x.node_type;
-            types_ += '\0';
+        for (const HeaderWord& h : kAnalysisHeader) data_.push_back(h.value(a));
+        for (const Column& c : kAnalysisColumns) c.write(a, data_);
+        strings_.clear();
+        for (const StringColumn& c : kAnalysisStrings) {
+            std::string joined;
+            for (const Unit& u : a.units) {
+                joined += c.read(u);
+                joined += '\0';
+            }
+            strings_.push_back(std::move(joined));
         }
-        for (const ErrorRegion& r : a.errors)
-            data_.insert(data_.end(),
-                         {r.start_utf16, r.end_utf16, r.start, r.end, r.missing ? 1u : 0u});
         language_ = a.language;
         tokenizer_ = a.tokenizer;
         return "";
     }
     uintptr_t data() const { return reinterpret_cast<uintptr_t>(data_.data()); }
-    std::string names() const { return names_; }
-    std::string types() const { return types_; }
+    // The string columns in layout order, each one NUL-terminated entry per unit.
+    val strings() const {
+        val arr = val::array();
+        for (const std::string& s : strings_) arr.call<void>("push", s);
+        return arr;
+    }
     std::string language() const { return language_; }
     std::string tokenizer() const { return tokenizer_; }
 
   private:
-    std::vector<uint32_t> data_;
-    std::string names_, types_, language_, tokenizer_;
+    Words data_;
+    std::vector<std::string> strings_;
+    std::string language_, tokenizer_;
 };
+
+val analysisLimits() {
+    val o = val::object();
+    o.set("maxBytes", static_cast<double>(AnalysisLimits::max_bytes));
+    return o;
+}
 
 val parseCode(uintptr_t code, double size, std::string language) {
     bool has_error = false;
@@ -325,12 +653,6 @@ val parseCode(uintptr_t code, double size, std::string language) {
     out.set("error", result(st));
     out.set("hasError", has_error);
     return out;
-}
-
-val languageList() {
-    val arr = val::array();
-    for (const std::string& l : languages()) arr.call<void>("push", l);
-    return arr;
 }
 
 std::string detectLanguage(std::string filename) {
@@ -471,6 +793,7 @@ EMSCRIPTEN_BINDINGS(hirope) {
     emscripten::function("seededVectors", &seededVectors);
     emscripten::function("limits", &limits);
     emscripten::function("kernelName", &kernelName);
+    emscripten::function("vocabulary", &vocabulary);
 #ifdef HIROPE_WITH_ANALYSIS
     emscripten::class_<TokenizerHandle>("TokenizerHandle")
         .constructor<>()
@@ -482,12 +805,12 @@ EMSCRIPTEN_BINDINGS(hirope) {
         .constructor<>()
         .function("run", &AnalysisBuffer::run)
         .function("data", &AnalysisBuffer::data)
-        .function("names", &AnalysisBuffer::names)
-        .function("types", &AnalysisBuffer::types)
+        .function("strings", &AnalysisBuffer::strings)
         .function("language", &AnalysisBuffer::language)
         .function("tokenizer", &AnalysisBuffer::tokenizer);
     emscripten::function("parse", &parseCode);
-    emscripten::function("languages", &languageList);
+    emscripten::function("analysisLayout", &analysisLayout);
+    emscripten::function("analysisLimits", &analysisLimits);
     emscripten::function("detectLanguage", &detectLanguage);
     emscripten::class_<ModelHandle>("ModelHandle")
         .constructor<>()

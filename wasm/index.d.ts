@@ -162,6 +162,106 @@ export interface Limits {
   maxOutputElements: number;
 }
 
+/** One value of an enumeration in the vocabulary. */
+export interface VocabularyValue<Name extends string = string> {
+  /** As users write it: 'half', 'own'. */
+  name: Name;
+  /** The core's enumerator. */
+  value: number;
+  /** Display name: 'half-split (HF)'. */
+  label: string;
+  description: string;
+}
+
+export interface VocabularyScheme extends VocabularyValue<SchemeType> {
+  /** Rotates q and k. */
+  rotary: boolean;
+  /** Merges a near and a far branch by the window rule (causal attention only). */
+  windowed: boolean;
+  /** Reads positions.unit. */
+  needsUnits: boolean;
+  /** The option names it takes, in order. */
+  parameters: string[];
+}
+
+export interface VocabularyScaling extends VocabularyValue<Exclude<ScalingType, 'dynamic'>> {
+  /** Other accepted names ('dynamic' for 'dynamic-ntk'). */
+  aliases: string[];
+  parameters: string[];
+}
+
+export interface VocabularyParameter {
+  /** The option name: 'rotaryFraction'. */
+  name: string;
+  /** The core's field: 'rotary_fraction', 'scaling.original_length'; null for an option of the JS layer only. */
+  field: string | null;
+  kind: 'number' | 'integer' | 'boolean' | 'enum' | 'list' | 'scaling';
+  /** The value when left out (enum: its name; 'scaling': 'none'), before defaultRules. */
+  default: number | boolean | string | number[];
+  /** Must be given where it is taken (the scaling factor). */
+  required: boolean;
+  /** The range the core checks: min <= x <= max (strict where minOpen / maxOpen); null: unbounded. */
+  min: number | null;
+  max: number | null;
+  minOpen: boolean;
+  maxOpen: boolean;
+  /** When not empty: the only values. */
+  allowed: number[];
+  /** An implementation bound beyond the range, or null. */
+  limit: number | null;
+  /** The range as messages state it: 'an integer >= 1', 'in (0, 1]' (number and integer kinds). */
+  range: string | null;
+  /** kind 'enum': the vocabulary's value list ('layouts', 'sinusoidalVariants'). */
+  values: string | null;
+  /** Checked only when another parameter has this value. */
+  onlyIf: { parameter: string; equals: number | boolean } | null;
+  description: string;
+}
+
+/** A default that depends on the scheme type or another parameter. */
+export interface VocabularyDefaultRule {
+  parameter: string;
+  schemes: SchemeType[];
+  /** Applies only when this parameter has this value. */
+  when: { parameter: string; equals: number | boolean } | null;
+  /** A constant default... */
+  value?: number | boolean;
+  /** ...or (offset + scale * from) / divisor. */
+  from?: string;
+  offset?: number;
+  scale?: number;
+  divisor?: number;
+  description: string;
+}
+
+/**
+ * The core's vocabulary (hr.vocabulary): every scheme, scaling, parameter and option value with
+ * display names and descriptions, as plain JSON. The option checks of every function come from it.
+ */
+export interface Vocabulary {
+  schemes: VocabularyScheme[];
+  scalings: VocabularyScaling[];
+  parameters: Array<VocabularyParameter & { schemes: SchemeType[] }>;
+  scalingParameters: Array<VocabularyParameter & { scalings: ScalingType[] }>;
+  layouts: VocabularyValue<'interleaved' | 'half'>[];
+  sinusoidalVariants: VocabularyValue<'vaswani' | 'fairseq'>[];
+  outputs: VocabularyValue<'logits' | 'probs'>[];
+  roles: VocabularyValue<'query' | 'key'>[];
+  branches: VocabularyValue<'near' | 'far'>[];
+  kernels: VocabularyValue<'reference' | 'fast'>[];
+  defaultRules: VocabularyDefaultRule[];
+  /** Names of arguments in the core's messages and the API's: { field: 'head_dim', name: 'headDim' }. */
+  arguments: Array<{ field: string; name: string }>;
+  /** Empty in hirope/core. */
+  languages: Array<{ name: Language; label: string; extensions: string[] }>;
+  gaps: VocabularyValue<'own' | 'next' | 'previous'>[];
+  hierarchies: VocabularyValue<'units' | 'segments'>[];
+  /** CodeUnit.kind values. */
+  unitKinds: VocabularyValue<'code' | 'function' | 'class' | 'segment'>[];
+  /** The code model's hierarchies (ModelOptions.hierarchy). */
+  byteHierarchies: VocabularyValue<'units' | 'statements' | 'segments'>[];
+}
+
 export interface QK {
   q: Float32Array;
   k: Float32Array;
@@ -299,6 +399,8 @@ export declare class HiRoPE {
   readonly limits: Readonly<Limits>;
   readonly schemes: SchemeType[];
   readonly scalings: ScalingType[];
+  /** The core's table of schemes, scalings, their parameters and option values (plain JSON, frozen). */
+  readonly vocabulary: Readonly<Vocabulary>;
   /** heads x n x n for 'logits' and 'probs'; n x heads*headDim for 'values'. */
   attention(options: AttentionOptions): Float32Array;
   inverseFrequencies(scheme: Scheme, headDim: number, options?: { seqLen?: number }): Float64Array;
@@ -367,6 +469,7 @@ export interface InitOptions {
 
 export declare function simdSupported(): boolean;
 export declare function segmentPositions(n: number, size: number): { token: Int32Array; unit: Int32Array };
+/** A scheme with every default filled in, names mapped to the core's numbers (after init()). */
 export declare function normalizeScheme(scheme: Scheme): Record<string, unknown>;
 export declare function init(options?: InitOptions): Promise<HiRoPE>;
 export default init;

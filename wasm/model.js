@@ -1,10 +1,9 @@
 // hr.model: hirope's byte-level code model (src/model/), with any position scheme applied at
-// inference. A thin layer: argument checks and defaults here, the work in WASM.
-import { normalizeScheme } from './api.js';
-import { fail, describe, iota } from './errors.js';
+// inference. A thin layer over the runtime (wasm/runtime.js): argument checks and defaults here,
+// scheme and option names from the core's vocabulary, the work in WASM.
+import { fail, describe, iota, orList } from './errors.js';
+import { readData } from './runtime.js';
 
-const LEVELS = { units: 0, statements: 1, segments: 2 };
-const GAPS = { own: 0, next: 1, previous: 2 };
 const OPTION_KEYS = {
   loss: ['scheme', 'hierarchy', 'language', 'segmentSize', 'gap', 'descendClasses'],
   logits: ['scheme', 'hierarchy', 'language', 'segmentSize', 'gap', 'descendClasses', 'positions'],
@@ -29,13 +28,13 @@ function integer(value, name, min, max) {
 
 /** A loaded code model. Create with `await hr.model.load()`. */
 export class CodeModel {
-  constructor(hr, handle) {
-    this._hr = hr;
+  constructor(runtime, handle) {
+    this._runtime = runtime;
     this._handle = handle;
     /** { name, version, vocab, dModel, layers, heads, headDim, ffnHidden, trainingContext, ropeBase, normEps, parameters } */
     this.config = Object.freeze(handle.config());
     /** Bytes one call accepts (input, or prompt plus maxBytes). */
-    this.maxInputBytes = hr._mod.modelLimits().maxInputBytes;
+    this.maxInputBytes = runtime.mod.modelLimits().maxInputBytes;
   }
 
   _live() {
@@ -57,53 +56,52 @@ export class CodeModel {
     const spec = typeof scheme === 'string' ? { type: scheme } : scheme;
     if (spec === null || typeof spec !== 'object' || Array.isArray(spec)) fail(`scheme must be an object such as { type: 'hirope' }, got ${describe(spec)}`);
     const s = { ...spec };
-    const type = s.type;
-    if (!['rope', 'xpos', 'rerope', 'leaky-rerope', 'self-extend', 'hirope', 'nope'].includes(type)) {
-      fail(`the code model was trained with RoPE: scheme.type must be one of 'rope', 'xpos', 'rerope', 'leaky-rerope', 'self-extend', 'hirope' or 'nope', got ${describe(type)}`);
-    }
+    const vocabulary = this._runtime.vocabulary;
+    // The model runs rotary schemes (it was trained with RoPE) and NoPE (src/model check_scheme).
+    const usable = vocabulary.data.schemes.filter((x) => x.rotary).map((x) => x.name).concat('nope');
+    const info = vocabulary.scheme(s.type);
+    if (!info || !usable.includes(s.type)) fail(`the code model was trained with RoPE: scheme.type must be one of ${orList(usable)}, got ${describe(s.type)}`);
     const L = this.config.trainingContext;
-    if (type !== 'nope') {
-      if (s.base === undefined) s.base = this.config.ropeBase;
-      if (s.layout === undefined) s.layout = 'half';
-      if (s.scaling && typeof s.scaling === 'object' && s.scaling.type && s.scaling.type !== 'none' && s.scaling.type !== 'linear' && s.scaling.type !== 'ntk' && s.scaling.originalLength === undefined) {
-        s.scaling = { ...s.scaling, originalLength: L };
-      }
+    const takes = (key) => info.parameters.includes(key);
+    if (takes('base') && s.base === undefined) s.base = this.config.ropeBase;
+    if (takes('layout') && s.layout === undefined) s.layout = 'half';
+    if (takes('scaling') && s.scaling && typeof s.scaling === 'object' && s.scaling.originalLength === undefined &&
+      vocabulary.scaling(s.scaling.type)?.parameters.includes('originalLength')) {
+      s.scaling = { ...s.scaling, originalLength: L };
     }
-    if (['rerope', 'leaky-rerope', 'self-extend', 'hirope'].includes(type)) {
-      if (s.window === undefined) s.window = Math.max(1, Math.floor(L / 2));
-      if (s.trainingLength === undefined) s.trainingLength = L;
-    }
-    const normalized = normalizeScheme(s);
-    if (normalized.rotary && normalized.layout !== 1) fail("the code model rotates in the half-split layout: scheme.layout must be 'half'");
+    if (takes('window') && s.window === undefined) s.window = Math.max(1, Math.floor(L / 2));
+    if (takes('trainingLength') && s.trainingLength === undefined) s.trainingLength = L;
+    const normalized = vocabulary.normalizeScheme(s);
+    if (normalized.rotary && normalized.layout !== vocabulary.value('layouts', 'half')) fail("the code model rotates in the half-split layout: scheme.layout must be 'half'");
     return normalized;
   }
 
   _hierarchy(o, scheme) {
-    let level = o.hierarchy === undefined ? (scheme?.segmentSize ? 'segments' : 'units') : o.hierarchy;
-    if (!(level in LEVELS)) fail(`hierarchy must be 'units', 'statements' or 'segments', got ${describe(level)}`);
-    const language = o.language === undefined ? 'python' : o.language;
-    this._hr._language(language);
-    const gap = o.gap === undefined ? 'own' : o.gap;
-    if (!(gap in GAPS)) fail(`gap must be 'own', 'next' or 'previous', got ${describe(gap)}`);
+    const vocabulary = this._runtime.vocabulary;
+    const option = (name, value, list) => {
+      if (!vocabulary.names(list).includes(value)) fail(`${name} must be ${orList(vocabulary.names(list))}, got ${describe(value)}`);
+      return vocabulary.value(list, value, name);
+    };
+    const level = option('hierarchy', o.hierarchy === undefined ? (scheme?.segmentSize ? 'segments' : 'units') : o.hierarchy, 'byteHierarchies');
+    const language = vocabulary.checkLanguage(o.language === undefined ? 'python' : o.language);
+    const gap = option('gap', o.gap === undefined ? 'own' : o.gap, 'gaps');
     const descend = o.descendClasses === undefined ? false : o.descendClasses;
     if (typeof descend !== 'boolean') fail(`descendClasses must be a boolean, got ${describe(descend)}`);
     const segmentSize = o.segmentSize === undefined ? (scheme?.segmentSize || 32) : o.segmentSize;
     integer(segmentSize, 'segmentSize', 1, 1 << 30);
-    return { level: LEVELS[level], language, gap: GAPS[gap], descendClasses: descend, segmentSize };
+    return { level, language, gap, descendClasses: descend, segmentSize };
   }
 
   _bytes(heap, code, name) {
     if (typeof code !== 'string' && !(code instanceof Uint8Array)) fail(`${name} must be a string or a Uint8Array, got ${describe(code)}`);
     const bytes = typeof code === 'string' ? ENCODER.encode(code) : code;
     if (bytes.length > this.maxInputBytes) fail(`${name} is ${bytes.length} bytes; the model's limit is ${this.maxInputBytes}`);
-    const ptr = heap.alloc(bytes.length);
-    this._hr._mod.HEAPU8.set(bytes, ptr);
-    return [ptr, bytes.length];
+    return heap.bytes(bytes);
   }
 
   _positions(ptr, n, hierarchy) {
-    const r = this._hr._mod.bytePositions(ptr, n, hierarchy);
-    this._hr._check(r.error);
+    const r = this._runtime.mod.bytePositions(ptr, n, hierarchy);
+    this._runtime.check(r.error);
     return { token: iota(n), unit: r.unit, statement: r.statement };
   }
 
@@ -112,15 +110,14 @@ export class CodeModel {
     const handle = this._live();
     const scheme = this.scheme(options.scheme);
     const hierarchy = this._hierarchy(options, scheme);
-    return this._hr._run((heap) => {
+    return this._runtime.run((heap) => {
       const [ptr, n] = this._bytes(heap, code, 'code');
-      if (n < 1) fail('code must hold at least 1 byte');
       const pos = options.positions ? this._explicitPositions(options.positions, n) : this._positions(ptr, n, hierarchy);
       const [tp, up, sp] = heap.positions(pos);
       const sizes = outputs(n);
       const ptrs = {};
       for (const [name, count] of Object.entries(sizes)) ptrs[name] = count ? heap.alloc(count * 4) : 0;
-      this._hr._check(handle.forward(scheme, ptr, n, tp, up, sp, ptrs.logits || 0, ptrs.losses || 0,
+      this._runtime.check(handle.forward(scheme, ptr, n, tp, up, sp, ptrs.logits || 0, ptrs.losses || 0,
         ptrs.attention || 0, options.layer ?? 0, options.head ?? 0));
       const out = { n, positions: pos };
       for (const [name, count] of Object.entries(sizes)) out[name] = heap.readFloat32(ptrs[name], count).slice();
@@ -171,7 +168,7 @@ export class CodeModel {
   positions(code, options = {}) {
     checkOptions(options, 'positions');
     const hierarchy = this._hierarchy(options, null);
-    return this._hr._run((heap) => {
+    return this._runtime.run((heap) => {
       const [ptr, n] = this._bytes(heap, code, 'code');
       return this._positions(ptr, n, hierarchy);
     });
@@ -188,14 +185,14 @@ export class CodeModel {
     const hierarchy = this._hierarchy(options, scheme);
     const maxBytes = integer(options.maxBytes ?? 256, 'maxBytes', 0, this.maxInputBytes);
     const temperature = options.temperature ?? 0.8;
-    if (typeof temperature !== 'number' || !Number.isFinite(temperature) || temperature < 0) fail(`temperature must be a finite number >= 0, got ${describe(temperature)}`);
+    if (typeof temperature !== 'number') fail(`temperature must be a number, got ${describe(temperature)}`);
     const seed = integer(options.seed ?? 1, 'seed', 0, Number.MAX_SAFE_INTEGER);
-    return this._hr._run((heap) => {
+    return this._runtime.run((heap) => {
       const [ptr, n] = this._bytes(heap, prompt, 'prompt');
-      if (n < 1) fail('prompt must hold at least 1 byte');
-      if (n + maxBytes > this.maxInputBytes) fail(`prompt (${n} bytes) plus maxBytes (${maxBytes}) exceeds the model's limit of ${this.maxInputBytes} bytes`);
+      // The core checks the rest: a prompt of at least 1 byte, prompt plus maxBytes within its
+      // limit, a finite temperature >= 0.
       const r = handle.generate(scheme, ptr, n, hierarchy, maxBytes, temperature, seed);
-      this._hr._check(r.error);
+      this._runtime.check(r.error);
       return { text: DECODER.decode(r.bytes), bytes: r.bytes };
     });
   }
@@ -203,19 +200,18 @@ export class CodeModel {
 
 /** hr.model: loading models. */
 export class ModelLoader {
-  constructor(hr, url) {
-    this._hr = hr;
+  constructor(runtime, url) {
+    this._runtime = runtime;
     this._url = url;
   }
 
   /** The header of a weights file, without loading it: { name, layers, ..., parameters }. */
   inspect(data) {
     const bytes = toBytes(data);
-    return this._hr._run((heap) => {
-      const ptr = heap.alloc(bytes.length);
-      this._hr._mod.HEAPU8.set(bytes, ptr);
-      const r = this._hr._mod.modelConfig(ptr, bytes.length);
-      this._hr._check(r.error);
+    const runtime = this._runtime;
+    return runtime.run((heap) => {
+      const r = runtime.mod.modelConfig(...heap.bytes(bytes));
+      runtime.check(r.error);
       return r.config;
     });
   }
@@ -226,28 +222,25 @@ export class ModelLoader {
    * corrupted or other-version file is a HiRoPEError and nothing stays allocated.
    */
   async load({ data, url } = {}) {
-    this._hr._needAnalysis();
+    const runtime = this._runtime;
+    runtime.needAnalysis();
     let bytes = data;
     if (bytes === undefined) {
       const where = url === undefined ? this._url : new URL(String(url), globalThis.location?.href ?? import.meta.url);
       if (!where) fail('no location for the model weights: pass options.data or options.url');
-      bytes = await this._hr._readData(where);
+      bytes = await readData(where);
     }
     bytes = toBytes(bytes);
-    const limit = this._hr._mod.modelLimits().maxFileBytes;
+    const limit = runtime.mod.modelLimits().maxFileBytes;
     if (bytes.length > limit) fail(`model file of ${bytes.length} bytes exceeds the limit of ${limit}`);
-    const handle = new this._hr._mod.ModelHandle();
+    const handle = new runtime.mod.ModelHandle();
     try {
-      this._hr._run((heap) => {
-        const ptr = heap.alloc(bytes.length);
-        this._hr._mod.HEAPU8.set(bytes, ptr);
-        this._hr._check(handle.load(ptr, bytes.length));
-      });
+      runtime.run((heap) => runtime.check(handle.load(...heap.bytes(bytes))));
     } catch (e) {
       handle.delete();
       throw e;
     }
-    return new CodeModel(this._hr, handle);
+    return new CodeModel(runtime, handle);
   }
 }
 

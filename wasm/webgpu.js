@@ -1,7 +1,8 @@
 // The WebGPU path of attentionAsync(): the scheme's per-token transform, tiled q.k^T logits with
 // mask, scale, ALiBi and the windowed near/far rule, row softmax and the output with v, as WGSL
-// kernels (wasm/webgpu/*.wgsl). Buffers are kept and reused across calls.
-import { HiRoPEError } from './api.js';
+// kernels (wasm/webgpu/*.wgsl). Buffers are kept and reused across calls. The scheme's transform
+// comes from the core through the runtime (wasm/runtime.js).
+import { HiRoPEError } from './errors.js';
 import { LOGITS, OUTPUT, SOFTMAX, TRANSFORM } from './webgpu-kernels.js';
 
 const STORAGE = 0x80 | 0x8 | 0x4; // STORAGE | COPY_DST | COPY_SRC
@@ -83,8 +84,8 @@ class GPUAttention {
   }
 
   // Transformed q or k (role 0/1) in a branch (0 near, 1 far) into buffer `name`.
-  transform(encoder, hr, a, x, role, branch, name) {
-    const { a: ca, b: cb, c: cc, partner } = hr._coefficients(a, role, branch);
+  transform(encoder, runtime, a, x, role, branch, name) {
+    const { a: ca, b: cb, c: cc, partner } = runtime.transformCoefficients(a, role, branch);
     const tag = `${name}:`;
     const groups = Math.ceil((a.n * a.width) / 64);
     const gx = Math.min(groups, 65535);
@@ -101,7 +102,8 @@ class GPUAttention {
     return out;
   }
 
-  async attention(a, hr) {
+  // a: attention arguments as HiRoPE checks them; runtime: the module's runtime.
+  async attention(a, runtime) {
     if (this.lost) throw new Error('the GPU device was lost');
     for (const [name, x] of [['q', a.q], ['k', a.k], ['v', a.v]]) {
       if (!x) continue;
@@ -114,15 +116,18 @@ class GPUAttention {
     this.uniforms = [];
     const encoder = device.createCommandEncoder();
     const windowed = a.scheme.windowed;
-    const qn = this.transform(encoder, hr, a, a.q, 0, 0, 'qn');
-    const kn = this.transform(encoder, hr, a, a.k, 1, 0, 'kn');
-    const qf = windowed ? this.transform(encoder, hr, a, a.q, 0, 1, 'qf') : qn;
-    const kf = windowed ? this.transform(encoder, hr, a, a.k, 1, 1, 'kf') : kn;
+    const code = (list, name) => runtime.vocabulary.value(list, name);
+    const roles = { query: code('roles', 'query'), key: code('roles', 'key') };
+    const branches = { near: code('branches', 'near'), far: code('branches', 'far') };
+    const qn = this.transform(encoder, runtime, a, a.q, roles.query, branches.near, 'qn');
+    const kn = this.transform(encoder, runtime, a, a.k, roles.key, branches.near, 'kn');
+    const qf = windowed ? this.transform(encoder, runtime, a, a.q, roles.query, branches.far, 'qf') : qn;
+    const kf = windowed ? this.transform(encoder, runtime, a, a.k, roles.key, branches.far, 'kf') : kn;
     const tokens = this.upload('tokens', a.pos.token);
     const v = a.v ? this.upload('v', a.v) : null;
     device.queue.submit([encoder.finish()]);
 
-    const slopes = a.scheme.name === 'alibi' ? hr.alibiSlopes(a.heads) : null;
+    const slopes = a.scheme.name === 'alibi' ? runtime.mod.alibiSlopes(a.heads) : null;
     const scale = a.scale || 1 / Math.sqrt(a.headDim);
     const tiles = Math.ceil(a.n / 16);
     const values = a.output === 'values';

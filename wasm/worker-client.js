@@ -2,7 +2,7 @@
 //
 //   import { analyzeInWorker } from 'hirope/worker';
 //   const a = await analyzeInWorker(code, { language: 'python', tokenizer: 'llama2' });
-import { HiRoPEError } from './api.js';
+import { HiRoPEError } from './errors.js';
 
 function withTexts(code, analysis) {
   let texts = null;

@@ -50,6 +50,16 @@ Status load_vocabulary(const uint8_t* data, size_t size, std::unique_ptr<Vocabul
 // Names of the compiled-in languages, in a fixed order.
 const std::vector<std::string>& languages();
 
+struct LanguageInfo {
+    std::string name;                    // "cpp"
+    std::string label;                   // display name: "C++"
+    std::vector<std::string> extensions; // lower case, with the dot: ".cpp", ".cc", ...
+};
+
+// The compiled-in languages with their file extensions (detect_language reads the same table),
+// in the order of languages().
+const std::vector<LanguageInfo>& language_info();
+
 // The language of a file name by its extension ("" when unknown).
 std::string detect_language(std::string_view filename);
 
@@ -108,6 +118,19 @@ struct AnalysisLimits {
 };
 
 Status analyze(std::string_view code, const AnalyzeOptions& options, Analysis* out);
+
+// The analysis part of the vocabulary (see hirope.h): the value lists of the options above, and
+// the numbers of Unit::kind values (for packed results).
+struct AnalysisVocabulary {
+    std::vector<EnumValue> gaps;        // GapPolicy
+    std::vector<EnumValue> hierarchies; // Hierarchy
+    std::vector<EnumValue> unit_kinds;  // "code", "function", "class", "segment"
+};
+
+const AnalysisVocabulary& analysis_vocabulary();
+
+// The number of a Unit::kind in analysis_vocabulary().unit_kinds (-1 for an unknown kind).
+int unit_kind_value(const std::string& kind);
 
 // Parses code and nothing else: whether the tree has syntax errors (for validation, and the
 // benchmark's bare-parse baseline).

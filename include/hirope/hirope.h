@@ -1,7 +1,7 @@
 // hirope: position encodings (RoPE, HiRoPE and their relatives) applied to attention.
 //
-// This header is the whole public C++ API. The formulas are those of docs/hirope-spec.md
-// (../shared/docs/hirope-spec.md in the development tree); section numbers below refer to it.
+// This header is the whole public C++ API. The formulas, and the choices made where a paper is
+// silent, are in docs/schemes.md; the section numbers below refer to that page.
 //
 // Conventions
 // - q, k, v are row-major float matrices of n rows and heads * head_dim columns; head h owns
@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -54,14 +55,14 @@ struct Limits {
 
 enum class SchemeType {
     nope,         // no position information
-    sinusoidal,   // absolute sinusoids added to q and k (section 2.9)
-    rope,         // rotary (section 2.1) with an optional scaling
-    xpos,         // rotary with exponential decay (section 2.10)
-    alibi,        // linear bias on the logits (section 2.8)
-    rerope,       // window, then constant distance (section 2.11)
-    leaky_rerope, // window, then distance slope 1 / leaky_factor
-    self_extend,  // window, then grouped distance (section 2.11)
-    hirope,       // hierarchical positions with window (sections 1.3 - 1.5)
+    sinusoidal,   // absolute sinusoids added to q and k (docs/schemes.md section 4.2)
+    rope,         // rotary (docs/schemes.md section 2.1) with an optional scaling (section 3)
+    xpos,         // rotary with exponential decay (docs/schemes.md section 4.3)
+    alibi,        // linear bias on the logits (docs/schemes.md section 4.4)
+    rerope,       // window, then constant distance (docs/schemes.md section 5.2)
+    leaky_rerope, // window, then distance slope 1 / leaky_factor (docs/schemes.md section 5.3)
+    self_extend,  // window, then grouped distance (docs/schemes.md section 5.4)
+    hirope,       // hierarchical positions with window (docs/schemes.md section 6)
 };
 
 enum class Layout { interleaved, half };
@@ -117,13 +118,133 @@ struct Scheme {
 };
 
 // Scheme-level validation for a given head dimension: every parameter range, the scaling's own
-// parameters, list lengths. Also called by every function below.
+// parameters, list lengths. Also called by every function below. Messages name fields by their
+// C++ path ("scheme.scaling.original_length", "head_dim"); the vocabulary below maps them to
+// other spellings (the JS layer's "scheme.scaling.originalLength").
 Status validate(const Scheme& scheme, int head_dim);
 
 // True for the schemes that merge a near and a far branch by the window rule.
 bool is_windowed(SchemeType type);
 // True for schemes that rotate q and k.
 bool is_rotary(SchemeType type);
+
+// ---------------------------------------------------------------------------------------------
+// Vocabulary: every scheme, scaling and option name with its flags and parameters (kind, default,
+// range, description), in one table (src/core/vocabulary.cpp). validate(), is_rotary() and
+// is_windowed() read it; the WASM bindings export it, and the JS layer builds its option names,
+// defaults, type checks and name mapping from it. Adding a scheme means one enum value here and
+// its rows in that table.
+
+enum class ParamKind {
+    number,
+    integer,
+    boolean,
+    enumeration, // a name from one of the vocabulary's value lists (ParamInfo::values)
+    list,        // a list of numbers (checked by the scheme's own rules)
+    scaling,     // Scheme::scaling: the scaling types and their parameters below
+};
+
+// One value of an enumeration, as users write it.
+struct EnumValue {
+    const char* name;        // "half", "own"
+    int value;               // the C++ enumerator
+    const char* label;       // display name: "half-split (HF)"
+    const char* description; // one line
+};
+
+struct SchemeInfo {
+    SchemeType type;
+    const char* name;  // as users write it: "leaky-rerope"
+    const char* label; // display name: "Leaky ReRoPE"
+    bool rotary;       // rotates q and k
+    bool windowed;     // merges a near and a far branch by the window rule (causal only)
+    bool needs_units;  // reads positions.unit (hierarchical positions)
+    const char* description;
+};
+
+struct ScalingInfo {
+    ScalingType type;
+    const char* name;                 // "dynamic-ntk"
+    const char* label;                // "dynamic NTK"
+    std::vector<const char*> aliases; // other accepted names ("dynamic")
+    const char* description;
+};
+
+// A parameter of a scheme (a field of Scheme) or of a scaling (a field of Scaling).
+struct ParamInfo {
+    const char* field; // the C++ member ("xpos_gamma", "original_length"); nullptr for an option
+                       // of the JS layer that is no field (segment_size: derives positions.unit)
+    const char* name;  // the JS option name ("gamma", "originalLength")
+    ParamKind kind;
+    // Range that validate() checks (number and integer kinds): min <= x <= max, strict where
+    // min_open / max_open; +-infinity: unbounded. `allowed`, when not empty, lists the only values.
+    // `limit`: an implementation bound beyond the range ("is too large"), infinity when none.
+    double min = -std::numeric_limits<double>::infinity();
+    double max = std::numeric_limits<double>::infinity();
+    bool min_open = false, max_open = false;
+    std::vector<double> allowed;
+    double limit = std::numeric_limits<double>::infinity();
+    const char* values = nullptr;  // enumeration: its value list ("layouts", "sinusoidal_variants")
+    uint32_t takes = 0;            // bit 1 << type for each SchemeType (scheme parameters) or
+                                   // ScalingType (scaling parameters) that takes it
+    bool required = false;         // must be given where it is taken (the scaling factor)
+    const char* only_if = nullptr; // checked only when this field equals only_if_value
+    double only_if_value = 0;
+    const char* description = "";
+    // Access to the field of a Scheme (scaling parameters: of scheme.scaling). Numbers as doubles:
+    // booleans 0/1, enumerations their enumerator; set() clamps integers into their type.
+    double (*get)(const Scheme&) = nullptr;
+    void (*set)(Scheme&, double) = nullptr;
+    std::vector<double>* (*list)(Scheme&) = nullptr; // list kind
+    double option_default = 0; // the default of an option that is no field (0: unused)
+};
+
+// A default that depends on the scheme type or on another parameter. C++ callers set fields
+// themselves; option layers (the JS API) apply these when an option is left out:
+// value = (offset + scale * from) / divisor, for the schemes in `schemes` and, when `when` is
+// set, only if that parameter equals when_value.
+struct DefaultRule {
+    const char* field;
+    uint32_t schemes; // bit 1 << SchemeType
+    const char* when = nullptr;
+    double when_value = 0;
+    const char* from = nullptr; // nullptr: value = offset / divisor
+    double offset = 0, scale = 0, divisor = 1;
+    const char* description = "";
+};
+
+// A name in messages that is no parameter (a function argument), with the JS layer's spelling.
+struct NameInfo {
+    const char* field; // "head_dim"
+    const char* name;  // "headDim"
+};
+
+struct SchemeVocabulary {
+    std::vector<SchemeInfo> schemes;       // in SchemeType order
+    std::vector<ScalingInfo> scalings;     // in ScalingType order
+    std::vector<ParamInfo> scheme_params;  // in the order options are listed
+    std::vector<ParamInfo> scaling_params; // likewise, for Scheme::scaling
+    std::vector<EnumValue> layouts, sinusoidal_variants, outputs, roles, branches, kernels;
+    std::vector<DefaultRule> default_rules;
+    std::vector<NameInfo> arguments;
+};
+
+const SchemeVocabulary& scheme_vocabulary();
+
+// The row of a scheme type (nullptr for a value outside the enum).
+const SchemeInfo* scheme_info(SchemeType type);
+
+// A value list by the name ParamInfo::values gives ("layouts"); nullptr for another name.
+const std::vector<EnumValue>* value_list(const char* name);
+
+// Whether a parameter is taken by a scheme or scaling type (its enumerator as an int).
+inline bool takes(const ParamInfo& p, int type) {
+    return type >= 0 && type < 32 && (p.takes >> type & 1u);
+}
+
+// The range of a number or integer parameter as messages state it: "a number > 1",
+// "an integer >= 1", "in [0, 1]", "a positive number", "2 or 3".
+std::string param_range(const ParamInfo& p);
 
 // Number of rotated dims: rotary_fraction * head_dim rounded down to an even number.
 int rotary_dim(const Scheme& scheme, int head_dim);
@@ -141,13 +262,14 @@ Status inverse_frequencies(const Scheme& scheme, int head_dim, int64_t seq_len,
 // Factor multiplying cos and sin (YaRN, LongRoPE; 1 otherwise). Logits scale by its square.
 double attention_factor(const Scheme& scheme, int64_t seq_len);
 
-// ALiBi slopes for any head count (section 2.8).
+// ALiBi slopes for any head count (docs/schemes.md section 4.4).
 std::vector<double> alibi_slopes(int heads);
 
-// Split% = log_base(L_pretrain / 2 pi), the fraction of reliable frequency pairs (section 1.6).
+// Split% = log_base(L_pretrain / 2 pi), the fraction of reliable frequency pairs
+// (docs/schemes.md section 6.5).
 double split_fraction(double training_length, double base);
 
-// YaRN correction range (low, high) before truncation (section 2.5).
+// YaRN correction range (low, high) before truncation (docs/schemes.md section 3.4).
 void yarn_correction_range(double beta_fast, double beta_slow, int dim, double base,
                            double original_length, double* low, double* high);
 

@@ -50,6 +50,9 @@ Status read_config(const uint8_t* data, size_t size, Config* out);
 // the statement index (three-level HiRoPE), or the segment index for segments.
 enum class ByteHierarchy { units, statements, segments };
 
+// ByteHierarchy's names (the vocabulary's value list, see hirope.h), in enum order.
+const std::vector<EnumValue>& byte_hierarchies();
+
 struct HierarchyOptions {
     ByteHierarchy hierarchy = ByteHierarchy::units;
     std::string language = "python";

@@ -32,6 +32,7 @@ std::vector<LanguageRules> make_rules() {
                                                    "preproc_elif", "ERROR"};
     std::vector<LanguageRules> r;
     r.push_back({"python",
+                 "Python",
                  tree_sitter_python,
                  {".py", ".pyi", ".pyw"},
                  {"function_definition"},
@@ -42,6 +43,7 @@ std::vector<LanguageRules> make_rules() {
                  {"_statement"},
                  {"function_definition", "class_definition", "decorated_definition"}});
     LanguageRules js{"javascript",
+                     "JavaScript",
                      tree_sitter_javascript,
                      {".js", ".mjs", ".cjs", ".jsx"},
                      js_functions,
@@ -54,6 +56,7 @@ std::vector<LanguageRules> make_rules() {
     r.push_back(js);
     LanguageRules ts = js;
     ts.name = "typescript";
+    ts.label = "TypeScript";
     ts.language = tree_sitter_typescript;
     ts.extensions = {".ts", ".mts", ".cts"};
     ts.functions.push_back("function_signature");
@@ -64,10 +67,12 @@ std::vector<LanguageRules> make_rules() {
     r.push_back(ts);
     LanguageRules tsx = ts;
     tsx.name = "tsx";
+    tsx.label = "TSX";
     tsx.language = tree_sitter_tsx;
     tsx.extensions = {".tsx"};
     r.push_back(tsx);
     r.push_back({"c",
+                 "C",
                  tree_sitter_c,
                  {".c", ".h"},
                  {"function_definition"},
@@ -78,6 +83,7 @@ std::vector<LanguageRules> make_rules() {
                  {"_statement"},
                  c_statements});
     LanguageRules cpp{"cpp",
+                      "C++",
                       tree_sitter_cpp,
                       {".cpp", ".cc", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++", ".ipp"},
                       {"function_definition"},
@@ -95,6 +101,7 @@ std::vector<LanguageRules> make_rules() {
         cpp.statements.push_back(s);
     r.push_back(cpp);
     r.push_back({"java",
+                 "Java",
                  tree_sitter_java,
                  {".java"},
                  {"method_declaration", "constructor_declaration"},
@@ -106,6 +113,7 @@ std::vector<LanguageRules> make_rules() {
                  {"_statement", "_declaration"},
                  {}});
     r.push_back({"go",
+                 "Go",
                  tree_sitter_go,
                  {".go"},
                  {"function_declaration", "method_declaration"},
@@ -118,6 +126,7 @@ std::vector<LanguageRules> make_rules() {
                   "type_declaration", "function_declaration", "method_declaration",
                   "short_var_declaration", "field_declaration"}});
     r.push_back({"rust",
+                 "Rust",
                  tree_sitter_rust,
                  {".rs"},
                  {"function_item", "function_signature_item", "macro_definition"},
@@ -148,10 +157,56 @@ const LanguageRules* find_language(std::string_view name) {
 const std::vector<std::string>& languages() {
     static const std::vector<std::string> names = [] {
         std::vector<std::string> out;
-        for (const detail::LanguageRules& l : detail::language_rules()) out.push_back(l.name);
+        for (const LanguageInfo& l : language_info()) out.push_back(l.name);
         return out;
     }();
     return names;
+}
+
+const std::vector<LanguageInfo>& language_info() {
+    static const std::vector<LanguageInfo> info = [] {
+        std::vector<LanguageInfo> out;
+        for (const detail::LanguageRules& l : detail::language_rules())
+            out.push_back({l.name, l.label,
+                           std::vector<std::string>(l.extensions.begin(), l.extensions.end())});
+        return out;
+    }();
+    return info;
+}
+
+const AnalysisVocabulary& analysis_vocabulary() {
+    static const AnalysisVocabulary v = [] {
+        AnalysisVocabulary out;
+        out.gaps = {
+            {"own", static_cast<int>(GapPolicy::own), "own unit",
+             "Each run of code between definitions is its own unit"},
+            {"next", static_cast<int>(GapPolicy::next), "join next",
+             "Code between definitions joins the following unit"},
+            {"previous", static_cast<int>(GapPolicy::previous), "join previous",
+             "Code between definitions joins the preceding unit"},
+        };
+        out.hierarchies = {
+            {"units", static_cast<int>(Hierarchy::units), "functions and classes",
+             "Top-level function and class units from the syntax tree"},
+            {"segments", static_cast<int>(Hierarchy::segments), "fixed segments",
+             "unit = floor(token index / segmentSize)"},
+        };
+        // Unit::kind as a number (the WASM bindings pack units this way).
+        out.unit_kinds = {
+            {"code", 0, "code", "Top-level code between definitions"},
+            {"function", 1, "function", "A function or method definition"},
+            {"class", 2, "class", "A class, struct, interface or type definition"},
+            {"segment", 3, "segment", "A fixed-size segment of tokens"},
+        };
+        return out;
+    }();
+    return v;
+}
+
+int unit_kind_value(const std::string& kind) {
+    for (const EnumValue& k : analysis_vocabulary().unit_kinds)
+        if (kind == k.name) return k.value;
+    return -1;
 }
 
 std::string detect_language(std::string_view filename) {

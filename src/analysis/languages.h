@@ -12,6 +12,7 @@ namespace detail {
 
 struct LanguageRules {
     const char* name;
+    const char* label; // display name: "C++"
     const TSLanguage* (*language)();
     std::vector<const char*> extensions;
     std::vector<const char*> functions;  // definitions that make a "function" unit

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace hirope {
 
@@ -20,17 +21,65 @@ std::string num(double x) {
     return buf;
 }
 
-Status validate_scaling(const Scaling& s, int rdim) {
+std::string integer_text(double x) {
+    return std::isfinite(x) ? std::to_string(static_cast<int64_t>(x)) : num(x);
+}
+
+// A parameter's value against its range in the vocabulary; the message names the C++ field.
+Status check_param(const ParamInfo& p, const Scheme& s, const std::string& prefix) {
+    if (!p.field) return {}; // an option of the JS layer, no field
+    const std::string name = prefix + p.field;
+    if (p.kind == ParamKind::enumeration) {
+        const std::vector<EnumValue>* list = value_list(p.values);
+        const int x = static_cast<int>(p.get(s));
+        std::string names;
+        for (const EnumValue& e : *list) {
+            if (e.value == x) return {};
+            names += (names.empty() ? "'" : ", '") + std::string(e.name) + "'";
+        }
+        return Status::error(name + " must be one of " + names + ", got " + std::to_string(x));
+    }
+    if (p.kind != ParamKind::number && p.kind != ParamKind::integer) return {};
+    const double x = p.get(s);
+    bool ok = finite(x);
+    if (ok && !p.allowed.empty())
+        ok = std::find(p.allowed.begin(), p.allowed.end(), x) != p.allowed.end();
+    if (ok) ok = p.min_open ? x > p.min : x >= p.min;
+    if (ok) ok = p.max_open ? x < p.max : x <= p.max;
+    const std::string got = p.kind == ParamKind::integer ? integer_text(x) : num(x);
+    if (!ok) return Status::error(name + " must be " + param_range(p) + ", got " + got);
+    if (std::fabs(x) > p.limit) return Status::error(name + " is too large: " + got);
+    return {};
+}
+
+// Whether validate() checks a parameter for this type: the type takes it and its only_if holds.
+bool applies(const ParamInfo& p, int type, const std::vector<ParamInfo>& params, const Scheme& s) {
+    if (!takes(p, type)) return false;
+    if (!p.only_if) return true;
+    for (const ParamInfo& q : params)
+        if (q.field && std::string(q.field) == p.only_if) return q.get(s) == p.only_if_value;
+    return true;
+}
+
+// The scaling's parameters by the vocabulary, then its rules that involve several values.
+Status validate_scaling(const Scheme& scheme, int rdim) {
+    const Scaling& s = scheme.scaling;
     const std::string p = "scheme.scaling.";
     if (s.type == ScalingType::none) return {};
-    if (!finite(s.factor) || s.factor <= 0)
-        return Status::error(p + "factor must be a positive number, got " + num(s.factor));
-    if (s.type != ScalingType::ntk && s.type != ScalingType::linear &&
-        (!finite(s.original_length) || s.original_length < 1))
-        return Status::error(p + "originalLength must be a number >= 1, got " +
-                             num(s.original_length));
-    if (!finite(s.attention_factor))
-        return Status::error(p + "attentionFactor must be a finite number");
+    const SchemeVocabulary& v = scheme_vocabulary();
+    const int type = static_cast<int>(s.type);
+    if (type < 0 || type >= static_cast<int>(v.scalings.size())) {
+        std::string names;
+        for (const ScalingInfo& info : v.scalings)
+            names += (names.empty() ? "'" : ", '") + std::string(info.name) + "'";
+        return Status::error("scheme.scaling.type must be one of " + names + ", got " +
+                             std::to_string(type));
+    }
+    for (const ParamInfo& param : v.scaling_params) {
+        if (!applies(param, type, v.scaling_params, scheme)) continue;
+        Status st = check_param(param, scheme, p);
+        if (!st.ok()) return st;
+    }
     switch (s.type) {
     case ScalingType::linear:
     case ScalingType::dynamic_ntk:
@@ -39,16 +88,10 @@ Status validate_scaling(const Scaling& s, int rdim) {
     case ScalingType::ntk:
         if (rdim <= 2) return Status::error(p + "ntk needs a rotary dimension above 2");
         break;
-    case ScalingType::yarn:
-        if (!finite(s.beta_fast) || !finite(s.beta_slow) || s.beta_fast <= 0 || s.beta_slow <= 0)
-            return Status::error(p + "betaFast and betaSlow must be positive numbers");
-        if (!finite(s.mscale) || !finite(s.mscale_all_dim) || s.mscale < 0 || s.mscale_all_dim < 0)
-            return Status::error(p + "mscale and mscaleAllDim must be non-negative numbers");
-        break;
     case ScalingType::longrope: {
         const size_t want = static_cast<size_t>(rdim / 2);
         if (s.short_factor.size() != want || s.long_factor.size() != want)
-            return Status::error(p + "shortFactor and longFactor must each have rotaryDim/2 = " +
+            return Status::error(p + "short_factor and long_factor must each have rotary_dim/2 = " +
                                  std::to_string(want) + " entries, got " +
                                  std::to_string(s.short_factor.size()) + " and " +
                                  std::to_string(s.long_factor.size()));
@@ -56,16 +99,15 @@ Status validate_scaling(const Scaling& s, int rdim) {
             if (!finite(s.short_factor[i]) || s.short_factor[i] <= 0 || !finite(s.long_factor[i]) ||
                 s.long_factor[i] <= 0)
                 return Status::error(p +
-                                     "shortFactor and longFactor entries must be positive "
+                                     "short_factor and long_factor entries must be positive "
                                      "numbers (entry " +
                                      std::to_string(i) + ")");
         }
         break;
     }
     case ScalingType::llama3:
-        if (!finite(s.low_freq_factor) || !finite(s.high_freq_factor) || s.low_freq_factor <= 0 ||
-            s.high_freq_factor <= s.low_freq_factor)
-            return Status::error(p + "llama3 needs 0 < lowFreqFactor < highFreqFactor, got " +
+        if (s.high_freq_factor <= s.low_freq_factor)
+            return Status::error(p + "llama3 needs 0 < low_freq_factor < high_freq_factor, got " +
                                  num(s.low_freq_factor) + " and " + num(s.high_freq_factor));
         break;
     default:
@@ -81,12 +123,13 @@ double yarn_mscale(double s, double m) {
 } // namespace
 
 bool is_windowed(SchemeType t) {
-    return t == SchemeType::rerope || t == SchemeType::leaky_rerope ||
-           t == SchemeType::self_extend || t == SchemeType::hirope;
+    const SchemeInfo* info = scheme_info(t);
+    return info && info->windowed;
 }
 
 bool is_rotary(SchemeType t) {
-    return t == SchemeType::rope || t == SchemeType::xpos || is_windowed(t);
+    const SchemeInfo* info = scheme_info(t);
+    return info && info->rotary;
 }
 
 int rotary_dim(const Scheme& scheme, int head_dim) {
@@ -95,70 +138,50 @@ int rotary_dim(const Scheme& scheme, int head_dim) {
     return d - (d % 2);
 }
 
+// Every parameter the scheme's type takes, by its range in the vocabulary (vocabulary.cpp), in
+// the table's order; then the rules that involve several fields.
 Status validate(const Scheme& s, int head_dim) {
     if (head_dim <= 0 || head_dim % 2 != 0)
-        return Status::error("headDim must be a positive even integer, got " +
+        return Status::error("head_dim must be a positive even integer, got " +
                              std::to_string(head_dim));
     if (head_dim > Limits::max_head_dim)
-        return Status::error("headDim must be at most " + std::to_string(Limits::max_head_dim) +
+        return Status::error("head_dim must be at most " + std::to_string(Limits::max_head_dim) +
                              ", got " + std::to_string(head_dim));
-    if (!finite(s.base) || s.base <= 1)
-        return Status::error("scheme.base must be a number > 1, got " + num(s.base));
-    if (is_rotary(s.type)) {
-        if (!finite(s.rotary_fraction) || s.rotary_fraction <= 0 || s.rotary_fraction > 1)
-            return Status::error("scheme.rotaryFraction must be in (0, 1], got " +
-                                 num(s.rotary_fraction));
-        if (rotary_dim(s, head_dim) < 2)
-            return Status::error("scheme.rotaryFraction * headDim must leave at least 2 rotated "
-                                 "dims, got " +
-                                 num(s.rotary_fraction) + " * " + std::to_string(head_dim));
-        Status st = validate_scaling(s.scaling, rotary_dim(s, head_dim));
-        if (!st.ok()) return st;
-    } else if (s.scaling.type != ScalingType::none) {
-        return Status::error("scheme.scaling applies to rotary schemes only");
+    const SchemeVocabulary& v = scheme_vocabulary();
+    if (!scheme_info(s.type)) {
+        std::string names;
+        for (const SchemeInfo& info : v.schemes)
+            names += (names.empty() ? "'" : ", '") + std::string(info.name) + "'";
+        return Status::error("scheme.type must be one of " + names + ", got " +
+                             std::to_string(static_cast<int>(s.type)));
     }
-    if (is_windowed(s.type)) {
-        if (s.window < 1)
-            return Status::error("scheme.window must be an integer >= 1, got " +
-                                 std::to_string(s.window));
-        if (s.window > (1LL << 30))
-            return Status::error("scheme.window is too large: " + std::to_string(s.window));
-    }
-    if (s.type == SchemeType::leaky_rerope && (!finite(s.leaky_factor) || s.leaky_factor < 1))
-        return Status::error("scheme.leakyFactor must be a number >= 1, got " +
-                             num(s.leaky_factor));
-    if (s.type == SchemeType::self_extend && (s.group < 1 || s.group > (1LL << 30)))
-        return Status::error("scheme.group must be an integer >= 1, got " +
-                             std::to_string(s.group));
-    if (s.log_n && (!finite(s.training_length) || s.training_length < 2))
-        return Status::error("scheme.trainingLength must be a number >= 2, got " +
-                             num(s.training_length));
-    if (s.type == SchemeType::hirope) {
-        if (!finite(s.ratio) || s.ratio < 0 || s.ratio > 1)
-            return Status::error("scheme.ratio must be in [0, 1], got " + num(s.ratio));
-        if (s.levels != 2 && s.levels != 3)
-            return Status::error("scheme.levels must be 2 or 3, got " + std::to_string(s.levels));
-        if (s.levels == 3) {
-            if (!finite(s.statement_ratio) || s.statement_ratio < 0 || s.statement_ratio > 1)
-                return Status::error("scheme.statementRatio must be in [0, 1], got " +
-                                     num(s.statement_ratio));
-            if (s.ratio + s.statement_ratio > 1 + 1e-12)
-                return Status::error("scheme.ratio + scheme.statementRatio must be at most 1, "
-                                     "got " +
-                                     num(s.ratio + s.statement_ratio));
+    const int type = static_cast<int>(s.type);
+    for (const ParamInfo& p : v.scheme_params) {
+        if (p.kind == ParamKind::scaling) {
+            if (!takes(p, type)) {
+                if (s.scaling.type != ScalingType::none)
+                    return Status::error("scheme.scaling applies to rotary schemes only");
+                continue;
+            }
+            // After rotary_fraction (its range is checked): the dims it leaves, then the scaling.
+            if (rotary_dim(s, head_dim) < 2)
+                return Status::error("scheme.rotary_fraction * head_dim must leave at least 2 "
+                                     "rotated dims, got " +
+                                     num(s.rotary_fraction) + " * " + std::to_string(head_dim));
+            Status st = validate_scaling(s, rotary_dim(s, head_dim));
+            if (!st.ok()) return st;
+            continue;
         }
+        if (!applies(p, type, v.scheme_params, s)) continue;
+        Status st = check_param(p, s, "scheme.");
+        if (!st.ok()) return st;
     }
-    if (s.type == SchemeType::xpos) {
-        if (!finite(s.xpos_gamma) || s.xpos_gamma <= 0)
-            return Status::error("scheme.gamma must be a positive number, got " +
-                                 num(s.xpos_gamma));
-        if (!finite(s.xpos_scale_base) || s.xpos_scale_base <= 0)
-            return Status::error("scheme.scaleBase must be a positive number, got " +
-                                 num(s.xpos_scale_base));
-    }
+    if (s.type == SchemeType::hirope && s.levels == 3 && s.ratio + s.statement_ratio > 1 + 1e-12)
+        return Status::error("scheme.ratio + scheme.statement_ratio must be at most 1, got " +
+                             num(s.ratio + s.statement_ratio));
     if (s.type == SchemeType::sinusoidal && s.sinusoidal == SinusoidalVariant::fairseq &&
         head_dim < 4)
-        return Status::error("the fairseq sinusoidal variant needs headDim >= 4");
+        return Status::error("the fairseq sinusoidal variant needs head_dim >= 4");
     return {};
 }
 
@@ -166,7 +189,8 @@ std::vector<int> band_pairs(const Scheme& s, int head_dim) {
     const int pairs = rotary_dim(s, head_dim) / 2;
     if (pairs == 0) return {};
     if (s.type != SchemeType::hirope) return {pairs};
-    // d_s = round_to_even(ratio * d): the token level gets d_s / 2 pairs (section 1.5 step 3).
+    // d_s = round_to_even(ratio * d): the token level gets d_s / 2 pairs
+    // (docs/schemes.md section 6.2).
     auto round_pairs = [&](double r) {
         return std::min(pairs, static_cast<int>(std::floor(r * pairs + 0.5)));
     };

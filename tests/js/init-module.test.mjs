@@ -27,7 +27,7 @@ describe('init({ wasmModule })', () => {
     const [x, y] = await Promise.all([init({ wasmModule: module }), init({ wasmModule: module })]);
     assert.equal(x.analyze('def f(): pass', { language: 'python' }).units.length, 1);
     assert.equal(y.analyze('int f() { return 0; }', { language: 'c' }).units.length, 1);
-    assert.notEqual(x._mod.HEAPU8.buffer, y._mod.HEAPU8.buffer);
+    assert.notEqual(x._runtime.mod.HEAPU8.buffer, y._runtime.mod.HEAPU8.buffer);
   });
 
   it('rejects what is not a WebAssembly.Module, and a module of another build', async () => {

@@ -41,9 +41,9 @@ TEST_CASE("Invalid requests are reported with the argument's name", "[errors]") 
     REQUIRE(f.error(f.req()).empty());
     AttentionRequest r = f.req();
     r.head_dim = 7;
-    CHECK(mentions(f.error(r), "headDim"));
+    CHECK(mentions(f.error(r), "head_dim"));
     r.head_dim = 0;
-    CHECK(mentions(f.error(r), "headDim"));
+    CHECK(mentions(f.error(r), "head_dim"));
     r = f.req();
     r.n = 0;
     CHECK(mentions(f.error(r), "n must be"));
@@ -76,13 +76,13 @@ TEST_CASE("Invalid requests are reported with the argument's name", "[errors]") 
     r = f.req();
     r.scheme.scaling.type = ScalingType::yarn;
     r.scheme.scaling.factor = 4;
-    CHECK(mentions(f.error(r), "originalLength"));
+    CHECK(mentions(f.error(r), "scheme.scaling.original_length"));
     r = f.req();
     r.heads = 0;
     CHECK(mentions(f.error(r), "heads"));
     r = f.req();
     r.scheme.rotary_fraction = 0.1;
-    CHECK(mentions(f.error(r), "rotaryFraction"));
+    CHECK(mentions(f.error(r), "scheme.rotary_fraction"));
 }
 
 TEST_CASE("Sizes beyond the limits fail before allocating", "[errors]") {

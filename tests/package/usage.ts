@@ -1,10 +1,11 @@
 // A typed usage example, type-checked with tsc --strict against the installed package.
-import init, { HiRoPEError, segmentPositions, type Analysis, type Scheme, type CodeModel, type ModelConfig } from 'hirope';
+import init, { HiRoPEError, segmentPositions, type Analysis, type Scheme, type CodeModel, type ModelConfig, type Vocabulary } from 'hirope';
 import core from 'hirope/core';
 import { createWorker, analyzeInWorker, type HiRoPEWorker } from 'hirope/worker';
 
 const hr = await init({ simd: true, tokenizers: ['cl100k'] });
 const backend: 'wasm-simd' | 'wasm-scalar' = hr.backend;
+const vocabulary: Readonly<Vocabulary> = hr.vocabulary;
 const a: Analysis = hr.analyze('def f(x):\n    return x\n', { language: 'python', tokenizer: 'cl100k', gap: 'next' });
 const n = a.tokens.count;
 const firstUnit: string = a.units[0].kind;
@@ -24,6 +25,10 @@ const freqs: Float64Array = hr.inverseFrequencies({ type: 'rope', base: 500000 }
 const bands = hr.relativeDistances({ n: 16, headDim: 8, positions: segmentPositions(16, 4), scheme: { type: 'hirope', window: 3 } });
 const decay: Float32Array = hr.longTermDecay('rope', 64, 256);
 const split: number = hr.splitFraction(4096);
+const windowed: string[] = hr.vocabulary.schemes.filter((s) => s.windowed).map((s) => s.label);
+const extensions: string[] = hr.vocabulary.languages.flatMap((l) => l.extensions);
+const ranges: Array<string | null> = hr.vocabulary.parameters.map((p) => p.range);
+console.log(windowed, extensions, ranges);
 try {
   hr.attention({ q, k, n, headDim: 63 });
 } catch (e) {
@@ -35,7 +40,7 @@ const where: 'webgpu' | 'wasm' = light.attentionBackend;
 console.log(onGpu.length, where);
 const worker: HiRoPEWorker = createWorker({ tokenizers: ['llama2'] });
 const fromWorker: Analysis = await analyzeInWorker('int main() {}', { language: 'c' });
-console.log(backend, firstUnit, freqs[0], bands[0].distances[0], decay[0], split, light.hasAnalysis, fromWorker.units.length);
+console.log(vocabulary.schemes.length, backend, firstUnit, freqs[0], bands[0].distances[0], decay[0], split, light.hasAnalysis, fromWorker.units.length);
 worker.terminate();
 if (hr.model) {
   const model: CodeModel = await hr.model.load();

@@ -1,0 +1,20 @@
+// The model's part of the vocabulary (hirope.h): where HiRoPE's higher indices of bytes come from.
+#include "hirope/model.h"
+
+namespace hirope {
+namespace model {
+
+const std::vector<EnumValue>& byte_hierarchies() {
+    static const std::vector<EnumValue> v = {
+        {"units", static_cast<int>(ByteHierarchy::units), "top-level units",
+         "Top-level functions and classes of the tree-sitter parse"},
+        {"statements", static_cast<int>(ByteHierarchy::statements), "statements",
+         "Statements of the tree-sitter parse"},
+        {"segments", static_cast<int>(ByteHierarchy::segments), "fixed segments",
+         "Fixed-size runs of bytes"},
+    };
+    return v;
+}
+
+} // namespace model
+} // namespace hirope

@@ -1,0 +1,247 @@
+// hr.vocabulary, the core's table of schemes, scalings, parameters and value lists: its names and
+// numbers are hirope.h's enums, every scheme name reaches the core as that scheme, the normaliser
+// accepts exactly the keys it lists with its defaults, and core messages come back in JS names.
+import { describe, it, before } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import init, { HiRoPEError, normalizeScheme } from '../../dist/index.js';
+import { checkAnalysisLayout, ANALYSIS_LAYOUT } from '../../dist/analysis-codec.js';
+import { BUILDS, load, range } from './builds.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** fn throws a HiRoPEError whose message matches re. */
+function throwsMessage(fn, re) {
+  assert.throws(fn, (e) => {
+    assert.ok(e instanceof HiRoPEError, `expected HiRoPEError, got ${e?.name}: ${e?.message}`);
+    assert.match(e.message, re);
+    return true;
+  });
+}
+
+/** The enumerators of `enum class name { ... }` in a header, in order. */
+function enumerators(header, name) {
+  const text = fs.readFileSync(path.join(root, 'include/hirope', header), 'utf8').replace(/\/\/.*$/gm, '');
+  const m = text.match(new RegExp(`enum class ${name}\\s*\\{([^}]*)\\}`));
+  assert.ok(m, `enum class ${name} in ${header}`);
+  return m[1].split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+const ENUMS = [
+  ['schemes', 'hirope.h', 'SchemeType'],
+  ['scalings', 'hirope.h', 'ScalingType'],
+  ['layouts', 'hirope.h', 'Layout'],
+  ['sinusoidalVariants', 'hirope.h', 'SinusoidalVariant'],
+  ['outputs', 'hirope.h', 'Output'],
+  ['roles', 'hirope.h', 'Role'],
+  ['branches', 'hirope.h', 'Branch'],
+  ['kernels', 'hirope.h', 'Kernel'],
+  ['gaps', 'analysis.h', 'GapPolicy'],
+  ['hierarchies', 'analysis.h', 'Hierarchy'],
+  ['byteHierarchies', 'model.h', 'ByteHierarchy'],
+];
+
+// A value of the parameter's kind that its range accepts.
+function sample(p, vocabulary) {
+  switch (p.kind) {
+    case 'boolean': return true;
+    case 'enum': return vocabulary[p.values].at(-1).name;
+    case 'list': return [1, 1, 1, 1];
+    case 'scaling': return { type: 'none' };
+    default: {
+      if (p.allowed.length) return p.allowed.at(-1);
+      if (p.max !== null && !p.maxOpen) return p.max;
+      const x = (p.min ?? 0) + 1;
+      return p.kind === 'integer' ? Math.ceil(x) : x;
+    }
+  }
+}
+
+// A value just outside the parameter's range, or undefined when it has none.
+function outside(p) {
+  if (p.allowed.length) return Math.max(...p.allowed) + 1;
+  if (p.min !== null) return p.minOpen ? p.min : p.min - 1;
+  if (p.max !== null) return p.maxOpen ? p.max : p.max + 1;
+  return undefined;
+}
+
+for (const build of BUILDS) {
+  describe(`vocabulary (${build.name})`, () => {
+    let hr, v;
+    before(async () => {
+      hr = await load(build.simd);
+      v = hr.vocabulary;
+    });
+
+    it("lists hirope.h's enumerators, in order, with their numbers", () => {
+      for (const [list, header, name] of ENUMS) {
+        const cpp = enumerators(header, name);
+        assert.deepEqual(v[list].map((e) => e.name.replaceAll('-', '_')), cpp, `${list} = ${name}`);
+        assert.deepEqual(v[list].map((e) => e.value), cpp.map((_, i) => i), `${list} numbers`);
+        for (const e of v[list]) assert.ok(e.label && e.description, `${list}.${e.name} has a label and a description`);
+      }
+      assert.deepEqual(v.unitKinds.map((k) => k.name), ['code', 'function', 'class', 'segment']);
+    });
+
+    it('is plain JSON, frozen, and the source of hr.schemes, hr.scalings and hr.languages', () => {
+      assert.deepEqual(JSON.parse(JSON.stringify(v)), v);
+      assert.ok(Object.isFrozen(v) && Object.isFrozen(v.schemes[0]) && Object.isFrozen(v.parameters[0].schemes));
+      assert.deepEqual(hr.schemes, v.schemes.map((s) => s.name));
+      assert.deepEqual(hr.scalings, v.scalings.flatMap((s) => [s.name, ...s.aliases]));
+      assert.deepEqual(hr.scalings, ['none', 'linear', 'ntk', 'dynamic-ntk', 'dynamic', 'yarn', 'longrope', 'llama3']);
+      assert.deepEqual(hr.languages, v.languages.map((l) => l.name));
+      assert.equal(v.schemes.find((s) => s.name === 'leaky-rerope').label, 'Leaky ReRoPE');
+      assert.deepEqual(v.languages.find((l) => l.name === 'python').extensions, ['.py', '.pyi', '.pyw']);
+      for (const l of v.languages) {
+        assert.ok(l.label);
+        for (const ext of l.extensions) assert.equal(hr.detectLanguage(`dir/file${ext.toUpperCase()}`), l.name);
+      }
+    });
+
+    it('sends every scheme name to the core as that scheme', () => {
+      const n = 12, headDim = 8;
+      const { q, k } = hr.qk({ n, headDim, seed: 4 });
+      const positions = { token: range(n), unit: Int32Array.from(range(n), (t) => t >> 2) };
+      for (const s of v.schemes) {
+        const args = { q, k, n, headDim, positions, scheme: s.name };
+        assert.deepEqual(hr.attention(args), hr.attention({ ...args, scheme: { type: s.name } }), s.name);
+        // The flags agree with what the core does with the number.
+        if (s.rotary) {
+          assert.equal(hr.inverseFrequencies(s.name, headDim).length, headDim / 2);
+          const bands = hr.bands(s.name, headDim).map((b) => b.name);
+          assert.deepEqual(bands, s.name === 'hirope' ? ['token', 'unit'] : ['all'], s.name);
+          const d = hr.relativeDistances({ n: 3, headDim, scheme: { type: s.name, ...(s.windowed ? { window: 1 } : {}) }, positions: { token: range(3), unit: range(3) } });
+          assert.equal(Number.isNaN(d[0].distances[1]), s.windowed, `${s.name}: NaN above the diagonal iff windowed`);
+        } else {
+          assert.throws(() => hr.inverseFrequencies(s.name, headDim), /has no rotary frequencies/);
+        }
+        if (s.windowed) assert.throws(() => hr.attention({ ...args, causal: false }), /windowed/);
+        else hr.attention({ ...args, causal: false });
+        if (s.needsUnits) throwsMessage(() => hr.attention({ ...args, positions: range(n) }), /^positions\.unit is required/);
+        else hr.attention({ ...args, positions: range(n) });
+      }
+      // Each number reaches a different scheme: the transforms of q differ pairwise, or the
+      // logits do (ALiBi and NoPE leave q alone).
+      const seen = new Map();
+      for (const s of v.schemes) {
+        const scheme = { type: s.name, ...(s.windowed ? { window: 2 } : {}) };
+        const rotated = Array.from(hr.rotate({ x: q, n, headDim, scheme, positions }));
+        const logits = Array.from(hr.attention({ q, k, n, headDim, positions, scheme, output: 'logits' }));
+        const key = JSON.stringify([rotated, logits]);
+        assert.ok(!seen.has(key), `${s.name} computes what ${seen.get(key)} computes`);
+        seen.set(key, s.name);
+      }
+    });
+
+    it('accepts exactly the keys the table lists, per scheme and scaling type', () => {
+      const all = v.parameters.map((p) => p.name);
+      for (const s of v.schemes) {
+        assert.deepEqual(s.parameters, v.parameters.filter((p) => p.schemes.includes(s.name)).map((p) => p.name));
+        for (const p of v.parameters) {
+          const scheme = { type: s.name, [p.name]: sample(p, v) };
+          if (s.parameters.includes(p.name)) {
+            const out = normalizeScheme(scheme);
+            assert.deepEqual(Object.keys(out), ['name', 'type', ...all, 'rotary', 'windowed']);
+          } else {
+            throwsMessage(() => normalizeScheme(scheme), new RegExp(`^scheme \\(type '${s.name}'\\) has an unknown key '${p.name}'`));
+          }
+        }
+        assert.throws(() => normalizeScheme({ type: s.name, windw: 2 }), /unknown key 'windw'/);
+      }
+      for (const sc of v.scalings) {
+        for (const name of [sc.name, ...sc.aliases]) {
+          for (const p of v.scalingParameters) {
+            const scheme = { type: 'rope', scaling: { type: name, [p.name]: sample(p, v) } };
+            if (sc.parameters.includes(p.name)) {
+              assert.equal(normalizeScheme(scheme).scaling.type, sc.value);
+            } else {
+              throwsMessage(() => normalizeScheme(scheme), new RegExp(`^scheme\\.scaling \\(type '${name}'\\) has an unknown key '${p.name}'`));
+            }
+          }
+        }
+      }
+    });
+
+    it('fills in the defaults the table gives, and its default rules', () => {
+      for (const s of v.schemes) {
+        const out = normalizeScheme(s.name);
+        assert.equal(out.type, s.value);
+        assert.equal(out.rotary, s.rotary);
+        assert.equal(out.windowed, s.windowed);
+        for (const p of v.parameters) {
+          if (p.kind === 'scaling' || v.defaultRules.some((r) => r.parameter === p.name && r.schemes.includes(s.name) && !r.when)) continue;
+          const want = p.kind === 'enum' ? v[p.values].find((e) => e.name === p.default).value : p.default;
+          assert.deepEqual(out[p.name], want, `${s.name}.${p.name}`);
+        }
+        for (const p of v.scalingParameters) assert.deepEqual(out.scaling[p.name], p.default, `${s.name}.scaling.${p.name}`);
+      }
+      assert.equal(normalizeScheme('rerope').logN, true);
+      assert.equal(normalizeScheme('leaky-rerope').logN, true);
+      assert.equal(normalizeScheme('hirope').logN, false);
+      assert.equal(normalizeScheme({ type: 'hirope', levels: 3, ratio: 0.4 }).statementRatio, (1 - 0.4) / 2);
+      assert.equal(normalizeScheme({ type: 'hirope', ratio: 0.4 }).statementRatio, 0);
+      // A required parameter left out reaches the core as NaN, and the core names it.
+      assert.ok(Number.isNaN(normalizeScheme({ type: 'rope', scaling: { type: 'linear' } }).scaling.factor));
+      throwsMessage(() => hr.bands({ type: 'rope', scaling: { type: 'linear' } }, 8), /^scheme\.scaling\.factor must be a positive number, got nan$/);
+    });
+
+    it('maps the core messages to the JS names, for every range in the table', () => {
+      assert.throws(() => hr.bands({ type: 'rope', scaling: { type: 'yarn', factor: 4 } }, 8), (e) => e instanceof HiRoPEError && e.message === 'scheme.scaling.originalLength must be a number >= 1, got 0');
+      throwsMessage(() => hr.bands({ type: 'xpos', gamma: -1 }, 8), /^scheme\.gamma must be a positive number, got -1$/);
+      throwsMessage(() => hr.bands({ type: 'sinusoidal', variant: 'fairseq' }, 2), /^the fairseq sinusoidal variant needs headDim >= 4$/);
+      throwsMessage(() => hr.bands({ type: 'rope', scaling: { type: 'longrope', factor: 2, originalLength: 8 } }, 8), /^scheme\.scaling\.shortFactor and longFactor must each have rotaryDim\/2 = 4 entries, got 0 and 0$/);
+      const snake = new RegExp(`\\b(${[...v.parameters, ...v.scalingParameters].filter((p) => p.field?.includes('_')).map((p) => p.field.split('.').pop()).join('|')}|head_dim|rotary_dim)\\b`);
+      let checked = 0;
+      const check = (scheme, p, path) => {
+        const bad = outside(p);
+        if (bad === undefined || p.field === null) return;
+        assert.throws(() => hr.bands(scheme(bad), 8), (e) => {
+          assert.ok(e instanceof HiRoPEError);
+          assert.ok(e.message.startsWith(`${path} must be ${p.range}, got `), e.message);
+          assert.doesNotMatch(e.message, snake);
+          return true;
+        });
+        checked++;
+      };
+      for (const s of v.schemes) {
+        for (const p of v.parameters) {
+          if (!s.parameters.includes(p.name)) continue;
+          const only = p.onlyIf ? { [p.onlyIf.parameter]: p.onlyIf.equals } : {};
+          check((x) => ({ type: s.name, ...only, [p.name]: x }), p, `scheme.${p.name}`);
+        }
+      }
+      const lists = { factor: 2, originalLength: 64, shortFactor: [1, 1, 1, 1], longFactor: [2, 2, 2, 2] };
+      for (const sc of v.scalings) {
+        for (const p of v.scalingParameters) {
+          if (!sc.parameters.includes(p.name)) continue;
+          const given = Object.fromEntries(Object.entries(lists).filter(([key]) => sc.parameters.includes(key)));
+          check((x) => ({ type: 'rope', scaling: { type: sc.name, ...given, [p.name]: x } }), p, `scheme.scaling.${p.name}`);
+        }
+      }
+      assert.ok(checked > 20, `${checked} ranges checked`);
+    });
+
+    it('checks that the analysis decoder reads the layout the build writes', () => {
+      const layout = hr._runtime.mod.analysisLayout();
+      checkAnalysisLayout(layout);
+      assert.deepEqual(layout.columns.map((c) => c.name), ANALYSIS_LAYOUT.columns.map((c) => c.name));
+      const swapped = { ...layout, columns: [layout.columns[1], layout.columns[0], ...layout.columns.slice(2)] };
+      assert.throws(() => checkAnalysisLayout(swapped), (e) => e instanceof HiRoPEError && /packs analyses in another layout/.test(e.message));
+      assert.throws(() => checkAnalysisLayout({ ...layout, strings: ['units.name'] }), HiRoPEError);
+    });
+  });
+}
+
+describe('vocabulary of the core build', () => {
+  it('has the same schemes and no languages', async () => {
+    const full = await load(true);
+    const core = await init({ analysis: false });
+    for (const key of ['schemes', 'scalings', 'parameters', 'scalingParameters', 'layouts', 'defaultRules']) {
+      assert.deepEqual(core.vocabulary[key], full.vocabulary[key], key);
+    }
+    assert.deepEqual(core.vocabulary.languages, []);
+    assert.deepEqual(core.languages, []);
+  });
+});

@@ -1,0 +1,103 @@
+// Loading the WebAssembly module for an entry point: the SIMD probe, the init() options, which
+// build to load, the Emscripten module options (locateFile, wasmBinary, a precompiled
+// wasmModule), where the data files are, and the WebGPU executor when a backend asks for one.
+import { HiRoPEError, fail, describe } from './errors.js';
+import { readData, isNode, TOKENIZER_DATA } from './runtime.js';
+
+// (module (func (result v128) (i32x4.splat (i32.const 0)))): valid only where SIMD is.
+const SIMD_PROBE = new Uint8Array([
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 8, 1, 6, 0, 65, 0, 253, 17, 11,
+]);
+
+/** True when this engine validates a WebAssembly SIMD module. */
+export function simdSupported() {
+  try {
+    return typeof WebAssembly === 'object' && WebAssembly.validate(SIMD_PROBE);
+  } catch {
+    return false;
+  }
+}
+
+const INIT_KEYS = ['simd', 'analysis', 'locateFile', 'wasmBinary', 'wasmModule', 'dataURL', 'tokenizers', 'backend', 'gpu'];
+
+/**
+ * Checks init() options and instantiates the module they pick from an entry's `modules` (maps
+ * 'full' and/or 'core' to { simd, scalar }, each a [.wasm file name, loader of the Emscripten
+ * factory]), `wasm` (.wasm file names to their URLs) and `data` (data file names to their URLs),
+ * each URL written as new URL('./literal', import.meta.url) in the entry so that bundlers copy
+ * the files. Resolves to { mod, backend: 'wasm-simd' | 'wasm-scalar', files }.
+ */
+export async function loadModule({ modules, wasm, data = {} }, options) {
+  if (options === null || typeof options !== 'object') fail(`init options must be an object, got ${describe(options)}`);
+  for (const key of Object.keys(options)) {
+    if (!INIT_KEYS.includes(key)) fail(`init options have an unknown key '${key}' (known keys: ${INIT_KEYS.join(', ')})`);
+  }
+  const supported = simdSupported();
+  const simd = options.simd === undefined ? supported : options.simd;
+  if (typeof simd !== 'boolean') fail(`options.simd must be a boolean, got ${describe(simd)}`);
+  if (simd && !supported) fail('options.simd is true but this engine does not support WebAssembly SIMD');
+  const analysis = options.analysis === undefined ? 'full' in modules : options.analysis;
+  if (typeof analysis !== 'boolean') fail(`options.analysis must be a boolean, got ${describe(analysis)}`);
+  if (analysis && !('full' in modules)) fail("options.analysis: this entry point ('hirope/core') has no code analysis; import 'hirope'");
+  if (!analysis && options.tokenizers?.length) fail('options.tokenizers needs the analysis build (analysis: true)');
+  const [file, load] = modules[analysis ? 'full' : 'core'][simd ? 'simd' : 'scalar'];
+  const factory = (await load()).default;
+  const moduleOptions = {
+    locateFile: (name, dir) => {
+      if (options.locateFile) return options.locateFile(name, dir);
+      return wasm[name] ? wasm[name]().href : dir + name;
+    },
+  };
+  if (options.wasmModule !== undefined) {
+    // A module compiled once (e.g. by a page) and posted to each worker: no fetch, no compile.
+    if (!(options.wasmModule instanceof WebAssembly.Module)) fail(`options.wasmModule must be a WebAssembly.Module, got ${describe(options.wasmModule)}`);
+    moduleOptions.instantiateWasm = (imports, receive) => {
+      // The loader's import object names exactly what its own .wasm imports: another build's
+      // module would instantiate and then fail deep inside the runtime's start-up.
+      const wanted = new Set(Object.values(imports).flatMap((ns) => Object.keys(ns)));
+      const given = WebAssembly.Module.imports(options.wasmModule);
+      if (given.length !== wanted.size || given.some((i) => !wanted.has(i.name))) {
+        ready.reject(new HiRoPEError(`options.wasmModule could not be instantiated: it is not ${file} (its imports differ)`));
+        return {};
+      }
+      WebAssembly.instantiate(options.wasmModule, imports).then(
+        (instance) => receive(instance, options.wasmModule),
+        (e) => ready.reject(new HiRoPEError(`options.wasmModule could not be instantiated (is it ${file}?): ${e.message}`)),
+      );
+      return {};
+    };
+  } else if (options.wasmBinary) moduleOptions.wasmBinary = options.wasmBinary;
+  else if (isNode() && !options.locateFile) moduleOptions.wasmBinary = await readData(wasm[file]());
+  const ready = {};
+  const failed = new Promise((_, reject) => (ready.reject = reject));
+  const mod = await Promise.race([factory(moduleOptions), failed]);
+  const files = {};
+  if (options.dataURL !== undefined) {
+    const base = new URL(String(options.dataURL).replace(/\/?$/, '/'), globalThis.location?.href ?? import.meta.url);
+    for (const name of TOKENIZER_DATA) files[name] = new URL(`${name}.bin`, base);
+    files.model = new URL('pybyte.hrm', base);
+  } else {
+    for (const [name, url] of Object.entries(data)) files[name] = url();
+  }
+  return { mod, backend: simd ? 'wasm-simd' : 'wasm-scalar', files };
+}
+
+/**
+ * The attention executor that options.backend asks for: undefined for 'wasm' (the default), a
+ * WebGPU executor, or null where 'auto' found no adapter. `webgpu` loads wasm/webgpu.js.
+ */
+export async function startGPU({ webgpu }, options) {
+  const backend = options.backend === undefined ? 'wasm' : options.backend;
+  if (!['wasm', 'webgpu', 'auto'].includes(backend)) fail(`options.backend must be 'wasm', 'webgpu' or 'auto', got ${describe(backend)}`);
+  if (backend === 'wasm') return undefined;
+  const gpu = options.gpu ?? globalThis.navigator?.gpu;
+  const { createGPUAttention } = await webgpu();
+  let executor = null;
+  try {
+    executor = await createGPUAttention(gpu);
+  } catch (e) {
+    if (backend === 'webgpu') fail(`WebGPU is not usable here: ${e.message}`);
+  }
+  if (!executor && backend === 'webgpu') fail('options.backend is \'webgpu\' but no WebGPU adapter is available (use \'auto\' to fall back to WASM)');
+  return executor;
+}

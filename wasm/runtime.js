@@ -1,0 +1,284 @@
+// The runtime: one loaded WebAssembly module and the internal API the other modules work through.
+// A Heap per call (every block freed when the call returns, errors included, so repeated calls
+// never grow the heap), strips and pooling, reading data files, position and shape checks, text
+// encoded into the heap, and the core's Status strings turned into HiRoPEErrors that name
+// arguments as users write them (through the vocabulary). Its members without an underscore are
+// public to the other modules of wasm/.
+import { fail, describe, iota, checkCount, checkFloat32 } from './errors.js';
+
+/** Floats per strip buffer in the heap (4 MB): outputs are computed and copied out in strips. */
+export const STRIP_ELEMENTS = 1 << 20;
+/** The tokenizers whose vocabularies are data files (data/NAME.bin), loaded on first use. */
+export const TOKENIZER_DATA = ['cl100k', 'llama2'];
+
+const ENCODER = new TextEncoder();
+
+export const isNode = () => typeof process === 'object' && !!process.versions?.node;
+
+/** The bytes at a URL: a file read in Node (file: URLs), a fetch elsewhere. */
+export async function readData(url) {
+  if (url.protocol === 'file:') {
+    const fsName = 'node:fs/promises'; // a variable, so bundlers leave Node's fs alone
+    const fs = await import(/* webpackIgnore: true */ /* @vite-ignore */ fsName);
+    try {
+      return new Uint8Array(await fs.readFile(url));
+    } catch (e) {
+      fail(`cannot read ${url.href}: ${e.message}`);
+    }
+  }
+  let res;
+  try {
+    res = await fetch(url);
+  } catch (e) {
+    fail(`cannot fetch ${url.href}: ${e.message}`);
+  }
+  if (!res.ok) fail(`cannot fetch ${url.href}: HTTP ${res.status}`);
+  return new Uint8Array(await res.arrayBuffer());
+}
+
+/** Blocks of one call in the WASM heap; Runtime.run frees them when the call returns. */
+class Heap {
+  constructor(runtime) {
+    this.mod = runtime.mod;
+    this.maxTextBytes = runtime.maxTextBytes;
+    this.blocks = [];
+  }
+  alloc(bytes) {
+    const ptr = this.mod._malloc(Math.max(bytes, 4));
+    if (!ptr) fail(`out of WebAssembly memory allocating ${bytes} bytes`);
+    this.blocks.push(ptr);
+    return ptr;
+  }
+  float32(data) {
+    const ptr = this.alloc(data.length * 4);
+    this.mod.HEAPF32.set(data, ptr >> 2);
+    return ptr;
+  }
+  int32(data) {
+    if (!data) return 0;
+    const ptr = this.alloc(data.length * 4);
+    this.mod.HEAP32.set(data, ptr >> 2);
+    return ptr;
+  }
+  /** A copy of a Uint8Array: [address, length]. */
+  bytes(data) {
+    const ptr = this.alloc(data.length);
+    this.mod.HEAPU8.set(data, ptr);
+    return [ptr, data.length];
+  }
+  /** A string as UTF-8 (within the analysis size limit): [address, bytes]. */
+  text(code, name = 'code') {
+    const limit = this.maxTextBytes;
+    if (typeof code !== 'string') fail(`${name} must be a string, got ${describe(code)}`);
+    if (code.length > limit) fail(`${name} is ${code.length} characters, over the limit of ${limit} bytes`);
+    const capacity = code.length * 3 + 1;
+    const ptr = this.alloc(capacity);
+    const { written } = ENCODER.encodeInto(code, this.mod.HEAPU8.subarray(ptr, ptr + capacity));
+    if (written > limit) fail(`${name} is ${written} bytes of UTF-8, over the limit of ${limit} bytes`);
+    return [ptr, written];
+  }
+  /** Addresses of { token, unit?, statement? } (0 for an absent one). */
+  positions(pos) {
+    return [this.int32(pos.token), this.int32(pos.unit), this.int32(pos.statement)];
+  }
+  /** A view of floats in the heap (copy it before the next allocation). */
+  readFloat32(ptr, length) {
+    return this.mod.HEAPF32.subarray(ptr >> 2, (ptr >> 2) + length);
+  }
+  free() {
+    for (const ptr of this.blocks) this.mod._free(ptr);
+    this.blocks = [];
+  }
+}
+
+/** Grid sums in the heap that strips of rows are added into, then copied out as means. */
+class Pooling {
+  constructor(runtime, heap, spec, causal) {
+    this.runtime = runtime;
+    this.spec = spec;
+    this.causal = causal;
+    const cells = spec.rows * spec.cols;
+    const mod = runtime.mod;
+    this.ratio = heap.alloc(cells * 4);
+    this.raw = heap.alloc(cells * 4);
+    mod.HEAPF32.fill(0, this.ratio >> 2, (this.ratio >> 2) + cells);
+    mod.HEAPF32.fill(0, this.raw >> 2, (this.raw >> 2) + cells);
+    this.rowMax = spec.rowMax ? heap.alloc(spec.grid[0] * 4) : 0;
+    this.heap = heap;
+  }
+  add(strip, r0, r1) {
+    this.runtime.check(this.runtime.mod.poolRows(this.spec.grid, strip, r0, r1, this.causal, this.ratio, this.raw, this.rowMax));
+  }
+  finish() {
+    const { spec, heap } = this;
+    this.runtime.mod.poolFinish(spec.grid, this.ratio, this.raw);
+    const cells = spec.rows * spec.cols;
+    spec.ratio.set(heap.readFloat32(this.ratio, cells));
+    spec.raw.set(heap.readFloat32(this.raw, cells));
+    if (spec.rowMax) spec.rowMax.set(heap.readFloat32(this.rowMax, spec.grid[0]));
+  }
+}
+
+/** One loaded module: `mod` (the Emscripten module) and `vocabulary` are public to wasm/. */
+export class Runtime {
+  constructor(mod, vocabulary) {
+    this.mod = mod;
+    this.vocabulary = vocabulary;
+    /** True when code analysis (tree-sitter grammars, tokenizers, the code model) is compiled in. */
+    this.hasAnalysis = typeof mod.AnalysisBuffer === 'function';
+    /** Size limits, checked before any allocation. */
+    this.limits = Object.freeze(mod.limits());
+    this.maxTextBytes = this.hasAnalysis ? mod.analysisLimits().maxBytes : 0;
+  }
+
+  /** fn(heap) with a fresh Heap, freed when fn returns or throws. */
+  run(fn) {
+    const heap = new Heap(this);
+    try {
+      return fn(heap);
+    } finally {
+      heap.free();
+    }
+  }
+
+  /** Throws a core Status string ('' is success) as a HiRoPEError in the JS layer's names. */
+  check(status) {
+    if (status) fail(this.vocabulary.coreMessage(status));
+  }
+
+  needAnalysis() {
+    if (!this.hasAnalysis) fail('code analysis is not in this build (load the full hirope module)');
+  }
+
+  /** Bytes the WASM heap holds now (it only grows). */
+  heapBytes() {
+    return this.mod.HEAPU8.buffer.byteLength;
+  }
+
+  /** Rows per strip of `rowWidth` floats. */
+  stripRows(n, rowWidth) {
+    return Math.max(1, Math.min(n, Math.floor(STRIP_ELEMENTS / rowWidth)));
+  }
+
+  /** Pooling of strips into spec's grid (see checkPool), its sums allocated in heap. */
+  pooling(heap, spec, causal) {
+    return new Pooling(this, heap, spec, causal);
+  }
+
+  headDim(headDim) {
+    checkCount(headDim, 'headDim', { max: this.limits.maxHeadDim });
+    if (headDim % 2 !== 0) fail(`headDim must be a positive even integer, got ${headDim}`);
+    return headDim;
+  }
+
+  /** n, headDim and heads of an options object, within the limits: { n, headDim, heads, width }. */
+  shape(args) {
+    if (args === null || typeof args !== 'object') fail(`expected an options object, got ${describe(args)}`);
+    const n = checkCount(args.n, 'n', { max: this.limits.maxTokens });
+    const headDim = this.headDim(args.headDim);
+    const heads = checkCount(args.heads === undefined ? 1 : args.heads, 'heads', { max: this.limits.maxHeads });
+    return { n, headDim, heads, width: heads * headDim };
+  }
+
+  /**
+   * Per-token transform coefficients (a, b, c, partner) of a scheme for attention arguments `a`
+   * (as HiRoPE checks them), for executors other than the core (the WebGPU kernels).
+   */
+  transformCoefficients(a, role, branch) {
+    return this.run((heap) => {
+      const [tp, up, sp] = heap.positions(a.pos);
+      const size = a.n * a.headDim;
+      const [ap, bp, cp] = [heap.alloc(size * 4), heap.alloc(size * 4), heap.alloc(size * 4)];
+      const pp = heap.alloc(a.headDim * 4);
+      this.check(this.mod.transformCoefficients(a.scheme, a.headDim, a.n, tp, up, sp, role, branch, ap, bp, cp, pp));
+      return {
+        a: heap.readFloat32(ap, size).slice(),
+        b: heap.readFloat32(bp, size).slice(),
+        c: heap.readFloat32(cp, size).slice(),
+        partner: this.mod.HEAPU32.slice(pp >> 2, (pp >> 2) + a.headDim),
+      };
+    });
+  }
+}
+
+function int32Positions(value, name, n) {
+  let arr = value;
+  if (Array.isArray(value)) {
+    value.forEach((x, i) => {
+      if (!Number.isInteger(x) || x < -2147483648 || x > 2147483647) fail(`${name}[${i}] must be a 32-bit integer, got ${describe(x)}`);
+    });
+    arr = Int32Array.from(value);
+  } else if (!(value instanceof Int32Array)) {
+    fail(`${name} must be an Int32Array (or an array of integers), got ${describe(value)}`);
+  }
+  if (arr.length !== n) fail(`${name} has length ${arr.length}, expected n = ${n}`);
+  return arr;
+}
+
+/** Token ids: an Int32Array or an array of integers, n of them. */
+export function tokenIds(value, n) {
+  return int32Positions(value, 'tokenIds', n);
+}
+
+/**
+ * Positions as { token, unit?, statement? } Int32Arrays. Accepts an Int32Array of token indices,
+ * an object, or nothing (tokens 0..n-1). With scheme.segmentSize, unit = floor(t / S) when the
+ * positions carry no unit.
+ */
+export function normalizePositions(positions, n, scheme) {
+  let token, unit, statement;
+  if (positions === undefined) {
+    token = iota(n);
+  } else if (positions instanceof Int32Array || Array.isArray(positions)) {
+    token = int32Positions(positions, 'positions', n);
+  } else if (positions && typeof positions === 'object') {
+    for (const key of Object.keys(positions)) {
+      if (!['token', 'unit', 'statement'].includes(key)) fail(`positions has an unknown key '${key}' (known keys: token, unit, statement)`);
+    }
+    if (positions.token === undefined) fail('positions.token is required');
+    token = int32Positions(positions.token, 'positions.token', n);
+    if (positions.unit !== undefined) unit = int32Positions(positions.unit, 'positions.unit', n);
+    if (positions.statement !== undefined) statement = int32Positions(positions.statement, 'positions.statement', n);
+  } else {
+    fail(`positions must be an Int32Array or { token, unit?, statement? }, got ${describe(positions)}`);
+  }
+  if (scheme && scheme.segmentSize > 0 && !unit) {
+    unit = token.map((t) => Math.floor(t / scheme.segmentSize));
+  }
+  return { token, unit, statement };
+}
+
+/** Fixed-size segments for text with no structure: unit = floor(t / size). */
+export function segmentPositions(n, size) {
+  checkCount(n, 'n');
+  checkCount(size, 'size');
+  const token = new Int32Array(n);
+  const unit = new Int32Array(n);
+  for (let t = 0; t < n; t++) {
+    token[t] = t;
+    unit[t] = Math.floor(t / size);
+  }
+  return { token, unit };
+}
+
+/**
+ * Checks a pooling spec { rows, cols, region?, ratio?, raw?, rowMax? } for an n x n matrix. With
+ * outputs, ratio and raw (rows * cols) must be given and rowMax (n) may be; otherwise they are made.
+ */
+export function checkPool(pool, n, { outputs }) {
+  if (!pool || typeof pool !== 'object') fail(`pool must be an object, got ${describe(pool)}`);
+  const r = pool.region === undefined || pool.region === null ? { r0: 0, r1: n, c0: 0, c1: n } : pool.region;
+  if (typeof r !== 'object') fail(`pool.region must be an object { r0, r1, c0, c1 }, got ${describe(r)}`);
+  for (const key of ['r0', 'r1', 'c0', 'c1']) {
+    if (!Number.isInteger(r[key]) || r[key] < 0 || r[key] > n) fail(`pool.region.${key} must be an integer from 0 to n = ${n}, got ${describe(r[key])}`);
+  }
+  if (r.r0 >= r.r1 || r.c0 >= r.c1) fail(`pool.region must have r0 < r1 and c0 < c1, got ${JSON.stringify(r)}`);
+  const rows = checkCount(pool.rows, 'pool.rows', { max: r.r1 - r.r0 });
+  const cols = checkCount(pool.cols, 'pool.cols', { max: r.c1 - r.c0 });
+  const cells = rows * cols;
+  const array = (name, length, required) => {
+    if (pool[name] === undefined && !required) return outputs ? null : new Float32Array(length);
+    return checkFloat32(pool[name], `pool.${name}`, length, name === 'rowMax' ? 'n' : 'rows * cols');
+  };
+  return { grid: [n, r.r0, r.r1, r.c0, r.c1, rows, cols], region: { ...r }, rows, cols, ratio: array('ratio', cells, outputs), raw: array('raw', cells, outputs), rowMax: array('rowMax', n, false) };
+}

@@ -1,0 +1,196 @@
+// The scheme vocabulary on the JS side, built at start-up from the core's table (vocabulary() in
+// wasm/bindings.cpp, written in src/core/vocabulary.cpp): the option names each scheme and scaling
+// type takes, their defaults (with the core's default rules), type checks, enum names to numbers,
+// and the mapping of the core's field names in its messages to the names users write. Nothing
+// about a particular scheme is written here.
+import { fail, describe } from './errors.js';
+
+const quoted = (names) => names.map((n) => `'${n}'`).join(', ');
+
+function deepFreeze(value) {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
+function checkKeys(obj, allowed, where) {
+  for (const key of Object.keys(obj)) {
+    if (key !== 'type' && !allowed.includes(key)) {
+      fail(`${where} has an unknown key '${key}'` +
+        (allowed.length ? ` (known keys: ${allowed.join(', ')})` : ' (it takes no parameters)'));
+    }
+  }
+}
+
+function numberList(value, where) {
+  if (!Array.isArray(value) && !(value instanceof Float64Array) && !(value instanceof Float32Array)) {
+    fail(`${where} must be an array of numbers, got ${describe(value)}`);
+  }
+  const list = Array.from(value);
+  list.forEach((x, i) => {
+    if (typeof x !== 'number') fail(`${where}[${i}] must be a number, got ${describe(x)}`);
+  });
+  return list;
+}
+
+/** Whether x lies in a parameter's range as the table states it. */
+function inRange(p, x) {
+  if (!Number.isFinite(x)) return false;
+  if (p.allowed.length) return p.allowed.includes(x);
+  if (p.min !== null && (p.minOpen ? !(x > p.min) : !(x >= p.min))) return false;
+  if (p.max !== null && (p.maxOpen ? !(x < p.max) : !(x <= p.max))) return false;
+  return true;
+}
+
+/**
+ * The vocabulary of one loaded module. `data` is the core's plain object (hr.vocabulary): schemes,
+ * scalings, parameters, scalingParameters, value lists, defaultRules, arguments, languages.
+ */
+export class Vocabulary {
+  constructor(data) {
+    this.data = deepFreeze(data);
+    this.schemeNames = data.schemes.map((s) => s.name);
+    this.scalingNames = data.scalings.flatMap((s) => [s.name, ...s.aliases]);
+    this.languageNames = data.languages.map((l) => l.name);
+    this._schemes = new Map(data.schemes.map((s) => [s.name, s]));
+    this._scalings = new Map(data.scalings.flatMap((s) => [s.name, ...s.aliases].map((n) => [n, s])));
+    // The core's names in messages -> ours: qualified paths (scheme.scaling.original_length) and
+    // bare snake_case words (long_factor, head_dim).
+    this._paths = new Map([['type', 'type']]);
+    this._words = new Map(data.arguments.map((a) => [a.field, a.name]));
+    for (const [params, prefix] of [[data.parameters, ''], [data.scalingParameters, 'scaling.']]) {
+      for (const p of params) {
+        if (p.field === null) continue;
+        this._paths.set(p.field, prefix + p.name);
+        const bare = p.field.slice(prefix.length);
+        if (bare.includes('_')) this._words.set(bare, p.name);
+      }
+    }
+  }
+
+  /** The row of a scheme type by name, or undefined. */
+  scheme(name) {
+    return typeof name === 'string' ? this._schemes.get(name) : undefined;
+  }
+
+  /** The row of a scaling type by name or alias, or undefined. */
+  scaling(name) {
+    return typeof name === 'string' ? this._scalings.get(name) : undefined;
+  }
+
+  /** The enum number of `name` in one of the value lists ('layouts', 'gaps', ...). */
+  value(list, name, where) {
+    const entry = typeof name === 'string' ? this.data[list].find((e) => e.name === name) : undefined;
+    if (!entry) fail(`${where} must be one of ${quoted(this.names(list))}, got ${describe(name)}`);
+    return entry.value;
+  }
+
+  /** The names of a value list, in enum order. */
+  names(list) {
+    return this.data[list].map((e) => e.name);
+  }
+
+  /** A language name of this build, or a HiRoPEError naming the known ones. */
+  checkLanguage(language) {
+    if (!this.languageNames.includes(language)) fail(`language must be one of ${quoted(this.languageNames)}, got ${describe(language)}`);
+    return language;
+  }
+
+  /** A core message with its field names as users write them (scheme.scaling.originalLength). */
+  coreMessage(message) {
+    return message
+      .replace(/\bscheme\.((?:scaling\.)?[a-z][a-z0-9_]*)/g, (m, path) => (this._paths.has(path) ? `scheme.${this._paths.get(path)}` : m))
+      .replace(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g, (w) => this._words.get(w) ?? w);
+  }
+
+  /**
+   * Fills in a scheme's defaults and maps names to the core's enum numbers. Accepts a string
+   * ('rope') as shorthand for { type: 'rope' }. Unknown keys are errors (they are usually typos);
+   * values are checked for their kind here and for their range by the core.
+   */
+  normalizeScheme(scheme) {
+    if (typeof scheme === 'string') scheme = { type: scheme };
+    if (scheme === null || typeof scheme !== 'object' || Array.isArray(scheme)) {
+      fail(`scheme must be an object such as { type: 'rope' }, got ${describe(scheme)}`);
+    }
+    const type = scheme.type;
+    const info = this.scheme(type);
+    if (!info) fail(`scheme.type must be one of ${quoted(this.schemeNames)}, got ${describe(type)}`);
+    checkKeys(scheme, info.parameters, `scheme (type '${type}')`);
+    const out = { name: type, type: info.value };
+    for (const p of this.data.parameters) {
+      if (p.kind === 'scaling') out.scaling = this._scaling(scheme.scaling);
+      else out[p.name] = scheme[p.name] === undefined ? this._fallback(p, info.parameters) : this._read(p, scheme[p.name], 'scheme');
+    }
+    for (const rule of this.data.defaultRules) {
+      if (scheme[rule.parameter] !== undefined || !rule.schemes.includes(type)) continue;
+      if (rule.when && out[rule.when.parameter] !== rule.when.equals) continue;
+      out[rule.parameter] = rule.from === undefined ? rule.value : (rule.offset + rule.scale * out[rule.from]) / rule.divisor;
+    }
+    out.rotary = info.rotary;
+    out.windowed = info.windowed;
+    return out;
+  }
+
+  _scaling(given) {
+    const scaling = given === undefined ? { type: 'none' } : given;
+    if (scaling === null || typeof scaling !== 'object' || Array.isArray(scaling)) {
+      fail(`scheme.scaling must be an object such as { type: 'yarn', factor: 4, originalLength: 4096 }, got ${describe(scaling)}`);
+    }
+    const name = scaling.type === undefined ? 'none' : scaling.type;
+    const info = this.scaling(name);
+    if (!info) fail(`scheme.scaling.type must be one of ${quoted(this.scalingNames)}, got ${describe(name)}`);
+    checkKeys(scaling, info.parameters, `scheme.scaling (type '${name}')`);
+    const out = { type: info.value };
+    for (const p of this.data.scalingParameters) {
+      out[p.name] = scaling[p.name] === undefined ? this._fallback(p, info.parameters) : this._read(p, scaling[p.name], 'scheme.scaling');
+    }
+    return out;
+  }
+
+  // The value of a parameter left out: NaN where the type takes a required one (the core then
+  // names it), else the table's default.
+  _fallback(p, taken) {
+    if (p.required && taken.includes(p.name)) return NaN;
+    if (p.kind === 'enum') return this.value(p.values, p.default, p.name);
+    if (p.kind === 'list') return [];
+    return p.default;
+  }
+
+  // A given value, checked for its kind; options that are no core field get their range here.
+  _read(p, value, where) {
+    const path = `${where}.${p.name}`;
+    switch (p.kind) {
+      case 'enum':
+        return this.value(p.values, value, path);
+      case 'list':
+        return numberList(value, path);
+      case 'boolean':
+        if (typeof value !== 'boolean') fail(`${path} must be a boolean, got ${describe(value)}`);
+        return value;
+      default:
+        if (typeof value !== 'number') fail(`${path} must be a number, got ${describe(value)}`);
+        if (p.kind === 'integer' && !Number.isInteger(value)) fail(`${path} must be an integer, got ${value}`);
+        if (p.field === null && !inRange(p, value)) fail(`${path} must be ${p.range}, got ${value}`);
+        return value;
+    }
+  }
+}
+
+let first = null;
+
+/** Makes the first loaded module's vocabulary the one normalizeScheme() below uses. */
+export function registerVocabulary(vocabulary) {
+  first ||= vocabulary;
+}
+
+/**
+ * Fills in a scheme's defaults and maps names to the core's enum numbers (see
+ * Vocabulary.normalizeScheme). The vocabulary comes from the core: call after init().
+ */
+export function normalizeScheme(scheme) {
+  if (!first) fail('normalizeScheme() needs the scheme vocabulary of a loaded module: call it after init()');
+  return first.normalizeScheme(scheme);
+}
