@@ -2,6 +2,7 @@
 #include "core/internal.h"
 #include "core/rotate.h"
 #include "model/model_internal.h"
+#include "util/random.h"
 
 #include <algorithm>
 #include <cmath>
@@ -238,19 +239,7 @@ int64_t Decoder::length() const {
 
 namespace {
 
-// splitmix64: a small, seedable generator with no shared state.
-struct Rng {
-    uint64_t state;
-    double uniform() {
-        uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        z ^= z >> 31;
-        return static_cast<double>(z >> 11) * (1.0 / 9007199254740992.0);
-    }
-};
-
-int sample(const std::vector<float>& logits, double temperature, Rng& rng) {
+int sample(const std::vector<float>& logits, double temperature, util::SplitMix64& rng) {
     const int vocab = static_cast<int>(logits.size());
     int best = 0;
     for (int i = 1; i < vocab; ++i)
@@ -296,7 +285,7 @@ Status generate(const Model& model, std::string_view prompt, const GenerateOptio
         dec.append(reinterpret_cast<const uint8_t*>(text.data()), static_cast<int64_t>(text.size()),
                    pos.unit.data(), pos.statement.data(), logits.data());
     if (!st.ok()) return st;
-    Rng rng{o.seed};
+    util::SplitMix64 rng{o.seed};
     std::string generated;
     for (int64_t step = 0; step < o.max_bytes; ++step) {
         const int byte = sample(logits, o.temperature, rng);

@@ -1,6 +1,8 @@
 // Loading the weights file, the forward pass and per-byte positions. The decoder (KV cache) and
 // generation are in decoder.cpp.
 #include "model/model_internal.h"
+#include "util/bytes.h"
+#include "util/hash.h"
 
 #include <algorithm>
 #include <cmath>
@@ -32,48 +34,10 @@ float half_to_float(uint16_t h) {
     return sign ? -value : value;
 }
 
-uint32_t fnv1a(const uint8_t* data, size_t size) {
-    uint32_t h = 0x811C9DC5u;
-    for (size_t i = 0; i < size; ++i) h = (h ^ data[i]) * 0x01000193u;
-    return h;
-}
-
-// A little-endian reader that never reads past the end.
-class Reader {
-  public:
-    Reader(const uint8_t* data, size_t size) : data_(data), size_(size) {}
-    bool u32(uint32_t* v) {
-        if (size_ - pos_ < 4) return false;
-        *v = static_cast<uint32_t>(data_[pos_]) | static_cast<uint32_t>(data_[pos_ + 1]) << 8 |
-             static_cast<uint32_t>(data_[pos_ + 2]) << 16 |
-             static_cast<uint32_t>(data_[pos_ + 3]) << 24;
-        pos_ += 4;
-        return true;
-    }
-    bool f32(float* v) {
-        uint32_t u;
-        if (!u32(&u)) return false;
-        std::memcpy(v, &u, 4);
-        return true;
-    }
-    bool bytes(size_t count, const uint8_t** p) {
-        if (size_ - pos_ < count) return false;
-        *p = data_ + pos_;
-        pos_ += count;
-        return true;
-    }
-    size_t pos() const { return pos_; }
-
-  private:
-    const uint8_t* data_;
-    size_t size_;
-    size_t pos_ = 0;
-};
-
 constexpr char kMagic[8] = {'H', 'R', 'P', 'M', 'O', 'D', 'E', 'L'};
 
 // Reads the header up to (not including) the parameter count.
-Status parse_header(Reader& r, size_t size, Config* c) {
+Status parse_header(util::ByteReader& r, size_t size, Config* c) {
     const uint8_t* magic;
     if (size < 8 || !r.bytes(8, &magic) || std::memcmp(magic, kMagic, 8) != 0)
         return Status::error("not a hirope model file (the first 8 bytes are not \"HRPMODEL\")");
@@ -122,7 +86,7 @@ Status parse_header(Reader& r, size_t size, Config* c) {
 
 Status read_config(const uint8_t* data, size_t size, Config* out) {
     if (!data && size) return Status::error("model data is required");
-    format::Reader r(data, size);
+    util::ByteReader r(data, size);
     Config c;
     Status st = format::parse_header(r, size, &c);
     if (!st.ok()) return st;
@@ -139,7 +103,7 @@ Status Model::load(const uint8_t* data, size_t size, std::unique_ptr<Model>* out
         return Status::error("model file of " + std::to_string(size) +
                              " bytes exceeds the limit of " +
                              std::to_string(ModelLimits::max_file_bytes));
-    format::Reader r(data, size);
+    util::ByteReader r(data, size);
     Config c;
     Status st = format::parse_header(r, size, &c);
     if (!st.ok()) return st;
@@ -161,7 +125,7 @@ Status Model::load(const uint8_t* data, size_t size, std::unique_ptr<Model>* out
     r.bytes(padded, &params);
     uint32_t stored = 0;
     r.u32(&stored);
-    if (format::fnv1a(data, size - 4) != stored)
+    if (util::fnv1a(data, size - 4) != stored)
         return Status::error("model file is corrupted (its FNV-1a checksum does not match)");
 
     std::unique_ptr<Model> m(new Model);
@@ -178,8 +142,7 @@ Status Model::Impl::init(const Config& c, const uint8_t* params) {
     cfg = c;
     std::vector<float> all(static_cast<size_t>(c.parameters()));
     for (size_t i = 0; i < all.size(); ++i) {
-        const uint16_t h = static_cast<uint16_t>(params[2 * i] | params[2 * i + 1] << 8);
-        all[i] = format::half_to_float(h);
+        all[i] = format::half_to_float(util::load_u16le(params + 2 * i));
         if (!std::isfinite(all[i]))
             return Status::error("model file holds a non-finite weight at parameter " +
                                  std::to_string(i));

@@ -1,8 +1,8 @@
 // Internal pieces of the code model shared by model.cpp and decoder.cpp.
 #pragma once
 
-#include "kernels/kernels.h"
 #include "hirope/model.h"
+#include "kernels/kernels.h"
 
 #include <cstdint>
 #include <limits>
@@ -64,7 +64,6 @@ double bits_of(const float* logits, int vocab, int target);
 
 namespace format {
 float half_to_float(uint16_t h);
-uint32_t fnv1a(const uint8_t* data, size_t size);
 } // namespace format
 
 } // namespace model
