@@ -207,8 +207,7 @@ struct AttentionRequest {
     Scheme scheme;
     bool causal = true;
     Output output = Output::probs;
-    double scale = 0;       // logit scale; 0 means 1 / sqrt(head_dim)
-    bool use_eigen = false; // Eigen products instead of the tiled kernels (benchmarks compare)
+    double scale = 0; // logit scale; 0 means 1 / sqrt(head_dim)
 };
 
 // Which implementation computes the logits.

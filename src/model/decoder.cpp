@@ -1,6 +1,8 @@
 // The KV-cache decoder and generation.
 #include "core/internal.h"
 #include "core/rotate.h"
+#include "kernels/activation.h"
+#include "kernels/vector.h"
 #include "model/model_internal.h"
 #include "util/random.h"
 
@@ -66,7 +68,7 @@ struct Decoder::Impl {
                     const bool near = !windowed || token[i] - token[j] < scheme.window;
                     const float* q = near ? qn : qf;
                     const float* k = (near ? L.k_near.data() : L.k_far.data()) + j * d + h * hd;
-                    logits[j] = dot(q, k, hd) * scale;
+                    logits[j] = kernels::dot(q, k, hd) * scale;
                 }
                 const int64_t len = i + 1;
                 if (!kernels::softmax_row(logits.data(), static_cast<size_t>(len)))
@@ -74,26 +76,9 @@ struct Decoder::Impl {
                 float* o = out + (i - t0) * d + h * hd;
                 std::fill(o, o + hd, 0.0f);
                 for (int64_t j = 0; j < len; ++j)
-                    axpy(logits[j], L.v.data() + j * d + h * hd, o, hd);
+                    kernels::axpy(logits[j], L.v.data() + j * d + h * hd, o, hd);
             }
         }
-    }
-
-    static float dot(const float* a, const float* b, int len) {
-        using namespace simd;
-        f4 acc = splat(0);
-        int i = 0;
-        for (; i + 4 <= len; i += 4) acc = madd(load(a + i), load(b + i), acc);
-        float sum = hsum(acc);
-        for (; i < len; ++i) sum += a[i] * b[i];
-        return sum;
-    }
-    static void axpy(float p, const float* x, float* y, int len) {
-        using namespace simd;
-        const f4 vp = splat(p);
-        int i = 0;
-        for (; i + 4 <= len; i += 4) store(y + i, madd(vp, load(x + i), load(y + i)));
-        for (; i < len; ++i) y[i] += p * x[i];
     }
 
     Status append(const uint8_t* bytes, int64_t count, const int32_t* new_unit,
@@ -149,7 +134,7 @@ struct Decoder::Impl {
         for (int l = 0; l < m.cfg.layers; ++l) {
             const Model::Impl::Block& b = m.blocks[l];
             Layer& L = layers[l];
-            rms_norm(x.data(), count, d, b.attn_norm.data(), m.cfg.norm_eps, s.h.data());
+            kernels::rms_norm(x.data(), count, d, b.attn_norm.data(), m.cfg.norm_eps, s.h.data());
             b.wqkv.apply(s.h.data(), count, s.qkv.data());
             L.k.resize(static_cast<size_t>(t1) * d);
             L.v.resize(L.k.size());
@@ -186,7 +171,7 @@ struct Decoder::Impl {
                 attend(L, q_near.data(), q_far.data(), t0, t1, s.h.data());
             }
             b.wo.apply(s.h.data(), count, s.tmp.data());
-            for (int64_t i = 0; i < count * d; ++i) x[i] += s.tmp[i];
+            kernels::add_to(x.data(), s.tmp.data(), static_cast<size_t>(count) * d);
             m.mlp_block(b, count, x.data(), s);
         }
         std::fill(dirty.begin(), dirty.end(), 0);

@@ -1,5 +1,7 @@
 // Loading the weights file, the forward pass and per-byte positions. The decoder (KV cache) and
 // generation are in decoder.cpp.
+#include "kernels/activation.h"
+#include "kernels/vector.h"
 #include "model/model_internal.h"
 #include "util/bytes.h"
 #include "util/hash.h"
@@ -192,7 +194,7 @@ Status Model::Impl::attention_block(const Block& b, const Scheme& scheme, const 
                                     int64_t n, float* x, Scratch& s, float* probs_out,
                                     int probs_head) const {
     const int d = cfg.d_model;
-    rms_norm(x, n, d, b.attn_norm.data(), cfg.norm_eps, s.h.data());
+    kernels::rms_norm(x, n, d, b.attn_norm.data(), cfg.norm_eps, s.h.data());
     b.wqkv.apply(s.h.data(), n, s.qkv.data());
     for (int64_t t = 0; t < n; ++t) {
         const float* row = s.qkv.data() + t * 3 * d;
@@ -204,7 +206,7 @@ Status Model::Impl::attention_block(const Block& b, const Scheme& scheme, const 
                                probs_out, probs_head);
     if (!st.ok()) return st;
     b.wo.apply(s.h.data(), n, s.tmp.data());
-    for (int64_t i = 0; i < n * d; ++i) x[i] += s.tmp[i];
+    kernels::add_to(x, s.tmp.data(), static_cast<size_t>(n) * d);
     return {};
 }
 
@@ -241,16 +243,16 @@ Status Model::Impl::plan_attention(const Scheme& scheme, const Positions& pos, i
 
 void Model::Impl::mlp_block(const Block& b, int64_t n, float* x, Scratch& s) const {
     const int d = cfg.d_model, f = cfg.ffn_hidden;
-    rms_norm(x, n, d, b.mlp_norm.data(), cfg.norm_eps, s.h.data());
+    kernels::rms_norm(x, n, d, b.mlp_norm.data(), cfg.norm_eps, s.h.data());
     b.w1.apply(s.h.data(), n, s.a.data());
     b.w3.apply(s.h.data(), n, s.g.data());
     kernels::silu_gate(s.a.data(), s.g.data(), static_cast<size_t>(n) * f);
     b.w2.apply(s.a.data(), n, s.tmp.data());
-    for (int64_t i = 0; i < n * d; ++i) x[i] += s.tmp[i];
+    kernels::add_to(x, s.tmp.data(), static_cast<size_t>(n) * d);
 }
 
 void Model::Impl::logits_rows(const float* x, int64_t n, float* out, Scratch& s) const {
-    rms_norm(x, n, cfg.d_model, final_norm.data(), cfg.norm_eps, s.h.data());
+    kernels::rms_norm(x, n, cfg.d_model, final_norm.data(), cfg.norm_eps, s.h.data());
     head.apply(s.h.data(), n, out);
 }
 
@@ -323,17 +325,6 @@ double bits_of(const float* logits, int vocab, int target) {
     double sum = 0;
     for (int i = 0; i < vocab; ++i) sum += std::exp(static_cast<double>(logits[i]) - m);
     return (std::log(sum) - (static_cast<double>(logits[target]) - m)) / std::log(2.0);
-}
-
-void rms_norm(const float* x, int64_t n, int d, const float* weight, float eps, float* out) {
-    for (int64_t t = 0; t < n; ++t) {
-        const float* xr = x + t * d;
-        double ss = 0;
-        for (int i = 0; i < d; ++i) ss += static_cast<double>(xr[i]) * xr[i];
-        const float inv = static_cast<float>(1.0 / std::sqrt(ss / d + eps));
-        float* yr = out + t * d;
-        for (int i = 0; i < d; ++i) yr[i] = xr[i] * inv * weight[i];
-    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "hirope/model.h"
-#include "kernels/kernels.h"
+#include "kernels/gemm.h"
 
 #include <cstdint>
 #include <limits>
@@ -13,7 +13,7 @@ namespace model {
 
 // y (n x out) = x (n x in) . W^T for W stored as out x in (PyTorch's Linear layout). W is packed
 // once into panels of kNR output columns ([in][kNR] each), so the micro-kernel streams it
-// contiguously; rows go through in blocks so a panel stays in cache across a block.
+// contiguously.
 class Linear {
   public:
     Linear() = default;
@@ -23,8 +23,8 @@ class Linear {
     int in() const { return in_; }
 
   private:
-    int out_ = 0, in_ = 0, panels_ = 0;
-    std::vector<float> packed_; // panels_ x in_ x kNR, zero-padded columns
+    int out_ = 0, in_ = 0;
+    std::vector<float> packed_; // panel_count(out_) x in_ x kNR, zero-padded columns
 };
 
 struct Scratch {
@@ -56,8 +56,6 @@ struct Model::Impl {
     void mlp_block(const Block& b, int64_t n, float* x, Scratch& s) const;
     void logits_rows(const float* x, int64_t n, float* out, Scratch& s) const;
 };
-
-void rms_norm(const float* x, int64_t n, int d, const float* weight, float eps, float* out);
 
 // -log2 softmax(logits)[target].
 double bits_of(const float* logits, int vocab, int target);

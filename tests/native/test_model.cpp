@@ -2,6 +2,7 @@
 // full forward for every scheme, generation, linear layers against a naive product, positions,
 // and every kind of bad weights file.
 #include "hirope/model.h"
+#include "kernels/activation.h"
 #include "model/model_internal.h"
 #include "util/hash.h"
 
