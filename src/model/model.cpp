@@ -189,58 +189,6 @@ void Model::Impl::embed(const uint8_t* bytes, int64_t n, float* x) const {
                     sizeof(float) * d);
 }
 
-// One attention sublayer over a whole sequence: x += wo(attention(rmsnorm(x))).
-Status Model::Impl::attention_block(const Block& b, const Scheme& scheme, const Positions& pos,
-                                    int64_t n, float* x, Scratch& s, float* probs_out,
-                                    int probs_head) const {
-    const int d = cfg.d_model;
-    kernels::rms_norm(x, n, d, b.attn_norm.data(), cfg.norm_eps, s.h.data());
-    b.wqkv.apply(s.h.data(), n, s.qkv.data());
-    for (int64_t t = 0; t < n; ++t) {
-        const float* row = s.qkv.data() + t * 3 * d;
-        std::memcpy(s.q.data() + t * d, row, sizeof(float) * d);
-        std::memcpy(s.k.data() + t * d, row + d, sizeof(float) * d);
-        std::memcpy(s.v.data() + t * d, row + 2 * d, sizeof(float) * d);
-    }
-    Status st = plan_attention(scheme, pos, n, s.q.data(), s.k.data(), s.v.data(), s.h.data(),
-                               probs_out, probs_head);
-    if (!st.ok()) return st;
-    b.wo.apply(s.h.data(), n, s.tmp.data());
-    kernels::add_to(x, s.tmp.data(), static_cast<size_t>(n) * d);
-    return {};
-}
-
-Status Model::Impl::plan_attention(const Scheme& scheme, const Positions& pos, int64_t n,
-                                   const float* q, const float* k, const float* v, float* out,
-                                   float* probs_out, int probs_head) const {
-    const int d = cfg.d_model;
-    AttentionRequest req;
-    req.q = q;
-    req.k = k;
-    req.v = v;
-    req.n = n;
-    req.head_dim = cfg.head_dim();
-    req.heads = cfg.heads;
-    req.positions = pos;
-    req.scheme = scheme;
-    req.causal = true;
-    req.output = Output::probs;
-    AttentionPlan plan;
-    Status st = plan.prepare(req);
-    if (!st.ok()) return st;
-    if (probs_out) {
-        st = plan.rows(probs_head, 0, n, probs_out);
-        if (!st.ok()) return st;
-    }
-    // Strips bound the plan's n-wide probability buffer.
-    constexpr int64_t kStrip = 256;
-    for (int64_t r0 = 0; r0 < n; r0 += kStrip) {
-        st = plan.output_rows(r0, std::min(n, r0 + kStrip), out + r0 * d);
-        if (!st.ok()) return st;
-    }
-    return {};
-}
-
 void Model::Impl::mlp_block(const Block& b, int64_t n, float* x, Scratch& s) const {
     const int d = cfg.d_model, f = cfg.ffn_hidden;
     kernels::rms_norm(x, n, d, b.mlp_norm.data(), cfg.norm_eps, s.h.data());
@@ -261,8 +209,6 @@ void Scratch::resize(const Config& c, int64_t n) {
     h.resize(rows * std::max<size_t>(d, c.vocab));
     qkv.resize(rows * 3 * d);
     q.resize(rows * d);
-    k.resize(rows * d);
-    v.resize(rows * d);
     tmp.resize(rows * d);
     a.resize(rows * c.ffn_hidden);
     g.resize(rows * c.ffn_hidden);
@@ -287,30 +233,28 @@ Status Model::forward(const ForwardRequest& r) const {
             return Status::error("head must be in [0, " + std::to_string(c.heads - 1) + "], got " +
                                  std::to_string(r.attention_head));
     }
+    // The request's positions as given: a scheme that needs unit or statement indices fails
+    // here, where the sequence below would fill in zeros as a decoder does.
+    Rotator check;
+    st = check.prepare(r.scheme, c.head_dim(), c.heads, r.n, r.positions);
+    if (!st.ok()) return st;
     const int64_t n = r.n;
-    const int d = c.d_model;
-    Scratch s;
-    s.resize(c, n);
-    std::vector<float> x(static_cast<size_t>(n) * d);
-    impl_->embed(r.bytes, n, x.data());
-    const bool need_output = r.logits || r.losses;
-    for (int l = 0; l < c.layers; ++l) {
-        const Impl::Block& b = impl_->blocks[l];
-        float* probs = r.attention && l == r.attention_layer ? r.attention : nullptr;
-        st = impl_->attention_block(b, r.scheme, r.positions, n, x.data(), s, probs,
-                                    r.attention_head);
-        if (!st.ok()) return st;
-        if (!need_output && probs) return {};
-        impl_->mlp_block(b, n, x.data(), s);
-    }
-    if (!need_output) return {};
     float* logits = r.logits;
     std::vector<float> own;
-    if (!logits) {
+    if (!logits && r.losses) {
         own.resize(static_cast<size_t>(n) * c.vocab);
         logits = own.data();
     }
-    impl_->logits_rows(x.data(), n, logits, s);
+    // A forward is the decoder's prefill of all n bytes, without a cache.
+    Decoder::Impl sequence(*impl_, r.scheme, 0, false);
+    Decoder::Impl::Outputs out;
+    out.logits = logits;
+    out.every_row = true;
+    out.attention = r.attention;
+    out.attention_layer = r.attention_layer;
+    out.attention_head = r.attention_head;
+    st = sequence.append(r.bytes, n, r.positions, out);
+    if (!st.ok()) return st;
     if (r.losses) {
         for (int64_t t = 0; t + 1 < n; ++t)
             r.losses[t] =
