@@ -142,6 +142,7 @@ Status Decoder::Impl::append(const uint8_t* bytes, int64_t count, const Position
         q_near.resize(static_cast<size_t>(count) * d);
         if (windowed) q_far.resize(q_near.size());
     }
+    // The block step: x += wo(attention(rmsnorm(x))), then x += mlp(rmsnorm(x)).
     for (int l = 0; l < m.cfg.layers; ++l) {
         const Model::Impl::Block& b = m.blocks[l];
         Layer& L = layers[cache ? l : 0];
@@ -183,6 +184,7 @@ Status Decoder::Impl::append(const uint8_t* bytes, int64_t count, const Position
         }
         b.wo.apply(s.h.data(), count, s.tmp.data());
         kernels::add_to(x.data(), s.tmp.data(), static_cast<size_t>(count) * d);
+        // Only the captured probabilities were asked for (a forward): nothing after them is.
         if (out.attention && !out.logits && l == out.attention_layer) return {};
         m.mlp_block(b, count, x.data(), s);
     }
