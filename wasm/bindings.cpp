@@ -68,7 +68,9 @@ class Plan {
   public:
     std::string prepare(val scheme, uintptr_t q, uintptr_t k, uintptr_t v, double n, int head_dim,
                         int heads, uintptr_t token, uintptr_t unit, uintptr_t statement,
-                        bool causal, int output, double scale, bool use_eigen, int kernel) {
+                        bool causal, int output, double scale,
+                        // kept for the JS caller; removed with the JS 'eigen' kernel
+                        bool /*use_eigen*/, int kernel) {
         AttentionRequest r;
         r.q = ptr<const float>(q);
         r.k = ptr<const float>(k);
@@ -81,7 +83,6 @@ class Plan {
         r.causal = causal;
         r.output = static_cast<Output>(output);
         r.scale = scale;
-        r.use_eigen = use_eigen;
         return plan_.prepare(r, static_cast<Kernel>(kernel)).message();
     }
     std::string rows(int head, double r0, double r1, uintptr_t out) const {

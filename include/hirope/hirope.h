@@ -316,6 +316,57 @@ Status transform_coefficients(const Scheme& scheme, int head_dim, int64_t n, con
                               Role role, Branch branch, float* a, float* b, float* c,
                               int32_t* partner);
 
+// Incremental rotation, for key caches. A decoder receives its rows a few at a time and keeps
+// the rotated keys of earlier tokens; it rotates new rows, and old ones again only when their
+// positions or the frequencies changed. A Rotator is the scheme resolved once for a sequence
+// (validation, frequencies, attention factor, xPos centre) that then rotates any range of its
+// tokens: rotate_rows over [0, n) of a rotator prepared with frequency_length 0 equals rotate().
+//
+//   Rotator r;
+//   Status st = r.prepare(scheme, head_dim, heads, n, positions);
+//   if (st.ok()) st = r.rotate_rows(Role::key, Branch::near, begin, end, k_rows, out_rows);
+class Rotator {
+  public:
+    Rotator();
+    ~Rotator();
+    Rotator(Rotator&& other) noexcept;
+    Rotator& operator=(Rotator&& other) noexcept;
+    Rotator(const Rotator&) = delete;
+    Rotator& operator=(const Rotator&) = delete;
+
+    // Validates the scheme for head_dim and heads, and the positions tokens [0, n) need (token
+    // always, unit for HiRoPE, statement for three-level HiRoPE); copies those positions, so the
+    // caller's arrays may change afterwards. Frequencies and the factors that follow the sequence
+    // length (dynamic NTK, LongRoPE, YaRN's factor, xPos's centre) are those of
+    // max(frequency_length, max token + 1) positions: 0 keeps the sequence's own, as rotate();
+    // a decoder passes the length it will reach so that every step rotates alike. On error the
+    // rotator is left unprepared.
+    Status prepare(const Scheme& scheme, int head_dim, int heads, int64_t n,
+                   const Positions& positions, int64_t frequency_length = 0);
+
+    // out = the scheme applied to x for tokens [begin, end), one role and branch (including the
+    // attention factor, xPos scale, log-n query scale, sinusoid addition): x and out hold
+    // end - begin rows of heads * head_dim floats, row 0 being token begin; x may equal out.
+    // Needs 0 <= begin <= end <= n(); an empty range does nothing.
+    Status rotate_rows(Role role, Branch branch, int64_t begin, int64_t end, const float* x,
+                       float* out) const;
+
+    bool prepared() const;
+    int64_t n() const;
+    // The sequence length the frequencies were resolved for (see prepare).
+    int64_t frequency_length() const;
+    // theta_j after scaling (rotary_dim / 2 values) and the factor on cos and sin. Two rotators
+    // of one scheme rotate a token with unchanged positions alike when these agree (and, for
+    // xPos, frequency_length: its centre).
+    const std::vector<double>& inverse_frequencies() const;
+    double attention_factor() const;
+
+    struct Impl;
+
+  private:
+    Impl* impl_ = nullptr;
+};
+
 enum class Output { logits, probs };
 
 struct AttentionRequest {
@@ -329,8 +380,7 @@ struct AttentionRequest {
     Scheme scheme;
     bool causal = true;
     Output output = Output::probs;
-    double scale = 0;       // logit scale; 0 means 1 / sqrt(head_dim)
-    bool use_eigen = false; // Eigen products instead of the tiled kernels (benchmarks compare)
+    double scale = 0; // logit scale; 0 means 1 / sqrt(head_dim)
 };
 
 // Which implementation computes the logits.

@@ -5,8 +5,9 @@
 // `layers` pre-norm blocks of RMSNorm -> causal multi-head attention (q, k, v from one matrix,
 // scheme applied to q and k in the half-split layout) -> output projection, and RMSNorm ->
 // SwiGLU (w2 (silu(w1 x) * w3 x)); a final RMSNorm. The weights file is described in
-// docs/model.md. Attention runs on hirope's own plans and kernels (src/attention.cpp); the
-// linear layers on the same 4-lane micro-kernel over packed weight panels.
+// docs/model.md. Attention runs on hirope's own plans and kernels (src/core/attention.cpp); the
+// linear layers on the same 4-lane micro-kernel over packed weight panels. A forward is the
+// decoder's block step over all its bytes at once (src/model/decoder.cpp).
 //
 // Errors are returned as Status. A model is immutable after load and may be shared by threads;
 // a Decoder (the KV cache) belongs to one caller.

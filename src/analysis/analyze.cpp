@@ -1,8 +1,9 @@
 // One parse per analysis, walked iteratively with a tree cursor: the lexical tokens, the
 // statement starts, the error regions and the top-level units, then per-token positions.
-#include "hirope/analysis.h"
 #include "analysis/languages.h"
 #include "analysis/unicode.h"
+#include "hirope/analysis.h"
+#include "util/hash.h"
 
 #include <tree_sitter/api.h>
 
@@ -386,10 +387,9 @@ std::vector<Unit> build_units(std::vector<Item> items, GapPolicy gap, uint32_t s
     return units;
 }
 
+// Leaf ids are non-negative int32 values: FNV-1a of the text with the top bit cleared.
 uint32_t fnv1a31(std::string_view s) {
-    uint32_t h = 0x811c9dc5u;
-    for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 0x01000193u;
-    return h & 0x7fffffffu;
+    return util::fnv1a(s) & 0x7fffffffu;
 }
 
 bool is_blank(std::string_view s) {

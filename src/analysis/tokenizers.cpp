@@ -1,8 +1,10 @@
 // Vocabulary files and the two BPE tokenizers: byte-level BPE ranked by id with the cl100k
 // pre-tokenizer (as tiktoken and gpt-tokenizer), and LLaMA's character BPE with byte fallback
 // and ranked merges (as Meta's SentencePiece model, reproduced by llama-tokenizer-js).
-#include "hirope/analysis.h"
 #include "analysis/unicode.h"
+#include "hirope/analysis.h"
+#include "util/bytes.h"
+#include "util/hash.h"
 
 #include <algorithm>
 #include <cstring>
@@ -12,35 +14,6 @@
 namespace hirope {
 
 namespace {
-
-class Reader {
-  public:
-    Reader(const uint8_t* data, size_t size) : p_(data), end_(data + size) {}
-    bool u16(uint32_t* v) {
-        if (end_ - p_ < 2) return false;
-        *v = p_[0] | (p_[1] << 8);
-        p_ += 2;
-        return true;
-    }
-    bool u32(uint32_t* v) {
-        if (end_ - p_ < 4) return false;
-        *v = static_cast<uint32_t>(p_[0]) | (static_cast<uint32_t>(p_[1]) << 8) |
-             (static_cast<uint32_t>(p_[2]) << 16) | (static_cast<uint32_t>(p_[3]) << 24);
-        p_ += 4;
-        return true;
-    }
-    bool bytes(size_t n, std::string_view* out) {
-        if (static_cast<size_t>(end_ - p_) < n) return false;
-        *out = std::string_view(reinterpret_cast<const char*>(p_), n);
-        p_ += n;
-        return true;
-    }
-    size_t remaining() const { return static_cast<size_t>(end_ - p_); }
-
-  private:
-    const uint8_t* p_;
-    const uint8_t* end_;
-};
 
 // Token strings stored in one arena; lookups by string_view.
 struct TokenTable {
@@ -413,12 +386,6 @@ class Llama final : public Vocabulary {
     int32_t ascii_[128];
 };
 
-uint32_t fnv1a(const uint8_t* data, size_t size) {
-    uint32_t h = 0x811c9dc5u;
-    for (size_t i = 0; i < size; ++i) h = (h ^ data[i]) * 0x01000193u;
-    return h;
-}
-
 } // namespace
 
 Status load_vocabulary(const uint8_t* data, size_t size, std::unique_ptr<Vocabulary>* out) {
@@ -426,15 +393,14 @@ Status load_vocabulary(const uint8_t* data, size_t size, std::unique_ptr<Vocabul
     if (!data || size < 24) return truncated;
     if (std::memcmp(data, "HRTK", 4) != 0)
         return Status::error("tokenizer data has the wrong format (no HRTK header)");
-    uint32_t stored = static_cast<uint32_t>(data[size - 4]) | (data[size - 3] << 8) |
-                      (data[size - 2] << 16) | (static_cast<uint32_t>(data[size - 1]) << 24);
+    const uint32_t stored = util::load_u32le(data + size - 4);
 #ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION // let the fuzzer past the checksum
-    if (fnv1a(data, size - 4) != stored)
+    if (util::fnv1a(data, size - 4) != stored)
         return Status::error("tokenizer data is corrupted (checksum mismatch)");
 #else
     (void)stored;
 #endif
-    Reader r(data + 4, size - 8);
+    util::ByteReader r(data + 4, size - 8);
     uint32_t version, kind, name_len, count;
     std::string_view name;
     if (!r.u32(&version)) return truncated;
@@ -451,7 +417,7 @@ Status load_vocabulary(const uint8_t* data, size_t size, std::unique_ptr<Vocabul
     table.offset.reserve(count + 1);
     table.offset.push_back(0);
     for (uint32_t i = 0; i < count; ++i) {
-        uint32_t len;
+        uint16_t len;
         std::string_view bytes;
         if (!r.u16(&len) || !r.bytes(len, &bytes)) return truncated;
         table.arena.append(bytes.data(), bytes.size());

@@ -1,10 +1,11 @@
 // The attention plan: validation, rotation and packing of q/k, then logits / probabilities /
 // outputs in row strips with the tiled kernels (fast) or the double-precision reference.
-#include "kernels/kernels.h"
 #include "core/reference.h"
 #include "core/rotate.h"
+#include "kernels/activation.h"
+#include "kernels/gemm.h"
+#include "kernels/vector.h"
 
-#include <Eigen/Core>
 #include <algorithm>
 #include <limits>
 
@@ -30,7 +31,7 @@ struct AttentionPlan::Impl {
     // fast kernel state: rotated q rows (n + kMR padding rows) and packed key panels per head
     int64_t panels = 0;
     std::vector<float> q_near, q_far;
-    std::vector<float> k_near, k_far;          // packed panels (simd) or rows (eigen)
+    std::vector<float> k_near, k_far;          // packed key panels, per head
     std::vector<float> tokf;                   // token positions as floats, padded to panels * kNR
     std::vector<int32_t> block_min, block_max; // token range per key panel
     std::vector<double> q_ref, k_ref, v_ref;   // reference kernel copies
@@ -63,19 +64,6 @@ Status check_request(const AttentionRequest& r) {
         return Status::error("windowed schemes (rerope, leaky-rerope, self-extend, hirope) are "
                              "defined for causal attention: set causal to true");
     return {};
-}
-
-void pack_panels(const float* rows, int64_t n, int heads, int hd, int64_t panels, float* out) {
-    const int64_t width = static_cast<int64_t>(heads) * hd;
-    for (int h = 0; h < heads; ++h)
-        for (int64_t p = 0; p < panels; ++p) {
-            float* dst = out + ((static_cast<int64_t>(h) * panels + p) * hd) * kNR;
-            for (int k = 0; k < hd; ++k)
-                for (int l = 0; l < kNR; ++l) {
-                    const int64_t j = p * kNR + l;
-                    dst[k * kNR + l] = j < n ? rows[j * width + h * hd + k] : 0.0f;
-                }
-        }
 }
 
 } // namespace
@@ -128,20 +116,17 @@ Status AttentionPlan::prepare(const AttentionRequest& r, Kernel kernel) {
         return {};
     }
 
-    m.panels = (m.n + kNR - 1) / kNR;
+    m.panels = kernels::panel_count(m.n);
     const int64_t qsize = (m.n + kMR) * m.width;
     std::vector<float> rows(m.n * m.width);
     auto prepare_branch = [&](Branch branch, std::vector<float>* q, std::vector<float>* k) {
         q->assign(qsize, 0.0f);
         detail::rotate_rows(m.ctx, m.pos, Role::query, branch, r.q, m.heads, q->data());
         detail::rotate_rows(m.ctx, m.pos, Role::key, branch, r.k, m.heads, rows.data());
-        if (r.use_eigen) {
-            k->swap(rows);
-            rows.assign(m.n * m.width, 0.0f);
-        } else {
-            k->assign(m.panels * kNR * m.width, 0.0f);
-            pack_panels(rows.data(), m.n, m.heads, m.hd, m.panels, k->data());
-        }
+        k->resize(m.panels * kNR * m.width);
+        for (int h = 0; h < m.heads; ++h)
+            kernels::pack_panels(rows.data() + h * m.hd, m.n, m.width, m.hd,
+                                 k->data() + static_cast<int64_t>(h) * m.panels * m.hd * kNR);
     };
     prepare_branch(Branch::near, &m.q_near, &m.k_near);
     if (m.windowed) prepare_branch(Branch::far, &m.q_far, &m.k_far);
@@ -169,8 +154,6 @@ void fast_logits(const AttentionPlan::Impl& m, int h, int64_t r0, int64_t r1, fl
     const int64_t window = m.req.scheme.window;
     alignas(16) float tile[kMR * kNR];
     alignas(16) float tile_far[kMR * kNR];
-    using namespace simd;
-    const f4 vscale = splat(m.scale);
 
     for (int64_t i0 = r0; i0 < r1; i0 += kMR) {
         const int rows = static_cast<int>(std::min<int64_t>(kMR, r1 - i0));
@@ -198,18 +181,9 @@ void fast_logits(const AttentionPlan::Impl& m, int h, int64_t r0, int64_t r1, fl
                 kernels::gemm_tile(qf, m.width, m.packed(m.k_far, h, p), kNR, hd, tile_far);
             const bool full = j0 + kNR <= n && (!causal || j0 + kNR - 1 <= i0) && rows == kMR;
             if (full && !(need_near && need_far)) {
-                const float* src = need_near ? tile : tile_far;
-                const f4 ms = splat(-slope);
-                for (int r = 0; r < kMR; ++r) {
-                    const f4 ti = splat(m.tokf[i0 + r]);
-                    float* o = out + (i0 + r - r0) * n + j0;
-                    for (int v = 0; v < kernels::kNV; ++v) {
-                        f4 x = mul(load(src + r * kNR + 4 * v), vscale);
-                        if (slope != 0.0f)
-                            x = madd(abs(sub(ti, load(m.tokf.data() + j0 + 4 * v))), ms, x);
-                        store(o + 4 * v, x);
-                    }
-                }
+                kernels::logits_tile(need_near ? tile : tile_far, m.scale, slope,
+                                     m.tokf.data() + i0, m.tokf.data() + j0,
+                                     out + (i0 - r0) * n + j0, n);
                 continue;
             }
             for (int r = 0; r < rows; ++r) {
@@ -230,36 +204,6 @@ void fast_logits(const AttentionPlan::Impl& m, int h, int64_t r0, int64_t r1, fl
     }
 }
 
-// Same contract as fast_logits, with Eigen products over the unpacked rotated rows.
-void eigen_logits(const AttentionPlan::Impl& m, int h, int64_t r0, int64_t r1, float* out) {
-    using RowMat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-    using Map = Eigen::Map<const RowMat, 0, Eigen::OuterStride<>>;
-    const int64_t n = m.n, rows = r1 - r0;
-    const int64_t cols = m.req.causal ? r1 : n;
-    const int64_t off = static_cast<int64_t>(h) * m.hd;
-    auto product = [&](const std::vector<float>& q, const std::vector<float>& k) {
-        Map qm(q.data() + r0 * m.width + off, rows, m.hd, Eigen::OuterStride<>(m.width));
-        Map km(k.data() + off, cols, m.hd, Eigen::OuterStride<>(m.width));
-        RowMat res = qm * km.transpose();
-        return res;
-    };
-    RowMat near = product(m.q_near, m.k_near);
-    RowMat far;
-    if (m.windowed) far = product(m.q_far, m.k_far);
-    const float slope = m.slopes.empty() ? 0.0f : m.slopes[h];
-    for (int64_t i = r0; i < r1; ++i) {
-        const int64_t jmax = m.req.causal ? i + 1 : n;
-        float* o = out + (i - r0) * n;
-        for (int64_t j = 0; j < jmax; ++j) {
-            const bool use_near =
-                !m.windowed || static_cast<int64_t>(m.token[i]) - m.token[j] < m.req.scheme.window;
-            float v = (use_near ? near(i - r0, j) : far(i - r0, j)) * m.scale;
-            if (slope != 0.0f) v -= slope * std::fabs(m.tokf[i] - m.tokf[j]);
-            o[j] = v;
-        }
-    }
-}
-
 // Logits or probabilities for rows [r0, r1) of one head; the row range is already checked.
 Status strip(const AttentionPlan::Impl& m, int head, int64_t r0, int64_t r1, bool probs,
              float* out) {
@@ -268,8 +212,6 @@ Status strip(const AttentionPlan::Impl& m, int head, int64_t r0, int64_t r1, boo
         detail::reference_logits(m.ctx, m.pos, m.q_ref.data(), m.k_ref.data(), m.heads, head,
                                  m.req.causal, m.scale, m.slopes.empty() ? 0.0 : m.slopes[head], r0,
                                  r1, out);
-    } else if (m.req.use_eigen) {
-        eigen_logits(m, head, r0, r1, out);
     } else {
         fast_logits(m, head, r0, r1, out);
     }
@@ -329,35 +271,12 @@ Status AttentionPlan::output_rows(int64_t r0, int64_t r1, float* out) const {
         if (m.kernel == Kernel::reference) {
             detail::reference_output(probs.data(), n, m.v_ref.data() + h * hd, m.width, rows, depth,
                                      hd, o, m.width);
-        } else if (m.req.use_eigen) {
-            using RowMat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-            Eigen::Map<const RowMat, 0, Eigen::OuterStride<>> pm(probs.data(), rows, depth,
-                                                                 Eigen::OuterStride<>(n));
-            Eigen::Map<const RowMat, 0, Eigen::OuterStride<>> vm(v, depth, hd,
-                                                                 Eigen::OuterStride<>(m.width));
-            Eigen::Map<RowMat, 0, Eigen::OuterStride<>> om(o, rows, hd,
-                                                           Eigen::OuterStride<>(m.width));
-            om.noalias() = pm * vm;
         } else {
-            alignas(16) float tile[kMR * kNR];
-            const int64_t full_cols = hd / kNR * kNR;
             for (int64_t i0 = 0; i0 < rows; i0 += kMR) {
                 const int rcount = static_cast<int>(std::min<int64_t>(kMR, rows - i0));
                 const int64_t kdepth = m.req.causal ? r0 + i0 + rcount : n;
-                const float* a = probs.data() + i0 * n;
-                for (int64_t c0 = 0; c0 < full_cols; c0 += kNR) {
-                    kernels::gemm_tile(a, n, v + c0, m.width, static_cast<int>(kdepth), tile);
-                    for (int r = 0; r < rcount; ++r)
-                        std::copy(tile + r * kNR, tile + (r + 1) * kNR,
-                                  o + (i0 + r) * m.width + c0);
-                }
-                for (int r = 0; r < rcount; ++r)
-                    for (int64_t c = full_cols; c < hd; ++c) {
-                        float acc = 0;
-                        for (int64_t j = 0; j < kdepth; ++j)
-                            acc += a[r * n + j] * v[j * m.width + c];
-                        o[(i0 + r) * m.width + c] = acc;
-                    }
+                kernels::gemm_rows(probs.data() + i0 * n, n, v, m.width, static_cast<int>(kdepth),
+                                   rcount, hd, o + i0 * m.width, m.width);
             }
         }
     }

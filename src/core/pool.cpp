@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "hirope/hirope.h"
-#include "kernels/simd4.h"
+#include "kernels/vector.h"
 
 namespace hirope {
 namespace {
@@ -13,22 +13,6 @@ namespace {
 // First matrix index of cell `cell` when `span` indices from `begin` fill `cells` cells.
 int64_t edge(int64_t begin, int64_t span, int64_t cells, int64_t cell) {
     return begin + (cell * span + cells - 1) / cells;
-}
-
-float row_maximum(const float* row, int64_t count) {
-    using namespace simd;
-    f4 best = splat(0.0f);
-    int64_t j = 0;
-    for (; j + 4 <= count; j += 4) best = max(best, load(row + j));
-    float m = hmax(best);
-    for (; j < count; ++j) m = std::max(m, row[j]);
-    return m;
-}
-
-float sum(const float* p, int64_t count) {
-    float s = 0.0f;
-    for (int64_t j = 0; j < count; ++j) s += p[j];
-    return s;
 }
 
 } // namespace
@@ -62,7 +46,7 @@ Status pool_rows(const PoolGrid& g, const float* data, int64_t first, int64_t la
     for (int64_t i = first; i < last; ++i) {
         const float* row = data + (i - first) * g.n;
         const int64_t valid = causal ? i + 1 : g.n; // entries [0, valid) are unmasked
-        const float m = row_maximum(row, valid);
+        const float m = kernels::max_nonnegative(row, valid);
         if (row_max) row_max[i] = m;
         if (i < g.row_begin || i >= g.row_end) continue;
         const float inverse = m > 0.0f ? 1.0f / m : 0.0f;
@@ -73,7 +57,7 @@ Status pool_rows(const PoolGrid& g, const float* data, int64_t first, int64_t la
             const int64_t from = col_edge[x];
             const int64_t to = std::min(col_edge[x + 1], valid);
             if (from >= to) break; // the rest of the row is masked
-            const float s = sum(row + from, to - from);
+            const float s = kernels::sum(row + from, to - from);
             raw[x] += s;
             ratio[x] += s * inverse;
         }

@@ -4,6 +4,7 @@
 #include "core/internal.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace hirope {
 namespace detail {
@@ -142,19 +143,116 @@ Status transform_coefficients(const Scheme& scheme, int head_dim, int64_t n, con
     return {};
 }
 
-Status rotate(const Scheme& scheme, int head_dim, int heads, int64_t n, const Positions& pos,
-              Role role, Branch branch, const float* x, float* out) {
+namespace {
+
+Status check_heads(int heads) {
     if (heads < 1 || heads > Limits::max_heads)
         return Status::error("heads must be in [1, " + std::to_string(Limits::max_heads) +
                              "], got " + std::to_string(heads));
+    return {};
+}
+
+} // namespace
+
+Status rotate(const Scheme& scheme, int head_dim, int heads, int64_t n, const Positions& pos,
+              Role role, Branch branch, const float* x, float* out) {
+    Status st = check_heads(heads);
+    if (!st.ok()) return st;
     detail::Context c;
-    Status st = detail::make_context(scheme, head_dim, n, pos, &c);
+    st = detail::make_context(scheme, head_dim, n, pos, &c);
     if (!st.ok()) return st;
     if (!x || !out) return Status::error("x is required");
     st = detail::check_finite(x, n * heads * head_dim, "x");
     if (!st.ok()) return st;
     detail::rotate_rows(c, pos, role, branch, x, heads, out);
     return {};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rotator
+
+struct Rotator::Impl {
+    detail::Context ctx;
+    int heads = 0;
+    std::vector<int32_t> token, unit, statement; // copies: the caller's arrays may change
+    Positions pos;
+    bool prepared = false;
+};
+
+Rotator::Rotator() : impl_(new Impl) {}
+Rotator::~Rotator() {
+    delete impl_;
+}
+// A moved-from rotator holds no state (impl_ null) and is unprepared; prepare() renews it.
+Rotator::Rotator(Rotator&& other) noexcept : impl_(other.impl_) {
+    other.impl_ = nullptr;
+}
+Rotator& Rotator::operator=(Rotator&& other) noexcept {
+    std::swap(impl_, other.impl_);
+    return *this;
+}
+
+Status Rotator::prepare(const Scheme& scheme, int head_dim, int heads, int64_t n,
+                        const Positions& positions, int64_t frequency_length) {
+    if (!impl_) impl_ = new Impl;
+    Impl& m = *impl_;
+    m.prepared = false;
+    m.ctx = detail::Context();
+    Status st = check_heads(heads);
+    if (!st.ok()) return st;
+    if (frequency_length < 0)
+        return Status::error("frequency_length must be >= 0, got " +
+                             std::to_string(frequency_length));
+    st = detail::make_context(scheme, head_dim, n, positions, &m.ctx);
+    if (!st.ok()) return st;
+    if (frequency_length > m.ctx.seq_len) {
+        m.ctx.seq_len = frequency_length;
+        st = hirope::inverse_frequencies(scheme, head_dim, m.ctx.seq_len, &m.ctx.inv_freq);
+        if (!st.ok()) return st;
+        m.ctx.attn_factor = hirope::attention_factor(scheme, m.ctx.seq_len);
+    }
+    m.heads = heads;
+    m.token.assign(positions.token, positions.token + n);
+    if (positions.unit) m.unit.assign(positions.unit, positions.unit + n);
+    if (positions.statement) m.statement.assign(positions.statement, positions.statement + n);
+    m.pos = Positions{m.token.data(), positions.unit ? m.unit.data() : nullptr,
+                      positions.statement ? m.statement.data() : nullptr};
+    m.prepared = true;
+    return {};
+}
+
+Status Rotator::rotate_rows(Role role, Branch branch, int64_t begin, int64_t end, const float* x,
+                            float* out) const {
+    if (!prepared()) return Status::error("the rotator is not prepared");
+    const Impl& m = *impl_;
+    if (begin < 0 || end > m.ctx.n || begin > end)
+        return Status::error("row range [" + std::to_string(begin) + ", " + std::to_string(end) +
+                             ") is not inside [0, " + std::to_string(m.ctx.n) + ")");
+    if (begin == end) return {};
+    if (!x || !out) return Status::error("x and out are required");
+    detail::rotate_range(m.ctx, m.pos, role, branch, x, m.heads, begin, end, out);
+    return {};
+}
+
+bool Rotator::prepared() const {
+    return impl_ && impl_->prepared;
+}
+
+int64_t Rotator::n() const {
+    return prepared() ? impl_->ctx.n : 0;
+}
+
+int64_t Rotator::frequency_length() const {
+    return prepared() ? impl_->ctx.seq_len : 0;
+}
+
+const std::vector<double>& Rotator::inverse_frequencies() const {
+    static const std::vector<double> kNone; // immutable: no shared mutable state
+    return prepared() ? impl_->ctx.inv_freq : kNone;
+}
+
+double Rotator::attention_factor() const {
+    return prepared() ? impl_->ctx.attn_factor : 1.0;
 }
 
 } // namespace hirope

@@ -1,229 +1,235 @@
-// The KV-cache decoder and generation.
-#include "core/internal.h"
-#include "core/rotate.h"
+// The block step of the code model, shared by the full forward (a prefill without a cache) and
+// the KV-cache decoder, and generation on top of the decoder.
+#include "kernels/activation.h"
+#include "kernels/vector.h"
 #include "model/model_internal.h"
+#include "util/random.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <utility>
 
 namespace hirope {
 namespace model {
 
-struct Decoder::Impl {
-    const Model::Impl& m;
-    Scheme scheme;
-    Status scheme_status;
-    bool windowed = false;
-    int d = 0, hd = 0, heads = 0;
-    std::vector<int32_t> token, unit, statement; // positions of every cached byte
-    std::vector<uint8_t> dirty;                  // keys to rotate again (positions changed)
-    struct Layer {
-        std::vector<float> k, v, k_near, k_far; // rows of d; k before rotation
-    };
-    std::vector<Layer> layers;
-    std::vector<double> rotated_freq; // the frequencies the cached keys were rotated with
-    double rotated_factor = 0;
-    int64_t rotated_len = 0;
-    Scratch s;
+Decoder::Impl::Impl(const Model::Impl& model, const Scheme& scheme_, int64_t frequency_length_,
+                    bool cache_)
+    // A negative frequency_length has always meant 0 (the current length).
+    : m(model), scheme(scheme_), frequency_length(std::max<int64_t>(0, frequency_length_)),
+      cache(cache_) {
+    scheme_status = m.check_scheme(scheme);
+    windowed = is_windowed(scheme.type);
+    d = m.cfg.d_model;
+    hd = m.cfg.head_dim();
+    heads = m.cfg.heads;
+    layers.resize(cache ? m.cfg.layers : 1);
+}
 
-    int64_t frequency_length = 0;
+// Rotates the cached keys of rows [begin, end) for both branches with the current rotator.
+Status Decoder::Impl::rotate_keys(Layer& L, int64_t begin, int64_t end) const {
+    Status st = rotator.rotate_rows(Role::key, Branch::near, begin, end, L.k.data() + begin * d,
+                                    L.k_near.data() + begin * d);
+    if (st.ok() && windowed)
+        st = rotator.rotate_rows(Role::key, Branch::far, begin, end, L.k.data() + begin * d,
+                                 L.k_far.data() + begin * d);
+    return st;
+}
 
-    Impl(const Model& model_, const Scheme& scheme_, int64_t frequency_length_)
-        : m(*model_.impl_), scheme(scheme_), frequency_length(frequency_length_) {
-        scheme_status = m.check_scheme(scheme);
-        windowed = is_windowed(scheme.type);
-        d = m.cfg.d_model;
-        hd = m.cfg.head_dim();
-        heads = m.cfg.heads;
-        layers.resize(m.cfg.layers);
-    }
-
-    Positions positions() const { return {token.data(), unit.data(), statement.data()}; }
-    int64_t length() const { return static_cast<int64_t>(token.size()); }
-
-    // Rotates the cached keys of rows [begin, end) (or the dirty ones) with context c.
-    void rotate_keys(Layer& L, const hirope::detail::Context& c, int64_t begin, int64_t end) const {
-        const Positions pos = positions();
-        hirope::detail::rotate_range(c, pos, Role::key, Branch::near, L.k.data() + begin * d, heads,
-                                     begin, end, L.k_near.data() + begin * d);
-        if (windowed)
-            hirope::detail::rotate_range(c, pos, Role::key, Branch::far, L.k.data() + begin * d,
-                                         heads, begin, end, L.k_far.data() + begin * d);
-    }
-
-    // Attention of new rows [t0, t1) over every cached key, written to out ((t1 - t0) x d).
-    void attend(const Layer& L, const float* q_near, const float* q_far, int64_t t0, int64_t t1,
-                float* out) const {
-        const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
-        std::vector<float> logits(static_cast<size_t>(t1));
-        for (int64_t i = t0; i < t1; ++i) {
-            for (int h = 0; h < heads; ++h) {
-                const float* qn = q_near + (i - t0) * d + h * hd;
-                const float* qf = windowed ? q_far + (i - t0) * d + h * hd : nullptr;
-                for (int64_t j = 0; j <= i; ++j) {
-                    const bool near = !windowed || token[i] - token[j] < scheme.window;
-                    const float* q = near ? qn : qf;
-                    const float* k = (near ? L.k_near.data() : L.k_far.data()) + j * d + h * hd;
-                    logits[j] = dot(q, k, hd) * scale;
-                }
-                const int64_t len = i + 1;
-                if (!kernels::softmax_row(logits.data(), static_cast<size_t>(len)))
-                    std::fill(logits.begin(), logits.begin() + len, 1.0f / len);
-                float* o = out + (i - t0) * d + h * hd;
-                std::fill(o, o + hd, 0.0f);
-                for (int64_t j = 0; j < len; ++j)
-                    axpy(logits[j], L.v.data() + j * d + h * hd, o, hd);
+// Attention of new rows [t0, t1) over every cached key, written to out ((t1 - t0) x d).
+void Decoder::Impl::attend(const Layer& L, const float* q_near, const float* q_far, int64_t t0,
+                           int64_t t1, float* out) const {
+    const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+    std::vector<float> logits(static_cast<size_t>(t1));
+    for (int64_t i = t0; i < t1; ++i) {
+        for (int h = 0; h < heads; ++h) {
+            const float* qn = q_near + (i - t0) * d + h * hd;
+            const float* qf = windowed ? q_far + (i - t0) * d + h * hd : nullptr;
+            for (int64_t j = 0; j <= i; ++j) {
+                const bool near = !windowed || token[i] - token[j] < scheme.window;
+                const float* q = near ? qn : qf;
+                const float* k = (near ? L.k_near.data() : L.k_far.data()) + j * d + h * hd;
+                logits[j] = kernels::dot(q, k, hd) * scale;
             }
+            const int64_t len = i + 1;
+            if (!kernels::softmax_row(logits.data(), static_cast<size_t>(len)))
+                std::fill(logits.begin(), logits.begin() + len, 1.0f / len);
+            float* o = out + (i - t0) * d + h * hd;
+            std::fill(o, o + hd, 0.0f);
+            for (int64_t j = 0; j < len; ++j)
+                kernels::axpy(logits[j], L.v.data() + j * d + h * hd, o, hd);
         }
     }
+}
 
-    static float dot(const float* a, const float* b, int len) {
-        using namespace simd;
-        f4 acc = splat(0);
-        int i = 0;
-        for (; i + 4 <= len; i += 4) acc = madd(load(a + i), load(b + i), acc);
-        float sum = hsum(acc);
-        for (; i < len; ++i) sum += a[i] * b[i];
-        return sum;
+// softmax(q k^T) v of a whole prompt (n rows from token 0) through an AttentionPlan's tiled
+// kernels (out: n x d_model); optionally one head's probabilities (n x n) into probs_out.
+Status Decoder::Impl::plan_attention(int64_t n, const float* q, const float* k, const float* v,
+                                     float* out, float* probs_out, int probs_head) const {
+    AttentionRequest req;
+    req.q = q;
+    req.k = k;
+    req.v = v;
+    req.n = n;
+    req.head_dim = hd;
+    req.heads = heads;
+    req.positions = positions();
+    req.scheme = scheme;
+    req.causal = true;
+    req.output = Output::probs;
+    AttentionPlan plan;
+    Status st = plan.prepare(req);
+    if (!st.ok()) return st;
+    if (probs_out) {
+        st = plan.rows(probs_head, 0, n, probs_out);
+        if (!st.ok()) return st;
     }
-    static void axpy(float p, const float* x, float* y, int len) {
-        using namespace simd;
-        const f4 vp = splat(p);
-        int i = 0;
-        for (; i + 4 <= len; i += 4) store(y + i, madd(vp, load(x + i), load(y + i)));
-        for (; i < len; ++i) y[i] += p * x[i];
+    // Strips bound the plan's n-wide probability buffer.
+    constexpr int64_t kStrip = 256;
+    for (int64_t r0 = 0; r0 < n; r0 += kStrip) {
+        st = plan.output_rows(r0, std::min(n, r0 + kStrip), out + r0 * d);
+        if (!st.ok()) return st;
     }
+    return {};
+}
 
-    Status append(const uint8_t* bytes, int64_t count, const int32_t* new_unit,
-                  const int32_t* new_statement, float* logits_out) {
-        if (!scheme_status.ok()) return scheme_status;
-        if (count < 1) return Status::error("append needs at least 1 byte");
-        if (!bytes) return Status::error("bytes are required");
-        const int64_t t0 = length(), t1 = t0 + count;
-        if (t1 > ModelLimits::max_input_bytes)
-            return Status::error("the sequence would have " + std::to_string(t1) +
-                                 " bytes; the model's limit is " +
-                                 std::to_string(ModelLimits::max_input_bytes));
+Status Decoder::Impl::append(const uint8_t* bytes, int64_t count, const Positions& pos,
+                             const Outputs& out) {
+    if (!scheme_status.ok()) return scheme_status;
+    if (count < 1) return Status::error("append needs at least 1 byte");
+    if (!bytes) return Status::error("bytes are required");
+    const int64_t t0 = length(), t1 = t0 + count;
+    if (t1 > ModelLimits::max_input_bytes)
+        return Status::error("the sequence would have " + std::to_string(t1) +
+                             " bytes; the model's limit is " +
+                             std::to_string(ModelLimits::max_input_bytes));
+    for (int64_t t = 0; t < count; ++t) {
+        token.push_back(pos.token ? pos.token[t] : static_cast<int32_t>(t0 + t));
+        unit.push_back(pos.unit ? pos.unit[t] : (t0 + t > 0 ? unit.back() : 0));
+        statement.push_back(pos.statement ? pos.statement[t] : (t0 + t > 0 ? statement.back() : 0));
+        dirty.push_back(0);
+    }
+    Status st = next.prepare(scheme, hd, heads, t1, positions(), frequency_length);
+    if (!st.ok()) {
+        rollback(t0);
+        return st;
+    }
+    // A prompt goes through the attention plan's tiled kernels (a decoder's one-byte prompt
+    // through the cache: the same result without building a plan). The plan takes its
+    // frequencies from the block it is given, so only when those are the ones this sequence
+    // rotates with.
+    bool use_plan = t0 == 0 && (count > 1 || !cache);
+    if (use_plan && frequency_length > 0) {
+        Rotator natural;
+        use_plan = natural.prepare(scheme, hd, heads, t1, positions()).ok() &&
+                   natural.inverse_frequencies() == next.inverse_frequencies();
+    }
+    // Keys rotated with other frequencies (dynamic NTK grows with the sequence, LongRoPE
+    // switches, xPos recentres) are rotated again, as a full forward at this length would.
+    const bool all_stale =
+        !rotator.prepared() || next.inverse_frequencies() != rotator.inverse_frequencies() ||
+        next.attention_factor() != rotator.attention_factor() ||
+        (scheme.type == SchemeType::xpos && next.frequency_length() != rotator.frequency_length());
+    std::swap(rotator, next);
+    // Rotated keys are kept for later appends, and needed now when this step does not use the plan.
+    const bool rotate_cache = cache || !use_plan;
+
+    std::vector<float> x(static_cast<size_t>(count) * d);
+    m.embed(bytes, count, x.data());
+    s.resize(m.cfg, count);
+    std::vector<float> q_near, q_far;
+    if (!use_plan) {
+        q_near.resize(static_cast<size_t>(count) * d);
+        if (windowed) q_far.resize(q_near.size());
+    }
+    // The block step: x += wo(attention(rmsnorm(x))), then x += mlp(rmsnorm(x)).
+    for (int l = 0; l < m.cfg.layers; ++l) {
+        const Model::Impl::Block& b = m.blocks[l];
+        Layer& L = layers[cache ? l : 0];
+        kernels::rms_norm(x.data(), count, d, b.attn_norm.data(), m.cfg.norm_eps, s.h.data());
+        b.wqkv.apply(s.h.data(), count, s.qkv.data());
+        L.k.resize(static_cast<size_t>(t1) * d);
+        L.v.resize(L.k.size());
         for (int64_t t = 0; t < count; ++t) {
-            token.push_back(static_cast<int32_t>(t0 + t));
-            unit.push_back(new_unit ? new_unit[t] : (t0 + t > 0 ? unit.back() : 0));
-            statement.push_back(new_statement ? new_statement[t]
-                                              : (t0 + t > 0 ? statement.back() : 0));
-            dirty.push_back(0);
+            const float* row = s.qkv.data() + t * 3 * d;
+            std::memcpy(s.q.data() + t * d, row, sizeof(float) * d);
+            std::memcpy(L.k.data() + (t0 + t) * d, row + d, sizeof(float) * d);
+            std::memcpy(L.v.data() + (t0 + t) * d, row + 2 * d, sizeof(float) * d);
         }
-        hirope::detail::Context c;
-        Status st = hirope::detail::make_context(scheme, hd, t1, positions(), &c);
+        if (rotate_cache) {
+            L.k_near.resize(L.k.size());
+            if (windowed) L.k_far.resize(L.k.size());
+            if (all_stale) {
+                st = rotate_keys(L, 0, t0);
+            } else {
+                for (int64_t j = 0; j < t0 && st.ok(); ++j)
+                    if (dirty[j]) st = rotate_keys(L, j, j + 1);
+            }
+            if (st.ok()) st = rotate_keys(L, t0, t1);
+        }
+        if (st.ok() && use_plan) {
+            float* probs = out.attention && l == out.attention_layer ? out.attention : nullptr;
+            st = plan_attention(count, s.q.data(), L.k.data(), L.v.data(), s.h.data(), probs,
+                                out.attention_head);
+        } else if (st.ok()) {
+            st = rotator.rotate_rows(Role::query, Branch::near, t0, t1, s.q.data(), q_near.data());
+            if (st.ok() && windowed)
+                st =
+                    rotator.rotate_rows(Role::query, Branch::far, t0, t1, s.q.data(), q_far.data());
+            if (st.ok()) attend(L, q_near.data(), q_far.data(), t0, t1, s.h.data());
+        }
         if (!st.ok()) {
             rollback(t0);
             return st;
         }
-        // The attention plan takes its frequencies from the block it is given; a prompt may use
-        // it only when those are the ones this decoder uses.
-        bool plan_frequencies = true;
-        if (frequency_length > 0) {
-            const std::vector<double> natural = c.inv_freq;
-            c.seq_len = std::max(frequency_length, t1);
-            st = inverse_frequencies(scheme, hd, c.seq_len, &c.inv_freq);
-            if (!st.ok()) {
-                rollback(t0);
-                return st;
-            }
-            c.attn_factor = attention_factor(scheme, c.seq_len);
-            plan_frequencies = c.inv_freq == natural;
-        }
-        // Keys rotated with other frequencies (dynamic NTK grows with the sequence, LongRoPE
-        // switches, xPos recentres) are rotated again, as a full forward at this length would.
-        const bool all_stale = c.inv_freq != rotated_freq || c.attn_factor != rotated_factor ||
-                               (scheme.type == SchemeType::xpos && rotated_len != t1);
-        rotated_freq = c.inv_freq;
-        rotated_factor = c.attn_factor;
-        rotated_len = t1;
-
-        std::vector<float> x(static_cast<size_t>(count) * d);
-        m.embed(bytes, count, x.data());
-        s.resize(m.cfg, count);
-        std::vector<float> q_near(static_cast<size_t>(count) * d),
-            q_far(windowed ? q_near.size() : 0);
-        for (int l = 0; l < m.cfg.layers; ++l) {
-            const Model::Impl::Block& b = m.blocks[l];
-            Layer& L = layers[l];
-            rms_norm(x.data(), count, d, b.attn_norm.data(), m.cfg.norm_eps, s.h.data());
-            b.wqkv.apply(s.h.data(), count, s.qkv.data());
-            L.k.resize(static_cast<size_t>(t1) * d);
-            L.v.resize(L.k.size());
-            L.k_near.resize(L.k.size());
-            if (windowed) L.k_far.resize(L.k.size());
-            for (int64_t t = 0; t < count; ++t) {
-                const float* row = s.qkv.data() + t * 3 * d;
-                std::memcpy(s.q.data() + t * d, row, sizeof(float) * d);
-                std::memcpy(L.k.data() + (t0 + t) * d, row + d, sizeof(float) * d);
-                std::memcpy(L.v.data() + (t0 + t) * d, row + 2 * d, sizeof(float) * d);
-            }
-            if (all_stale) {
-                rotate_keys(L, c, 0, t0);
-            } else {
-                for (int64_t j = 0; j < t0; ++j)
-                    if (dirty[j]) rotate_keys(L, c, j, j + 1);
-            }
-            rotate_keys(L, c, t0, t1);
-            const Positions pos = positions();
-            hirope::detail::rotate_range(c, pos, Role::query, Branch::near, s.q.data(), heads, t0,
-                                         t1, q_near.data());
-            if (windowed)
-                hirope::detail::rotate_range(c, pos, Role::query, Branch::far, s.q.data(), heads,
-                                             t0, t1, q_far.data());
-            if (t0 == 0 && count > 1 && plan_frequencies) {
-                // A whole prompt: the attention plan's tiled kernels, as in Model::forward.
-                st = m.plan_attention(scheme, pos, count, s.q.data(), L.k.data(), L.v.data(),
-                                      s.h.data(), nullptr, 0);
-                if (!st.ok()) {
-                    rollback(t0);
-                    return st;
-                }
-            } else {
-                attend(L, q_near.data(), q_far.data(), t0, t1, s.h.data());
-            }
-            b.wo.apply(s.h.data(), count, s.tmp.data());
-            for (int64_t i = 0; i < count * d; ++i) x[i] += s.tmp[i];
-            m.mlp_block(b, count, x.data(), s);
-        }
-        std::fill(dirty.begin(), dirty.end(), 0);
-        if (logits_out) m.logits_rows(x.data() + (count - 1) * d, 1, logits_out, s);
-        return {};
+        b.wo.apply(s.h.data(), count, s.tmp.data());
+        kernels::add_to(x.data(), s.tmp.data(), static_cast<size_t>(count) * d);
+        // Only the captured probabilities were asked for (a forward): nothing after them is.
+        if (out.attention && !out.logits && l == out.attention_layer) return {};
+        m.mlp_block(b, count, x.data(), s);
     }
-
-    void rollback(int64_t len) {
-        token.resize(len);
-        unit.resize(len);
-        statement.resize(len);
-        dirty.resize(len);
+    std::fill(dirty.begin(), dirty.end(), 0);
+    if (out.logits) {
+        if (out.every_row)
+            m.logits_rows(x.data(), count, out.logits, s);
+        else
+            m.logits_rows(x.data() + (count - 1) * d, 1, out.logits, s);
     }
+    return {};
+}
 
-    Status reposition(const int32_t* new_unit, const int32_t* new_statement) {
-        const int64_t n = length();
-        if (n > 0 && (!new_unit || !new_statement))
-            return Status::error("unit and statement indices are required");
-        for (int64_t t = 0; t < n; ++t) {
-            if (new_unit[t] < 0 || new_statement[t] < 0)
-                return Status::error("unit and statement indices must be >= 0");
-        }
-        for (int64_t t = 0; t < n; ++t) {
-            if (unit[t] != new_unit[t] || statement[t] != new_statement[t]) dirty[t] = 1;
-            unit[t] = new_unit[t];
-            statement[t] = new_statement[t];
-        }
-        return {};
+void Decoder::Impl::rollback(int64_t len) {
+    token.resize(len);
+    unit.resize(len);
+    statement.resize(len);
+    dirty.resize(len);
+}
+
+Status Decoder::Impl::reposition(const int32_t* new_unit, const int32_t* new_statement) {
+    const int64_t n = length();
+    if (n > 0 && (!new_unit || !new_statement))
+        return Status::error("unit and statement indices are required");
+    for (int64_t t = 0; t < n; ++t) {
+        if (new_unit[t] < 0 || new_statement[t] < 0)
+            return Status::error("unit and statement indices must be >= 0");
     }
-};
+    for (int64_t t = 0; t < n; ++t) {
+        if (unit[t] != new_unit[t] || statement[t] != new_statement[t]) dirty[t] = 1;
+        unit[t] = new_unit[t];
+        statement[t] = new_statement[t];
+    }
+    return {};
+}
 
 Decoder::Decoder(const Model& model, const Scheme& scheme, int64_t frequency_length)
-    : impl_(new Impl(model, scheme, frequency_length)) {}
+    : impl_(new Impl(*model.impl_, scheme, frequency_length, true)) {}
 Decoder::~Decoder() = default;
 
 Status Decoder::append(const uint8_t* bytes, int64_t count, const int32_t* unit,
                        const int32_t* statement, float* logits) {
-    return impl_->append(bytes, count, unit, statement, logits);
+    Impl::Outputs out;
+    out.logits = logits;
+    return impl_->append(bytes, count, Positions{nullptr, unit, statement}, out);
 }
 
 Status Decoder::reposition(const int32_t* unit, const int32_t* statement) {
@@ -238,19 +244,7 @@ int64_t Decoder::length() const {
 
 namespace {
 
-// splitmix64: a small, seedable generator with no shared state.
-struct Rng {
-    uint64_t state;
-    double uniform() {
-        uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        z ^= z >> 31;
-        return static_cast<double>(z >> 11) * (1.0 / 9007199254740992.0);
-    }
-};
-
-int sample(const std::vector<float>& logits, double temperature, Rng& rng) {
+int sample(const std::vector<float>& logits, double temperature, util::SplitMix64& rng) {
     const int vocab = static_cast<int>(logits.size());
     int best = 0;
     for (int i = 1; i < vocab; ++i)
@@ -296,7 +290,7 @@ Status generate(const Model& model, std::string_view prompt, const GenerateOptio
         dec.append(reinterpret_cast<const uint8_t*>(text.data()), static_cast<int64_t>(text.size()),
                    pos.unit.data(), pos.statement.data(), logits.data());
     if (!st.ok()) return st;
-    Rng rng{o.seed};
+    util::SplitMix64 rng{o.seed};
     std::string generated;
     for (int64_t step = 0; step < o.max_bytes; ++step) {
         const int byte = sample(logits, o.temperature, rng);

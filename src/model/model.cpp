@@ -1,6 +1,10 @@
 // Loading the weights file, the forward pass and per-byte positions. The decoder (KV cache) and
 // generation are in decoder.cpp.
+#include "kernels/activation.h"
+#include "kernels/vector.h"
 #include "model/model_internal.h"
+#include "util/bytes.h"
+#include "util/hash.h"
 
 #include <algorithm>
 #include <cmath>
@@ -32,48 +36,10 @@ float half_to_float(uint16_t h) {
     return sign ? -value : value;
 }
 
-uint32_t fnv1a(const uint8_t* data, size_t size) {
-    uint32_t h = 0x811C9DC5u;
-    for (size_t i = 0; i < size; ++i) h = (h ^ data[i]) * 0x01000193u;
-    return h;
-}
-
-// A little-endian reader that never reads past the end.
-class Reader {
-  public:
-    Reader(const uint8_t* data, size_t size) : data_(data), size_(size) {}
-    bool u32(uint32_t* v) {
-        if (size_ - pos_ < 4) return false;
-        *v = static_cast<uint32_t>(data_[pos_]) | static_cast<uint32_t>(data_[pos_ + 1]) << 8 |
-             static_cast<uint32_t>(data_[pos_ + 2]) << 16 |
-             static_cast<uint32_t>(data_[pos_ + 3]) << 24;
-        pos_ += 4;
-        return true;
-    }
-    bool f32(float* v) {
-        uint32_t u;
-        if (!u32(&u)) return false;
-        std::memcpy(v, &u, 4);
-        return true;
-    }
-    bool bytes(size_t count, const uint8_t** p) {
-        if (size_ - pos_ < count) return false;
-        *p = data_ + pos_;
-        pos_ += count;
-        return true;
-    }
-    size_t pos() const { return pos_; }
-
-  private:
-    const uint8_t* data_;
-    size_t size_;
-    size_t pos_ = 0;
-};
-
 constexpr char kMagic[8] = {'H', 'R', 'P', 'M', 'O', 'D', 'E', 'L'};
 
 // Reads the header up to (not including) the parameter count.
-Status parse_header(Reader& r, size_t size, Config* c) {
+Status parse_header(util::ByteReader& r, size_t size, Config* c) {
     const uint8_t* magic;
     if (size < 8 || !r.bytes(8, &magic) || std::memcmp(magic, kMagic, 8) != 0)
         return Status::error("not a hirope model file (the first 8 bytes are not \"HRPMODEL\")");
@@ -122,7 +88,7 @@ Status parse_header(Reader& r, size_t size, Config* c) {
 
 Status read_config(const uint8_t* data, size_t size, Config* out) {
     if (!data && size) return Status::error("model data is required");
-    format::Reader r(data, size);
+    util::ByteReader r(data, size);
     Config c;
     Status st = format::parse_header(r, size, &c);
     if (!st.ok()) return st;
@@ -139,7 +105,7 @@ Status Model::load(const uint8_t* data, size_t size, std::unique_ptr<Model>* out
         return Status::error("model file of " + std::to_string(size) +
                              " bytes exceeds the limit of " +
                              std::to_string(ModelLimits::max_file_bytes));
-    format::Reader r(data, size);
+    util::ByteReader r(data, size);
     Config c;
     Status st = format::parse_header(r, size, &c);
     if (!st.ok()) return st;
@@ -161,7 +127,7 @@ Status Model::load(const uint8_t* data, size_t size, std::unique_ptr<Model>* out
     r.bytes(padded, &params);
     uint32_t stored = 0;
     r.u32(&stored);
-    if (format::fnv1a(data, size - 4) != stored)
+    if (util::fnv1a(data, size - 4) != stored)
         return Status::error("model file is corrupted (its FNV-1a checksum does not match)");
 
     std::unique_ptr<Model> m(new Model);
@@ -178,8 +144,7 @@ Status Model::Impl::init(const Config& c, const uint8_t* params) {
     cfg = c;
     std::vector<float> all(static_cast<size_t>(c.parameters()));
     for (size_t i = 0; i < all.size(); ++i) {
-        const uint16_t h = static_cast<uint16_t>(params[2 * i] | params[2 * i + 1] << 8);
-        all[i] = format::half_to_float(h);
+        all[i] = format::half_to_float(util::load_u16le(params + 2 * i));
         if (!std::isfinite(all[i]))
             return Status::error("model file holds a non-finite weight at parameter " +
                                  std::to_string(i));
@@ -224,70 +189,18 @@ void Model::Impl::embed(const uint8_t* bytes, int64_t n, float* x) const {
                     sizeof(float) * d);
 }
 
-// One attention sublayer over a whole sequence: x += wo(attention(rmsnorm(x))).
-Status Model::Impl::attention_block(const Block& b, const Scheme& scheme, const Positions& pos,
-                                    int64_t n, float* x, Scratch& s, float* probs_out,
-                                    int probs_head) const {
-    const int d = cfg.d_model;
-    rms_norm(x, n, d, b.attn_norm.data(), cfg.norm_eps, s.h.data());
-    b.wqkv.apply(s.h.data(), n, s.qkv.data());
-    for (int64_t t = 0; t < n; ++t) {
-        const float* row = s.qkv.data() + t * 3 * d;
-        std::memcpy(s.q.data() + t * d, row, sizeof(float) * d);
-        std::memcpy(s.k.data() + t * d, row + d, sizeof(float) * d);
-        std::memcpy(s.v.data() + t * d, row + 2 * d, sizeof(float) * d);
-    }
-    Status st = plan_attention(scheme, pos, n, s.q.data(), s.k.data(), s.v.data(), s.h.data(),
-                               probs_out, probs_head);
-    if (!st.ok()) return st;
-    b.wo.apply(s.h.data(), n, s.tmp.data());
-    for (int64_t i = 0; i < n * d; ++i) x[i] += s.tmp[i];
-    return {};
-}
-
-Status Model::Impl::plan_attention(const Scheme& scheme, const Positions& pos, int64_t n,
-                                   const float* q, const float* k, const float* v, float* out,
-                                   float* probs_out, int probs_head) const {
-    const int d = cfg.d_model;
-    AttentionRequest req;
-    req.q = q;
-    req.k = k;
-    req.v = v;
-    req.n = n;
-    req.head_dim = cfg.head_dim();
-    req.heads = cfg.heads;
-    req.positions = pos;
-    req.scheme = scheme;
-    req.causal = true;
-    req.output = Output::probs;
-    AttentionPlan plan;
-    Status st = plan.prepare(req);
-    if (!st.ok()) return st;
-    if (probs_out) {
-        st = plan.rows(probs_head, 0, n, probs_out);
-        if (!st.ok()) return st;
-    }
-    // Strips bound the plan's n-wide probability buffer.
-    constexpr int64_t kStrip = 256;
-    for (int64_t r0 = 0; r0 < n; r0 += kStrip) {
-        st = plan.output_rows(r0, std::min(n, r0 + kStrip), out + r0 * d);
-        if (!st.ok()) return st;
-    }
-    return {};
-}
-
 void Model::Impl::mlp_block(const Block& b, int64_t n, float* x, Scratch& s) const {
     const int d = cfg.d_model, f = cfg.ffn_hidden;
-    rms_norm(x, n, d, b.mlp_norm.data(), cfg.norm_eps, s.h.data());
+    kernels::rms_norm(x, n, d, b.mlp_norm.data(), cfg.norm_eps, s.h.data());
     b.w1.apply(s.h.data(), n, s.a.data());
     b.w3.apply(s.h.data(), n, s.g.data());
     kernels::silu_gate(s.a.data(), s.g.data(), static_cast<size_t>(n) * f);
     b.w2.apply(s.a.data(), n, s.tmp.data());
-    for (int64_t i = 0; i < n * d; ++i) x[i] += s.tmp[i];
+    kernels::add_to(x, s.tmp.data(), static_cast<size_t>(n) * d);
 }
 
 void Model::Impl::logits_rows(const float* x, int64_t n, float* out, Scratch& s) const {
-    rms_norm(x, n, cfg.d_model, final_norm.data(), cfg.norm_eps, s.h.data());
+    kernels::rms_norm(x, n, cfg.d_model, final_norm.data(), cfg.norm_eps, s.h.data());
     head.apply(s.h.data(), n, out);
 }
 
@@ -296,8 +209,6 @@ void Scratch::resize(const Config& c, int64_t n) {
     h.resize(rows * std::max<size_t>(d, c.vocab));
     qkv.resize(rows * 3 * d);
     q.resize(rows * d);
-    k.resize(rows * d);
-    v.resize(rows * d);
     tmp.resize(rows * d);
     a.resize(rows * c.ffn_hidden);
     g.resize(rows * c.ffn_hidden);
@@ -322,30 +233,28 @@ Status Model::forward(const ForwardRequest& r) const {
             return Status::error("head must be in [0, " + std::to_string(c.heads - 1) + "], got " +
                                  std::to_string(r.attention_head));
     }
+    // The request's positions as given: a scheme that needs unit or statement indices fails
+    // here, where the sequence below would fill in zeros as a decoder does.
+    Rotator check;
+    st = check.prepare(r.scheme, c.head_dim(), c.heads, r.n, r.positions);
+    if (!st.ok()) return st;
     const int64_t n = r.n;
-    const int d = c.d_model;
-    Scratch s;
-    s.resize(c, n);
-    std::vector<float> x(static_cast<size_t>(n) * d);
-    impl_->embed(r.bytes, n, x.data());
-    const bool need_output = r.logits || r.losses;
-    for (int l = 0; l < c.layers; ++l) {
-        const Impl::Block& b = impl_->blocks[l];
-        float* probs = r.attention && l == r.attention_layer ? r.attention : nullptr;
-        st = impl_->attention_block(b, r.scheme, r.positions, n, x.data(), s, probs,
-                                    r.attention_head);
-        if (!st.ok()) return st;
-        if (!need_output && probs) return {};
-        impl_->mlp_block(b, n, x.data(), s);
-    }
-    if (!need_output) return {};
     float* logits = r.logits;
     std::vector<float> own;
-    if (!logits) {
+    if (!logits && r.losses) {
         own.resize(static_cast<size_t>(n) * c.vocab);
         logits = own.data();
     }
-    impl_->logits_rows(x.data(), n, logits, s);
+    // A forward is the decoder's prefill of all n bytes, without a cache.
+    Decoder::Impl sequence(*impl_, r.scheme, 0, false);
+    Decoder::Impl::Outputs out;
+    out.logits = logits;
+    out.every_row = true;
+    out.attention = r.attention;
+    out.attention_layer = r.attention_layer;
+    out.attention_head = r.attention_head;
+    st = sequence.append(r.bytes, n, r.positions, out);
+    if (!st.ok()) return st;
     if (r.losses) {
         for (int64_t t = 0; t + 1 < n; ++t)
             r.losses[t] =
@@ -360,17 +269,6 @@ double bits_of(const float* logits, int vocab, int target) {
     double sum = 0;
     for (int i = 0; i < vocab; ++i) sum += std::exp(static_cast<double>(logits[i]) - m);
     return (std::log(sum) - (static_cast<double>(logits[target]) - m)) / std::log(2.0);
-}
-
-void rms_norm(const float* x, int64_t n, int d, const float* weight, float eps, float* out) {
-    for (int64_t t = 0; t < n; ++t) {
-        const float* xr = x + t * d;
-        double ss = 0;
-        for (int i = 0; i < d; ++i) ss += static_cast<double>(xr[i]) * xr[i];
-        const float inv = static_cast<float>(1.0 / std::sqrt(ss / d + eps));
-        float* yr = out + t * d;
-        for (int i = 0; i < d; ++i) yr[i] = xr[i] * inv * weight[i];
-    }
 }
 
 // ---------------------------------------------------------------------------------------------

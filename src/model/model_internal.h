@@ -1,8 +1,9 @@
-// Internal pieces of the code model shared by model.cpp and decoder.cpp.
+// Internal pieces of the code model shared by model.cpp and decoder.cpp: the layers, and the one
+// block step that both a full forward and the KV-cache decoder run.
 #pragma once
 
-#include "kernels/kernels.h"
 #include "hirope/model.h"
+#include "kernels/gemm.h"
 
 #include <cstdint>
 #include <limits>
@@ -13,7 +14,7 @@ namespace model {
 
 // y (n x out) = x (n x in) . W^T for W stored as out x in (PyTorch's Linear layout). W is packed
 // once into panels of kNR output columns ([in][kNR] each), so the micro-kernel streams it
-// contiguously; rows go through in blocks so a panel stays in cache across a block.
+// contiguously.
 class Linear {
   public:
     Linear() = default;
@@ -23,12 +24,12 @@ class Linear {
     int in() const { return in_; }
 
   private:
-    int out_ = 0, in_ = 0, panels_ = 0;
-    std::vector<float> packed_; // panels_ x in_ x kNR, zero-padded columns
+    int out_ = 0, in_ = 0;
+    std::vector<float> packed_; // panel_count(out_) x in_ x kNR, zero-padded columns
 };
 
 struct Scratch {
-    std::vector<float> h, qkv, q, k, v, tmp, a, g;
+    std::vector<float> h, qkv, q, tmp, a, g;
     void resize(const Config& c, int64_t n);
 };
 
@@ -46,25 +47,70 @@ struct Model::Impl {
     Status init(const Config& c, const uint8_t* params);
     Status check_scheme(const Scheme& scheme) const;
     void embed(const uint8_t* bytes, int64_t n, float* x) const;
-    Status attention_block(const Block& b, const Scheme& scheme, const Positions& pos, int64_t n,
-                           float* x, Scratch& s, float* probs_out, int probs_head) const;
-    // softmax(q k^T) v of n rows through an AttentionPlan (out: n x d_model); optionally one
-    // head's probabilities (n x n) into probs_out.
-    Status plan_attention(const Scheme& scheme, const Positions& pos, int64_t n, const float* q,
-                          const float* k, const float* v, float* out, float* probs_out,
-                          int probs_head) const;
     void mlp_block(const Block& b, int64_t n, float* x, Scratch& s) const;
     void logits_rows(const float* x, int64_t n, float* out, Scratch& s) const;
 };
 
-void rms_norm(const float* x, int64_t n, int d, const float* weight, float eps, float* out);
+// One sequence through the model: the positions of its bytes, per layer the keys and values of
+// every byte so far, and the block step. Model::forward is a prefill of all its bytes without a
+// cache; a Decoder keeps the cache and appends to it.
+struct Decoder::Impl {
+    // What append() writes besides the cache.
+    struct Outputs {
+        float* logits = nullptr; // vocab values per row: every new row, or the last one only
+        bool every_row = false;
+        // A prompt's (first append's) attention probabilities of one layer and head, count x
+        // count. Without logits the step stops after that layer: the sequence then cannot go on.
+        float* attention = nullptr;
+        int attention_layer = 0, attention_head = 0;
+    };
+
+    // cache: keep every layer's keys and values (and the rotated keys) for later appends; false
+    // for a one-shot forward, which keeps one layer's worth at a time.
+    Impl(const Model::Impl& model, const Scheme& scheme, int64_t frequency_length, bool cache);
+
+    // Runs count new bytes through every block. positions holds count entries for the new bytes;
+    // a null token takes the next indices, a null unit or statement continues the last byte's
+    // (0 at the start).
+    Status append(const uint8_t* bytes, int64_t count, const Positions& positions,
+                  const Outputs& out);
+    // Replaces the unit/statement indices of every byte so far; keys move at the next append.
+    Status reposition(const int32_t* unit, const int32_t* statement);
+    int64_t length() const { return static_cast<int64_t>(token.size()); }
+
+  private:
+    struct Layer {
+        std::vector<float> k, v, k_near, k_far; // rows of d; k before rotation
+    };
+
+    Positions positions() const { return {token.data(), unit.data(), statement.data()}; }
+    void rollback(int64_t len);
+    Status rotate_keys(Layer& L, int64_t begin, int64_t end) const;
+    void attend(const Layer& L, const float* q_near, const float* q_far, int64_t t0, int64_t t1,
+                float* out) const;
+    Status plan_attention(int64_t n, const float* q, const float* k, const float* v, float* out,
+                          float* probs_out, int probs_head) const;
+
+    const Model::Impl& m;
+    Scheme scheme;
+    Status scheme_status;
+    int64_t frequency_length = 0;
+    bool cache = true;
+    bool windowed = false;
+    int d = 0, hd = 0, heads = 0;
+    std::vector<int32_t> token, unit, statement; // positions of every byte so far
+    std::vector<uint8_t> dirty;                  // keys to rotate again (positions changed)
+    std::vector<Layer> layers;
+    Rotator rotator; // the frequencies and positions the cached keys were rotated with
+    Rotator next;    // the next step's, swapped in (keeps both allocations)
+    Scratch s;
+};
 
 // -log2 softmax(logits)[target].
 double bits_of(const float* logits, int vocab, int target);
 
 namespace format {
 float half_to_float(uint16_t h);
-uint32_t fnv1a(const uint8_t* data, size_t size);
 } // namespace format
 
 } // namespace model

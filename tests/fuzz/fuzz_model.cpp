@@ -4,13 +4,14 @@
 #include "fuzz_common.h"
 #include "hirope/model.h"
 #include "model/model_internal.h"
+#include "util/hash.h"
 
 #include <cstring>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::vector<uint8_t> file(data, data + size);
     if (file.size() >= 8) {
-        const uint32_t h = hirope::model::format::fnv1a(file.data(), file.size() - 4);
+        const uint32_t h = hirope::util::fnv1a(file.data(), file.size() - 4);
         std::memcpy(file.data() + file.size() - 4, &h, 4);
     }
     hirope::model::Config config;

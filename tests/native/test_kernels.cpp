@@ -1,6 +1,6 @@
 // Every scheme through every kernel: the tiled kernels (SIMD in this build, or scalar lanes)
-// and the Eigen products against the double-precision reference, which computes each logit from
-// the relative-distance form and never rotates a vector.
+// against the double-precision reference, which computes each logit from the relative-distance
+// form and never rotates a vector.
 #include "hirope/hirope.h"
 
 #include <catch2/catch.hpp>
@@ -172,14 +172,14 @@ void compare(const std::vector<float>& got, const std::vector<float>& want, doub
 
 } // namespace
 
-TEST_CASE("Fast and Eigen kernels match the reference on every scheme", "[kernels]") {
+TEST_CASE("Fast kernels match the reference on every scheme", "[kernels]") {
     for (const Case& c : all_schemes()) {
         for (int64_t n : {1, 5, 37, 70}) {
             for (bool causal : {true, false}) {
                 if (!causal && is_windowed(c.scheme.type)) continue;
                 Inputs in(n, 16, 2);
                 for (Output out : {Output::logits, Output::probs}) {
-                    std::vector<float> want(2 * n * n), fast(2 * n * n), eig(2 * n * n);
+                    std::vector<float> want(2 * n * n), fast(2 * n * n);
                     AttentionRequest r = in.request(c.scheme, out, causal);
                     const std::string what = c.name + " n=" + std::to_string(n) +
                                              (causal ? " causal" : " full") +
@@ -189,26 +189,19 @@ TEST_CASE("Fast and Eigen kernels match the reference on every scheme", "[kernel
                     INFO(st.message());
                     REQUIRE(st.ok());
                     compare(fast, want, out == Output::probs ? 2e-6 : 2e-5, what + " fast");
-                    r.use_eigen = true;
-                    REQUIRE(attention(r, eig.data(), Kernel::fast).ok());
-                    compare(eig, want, out == Output::probs ? 2e-6 : 2e-5, what + " eigen");
                 }
                 // Attention output with v, in strips that do not align with the tiles.
                 AttentionRequest r = in.request(c.scheme, Output::probs, causal);
-                std::vector<float> want(n * 32), fast(n * 32), eig(n * 32);
-                AttentionPlan ref_plan, fast_plan, eigen_plan;
+                std::vector<float> want(n * 32), fast(n * 32);
+                AttentionPlan ref_plan, fast_plan;
                 REQUIRE(ref_plan.prepare(r, Kernel::reference).ok());
                 REQUIRE(fast_plan.prepare(r, Kernel::fast).ok());
-                r.use_eigen = true;
-                REQUIRE(eigen_plan.prepare(r, Kernel::fast).ok());
                 for (int64_t r0 = 0; r0 < n; r0 += 3) {
                     const int64_t r1 = std::min<int64_t>(n, r0 + 3);
                     REQUIRE(ref_plan.output_rows(r0, r1, want.data() + r0 * 32).ok());
                     REQUIRE(fast_plan.output_rows(r0, r1, fast.data() + r0 * 32).ok());
-                    REQUIRE(eigen_plan.output_rows(r0, r1, eig.data() + r0 * 32).ok());
                 }
                 compare(fast, want, 2e-5, c.name + " output fast");
-                compare(eig, want, 2e-5, c.name + " output eigen");
             }
         }
     }
@@ -428,6 +421,102 @@ TEST_CASE("Transform coefficients reproduce rotate() on every scheme", "[kernels
             }
         }
     }
+}
+
+TEST_CASE("A Rotator over row ranges equals rotate() on every scheme", "[kernels][rotator]") {
+    for (const Case& c : all_schemes()) {
+        INFO(c.name);
+        Inputs in(19, 16, 2);
+        const Positions pos{in.tok.data(), in.unit.data(), in.stmt.data()};
+        Rotator rot;
+        REQUIRE(rot.prepare(c.scheme, 16, 2, 19, pos).ok());
+        CHECK(rot.n() == 19);
+        CHECK(rot.frequency_length() == 19);
+        std::vector<double> freq;
+        REQUIRE(inverse_frequencies(c.scheme, 16, 19, &freq).ok());
+        CHECK(rot.inverse_frequencies() == freq);
+        CHECK(rot.attention_factor() == attention_factor(c.scheme, 19));
+        for (Role role : {Role::query, Role::key}) {
+            for (Branch branch : {Branch::near, Branch::far}) {
+                std::vector<float> want(in.q.size()), got(in.q.size());
+                REQUIRE(
+                    rotate(c.scheme, 16, 2, 19, pos, role, branch, in.q.data(), want.data()).ok());
+                // Uneven pieces, an empty one, and the last in place.
+                const std::pair<int64_t, int64_t> pieces[] = {{0, 5}, {5, 6}, {6, 6}};
+                for (const auto& [begin, end] : pieces)
+                    REQUIRE(rot.rotate_rows(role, branch, begin, end, in.q.data() + begin * 32,
+                                            got.data() + begin * 32)
+                                .ok());
+                std::copy(in.q.begin() + 6 * 32, in.q.end(), got.begin() + 6 * 32);
+                REQUIRE(
+                    rot.rotate_rows(role, branch, 6, 19, got.data() + 6 * 32, got.data() + 6 * 32)
+                        .ok());
+                CHECK(got == want);
+            }
+        }
+    }
+}
+
+TEST_CASE("A Rotator's frequency_length fixes the length-dependent factors", "[rotator]") {
+    // Rows of a 19-token prefix rotated for a 64-token sequence equal those rows of a rotator
+    // prepared over all 64 tokens: dynamic NTK's base, YaRN's factor, xPos's centre.
+    Inputs in(64, 16, 1);
+    const Positions pos{in.tok.data(), in.unit.data(), in.stmt.data()};
+    for (const Case& c : all_schemes()) {
+        INFO(c.name);
+        Rotator part, whole;
+        REQUIRE(part.prepare(c.scheme, 16, 1, 19, pos, 64).ok());
+        REQUIRE(whole.prepare(c.scheme, 16, 1, 64, pos).ok());
+        CHECK(part.frequency_length() == 64);
+        CHECK(part.inverse_frequencies() == whole.inverse_frequencies());
+        CHECK(part.attention_factor() == whole.attention_factor());
+        std::vector<float> a(19 * 16), b(19 * 16);
+        for (Role role : {Role::query, Role::key}) {
+            REQUIRE(part.rotate_rows(role, Branch::far, 0, 19, in.k.data(), a.data()).ok());
+            REQUIRE(whole.rotate_rows(role, Branch::far, 0, 19, in.k.data(), b.data()).ok());
+            CHECK(a == b);
+        }
+    }
+}
+
+TEST_CASE("A Rotator reports bad use as a Status", "[rotator][errors]") {
+    Inputs in(8, 8, 1);
+    std::vector<float> out(64);
+    Rotator rot;
+    CHECK(!rot.prepared());
+    CHECK(rot.rotate_rows(Role::key, Branch::near, 0, 1, in.k.data(), out.data()).message() ==
+          "the rotator is not prepared");
+    Scheme s;
+    s.type = SchemeType::hirope;
+    s.window = 4;
+    Positions tok_only{in.tok.data(), nullptr, nullptr};
+    CHECK(rot.prepare(s, 8, 1, 8, tok_only).message().find("positions.unit is required") !=
+          std::string::npos);
+    CHECK(!rot.prepared());
+    const Positions pos{in.tok.data(), in.unit.data(), in.stmt.data()};
+    CHECK(rot.prepare(s, 8, 0, 8, pos).message().find("heads must be in") != std::string::npos);
+    CHECK(rot.prepare(s, 8, 1, 8, pos, -1).message().find("frequency_length") != std::string::npos);
+    REQUIRE(rot.prepare(s, 8, 1, 8, pos).ok());
+    CHECK(rot.rotate_rows(Role::key, Branch::near, 3, 9, in.k.data(), out.data())
+              .message()
+              .find("row range [3, 9)") != std::string::npos);
+    CHECK(rot.rotate_rows(Role::key, Branch::near, 4, 3, in.k.data(), out.data()).message() != "");
+    CHECK(rot.rotate_rows(Role::key, Branch::near, 0, 2, nullptr, out.data()).message() != "");
+    CHECK(rot.rotate_rows(Role::key, Branch::near, 2, 2, nullptr, nullptr).ok());
+    // The positions were copied: changing the caller's arrays changes nothing.
+    std::vector<float> before(64), after(64);
+    REQUIRE(rot.rotate_rows(Role::key, Branch::far, 0, 8, in.k.data(), before.data()).ok());
+    std::fill(in.unit.begin(), in.unit.end(), 5);
+    REQUIRE(rot.rotate_rows(Role::key, Branch::far, 0, 8, in.k.data(), after.data()).ok());
+    CHECK(before == after);
+    // Moved from: unprepared until prepared again.
+    Rotator moved(std::move(rot));
+    CHECK(moved.prepared());
+    CHECK(!rot.prepared());
+    CHECK(rot.n() == 0);
+    CHECK(rot.inverse_frequencies().empty());
+    REQUIRE(rot.prepare(s, 8, 1, 8, pos).ok());
+    CHECK(rot.prepared());
 }
 
 TEST_CASE("pool_rows gives the mean over each cell, relative to row maxima, in any strip order") {

@@ -2,7 +2,9 @@
 // full forward for every scheme, generation, linear layers against a naive product, positions,
 // and every kind of bad weights file.
 #include "hirope/model.h"
+#include "kernels/activation.h"
 #include "model/model_internal.h"
+#include "util/hash.h"
 
 #include "test_files.h"
 
@@ -394,7 +396,7 @@ TEST_CASE("model: bad weights files are errors and leave nothing loaded", "[mode
     // Another format version (with a valid checksum): named as such.
     bad = good;
     bad[8] = 2;
-    const uint32_t h = format::fnv1a(bad.data(), bad.size() - 4);
+    const uint32_t h = util::fnv1a(bad.data(), bad.size() - 4);
     std::memcpy(bad.data() + bad.size() - 4, &h, 4);
     CHECK(load_error(bad).find("version 2 is not supported") != std::string::npos);
     // Not a model at all; trailing bytes.

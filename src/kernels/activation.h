@@ -1,42 +1,13 @@
-// Tiled float kernels on the 4-lane vector type: an MR x 8 GEMM micro-kernel (used for q.k^T
-// against packed key panels and for probs.v) and a row softmax.
+// Row-wise nonlinearities on the 4-lane vector type: the attention softmax and SwiGLU's gate.
 #pragma once
 
 #include "kernels/simd4.h"
 
+#include <cmath>
 #include <cstddef>
 
 namespace hirope {
 namespace kernels {
-
-#ifndef HIROPE_TILE_MR
-#define HIROPE_TILE_MR 4
-#endif
-#ifndef HIROPE_TILE_NV
-#define HIROPE_TILE_NV 2
-#endif
-constexpr int kMR = HIROPE_TILE_MR;     // rows per micro-tile (4 x 2 accumulators: fastest in V8)
-constexpr int kNV = HIROPE_TILE_NV;     // 4-lane vectors per micro-tile row
-constexpr int kNR = 4 * HIROPE_TILE_NV; // columns per micro-tile
-
-// c[kMR][kNR] = sum_k a[m * lda + k] * b[k * ldb + 0..kNR-1], k in [0, depth).
-inline void gemm_tile(const float* a, size_t lda, const float* b, size_t ldb, int depth, float* c) {
-    using namespace simd;
-    f4 acc[kMR][kNV];
-    for (int m = 0; m < kMR; ++m)
-        for (int v = 0; v < kNV; ++v) acc[m][v] = splat(0);
-    for (int k = 0; k < depth; ++k) {
-        f4 bv[kNV];
-        for (int v = 0; v < kNV; ++v) bv[v] = load(b + 4 * v);
-        b += ldb;
-        for (int m = 0; m < kMR; ++m) {
-            const f4 x = splat_load(a + m * lda + k);
-            for (int v = 0; v < kNV; ++v) acc[m][v] = madd(x, bv[v], acc[m][v]);
-        }
-    }
-    for (int m = 0; m < kMR; ++m)
-        for (int v = 0; v < kNV; ++v) store(c + m * kNR + 4 * v, acc[m][v]);
-}
 
 // In place: a[i] = silu(a[i]) * g[i] (SwiGLU's gate), with silu(u) = u / (1 + e^-u) written as
 // u * (u < 0 ? e : 1) / (1 + e), e = e^-|u|, so that exp only sees arguments <= 0.
@@ -94,20 +65,6 @@ inline bool softmax_row(float* x, size_t len) {
     for (j = 0; j + 4 <= len; j += 4) store(x + j, mul(load(x + j), vinv));
     for (; j < len; ++j) x[j] *= inv;
     return true;
-}
-
-// True when every x[0..len) is finite.
-inline bool all_finite(const float* x, size_t len) {
-    using namespace simd;
-    size_t j = 0;
-    f4 check = splat(0);
-    for (; j + 4 <= len; j += 4) {
-        const f4 v = load(x + j);
-        check = add(check, sub(v, v));
-    }
-    float tail = hsum(check);
-    for (; j < len; ++j) tail += x[j] - x[j];
-    return tail == 0.0f;
 }
 
 } // namespace kernels
