@@ -52,10 +52,8 @@ for (const simd of [true, false]) {
       const { q, k } = hr.qk({ n, headDim: d, seed: 1 });
       const out = new Float32Array(n * n);
       for (const c of CASES) {
-        for (const kernel of simd ? ['tiled', 'eigen'] : ['tiled']) {
-          const ms = median(() => hr.attention({ q, k, n, headDim: d, scheme: c.scheme, causal: c.causal, output: c.output, kernel, out }));
-          record(`${hr.backend}${kernel === 'eigen' ? '-eigen' : ''}`, c.name, n, d, ms);
-        }
+        const ms = median(() => hr.attention({ q, k, n, headDim: d, scheme: c.scheme, causal: c.causal, output: c.output, out }));
+        record(hr.backend, c.name, n, d, ms);
       }
       // A fresh output array per call costs page faults on first touch; measured once, plainly.
       record('wasm-simd-fresh', 'rope-full-probs', n, d, median(() => hr.attention({ q, k, n, headDim: d, causal: false })));
@@ -133,15 +131,15 @@ for (const d of DS) {
     const simdFull = get('wasm-simd', 'rope-full-probs', n, d);
     const tfjs = get('tfjs-wasm', 'full-probs', n, d);
     const logits = get('wasm-simd', 'rope-full-logits', n, d);
-    const eigen = get('wasm-simd-eigen', 'hirope-probs', n, d);
+    const eigen = get('native-eigen', 'hirope-probs', n, d);
     const fresh = get('wasm-simd-fresh', 'rope-full-probs', n, d);
-    lines.push(`| ${n} | ${d} | ${f1(simdRope)} | ${f1(simdHi)} | ${f1(scalarHi)} | ${f1(nativeHi)} | ${f1(simdFull)} | ${f1(fresh)} | ${f1(tfjs)} | ${ratio(tfjs, simdFull)} | ${ratio(tfjs, simdHi)} | ${ratio(simdHi, nativeHi)} | ${gflops(n, d, logits)} | ${ratio(eigen, simdHi)} |`);
+    lines.push(`| ${n} | ${d} | ${f1(simdRope)} | ${f1(simdHi)} | ${f1(scalarHi)} | ${f1(nativeHi)} | ${f1(simdFull)} | ${f1(fresh)} | ${f1(tfjs)} | ${ratio(tfjs, simdFull)} | ${ratio(tfjs, simdHi)} | ${ratio(simdHi, nativeHi)} | ${gflops(n, d, logits)} | ${ratio(eigen, nativeHi)} |`);
   }
 }
 lines.push('');
 lines.push('Our outputs are written into a reused Float32Array (`out`); "fresh out" allocates a new one per call, as tfjs\'s dataSync() does.');
 lines.push('Columns: "full" = no causal mask (the same n x n work tfjs does, plus our RoPE rotation); "hirope" = causal HiRoPE (window 512, segments of 64 tokens);');
-lines.push('"qk GFLOP/s" = 2 n^2 d / time of full RoPE logits (rotation and copy-out included); "eigen / tiled" = Eigen products instead of the tiled kernels, WASM SIMD.');
+lines.push('"qk GFLOP/s" = 2 n^2 d / time of full RoPE logits (rotation and copy-out included); "eigen / tiled" = Eigen products instead of the tiled kernels, native (bench/native_bench.cpp).');
 const heap = get('wasm-simd', 'heap-bytes', 0, 0);
 if (heap) lines.push(`WASM heap after the run: ${(heap / 2 ** 20).toFixed(0)} MiB (outputs are streamed out in 4 MB strips, never held whole in the heap).`);
 console.log(lines.join('\n'));

@@ -27,8 +27,8 @@ export { normalizeScheme } from './vocabulary.js';
 export { segmentPositions } from './runtime.js';
 export { simdSupported } from './init.js';
 
-// attention()'s kernel option: the core's kernel and whether its products use Eigen.
-const KERNELS = { tiled: ['fast', false], eigen: ['fast', true], reference: ['reference', false] };
+// attention()'s kernel option, as users name it -> the core's kernel.
+const KERNELS = { tiled: 'fast', reference: 'reference' };
 const ANALYZE_KEYS = ['language', 'filename', 'tokenizer', 'gap', 'descendClasses', 'hierarchy', 'segmentSize'];
 
 /** The API object returned by init(). */
@@ -232,8 +232,7 @@ export class HiRoPE {
     if (typeof kernelName !== 'string' || !Object.prototype.hasOwnProperty.call(KERNELS, kernelName)) {
       fail(`kernel must be one of ${Object.keys(KERNELS).map((x) => `'${x}'`).join(', ')}, got ${describe(kernelName)}`);
     }
-    const kernel = this._vocabulary.value('kernels', KERNELS[kernelName][0], 'kernel');
-    const useEigen = KERNELS[kernelName][1];
+    const kernel = this._vocabulary.value('kernels', KERNELS[kernelName], 'kernel');
     if (heads * n * n > this.limits.maxOutputElements) {
       fail(`heads * n * n = ${heads * n * n} exceeds the output limit of ${this.limits.maxOutputElements} elements`);
     }
@@ -245,10 +244,10 @@ export class HiRoPE {
       if (output !== 'probs' || heads !== 1) fail("pool needs output 'probs' and one head");
       pool = checkPool(args.pool, n, { outputs: true });
     }
-    return { n, headDim, heads, width, scheme, output, q, k, v, causal, scale, kernel, useEigen, pos, outLength, out, pool };
+    return { n, headDim, heads, width, scheme, output, q, k, v, causal, scale, kernel, pos, outLength, out, pool };
   }
 
-  _attentionWasm({ n, headDim, heads, width, scheme, output, q, k, v, causal, scale, kernel, useEigen, pos, outLength, out, pool }) {
+  _attentionWasm({ n, headDim, heads, width, scheme, output, q, k, v, causal, scale, kernel, pos, outLength, out, pool }) {
     const runtime = this._runtime;
     const coreOutput = this._vocabulary.value('outputs', output === 'logits' ? 'logits' : 'probs', 'output');
     return runtime.run((heap) => {
@@ -259,7 +258,7 @@ export class HiRoPE {
         const qp = heap.float32(q);
         const kp = heap.float32(k);
         const vp = v ? heap.float32(v) : 0;
-        runtime.check(plan.prepare(scheme, qp, kp, vp, n, headDim, heads, tp, up, sp, causal, coreOutput, scale, useEigen, kernel));
+        runtime.check(plan.prepare(scheme, qp, kp, vp, n, headDim, heads, tp, up, sp, causal, coreOutput, scale, kernel));
         const rowWidth = output === 'values' ? width : n;
         const stripRows = runtime.stripRows(n, rowWidth);
         const strip = heap.alloc(stripRows * rowWidth * 4);
@@ -407,6 +406,20 @@ export class HiRoPE {
     if (typeof trainingLength !== 'number' || !(trainingLength > 0)) fail(`trainingLength must be a positive number, got ${describe(trainingLength)}`);
     if (typeof base !== 'number' || !(base > 1)) fail(`base must be a number > 1, got ${describe(base)}`);
     return this._runtime.mod.splitFraction(trainingLength, base);
+  }
+
+  /**
+   * Whether a HiRoPE scheme's token band stays within Split% at its trainingLength and base:
+   * { split, pairs, tokenPairs, maxTokenPairs, maxRatio, over }. maxTokenPairs is the largest
+   * token band within the bound and maxRatio = maxTokenPairs / pairs, a ratio that gives it.
+   */
+  splitBound(scheme, headDim) {
+    const s = this._vocabulary.normalizeScheme(scheme);
+    this._runtime.headDim(headDim);
+    const r = this._runtime.mod.splitBound(s, headDim);
+    this._runtime.check(r.error);
+    const { split, pairs, tokenPairs, maxTokenPairs, over } = r;
+    return { split, pairs, tokenPairs, maxTokenPairs, maxRatio: pairs ? maxTokenPairs / pairs : 0, over };
   }
 
   /**

@@ -68,9 +68,7 @@ class Plan {
   public:
     std::string prepare(val scheme, uintptr_t q, uintptr_t k, uintptr_t v, double n, int head_dim,
                         int heads, uintptr_t token, uintptr_t unit, uintptr_t statement,
-                        bool causal, int output, double scale,
-                        // kept for the JS caller; removed with the JS 'eigen' kernel
-                        bool /*use_eigen*/, int kernel) {
+                        bool causal, int output, double scale, int kernel) {
         AttentionRequest r;
         r.q = ptr<const float>(q);
         r.k = ptr<const float>(k);
@@ -130,6 +128,21 @@ val bandList(val scheme, int head_dim) {
         }
     }
     out.set("bands", list);
+    return out;
+}
+
+val splitBound(val scheme, int head_dim) {
+    SplitBound b;
+    Status st = split_bound(to_scheme(scheme), head_dim, &b);
+    val out = val::object();
+    out.set("error", result(st));
+    if (st.ok()) {
+        out.set("split", b.split);
+        out.set("pairs", b.pairs);
+        out.set("tokenPairs", b.token_pairs);
+        out.set("maxTokenPairs", b.max_token_pairs);
+        out.set("over", b.over);
+    }
     return out;
 }
 
@@ -785,6 +798,7 @@ EMSCRIPTEN_BINDINGS(hirope) {
     emscripten::function("bands", &bandList);
     emscripten::function("alibiSlopes", &alibiSlopes);
     emscripten::function("splitFraction", &split_fraction);
+    emscripten::function("splitBound", &splitBound);
     emscripten::function("relativeDistances", &relativeDistances);
     emscripten::function("rotate", &rotateRows);
     emscripten::function("longTermDecay", &longTermDecay);

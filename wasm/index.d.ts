@@ -114,8 +114,8 @@ export interface AttentionOptions {
   output?: 'logits' | 'probs' | 'values';
   /** Logit scale; default 1 / sqrt(headDim). */
   scale?: number;
-  /** Kernel family: 'tiled' (default), 'eigen' or the double-precision 'reference'. */
-  kernel?: 'tiled' | 'eigen' | 'reference';
+  /** Kernel family: 'tiled' (default) or the double-precision 'reference'. */
+  kernel?: 'tiled' | 'reference';
   /** Write into this buffer (length heads*n*n, or n*heads*headDim for 'values') and return it. */
   out?: Float32Array;
   /** Also mean-pool the probabilities for display (output 'probs', one head), as pool() does. */
@@ -128,6 +128,22 @@ export interface PoolRegion {
   /** Matrix rows [r0, r1) and columns [c0, c1); default the whole matrix. */
   region?: { r0: number; r1: number; c0: number; c1: number };
 }
+/** hr.splitBound(): the Split% bound of a HiRoPE scheme (docs/schemes.md §6.5). */
+export interface SplitBound {
+  /** Split% = log_base(trainingLength / 2π). */
+  split: number;
+  /** Frequency pairs: rotaryDim / 2. */
+  pairs: number;
+  /** Pairs carrying the token index at the scheme's ratio. */
+  tokenPairs: number;
+  /** The largest token band within the bound. */
+  maxTokenPairs: number;
+  /** maxTokenPairs / pairs: a ratio that gives that band. */
+  maxRatio: number;
+  /** True when tokenPairs is above maxTokenPairs. */
+  over: boolean;
+}
+
 export interface Pooled {
   /** rows x cols means of p / (its row's maximum). */
   ratio: Float32Array;
@@ -420,6 +436,8 @@ export declare class HiRoPE {
   pool(options: PoolRegion & { matrix: Float32Array; n: number; causal?: boolean }): Pooled;
   alibiSlopes(heads: number): Float64Array;
   splitFraction(trainingLength: number, base?: number): number;
+  /** Whether a HiRoPE scheme's token band stays within Split% at its trainingLength and base. */
+  splitBound(scheme: Scheme, headDim: number): SplitBound;
   qk(options: {
     source?: 'seeded' | 'ones';
     n: number;

@@ -269,6 +269,19 @@ std::vector<double> alibi_slopes(int heads);
 // (docs/schemes.md section 6.5).
 double split_fraction(double training_length, double base);
 
+// Whether a HiRoPE scheme's token band stays within its Split% bound (docs/schemes.md section
+// 6.5), at scheme.training_length and scheme.base: pair j completed a period in training when
+// j < split * pairs, so a token band of pairs [0, token_pairs) is within the bound when
+// token_pairs - 1 < split * pairs.
+struct SplitBound {
+    double split = 0;        // split_fraction(training_length, base)
+    int pairs = 0;           // rotary_dim / 2
+    int token_pairs = 0;     // pairs carrying the token index at scheme.ratio (band_pairs()[0])
+    int max_token_pairs = 0; // the largest token band within the bound
+    bool over = false;       // token_pairs is above max_token_pairs
+};
+Status split_bound(const Scheme& scheme, int head_dim, SplitBound* out);
+
 // YaRN correction range (low, high) before truncation (docs/schemes.md section 3.4).
 void yarn_correction_range(double beta_fast, double beta_slow, int dim, double base,
                            double original_length, double* low, double* high);

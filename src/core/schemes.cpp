@@ -340,4 +340,24 @@ double split_fraction(double training_length, double base) {
     return std::log(training_length / (2 * kPi)) / std::log(base);
 }
 
+Status split_bound(const Scheme& scheme, int head_dim, SplitBound* out) {
+    if (scheme.type != SchemeType::hirope)
+        return Status::error("scheme.type must be hirope: the Split% bound is HiRoPE's");
+    Status st = validate(scheme, head_dim);
+    if (!st.ok()) return st;
+    if (!(scheme.training_length > 0))
+        return Status::error("scheme.training_length must be a positive number");
+    SplitBound b;
+    b.split = split_fraction(scheme.training_length, scheme.base);
+    b.pairs = rotary_dim(scheme, head_dim) / 2;
+    b.token_pairs = band_pairs(scheme, head_dim)[0];
+    const double split_pair = b.split * b.pairs;
+    // The largest k with k - 1 < split_pair, within [0, pairs].
+    b.max_token_pairs =
+        static_cast<int>(std::min<double>(b.pairs, std::max(0.0, std::ceil(split_pair))));
+    b.over = b.token_pairs > b.max_token_pairs;
+    *out = b;
+    return {};
+}
+
 } // namespace hirope

@@ -8,7 +8,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSite, openPage, screenshot, api, readCells, sampleCells, pasteCode } from './helpers.mjs';
-import { encodeWith, decodeWith, MODEL_DEFAULTS, normalizeWith, splitBound } from '../../web/src/state.js';
+import { encodeWith, decodeWith, MODEL_DEFAULTS, normalizeWith } from '../../web/src/state.js';
 import { modelOptionsFor, ATTENTION_BYTES, THUMB_SIZE } from '../../web/src/model-engine.js';
 import { maskUpper } from '../../web/src/engine.js';
 import { LUTS, probIndex, probPixels, rgb } from '../../web/src/colormap.js';
@@ -107,12 +107,15 @@ describe('playground Model mode (headless Chromium)', () => {
   it('starts B at the model\'s Split% bound and warns above it (the paper\'s 0.5)', async () => {
     // The default ratio, written for the shipped model, is the largest within the bound that the
     // loaded model's own config gives: one pair more would be over it.
-    const bound = splitBound(MODEL_DEFAULTS.b.ratio, model.config);
+    const hr = await api();
+    const { ropeBase: base, trainingContext: trainingLength, headDim } = model.config;
+    const splitBound = (ratio) => hr.splitBound({ type: 'hirope', ratio, base, trainingLength }, headDim);
+    const bound = splitBound(MODEL_DEFAULTS.b.ratio);
     assert.equal(MODEL_DEFAULTS.b.type, 'hirope');
     assert.equal(bound.over, false);
-    assert.equal(bound.maxPairs, bound.tokenPairs);
+    assert.equal(bound.maxTokenPairs, bound.tokenPairs);
     assert.equal(MODEL_DEFAULTS.b.ratio, bound.maxRatio);
-    assert.equal(splitBound((bound.tokenPairs + 1) / bound.pairs, model.config).over, true);
+    assert.equal(splitBound((bound.tokenPairs + 1) / bound.pairs).over, true);
     assert.equal(model.config.headDim / 2, bound.pairs);
 
     const page = await modelPage(site, { code: CODE });

@@ -66,17 +66,17 @@ for (const build of BUILDS) {
       }
     });
 
-    it('agrees across its tiled, Eigen and reference kernels', () => {
+    it('agrees across its tiled and reference kernels', () => {
       const n = 33, d = 24, heads = 3;
       const q = lcg(n * d * heads, 5), k = lcg(n * d * heads, 6), v = lcg(n * d * heads, 7);
       for (const scheme of ['rope', 'alibi', { type: 'self-extend', window: 4, group: 3 }, { type: 'hirope', window: 4, segmentSize: 5 }]) {
         for (const output of ['probs', 'values']) {
           const args = { q, k, v, n, headDim: d, heads, scheme, output };
           const ref = hr.attention({ ...args, kernel: 'reference' });
-          for (const kernel of ['tiled', 'eigen']) {
-            const got = hr.attention({ ...args, kernel });
-            assert.ok(maxAbsDiff(got, ref) < 2e-5, `${JSON.stringify(scheme)} ${output} ${kernel}`);
-          }
+          const got = hr.attention({ ...args, kernel: 'tiled' });
+          assert.ok(maxAbsDiff(got, ref) < 2e-5, `${JSON.stringify(scheme)} ${output} tiled`);
+          // Eigen's products are the reference kernel's only; they are no kernel choice.
+          assert.throws(() => hr.attention({ ...args, kernel: 'eigen' }), /kernel must be one of 'tiled', 'reference'/);
         }
       }
     });

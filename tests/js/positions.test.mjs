@@ -39,6 +39,16 @@ for (const build of BUILDS) {
       assert.ok(Math.abs(hr.splitFraction(2048) * 64 - 40.21) < 5e-3);
     });
 
+    it('says whether a HiRoPE token band stays within Split%', () => {
+      // ln(128 / 2 pi) / ln(10000) = 0.32726: 7.854 of 24 pairs, so 8 token pairs fit and 9 do not.
+      const at = (ratio) => hr.splitBound({ type: 'hirope', ratio, trainingLength: 128 }, 48);
+      const within = at(8 / 24);
+      assert.ok(Math.abs(within.split - 0.32726) < 5e-6);
+      assert.deepEqual({ ...within, split: 0 }, { split: 0, pairs: 24, tokenPairs: 8, maxTokenPairs: 8, maxRatio: 8 / 24, over: false });
+      assert.equal(at(9 / 24).over, true);
+      assert.throws(() => hr.splitBound('rope', 48), /must be hirope/);
+    });
+
     it('rotates queries and keys; far branches differ only beyond the window', () => {
       const n = 10, headDim = 8;
       const x = lcg(n * headDim, 4);

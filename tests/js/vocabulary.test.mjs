@@ -245,3 +245,22 @@ describe('vocabulary of the core build', () => {
     assert.deepEqual(core.languages, []);
   });
 });
+
+describe('readers of the vocabulary', () => {
+  it('the page reads the vocabulary of the built package, not a copy', async () => {
+    const { VOCABULARY } = await import('../../web/src/vocabulary.js');
+    const { SCHEME_TYPES, ROTARY, WINDOWED } = await import('../../web/src/state.js');
+    const hr = await load(true);
+    assert.deepEqual(VOCABULARY, hr.vocabulary);
+    assert.deepEqual(SCHEME_TYPES.map(([name]) => name).sort(), hr.vocabulary.schemes.map((s) => s.name).sort());
+    assert.deepEqual([...ROTARY].sort(), hr.vocabulary.schemes.filter((s) => s.rotary).map((s) => s.name).sort());
+    assert.deepEqual([...WINDOWED].sort(), hr.vocabulary.schemes.filter((s) => s.windowed).map((s) => s.name).sort());
+  });
+
+  it("docs/analysis.md's language table lists the core's languages and extensions", async () => {
+    const hr = await load(true);
+    const text = fs.readFileSync(path.join(root, 'docs/analysis.md'), 'utf8');
+    const rows = [...text.matchAll(/^\| `([a-z]+)` \| ([^|]+) \|/gm)].map(([, name, files]) => ({ name, extensions: files.trim().split(/\s+/) }));
+    assert.deepEqual(rows, hr.vocabulary.languages.map(({ name, extensions }) => ({ name, extensions })));
+  });
+});

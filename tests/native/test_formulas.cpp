@@ -86,6 +86,30 @@ TEST_CASE("Split% and periods (Table 7, docs/schemes.md section 6.5)", "[hirope]
     CHECK(2 * kPi / f[63] == Approx(54410).margin(1));
 }
 
+TEST_CASE("Split% bound of a HiRoPE token band (docs/schemes.md section 6.5)", "[hirope][spec]") {
+    // L = 128, b = 10000, d = 48: split = ln(128 / 2 pi) / ln(10000) = 0.32726, so
+    // split * 24 = 7.854 pairs: a band of 8 token pairs (pairs 0..7) is within, 9 is over.
+    Scheme s = hirope_scheme(8.0 / 24, 16);
+    s.training_length = 128;
+    SplitBound b;
+    REQUIRE(split_bound(s, 48, &b).ok());
+    CHECK(b.split == Approx(0.32726).margin(5e-6));
+    CHECK(b.pairs == 24);
+    CHECK(b.token_pairs == 8);
+    CHECK(b.max_token_pairs == 8);
+    CHECK_FALSE(b.over);
+    s.ratio = 9.0 / 24;
+    REQUIRE(split_bound(s, 48, &b).ok());
+    CHECK(b.token_pairs == 9);
+    CHECK(b.over);
+    // At L = 4096, d = 128: split * 64 = 45.03 pairs, so a band of 46 ends below it.
+    s.training_length = 4096;
+    REQUIRE(split_bound(s, 128, &b).ok());
+    CHECK(b.max_token_pairs == 46);
+    s.type = SchemeType::rope;
+    CHECK_FALSE(split_bound(s, 128, &b).ok());
+}
+
 TEST_CASE("RoPE inverse frequencies and partial rotation", "[rope][spec]") {
     Scheme s;
     std::vector<double> f;

@@ -3,6 +3,11 @@
 import { SCHEME_TYPES, SCALINGS, ROTARY, WINDOWED } from './state.js';
 import { LANGUAGE_NAMES } from './samples.js';
 import { el } from './dom.js';
+import { VOCABULARY, options } from './vocabulary.js';
+
+// Layouts with the core's default (half-split) first.
+const LAYOUT_DEFAULT = VOCABULARY.parameters.find((p) => p.name === 'layout').default;
+const LAYOUT_OPTIONS = options(VOCABULARY.layouts).sort(([a], [b]) => (b === LAYOUT_DEFAULT) - (a === LAYOUT_DEFAULT));
 
 
 export function getPath(state, key) {
@@ -73,7 +78,7 @@ export function schemeControls(side) {
     { key: k('levels'), label: 'Levels', type: 'select', options: [['2', '2: unit, token'], ['3', '3: unit, statement, token']], numeric: true, advanced: true, help: 'HiRoPE hierarchy depth: the paper\'s two levels, or three with statements in the middle band.', show: is('hirope') },
     { key: k('leaky'), label: 'Leak', type: 'number', min: 0, max: 1, step: 'any', advanced: true, help: 'Leaky ReRoPE: beyond the window the distance grows by this factor per token instead of staying at W.', show: is('leaky-rerope') },
     { key: k('base'), label: 'Base', type: 'number', min: 2, max: 1e9, step: 'any', advanced: true, help: 'RoPE base b: pair j turns by b^(-2j/d) radians per position. 10000 in most models, 500000 in Llama 3.', show: (s) => ROTARY.has(s[side].type) || s[side].type === 'sinusoidal' },
-    { key: k('layout'), label: 'Layout', type: 'select', options: [['half', 'half-split (HF)'], ['interleaved', 'interleaved (Meta)']], advanced: true, help: 'How the rotated pairs sit in memory: rotate_half (Hugging Face, GPT-NeoX) or adjacent pairs (Meta LLaMA, GPT-J).', show: (s) => ROTARY.has(s[side].type) },
+    { key: k('layout'), label: 'Layout', type: 'select', options: LAYOUT_OPTIONS, advanced: true, help: 'How the rotated pairs sit in memory: rotate_half (Hugging Face, GPT-NeoX) or adjacent pairs (Meta LLaMA, GPT-J).', show: (s) => ROTARY.has(s[side].type) },
   ].map((spec) => ({ ...spec, side: S }));
 }
 
@@ -85,7 +90,7 @@ export function sharedControls(languages, tokenizers) {
     { key: 'seed', label: 'Seed', type: 'number', min: 0, max: 2147483647, step: 1, help: 'Random seed of the per-token vectors.', show: (s) => s.source === 'seeded' },
     { key: 'headDim', label: 'Head dim', noun: 'head dimension', type: 'number', min: 2, max: 256, step: 2, advanced: true, help: 'Dimension d of the attention head: d/2 frequency pairs.' },
     { key: 'tokenizer', label: 'Tokenizer', type: 'select', options: tokenizers.map((t) => [t, { lexical: 'lexical (grammar tokens)', cl100k: 'cl100k (GPT-4)', llama2: 'Llama 2 / Code Llama' }[t] ?? t]), advanced: true, help: 'How code becomes tokens: the grammar\'s own tokens, or a real code LLM tokenizer (its vocabulary loads on first use).' },
-    { key: 'gap', label: 'Gaps', type: 'select', options: [['own', 'own unit'], ['next', 'join next'], ['previous', 'join previous']], advanced: true, help: 'Code between definitions (imports, statements): its own unit, or part of the next or previous definition.' },
+    { key: 'gap', label: 'Gaps', type: 'select', options: options(VOCABULARY.gaps), advanced: true, help: 'Code between definitions (imports, statements): its own unit, or part of the next or previous definition.' },
     { key: 'descend', label: 'Methods as units', type: 'checkbox', advanced: true, help: 'Split classes into their methods, each method its own unit.' },
   ];
 }

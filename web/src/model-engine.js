@@ -2,6 +2,7 @@
 // SideEngine): the code model's per-byte loss, its real attention for a layer and head as a
 // pooled image, and generation. Pure of DOM, so Node tests drive it directly.
 import { probImage } from './colormap.js';
+import { SCHEME_TYPES, WINDOWED } from './state.js';
 import { clampRegion, PlaygroundError } from './engine.js';
 
 /** Bytes of code the model reads (the rest is noted and left out). */
@@ -11,13 +12,8 @@ export const ATTENTION_BYTES = 1024;
 /** Bytes per point of the loss curve the engine returns (the page smooths the losses itself). */
 export const CURVE_STEP = 8;
 
-export const MODEL_SCHEMES = [
-  ['rope', 'RoPE'],
-  ['hirope', 'HiRoPE'],
-  ['rerope', 'ReRoPE'],
-  ['leaky-rerope', 'Leaky ReRoPE'],
-  ['self-extend', 'Self-Extend'],
-];
+// RoPE and the windowed schemes: the ones that keep a RoPE-trained model's rotation.
+export const MODEL_SCHEMES = SCHEME_TYPES.filter(([name]) => name === 'rope' || WINDOWED.has(name));
 
 /** The model API options for one side of the model state. */
 export function modelOptionsFor(side, language) {

@@ -7,12 +7,13 @@ import { createEditor, HEAT_LEVELS, heatLevel } from './editor.js';
 import { Heatmap, installUnitColours } from './heatmap.js';
 import { PairClient } from './client.js';
 import { buildControls, setPath } from './controls.js';
-import { MODEL_DEFAULTS, MODEL_SPLIT_RATIO, SCALINGS, normalizeWith, encodeWith, decodeWith, describeModelSide, splitBound, formatRatio, DEFAULTS } from './state.js';
+import { MODEL_DEFAULTS, MODEL_SPLIT_RATIO, SCALINGS, normalizeWith, encodeWith, decodeWith, describeModelSide, formatRatio, DEFAULTS } from './state.js';
 import { MODEL_SCHEMES, THUMB_SIZE, lossCurve } from './model-engine.js';
 import { LUTS, cssGradient, DECADES } from './colormap.js';
 import { SAMPLES, LANGUAGE_NAMES } from './samples.js';
 import { drawAxes, fitCanvas, niceTicks } from './axes.js';
 import { el, download } from './dom.js';
+import { VOCABULARY, options } from './vocabulary.js';
 
 const $ = (id) => document.getElementById(id);
 const status = $('status');
@@ -30,6 +31,10 @@ let state = await stateFromHash(location.hash);
 let zoom = null;
 let result = null; // { a, b } of the last run
 let config = null; // the model's config (from its file, once loaded)
+// The core's Split% bound for this model's training length, base and head size, at a ratio.
+const splitBoundOf = (ratio) =>
+  client.a.request('splitBound', { scheme: { type: 'hirope', ratio, base: config.ropeBase, trainingLength: config.trainingContext }, headDim: config.headDim });
+let bound = null; // splitBoundOf(0): the largest band within the bound, once the config is known
 let selected = null; // { side, index }: the query row shading the code, if any
 const workerURL = new URL('./worker.js', import.meta.url);
 if (new URLSearchParams(location.search).get('simd') === '0') workerURL.searchParams.set('simd', '0');
@@ -44,8 +49,9 @@ const modelReady = fetch(MODEL_URL)
     return response.arrayBuffer();
   })
   .then((data) => Promise.all(['a', 'b'].map((s) => client.side(s).request('modelLoad', { data })))) // each worker gets a copy
-  .then(([loaded]) => {
+  .then(async ([loaded]) => {
     config = loaded;
+    bound = await splitBoundOf(0);
     configured();
     return loaded;
   });
@@ -60,7 +66,7 @@ function sideControls(side) {
   return [
     { key: k('type'), label: 'Scheme', type: 'select', options: MODEL_SCHEMES, help: 'The position scheme applied to the model\'s queries and keys at inference (it was trained with RoPE).' },
     { key: k('ratio'), label: 'Ratio', type: 'range', min: 0, max: 1, step: 1 / PAIRS, numeric: true, help: 'HiRoPE: fraction of frequency pairs (the fast ones) that keep the byte index; the rest carry the unit index beyond the window. One step is one pair.', show: (s) => s[side].type === 'hirope' },
-    { key: k('hierarchy'), label: 'Hierarchy', type: 'select', options: [['units', 'top-level units'], ['statements', 'statements'], ['segments', 'fixed segments']], help: 'Where HiRoPE\'s high-level index comes from: top-level functions/classes or statements of the tree-sitter parse, or fixed segments of bytes.', show: (s) => s[side].type === 'hirope' },
+    { key: k('hierarchy'), label: 'Hierarchy', type: 'select', options: options(VOCABULARY.byteHierarchies), help: 'Where HiRoPE\'s high-level index comes from: top-level functions/classes or statements of the tree-sitter parse, or fixed segments of bytes.', show: (s) => s[side].type === 'hirope' },
     { key: k('segment'), label: 'Segment', type: 'number', min: 1, step: 1, help: 'Bytes per segment.', show: (s) => s[side].type === 'hirope' && s[side].hierarchy === 'segments' },
     { key: k('window'), label: 'Window', type: 'number', min: 1, step: 1, help: 'Byte distances below W use plain RoPE; from W on the scheme\'s far rule applies.', show: (s) => s[side].type !== 'rope' },
     { key: k('group'), label: 'Group', type: 'number', min: 1, step: 1, help: 'Self-Extend: far distances are divided by G.', show: (s) => s[side].type === 'self-extend' },
@@ -107,7 +113,7 @@ presets.append(el('span', { class: 'presets-label' }, 'HiRoPE at'), presetButton
 $('scheme-b').querySelector('h3').after(presets);
 
 const pairsOf = () => (config ? config.headDim / 2 : PAIRS);
-const boundRatio = () => (config ? splitBound(0, config).maxRatio : MODEL_SPLIT_RATIO);
+const boundRatio = () => (bound ? bound.maxRatio : MODEL_SPLIT_RATIO);
 
 function applyPreset(side, ratio) {
   state[side].type = 'hirope';
@@ -134,36 +140,36 @@ function syncControls() {
   sides.a.sync(state);
   sides.b.sync(state);
   $('smooth-bytes').textContent = state.smooth === 1 ? '1 byte (no smoothing)' : `${state.smooth} bytes`;
-  for (const side of ['a', 'b']) {
-    // The ratio as pairs: "8/24 pairs (0.333)".
-    const pairs = pairsOf();
-    const kept = Math.min(pairs, Math.floor(state[side].ratio * pairs + 0.5));
-    $(`c-${side}-ratio`).closest('label').querySelector('output').textContent = `${kept}/${pairs} pairs (${formatRatio(state[side].ratio)})`;
-  }
   const b = state.b;
-  const bound = boundRatio();
-  presetButtons.bound.textContent = `the Split% bound (${Math.round(bound * pairsOf())}/${pairsOf()})`;
-  presetButtons.bound.setAttribute('aria-pressed', String(b.type === 'hirope' && b.ratio === bound));
+  presetButtons.bound.textContent = `the Split% bound (${Math.round(boundRatio() * pairsOf())}/${pairsOf()})`;
+  presetButtons.bound.setAttribute('aria-pressed', String(b.type === 'hirope' && b.ratio === boundRatio()));
   presetButtons.paper.setAttribute('aria-pressed', String(b.type === 'hirope' && b.ratio === 0.5));
   thumbs.select(state.layer, state.head);
   updateHints();
 }
 
-function updateHints() {
-  if (!config) return;
+// The ratio as pairs ("8/24 pairs (0.333)") and the Split% hint, from the core once the model's
+// config is known; a newer call supersedes an older one still waiting for the worker.
+let hintCall = 0;
+async function updateHints() {
+  const call = ++hintCall;
   for (const side of ['a', 'b']) {
-    const hint = ratioHints[side];
     const s = state[side];
-    if (s.type !== 'hirope') {
+    const output = $(`c-${side}-ratio`).closest('label').querySelector('output');
+    const hint = ratioHints[side];
+    if (!config || s.type !== 'hirope') {
+      output.textContent = formatRatio(s.ratio);
       hint.textContent = '';
       hint.classList.remove('warn');
       continue;
     }
-    const bound = splitBound(s.ratio, config);
-    hint.classList.toggle('warn', bound.over);
+    const sideBound = await splitBoundOf(s.ratio);
+    if (call !== hintCall) return;
+    output.textContent = `${sideBound.tokenPairs}/${sideBound.pairs} pairs (${formatRatio(s.ratio)})`;
+    hint.classList.toggle('warn', sideBound.over);
     hint.textContent =
-      `Split% for this model (trained at ${config.trainingContext} bytes): ${(100 * bound.split).toFixed(1)}%, the ${bound.maxPairs} of ${bound.pairs} pairs whose wavelength fits in the training length; ratio ${formatRatio(s.ratio)} keeps ${bound.tokenPairs} pairs on the byte index.` +
-      (bound.over ? ` That is above the bound: pairs that never completed a period in training stay on the byte distance and see angles the model never saw (the paper's 0.5 breaks this model).` : ' Within the bound.');
+      `Split% for this model (trained at ${config.trainingContext} bytes): ${(100 * sideBound.split).toFixed(1)}%, the ${sideBound.maxTokenPairs} of ${sideBound.pairs} pairs whose wavelength fits in the training length; ratio ${formatRatio(s.ratio)} keeps ${sideBound.tokenPairs} pairs on the byte index.` +
+      (sideBound.over ? ` That is above the bound: pairs that never completed a period in training stay on the byte distance and see angles the model never saw (the paper's 0.5 breaks this model).` : ' Within the bound.');
   }
 }
 

@@ -1,5 +1,7 @@
 // One real-world-shaped sample per supported language: several top-level definitions of different
 // sizes, so the units, statements and HiRoPE's hierarchy have something to show.
+import { VOCABULARY } from './vocabulary.js';
+
 export const SAMPLES = {
   python: `"""A small LRU cache with hit statistics, and a memoizing decorator built on it."""
 from collections import OrderedDict
@@ -459,14 +461,5 @@ impl fmt::Display for IntervalSet {
 `,
 };
 
-export const LANGUAGE_NAMES = {
-  python: 'Python',
-  javascript: 'JavaScript',
-  typescript: 'TypeScript',
-  tsx: 'TSX',
-  c: 'C',
-  cpp: 'C++',
-  java: 'Java',
-  go: 'Go',
-  rust: 'Rust',
-};
+// Display names of the languages the core parses (its vocabulary).
+export const LANGUAGE_NAMES = Object.fromEntries(VOCABULARY.languages.map((l) => [l.name, l.label]));

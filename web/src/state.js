@@ -1,27 +1,17 @@
 // The playground's state: defaults, the schemes it builds for the API, and the URL form that makes
 // every view shareable by link. Pure functions (no DOM), so Node tests can use them too.
+import { VOCABULARY, options, namesWhere } from './vocabulary.js';
 
-export const SCHEME_TYPES = [
-  ['rope', 'RoPE'],
-  ['hirope', 'HiRoPE'],
-  ['rerope', 'ReRoPE'],
-  ['leaky-rerope', 'Leaky ReRoPE'],
-  ['self-extend', 'Self-Extend'],
-  ['xpos', 'xPos'],
-  ['alibi', 'ALiBi'],
-  ['sinusoidal', 'Sinusoidal'],
-  ['nope', 'NoPE'],
-];
-export const SCALINGS = [
-  ['none', 'none'],
-  ['linear', 'linear (PI)'],
-  ['ntk', 'NTK-aware'],
-  ['dynamic-ntk', 'dynamic NTK'],
-  ['yarn', 'YaRN'],
-  ['llama3', 'Llama 3'],
-];
-export const ROTARY = new Set(['rope', 'xpos', 'rerope', 'leaky-rerope', 'self-extend', 'hirope']);
-export const WINDOWED = new Set(['rerope', 'leaky-rerope', 'self-extend', 'hirope']);
+// Scheme names, labels and flags come from the core's vocabulary. The menu lists the schemes a
+// comparison starts from first (RoPE, HiRoPE), then the other windowed ones, the other rotary
+// ones, and the rest in the core's order.
+const menuRank = (s) => (s.name === 'rope' ? 0 : s.name === 'hirope' ? 1 : s.windowed ? 2 : s.rotary ? 3 : 4);
+export const SCHEME_TYPES = options([...VOCABULARY.schemes].sort((x, y) => menuRank(x) - menuRank(y)));
+// LongRoPE takes per-pair factor lists, which the page has no control for.
+export const SCALINGS = options(VOCABULARY.scalings.filter((s) => !s.parameters.includes('shortFactor')));
+export const ROTARY = namesWhere(VOCABULARY.schemes, (s) => s.rotary);
+export const WINDOWED = namesWhere(VOCABULARY.schemes, (s) => s.windowed);
+const TAKES_LENGTH = namesWhere(VOCABULARY.scalings, (s) => s.parameters.includes('originalLength'));
 
 const SCHEME_DEFAULTS = {
   type: 'rope', base: 10000, layout: 'half', ratio: 0.4, levels: 2, units: 'syntax', segment: 32, window: 64, group: 8, leaky: 0.0625,
@@ -75,7 +65,7 @@ export function schemeFor(side, state) {
     scheme.layout = side.layout;
     if (side.scaling !== 'none') {
       scheme.scaling = { type: side.scaling, factor: side.factor };
-      if (side.scaling !== 'linear' && side.scaling !== 'ntk') scheme.scaling.originalLength = state.train;
+      if (TAKES_LENGTH.has(side.scaling)) scheme.scaling.originalLength = state.train;
     }
   }
   if (WINDOWED.has(type)) {
@@ -208,20 +198,4 @@ export function describeModelSide(side) {
   if (side.type === 'hirope') parts.push(side.hierarchy === 'segments' ? `${side.segment}-byte segments` : side.hierarchy);
   if (side.scaling !== 'none') parts.push(`${side.scaling} ×${side.factor}`);
   return parts.length ? `${name} (${parts.join(', ')})` : name;
-}
-
-/**
- * Split% for a model (docs/schemes.md §6.5): the fraction of frequency pairs whose wavelength
- * fits in the training length, and whether a HiRoPE ratio keeps its token band inside it.
- * `maxPairs` is the largest band within the bound and `maxRatio` = maxPairs / pairs, the ratio
- * that gives it.
- */
-export function splitBound(ratio, { trainingContext, ropeBase, headDim }) {
-  const split = Math.log(trainingContext / (2 * Math.PI)) / Math.log(ropeBase);
-  const pairs = headDim / 2;
-  const splitPair = split * pairs;
-  const tokenPairs = Math.min(pairs, Math.floor(ratio * pairs + 0.5)); // as band_pairs() in C++
-  // The band is within when tokenPairs - 1 < splitPair.
-  const maxPairs = Math.max(0, Math.min(pairs, Math.ceil(splitPair)));
-  return { split, pairs, splitPair, tokenPairs, over: tokenPairs - 1 >= splitPair, maxPairs, maxRatio: maxPairs / pairs };
 }

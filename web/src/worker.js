@@ -67,6 +67,7 @@ async function handle(message) {
       // Only fresh arrays are transferred; cached view data is copied by structured clone.
       return reply({ type: 'result', value: result }, transferables({ image: result.image, summary: result.analysis }));
     }
+    if (type === 'splitBound') return reply({ type: 'result', value: hr.splitBound(message.scheme, message.headDim) });
     if (type === 'languageOf') return reply({ type: 'result', value: hr.detectLanguage(String(message.name)) ?? null });
     if (type === 'detect') return reply({ type: 'result', value: engine.detectLanguage(message.code) });
     if (type === 'modelLoad' || type === 'modelRun' || type === 'modelThumbnail' || type === 'modelGenerate') {
