@@ -173,7 +173,7 @@ async function analyze(opts) {
   }
 }
 
-function schemeFrom(opts) {
+function schemeFrom(opts, hr) {
   let scheme = opts.scheme || 'rope';
   if (scheme.startsWith('{')) {
     try {
@@ -183,7 +183,7 @@ function schemeFrom(opts) {
     }
   } else {
     scheme = { type: scheme };
-    const windowed = ['rerope', 'leaky-rerope', 'self-extend', 'hirope'].includes(scheme.type);
+    const windowed = hr.vocabulary.schemes.find((s) => s.name === scheme.type)?.windowed;
     if (opts.window !== undefined && windowed) scheme.window = opts.window;
     if (opts.ratio !== undefined && scheme.type === 'hirope') scheme.ratio = opts.ratio;
     if (opts.base !== undefined) scheme.base = opts.base;
@@ -200,7 +200,7 @@ async function attention(opts) {
   const headDim = opts.headDim ?? 64;
   const source = opts.source || 'seeded';
   const { q, k } = hr.qk({ source, n, headDim, tokenIds: a.tokens.ids, seed: 1 });
-  const scheme = schemeFrom(opts);
+  const scheme = schemeFrom(opts, hr);
   // A scheme with segmentSize asks for fixed segments: the core derives them when no units are
   // given, as on the page.
   const positions = typeof scheme === 'object' && scheme?.segmentSize ? { token: a.positions.token } : a.positions;

@@ -234,6 +234,10 @@ const SchemeVocabulary& scheme_vocabulary();
 // The row of a scheme type (nullptr for a value outside the enum).
 const SchemeInfo* scheme_info(SchemeType type);
 
+// The names of the schemes with a flag, for messages: scheme_names(&SchemeInfo::windowed) is
+// "rerope, leaky-rerope, self-extend, hirope".
+std::string scheme_names(bool SchemeInfo::*flag);
+
 // A value list by the name ParamInfo::values gives ("layouts"); nullptr for another name.
 const std::vector<EnumValue>* value_list(const char* name);
 

@@ -61,8 +61,8 @@ Status check_request(const AttentionRequest& r) {
     if (!std::isfinite(r.scale) || r.scale < 0)
         return Status::error("scale must be a finite number >= 0 (0 means 1/sqrt(headDim))");
     if (is_windowed(r.scheme.type) && !r.causal)
-        return Status::error("windowed schemes (rerope, leaky-rerope, self-extend, hirope) are "
-                             "defined for causal attention: set causal to true");
+        return Status::error("windowed schemes (" + scheme_names(&SchemeInfo::windowed) +
+                             ") are defined for causal attention: set causal to true");
     return {};
 }
 

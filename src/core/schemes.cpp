@@ -127,6 +127,16 @@ bool is_windowed(SchemeType t) {
     return info && info->windowed;
 }
 
+std::string scheme_names(bool SchemeInfo::*flag) {
+    std::string out;
+    for (const SchemeInfo& s : scheme_vocabulary().schemes) {
+        if (!(s.*flag)) continue;
+        if (!out.empty()) out += ", ";
+        out += s.name;
+    }
+    return out;
+}
+
 bool is_rotary(SchemeType t) {
     const SchemeInfo* info = scheme_info(t);
     return info && info->rotary;

@@ -177,8 +177,8 @@ Status Model::Impl::check_scheme(const Scheme& scheme) const {
     if (!st.ok()) return st;
     if (!is_rotary(scheme.type) && scheme.type != SchemeType::nope)
         return Status::error("the code model was trained with RoPE; its schemes must rotate q and "
-                             "k (rope with any scaling, rerope, leaky-rerope, self-extend, hirope, "
-                             "xpos) or be nope");
+                             "k (" +
+                             scheme_names(&SchemeInfo::rotary) + ", with any scaling) or be nope");
     return {};
 }
 
