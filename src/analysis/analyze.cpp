@@ -598,7 +598,7 @@ Status parse_only(std::string_view code, const std::string& language, bool* has_
 
 Status analyze(std::string_view code, const AnalyzeOptions& options, Analysis* out) {
     if (options.hierarchy == Hierarchy::segments && options.segment_size < 1)
-        return Status::error("segmentSize must be an integer >= 1, got " +
+        return Status::error("segment_size must be an integer >= 1, got " +
                              std::to_string(options.segment_size));
     return with_tree(code, options.language, [&](const detail::LanguageRules& rules, TSTree* tree) {
         analyze_tree(code, options, rules, tree, out);

@@ -390,7 +390,11 @@ SchemeVocabulary make_vocabulary() {
                           "(1 - ratio) / 2"};
     v.default_rules = {log_n, statement};
 
-    v.arguments = {{"head_dim", "headDim"}, {"rotary_dim", "rotaryDim"}};
+    // Option names of the analysis and the model that their messages use.
+    v.arguments = {{"head_dim", "headDim"},
+                   {"rotary_dim", "rotaryDim"},
+                   {"max_bytes", "maxBytes"},
+                   {"segment_size", "segmentSize"}};
     return v;
 }
 

@@ -269,13 +269,13 @@ int sample(const std::vector<float>& logits, double temperature, util::SplitMix6
 Status generate(const Model& model, std::string_view prompt, const GenerateOptions& o,
                 std::string* out) {
     if (prompt.empty()) return Status::error("the prompt must hold at least 1 byte");
-    if (o.max_bytes < 0) return Status::error("maxBytes must be >= 0");
+    if (o.max_bytes < 0) return Status::error("max_bytes must be >= 0");
     if (!std::isfinite(o.temperature) || o.temperature < 0)
         return Status::error("temperature must be a finite number >= 0");
     const int64_t total = static_cast<int64_t>(prompt.size()) + o.max_bytes;
     if (total > ModelLimits::max_input_bytes)
         return Status::error("prompt (" + std::to_string(prompt.size()) +
-                             " bytes) plus maxBytes (" + std::to_string(o.max_bytes) +
+                             " bytes) plus max_bytes (" + std::to_string(o.max_bytes) +
                              ") exceeds the model's limit of " +
                              std::to_string(ModelLimits::max_input_bytes) + " bytes");
     const bool parsed = o.hierarchy.hierarchy != ByteHierarchy::segments;
