@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // hirope command-line tool.
 import fs from 'node:fs';
+import path from 'node:path';
 import init, { HiRoPEError } from '../dist/index.js';
 import { encodePNG, heatmapRGBA } from './png.mjs';
 import { bucketLabel, bucketLosses, defaultBuckets, presetSchemes, windowsOf } from './model-eval.mjs';
@@ -45,6 +46,7 @@ options:
   --window W          window of windowed schemes (default 512)
   --ratio R           HiRoPE's token fraction (default 0.5)
   --base B            RoPE base (default 10000)
+                      (with a JSON --scheme, put window, ratio and base in the JSON instead)
   --head-dim D        head dimension (default 64)
   --source S          seeded (default: random vectors per token id) or ones (content-free)
   --size N            image size in pixels (default: tokens, at most 1024); below the token
@@ -85,65 +87,296 @@ options:
 };
 
 class UsageError extends Error {}
+// A file the CLI cannot read or write: one line naming the file and the reason, exit 1.
+class FileError extends Error {}
 
-function parseArgs(argv) {
+// Every option: how its value is taken. Numbers stay text until the command checks them against
+// their range (some ranges come from the package), so that a message reports the text as given.
+const OPTIONS = {
+  '--help': { key: 'help' },
+  '-h': { key: 'help' },
+  '--json': { key: 'json' },
+  '--descend-classes': { key: 'descendClasses' },
+  '--language': { key: 'language', value: true },
+  '--tokenizer': { key: 'tokenizer', value: true },
+  '--gap': { key: 'gap', value: true },
+  '--source': { key: 'source', value: true },
+  '--png': { key: 'png', value: true },
+  '--weights': { key: 'weights', value: true },
+  '--scheme': { key: 'scheme', value: true },
+  '--window': { key: 'window', value: true },
+  '--ratio': { key: 'ratio', value: true },
+  '--base': { key: 'base', value: true },
+  '--head-dim': { key: 'headDim', value: true },
+  '--size': { key: 'size', value: true },
+  '--repeats': { key: 'repeats', value: true },
+  '--n': { key: 'n', value: true },
+  '--segments': { key: 'segments', value: true },
+  '--length': { key: 'length', value: true },
+  '--per-file': { key: 'perFile', value: true },
+  '--max-bytes': { key: 'maxBytes', value: true },
+  '--temperature': { key: 'temperature', value: true },
+  '--seed': { key: 'seed', value: true },
+};
+const ANALYSIS_OPTIONS = ['--language', '--tokenizer', '--gap', '--descend-classes', '--segments'];
+const COMMAND_OPTIONS = {
+  analyze: [...ANALYSIS_OPTIONS, '--json'],
+  attention: ['--png', '--scheme', '--window', '--ratio', '--base', '--head-dim', '--source', '--size', ...ANALYSIS_OPTIONS],
+  bench: ['--n', '--head-dim', '--repeats'],
+  'eval-model': ['--scheme', '--length', '--per-file', '--weights', '--json'],
+  generate: ['--scheme', '--max-bytes', '--temperature', '--seed', '--weights'],
+};
+// Options that may be given more than once (each value kept, in order).
+const REPEATABLE = { 'eval-model': ['--scheme'] };
+
+/**
+ * The options of one command: { positional, help?, json?, descendClasses?, <key>: text, schemes? }.
+ * Takes --opt value and --opt=value; '--' ends the options. An option the command does not take,
+ * a missing or empty value, a value given twice: UsageError.
+ */
+function parseArgs(command, argv) {
+  const allowed = COMMAND_OPTIONS[command];
+  const repeatable = REPEATABLE[command] || [];
   const opts = { positional: [] };
+  const seen = new Set();
   for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    const value = () => {
-      if (i + 1 >= argv.length) throw new UsageError(`${a} needs a value`);
-      return argv[++i];
-    };
-    if (a === '--help' || a === '-h') opts.help = true;
-    else if (a === '--json') opts.json = true;
-    else if (a === '--descend-classes') opts.descendClasses = true;
-    else if (a === '--language') opts.language = value();
-    else if (a === '--tokenizer') opts.tokenizer = value();
-    else if (a === '--gap') opts.gap = value();
-    else if (a === '--png') opts.png = value();
-    else if (a === '--scheme') (opts.schemes ||= []).push((opts.scheme = value()));
-    else if (a === '--weights') opts.weights = value();
-    else if (a === '--source') opts.source = value();
-    else if (['--window', '--ratio', '--base', '--head-dim', '--size', '--repeats', '--length', '--per-file', '--max-bytes', '--temperature', '--seed'].includes(a)) {
-      const v = value();
-      const x = Number(v);
-      if (!Number.isFinite(x)) throw new UsageError(`${a} needs a number, got '${v}'`);
-      opts[a.slice(2).replace(/-(.)/g, (_, c) => c.toUpperCase())] = x;
-    } else if (a === '--n') {
-      const v = value();
-      const list = v.split(',').map(Number);
-      if (!list.every((x) => Number.isInteger(x) && x > 0)) throw new UsageError(`--n needs positive integers, got '${v}'`);
-      opts.n = list;
-    } else if (a === '--segments') {
-      const v = value();
-      if (!/^[1-9]\d*$/.test(v)) throw new UsageError(`--segments needs a positive integer, got '${v}'`);
-      opts.segmentSize = Number(v);
-    } else if (a.startsWith('-')) throw new UsageError(`unknown option ${a}`);
-    else opts.positional.push(a);
+    const arg = argv[i];
+    if (arg === '--') {
+      opts.positional.push(...argv.slice(i + 1));
+      break;
+    }
+    if (!arg.startsWith('-') || arg === '-') {
+      opts.positional.push(arg);
+      continue;
+    }
+    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
+    const flag = eq > 0 ? arg.slice(0, eq) : arg;
+    const spec = OPTIONS[flag];
+    if (!spec) throw new UsageError(`unknown option ${flag}`);
+    if (!allowed.includes(flag) && spec.key !== 'help') throw new UsageError(`${command} takes no option ${flag}`);
+    if (!spec.value) {
+      if (eq > 0) throw new UsageError(`${flag} takes no value, got '${arg.slice(eq + 1)}'`);
+      opts[spec.key] = true;
+      continue;
+    }
+    let text;
+    if (eq > 0) text = arg.slice(eq + 1);
+    else {
+      if (i + 1 >= argv.length) throw new UsageError(`${flag} needs a value`);
+      text = argv[++i];
+      if (text.startsWith('--') || text === '-h') throw new UsageError(`${flag} needs a value, got the option ${text}`);
+    }
+    if (text === '') throw new UsageError(`${flag} needs a value, got ''`);
+    if (seen.has(flag) && !repeatable.includes(flag)) throw new UsageError(`${flag} is given twice`);
+    seen.add(flag);
+    if (flag === '--scheme') (opts.schemes ||= []).push(text);
+    opts[spec.key] = text;
   }
   return opts;
 }
 
-async function analyzeFile(opts, command) {
-  if (opts.positional.length !== 1) throw new UsageError(`${command} needs exactly one FILE`);
-  const file = opts.positional[0];
-  const code = new TextDecoder().decode(readBytes(file));
-  const tokenizer = opts.tokenizer || 'lexical';
-  const hr = await init();
-  if (tokenizer !== 'lexical' && hr.tokenizers.includes(tokenizer)) await hr.loadTokenizer(tokenizer);
-  const a = hr.analyze(code, {
-    ...(opts.language ? { language: opts.language } : { filename: file }),
-    tokenizer,
-    ...(opts.gap ? { gap: opts.gap } : {}),
+const flagOf = (key) => Object.keys(OPTIONS).find((f) => OPTIONS[f].key === key);
+
+function rangeText({ min, max, minOpen = false, maxOpen = false }) {
+  const lo = min === undefined || min === null ? null : minOpen ? `> ${min}` : `>= ${min}`;
+  const hi = max === undefined || max === null ? null : maxOpen ? `< ${max}` : `<= ${max}`;
+  if (lo && hi && !minOpen && !maxOpen) return `in [${min}, ${max}]`;
+  return [lo, hi].filter(Boolean).join(' and ');
+}
+
+/** An integer option within [min, max] (max at most 2^53 - 1), or fallback when not given. */
+function intOption(opts, key, min, max, fallback) {
+  const text = opts[key];
+  if (text === undefined) return fallback;
+  const x = /^[+-]?\d+$/.test(text) ? Number(text) : NaN;
+  const hi = Math.min(max, Number.MAX_SAFE_INTEGER);
+  if (!Number.isSafeInteger(x) || x < min || x > hi) throw new UsageError(`${flagOf(key)} needs an integer ${rangeText({ min, max: hi })}, got '${text}'`);
+  return x;
+}
+
+/** A finite number option within a range ({ min, max, minOpen, maxOpen }), or fallback. */
+function numberOption(opts, key, range, fallback) {
+  const text = opts[key];
+  if (text === undefined) return fallback;
+  const x = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text) ? Number(text) : NaN;
+  const { min, max, minOpen, maxOpen } = range;
+  const below = min !== undefined && min !== null && (minOpen ? x <= min : x < min);
+  const above = max !== undefined && max !== null && (maxOpen ? x >= max : x > max);
+  if (!Number.isFinite(x) || below || above) {
+    const r = rangeText(range);
+    throw new UsageError(`${flagOf(key)} needs a number${r ? ' ' + r : ''}, got '${text}'`);
+  }
+  return x;
+}
+
+/** --n: a comma-separated list of integers in [1, max]. */
+function listOption(opts, key, max, fallback) {
+  const text = opts[key];
+  if (text === undefined) return fallback;
+  const list = text.split(',').map((v) => (/^\+?\d+$/.test(v) ? Number(v) : NaN));
+  if (!list.every((x) => Number.isSafeInteger(x) && x >= 1 && x <= max)) {
+    throw new UsageError(`${flagOf(key)} needs positive integers up to ${max}, separated by commas, got '${text}'`);
+  }
+  return list;
+}
+
+function checkPositional(opts, command, min, max, what) {
+  const n = opts.positional.length;
+  if (n < min || n > max) {
+    if (max === 0) throw new UsageError(`${command} takes no FILE, got '${opts.positional[0]}'`);
+    throw new UsageError(`${command} needs ${min === max ? 'exactly one' : 'at least one'} FILE${what ? ` (${what})` : ''}`);
+  }
+  if (opts.positional.includes('')) throw new UsageError(`${command} got an empty FILE name`);
+}
+
+// ---- Files ---------------------------------------------------------------------------------
+
+const REASONS = {
+  ENOENT: 'no such file',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EISDIR: 'is a directory',
+  ENOTDIR: 'a component of the path is not a directory',
+  ELOOP: 'too many levels of symbolic links',
+  ENAMETOOLONG: 'file name too long',
+  EROFS: 'read-only file system',
+  ENOSPC: 'no space left on device',
+  EDQUOT: 'disk quota exceeded',
+  EFBIG: 'file too large',
+  EIO: 'input/output error',
+  ENXIO: 'no such device or address',
+  EMFILE: 'too many open files',
+  ENFILE: 'too many open files',
+  ETXTBSY: 'text file busy',
+};
+const reasonOf = (e) => REASONS[e?.code] || String(e?.message ?? e).split('\n')[0];
+
+function kindOf(st) {
+  if (st.isDirectory()) return 'is a directory';
+  const kind = st.isCharacterDevice() ? 'a character device' : st.isBlockDevice() ? 'a block device' : st.isFIFO() ? 'a FIFO' : st.isSocket() ? 'a socket' : 'not a file';
+  return `not a regular file (${kind})`;
+}
+
+/**
+ * The bytes of a regular file of at most `limit` bytes (`what` names the limit). Anything else is
+ * refused before it is read: a directory, device, FIFO or socket, or a file over the limit.
+ */
+function readInput(file, limit, what) {
+  const fail = (reason) => new FileError(`cannot read ${file}: ${reason}`);
+  const overLimit = (size) => fail(`${size} bytes, over the ${what} limit of ${limit} bytes`);
+  let st;
+  try {
+    st = fs.statSync(file);
+  } catch (e) {
+    throw fail(reasonOf(e));
+  }
+  if (!st.isFile()) throw fail(kindOf(st));
+  if (limit !== undefined && st.size > limit) throw overLimit(st.size);
+  let fd;
+  try {
+    // O_NONBLOCK: should the path have become a FIFO since the stat, opening it does not wait.
+    fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
+  } catch (e) {
+    throw fail(reasonOf(e));
+  }
+  try {
+    const now = fs.fstatSync(fd);
+    if (!now.isFile()) throw fail(kindOf(now));
+    // Read at most limit + 1 bytes: a file that grows past the limit is refused, not swallowed.
+    const cap = limit === undefined ? Infinity : limit + 1;
+    let buf = Buffer.allocUnsafe(Math.max(1, Math.min(cap, now.size + 1)));
+    let total = 0;
+    for (;;) {
+      if (total === buf.length) {
+        if (total >= cap) throw fail(`over the ${what} limit of ${limit} bytes`);
+        const grown = Buffer.allocUnsafe(Math.min(cap, buf.length * 2));
+        buf.copy(grown, 0, 0, total);
+        buf = grown;
+      }
+      const got = fs.readSync(fd, buf, total, buf.length - total, null);
+      if (got === 0) break;
+      total += got;
+    }
+    return new Uint8Array(buf.buffer, buf.byteOffset, total);
+  } catch (e) {
+    if (e instanceof FileError) throw e;
+    throw fail(reasonOf(e));
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function writeError(file, e) {
+  if (e.code === 'ENOENT') return new FileError(`cannot write ${file}: no such directory ${path.dirname(file)}`);
+  return new FileError(`cannot write ${file}: ${reasonOf(e)}`);
+}
+
+/** Checks, before any work, that `file` can be written: not a directory, in a writable directory. */
+function checkOutput(file) {
+  let st = null;
+  try {
+    st = fs.statSync(file);
+  } catch (e) {
+    if (e.code !== 'ENOENT' && e.code !== 'ENOTDIR') throw writeError(file, e);
+  }
+  if (st?.isDirectory()) throw new FileError(`cannot write ${file}: is a directory`);
+  const dir = path.dirname(file);
+  let dirStat;
+  try {
+    dirStat = fs.statSync(dir);
+  } catch (e) {
+    throw writeError(file, e);
+  }
+  if (!dirStat.isDirectory()) throw new FileError(`cannot write ${file}: ${dir} is not a directory`);
+  try {
+    fs.accessSync(st ? file : dir, fs.constants.W_OK);
+  } catch (e) {
+    throw writeError(file, e);
+  }
+}
+
+function writeOutput(file, bytes) {
+  try {
+    fs.writeFileSync(file, bytes);
+  } catch (e) {
+    throw writeError(file, e);
+  }
+}
+
+// ---- Package limits --------------------------------------------------------------------------
+
+/** Bytes of source text one analysis takes (the runtime's analysis limit, 64 MiB). */
+const sourceLimit = (hr) => positive(hr.limits.maxSourceBytes);
+/** Bytes of a weights file the model loader takes. */
+const modelFileLimit = (hr) => positive(hr.limits.maxModelFileBytes);
+// A limit the package does not state is left to the package's own checks.
+const positive = (x) => (Number.isSafeInteger(x) && x > 0 ? x : undefined);
+
+// ---- Commands ------------------------------------------------------------------------------
+
+function analysisOptions(opts, file) {
+  return {
+    ...(opts.language !== undefined ? { language: opts.language } : { filename: file }),
+    tokenizer: opts.tokenizer ?? 'lexical',
+    ...(opts.gap !== undefined ? { gap: opts.gap } : {}),
     ...(opts.descendClasses ? { descendClasses: true } : {}),
-    ...(opts.segmentSize ? { hierarchy: 'segments', segmentSize: opts.segmentSize } : {}),
-  });
-  return { hr, a, file };
+    ...(opts.segments !== undefined ? { hierarchy: 'segments', segmentSize: intOption(opts, 'segments', 1, Number.MAX_SAFE_INTEGER) } : {}),
+  };
+}
+
+async function analyzeFile(hr, opts) {
+  const file = opts.positional[0];
+  const options = analysisOptions(opts, file);
+  const code = new TextDecoder().decode(readInput(file, sourceLimit(hr), 'source'));
+  const { tokenizer } = options;
+  if (tokenizer !== 'lexical' && hr.tokenizers.includes(tokenizer)) await hr.loadTokenizer(tokenizer);
+  return { a: hr.analyze(code, options), file };
 }
 
 async function analyze(opts) {
-  if (opts.help) return console.log(HELP.analyze);
-  const { a, file } = await analyzeFile(opts, 'analyze');
+  checkPositional(opts, 'analyze', 1, 1);
+  const hr = await init();
+  const { a, file } = await analyzeFile(hr, opts);
   if (opts.json) {
     const out = {
       file,
@@ -173,51 +406,87 @@ async function analyze(opts) {
   }
 }
 
+// --window, --ratio and --base: fields of a named scheme.
+const SCHEME_FLAGS = [
+  ['window', 'window'],
+  ['ratio', 'ratio'],
+  ['base', 'base'],
+];
+
+/**
+ * The scheme of --scheme: a JSON object as given, or a name with --window, --ratio and --base as
+ * its fields. A flag beside a JSON scheme, or one the named scheme does not take, is a usage
+ * error (rather than silently dropped); ranges come from the package's vocabulary.
+ */
 function schemeFrom(opts, hr) {
-  let scheme = opts.scheme || 'rope';
-  if (scheme.startsWith('{')) {
-    try {
-      scheme = JSON.parse(scheme);
-    } catch {
-      throw new UsageError(`--scheme is not valid JSON: ${scheme}`);
+  const text = opts.scheme ?? 'rope';
+  const given = SCHEME_FLAGS.filter(([key]) => opts[key] !== undefined);
+  if (text.trimStart().startsWith('{')) {
+    if (given.length) {
+      const [key, field] = given[0];
+      throw new UsageError(`${flagOf(key)} cannot be combined with a JSON --scheme: put "${field}" in the JSON`);
     }
-  } else {
-    scheme = { type: scheme };
-    const windowed = hr.vocabulary.schemes.find((s) => s.name === scheme.type)?.windowed;
-    if (opts.window !== undefined && windowed) scheme.window = opts.window;
-    if (opts.ratio !== undefined && scheme.type === 'hirope') scheme.ratio = opts.ratio;
-    if (opts.base !== undefined) scheme.base = opts.base;
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new UsageError(`--scheme is not valid JSON: ${text}`);
+    }
+  }
+  const scheme = { type: text };
+  const info = hr.vocabulary.schemes.find((s) => s.name === text);
+  // An unknown name: the package's message lists the schemes.
+  if (!info) return scheme;
+  for (const [key, field] of given) {
+    const flag = flagOf(key);
+    if (!info.parameters.includes(field)) {
+      const takers = hr.vocabulary.schemes.filter((s) => s.parameters.includes(field)).map((s) => s.name);
+      throw new UsageError(`${flag} does not apply to scheme '${text}' (it applies to ${takers.join(', ')})`);
+    }
+    const p = hr.vocabulary.parameters.find((x) => x.name === field);
+    if (p?.kind === 'integer') scheme[field] = intOption(opts, key, p.min ?? 1, Math.min(p.max ?? Infinity, p.limit ?? Infinity));
+    else scheme[field] = numberOption(opts, key, p ? { min: p.min, max: p.max, minOpen: p.minOpen, maxOpen: p.maxOpen } : {});
   }
   return scheme;
 }
 
+const MAX_IMAGE = 8192;
+
 async function attention(opts) {
-  if (opts.help) return console.log(HELP.attention);
+  checkPositional(opts, 'attention', 1, 1);
   if (!opts.png) throw new UsageError('attention needs --png OUT.png');
-  const { hr, a, file } = await analyzeFile(opts, 'attention');
+  const hr = await init();
+  // Every option is checked, and the image found writable, before the file is read.
+  const headDim = intOption(opts, 'headDim', 1, hr.limits.maxHeadDim, 64);
+  const givenSize = intOption(opts, 'size', 1, MAX_IMAGE);
+  const scheme = schemeFrom(opts, hr);
+  const source = opts.source ?? 'seeded';
+  analysisOptions(opts, opts.positional[0]);
+  checkOutput(opts.png);
+  const { a, file } = await analyzeFile(hr, opts);
   const n = a.tokens.count;
   if (n === 0) throw new HiRoPEError(`${file} has no tokens`);
-  const headDim = opts.headDim ?? 64;
-  const source = opts.source || 'seeded';
   const { q, k } = hr.qk({ source, n, headDim, tokenIds: a.tokens.ids, seed: 1 });
-  const scheme = schemeFrom(opts, hr);
   // A scheme with segmentSize asks for fixed segments: the core derives them when no units are
   // given, as on the page.
   const positions = typeof scheme === 'object' && scheme?.segmentSize ? { token: a.positions.token } : a.positions;
   const probs = hr.attention({ q, k, n, headDim, positions, scheme });
-  const size = opts.size ?? Math.min(n, 1024);
-  if (!Number.isInteger(size) || size < 1 || size > 8192) throw new UsageError(`--size must be an integer in [1, 8192], got ${size}`);
-  fs.writeFileSync(opts.png, encodePNG(size, size, heatmapRGBA(hr, probs, n, size)));
+  const size = givenSize ?? Math.min(n, 1024);
+  writeOutput(opts.png, encodePNG(size, size, heatmapRGBA(hr, probs, n, size)));
   console.log(`${opts.png}: ${size}x${size} heatmap of ${n} ${a.tokenizer} tokens, ${a.units.length} units`);
 }
 
+const MAX_REPEATS = 100000;
+
 async function bench(opts) {
-  if (opts.help) return console.log(HELP.bench);
+  checkPositional(opts, 'bench', 0, 0);
   const hr = await init();
-  const headDim = opts.headDim ?? 64;
-  const repeats = opts.repeats ?? 5;
+  const headDim = intOption(opts, 'headDim', 1, hr.limits.maxHeadDim, 64);
+  const repeats = intOption(opts, 'repeats', 1, MAX_REPEATS, 5);
+  // n x n probabilities: n within the token limit and n * n within the output limit.
+  const maxN = Math.min(hr.limits.maxTokens, Math.floor(Math.sqrt(hr.limits.maxOutputElements)));
+  const ns = listOption(opts, 'n', maxN, [512, 1024, 2048]);
   console.log(`hirope ${hr.backend}, head dim ${headDim}, median of ${repeats} after a warm-up`);
-  for (const n of opts.n || [512, 1024, 2048]) {
+  for (const n of ns) {
     const { q, k } = hr.qk({ n, headDim, seed: 1 });
     const out = new Float32Array(n * n);
     for (const scheme of ['rope', { type: 'hirope', segmentSize: 64 }]) {
@@ -238,23 +507,13 @@ async function bench(opts) {
   }
 }
 
-function readBytes(file) {
-  try {
-    return new Uint8Array(fs.readFileSync(file));
-  } catch (e) {
-    throw new HiRoPEError(`cannot read ${file}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`);
-  }
-}
-
-async function loadModel(opts) {
-  const hr = await init();
-  const model = await hr.model.load(opts.weights ? { data: readBytes(opts.weights) } : {});
-  return { hr, model };
+async function loadModel(hr, opts) {
+  return hr.model.load(opts.weights ? { data: readInput(opts.weights, modelFileLimit(hr), 'model file') } : {});
 }
 
 // A preset name or a JSON object of model options ({ scheme, hierarchy, segmentSize, ... }).
 function modelOptions(spec, presets) {
-  if (spec.startsWith('{')) {
+  if (spec.trimStart().startsWith('{')) {
     try {
       return JSON.parse(spec);
     } catch {
@@ -265,29 +524,27 @@ function modelOptions(spec, presets) {
   return presets[spec];
 }
 
-function checkInteger(value, name, min) {
-  if (value !== undefined && (!Number.isInteger(value) || value < min)) throw new UsageError(`${name} must be an integer >= ${min}, got ${value}`);
-}
-
 async function evalModel(opts) {
-  if (opts.help) return console.log(HELP['eval-model']);
-  if (opts.positional.length === 0) throw new UsageError('eval-model needs at least one FILE');
-  checkInteger(opts.length, '--length', 2);
-  checkInteger(opts.perFile, '--per-file', 1);
-  const files = opts.positional.map((name) => ({ name, bytes: readBytes(name) }));
-  const { model } = await loadModel(opts);
+  checkPositional(opts, 'eval-model', 1, Infinity);
+  const hr = await init();
+  const model = await loadModel(hr, opts);
   const L = model.config.trainingContext;
-  const length = opts.length ?? 8 * L;
+  const length = intOption(opts, 'length', 2, Number.MAX_SAFE_INTEGER, 8 * L);
+  const perFile = intOption(opts, 'perFile', 1, Number.MAX_SAFE_INTEGER);
   const presets = presetSchemes(L, length);
   const names = opts.schemes || Object.keys(presets);
-  const windows = windowsOf(files, length, opts.perFile);
+  const options = names.map((name) => modelOptions(name, presets));
+  const files = opts.positional.map((name) => ({ name, bytes: readInput(name, sourceLimit(hr), 'source') }));
+  const windows = windowsOf(files, length, perFile);
   if (windows.length === 0) throw new HiRoPEError(`no file holds ${length} bytes (one window); pass a smaller --length`);
+  // A window is one call of the model: at most its input limit.
+  if (length > model.maxInputBytes) throw new UsageError(`--length needs an integer in [2, ${model.maxInputBytes}] (the model's input limit), got '${opts.length}'`);
   const edges = defaultBuckets(L, length);
   const results = {};
-  for (const name of names) {
-    const { sums, counts } = bucketLosses(model, windows, modelOptions(name, presets), edges);
+  names.forEach((name, i) => {
+    const { sums, counts } = bucketLosses(model, windows, options[i], edges);
     results[name] = counts.map((c, b) => sums.reduce((acc, row) => acc + row[b], 0) / (c * windows.length));
-  }
+  });
   if (opts.json) {
     process.stdout.write(JSON.stringify({ model: model.config.name, length, windows: windows.length, buckets: edges, bitsPerByte: results }) + '\n');
     return;
@@ -301,38 +558,48 @@ async function evalModel(opts) {
 }
 
 async function generate(opts) {
-  if (opts.help) return console.log(HELP.generate);
-  if (opts.positional.length !== 1) throw new UsageError('generate needs exactly one FILE (the prompt)');
-  const prompt = readBytes(opts.positional[0]);
-  const { model } = await loadModel(opts);
+  checkPositional(opts, 'generate', 1, 1, 'the prompt');
+  const hr = await init();
+  const model = await loadModel(hr, opts);
+  const maxBytes = intOption(opts, 'maxBytes', 0, model.maxInputBytes, 256);
+  const temperature = numberOption(opts, 'temperature', { min: 0 });
+  const seed = intOption(opts, 'seed', 0, Number.MAX_SAFE_INTEGER);
   const presets = presetSchemes(model.config.trainingContext, 8 * model.config.trainingContext);
-  const options = modelOptions(opts.scheme || 'rope', presets);
+  const options = modelOptions(opts.scheme ?? 'rope', presets);
+  const prompt = readInput(opts.positional[0], model.maxInputBytes, "model's input");
   const { text } = model.generate(prompt, {
     ...options,
-    maxBytes: opts.maxBytes ?? 256,
-    ...(opts.temperature !== undefined ? { temperature: opts.temperature } : {}),
-    ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+    maxBytes,
+    ...(temperature !== undefined ? { temperature } : {}),
+    ...(seed !== undefined ? { seed } : {}),
   });
   process.stdout.write(text + '\n');
 }
 
+const COMMANDS = { analyze, attention, bench, 'eval-model': evalModel, generate };
+
 async function main(argv) {
   const [command, ...rest] = argv;
   if (!command || command === '--help' || command === '-h') return console.log(HELP.main);
-  const opts = parseArgs(rest);
-  if (command === 'analyze') return analyze(opts);
-  if (command === 'attention') return attention(opts);
-  if (command === 'bench') return bench(opts);
-  if (command === 'eval-model') return evalModel(opts);
-  if (command === 'generate') return generate(opts);
-  throw new UsageError(`unknown command '${command}'`);
+  if (!Object.hasOwn(COMMANDS, command)) throw new UsageError(`unknown command '${command}'`);
+  // --help anywhere before '--' prints the command's help, whatever else is given.
+  const end = rest.indexOf('--');
+  if ((end < 0 ? rest : rest.slice(0, end)).some((a) => a === '--help' || a === '-h')) return console.log(HELP[command]);
+  return COMMANDS[command](parseArgs(command, rest));
 }
+
+// stdout closed early (hirope ... | head): stop quietly; any other write error: one line.
+process.stdout.on('error', (e) => {
+  if (e.code === 'EPIPE') process.exit(0);
+  console.error(`hirope: cannot write standard output: ${reasonOf(e)}`);
+  process.exit(1);
+});
 
 main(process.argv.slice(2)).catch((e) => {
   if (e instanceof UsageError) {
     console.error(`hirope: ${e.message} (see hirope --help)`);
     process.exit(2);
   }
-  console.error(`hirope: ${e instanceof HiRoPEError ? e.message : e.stack || e}`);
+  console.error(`hirope: ${e instanceof HiRoPEError || e instanceof FileError ? e.message : e.stack || e}`);
   process.exit(1);
 });

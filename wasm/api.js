@@ -7,7 +7,8 @@
 //
 // Every array crosses into the WASM heap once per call and is freed before the call returns,
 // errors included, so repeated calls never grow the heap. Bad arguments throw HiRoPEError with
-// a message naming the argument.
+// a message naming the argument. Each call reads its options once, checks what it read, then
+// copies it (errors.js): no getter or Proxy of the caller runs between the checks and the copies.
 //
 // The modules beside this one, by role: errors.js (HiRoPEError, argument helpers), vocabulary.js
 // (scheme names, defaults and checks from the core's table), runtime.js (the heap, strips,
@@ -15,12 +16,12 @@
 // result), model.js (hr.model), init.js (loading the module), webgpu.js (attentionAsync on the
 // GPU), worker.js / worker-client.js ('hirope/worker').
 
-import { HiRoPEError, fail, describe, iota, checkCount, checkFloat32 } from './errors.js';
+import { HiRoPEError, fail, describe, iota, checkCount, checkFloat32, checkStill, checkBytes, readOptions, readArray, callerArray } from './errors.js';
 import { Vocabulary, registerVocabulary } from './vocabulary.js';
-import { Runtime, TOKENIZER_DATA, readData, normalizePositions, checkPool, tokenIds } from './runtime.js';
+import { Runtime, TOKENIZER_DATA, readData, normalizePositions, readPositions, checkPool, readPool, tokenIds } from './runtime.js';
 import { AnalysisCodec } from './analysis-codec.js';
 import { ModelLoader } from './model.js';
-import { loadModule, startGPU } from './init.js';
+import { INIT_KEYS, loadModule, startGPU } from './init.js';
 
 export { HiRoPEError };
 export { normalizeScheme } from './vocabulary.js';
@@ -28,8 +29,14 @@ export { segmentPositions } from './runtime.js';
 export { simdSupported } from './init.js';
 
 // attention()'s kernel option, as users name it -> the core's kernel.
-const KERNELS = { tiled: 'fast', reference: 'reference' };
+const KERNELS = new Map([['tiled', 'fast'], ['reference', 'reference']]);
 const ANALYZE_KEYS = ['language', 'filename', 'tokenizer', 'gap', 'descendClasses', 'hierarchy', 'segmentSize'];
+// The options each call reads (phase 1, see errors.js), each once.
+const SHAPE_KEYS = ['n', 'headDim', 'heads', 'scheme', 'positions'];
+const ATTENTION_KEYS = [...SHAPE_KEYS, 'q', 'k', 'v', 'output', 'causal', 'scale', 'kernel', 'out', 'pool'];
+const ROTATE_KEYS = [...SHAPE_KEYS, 'x', 'role', 'branch'];
+const POOL_OPTION_KEYS = ['matrix', 'n', 'causal', 'rows', 'cols', 'region', 'ratio', 'raw', 'rowMax'];
+const QK_KEYS = ['source', 'n', 'headDim', 'heads', 'tokenIds', 'seed'];
 
 /** The API object returned by init(). */
 export class HiRoPE {
@@ -39,7 +46,7 @@ export class HiRoPE {
    * for a GPU backend.
    */
   constructor(mod, backend, dataFiles = {}, options = {}) {
-    const vocabulary = new Vocabulary(mod.vocabulary());
+    const vocabulary = new Vocabulary(mod.vocabulary(), mod.limits());
     registerVocabulary(vocabulary);
     const runtime = new Runtime(mod, vocabulary);
     this._runtime = runtime;
@@ -88,7 +95,8 @@ export class HiRoPE {
    * Loads a tokenizer's vocabulary (once). By default the bytes come from data/NAME.bin next to
    * this module (a file read in Node, a fetch in browsers); options.data supplies them instead.
    */
-  async loadTokenizer(name, { data } = {}) {
+  async loadTokenizer(name, options) {
+    const { data } = readOptions(options, ['data']);
     const runtime = this._runtime;
     runtime.needAnalysis();
     if (name === 'lexical') return;
@@ -100,8 +108,7 @@ export class HiRoPE {
       if (!url) fail(`no location for the '${name}' tokenizer data: pass options.data or init({ dataURL })`);
       bytes = await readData(url);
     }
-    if (bytes instanceof ArrayBuffer) bytes = new Uint8Array(bytes);
-    if (!(bytes instanceof Uint8Array)) fail(`options.data must be a Uint8Array or ArrayBuffer, got ${describe(bytes)}`);
+    bytes = checkBytes(bytes, 'options.data');
     const handle = new runtime.mod.TokenizerHandle();
     try {
       runtime.run((heap) => runtime.check(handle.load(...heap.bytes(bytes))));
@@ -122,7 +129,8 @@ export class HiRoPE {
   }
 
   /** Parses code and nothing more: { hasError } (a validity check, and the bare-parse baseline). */
-  parse(code, { language } = {}) {
+  parse(code, options) {
+    const { language } = readOptions(options, ['language']);
     const runtime = this._runtime;
     runtime.needAnalysis();
     this._vocabulary.checkLanguage(language);
@@ -132,7 +140,8 @@ export class HiRoPE {
   }
 
   /** Token ids of text under a loaded tokenizer (no parsing). */
-  encode(text, { tokenizer = 'cl100k' } = {}) {
+  encode(text, options) {
+    const { tokenizer = 'cl100k' } = readOptions(options, ['tokenizer']);
     const runtime = this._runtime;
     runtime.needAnalysis();
     if (tokenizer === 'lexical') fail("encode() needs a vocabulary tokenizer; 'lexical' tokens come from analyze()");
@@ -146,13 +155,10 @@ export class HiRoPE {
    * positions: { token, unit, statement }, units, errors, statements }. Offsets are UTF-16 code
    * units (start, end) and UTF-8 bytes (byteStart, byteEnd).
    */
-  analyze(code, options = {}) {
+  analyze(code, options) {
+    options = readOptions(options, ANALYZE_KEYS, { unknown: 'analyze options' });
     this._runtime.needAnalysis();
     const vocabulary = this._vocabulary;
-    if (options === null || typeof options !== 'object') fail(`options must be an object, got ${describe(options)}`);
-    for (const key of Object.keys(options)) {
-      if (!ANALYZE_KEYS.includes(key)) fail(`analyze options have an unknown key '${key}' (known keys: ${ANALYZE_KEYS.join(', ')})`);
-    }
     let language = options.language;
     if (language === undefined && options.filename !== undefined) {
       language = this.detectLanguage(options.filename);
@@ -188,17 +194,22 @@ export class HiRoPE {
   async attentionAsync(args) {
     const a = this._attentionArgs(args);
     if (!this._gpu) return this._attentionWasm(a);
-    const poolFromResult = (result) => {
+    // The GPU result arrives after an await, when the caller's code may have run: it is computed
+    // into arrays of ours and copied into out and pool's arrays only if they still have their
+    // lengths (a buffer detached or shrunk meanwhile is a HiRoPEError, not a partial write).
+    const deliver = (result) => {
       if (a.pool) {
         const { ratio, raw, rowMax } = this.pool({ matrix: result, n: a.n, rows: a.pool.rows, cols: a.pool.cols, region: a.pool.region, causal: a.causal });
-        a.pool.ratio.set(ratio);
-        a.pool.raw.set(raw);
-        a.pool.rowMax?.set(rowMax);
+        checkStill(a.pool.ratio, ratio.length, 'pool.ratio').set(ratio);
+        checkStill(a.pool.raw, raw.length, 'pool.raw').set(raw);
+        if (a.pool.rowMax) checkStill(a.pool.rowMax, rowMax.length, 'pool.rowMax').set(rowMax);
       }
-      return result;
+      if (!a.out) return result;
+      checkStill(a.out, a.outLength, 'out').set(result);
+      return callerArray(a.out);
     };
     try {
-      return poolFromResult(await this._gpu.attention(a, this._runtime));
+      return deliver(await this._gpu.attention({ ...a, out: null }, this._runtime));
     } catch (e) {
       if (e instanceof HiRoPEError || !this._gpu.lost) throw e;
       this._gpu = null; // the device is gone: WASM from now on, same arguments, same result
@@ -210,8 +221,9 @@ export class HiRoPE {
   // The checks that must happen before anything is copied into the heap (types, lengths, sizes,
   // limits) and those the GPU path needs, which never reaches the core's request checks; the core
   // checks the scheme's values.
-  _attentionArgs(args) {
+  _attentionArgs(options) {
     const runtime = this._runtime;
+    const args = this._read(options, ATTENTION_KEYS);
     const { n, headDim, heads, width } = runtime.shape(args);
     const scheme = this._vocabulary.normalizeScheme(args.scheme === undefined ? 'rope' : args.scheme);
     const output = args.output === undefined ? (args.v !== undefined ? 'values' : 'probs') : args.output;
@@ -229,16 +241,14 @@ export class HiRoPE {
       fail(`scale must be a positive finite number, got ${describe(scale)}`);
     }
     const kernelName = args.kernel === undefined ? 'tiled' : args.kernel;
-    if (typeof kernelName !== 'string' || !Object.prototype.hasOwnProperty.call(KERNELS, kernelName)) {
-      fail(`kernel must be one of ${Object.keys(KERNELS).map((x) => `'${x}'`).join(', ')}, got ${describe(kernelName)}`);
-    }
-    const kernel = this._vocabulary.value('kernels', KERNELS[kernelName], 'kernel');
+    if (!KERNELS.has(kernelName)) fail(`kernel must be one of ${[...KERNELS.keys()].map((x) => `'${x}'`).join(', ')}, got ${describe(kernelName)}`);
+    const kernel = this._vocabulary.value('kernels', KERNELS.get(kernelName), 'kernel');
     if (heads * n * n > this.limits.maxOutputElements) {
       fail(`heads * n * n = ${heads * n * n} exceeds the output limit of ${this.limits.maxOutputElements} elements`);
     }
     const pos = normalizePositions(args.positions, n, scheme);
     const outLength = output === 'values' ? n * width : heads * n * n;
-    const out = args.out === undefined ? null : checkFloat32(args.out, 'out', outLength, output === 'values' ? 'n * heads * headDim' : 'heads * n * n');
+    const out = args.out === undefined ? null : checkFloat32(args.out, 'out', outLength, output === 'values' ? 'n * heads * headDim' : 'heads * n * n', { output: true });
     let pool = null;
     if (args.pool !== undefined) {
       if (output !== 'probs' || heads !== 1) fail("pool needs output 'probs' and one head");
@@ -249,6 +259,13 @@ export class HiRoPE {
 
   _attentionWasm({ n, headDim, heads, width, scheme, output, q, k, v, causal, scale, kernel, pos, outLength, out, pool }) {
     const runtime = this._runtime;
+    // After attentionAsync's await (a lost GPU): the caller may have detached or shrunk a buffer.
+    for (const [x, name] of [[q, 'q'], [k, 'k'], [v, 'v'], [out, 'out']]) if (x) checkStill(x, name === 'out' ? outLength : n * width, name);
+    if (pool) {
+      checkStill(pool.ratio, pool.rows * pool.cols, 'pool.ratio');
+      checkStill(pool.raw, pool.rows * pool.cols, 'pool.raw');
+      if (pool.rowMax) checkStill(pool.rowMax, n, 'pool.rowMax');
+    }
     const coreOutput = this._vocabulary.value('outputs', output === 'logits' ? 'logits' : 'probs', 'output');
     return runtime.run((heap) => {
       const pooling = pool && runtime.pooling(heap, pool, causal);
@@ -272,7 +289,7 @@ export class HiRoPE {
           }
         }
         pooling?.finish();
-        return result;
+        return callerArray(result);
       } finally {
         plan.delete();
       }
@@ -280,16 +297,18 @@ export class HiRoPE {
   }
 
   /** Inverse frequencies theta_j after scaling (rotaryDim / 2 values). */
-  inverseFrequencies(scheme, headDim, { seqLen = 1 } = {}) {
-    return this._frequencies(scheme, headDim, seqLen).values;
+  inverseFrequencies(scheme, headDim, options) {
+    return this._frequencies(scheme, headDim, options).values;
   }
 
   /** The factor multiplying cos and sin (YaRN, LongRoPE); logits scale by its square. */
-  attentionFactor(scheme, headDim, { seqLen = 1 } = {}) {
-    return this._frequencies(scheme, headDim, seqLen).attentionFactor;
+  attentionFactor(scheme, headDim, options) {
+    return this._frequencies(scheme, headDim, options).attentionFactor;
   }
 
-  _frequencies(scheme, headDim, seqLen) {
+  _frequencies(scheme, headDim, options) {
+    scheme = this._vocabulary.readScheme(scheme);
+    const { seqLen = 1 } = readOptions(options, ['seqLen']);
     const s = this._vocabulary.normalizeScheme(scheme);
     if (!s.rotary) fail(`scheme '${s.name}' has no rotary frequencies`);
     this._runtime.headDim(headDim);
@@ -316,8 +335,9 @@ export class HiRoPE {
    * entry times theta_p is the angle of pair p between query i and key j (NaN where j > i for
    * windowed schemes).
    */
-  relativeDistances(args) {
+  relativeDistances(options) {
     const runtime = this._runtime;
+    const args = this._read(options, SHAPE_KEYS);
     const { n, headDim } = runtime.shape(args);
     const scheme = this._vocabulary.normalizeScheme(args.scheme === undefined ? 'rope' : args.scheme);
     if (!scheme.rotary) fail(`scheme '${scheme.name}' has no rotary bands`);
@@ -338,8 +358,9 @@ export class HiRoPE {
    * The scheme applied to x (n x heads*headDim) as a query or key, in the near or far branch
    * (far exists for windowed schemes). Includes attention factor, xPos scale and log-n scale.
    */
-  rotate(args) {
+  rotate(options) {
     const runtime = this._runtime;
+    const args = this._read(options, ROTATE_KEYS);
     const { n, headDim, heads, width } = runtime.shape(args);
     const scheme = this._vocabulary.normalizeScheme(args.scheme === undefined ? 'rope' : args.scheme);
     const x = checkFloat32(args.x, 'x', n * width, 'n * heads * headDim');
@@ -375,7 +396,7 @@ export class HiRoPE {
    */
   pool(options) {
     const runtime = this._runtime;
-    if (!options || typeof options !== 'object') fail(`pool options must be an object, got ${describe(options)}`);
+    options = readPool(readOptions(options, POOL_OPTION_KEYS, { name: 'pool options', required: true }));
     const n = checkCount(options.n, 'n', { max: this.limits.maxTokens });
     const matrix = checkFloat32(options.matrix, 'matrix', n * n, 'n * n');
     const causal = options.causal === undefined ? true : options.causal;
@@ -391,7 +412,7 @@ export class HiRoPE {
         pooling.add(strip, r0, r1);
       }
       pooling.finish();
-      return { ratio: spec.ratio, raw: spec.raw, rowMax: spec.rowMax };
+      return { ratio: callerArray(spec.ratio), raw: callerArray(spec.raw), rowMax: spec.rowMax && callerArray(spec.rowMax) };
     });
   }
 
@@ -403,9 +424,12 @@ export class HiRoPE {
 
   /** Split% = log_base(trainingLength / 2 pi): the fraction of reliably trained pairs. */
   splitFraction(trainingLength, base = 10000) {
-    if (typeof trainingLength !== 'number' || !(trainingLength > 0)) fail(`trainingLength must be a positive number, got ${describe(trainingLength)}`);
-    if (typeof base !== 'number' || !(base > 1)) fail(`base must be a number > 1, got ${describe(base)}`);
-    return this._runtime.mod.splitFraction(trainingLength, base);
+    // Types here (the binding would coerce); ranges in the core.
+    if (typeof trainingLength !== 'number') fail(`trainingLength must be a positive number, got ${describe(trainingLength)}`);
+    if (typeof base !== 'number') fail(`base must be a number > 1, got ${describe(base)}`);
+    const r = this._runtime.mod.splitFraction(trainingLength, base);
+    this._runtime.check(r.error);
+    return r.value;
   }
 
   /**
@@ -427,7 +451,10 @@ export class HiRoPE {
    * the position effect). source 'seeded': standard-normal vectors per token id (same id, same
    * vector), reproducible from seed.
    */
-  qk({ source = 'seeded', n, headDim, heads = 1, tokenIds: ids, seed = 0 } = {}) {
+  qk(options) {
+    const o = readOptions(options, QK_KEYS);
+    if (o.tokenIds !== undefined) o.tokenIds = readArray(o.tokenIds, this.limits.maxTokens);
+    const { source = 'seeded', n, headDim, heads = 1, tokenIds: ids, seed = 0 } = o;
     const runtime = this._runtime;
     const shape = runtime.shape({ n, headDim, heads });
     const count = n * shape.width;
@@ -449,6 +476,16 @@ export class HiRoPE {
     });
   }
 
+  // Phase 1 of a call on an options object (see errors.js): its keys, the scheme, the positions
+  // and the pooling spec read once, before anything is checked.
+  _read(options, keys) {
+    const args = readOptions(options, keys, { required: true });
+    if (args.scheme !== undefined) args.scheme = this._vocabulary.readScheme(args.scheme);
+    if (args.positions !== undefined) args.positions = readPositions(args.positions, this.limits.maxTokens);
+    if (args.pool !== undefined) args.pool = readPool(args.pool);
+    return args;
+  }
+
   /** Bytes the WASM heap holds now (it only grows; tests use it to check for leaks). */
   heapBytes() {
     return this._runtime.heapBytes();
@@ -460,7 +497,8 @@ export class HiRoPE {
  * module the options pick, starts the GPU executor they ask for, then the tokenizers they list.
  */
 export function makeInit(entry) {
-  return async function init(options = {}) {
+  return async function init(options) {
+    options = readOptions(options, INIT_KEYS, { name: 'init options', unknown: 'init options' });
     const { mod, backend, files } = await loadModule(entry, options);
     const gpu = await startGPU(entry, options);
     const hr = new HiRoPE(mod, backend, files, { gpu });

@@ -131,6 +131,15 @@ val bandList(val scheme, int head_dim) {
     return out;
 }
 
+val splitFraction(double training_length, double base) {
+    double f = 0;
+    Status st = split_fraction_checked(training_length, base, &f);
+    val out = val::object();
+    out.set("error", result(st));
+    if (st.ok()) out.set("value", f);
+    return out;
+}
+
 val splitBound(val scheme, int head_dim) {
     SplitBound b;
     Status st = split_bound(to_scheme(scheme), head_dim, &b);
@@ -797,7 +806,7 @@ EMSCRIPTEN_BINDINGS(hirope) {
     emscripten::function("inverseFrequencies", &inverseFrequencies);
     emscripten::function("bands", &bandList);
     emscripten::function("alibiSlopes", &alibiSlopes);
-    emscripten::function("splitFraction", &split_fraction);
+    emscripten::function("splitFraction", &splitFraction);
     emscripten::function("splitBound", &splitBound);
     emscripten::function("relativeDistances", &relativeDistances);
     emscripten::function("rotate", &rotateRows);

@@ -176,6 +176,10 @@ export interface Limits {
   maxHeadDim: number;
   maxHeads: number;
   maxOutputElements: number;
+  /** Bytes of UTF-8 source one analyze(), parse() or encode() takes (0 without analysis). */
+  maxSourceBytes: number;
+  /** Bytes of a model weights file hr.model.load() takes (0 without analysis). */
+  maxModelFileBytes: number;
 }
 
 /** One value of an enumeration in the vocabulary. */

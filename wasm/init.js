@@ -18,7 +18,7 @@ export function simdSupported() {
   }
 }
 
-const INIT_KEYS = ['simd', 'analysis', 'locateFile', 'wasmBinary', 'wasmModule', 'dataURL', 'tokenizers', 'backend', 'gpu'];
+export const INIT_KEYS = ['simd', 'analysis', 'locateFile', 'wasmBinary', 'wasmModule', 'dataURL', 'tokenizers', 'backend', 'gpu'];
 
 /**
  * Checks init() options and instantiates the module they pick from an entry's `modules` (maps

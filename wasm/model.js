@@ -1,7 +1,9 @@
 // hr.model: hirope's byte-level code model (src/model/), with any position scheme applied at
 // inference. A thin layer over the runtime (wasm/runtime.js): argument checks and defaults here,
 // scheme and option names from the core's vocabulary, the work in WASM.
-import { fail, describe, iota, orList } from './errors.js';
+import {
+  fail, describe, iota, orList, readOptions, readObject, readArray, isPlainObject, checkInt32s, checkBytes, typedArrayName, typedLength, fixedView,
+} from './errors.js';
 import { readData } from './runtime.js';
 
 const OPTION_KEYS = {
@@ -11,14 +13,30 @@ const OPTION_KEYS = {
   generate: ['scheme', 'hierarchy', 'language', 'segmentSize', 'gap', 'descendClasses', 'maxBytes', 'temperature', 'seed'],
   positions: ['hierarchy', 'language', 'segmentSize', 'gap', 'descendClasses'],
 };
-const ENCODER = new TextEncoder();
 const DECODER = new TextDecoder();
 
-function checkOptions(options, kind) {
-  if (options === null || typeof options !== 'object' || Array.isArray(options)) fail(`${kind} options must be an object, got ${describe(options)}`);
-  for (const key of Object.keys(options)) {
-    if (!OPTION_KEYS[kind].includes(key)) fail(`${kind} options have an unknown key '${key}' (known keys: ${OPTION_KEYS[kind].join(', ')})`);
+// The weights of a CodeModel that was garbage-collected without dispose(): its WASM handle is
+// deleted here (dispose() stays the prompt way, and unregisters it).
+const unreleased = typeof FinalizationRegistry === 'function'
+  ? new FinalizationRegistry((handle) => {
+    try {
+      handle.delete();
+    } catch {
+      // already deleted, or the module is gone
+    }
+  })
+  : null;
+
+// A call's options read once (phase 1, see errors.js): its keys, the scheme and the positions.
+function readModelOptions(options, kind, runtime, cap) {
+  const o = readOptions(options, OPTION_KEYS[kind], { name: `${kind} options`, unknown: `${kind} options` });
+  if (o.scheme !== undefined) o.scheme = runtime.vocabulary.readScheme(o.scheme);
+  if (isPlainObject(o.positions)) {
+    const p = readObject(o.positions, ['unit', 'statement']);
+    for (const key of ['unit', 'statement']) if (p[key] !== undefined) p[key] = readArray(p[key], cap);
+    o.positions = p;
   }
+  return o;
 }
 
 function integer(value, name, min, max) {
@@ -35,6 +53,7 @@ export class CodeModel {
     this.config = Object.freeze(handle.config());
     /** Bytes one call accepts (input, or prompt plus maxBytes). */
     this.maxInputBytes = runtime.mod.modelLimits().maxInputBytes;
+    unreleased?.register(this, handle, this);
   }
 
   _live() {
@@ -44,8 +63,14 @@ export class CodeModel {
 
   /** Frees the weights held in WASM memory. */
   dispose() {
-    this._handle?.delete();
+    if (!this._handle) return;
+    unreleased?.unregister(this);
+    this._handle.delete();
     this._handle = null;
+  }
+
+  _read(options, kind) {
+    return readModelOptions(options, kind, this._runtime, this.maxInputBytes);
   }
 
   /**
@@ -53,10 +78,10 @@ export class CodeModel {
    * trainingLength and scaling.originalLength = its training context, window = half of it.
    */
   scheme(scheme = 'rope') {
-    const spec = typeof scheme === 'string' ? { type: scheme } : scheme;
-    if (spec === null || typeof spec !== 'object' || Array.isArray(spec)) fail(`scheme must be an object such as { type: 'hirope' }, got ${describe(spec)}`);
-    const s = { ...spec };
     const vocabulary = this._runtime.vocabulary;
+    const spec = vocabulary.readScheme(scheme);
+    if (!isPlainObject(spec)) fail(`scheme must be an object such as { type: 'hirope' }, got ${describe(spec)}`);
+    const s = { ...spec };
     // The model runs rotary schemes (it was trained with RoPE) and NoPE (src/model check_scheme).
     const usable = vocabulary.data.schemes.filter((x) => x.rotary).map((x) => x.name).concat('nope');
     const info = vocabulary.scheme(s.type);
@@ -65,7 +90,7 @@ export class CodeModel {
     const takes = (key) => info.parameters.includes(key);
     if (takes('base') && s.base === undefined) s.base = this.config.ropeBase;
     if (takes('layout') && s.layout === undefined) s.layout = 'half';
-    if (takes('scaling') && s.scaling && typeof s.scaling === 'object' && s.scaling.originalLength === undefined &&
+    if (takes('scaling') && isPlainObject(s.scaling) && s.scaling.originalLength === undefined &&
       vocabulary.scaling(s.scaling.type)?.parameters.includes('originalLength')) {
       s.scaling = { ...s.scaling, originalLength: L };
     }
@@ -92,10 +117,15 @@ export class CodeModel {
     return { level, language, gap, descendClasses: descend, segmentSize };
   }
 
+  // The input in the heap: a string as UTF-8 (its length counted before anything is allocated) or
+  // a Uint8Array's bytes, within the model's limit: [address, bytes].
   _bytes(heap, code, name) {
-    if (typeof code !== 'string' && !(code instanceof Uint8Array)) fail(`${name} must be a string or a Uint8Array, got ${describe(code)}`);
-    const bytes = typeof code === 'string' ? ENCODER.encode(code) : code;
-    if (bytes.length > this.maxInputBytes) fail(`${name} is ${bytes.length} bytes; the model's limit is ${this.maxInputBytes}`);
+    const limit = this.maxInputBytes;
+    const message = (bytes) => `${name} is ${bytes} bytes; the model's limit is ${limit}`;
+    if (typeof code === 'string') return heap.text(code, name, { limit, message });
+    if (typedArrayName(code) !== 'Uint8Array') fail(`${name} must be a string or a Uint8Array, got ${describe(code)}`);
+    const bytes = fixedView(code, typedLength(code));
+    if (bytes.length > limit) fail(message(bytes.length));
     return heap.bytes(bytes);
   }
 
@@ -105,8 +135,8 @@ export class CodeModel {
     return { token: iota(n), unit: r.unit, statement: r.statement };
   }
 
-  _forward(code, options, kind, outputs) {
-    checkOptions(options, kind);
+  // options: read by _read.
+  _forward(code, options, outputs) {
     const handle = this._live();
     const scheme = this.scheme(options.scheme);
     const hierarchy = this._hierarchy(options, scheme);
@@ -126,13 +156,10 @@ export class CodeModel {
   }
 
   _explicitPositions(p, n) {
-    if (p === null || typeof p !== 'object') fail(`positions must be an object, got ${describe(p)}`);
-    const column = (name) => {
-      const v = p[name] === undefined ? new Int32Array(n) : p[name];
-      if (!(v instanceof Int32Array) && !Array.isArray(v)) fail(`positions.${name} must be an Int32Array or an array`);
-      if (v.length !== n) fail(`positions.${name} must have ${n} entries (one per byte), got ${v.length}`);
-      return Int32Array.from(v);
-    };
+    if (!isPlainObject(p)) fail(`positions must be an object, got ${describe(p)}`);
+    // 32-bit integers, one per byte (the core's range for unit and statement indices).
+    const column = (name) => (p[name] === undefined ? new Int32Array(n)
+      : checkInt32s(p[name], `positions.${name}`, n, (length) => `positions.${name} must have ${n} entries (one per byte), got ${length}`));
     return { token: iota(n), unit: column('unit'), statement: column('statement') };
   }
 
@@ -140,33 +167,34 @@ export class CodeModel {
    * Per-byte loss: { losses, bitsPerByte, n, positions }. losses[t] is the loss in bits of byte
    * t + 1 given bytes 0..t (n - 1 values); bitsPerByte is their mean.
    */
-  loss(code, options = {}) {
-    const r = this._forward(code, options, 'loss', (n) => ({ losses: Math.max(0, n - 1) }));
+  loss(code, options) {
+    const r = this._forward(code, this._read(options, 'loss'), (n) => ({ losses: Math.max(0, n - 1) }));
     let sum = 0;
     for (const x of r.losses) sum += x;
     return { losses: r.losses, bitsPerByte: r.losses.length ? sum / r.losses.length : NaN, n: r.n, positions: r.positions };
   }
 
   /** Next-byte logits: a Float32Array of n x 256 (row t predicts byte t + 1). */
-  logits(code, options = {}) {
+  logits(code, options) {
     const vocab = this.config.vocab;
-    return this._forward(code, options, 'logits', (n) => ({ logits: n * vocab })).logits;
+    return this._forward(code, this._read(options, 'logits'), (n) => ({ logits: n * vocab })).logits;
   }
 
   /**
    * The model's real attention probabilities for one layer and head: { matrix (n x n, rows =
    * queries, causal), n, positions }.
    */
-  attention(code, options = {}) {
-    const layer = integer(options.layer ?? 0, 'layer', 0, this.config.layers - 1);
-    const head = integer(options.head ?? 0, 'head', 0, this.config.heads - 1);
-    const r = this._forward(code, { ...options, layer, head }, 'attention', (n) => ({ attention: n * n }));
+  attention(code, options) {
+    const o = this._read(options, 'attention');
+    o.layer = integer(o.layer ?? 0, 'layer', 0, this.config.layers - 1);
+    o.head = integer(o.head ?? 0, 'head', 0, this.config.heads - 1);
+    const r = this._forward(code, o, (n) => ({ attention: n * n }));
     return { matrix: r.attention, n: r.n, positions: r.positions };
   }
 
   /** Byte positions for a hierarchy: { token, unit, statement } (Int32Arrays, one per byte). */
-  positions(code, options = {}) {
-    checkOptions(options, 'positions');
+  positions(code, options) {
+    options = this._read(options, 'positions');
     const hierarchy = this._hierarchy(options, null);
     return this._runtime.run((heap) => {
       const [ptr, n] = this._bytes(heap, code, 'code');
@@ -178,8 +206,8 @@ export class CodeModel {
    * Continues prompt with the KV-cache decoder: { text, bytes }. temperature 0 is greedy; seed
    * makes sampling repeatable. Positions follow the hierarchy, re-analysed after each newline.
    */
-  generate(prompt, options = {}) {
-    checkOptions(options, 'generate');
+  generate(prompt, options) {
+    options = this._read(options, 'generate');
     const handle = this._live();
     const scheme = this.scheme(options.scheme);
     const hierarchy = this._hierarchy(options, scheme);
@@ -207,7 +235,7 @@ export class ModelLoader {
 
   /** The header of a weights file, without loading it: { name, layers, ..., parameters }. */
   inspect(data) {
-    const bytes = toBytes(data);
+    const bytes = checkBytes(data, 'model data');
     const runtime = this._runtime;
     return runtime.run((heap) => {
       const r = runtime.mod.modelConfig(...heap.bytes(bytes));
@@ -221,7 +249,8 @@ export class ModelLoader {
    * data/pybyte.hrm next to this module (fetched on first use, about 3.6 MB). A truncated,
    * corrupted or other-version file is a HiRoPEError and nothing stays allocated.
    */
-  async load({ data, url } = {}) {
+  async load(options) {
+    const { data, url } = readOptions(options, ['data', 'url']);
     const runtime = this._runtime;
     runtime.needAnalysis();
     let bytes = data;
@@ -230,7 +259,7 @@ export class ModelLoader {
       if (!where) fail('no location for the model weights: pass options.data or options.url');
       bytes = await readData(where);
     }
-    bytes = toBytes(bytes);
+    bytes = checkBytes(bytes, 'model data');
     const limit = runtime.mod.modelLimits().maxFileBytes;
     if (bytes.length > limit) fail(`model file of ${bytes.length} bytes exceeds the limit of ${limit}`);
     const handle = new runtime.mod.ModelHandle();
@@ -242,10 +271,4 @@ export class ModelLoader {
     }
     return new CodeModel(runtime, handle);
   }
-}
-
-function toBytes(data) {
-  if (data instanceof ArrayBuffer) return new Uint8Array(data);
-  if (data instanceof Uint8Array) return data;
-  fail(`model data must be a Uint8Array or ArrayBuffer, got ${describe(data)}`);
 }

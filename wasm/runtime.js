@@ -4,7 +4,10 @@
 // encoded into the heap, and the core's Status strings turned into HiRoPEErrors that name
 // arguments as users write them (through the vocabulary). Its members without an underscore are
 // public to the other modules of wasm/.
-import { fail, describe, iota, checkCount, checkFloat32 } from './errors.js';
+import {
+  fail, describe, iota, checkCount, checkFloat32, checkInt32s, readObject, readArray, isPlainObject, ArrayCopy,
+  typedArrayName, typedBuffer, utf8Length,
+} from './errors.js';
 
 /** Floats per strip buffer in the heap (4 MB): outputs are computed and copied out in strips. */
 export const STRIP_ELEMENTS = 1 << 20;
@@ -49,32 +52,44 @@ class Heap {
     this.blocks.push(ptr);
     return ptr;
   }
+  // Typed arrays arrive checked, of fixed length (errors.js). One that views the heap itself is
+  // copied first: an allocation that grows the memory would detach it.
+  _own(data) {
+    return typedArrayName(data) && typedBuffer(data) === this.mod.HEAPU8.buffer ? data.slice() : data;
+  }
   float32(data) {
+    data = this._own(data);
     const ptr = this.alloc(data.length * 4);
     this.mod.HEAPF32.set(data, ptr >> 2);
     return ptr;
   }
   int32(data) {
     if (!data) return 0;
+    data = this._own(data);
     const ptr = this.alloc(data.length * 4);
     this.mod.HEAP32.set(data, ptr >> 2);
     return ptr;
   }
   /** A copy of a Uint8Array: [address, length]. */
   bytes(data) {
+    data = this._own(data);
     const ptr = this.alloc(data.length);
     this.mod.HEAPU8.set(data, ptr);
     return [ptr, data.length];
   }
-  /** A string as UTF-8 (within the analysis size limit): [address, bytes]. */
-  text(code, name = 'code') {
-    const limit = this.maxTextBytes;
+  /**
+   * A string as UTF-8 in exactly its length, counted before anything is allocated and checked
+   * against `limit` (by default the analysis size limit; `message(bytes)` names a text over it):
+   * [address, bytes].
+   */
+  text(code, name = 'code', { limit = this.maxTextBytes, message = null } = {}) {
     if (typeof code !== 'string') fail(`${name} must be a string, got ${describe(code)}`);
-    if (code.length > limit) fail(`${name} is ${code.length} characters, over the limit of ${limit} bytes`);
-    const capacity = code.length * 3 + 1;
-    const ptr = this.alloc(capacity);
-    const { written } = ENCODER.encodeInto(code, this.mod.HEAPU8.subarray(ptr, ptr + capacity));
-    if (written > limit) fail(`${name} is ${written} bytes of UTF-8, over the limit of ${limit} bytes`);
+    // A UTF-16 code unit is at least one byte: longer strings are over without counting.
+    if (!message && code.length > limit) fail(`${name} is ${code.length} characters, over the limit of ${limit} bytes`);
+    const bytes = utf8Length(code);
+    if (bytes > limit) fail(message ? message(bytes) : `${name} is ${bytes} bytes of UTF-8, over the limit of ${limit} bytes`);
+    const ptr = this.alloc(bytes);
+    const { written } = ENCODER.encodeInto(code, this.mod.HEAPU8.subarray(ptr, ptr + bytes));
     return [ptr, written];
   }
   /** Addresses of { token, unit?, statement? } (0 for an absent one). */
@@ -126,9 +141,13 @@ export class Runtime {
     this.vocabulary = vocabulary;
     /** True when code analysis (tree-sitter grammars, tokenizers, the code model) is compiled in. */
     this.hasAnalysis = typeof mod.AnalysisBuffer === 'function';
-    /** Size limits, checked before any allocation. */
-    this.limits = Object.freeze(mod.limits());
     this.maxTextBytes = this.hasAnalysis ? mod.analysisLimits().maxBytes : 0;
+    /** Size limits, checked before any allocation (the analysis and model ones 0 in the core build). */
+    this.limits = Object.freeze({
+      ...mod.limits(),
+      maxSourceBytes: this.maxTextBytes,
+      maxModelFileBytes: this.hasAnalysis ? mod.modelLimits().maxFileBytes : 0,
+    });
   }
 
   /** fn(heap) with a fresh Heap, freed when fn returns or throws. */
@@ -173,7 +192,7 @@ export class Runtime {
 
   /** n, headDim and heads of an options object, within the limits: { n, headDim, heads, width }. */
   shape(args) {
-    if (args === null || typeof args !== 'object') fail(`expected an options object, got ${describe(args)}`);
+    if (args === null || typeof args !== 'object') fail(`options must be an object, got ${describe(args)}`);
     const n = checkCount(args.n, 'n', { max: this.limits.maxTokens });
     const headDim = this.headDim(args.headDim);
     const heads = checkCount(args.heads === undefined ? 1 : args.heads, 'heads', { max: this.limits.maxHeads });
@@ -201,23 +220,23 @@ export class Runtime {
   }
 }
 
-function int32Positions(value, name, n) {
-  let arr = value;
-  if (Array.isArray(value)) {
-    value.forEach((x, i) => {
-      if (!Number.isInteger(x) || x < -2147483648 || x > 2147483647) fail(`${name}[${i}] must be a 32-bit integer, got ${describe(x)}`);
-    });
-    arr = Int32Array.from(value);
-  } else if (!(value instanceof Int32Array)) {
-    fail(`${name} must be an Int32Array (or an array of integers), got ${describe(value)}`);
-  }
-  if (arr.length !== n) fail(`${name} has length ${arr.length}, expected n = ${n}`);
-  return arr;
-}
-
 /** Token ids: an Int32Array or an array of integers, n of them. */
 export function tokenIds(value, n) {
-  return int32Positions(value, 'tokenIds', n);
+  return checkInt32s(value, 'tokenIds', n);
+}
+
+const POSITION_KEYS = ['token', 'unit', 'statement'];
+
+/**
+ * Positions read once (phase 1, see errors.js): an array's elements (at most `cap`), or an
+ * object's token, unit and statement and their elements. Typed arrays stay as they are.
+ */
+export function readPositions(positions, cap) {
+  if (Array.isArray(positions)) return readArray(positions, cap);
+  if (!isPlainObject(positions)) return positions;
+  const p = readObject(positions, POSITION_KEYS);
+  for (const key of POSITION_KEYS) if (p[key] !== undefined) p[key] = readArray(p[key], cap);
+  return p;
 }
 
 /**
@@ -227,18 +246,19 @@ export function tokenIds(value, n) {
  */
 export function normalizePositions(positions, n, scheme) {
   let token, unit, statement;
+  positions = readPositions(positions, n);
   if (positions === undefined) {
     token = iota(n);
-  } else if (positions instanceof Int32Array || Array.isArray(positions)) {
-    token = int32Positions(positions, 'positions', n);
-  } else if (positions && typeof positions === 'object') {
+  } else if (positions instanceof ArrayCopy || typedArrayName(positions) === 'Int32Array') {
+    token = checkInt32s(positions, 'positions', n);
+  } else if (isPlainObject(positions)) {
     for (const key of Object.keys(positions)) {
-      if (!['token', 'unit', 'statement'].includes(key)) fail(`positions has an unknown key '${key}' (known keys: token, unit, statement)`);
+      if (!POSITION_KEYS.includes(key)) fail(`positions has an unknown key '${key}' (known keys: token, unit, statement)`);
     }
     if (positions.token === undefined) fail('positions.token is required');
-    token = int32Positions(positions.token, 'positions.token', n);
-    if (positions.unit !== undefined) unit = int32Positions(positions.unit, 'positions.unit', n);
-    if (positions.statement !== undefined) statement = int32Positions(positions.statement, 'positions.statement', n);
+    token = checkInt32s(positions.token, 'positions.token', n);
+    if (positions.unit !== undefined) unit = checkInt32s(positions.unit, 'positions.unit', n);
+    if (positions.statement !== undefined) statement = checkInt32s(positions.statement, 'positions.statement', n);
   } else {
     fail(`positions must be an Int32Array or { token, unit?, statement? }, got ${describe(positions)}`);
   }
@@ -261,24 +281,36 @@ export function segmentPositions(n, size) {
   return { token, unit };
 }
 
+const POOL_KEYS = ['rows', 'cols', 'region', 'ratio', 'raw', 'rowMax'];
+const REGION_KEYS = ['r0', 'r1', 'c0', 'c1'];
+
+/** A pooling spec read once (phase 1, see errors.js). */
+export function readPool(pool) {
+  if (!isPlainObject(pool)) return pool;
+  const p = readObject(pool, POOL_KEYS);
+  if (isPlainObject(p.region)) p.region = readObject(p.region, REGION_KEYS);
+  return p;
+}
+
 /**
  * Checks a pooling spec { rows, cols, region?, ratio?, raw?, rowMax? } for an n x n matrix. With
  * outputs, ratio and raw (rows * cols) must be given and rowMax (n) may be; otherwise they are made.
  */
 export function checkPool(pool, n, { outputs }) {
-  if (!pool || typeof pool !== 'object') fail(`pool must be an object, got ${describe(pool)}`);
+  if (!isPlainObject(pool)) fail(`pool must be an object, got ${describe(pool)}`);
+  pool = readPool(pool);
   const r = pool.region === undefined || pool.region === null ? { r0: 0, r1: n, c0: 0, c1: n } : pool.region;
-  if (typeof r !== 'object') fail(`pool.region must be an object { r0, r1, c0, c1 }, got ${describe(r)}`);
-  for (const key of ['r0', 'r1', 'c0', 'c1']) {
+  if (!isPlainObject(r)) fail(`pool.region must be an object { r0, r1, c0, c1 }, got ${describe(r)}`);
+  for (const key of REGION_KEYS) {
     if (!Number.isInteger(r[key]) || r[key] < 0 || r[key] > n) fail(`pool.region.${key} must be an integer from 0 to n = ${n}, got ${describe(r[key])}`);
   }
-  if (r.r0 >= r.r1 || r.c0 >= r.c1) fail(`pool.region must have r0 < r1 and c0 < c1, got ${JSON.stringify(r)}`);
+  if (r.r0 >= r.r1 || r.c0 >= r.c1) fail(`pool.region must have r0 < r1 and c0 < c1, got ${JSON.stringify({ r0: r.r0, r1: r.r1, c0: r.c0, c1: r.c1 })}`);
   const rows = checkCount(pool.rows, 'pool.rows', { max: r.r1 - r.r0 });
   const cols = checkCount(pool.cols, 'pool.cols', { max: r.c1 - r.c0 });
   const cells = rows * cols;
   const array = (name, length, required) => {
     if (pool[name] === undefined && !required) return outputs ? null : new Float32Array(length);
-    return checkFloat32(pool[name], `pool.${name}`, length, name === 'rowMax' ? 'n' : 'rows * cols');
+    return checkFloat32(pool[name], `pool.${name}`, length, name === 'rowMax' ? 'n' : 'rows * cols', { output: true });
   };
-  return { grid: [n, r.r0, r.r1, r.c0, r.c1, rows, cols], region: { ...r }, rows, cols, ratio: array('ratio', cells, outputs), raw: array('raw', cells, outputs), rowMax: array('rowMax', n, false) };
+  return { grid: [n, r.r0, r.r1, r.c0, r.c1, rows, cols], region: { r0: r.r0, r1: r.r1, c0: r.c0, c1: r.c1 }, rows, cols, ratio: array('ratio', cells, outputs), raw: array('raw', cells, outputs), rowMax: array('rowMax', n, false) };
 }

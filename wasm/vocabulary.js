@@ -3,7 +3,7 @@
 // type takes, their defaults (with the core's default rules), type checks, enum names to numbers,
 // and the mapping of the core's field names in its messages to the names users write. Nothing
 // about a particular scheme is written here.
-import { fail, describe } from './errors.js';
+import { fail, describe, readObject, readArray, isPlainObject, ArrayCopy, typedArrayName, typedLength, fixedView } from './errors.js';
 
 const quoted = (names) => names.map((n) => `'${n}'`).join(', ');
 
@@ -24,16 +24,24 @@ function checkKeys(obj, allowed, where) {
   }
 }
 
-function numberList(value, where) {
-  if (!Array.isArray(value) && !(value instanceof Float64Array) && !(value instanceof Float32Array)) {
-    fail(`${where} must be an array of numbers, got ${describe(value)}`);
+// A list parameter (an array, Float64Array or Float32Array, read once) as a new array of numbers,
+// its length checked against `cap` before anything is copied.
+function numberList(value, where, cap) {
+  const read = readArray(value, cap);
+  const typed = typedArrayName(read);
+  if (!(read instanceof ArrayCopy) && typed !== 'Float64Array' && typed !== 'Float32Array') {
+    fail(`${where} must be an array of numbers, got ${describe(read)}`);
   }
-  const list = Array.from(value);
-  list.forEach((x, i) => {
+  const length = read instanceof ArrayCopy ? read.length : typedLength(read);
+  if (!(length <= cap)) fail(`${where} has ${length} entries, more than rotaryDim/2 can be (at most ${cap})`);
+  const items = read instanceof ArrayCopy ? read.items : Array.from(fixedView(read, length));
+  items.forEach((x, i) => {
     if (typeof x !== 'number') fail(`${where}[${i}] must be a number, got ${describe(x)}`);
   });
-  return list;
+  return items.slice();
 }
+
+const INT32_MAX = 2147483647;
 
 /** Whether x lies in a parameter's range as the table states it. */
 function inRange(p, x) {
@@ -49,8 +57,14 @@ function inRange(p, x) {
  * scalings, parameters, scalingParameters, value lists, defaultRules, arguments, languages.
  */
 export class Vocabulary {
-  constructor(data) {
+  /** maxHeadDim: the core's limit (lists of rotaryDim / 2 entries are checked against it first). */
+  constructor(data, { maxHeadDim = Infinity } = {}) {
     this.data = deepFreeze(data);
+    this.maxListLength = maxHeadDim / 2;
+    this._schemeKeys = ['type', ...data.parameters.map((p) => p.name)];
+    this._scalingKeys = ['type', ...data.scalingParameters.map((p) => p.name)];
+    // Each value list by name: own entries only, so no name reaches Object.prototype.
+    this._values = new Map(Object.keys(data).filter((k) => Array.isArray(data[k])).map((k) => [k, new Map(data[k].map((e) => [e.name, e]))]));
     this.schemeNames = data.schemes.map((s) => s.name);
     this.scalingNames = data.scalings.flatMap((s) => [s.name, ...s.aliases]);
     this.languageNames = data.languages.map((l) => l.name);
@@ -82,7 +96,7 @@ export class Vocabulary {
 
   /** The enum number of `name` in one of the value lists ('layouts', 'gaps', ...). */
   value(list, name, where) {
-    const entry = typeof name === 'string' ? this.data[list].find((e) => e.name === name) : undefined;
+    const entry = typeof name === 'string' ? this._values.get(list).get(name) : undefined;
     if (!entry) fail(`${where} must be one of ${quoted(this.names(list))}, got ${describe(name)}`);
     return entry.value;
   }
@@ -106,13 +120,30 @@ export class Vocabulary {
   }
 
   /**
+   * A scheme read once (phase 1, see errors.js): its type and parameters, its scaling's, and each
+   * list's elements (up to rotaryDim / 2 at most). A string is { type }; anything else that is
+   * not an object is returned as it is, for normalizeScheme to name.
+   */
+  readScheme(scheme) {
+    if (typeof scheme === 'string') return readObject({ type: scheme }, this._schemeKeys);
+    if (!isPlainObject(scheme)) return scheme;
+    const lists = (o, params) => {
+      for (const p of params) if (p.kind === 'list' && o[p.name] !== undefined) o[p.name] = readArray(o[p.name], this.maxListLength);
+      return o;
+    };
+    const s = lists(readObject(scheme, this._schemeKeys), this.data.parameters);
+    if (isPlainObject(s.scaling)) s.scaling = lists(readObject(s.scaling, this._scalingKeys), this.data.scalingParameters);
+    return s;
+  }
+
+  /**
    * Fills in a scheme's defaults and maps names to the core's enum numbers. Accepts a string
    * ('rope') as shorthand for { type: 'rope' }. Unknown keys are errors (they are usually typos);
    * values are checked for their kind here and for their range by the core.
    */
   normalizeScheme(scheme) {
-    if (typeof scheme === 'string') scheme = { type: scheme };
-    if (scheme === null || typeof scheme !== 'object' || Array.isArray(scheme)) {
+    scheme = this.readScheme(scheme);
+    if (!isPlainObject(scheme)) {
       fail(`scheme must be an object such as { type: 'rope' }, got ${describe(scheme)}`);
     }
     const type = scheme.type;
@@ -136,7 +167,7 @@ export class Vocabulary {
 
   _scaling(given) {
     const scaling = given === undefined ? { type: 'none' } : given;
-    if (scaling === null || typeof scaling !== 'object' || Array.isArray(scaling)) {
+    if (!isPlainObject(scaling)) {
       fail(`scheme.scaling must be an object such as { type: 'yarn', factor: 4, originalLength: 4096 }, got ${describe(scaling)}`);
     }
     const name = scaling.type === undefined ? 'none' : scaling.type;
@@ -166,7 +197,7 @@ export class Vocabulary {
       case 'enum':
         return this.value(p.values, value, path);
       case 'list':
-        return numberList(value, path);
+        return numberList(value, path, this.maxListLength);
       case 'boolean':
         if (typeof value !== 'boolean') fail(`${path} must be a boolean, got ${describe(value)}`);
         return value;
@@ -174,6 +205,10 @@ export class Vocabulary {
         if (typeof value !== 'number') fail(`${path} must be a number, got ${describe(value)}`);
         if (p.kind === 'integer' && !Number.isInteger(value)) fail(`${path} must be an integer, got ${value}`);
         if (p.field === null && !inRange(p, value)) fail(`${path} must be ${p.range}, got ${value}`);
+        // The core's integer fields hold 32 bits: larger values are named here, as given.
+        if (p.kind === 'integer' && p.field !== null && Math.abs(value) > INT32_MAX) {
+          fail(!inRange(p, value) ? `${path} must be ${p.range}, got ${value}` : `${path} is too large: ${value}`);
+        }
         return value;
     }
   }

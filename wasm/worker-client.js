@@ -2,7 +2,7 @@
 //
 //   import { analyzeInWorker } from 'hirope/worker';
 //   const a = await analyzeInWorker(code, { language: 'python', tokenizer: 'llama2' });
-import { HiRoPEError } from './errors.js';
+import { HiRoPEError, describe } from './errors.js';
 
 function withTexts(code, analysis) {
   let texts = null;
@@ -22,6 +22,7 @@ function withTexts(code, analysis) {
  * cross to a worker: simd, analysis, dataURL, tokenizers.
  */
 export function createWorker(options = {}) {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) throw new HiRoPEError(`worker options must be an object, got ${describe(options)}`);
   for (const key of Object.keys(options)) {
     if (!['simd', 'analysis', 'dataURL', 'tokenizers'].includes(key)) throw new HiRoPEError(`worker options have an unknown key '${key}' (known keys: simd, analysis, dataURL, tokenizers)`);
   }

@@ -270,8 +270,15 @@ double attention_factor(const Scheme& scheme, int64_t seq_len);
 std::vector<double> alibi_slopes(int heads);
 
 // Split% = log_base(L_pretrain / 2 pi), the fraction of reliable frequency pairs
-// (docs/schemes.md section 6.5).
+// (docs/schemes.md section 6.5). The formula alone, unchecked: NaN unless training_length is a
+// finite number > 0 and base a finite number > 1. Callers with unchecked arguments (the bindings)
+// use split_fraction_checked.
 double split_fraction(double training_length, double base);
+
+// split_fraction with its arguments checked: an error naming training_length or base unless
+// training_length is a finite number > 0 and base a finite number > 1; otherwise *out is set (a
+// finite number, not clamped to [0, 1]).
+Status split_fraction_checked(double training_length, double base, double* out);
 
 // Whether a HiRoPE scheme's token band stays within its Split% bound (docs/schemes.md section
 // 6.5), at scheme.training_length and scheme.base: pair j completed a period in training when
@@ -286,9 +293,11 @@ struct SplitBound {
 };
 Status split_bound(const Scheme& scheme, int head_dim, SplitBound* out);
 
-// YaRN correction range (low, high) before truncation (docs/schemes.md section 3.4).
-void yarn_correction_range(double beta_fast, double beta_slow, int dim, double base,
-                           double original_length, double* low, double* high);
+// YaRN correction range (low, high) before truncation (docs/schemes.md section 3.4). An error
+// naming the argument unless beta_fast, beta_slow and original_length are finite numbers > 0,
+// base a finite number > 1 and dim >= 2; *low and *high are then left unchanged.
+Status yarn_correction_range(double beta_fast, double beta_slow, int dim, double base,
+                             double original_length, double* low, double* high);
 
 // ---------------------------------------------------------------------------------------------
 // Positions and relative distances
@@ -322,13 +331,18 @@ enum class Role { query, key };
 
 // Applies the scheme to x (n x heads*head_dim) for the given role and branch, writing out (same
 // shape). Includes the attention factor, xPos scale, log-n query scale, sinusoid addition.
+// Rotary angles are those of the absolute positions, reduced in double precision; the xPos scale
+// is centred on the positions' own range (docs/schemes.md sections 1.6, 4.3). A non-finite x, or
+// an output row that leaves the float range (a huge xPos scale, huge values), is an error naming
+// the scheme and the first such token; out is then unspecified.
 Status rotate(const Scheme& scheme, int head_dim, int heads, int64_t n, const Positions& pos,
               Role role, Branch branch, const float* x, float* out);
 
 // The same transform as per-token coefficients, for other executors (the WebGPU kernels):
 // out[t][i] = x[t][i] * a[t][i] + x[t][partner[i]] * b[t][i] + c[t][i] for every head, with
 // a, b, c of n x head_dim values and partner of head_dim entries. Angles are reduced in double
-// precision here, so a float executor stays exact to float rounding at any position.
+// precision here, so a float executor stays exact to float rounding at any position. A
+// coefficient beyond the float range (an xPos scale) is an error naming the scheme and the token.
 Status transform_coefficients(const Scheme& scheme, int head_dim, int64_t n, const Positions& pos,
                               Role role, Branch branch, float* a, float* b, float* c,
                               int32_t* partner);
@@ -364,7 +378,8 @@ class Rotator {
     // out = the scheme applied to x for tokens [begin, end), one role and branch (including the
     // attention factor, xPos scale, log-n query scale, sinusoid addition): x and out hold
     // end - begin rows of heads * head_dim floats, row 0 being token begin; x may equal out.
-    // Needs 0 <= begin <= end <= n(); an empty range does nothing.
+    // Needs 0 <= begin <= end <= n(); an empty range does nothing. A non-finite x, or an output
+    // row beyond the float range, is an error as for rotate() (out is then unspecified).
     Status rotate_rows(Role role, Branch branch, int64_t begin, int64_t end, const float* x,
                        float* out) const;
 
@@ -374,9 +389,13 @@ class Rotator {
     int64_t frequency_length() const;
     // theta_j after scaling (rotary_dim / 2 values) and the factor on cos and sin. Two rotators
     // of one scheme rotate a token with unchanged positions alike when these agree (and, for
-    // xPos, frequency_length: its centre).
+    // xPos, xpos_centre()).
     const std::vector<double>& inverse_frequencies() const;
     double attention_factor() const;
+    // xPos only (0 for other schemes): the centre c of the scale (docs/schemes.md section 4.3),
+    // min token + ceil((max(frequency_length, max token + 1) - min token) / 2). It follows
+    // frequency_length and the smallest token position.
+    double xpos_centre() const;
 
     struct Impl;
 
@@ -474,7 +493,9 @@ Status validate(const PoolGrid& grid);
 // p into raw_sum, and p / (its row's maximum) into ratio_sum. With causal, entries after the
 // diagonal (j > i) are taken as 0 without being read. Writes each row's maximum (over the
 // unmasked entries) to row_max[i] when row_max is not null. Rows outside the region add nothing
-// to the sums. Call with the rows in any order, then pool_finish.
+// to the sums. Call with the rows in any order, then pool_finish. A NaN or infinite entry among
+// those read is an error naming its row and column; the rows before it have then been added
+// (the sums are to be discarded).
 Status pool_rows(const PoolGrid& grid, const float* data, int64_t first, int64_t last, bool causal,
                  float* ratio_sum, float* raw_sum, float* row_max);
 

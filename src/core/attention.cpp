@@ -7,6 +7,7 @@
 #include "kernels/vector.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <limits>
 
 namespace hirope {
@@ -31,8 +32,11 @@ struct AttentionPlan::Impl {
     // fast kernel state: rotated q rows (n + kMR padding rows) and packed key panels per head
     int64_t panels = 0;
     std::vector<float> q_near, q_far;
-    std::vector<float> k_near, k_far;          // packed key panels, per head
-    std::vector<float> tokf;                   // token positions as floats, padded to panels * kNR
+    std::vector<float> k_near, k_far; // packed key panels, per head
+    // ALiBi: token positions rebased on the smallest, t - min, as floats padded to panels * kNR;
+    // exact (and so are their differences) when every t - min is below 2^24 (alibi_exact).
+    std::vector<float> tokf;
+    bool alibi_exact = true;
     std::vector<int32_t> block_min, block_max; // token range per key panel
     std::vector<double> q_ref, k_ref, v_ref;   // reference kernel copies
 
@@ -93,7 +97,10 @@ Status AttentionPlan::prepare(const AttentionRequest& r, Kernel kernel) {
     st = detail::check_finite(r.q, m.n * m.width, "q");
     if (st.ok()) st = detail::check_finite(r.k, m.n * m.width, "k");
     if (st.ok() && r.v) st = detail::check_finite(r.v, m.n * m.width, "v");
-    if (!st.ok()) return st;
+    if (!st.ok()) {
+        m = Impl(); // unprepared
+        return st;
+    }
 
     m.req = r;
     m.kernel = kernel;
@@ -121,18 +128,31 @@ Status AttentionPlan::prepare(const AttentionRequest& r, Kernel kernel) {
     std::vector<float> rows(m.n * m.width);
     auto prepare_branch = [&](Branch branch, std::vector<float>* q, std::vector<float>* k) {
         q->assign(qsize, 0.0f);
-        detail::rotate_rows(m.ctx, m.pos, Role::query, branch, r.q, m.heads, q->data());
-        detail::rotate_rows(m.ctx, m.pos, Role::key, branch, r.k, m.heads, rows.data());
+        Status rotated =
+            detail::rotate_rows(m.ctx, m.pos, Role::query, branch, r.q, m.heads, q->data());
+        if (rotated.ok())
+            rotated =
+                detail::rotate_rows(m.ctx, m.pos, Role::key, branch, r.k, m.heads, rows.data());
+        if (!rotated.ok()) return rotated;
         k->resize(m.panels * kNR * m.width);
         for (int h = 0; h < m.heads; ++h)
             kernels::pack_panels(rows.data() + h * m.hd, m.n, m.width, m.hd,
                                  k->data() + static_cast<int64_t>(h) * m.panels * m.hd * kNR);
+        return Status();
     };
-    prepare_branch(Branch::near, &m.q_near, &m.k_near);
-    if (m.windowed) prepare_branch(Branch::far, &m.q_far, &m.k_far);
+    st = prepare_branch(Branch::near, &m.q_near, &m.k_near);
+    if (st.ok() && m.windowed) st = prepare_branch(Branch::far, &m.q_far, &m.k_far);
+    if (!st.ok()) {
+        m = Impl();
+        return st;
+    }
 
+    // ALiBi distances from positions rebased on the smallest: exact in float for any shift of
+    // all positions (docs/schemes.md section 1.6).
     m.tokf.assign(m.panels * kNR, 0.0f);
-    for (int64_t j = 0; j < m.n; ++j) m.tokf[j] = static_cast<float>(m.token[j]);
+    const int64_t origin = m.ctx.min_token;
+    m.alibi_exact = static_cast<int64_t>(m.ctx.max_token) - origin < (int64_t{1} << 24);
+    for (int64_t j = 0; j < m.n; ++j) m.tokf[j] = static_cast<float>(m.token[j] - origin);
     m.block_min.assign(m.panels, std::numeric_limits<int32_t>::max());
     m.block_max.assign(m.panels, std::numeric_limits<int32_t>::min());
     for (int64_t j = 0; j < m.n; ++j) {
@@ -179,7 +199,8 @@ void fast_logits(const AttentionPlan::Impl& m, int h, int64_t r0, int64_t r1, fl
             if (need_near) kernels::gemm_tile(qn, m.width, m.packed(m.k_near, h, p), kNR, hd, tile);
             if (need_far)
                 kernels::gemm_tile(qf, m.width, m.packed(m.k_far, h, p), kNR, hd, tile_far);
-            const bool full = j0 + kNR <= n && (!causal || j0 + kNR - 1 <= i0) && rows == kMR;
+            const bool full = j0 + kNR <= n && (!causal || j0 + kNR - 1 <= i0) && rows == kMR &&
+                              (slope == 0.0f || m.alibi_exact);
             if (full && !(need_near && need_far)) {
                 kernels::logits_tile(need_near ? tile : tile_far, m.scale, slope,
                                      m.tokf.data() + i0, m.tokf.data() + j0,
@@ -196,7 +217,10 @@ void fast_logits(const AttentionPlan::Impl& m, int h, int64_t r0, int64_t r1, fl
                         !need_far ||
                         (need_near && static_cast<int64_t>(m.token[i]) - m.token[j] < window);
                     float v = (near ? tile[r * kNR + l] : tile_far[r * kNR + l]) * m.scale;
-                    if (slope != 0.0f) v -= slope * std::fabs(m.tokf[i] - m.tokf[j]);
+                    // The distance as an exact integer, rounded to float once.
+                    if (slope != 0.0f)
+                        v -= slope * static_cast<float>(
+                                         std::llabs(static_cast<int64_t>(m.token[i]) - m.token[j]));
                     o[j] = v;
                 }
             }

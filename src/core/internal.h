@@ -16,7 +16,12 @@ struct Context {
     int rdim = 0;
     int pairs = 0;
     int64_t n = 0;
-    int64_t seq_len = 0; // max token position + 1
+    int64_t seq_len = 0; // max token position + 1 (at least 1): L of dynamic NTK and LongRoPE
+    int32_t min_token = 0, max_token = 0; // the smallest and largest token position
+    // xPos centre c (docs/schemes.md section 4.3): rebased on the smallest position,
+    // min_token + ceil((max(frequency_length, max_token + 1) - min_token) / 2), so t - c depends
+    // only on relative positions and the per-token scales stay within the float range.
+    double xpos_centre = 0;
     std::vector<Band> bands;
     std::vector<int> band_level; // per band: 0 token, 1 statement, 2 unit
     std::vector<double> inv_freq;
@@ -27,6 +32,13 @@ struct Context {
 // Validates scheme, sizes and the position arrays the scheme needs, then resolves frequencies.
 Status make_context(const Scheme& scheme, int head_dim, int64_t n, const Positions& pos,
                     Context* ctx);
+
+// The xPos centre for positions [min_token, max_token] and a Rotator's frequency_length (0: none)
+// (docs/schemes.md section 4.3).
+double xpos_centre(int32_t min_token, int32_t max_token, int64_t frequency_length);
+
+// The scheme's name as users write it ("xpos"), for messages.
+const char* scheme_name(SchemeType type);
 
 inline int32_t level_index(const Positions& pos, int level, int64_t t) {
     if (level == 2) return pos.unit[t];

@@ -2,6 +2,8 @@
 // maximum (vectorised), then one sum per cell; the relative sum is the raw sum over the maximum,
 // so each entry is read twice and added once.
 #include <algorithm>
+#include <cmath>
+#include <string>
 #include <vector>
 
 #include "hirope/hirope.h"
@@ -13,6 +15,16 @@ namespace {
 // First matrix index of cell `cell` when `span` indices from `begin` fill `cells` cells.
 int64_t edge(int64_t begin, int64_t span, int64_t cells, int64_t cell) {
     return begin + (cell * span + cells - 1) / cells;
+}
+
+// The error for row i, which holds a NaN or an infinity among its first `valid` entries.
+Status not_finite(const float* row, int64_t i, int64_t valid) {
+    int64_t j = 0;
+    while (j < valid && std::isfinite(row[j])) ++j;
+    const char* what = j < valid && std::isnan(row[j]) ? "NaN" : "an infinity";
+    return Status::error("pool: the matrix holds " + std::string(what) + " at row " +
+                         std::to_string(i) + ", column " + std::to_string(j) +
+                         " (entries must be finite)");
 }
 
 } // namespace
@@ -46,6 +58,8 @@ Status pool_rows(const PoolGrid& g, const float* data, int64_t first, int64_t la
     for (int64_t i = first; i < last; ++i) {
         const float* row = data + (i - first) * g.n;
         const int64_t valid = causal ? i + 1 : g.n; // entries [0, valid) are unmasked
+        // A NaN would vanish in the maximum and spread through a cell's mean: an error instead.
+        if (!kernels::all_finite(row, static_cast<size_t>(valid))) return not_finite(row, i, valid);
         const float m = kernels::max_nonnegative(row, valid);
         if (row_max) row_max[i] = m;
         if (i < g.row_begin || i >= g.row_end) continue;

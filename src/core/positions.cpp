@@ -26,9 +26,15 @@ Status make_context(const Scheme& scheme, int head_dim, int64_t n, const Positio
     c->rdim = rotary_dim(scheme, head_dim);
     c->pairs = c->rdim / 2;
     c->n = n;
-    int32_t max_pos = pos.token[0];
-    for (int64_t t = 1; t < n; ++t) max_pos = std::max(max_pos, pos.token[t]);
+    int32_t min_pos = pos.token[0], max_pos = pos.token[0];
+    for (int64_t t = 1; t < n; ++t) {
+        min_pos = std::min(min_pos, pos.token[t]);
+        max_pos = std::max(max_pos, pos.token[t]);
+    }
+    c->min_token = min_pos;
+    c->max_token = max_pos;
     c->seq_len = std::max<int64_t>(1, static_cast<int64_t>(max_pos) + 1);
+    c->xpos_centre = xpos_centre(min_pos, max_pos, 0);
     c->bands = bands(scheme, head_dim);
     c->band_level.clear();
     for (const Band& b : c->bands)
@@ -43,6 +49,21 @@ Status make_context(const Scheme& scheme, int head_dim, int64_t n, const Positio
                                    (1 + scheme.xpos_gamma));
     }
     return {};
+}
+
+double xpos_centre(int32_t min_token, int32_t max_token, int64_t frequency_length) {
+    // Rebased on the smallest position: torchscale's ceil(L / 2) when positions start at 0, and
+    // the same offset from the smallest position when they do not (docs/schemes.md section 4.3).
+    // A frequency_length of 0 means none; one above the positions' end replaces it.
+    int64_t end = static_cast<int64_t>(max_token) + 1;
+    if (frequency_length > 0 && frequency_length > end) end = frequency_length;
+    const int64_t span = end - min_token; // at least 1
+    return static_cast<double>(min_token) + static_cast<double>((span + 1) / 2);
+}
+
+const char* scheme_name(SchemeType type) {
+    const SchemeInfo* info = scheme_info(type);
+    return info ? info->name : "scheme";
 }
 
 double branch_position(const Context& c, const Positions& pos, int band, Role role, Branch branch,

@@ -2,12 +2,53 @@
 // scale, log-n query scale) or sinusoid addition.
 #include "core/rotate.h"
 #include "core/internal.h"
+#include "kernels/vector.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <utility>
 
 namespace hirope {
 namespace detail {
+
+// xPos scale of pair p for token t: zeta_p^((t - c) / B) for a query, its inverse for a key. The
+// centre c is rebased on the smallest position (Context::xpos_centre), so t - c is a relative
+// position and the scale is the same at any shift of all positions (docs/schemes.md section 4.3).
+double xpos_scale(const Context& c, const Positions& pos, Role role, int p, int64_t t) {
+    const double power =
+        (static_cast<double>(pos.token[t]) - c.xpos_centre) / c.scheme.xpos_scale_base;
+    return std::pow(c.xpos_zeta[p], role == Role::query ? power : -power);
+}
+
+namespace {
+
+std::string number(double x) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g", x);
+    return buf;
+}
+
+} // namespace
+
+Status rotation_overflow(const Context& c, const Positions& pos, Role role, int64_t t) {
+    std::string msg = std::string(scheme_name(c.scheme.type)) + ": rotation overflowed at token " +
+                      std::to_string(t) + " (";
+    const std::string who = role == Role::query ? "query" : "key";
+    if (c.scheme.type == SchemeType::xpos && c.pairs > 0) {
+        double largest = 0;
+        for (int p = 0; p < c.pairs; ++p)
+            largest = std::max(largest, xpos_scale(c, pos, role, p, t));
+        msg += "xPos scale at position " + std::to_string(pos.token[t]) + " of the " + who +
+               " is up to " + number(largest) + ", centre " +
+               std::to_string(static_cast<int64_t>(c.xpos_centre)) + ", scheme.xpos_scale_base " +
+               number(c.scheme.xpos_scale_base) +
+               ": the positions span too far for the float range, or the values are too large)";
+    } else {
+        msg += who + " at position " + std::to_string(pos.token[t]) +
+               ": the values times the scheme's factors exceed the float range)";
+    }
+    return Status::error(msg);
+}
 
 // The transform of one token: for rotary schemes the scaled cos and sin of every pair (factor
 // = attention factor, xPos scale, log-n query scale) and the pass-through scale; for sinusoidal
@@ -17,9 +58,7 @@ class TokenTransform {
     TokenTransform(const Context& c, const Positions& pos, Role role, Branch branch)
         : c_(c), pos_(pos), role_(role), branch_(branch), cos_(c.pairs), sin_(c.pairs),
           band_pos_(c.bands.size()), pair_band_(c.pairs),
-          pe_(c.scheme.type == SchemeType::sinusoidal ? c.head_dim : 0),
-          // xPos powers are centred as in torchscale: token t gets (t - ceil(L / 2)) / base.
-          xpos_centre_(std::ceil(c.seq_len / 2.0)) {
+          pe_(c.scheme.type == SchemeType::sinusoidal ? c.head_dim : 0) {
         for (int p = 0; p < c.pairs; ++p) pair_band_[p] = band_of_pair(c, p);
     }
 
@@ -37,10 +76,7 @@ class TokenTransform {
             double sn, cs;
             sincos_fast(band_pos_[pair_band_[p]] * c_.inv_freq[p], &sn, &cs);
             double f = c_.attn_factor * pass_;
-            if (s.type == SchemeType::xpos) {
-                const double power = (pos_.token[t] - xpos_centre_) / s.xpos_scale_base;
-                f *= std::pow(c_.xpos_zeta[p], query ? power : -power);
-            }
+            if (s.type == SchemeType::xpos) f *= xpos_scale(c_, pos_, role_, p, t);
             cos_[p] = cs * f;
             sin_[p] = sn * f;
         }
@@ -59,17 +95,16 @@ class TokenTransform {
     std::vector<double> cos_, sin_, band_pos_;
     std::vector<int> pair_band_;
     std::vector<double> pe_;
-    double xpos_centre_;
     double pass_ = 1.0;
 };
 
-void rotate_rows(const Context& c, const Positions& pos, Role role, Branch branch, const float* x,
-                 int heads, float* out) {
-    rotate_range(c, pos, role, branch, x, heads, 0, c.n, out);
+Status rotate_rows(const Context& c, const Positions& pos, Role role, Branch branch, const float* x,
+                   int heads, float* out) {
+    return rotate_range(c, pos, role, branch, x, heads, 0, c.n, out);
 }
 
-void rotate_range(const Context& c, const Positions& pos, Role role, Branch branch, const float* x,
-                  int heads, int64_t begin, int64_t end, float* out) {
+Status rotate_range(const Context& c, const Positions& pos, Role role, Branch branch,
+                    const float* x, int heads, int64_t begin, int64_t end, float* out) {
     const Scheme& s = c.scheme;
     const int hd = c.head_dim;
     const int64_t width = static_cast<int64_t>(heads) * hd;
@@ -82,24 +117,30 @@ void rotate_range(const Context& c, const Positions& pos, Role role, Branch bran
             for (int h = 0; h < heads; ++h)
                 for (int i = 0; i < hd; ++i)
                     yr[h * hd + i] = static_cast<float>(xr[h * hd + i] + tr.added()[i]);
-            continue;
-        }
-        for (int h = 0; h < heads; ++h) {
-            const float* xh = xr + h * hd;
-            float* yh = yr + h * hd;
-            for (int p = 0; p < c.pairs; ++p) {
-                int a, b;
-                pair_dims(s.layout, c.rdim, p, &a, &b);
-                const double xa = xh[a], xb = xh[b];
-                yh[a] = static_cast<float>(xa * tr.cos()[p] - xb * tr.sin()[p]);
-                yh[b] = static_cast<float>(xa * tr.sin()[p] + xb * tr.cos()[p]);
+        } else {
+            for (int h = 0; h < heads; ++h) {
+                const float* xh = xr + h * hd;
+                float* yh = yr + h * hd;
+                for (int p = 0; p < c.pairs; ++p) {
+                    int a, b;
+                    pair_dims(s.layout, c.rdim, p, &a, &b);
+                    const double xa = xh[a], xb = xh[b];
+                    yh[a] = static_cast<float>(xa * tr.cos()[p] - xb * tr.sin()[p]);
+                    yh[b] = static_cast<float>(xa * tr.sin()[p] + xb * tr.cos()[p]);
+                }
+                for (int i = c.rdim; i < hd; ++i) yh[i] = static_cast<float>(xh[i] * tr.pass());
             }
-            for (int i = c.rdim; i < hd; ++i) yh[i] = static_cast<float>(xh[i] * tr.pass());
         }
+        // Finite inputs give a non-finite row only when a factor (xPos scale, attention factor,
+        // log-n scale) times the values leaves the float range.
+        if (!kernels::all_finite(yr, static_cast<size_t>(width)))
+            return rotation_overflow(c, pos, role, t);
     }
+    return {};
 }
 
 Status check_finite(const float* x, int64_t count, const char* name) {
+    if (kernels::all_finite(x, static_cast<size_t>(count))) return {};
     for (int64_t i = 0; i < count; ++i) {
         if (!std::isfinite(x[i]))
             return Status::error(std::string(name) + " contains a non-finite value (" +
@@ -139,6 +180,10 @@ Status transform_coefficients(const Scheme& scheme, int head_dim, int64_t n, con
             bt[da] = static_cast<float>(-tr.sin()[p]);
             bt[db] = static_cast<float>(tr.sin()[p]);
         }
+        const size_t len = static_cast<size_t>(head_dim);
+        if (!kernels::all_finite(at, len) || !kernels::all_finite(bt, len) ||
+            !kernels::all_finite(ct, len))
+            return detail::rotation_overflow(ctx, pos, role, t);
     }
     return {};
 }
@@ -164,8 +209,7 @@ Status rotate(const Scheme& scheme, int head_dim, int heads, int64_t n, const Po
     if (!x || !out) return Status::error("x is required");
     st = detail::check_finite(x, n * heads * head_dim, "x");
     if (!st.ok()) return st;
-    detail::rotate_rows(c, pos, role, branch, x, heads, out);
-    return {};
+    return detail::rotate_rows(c, pos, role, branch, x, heads, out);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -211,6 +255,7 @@ Status Rotator::prepare(const Scheme& scheme, int head_dim, int heads, int64_t n
         if (!st.ok()) return st;
         m.ctx.attn_factor = hirope::attention_factor(scheme, m.ctx.seq_len);
     }
+    m.ctx.xpos_centre = detail::xpos_centre(m.ctx.min_token, m.ctx.max_token, frequency_length);
     m.heads = heads;
     m.token.assign(positions.token, positions.token + n);
     if (positions.unit) m.unit.assign(positions.unit, positions.unit + n);
@@ -230,8 +275,9 @@ Status Rotator::rotate_rows(Role role, Branch branch, int64_t begin, int64_t end
                              ") is not inside [0, " + std::to_string(m.ctx.n) + ")");
     if (begin == end) return {};
     if (!x || !out) return Status::error("x and out are required");
-    detail::rotate_range(m.ctx, m.pos, role, branch, x, m.heads, begin, end, out);
-    return {};
+    Status st = detail::check_finite(x, (end - begin) * m.heads * m.ctx.head_dim, "x");
+    if (!st.ok()) return st;
+    return detail::rotate_range(m.ctx, m.pos, role, branch, x, m.heads, begin, end, out);
 }
 
 bool Rotator::prepared() const {
@@ -253,6 +299,10 @@ const std::vector<double>& Rotator::inverse_frequencies() const {
 
 double Rotator::attention_factor() const {
     return prepared() ? impl_->ctx.attn_factor : 1.0;
+}
+
+double Rotator::xpos_centre() const {
+    return prepared() && impl_->ctx.scheme.type == SchemeType::xpos ? impl_->ctx.xpos_centre : 0.0;
 }
 
 } // namespace hirope

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 namespace hirope {
 
@@ -233,13 +234,29 @@ std::vector<Band> bands(const Scheme& s, int head_dim) {
     return out;
 }
 
-void yarn_correction_range(double beta_fast, double beta_slow, int dim, double base,
-                           double original_length, double* low, double* high) {
+Status yarn_correction_range(double beta_fast, double beta_slow, int dim, double base,
+                             double original_length, double* low, double* high) {
+    if (!finite(beta_fast) || beta_fast <= 0)
+        return Status::error("beta_fast must be a positive number, got " + num(beta_fast));
+    if (!finite(beta_slow) || beta_slow <= 0)
+        return Status::error("beta_slow must be a positive number, got " + num(beta_slow));
+    if (dim < 2) return Status::error("dim must be at least 2, got " + std::to_string(dim));
+    if (!finite(base) || base <= 1)
+        return Status::error("base must be a number > 1, got " + num(base));
+    if (!finite(original_length) || original_length <= 0)
+        return Status::error("original_length must be a positive number, got " +
+                             num(original_length));
     auto correction_dim = [&](double rotations) {
         return dim * std::log(original_length / (rotations * 2 * kPi)) / (2 * std::log(base));
     };
-    *low = correction_dim(beta_fast);
-    *high = correction_dim(beta_slow);
+    const double lo = correction_dim(beta_fast), hi = correction_dim(beta_slow);
+    if (!finite(lo) || !finite(hi))
+        return Status::error("the YaRN correction range overflows for original_length " +
+                             num(original_length) + " and betas " + num(beta_fast) + ", " +
+                             num(beta_slow));
+    *low = lo;
+    *high = hi;
+    return {};
 }
 
 Status inverse_frequencies(const Scheme& s, int head_dim, int64_t seq_len,
@@ -266,9 +283,10 @@ Status inverse_frequencies(const Scheme& s, int head_dim, int64_t seq_len,
         for (double& f : *out) f /= sc.factor;
         break;
     case ScalingType::yarn: {
-        double low, high;
-        yarn_correction_range(sc.beta_fast, sc.beta_slow, d, s.base, sc.original_length, &low,
-                              &high);
+        double low = 0, high = 0;
+        st = yarn_correction_range(sc.beta_fast, sc.beta_slow, d, s.base, sc.original_length, &low,
+                                   &high);
+        if (!st.ok()) return Status::error("scheme.scaling: " + st.message());
         if (sc.truncate) {
             low = std::floor(low);
             high = std::ceil(high);
@@ -347,7 +365,21 @@ std::vector<double> alibi_slopes(int heads) {
 }
 
 double split_fraction(double training_length, double base) {
+    if (!finite(training_length) || !(training_length > 0) || !finite(base) || !(base > 1))
+        return std::numeric_limits<double>::quiet_NaN();
     return std::log(training_length / (2 * kPi)) / std::log(base);
+}
+
+Status split_fraction_checked(double training_length, double base, double* out) {
+    if (!finite(training_length) || !(training_length > 0))
+        return Status::error("training_length must be a positive number, got " +
+                             num(training_length));
+    if (!finite(base) || !(base > 1))
+        return Status::error("base must be a number > 1, got " + num(base));
+    const double split = split_fraction(training_length, base);
+    if (!finite(split)) return Status::error("Split% is not finite for these arguments");
+    *out = split;
+    return {};
 }
 
 Status split_bound(const Scheme& scheme, int head_dim, SplitBound* out) {
@@ -355,10 +387,12 @@ Status split_bound(const Scheme& scheme, int head_dim, SplitBound* out) {
         return Status::error("scheme.type must be hirope: the Split% bound is HiRoPE's");
     Status st = validate(scheme, head_dim);
     if (!st.ok()) return st;
-    if (!(scheme.training_length > 0))
-        return Status::error("scheme.training_length must be a positive number");
+    if (!finite(scheme.training_length) || !(scheme.training_length > 0))
+        return Status::error("scheme.training_length must be a positive number, got " +
+                             num(scheme.training_length));
     SplitBound b;
-    b.split = split_fraction(scheme.training_length, scheme.base);
+    st = split_fraction_checked(scheme.training_length, scheme.base, &b.split);
+    if (!st.ok()) return Status::error("scheme." + st.message());
     b.pairs = rotary_dim(scheme, head_dim) / 2;
     b.token_pairs = band_pairs(scheme, head_dim)[0];
     const double split_pair = b.split * b.pairs;

@@ -129,7 +129,7 @@ Status Decoder::Impl::append(const uint8_t* bytes, int64_t count, const Position
     const bool all_stale =
         !rotator.prepared() || next.inverse_frequencies() != rotator.inverse_frequencies() ||
         next.attention_factor() != rotator.attention_factor() ||
-        (scheme.type == SchemeType::xpos && next.frequency_length() != rotator.frequency_length());
+        (scheme.type == SchemeType::xpos && next.xpos_centre() != rotator.xpos_centre());
     std::swap(rotator, next);
     // Rotated keys are kept for later appends, and needed now when this step does not use the plan.
     const bool rotate_cache = cache || !use_plan;

@@ -1,17 +1,20 @@
 // The hirope command-line tool, run as a user would.
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import zlib from 'node:zlib';
 import init from '../../dist/index.js';
 import { LUTS, probIndex, rgb } from '../../web/src/colormap.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const run = (...args) => spawnSync(process.execPath, [path.join(root, 'bin/hirope.mjs'), ...args], { cwd: root, encoding: 'utf8' });
+const cli = path.join(root, 'bin/hirope.mjs');
+const runWith = (options, ...args) => spawnSync(process.execPath, [cli, ...args], { cwd: root, encoding: 'utf8', ...options });
+const run = (...args) => runWith({}, ...args);
 
 // A PNG (8-bit RGBA, no interlace) as { width, height, rgba }: the IDAT chunks inflated, each
 // row's filter undone.
@@ -147,6 +150,176 @@ describe('hirope CLI', () => {
       assert.equal(r.status, status, args.join(' '));
       assert.match(r.stderr, re);
       assert.equal(r.stderr.trim().split('\n').length, 1);
+    }
+  });
+
+  // Hardening: every failure is one line on stderr (no stack), exit 1 for a file that cannot be
+  // read or written, exit 2 for a usage error.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hirope-cli-'));
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const sample = 'tests/fixtures/analysis/sample.py';
+  const usage = (message) => `hirope: ${message} (see hirope --help)\n`;
+  const expect = (r, status, stderr, what) => {
+    assert.equal(r.stderr, stderr, what);
+    assert.equal(r.status, status, what);
+  };
+  // Permission checks mean nothing to root: as root, the CLI runs as nobody for them.
+  const asUser = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+
+  it('refuses files it cannot write, naming the file and the reason', () => {
+    const missing = path.join(dir, 'no-such-dir', 'a.png');
+    expect(run('attention', sample, '--png', missing), 1, `hirope: cannot write ${missing}: no such directory ${path.dirname(missing)}\n`, 'missing directory');
+    expect(run('attention', sample, '--png', dir), 1, `hirope: cannot write ${dir}: is a directory\n`, 'a directory');
+    const notDir = path.join(dir, 'plain');
+    fs.writeFileSync(notDir, 'x');
+    expect(run('attention', sample, '--png', path.join(notDir, 'a.png')), 1, `hirope: cannot write ${path.join(notDir, 'a.png')}: ${notDir} is not a directory\n`, 'a file as directory');
+    const readOnly = path.join(dir, 'read-only.png');
+    fs.writeFileSync(readOnly, 'keep');
+    fs.chmodSync(readOnly, 0o444);
+    fs.chmodSync(dir, 0o755);
+    const r = runWith(asUser, 'attention', sample, '--png', readOnly);
+    if (r.error?.code === 'EPERM') return; // cannot switch user here
+    expect(r, 1, `hirope: cannot write ${readOnly}: permission denied\n`, 'a read-only file');
+    assert.equal(fs.readFileSync(readOnly, 'utf8'), 'keep');
+  });
+
+  it('refuses input it cannot read: missing, unreadable, directories, devices, FIFOs, sockets', async () => {
+    expect(run('analyze', path.join(dir, 'missing.py')), 1, `hirope: cannot read ${path.join(dir, 'missing.py')}: no such file\n`, 'missing');
+    expect(run('analyze', dir), 1, `hirope: cannot read ${dir}: is a directory\n`, 'a directory');
+    expect(run('attention', dir, '--png', path.join(dir, 'a.png')), 1, `hirope: cannot read ${dir}: is a directory\n`, 'attention of a directory');
+    expect(run('eval-model', sample, dir), 1, `hirope: cannot read ${dir}: is a directory\n`, 'eval-model of a directory');
+    expect(run('generate', dir), 1, `hirope: cannot read ${dir}: is a directory\n`, 'generate from a directory');
+    expect(run('generate', sample, '--weights', dir), 1, `hirope: cannot read ${dir}: is a directory\n`, '--weights a directory');
+    if (fs.existsSync('/dev/zero')) {
+      // Would never end if it were read.
+      expect(run('analyze', '/dev/zero'), 1, 'hirope: cannot read /dev/zero: not a regular file (a character device)\n', '/dev/zero');
+      expect(run('generate', sample, '--weights', '/dev/zero'), 1, 'hirope: cannot read /dev/zero: not a regular file (a character device)\n', '--weights /dev/zero');
+    }
+    const fifo = path.join(dir, 'fifo.py');
+    execFileSync('mkfifo', [fifo]);
+    expect(run('analyze', fifo), 1, `hirope: cannot read ${fifo}: not a regular file (a FIFO)\n`, 'a FIFO');
+    const socket = path.join(dir, 'socket.py');
+    const server = net.createServer();
+    await new Promise((resolve) => server.listen(socket, resolve));
+    try {
+      expect(run('analyze', socket), 1, `hirope: cannot read ${socket}: not a regular file (a socket)\n`, 'a socket');
+    } finally {
+      server.close();
+    }
+    const secret = path.join(dir, 'secret.py');
+    fs.writeFileSync(secret, 'x = 1\n');
+    fs.chmodSync(secret, 0o200);
+    fs.chmodSync(dir, 0o755);
+    const r = runWith(asUser, 'analyze', secret);
+    if (r.error?.code !== 'EPERM') expect(r, 1, `hirope: cannot read ${secret}: permission denied\n`, 'unreadable');
+  });
+
+  it('refuses files over the package limits before reading them', async () => {
+    const hr = await init();
+    // The runtime's analysis limit (64 MiB of source); the files are sparse.
+    const limit = hr.limits.maxSourceBytes;
+    assert.equal(limit, 64 * 1024 * 1024);
+    const big = path.join(dir, 'big.py');
+    fs.writeFileSync(big, '');
+    fs.truncateSync(big, limit + 1);
+    const message = `hirope: cannot read ${big}: ${limit + 1} bytes, over the source limit of ${limit} bytes\n`;
+    expect(run('analyze', big), 1, message, 'analyze');
+    expect(run('attention', big, '--png', path.join(dir, 'big.png')), 1, message, 'attention');
+    expect(run('eval-model', big), 1, message, 'eval-model');
+    const model = await hr.model.load();
+    const prompt = path.join(dir, 'prompt.py');
+    fs.writeFileSync(prompt, '');
+    fs.truncateSync(prompt, model.maxInputBytes + 1);
+    expect(run('generate', prompt), 1, `hirope: cannot read ${prompt}: ${model.maxInputBytes + 1} bytes, over the model's input limit of ${model.maxInputBytes} bytes\n`, 'generate');
+    model.dispose();
+  });
+
+  it('checks numeric options as given: integers, ranges, safe integers', () => {
+    const png = path.join(dir, 'n.png');
+    for (const [args, message] of [
+      [['bench', '--repeats', '0'], "--repeats needs an integer in [1, 100000], got '0'"],
+      [['bench', '--repeats', '1.5'], "--repeats needs an integer in [1, 100000], got '1.5'"],
+      [['bench', '--repeats', 'NaN'], "--repeats needs an integer in [1, 100000], got 'NaN'"],
+      [['bench', '--head-dim', '99999999999999999999'], "--head-dim needs an integer in [1, 1024], got '99999999999999999999'"],
+      [['bench', '--n', '64,'], "--n needs positive integers up to 16384, separated by commas, got '64,'"],
+      [['bench', '--n', '1e3'], "--n needs positive integers up to 16384, separated by commas, got '1e3'"],
+      [['analyze', sample, '--segments', '99999999999999999999'], "--segments needs an integer in [1, 9007199254740991], got '99999999999999999999'"],
+      [['analyze', sample, '--segments', '0'], "--segments needs an integer in [1, 9007199254740991], got '0'"],
+      [['attention', sample, '--png', png, '--size', '0x10'], "--size needs an integer in [1, 8192], got '0x10'"],
+      [['attention', sample, '--png', png, '--size', '9000'], "--size needs an integer in [1, 8192], got '9000'"],
+      [['attention', sample, '--png', png, '--scheme', 'hirope', '--window', '1.5'], "--window needs an integer in [1, 1073741824], got '1.5'"],
+      [['attention', sample, '--png', png, '--scheme', 'hirope', '--window', '99999999999999999999'], "--window needs an integer in [1, 1073741824], got '99999999999999999999'"],
+      [['attention', sample, '--png', png, '--scheme', 'hirope', '--ratio', '2'], "--ratio needs a number in [0, 1], got '2'"],
+      [['attention', sample, '--png', png, '--scheme', 'rope', '--base', 'NaN'], "--base needs a number > 1, got 'NaN'"],
+      [['attention', sample, '--png', png, '--scheme', 'rope', '--base', '1e999'], "--base needs a number > 1, got '1e999'"],
+      [['generate', sample, '--temperature', '-1'], "--temperature needs a number >= 0, got '-1'"],
+      [['generate', sample, '--seed', '1.5'], "--seed needs an integer in [0, 9007199254740991], got '1.5'"],
+      [['generate', sample, '--max-bytes', '99999'], "--max-bytes needs an integer in [0, 8192], got '99999'"],
+      [['eval-model', sample, '--length', '1'], "--length needs an integer in [2, 9007199254740991], got '1'"],
+      [['eval-model', sample, '--per-file', '0'], "--per-file needs an integer in [1, 9007199254740991], got '0'"],
+    ]) {
+      expect(run(...args), 2, usage(message), args.join(' '));
+    }
+    assert.ok(!fs.existsSync(png));
+  });
+
+  it('refuses --window, --ratio and --base beside a JSON scheme or with a scheme without them', () => {
+    const png = path.join(dir, 'j.png');
+    const json = '{"type":"hirope","window":8}';
+    for (const [flag, value, field] of [['--window', '8', 'window'], ['--ratio', '0.25', 'ratio'], ['--base', '500', 'base']]) {
+      expect(run('attention', sample, '--png', png, '--scheme', json, flag, value), 2, usage(`${flag} cannot be combined with a JSON --scheme: put "${field}" in the JSON`), flag);
+    }
+    expect(run('attention', sample, '--png', png, '--window', '8'), 2, usage("--window does not apply to scheme 'rope' (it applies to rerope, leaky-rerope, self-extend, hirope)"), 'rope --window');
+    expect(run('attention', sample, '--png', png, '--scheme', 'rerope', '--ratio', '0.5'), 2, usage("--ratio does not apply to scheme 'rerope' (it applies to hirope)"), 'rerope --ratio');
+    expect(run('attention', sample, '--png', png, '--scheme', 'alibi', '--base', '500'), 2, usage("--base does not apply to scheme 'alibi' (it applies to sinusoidal, rope, xpos, rerope, leaky-rerope, self-extend, hirope)"), 'alibi --base');
+    const ok = run('attention', sample, '--png', png, '--scheme', '{"type":"hirope","window":8,"ratio":0.25,"base":500}', '--size', '8');
+    assert.equal(ok.status, 0, ok.stderr);
+  });
+
+  it('refuses malformed command lines', () => {
+    const png = path.join(dir, 'p.png');
+    for (const [args, message] of [
+      [['analyze', sample, '--png', png], 'analyze takes no option --png'],
+      [['bench', '--json'], 'bench takes no option --json'],
+      [['generate', sample, '--window', '8'], 'generate takes no option --window'],
+      [['analyze', sample, '--frobnicate=1'], 'unknown option --frobnicate'],
+      [['attention', sample, '--png'], '--png needs a value'],
+      [['attention', sample, '--png', '--size', '8'], '--png needs a value, got the option --size'],
+      [['attention', sample, '--png', ''], "--png needs a value, got ''"],
+      [['analyze', sample, '--json=yes'], "--json takes no value, got 'yes'"],
+      [['attention', sample, '--png', png, '--size', '8', '--size', '9'], '--size is given twice'],
+      [['generate', sample, '--scheme', 'rope', '--scheme', 'pi'], '--scheme is given twice'],
+      [['bench', 'x.py'], "bench takes no FILE, got 'x.py'"],
+      [['analyze', sample, sample], 'analyze needs exactly one FILE'],
+      [['analyze', ''], 'analyze got an empty FILE name'],
+      [['eval-model'], 'eval-model needs at least one FILE'],
+      [['generate'], 'generate needs exactly one FILE (the prompt)'],
+      [['eval-model', sample, '--scheme', '{"scheme":'], '--scheme is not valid JSON: {"scheme":'],
+    ]) {
+      expect(run(...args), 2, usage(message), args.join(' '));
+    }
+    // --opt=value, '--' before a FILE, and --help wherever it stands.
+    const r = run('attention', `--png=${png}`, '--size=8', '--', sample);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(fs.readFileSync(png).readUInt32BE(16), 8);
+    const help = run('analyze', '--bogus', '--help');
+    assert.equal(help.status, 0);
+    assert.match(help.stdout, /^usage: hirope analyze/);
+  });
+
+  it('stops quietly when stdout closes early and reports a failing stdout in one line', () => {
+    const big = path.join(dir, 'many.py');
+    fs.writeFileSync(big, Array.from({ length: 5000 }, (_, i) => `def f${i}(x):\n    return x + ${i}\n`).join('\n'));
+    const r = spawnSync('sh', ['-c', `"${process.execPath}" "${cli}" analyze "${big}" --json | head -c 1 >/dev/null`], { cwd: root, encoding: 'utf8' });
+    assert.equal(r.stderr, '');
+    if (fs.existsSync('/dev/full')) {
+      const full = fs.openSync('/dev/full', 'w');
+      try {
+        const f = runWith({ stdio: ['ignore', full, 'pipe'] }, 'analyze', sample, '--json');
+        expect(f, 1, 'hirope: cannot write standard output: no space left on device\n', '/dev/full');
+      } finally {
+        fs.closeSync(full);
+      }
     }
   });
 });

@@ -186,8 +186,71 @@ for (const build of BUILDS) {
         rethrows(() => m.loss('x = 1'), /disposed/);
       });
     });
+
+    it('options: objects only, enumerations by own name, positions as 32-bit integers, read once', () => {
+      for (const [o, got] of [[null, 'null'], [[], 'an array'], [7, '7']]) {
+        rethrows(() => model.loss('x', o), new RegExp(`^loss options must be an object, got ${got}$`));
+        rethrows(() => model.logits('x', o), /^logits options must be an object/);
+        rethrows(() => model.attention('x', o), /^attention options must be an object/);
+        rethrows(() => model.positions('x', o), /^positions options must be an object/);
+        rethrows(() => model.generate('x', o), /^generate options must be an object/);
+      }
+      assert.equal(model.logits('x', undefined).length, 256);
+      for (const name of ['__proto__', 'constructor', 'toString', 'valueOf']) {
+        rethrows(() => model.loss('x = 1', { hierarchy: name }), /^hierarchy must be 'units', 'statements' or 'segments'/);
+        rethrows(() => model.loss('x = 1', { gap: name }), /^gap must be 'own', 'next' or 'previous'/);
+        rethrows(() => model.loss('x = 1', { language: name }), /^language must be one of/);
+        rethrows(() => model.loss('x = 1', { scheme: name }), /trained with RoPE: scheme.type must be one of/);
+      }
+      rethrows(() => model.logits('abc', { positions: { unit: [NaN, 1e12, 'a'] } }), /^positions.unit\[0\] must be a 32-bit integer, got NaN$/);
+      rethrows(() => model.logits('abc', { positions: { unit: [0, 1e12, 0] } }), /^positions.unit\[1\] must be a 32-bit integer, got 1000000000000$/);
+      rethrows(() => model.logits('abc', { positions: { statement: [0, 0, 'a'] } }), /^positions.statement\[2\] must be a 32-bit integer, got 'a'$/);
+      rethrows(() => model.logits('abc', { positions: { unit: new Float32Array(3) } }), /^positions.unit must be an Int32Array/);
+      const explicit = model.logits('abc', { positions: { unit: [0, 1, 1], statement: Int32Array.of(0, 1, 2) } });
+      assert.equal(explicit.length, 3 * 256);
+      // A getter that shrinks the input's buffer runs before the input is looked at.
+      const buffer = new ArrayBuffer(3, { maxByteLength: 3 });
+      const code = new Uint8Array(buffer);
+      code.set([97, 98, 99]);
+      rethrows(() => model.logits(code, { get scheme() { buffer.resize(2); return 'rope'; }, positions: { unit: [0, 0, 0] } }), /^positions.unit must have 2 entries \(one per byte\), got 3$/);
+      assert.equal(model.logits(code).length, 2 * 256);
+    });
   });
 }
+
+describe('code model memory', () => {
+  it('frees the weights of a model collected without dispose()', () => {
+    // 30 loads never disposed kept about 7 MB each; collected, their WASM handles are deleted.
+    const script = `
+      import init from ${JSON.stringify(new URL('../../dist/index.js', import.meta.url).href)};
+      import fs from 'node:fs';
+      const hr = await init({ simd: false });
+      const weights = new Uint8Array(fs.readFileSync(${JSON.stringify(path.join(root, 'models/pybyte.hrm'))}));
+      const settle = async () => {
+        for (let i = 0; i < 3; i++) {
+          globalThis.gc();
+          await new Promise((resolve) => setTimeout(resolve, 0));
+        }
+      };
+      (await hr.model.load({ data: weights })).dispose();
+      await settle();
+      const base = hr.heapBytes();
+      for (let i = 0; i < 30; i++) {
+        await hr.model.load({ data: weights });
+        await settle();
+      }
+      const grown = hr.heapBytes() - base;
+      // A disposed model, then collected: its handle is not deleted twice.
+      const m = await hr.model.load({ data: weights });
+      m.dispose();
+      await settle();
+      console.log(JSON.stringify({ grown, model: weights.length }));
+    `;
+    const out = execFileSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { encoding: 'utf8' });
+    const { grown, model } = JSON.parse(out.trim().split('\n').at(-1));
+    assert.ok(grown < 3 * model, `the heap grew by ${grown} bytes over 30 loads of a ${model}-byte model`);
+  });
+});
 
 describe('hirope eval-model and generate (CLI)', () => {
   const cli = path.join(root, 'bin/hirope.mjs');

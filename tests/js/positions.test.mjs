@@ -47,6 +47,8 @@ for (const build of BUILDS) {
       assert.deepEqual({ ...within, split: 0 }, { split: 0, pairs: 24, tokenPairs: 8, maxTokenPairs: 8, maxRatio: 8 / 24, over: false });
       assert.equal(at(9 / 24).over, true);
       assert.throws(() => hr.splitBound('rope', 48), /must be hirope/);
+      assert.throws(() => hr.splitFraction(Infinity, Infinity), /trainingLength must be a positive number/);
+      assert.throws(() => hr.splitFraction(4096, 1), /base must be a number > 1/);
     });
 
     it('rotates queries and keys; far branches differ only beyond the window', () => {
