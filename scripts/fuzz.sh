@@ -7,8 +7,8 @@ SECONDS_PER_TARGET=${1:-30}
 [ -f build/data/cl100k.bin ] || node tools/gen-tokenizer-data.mjs build/data
 [ -f build/fuzz/CMakeCache.txt ] || CC=clang CXX=clang++ cmake -S . -B build/fuzz \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHIROPE_FUZZ=ON -DHIROPE_TESTS=OFF >/dev/null
-cmake --build build/fuzz -j"${JOBS:-2}" --target fuzz_tokenizers fuzz_analyze fuzz_vocabulary fuzz_model
-for target in tokenizers analyze vocabulary model; do
+cmake --build build/fuzz -j"${JOBS:-2}" --target fuzz_tokenizers fuzz_analyze fuzz_parse fuzz_vocabulary fuzz_model
+for target in tokenizers analyze parse vocabulary model; do
   echo "== fuzz_$target for ${SECONDS_PER_TARGET}s"
   work=$(mktemp -d)
   cp tests/fuzz/corpus/$target/* "$work/"

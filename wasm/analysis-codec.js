@@ -61,12 +61,12 @@ export class AnalysisCodec {
    * numbers: { language, vocab (a tokenizer address, 0 = lexical), gap, descend, hierarchy,
    * segmentSize }.
    */
-  analyze(code, { language, vocab, gap, descend, hierarchy, segmentSize }) {
+  analyze(code, { language, vocab, gap, descend, hierarchy, segmentSize, timeoutMs }) {
     const runtime = this.runtime;
     const buffer = (this.buffer ||= new runtime.mod.AnalysisBuffer());
     runtime.run((heap) => {
       const [ptr, size] = heap.text(code);
-      runtime.check(buffer.run(ptr, size, language, vocab, gap, descend, hierarchy, segmentSize));
+      runtime.check(buffer.run(ptr, size, language, vocab, gap, descend, hierarchy, segmentSize, timeoutMs));
     });
     return this.decode(code, buffer);
   }

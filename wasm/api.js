@@ -30,7 +30,14 @@ export { simdSupported } from './init.js';
 
 // attention()'s kernel option, as users name it -> the core's kernel.
 const KERNELS = new Map([['tiled', 'fast'], ['reference', 'reference']]);
-const ANALYZE_KEYS = ['language', 'filename', 'tokenizer', 'gap', 'descendClasses', 'hierarchy', 'segmentSize'];
+const ANALYZE_KEYS = ['language', 'filename', 'tokenizer', 'gap', 'descendClasses', 'hierarchy', 'segmentSize', 'timeoutMs'];
+
+/** options.timeoutMs as the binding takes it: NaN when not given (the core's default budget). */
+function timeoutOf(value) {
+  if (value === undefined) return NaN;
+  if (typeof value !== 'number' || Number.isNaN(value)) fail(`options.timeoutMs must be a number of milliseconds >= 0 (0: no limit), got ${describe(value)}`);
+  return value;
+}
 // The options each call reads (phase 1, see errors.js), each once.
 const SHAPE_KEYS = ['n', 'headDim', 'heads', 'scheme', 'positions'];
 const ATTENTION_KEYS = [...SHAPE_KEYS, 'q', 'k', 'v', 'output', 'causal', 'scale', 'kernel', 'out', 'pool'];
@@ -130,11 +137,12 @@ export class HiRoPE {
 
   /** Parses code and nothing more: { hasError } (a validity check, and the bare-parse baseline). */
   parse(code, options) {
-    const { language } = readOptions(options, ['language']);
+    const { language, timeoutMs } = readOptions(options, ['language', 'timeoutMs']);
     const runtime = this._runtime;
     runtime.needAnalysis();
     this._vocabulary.checkLanguage(language);
-    const r = runtime.run((heap) => runtime.mod.parse(...heap.text(code), language));
+    const timeout = timeoutOf(timeoutMs);
+    const r = runtime.run((heap) => runtime.mod.parse(...heap.text(code), language, timeout));
     runtime.check(r.error);
     return { hasError: r.hasError };
   }
@@ -173,7 +181,8 @@ export class HiRoPE {
     const hierarchy = vocabulary.value('hierarchies', options.hierarchy === undefined ? 'units' : options.hierarchy, 'options.hierarchy');
     const segmentSize = options.segmentSize === undefined ? 128 : options.segmentSize;
     checkCount(segmentSize, 'options.segmentSize');
-    return this._codec.analyze(code, { language, vocab, gap, descend, hierarchy, segmentSize });
+    const timeoutMs = timeoutOf(options.timeoutMs);
+    return this._codec.analyze(code, { language, vocab, gap, descend, hierarchy, segmentSize, timeoutMs });
   }
 
   /**

@@ -12,6 +12,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <optional>
 
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
@@ -467,6 +468,13 @@ val vocabulary() {
 }
 
 #ifdef HIROPE_WITH_ANALYSIS
+// A parse budget from JS: NaN stands for "not given" (the core's default budget); the JS layer
+// checks that a given timeoutMs is a number, so NaN never means anything else.
+std::optional<double> optional_ms(double ms) {
+    if (std::isnan(ms)) return std::nullopt;
+    return ms;
+}
+
 template <typename T> val typed_copy(const char* ctor, const std::vector<T>& v) {
     val arr = val::global(ctor).new_(v.size());
     if (!v.empty()) arr.call<void>("set", val(emscripten::typed_memory_view(v.size(), v.data())));
@@ -618,8 +626,9 @@ val analysisLayout() {
 class AnalysisBuffer {
   public:
     std::string run(uintptr_t code, double size, std::string language, uintptr_t vocab, int gap,
-                    bool descend, int hierarchy, double segment_size) {
+                    bool descend, int hierarchy, double segment_size, double timeout_ms) {
         AnalyzeOptions o;
+        o.timeout_ms = optional_ms(timeout_ms);
         o.language = language;
         o.vocabulary = ptr<const Vocabulary>(vocab);
         o.gap = static_cast<GapPolicy>(gap);
@@ -668,10 +677,10 @@ val analysisLimits() {
     return o;
 }
 
-val parseCode(uintptr_t code, double size, std::string language) {
+val parseCode(uintptr_t code, double size, std::string language, double timeout_ms) {
     bool has_error = false;
     Status st = parse_only(std::string_view(ptr<const char>(code), static_cast<size_t>(size)),
-                           language, &has_error);
+                           language, &has_error, optional_ms(timeout_ms));
     val out = val::object();
     out.set("error", result(st));
     out.set("hasError", has_error);

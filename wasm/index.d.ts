@@ -305,6 +305,12 @@ export interface AnalyzeOptions {
   /** 'units' (syntax, default) or 'segments' (unit = floor(t / segmentSize)). */
   hierarchy?: 'units' | 'segments';
   segmentSize?: number;
+  /**
+   * The parse's time budget in milliseconds (default 10 s + 1 s per MB of input; 0: no limit).
+   * Some inputs defeat tree-sitter's error recovery (tens of thousands of quotes); a parse past
+   * its budget is a HiRoPEError.
+   */
+  timeoutMs?: number;
 }
 
 export interface CodeUnit {
@@ -464,7 +470,7 @@ export declare class HiRoPE {
   detectLanguage(filename: string): Language | null;
   loadTokenizer(name: TokenizerName, options?: { data?: Uint8Array | ArrayBuffer }): Promise<void>;
   encode(text: string, options?: { tokenizer?: Exclude<TokenizerName, 'lexical'> }): Int32Array;
-  parse(code: string, options: { language: Language }): { hasError: boolean };
+  parse(code: string, options: { language: Language; timeoutMs?: number }): { hasError: boolean };
   analyze(code: string, options: AnalyzeOptions): Analysis;
 }
 

@@ -8,12 +8,16 @@
 // statement index; or fixed-size segments floor(t / S).
 //
 // Offsets are bytes of the UTF-8 input, plus UTF-16 code units for JavaScript callers. Errors are
-// returned as Status; invalid UTF-8, NUL bytes and syntax errors are input, not errors.
+// returned as Status; invalid UTF-8, NUL bytes and syntax errors are input, not errors. Parsing
+// runs under a time budget (timeout_ms): tree-sitter's error recovery is quadratic on some inputs
+// (160,000 `"` as JavaScript take 2.5 minutes), and a parse that runs past its budget is an
+// error.
 #pragma once
 
 #include "hirope/hirope.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -77,6 +81,18 @@ enum class Hierarchy {
     segments, // fixed-size segments: unit = floor(token index / segment_size)
 };
 
+// The default parse time budget: floor_ms, plus ms_per_mb per million bytes of input. Real code
+// parses at 5-16 MB/s natively and 3.7-17 MB/s in WebAssembly (docs/analysis.md), so the budget
+// is 50x what a 1 MB file needs and 4x what the largest one (AnalysisLimits::max_bytes) needs;
+// inputs that defeat tree-sitter's error recovery reach 10 s at a few tens of kilobytes.
+struct ParseBudget {
+    static constexpr double floor_ms = 10000;
+    static constexpr double ms_per_mb = 1000;
+};
+
+// The default budget for an input of `bytes` bytes, in milliseconds: 10 s + 1 s per MB.
+double default_timeout_ms(size_t bytes);
+
 struct AnalyzeOptions {
     std::string language;                   // one of languages()
     const Vocabulary* vocabulary = nullptr; // nullptr: the lexical tokenizer
@@ -84,6 +100,11 @@ struct AnalyzeOptions {
     bool descend_classes = false; // methods become their own units
     Hierarchy hierarchy = Hierarchy::units;
     int64_t segment_size = 128;
+    // The parse's wall-clock budget in milliseconds, counted per call from its start: unset means
+    // default_timeout_ms(code.size()); 0 (or anything above 10^9, infinity included) means no
+    // limit; negative or NaN is an error. A parse that runs past it stops and analyze() returns
+    // an error naming timeout_ms. The walk after the parse is linear and not counted.
+    std::optional<double> timeout_ms;
 };
 
 struct Unit {
@@ -133,7 +154,8 @@ const AnalysisVocabulary& analysis_vocabulary();
 int unit_kind_value(const std::string& kind);
 
 // Parses code and nothing else: whether the tree has syntax errors (for validation, and the
-// benchmark's bare-parse baseline).
-Status parse_only(std::string_view code, const std::string& language, bool* has_error);
+// benchmark's bare-parse baseline). timeout_ms: the parse's budget, as AnalyzeOptions::timeout_ms.
+Status parse_only(std::string_view code, const std::string& language, bool* has_error,
+                  std::optional<double> timeout_ms = std::nullopt);
 
 } // namespace hirope

@@ -8,7 +8,11 @@
 #include <tree_sitter/api.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <optional>
 
 namespace hirope {
 
@@ -209,8 +213,12 @@ Definition classify(const Grammar& g, std::string_view code, TSNode n) {
         }
         if (f & kBinding) {
             // lexical_declaration > variable_declarator(name, value: arrow_function | class ...)
-            for (uint32_t i = 0; i < ts_node_named_child_count(cur); ++i) {
-                TSNode decl = ts_node_named_child(cur, i);
+            // A cursor visits the children in linear time (ts_node_named_child(i) is O(i)).
+            TSTreeCursor c = ts_tree_cursor_new(cur);
+            for (bool more = ts_tree_cursor_goto_first_child(&c); more;
+                 more = ts_tree_cursor_goto_next_sibling(&c)) {
+                TSNode decl = ts_tree_cursor_current_node(&c);
+                if (!ts_node_is_named(decl)) continue;
                 TSNode value = ts_node_child_by_field_id(decl, g.value);
                 if (ts_node_is_null(value)) continue;
                 const char* vt = ts_node_type(value);
@@ -222,9 +230,10 @@ Definition classify(const Grammar& g, std::string_view code, TSNode n) {
                     d.is_class = cls;
                     d.node = cur;
                     d.name = node_text(code, ts_node_child_by_field_id(decl, g.name));
-                    return d;
+                    break;
                 }
             }
+            ts_tree_cursor_delete(&c);
             return d;
         }
         if (!(f & kWrapper)) return d;
@@ -468,12 +477,115 @@ struct Parsed {
     }
 };
 
-Status parse(std::string_view code, const detail::LanguageRules& rules, Parsed* p) {
+// Values above this many milliseconds (11.6 days) mean no limit: a deadline that far ahead is
+// never reached, and steady_clock's nanosecond count cannot overflow computing it.
+constexpr double kMaxTimeoutMs = 1e9;
+
+// The deadline of one parse (the budget lives in the call: no state is kept between calls). It
+// reaches tree-sitter twice: as the payload of the progress callback, which tree-sitter calls
+// every 100 parse operations and which stops the parse, and as the payload of the input, so that
+// a single lexing operation cannot run far past it either: an external scanner looking for the
+// end of a raw string rescans the rest of the input from every position (Rust `r#"` repeated),
+// so one operation can read megabytes.
+struct Deadline {
+    std::string_view code;
+    bool limited = false;
+    std::chrono::steady_clock::time_point at;
+    uint32_t byte = 0;    // the furthest position the progress callback saw
+    bool expired = false; // the parse ran past the deadline: its tree, if any, is discarded
+    uint32_t served_start = 0, served_end = 0; // the chunk last handed to the lexer
+};
+
+bool past_deadline(TSParseState* state) {
+    Deadline* d = static_cast<Deadline*>(state->payload);
+    d->byte = std::max(d->byte, state->current_byte_offset);
+    if (std::chrono::steady_clock::now() < d->at) return false;
+    d->expired = true;
+    return true; // tree-sitter stops; ts_parser_parse_with_options returns NULL
+}
+
+// The input in chunks of kChunk bytes; the lexer asks for the next one as it moves past the end of
+// the current one. Past the deadline the input reads as ended, so the lexing operation under way
+// stops within one chunk, and the progress callback stops the parse within 100 operations (a
+// tree finished on the truncated input is discarded). One exception: a character cut by the end
+// of a chunk makes the lexer ask again from inside its current chunk and decode the answer
+// without checking for an empty one (a null dereference in tree-sitter 0.25's lexer.c), so bytes
+// inside the chunk last served are always served again.
+constexpr uint32_t kChunk = 64u << 10;
+
+const char* read_chunk(void* payload, uint32_t byte, TSPoint, uint32_t* bytes_read) {
+    Deadline* d = static_cast<Deadline*>(payload);
+    *bytes_read = 0;
+    if (byte >= d->code.size()) return "";
+    size_t end = std::min<size_t>(d->code.size(), size_t{byte} + kChunk);
+    if (d->limited && (d->expired || std::chrono::steady_clock::now() >= d->at)) {
+        d->expired = true;
+        if (byte < d->served_start || byte >= d->served_end) return "";
+        end = d->served_end;
+    }
+    d->served_start = byte;
+    d->served_end = static_cast<uint32_t>(end);
+    *bytes_read = static_cast<uint32_t>(end - byte);
+    return d->code.data() + byte;
+}
+
+std::string format_ms(double ms) {
+    char buf[32];
+    if (ms >= 10)
+        std::snprintf(buf, sizeof buf, "%.0f", ms);
+    else
+        std::snprintf(buf, sizeof buf, "%.3g", ms);
+    return buf;
+}
+
+// The budget of one call in milliseconds (0: no limit): unset means default_timeout_ms(size).
+Status resolve_timeout(std::optional<double> timeout_ms, size_t size, double* ms) {
+    if (!timeout_ms) {
+        *ms = default_timeout_ms(size);
+        return {};
+    }
+    const double t = *timeout_ms;
+    if (std::isnan(t) || t < 0)
+        return Status::error(
+            "timeout_ms must be a number of milliseconds >= 0 (0: no limit), got " + format_ms(t));
+    *ms = t > kMaxTimeoutMs ? 0 : t; // +infinity too
+    return {};
+}
+
+// Parses code within timeout_ms milliseconds (0: no limit).
+Status parse(std::string_view code, const detail::LanguageRules& rules, double timeout_ms,
+             Parsed* p) {
+    Deadline deadline;
+    deadline.code = code;
+    deadline.limited = timeout_ms > 0;
+    deadline.at = std::chrono::steady_clock::now() +
+                  std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                      std::chrono::duration<double, std::milli>(timeout_ms));
     p->parser = ts_parser_new();
     if (!p->parser || !ts_parser_set_language(p->parser, rules.language()))
         return Status::error(std::string("could not load the ") + rules.name + " grammar");
-    p->tree =
-        ts_parser_parse_string(p->parser, nullptr, code.data(), static_cast<uint32_t>(code.size()));
+    const TSInput input{&deadline, read_chunk, TSInputEncodingUTF8, nullptr};
+    TSParseOptions options{};
+    if (deadline.limited) {
+        options.payload = &deadline;
+        options.progress_callback = past_deadline;
+    }
+    p->tree = ts_parser_parse_with_options(p->parser, nullptr, input, options);
+    if (deadline.expired) {
+        if (p->tree) {
+            ts_tree_delete(p->tree);
+            p->tree = nullptr;
+        }
+        std::string m = "parsing stopped after " + format_ms(timeout_ms) + " ms at byte " +
+                        std::to_string(deadline.byte) + " of " + std::to_string(code.size()) + ": ";
+        // Real code parses at several MB/s; under 1 MB/s the error recovery is at work.
+        if (deadline.byte < timeout_ms * 1000)
+            m += std::string("the input is pathological for the tree-sitter ") + rules.name +
+                 " grammar (its error recovery is slow on it)";
+        else
+            m += "the input is too large to parse in that time";
+        return Status::error(m + "; raise timeout_ms to wait longer (0: no limit)");
+    }
     if (!p->tree) return Status::error("parsing failed");
     return {};
 }
@@ -494,13 +606,19 @@ Status check_input(std::string_view code, const std::string& language,
     return {};
 }
 
-// Checks the input, parses it, and hands the grammar rules and the tree to `use`.
-template <typename F> Status with_tree(std::string_view code, const std::string& language, F use) {
+// Checks the input, parses it within the budget, and hands the grammar rules and the tree to
+// `use`.
+template <typename F>
+Status with_tree(std::string_view code, const std::string& language,
+                 std::optional<double> timeout_ms, F use) {
     const detail::LanguageRules* rules;
     Status st = check_input(code, language, &rules);
     if (!st.ok()) return st;
+    double ms = 0;
+    st = resolve_timeout(timeout_ms, code.size(), &ms);
+    if (!st.ok()) return st;
     Parsed p;
-    st = parse(code, *rules, &p);
+    st = parse(code, *rules, ms, &p);
     if (!st.ok()) return st;
     use(*rules, p.tree);
     return {};
@@ -590,8 +708,13 @@ void analyze_tree(std::string_view code, const AnalyzeOptions& options,
 
 } // namespace
 
-Status parse_only(std::string_view code, const std::string& language, bool* has_error) {
-    return with_tree(code, language, [&](const detail::LanguageRules&, TSTree* tree) {
+double default_timeout_ms(size_t bytes) {
+    return ParseBudget::floor_ms + ParseBudget::ms_per_mb * (static_cast<double>(bytes) / 1e6);
+}
+
+Status parse_only(std::string_view code, const std::string& language, bool* has_error,
+                  std::optional<double> timeout_ms) {
+    return with_tree(code, language, timeout_ms, [&](const detail::LanguageRules&, TSTree* tree) {
         *has_error = ts_node_has_error(ts_tree_root_node(tree));
     });
 }
@@ -600,9 +723,10 @@ Status analyze(std::string_view code, const AnalyzeOptions& options, Analysis* o
     if (options.hierarchy == Hierarchy::segments && options.segment_size < 1)
         return Status::error("segment_size must be an integer >= 1, got " +
                              std::to_string(options.segment_size));
-    return with_tree(code, options.language, [&](const detail::LanguageRules& rules, TSTree* tree) {
-        analyze_tree(code, options, rules, tree, out);
-    });
+    return with_tree(code, options.language, options.timeout_ms,
+                     [&](const detail::LanguageRules& rules, TSTree* tree) {
+                         analyze_tree(code, options, rules, tree, out);
+                     });
 }
 
 } // namespace hirope

@@ -394,7 +394,8 @@ SchemeVocabulary make_vocabulary() {
     v.arguments = {{"head_dim", "headDim"},
                    {"rotary_dim", "rotaryDim"},
                    {"max_bytes", "maxBytes"},
-                   {"segment_size", "segmentSize"}};
+                   {"segment_size", "segmentSize"},
+                   {"timeout_ms", "timeoutMs"}};
     return v;
 }
 

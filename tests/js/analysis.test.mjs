@@ -118,6 +118,19 @@ for (const build of BUILDS) {
       assert.ok(performance.now() - t0 < 60000);
     });
 
+    it('stops a parse that runs past its time budget', () => {
+      // Tens of thousands of quotes defeat tree-sitter's error recovery (seconds, then minutes).
+      const quotes = '"'.repeat(40000);
+      for (const call of [() => hr.parse(quotes, { language: 'javascript', timeoutMs: 50 }), () => hr.analyze(quotes, { language: 'javascript', timeoutMs: 50 })]) {
+        const t0 = performance.now();
+        assert.throws(call, (e) => e instanceof HiRoPEError && /^parsing stopped after 50 ms .*pathological for the tree-sitter javascript grammar.*raise timeoutMs/.test(e.message));
+        assert.ok(performance.now() - t0 < 5000, 'stopped near its budget');
+      }
+      // Real code under the default budget, and a budget given per call (nothing kept between calls).
+      assert.equal(hr.parse('x = 1\n', { language: 'python' }).hasError, false);
+      assert.equal(hr.analyze('def f():\n    return 1\n', { language: 'python', timeoutMs: 0 }).units.length, 1);
+    });
+
     it('rejects unknown languages and options with a HiRoPEError', () => {
       const bad = (fn, re) => assert.throws(fn, (e) => e instanceof HiRoPEError && re.test(e.message));
       bad(() => hr.analyze('x', { language: 'cobol' }), /^language must be one of 'python', .*got 'cobol'/);
@@ -128,6 +141,8 @@ for (const build of BUILDS) {
       bad(() => hr.analyze('x', { language: 'c', tokenizer: 'gpt2' }), /^tokenizer must be one of 'lexical', 'cl100k', 'llama2'/);
       bad(() => hr.analyze('x', { language: 'c', segmentSize: 0 }), /segmentSize must be at least 1/);
       bad(() => hr.analyze('x', { language: 'c', lang: 'c' }), /unknown key 'lang'/);
+      bad(() => hr.analyze('x', { language: 'c', timeoutMs: -1 }), /timeoutMs must be a number of milliseconds >= 0/);
+      bad(() => hr.analyze('x', { language: 'c', timeoutMs: '5' }), /options.timeoutMs must be a number/);
       assert.equal(hr.detectLanguage('src/Main.JAVA'), 'java');
       assert.equal(hr.detectLanguage('a.tsx'), 'tsx');
       assert.equal(hr.detectLanguage('README'), null);
