@@ -343,15 +343,6 @@ function writeOutput(file, bytes) {
   }
 }
 
-// ---- Package limits --------------------------------------------------------------------------
-
-/** Bytes of source text one analysis takes (the runtime's analysis limit, 64 MiB). */
-const sourceLimit = (hr) => positive(hr.limits.maxSourceBytes);
-/** Bytes of a weights file the model loader takes. */
-const modelFileLimit = (hr) => positive(hr.limits.maxModelFileBytes);
-// A limit the package does not state is left to the package's own checks.
-const positive = (x) => (Number.isSafeInteger(x) && x > 0 ? x : undefined);
-
 // ---- Commands ------------------------------------------------------------------------------
 
 function analysisOptions(opts, file) {
@@ -367,7 +358,7 @@ function analysisOptions(opts, file) {
 async function analyzeFile(hr, opts) {
   const file = opts.positional[0];
   const options = analysisOptions(opts, file);
-  const code = new TextDecoder().decode(readInput(file, sourceLimit(hr), 'source'));
+  const code = new TextDecoder().decode(readInput(file, hr.limits.maxSourceBytes, 'source'));
   const { tokenizer } = options;
   if (tokenizer !== 'lexical' && hr.tokenizers.includes(tokenizer)) await hr.loadTokenizer(tokenizer);
   return { a: hr.analyze(code, options), file };
@@ -508,7 +499,7 @@ async function bench(opts) {
 }
 
 async function loadModel(hr, opts) {
-  return hr.model.load(opts.weights ? { data: readInput(opts.weights, modelFileLimit(hr), 'model file') } : {});
+  return hr.model.load(opts.weights ? { data: readInput(opts.weights, hr.limits.maxModelFileBytes, 'model file') } : {});
 }
 
 // A preset name or a JSON object of model options ({ scheme, hierarchy, segmentSize, ... }).
@@ -534,7 +525,7 @@ async function evalModel(opts) {
   const presets = presetSchemes(L, length);
   const names = opts.schemes || Object.keys(presets);
   const options = names.map((name) => modelOptions(name, presets));
-  const files = opts.positional.map((name) => ({ name, bytes: readInput(name, sourceLimit(hr), 'source') }));
+  const files = opts.positional.map((name) => ({ name, bytes: readInput(name, hr.limits.maxSourceBytes, 'source') }));
   const windows = windowsOf(files, length, perFile);
   if (windows.length === 0) throw new HiRoPEError(`no file holds ${length} bytes (one window); pass a smaller --length`);
   // A window is one call of the model: at most its input limit.

@@ -260,7 +260,7 @@ export class ModelLoader {
       bytes = await readData(where);
     }
     bytes = checkBytes(bytes, 'model data');
-    const limit = runtime.mod.modelLimits().maxFileBytes;
+    const limit = runtime.limits.maxModelFileBytes;
     if (bytes.length > limit) fail(`model file of ${bytes.length} bytes exceeds the limit of ${limit}`);
     const handle = new runtime.mod.ModelHandle();
     try {

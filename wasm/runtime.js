@@ -43,7 +43,7 @@ export async function readData(url) {
 class Heap {
   constructor(runtime) {
     this.mod = runtime.mod;
-    this.maxTextBytes = runtime.maxTextBytes;
+    this.maxTextBytes = runtime.limits.maxSourceBytes;
     this.blocks = [];
   }
   alloc(bytes) {
@@ -141,11 +141,10 @@ export class Runtime {
     this.vocabulary = vocabulary;
     /** True when code analysis (tree-sitter grammars, tokenizers, the code model) is compiled in. */
     this.hasAnalysis = typeof mod.AnalysisBuffer === 'function';
-    this.maxTextBytes = this.hasAnalysis ? mod.analysisLimits().maxBytes : 0;
     /** Size limits, checked before any allocation (the analysis and model ones 0 in the core build). */
     this.limits = Object.freeze({
       ...mod.limits(),
-      maxSourceBytes: this.maxTextBytes,
+      maxSourceBytes: this.hasAnalysis ? mod.analysisLimits().maxBytes : 0,
       maxModelFileBytes: this.hasAnalysis ? mod.modelLimits().maxFileBytes : 0,
     });
   }
