@@ -18,7 +18,7 @@
 
 import { HiRoPEError, fail, describe, iota, checkCount, checkFloat32, checkStill, checkBytes, readOptions, readArray, callerArray } from './errors.js';
 import { Vocabulary, registerVocabulary } from './vocabulary.js';
-import { Runtime, TOKENIZER_DATA, readData, normalizePositions, readPositions, checkPool, readPool, tokenIds } from './runtime.js';
+import { Runtime, TOKENIZER_DATA, readData, normalizePositions, readPositions, checkPool, readPool, tokenIds, guardMethods } from './runtime.js';
 import { AnalysisCodec } from './analysis-codec.js';
 import { ModelLoader } from './model.js';
 import { INIT_KEYS, loadModule, startGPU } from './init.js';
@@ -50,12 +50,12 @@ export class HiRoPE {
   /**
    * mod: the Emscripten module; backend: 'wasm-simd' or 'wasm-scalar'; dataFiles: URLs of the
    * data files by name; options.gpu: the WebGPU executor (null: none found) when init() was asked
-   * for a GPU backend.
+   * for a GPU backend; options.respawn / respawnAsync: fresh instances of the module (Runtime.reset).
    */
   constructor(mod, backend, dataFiles = {}, options = {}) {
     const vocabulary = new Vocabulary(mod.vocabulary(), mod.limits());
     registerVocabulary(vocabulary);
-    const runtime = new Runtime(mod, vocabulary);
+    const runtime = new Runtime(mod, vocabulary, options);
     this._runtime = runtime;
     this._vocabulary = vocabulary;
     /** 'wasm-simd' or 'wasm-scalar': which build runs. */
@@ -76,9 +76,17 @@ export class HiRoPE {
     this.languages = [...vocabulary.languageNames];
     /** Tokenizer names; all but 'lexical' load their vocabulary on first use (loadTokenizer). */
     this.tokenizers = this.hasAnalysis ? ['lexical', ...TOKENIZER_DATA] : [];
-    this._tokenizers = new Map();
+    this._tokenizers = new Map(); // name -> TokenizerHandle in the current instance
+    this._tokenizerData = new Map(); // name -> its bytes, to load again into a fresh instance
     this._dataFiles = dataFiles;
     this._codec = this.hasAnalysis ? new AnalysisCodec(runtime) : null;
+    // A fresh instance (after a trap or abort) gets the tokenizers loaded so far; the codec's
+    // buffer lived in the old one.
+    runtime.onReset(() => {
+      this._tokenizers = new Map();
+      if (this._codec) this._codec.buffer = null;
+      for (const [name, bytes] of this._tokenizerData) this._loadTokenizerBytes(name, bytes);
+    });
     /** Where attentionAsync() runs: 'webgpu' (init({ backend: 'webgpu' | 'auto' })) or 'wasm'. */
     this.attentionBackend = 'wasm';
     this._gpu = null;
@@ -116,6 +124,13 @@ export class HiRoPE {
       bytes = await readData(url);
     }
     bytes = checkBytes(bytes, 'options.data');
+    if (this._tokenizers.has(name)) return; // loaded by a call that finished during the await
+    this._loadTokenizerBytes(name, bytes);
+    this._tokenizerData.set(name, bytes.slice());
+  }
+
+  _loadTokenizerBytes(name, bytes) {
+    const runtime = this._runtime;
     const handle = new runtime.mod.TokenizerHandle();
     try {
       runtime.run((heap) => runtime.check(handle.load(...heap.bytes(bytes))));
@@ -123,8 +138,7 @@ export class HiRoPE {
       handle.delete();
       throw e;
     }
-    if (this._tokenizers.has(name)) handle.delete();
-    else this._tokenizers.set(name, handle);
+    this._tokenizers.set(name, handle);
   }
 
   _tokenizer(name) {
@@ -154,7 +168,9 @@ export class HiRoPE {
     runtime.needAnalysis();
     if (tokenizer === 'lexical') fail("encode() needs a vocabulary tokenizer; 'lexical' tokens come from analyze()");
     const vocab = this._tokenizer(tokenizer);
-    return runtime.run((heap) => runtime.mod.encode(vocab, ...heap.text(text, 'text')));
+    const ids = runtime.run((heap) => runtime.mod.encode(vocab, ...heap.text(text, 'text')));
+    if (typeof ids === 'string') runtime.check(ids);
+    return ids;
   }
 
   /**
@@ -499,7 +515,21 @@ export class HiRoPE {
   heapBytes() {
     return this._runtime.heapBytes();
   }
+
+  /**
+   * The WebAssembly heap: { inUseBytes (held by malloc now), peakBytes (the most it has held),
+   * memoryBytes (the memory's size; it never shrinks), ceilingBytes (the memory's maximum, which
+   * the size limits are derived from), reserveBytes (kept free: work whose memory grows with its
+   * input stops with an out-of-memory HiRoPEError rather than eat into it) }.
+   */
+  memory() {
+    const { inUseBytes, peakBytes, memoryBytes, ceilingBytes, reserveBytes } = this._runtime.mod.heapStats();
+    return { inUseBytes, peakBytes, memoryBytes, ceilingBytes, reserveBytes };
+  }
 }
+guardMethods(HiRoPE, function () {
+  return this._runtime;
+});
 
 /**
  * Builds an entry point's init() from its module table (see loadModule in init.js): loads the
@@ -508,9 +538,9 @@ export class HiRoPE {
 export function makeInit(entry) {
   return async function init(options) {
     options = readOptions(options, INIT_KEYS, { name: 'init options', unknown: 'init options' });
-    const { mod, backend, files } = await loadModule(entry, options);
+    const { mod, backend, files, respawn, respawnAsync } = await loadModule(entry, options);
     const gpu = await startGPU(entry, options);
-    const hr = new HiRoPE(mod, backend, files, { gpu });
+    const hr = new HiRoPE(mod, backend, files, { gpu, respawn, respawnAsync });
     for (const name of options.tokenizers || []) await hr.loadTokenizer(name);
     return hr;
   };

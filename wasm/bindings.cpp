@@ -15,7 +15,12 @@
 #include <optional>
 
 #include <emscripten/bind.h>
+#include <emscripten/heap.h>
 #include <emscripten/val.h>
+#include <malloc.h>
+
+// dlmalloc's peak of bytes taken from the system (emscripten's malloc; no header declares it).
+extern "C" size_t malloc_max_footprint(void);
 
 using emscripten::val;
 using namespace hirope;
@@ -53,6 +58,27 @@ Scheme to_scheme(const val& o) {
     s.scaling.type = static_cast<ScalingType>(sc["type"].as<int>());
     for (const ParamInfo& p : v.scaling_params) read_param(p, sc, &s);
     return s;
+}
+
+// The budget every call whose memory grows with its input is checked against.
+HeapBudget wasm_heap() {
+    HeapBudget b;
+    b.enabled = true;
+    return b;
+}
+
+// The heap: bytes in use now (mallinfo walks the heap: for hr.memory(), never per operation), the
+// most malloc has held, the memory's size, the ceiling the core derives its limits from, and the
+// memory maximum this module was linked with (the two must agree: tests/js check it).
+val heapStats() {
+    val o = val::object();
+    o.set("inUseBytes", static_cast<double>(mallinfo().uordblks));
+    o.set("peakBytes", static_cast<double>(malloc_max_footprint()));
+    o.set("memoryBytes", static_cast<double>(emscripten_get_heap_size()));
+    o.set("reserveBytes", static_cast<double>(HeapCeiling::reserve));
+    o.set("ceilingBytes", static_cast<double>(HeapCeiling::bytes));
+    o.set("linkedMaximumBytes", static_cast<double>(emscripten_get_heap_max()));
+    return o;
 }
 
 Positions to_positions(uintptr_t token, uintptr_t unit, uintptr_t statement) {
@@ -495,7 +521,10 @@ class TokenizerHandle {
     std::unique_ptr<Vocabulary> vocab_;
 };
 
+// The token ids of a text as an Int32Array, or an error string.
 val encodeText(uintptr_t vocab, uintptr_t code, double size) {
+    Status st = wasm_heap().reserve(AnalysisLimits::encode_bytes_per_byte * size, "tokenizing");
+    if (!st.ok()) return val(st.message());
     std::vector<Token> tokens;
     ptr<const Vocabulary>(vocab)->encode(
         std::string_view(ptr<const char>(code), static_cast<size_t>(size)), &tokens);
@@ -635,6 +664,7 @@ class AnalysisBuffer {
         o.descend_classes = descend;
         o.hierarchy = static_cast<Hierarchy>(hierarchy);
         o.segment_size = static_cast<int64_t>(segment_size);
+        o.heap = wasm_heap();
         Analysis a;
         Status st =
             analyze(std::string_view(ptr<const char>(code), static_cast<size_t>(size)), o, &a);
@@ -680,7 +710,7 @@ val analysisLimits() {
 val parseCode(uintptr_t code, double size, std::string language, double timeout_ms) {
     bool has_error = false;
     Status st = parse_only(std::string_view(ptr<const char>(code), static_cast<size_t>(size)),
-                           language, &has_error, optional_ms(timeout_ms));
+                           language, &has_error, optional_ms(timeout_ms), wasm_heap());
     val out = val::object();
     out.set("error", result(st));
     out.set("hasError", has_error);
@@ -724,7 +754,8 @@ val config_object(const model::Config& c) {
 class ModelHandle {
   public:
     std::string load(uintptr_t data, double size) {
-        return model::Model::load(ptr<const uint8_t>(data), static_cast<size_t>(size), &model_)
+        return model::Model::load(ptr<const uint8_t>(data), static_cast<size_t>(size), &model_,
+                                  wasm_heap())
             .message();
     }
     val config() const { return model_ ? config_object(model_->config()) : val::null(); }
@@ -825,6 +856,7 @@ EMSCRIPTEN_BINDINGS(hirope) {
     emscripten::function("transformCoefficients", &transformCoefficients);
     emscripten::function("seededVectors", &seededVectors);
     emscripten::function("limits", &limits);
+    emscripten::function("heapStats", &heapStats);
     emscripten::function("kernelName", &kernelName);
     emscripten::function("vocabulary", &vocabulary);
 #ifdef HIROPE_WITH_ANALYSIS

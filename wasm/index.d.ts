@@ -456,6 +456,8 @@ export declare class HiRoPE {
     tokenIds?: Int32Array | number[];
     seed?: number;
   }): QK;
+  /** The WebAssembly heap against its ceiling (the size limits are derived from the ceiling). */
+  memory(): HeapMemory;
   heapBytes(): number;
   /** Where attentionAsync() runs: 'webgpu' after init({ backend: 'webgpu' | 'auto' }) found an adapter. */
   attentionBackend: 'webgpu' | 'wasm';
@@ -501,3 +503,16 @@ export declare function segmentPositions(n: number, size: number): { token: Int3
 export declare function normalizeScheme(scheme: Scheme): Record<string, unknown>;
 export declare function init(options?: InitOptions): Promise<HiRoPE>;
 export default init;
+
+export interface HeapMemory {
+  /** Bytes malloc holds now. */
+  inUseBytes: number;
+  /** The most malloc has held (with the budget checks' probes). */
+  peakBytes: number;
+  /** The memory's size; WebAssembly memory never shrinks. */
+  memoryBytes: number;
+  /** The memory's maximum (2 GiB), which the size limits are derived from. */
+  ceilingBytes: number;
+  /** Kept free: work whose memory grows with its input stops with an out-of-memory HiRoPEError first. */
+  reserveBytes: number;
+}

@@ -2,7 +2,7 @@
 // build to load, the Emscripten module options (locateFile, wasmBinary, a precompiled
 // wasmModule), where the data files are, and the WebGPU executor when a backend asks for one.
 import { HiRoPEError, fail, describe } from './errors.js';
-import { readData, isNode, TOKENIZER_DATA } from './runtime.js';
+import { readData, TOKENIZER_DATA } from './runtime.js';
 
 // (module (func (result v128) (i32x4.splat (i32.const 0)))): valid only where SIMD is.
 const SIMD_PROBE = new Uint8Array([
@@ -25,7 +25,8 @@ export const INIT_KEYS = ['simd', 'analysis', 'locateFile', 'wasmBinary', 'wasmM
  * 'full' and/or 'core' to { simd, scalar }, each a [.wasm file name, loader of the Emscripten
  * factory]), `wasm` (.wasm file names to their URLs) and `data` (data file names to their URLs),
  * each URL written as new URL('./literal', import.meta.url) in the entry so that bundlers copy
- * the files. Resolves to { mod, backend: 'wasm-simd' | 'wasm-scalar', files }.
+ * the files. Resolves to { mod, backend: 'wasm-simd' | 'wasm-scalar', files, respawn,
+ * respawnAsync } (fresh instances of the same compiled module, see Runtime.reset).
  */
 export async function loadModule({ modules, wasm, data = {} }, options) {
   if (options === null || typeof options !== 'object') fail(`init options must be an object, got ${describe(options)}`);
@@ -42,35 +43,55 @@ export async function loadModule({ modules, wasm, data = {} }, options) {
   if (!analysis && options.tokenizers?.length) fail('options.tokenizers needs the analysis build (analysis: true)');
   const [file, load] = modules[analysis ? 'full' : 'core'][simd ? 'simd' : 'scalar'];
   const factory = (await load()).default;
-  const moduleOptions = {
-    locateFile: (name, dir) => {
-      if (options.locateFile) return options.locateFile(name, dir);
-      return wasm[name] ? wasm[name]().href : dir + name;
-    },
+  const compiled = await compileModule(file, wasm, options);
+  // The import object the loader hands over names exactly what its own .wasm imports: another
+  // build's module would instantiate and then fail deep inside the runtime's start-up.
+  const checkImports = (imports) => {
+    const wanted = new Set(Object.values(imports).flatMap((ns) => Object.keys(ns)));
+    const given = WebAssembly.Module.imports(compiled);
+    if (given.length !== wanted.size || given.some((i) => !wanted.has(i.name))) {
+      throw new HiRoPEError(`options.wasmModule could not be instantiated: it is not ${file} (its imports differ)`);
+    }
   };
-  if (options.wasmModule !== undefined) {
-    // A module compiled once (e.g. by a page) and posted to each worker: no fetch, no compile.
-    if (!(options.wasmModule instanceof WebAssembly.Module)) fail(`options.wasmModule must be a WebAssembly.Module, got ${describe(options.wasmModule)}`);
-    moduleOptions.instantiateWasm = (imports, receive) => {
-      // The loader's import object names exactly what its own .wasm imports: another build's
-      // module would instantiate and then fail deep inside the runtime's start-up.
-      const wanted = new Set(Object.values(imports).flatMap((ns) => Object.keys(ns)));
-      const given = WebAssembly.Module.imports(options.wasmModule);
-      if (given.length !== wanted.size || given.some((i) => !wanted.has(i.name))) {
-        ready.reject(new HiRoPEError(`options.wasmModule could not be instantiated: it is not ${file} (its imports differ)`));
-        return {};
-      }
-      WebAssembly.instantiate(options.wasmModule, imports).then(
-        (instance) => receive(instance, options.wasmModule),
-        (e) => ready.reject(new HiRoPEError(`options.wasmModule could not be instantiated (is it ${file}?): ${e.message}`)),
-      );
-      return {};
-    };
-  } else if (options.wasmBinary) moduleOptions.wasmBinary = options.wasmBinary;
-  else if (isNode() && !options.locateFile) moduleOptions.wasmBinary = await readData(wasm[file]());
   const ready = {};
   const failed = new Promise((_, reject) => (ready.reject = reject));
-  const mod = await Promise.race([factory(moduleOptions), failed]);
+  const mod = await Promise.race([factory({
+    instantiateWasm: (imports, receive) => {
+      try {
+        checkImports(imports);
+      } catch (e) {
+        ready.reject(e);
+        return {};
+      }
+      WebAssembly.instantiate(compiled, imports).then(
+        (instance) => receive(instance, compiled),
+        (e) => ready.reject(new HiRoPEError(`${file} could not be instantiated: ${e.message}`)),
+      );
+      return {};
+    },
+  }), failed]);
+  // A fresh instance of the same compiled module, made synchronously (the runtime replaces a
+  // module that trapped or aborted with one): Emscripten's start-up runs to its end inside the
+  // factory call when the instance is handed over at once. Engines that refuse synchronous
+  // instantiation of a large module (a browser's main thread may) throw here; the runtime then
+  // waits for respawnAsync.
+  const respawn = () => {
+    const fresh = {
+      instantiateWasm: (imports, receive) => {
+        receive(new WebAssembly.Instance(compiled, imports), compiled);
+        return {};
+      },
+    };
+    factory(fresh).catch(() => {});
+    if (typeof fresh.limits !== 'function') throw new HiRoPEError(`${file} did not start synchronously`);
+    return fresh;
+  };
+  const respawnAsync = () => factory({
+    instantiateWasm: (imports, receive) => {
+      WebAssembly.instantiate(compiled, imports).then((instance) => receive(instance, compiled));
+      return {};
+    },
+  });
   const files = {};
   if (options.dataURL !== undefined) {
     const base = new URL(String(options.dataURL).replace(/\/?$/, '/'), globalThis.location?.href ?? import.meta.url);
@@ -79,7 +100,39 @@ export async function loadModule({ modules, wasm, data = {} }, options) {
   } else {
     for (const [name, url] of Object.entries(data)) files[name] = url();
   }
-  return { mod, backend: simd ? 'wasm-simd' : 'wasm-scalar', files };
+  return { mod, backend: simd ? 'wasm-simd' : 'wasm-scalar', files, respawn, respawnAsync };
+}
+
+/**
+ * The compiled module of `file`: options.wasmModule, options.wasmBinary, or the file itself (read
+ * in Node, streamed elsewhere) at the URL options.locateFile gives (called as Emscripten calls it,
+ * with the directory of the loader), by default next to this module. Kept, so that the runtime can
+ * instantiate it again.
+ */
+async function compileModule(file, wasm, options) {
+  if (options.wasmModule !== undefined) {
+    // A module compiled once (e.g. by a page) and posted to each worker: no fetch, no compile.
+    if (!(options.wasmModule instanceof WebAssembly.Module)) fail(`options.wasmModule must be a WebAssembly.Module, got ${describe(options.wasmModule)}`);
+    return options.wasmModule;
+  }
+  const compile = async (bytes) => {
+    try {
+      return await WebAssembly.compile(bytes);
+    } catch (e) {
+      fail(`${file} could not be compiled: ${e.message}`);
+    }
+  };
+  if (options.wasmBinary) return compile(options.wasmBinary);
+  const base = wasm[file]();
+  const url = options.locateFile ? new URL(options.locateFile(file, new URL('.', base).href), base) : base;
+  if (url.protocol !== 'file:' && typeof WebAssembly.compileStreaming === 'function') {
+    try {
+      return await WebAssembly.compileStreaming(fetch(url));
+    } catch {
+      // a server without the application/wasm type: compile the bytes instead
+    }
+  }
+  return compile(await readData(url));
 }
 
 /**

@@ -4,7 +4,7 @@
 import {
   fail, describe, iota, orList, readOptions, readObject, readArray, isPlainObject, checkInt32s, checkBytes, typedArrayName, typedLength, fixedView,
 } from './errors.js';
-import { readData } from './runtime.js';
+import { readData, guardMethods } from './runtime.js';
 
 const OPTION_KEYS = {
   loss: ['scheme', 'hierarchy', 'language', 'segmentSize', 'gap', 'descendClasses'],
@@ -49,6 +49,7 @@ export class CodeModel {
   constructor(runtime, handle) {
     this._runtime = runtime;
     this._handle = handle;
+    this._generation = runtime.generation; // the instance that holds the weights
     /** { name, version, vocab, dModel, layers, heads, headDim, ffnHidden, trainingContext, ropeBase, normEps, parameters } */
     this.config = Object.freeze(handle.config());
     /** Bytes one call accepts (input, or prompt plus maxBytes). */
@@ -58,6 +59,7 @@ export class CodeModel {
 
   _live() {
     if (!this._handle) fail('this model was disposed');
+    if (this._generation !== this._runtime.generation) fail('this model was in a WebAssembly instance that stopped and was replaced: load it again (await hr.model.load())');
     return this._handle;
   }
 
@@ -65,7 +67,8 @@ export class CodeModel {
   dispose() {
     if (!this._handle) return;
     unreleased?.unregister(this);
-    this._handle.delete();
+    // A replaced instance took the weights with it.
+    if (this._generation === this._runtime.generation) this._handle.delete();
     this._handle = null;
   }
 
@@ -272,3 +275,9 @@ export class ModelLoader {
     return new CodeModel(runtime, handle);
   }
 }
+guardMethods(CodeModel, function () {
+  return this._runtime;
+});
+guardMethods(ModelLoader, function () {
+  return this._runtime;
+});

@@ -5,7 +5,7 @@
 // arguments as users write them (through the vocabulary). Its members without an underscore are
 // public to the other modules of wasm/.
 import {
-  fail, describe, iota, checkCount, checkFloat32, checkInt32s, readObject, readArray, isPlainObject, ArrayCopy,
+  HiRoPEError, fail, describe, iota, checkCount, checkFloat32, checkInt32s, readObject, readArray, isPlainObject, ArrayCopy,
   typedArrayName, typedBuffer, utf8Length,
 } from './errors.js';
 
@@ -134,11 +134,22 @@ class Pooling {
   }
 }
 
-/** One loaded module: `mod` (the Emscripten module) and `vocabulary` are public to wasm/. */
+/**
+ * One loaded module: `mod` (the Emscripten module) and `vocabulary` are public to wasm/. `mod` is
+ * replaced by a fresh instance when a call traps or aborts (see reset): read it per call, never
+ * keep it.
+ */
 export class Runtime {
-  constructor(mod, vocabulary) {
+  /** respawn / respawnAsync: fresh instances of the same compiled module (init.js). */
+  constructor(mod, vocabulary, { respawn = null, respawnAsync = null } = {}) {
     this.mod = mod;
     this.vocabulary = vocabulary;
+    /** Counts the instances discarded: objects holding handles of an older one are stale. */
+    this.generation = 0;
+    this._respawn = respawn;
+    this._respawnAsync = respawnAsync;
+    this._resetHooks = [];
+    this._pending = null;
     /** True when code analysis (tree-sitter grammars, tokenizers, the code model) is compiled in. */
     this.hasAnalysis = typeof mod.AnalysisBuffer === 'function';
     /** Size limits, checked before any allocation (the analysis and model ones 0 in the core build). */
@@ -147,6 +158,60 @@ export class Runtime {
       maxSourceBytes: this.hasAnalysis ? mod.analysisLimits().maxBytes : 0,
       maxModelFileBytes: this.hasAnalysis ? mod.modelLimits().maxFileBytes : 0,
     });
+  }
+
+  /** Runs fn(runtime) after every reset, to rebuild what lived in the discarded instance. */
+  onReset(fn) {
+    this._resetHooks.push(fn);
+  }
+
+  /**
+   * What a guarded call (guardMethods) throws for `error`. A trap or an abort inside WebAssembly
+   * (an allocation that failed outside every budget check, a bug) leaves the instance in an
+   * unknown state, its memory never returned: the instance is discarded and a fresh one of the
+   * same compiled module takes its place before the next call, and the caller gets a HiRoPEError
+   * that says so. Every other error passes through.
+   */
+  failed(error) {
+    const fatal = error instanceof WebAssembly.RuntimeError ||
+      (error instanceof RangeError && /call stack/i.test(error.message));
+    if (!fatal) return error;
+    this.reset();
+    const e = new HiRoPEError(`the WebAssembly module stopped (${error.message}); it was discarded and a fresh instance serves the next call (models loaded before must be loaded again)`);
+    e.cause = error;
+    return e;
+  }
+
+  /** Replaces the module with a fresh instance (synchronously where the engine allows). */
+  reset() {
+    this.generation++;
+    let mod = null;
+    try {
+      mod = this._respawn ? this._respawn() : null;
+    } catch {
+      // synchronous instantiation refused (a browser's main thread): instantiate asynchronously
+    }
+    if (mod) return this._install(mod);
+    this.mod = null;
+    const generation = this.generation;
+    this._pending = (this._respawnAsync ? this._respawnAsync() : Promise.reject(new Error('no module to instantiate')))
+      .then((m) => generation === this.generation && this._install(m))
+      .catch((e) => {
+        this._lost = e;
+      });
+  }
+
+  _install(mod) {
+    this.mod = mod;
+    this._pending = null;
+    for (const hook of this._resetHooks) hook(this);
+  }
+
+  /** Throws unless a module is ready (after a reset that instantiates asynchronously it may not be yet). */
+  ready() {
+    if (this.mod) return;
+    if (this._lost) fail(`the WebAssembly module could not be instantiated again after it stopped: ${this._lost.message}`);
+    fail('the WebAssembly module is being instantiated again after it stopped; try again in a moment');
   }
 
   /** fn(heap) with a fresh Heap, freed when fn returns or throws. */
@@ -216,6 +281,41 @@ export class Runtime {
         partner: this.mod.HEAPU32.slice(pp >> 2, (pp >> 2) + a.headDim),
       };
     });
+  }
+}
+
+/**
+ * Wraps every method of cls (a class whose instances reach a Runtime through runtimeOf, called
+ * with the instance as `this`)
+ * so that an error escaping it goes through runtime.failed: a trap or abort discards the module
+ * and becomes a HiRoPEError. Calls made while no module is ready fail with a HiRoPEError.
+ */
+export function guardMethods(cls, runtimeOf) {
+  for (const name of Object.getOwnPropertyNames(cls.prototype)) {
+    const d = Object.getOwnPropertyDescriptor(cls.prototype, name);
+    if (name === 'constructor' || typeof d.value !== 'function') continue;
+    const f = d.value;
+    const wrapped = f.constructor.name === 'AsyncFunction'
+      ? async function (...args) {
+        const runtime = runtimeOf.call(this);
+        try {
+          runtime.ready();
+          return await f.apply(this, args);
+        } catch (e) {
+          throw runtime.failed(e);
+        }
+      }
+      : function (...args) {
+        const runtime = runtimeOf.call(this);
+        try {
+          runtime.ready();
+          return f.apply(this, args);
+        } catch (e) {
+          throw runtime.failed(e);
+        }
+      };
+    Object.defineProperty(wrapped, 'name', { value: name });
+    Object.defineProperty(cls.prototype, name, { ...d, value: wrapped });
   }
 }
 

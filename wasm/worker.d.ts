@@ -7,13 +7,18 @@ export interface WorkerOptions {
   tokenizers?: Array<Exclude<TokenizerName, 'lexical'>>;
 }
 
+/** An AbortSignal cancels a call: it rejects with the signal's reason, and a busy worker is replaced. */
+export interface CancelOptions {
+  signal?: AbortSignal;
+}
+
 export interface HiRoPEWorker {
-  analyze(code: string, options: AnalyzeOptions): Promise<Analysis>;
-  attention(options: AttentionOptions): Promise<Float32Array>;
+  analyze(code: string, options: AnalyzeOptions & CancelOptions): Promise<Analysis>;
+  attention(options: AttentionOptions, cancel?: CancelOptions): Promise<Float32Array>;
   loadTokenizer(name: TokenizerName): Promise<void>;
-  call<T = unknown>(method: string, args?: unknown[]): Promise<T>;
+  call<T = unknown>(method: string, args?: unknown[], cancel?: CancelOptions): Promise<T>;
   terminate(): void;
 }
 
 export declare function createWorker(options?: WorkerOptions): HiRoPEWorker;
-export declare function analyzeInWorker(code: string, options: AnalyzeOptions): Promise<Analysis>;
+export declare function analyzeInWorker(code: string, options: AnalyzeOptions & CancelOptions): Promise<Analysis>;

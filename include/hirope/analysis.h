@@ -105,6 +105,8 @@ struct AnalyzeOptions {
     // limit; negative or NaN is an error. A parse that runs past it stops and analyze() returns
     // an error naming timeout_ms. The walk after the parse is linear and not counted.
     std::optional<double> timeout_ms;
+    // The heap budget (hirope.h): checked while parsing and before the walk's allocations.
+    HeapBudget heap;
 };
 
 struct Unit {
@@ -133,9 +135,21 @@ struct Analysis {
     int32_t statements = 0; // statement nodes in the tree
 };
 
-// Limits, checked before parsing.
+// Limits, checked before parsing, derived from the heap ceiling (hirope.h) and the heap that
+// analysis takes per byte of source, measured by bench/memory.mjs (docs/analysis.md "Memory").
 struct AnalysisLimits {
-    static constexpr size_t max_bytes = 64u << 20; // 64 MiB of source
+    // Peak heap per source byte of parse + analysis on real code (the largest across the corpus
+    // and the nine languages, rounded up). Pathological input takes more (deep nesting up to ~330)
+    // and stops at the heap budget with an error instead.
+    static constexpr size_t heap_per_byte = 120;
+    // Of that, what the walk after the parse allocates (tokens, positions, units), reserved
+    // before it starts.
+    static constexpr size_t walk_bytes_per_byte = 40;
+    // What tokenizing alone (hr.encode) takes per byte, reserved before it starts.
+    static constexpr size_t encode_bytes_per_byte = 48;
+    // The largest source whose analysis fits the budget at heap_per_byte, in whole MiB.
+    static constexpr size_t max_bytes =
+        (HeapCeiling::bytes - HeapCeiling::reserve) / heap_per_byte >> 20 << 20;
 };
 
 Status analyze(std::string_view code, const AnalyzeOptions& options, Analysis* out);
@@ -156,6 +170,6 @@ int unit_kind_value(const std::string& kind);
 // Parses code and nothing else: whether the tree has syntax errors (for validation, and the
 // benchmark's bare-parse baseline). timeout_ms: the parse's budget, as AnalyzeOptions::timeout_ms.
 Status parse_only(std::string_view code, const std::string& language, bool* has_error,
-                  std::optional<double> timeout_ms = std::nullopt);
+                  std::optional<double> timeout_ms = std::nullopt, const HeapBudget& heap = {});
 
 } // namespace hirope

@@ -72,11 +72,21 @@ Status byte_positions(std::string_view text, const HierarchyOptions& options, By
 
 class Decoder;
 
+// The heap that one step through the model takes beyond its weights: `count` new bytes in a
+// sequence that reaches `total` bytes, keeping every layer's keys and values (a decoder) or one
+// layer's (a forward), plus `logits_rows` rows of output logits. Checked against the model's
+// HeapBudget before the step allocates.
+double step_heap_bytes(const Config& c, int64_t count, int64_t total, bool cache,
+                       int64_t logits_rows);
+
 class Model {
   public:
     // Parses and checks a whole weights file (magic, version, sizes, hash, finite values); *out
     // is set only when everything is valid.
-    static Status load(const uint8_t* data, size_t size, std::unique_ptr<Model>* out);
+    // heap: the budget that loading (about three times the parameters' float bytes at its peak)
+    // and every later forward or decoder step (model::step_heap_bytes) are checked against.
+    static Status load(const uint8_t* data, size_t size, std::unique_ptr<Model>* out,
+                       const HeapBudget& heap = {});
     ~Model();
 
     const Config& config() const { return config_; }

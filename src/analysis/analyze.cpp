@@ -490,6 +490,8 @@ constexpr double kMaxTimeoutMs = 1e9;
 struct Deadline {
     std::string_view code;
     bool limited = false;
+    const HeapBudget* heap = nullptr; // checked by the progress callback too
+    bool out_of_memory = false;       // the heap passed its budget: the parse stopped
     std::chrono::steady_clock::time_point at;
     uint32_t byte = 0;    // the furthest position the progress callback saw
     bool expired = false; // the parse ran past the deadline: its tree, if any, is discarded
@@ -499,7 +501,13 @@ struct Deadline {
 bool past_deadline(TSParseState* state) {
     Deadline* d = static_cast<Deadline*>(state->payload);
     d->byte = std::max(d->byte, state->current_byte_offset);
-    if (std::chrono::steady_clock::now() < d->at) return false;
+    // Deeply nested input costs tree-sitter up to ~330 bytes of heap per byte (docs/analysis.md
+    // "Memory"): the parse stops at the budget instead of aborting in an allocation.
+    if (d->heap->exhausted()) {
+        d->out_of_memory = true;
+        return true;
+    }
+    if (!d->limited || std::chrono::steady_clock::now() < d->at) return false;
     d->expired = true;
     return true; // tree-sitter stops; ts_parser_parse_with_options returns NULL
 }
@@ -554,10 +562,11 @@ Status resolve_timeout(std::optional<double> timeout_ms, size_t size, double* ms
 
 // Parses code within timeout_ms milliseconds (0: no limit).
 Status parse(std::string_view code, const detail::LanguageRules& rules, double timeout_ms,
-             Parsed* p) {
+             const HeapBudget& heap, Parsed* p) {
     Deadline deadline;
     deadline.code = code;
     deadline.limited = timeout_ms > 0;
+    deadline.heap = &heap;
     deadline.at = std::chrono::steady_clock::now() +
                   std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                       std::chrono::duration<double, std::milli>(timeout_ms));
@@ -566,11 +575,22 @@ Status parse(std::string_view code, const detail::LanguageRules& rules, double t
         return Status::error(std::string("could not load the ") + rules.name + " grammar");
     const TSInput input{&deadline, read_chunk, TSInputEncodingUTF8, nullptr};
     TSParseOptions options{};
-    if (deadline.limited) {
+    if (deadline.limited || heap.enabled) {
         options.payload = &deadline;
         options.progress_callback = past_deadline;
     }
     p->tree = ts_parser_parse_with_options(p->parser, nullptr, input, options);
+    if (deadline.out_of_memory) {
+        if (p->tree) {
+            ts_tree_delete(p->tree);
+            p->tree = nullptr;
+        }
+        return Status::error("out of memory: parsing stopped at byte " +
+                             std::to_string(deadline.byte) + " of " + std::to_string(code.size()) +
+                             " with the heap full (WebAssembly memory stops at " +
+                             std::to_string(HeapCeiling::bytes >> 20) + " MiB): the " + rules.name +
+                             " syntax tree of this input needs more; analyze a smaller part");
+    }
     if (deadline.expired) {
         if (p->tree) {
             ts_tree_delete(p->tree);
@@ -610,7 +630,7 @@ Status check_input(std::string_view code, const std::string& language,
 // `use`.
 template <typename F>
 Status with_tree(std::string_view code, const std::string& language,
-                 std::optional<double> timeout_ms, F use) {
+                 std::optional<double> timeout_ms, const HeapBudget& heap, F use) {
     const detail::LanguageRules* rules;
     Status st = check_input(code, language, &rules);
     if (!st.ok()) return st;
@@ -618,10 +638,9 @@ Status with_tree(std::string_view code, const std::string& language,
     st = resolve_timeout(timeout_ms, code.size(), &ms);
     if (!st.ok()) return st;
     Parsed p;
-    st = parse(code, *rules, ms, &p);
+    st = parse(code, *rules, ms, heap, &p);
     if (!st.ok()) return st;
-    use(*rules, p.tree);
-    return {};
+    return use(*rules, p.tree);
 }
 
 // The analysis of a parsed tree (analyze() has checked the input).
@@ -713,19 +732,25 @@ double default_timeout_ms(size_t bytes) {
 }
 
 Status parse_only(std::string_view code, const std::string& language, bool* has_error,
-                  std::optional<double> timeout_ms) {
-    return with_tree(code, language, timeout_ms, [&](const detail::LanguageRules&, TSTree* tree) {
-        *has_error = ts_node_has_error(ts_tree_root_node(tree));
-    });
+                  std::optional<double> timeout_ms, const HeapBudget& heap) {
+    return with_tree(code, language, timeout_ms, heap,
+                     [&](const detail::LanguageRules&, TSTree* tree) {
+                         *has_error = ts_node_has_error(ts_tree_root_node(tree));
+                         return Status();
+                     });
 }
 
 Status analyze(std::string_view code, const AnalyzeOptions& options, Analysis* out) {
     if (options.hierarchy == Hierarchy::segments && options.segment_size < 1)
         return Status::error("segment_size must be an integer >= 1, got " +
                              std::to_string(options.segment_size));
-    return with_tree(code, options.language, options.timeout_ms,
+    return with_tree(code, options.language, options.timeout_ms, options.heap,
                      [&](const detail::LanguageRules& rules, TSTree* tree) {
-                         analyze_tree(code, options, rules, tree, out);
+                         Status st = options.heap.reserve(AnalysisLimits::walk_bytes_per_byte *
+                                                              static_cast<double>(code.size()),
+                                                          "the analysis of the syntax tree");
+                         if (st.ok()) analyze_tree(code, options, rules, tree, out);
+                         return st;
                      });
 }
 

@@ -103,13 +103,15 @@ Status Decoder::Impl::append(const uint8_t* bytes, int64_t count, const Position
         return Status::error("the sequence would have " + std::to_string(t1) +
                              " bytes; the model's limit is " +
                              std::to_string(ModelLimits::max_input_bytes));
+    Status st = m.heap.reserve(step_heap_bytes(m.cfg, count, t1, cache, 0), "the model's step");
+    if (!st.ok()) return st;
     for (int64_t t = 0; t < count; ++t) {
         token.push_back(pos.token ? pos.token[t] : static_cast<int32_t>(t0 + t));
         unit.push_back(pos.unit ? pos.unit[t] : (t0 + t > 0 ? unit.back() : 0));
         statement.push_back(pos.statement ? pos.statement[t] : (t0 + t > 0 ? statement.back() : 0));
         dirty.push_back(0);
     }
-    Status st = next.prepare(scheme, hd, heads, t1, positions(), frequency_length);
+    st = next.prepare(scheme, hd, heads, t1, positions(), frequency_length);
     if (!st.ok()) {
         rollback(t0);
         return st;

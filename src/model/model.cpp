@@ -99,7 +99,8 @@ Status read_config(const uint8_t* data, size_t size, Config* out) {
 Model::Model() : impl_(new Impl) {}
 Model::~Model() = default;
 
-Status Model::load(const uint8_t* data, size_t size, std::unique_ptr<Model>* out) {
+Status Model::load(const uint8_t* data, size_t size, std::unique_ptr<Model>* out,
+                   const HeapBudget& heap) {
     if (!data && size) return Status::error("model data is required");
     if (size > ModelLimits::max_file_bytes)
         return Status::error("model file of " + std::to_string(size) +
@@ -130,8 +131,12 @@ Status Model::load(const uint8_t* data, size_t size, std::unique_ptr<Model>* out
     if (util::fnv1a(data, size - 4) != stored)
         return Status::error("model file is corrupted (its FNV-1a checksum does not match)");
 
+    // Peak of init(): all parameters as floats, each tensor's copy, and its packed panels.
+    st = heap.reserve(3.0 * sizeof(float) * static_cast<double>(count), "loading the model");
+    if (!st.ok()) return st;
     std::unique_ptr<Model> m(new Model);
     m->config_ = c;
+    m->impl_->heap = heap;
     st = m->impl_->init(c, params);
     if (!st.ok()) return st;
     *out = std::move(m);
@@ -214,6 +219,20 @@ void Scratch::resize(const Config& c, int64_t n) {
     g.resize(rows * c.ffn_hidden);
 }
 
+double step_heap_bytes(const Config& c, int64_t count, int64_t total, bool cache,
+                       int64_t logits_rows) {
+    const double d = c.d_model, n = static_cast<double>(count), t = static_cast<double>(total);
+    const double wide = std::max(c.d_model, c.vocab);
+    // Per new row: the residual stream, Scratch (h, qkv, q, tmp, a, g), the rotated queries of
+    // both branches and the attention plan's copies; per row of the sequence, keys, values and
+    // both rotated keys of every kept layer, counted twice for a vector's growth; the plan's
+    // probability strips; the logits.
+    const double floats = n * (wide + 12 * d + 2.0 * c.ffn_hidden + 256) +
+                          8 * t * d * (cache ? c.layers : 1) +
+                          static_cast<double>(logits_rows) * c.vocab;
+    return floats * sizeof(float);
+}
+
 Status Model::forward(const ForwardRequest& r) const {
     const Config& c = config_;
     if (!r.bytes && r.n > 0) return Status::error("bytes are required");
@@ -241,6 +260,9 @@ Status Model::forward(const ForwardRequest& r) const {
     const int64_t n = r.n;
     float* logits = r.logits;
     std::vector<float> own;
+    st = impl_->heap.reserve(step_heap_bytes(c, n, n, false, !logits && r.losses ? n : 0),
+                             "the model's forward pass");
+    if (!st.ok()) return st;
     if (!logits && r.losses) {
         own.resize(static_cast<size_t>(n) * c.vocab);
         logits = own.data();

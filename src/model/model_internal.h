@@ -42,7 +42,8 @@ struct Model::Impl {
     std::vector<float> embedding; // vocab x d_model
     std::vector<Block> blocks;
     std::vector<float> final_norm;
-    Linear head; // the embedding as the output layer
+    Linear head;     // the embedding as the output layer
+    HeapBudget heap; // checked before each step's allocations
 
     Status init(const Config& c, const uint8_t* params);
     Status check_scheme(const Scheme& scheme) const;

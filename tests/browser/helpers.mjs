@@ -37,7 +37,7 @@ export async function openPage(browser, url, { colorScheme = 'light', viewport =
   const context = await browser.newContext({ colorScheme, viewport, acceptDownloads: true });
   const page = await context.newPage();
   page.problems = [];
-  page.on('pageerror', (e) => page.problems.push(`pageerror: ${e.message}`));
+  page.on('pageerror', (e) => page.problems.push(`pageerror: ${e.message}`) && process.env.HIROPE_DEBUG && console.log(e.stack));
   page.on('console', (m) => m.type() === 'error' && page.problems.push(`console: ${m.text()}`));
   page.on('dialog', (d) => {
     page.problems.push(`dialog: ${d.message()}`);

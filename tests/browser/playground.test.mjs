@@ -915,6 +915,33 @@ describe('playground (headless Chromium)', () => {
     await page.context().close();
   });
 
+  it('stops a pathological paste at its parse budget with a message, and a newer edit does not wait for it', async () => {
+    const page = await openPage(site.browser, site.url);
+    await ready(page);
+    // 60,000 quotes keep tree-sitter's error recovery busy for about 13 s in JavaScript: the page's
+    // budget (3 s + 1 s per million characters) stops it and says why.
+    const open = (name, text) => page.setInputFiles('#open-file', { name, mimeType: 'text/javascript', buffer: Buffer.from(text) });
+    await open('quotes.js', '"'.repeat(60000)); // the extension sets the language
+    await page.waitForFunction(() => document.getElementById('status').classList.contains('error'), null, { timeout: 30000 });
+    assert.match(await page.textContent('#status'), /parsing stopped after \d+ ms at byte \d+ of 60000: the input is pathological for the tree-sitter \w+ grammar/);
+    // Again, and a normal edit a second later: the busy workers are replaced, the edit is drawn
+    // at once instead of after the old parse's budget.
+    await page.evaluate(() => {
+      window.restarts = 0;
+      document.addEventListener('hirope:restart', () => window.restarts++);
+    });
+    await open('quotes2.js', "'".repeat(60001));
+    await page.waitForTimeout(1000);
+    const t0 = Date.now();
+    const status = await setCode(page, SMALL);
+    const ms = Date.now() - t0;
+    assert.equal(await page.evaluate(() => window.restarts), 1);
+    assert.doesNotMatch(status, /cannot be computed/);
+    console.log(`# a newer edit drawn ${ms} ms after it replaced a pathological parse`);
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+
   it('shows settings the API refuses and bad q/k files as clear errors', async () => {
     // A head dimension the controls refuse in place (odd) can still come from a hand-made link:
     // the API's message shows in the status.

@@ -214,9 +214,10 @@ for (const build of BUILDS) {
 
     it('counts UTF-8 bytes before allocating text', () => {
       const before = hr.heapBytes();
-      const limit = 64 * 1024 * 1024; // the analysis limit (analysisLimits().maxBytes)
-      throwsNaming(() => hr.analyze('日'.repeat(22.4e6), { language: 'python' }), new RegExp(`^code is 67200000 bytes of UTF-8, over the limit of ${limit} bytes$`));
-      throwsNaming(() => hr.encode('\u{1F600}'.repeat(17e6)), new RegExp(`^text is 68000000 bytes of UTF-8, over the limit of ${limit} bytes$`));
+      const limit = hr.limits.maxSourceBytes; // 16 MiB: fewer characters than that, more bytes
+      throwsNaming(() => hr.analyze('日'.repeat(6e6), { language: 'python' }), new RegExp(`^code is 18000000 bytes of UTF-8, over the limit of ${limit} bytes$`));
+      throwsNaming(() => hr.encode('\u{1F600}'.repeat(4.5e6)), new RegExp(`^text is 18000000 bytes of UTF-8, over the limit of ${limit} bytes$`));
+      throwsNaming(() => hr.analyze('x'.repeat(limit + 1), { language: 'python' }), new RegExp(`^code is ${limit + 1} characters, over the limit of ${limit} bytes$`));
       assert.equal(hr.heapBytes(), before);
       // Lone surrogates are 3 bytes (U+FFFD), as TextEncoder writes them; pairs are 4.
       const code = 'x = "\uD800\u{1F600}\uDC00\uDBFF"';

@@ -35,6 +35,16 @@ export async function run() {
   const model = await hr.model.load();
   result.modelBits = model.loss(code, { scheme: { type: 'hirope', ratio: 0.3 } }).bitsPerByte;
   ${workerFrom ? "const w = await analyzeInWorker(code, { language: 'python', tokenizer: 'cl100k' }); result.worker = Array.from(w.tokens.ids); result.workerTexts = w.tokens.texts.join('') === code;" : ''}
+  ${workerFrom ? `// A newer edit cancels an analysis under way: 40,000 quotes keep tree-sitter's error recovery
+  // busy for many seconds; the abort answers at once and the next analysis runs in a fresh worker.
+  const controller = new AbortController();
+  const t0 = performance.now();
+  const slow = analyzeInWorker('"'.repeat(40000), { language: 'javascript', timeoutMs: 0, signal: controller.signal }).then(() => 'finished', (e) => e.name);
+  setTimeout(() => controller.abort(), 300);
+  result.cancelled = await slow;
+  const after = await analyzeInWorker(code, { language: 'python', tokenizer: 'cl100k' });
+  result.cancelMs = performance.now() - t0;
+  result.afterCancel = Array.from(after.tokens.ids).length === result.ids.length;` : ''}
   return result;
 }
 `;
@@ -51,6 +61,9 @@ function checkResult(r, { worker = false } = {}) {
   if (worker) {
     assert.deepEqual(r.worker, r.ids);
     assert.equal(r.workerTexts, true);
+    assert.equal(r.cancelled, 'AbortError');
+    assert.equal(r.afterCancel, true);
+    assert.ok(r.cancelMs < 5000, `abort and a fresh worker's analysis took ${r.cancelMs} ms`);
   }
 }
 

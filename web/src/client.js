@@ -25,14 +25,25 @@ export function compiledModule(simd) {
   return compiled;
 }
 
+// Requests whose effect a worker keeps (a q/k file, the model's weights): a fresh worker that
+// replaces a busy one gets them again first.
+const STICKY = ['qkFile', 'modelLoad'];
+
 export class PlaygroundClient {
   constructor(workerURL) {
-    this.worker = new Worker(workerURL, { type: 'module', name: 'hirope' });
-    const simd = new URL(workerURL, location.href).searchParams.get('simd') !== '0' && simdSupported();
-    compiledModule(simd).then((module) => this.worker.postMessage({ type: 'module', module }));
+    this.workerURL = workerURL;
     this._next = 1;
     this._pending = new Map();
-    this.worker.onmessage = ({ data }) => {
+    this._sticky = new Map(); // type -> payload of the last sticky request
+    this._start();
+  }
+
+  _start() {
+    this.worker = new Worker(this.workerURL, { type: 'module', name: 'hirope' });
+    const simd = new URL(this.workerURL, location.href).searchParams.get('simd') !== '0' && simdSupported();
+    const worker = this.worker;
+    compiledModule(simd).then((module) => worker.postMessage({ type: 'module', module }));
+    worker.onmessage = ({ data }) => {
       const entry = this._pending.get(data.id);
       if (!entry) return;
       if (data.type === 'progress') {
@@ -43,7 +54,7 @@ export class PlaygroundClient {
       if (data.type === 'error') entry.reject(new WorkerError(data.name, data.message));
       else entry.resolve(data.value);
     };
-    this.worker.onerror = (event) => {
+    worker.onerror = (event) => {
       const error = new WorkerError('WorkerError', event.message || 'the worker failed to start');
       for (const entry of this._pending.values()) entry.reject(error);
       this._pending.clear();
@@ -53,10 +64,25 @@ export class PlaygroundClient {
   /** One request; resolves with the worker's result. */
   request(type, payload = {}, progress = null, transfer = []) {
     const id = this._next++;
+    if (STICKY.includes(type)) this._sticky.set(type, payload);
     return new Promise((resolve, reject) => {
       this._pending.set(id, { resolve, reject, progress });
       this.worker.postMessage({ id, type, ...payload }, transfer);
     });
+  }
+
+  /**
+   * Replaces a busy worker (a parse cannot be interrupted from outside): its pending requests
+   * reject with a WorkerError named 'Superseded', and the fresh worker gets the sticky requests
+   * again.
+   */
+  restart() {
+    this.worker.terminate();
+    const error = new WorkerError('Superseded', 'a newer request replaced this one');
+    for (const entry of this._pending.values()) entry.reject(error);
+    this._pending.clear();
+    this._start();
+    for (const [type, payload] of this._sticky) this.worker.postMessage({ id: 0, type, ...payload });
   }
 
   terminate() {
@@ -73,7 +99,7 @@ export class PairClient {
   constructor(workerURL) {
     this.a = new PlaygroundClient(workerURL);
     this.b = new PlaygroundClient(workerURL);
-    this._running = false;
+    this._running = null; // { started } of the run under way
     this._queued = null;
   }
 
@@ -113,23 +139,33 @@ export class PairClient {
    */
   latest(payload, progress, run = (p, pr) => this.run(p, pr)) {
     if (this._queued) this._queued.resolve(null);
-    return new Promise((resolve, reject) => {
+    const queued = new Promise((resolve, reject) => {
       this._queued = { payload, progress, resolve, reject, run };
-      this._pump();
     });
+    // A run that has taken long (pathological input keeps a parse busy for seconds) is not
+    // waited for: both workers are replaced and the newest request runs at once.
+    if (this._running && performance.now() - this._running.started > PairClient.CANCEL_AFTER_MS) {
+      this._running.superseded = true;
+      this.a.restart();
+      this.b.restart();
+      globalThis.document?.dispatchEvent(new Event('hirope:restart'));
+    }
+    this._pump();
+    return queued;
   }
 
   async _pump() {
     if (this._running || !this._queued) return;
     const job = this._queued;
     this._queued = null;
-    this._running = true;
+    const running = (this._running = { started: performance.now(), superseded: false });
     try {
       job.resolve(await job.run(job.payload, job.progress));
     } catch (e) {
-      job.reject(e);
+      if (running.superseded) job.resolve(null);
+      else job.reject(e);
     } finally {
-      this._running = false;
+      this._running = null;
       this._pump();
     }
   }
@@ -139,3 +175,6 @@ export class PairClient {
     this.b.terminate();
   }
 }
+
+/** Milliseconds after which a newer request replaces a running one instead of waiting for it. */
+PairClient.CANCEL_AFTER_MS = 500;

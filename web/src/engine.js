@@ -17,6 +17,14 @@ export const MAX_QK_FILE_BYTES = 64 * 1024 * 1024;
 /** Detection order: a language that parses as cleanly as a later one wins. */
 export const LANGUAGE_PREFERENCE = ['python', 'javascript', 'typescript', 'tsx', 'c', 'cpp', 'java', 'go', 'rust'];
 
+/**
+ * The page's parse budget in milliseconds: 3 s plus 1 s per million characters. Real code parses
+ * at several MB/s in WebAssembly; input that defeats tree-sitter's error recovery (tens of
+ * thousands of quotes) stops after 3 s with a message that says so, rather than the library's
+ * default of 10 s.
+ */
+export const pageParseBudget = (code) => 3000 + code.length / 1000;
+
 export class PlaygroundError extends Error {
   constructor(message) {
     super(message);
@@ -291,7 +299,7 @@ export class SideEngine {
     const options = analyzeOptionsFor(state);
     const key = JSON.stringify(options) + '\u0000' + code;
     if (this._analysis?.key === key) return this._analysis;
-    const result = this.hr.analyze(code, options);
+    const result = this.hr.analyze(code, { ...options, timeoutMs: pageParseBudget(code) });
     const n = Math.min(result.tokens.count, MAX_ATTENTION_TOKENS);
     const p = result.positions;
     const positions = { token: p.token.subarray(0, n), unit: p.unit.subarray(0, n), statement: p.statement.subarray(0, n) };
@@ -387,7 +395,13 @@ export class SideEngine {
     let best = null;
     for (const language of LANGUAGE_PREFERENCE) {
       if (!this.hr.languages.includes(language)) continue;
-      const { errors } = this.hr.analyze(code, { language });
+      let errors;
+      try {
+        ({ errors } = this.hr.analyze(code, { language, timeoutMs: 250 + code.length / 4000 }));
+      } catch (e) {
+        if (e.name === 'HiRoPEError') continue; // past the budget: this grammar fails on it anyway
+        throw e;
+      }
       let score = 0;
       for (const e of errors) score += e.missing ? 1 : Math.max(1, e.byteEnd - e.byteStart);
       if (!best || score < best.score) best = { language, score };

@@ -171,7 +171,13 @@ sampleSelect.addEventListener('change', () => {
 });
 
 async function detectLanguage(fromPaste) {
-  const detected = await client.a.request('detect', { code: editor.text });
+  let detected;
+  try {
+    detected = await client.a.request('detect', { code: editor.text });
+  } catch (e) {
+    if (e.name === 'Superseded') return; // a newer edit replaced the busy worker
+    throw e;
+  }
   if (!detected) return;
   if (detected !== state.language) {
     state.language = detected;
@@ -188,7 +194,13 @@ openInput.addEventListener('change', async () => {
   if (!file) return;
   const text = await file.text();
   setCode(text);
-  const byExt = await client.a.request('languageOf', { name: file.name });
+  let byExt;
+  try {
+    byExt = await client.a.request('languageOf', { name: file.name });
+  } catch (e) {
+    if (e.name === 'Superseded') return; // queued behind a run that a newer edit replaced
+    throw e;
+  }
   if (byExt) {
     state.language = byExt;
     editor.setLanguage(byExt);
