@@ -87,7 +87,8 @@ options:
 };
 
 class UsageError extends Error {}
-// A file the CLI cannot read or write: one line naming the file and the reason, exit 1.
+// A file the CLI cannot read or write (a bad FILE or --png argument): one line naming the file
+// and the reason, exit 2 like a usage error.
 class FileError extends Error {}
 
 // Every option: how its value is taken. Numbers stay text until the command checks them against
@@ -591,6 +592,10 @@ main(process.argv.slice(2)).catch((e) => {
     console.error(`hirope: ${e.message} (see hirope --help)`);
     process.exit(2);
   }
-  console.error(`hirope: ${e instanceof HiRoPEError || e instanceof FileError ? e.message : e.stack || e}`);
+  if (e instanceof FileError) {
+    console.error(`hirope: ${e.message}`);
+    process.exit(2);
+  }
+  console.error(`hirope: ${e instanceof HiRoPEError ? e.message : e.stack || e}`);
   process.exit(1);
 });

@@ -21,6 +21,39 @@ build() { # build/<dir> with HIROPE_FUZZ_SANITIZE=<on|off>
 [ -f build/data/cl100k.bin ] || node tools/gen-tokenizer-data.mjs build/data
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 
+# The table of a campaign directory: executions, speed, coverage and corpus per target, and the
+# sanitized replay's result.
+summary() {
+  local dir=$1 seconds=$2 log execs rate rss last cov ft corp replay
+  {
+    printf '%-16s %12s %8s %7s %7s %8s %8s  %s\n' target executions 'exec/s' cov features corpus peak_MB \
+      'replay under ASan + UBSan'
+    for target in $TARGETS; do
+      log="$dir/$target.log"
+      execs=$(grep -oE 'stat::number_of_executed_units:[[:space:]]+[0-9]+' "$log" | awk '{print $2}')
+      rate=$(grep -oE 'stat::average_exec_per_sec:[[:space:]]+[0-9]+' "$log" | awk '{print $2}')
+      rss=$(grep -oE 'stat::peak_rss_mb:[[:space:]]+[0-9]+' "$log" | awk '{print $2}')
+      last=$(grep -E '^#[0-9]+' "$log" | tail -1)
+      cov=$(grep -oE 'cov: [0-9]+' <<<"$last" | awk '{print $2}')
+      ft=$(grep -oE 'ft: [0-9]+' <<<"$last" | awk '{print $2}')
+      corp=$(ls "$dir/corpus/$target" | wc -l)
+      if grep -qE '^#[0-9]+[[:space:]]+DONE' "$dir/$target.replay.log" && ! grep -q 'ERROR' "$dir/$target.replay.log"; then
+        replay="clean, $(grep -oE '^Done [0-9]+ runs' "$dir/$target.replay.log" | awk '{print $2}') inputs"
+      else
+        replay=FAILED
+      fi
+      printf '%-16s %12s %8s %7s %7s %8s %8s  %s\n' "fuzz_$target" "${execs:-?}" "${rate:-?}" \
+        "${cov:-?}" "${ft:-?}" "$corp" "${rss:-?}" "$replay"
+    done
+    echo "seconds per target: $seconds (side by side, $(nproc) cores)"
+    ls "$dir/artifacts" | sed 's/^/artifact: /'
+  } | tee "$dir/summary.txt"
+}
+
+if [ "${1:-}" = "--summary" ]; then # the table of an earlier campaign
+  summary "${2:-build/fuzz-campaign}" "${3:-?}"
+  exit 0
+fi
 if [ "${1:-}" = "--campaign" ]; then
   SECONDS_PER_TARGET=${2:?usage: scripts/fuzz.sh --campaign SECONDS [DIR]}
   DIR=${3:-build/fuzz-campaign}
@@ -44,25 +77,7 @@ if [ "${1:-}" = "--campaign" ]; then
   for target in $TARGETS; do
     "build/fuzz/fuzz_$target" -runs=0 "$DIR/corpus/$target" >"$DIR/$target.replay.log" 2>&1 || failed=1
   done
-  {
-    printf '%-11s %12s %8s %7s %7s %8s %9s  %s\n' target executions 'exec/s' cov ft corpus peak_MB \
-      'sanitized replay'
-    for target in $TARGETS; do
-      log="$DIR/$target.log"
-      execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | awk '{print $2}')
-      rate=$(grep -o 'stat::average_exec_per_sec: [0-9]*' "$log" | awk '{print $2}')
-      rss=$(grep -o 'stat::peak_rss_mb: [0-9]*' "$log" | awk '{print $2}')
-      last=$(grep -E '^#[0-9]+' "$log" | tail -1)
-      cov=$(grep -o 'cov: [0-9]*' <<<"$last" | awk '{print $2}')
-      ft=$(grep -o 'ft: [0-9]*' <<<"$last" | awk '{print $2}')
-      corp=$(ls "$DIR/corpus/$target" | wc -l)
-      replay=$(grep -E '^#[0-9]+ +(INITED|DONE)' "$DIR/$target.replay.log" | tail -1 | grep -o 'cov: [0-9]* ft: [0-9]*' || echo FAILED)
-      printf '%-11s %12s %8s %7s %7s %8s %9s  %s\n' "fuzz_$target" "${execs:-?}" "${rate:-?}" \
-        "${cov:-?}" "${ft:-?}" "$corp" "${rss:-?}" "$replay"
-    done
-    echo "seconds per target: $SECONDS_PER_TARGET (side by side, $(nproc) cores)"
-    ls "$DIR/artifacts" | sed 's/^/artifact: /'
-  } | tee "$DIR/summary.txt"
+  summary "$DIR" "$SECONDS_PER_TARGET"
   [ "$failed" = 0 ] && [ -z "$(ls "$DIR/artifacts")" ] || { echo "fuzz campaign found failures" >&2; exit 1; }
   echo "fuzz campaign: all targets ran clean"
   exit 0

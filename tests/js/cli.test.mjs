@@ -135,7 +135,7 @@ describe('hirope CLI', () => {
     assert.match(run('attention', '--help').stdout, /--png OUT/);
     assert.match(run('bench', '--help').stdout, /usage: hirope bench/);
     for (const [args, status, re] of [
-      [['analyze', 'missing.py'], 1, /^hirope: cannot read missing.py: no such file\n$/],
+      [['analyze', 'missing.py'], 2, /^hirope: cannot read missing.py: no such file\n$/],
       [['analyze', 'tests/fixtures/analysis/expected.json'], 1, /^hirope: cannot detect the language of/],
       [['analyze', 'tests/fixtures/analysis/sample.py', '--tokenizer', 'gpt9'], 1, /^hirope: tokenizer must be one of/],
       [['analyze'], 2, /^hirope: analyze needs exactly one FILE/],
@@ -168,41 +168,41 @@ describe('hirope CLI', () => {
 
   it('refuses files it cannot write, naming the file and the reason', () => {
     const missing = path.join(dir, 'no-such-dir', 'a.png');
-    expect(run('attention', sample, '--png', missing), 1, `hirope: cannot write ${missing}: no such directory ${path.dirname(missing)}\n`, 'missing directory');
-    expect(run('attention', sample, '--png', dir), 1, `hirope: cannot write ${dir}: is a directory\n`, 'a directory');
+    expect(run('attention', sample, '--png', missing), 2, `hirope: cannot write ${missing}: no such directory ${path.dirname(missing)}\n`, 'missing directory');
+    expect(run('attention', sample, '--png', dir), 2, `hirope: cannot write ${dir}: is a directory\n`, 'a directory');
     const notDir = path.join(dir, 'plain');
     fs.writeFileSync(notDir, 'x');
-    expect(run('attention', sample, '--png', path.join(notDir, 'a.png')), 1, `hirope: cannot write ${path.join(notDir, 'a.png')}: ${notDir} is not a directory\n`, 'a file as directory');
+    expect(run('attention', sample, '--png', path.join(notDir, 'a.png')), 2, `hirope: cannot write ${path.join(notDir, 'a.png')}: ${notDir} is not a directory\n`, 'a file as directory');
     const readOnly = path.join(dir, 'read-only.png');
     fs.writeFileSync(readOnly, 'keep');
     fs.chmodSync(readOnly, 0o444);
     fs.chmodSync(dir, 0o755);
     const r = runWith(asUser, 'attention', sample, '--png', readOnly);
     if (r.error?.code === 'EPERM') return; // cannot switch user here
-    expect(r, 1, `hirope: cannot write ${readOnly}: permission denied\n`, 'a read-only file');
+    expect(r, 2, `hirope: cannot write ${readOnly}: permission denied\n`, 'a read-only file');
     assert.equal(fs.readFileSync(readOnly, 'utf8'), 'keep');
   });
 
   it('refuses input it cannot read: missing, unreadable, directories, devices, FIFOs, sockets', async () => {
-    expect(run('analyze', path.join(dir, 'missing.py')), 1, `hirope: cannot read ${path.join(dir, 'missing.py')}: no such file\n`, 'missing');
-    expect(run('analyze', dir), 1, `hirope: cannot read ${dir}: is a directory\n`, 'a directory');
-    expect(run('attention', dir, '--png', path.join(dir, 'a.png')), 1, `hirope: cannot read ${dir}: is a directory\n`, 'attention of a directory');
-    expect(run('eval-model', sample, dir), 1, `hirope: cannot read ${dir}: is a directory\n`, 'eval-model of a directory');
-    expect(run('generate', dir), 1, `hirope: cannot read ${dir}: is a directory\n`, 'generate from a directory');
-    expect(run('generate', sample, '--weights', dir), 1, `hirope: cannot read ${dir}: is a directory\n`, '--weights a directory');
+    expect(run('analyze', path.join(dir, 'missing.py')), 2, `hirope: cannot read ${path.join(dir, 'missing.py')}: no such file\n`, 'missing');
+    expect(run('analyze', dir), 2, `hirope: cannot read ${dir}: is a directory\n`, 'a directory');
+    expect(run('attention', dir, '--png', path.join(dir, 'a.png')), 2, `hirope: cannot read ${dir}: is a directory\n`, 'attention of a directory');
+    expect(run('eval-model', sample, dir), 2, `hirope: cannot read ${dir}: is a directory\n`, 'eval-model of a directory');
+    expect(run('generate', dir), 2, `hirope: cannot read ${dir}: is a directory\n`, 'generate from a directory');
+    expect(run('generate', sample, '--weights', dir), 2, `hirope: cannot read ${dir}: is a directory\n`, '--weights a directory');
     if (fs.existsSync('/dev/zero')) {
       // Would never end if it were read.
-      expect(run('analyze', '/dev/zero'), 1, 'hirope: cannot read /dev/zero: not a regular file (a character device)\n', '/dev/zero');
-      expect(run('generate', sample, '--weights', '/dev/zero'), 1, 'hirope: cannot read /dev/zero: not a regular file (a character device)\n', '--weights /dev/zero');
+      expect(run('analyze', '/dev/zero'), 2, 'hirope: cannot read /dev/zero: not a regular file (a character device)\n', '/dev/zero');
+      expect(run('generate', sample, '--weights', '/dev/zero'), 2, 'hirope: cannot read /dev/zero: not a regular file (a character device)\n', '--weights /dev/zero');
     }
     const fifo = path.join(dir, 'fifo.py');
     execFileSync('mkfifo', [fifo]);
-    expect(run('analyze', fifo), 1, `hirope: cannot read ${fifo}: not a regular file (a FIFO)\n`, 'a FIFO');
+    expect(run('analyze', fifo), 2, `hirope: cannot read ${fifo}: not a regular file (a FIFO)\n`, 'a FIFO');
     const socket = path.join(dir, 'socket.py');
     const server = net.createServer();
     await new Promise((resolve) => server.listen(socket, resolve));
     try {
-      expect(run('analyze', socket), 1, `hirope: cannot read ${socket}: not a regular file (a socket)\n`, 'a socket');
+      expect(run('analyze', socket), 2, `hirope: cannot read ${socket}: not a regular file (a socket)\n`, 'a socket');
     } finally {
       server.close();
     }
@@ -211,7 +211,7 @@ describe('hirope CLI', () => {
     fs.chmodSync(secret, 0o200);
     fs.chmodSync(dir, 0o755);
     const r = runWith(asUser, 'analyze', secret);
-    if (r.error?.code !== 'EPERM') expect(r, 1, `hirope: cannot read ${secret}: permission denied\n`, 'unreadable');
+    if (r.error?.code !== 'EPERM') expect(r, 2, `hirope: cannot read ${secret}: permission denied\n`, 'unreadable');
   });
 
   it('refuses files over the package limits before reading them', async () => {
@@ -223,14 +223,14 @@ describe('hirope CLI', () => {
     fs.writeFileSync(big, '');
     fs.truncateSync(big, limit + 1);
     const message = `hirope: cannot read ${big}: ${limit + 1} bytes, over the source limit of ${limit} bytes\n`;
-    expect(run('analyze', big), 1, message, 'analyze');
-    expect(run('attention', big, '--png', path.join(dir, 'big.png')), 1, message, 'attention');
-    expect(run('eval-model', big), 1, message, 'eval-model');
+    expect(run('analyze', big), 2, message, 'analyze');
+    expect(run('attention', big, '--png', path.join(dir, 'big.png')), 2, message, 'attention');
+    expect(run('eval-model', big), 2, message, 'eval-model');
     const model = await hr.model.load();
     const prompt = path.join(dir, 'prompt.py');
     fs.writeFileSync(prompt, '');
     fs.truncateSync(prompt, model.maxInputBytes + 1);
-    expect(run('generate', prompt), 1, `hirope: cannot read ${prompt}: ${model.maxInputBytes + 1} bytes, over the model's input limit of ${model.maxInputBytes} bytes\n`, 'generate');
+    expect(run('generate', prompt), 2, `hirope: cannot read ${prompt}: ${model.maxInputBytes + 1} bytes, over the model's input limit of ${model.maxInputBytes} bytes\n`, 'generate');
     model.dispose();
   });
 

@@ -34,6 +34,9 @@ export async function run() {
   const result = { backend: hr.backend, ids: Array.from(a.tokens.ids), units: a.units.map((u) => u.kind), rowSum: p.slice(n * (n - 1)).reduce((s, x) => s + x, 0), error };
   const model = await hr.model.load();
   result.modelBits = model.loss(code, { scheme: { type: 'hirope', ratio: 0.3 } }).bitsPerByte;
+  // What follows a trap or abort: a fresh instance, made synchronously (a page's main thread too).
+  hr._runtime.reset();
+  result.respawnedAtOnce = hr._runtime.mod !== null && Array.from(hr.analyze(code, { language: 'python', tokenizer: 'cl100k' }).tokens.ids).join() === result.ids.join();
   ${workerFrom ? "const w = await analyzeInWorker(code, { language: 'python', tokenizer: 'cl100k' }); result.worker = Array.from(w.tokens.ids); result.workerTexts = w.tokens.texts.join('') === code;" : ''}
   ${workerFrom ? `// A newer edit cancels an analysis under way: 40,000 quotes keep tree-sitter's error recovery
   // busy for many seconds; the abort answers at once and the next analysis runs in a fresh worker.
@@ -58,6 +61,7 @@ function checkResult(r, { worker = false } = {}) {
   assert.match(r.error, /^headDim must be a positive even integer, got 7/);
   // The code model's weights travel with the bundle (data/pybyte.hrm) and load lazily.
   assert.ok(r.modelBits > 0.5 && r.modelBits < 6, `model bits/byte ${r.modelBits}`);
+  assert.equal(r.respawnedAtOnce, true);
   if (worker) {
     assert.deepEqual(r.worker, r.ids);
     assert.equal(r.workerTexts, true);
