@@ -101,6 +101,7 @@ export class PairClient {
     this.b = new PlaygroundClient(workerURL);
     this._running = null; // { started } of the run under way
     this._queued = null;
+    this._restartedAt = -Infinity;
   }
 
   side(name) {
@@ -144,8 +145,11 @@ export class PairClient {
     });
     // A run that has taken long (pathological input keeps a parse busy for seconds) is not
     // waited for: both workers are replaced and the newest request runs at once.
-    if (this._running && performance.now() - this._running.started > PairClient.CANCEL_AFTER_MS) {
+    // Not a run that started on workers replaced moments ago: its time is their start-up.
+    const now = performance.now();
+    if (this._running && now - this._running.started > PairClient.CANCEL_AFTER_MS && this._running.started - this._restartedAt > PairClient.RESTART_SETTLE_MS) {
       this._running.superseded = true;
+      this._restartedAt = now;
       this.a.restart();
       this.b.restart();
       globalThis.document?.dispatchEvent(new Event('hirope:restart'));
@@ -178,3 +182,5 @@ export class PairClient {
 
 /** Milliseconds after which a newer request replaces a running one instead of waiting for it. */
 PairClient.CANCEL_AFTER_MS = 500;
+/** Runs that start this soon after a replacement are not replaced again (the workers are starting). */
+PairClient.RESTART_SETTLE_MS = 3000;
