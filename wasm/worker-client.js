@@ -87,7 +87,9 @@ export function createWorker(options = {}) {
      * analyzeOptions.signal: an AbortSignal that cancels it.
      */
     async analyze(code, analyzeOptions = {}) {
-      const { signal, ...rest } = analyzeOptions ?? {};
+      // Anything but an options object goes to the worker as it is, for hr.analyze's own error.
+      if (analyzeOptions === null || typeof analyzeOptions !== 'object') return call('analyze', [code, analyzeOptions]);
+      const { signal, ...rest } = analyzeOptions;
       const tokenizer = rest.tokenizer;
       if (tokenizer && tokenizer !== 'lexical') await call('loadTokenizer', [tokenizer], { signal });
       return withTexts(code, await call('analyze', [code, rest], { signal }));
