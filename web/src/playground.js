@@ -843,13 +843,14 @@ function showError(e) {
 /** The status line for an error: the code's own problems in the page's words, else the API's. */
 function errorText(e) {
   const api = e.name === 'HiRoPEError' || e.name === 'PlaygroundError';
+  const kept = result?.n ? ' The maps still show the last code that could be read.' : '';
   // The parse budget (engine.js pageParseBudget) and the heap: the code, not the settings.
   const slow = api && /^parsing stopped after (\d+) ms at byte (\d+) of (\d+): the input is pathological for the tree-sitter (\w+) grammar/.exec(e.message);
   if (slow) {
     const [, ms, at, of, language] = slow;
-    return `This code cannot be parsed in time: tree-sitter's ${LANGUAGE_NAMES[language] ?? language} grammar recovers from its syntax errors very slowly on it (stopped after ${(ms / 1000).toFixed(1)} s at byte ${Number(at).toLocaleString('en')} of ${Number(of).toLocaleString('en')}). The maps still show the last code that could be read.`;
+    return `This code cannot be parsed in time: tree-sitter's ${LANGUAGE_NAMES[language] ?? language} grammar recovers from its syntax errors very slowly on it (stopped after ${(ms / 1000).toFixed(1)} s at byte ${Number(at).toLocaleString('en')} of ${Number(of).toLocaleString('en')}).${kept}`;
   }
-  if (api && /^out of memory/.test(e.message)) return `This code is too large for the browser's WebAssembly memory: ${e.message.replace(/^out of memory: /, '')}. The maps still show the last code that could be read.`;
+  if (api && /^out of memory/.test(e.message)) return `This code is too large for the browser's WebAssembly memory: ${e.message.replace(/^out of memory: /, '')}.${kept}`;
   return `${api ? 'These settings cannot be computed' : e.name}: ${e.message}`;
 }
 let noteTimer = 0;
