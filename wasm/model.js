@@ -277,7 +277,7 @@ export class ModelLoader {
 }
 guardMethods(CodeModel, function () {
   return this._runtime;
-});
+}, { except: ['dispose'] });
 guardMethods(ModelLoader, function () {
   return this._runtime;
 });

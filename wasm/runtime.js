@@ -289,11 +289,12 @@ export class Runtime {
  * with the instance as `this`)
  * so that an error escaping it goes through runtime.failed: a trap or abort discards the module
  * and becomes a HiRoPEError. Calls made while no module is ready fail with a HiRoPEError.
+ * Methods named in `except` stay as they are (dispose(), which must work whatever the module).
  */
-export function guardMethods(cls, runtimeOf) {
+export function guardMethods(cls, runtimeOf, { except = [] } = {}) {
   for (const name of Object.getOwnPropertyNames(cls.prototype)) {
     const d = Object.getOwnPropertyDescriptor(cls.prototype, name);
-    if (name === 'constructor' || typeof d.value !== 'function') continue;
+    if (name === 'constructor' || except.includes(name) || typeof d.value !== 'function') continue;
     const f = d.value;
     const wrapped = f.constructor.name === 'AsyncFunction'
       ? async function (...args) {

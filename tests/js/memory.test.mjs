@@ -93,6 +93,22 @@ for (const { name, simd } of BUILDS) {
       again.dispose();
     });
 
+    it('while a fresh instance is still being made, calls say so and dispose() still works', async () => {
+      const hr = await init({ simd });
+      const model = await hr.model.load();
+      const runtime = hr._runtime;
+      const respawn = runtime._respawn;
+      runtime._respawn = () => {
+        throw new Error('refused, as a browser main thread may');
+      };
+      runtime.reset(); // the asynchronous path
+      runtime._respawn = respawn;
+      assert.throws(() => hr.inverseFrequencies('rope', 8), (e) => e instanceof HiRoPEError && /being instantiated again/.test(e.message));
+      model.dispose();
+      await runtime._pending;
+      assert.equal(hr.inverseFrequencies('rope', 8).length, 4);
+    });
+
     it('a trap inside WebAssembly is handled the same way', async () => {
       const hr = await init({ simd, tokenizers: ['cl100k'] });
       const ids = hr.encode('x = 1');
