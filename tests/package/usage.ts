@@ -39,8 +39,9 @@ const onGpu: Float32Array = await light.attentionAsync({ q, k, n, headDim: 64 })
 const where: 'webgpu' | 'wasm' = light.attentionBackend;
 console.log(onGpu.length, where);
 const worker: HiRoPEWorker = createWorker({ tokenizers: ['llama2'] });
-const fromWorker: Analysis = await analyzeInWorker('int main() {}', { language: 'c' });
-console.log(vocabulary.schemes.length, backend, firstUnit, freqs[0], bands[0].distances[0], decay[0], split, light.hasAnalysis, fromWorker.units.length);
+const fromWorker: Analysis = await analyzeInWorker('int main() {}', { language: 'c', signal: new AbortController().signal });
+const heap: number = hr.memory().ceilingBytes - hr.memory().inUseBytes;
+console.log(vocabulary.schemes.length, backend, firstUnit, freqs[0], bands[0].distances[0], decay[0], split, light.hasAnalysis, fromWorker.units.length, heap);
 worker.terminate();
 if (hr.model) {
   const model: CodeModel = await hr.model.load();
