@@ -18,7 +18,7 @@
 
 import { HiRoPEError, fail, describe, iota, checkCount, checkFloat32, checkStill, checkBytes, readOptions, readArray, callerArray } from './errors.js';
 import { Vocabulary, registerVocabulary } from './vocabulary.js';
-import { Runtime, TOKENIZER_DATA, readData, normalizePositions, readPositions, checkPool, readPool, tokenIds, guardMethods } from './runtime.js';
+import { Runtime, TOKENIZER_DATA, readData, normalizePositions, readPositions, checkPool, readPool, poolStill, tokenIds, guardMethods } from './runtime.js';
 import { AnalysisCodec } from './analysis-codec.js';
 import { ModelLoader } from './model.js';
 import { INIT_KEYS, loadModule, startGPU } from './init.js';
@@ -225,9 +225,10 @@ export class HiRoPE {
     const deliver = (result) => {
       if (a.pool) {
         const { ratio, raw, rowMax } = this.pool({ matrix: result, n: a.n, rows: a.pool.rows, cols: a.pool.cols, region: a.pool.region, causal: a.causal });
-        checkStill(a.pool.ratio, ratio.length, 'pool.ratio').set(ratio);
-        checkStill(a.pool.raw, raw.length, 'pool.raw').set(raw);
-        if (a.pool.rowMax) checkStill(a.pool.rowMax, rowMax.length, 'pool.rowMax').set(rowMax);
+        const pool = poolStill(a.pool, a.n);
+        pool.ratio.set(ratio);
+        pool.raw.set(raw);
+        pool.rowMax?.set(rowMax);
       }
       if (!a.out) return result;
       checkStill(a.out, a.outLength, 'out').set(result);
@@ -286,11 +287,7 @@ export class HiRoPE {
     const runtime = this._runtime;
     // After attentionAsync's await (a lost GPU): the caller may have detached or shrunk a buffer.
     for (const [x, name] of [[q, 'q'], [k, 'k'], [v, 'v'], [out, 'out']]) if (x) checkStill(x, name === 'out' ? outLength : n * width, name);
-    if (pool) {
-      checkStill(pool.ratio, pool.rows * pool.cols, 'pool.ratio');
-      checkStill(pool.raw, pool.rows * pool.cols, 'pool.raw');
-      if (pool.rowMax) checkStill(pool.rowMax, n, 'pool.rowMax');
-    }
+    if (pool) poolStill(pool, n);
     const coreOutput = this._vocabulary.value('outputs', output === 'logits' ? 'logits' : 'probs', 'output');
     return runtime.run((heap) => {
       const pooling = pool && runtime.pooling(heap, pool, causal);

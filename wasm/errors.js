@@ -157,9 +157,7 @@ export function checkBytes(value, name) {
  */
 export function readOptions(value, keys, { name = 'options', unknown = null, required = false } = {}) {
   if (value === undefined && !required) return readObject({}, keys);
-  if (value === null || typeof value !== 'object' || Array.isArray(value) || ArrayBuffer.isView(value)) {
-    fail(`${name} must be an object, got ${describe(value)}`);
-  }
+  if (!isPlainObject(value)) fail(`${name} must be an object, got ${describe(value)}`);
   if (unknown && !READ.has(value)) {
     for (const key of Object.keys(value)) {
       if (!keys.includes(key)) fail(`${unknown} have an unknown key '${key}' (known keys: ${keys.join(', ')})`);

@@ -49,49 +49,42 @@ export async function loadModule({ modules, wasm, data = {} }, options) {
   const checkImports = (imports) => {
     const wanted = new Set(Object.values(imports).flatMap((ns) => Object.keys(ns)));
     const given = WebAssembly.Module.imports(compiled);
-    if (given.length !== wanted.size || given.some((i) => !wanted.has(i.name))) {
-      throw new HiRoPEError(`options.wasmModule could not be instantiated: it is not ${file} (its imports differ)`);
-    }
+    if (given.length !== wanted.size || given.some((i) => !wanted.has(i.name))) fail(`options.wasmModule could not be instantiated: it is not ${file} (its imports differ)`);
   };
-  const ready = {};
-  const failed = new Promise((_, reject) => (ready.reject = reject));
-  const mod = await Promise.race([factory({
-    instantiateWasm: (imports, receive) => {
-      try {
-        checkImports(imports);
-      } catch (e) {
-        ready.reject(e);
-        return {};
-      }
-      WebAssembly.instantiate(compiled, imports).then(
-        (instance) => receive(instance, compiled),
-        (e) => ready.reject(new HiRoPEError(`${file} could not be instantiated: ${e.message}`)),
-      );
-      return {};
-    },
-  }), failed]);
-  // A fresh instance of the same compiled module, made synchronously (the runtime replaces a
-  // module that trapped or aborted with one): Emscripten's start-up runs to its end inside the
-  // factory call when the instance is handed over at once. Engines that refuse synchronous
-  // instantiation of a large module (a browser's main thread may) throw here; the runtime then
-  // waits for respawnAsync.
-  const respawn = () => {
-    const fresh = {
+  // One Emscripten start-up on an instance of `compiled`: instantiate(imports) gives the instance
+  // or a promise of one. Handed over at once, Emscripten's start-up runs to its end inside the
+  // factory call, so `module` is ready when start returns; `ready` resolves to it, or rejects.
+  const start = (instantiate) => {
+    let reject;
+    const failed = new Promise((_, r) => (reject = r));
+    const module = {
       instantiateWasm: (imports, receive) => {
-        receive(new WebAssembly.Instance(compiled, imports), compiled);
+        try {
+          const instance = instantiate(imports);
+          if (instance instanceof WebAssembly.Instance) receive(instance, compiled);
+          else instance.then((i) => receive(i, compiled), reject);
+        } catch (e) {
+          reject(e);
+        }
         return {};
       },
     };
-    factory(fresh).catch(() => {});
-    if (typeof fresh.limits !== 'function') throw new HiRoPEError(`${file} did not start synchronously`);
-    return fresh;
+    return { module, ready: Promise.race([factory(module), failed]) };
   };
-  const respawnAsync = () => factory({
-    instantiateWasm: (imports, receive) => {
-      WebAssembly.instantiate(compiled, imports).then((instance) => receive(instance, compiled));
-      return {};
-    },
-  });
+  const mod = await start((imports) => {
+    checkImports(imports);
+    return WebAssembly.instantiate(compiled, imports).catch((e) => fail(`${file} could not be instantiated: ${e.message}`));
+  }).ready;
+  // Fresh instances of the same compiled module, for the runtime to replace a module that trapped
+  // or aborted. Engines that refuse synchronous instantiation of a large module (a browser's main
+  // thread may) make respawn throw; the runtime then waits for respawnAsync.
+  const respawn = () => {
+    const { module, ready } = start((imports) => new WebAssembly.Instance(compiled, imports));
+    ready.catch(() => {});
+    if (typeof module.limits !== 'function') throw new HiRoPEError(`${file} did not start synchronously`);
+    return module;
+  };
+  const respawnAsync = () => start((imports) => WebAssembly.instantiate(compiled, imports)).ready;
   const files = {};
   if (options.dataURL !== undefined) {
     const base = new URL(String(options.dataURL).replace(/\/?$/, '/'), globalThis.location?.href ?? import.meta.url);

@@ -5,7 +5,7 @@
 // arguments as users write them (through the vocabulary). Its members without an underscore are
 // public to the other modules of wasm/.
 import {
-  HiRoPEError, fail, describe, iota, checkCount, checkFloat32, checkInt32s, readObject, readArray, isPlainObject, ArrayCopy,
+  HiRoPEError, fail, describe, iota, checkCount, checkFloat32, checkStill, checkInt32s, readObject, readArray, isPlainObject, ArrayCopy,
   typedArrayName, typedBuffer, utf8Length,
 } from './errors.js';
 
@@ -390,6 +390,14 @@ export function readPool(pool) {
   const p = readObject(pool, POOL_KEYS);
   if (isPlainObject(p.region)) p.region = readObject(p.region, REGION_KEYS);
   return p;
+}
+
+/** A checked pooling spec (checkPool) whose output arrays still have their lengths (checkStill). */
+export function poolStill(spec, n) {
+  checkStill(spec.ratio, spec.rows * spec.cols, 'pool.ratio');
+  checkStill(spec.raw, spec.rows * spec.cols, 'pool.raw');
+  if (spec.rowMax) checkStill(spec.rowMax, n, 'pool.rowMax');
+  return spec;
 }
 
 /**

@@ -3,6 +3,7 @@
 // Expected values are written from the formulas of docs/schemes.md, never from the library's own
 // output at other positions.
 #include "hirope/hirope.h"
+#include "test_schemes.h"
 
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -20,108 +21,6 @@ constexpr int32_t kShifts[] = {1 << 24, 1000000};
 
 bool mentions(const std::string& msg, const std::string& what) {
     return msg.find(what) != std::string::npos;
-}
-
-struct Named {
-    std::string name;
-    Scheme scheme;
-};
-
-// Every scheme whose logits depend on relative positions only: all but sinusoidal, the log-n
-// query scale and the length-dependent scalings (dynamic NTK, LongRoPE), which are absolute by
-// definition (section 1.6).
-std::vector<Named> relative_schemes() {
-    std::vector<Named> out;
-    auto add = [&](const std::string& name, const Scheme& s) { out.push_back({name, s}); };
-    Scheme s;
-    add("rope", s);
-    s.layout = Layout::interleaved;
-    s.rotary_fraction = 0.5;
-    add("rope-interleaved-partial", s);
-    s = Scheme();
-    s.scaling.type = ScalingType::linear;
-    s.scaling.factor = 4;
-    add("linear", s);
-    s.scaling.type = ScalingType::ntk;
-    add("ntk", s);
-    s.scaling.type = ScalingType::yarn;
-    s.scaling.factor = 8;
-    s.scaling.original_length = 32;
-    add("yarn", s);
-    s = Scheme();
-    s.scaling.type = ScalingType::llama3;
-    s.scaling.factor = 8;
-    s.scaling.original_length = 64;
-    add("llama3", s);
-    s = Scheme();
-    s.type = SchemeType::xpos;
-    add("xpos", s);
-    s.layout = Layout::interleaved;
-    s.xpos_scale_base = 32;
-    add("xpos-base-32", s);
-    s = Scheme();
-    s.type = SchemeType::alibi;
-    add("alibi", s);
-    s.type = SchemeType::nope;
-    add("nope", s);
-    s = Scheme();
-    s.type = SchemeType::rerope;
-    s.window = 9;
-    add("rerope", s);
-    s.type = SchemeType::leaky_rerope;
-    s.leaky_factor = 3;
-    add("leaky-rerope", s);
-    s.type = SchemeType::self_extend;
-    s.group = 4; // both shifts are multiples of 4: floor(t / G) shifts by a whole number
-    add("self-extend", s);
-    s.type = SchemeType::hirope;
-    s.window = 6;
-    add("hirope", s);
-    s.layout = Layout::interleaved;
-    s.ratio = 1.0 / 3;
-    s.token_on_high = true;
-    add("hirope-interleaved-token-on-high", s);
-    s.token_on_high = false;
-    s.layout = Layout::half;
-    s.levels = 3;
-    s.statement_ratio = 0.25;
-    add("hirope-3-levels", s);
-    s = Scheme();
-    s.type = SchemeType::hirope;
-    s.window = 5;
-    s.scaling.type = ScalingType::yarn;
-    s.scaling.factor = 4;
-    s.scaling.original_length = 32;
-    add("hirope-yarn", s);
-    return out;
-}
-
-// The schemes with an absolute part (section 1.6).
-std::vector<Named> absolute_schemes() {
-    std::vector<Named> out;
-    Scheme s;
-    s.type = SchemeType::sinusoidal;
-    out.push_back({"sinusoidal", s});
-    s.sinusoidal = SinusoidalVariant::fairseq;
-    out.push_back({"sinusoidal-fairseq", s});
-    s = Scheme();
-    s.type = SchemeType::rerope;
-    s.window = 9;
-    s.log_n = true;
-    out.push_back({"rerope-log-n", s});
-    s = Scheme();
-    s.scaling.type = ScalingType::dynamic_ntk;
-    s.scaling.factor = 2;
-    s.scaling.original_length = 16;
-    out.push_back({"dynamic-ntk", s});
-    s.scaling.type = ScalingType::longrope;
-    s.scaling.factor = 4;
-    for (int j = 0; j < 8; ++j) {
-        s.scaling.short_factor.push_back(1.0 + 0.1 * j);
-        s.scaling.long_factor.push_back(1.0 + j);
-    }
-    out.push_back({"longrope", s});
-    return out;
 }
 
 std::vector<float> normal_values(int64_t rows, int64_t width, uint64_t seed, int role) {
@@ -181,7 +80,8 @@ double worst_difference(const std::vector<float>& a, const std::vector<float>& b
 TEST_CASE("Shifting all positions by 2^24 or 1e6 leaves the probabilities of every relative "
           "scheme unchanged, in both kernels",
           "[edges][shift]") {
-    for (const Named& c : relative_schemes()) {
+    for (const NamedScheme& c : all_schemes()) {
+        if (!relative_only(c.scheme)) continue; // absolute by definition (section 1.6)
         for (int64_t n : {37, 70}) {
             for (bool causal : {true, false}) {
                 if (!causal && is_windowed(c.scheme.type)) continue;
@@ -213,9 +113,7 @@ TEST_CASE("Shifting all positions by 2^24 or 1e6 leaves the probabilities of eve
 TEST_CASE("Far from 0, the fast kernels match the reference on every scheme, absolute ones "
           "included",
           "[edges][shift]") {
-    std::vector<Named> schemes = relative_schemes();
-    for (const Named& c : absolute_schemes()) schemes.push_back(c);
-    for (const Named& c : schemes) {
+    for (const NamedScheme& c : all_schemes()) {
         for (int32_t shift : kShifts) {
             for (bool causal : {true, false}) {
                 if (!causal && is_windowed(c.scheme.type)) continue;

@@ -2,6 +2,7 @@
 // against the double-precision reference, which computes each logit from the relative-distance
 // form and never rotates a vector.
 #include "hirope/hirope.h"
+#include "test_schemes.h"
 
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -11,101 +12,6 @@
 using namespace hirope;
 
 namespace {
-
-struct Case {
-    std::string name;
-    Scheme scheme;
-};
-
-std::vector<Case> all_schemes() {
-    std::vector<Case> cases;
-    auto add = [&](const std::string& name, Scheme s) { cases.push_back({name, s}); };
-    Scheme s;
-    add("rope-half", s);
-    s.layout = Layout::interleaved;
-    add("rope-interleaved", s);
-    s = Scheme();
-    s.rotary_fraction = 0.5;
-    add("rope-partial", s);
-    s = Scheme();
-    s.base = 500000;
-    add("rope-base", s);
-    s = Scheme();
-    s.scaling.type = ScalingType::linear;
-    s.scaling.factor = 4;
-    add("linear", s);
-    s.scaling.type = ScalingType::ntk;
-    add("ntk", s);
-    s.scaling.type = ScalingType::dynamic_ntk;
-    s.scaling.factor = 2;
-    s.scaling.original_length = 16;
-    add("dynamic-ntk", s);
-    s.scaling.type = ScalingType::yarn;
-    s.scaling.factor = 8;
-    s.scaling.original_length = 32;
-    add("yarn", s);
-    s.scaling.type = ScalingType::longrope;
-    s.scaling.factor = 4;
-    s.scaling.original_length = 16;
-    for (int j = 0; j < 8; ++j) {
-        s.scaling.short_factor.push_back(1.0 + 0.1 * j);
-        s.scaling.long_factor.push_back(1.0 + j);
-    }
-    add("longrope", s);
-    s = Scheme();
-    s.scaling.type = ScalingType::llama3;
-    s.scaling.factor = 8;
-    s.scaling.original_length = 64;
-    add("llama3", s);
-    s = Scheme();
-    s.type = SchemeType::xpos;
-    s.layout = Layout::interleaved;
-    s.xpos_scale_base = 32;
-    add("xpos", s);
-    s = Scheme();
-    s.type = SchemeType::alibi;
-    add("alibi", s);
-    s.type = SchemeType::nope;
-    add("nope", s);
-    s.type = SchemeType::sinusoidal;
-    add("sinusoidal", s);
-    s.sinusoidal = SinusoidalVariant::fairseq;
-    add("sinusoidal-fairseq", s);
-    s = Scheme();
-    s.type = SchemeType::rerope;
-    s.window = 9;
-    s.log_n = true;
-    s.training_length = 8;
-    add("rerope", s);
-    s.type = SchemeType::leaky_rerope;
-    s.leaky_factor = 3;
-    s.log_n = false;
-    add("leaky-rerope", s);
-    s.type = SchemeType::self_extend;
-    s.group = 4;
-    add("self-extend", s);
-    s.type = SchemeType::hirope;
-    s.window = 6;
-    add("hirope", s);
-    s.layout = Layout::interleaved;
-    s.ratio = 1.0 / 3;
-    add("hirope-interleaved-third", s);
-    s.token_on_high = true;
-    add("hirope-token-on-high", s);
-    s.token_on_high = false;
-    s.levels = 3;
-    s.statement_ratio = 0.25;
-    s.layout = Layout::half;
-    add("hirope-3-levels", s);
-    s = Scheme();
-    s.type = SchemeType::hirope;
-    s.window = 5;
-    s.scaling.type = ScalingType::yarn;
-    s.scaling.factor = 4;
-    s.scaling.original_length = 32;
-    add("hirope-yarn", s);
-    return cases;
-}
 
 std::vector<float> random_values(size_t count, uint64_t seed) {
     std::vector<int32_t> ids(count / 2 + 1, 0);
@@ -173,7 +79,7 @@ void compare(const std::vector<float>& got, const std::vector<float>& want, doub
 } // namespace
 
 TEST_CASE("Fast kernels match the reference on every scheme", "[kernels]") {
-    for (const Case& c : all_schemes()) {
+    for (const NamedScheme& c : all_schemes()) {
         for (int64_t n : {1, 5, 37, 70}) {
             for (bool causal : {true, false}) {
                 if (!causal && is_windowed(c.scheme.type)) continue;
@@ -394,7 +300,7 @@ TEST_CASE("Seeded vectors: same token id, same vector", "[sources]") {
 
 TEST_CASE("Transform coefficients reproduce rotate() on every scheme", "[kernels][webgpu]") {
     // The WebGPU path applies these coefficients; they must give what the WASM path computes.
-    for (const Case& c : all_schemes()) {
+    for (const NamedScheme& c : all_schemes()) {
         Inputs in(19, 16, 2);
         const Positions pos{in.tok.data(), in.unit.data(), in.stmt.data()};
         for (Role role : {Role::query, Role::key}) {
@@ -424,7 +330,7 @@ TEST_CASE("Transform coefficients reproduce rotate() on every scheme", "[kernels
 }
 
 TEST_CASE("A Rotator over row ranges equals rotate() on every scheme", "[kernels][rotator]") {
-    for (const Case& c : all_schemes()) {
+    for (const NamedScheme& c : all_schemes()) {
         INFO(c.name);
         Inputs in(19, 16, 2);
         const Positions pos{in.tok.data(), in.unit.data(), in.stmt.data()};
@@ -462,7 +368,7 @@ TEST_CASE("A Rotator's frequency_length fixes the length-dependent factors", "[r
     // prepared over all 64 tokens: dynamic NTK's base, YaRN's factor, xPos's centre.
     Inputs in(64, 16, 1);
     const Positions pos{in.tok.data(), in.unit.data(), in.stmt.data()};
-    for (const Case& c : all_schemes()) {
+    for (const NamedScheme& c : all_schemes()) {
         INFO(c.name);
         Rotator part, whole;
         REQUIRE(part.prepare(c.scheme, 16, 1, 19, pos, 64).ok());

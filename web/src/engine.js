@@ -24,6 +24,8 @@ export const LANGUAGE_PREFERENCE = ['python', 'javascript', 'typescript', 'tsx',
  * default of 10 s.
  */
 export const pageParseBudget = (code) => 3000 + code.length / 1000;
+/** Detection parses the code once per grammar: 250 ms plus 0.25 s per million characters each. */
+const detectParseBudget = (code) => 250 + code.length / 4000;
 
 export class PlaygroundError extends Error {
   constructor(message) {
@@ -397,7 +399,7 @@ export class SideEngine {
       if (!this.hr.languages.includes(language)) continue;
       let errors;
       try {
-        ({ errors } = this.hr.analyze(code, { language, timeoutMs: 250 + code.length / 4000 }));
+        ({ errors } = this.hr.analyze(code, { language, timeoutMs: detectParseBudget(code) }));
       } catch (e) {
         if (e.name === 'HiRoPEError') continue; // past the budget: this grammar fails on it anyway
         throw e;
