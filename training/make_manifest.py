@@ -27,9 +27,14 @@ def select(rules):
                     yield path
 
 
-def split_of(path, held_out_percent):
+def split_of(path, rules):
+    """held-out: the report's files; tuning: the files inference settings are chosen on; train."""
     bucket = int.from_bytes(hashlib.sha256(path.encode()).digest()[:4], "little") % 100
-    return "held-out" if bucket < held_out_percent else "train"
+    if bucket < rules["held_out_percent"]:
+        return "held-out"
+    if bucket < rules["held_out_percent"] + rules.get("tuning_percent", 0):
+        return "tuning"
+    return "train"
 
 
 def main():
@@ -40,16 +45,17 @@ def main():
         with open(path, "rb") as f:
             data = f.read()
         rows.append((path, len(data), hashlib.sha256(data).hexdigest(),
-                     split_of(path, rules["held_out_percent"])))
+                     split_of(path, rules)))
     out = os.path.join(HERE, "manifest.tsv")
     with open(out, "w") as f:
         f.write("# path\tbytes\tsha256\tsplit\n")
         for row in rows:
             f.write("%s\t%d\t%s\t%s\n" % row)
-    total = {s: sum(r[1] for r in rows if r[3] == s) for s in ("train", "held-out")}
-    n = {s: sum(1 for r in rows if r[3] == s) for s in ("train", "held-out")}
-    print("manifest: %d train files (%d bytes), %d held-out files (%d bytes) -> %s" %
-          (n["train"], total["train"], n["held-out"], total["held-out"], out), file=sys.stderr)
+    for split in ("train", "tuning", "held-out"):
+        part = [r for r in rows if r[3] == split]
+        print("manifest: %d %s files (%d bytes)" % (len(part), split, sum(r[1] for r in part)),
+              file=sys.stderr)
+    print("manifest: -> %s" % out, file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -20,9 +20,13 @@ import struct
 import sys
 import time
 
+import random
+
 import numpy as np
 import torch
 import torch.nn.functional as F
+
+import copying
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FORMAT_VERSION = 1
@@ -310,7 +314,7 @@ VECTOR_SCHEMES = [
 ]
 
 
-def export_vectors(model, cfg, held_out, path):
+def export_vectors(model, cfg, held_out, path, probes, probe_bits):
     m = cfg["model"]
     hd = m["d_model"] // m["heads"]
     cases = []
@@ -338,7 +342,12 @@ def export_vectors(model, cfg, held_out, path):
                 case["units"] = units
             cases.append(case)
     with open(path, "w") as f:
-        json.dump({"format": FORMAT_VERSION, "source": held_out[0][0], "cases": cases}, f)
+        control = [{"style": p["style"], "input": base64.b64encode(p["text"]).decode(),
+                    "first": p["first"], "second": p["second"],
+                    "bits": [round(b[0], 4), round(b[1], 4)]} for p, b in zip(probes, probe_bits)]
+        json.dump({"format": FORMAT_VERSION, "source": held_out[0][0], "cases": cases,
+                   "copy_control": {"threshold_bits": cfg["copy_control"]["threshold_bits"],
+                                    "probes": control}}, f)
         f.write("\n")
     log("test vectors: %s (%d cases)" % (path, len(cases)))
 
@@ -347,12 +356,46 @@ def export_vectors(model, cfg, held_out, path):
 # Training
 
 
-def batches(stream, context, batch, gen):
-    hi = len(stream) - context - 1
+def batches(stream, context, batch, gen, augment=None, seed=0):
+    """Random windows of context + 1 bytes; with augment ({fraction, mix}), that fraction of them
+    rewritten by copying.augment from a source of three contexts' bytes."""
+    hi = len(stream) - 3 * (context + 1)
+    rng = random.Random(seed)
+    raw = stream.numpy()
     while True:
-        starts = torch.randint(0, hi, (batch,), generator=gen)
-        chunk = torch.stack([stream[s: s + context + 1] for s in starts.tolist()])
+        starts = torch.randint(0, hi, (batch,), generator=gen).tolist()
+        rows = []
+        for s in starts:
+            row = stream[s: s + context + 1]
+            if augment and rng.random() < augment["fraction"]:
+                out = copying.augment(raw[s: s + 3 * (context + 1)].tobytes(), rng, augment["mix"],
+                                      context)
+                if len(out) == context + 1:
+                    row = torch.frombuffer(bytearray(out), dtype=torch.uint8)
+            rows.append(row)
+        chunk = torch.stack(rows)
         yield chunk[:, :-1].long(), chunk[:, 1:].long()
+
+
+def copy_control(model, probes, device):
+    """Mean bits/byte of each probe style at its first and second occurrence (RoPE, the training
+    scheme): {style: {"first": bits, "second": bits}}, plus per-probe values."""
+    hd = model.m["d_model"] // model.m["heads"]
+    per = []
+    with torch.no_grad():
+        for p in probes:
+            data = p["text"]
+            ids = torch.tensor([list(data)], device=device)
+            logits = model(ids, rope_scores(len(data), hd, model.m["rope_base"], device))[0]
+            losses = F.cross_entropy(logits[:-1], ids[0, 1:], reduction="none") / math.log(2)
+            losses = losses.tolist()
+            per.append((copying.span_bits(losses, p["first"]), copying.span_bits(losses, p["second"])))
+    out = {}
+    for style in sorted({p["style"] for p in probes}):
+        rows = [v for p, v in zip(probes, per) if p["style"] == style]
+        out[style] = {"first": round(sum(r[0] for r in rows) / len(rows), 4),
+                      "second": round(sum(r[1] for r in rows) / len(rows), 4)}
+    return out, per
 
 
 def evaluate(model, files, context, batches_n, device, gen):
@@ -373,6 +416,8 @@ def main():
     ap.add_argument("--steps", type=int, help="override the config's step count")
     ap.add_argument("--context", type=int, help="override the config's training context")
     ap.add_argument("--batch", type=int, help="override the config's batch size")
+    ap.add_argument("--threads", type=int, help="override the config's thread count")
+    ap.add_argument("--seed", type=int, help="override the config's seed")
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--out", default=ROOT, help="directory the export paths are relative to")
     args = ap.parse_args()
@@ -380,9 +425,11 @@ def main():
     with open(os.path.join(ROOT, "training", "config.json")) as f:
         cfg = json.load(f)
     tc = cfg["train"]
-    for key in ("steps", "context", "batch"):
+    for key in ("steps", "context", "batch", "threads"):
         if getattr(args, key):
             tc[key] = getattr(args, key)
+    if args.seed is not None:
+        cfg["seed"] = args.seed
     torch.manual_seed(cfg["seed"])
     torch.set_num_threads(tc["threads"])
     gen = torch.Generator().manual_seed(cfg["seed"])
@@ -392,6 +439,7 @@ def main():
     stream = torch.frombuffer(bytearray(b"\n".join(d for _, d in train_files)), dtype=torch.uint8)
     log("%d train files, %d bytes; %d held-out files" % (len(train_files), len(stream),
                                                           len(held_out)))
+    probes = copying.copy_probes(held_out, cfg["seed"] + 2, **cfg["copy_control"]["probes"])
 
     device = args.device
     model = Model(cfg["model"]).to(device)
@@ -405,8 +453,10 @@ def main():
                             lr=tc["lr"], betas=tuple(tc["betas"]))
     hd = cfg["model"]["d_model"] // cfg["model"]["heads"]
     fn = rope_scores(tc["context"], hd, cfg["model"]["rope_base"], device)
-    it = batches(stream, tc["context"], tc["batch"], gen)
+    it = batches(stream, tc["context"], tc["batch"], gen, cfg.get("augment"), cfg["seed"])
+    curve = {"train": [], "eval": []}
     start = time.time()
+    window = []
     for step in range(1, tc["steps"] + 1):
         if step <= tc["warmup_steps"]:
             lr = tc["lr"] * step / tc["warmup_steps"]
@@ -423,23 +473,43 @@ def main():
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), tc["grad_clip"])
         opt.step()
+        window.append(loss.item() / math.log(2))
         if step % 50 == 0:
-            log("step %d/%d loss %.3f bits/byte, lr %.2e, %.0f s" %
-                (step, tc["steps"], loss.item() / math.log(2), lr, time.time() - start))
+            curve["train"].append({"step": step, "bits": round(sum(window) / len(window), 4),
+                                   "lr": lr, "seconds": round(time.time() - start, 1)})
+            window = []
+            log("step %d/%d loss %.3f bits/byte (training mix), lr %.2e, %.0f s" %
+                (step, tc["steps"], curve["train"][-1]["bits"], lr, time.time() - start))
         if step % tc["eval_every"] == 0 or step == tc["steps"]:
+            model.eval()
             ev = evaluate(model, held_out, tc["context"], tc["eval_batches"], device,
                           torch.Generator().manual_seed(cfg["seed"] + 1))
-            log("step %d held-out %.3f bits/byte" % (step, ev))
+            control, _ = copy_control(model, probes, device)
+            model.train()
+            curve["eval"].append({"step": step, "held_out_bits": round(ev, 4), "copy": control})
+            log("step %d held-out %.3f bits/byte; copy control (first -> second occurrence): %s" %
+                (step, ev, ", ".join("%s %.2f -> %.2f" % (k, v["first"], v["second"])
+                                     for k, v in control.items())))
     log("trained in %.0f s" % (time.time() - start))
 
     model = model.cpu()
     fp16_roundtrip(model)
     ev = evaluate(model, held_out, tc["context"], tc["eval_batches"], "cpu",
                   torch.Generator().manual_seed(cfg["seed"] + 1))
-    log("fp16 weights: held-out %.3f bits/byte at context %d" % (ev, tc["context"]))
+    control, per = copy_control(model, probes, "cpu")
+    log("fp16 weights: held-out %.3f bits/byte at context %d; copy control %s" %
+        (ev, tc["context"], control))
     name = "pybyte-%dx%d-ctx%d" % (cfg["model"]["layers"], cfg["model"]["d_model"], tc["context"])
     export_weights(model, cfg, os.path.join(args.out, cfg["export"]["weights"]), name)
-    export_vectors(model, cfg, held_out, os.path.join(args.out, cfg["export"]["vectors"]))
+    export_vectors(model, cfg, held_out, os.path.join(args.out, cfg["export"]["vectors"]),
+                   probes, per)
+    curve.update({"model": name, "seed": cfg["seed"], "parameters": params,
+                  "seconds": round(time.time() - start, 1), "threads": tc["threads"],
+                  "final": {"held_out_bits": round(ev, 4), "copy": control}})
+    with open(os.path.join(args.out, cfg["export"]["curve"]), "w") as f:
+        json.dump(curve, f, indent=1)
+        f.write("\n")
+    log("loss curve: %s" % cfg["export"]["curve"])
 
 
 if __name__ == "__main__":

@@ -70,6 +70,28 @@ struct BytePositions {
 };
 Status byte_positions(std::string_view text, const HierarchyOptions& options, BytePositions* out);
 
+// Baselines that limit what each prediction sees, applied on top of the scheme (the model API
+// pairs them with the training RoPE). They answer "does the far context help at all": a scheme
+// that uses context beyond the training length must beat them there.
+//   sliding_window: attention in every layer reaches only the last `length` bytes (key j is
+//     visible to query i when i - j < length); information from farther back can still arrive
+//     through earlier layers' rows, as in sliding-window models.
+//   truncate: each prediction sees only the last `length` bytes, as if the file began there
+//     (positions restart at 0). Exact with stride 1: the loss of byte t + 1 equals the last loss of
+//     a plain forward over the `length` bytes ending at t. With stride S, one forward serves S
+//     predictions, each of which sees between length - S + 1 and length bytes.
+enum class ContextLimitType { none, sliding_window, truncate };
+
+// ContextLimitType's names ("none", "sliding-window", "truncate"), in enum order.
+const std::vector<EnumValue>& context_limits();
+
+struct ContextLimit {
+    ContextLimitType type = ContextLimitType::none;
+    int64_t length = 0; // bytes; >= 1 unless type is none
+    int64_t stride = 1; // truncate only: in [1, length]
+};
+Status validate(const ContextLimit& limit);
+
 class Decoder;
 
 // The heap that one step through the model takes beyond its weights: `count` new bytes in a
@@ -102,6 +124,9 @@ class Model {
         // the forward stops after that layer when logits and losses are not asked for.
         float* attention = nullptr;
         int attention_layer = 0, attention_head = 0;
+        // What each prediction sees (a baseline). With truncate, attention row i is query i's
+        // row in the forward that predicts byte i + 1, at the columns of the bytes it saw.
+        ContextLimit limit;
     };
     Status forward(const ForwardRequest& request) const;
 
@@ -109,6 +134,7 @@ class Model {
 
   private:
     Model();
+    Status forward_truncated(const ForwardRequest& request, float* logits) const;
     Config config_;
     std::unique_ptr<Impl> impl_;
     friend class Decoder;
@@ -129,7 +155,9 @@ class Decoder {
     // reach, so that each step equals a full forward over the final text. 0: the current length
     // at each step (cached keys are rotated again as it grows, but values and earlier layers'
     // activations keep the frequencies of their time, so this is not a full forward's result).
-    Decoder(const Model& model, const Scheme& scheme, int64_t frequency_length = 0);
+    // limit: sliding_window only (truncate restarts the sequence; generate() does that).
+    Decoder(const Model& model, const Scheme& scheme, int64_t frequency_length = 0,
+            const ContextLimit& limit = {});
     ~Decoder();
     Decoder(const Decoder&) = delete;
     Decoder& operator=(const Decoder&) = delete;
@@ -150,6 +178,11 @@ class Decoder {
 
 struct GenerateOptions {
     Scheme scheme;
+    // sliding_window: the cache's attention reaches the last `length` bytes. truncate: when the
+    // text would pass `length` bytes, the decoder starts again from its last length - stride
+    // bytes (positions from 0, the hierarchy from those bytes alone), as ForwardRequest's
+    // truncate sees them.
+    ContextLimit limit;
     HierarchyOptions hierarchy;
     int64_t max_bytes = 256;
     double temperature = 0.8; // 0: greedy

@@ -14,11 +14,15 @@ namespace hirope {
 namespace model {
 
 Decoder::Impl::Impl(const Model::Impl& model, const Scheme& scheme_, int64_t frequency_length_,
-                    bool cache_)
+                    bool cache_, const ContextLimit& limit_)
     // A negative frequency_length has always meant 0 (the current length).
-    : m(model), scheme(scheme_), frequency_length(std::max<int64_t>(0, frequency_length_)),
-      cache(cache_) {
+    : m(model), scheme(scheme_), limit(limit_),
+      frequency_length(std::max<int64_t>(0, frequency_length_)), cache(cache_) {
     scheme_status = m.check_scheme(scheme);
+    if (scheme_status.ok()) scheme_status = validate(limit);
+    if (scheme_status.ok() && limit.type == ContextLimitType::truncate)
+        scheme_status = Status::error("a decoder cannot truncate its context; generate() and "
+                                      "forward() restart the sequence instead");
     windowed = is_windowed(scheme.type);
     d = m.cfg.d_model;
     hd = m.cfg.head_dim();
@@ -36,28 +40,40 @@ Status Decoder::Impl::rotate_keys(Layer& L, int64_t begin, int64_t end) const {
     return st;
 }
 
-// Attention of new rows [t0, t1) over every cached key, written to out ((t1 - t0) x d).
+int64_t Decoder::Impl::first_key(int64_t i) const {
+    return limit.type == ContextLimitType::sliding_window
+               ? std::max<int64_t>(0, i - limit.length + 1)
+               : 0;
+}
+
+// Attention of new rows [t0, t1) over the cached keys each sees, written to out ((t1 - t0) x d);
+// probs (a prompt's, t0 = 0): head probs_head's probabilities, t1 x t1.
 void Decoder::Impl::attend(const Layer& L, const float* q_near, const float* q_far, int64_t t0,
-                           int64_t t1, float* out) const {
+                           int64_t t1, float* out, float* probs, int probs_head) const {
     const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
     std::vector<float> logits(static_cast<size_t>(t1));
     for (int64_t i = t0; i < t1; ++i) {
+        const int64_t j0 = first_key(i), len = i + 1 - j0;
         for (int h = 0; h < heads; ++h) {
             const float* qn = q_near + (i - t0) * d + h * hd;
             const float* qf = windowed ? q_far + (i - t0) * d + h * hd : nullptr;
-            for (int64_t j = 0; j <= i; ++j) {
+            for (int64_t j = j0; j <= i; ++j) {
                 const bool near = !windowed || token[i] - token[j] < scheme.window;
                 const float* q = near ? qn : qf;
                 const float* k = (near ? L.k_near.data() : L.k_far.data()) + j * d + h * hd;
-                logits[j] = kernels::dot(q, k, hd) * scale;
+                logits[j - j0] = kernels::dot(q, k, hd) * scale;
             }
-            const int64_t len = i + 1;
             if (!kernels::softmax_row(logits.data(), static_cast<size_t>(len)))
                 std::fill(logits.begin(), logits.begin() + len, 1.0f / len);
             float* o = out + (i - t0) * d + h * hd;
             std::fill(o, o + hd, 0.0f);
             for (int64_t j = 0; j < len; ++j)
-                kernels::axpy(logits[j], L.v.data() + j * d + h * hd, o, hd);
+                kernels::axpy(logits[j], L.v.data() + (j0 + j) * d + h * hd, o, hd);
+            if (probs && h == probs_head) {
+                float* row = probs + i * t1;
+                std::fill(row, row + t1, 0.0f);
+                std::copy(logits.begin(), logits.begin() + len, row + j0);
+            }
         }
     }
 }
@@ -120,7 +136,8 @@ Status Decoder::Impl::append(const uint8_t* bytes, int64_t count, const Position
     // through the cache: the same result without building a plan). The plan takes its
     // frequencies from the block it is given, so only when those are the ones this sequence
     // rotates with.
-    bool use_plan = t0 == 0 && (count > 1 || !cache);
+    // The plan has no sliding-window mask: such a step attends through the cache.
+    bool use_plan = t0 == 0 && (count > 1 || !cache) && limit.type == ContextLimitType::none;
     if (use_plan && frequency_length > 0) {
         Rotator natural;
         use_plan = natural.prepare(scheme, hd, heads, t1, positions()).ok() &&
@@ -178,7 +195,11 @@ Status Decoder::Impl::append(const uint8_t* bytes, int64_t count, const Position
             if (st.ok() && windowed)
                 st =
                     rotator.rotate_rows(Role::query, Branch::far, t0, t1, s.q.data(), q_far.data());
-            if (st.ok()) attend(L, q_near.data(), q_far.data(), t0, t1, s.h.data());
+            float* probs =
+                out.attention && l == out.attention_layer && t0 == 0 ? out.attention : nullptr;
+            if (st.ok())
+                attend(L, q_near.data(), q_far.data(), t0, t1, s.h.data(), probs,
+                       out.attention_head);
         }
         if (!st.ok()) {
             rollback(t0);
@@ -223,8 +244,9 @@ Status Decoder::Impl::reposition(const int32_t* new_unit, const int32_t* new_sta
     return {};
 }
 
-Decoder::Decoder(const Model& model, const Scheme& scheme, int64_t frequency_length)
-    : impl_(new Impl(*model.impl_, scheme, frequency_length, true)) {}
+Decoder::Decoder(const Model& model, const Scheme& scheme, int64_t frequency_length,
+                 const ContextLimit& limit)
+    : impl_(new Impl(*model.impl_, scheme, frequency_length, true, limit)) {}
 Decoder::~Decoder() = default;
 
 Status Decoder::append(const uint8_t* bytes, int64_t count, const int32_t* unit,
@@ -274,6 +296,8 @@ Status generate(const Model& model, std::string_view prompt, const GenerateOptio
     if (o.max_bytes < 0) return Status::error("max_bytes must be >= 0");
     if (!std::isfinite(o.temperature) || o.temperature < 0)
         return Status::error("temperature must be a finite number >= 0");
+    Status st = validate(o.limit);
+    if (!st.ok()) return st;
     const int64_t total = static_cast<int64_t>(prompt.size()) + o.max_bytes;
     if (total > ModelLimits::max_input_bytes)
         return Status::error("prompt (" + std::to_string(prompt.size()) +
@@ -282,15 +306,28 @@ Status generate(const Model& model, std::string_view prompt, const GenerateOptio
                              std::to_string(ModelLimits::max_input_bytes) + " bytes");
     const bool parsed = o.hierarchy.hierarchy != ByteHierarchy::segments;
     const bool needs_hierarchy = o.scheme.type == SchemeType::hirope;
+    const bool truncate = o.limit.type == ContextLimitType::truncate;
+    ContextLimit cache_limit = o.limit;
+    if (truncate) cache_limit = {};
+    // text[offset..] is what the decoder holds: all of it, or with truncate the last bytes.
     std::string text(prompt);
+    int64_t offset = 0;
+    std::unique_ptr<Decoder> dec;
     BytePositions pos;
-    Status st = byte_positions(text, o.hierarchy, &pos);
-    if (!st.ok()) return st;
-    Decoder dec(model, o.scheme, total);
     std::vector<float> logits(model.config().vocab);
-    st =
-        dec.append(reinterpret_cast<const uint8_t*>(text.data()), static_cast<int64_t>(text.size()),
-                   pos.unit.data(), pos.statement.data(), logits.data());
+    // A fresh decoder over text[from..] (positions from those bytes alone).
+    auto restart = [&](int64_t from) {
+        offset = from;
+        const std::string_view held = std::string_view(text).substr(static_cast<size_t>(offset));
+        Status s = byte_positions(held, o.hierarchy, &pos);
+        if (!s.ok()) return s;
+        dec.reset(new Decoder(model, o.scheme, truncate ? o.limit.length : total, cache_limit));
+        return dec->append(reinterpret_cast<const uint8_t*>(held.data()),
+                           static_cast<int64_t>(held.size()), pos.unit.data(), pos.statement.data(),
+                           logits.data());
+    };
+    const int64_t n = static_cast<int64_t>(text.size());
+    st = restart(truncate ? std::max<int64_t>(0, n - o.limit.length) : 0);
     if (!st.ok()) return st;
     util::SplitMix64 rng{o.seed};
     std::string generated;
@@ -299,15 +336,22 @@ Status generate(const Model& model, std::string_view prompt, const GenerateOptio
         if (byte == 0) break;
         generated.push_back(static_cast<char>(byte));
         text.push_back(static_cast<char>(byte));
-        const int64_t t = static_cast<int64_t>(text.size()) - 1;
+        if (truncate && dec->length() >= o.limit.length) {
+            // Full: start again from the last length - stride bytes before this one.
+            st = restart(static_cast<int64_t>(text.size()) - 1 - (o.limit.length - o.limit.stride));
+            if (!st.ok()) return st;
+            continue;
+        }
+        const int64_t t = static_cast<int64_t>(text.size()) - 1 - offset;
         int32_t u, s;
         if (!parsed) {
             u = s = static_cast<int32_t>(t / o.hierarchy.segment_size);
         } else if (needs_hierarchy && byte == '\n') {
             // A finished line: analyse the text again; cached keys move to their new units.
-            st = byte_positions(text, o.hierarchy, &pos);
+            st = byte_positions(std::string_view(text).substr(static_cast<size_t>(offset)),
+                                o.hierarchy, &pos);
             if (!st.ok()) return st;
-            st = dec.reposition(pos.unit.data(), pos.statement.data());
+            st = dec->reposition(pos.unit.data(), pos.statement.data());
             if (!st.ok()) return st;
             u = pos.unit[t];
             s = pos.statement[t];
@@ -318,7 +362,7 @@ Status generate(const Model& model, std::string_view prompt, const GenerateOptio
             pos.statement.push_back(s);
         }
         const uint8_t b = static_cast<uint8_t>(byte);
-        st = dec.append(&b, 1, &u, &s, logits.data());
+        st = dec->append(&b, 1, &u, &s, logits.data());
         if (!st.ok()) return st;
     }
     *out = std::move(generated);

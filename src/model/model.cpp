@@ -233,6 +233,87 @@ double step_heap_bytes(const Config& c, int64_t count, int64_t total, bool cache
     return floats * sizeof(float);
 }
 
+Status validate(const ContextLimit& l) {
+    switch (l.type) {
+    case ContextLimitType::none:
+        return {};
+    case ContextLimitType::sliding_window:
+    case ContextLimitType::truncate:
+        break;
+    default:
+        return Status::error("context limit type " + std::to_string(static_cast<int>(l.type)) +
+                             " is not one of none, sliding-window, truncate");
+    }
+    const char* what = l.type == ContextLimitType::truncate ? "truncate length" : "sliding window";
+    if (l.length < 1 || l.length > ModelLimits::max_input_bytes)
+        return Status::error(std::string(what) + " must be in [1, " +
+                             std::to_string(ModelLimits::max_input_bytes) + "], got " +
+                             std::to_string(l.length));
+    if (l.type == ContextLimitType::truncate && (l.stride < 1 || l.stride > l.length))
+        return Status::error("truncate stride must be in [1, length " + std::to_string(l.length) +
+                             "], got " + std::to_string(l.stride));
+    return {};
+}
+
+namespace {
+
+// Positions of bytes [s, s + m) as if the text began at s: every index less its value at s.
+BytePositions rebased(const Positions& p, int64_t s, int64_t m) {
+    BytePositions out;
+    out.token.resize(m);
+    out.unit.resize(m);
+    out.statement.resize(m);
+    for (int64_t k = 0; k < m; ++k) {
+        out.token[k] = p.token[s + k] - p.token[s];
+        out.unit[k] = p.unit ? p.unit[s + k] - p.unit[s] : 0;
+        out.statement[k] = p.statement ? p.statement[s + k] - p.statement[s] : 0;
+    }
+    return out;
+}
+
+} // namespace
+
+// Truncate: forwards over windows [s, s + L) at s = 0, S, 2S, ...; window 0 serves the rows
+// t < L, window s > 0 the rows [s + L - S, s + L), so row t sees between L - S + 1 and L bytes.
+Status Model::forward_truncated(const ForwardRequest& r, float* logits) const {
+    const Config& c = config_;
+    const int64_t n = r.n, L = r.limit.length, S = r.limit.stride;
+    std::vector<float> rows, probs;
+    for (int64_t s = 0;; s += S) {
+        const int64_t first = s == 0 ? 0 : s + L - S;
+        if (first >= n) break;
+        const int64_t m = std::min(n, s + L) - s;
+        BytePositions p = rebased(r.positions, s, m);
+        Decoder::Impl window(*impl_, r.scheme, 0, false);
+        Decoder::Impl::Outputs out;
+        if (logits) {
+            rows.resize(static_cast<size_t>(m) * c.vocab);
+            out.logits = rows.data();
+            out.every_row = true;
+        }
+        if (r.attention) {
+            probs.resize(static_cast<size_t>(m) * m);
+            out.attention = probs.data();
+            out.attention_layer = r.attention_layer;
+            out.attention_head = r.attention_head;
+        }
+        Status st = window.append(r.bytes + s, m, p.view(), out);
+        if (!st.ok()) return st;
+        for (int64_t t = first; t < s + m; ++t) {
+            if (logits)
+                std::copy(rows.begin() + (t - s) * c.vocab, rows.begin() + (t - s + 1) * c.vocab,
+                          logits + t * c.vocab);
+            if (r.attention) {
+                float* row = r.attention + t * n;
+                std::fill(row, row + n, 0.0f);
+                std::copy(probs.begin() + (t - s) * m, probs.begin() + (t - s) * m + (t - s) + 1,
+                          row + s);
+            }
+        }
+    }
+    return {};
+}
+
 Status Model::forward(const ForwardRequest& r) const {
     const Config& c = config_;
     if (!r.bytes && r.n > 0) return Status::error("bytes are required");
@@ -252,6 +333,8 @@ Status Model::forward(const ForwardRequest& r) const {
             return Status::error("head must be in [0, " + std::to_string(c.heads - 1) + "], got " +
                                  std::to_string(r.attention_head));
     }
+    st = validate(r.limit);
+    if (!st.ok()) return st;
     // The request's positions as given: a scheme that needs unit or statement indices fails
     // here, where the sequence below would fill in zeros as a decoder does.
     Rotator check;
@@ -267,15 +350,19 @@ Status Model::forward(const ForwardRequest& r) const {
         own.resize(static_cast<size_t>(n) * c.vocab);
         logits = own.data();
     }
-    // A forward is the decoder's prefill of all n bytes, without a cache.
-    Decoder::Impl sequence(*impl_, r.scheme, 0, false);
-    Decoder::Impl::Outputs out;
-    out.logits = logits;
-    out.every_row = true;
-    out.attention = r.attention;
-    out.attention_layer = r.attention_layer;
-    out.attention_head = r.attention_head;
-    st = sequence.append(r.bytes, n, r.positions, out);
+    if (r.limit.type == ContextLimitType::truncate) {
+        st = forward_truncated(r, logits);
+    } else {
+        // A forward is the decoder's prefill of all n bytes, without a cache.
+        Decoder::Impl sequence(*impl_, r.scheme, 0, false, r.limit);
+        Decoder::Impl::Outputs out;
+        out.logits = logits;
+        out.every_row = true;
+        out.attention = r.attention;
+        out.attention_layer = r.attention_layer;
+        out.attention_head = r.attention_head;
+        st = sequence.append(r.bytes, n, r.positions, out);
+    }
     if (!st.ok()) return st;
     if (r.losses) {
         for (int64_t t = 0; t + 1 < n; ++t)

@@ -68,7 +68,9 @@ struct Decoder::Impl {
 
     // cache: keep every layer's keys and values (and the rotated keys) for later appends; false
     // for a one-shot forward, which keeps one layer's worth at a time.
-    Impl(const Model::Impl& model, const Scheme& scheme, int64_t frequency_length, bool cache);
+    // limit: none or sliding_window (truncate is a sequence of fresh Impls, see Model::forward).
+    Impl(const Model::Impl& model, const Scheme& scheme, int64_t frequency_length, bool cache,
+         const ContextLimit& limit = {});
 
     // Runs count new bytes through every block. positions holds count entries for the new bytes;
     // a null token takes the next indices, a null unit or statement continues the last byte's
@@ -88,12 +90,14 @@ struct Decoder::Impl {
     void rollback(int64_t len);
     Status rotate_keys(Layer& L, int64_t begin, int64_t end) const;
     void attend(const Layer& L, const float* q_near, const float* q_far, int64_t t0, int64_t t1,
-                float* out) const;
+                float* out, float* probs, int probs_head) const;
+    int64_t first_key(int64_t i) const; // the first key query i sees
     Status plan_attention(int64_t n, const float* q, const float* k, const float* v, float* out,
                           float* probs_out, int probs_head) const;
 
     const Model::Impl& m;
     Scheme scheme;
+    ContextLimit limit;
     Status scheme_status;
     int64_t frequency_length = 0;
     bool cache = true;

@@ -16,5 +16,17 @@ const std::vector<EnumValue>& byte_hierarchies() {
     return v;
 }
 
+const std::vector<EnumValue>& context_limits() {
+    static const std::vector<EnumValue> v = {
+        {"none", static_cast<int>(ContextLimitType::none), "none",
+         "Every prediction sees every byte before it"},
+        {"sliding-window", static_cast<int>(ContextLimitType::sliding_window), "sliding window",
+         "Attention in every layer reaches only the last `window` bytes"},
+        {"truncate", static_cast<int>(ContextLimitType::truncate), "truncate",
+         "Each prediction sees only the last `length` bytes, as if the file began there"},
+    };
+    return v;
+}
+
 } // namespace model
 } // namespace hirope

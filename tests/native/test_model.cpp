@@ -153,7 +153,7 @@ Scheme vector_scheme(const Model& m, const Json& j) {
 }
 
 std::vector<float> forward_logits(const Model& m, const std::string& text, const Scheme& s,
-                                  const BytePositions& p) {
+                                  const BytePositions& p, const ContextLimit& limit = {}) {
     std::vector<float> logits(text.size() * m.config().vocab);
     Model::ForwardRequest r;
     r.bytes = reinterpret_cast<const uint8_t*>(text.data());
@@ -161,6 +161,7 @@ std::vector<float> forward_logits(const Model& m, const std::string& text, const
     r.scheme = s;
     r.positions = p.view();
     r.logits = logits.data();
+    r.limit = limit;
     Status st = m.forward(r);
     INFO(st.message());
     REQUIRE(st.ok());
@@ -321,6 +322,171 @@ TEST_CASE("model: greedy generation follows the argmax of repeated full forwards
     o.max_bytes = 80;
     REQUIRE(generate(m, prompt, o, &a).ok());
     CHECK(!a.empty());
+}
+
+// The baselines, checked against what they mean rather than against their own code.
+TEST_CASE("model: truncate equals the plain model's last prediction on the last L bytes",
+          "[model][baselines]") {
+    const Model& m = shared_model();
+    const Scheme s = base_scheme(m);
+    const std::string text = kCode.substr(0, 170);
+    const int64_t n = static_cast<int64_t>(text.size()), vocab = m.config().vocab;
+    for (int64_t L : {1, 24, 64}) {
+        for (int64_t stride : {int64_t{1}, std::min<int64_t>(L, 7), L}) {
+            CAPTURE(L, stride);
+            ContextLimit limit{ContextLimitType::truncate, L, stride};
+            const std::vector<float> got =
+                forward_logits(m, text, s, segment_positions(n, 32), limit);
+            for (int64_t t = 0; t < n; ++t) {
+                // The window serving row t: [0, L) for t < L, else the stride grid's.
+                const int64_t start = t < L ? 0 : ((t - L) / stride + 1) * stride;
+                const std::string seen = text.substr(start, t - start + 1);
+                REQUIRE(static_cast<int64_t>(seen.size()) <= L);
+                if (t >= L) REQUIRE(static_cast<int64_t>(seen.size()) > L - stride);
+                const std::vector<float> plain = forward_logits(
+                    m, seen, s, segment_positions(static_cast<int64_t>(seen.size()), 32));
+                const float* a = got.data() + t * vocab;
+                const float* b = plain.data() + (seen.size() - 1) * vocab;
+                float worst = 0;
+                for (int64_t v = 0; v < vocab; ++v) worst = std::max(worst, std::fabs(a[v] - b[v]));
+                CAPTURE(t);
+                REQUIRE(worst < 1e-4f);
+            }
+            if (L == 64 && stride == 1) break; // the exact case is the slow one
+        }
+    }
+}
+
+TEST_CASE("model: a sliding window hides exactly the bytes beyond layers x (W - 1)",
+          "[model][baselines]") {
+    const Model& m = shared_model();
+    const Scheme s = base_scheme(m);
+    const std::string text = kCode.substr(0, 160);
+    const int64_t n = static_cast<int64_t>(text.size()), vocab = m.config().vocab;
+    const int64_t W = 16, reach = m.config().layers * (W - 1);
+    const BytePositions p = segment_positions(n, 32);
+    const ContextLimit limit{ContextLimitType::sliding_window, W, 1};
+    const std::vector<float> windowed = forward_logits(m, text, s, p, limit);
+    const std::vector<float> plain = forward_logits(m, text, s, p);
+    // Rows before W see everything in every layer: equal to the plain model.
+    for (int64_t t = 0; t < W; ++t)
+        for (int64_t v = 0; v < vocab; ++v)
+            REQUIRE(std::fabs(windowed[t * vocab + v] - plain[t * vocab + v]) < 1e-4f);
+    // Later rows differ from the plain model ...
+    double diff = 0;
+    for (int64_t t = reach + 1; t < n; ++t)
+        for (int64_t v = 0; v < vocab; ++v)
+            diff =
+                std::max<double>(diff, std::fabs(windowed[t * vocab + v] - plain[t * vocab + v]));
+    CHECK(diff > 1e-2);
+    // ... and do not depend on bytes more than layers x (W - 1) back: replacing the first 40
+    // bytes leaves every row from 40 + reach on unchanged, and changes a row within reach.
+    std::string other = text;
+    for (int64_t i = 0; i < 40; ++i) other[i] = static_cast<char>('a' + i % 26);
+    const std::vector<float> changed = forward_logits(m, other, s, p, limit);
+    for (int64_t t = 40 + reach; t < n; ++t)
+        for (int64_t v = 0; v < vocab; ++v)
+            REQUIRE(std::fabs(changed[t * vocab + v] - windowed[t * vocab + v]) < 1e-4f);
+    double near = 0;
+    for (int64_t v = 0; v < vocab; ++v)
+        near = std::max<double>(near, std::fabs(changed[(40 + reach - 2) * vocab + v] -
+                                                windowed[(40 + reach - 2) * vocab + v]));
+    CHECK(near > 1e-6);
+    // The attention of every layer's rows sums to 1 over the last W keys only.
+    std::vector<float> probs(static_cast<size_t>(n * n));
+    Model::ForwardRequest r;
+    r.bytes = reinterpret_cast<const uint8_t*>(text.data());
+    r.n = n;
+    r.scheme = s;
+    r.positions = p.view();
+    r.attention = probs.data();
+    r.attention_layer = m.config().layers - 1;
+    r.limit = limit;
+    REQUIRE(m.forward(r).ok());
+    for (int64_t i = 0; i < n; ++i) {
+        double in = 0, out = 0;
+        for (int64_t j = 0; j < n; ++j) (i - j >= 0 && i - j < W ? in : out) += probs[i * n + j];
+        CAPTURE(i);
+        REQUIRE(std::fabs(in - 1) < 1e-5);
+        REQUIRE(out == 0);
+    }
+}
+
+TEST_CASE("model: generation under a baseline follows the argmax of its forwards",
+          "[model][baselines]") {
+    const Model& m = shared_model();
+    const Scheme s = base_scheme(m);
+    const std::string prompt = kCode.substr(0, 50);
+    for (ContextLimit limit : {ContextLimit{ContextLimitType::truncate, 32, 1},
+                               ContextLimit{ContextLimitType::truncate, 32, 5},
+                               ContextLimit{ContextLimitType::sliding_window, 20, 1}}) {
+        CAPTURE(static_cast<int>(limit.type), limit.stride);
+        GenerateOptions o;
+        o.scheme = s;
+        o.limit = limit;
+        o.hierarchy.hierarchy = ByteHierarchy::segments;
+        o.max_bytes = 30;
+        o.temperature = 0;
+        std::string generated;
+        Status st = generate(m, prompt, o, &generated);
+        INFO(st.message());
+        REQUIRE(st.ok());
+        REQUIRE(!generated.empty());
+        std::string text = prompt;
+        // Truncate with stride S: the decoder restarts from the last L - S bytes when full.
+        int64_t offset = std::max<int64_t>(0, static_cast<int64_t>(prompt.size()) - limit.length);
+        for (size_t i = 0; i < generated.size(); ++i) {
+            std::string seen = text;
+            if (limit.type == ContextLimitType::truncate) {
+                if (static_cast<int64_t>(text.size()) - offset > limit.length)
+                    offset = static_cast<int64_t>(text.size()) - (limit.length - limit.stride + 1);
+                seen = text.substr(offset);
+            }
+            const int64_t k = static_cast<int64_t>(seen.size());
+            const std::vector<float> logits = forward_logits(
+                m, seen, s, segment_positions(k, 32),
+                limit.type == ContextLimitType::sliding_window ? limit : ContextLimit{});
+            const float* last = logits.data() + (k - 1) * 256;
+            const int best = static_cast<int>(std::max_element(last, last + 256) - last);
+            CAPTURE(i);
+            REQUIRE(static_cast<int>(static_cast<uint8_t>(generated[i])) == best);
+            text.push_back(static_cast<char>(best));
+        }
+    }
+}
+
+TEST_CASE("model: bad context limits are errors", "[model][baselines][errors]") {
+    const Model& m = shared_model();
+    const Scheme s = base_scheme(m);
+    for (ContextLimit bad :
+         {ContextLimit{ContextLimitType::truncate, 0, 1},
+          ContextLimit{ContextLimitType::truncate, 8, 9},
+          ContextLimit{ContextLimitType::truncate, 8, 0},
+          ContextLimit{ContextLimitType::sliding_window, -3, 1},
+          ContextLimit{ContextLimitType::sliding_window, ModelLimits::max_input_bytes + 1, 1},
+          ContextLimit{static_cast<ContextLimitType>(7), 8, 1}}) {
+        CHECK(!validate(bad).ok());
+        std::vector<float> logits(256 * 10);
+        Model::ForwardRequest r;
+        r.bytes = reinterpret_cast<const uint8_t*>(kCode.data());
+        r.n = 10;
+        r.scheme = s;
+        const BytePositions p = segment_positions(10, 32);
+        r.positions = p.view();
+        r.logits = logits.data();
+        r.limit = bad;
+        CHECK(!m.forward(r).ok());
+        GenerateOptions o;
+        o.scheme = s;
+        o.limit = bad;
+        std::string out;
+        CHECK(!generate(m, "x", o, &out).ok());
+    }
+    Decoder dec(m, s, 0, ContextLimit{ContextLimitType::truncate, 8, 1});
+    float logits[256];
+    const uint8_t b = 'x';
+    const int32_t zero = 0;
+    CHECK(!dec.append(&b, 1, &zero, &zero, logits).ok());
 }
 
 TEST_CASE("model: linear layers equal a naive product for any row count", "[model]") {
