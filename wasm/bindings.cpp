@@ -483,12 +483,14 @@ val vocabulary() {
     out.set("hierarchies", enum_list(a.hierarchies));
     out.set("unitKinds", enum_list(a.unit_kinds));
     out.set("byteHierarchies", enum_list(model::byte_hierarchies()));
+    out.set("contextLimits", enum_list(model::context_limits()));
 #else
     out.set("languages", languages);
     out.set("gaps", enum_list(none));
     out.set("hierarchies", enum_list(none));
     out.set("unitKinds", enum_list(none));
     out.set("byteHierarchies", enum_list(none));
+    out.set("contextLimits", enum_list(none));
 #endif
     return out;
 }
@@ -733,6 +735,16 @@ model::HierarchyOptions to_hierarchy(const val& o) {
     return h;
 }
 
+// limit: { type (ContextLimitType), length, stride } from the JS layer, or null for none.
+model::ContextLimit to_limit(const val& o) {
+    model::ContextLimit l;
+    if (o.isNull() || o.isUndefined()) return l;
+    l.type = static_cast<model::ContextLimitType>(o["type"].as<int>());
+    l.length = static_cast<int64_t>(o["length"].as<double>());
+    l.stride = static_cast<int64_t>(o["stride"].as<double>());
+    return l;
+}
+
 val config_object(const model::Config& c) {
     val o = val::object();
     o.set("name", c.name);
@@ -759,14 +771,15 @@ class ModelHandle {
             .message();
     }
     val config() const { return model_ ? config_object(model_->config()) : val::null(); }
-    std::string forward(val scheme, uintptr_t bytes, double n, uintptr_t token, uintptr_t unit,
-                        uintptr_t statement, uintptr_t logits, uintptr_t losses,
+    std::string forward(val scheme, val limit, uintptr_t bytes, double n, uintptr_t token,
+                        uintptr_t unit, uintptr_t statement, uintptr_t logits, uintptr_t losses,
                         uintptr_t attention, int layer, int head) const {
         if (!model_) return "the model is not loaded";
         model::Model::ForwardRequest r;
         r.bytes = ptr<const uint8_t>(bytes);
         r.n = static_cast<int64_t>(n);
         r.scheme = to_scheme(scheme);
+        r.limit = to_limit(limit);
         r.positions = to_positions(token, unit, statement);
         r.logits = logits ? ptr<float>(logits) : nullptr;
         r.losses = losses ? ptr<float>(losses) : nullptr;
@@ -775,8 +788,8 @@ class ModelHandle {
         r.attention_head = head;
         return model_->forward(r).message();
     }
-    val generate(val scheme, uintptr_t prompt, double size, val hierarchy, double max_bytes,
-                 double temperature, double seed) const {
+    val generate(val scheme, val limit, uintptr_t prompt, double size, val hierarchy,
+                 double max_bytes, double temperature, double seed) const {
         val out = val::object();
         if (!model_) {
             out.set("error", std::string("the model is not loaded"));
@@ -784,6 +797,7 @@ class ModelHandle {
         }
         model::GenerateOptions o;
         o.scheme = to_scheme(scheme);
+        o.limit = to_limit(limit);
         o.hierarchy = to_hierarchy(hierarchy);
         o.max_bytes = static_cast<int64_t>(max_bytes);
         o.temperature = temperature;

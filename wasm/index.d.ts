@@ -373,9 +373,20 @@ export interface ModelConfig {
 }
 
 /** Options of CodeModel.loss / logits / attention / generate. */
+/**
+ * The code model's baselines: attention limited to the last `window` bytes in every layer, or each
+ * prediction made from only the last `length` bytes (one forward per `stride` predictions; 1 is
+ * exact). Both default to the model's training context and run its training RoPE.
+ */
+export type ModelBaseline =
+  | 'sliding-window'
+  | 'truncate'
+  | { type: 'sliding-window'; window?: number }
+  | { type: 'truncate'; length?: number; stride?: number };
+
 export interface ModelOptions {
-  /** A rotary scheme (rope with any scaling, rerope, leaky-rerope, self-extend, hirope, xpos) or nope. */
-  scheme?: Scheme;
+  /** A rotary scheme (rope with any scaling, rerope, leaky-rerope, self-extend, hirope, xpos), nope, or a baseline. */
+  scheme?: Scheme | ModelBaseline;
   /** Where HiRoPE's high-level index comes from (default 'units'). */
   hierarchy?: 'units' | 'statements' | 'segments';
   segmentSize?: number;
@@ -394,17 +405,18 @@ export declare class CodeModel {
   readonly config: ModelConfig;
   /** Bytes one call accepts (input, or prompt plus maxBytes). */
   readonly maxInputBytes: number;
-  /** losses[t]: bits to predict byte t + 1 from bytes 0..t; bitsPerByte: their mean. */
-  loss(code: string | Uint8Array, options?: ModelOptions): { losses: Float32Array; bitsPerByte: number; n: number; positions: BytePositions };
+  /** losses[t]: bits to predict byte t + 1 from bytes 0..t; bitsPerByte: their mean. options.positions overrides the hierarchy. */
+  loss(code: string | Uint8Array, options?: ModelOptions & { positions?: { unit?: ArrayLike<number>; statement?: ArrayLike<number> } }): { losses: Float32Array; bitsPerByte: number; n: number; positions: BytePositions };
   /** n x 256 next-byte logits. options.positions overrides the hierarchy with explicit indices. */
   logits(code: string | Uint8Array, options?: ModelOptions & { positions?: { unit?: ArrayLike<number>; statement?: ArrayLike<number> } }): Float32Array;
   /** The model's attention probabilities of one layer and head (n x n, causal). */
   attention(code: string | Uint8Array, options?: ModelOptions & { layer?: number; head?: number }): { matrix: Float32Array; n: number; positions: BytePositions };
   /** Continues the prompt with the KV cache. */
   generate(prompt: string | Uint8Array, options?: ModelOptions & { maxBytes?: number; temperature?: number; seed?: number }): { text: string; bytes: Uint8Array };
+  /** Byte positions of a text up to the analysis's size limit (a whole file; cut windows from it). */
   positions(code: string | Uint8Array, options?: Omit<ModelOptions, 'scheme'>): BytePositions;
   /** The scheme with the model's defaults filled in (base, layout, trainingLength, window). */
-  scheme(scheme?: Scheme): Record<string, unknown>;
+  scheme(scheme?: Scheme | ModelBaseline): Record<string, unknown>;
   dispose(): void;
 }
 
@@ -502,6 +514,16 @@ export declare function segmentPositions(n: number, size: number): { token: Int3
 /** A scheme with every default filled in, names mapped to the core's numbers (after init()). */
 export declare function normalizeScheme(scheme: Scheme): Record<string, unknown>;
 export declare function init(options?: InitOptions): Promise<HiRoPE>;
+/** Byte classes of recallClasses, in the order of its codes. */
+export declare const RECALL_CLASSES: readonly ['other', 'first', 'near', 'far'];
+/** Identifiers of a text (ASCII names of 2+ characters, common keywords left out). */
+export declare function identifiers(bytes: Uint8Array): { start: number; end: number; name: string }[];
+/**
+ * A class per byte (indices into RECALL_CLASSES): 'far' for identifier bytes whose previous
+ * occurrence starts more than `reach` bytes back with none nearer, 'near' within reach, 'first'
+ * for first occurrences, 'other' for the rest.
+ */
+export declare function recallClasses(bytes: Uint8Array, reach: number): Uint8Array;
 export default init;
 
 export interface HeapMemory {

@@ -9,6 +9,7 @@
 import { makeInit } from './api.js';
 
 export * from './api.js';
+export { recallClasses, identifiers, RECALL_CLASSES } from './recall.js';
 
 /**
  * Loads the WebAssembly module. options.simd forces the SIMD (true) or scalar (false) build; by

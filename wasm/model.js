@@ -7,7 +7,7 @@ import {
 import { readData, guardMethods } from './runtime.js';
 
 const OPTION_KEYS = {
-  loss: ['scheme', 'hierarchy', 'language', 'segmentSize', 'gap', 'descendClasses'],
+  loss: ['scheme', 'hierarchy', 'language', 'segmentSize', 'gap', 'descendClasses', 'positions'],
   logits: ['scheme', 'hierarchy', 'language', 'segmentSize', 'gap', 'descendClasses', 'positions'],
   attention: ['scheme', 'hierarchy', 'language', 'segmentSize', 'gap', 'descendClasses', 'layer', 'head'],
   generate: ['scheme', 'hierarchy', 'language', 'segmentSize', 'gap', 'descendClasses', 'maxBytes', 'temperature', 'seed'],
@@ -30,7 +30,10 @@ const unreleased = typeof FinalizationRegistry === 'function'
 // A call's options read once (phase 1, see errors.js): its keys, the scheme and the positions.
 function readModelOptions(options, kind, runtime, cap) {
   const o = readOptions(options, OPTION_KEYS[kind], { name: `${kind} options`, unknown: `${kind} options` });
-  if (o.scheme !== undefined) o.scheme = runtime.vocabulary.readScheme(o.scheme);
+  // Baselines ('sliding-window', 'truncate') are read by CodeModel._baseline.
+  const limits = runtime.vocabulary.names('contextLimits');
+  const type = isPlainObject(o.scheme) ? o.scheme.type : o.scheme;
+  if (o.scheme !== undefined && !limits.includes(type)) o.scheme = runtime.vocabulary.readScheme(o.scheme);
   if (isPlainObject(o.positions)) {
     const p = readObject(o.positions, ['unit', 'statement']);
     for (const key of ['unit', 'statement']) if (p[key] !== undefined) p[key] = readArray(p[key], cap);
@@ -79,8 +82,13 @@ export class CodeModel {
   /**
    * The scheme with the model's own defaults filled in: base and layout of its training RoPE,
    * trainingLength and scaling.originalLength = its training context, window = half of it.
+   * The baselines 'sliding-window' ({ window }) and 'truncate' ({ length, stride }) default to the
+   * training context (stride 1) and run the training RoPE: { name, window | length, stride,
+   * rope, limit }.
    */
   scheme(scheme = 'rope') {
+    const baseline = this._baseline(scheme);
+    if (baseline) return baseline;
     const vocabulary = this._runtime.vocabulary;
     const spec = vocabulary.readScheme(scheme);
     if (!isPlainObject(spec)) fail(`scheme must be an object such as { type: 'hirope' }, got ${describe(spec)}`);
@@ -88,7 +96,10 @@ export class CodeModel {
     // The model runs rotary schemes (it was trained with RoPE) and NoPE (src/model check_scheme).
     const usable = vocabulary.data.schemes.filter((x) => x.rotary).map((x) => x.name).concat('nope');
     const info = vocabulary.scheme(s.type);
-    if (!info || !usable.includes(s.type)) fail(`the code model was trained with RoPE: scheme.type must be one of ${orList(usable)}, got ${describe(s.type)}`);
+    if (!info || !usable.includes(s.type)) {
+      const baselines = vocabulary.names('contextLimits').filter((name) => name !== 'none');
+      fail(`the code model was trained with RoPE: scheme.type must be one of ${orList(usable.concat(baselines))}, got ${describe(s.type)}`);
+    }
     const L = this.config.trainingContext;
     const takes = (key) => info.parameters.includes(key);
     if (takes('base') && s.base === undefined) s.base = this.config.ropeBase;
@@ -102,6 +113,30 @@ export class CodeModel {
     const normalized = vocabulary.normalizeScheme(s);
     if (normalized.rotary && normalized.layout !== vocabulary.value('layouts', 'half')) fail("the code model rotates in the half-split layout: scheme.layout must be 'half'");
     return normalized;
+  }
+
+  // A baseline's normalised form, or null for a position scheme.
+  _baseline(scheme) {
+    const vocabulary = this._runtime.vocabulary;
+    const names = vocabulary.names('contextLimits').filter((name) => name !== 'none');
+    const type = typeof scheme === 'string' ? scheme : isPlainObject(scheme) ? scheme.type : undefined;
+    if (!names.includes(type)) return null;
+    const L = this.config.trainingContext;
+    const max = this.maxInputBytes;
+    const keys = type === 'truncate' ? ['type', 'length', 'stride'] : ['type', 'window'];
+    const o = typeof scheme === 'string' ? { type } : readOptions(scheme, keys, { name: 'scheme', unknown: `scheme (type '${type}') options` });
+    const size = type === 'truncate' ? 'length' : 'window';
+    const length = integer(o[size] ?? L, `scheme.${size}`, 1, max);
+    const stride = type === 'truncate' ? integer(o.stride ?? 1, 'scheme.stride', 1, length) : 1;
+    const rope = this.scheme({ type: 'rope' });
+    const limit = { type: vocabulary.value('contextLimits', type, 'scheme.type'), length, stride };
+    return type === 'truncate' ? { name: type, length, stride, rope, limit } : { name: type, window: length, rope, limit };
+  }
+
+  // The core scheme and the context limit a call runs with.
+  _plan(scheme) {
+    const s = this.scheme(scheme);
+    return s.limit ? { scheme: s.rope, limit: s.limit } : { scheme: s, limit: null };
   }
 
   _hierarchy(o, scheme) {
@@ -122,9 +157,9 @@ export class CodeModel {
 
   // The input in the heap: a string as UTF-8 (its length counted before anything is allocated) or
   // a Uint8Array's bytes, within the model's limit: [address, bytes].
-  _bytes(heap, code, name) {
-    const limit = this.maxInputBytes;
-    const message = (bytes) => `${name} is ${bytes} bytes; the model's limit is ${limit}`;
+  _bytes(heap, code, name, limit = this.maxInputBytes) {
+    const whose = limit === this.maxInputBytes ? "the model's" : "the analysis's";
+    const message = (bytes) => `${name} is ${bytes} bytes; ${whose} limit is ${limit}`;
     if (typeof code === 'string') return heap.text(code, name, { limit, message });
     if (typedArrayName(code) !== 'Uint8Array') fail(`${name} must be a string or a Uint8Array, got ${describe(code)}`);
     const bytes = fixedView(code, typedLength(code));
@@ -141,7 +176,7 @@ export class CodeModel {
   // options: read by _read.
   _forward(code, options, outputs) {
     const handle = this._live();
-    const scheme = this.scheme(options.scheme);
+    const { scheme, limit } = this._plan(options.scheme);
     const hierarchy = this._hierarchy(options, scheme);
     return this._runtime.run((heap) => {
       const [ptr, n] = this._bytes(heap, code, 'code');
@@ -150,7 +185,7 @@ export class CodeModel {
       const sizes = outputs(n);
       const ptrs = {};
       for (const [name, count] of Object.entries(sizes)) ptrs[name] = count ? heap.alloc(count * 4) : 0;
-      this._runtime.check(handle.forward(scheme, ptr, n, tp, up, sp, ptrs.logits || 0, ptrs.losses || 0,
+      this._runtime.check(handle.forward(scheme, limit, ptr, n, tp, up, sp, ptrs.logits || 0, ptrs.losses || 0,
         ptrs.attention || 0, options.layer ?? 0, options.head ?? 0));
       const out = { n, positions: pos };
       for (const [name, count] of Object.entries(sizes)) out[name] = heap.readFloat32(ptrs[name], count).slice();
@@ -195,12 +230,17 @@ export class CodeModel {
     return { matrix: r.attention, n: r.n, positions: r.positions };
   }
 
-  /** Byte positions for a hierarchy: { token, unit, statement } (Int32Arrays, one per byte). */
+  /**
+   * Byte positions for a hierarchy: { token, unit, statement } (Int32Arrays, one per byte). Takes
+   * whole files up to the analysis's limit: a window's positions cut from its file's parse can be
+   * passed to loss() and logits() as options.positions.
+   */
   positions(code, options) {
     options = this._read(options, 'positions');
     const hierarchy = this._hierarchy(options, null);
     return this._runtime.run((heap) => {
-      const [ptr, n] = this._bytes(heap, code, 'code');
+      // A whole file (up to the analysis's limit): windows cut from it keep its units.
+      const [ptr, n] = this._bytes(heap, code, 'code', this._runtime.limits.maxSourceBytes);
       return this._positions(ptr, n, hierarchy);
     });
   }
@@ -212,7 +252,7 @@ export class CodeModel {
   generate(prompt, options) {
     options = this._read(options, 'generate');
     const handle = this._live();
-    const scheme = this.scheme(options.scheme);
+    const { scheme, limit } = this._plan(options.scheme);
     const hierarchy = this._hierarchy(options, scheme);
     const maxBytes = integer(options.maxBytes ?? 256, 'maxBytes', 0, this.maxInputBytes);
     const temperature = options.temperature ?? 0.8;
@@ -222,7 +262,7 @@ export class CodeModel {
       const [ptr, n] = this._bytes(heap, prompt, 'prompt');
       // The core checks the rest: a prompt of at least 1 byte, prompt plus maxBytes within its
       // limit, a finite temperature >= 0.
-      const r = handle.generate(scheme, ptr, n, hierarchy, maxBytes, temperature, seed);
+      const r = handle.generate(scheme, limit, ptr, n, hierarchy, maxBytes, temperature, seed);
       this._runtime.check(r.error);
       return { text: DECODER.decode(r.bytes), bytes: r.bytes };
     });

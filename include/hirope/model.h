@@ -62,7 +62,8 @@ struct HierarchyOptions {
     int64_t segment_size = 32;
 };
 
-// Per-byte positions: token = byte index; unit and statement from the hierarchy. Bytes between
+// Per-byte positions: token = byte index; unit and statement from the hierarchy. Takes texts up
+// to the analysis's limit, so that a window's positions can come from its whole file's parse. Bytes between
 // tokens take the statement of the token before them (the first ones, of the first token).
 struct BytePositions {
     std::vector<int32_t> token, unit, statement;

@@ -384,11 +384,12 @@ double bits_of(const float* logits, int vocab, int target) {
 // Positions
 
 Status byte_positions(std::string_view text, const HierarchyOptions& o, BytePositions* out) {
+    // Whole files (positions of a window cut from a file's parse): the analysis's limit.
     const int64_t n = static_cast<int64_t>(text.size());
-    if (n > ModelLimits::max_input_bytes)
+    if (static_cast<size_t>(n) > AnalysisLimits::max_bytes)
         return Status::error("the input has " + std::to_string(n) +
-                             " bytes; the model's limit is " +
-                             std::to_string(ModelLimits::max_input_bytes));
+                             " bytes; the analysis's limit is " +
+                             std::to_string(AnalysisLimits::max_bytes));
     BytePositions p;
     p.token.resize(n);
     p.unit.assign(n, 0);

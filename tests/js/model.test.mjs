@@ -137,6 +137,68 @@ for (const build of BUILDS) {
       }
     });
 
+    it('baselines: truncate is the plain model on the last L bytes; a sliding window bites only past W', () => {
+      const text = new TextEncoder().encode(CODE.slice(0, 260));
+      const L = 40;
+      const truncated = model.loss(text, { scheme: { type: 'truncate', length: L } }).losses;
+      // losses[t] predicts byte t + 1 from bytes t - L + 1 .. t.
+      for (const t of [0, 10, L - 1, L, L + 1, 100, 200, text.length - 2]) {
+        const from = Math.max(0, t - L + 1);
+        const plain = model.loss(text.subarray(from, t + 2)).losses;
+        assert.ok(Math.abs(plain.at(-1) - truncated[t]) < 1e-4, `byte ${t + 1}: ${plain.at(-1)} vs ${truncated[t]}`);
+      }
+      const strided = model.loss(text, { scheme: { type: 'truncate', length: L, stride: 10 } }).losses;
+      // Stride 10: rows L..L+8 see 31..39 bytes (less than exact), row L + 9 sees 40 (as exact).
+      assert.ok(Math.abs(strided[L + 9] - truncated[L + 9]) < 1e-4);
+      assert.ok(Math.max(...[0, 1, 2, 3].map((k) => Math.abs(strided[L + k] - truncated[L + k]))) > 1e-3);
+      const rope = model.loss(text).losses;
+      const W = 30;
+      const windowed = model.loss(text, { scheme: { type: 'sliding-window', window: W } }).losses;
+      let early = 0;
+      let late = 0;
+      for (let t = 0; t < rope.length; t++) {
+        const d = Math.abs(rope[t] - windowed[t]);
+        if (t < W) early = Math.max(early, d);
+        else late = Math.max(late, d);
+      }
+      assert.ok(early < 1e-4 && late > 1e-2, `before W ${early}, after ${late}`);
+      // Attention under a sliding window: each row sums to 1 over its last W keys.
+      const a = model.attention(text.subarray(0, 80), { scheme: { type: 'sliding-window', window: W }, layer: 1 });
+      for (let i = 0; i < a.n; i++) {
+        let sum = 0;
+        for (let j = 0; j <= i; j++) {
+          if (i - j >= W) assert.equal(a.matrix[i * a.n + j], 0);
+          sum += a.matrix[i * a.n + j];
+        }
+        assert.ok(Math.abs(sum - 1) < 1e-5);
+      }
+      // Defaults: the training context, stride 1, the training RoPE.
+      const L0 = model.config.trainingContext;
+      assert.deepEqual(
+        { ...model.scheme('truncate'), rope: undefined },
+        { name: 'truncate', length: L0, stride: 1, rope: undefined, limit: { type: 2, length: L0, stride: 1 } },
+      );
+      assert.equal(model.scheme({ type: 'sliding-window' }).window, L0);
+      assert.equal(model.scheme('sliding-window').rope.base, model.config.ropeBase);
+      // Generation under both, greedy, follows the baselines' forwards.
+      for (const scheme of [{ type: 'truncate', length: 48 }, { type: 'sliding-window', window: 24 }]) {
+        const g = model.generate(text.subarray(0, 60), { scheme, maxBytes: 12, temperature: 0 });
+        let seen = text.subarray(0, 60);
+        for (const byte of g.bytes) {
+          const input = scheme.type === 'truncate' ? seen.subarray(Math.max(0, seen.length - 48)) : seen;
+          const row = model.logits(input, { scheme: scheme.type === 'truncate' ? 'rope' : scheme }).subarray((input.length - 1) * 256);
+          let best = 0;
+          for (let v = 1; v < 256; v++) if (row[v] > row[best]) best = v;
+          assert.equal(byte, best);
+          seen = Uint8Array.from([...seen, best]);
+        }
+      }
+      rethrows(() => model.loss('x = 1', { scheme: { type: 'truncate', length: 0 } }), /^scheme.length must be an integer in \[1, \d+\], got 0$/);
+      rethrows(() => model.loss('x = 1', { scheme: { type: 'truncate', length: 8, stride: 9 } }), /^scheme.stride must be an integer in \[1, 8\], got 9$/);
+      rethrows(() => model.loss('x = 1', { scheme: { type: 'sliding-window', window: 8, ratio: 2 } }), /unknown key 'ratio'/);
+      rethrows(() => model.loss('x = 1', { scheme: { type: 'sliding-window', window: 1.5 } }), /^scheme.window must be an integer/);
+    });
+
     it('byte positions by hierarchy', () => {
       const units = model.positions(CODE.slice(0, 400));
       const statements = model.positions(CODE.slice(0, 400), { hierarchy: 'statements' });

@@ -1,0 +1,66 @@
+// recallClasses: which bytes of a text could be copied from an earlier occurrence near or far
+// back. Expected classes written out by hand; a property test against a brute-force scan.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { identifiers, recallClasses, RECALL_CLASSES } from '../../dist/index.js';
+
+const bytes = (s) => new TextEncoder().encode(s);
+const classOf = (cls, text, from, to) => [...cls.subarray(from, to)].map((c) => RECALL_CLASSES[c]);
+
+describe('recallClasses', () => {
+  it('marks first, near and far occurrences of identifiers', () => {
+    //          0         1         2         3
+    //          0123456789012345678901234567890123456789
+    const text = 'alpha = beta(x)\nalpha += 1\nbeta()\n';
+    const cls = recallClasses(bytes(text), 12);
+    assert.deepEqual(classOf(cls, text, 0, 5), Array(5).fill('first')); // alpha
+    assert.deepEqual(classOf(cls, text, 5, 8), Array(3).fill('other')); // ' = '
+    assert.deepEqual(classOf(cls, text, 8, 12), Array(4).fill('first')); // beta
+    assert.equal(RECALL_CLASSES[cls[13]], 'other'); // x: one letter
+    assert.deepEqual(classOf(cls, text, 16, 21), Array(5).fill('far')); // alpha, 16 back > 12
+    assert.deepEqual(classOf(cls, text, 27, 31), Array(4).fill('far')); // beta, 19 back
+    const wide = recallClasses(bytes(text), 16);
+    assert.deepEqual(classOf(wide, text, 16, 21), Array(5).fill('near')); // exactly 16 back
+  });
+
+  it('counts from the nearest previous occurrence and skips keywords and digits-first runs', () => {
+    const text = `name ${'#'.repeat(30)} name name return return 9abc abc`;
+    const cls = recallClasses(bytes(text), 20);
+    const at = (i) => RECALL_CLASSES[cls[i]];
+    const second = text.indexOf('name', 1);
+    const third = text.indexOf('name', second + 1);
+    assert.equal(at(second), 'far');
+    assert.equal(at(third), 'near');
+    assert.equal(at(text.indexOf('return')), 'other');
+    // '9abc' is not an identifier start; 'abc' inside it is not one either.
+    assert.equal(at(text.indexOf('9abc') + 1), 'other');
+    assert.equal(at(text.lastIndexOf('abc')), 'first');
+    assert.deepEqual(identifiers(bytes('a1 _b c')).map((x) => x.name), ['a1', '_b']);
+  });
+
+  it('agrees with a brute-force scan on random texts', () => {
+    const alphabet = ['ab', 'cd', 'ab_2', ' ', '\n', '(', 'x', 'def', '12'];
+    fc.assert(fc.property(fc.array(fc.constantFrom(...alphabet), { maxLength: 60 }), fc.integer({ min: 1, max: 30 }), (parts, reach) => {
+      const text = parts.join('');
+      const cls = recallClasses(bytes(text), reach);
+      const re = /[A-Za-z_][A-Za-z0-9_]*/g;
+      const seen = new Map();
+      const expected = new Array(text.length).fill('other');
+      for (let m; (m = re.exec(text));) {
+        if (m.index > 0 && /[A-Za-z0-9_]/.test(text[m.index - 1])) continue;
+        if (m[0].length < 2 || m[0] === 'def') continue;
+        const prev = seen.get(m[0]);
+        const c = prev === undefined ? 'first' : m.index - prev > reach ? 'far' : 'near';
+        for (let i = m.index; i < m.index + m[0].length; i++) expected[i] = c;
+        seen.set(m[0], m.index);
+      }
+      assert.deepEqual([...cls].map((c) => RECALL_CLASSES[c]), expected);
+    }));
+  });
+
+  it('rejects what it cannot classify', () => {
+    assert.throws(() => recallClasses('text', 4), TypeError);
+    assert.throws(() => recallClasses(bytes('x'), 0), RangeError);
+  });
+});
