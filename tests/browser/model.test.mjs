@@ -7,7 +7,10 @@
 // build/screenshots/.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSite, openPage, screenshot, api, readCells, sampleCells, pasteCode } from './helpers.mjs';
+import fs from 'node:fs';
+import path from 'node:path';
+import { startSite, openPage, screenshot, api, readCells, sampleCells, pasteCode, root } from './helpers.mjs';
+import { recallClasses, RECALL_CLASSES } from '../../dist/index.js';
 import { encodeWith, decodeWith, MODEL_DEFAULTS, normalizeWith } from '../../web/src/state.js';
 import { modelOptionsFor, ATTENTION_BYTES, THUMB_SIZE } from '../../web/src/model-engine.js';
 import { maskUpper } from '../../web/src/engine.js';
@@ -96,7 +99,7 @@ describe('playground Model mode (headless Chromium)', () => {
       });
     }
     // The loss chart and the code shading are drawn.
-    assert.match(await page.locator('#loss-chart canvas').getAttribute('aria-label'), /bits\/byte within 128/);
+    assert.match(await page.locator('#loss-chart canvas').getAttribute('aria-label'), new RegExp(`bits/byte within ${model.config.trainingContext}`));
     assert.match(await page.locator('#code-legend').textContent(), /bits to predict each character under B/);
     assert.ok((await page.evaluate(() => document.querySelector('#editor').shadowRoot.querySelectorAll('[class*="hr-heat"]').length)) > 50);
     assert.deepEqual(page.problems, []);
@@ -258,6 +261,40 @@ describe('playground Model mode (headless Chromium)', () => {
     assert.ok(s.css < 800 && s.width === 2 * s.css);
     assert.deepEqual(problems, []);
     await context.close();
+  });
+
+  it('runs the baselines and shows the loss on far-recall bytes only', async () => {
+    const L = model.config.trainingContext;
+    const SAMPLE = fs.readFileSync(path.join(root, 'tests/fixtures/model/sample.py'), 'utf8');
+    const state = normalizeWith(MODEL_DEFAULTS, { code: SAMPLE, bytes: 'far', a: { type: 'sliding-window', window: L }, b: { type: 'truncate', window: L } });
+    const bytes = new TextEncoder().encode(SAMPLE);
+    const recall = recallClasses(bytes, L);
+    const far = RECALL_CLASSES.indexOf('far');
+    let names = 0;
+    for (let t = 1; t < recall.length; t++) if (recall[t] === far && recall[t - 1] !== far) names++;
+    assert.ok(names > 3, `the sample has ${names} far-recall names`);
+    for (const [colorScheme, viewport, shot] of [['light', { width: 1440, height: 900 }, 'model-far-light'], ['dark', { width: 1440, height: 900 }, 'model-far-dark'], ['light', { width: 390, height: 844 }, 'model-far-phone-light'], ['dark', { width: 390, height: 844 }, 'model-far-phone-dark']]) {
+      const page = await modelPage(site, state, { colorScheme, viewport });
+      const statusText = await page.locator('#status').textContent();
+      const key = await page.locator('#loss-chart .chart-key').textContent();
+      for (const side of ['a', 'b']) {
+        const { bitsPerByte, losses } = model.loss(bytes, modelOptionsFor(state[side], 'python'));
+        assert.match(statusText, new RegExp(`${side.toUpperCase()} ${bitsPerByte.toFixed(3)}\\b`));
+        let sum = 0;
+        let count = 0;
+        for (let t = 1; t <= losses.length; t++) if (recall[t] === far) (sum += losses[t - 1]), count++;
+        assert.match(key, new RegExp(`${side.toUpperCase()} ${side === 'a' ? 'Sliding window' : 'Truncate'}[^:]*: ${(sum / count).toFixed(2)} bits/byte on far-recall bytes`));
+      }
+      assert.match(key, new RegExp(`in ${names} names: each dot is one name used again more than ${L} bytes`));
+      assert.match(await page.locator('#smooth-bytes').textContent(), /one dot per name/);
+      assert.equal(await page.locator('#c-smooth').isVisible(), false);
+      assert.equal(await page.locator('#c-b-scaling').isVisible(), false);
+      assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= viewport.width);
+      assert.deepEqual(page.problems, []);
+      await page.locator('#loss').scrollIntoViewIfNeeded();
+      await screenshot(page, shot, { fullPage: false });
+      await page.context().close();
+    }
   });
 
   it('fits a phone: no horizontal scroll at 390 px, touch-sized controls', async () => {

@@ -13,6 +13,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const weights = new Uint8Array(fs.readFileSync(path.join(root, 'models/pybyte.hrm')));
 const vectors = JSON.parse(fs.readFileSync(path.join(root, 'models/pybyte-vectors.json'), 'utf8'));
 const CODE = fs.readFileSync(path.join(root, 'tests/fixtures/model/sample.py'), 'utf8');
+const trainerConfig = JSON.parse(fs.readFileSync(path.join(root, 'training/config.json'), 'utf8'));
 
 // The trainer's scheme description as model options.
 function optionsOf(c) {
@@ -56,12 +57,42 @@ for (const build of BUILDS) {
       }
     });
 
-    it('describes itself', () => {
-      assert.equal(model.config.layers, 4);
-      assert.equal(model.config.headDim, 48);
-      assert.equal(model.config.trainingContext, 128);
-      assert.equal(model.config.parameters, 1820352);
+    it('describes itself as the trainer\'s config says', () => {
+      const { model: m, train } = trainerConfig;
+      assert.equal(model.config.layers, m.layers);
+      assert.equal(model.config.dModel, m.d_model);
+      assert.equal(model.config.headDim, m.d_model / m.heads);
+      assert.equal(model.config.trainingContext, train.context);
+      const d = m.d_model;
+      assert.equal(model.config.parameters, m.vocab * d + m.layers * (2 * d + 4 * d * d + 3 * d * m.ffn_hidden) + d);
       assert.deepEqual(hr.model.inspect(weights), model.config);
+    });
+
+    it('copies within its context: the positive control on the trainer\'s probes', () => {
+      // An invented name (three styles) or a real held-out line, repeated 40-120 bytes later:
+      // the second occurrence must cost at most the threshold, far below the first.
+      const { threshold_bits: threshold, probes } = vectors.copy_control;
+      const styles = [...new Set(probes.map((p) => p.style))];
+      assert.deepEqual(styles.sort(), ['camel', 'letters', 'real', 'syllables']);
+      const span = (losses, [a, b]) => {
+        let sum = 0;
+        for (let t = a; t < b; t++) sum += losses[t - 1];
+        return sum / (b - a);
+      };
+      for (const style of styles) {
+        const rows = probes.filter((p) => p.style === style).map((p) => {
+          const { losses } = model.loss(new Uint8Array(Buffer.from(p.input, 'base64')));
+          const first = span(losses, p.first);
+          const second = span(losses, p.second);
+          // Our inference agrees with the trainer's own measurement of the same probe.
+          assert.ok(Math.abs(first - p.bits[0]) < 0.02 && Math.abs(second - p.bits[1]) < 0.02, `${style}: ${first}, ${second} vs ${p.bits}`);
+          return [first, second];
+        });
+        const first = rows.reduce((a, r) => a + r[0], 0) / rows.length;
+        const second = rows.reduce((a, r) => a + r[1], 0) / rows.length;
+        assert.ok(second <= threshold, `${style}: ${second.toFixed(3)} bits/byte at the second occurrence (threshold ${threshold})`);
+        assert.ok(first - second >= 1, `${style}: first ${first.toFixed(3)}, second ${second.toFixed(3)}`);
+      }
     });
 
     it('per-byte loss: n - 1 values in bits, the mean of the cross-entropy of the logits', () => {

@@ -2,7 +2,8 @@
 // SideEngine): the code model's per-byte loss, its real attention for a layer and head as a
 // pooled image, and generation. Pure of DOM, so Node tests drive it directly.
 import { probImage } from './colormap.js';
-import { SCHEME_TYPES, WINDOWED } from './state.js';
+import { MODEL_BASELINES, SCHEME_TYPES, WINDOWED, truncateStride } from './state.js';
+import { recallClasses } from '../../dist/recall.js';
 import { clampRegion, PlaygroundError } from './engine.js';
 
 /** Bytes of code the model reads (the rest is noted and left out). */
@@ -12,11 +13,15 @@ export const ATTENTION_BYTES = 1024;
 /** Bytes per point of the loss curve the engine returns (the page smooths the losses itself). */
 export const CURVE_STEP = 8;
 
-// RoPE and the windowed schemes: the ones that keep a RoPE-trained model's rotation.
-export const MODEL_SCHEMES = SCHEME_TYPES.filter(([name]) => name === 'rope' || WINDOWED.has(name));
+// RoPE and the windowed schemes (the ones that keep a RoPE-trained model's rotation), then the
+// baselines every scheme is measured against.
+export const MODEL_SCHEMES = SCHEME_TYPES.filter(([name]) => name === 'rope' || WINDOWED.has(name)).concat(MODEL_BASELINES);
+export const isBaseline = (type) => MODEL_BASELINES.some(([name]) => name === type);
 
 /** The model API options for one side of the model state. */
 export function modelOptionsFor(side, language) {
+  if (side.type === 'sliding-window') return { scheme: { type: side.type, window: side.window }, language };
+  if (side.type === 'truncate') return { scheme: { type: side.type, length: side.window, stride: truncateStride(side.window) }, language };
   const scheme = { type: side.type };
   if (side.scaling !== 'none') scheme.scaling = { type: side.scaling, factor: side.factor };
   if (side.type !== 'rope') scheme.window = side.window;
@@ -103,8 +108,12 @@ export class ModelEngine {
     if (wantLoss) {
       const { losses, bitsPerByte, positions } = model.loss(bytes, options);
       this.counts.loss++;
-      // byteUnits: the unit of every byte read (for the code's hover cards).
-      Object.assign(out, { losses, bitsPerByte, curve: lossCurve(losses), byteUnits: positions.unit });
+      // byteUnits: the unit of every byte read (for the code's hover cards); recall: the class of
+      // every byte (far-recall: a name whose previous use is more than the training context back).
+      Object.assign(out, {
+        losses, bitsPerByte, curve: lossCurve(losses), byteUnits: positions.unit,
+        recall: recallClasses(bytes, model.config.trainingContext),
+      });
     }
     const tLoss = performance.now();
     let tAttention = tLoss;

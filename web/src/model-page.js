@@ -8,7 +8,8 @@ import { Heatmap, installUnitColours } from './heatmap.js';
 import { PairClient } from './client.js';
 import { buildControls, setPath } from './controls.js';
 import { MODEL_DEFAULTS, MODEL_SPLIT_RATIO, SCALINGS, normalizeWith, encodeWith, decodeWith, describeModelSide, formatRatio, DEFAULTS } from './state.js';
-import { MODEL_SCHEMES, THUMB_SIZE, lossCurve } from './model-engine.js';
+import { MODEL_SCHEMES, THUMB_SIZE, isBaseline, lossCurve } from './model-engine.js';
+import { RECALL_CLASSES } from '../../dist/recall.js';
 import { LUTS, cssGradient, DECADES } from './colormap.js';
 import { SAMPLES, LANGUAGE_NAMES } from './samples.js';
 import { drawAxes, fitCanvas, niceTicks } from './axes.js';
@@ -21,10 +22,12 @@ const progress = $('progress');
 installUnitColours();
 
 const SMOOTHING = [1, 8, 32, 128];
+const BYTE_FILTERS = [['all', 'every byte'], ['far', 'far-recall bytes only']];
 /** The state a URL hash describes, with values the controls can show. */
 async function stateFromHash(hash) {
   const s = await decodeWith(MODEL_DEFAULTS, hash);
   if (!SMOOTHING.includes(s.smooth)) s.smooth = MODEL_DEFAULTS.smooth;
+  if (!BYTE_FILTERS.some(([v]) => v === s.bytes)) s.bytes = MODEL_DEFAULTS.bytes;
   return s;
 }
 let state = await stateFromHash(location.hash);
@@ -68,10 +71,10 @@ function sideControls(side) {
     { key: k('ratio'), label: 'Ratio', type: 'range', min: 0, max: 1, step: 1 / PAIRS, numeric: true, help: 'HiRoPE: fraction of frequency pairs (the fast ones) that keep the byte index; the rest carry the unit index beyond the window. One step is one pair.', show: (s) => s[side].type === 'hirope' },
     { key: k('hierarchy'), label: 'Hierarchy', type: 'select', options: options(VOCABULARY.byteHierarchies), help: 'Where HiRoPE\'s high-level index comes from: top-level functions/classes or statements of the tree-sitter parse, or fixed segments of bytes.', show: (s) => s[side].type === 'hirope' },
     { key: k('segment'), label: 'Segment', type: 'number', min: 1, step: 1, help: 'Bytes per segment.', show: (s) => s[side].type === 'hirope' && s[side].hierarchy === 'segments' },
-    { key: k('window'), label: 'Window', type: 'number', min: 1, step: 1, help: 'Byte distances below W use plain RoPE; from W on the scheme\'s far rule applies.', show: (s) => s[side].type !== 'rope' },
+    { key: k('window'), label: 'Window', type: 'number', min: 1, step: 1, help: 'Byte distances below W use plain RoPE; from W on the scheme\'s far rule applies. Sliding window: attention in every layer reaches W bytes back. Truncate: each byte is predicted from the last W bytes only (one pass per W/8 bytes).', show: (s) => s[side].type !== 'rope' },
     { key: k('group'), label: 'Group', type: 'number', min: 1, step: 1, help: 'Self-Extend: far distances are divided by G.', show: (s) => s[side].type === 'self-extend' },
-    { key: k('scaling'), label: 'Scaling', type: 'select', options: MODEL_SCALINGS, help: 'Frequency scaling relative to the training length: position interpolation, NTK-aware, dynamic NTK or YaRN.' },
-    { key: k('factor'), label: 'Factor', type: 'number', min: 1, step: 'any', help: 'Scaling factor s (PI divides every frequency by s).', show: (s) => s[side].scaling !== 'none' && s[side].scaling !== 'dynamic-ntk' },
+    { key: k('scaling'), label: 'Scaling', type: 'select', options: MODEL_SCALINGS, help: 'Frequency scaling relative to the training length: position interpolation, NTK-aware, dynamic NTK or YaRN.', show: (s) => !isBaseline(s[side].type) },
+    { key: k('factor'), label: 'Factor', type: 'number', min: 1, step: 'any', help: 'Scaling factor s (PI divides every frequency by s).', show: (s) => !isBaseline(s[side].type) && s[side].scaling !== 'none' && s[side].scaling !== 'dynamic-ntk' },
   ];
 }
 const indexOptions = (count) => Array.from({ length: count }, (_, i) => [String(i), String(i)]);
@@ -81,7 +84,8 @@ const controlGroups = [
     { key: 'colour', label: 'Shade code by', type: 'select', options: [['a', 'loss under A'], ['b', 'loss under B']], help: 'Which scheme\'s per-byte loss shades the code: darker bytes surprised the model more.' },
   ], onControl),
   buildControls($('loss-controls'), [
-    { key: 'smooth', label: 'Smoothing', type: 'select', numeric: true, options: SMOOTHING.map((b) => [String(b), b === 1 ? 'none (every byte)' : `runs of ${b} bytes`]), help: 'The chart plots the mean loss over consecutive runs of this many bytes.' },
+    { key: 'smooth', label: 'Smoothing', type: 'select', numeric: true, options: SMOOTHING.map((b) => [String(b), b === 1 ? 'none (every byte)' : `runs of ${b} bytes`]), help: 'The chart plots the mean loss over consecutive runs of this many bytes.', show: (s) => s.bytes === 'all' },
+    { key: 'bytes', label: 'Bytes', type: 'select', options: BYTE_FILTERS, help: 'Far-recall bytes: the bytes of a name whose previous use is more than the training length back, with none nearer. Only there can context beyond the training length help; each dot is one such name.' },
   ], onControl),
   buildControls($('attention-controls'), [
     { key: 'layer', label: 'Layer', type: 'select', options: indexOptions(4), numeric: true, help: 'Which layer\'s attention the heatmaps show.' },
@@ -139,7 +143,8 @@ function syncControls() {
   for (const group of controlGroups) group.sync(state);
   sides.a.sync(state);
   sides.b.sync(state);
-  $('smooth-bytes').textContent = state.smooth === 1 ? '1 byte (no smoothing)' : `${state.smooth} bytes`;
+  $('smooth-bytes').textContent = state.bytes === 'far' ? 'the bytes of each far-recall name (one dot per name)'
+    : state.smooth === 1 ? 'runs of 1 byte (no smoothing)' : `runs of ${state.smooth} bytes`;
   const b = state.b;
   presetButtons.bound.textContent = `the Split% bound (${Math.round(boundRatio() * pairsOf())}/${pairsOf()})`;
   presetButtons.bound.setAttribute('aria-pressed', String(b.type === 'hirope' && b.ratio === boundRatio()));
@@ -189,7 +194,8 @@ function onControl(key, value) {
   }
   syncControls();
   if (key === 'colour') return shadeCode();
-  if (key === 'smooth') {
+  if (key === 'smooth' || key === 'bytes') {
+    if (key === 'bytes') syncControls();
     drawLossChart();
     return writeURL();
   }
@@ -299,15 +305,21 @@ function drawLossChart() {
   const colour = { a: css.getPropertyValue('--a').trim(), b: css.getPropertyValue('--b').trim() };
   const n = a.n;
   const smooth = state.smooth;
-  // Runs of `smooth` bytes, each drawn at its middle byte (losses[t] is the loss of byte t + 1).
+  const farOnly = state.bytes === 'far';
+  // Runs of `smooth` bytes, each drawn at its middle byte (losses[t] is the loss of byte t + 1);
+  // or, far-recall bytes only, one dot per far-recall name at its mean loss.
   const curves = {};
   let yMax = 4;
   for (const side of ['a', 'b']) {
-    const c = lossCurve(result[side].losses, smooth);
-    const x = new Float32Array(c.x.length);
-    for (let p = 0; p < c.x.length; p++) x[p] = c.x[p] + (Math.min(smooth, result[side].losses.length - p * smooth) - 1) / 2;
-    curves[side] = { x, y: c.y };
-    for (const y of c.y) yMax = Math.max(yMax, y);
+    if (farOnly) {
+      curves[side] = farRecallPoints(result[side].losses, a.recall);
+    } else {
+      const c = lossCurve(result[side].losses, smooth);
+      const x = new Float32Array(c.x.length);
+      for (let p = 0; p < c.x.length; p++) x[p] = c.x[p] + (Math.min(smooth, result[side].losses.length - p * smooth) - 1) / 2;
+      curves[side] = { x, y: c.y };
+    }
+    for (const y of curves[side].y) yMax = Math.max(yMax, y);
   }
   // Up to 6 round y ticks (whole bits for the usual range), the top one at or above every point.
   const { ticks, step } = niceTicks(0, yMax, 6);
@@ -343,20 +355,69 @@ function drawLossChart() {
   for (const side of ['a', 'b']) {
     const { x, y } = curves[side];
     ctx.strokeStyle = colour[side];
+    ctx.fillStyle = colour[side];
     ctx.beginPath();
-    for (let p = 0; p < x.length; p++) (p ? ctx.lineTo : ctx.moveTo).call(ctx, axes.x(x[p]), axes.y(y[p]));
-    ctx.stroke();
+    if (farOnly) {
+      // A: filled dots; B: rings, so that equal values stay visible.
+      for (let p = 0; p < x.length; p++) {
+        ctx.moveTo(axes.x(x[p]) + 3.5, axes.y(y[p]));
+        ctx.arc(axes.x(x[p]), axes.y(y[p]), 3.5, 0, 2 * Math.PI);
+      }
+      if (side === 'a') ctx.fill();
+      else ctx.stroke();
+    } else {
+      for (let p = 0; p < x.length; p++) (p ? ctx.lineTo : ctx.moveTo).call(ctx, axes.x(x[p]), axes.y(y[p]));
+      ctx.stroke();
+    }
   }
   ctx.restore();
+  const far = farRecallBytes(a.recall);
   const summary = ['a', 'b'].map((side) => {
     const r = result[side];
-    return `${side.toUpperCase()} ${describeModelSide(r.side)}: ${meanLoss(r, 0, L - 1).toFixed(2)} bits/byte within ${L}, ${n > L ? meanLoss(r, L - 1, n).toFixed(2) : '—'} beyond`;
+    const head = `${side.toUpperCase()} ${describeModelSide(r.side)}: `;
+    if (farOnly) return head + (far ? `${meanOver(r.losses, a.recall).toFixed(2)} bits/byte on far-recall bytes` : 'no far-recall bytes');
+    return head + `${meanLoss(r, 0, L - 1).toFixed(2)} bits/byte within ${L}, ${n > L ? meanLoss(r, L - 1, n).toFixed(2) : '—'} beyond`;
   });
-  lossCanvas.setAttribute('aria-label', `Loss by position (runs of ${smooth} bytes). ${summary.join('; ')}.`);
+  const what = farOnly ? `far-recall bytes only: ${far} bytes in ${curves.a.x.length} names` : `runs of ${smooth} bytes`;
+  lossCanvas.setAttribute('aria-label', `Loss by position (${what}). ${summary.join('; ')}.`);
   lossKey.replaceChildren();
   for (const [i, side] of ['a', 'b'].entries()) {
     lossKey.append(el('span', { class: `swatch swatch-${side}` }), ` ${summary[i]}`, i === 0 ? el('br') : '');
   }
+  if (farOnly) {
+    lossKey.append(el('br'), far
+      ? `${far} far-recall bytes in ${curves.a.x.length} names: each dot is one name used again more than ${L} bytes after its previous use. Only on such bytes can context past the training length help; a truncated model cannot see the earlier use.`
+      : `This code has no far-recall bytes: no name is used again more than ${L} bytes after its previous use.`);
+  }
+}
+
+const FAR = RECALL_CLASSES.indexOf('far');
+const farRecallBytes = (recall) => recall.reduce((c, x) => c + (x === FAR), 0);
+// Mean loss over the far-recall bytes (losses[t - 1] is the loss of byte t).
+function meanOver(losses, recall) {
+  let sum = 0;
+  let count = 0;
+  for (let t = 1; t <= losses.length; t++) {
+    if (recall[t] !== FAR) continue;
+    sum += losses[t - 1];
+    count++;
+  }
+  return count ? sum / count : NaN;
+}
+// One point per run of far-recall bytes (a name): { x (its middle byte), y (its mean loss) }.
+function farRecallPoints(losses, recall) {
+  const xs = [];
+  const ys = [];
+  for (let t = 1; t <= losses.length; t++) {
+    if (recall[t] !== FAR) continue;
+    let end = t;
+    let sum = 0;
+    while (end <= losses.length && recall[end] === FAR) sum += losses[end++ - 1];
+    xs.push((t + end - 1) / 2);
+    ys.push(sum / (end - t));
+    t = end;
+  }
+  return { x: Float32Array.from(xs), y: Float32Array.from(ys) };
 }
 
 // Redrawn at its new width when the page's layout changes (once per frame at most).

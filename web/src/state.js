@@ -11,6 +11,10 @@ export const SCHEME_TYPES = options([...VOCABULARY.schemes].sort((x, y) => menuR
 export const SCALINGS = options(VOCABULARY.scalings.filter((s) => !s.parameters.includes('shortFactor')));
 export const ROTARY = namesWhere(VOCABULARY.schemes, (s) => s.rotary);
 export const WINDOWED = namesWhere(VOCABULARY.schemes, (s) => s.windowed);
+// The code model's baselines (attention limited to the last W bytes; context cut to the last W
+// bytes), from the model's vocabulary: [name, label] pairs.
+export const MODEL_BASELINES = VOCABULARY.contextLimits
+  .filter((x) => x.name !== 'none').map((x) => [x.name, x.label[0].toUpperCase() + x.label.slice(1)]);
 const TAKES_LENGTH = namesWhere(VOCABULARY.scalings, (s) => s.parameters.includes('originalLength'));
 
 const SCHEME_DEFAULTS = {
@@ -176,6 +180,7 @@ export const MODEL_DEFAULTS = Object.freeze({
   head: 0,
   colour: 'b',
   smooth: 8,
+  bytes: 'all',
   maxBytes: 256,
   temperature: 0.8,
   seed: 1,
@@ -188,8 +193,13 @@ export function formatRatio(ratio) {
   return String(Number(ratio.toFixed(3)));
 }
 
+/** Truncate's stride in Model mode: one forward per W / 8 predictions (each sees 7W/8..W bytes). */
+export const truncateStride = (window) => Math.max(1, Math.floor(window / 8));
+
 /** A short name for a Model-mode side, e.g. "HiRoPE (ratio 0.333, W 64, units)". */
 export function describeModelSide(side) {
+  const baseline = MODEL_BASELINES.find(([t]) => t === side.type);
+  if (baseline) return side.type === 'truncate' ? `${baseline[1]} (last ${side.window} bytes)` : `${baseline[1]} (W ${side.window})`;
   const name = SCHEME_TYPES.find(([t]) => t === side.type)?.[1] ?? side.type;
   const parts = [];
   if (side.type === 'hirope') parts.push(`ratio ${formatRatio(side.ratio)}`);

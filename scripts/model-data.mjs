@@ -1,0 +1,75 @@
+// The model evaluation's data and statistics, shared by scripts/model-tune.mjs and
+// scripts/model-report.mjs: a split's files from training/manifest.tsv (hash-checked), the
+// evaluation config, and means with standard errors clustered by file.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The files of a manifest split that are on this machine as listed: { files, skipped }. */
+export function splitFiles(split) {
+  const manifest = fs.readFileSync(path.join(root, 'training/manifest.tsv'), 'utf8').split('\n')
+    .filter((l) => l && !l.startsWith('#')).map((l) => l.split('\t'));
+  const files = [];
+  const skipped = [];
+  for (const [file, , sha, part] of manifest) {
+    if (part !== split) continue;
+    let bytes;
+    try {
+      bytes = new Uint8Array(fs.readFileSync(file));
+    } catch {
+      skipped.push(`${file} (missing)`);
+      continue;
+    }
+    if (crypto.createHash('sha256').update(bytes).digest('hex') !== sha) {
+      skipped.push(`${file} (differs from the manifest)`);
+      continue;
+    }
+    files.push({ name: file, bytes });
+  }
+  if (files.length === 0) throw new Error(`none of the ${split} files of training/manifest.tsv is on this machine`);
+  return { files, skipped };
+}
+
+export const configPath = path.join(root, 'training/config.json');
+export const readConfig = () => JSON.parse(fs.readFileSync(configPath, 'utf8'));
+
+export const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+export const sd = (xs) => {
+  const m = mean(xs);
+  return Math.sqrt(xs.reduce((a, b) => a + (b - m) ** 2, 0) / Math.max(1, xs.length - 1));
+};
+
+/**
+ * Per-file ratio means: for each file, sum of `num` over its rows / sum of `den`, for files whose
+ * den is positive. rows: [{ file, num, den }]. Returns Map file -> value.
+ */
+export function perFile(rows) {
+  const acc = new Map();
+  for (const { file, num, den } of rows) {
+    const a = acc.get(file) ?? [0, 0];
+    a[0] += num;
+    a[1] += den;
+    acc.set(file, a);
+  }
+  const out = new Map();
+  for (const [file, [n, d]] of acc) if (d > 0) out.set(file, n / d);
+  return out;
+}
+
+/** Mean and standard error of a - b over the files both have: { diff, se, files }. */
+export function pairedByFile(a, b) {
+  const d = [...a.keys()].filter((f) => b.has(f)).map((f) => a.get(f) - b.get(f));
+  return { diff: mean(d), se: d.length > 1 ? sd(d) / Math.sqrt(d.length) : NaN, files: d.length };
+}
+
+/** Mean and standard error over files of a per-file map: { mean, se, files }. */
+export function overFiles(m) {
+  const xs = [...m.values()];
+  return { mean: mean(xs), se: xs.length > 1 ? sd(xs) / Math.sqrt(xs.length) : NaN, files: xs.length };
+}
+
+export const signed = (x, digits = 3) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(digits)}`;
+export const pm = (p, digits = 3) => `${signed(p.diff, digits)} ± ${p.se.toFixed(digits)}`;
