@@ -2,7 +2,7 @@
 // hirope command-line tool.
 import fs from 'node:fs';
 import path from 'node:path';
-import init, { HiRoPEError } from '../dist/index.js';
+import init, { HiRoPEError, RECALL_CLASSES } from '../dist/index.js';
 import { encodePNG, heatmapRGBA } from './png.mjs';
 import { bucketLabel, bucketLosses, defaultBuckets, presetSchemes, windowsOf } from './model-eval.mjs';
 
@@ -60,10 +60,14 @@ prints milliseconds and GFLOP/s of the q.k part. The repository's bench/ has the
   'eval-model': `usage: hirope eval-model FILES... [options]
 
 Runs hirope's byte-level code model over windows of each file and prints bits/byte per position
-bucket ([0, L), [L, 2L), [2L, 4L), ... with L the model's training context), one column per scheme.
+bucket ([0, L), [L, 2L), [2L, 4L), ... with L the model's training context), then on far-recall
+bytes (a name whose previous use is more than L bytes back, none nearer) and near-recall bytes
+(previous use within L), one column per scheme.
 
 options:
-  --scheme S          a preset (repeatable): rope, pi, ntk, dynamic-ntk, yarn, rerope, self-extend,
+  --scheme S          a preset (repeatable): sliding-window, truncate (the baselines: attention
+                      reaching L bytes back; each prediction from the last L bytes, one forward per
+                      L/8), rope, pi, ntk, dynamic-ntk, yarn, rerope, self-extend,
                       hirope-0.5-units, hirope-1/3-units, hirope-1/3-statements,
                       hirope-1/3-segments32, or a JSON model option object such as
                       '{"scheme":{"type":"hirope","ratio":0.25},"hierarchy":"segments"}'
@@ -533,12 +537,17 @@ async function evalModel(opts) {
   if (length > model.maxInputBytes) throw new UsageError(`--length needs an integer in [2, ${model.maxInputBytes}] (the model's input limit), got '${opts.length}'`);
   const edges = defaultBuckets(L, length);
   const results = {};
+  const recall = {};
+  let classBytes = null;
   names.forEach((name, i) => {
-    const { sums, counts } = bucketLosses(model, windows, options[i], edges);
+    const { sums, counts, classSums, classCounts } = bucketLosses(model, windows, options[i], edges);
     results[name] = counts.map((c, b) => sums.reduce((acc, row) => acc + row[b], 0) / (c * windows.length));
+    classBytes = RECALL_CLASSES.map((_, c) => classCounts.reduce((acc, row) => acc + row[c], 0));
+    recall[name] = Object.fromEntries(RECALL_CLASSES.map((cls, c) => [cls, classSums.reduce((acc, row) => acc + row[c], 0) / classBytes[c]]));
   });
   if (opts.json) {
-    process.stdout.write(JSON.stringify({ model: model.config.name, length, windows: windows.length, buckets: edges, bitsPerByte: results }) + '\n');
+    const bytes = Object.fromEntries(RECALL_CLASSES.map((cls, c) => [cls, classBytes[c]]));
+    process.stdout.write(JSON.stringify({ model: model.config.name, length, windows: windows.length, buckets: edges, bitsPerByte: results, recall: { bytes, bitsPerByte: recall } }) + '\n');
     return;
   }
   console.log(`${model.config.name}: ${windows.length} windows of ${length} bytes from ${files.length} files; bits/byte by position (training context ${L})`);
@@ -546,6 +555,11 @@ async function evalModel(opts) {
   console.log('position'.padEnd(12) + names.map((n) => n.padStart(width)).join(''));
   for (let b = 0; b + 1 < edges.length; b++) {
     console.log(bucketLabel(edges, b).padEnd(12) + names.map((n) => results[n][b].toFixed(3).padStart(width)).join(''));
+  }
+  for (const cls of ['far', 'near']) {
+    const count = classBytes[RECALL_CLASSES.indexOf(cls)];
+    const cell = (n) => (count ? recall[n][cls].toFixed(3) : '—').padStart(width);
+    console.log(`${cls}-recall`.padEnd(12) + names.map(cell).join('') + `   (${count} bytes)`);
   }
 }
 

@@ -503,7 +503,7 @@ def main():
     export_weights(model, cfg, os.path.join(args.out, cfg["export"]["weights"]), name)
     export_vectors(model, cfg, held_out, os.path.join(args.out, cfg["export"]["vectors"]),
                    probes, per)
-    curve.update({"model": name, "seed": cfg["seed"], "parameters": params,
+    curve.update({"model": name, "seed": cfg["seed"], "parameters": params, "batch": tc["batch"],
                   "seconds": round(time.time() - start, 1), "threads": tc["threads"],
                   "final": {"held_out_bits": round(ev, 4), "copy": control}})
     with open(os.path.join(args.out, cfg["export"]["curve"]), "w") as f:

@@ -348,20 +348,28 @@ describe('code model memory', () => {
 describe('hirope eval-model and generate (CLI)', () => {
   const cli = path.join(root, 'bin/hirope.mjs');
   const file = path.join(root, 'tests/fixtures/model/sample.py');
-  it('prints bits/byte per position bucket for each scheme', () => {
-    const out = execFileSync('node', [cli, 'eval-model', file, '--length', '512', '--per-file', '1', '--scheme', 'rope', '--scheme', 'hirope-1/3-segments32', '--json'], { encoding: 'utf8' });
+  it('prints bits/byte per position bucket and recall class for each scheme', () => {
+    const L = trainerConfig.train.context;
+    const out = execFileSync('node', [cli, 'eval-model', file, '--length', String(4 * L), '--per-file', '1', '--scheme', 'rope', '--scheme', 'hirope-1/3-segments32', '--scheme', 'truncate', '--json'], { encoding: 'utf8' });
     const r = JSON.parse(out);
-    assert.deepEqual(r.buckets, [0, 128, 256, 512]);
+    assert.deepEqual(r.buckets, [0, L, 2 * L, 4 * L]);
     assert.equal(r.windows, 1);
-    for (const name of ['rope', 'hirope-1/3-segments32']) {
+    for (const name of ['rope', 'hirope-1/3-segments32', 'truncate']) {
       assert.equal(r.bitsPerByte[name].length, 3);
       for (const x of r.bitsPerByte[name]) assert.ok(x > 0 && x < 8);
+      for (const cls of ['far', 'near', 'first', 'other']) assert.ok(r.recall.bitsPerByte[name][cls] > 0);
     }
-    // In distribution the two agree closely (the window is half the training context).
+    // Every byte but the first is in one class.
+    assert.equal(Object.values(r.recall.bytes).reduce((a, b) => a + b, 0), 4 * L - 1);
+    assert.ok(r.recall.bytes.far > 0);
+    // In distribution the schemes agree closely (the window is half the training context), and
+    // truncation to L changes nothing there.
     assert.ok(Math.abs(r.bitsPerByte.rope[0] - r.bitsPerByte['hirope-1/3-segments32'][0]) < 0.05);
-    const table = execFileSync('node', [cli, 'eval-model', file, '--length', '256', '--per-file', '1', '--scheme', 'rope'], { encoding: 'utf8' });
+    assert.ok(Math.abs(r.bitsPerByte.rope[0] - r.bitsPerByte.truncate[0]) < 1e-4);
+    const table = execFileSync('node', [cli, 'eval-model', file, '--length', String(2 * L), '--per-file', '1', '--scheme', 'rope'], { encoding: 'utf8' });
     assert.match(table, /^position\s+rope$/m);
-    assert.match(table, /^128-255\s+\d\.\d{3}$/m);
+    assert.match(table, new RegExp(`^${L}-${2 * L - 1}\\s+\\d\\.\\d{3}$`, 'm'));
+    assert.match(table, /^far-recall\s+\d\.\d{3}\s+\(\d+ bytes\)$/m);
   });
   it('generates and reports usage errors', () => {
     const out = execFileSync('node', [cli, 'generate', file, '--max-bytes', '30', '--seed', '2', '--scheme', 'rerope'], { encoding: 'utf8' });

@@ -1,0 +1,58 @@
+#!/usr/bin/env node
+// Draws a model's saved training curve (models/<name>-training.json, written by
+// training/train.py) as an SVG for docs/model.md: the training loss (on the augmented mix), the
+// held-out loss, and the copy control: bits/byte at the second occurrence of each probe style.
+//
+//   node scripts/plot-training.mjs [models/pybyte-training.json] [docs/pybyte-training.svg]
+import fs from 'node:fs';
+import path from 'node:path';
+import { readConfig, root } from './model-data.mjs';
+
+const input = process.argv[2] ?? path.join(root, 'models/pybyte-training.json');
+const output = process.argv[3] ?? path.join(root, 'docs', `${path.basename(input, '.json')}.svg`);
+const curve = JSON.parse(fs.readFileSync(input, 'utf8'));
+const config = readConfig();
+const threshold = config.copy_control.threshold_bits;
+const batch = curve.batch ?? config.train.batch;
+
+const W = 760;
+const H = 360;
+const box = { left: 56, top: 34, right: W - 170, bottom: H - 44 };
+const steps = Math.max(...curve.train.map((p) => p.step));
+const series = [
+  { label: 'training mix', colour: '#888888', dash: '', points: curve.train.map((p) => [p.step, p.bits]) },
+  { label: 'held-out', colour: '#222222', dash: '', points: curve.eval.map((p) => [p.step, p.held_out_bits]) },
+];
+const styleColours = { letters: '#d95f02', camel: '#7570b3', syllables: '#1b9e77', real: '#e7298a' };
+for (const style of Object.keys(curve.eval[0]?.copy ?? {})) {
+  series.push({ label: `copy: ${style}, 2nd`, colour: styleColours[style] ?? '#666', dash: '5 3', points: curve.eval.map((p) => [p.step, p.copy[style].second]) });
+}
+const yMax = Math.ceil(Math.max(...series.flatMap((s) => s.points.map((p) => p[1]))));
+const x = (s) => box.left + ((box.right - box.left) * s) / steps;
+const y = (v) => box.bottom - ((box.bottom - box.top) * v) / yMax;
+const out = [];
+out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="system-ui, sans-serif" font-size="12">`);
+out.push(`<rect width="${W}" height="${H}" fill="#ffffff"/>`);
+out.push(`<text x="${box.left}" y="20" font-size="14" font-weight="600">${curve.model}: loss and copy control by training step</text>`);
+for (let v = 0; v <= yMax; v++) {
+  out.push(`<line x1="${box.left}" x2="${box.right}" y1="${y(v)}" y2="${y(v)}" stroke="#e5e5e5"/>`);
+  out.push(`<text x="${box.left - 8}" y="${y(v) + 4}" text-anchor="end">${v}</text>`);
+}
+const tick = steps > 2000 ? 500 : 250;
+for (let s = 0; s <= steps; s += tick) out.push(`<text x="${x(s)}" y="${box.bottom + 18}" text-anchor="middle">${s}</text>`);
+out.push(`<line x1="${box.left}" x2="${box.right}" y1="${box.bottom}" y2="${box.bottom}" stroke="#222"/>`);
+out.push(`<line x1="${box.left}" x2="${box.left}" y1="${box.top}" y2="${box.bottom}" stroke="#222"/>`);
+out.push(`<text x="${(box.left + box.right) / 2}" y="${H - 8}" text-anchor="middle">training step (batch ${batch})</text>`);
+out.push(`<text transform="translate(16 ${(box.top + box.bottom) / 2}) rotate(-90)" text-anchor="middle">bits per byte</text>`);
+out.push(`<line x1="${box.left}" x2="${box.right}" y1="${y(threshold)}" y2="${y(threshold)}" stroke="#e7298a" stroke-width="0.8" stroke-dasharray="2 3"/>`);
+out.push(`<text x="${box.right - 4}" y="${y(threshold) - 4}" text-anchor="end" fill="#e7298a">copy control threshold</text>`);
+series.forEach((s, i) => {
+  const d = s.points.map(([a, b], k) => `${k ? 'L' : 'M'}${x(a).toFixed(1)} ${y(b).toFixed(1)}`).join(' ');
+  out.push(`<path d="${d}" fill="none" stroke="${s.colour}" stroke-width="1.8"${s.dash ? ` stroke-dasharray="${s.dash}"` : ''}/>`);
+  const ly = box.top + 8 + i * 20;
+  out.push(`<line x1="${box.right + 14}" x2="${box.right + 40}" y1="${ly}" y2="${ly}" stroke="${s.colour}" stroke-width="2"${s.dash ? ` stroke-dasharray="${s.dash}"` : ''}/>`);
+  out.push(`<text x="${box.right + 46}" y="${ly + 4}">${s.label}</text>`);
+});
+out.push('</svg>');
+fs.writeFileSync(output, out.join('\n') + '\n');
+console.error(`plot-training: wrote ${path.relative(root, output)}`);
