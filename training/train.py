@@ -418,11 +418,13 @@ def main():
     ap.add_argument("--batch", type=int, help="override the config's batch size")
     ap.add_argument("--threads", type=int, help="override the config's thread count")
     ap.add_argument("--seed", type=int, help="override the config's seed")
+    ap.add_argument("--config", default=os.path.join(ROOT, "training", "config.json"),
+                    help="the config file (default training/config.json)")
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--out", default=ROOT, help="directory the export paths are relative to")
     args = ap.parse_args()
 
-    with open(os.path.join(ROOT, "training", "config.json")) as f:
+    with open(args.config) as f:
         cfg = json.load(f)
     tc = cfg["train"]
     for key in ("steps", "context", "batch", "threads"):

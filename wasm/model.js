@@ -289,7 +289,7 @@ export class ModelLoader {
 
   /**
    * Loads a weights file: options.data (Uint8Array or ArrayBuffer) or options.url; by default
-   * data/pybyte.hrm next to this module (fetched on first use, about 3.6 MB). A truncated,
+   * data/pybyte.hrm next to this module (fetched on first use, about 1.3 MB). A truncated,
    * corrupted or other-version file is a HiRoPEError and nothing stays allocated.
    */
   async load(options) {

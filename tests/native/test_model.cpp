@@ -215,7 +215,9 @@ TEST_CASE("model: logits match the trainer's test vectors within 1e-3", "[model]
 
 TEST_CASE("model: the KV-cache decoder equals the full forward for every scheme", "[model]") {
     const Model& m = shared_model();
-    const std::string text = kCode + kCode.substr(0, 80); // past the training context (128)
+    // Past the training context.
+    std::string text = kCode;
+    while (static_cast<int>(text.size()) < m.config().training_context + 80) text += kCode;
     const int64_t n = static_cast<int64_t>(text.size());
     HierarchyOptions ho;
     BytePositions p;
@@ -228,7 +230,7 @@ TEST_CASE("model: the KV-cache decoder equals the full forward for every scheme"
     schemes.push_back({"pi", s});
     s.scaling.type = ScalingType::dynamic_ntk;
     s.scaling.factor = 1;
-    s.scaling.original_length = 128;
+    s.scaling.original_length = m.config().training_context;
     schemes.push_back({"dynamic ntk", s});
     s.scaling.type = ScalingType::yarn;
     s.scaling.factor = 4;
@@ -573,8 +575,20 @@ TEST_CASE("model: bad weights files are errors and leave nothing loaded", "[mode
     CHECK(load_error(bad).find("unexpected bytes") != std::string::npos);
     Config c;
     REQUIRE(read_config(good.data(), good.size(), &c).ok());
-    CHECK(c.layers == 4);
-    CHECK(c.parameters() == 1820352);
+    // The dimensions the trainer's config names.
+    const std::vector<uint8_t> raw = read_file("training/config.json");
+    const std::string cfg(raw.begin(), raw.end());
+    const auto value = [&](const std::string& key) {
+        const size_t at = cfg.find("\"" + key + "\":");
+        REQUIRE(at != std::string::npos);
+        return std::stoi(cfg.substr(cfg.find(':', at) + 1));
+    };
+    CHECK(c.layers == value("layers"));
+    CHECK(c.d_model == value("d_model"));
+    CHECK(c.training_context == value("context"));
+    const int64_t d = value("d_model");
+    CHECK(c.parameters() ==
+          256 * d + value("layers") * (2 * d + 4 * d * d + 3 * d * value("ffn_hidden")) + d);
 }
 
 TEST_CASE("model: bad requests are errors", "[model][errors]") {

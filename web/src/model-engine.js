@@ -74,7 +74,7 @@ export class ModelEngine {
 
   /**
    * Loads the weights once: from `data` (the bytes, which the page fetches once for both
-   * workers) or else from the package's own data/pybyte.hrm (a fetch of about 3.6 MB).
+   * workers) or else from the package's own data/pybyte.hrm (a fetch of about 1.3 MB).
    */
   async load(data) {
     if (!this._loading) this._loading = this.hr.model.load(data ? { data } : undefined).then((m) => (this.model = m));

@@ -63,7 +63,7 @@ const info = await client.a.request('ready');
 
 // ----- controls
 const MODEL_SCALINGS = SCALINGS.filter(([s]) => s !== 'llama3');
-const PAIRS = 24; // the shipped model's frequency pairs, until its config is known
+const PAIRS = 16; // the shipped model's frequency pairs, until its config is known
 function sideControls(side) {
   const k = (name) => `${side}.${name}`;
   return [

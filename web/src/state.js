@@ -167,12 +167,13 @@ export async function decodeWith(defaults, hash) {
 
 // ----- Model mode
 
-// HiRoPE's default ratio in Model mode: 8 of the shipped model's 24 frequency pairs on the byte
-// index, the largest band within its Split% bound (log_10000(128 / 2π) = 32.7 %: 7.85 pairs, and
-// a band of 8 pairs ends at pair 7). The model's config is only known once it is loaded, so the
-// value is written here for pybyte.hrm; tests check it against the loaded config.
-export const MODEL_SPLIT_RATIO = 8 / 24;
-const MODEL_SIDE = { type: 'rope', scaling: 'none', factor: 4, window: 64, group: 8, ratio: MODEL_SPLIT_RATIO, hierarchy: 'units', segment: 32 };
+// HiRoPE's default ratio in Model mode: 7 of the shipped model's 16 frequency pairs on the byte
+// index, the largest band within its Split% bound (log_10000(256 / 2π) = 40.3 %: 6.44 pairs, and
+// a band of 7 pairs ends at pair 6). The model's config is only known once it is loaded, so the
+// value is written here for pybyte.hrm; tests check it against the loaded config. Windows are
+// half the training context (256 bytes).
+export const MODEL_SPLIT_RATIO = 7 / 16;
+const MODEL_SIDE = { type: 'rope', scaling: 'none', factor: 4, window: 128, group: 8, ratio: MODEL_SPLIT_RATIO, hierarchy: 'units', segment: 32 };
 export const MODEL_DEFAULTS = Object.freeze({
   language: 'python',
   code: null,
