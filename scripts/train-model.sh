@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Trains hirope's code model from scratch: installs Debian's PyTorch (with the pthread OpenBLAS,
 # ~8x faster than the reference BLAS) when missing, then runs training/train.py with the
-# committed config and manifest. About 20 minutes on 2 CPU cores; the result replaces
-# models/pybyte.hrm and models/pybyte-vectors.json. Extra arguments go to train.py
-# (--steps, --context, --batch, --device cuda).
+# committed config and manifest. About an hour with one thread on this kind of 2-core machine;
+# the result replaces models/pybyte.hrm, models/pybyte-vectors.json and
+# models/pybyte-training.json (the loss curve, drawn to docs/pybyte-training.svg). Extra
+# arguments go to train.py (--steps, --context, --batch, --threads, --seed, --config,
+# --device cuda, --out).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PACKAGES=(python3-torch python3-numpy libopenblas0-pthread)
@@ -21,4 +23,6 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
 fi
 # Debian's interpreter: its python3-torch is not visible to other Pythons on the PATH.
-exec /usr/bin/python3 training/train.py "$@"
+/usr/bin/python3 training/train.py "$@"
+# The saved loss curve, drawn for docs/model.md.
+node scripts/plot-training.mjs

@@ -411,15 +411,77 @@ def evaluate(model, files, context, batches_n, device, gen):
     return total / batches_n / math.log(2)
 
 
+def train_phase(model, cfg, phase, number, stream, held_out, probes, device, curve, offset):
+    """One phase: a fresh AdamW, warmup then cosine over phase["steps"], batches seeded by the
+    phase number, augmented with phase["augment"]. Ends with the weights rounded to fp16 (as a
+    later phase started from the exported file would see them)."""
+    seed = cfg["seed"] + 1000 * (number - 1)
+    torch.manual_seed(seed)
+    gen = torch.Generator().manual_seed(seed)
+    decay = [p for p in model.parameters() if p.dim() >= 2]
+    no_decay = [p for p in model.parameters() if p.dim() < 2]
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": phase["weight_decay"]},
+                             {"params": no_decay, "weight_decay": 0.0}],
+                            lr=phase["lr"], betas=tuple(phase["betas"]))
+    hd = cfg["model"]["d_model"] // cfg["model"]["heads"]
+    fn = rope_scores(phase["context"], hd, cfg["model"]["rope_base"], device)
+    it = batches(stream, phase["context"], phase["batch"], gen, phase.get("augment"), seed)
+    start = time.time()
+    window = []
+    steps = phase["steps"]
+    for step in range(1, steps + 1):
+        if step <= phase["warmup_steps"]:
+            lr = phase["lr"] * step / phase["warmup_steps"]
+        else:
+            progress = (step - phase["warmup_steps"]) / max(1, steps - phase["warmup_steps"])
+            lr = phase["lr"] * (phase["min_lr_fraction"] + (1 - phase["min_lr_fraction"]) * 0.5 *
+                                (1 + math.cos(math.pi * progress)))
+        for group in opt.param_groups:
+            group["lr"] = lr
+        x, y = next(it)
+        logits = model(x.to(device), fn)
+        loss = F.cross_entropy(logits.reshape(-1, 256), y.to(device).reshape(-1))
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), phase["grad_clip"])
+        opt.step()
+        window.append(loss.item() / math.log(2))
+        at = offset + step
+        if step % 50 == 0:
+            curve["train"].append({"step": at, "bits": round(sum(window) / len(window), 4),
+                                   "lr": lr, "seconds": round(time.time() - start, 1)})
+            window = []
+            log("phase %d step %d/%d (%d) loss %.3f bits/byte (training mix), lr %.2e, %.0f s" %
+                (number, step, steps, at, curve["train"][-1]["bits"], lr, time.time() - start))
+        if step % phase["eval_every"] == 0 or step == steps:
+            model.eval()
+            ev = evaluate(model, held_out, phase["context"], phase["eval_batches"], device,
+                          torch.Generator().manual_seed(cfg["seed"] + 1))
+            control, _ = copy_control(model, probes, device)
+            model.train()
+            curve["eval"].append({"step": at, "held_out_bits": round(ev, 4), "copy": control})
+            log("step %d held-out %.3f bits/byte; copy control (first -> second occurrence): %s" %
+                (at, ev, ", ".join("%s %.2f -> %.2f" % (k, v["first"], v["second"])
+                                   for k, v in control.items())))
+    log("phase %d trained in %.0f s" % (number, time.time() - start))
+    curve["phases"].append({"phase": number, "from": offset + 1, "to": offset + steps,
+                            "seconds": round(time.time() - start, 1), "threads": phase["threads"]})
+    fp16_roundtrip(model)
+    return offset + steps
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--steps", type=int, help="override the config's step count")
+    ap.add_argument("--steps", type=int, help="override the first phase's step count")
     ap.add_argument("--context", type=int, help="override the config's training context")
     ap.add_argument("--batch", type=int, help="override the config's batch size")
     ap.add_argument("--threads", type=int, help="override the config's thread count")
     ap.add_argument("--seed", type=int, help="override the config's seed")
     ap.add_argument("--config", default=os.path.join(ROOT, "training", "config.json"),
                     help="the config file (default training/config.json)")
+    ap.add_argument("--resume", metavar="PHASE",  type=int,
+                    help="start at this phase from the exported weights and loss curve of the "
+                         "phases before it (in --out)")
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--out", default=ROOT, help="directory the export paths are relative to")
     args = ap.parse_args()
@@ -432,9 +494,12 @@ def main():
             tc[key] = getattr(args, key)
     if args.seed is not None:
         cfg["seed"] = args.seed
-    torch.manual_seed(cfg["seed"])
+    # Phase 1 is "train"; each entry of "continue" overrides some of its settings (steps, lr,
+    # warmup_steps, augment, ...) for a later phase that starts from the weights before it.
+    phases = [dict(tc, augment=cfg.get("augment"))]
+    for more in cfg.get("continue", []):
+        phases.append(dict(phases[0], **{k: v for k, v in more.items() if k != "comment"}))
     torch.set_num_threads(tc["threads"])
-    gen = torch.Generator().manual_seed(cfg["seed"])
 
     train_files = load_files("train")
     held_out = load_files("held-out")
@@ -444,55 +509,38 @@ def main():
     probes = copying.copy_probes(held_out, cfg["seed"] + 2, **cfg["copy_control"]["probes"])
 
     device = args.device
-    model = Model(cfg["model"]).to(device)
+    weights_path = os.path.join(args.out, cfg["export"]["weights"])
+    curve_path = os.path.join(args.out, cfg["export"]["curve"])
+    first = args.resume or 1
+    if first > 1:
+        model, _ = load_weights(weights_path)
+        model.m.update(cfg["model"])
+        model.train()
+        with open(curve_path) as f:
+            curve = json.load(f)
+        if "phases" not in curve:  # a curve from before phases: one phase, the whole of it
+            curve["phases"] = [{"phase": 1, "from": 1, "to": curve["train"][-1]["step"],
+                                "seconds": curve.get("seconds", 0),
+                                "threads": curve.get("threads", tc["threads"])}]
+        curve["phases"] = [p for p in curve["phases"] if p["phase"] < first]
+        offset = curve["phases"][-1]["to"] if curve["phases"] else curve["train"][-1]["step"]
+        curve["train"] = [p for p in curve["train"] if p["step"] <= offset]
+        curve["eval"] = [p for p in curve["eval"] if p["step"] <= offset]
+        log("resuming at phase %d from %s (step %d)" % (first, weights_path, offset))
+    else:
+        torch.manual_seed(cfg["seed"])
+        model = Model(cfg["model"])
+        curve = {"train": [], "eval": [], "phases": []}
+        offset = 0
+    model = model.to(device)
     params = sum(p.numel() for p in model.parameters())
-    log("model: %d parameters; %d steps of %d x %d bytes" % (params, tc["steps"], tc["batch"],
-                                                            tc["context"]))
-    decay = [p for p in model.parameters() if p.dim() >= 2]
-    no_decay = [p for p in model.parameters() if p.dim() < 2]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": tc["weight_decay"]},
-                             {"params": no_decay, "weight_decay": 0.0}],
-                            lr=tc["lr"], betas=tuple(tc["betas"]))
-    hd = cfg["model"]["d_model"] // cfg["model"]["heads"]
-    fn = rope_scores(tc["context"], hd, cfg["model"]["rope_base"], device)
-    it = batches(stream, tc["context"], tc["batch"], gen, cfg.get("augment"), cfg["seed"])
-    curve = {"train": [], "eval": []}
+    log("model: %d parameters; phases of %s steps of %d x %d bytes" %
+        (params, [p["steps"] for p in phases], tc["batch"], tc["context"]))
     start = time.time()
-    window = []
-    for step in range(1, tc["steps"] + 1):
-        if step <= tc["warmup_steps"]:
-            lr = tc["lr"] * step / tc["warmup_steps"]
-        else:
-            progress = (step - tc["warmup_steps"]) / max(1, tc["steps"] - tc["warmup_steps"])
-            lr = tc["lr"] * (tc["min_lr_fraction"] + (1 - tc["min_lr_fraction"]) * 0.5 *
-                             (1 + math.cos(math.pi * progress)))
-        for group in opt.param_groups:
-            group["lr"] = lr
-        x, y = next(it)
-        logits = model(x.to(device), fn)
-        loss = F.cross_entropy(logits.reshape(-1, 256), y.to(device).reshape(-1))
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), tc["grad_clip"])
-        opt.step()
-        window.append(loss.item() / math.log(2))
-        if step % 50 == 0:
-            curve["train"].append({"step": step, "bits": round(sum(window) / len(window), 4),
-                                   "lr": lr, "seconds": round(time.time() - start, 1)})
-            window = []
-            log("step %d/%d loss %.3f bits/byte (training mix), lr %.2e, %.0f s" %
-                (step, tc["steps"], curve["train"][-1]["bits"], lr, time.time() - start))
-        if step % tc["eval_every"] == 0 or step == tc["steps"]:
-            model.eval()
-            ev = evaluate(model, held_out, tc["context"], tc["eval_batches"], device,
-                          torch.Generator().manual_seed(cfg["seed"] + 1))
-            control, _ = copy_control(model, probes, device)
-            model.train()
-            curve["eval"].append({"step": step, "held_out_bits": round(ev, 4), "copy": control})
-            log("step %d held-out %.3f bits/byte; copy control (first -> second occurrence): %s" %
-                (step, ev, ", ".join("%s %.2f -> %.2f" % (k, v["first"], v["second"])
-                                     for k, v in control.items())))
-    log("trained in %.0f s" % (time.time() - start))
+    for number, phase in enumerate(phases, 1):
+        if number >= first:
+            offset = train_phase(model, cfg, phase, number, stream, held_out, probes, device,
+                                 curve, offset)
 
     model = model.cpu()
     fp16_roundtrip(model)
@@ -502,16 +550,16 @@ def main():
     log("fp16 weights: held-out %.3f bits/byte at context %d; copy control %s" %
         (ev, tc["context"], control))
     name = "pybyte-%dx%d-ctx%d" % (cfg["model"]["layers"], cfg["model"]["d_model"], tc["context"])
-    export_weights(model, cfg, os.path.join(args.out, cfg["export"]["weights"]), name)
+    export_weights(model, cfg, weights_path, name)
     export_vectors(model, cfg, held_out, os.path.join(args.out, cfg["export"]["vectors"]),
                    probes, per)
     curve.update({"model": name, "seed": cfg["seed"], "parameters": params, "batch": tc["batch"],
-                  "seconds": round(time.time() - start, 1), "threads": tc["threads"],
+                  "steps": offset, "seconds": round(sum(p["seconds"] for p in curve["phases"]), 1),
                   "final": {"held_out_bits": round(ev, 4), "copy": control}})
-    with open(os.path.join(args.out, cfg["export"]["curve"]), "w") as f:
+    with open(curve_path, "w") as f:
         json.dump(curve, f, indent=1)
         f.write("\n")
-    log("loss curve: %s" % cfg["export"]["curve"])
+    log("loss curve: %s (this run %.0f s)" % (cfg["export"]["curve"], time.time() - start))
 
 
 if __name__ == "__main__":
