@@ -143,11 +143,11 @@ describe('playground Model mode (headless Chromium)', () => {
     run = await nextRun(page, () => page.locator('#c-b-ratio').fill('0.3'));
     assert.deepEqual(run.parts.b, { loss: true, attention: true });
     await page.waitForFunction(() => /Within the bound/.test(document.getElementById('ratio-hint-b').textContent));
-    assert.match(await page.locator('#ratio-hint-b').textContent(), /Split% for this model \(trained at 128 bytes\): 32\.7%/);
+    assert.match(await page.locator('#ratio-hint-b').textContent(), new RegExp(`Split% for this model \\(trained at ${trainingLength} bytes\\): ${(100 * bound.split).toFixed(1)}%`));
 
     // Back to the bound exactly: the state equals the defaults again (the code aside).
     await nextRun(page, () => page.locator('#preset-bound').click());
-    assert.match(await page.locator('#ratio-hint-b').textContent(), /ratio 0\.333 keeps 8 pairs.*Within the bound/);
+    assert.match(await page.locator('#ratio-hint-b').textContent(), new RegExp(`ratio ${Number(bound.maxRatio.toFixed(3))} keeps ${bound.tokenPairs} pairs.*Within the bound`));
     assert.match(await page.locator('#status').textContent(), new RegExp(`B ${bitsPerByte.toFixed(3)}\\b`));
     // (Compared decoded: Chromium's and Node's deflate may write different bytes.)
     const back = await waitForState(page, (s) => s.b.ratio === MODEL_DEFAULTS.b.ratio);
@@ -160,37 +160,38 @@ describe('playground Model mode (headless Chromium)', () => {
     const page = await modelPage(site, { code: CODE });
     await thumbsReady(page);
     const n = new TextEncoder().encode(CODE).length;
-    // Every thumbnail once: 16 per side, one of them from the main heatmap's own pass.
-    const before = await nextRun(page, () => page.locator('#c-layer').selectOption('2'));
+    // Every thumbnail once: layers x heads per side, one of them from the main heatmap's own pass.
+    const last = model.config.layers - 1;
+    const before = await nextRun(page, () => page.locator('#c-layer').selectOption('1'));
     const perSide = model.config.layers * model.config.heads;
     for (const side of ['a', 'b']) {
       assert.deepEqual(before.parts[side], { loss: false, attention: true }, side);
       assert.equal(before.counts[side].loss, 1, `${side}: one loss pass in all`);
       assert.equal(before.counts[side].thumbnails, perSide - 1, side);
     }
-    // The heatmaps are layer 2's, as the API computes it.
+    // The heatmaps are layer 1's, as the API computes it.
     for (const side of ['a', 'b']) {
       const options = modelOptionsFor(MODEL_DEFAULTS[side], 'python');
-      const { matrix } = model.attention(CODE, { ...options, layer: 2, head: 0 });
+      const { matrix } = model.attention(CODE, { ...options, layer: 1, head: 0 });
       const cells = sampleCells(n, 30);
       const got = await readCells(page, `#map-${side} canvas`, cells, { margin: MARGIN, n });
       cells.forEach(([i, j], c) => {
         const max = Math.max(...matrix.subarray(i * n, i * n + i + 1));
         assert.deepEqual(got[c].slice(0, 3), rgb(LUTS.magma, probIndex(Math.fround(matrix[i * n + j] * Math.fround(1 / max)))), `${side} (${i}, ${j})`);
       });
-      assert.match(await page.locator(`#map-${side} .hm-sub`).textContent(), /layer 2, head 0/);
+      assert.match(await page.locator(`#map-${side} .hm-sub`).textContent(), /layer 1, head 0/);
     }
     // A thumbnail opens its layer and head in the main heatmaps; again no loss pass.
-    const click = await nextRun(page, () => page.locator('#thumbs-b .thumb[aria-label^="Layer 3, head 1"]').click());
+    const click = await nextRun(page, () => page.locator(`#thumbs-b .thumb[aria-label^="Layer ${last}, head 1"]`).click());
     for (const side of ['a', 'b']) {
       assert.deepEqual(click.parts[side], { loss: false, attention: true }, side);
       assert.equal(click.counts[side].loss, 1);
       assert.equal(click.counts[side].thumbnails, perSide - 1, `${side}: no thumbnail recomputed`);
     }
-    assert.equal(await page.locator('#c-layer').inputValue(), '3');
+    assert.equal(await page.locator('#c-layer').inputValue(), String(last));
     assert.equal(await page.locator('#c-head').inputValue(), '1');
-    assert.equal(await page.locator('#thumbs-a .thumb[aria-pressed=true]').getAttribute('aria-label'), 'Layer 3, head 1 (A)');
-    assert.equal(await page.locator('#thumbs-b .thumb[aria-pressed=true]').getAttribute('aria-label'), 'Layer 3, head 1 (B)');
+    assert.equal(await page.locator('#thumbs-a .thumb[aria-pressed=true]').getAttribute('aria-label'), `Layer ${last}, head 1 (A)`);
+    assert.equal(await page.locator('#thumbs-b .thumb[aria-pressed=true]').getAttribute('aria-label'), `Layer ${last}, head 1 (B)`);
     assert.equal(await page.evaluate(() => document.body.dataset.thumbs), 'ready');
     // A full run for comparison: a change to the code runs the loss again on both sides.
     const edited = `# more\n${CODE}`;

@@ -602,9 +602,11 @@ TEST_CASE("model: bad requests are errors", "[model][errors]") {
     r.positions = p.view();
     std::vector<float> attn(r.n * r.n);
     r.attention = attn.data();
-    r.attention_layer = 4;
-    CHECK(m.forward(r).message().find("layer must be in [0, 3]") != std::string::npos);
-    r.attention_layer = 3;
+    const int last = m.config().layers - 1;
+    r.attention_layer = last + 1;
+    CHECK(m.forward(r).message().find("layer must be in [0, " + std::to_string(last) + "]") !=
+          std::string::npos);
+    r.attention_layer = last;
     r.attention_head = 0;
     REQUIRE(m.forward(r).ok());
     for (int64_t i = 0; i < r.n; ++i) {
