@@ -45,7 +45,13 @@ out.push(`<line x1="${box.left}" x2="${box.left}" y1="${box.top}" y2="${box.bott
 out.push(`<text x="${(box.left + box.right) / 2}" y="${H - 8}" text-anchor="middle">training step (batch ${batch})</text>`);
 out.push(`<text transform="translate(16 ${(box.top + box.bottom) / 2}) rotate(-90)" text-anchor="middle">bits per byte</text>`);
 out.push(`<line x1="${box.left}" x2="${box.right}" y1="${y(threshold)}" y2="${y(threshold)}" stroke="#e7298a" stroke-width="0.8" stroke-dasharray="2 3"/>`);
-out.push(`<text x="${box.right - 4}" y="${y(threshold) - 4}" text-anchor="end" fill="#e7298a">copy control threshold</text>`);
+out.push(`<text x="${box.left + 6}" y="${y(threshold) + 14}" fill="#e7298a">copy control threshold (${threshold} bit/byte)</text>`);
+// Where a later phase (a continuation with its own schedule and mix) starts.
+for (const phase of (curve.phases ?? []).slice(1)) {
+  const at = x(phase.from - 1);
+  out.push(`<line x1="${at}" x2="${at}" y1="${box.top}" y2="${box.bottom}" stroke="#222" stroke-dasharray="4 3"/>`);
+  out.push(`<text x="${at + 4}" y="${box.top + 12}">phase ${phase.phase}</text>`);
+}
 series.forEach((s, i) => {
   const d = s.points.map(([a, b], k) => `${k ? 'L' : 'M'}${x(a).toFixed(1)} ${y(b).toFixed(1)}`).join(' ');
   out.push(`<path d="${d}" fill="none" stroke="${s.colour}" stroke-width="1.8"${s.dash ? ` stroke-dasharray="${s.dash}"` : ''}/>`);
