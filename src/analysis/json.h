@@ -32,7 +32,7 @@ struct Node {
 struct Limits {
     size_t max_bytes = size_t{256} << 20;
     size_t max_depth = 64;
-    size_t max_nodes = size_t{1} << 25;
+    size_t max_nodes = size_t{1} << 23;
 };
 
 // Object members are stored as key (a string node), value, key, value ... in the tape.

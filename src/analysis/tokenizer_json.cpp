@@ -720,6 +720,7 @@ Status load_tokenizer_json(std::string_view text, std::string name,
     json::Limits jl;
     jl.max_bytes = limits.max_json_bytes;
     jl.max_depth = limits.max_json_depth;
+    jl.max_nodes = limits.max_json_values;
     Status s = d.parse(text, jl);
     if (!s.ok()) return s;
     const uint32_t root = json::Document::root;

@@ -471,6 +471,9 @@ TEST_CASE("tokenizer.json: size limits are checked before allocating", "[tokeniz
     l.max_json_bytes = 100;
     CHECK(load_error(json, l).find("bytes is more than the limit of 100") != std::string::npos);
     l = {};
+    l.max_json_values = 300;
+    CHECK(load_error(json, l).find("more values than the limit") != std::string::npos);
+    l = {};
     l.max_token_bytes = 2;
     CHECK(load_error(json, l).find("longer than 2 bytes") != std::string::npos);
     l = {};
