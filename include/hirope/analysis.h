@@ -48,6 +48,17 @@ class Vocabulary {
 // checked and a trailing FNV-1a hash must match, so a truncated or corrupted file is an error.
 Status load_vocabulary(const uint8_t* data, size_t size, std::unique_ptr<Vocabulary>* out);
 
+// Parses a Hugging Face tokenizer.json (byte-level BPE: model.type "BPE" with a ByteLevel
+// pre-tokenizer, optionally inside a Sequence with Split(Regex) pre-tokenizers, ranked merges,
+// added/special tokens). Anything the format can say that this loader does not support is an
+// error naming the component (e.g. "tokenizer.json: normalizer type 'NFKC' is not supported"),
+// never tokenized differently. Size limits are checked before allocating. The tokenizer adds no
+// special tokens (no post-processor), matches added tokens in the input, and gives each token
+// the byte offsets of its input: with an NFC normalizer, a token inside a stretch that NFC
+// changed reports that stretch's end (docs/tokenizer-json.md).
+Status load_tokenizer_json(std::string_view json, std::string name,
+                           std::unique_ptr<Vocabulary>* out);
+
 // ---------------------------------------------------------------------------------------------
 // Languages
 

