@@ -29,6 +29,24 @@ class Box:
         self.w = w
         self.h = h
 `;
+/** A tiny Hugging Face tokenizer.json: byte-level BPE over the 256 bytes with two merges. */
+function tinyTokenizerJson() {
+  // GPT-2's byte-to-character map: printable bytes stand for themselves, the rest from U+0100 on.
+  const printable = (b) => (b >= 0x21 && b <= 0x7e) || (b >= 0xa1 && b <= 0xac) || (b >= 0xae && b <= 0xff);
+  const chars = [];
+  let extra = 0;
+  for (let b = 0; b < 256; b++) chars.push(String.fromCodePoint(printable(b) ? b : 256 + extra++));
+  const vocab = Object.fromEntries(chars.map((c, b) => [c, b]));
+  vocab['se'] = 256;
+  vocab['self'] = 257;
+  vocab['lf'] = 258;
+  return JSON.stringify({
+    version: '1.0', truncation: null, padding: null, added_tokens: [], normalizer: null,
+    pre_tokenizer: { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true },
+    post_processor: null, decoder: null,
+    model: { type: 'BPE', dropout: null, unk_token: null, continuing_subword_prefix: null, end_of_word_suffix: null, fuse_unk: false, byte_fallback: false, vocab, merges: ['s e', 'l f', 'se lf'] },
+  });
+}
 const DESKTOP = { width: 1440, height: 900 };
 const PHONE = { width: 390, height: 844 };
 const MAPS = ['map-a', 'map-b', 'map-diff'];
@@ -976,6 +994,54 @@ describe('playground (headless Chromium)', () => {
     await redraw(page, () => page.setInputFiles('#qk-file', { name: 'qk.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify({ headDim: 8, q: rows(1), k: rows(2) })) }));
     assert.match(await page.textContent('#status'), /Head dimension 8 comes from the q\/k file/);
     assert.match(await page.textContent('#qk-file-label'), /q\/k: qk\.json/);
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+
+  it('counts the code under every tokenizer, and takes a tokenizer.json of the person\'s own (kept out of the URL)', async () => {
+    const page = await openPage(site.browser, site.url);
+    await ready(page);
+    await setCode(page, SMALL);
+    const hr = await api();
+    const options = { language: 'python' };
+    const row = (name) => page.locator(`#token-table tr[data-tokenizer="${name}"] td`).allTextContents();
+    await page.click('#tokenizers-box summary');
+    await page.waitForSelector('#token-table tr[data-tokenizer=lexical]');
+    const lexical = hr.analyze(SMALL, options);
+    const lexicalUnits = new Set(Array.from(lexical.positions.unit.subarray(0, lexical.tokens.count)).filter((u) => u >= 0)).size;
+    const bytes = Buffer.byteLength(SMALL);
+    assert.deepEqual(await row('lexical'), [String(lexical.tokens.count), (bytes / lexical.tokens.count).toFixed(2), String(lexicalUnits), (lexical.tokens.count / lexicalUnits).toFixed(1)]);
+
+    // A tokenizer.json of one's own: a byte-level BPE vocabulary with two merges.
+    const json = tinyTokenizerJson();
+    const mine = await hr.loadTokenizer({ json });
+    const status = await redraw(page, () => page.setInputFiles('#tokenizer-file', { name: 'tiny.json', mimeType: 'application/json', buffer: Buffer.from(json) }));
+    const ours = hr.analyze(SMALL, { ...options, tokenizer: mine });
+    assert.match(status, new RegExp(`^${ours.tokens.count} tokens of Python \\(${mine} tokenizer\\)`));
+    assert.equal(await page.inputValue('#c-tokenizer'), mine);
+    assert.match(await page.textContent(`#token-table tr[data-tokenizer="${mine}"] th`), /tiny\.json \(your file\)/);
+    await page.waitForFunction((name) => document.querySelector(`#token-table tr[data-tokenizer="${name}"]`)?.getAttribute('aria-current') === 'true', mine);
+    assert.equal((await row(mine))[0], String(ours.tokens.count));
+    // The link names no local file: it opens on the default tokenizer.
+    await page.waitForTimeout(1500);
+    assert.equal((await urlState(page)).tokenizer, 'lexical');
+    // A file the loader refuses says why, in place.
+    await page.setInputFiles('#tokenizer-file', { name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from('{"model": {"type": "WordPiece"}}') });
+    await page.waitForFunction(() => /bad\.json cannot be used: .+/.test(document.querySelector('.tokenizers-note').textContent));
+
+    // Every built-in, counted as the API counts.
+    await page.click('#count-all');
+    const builtins = hr.tokenizers.filter((t) => t !== 'lexical');
+    await page.waitForFunction((n) => document.querySelectorAll('#token-table tbody tr').length === n, builtins.length + 2, { timeout: 120000 });
+    for (const name of builtins) {
+      await hr.loadTokenizer(name);
+      assert.equal((await row(name))[0], String(hr.encode(SMALL, { tokenizer: name }).length), name);
+    }
+    // A row picks its tokenizer for the maps.
+    await redraw(page, () => page.click(`#token-table tr[data-tokenizer="${builtins[0]}"] th`));
+    assert.equal(await page.inputValue('#c-tokenizer'), builtins[0]);
+    await page.locator('#tokenizers-box').scrollIntoViewIfNeeded();
+    await screenshot(page, 'playground-tokenizers', { fullPage: false });
     assert.deepEqual(page.problems, []);
     await page.context().close();
   });

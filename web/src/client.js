@@ -25,9 +25,9 @@ export function compiledModule(simd) {
   return compiled;
 }
 
-// Requests whose effect a worker keeps (a q/k file, the model's weights): a fresh worker that
-// replaces a busy one gets them again first.
-const STICKY = ['qkFile', 'modelLoad'];
+// Requests whose effect a worker keeps (a q/k file, a tokenizer.json, the model's weights): a
+// fresh worker that replaces a busy one gets them again first.
+const STICKY = ['qkFile', 'tokenizerFile', 'modelLoad'];
 
 export class PlaygroundClient {
   constructor(workerURL) {

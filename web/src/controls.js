@@ -82,6 +82,23 @@ export function schemeControls(side) {
   ].map((spec) => ({ ...spec, side: S }));
 }
 
+// The models each tokenizer's vocabulary belongs to, as the page names them.
+const TOKENIZER_LABELS = {
+  lexical: 'lexical (grammar tokens)',
+  cl100k: 'cl100k (GPT-4)',
+  o200k: 'o200k (GPT-4o, gpt-oss)',
+  llama2: 'Llama 2 / Code Llama',
+  llama3: 'Llama 3',
+  qwen3: 'Qwen 3 / Qwen3-Coder',
+  'deepseek-v3': 'DeepSeek-V3',
+  gemma3: 'Gemma 3',
+};
+
+/** A tokenizer's name as the page shows it (its own name when the page has no label for it). */
+export function tokenizerLabel(name) {
+  return TOKENIZER_LABELS[name] ?? name;
+}
+
 export function sharedControls(languages, tokenizers) {
   return [
     { key: 'language', label: 'Language', type: 'select', options: languages.map((l) => [l, LANGUAGE_NAMES[l] ?? l]), help: 'The tree-sitter grammar that parses the code (pasting code detects it).' },
@@ -89,7 +106,7 @@ export function sharedControls(languages, tokenizers) {
     { key: 'source', label: 'Q/K', type: 'select', options: [['ones', 'content-free (all ones)'], ['seeded', 'seeded per token'], ['file', 'from a file…']], help: 'Content-free q = k = 1 isolates the position effect; seeded gives each distinct token its own random vector; a file supplies real q/k rows.' },
     { key: 'seed', label: 'Seed', type: 'number', min: 0, max: 2147483647, step: 1, help: 'Random seed of the per-token vectors.', show: (s) => s.source === 'seeded' },
     { key: 'headDim', label: 'Head dim', noun: 'head dimension', type: 'number', min: 2, max: 256, step: 2, advanced: true, help: 'Dimension d of the attention head: d/2 frequency pairs.' },
-    { key: 'tokenizer', label: 'Tokenizer', type: 'select', options: tokenizers.map((t) => [t, { lexical: 'lexical (grammar tokens)', cl100k: 'cl100k (GPT-4)', llama2: 'Llama 2 / Code Llama' }[t] ?? t]), advanced: true, help: 'How code becomes tokens: the grammar\'s own tokens, or a real code LLM tokenizer (its vocabulary loads on first use).' },
+    { key: 'tokenizer', label: 'Tokenizer', type: 'select', options: tokenizers.map((t) => [t, tokenizerLabel(t)]), advanced: true, help: 'How code becomes tokens: the grammar\'s own tokens, or a real code LLM tokenizer (its vocabulary loads on first use; the Tokenizers box under the code compares them and takes a tokenizer.json of your own).' },
     { key: 'gap', label: 'Gaps', type: 'select', options: options(VOCABULARY.gaps), advanced: true, help: 'Code between definitions (imports, statements): its own unit, or part of the next or previous definition.' },
     { key: 'descend', label: 'Methods as units', type: 'checkbox', advanced: true, help: 'Split classes into their methods, each method its own unit.' },
   ];

@@ -237,9 +237,11 @@ export class SideEngine {
     let t = now();
     const lastSignature = this._lastSignature;
     this._lastSignature = null; // until this run succeeds
-    if (state.tokenizer !== 'lexical') {
+    // A built-in loads its vocabulary once (later calls return at once); a person's own
+    // tokenizer.json was loaded by the page's 'tokenizerFile' request.
+    if (state.tokenizer !== 'lexical' && hr.tokenizers.includes(state.tokenizer)) {
       progress('loading the tokenizer');
-      await hr.loadTokenizer(state.tokenizer); // once; later calls return at once
+      await hr.loadTokenizer(state.tokenizer);
     }
     progress('analysis');
     const analysis = this._analyze(code, state);

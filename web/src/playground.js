@@ -8,7 +8,8 @@ import { renderDistances, renderAngles, renderDecay } from './charts.js';
 import { PairClient } from './client.js';
 import { diffImage, VISIBLE_RATIO } from './engine.js';
 import { buildControls, schemeControls, sharedControls, setPath } from './controls.js';
-import { normalizeState, encodeState, decodeState, describeScheme, encodeWith, MODEL_DEFAULTS, WINDOWED } from './state.js';
+import { normalizeState, encodeState, decodeState, describeScheme, encodeWith, analyzeOptionsFor, MODEL_DEFAULTS, WINDOWED } from './state.js';
+import { TokenizersBox } from './tokenizers-box.js';
 import { PRESETS, presetState, matchesPreset } from './presets.js';
 import { LUTS, cssGradient, DECADES, RATIO_LIMIT, RATIO_FLOOR, logRatio, divergingLut } from './colormap.js';
 import { SAMPLES, LANGUAGE_NAMES } from './samples.js';
@@ -128,6 +129,14 @@ backendSelect.append(new Option('WebAssembly', 'wasm'), new Option('WebGPU', 'we
 backendLabel.append(el('span', { class: 'field-label' }, 'Backend'), backendSelect);
 shared.more.append(backendLabel);
 backendSelect.addEventListener('change', () => schedule());
+
+// The Tokenizers box under the units: the code under every tokenizer, and a tokenizer.json of
+// the person's own (a choice of the Tokenizer control, kept in the page and never in the URL).
+const tokenizerSelect = shared.built.find((c) => c.spec.key === 'tokenizer').input;
+const tokenizersBox = new TokenizersBox($('source'), client, info.tokenizers, (name) => {
+  if (![...tokenizerSelect.options].some((o) => o.value === name)) tokenizerSelect.append(new Option(tokenizersBox.label(name), name));
+  onControl('tokenizer', name);
+});
 
 function syncControls() {
   shared.sync(state);
@@ -639,6 +648,7 @@ async function run() {
       }
     }
     value = pair && combine(pair.a, pair.b, snapshot, code.length);
+    if (value) value.code = code;
   } catch (e) {
     clearTimeout(progressTimer);
     progress.hidden = true;
@@ -775,6 +785,7 @@ function paintRest(value, snapshot) {
     editor.setTokens({ count: a.count, start: a.start, end: a.end, unit: a.unit, length: a.length });
     paintTimes.editor = performance.now() - t;
     renderOutline(a);
+    tokenizersBox.update(value.code, { ...analyzeOptionsFor(snapshot), tokenizer: undefined }, snapshot.tokenizer);
   }
   renderSummary();
   if (!value.n) return;
@@ -865,7 +876,9 @@ function writeURL(snapshot) {
   clearTimeout(urlTimer);
   // Compressing the code into the URL waits until the typing pauses.
   urlTimer = setTimeout(async () => {
-    const hash = await encodeState({ ...snapshot, code: state.code });
+    // A tokenizer.json of the person's own stays in the page: the link names the default.
+    const tokenizer = info.tokenizers.includes(snapshot.tokenizer) ? snapshot.tokenizer : 'lexical';
+    const hash = await encodeState({ ...snapshot, tokenizer, code: state.code });
     if (hash !== location.hash && !(hash === '' && location.hash === '')) history.replaceState(null, '', hash || location.pathname + location.search);
   }, Math.max(150, lastEdit + 1000 - performance.now()));
 }

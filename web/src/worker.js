@@ -67,6 +67,20 @@ async function handle(message) {
       // Only fresh arrays are transferred; cached view data is copied by structured clone.
       return reply({ type: 'result', value: result }, transferables({ image: result.image, summary: result.analysis }));
     }
+    if (type === 'tokenizerFile') return reply({ type: 'result', value: await hr.loadTokenizer({ json: message.data }) });
+    if (type === 'tokenCounts') {
+      // The code under each tokenizer: tokens and the top-level units that hold them.
+      const rows = [];
+      for (const name of message.names) {
+        if (hr.tokenizers.includes(name)) await hr.loadTokenizer(name);
+        const a = hr.analyze(message.code, { ...message.options, tokenizer: name });
+        const units = new Set();
+        const unit = a.positions.unit;
+        for (let t = 0; t < a.tokens.count; t++) if (unit[t] >= 0) units.add(unit[t]);
+        rows.push({ name, tokens: a.tokens.count, units: units.size });
+      }
+      return reply({ type: 'result', value: rows });
+    }
     if (type === 'splitBound') return reply({ type: 'result', value: hr.splitBound(message.scheme, message.headDim) });
     if (type === 'languageOf') return reply({ type: 'result', value: hr.detectLanguage(String(message.name)) ?? null });
     if (type === 'detect') return reply({ type: 'result', value: engine.detectLanguage(message.code) });
