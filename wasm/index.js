@@ -38,7 +38,7 @@ const init = makeInit({
   },
   data: {
     cl100k: () => new URL('./data/cl100k.bin', import.meta.url),
-    o200k: () => new URL('./data/o200k.json', import.meta.url),
+    o200k: () => new URL('./data/o200k.bin', import.meta.url),
     llama2: () => new URL('./data/llama2.bin', import.meta.url),
     llama3: () => new URL('./data/llama3.json', import.meta.url),
     qwen3: () => new URL('./data/qwen3.json', import.meta.url),

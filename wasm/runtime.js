@@ -20,7 +20,7 @@ export const STRIP_ELEMENTS = 1 << 20;
  */
 export const TOKENIZER_FILES = Object.freeze({
   cl100k: 'cl100k.bin',
-  o200k: 'o200k.json',
+  o200k: 'o200k.bin',
   llama2: 'llama2.bin',
   llama3: 'llama3.json',
   qwen3: 'qwen3.json',

@@ -15,7 +15,8 @@ export interface CancelOptions {
 export interface HiRoPEWorker {
   analyze(code: string, options: AnalyzeOptions & CancelOptions): Promise<Analysis>;
   attention(options: AttentionOptions, cancel?: CancelOptions): Promise<Float32Array>;
-  loadTokenizer(name: TokenizerName | TokenizerSource): Promise<TokenizerName>;
+  loadTokenizer<N extends TokenizerName>(name: N): Promise<N>;
+  loadTokenizer(source: TokenizerSource): Promise<`json-${string}`>;
   call<T = unknown>(method: string, args?: unknown[], cancel?: CancelOptions): Promise<T>;
   terminate(): void;
 }

@@ -58,6 +58,15 @@ function edgeTexts(specials = []) {
     for (let i = 0; i < n; i++) s += alphabet[Math.floor(rnd() * alphabet.length)];
     t.push(s);
   }
+  // Letter case structure (o200k splits on it): Lu, Ll, Lt, Lm, Lo, Mn, Mc, Me, apostrophes.
+  t.push('HTTPServer XMLHttpRequest getHTTPResponseCode DON\'T Don\'t dON\'T ǅungla AǅB ʰa aʰ Aʰ ABC123 e\u0301E\u0301 A\u0301B');
+  const letters = [...'aAbBsStTdDlLmMvVrReE\'\' 1.', 'ǅ', 'ǈ', 'ʰ', 'ˆ', '中', 'ß', 'Ω', 'ω', '\u0301', '\u0903', '\u20dd', 'ſ', '\r', '\n', '/'];
+  for (let k = 0; k < 400; k++) {
+    let s = '';
+    const n = 1 + Math.floor(rnd() * 24);
+    for (let i = 0; i < n; i++) s += letters[Math.floor(rnd() * letters.length)];
+    t.push(s);
+  }
   return t.map((text, i) => ({ file: `edge#${i}`, text }));
 }
 
