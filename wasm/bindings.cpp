@@ -518,8 +518,9 @@ class TokenizerHandle {
     }
     // A Hugging Face tokenizer.json (load_tokenizer_json); the JSON text is not kept.
     std::string loadJson(uintptr_t data, double size, std::string name) {
-        return load_tokenizer_json(std::string_view(ptr<const char>(data), static_cast<size_t>(size)),
-                                   std::move(name), &vocab_)
+        return load_tokenizer_json(
+                   std::string_view(ptr<const char>(data), static_cast<size_t>(size)),
+                   std::move(name), &vocab_)
             .message();
     }
     uintptr_t address() const { return reinterpret_cast<uintptr_t>(vocab_.get()); }

@@ -1,4 +1,4 @@
-// Vocabulary files and the two BPE tokenizers: byte-level BPE ranked by id with the cl100k
+// Vocabulary files and the BPE tokenizers: byte-level BPE ranked by id with the cl100k or o200k
 // pre-tokenizer (as tiktoken and gpt-tokenizer), and LLaMA's character BPE with byte fallback
 // and ranked merges (as Meta's SentencePiece model, reproduced by llama-tokenizer-js).
 #include "analysis/unicode.h"
@@ -133,17 +133,23 @@ inline uint8_t o200k_class(uint32_t c) {
     uint8_t k = is_white_space(c) ? kSpace : 0;
     switch (general_category(c)) {
     case Lu:
-    case Lt: return k | kUpper | kLetter;
-    case Ll: return k | kLower | kLetter;
+    case Lt:
+        return k | kUpper | kLetter;
+    case Ll:
+        return k | kLower | kLetter;
     case Lm:
-    case Lo: return k | kUpper | kLower | kLetter;
+    case Lo:
+        return k | kUpper | kLower | kLetter;
     case Mn:
     case Mc:
-    case Me: return k | kUpper | kLower; // \p{M}: in both letter classes, not \p{L}
+    case Me:
+        return k | kUpper | kLower; // \p{M}: in both letter classes, not \p{L}
     case Nd:
     case Nl:
-    case No: return k | kNumber;
-    default: return k;
+    case No:
+        return k | kNumber;
+    default:
+        return k;
     }
 }
 
@@ -166,7 +172,8 @@ size_t o200k_piece(std::string_view s, size_t pos) {
         if (a == 's' || a == 't') return i + 2;
         if (i + 2 < n) {
             const unsigned char b = lower(static_cast<unsigned char>(s[i + 2]));
-            if ((a == 'r' && b == 'e') || (a == 'v' && b == 'e') || (a == 'l' && b == 'l')) return i + 3;
+            if ((a == 'r' && b == 'e') || (a == 'v' && b == 'e') || (a == 'l' && b == 'l'))
+                return i + 3;
         }
         if (a == 'm' || a == 'd') return i + 2;
         return i;
@@ -581,7 +588,8 @@ Status load_vocabulary(const uint8_t* data, size_t size, std::unique_ptr<Vocabul
             if (table.find(std::string_view(&c, 1)) < 0)
                 return Status::error("tokenizer data lacks a token for byte " + std::to_string(b));
         }
-        out->reset(new Cl100k(std::move(table), std::string(name), kind == 1 ? cl100k_piece : o200k_piece));
+        out->reset(new Cl100k(std::move(table), std::string(name),
+                              kind == 1 ? cl100k_piece : o200k_piece));
         return {};
     }
     uint32_t merge_count;

@@ -85,7 +85,10 @@ TEST_CASE("Tokenizers reproduce their input, valid UTF-8 or not", "[tokenizers]"
         "\xff\xfe invalid \xc3 utf-8 \xe2\x82 \xed\xa0\x80 \xf4\x90\x80\x80",
         std::string(3000, ' ') + "x" + std::string(3000, '\n'),
         "",
-        "HTTPServer DON'T Don't \xc7\x85" "ungla A\xcc\x81" "B \xca\xb0" "a\r\n//x \xc2\x85 \xef\xbb\xbf",
+        "HTTPServer DON'T Don't \xc7\x85"
+        "ungla A\xcc\x81"
+        "B \xca\xb0"
+        "a\r\n//x \xc2\x85 \xef\xbb\xbf",
     };
     for (const std::string& t : texts) {
         check_cl100k(t);
@@ -102,12 +105,13 @@ TEST_CASE("o200k splits on letter case as tiktoken's pattern", "[tokenizers]") {
         v.encode(text, &tokens);
         for (uint32_t c : cuts) {
             INFO(text << " cut at " << c);
-            CHECK(std::any_of(tokens.begin(), tokens.end(), [&](const Token& t) { return t.end == c; }));
+            CHECK(std::any_of(tokens.begin(), tokens.end(),
+                              [&](const Token& t) { return t.end == c; }));
         }
     };
-    ends_at("getHTTPResponse", {3, 15});    // get | HTTPResponse (upper* lower+)
-    ends_at("DON'T stop", {5, 10});          // DON'T (upper+ and a contraction) | " stop"
-    ends_at(" 12345", {1, 4, 6});            // " " | 123 | 45
+    ends_at("getHTTPResponse", {3, 15});   // get | HTTPResponse (upper* lower+)
+    ends_at("DON'T stop", {5, 10});        // DON'T (upper+ and a contraction) | " stop"
+    ends_at(" 12345", {1, 4, 6});          // " " | 123 | 45
     ends_at("a\r\n\r\n  b", {1, 5, 6, 8}); // a | \r\n\r\n | " " | " b"
     ends_at("x = y//z\n", {1, 3, 5, 7, 8, 9});
 }
