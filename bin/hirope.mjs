@@ -2,7 +2,7 @@
 // hirope command-line tool.
 import fs from 'node:fs';
 import path from 'node:path';
-import init, { HiRoPEError, RECALL_CLASSES } from '../dist/index.js';
+import init, { HiRoPEError, RECALL_CLASSES, BUILTIN_TOKENIZERS } from '../dist/index.js';
 import { encodePNG, heatmapRGBA } from './png.mjs';
 import { bucketLabel, bucketLosses, defaultBuckets, presetSchemes, windowsOf } from './model-eval.mjs';
 
@@ -25,7 +25,8 @@ hierarchical positions (token, unit, statement) that HiRoPE uses.
 options:
   --language L        python, javascript, typescript, tsx, c, cpp, java, go, rust
                       (default: detected from the file name)
-  --tokenizer T       lexical (default), cl100k, llama2
+  --tokenizer T       lexical (default), ${BUILTIN_TOKENIZERS.join(', ')}
+  --tokenizer-file F  a Hugging Face tokenizer.json (byte-level BPE) instead of --tokenizer
   --gap P             own (default), next, previous: where code between definitions goes
   --descend-classes   methods become their own units
   --segments S        fixed segments of S tokens instead of syntax units
@@ -51,7 +52,8 @@ options:
   --source S          seeded (default: random vectors per token id) or ones (content-free)
   --size N            image size in pixels (default: tokens, at most 1024); below the token
                       count the matrix is mean-pooled, above it each cell is a block of pixels
-  --language L, --tokenizer T, --gap P, --descend-classes, --segments S   as for analyze
+  --language L, --tokenizer T, --tokenizer-file F, --gap P, --descend-classes, --segments S
+                      as for analyze
   --help              this text`,
   bench: `usage: hirope bench [--n 512,1024,2048] [--head-dim 64] [--repeats 5]
 
@@ -104,6 +106,7 @@ const OPTIONS = {
   '--descend-classes': { key: 'descendClasses' },
   '--language': { key: 'language', value: true },
   '--tokenizer': { key: 'tokenizer', value: true },
+  '--tokenizer-file': { key: 'tokenizerFile', value: true },
   '--gap': { key: 'gap', value: true },
   '--source': { key: 'source', value: true },
   '--png': { key: 'png', value: true },
@@ -123,7 +126,7 @@ const OPTIONS = {
   '--temperature': { key: 'temperature', value: true },
   '--seed': { key: 'seed', value: true },
 };
-const ANALYSIS_OPTIONS = ['--language', '--tokenizer', '--gap', '--descend-classes', '--segments'];
+const ANALYSIS_OPTIONS = ['--language', '--tokenizer', '--tokenizer-file', '--gap', '--descend-classes', '--segments'];
 const COMMAND_OPTIONS = {
   analyze: [...ANALYSIS_OPTIONS, '--json'],
   attention: ['--png', '--scheme', '--window', '--ratio', '--base', '--head-dim', '--source', '--size', ...ANALYSIS_OPTIONS],
@@ -350,7 +353,11 @@ function writeOutput(file, bytes) {
 
 // ---- Commands ------------------------------------------------------------------------------
 
+// The largest --tokenizer-file read (the loader's own limit on tokenizer.json).
+const MAX_TOKENIZER_FILE = 128 * 1024 * 1024;
+
 function analysisOptions(opts, file) {
+  if (opts.tokenizer !== undefined && opts.tokenizerFile !== undefined) throw new UsageError('give --tokenizer or --tokenizer-file, not both');
   return {
     ...(opts.language !== undefined ? { language: opts.language } : { filename: file }),
     tokenizer: opts.tokenizer ?? 'lexical',
@@ -364,6 +371,15 @@ async function analyzeFile(hr, opts) {
   const file = opts.positional[0];
   const options = analysisOptions(opts, file);
   const code = new TextDecoder().decode(readInput(file, hr.limits.maxSourceBytes, 'source'));
+  if (opts.tokenizerFile !== undefined) {
+    const json = readInput(opts.tokenizerFile, MAX_TOKENIZER_FILE, 'tokenizer.json');
+    try {
+      options.tokenizer = await hr.loadTokenizer({ json });
+    } catch (e) {
+      if (e instanceof HiRoPEError) throw new HiRoPEError(`${opts.tokenizerFile}: ${e.message}`);
+      throw e;
+    }
+  }
   const { tokenizer } = options;
   if (tokenizer !== 'lexical' && hr.tokenizers.includes(tokenizer)) await hr.loadTokenizer(tokenizer);
   return { a: hr.analyze(code, options), file };

@@ -45,7 +45,7 @@ await esbuild.build({
 });
 
 for (const file of ['index.html', 'model.html', 'article.html', 'style.css', 'article.css']) fs.copyFileSync(path.join(root, 'web', file), path.join(out, file));
-// Tokenizer vocabularies keep their names (the package loads them as data/<name>.bin), and so does
+// Tokenizer vocabularies keep their names (the package loads them as data/NAME.bin or .json), and so does
 // the model beside its hashed copy (the package's own fallback path).
 fs.cpSync(path.join(dist, 'data'), path.join(out, 'data'), { recursive: true });
 for (const [file, name] of Object.entries(assets)) fs.copyFileSync(path.join(dist, file), path.join(out, name));

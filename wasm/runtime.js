@@ -11,10 +11,37 @@ import {
 
 /** Floats per strip buffer in the heap (4 MB): outputs are computed and copied out in strips. */
 export const STRIP_ELEMENTS = 1 << 20;
-/** The tokenizers whose vocabularies are data files (data/NAME.bin), loaded on first use. */
-export const TOKENIZER_DATA = ['cl100k', 'llama2'];
+/**
+ * The built-in tokenizers, each a data file under data/ loaded on first use: name -> file. The
+ * one list of names: hr.tokenizers, the CLI's --tokenizer choices and dataURL's files come from
+ * it; index.js's URL literals (for bundlers) and index.d.ts's TokenizerName are checked against
+ * it (tests/js/tokenizer-builtins.test.mjs). .bin: hirope's binary format; .json: a minified
+ * Hugging Face tokenizer.json (tools/gen-tokenizer-data.mjs).
+ */
+export const TOKENIZER_FILES = Object.freeze({
+  cl100k: 'cl100k.bin',
+  o200k: 'o200k.bin',
+  llama2: 'llama2.bin',
+  llama3: 'llama3.json',
+  qwen3: 'qwen3.json',
+  'deepseek-v3': 'deepseek-v3.json',
+  gemma3: 'gemma3.json',
+});
+export const TOKENIZER_DATA = Object.keys(TOKENIZER_FILES);
+/** The largest tokenizer.json accepted (the core's TokenizerJsonLimits), checked before copying. */
+export const MAX_TOKENIZER_JSON_BYTES = 128 * 1024 * 1024;
 
 const ENCODER = new TextEncoder();
+
+/** 16 hex digits hashing bytes (two FNV-1a 32 streams): the name of a user's tokenizer.json. */
+export function tokenizerHash(bytes) {
+  let a = 0x811c9dc5, b = 0x9747b28c;
+  for (let i = 0; i < bytes.length; i++) {
+    a = Math.imul(a ^ bytes[i], 0x01000193);
+    b = Math.imul(b ^ bytes[i], 0x01000193) + i;
+  }
+  return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
+}
 
 export const isNode = () => typeof process === 'object' && !!process.versions?.node;
 

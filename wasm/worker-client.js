@@ -91,11 +91,13 @@ export function createWorker(options = {}) {
       if (analyzeOptions === null || typeof analyzeOptions !== 'object') return call('analyze', [code, analyzeOptions]);
       const { signal, ...rest } = analyzeOptions;
       const tokenizer = rest.tokenizer;
-      if (tokenizer && tokenizer !== 'lexical') await call('loadTokenizer', [tokenizer], { signal });
+      // A built-in loads on first use; a name loadTokenizer({ json }) returned is loaded already.
+      if (typeof tokenizer === 'string' && tokenizer !== 'lexical' && !tokenizer.startsWith('json-')) await call('loadTokenizer', [tokenizer], { signal });
       return withTexts(code, await call('analyze', [code, rest], { signal }));
     },
     attention: (args, { signal } = {}) => call('attention', [args], { signal }),
-    loadTokenizer: (name) => call('loadTokenizer', [name]),
+    /** A built-in name, or { json } (a tokenizer.json as text or bytes): resolves to its name. */
+    loadTokenizer: (name, options) => call('loadTokenizer', options === undefined ? [name] : [name, options]),
     /** Any other API method by name, e.g. call('relativeDistances', [{ n, headDim, scheme }]). */
     call,
     terminate() {

@@ -1,4 +1,4 @@
-import type { Analysis, AnalyzeOptions, AttentionOptions, TokenizerName } from './index.js';
+import type { Analysis, AnalyzeOptions, AttentionOptions, TokenizerName, TokenizerSource } from './index.js';
 
 export interface WorkerOptions {
   simd?: boolean;
@@ -15,7 +15,8 @@ export interface CancelOptions {
 export interface HiRoPEWorker {
   analyze(code: string, options: AnalyzeOptions & CancelOptions): Promise<Analysis>;
   attention(options: AttentionOptions, cancel?: CancelOptions): Promise<Float32Array>;
-  loadTokenizer(name: TokenizerName): Promise<void>;
+  loadTokenizer<N extends TokenizerName>(name: N): Promise<N>;
+  loadTokenizer(source: TokenizerSource): Promise<`json-${string}`>;
   call<T = unknown>(method: string, args?: unknown[], cancel?: CancelOptions): Promise<T>;
   terminate(): void;
 }

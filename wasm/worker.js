@@ -2,7 +2,7 @@
 // { id, method, args, options } and results go back with their typed arrays transferred.
 import init, { HiRoPEError } from './index.js';
 
-const METHODS = ['analyze', 'attention', 'encode', 'parse', 'relativeDistances', 'rotate', 'qk', 'inverseFrequencies', 'longTermDecay'];
+const METHODS = ['analyze', 'attention', 'encode', 'decode', 'parse', 'relativeDistances', 'rotate', 'qk', 'inverseFrequencies', 'longTermDecay'];
 let ready = null;
 
 function buffers(value, out = []) {

