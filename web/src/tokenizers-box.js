@@ -77,7 +77,7 @@ export class TokenizersBox {
       this.loadFile(file);
     });
     this.table.tBodies[0].addEventListener('click', (e) => {
-      const row = e.target.closest('tr[data-tokenizer]');
+      const row = e.target.closest('tr[data-tokenizer]:not(.failed)');
       if (row) this.onPick(row.dataset.tokenizer);
     });
   }
@@ -136,6 +136,11 @@ export class TokenizersBox {
     this.rows = rows;
     body.replaceChildren(
       ...rows.map((r) => {
+        if (r.error) {
+          const tr = el('tr', { 'data-tokenizer': r.name, class: 'failed' });
+          tr.append(el('th', { scope: 'row' }, this.label(r.name)), el('td', { colspan: '4' }, r.error));
+          return tr;
+        }
         const tr = el('tr', { 'data-tokenizer': r.name, 'aria-current': r.name === this.current ? 'true' : undefined, title: `Use ${this.label(r.name)} for the maps` });
         const perUnit = r.units ? r.tokens / r.units : 0;
         tr.append(

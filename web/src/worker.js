@@ -71,13 +71,18 @@ async function handle(message) {
     if (type === 'tokenCounts') {
       // The code under each tokenizer: tokens and the top-level units that hold them.
       const rows = [];
+      // A tokenizer that cannot be loaded or used gets its reason in its row; the others count.
       for (const name of message.names) {
-        if (hr.tokenizers.includes(name)) await hr.loadTokenizer(name);
-        const a = hr.analyze(message.code, { ...message.options, tokenizer: name });
-        const units = new Set();
-        const unit = a.positions.unit;
-        for (let t = 0; t < a.tokens.count; t++) if (unit[t] >= 0) units.add(unit[t]);
-        rows.push({ name, tokens: a.tokens.count, units: units.size });
+        try {
+          if (hr.tokenizers.includes(name)) await hr.loadTokenizer(name);
+          const a = hr.analyze(message.code, { ...message.options, tokenizer: name });
+          const units = new Set();
+          const unit = a.positions.unit;
+          for (let t = 0; t < a.tokens.count; t++) if (unit[t] >= 0) units.add(unit[t]);
+          rows.push({ name, tokens: a.tokens.count, units: units.size });
+        } catch (e) {
+          rows.push({ name, error: e?.message || String(e) });
+        }
       }
       return reply({ type: 'result', value: rows });
     }
