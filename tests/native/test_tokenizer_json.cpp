@@ -667,6 +667,10 @@ TEST_CASE("tokenizer.json: the real files load and round-trip", "[tokenizer_json
          {9906, 1917, 11, 433, 596, 220, 4513, 10961, 11460, 4999, 220, 865}},
         {"qwen3", nullptr, {}},
         {"deepseek_v3", nullptr, {}},
+        {"gemma3",
+         "Hello world, it's 123456 tokens!\n  x \x01",
+         {9259,   1902,   236764, 625,   236789, 236751, 236743, 236770, 236778, 236800,
+          236812, 236810, 236825, 21739, 236888, 107,    138,    236781, 236743, 249732}},
     };
     for (const Case& c : cases) {
         const std::string path =
