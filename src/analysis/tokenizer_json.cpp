@@ -962,9 +962,11 @@ Status parse_one_normalizer(const json::Document& d, uint32_t v, const std::stri
         TextOp op;
         op.prepend = true;
         op.content = d.string(p);
-        if (op.content.size() > limits.max_token_bytes)
-            return fail(where + ".prepend is longer than " +
-                        std::to_string(limits.max_token_bytes) + " bytes");
+        // One character at most (U+2581 in the real files): each section gets it, so a longer
+        // one would let a small input take many tokens (the encode heap bound counts on it).
+        size_t len = 0;
+        if (!op.content.empty() && (unicode::decode(op.content, 0, &len), len) != op.content.size())
+            return fail(where + ".prepend must be one character");
         ops->push_back(std::move(op));
         return {};
     }

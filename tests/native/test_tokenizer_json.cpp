@@ -426,6 +426,9 @@ TEST_CASE("tokenizer.json: SentencePiece family, Gemma 3 style (Replace, Split o
     bad = s;
     bad.pre_tokenizer = metaspace("sometimes", false);
     contains(with(bad), "prepend_scheme 'sometimes' is not supported");
+    bad.normalizer = R"({"type":"Prepend","prepend":"ab"})";
+    contains(with(bad), "normalizer.prepend must be one character");
+    bad.normalizer = s.normalizer;
     bad.pre_tokenizer = R"({"type":"Metaspace","replacement":"ab"})";
     contains(with(bad), "replacement must be one character");
 }
