@@ -106,6 +106,61 @@ class PairTable {
     size_t mask_ = 0;
 };
 
+// Token string -> id, open addressing over 4-byte ids: the key of a slot is the string of its id
+// in the vocabulary's arena (a quarter of what a hash map of string views takes). find() reads
+// like a map's: `it == end()` when absent, else `it->second`.
+class IdTable {
+  public:
+    struct Found {
+        int32_t second;
+        const Found* operator->() const { return this; }
+        bool operator==(const Found& o) const { return second == o.second; }
+        bool operator!=(const Found& o) const { return second != o.second; }
+    };
+    void bind(const std::string* arena, const std::vector<uint32_t>* offset) {
+        arena_ = arena;
+        offset_ = offset;
+    }
+    void reserve(size_t count) {
+        size_t cap = 16;
+        while (cap < count * 2) cap *= 2;
+        slots_.assign(cap, -1);
+        mask_ = cap - 1;
+    }
+    Found end() const { return Found{-1}; }
+    Found find(std::string_view key) const {
+        if (slots_.empty()) return end();
+        for (size_t i = std::hash<std::string_view>()(key) & mask_;; i = (i + 1) & mask_) {
+            if (slots_[i] < 0) return end();
+            if (key_of(slots_[i]) == key) return Found{slots_[i]};
+        }
+    }
+    // Adds id under its own string; an existing entry for that string is kept, or replaced.
+    void insert(int32_t id, bool replace) {
+        const std::string_view key = key_of(id);
+        for (size_t i = std::hash<std::string_view>()(key) & mask_;; i = (i + 1) & mask_) {
+            if (slots_[i] < 0) {
+                slots_[i] = id;
+                return;
+            }
+            if (key_of(slots_[i]) == key) {
+                if (replace) slots_[i] = id;
+                return;
+            }
+        }
+    }
+
+  private:
+    std::string_view key_of(int32_t id) const {
+        const size_t i = static_cast<size_t>(id);
+        return std::string_view(arena_->data() + (*offset_)[i], (*offset_)[i + 1] - (*offset_)[i]);
+    }
+    const std::string* arena_ = nullptr;
+    const std::vector<uint32_t>* offset_ = nullptr;
+    std::vector<int32_t> slots_;
+    size_t mask_ = 0;
+};
+
 // Added tokens of one stage, matched leftmost and then longest, as a byte trie.
 class AddedTrie {
   public:
@@ -809,8 +864,8 @@ class JsonBpe final : public Vocabulary {
 
     std::string name_;
     std::string arena_;
-    std::vector<uint32_t> offset_;                           // size() + 1 entries
-    std::unordered_map<std::string_view, int32_t> by_bytes_; // model vocabulary, raw bytes
+    std::vector<uint32_t> offset_; // size() + 1 entries
+    IdTable by_bytes_; // model vocabulary (and, SentencePiece family, added tokens) -> id
     int32_t byte_id_[256];
     PairTable merges_;
     bool ignore_merges_ = false;
@@ -1244,18 +1299,12 @@ Status load_tokenizer_json(std::string_view text, std::string name,
     }
     by_id.clear();
     by_id.shrink_to_fit();
+    bpe->by_bytes_.bind(&bpe->arena_, &bpe->offset_);
     bpe->by_bytes_.reserve(bpe->offset_.size());
     for (size_t id = 0; id + 1 < bpe->offset_.size(); ++id)
-        if (decodable[id])
-            bpe->by_bytes_.emplace(std::string_view(bpe->arena_.data() + bpe->offset_[id],
-                                                    bpe->offset_[id + 1] - bpe->offset_[id]),
-                                   static_cast<int32_t>(id));
+        if (decodable[id]) bpe->by_bytes_.insert(static_cast<int32_t>(id), false);
     if (bpe->spm_) // the reference's tokens_to_ids: an added token's content maps to its id
-        for (size_t k = 0; k < added_count; ++k) {
-            const int32_t id = added_ids[k];
-            bpe->by_bytes_[std::string_view(bpe->arena_.data() + bpe->offset_[id],
-                                            bpe->offset_[id + 1] - bpe->offset_[id])] = id;
-        }
+        for (size_t k = 0; k < added_count; ++k) bpe->by_bytes_.insert(added_ids[k], true);
     for (int b = 0; b < 256 && bpe->spm_; ++b) {
         static const char hex[] = "0123456789ABCDEF";
         const char token[] = {'<', '0', 'x', hex[b >> 4], hex[b & 15], '>'};
