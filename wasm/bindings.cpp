@@ -61,7 +61,7 @@ Scheme to_scheme(const val& o) {
 }
 
 // The budget every call whose memory grows with its input is checked against.
-HeapBudget wasm_heap() {
+[[maybe_unused]] HeapBudget wasm_heap() { // unused in the core build (no analysis)
     HeapBudget b;
     b.enabled = true;
     return b;
@@ -532,11 +532,12 @@ class TokenizerHandle {
 
 // The token ids of a text as an Int32Array, or an error string.
 val encodeText(uintptr_t vocab, uintptr_t code, double size) {
-    Status st = wasm_heap().reserve(AnalysisLimits::encode_bytes_per_byte * size, "tokenizing");
+    const Vocabulary* v = ptr<const Vocabulary>(vocab);
+    Status st =
+        wasm_heap().reserve(static_cast<double>(v->encode_heap_per_byte()) * size, "tokenizing");
     if (!st.ok()) return val(st.message());
     std::vector<Token> tokens;
-    ptr<const Vocabulary>(vocab)->encode(
-        std::string_view(ptr<const char>(code), static_cast<size_t>(size)), &tokens);
+    v->encode(std::string_view(ptr<const char>(code), static_cast<size_t>(size)), &tokens);
     std::vector<int32_t> ids(tokens.size());
     for (size_t i = 0; i < tokens.size(); ++i) ids[i] = tokens[i].id;
     return typed_copy("Int32Array", ids);

@@ -24,6 +24,24 @@
 
 namespace hirope {
 
+// Limits, checked before parsing, derived from the heap ceiling (hirope.h) and the heap that
+// analysis takes per byte of source, measured by bench/memory.mjs (docs/architecture.md "Memory").
+struct AnalysisLimits {
+    // Peak heap per source byte of parse + analysis, the walk's reservation included: real code
+    // measures 50-63 (nine languages), dense code (one arithmetic expression per line, 14 MB of
+    // Python) 126. Pathological input takes more (deep nesting up to ~360) and stops at the heap
+    // budget with an error instead.
+    static constexpr size_t heap_per_byte = 128;
+    // Of that, what the walk after the parse allocates (tokens, positions, units), reserved
+    // before it starts.
+    static constexpr size_t walk_bytes_per_byte = 40;
+    // What tokenizing alone (hr.encode) takes per byte, reserved before it starts.
+    static constexpr size_t encode_bytes_per_byte = 48;
+    // The largest source whose analysis fits the budget at heap_per_byte, in whole MiB.
+    static constexpr size_t max_bytes =
+        (HeapCeiling::bytes - HeapCeiling::reserve) / heap_per_byte >> 20 << 20;
+};
+
 // ---------------------------------------------------------------------------------------------
 // Tokenizers
 
@@ -42,6 +60,10 @@ class Vocabulary {
     virtual void encode(std::string_view text, std::vector<Token>* out) const = 0;
     // The bytes of one token id (empty for an unknown id).
     virtual std::string_view token_bytes(int32_t id) const = 0;
+    // The heap encode() takes per byte of input at most (working buffers and the output tokens),
+    // reserved before it runs: AnalysisLimits::encode_bytes_per_byte for the built-in formats;
+    // tokenizer.json vocabularies state their own, larger bound.
+    virtual size_t encode_heap_per_byte() const { return AnalysisLimits::encode_bytes_per_byte; }
 };
 
 // Parses a vocabulary file (tools/gen-tokenizer-data.mjs writes them). Every length and index is
@@ -146,24 +168,6 @@ struct Analysis {
     std::vector<Unit> units;
     std::vector<ErrorRegion> errors;
     int32_t statements = 0; // statement nodes in the tree
-};
-
-// Limits, checked before parsing, derived from the heap ceiling (hirope.h) and the heap that
-// analysis takes per byte of source, measured by bench/memory.mjs (docs/architecture.md "Memory").
-struct AnalysisLimits {
-    // Peak heap per source byte of parse + analysis, the walk's reservation included: real code
-    // measures 50-63 (nine languages), dense code (one arithmetic expression per line, 14 MB of
-    // Python) 126. Pathological input takes more (deep nesting up to ~360) and stops at the heap
-    // budget with an error instead.
-    static constexpr size_t heap_per_byte = 128;
-    // Of that, what the walk after the parse allocates (tokens, positions, units), reserved
-    // before it starts.
-    static constexpr size_t walk_bytes_per_byte = 40;
-    // What tokenizing alone (hr.encode) takes per byte, reserved before it starts.
-    static constexpr size_t encode_bytes_per_byte = 48;
-    // The largest source whose analysis fits the budget at heap_per_byte, in whole MiB.
-    static constexpr size_t max_bytes =
-        (HeapCeiling::bytes - HeapCeiling::reserve) / heap_per_byte >> 20 << 20;
 };
 
 Status analyze(std::string_view code, const AnalyzeOptions& options, Analysis* out);

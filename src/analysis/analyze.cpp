@@ -746,9 +746,18 @@ Status analyze(std::string_view code, const AnalyzeOptions& options, Analysis* o
                              std::to_string(options.segment_size));
     return with_tree(code, options.language, options.timeout_ms, options.heap,
                      [&](const detail::LanguageRules& rules, TSTree* tree) {
-                         Status st = options.heap.reserve(AnalysisLimits::walk_bytes_per_byte *
-                                                              static_cast<double>(code.size()),
-                                                          "the analysis of the syntax tree");
+                         // The walk's bound covers the built-in tokenizers; a vocabulary
+                         // whose encode takes more per byte adds the difference.
+                         const size_t extra =
+                             options.vocabulary
+                                 ? options.vocabulary->encode_heap_per_byte() -
+                                       std::min(options.vocabulary->encode_heap_per_byte(),
+                                                AnalysisLimits::encode_bytes_per_byte)
+                                 : 0;
+                         Status st = options.heap.reserve(
+                             static_cast<double>(AnalysisLimits::walk_bytes_per_byte + extra) *
+                                 static_cast<double>(code.size()),
+                             "the analysis of the syntax tree");
                          if (st.ok()) analyze_tree(code, options, rules, tree, out);
                          return st;
                      });

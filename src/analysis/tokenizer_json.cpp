@@ -290,6 +290,7 @@ class JsonBpe final : public Vocabulary {
     struct Work;
 
   public:
+    size_t encode_heap_per_byte() const override { return kTokenizerJsonEncodeBytesPerByte; }
     const std::string& name() const override { return name_; }
     size_t size() const override { return offset_.size() - 1; }
     std::string_view token_bytes(int32_t id) const override {
@@ -849,7 +850,7 @@ class JsonBpe final : public Vocabulary {
         }
         auto& nodes = w->nodes;
         reserve_exact(&nodes, p.end - p.start + (prefix ? 1 : 0));
-        if (prefix) nodes.push_back({byte_id_[' '], p.start, -1, 1});
+        if (prefix) nodes.push_back({byte_id_[0x20], p.start, -1, 1});
         for (uint32_t i = p.start; i < p.end; ++i) {
             const int32_t k = static_cast<int32_t>(nodes.size());
             nodes.push_back({byte_id_[static_cast<unsigned char>(text[i])], i, k - 1, k + 1});

@@ -766,6 +766,8 @@ TEST_CASE("tokenizer.json: encode stays within its heap bound per input byte", "
                        << tokens.size() << " tokens");
             CHECK(peak > 0);
             CHECK(peak <= kTokenizerJsonEncodeBytesPerByte * text.size());
+            // The vocabulary states this bound, so the bindings and analyze() reserve it.
+            CHECK(v->encode_heap_per_byte() == kTokenizerJsonEncodeBytesPerByte);
             worst = std::max(worst, per_byte);
         }
     WARN("tokenizer.json encode: at most " << worst << " heap bytes per input byte");
