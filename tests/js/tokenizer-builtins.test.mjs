@@ -132,22 +132,6 @@ function hfReference(pkg) {
   return { json, tok: new Tokenizer(json, config) };
 }
 
-// The gemma3 loader (SentencePiece-style BPE: Replace normalizer, byte fallback) is another
-// change to src/analysis/tokenizer_json.cpp; until it is merged the loader refuses the file,
-// and only that refusal skips gemma3's comparison.
-async function loadOrSkip(hr, name, t) {
-  try {
-    await hr.loadTokenizer(name);
-    return true;
-  } catch (e) {
-    if (name === 'gemma3' && e instanceof HiRoPEError && /not supported|is refused|unsupported/.test(e.message)) {
-      t.skip(`the tokenizer.json loader in this build does not read Gemma 3's file yet: ${e.message}`);
-      return false;
-    }
-    throw e;
-  }
-}
-
 describe('built-in tokenizers from tokenizer.json', () => {
   let simd, scalar, code, small;
   before(async () => {
@@ -158,8 +142,8 @@ describe('built-in tokenizers from tokenizer.json', () => {
   });
 
   for (const [name, pkg] of HF) {
-    it(`${name} matches @huggingface/tokenizers id for id, and decodes back`, async (t) => {
-      if (!(await loadOrSkip(simd, name, t))) return;
+    it(`${name} matches @huggingface/tokenizers id for id, and decodes back`, async () => {
+      await simd.loadTokenizer(name);
       const { json, tok } = hfReference(pkg);
       const nfc = JSON.stringify(json.normalizer ?? null).includes('"NFC"');
       const specials = json.added_tokens.map((a) => a.content);
@@ -168,7 +152,7 @@ describe('built-in tokenizers from tokenizer.json', () => {
       report(name, r);
       assert.deepEqual(r.mismatches.slice(0, 10), []);
       assert.ok(r.bytes > 5e6 && r.tokens > 1e6);
-      await loadOrSkip(scalar, name, t);
+      await scalar.loadTokenizer(name);
       const s = compare(scalar, name, [...small, ...edgeTexts(specials).slice(0, 20)], [['hf', ref]], { nfc });
       assert.deepEqual(s.mismatches.slice(0, 10), [], 'wasm-scalar');
     });
@@ -269,7 +253,6 @@ describe('the list of built-in tokenizers', () => {
     const union = /export type BuiltinTokenizerName = ([^;]+);/.exec(dts)[1];
     assert.deepEqual(union.split('|').map((s) => s.trim().slice(1, -1)), BUILTIN_TOKENIZERS);
     for (const [, , file] of urls) {
-      if (file === 'gemma3.json' && !fs.existsSync(new URL(`dist/data/${file}`, root))) continue;
       assert.ok(fs.statSync(new URL(`dist/data/${file}`, root)).size > 1e5, file);
     }
     const bin = fs.readFileSync(new URL('bin/hirope.mjs', root), 'utf8');
