@@ -8,6 +8,7 @@
 #include "analysis/tokenizer_json.h"
 
 #include "analysis/json.h"
+#include "analysis/pair_table.h"
 #include "analysis/pretokenize_regex.h"
 #include "analysis/unicode.h"
 #include "analysis/unicode_props.h"
@@ -57,54 +58,6 @@ bool byte_level_decode(const ByteLevelTable& t, std::string_view s, std::string*
     }
     return true;
 }
-
-// (left id, right id) -> (rank, result id), open addressing; a later insert of the same pair
-// replaces the earlier (the reference builds a hash map from the list: the last rank wins).
-class PairTable {
-  public:
-    void reserve(size_t count) {
-        size_t cap = 16;
-        while (cap < count * 2) cap *= 2;
-        slots_.assign(cap, Slot{kEmpty, 0, 0});
-        mask_ = cap - 1;
-    }
-    void insert(int32_t a, int32_t b, int32_t rank, int32_t result) {
-        const uint64_t k = key(a, b);
-        size_t i = hash(k) & mask_;
-        while (slots_[i].key != kEmpty && slots_[i].key != k) i = (i + 1) & mask_;
-        slots_[i] = Slot{k, rank, result};
-    }
-    bool find(int32_t a, int32_t b, int32_t* rank, int32_t* result) const {
-        const uint64_t k = key(a, b);
-        for (size_t i = hash(k) & mask_;; i = (i + 1) & mask_) {
-            if (slots_[i].key == k) {
-                *rank = slots_[i].rank;
-                *result = slots_[i].result;
-                return true;
-            }
-            if (slots_[i].key == kEmpty) return false;
-        }
-    }
-    size_t bytes() const { return slots_.size() * sizeof(Slot); }
-
-  private:
-    static constexpr uint64_t kEmpty = ~0ULL;
-    struct Slot {
-        uint64_t key;
-        int32_t rank, result;
-    };
-    static uint64_t key(int32_t a, int32_t b) {
-        return (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b);
-    }
-    static size_t hash(uint64_t k) {
-        k ^= k >> 33;
-        k *= 0xff51afd7ed558ccdULL;
-        k ^= k >> 33;
-        return static_cast<size_t>(k);
-    }
-    std::vector<Slot> slots_;
-    size_t mask_ = 0;
-};
 
 // Token string -> id, open addressing over 4-byte ids: the key of a slot is the string of its id
 // in the vocabulary's arena (a quarter of what a hash map of string views takes). find() reads
@@ -868,7 +821,7 @@ class JsonBpe final : public Vocabulary {
     std::vector<uint32_t> offset_; // size() + 1 entries
     IdTable by_bytes_; // model vocabulary (and, SentencePiece family, added tokens) -> id
     int32_t byte_id_[256];
-    PairTable merges_;
+    detail::PairTable merges_;
     bool ignore_merges_ = false;
     bool nfc_ = false;
     // The SentencePiece family (no ByteLevel step): vocabulary strings in arena_ are the

@@ -1,6 +1,7 @@
 // Vocabulary files and the BPE tokenizers: byte-level BPE ranked by id with the cl100k or o200k
 // pre-tokenizer (as tiktoken and gpt-tokenizer), and LLaMA's character BPE with byte fallback
 // and ranked merges (as Meta's SentencePiece model, reproduced by llama-tokenizer-js).
+#include "analysis/pair_table.h"
 #include "analysis/unicode.h"
 #include "analysis/unicode_props.h"
 #include "hirope/analysis.h"
@@ -358,55 +359,18 @@ class Cl100k final : public Vocabulary {
 // ---------------------------------------------------------------------------------------------
 // llama2
 
-// Merge lookup (left id, right id) -> (rank, result id): open addressing with linear probing,
-// flat in memory (the merge loop is dominated by these lookups).
-class MergeTable {
-  public:
-    explicit MergeTable(const std::unordered_map<uint64_t, std::pair<int32_t, int32_t>>& merges) {
-        size_t cap = 16;
-        while (cap < merges.size() * 2) cap *= 2;
-        slots_.assign(cap, Slot{kEmpty, 0, 0});
-        mask_ = cap - 1;
-        for (const auto& m : merges) {
-            size_t i = hash(m.first) & mask_;
-            while (slots_[i].key != kEmpty) i = (i + 1) & mask_;
-            slots_[i] = Slot{m.first, m.second.first, m.second.second};
-        }
-    }
-    // Rank and result of merging a then b, or nullptr when they do not merge.
-    const std::pair<int32_t, int32_t>* find(int32_t a, int32_t b) const {
-        const uint64_t k =
-            (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b);
-        for (size_t i = hash(k) & mask_;; i = (i + 1) & mask_) {
-            if (slots_[i].key == k) return &slots_[i].value;
-            if (slots_[i].key == kEmpty) return nullptr;
-        }
-    }
-
-  private:
-    static constexpr uint64_t kEmpty = ~0ULL;
-    struct Slot {
-        Slot(uint64_t k, int32_t rank, int32_t result) : key(k), value(rank, result) {}
-        uint64_t key;
-        std::pair<int32_t, int32_t> value;
-    };
-    static size_t hash(uint64_t k) {
-        k ^= k >> 33;
-        k *= 0xff51afd7ed558ccdULL;
-        k ^= k >> 33;
-        return static_cast<size_t>(k);
-    }
-    std::vector<Slot> slots_;
-    size_t mask_ = 0;
-};
-
 class Llama final : public Vocabulary {
   public:
     Llama(TokenTable table, std::string name,
           std::unordered_map<uint64_t, std::pair<int32_t, int32_t>> merges, int32_t space_id,
           int32_t byte_base)
-        : table_(std::move(table)), name_(std::move(name)), merges_(merges), space_id_(space_id),
+        : table_(std::move(table)), name_(std::move(name)), space_id_(space_id),
           byte_base_(byte_base) {
+        merges_.reserve(merges.size());
+        for (const auto& m : merges)
+            merges_.insert(static_cast<int32_t>(m.first >> 32),
+                           static_cast<int32_t>(m.first & 0xFFFFFFFFu), m.second.first,
+                           m.second.second);
         for (int c = 0; c < 128; ++c) {
             const char ch = static_cast<char>(c);
             ascii_[c] = c == ' ' ? space_id_ : table_.find(std::string_view(&ch, 1));
@@ -507,9 +471,9 @@ class Llama final : public Vocabulary {
         auto push = [&](int32_t i) {
             if (i < 0 || i >= count || nodes[i].next >= count) return;
             const int32_t j = nodes[i].next;
-            const std::pair<int32_t, int32_t>* m = merges_.find(nodes[i].id, nodes[j].id);
-            if (m) {
-                heap.push_back({m->first, i, nodes[i].id, nodes[j].id});
+            int32_t rank = 0, result = 0;
+            if (merges_.find(nodes[i].id, nodes[j].id, &rank, &result)) {
+                heap.push_back({rank, i, nodes[i].id, nodes[j].id});
                 std::push_heap(heap.begin(), heap.end(), later);
             }
         };
@@ -522,7 +486,9 @@ class Llama final : public Vocabulary {
             if (!a.alive || a.next >= count || a.id != c.left_id) continue;
             Node& b = nodes[a.next];
             if (b.id != c.right_id) continue;
-            a.id = merges_.find(c.left_id, c.right_id)->second;
+            int32_t rank = 0, result = 0;
+            merges_.find(c.left_id, c.right_id, &rank, &result);
+            a.id = result;
             a.end = b.end;
             b.alive = false;
             a.next = b.next;
@@ -536,7 +502,7 @@ class Llama final : public Vocabulary {
 
     TokenTable table_;
     std::string name_;
-    MergeTable merges_;
+    detail::PairTable merges_;
     int32_t space_id_;
     int32_t byte_base_;
     bool split_at_bytes_ = true;

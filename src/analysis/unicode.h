@@ -1,6 +1,8 @@
 // UTF-8 decoding and the character classes of the cl100k pre-tokenizer.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -60,6 +62,14 @@ bool is_space(uint32_t cp);
 // UTF-16 code units of the code point decoded from a sequence of `len` bytes.
 inline uint32_t utf16_units(uint32_t cp) {
     return cp >= 0x10000 ? 2 : 1;
+}
+
+// Whether cp lies in one of the sorted, disjoint [first, last] ranges of a generated table.
+template <size_t N> bool in_ranges(const uint32_t (&ranges)[N][2], uint32_t cp) {
+    const auto* end = ranges + N;
+    const auto* it = std::upper_bound(ranges, end, cp,
+                                      [](uint32_t v, const uint32_t(&r)[2]) { return v < r[0]; });
+    return it != ranges && cp <= (*(it - 1))[1];
 }
 
 } // namespace unicode

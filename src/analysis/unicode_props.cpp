@@ -13,13 +13,6 @@ namespace {
 
 #include "unicode_props.inc"
 
-template <size_t N> bool in_ranges(const uint32_t (&ranges)[N][2], uint32_t cp) {
-    const auto* end = ranges + N;
-    const auto* it = std::upper_bound(ranges, end, cp,
-                                      [](uint32_t v, const uint32_t(&r)[2]) { return v < r[0]; });
-    return it != ranges && cp <= (*(it - 1))[1];
-}
-
 // Canonical combining class as a rank (0 for starters); only comparisons are meaningful.
 uint32_t ccc(uint32_t cp) {
     if (cp < 0x300) return 0;
