@@ -33,9 +33,9 @@ export class TokenizersBox {
     for (const [text, title] of [
       ['Tokenizer', ''],
       ['Tokens', 'Tokens of the code'],
-      ['Bytes/token', 'UTF-8 bytes of the code per token'],
+      ['Bytes per token', 'UTF-8 bytes of the code per token'],
       ['Units', 'Top-level units (functions, classes, code between them) that hold tokens'],
-      ['Tokens/unit', 'Mean tokens per unit'],
+      ['Tokens per unit', 'Mean tokens per unit'],
     ]) head.append(el('th', { scope: 'col', title: title || undefined }, text));
     this.table.append(el('thead'), el('tbody'));
     this.table.tHead.append(head);
