@@ -1,14 +1,13 @@
 // Real code for the analysis benchmark: what this machine has per language, up to `mb` MB each.
 // Sources: the Python standard library; JavaScript and TypeScript from node_modules; the
 // tree-sitter C runtime and /usr/include for C; libstdc++ and Eigen headers for C++; the JDK's
-// src.zip for Java; Debian's golang-src for Go; Debian's librust-*-dev crates for Rust
-// (`apt-get install golang-src librust-syn-dev librust-regex-syntax-dev librust-serde-dev
-// librust-tokio-dev` for the last two). TSX has no corpus here; the TypeScript files stand in.
+// src.zip for Java; Debian's golang-1.19-src for Go and librust-*-dev crates for Rust (both
+// installed by scripts/setup.sh). TSX has no corpus here; the TypeScript files stand in.
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { walk, pythonStdlib } from '../tools/files.mjs';
+import { walk, pythonStdlib, goSources, rustSources } from '../tools/files.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -59,8 +58,8 @@ export function corpora(mb) {
     c: [[...walk(path.join(nm, 'tree-sitter/vendor/tree-sitter/lib/src'), (n) => n.endsWith('.c')), ...walk('/usr/include', (n) => n.endsWith('.h'))], 'tree-sitter runtime sources and /usr/include'],
     cpp: [[...walk('/usr/include/c++', () => true), ...walk('/usr/include/eigen3', () => true)], 'libstdc++ and Eigen headers'],
     java: [javaSources(), 'java.util from the JDK src.zip'],
-    go: [walk('/usr/share/go-1.19/src', (n) => n.endsWith('.go') && !n.endsWith('_test.go')), 'Go standard library (golang-src)'],
-    rust: [walk('/usr/share/cargo/registry', (n) => n.endsWith('.rs')), 'Rust crates (librust-*-dev)'],
+    go: [goSources(), 'Go standard library (golang-1.19-src)'],
+    rust: [rustSources(), 'Rust crates (librust-*-dev)'],
   };
   return Object.entries(lists).map(([language, [files, source]]) => {
     const texts = take(files, budget);

@@ -5,7 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(cmake g++ make emscripten libeigen3-dev catch2 wabt chromium python3 clang libclang-rt-14-dev libvulkan1)
+# golang-1.19-src and the librust-*-dev crates are real Go and Rust code for the tokenizer
+# checks (tests/js/tokenizer-builtins.test.mjs) and the benchmarks' corpora.
+APT_PACKAGES=(cmake g++ make emscripten libeigen3-dev catch2 wabt chromium python3 clang libclang-rt-14-dev libvulkan1
+  golang-1.19-src librust-regex-dev librust-syn-dev librust-serde-dev)
 
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do

@@ -22,3 +22,13 @@ export function walk(dir, keepFile, skipDir = () => false, out = []) {
 export function pythonStdlib() {
   return execFileSync('python3', ['-c', 'import sysconfig; print(sysconfig.get_paths()["stdlib"])'], { encoding: 'utf8' }).trim();
 }
+
+// Go and Rust sources from Debian packages that scripts/setup.sh installs (golang-1.19-src;
+// librust-regex-dev, librust-syn-dev, librust-serde-dev and the crates they pull in).
+export function goSources() {
+  return walk('/usr/share/go-1.19/src', (n) => n.endsWith('.go') && !n.endsWith('_test.go'));
+}
+
+export function rustSources() {
+  return walk('/usr/share/cargo/registry', (n) => n.endsWith('.rs'));
+}

@@ -1,9 +1,10 @@
-// Real code nobody here wrote: the Python standard library on this machine and JavaScript from
-// installed npm packages, in a fixed order, up to a byte budget.
+// Real code nobody here wrote: the Python standard library on this machine, JavaScript from
+// installed npm packages, and Go and Rust from Debian's source packages (scripts/setup.sh), in a
+// fixed order, up to a byte budget.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { walk, pythonStdlib } from '../../tools/files.mjs';
+import { walk, pythonStdlib, goSources, rustSources } from '../../tools/files.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -28,3 +29,6 @@ export function pythonFiles() {
 export function javascriptFiles() {
   return walk(path.join(root, 'node_modules'), (n) => n.endsWith('.js'));
 }
+
+export const goFiles = goSources;
+export const rustFiles = rustSources;

@@ -15,7 +15,7 @@ import { encode as gptEncode } from 'gpt-tokenizer/encoding/o200k_base';
 import { get_encoding } from 'tiktoken';
 import { HiRoPEError, BUILTIN_TOKENIZERS } from '../../dist/index.js';
 import { load } from './builds.mjs';
-import { pythonFiles, javascriptFiles, take } from './corpus.mjs';
+import { pythonFiles, javascriptFiles, goFiles, rustFiles, take } from './corpus.mjs';
 import { walk } from '../../tools/files.mjs';
 
 const require = createRequire(import.meta.url);
@@ -24,13 +24,22 @@ const MB = 1 << 20;
 
 // About 5.2 MB of real code per vocabulary: Python, JavaScript, C/C++ headers (no Go or Rust
 // sources are installed on the machines this runs on).
+// Python, JavaScript, C/C++ headers, Go and Rust: every language must contribute its share (a
+// missing source package is a failure, not a smaller corpus).
 function realCode(scale = 1) {
   const headers = walk('/usr/include', (n) => n.endsWith('.h') || n.endsWith('.hpp'));
-  return [
-    ...take(pythonFiles(), 2.4 * MB * scale),
-    ...take(javascriptFiles().slice(50), 1.6 * MB * scale),
-    ...take(headers, 1.2 * MB * scale),
+  const parts = [
+    ['Python', take(pythonFiles(), 1.6 * MB * scale)],
+    ['JavaScript', take(javascriptFiles().slice(50), 1.2 * MB * scale)],
+    ['C/C++', take(headers, 0.9 * MB * scale)],
+    ['Go', take(goFiles(), 0.9 * MB * scale)],
+    ['Rust', take(rustFiles(), 0.8 * MB * scale)],
   ];
+  for (const [language, files] of parts) {
+    const bytes = files.reduce((a, f) => a + Buffer.byteLength(f.text), 0);
+    assert.ok(files.length > 0 && (scale < 1 || bytes > 0.5 * MB), `${language}: only ${bytes} bytes of real code (is its source package installed? npm run setup)`);
+  }
+  return parts.flatMap(([, files]) => files);
 }
 
 function edgeTexts(specials = []) {
