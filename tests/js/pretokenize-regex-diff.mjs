@@ -2,8 +2,9 @@
 // of NFC (src/analysis/unicode_props.cpp) against JavaScript: the Split patterns of the real
 // tokenizer.json files (compiled the way @huggingface/tokenizers compiles them: its Oniguruma
 // rewrite, then RegExp with the `u` flag) and a few more exercising the rest of the syntax, on
-// random Unicode strings; and NFC against String.prototype.normalize. Not part of `npm test`:
-//   make -C build/native-tok tokjson_cli && node tests/js/pretokenize-regex-diff.mjs [--n 3000]
+// random Unicode strings; and NFC against String.prototype.normalize. npm test runs it
+// (tests/js/pretokenize-regex.test.mjs); by hand:
+//   node tests/js/pretokenize-regex-diff.mjs --cli build/native/tokjson_cli [--n 3000]
 import { SplitPreTokenizer } from '@huggingface/tokenizers';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -16,7 +17,7 @@ const opt = (name, def) => {
   const i = args.indexOf(`--${name}`);
   return i >= 0 ? args[i + 1] : def;
 };
-const cli = path.resolve(root, opt('cli', 'build/native-tok/tokjson_cli'));
+const cli = path.resolve(root, opt('cli', 'build/native/tokjson_cli'));
 const N = Number(opt('n', '3000'));
 
 const patterns = [];

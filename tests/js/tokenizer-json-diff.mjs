@@ -1,8 +1,8 @@
 // Differential check of hirope's tokenizer.json loader (src/analysis/tokenizer_json.cpp) against
 // @huggingface/tokenizers, id for id, on real code found on this machine and on edge text.
-// Not part of `npm test` (it needs the native helper and takes minutes):
-//   cmake -S . -B build/native-tok -DCMAKE_BUILD_TYPE=Release && make -C build/native-tok tokjson_cli
-//   node tests/js/tokenizer-json-diff.mjs [--cli build/native-tok/tokjson_cli] [--mb 8]
+// Not part of `npm test` (it takes minutes; npm test compares the WASM builds on 5.5 MB per
+// vocabulary in tests/js/tokenizer-builtins.test.mjs); with the native helper build.sh builds:
+//   node tests/js/tokenizer-json-diff.mjs [--cli build/native/tokjson_cli] [--mb 8]
 //        [--only llama3,qwen3,deepseek_v3,gemma3]  (also gemma3:prepend, gemma3:metaspace)
 // Also checks the round trip: the tokens' bytes give the input back (for an NFC tokenizer, on
 // inputs that NFC leaves as they are; for the SentencePiece family (gemma3), on inputs without
@@ -20,7 +20,7 @@ const opt = (name, def) => {
   const i = args.indexOf(`--${name}`);
   return i >= 0 ? args[i + 1] : def;
 };
-const cli = path.resolve(root, opt('cli', 'build/native-tok/tokjson_cli'));
+const cli = path.resolve(root, opt('cli', 'build/native/tokjson_cli'));
 const budget = Number(opt('mb', '8')) * 1e6; // bytes of real files per vocabulary
 const only = opt('only', 'llama3,qwen3,deepseek_v3,gemma3').split(',');
 
