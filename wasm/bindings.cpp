@@ -518,6 +518,10 @@ class TokenizerHandle {
     }
     // A Hugging Face tokenizer.json (load_tokenizer_json); the JSON text is not kept.
     std::string loadJson(uintptr_t data, double size, std::string name) {
+        Status st = wasm_heap().reserve(
+            static_cast<double>(AnalysisLimits::tokenizer_json_load_bytes_per_byte) * size,
+            "loading a tokenizer.json");
+        if (!st.ok()) return st.message();
         return load_tokenizer_json(
                    std::string_view(ptr<const char>(data), static_cast<size_t>(size)),
                    std::move(name), &vocab_)

@@ -37,6 +37,10 @@ struct AnalysisLimits {
     static constexpr size_t walk_bytes_per_byte = 40;
     // What tokenizing alone (hr.encode) takes per byte, reserved before it starts.
     static constexpr size_t encode_bytes_per_byte = 48;
+    // What loading a tokenizer.json takes per byte of the file at its peak (the parse tape, the
+    // vocabulary and its tables while the file is still held), reserved before it starts. In
+    // WebAssembly the real files measure 4.9 (DeepSeek-V3) to 10.3 (Gemma 3).
+    static constexpr size_t tokenizer_json_load_bytes_per_byte = 12;
     // The largest source whose analysis fits the budget at heap_per_byte, in whole MiB.
     static constexpr size_t max_bytes =
         (HeapCeiling::bytes - HeapCeiling::reserve) / heap_per_byte >> 20 << 20;

@@ -72,6 +72,17 @@ for (const { name, simd } of BUILDS) {
       model.dispose();
     });
 
+    it('loading a tokenizer.json checks its memory before it parses', async () => {
+      const hr = await init({ simd });
+      const release = fillHeap(hr, 40 * MiB);
+      // qwen3.json is 5.1 MB: its load reserves 12 bytes per byte, over the 40 MB left.
+      await assert.rejects(hr.loadTokenizer('qwen3'), (e) => oom(e) && /loading a tokenizer\.json/.test(e.message));
+      release();
+      assert.equal(hr._runtime.generation, 0, 'no abort: the same instance');
+      await hr.loadTokenizer('qwen3');
+      assert.deepEqual(hr.decode(hr.encode('def f(): pass', { tokenizer: 'qwen3' }), { tokenizer: 'qwen3' }), 'def f(): pass');
+    });
+
     it('a module that aborts is replaced: the failing call throws a HiRoPEError, the next one works', async () => {
       const hr = await init({ simd, tokenizers: ['cl100k'] });
       const model = await hr.model.load();
