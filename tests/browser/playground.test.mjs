@@ -901,6 +901,10 @@ describe('playground (headless Chromium)', () => {
   it('degrades gracefully on a big input: downsampled, progress shown, the page stays responsive', async () => {
     const page = await openPage(site.browser, site.url);
     await ready(page);
+    // A head dimension of 256 makes the run take several times the 150 ms after which the page
+    // shows its progress bar (at the default 64 it takes about 150 ms on this machine: a race).
+    await openMore(page, 'shared-controls');
+    await redraw(page, () => page.fill('#c-headDim', '256'));
     const big = SAMPLES.python.repeat(16); // ~6,000 tokens
     await page.evaluate(() => {
       window.longestGap = 0;
