@@ -748,11 +748,10 @@ Status analyze(std::string_view code, const AnalyzeOptions& options, Analysis* o
                      [&](const detail::LanguageRules& rules, TSTree* tree) {
                          // The walk's bound covers the built-in tokenizers; a vocabulary
                          // whose encode takes more per byte adds the difference.
+                         const size_t base = AnalysisLimits::encode_bytes_per_byte;
                          const size_t extra =
                              options.vocabulary
-                                 ? options.vocabulary->encode_heap_per_byte() -
-                                       std::min(options.vocabulary->encode_heap_per_byte(),
-                                                AnalysisLimits::encode_bytes_per_byte)
+                                 ? std::max(options.vocabulary->encode_heap_per_byte(), base) - base
                                  : 0;
                          Status st = options.heap.reserve(
                              static_cast<double>(AnalysisLimits::walk_bytes_per_byte + extra) *

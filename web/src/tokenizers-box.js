@@ -50,6 +50,7 @@ export class TokenizersBox {
     box.append(summary, el('p', { class: 'muted' }, 'Where a model puts token boundaries decides what HiRoPE\'s units hold. Click a row to use that tokenizer for the maps; drop a tokenizer.json here to add your own.'), this.table, bar, this.message);
     parent.append(box);
     this.box = box;
+    box.addEventListener('toggle', () => box.open && this.refresh());
 
     this.all.addEventListener('click', () => {
       for (const name of this.builtins) this.counted.add(name);
@@ -104,12 +105,15 @@ export class TokenizersBox {
     }
   }
 
-  /** After a redraw: the code, the analysis options (language, gaps) and the tokenizer in use. */
+  /**
+   * After a redraw: the code, the analysis options (language, gaps) and the tokenizer in use.
+   * Counting is worker A's work on every edit, so a closed box counts only once it is opened.
+   */
   update(code, options, tokenizer) {
     this.current = tokenizer;
     if (tokenizer !== 'lexical') this.counted.add(tokenizer);
     this.last = { code, options };
-    this.refresh();
+    if (this.box.open) this.refresh();
   }
 
   async refresh() {
@@ -133,7 +137,6 @@ export class TokenizersBox {
   render(rows) {
     const body = this.table.tBodies[0];
     const bytes = new TextEncoder().encode(this.last.code).length;
-    this.rows = rows;
     body.replaceChildren(
       ...rows.map((r) => {
         if (r.error) {
