@@ -74,9 +74,11 @@ options:
                       hirope-1/3-segments32, or a JSON model option object such as
                       '{"scheme":{"type":"hirope","ratio":0.25},"hierarchy":"segments"}'
                       (default: every preset)
-  --length N          window length in bytes (default 8 x the training context)
+  --length N          window length in bytes, or tokens (default 8 x the training context)
   --per-file K        at most K windows per file (default: all)
-  --weights FILE      a weights file (default: the package's data/pybyte.hrm)
+  --model NAME        a shipped model: pybyte (bytes, the default) or pyjs-llama2 (llama2
+                      tokens: lengths and losses count tokens)
+  --weights FILE      a weights file (default: the shipped model's)
   --json              print per-scheme bucket means as JSON
   --help              this text`,
   generate: `usage: hirope generate FILE [options]
@@ -88,7 +90,8 @@ options:
   --max-bytes N       bytes to generate (default 256)
   --temperature T     sampling temperature, 0 = greedy (default 0.8)
   --seed N            sampling seed (default 1)
-  --weights FILE      a weights file (default: the package's data/pybyte.hrm)
+  --model NAME        a shipped model: pybyte (default) or pyjs-llama2
+  --weights FILE      a weights file (default: the shipped model's)
   --help              this text`,
 };
 
@@ -111,6 +114,7 @@ const OPTIONS = {
   '--source': { key: 'source', value: true },
   '--png': { key: 'png', value: true },
   '--weights': { key: 'weights', value: true },
+  '--model': { key: 'model', value: true },
   '--scheme': { key: 'scheme', value: true },
   '--window': { key: 'window', value: true },
   '--ratio': { key: 'ratio', value: true },
@@ -131,8 +135,8 @@ const COMMAND_OPTIONS = {
   analyze: [...ANALYSIS_OPTIONS, '--json'],
   attention: ['--png', '--scheme', '--window', '--ratio', '--base', '--head-dim', '--source', '--size', ...ANALYSIS_OPTIONS],
   bench: ['--n', '--head-dim', '--repeats'],
-  'eval-model': ['--scheme', '--length', '--per-file', '--weights', '--json'],
-  generate: ['--scheme', '--max-bytes', '--temperature', '--seed', '--weights'],
+  'eval-model': ['--scheme', '--length', '--per-file', '--model', '--weights', '--json'],
+  generate: ['--scheme', '--max-bytes', '--temperature', '--seed', '--model', '--weights'],
 };
 // Options that may be given more than once (each value kept, in order).
 const REPEATABLE = { 'eval-model': ['--scheme'] };
@@ -520,6 +524,9 @@ async function bench(opts) {
 }
 
 async function loadModel(hr, opts) {
+  if (opts.model !== undefined && opts.weights !== undefined) throw new UsageError('give --model or --weights, not both');
+  if (opts.model !== undefined && !hr.model.names.includes(opts.model)) throw new UsageError(`--model needs one of ${hr.model.names.join(', ')}, got '${opts.model}'`);
+  if (opts.model !== undefined) return hr.model.load({ name: opts.model });
   return hr.model.load(opts.weights ? { data: readInput(opts.weights, hr.limits.maxModelFileBytes, 'model file') } : {});
 }
 
@@ -547,8 +554,9 @@ async function evalModel(opts) {
   const names = opts.schemes || Object.keys(presets);
   const options = names.map((name) => modelOptions(name, presets));
   const files = opts.positional.map((name) => ({ name, bytes: readInput(name, hr.limits.maxSourceBytes, 'source') }));
-  const windows = windowsOf(files, length, perFile);
-  if (windows.length === 0) throw new HiRoPEError(`no file holds ${length} bytes (one window); pass a smaller --length`);
+  const unit = model.tokenizer ? 'token' : 'byte';
+  const windows = windowsOf(files, length, perFile, model);
+  if (windows.length === 0) throw new HiRoPEError(`no file holds ${length} ${unit}s (one window); pass a smaller --length`);
   // A window is one call of the model: at most its input limit.
   if (length > model.maxInputBytes) throw new UsageError(`--length needs an integer in [2, ${model.maxInputBytes}] (the model's input limit), got '${opts.length}'`);
   const edges = defaultBuckets(L, length);
@@ -563,10 +571,10 @@ async function evalModel(opts) {
   });
   if (opts.json) {
     const bytes = Object.fromEntries(RECALL_CLASSES.map((cls, c) => [cls, classBytes[c]]));
-    process.stdout.write(JSON.stringify({ model: model.config.name, length, windows: windows.length, buckets: edges, bitsPerByte: results, recall: { bytes, bitsPerByte: recall } }) + '\n');
+    process.stdout.write(JSON.stringify({ model: model.config.name, unit, length, windows: windows.length, buckets: edges, bitsPerByte: results, recall: { bytes, bitsPerByte: recall } }) + '\n');
     return;
   }
-  console.log(`${model.config.name}: ${windows.length} windows of ${length} bytes from ${files.length} files; bits/byte by position (training context ${L})`);
+  console.log(`${model.config.name}: ${windows.length} windows of ${length} ${unit}s from ${files.length} files; bits/${unit} by position (training context ${L})`);
   const width = Math.max(12, ...names.map((n) => n.length + 2));
   console.log('position'.padEnd(12) + names.map((n) => n.padStart(width)).join(''));
   for (let b = 0; b + 1 < edges.length; b++) {
@@ -575,7 +583,7 @@ async function evalModel(opts) {
   for (const cls of ['far', 'near']) {
     const count = classBytes[RECALL_CLASSES.indexOf(cls)];
     const cell = (n) => (count ? recall[n][cls].toFixed(3) : '—').padStart(width);
-    console.log(`${cls}-recall`.padEnd(12) + names.map(cell).join('') + `   (${count} bytes)`);
+    console.log(`${cls}-recall`.padEnd(12) + names.map(cell).join('') + `   (${count} ${unit}s)`);
   }
 }
 

@@ -1,7 +1,13 @@
-// The code model's evaluation, shared by `hirope eval-model`, scripts/model-tune.mjs and
-// scripts/model-report.mjs: windows of files, per-byte losses by position bucket and by recall
-// class (recallClasses: far, near, first, other), the recall probe, and the preset schemes.
-import { recallClasses, RECALL_CLASSES } from '../dist/index.js';
+// The code models' evaluation, shared by `hirope eval-model`, scripts/model-tune.mjs and
+// scripts/model-report.mjs: windows of files, per-byte (a token model: per-token) losses by
+// position bucket and by recall class (recallClasses / tokenRecallClasses: far, near, first,
+// other), the recall probe, and the preset schemes.
+import { recallClasses, tokenRecallClasses, RECALL_CLASSES } from '../dist/index.js';
+
+/** The language of a file by its extension: Python, or JavaScript for .js, .mjs, .cjs. */
+export function languageOf(file) {
+  return /\.[cm]?js$/.test(file) ? 'javascript' : 'python';
+}
 
 /** Bucket edges for a training context L: [0, L), [L, 2L), [2L, 4L), [4L, 8L), ... up to length. */
 export function defaultBuckets(trainingContext, length) {
@@ -10,18 +16,46 @@ export function defaultBuckets(trainingContext, length) {
   return edges;
 }
 
-/** Consecutive windows of `length` bytes of each file (at most `perFile`, evenly spread). */
-export function windowsOf(files, length, perFile = Infinity) {
+/**
+ * Consecutive windows of `length` bytes of each file (at most `perFile`, evenly spread). With a
+ * token model (model.tokenizer), windows of `length` tokens of the whole file's tokens: { ids,
+ * start, end (byte spans in bytes), bytes (the window's), offset (its first token) }.
+ */
+export function windowsOf(files, length, perFile = Infinity, model = null) {
   const out = [];
   for (const { name, bytes } of files) {
-    const count = Math.floor(bytes.length / length);
+    const language = languageOf(name);
+    const tokens = model?.tokenizer ? model.positions(bytes, { hierarchy: 'segments' }).tokens : null;
+    const count = Math.floor((tokens ? tokens.ids.length : bytes.length) / length);
     const take = Math.min(count, perFile);
     for (let w = 0; w < take; w++) {
       const index = take === count ? w : Math.floor((w * count) / take);
-      out.push({ file: name, source: bytes, offset: index * length, bytes: bytes.subarray(index * length, (index + 1) * length) });
+      const a = index * length;
+      if (!tokens) {
+        out.push({ file: name, language, source: bytes, offset: a, bytes: bytes.subarray(a, a + length) });
+        continue;
+      }
+      const b0 = tokens.start[a];
+      const start = tokens.start.slice(a, a + length).map((x) => x - b0);
+      const end = tokens.end.slice(a, a + length).map((x) => x - b0);
+      out.push({ file: name, language, source: bytes, offset: a, ids: tokens.ids.slice(a, a + length), start, end, bytes: bytes.subarray(b0, b0 + end[length - 1]) });
     }
   }
   return out;
+}
+
+/** The token span [first, last + 1) of the tokens that overlap the byte span [a, b). */
+export function tokenSpan(tokens, [a, b]) {
+  let first = -1;
+  let last = -1;
+  for (let k = 0; k < tokens.ids.length; k++) {
+    if (tokens.start[k] < b && tokens.end[k] > a) {
+      if (first < 0) first = k;
+      last = k;
+    }
+  }
+  if (first < 1) throw new RangeError(`no predicted token overlaps bytes [${a}, ${b})`);
+  return [first, last + 1];
 }
 
 // The model options of one window: with a parsed hierarchy (units, statements) the positions are
@@ -32,7 +66,8 @@ function windowOptions(model, w, options, cache) {
   const type = typeof scheme === 'string' ? scheme : scheme?.type;
   const hierarchy = options.hierarchy ?? (options.segmentSize ? 'segments' : 'units');
   if (type !== 'hirope' || hierarchy === 'segments' || !w.source || options.positions) return options;
-  const { hierarchy: _h, language, gap, descendClasses, ...rest } = options;
+  const { hierarchy: _h, gap, descendClasses, ...rest } = options;
+  const language = options.language ?? w.language;
   const key = `${hierarchy}\u0000${language ?? ''}\u0000${gap ?? ''}\u0000${descendClasses ?? ''}`;
   let perFile = cache.get(w.source);
   if (!perFile) cache.set(w.source, (perFile = new Map()));
@@ -42,7 +77,7 @@ function windowOptions(model, w, options, cache) {
     perFile.set(key, whole);
   }
   const cut = (xs) => {
-    const part = xs.slice(w.offset, w.offset + w.bytes.length);
+    const part = xs.slice(w.offset, w.offset + (w.ids ?? w.bytes).length);
     const first = part[0];
     return part.map((x) => x - first);
   };
@@ -63,8 +98,8 @@ export function bucketLosses(model, windows, options, edges, reach = model.confi
   const classCounts = [];
   const cache = new Map();
   windows.forEach((w, wi) => {
-    const { losses } = model.loss(w.bytes, windowOptions(model, w, options, cache));
-    const classes = recallClasses(w.bytes, reach);
+    const { losses } = model.loss(w.ids ?? w.bytes, windowOptions(model, w, options, cache));
+    const classes = w.ids ? tokenRecallClasses(w.bytes, w.start, w.end, reach) : recallClasses(w.bytes, reach);
     const row = new Array(edges.length - 1).fill(0);
     const cs = new Array(RECALL_CLASSES.length).fill(0);
     const cc = new Array(RECALL_CLASSES.length).fill(0);
@@ -124,8 +159,8 @@ export function inventedName(rand, style, size = 9) {
 }
 
 /**
- * Recall probes: for every file and filler length F, `def NAME(value):` ..., about F bytes of the
- * file's own code, then `result = NAME(value)`; and its control, the same text with the
+ * Recall probes: for every file and filler length F, `def NAME(value):` ... (a JavaScript file:
+ * `function NAME(value) {...}`), about F bytes of the file's own code, then `result = NAME(value)`; and its control, the same text with the
  * definition's name replaced by another invented name (so the call is a first occurrence).
  * [{ file, filler, style, probe, control, use: [start, end) }], texts as Uint8Arrays; the use
  * span is the called name's bytes.
@@ -148,7 +183,9 @@ export function recallProbes(files, fillers, seed = 1) {
         body += line + '\n';
       }
       if (body.length < filler) continue; // a file too short for this filler
-      const make = (defined) => `def ${defined}(value):\n    return value + 1\n\n${body}\nresult = ${called}(value)\n`;
+      const make = languageOf(file) === 'javascript'
+        ? (defined) => `function ${defined}(value) {\n  return value + 1;\n}\n\n${body}\nresult = ${called}(value);\n`
+        : (defined) => `def ${defined}(value):\n    return value + 1\n\n${body}\nresult = ${called}(value)\n`;
       const probe = make(called);
       const start = encoder.encode(probe.slice(0, probe.lastIndexOf(called))).length;
       out.push({

@@ -22,7 +22,7 @@ const hashed = (file) => {
 };
 const assets = {};
 for (const file of fs.readdirSync(dist)) if (file.endsWith('.wasm')) assets[file] = hashed(file);
-assets['data/pybyte.hrm'] = hashed('data/pybyte.hrm');
+for (const file of fs.readdirSync(path.join(dist, 'data'))) if (file.endsWith('.hrm')) assets[`data/${file}`] = hashed(`data/${file}`);
 
 await esbuild.build({
   absWorkingDir: root,

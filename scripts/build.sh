@@ -38,7 +38,9 @@ for variant in simd scalar; do
 done
 rm -f dist/data/*.bin dist/data/*.json
 cp build/data/*.bin build/data/*.json dist/data/
-cp models/pybyte.hrm dist/data/
+# The shipped code models (wasm/runtime.js MODEL_FILES), loaded lazily.
+rm -f dist/data/*.hrm
+cp models/*.hrm dist/data/
 node tools/embed-wgsl.mjs dist/webgpu-kernels.js
 cp wasm/api.js wasm/errors.js wasm/vocabulary.js wasm/runtime.js wasm/init.js wasm/analysis-codec.js wasm/model.js wasm/webgpu.js \
   wasm/index.js wasm/core.js wasm/worker.js wasm/worker-client.js wasm/colormap.js wasm/recall.js \

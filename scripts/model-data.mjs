@@ -8,9 +8,13 @@ import { fileURLToPath } from 'node:url';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-/** The files of a manifest split that are on this machine as listed: { files, skipped }. */
-export function splitFiles(split) {
-  const manifest = fs.readFileSync(path.join(root, 'training/manifest.tsv'), 'utf8').split('\n')
+/**
+ * The files of a manifest split (the config's data.manifest, training/manifest.tsv by default) that
+ * are on this machine as listed: { files, skipped }. Relative paths are the repository's.
+ */
+export function splitFiles(split, config = readConfig()) {
+  const listed = config.data?.manifest ?? 'training/manifest.tsv';
+  const manifest = fs.readFileSync(path.join(root, listed), 'utf8').split('\n')
     .filter((l) => l && !l.startsWith('#')).map((l) => l.split('\t'));
   const files = [];
   const skipped = [];
@@ -18,7 +22,7 @@ export function splitFiles(split) {
     if (part !== split) continue;
     let bytes;
     try {
-      bytes = new Uint8Array(fs.readFileSync(file));
+      bytes = new Uint8Array(fs.readFileSync(path.resolve(root, file)));
     } catch {
       skipped.push(`${file} (missing)`);
       continue;
@@ -34,7 +38,22 @@ export function splitFiles(split) {
 }
 
 export const configPath = path.join(root, 'training/config.json');
-export const readConfig = () => JSON.parse(fs.readFileSync(configPath, 'utf8'));
+/** A model's training config (training/config.json: the byte model's). */
+export const readConfig = (file = configPath) => JSON.parse(fs.readFileSync(file, 'utf8'));
+
+/**
+ * The shipped models the evaluation covers: name, training config, weights. The report has a part
+ * for each; model-tune and model-report take --model NAME.
+ */
+export const MODELS = Object.freeze([
+  { name: 'pybyte', config: configPath, weights: path.join(root, 'models/pybyte.hrm') },
+  { name: 'pyjs-llama2', config: path.join(root, 'training/config-pyjs.json'), weights: path.join(root, 'models/pyjs-llama2.hrm') },
+]);
+export const modelByName = (name) => {
+  const m = MODELS.find((x) => x.name === name);
+  if (!m) throw new Error(`--model must be one of ${MODELS.map((x) => x.name).join(', ')}, got ${name}`);
+  return m;
+};
 
 export const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 export const sd = (xs) => {

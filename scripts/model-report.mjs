@@ -1,25 +1,32 @@
 #!/usr/bin/env node
-// Regenerates docs/model-eval.md: hirope's code model beyond its training length, for every scheme
-// and both baselines, on the held-out split of training/manifest.tsv, with settings chosen
-// beforehand on the tuning split (scripts/model-tune.mjs -> training/config.json):
-//   - bits/byte by position bucket at 4x and 8x the training context, and on far-recall bytes
-//     (identifier bytes whose previous occurrence is more than the training context back, with
-//     none nearer: recallClasses) against near-recall and first-occurrence bytes;
+// Regenerates docs/model-eval.md: hirope's code models beyond their training length, for every
+// scheme and both baselines, on the held-out split of each model's manifest, with settings chosen
+// beforehand on its tuning split (scripts/model-tune.mjs -> the model's training config):
+//   - bits/byte (the token model: bits/token) by position bucket at 4x and 8x the training
+//     context, and on far-recall bytes or tokens (identifiers whose previous occurrence is more
+//     than the training context back, with none nearer: recallClasses, tokenRecallClasses)
+//     against near-recall and first occurrences;
 //   - the recall probe: a definition, filler code of a chosen length, a call; against the same text
 //     with the definition renamed;
-//   - the copy control of the trainer's probes (models/pybyte-vectors.json).
+//   - the copy control of the trainer's probes (models/<name>-vectors.json).
 // Standard errors are of per-file means (windows of one file are correlated).
 //
-//   node scripts/model-report.mjs [--per-file K] [--weights models/pybyte.hrm] [--out FILE] [--reuse]
+//   node scripts/model-report.mjs [--model pybyte|pyjs-llama2] [--per-file K] [--weights FILE]
+//                                 [--max-windows N] [--tag TAG] [--schemes a,b,...] [--out FILE]
+//                                 [--reuse]
 //
-// The per-window numbers are kept in models/<weights name>-eval.json; --reuse writes the report
-// from them again without running the model (to change the text, not the numbers).
+// The per-window numbers of a model are kept in models/<weights name>[-TAG]-eval.json; the report
+// has a part for every model whose numbers are kept (the one measured now and the others from
+// their files), so --reuse (no model run) or a run of one model rewrites the whole report. --tag
+// with --weights measures other weights of a model (a second training seed) under the same tuned
+// settings; --schemes limits a run to some presets (the baselines are always run); --max-windows
+// keeps the first N windows of each length (files in manifest order) and the probes of their files.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import init, { RECALL_CLASSES } from '../dist/index.js';
-import { bucketLabel, bucketLosses, defaultBuckets, presetSchemes, recallProbes, spanBits, windowsOf } from '../bin/model-eval.mjs';
-import { mean, overFiles, pairedByFile, perFile, pm, readConfig, root, sd, splitFiles } from './model-data.mjs';
+import { bucketLabel, bucketLosses, defaultBuckets, presetSchemes, recallProbes, spanBits, tokenSpan, windowsOf } from '../bin/model-eval.mjs';
+import { MODELS, mean, modelByName, overFiles, pairedByFile, perFile, pm, readConfig, root, sd, splitFiles } from './model-data.mjs';
 
 const args = process.argv.slice(2);
 const arg = (name, fallback) => {
@@ -27,40 +34,49 @@ const arg = (name, fallback) => {
   return i >= 0 ? args[i + 1] : fallback;
 };
 const perFileWindows = Number(arg('--per-file', 4));
-const weights = arg('--weights', path.join(root, 'models/pybyte.hrm'));
+const maxWindows = Number(arg('--max-windows', Infinity));
+const which = modelByName(arg('--model', 'pybyte'));
+const weights = arg('--weights', which.weights);
+const tag = arg('--tag', '');
+const only = arg('--schemes', '') ? arg('--schemes', '').split(',') : null;
 const outFile = arg('--out', path.join(root, 'docs/model-eval.md'));
-const base = path.basename(weights, '.hrm');
-const dataFile = path.join(path.dirname(weights), `${base}-eval.json`);
-const vectorsFile = path.join(path.dirname(weights), `${base}-vectors.json`);
 const reuse = args.includes('--reuse');
-
-const config = readConfig();
-const tuned = config.evaluation?.tuned;
-if (!tuned) {
-  console.error('model-report: training/config.json has no evaluation.tuned: run node scripts/model-tune.mjs first (it chooses settings on the tuning split)');
-  process.exit(1);
-}
-const { files, skipped } = splitFiles('held-out');
-const hr = await init();
-const model = await hr.model.load({ data: new Uint8Array(fs.readFileSync(weights)) });
-const L = model.config.trainingContext;
-// A tuned family replaces its untuned preset; hirope-0.5-units stays as the paper's default.
-const tunedOf = (family) => (tuned[`${family} (tuned)`] ? `${family} (tuned)` : family);
-const BASELINES = [tunedOf('sliding-window'), 'truncate'];
-const SCHEMES = [...new Set([...BASELINES, 'rope', 'pi', 'ntk', tunedOf('yarn'), 'hirope-0.5-units', ...Object.keys(tuned)])];
-const FILLERS = [L / 4, 2 * L, 4 * L, 7 * L].map(Math.round);
-const started = performance.now();
-const saved = reuse ? JSON.parse(fs.readFileSync(dataFile, 'utf8')) : { model: model.config.name, seconds: 0, runs: {} };
 const log = (s) => console.error(`model-report: ${s}`);
+const dataFileOf = (weightsFile, t = '') => path.join(root, 'models', `${path.basename(weightsFile, '.hrm')}${t ? `-${t}` : ''}-eval.json`);
+const hr = await init();
+
+// The schemes a model's report compares: both baselines, the untuned presets and the tuned ones.
+function schemesOf(config) {
+  const tuned = config.evaluation?.tuned ?? {};
+  const tunedOf = (family) => (tuned[`${family} (tuned)`] ? `${family} (tuned)` : family);
+  const baselines = [tunedOf('sliding-window'), 'truncate'];
+  return { tuned, baselines, schemes: [...new Set([...baselines, 'rope', 'pi', 'ntk', tunedOf('yarn'), 'hirope-0.5-units', ...Object.keys(tuned)])] };
+}
 
 // ---------------------------------------------------------------------------------------------
 // Measurements (skipped with --reuse)
 
 if (!reuse) {
+  const config = readConfig(which.config);
+  const { tuned, baselines, schemes: all } = schemesOf(config);
+  if (!config.evaluation?.tuned) {
+    console.error(`model-report: ${path.relative(root, which.config)} has no evaluation.tuned: run node scripts/model-tune.mjs --model ${which.name} first (it chooses settings on the tuning split)`);
+    process.exit(1);
+  }
+  const SCHEMES = only ? [...new Set([...baselines, ...only])] : all;
+  const { files } = splitFiles('held-out', config);
+  const model = await hr.model.load({ data: new Uint8Array(fs.readFileSync(weights)) });
+  const L = model.config.trainingContext;
+  // Probe fillers in bytes: for the token model about 3 bytes per token, so that they fall at the
+  // same multiples of its context.
+  const perUnit = model.tokenizer ? 3 : 1;
+  const FILLERS = [L / 4, 2 * L, 4 * L, 7 * L].map((f) => Math.round(f * perUnit));
+  const started = performance.now();
+  const saved = { model: model.config.name, config: model.config, weights: path.relative(root, weights), perFile: perFileWindows, maxWindows: Number.isFinite(maxWindows) ? maxWindows : null, seconds: 0, runs: {} };
   for (const multiple of [4, 8]) {
     const length = multiple * L;
     const presets = presetSchemes(L, length, tuned);
-    const windows = windowsOf(files, length, perFileWindows);
+    const windows = windowsOf(files, length, perFileWindows, model).slice(0, maxWindows);
     const edges = defaultBuckets(L, length);
     const run = { length, edges, windows: windows.map((w) => ({ file: w.file, offset: w.offset })), schemes: {} };
     for (const name of SCHEMES) {
@@ -72,29 +88,34 @@ if (!reuse) {
     }
     saved.runs[multiple] = run;
   }
-  // The recall probe, at the 8x presets (every probe fits in 8L bytes).
-  const probes = recallProbes(files, FILLERS, 7);
+  // The recall probe, at the 8x presets (every probe fits in 8L).
+  const probed = new Set(saved.runs[8].windows.map((w) => w.file));
+  const probes = tag ? [] : recallProbes(files.filter((f) => Number.isFinite(maxWindows) ? probed.has(f.name) : true), FILLERS, 7);
   const presets = presetSchemes(L, 8 * L, tuned);
   saved.probes = { fillers: FILLERS, items: probes.map(({ file, filler, style, use }) => ({ file, filler, style, use })), schemes: {} };
   for (const name of SCHEMES) {
     const t0 = performance.now();
     saved.probes.schemes[name] = probes.map((p) => [p.probe, p.control].map((text) => {
-      const options = { ...presets[name] };
-      return spanBits(model.loss(text, options).losses, p.use);
+      const r = model.loss(text, { ...presets[name] });
+      return spanBits(r.losses, r.tokens ? tokenSpan(r.tokens, p.use) : p.use);
     }));
     log(`probe ${name}: ${probes.length} probes in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   }
-  // The copy control of the trainer's probes, through this inference (RoPE, within L).
-  const vectors = JSON.parse(fs.readFileSync(vectorsFile, 'utf8'));
-  saved.copy = (vectors.copy_control?.probes ?? []).map((p) => {
-    const { losses } = model.loss(new Uint8Array(Buffer.from(p.input, 'base64')));
-    return { style: p.style, first: spanBits(losses, p.first), second: spanBits(losses, p.second) };
-  });
-  saved.copyThreshold = vectors.copy_control?.threshold_bits;
+  // The copy control of the trainer's probes, through this inference (RoPE, within L): a token
+  // model's probes carry the trainer's ids and token spans.
+  const vectors = JSON.parse(fs.readFileSync(path.join(path.dirname(which.weights), `${path.basename(which.weights, '.hrm')}-vectors.json`), 'utf8'));
+  if (!tag) {
+    saved.copy = (vectors.copy_control?.probes ?? []).map((p) => {
+      const input = p.ids ? Int32Array.from(p.ids) : new Uint8Array(Buffer.from(p.input, 'base64'));
+      const { losses } = model.loss(input);
+      return { style: p.style, first: spanBits(losses, p.first), second: spanBits(losses, p.second) };
+    });
+    saved.copyThreshold = vectors.copy_control?.threshold_bits;
+  }
   saved.seconds = Math.round((performance.now() - started) / 1000);
   saved.machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${hr.backend}`;
-  fs.writeFileSync(dataFile, JSON.stringify(saved) + '\n');
-  log(`kept the per-window data in ${path.relative(root, dataFile)}`);
+  fs.writeFileSync(dataFileOf(weights, tag), JSON.stringify(saved) + '\n');
+  log(`kept the per-window data in ${path.relative(root, dataFileOf(weights, tag))}`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -104,7 +125,6 @@ const FAR = RECALL_CLASSES.indexOf('far');
 const NEAR = RECALL_CLASSES.indexOf('near');
 const FIRST = RECALL_CLASSES.indexOf('first');
 const f3 = (x) => x.toFixed(3);
-const label = (name) => (tuned[name] ? `${name}: ${settings(tuned[name])}` : name);
 function settings(o) {
   const s = typeof o.scheme === 'string' ? { type: o.scheme } : o.scheme;
   const parts = [];
@@ -118,12 +138,26 @@ function settings(o) {
   return parts.join(', ');
 }
 
+// One model's part of the report, from its saved data: { summary lines, body lines }.
+function part(which) {
+const dataFile = dataFileOf(which.weights);
+const saved = JSON.parse(fs.readFileSync(dataFile, 'utf8'));
+const config = readConfig(which.config);
+const { tuned, baselines: BASELINES, schemes: listed } = schemesOf(config);
+const SCHEMES = listed.filter((n) => saved.runs[4].schemes[n]);
+const modelConfig = saved.config ?? hr.model.inspect(new Uint8Array(fs.readFileSync(which.weights)));
+const L = modelConfig.trainingContext;
+const u = modelConfig.tokenizer ? 'token' : 'byte';
+const manifest = config.data?.manifest ?? 'training/manifest.tsv';
+const { files, skipped } = splitFiles('held-out', config);
+const vectorsFile = path.join(path.dirname(which.weights), `${path.basename(which.weights, '.hrm')}-vectors.json`);
+const label = (name) => (tuned[name] ? `${name}: ${settings(tuned[name])}` : name);
 const out = [];
-out.push('# The code model beyond its training length');
+out.push(`# ${modelConfig.tokenizer ? `The token model (${modelConfig.tokenizer} tokens)` : 'The byte model'}: \`${modelConfig.name}\``);
 out.push('');
-out.push(`Generated by \`node scripts/model-report.mjs\` (${saved.seconds} s on ${saved.machine}) from the per-window data it keeps in \`${path.relative(root, dataFile)}\`. Model: \`${model.config.name}\` (${model.config.parameters.toLocaleString('en')} parameters, ${model.config.layers} layers, trained at ${L} bytes by \`training/train.py\`; see [model.md](model.md)). Every scheme is applied at inference only; the model never saw a position past ${L - 1}.`);
+out.push(`Generated by \`node scripts/model-report.mjs --model ${which.name}\` (${saved.seconds} s on ${saved.machine}) from the per-window data it keeps in \`${path.relative(root, dataFile)}\`. Model: \`${modelConfig.name}\` (${modelConfig.parameters.toLocaleString('en')} parameters, ${modelConfig.layers} layers, trained at ${L} ${u}s by \`training/train.py\` with \`${path.relative(root, which.config)}\`; see [model.md](model.md)). Every scheme is applied at inference only; the model never saw a position past ${L - 1}.${u === 'token' ? ' Every length, position and loss below counts llama2 tokens: bits/token.' : ''}`);
 out.push('');
-out.push(`**Splits.** Settings were chosen on the tuning split (${config.evaluation.files} files of \`training/manifest.tsv\`, ${config.evaluation.windows} windows of ${config.evaluation.length} bytes; criterion: ${config.evaluation.criterion}) by \`scripts/model-tune.mjs\`, written to \`training/config.json\` before this run; every number below is from the held-out split (${files.length} files), which the tuning never read. Neither split was trained on.`);
+out.push(`**Splits.** Settings were chosen on the tuning split (${config.evaluation.files} files of \`${manifest}\`, ${config.evaluation.windows} windows of ${config.evaluation.length} ${u}s; criterion: ${config.evaluation.criterion}) by \`scripts/model-tune.mjs\`, written to \`${path.relative(root, which.config)}\` before this run; every number below is from the held-out split (${files.length} files), which the tuning never read. Neither split was trained on.`);
 out.push('');
 
 // The tuned setting of a family with the lowest bits/byte on the tuning split.
@@ -173,9 +207,9 @@ for (const run of runs) {
   });
 
   const lines = [];
-  lines.push(`## ${multiple}x the training context: windows of ${length} bytes`);
+  lines.push(`## ${multiple}x the training context: windows of ${length} ${u}s`);
   lines.push('');
-  lines.push(`${windows.length} windows from ${fileNames.length} held-out files (at most ${perFileWindows} per file); ${farBytes.toLocaleString('en')} far-recall bytes, ${nearBytes.toLocaleString('en')} near-recall bytes. Bits/byte by the position of the predicted byte, then on far-recall bytes (previous occurrence more than ${L} bytes back), near-recall bytes (within ${L}) and first occurrences. The last column: far-recall bits/byte minus the better baseline's (${baseline}), ± the standard error of the paired difference by file. Sorted by far-recall bits/byte.`);
+  lines.push(`${windows.length} windows from ${fileNames.length} held-out files (at most ${saved.perFile ?? 4} per file${saved.maxWindows ? `, the first ${saved.maxWindows} in manifest order` : ''}); ${farBytes.toLocaleString('en')} far-recall ${u}s, ${nearBytes.toLocaleString('en')} near-recall ${u}s. Bits/${u} by the position of the predicted ${u}, then on far-recall ${u}s (previous occurrence more than ${L} ${u}s back), near-recall ${u}s (within ${L}) and first occurrences. The last column: far-recall bits/${u} minus the better baseline's (${baseline}), ± the standard error of the paired difference by file. Sorted by far-recall bits/${u}.`);
   lines.push('');
   lines.push(`| scheme | ${edges.slice(0, -1).map((_, b) => bucketLabel(edges, b)).join(' | ')} | far-recall | near-recall | first | far − ${baseline} |`);
   lines.push(`|---|${'---:|'.repeat(buckets + 3)}---:|`);
@@ -195,7 +229,7 @@ const probeVerdicts = [];
 {
   probeLines.push('## The recall probe');
   probeLines.push('');
-  probeLines.push(`Each held-out file gives one probe per filler length F: \`def NAME(value):\` and a one-line body, about F bytes of the file's own code, then \`result = NAME(value)\`. NAME is an invented name (random letters, CamelCase with digits or syllables, by file). The control is the same text with the definition's name replaced by another invented name of the same style, so the call is a first occurrence. Cells: bits/byte on the called name, probe / control; the gain is control − probe (what recalling the definition saves), ± its standard error over files. Schemes at their 8x settings; the definition is within the training context only for F = ${FILLERS[0]}.`);
+  probeLines.push(`Each held-out file gives one probe per filler length F: \`def NAME(value):\` and a one-line body, about F bytes of the file's own code, then \`result = NAME(value)\`. NAME is an invented name (random letters, CamelCase with digits or syllables, by file). The control is the same text with the definition's name replaced by another invented name of the same style, so the call is a first occurrence. Cells: bits/${u} on the called name, probe / control; the gain is control − probe (what recalling the definition saves), ± its standard error over files. Schemes at their 8x settings; the definition is within the training context only for F = ${probe.fillers[0]}.${u === 'token' ? ` F counts bytes (about ${L / 4}, ${2 * L}, ${4 * L} and ${7 * L} tokens).` : ''} A JavaScript file's probe is \`function NAME(value) { ... }\` and \`result = NAME(value);\`.`);
   probeLines.push('');
   probeLines.push(`| scheme | ${probe.fillers.map((f) => `F = ${f}`).join(' | ')} | ${probe.fillers.map((f) => `gain, F = ${f}`).join(' | ')} |`);
   probeLines.push(`|---|${'---:|'.repeat(2 * probe.fillers.length)}`);
@@ -227,11 +261,11 @@ const probeVerdicts = [];
   const recalling = SCHEMES.filter((n) => farFillers.some((f) => recalls(gains[n][f])));
   let largest = null;
   for (const n of SCHEMES) for (const f of farFillers) if (!largest || gains[n][f].diff > largest.g.diff) largest = { n, f, g: gains[n][f] };
-  probeVerdicts.push(`within the training context (F = ${probe.fillers[0]}) recalling the definition saves ${pm(within)} bits/byte on the name under RoPE`);
-  if (!canTell) probeVerdicts.push(`so the probe cannot tell: a model that does not recall within its context (a gain under 1 bit/byte or within two standard errors) has nothing for a scheme to extend`);
+  probeVerdicts.push(`within the training context (F = ${probe.fillers[0]}) recalling the definition saves ${pm(within)} bits/${u} on the name under RoPE`);
+  if (!canTell) probeVerdicts.push(`so the probe cannot tell: a model that does not recall within its context (a gain under 1 bit/${u} or within two standard errors) has nothing for a scheme to extend`);
   probeVerdicts.push(recalling.length
     ? `past it, ${recalling.map((n) => `${n} recalls it (${farFillers.map((f) => `F = ${f}: ${pm(gains[n][f])}`).join('; ')})`).join(', ')}`
-    : `past it (F = ${farFillers.join(', ')}), no scheme and no baseline recalls it: the largest gain is ${pm(largest.g)} (${largest.n}, F = ${largest.f}; the rule: a gain above two standard errors, at least 0.25 bits/byte and at least a quarter of RoPE's within the context)`);
+    : `past it (F = ${farFillers.join(', ')}), no scheme and no baseline recalls it: the largest gain is ${pm(largest.g)} (${largest.n}, F = ${largest.f}; the rule: a gain above two standard errors, at least 0.25 bits/${u} and at least a quarter of RoPE's within the context)`);
 }
 
 // The copy control
@@ -240,7 +274,7 @@ const copyVerdict = [];
 if (saved.copy?.length) {
   copyLines.push('## The copy control');
   copyLines.push('');
-  copyLines.push(`The trainer's probes (\`${path.relative(root, vectorsFile)}\`), run here through hirope's inference with RoPE: an invented name defined and used again 40–120 bytes later, or a real held-out line repeated verbatim, all within the training context. Bits/byte at the first and second occurrence (mean ± standard error over probes); the control passes when the second costs at most ${saved.copyThreshold} bit/byte.`);
+  copyLines.push(`The trainer's probes (\`${path.relative(root, vectorsFile)}\`), run here through hirope's inference with RoPE: an invented name defined and used again ${config.copy_control.probes.filler.join('–')} bytes later, or a real held-out line repeated verbatim, all within the training context. Bits/${u} at the first and second occurrence (mean ± standard error over probes); the control passes when the second costs at most ${saved.copyThreshold} bit/${u}.`);
   copyLines.push('');
   copyLines.push('| probes | n | first occurrence | second occurrence | saved |');
   copyLines.push('|---|---:|---:|---:|---:|');
@@ -261,39 +295,72 @@ out.push('## What the numbers say');
 out.push('');
 if (copyVerdict.length) {
   const failing = copyVerdict.filter((c) => !c.pass);
-  out.push(`- **Copying within the context:** ${failing.length === 0 ? `the model copies: every probe style costs at most ${saved.copyThreshold} bit/byte at its second occurrence (${copyVerdict.map((c) => `${c.style} ${f3(c.second)}`).join(', ')})` : `the copy control fails for ${failing.map((c) => `${c.style} (${f3(c.second)} bits/byte at the second occurrence)`).join(', ')}`}.`);
+  out.push(`- **Copying within the context:** ${failing.length === 0 ? `the model copies: every probe style costs at most ${saved.copyThreshold} bit/${u} at its second occurrence (${copyVerdict.map((c) => `${c.style} ${f3(c.second)}`).join(', ')})` : `the copy control fails for ${failing.map((c) => `${c.style} (${f3(c.second)} bits/${u} at the second occurrence)`).join(', ')}`}.`);
+  if (failing.length === copyVerdict.length) out.push(`- **So the comparisons below cannot show a scheme using far context:** a model that copies nothing within its context has nothing for a scheme to carry past it; a difference between a scheme and a baseline on far-recall ${u}s here measures how the scheme changes ordinary prediction, not recall.`);
 }
 for (const s of summary) {
   const farVerdict = verdict(s.far);
   const beyondVerdict = verdict(s.beyond);
-  out.push(`- **${s.multiple}x (${s.length} bytes), far-recall bytes:** the best scheme, ${s.bestFar} (${f3(s.farOf(s.bestFar))} bits/byte), ${farVerdict} the better baseline, ${s.baseline} (${f3(s.farOf(s.baseline))}): ${pm(s.far)} (paired by file). RoPE: ${f3(s.farOf('rope'))}.`);
-  out.push(`- **${s.multiple}x, every byte past position ${L - 1}:** the best scheme, ${s.bestBeyond} (${f3(s.beyondOf(s.bestBeyond))}), ${beyondVerdict} ${s.baselineBeyond} (${f3(s.beyondOf(s.baselineBeyond))}): ${pm(s.beyond)}.`);
-  out.push(`- **${s.multiple}x, HiRoPE against ReRoPE and Self-Extend on far-recall bytes:** HiRoPE's best hierarchy on the tuning split, ${s.hiBest} (${f3(s.farOf(s.hiBest))}), ${s.hiFar.map(({ peer, d }) => `${verdict(d)} ${peer} (${f3(s.farOf(peer))}): ${pm(d)}`).join('; ')}.`);
+  out.push(`- **${s.multiple}x (${s.length} ${u}s), far-recall ${u}s:** the best scheme, ${s.bestFar} (${f3(s.farOf(s.bestFar))} bits/${u}), ${farVerdict} the better baseline, ${s.baseline} (${f3(s.farOf(s.baseline))}): ${pm(s.far)} (paired by file). RoPE: ${f3(s.farOf('rope'))}.`);
+  out.push(`- **${s.multiple}x, every ${u} past position ${L - 1}:** the best scheme, ${s.bestBeyond} (${f3(s.beyondOf(s.bestBeyond))}), ${beyondVerdict} ${s.baselineBeyond} (${f3(s.beyondOf(s.baselineBeyond))}): ${pm(s.beyond)}.`);
+  out.push(`- **${s.multiple}x, HiRoPE against ReRoPE and Self-Extend on far-recall ${u}s:** HiRoPE's best hierarchy on the tuning split, ${s.hiBest} (${f3(s.farOf(s.hiBest))}), ${s.hiFar.map(({ peer, d }) => `${verdict(d)} ${peer} (${f3(s.farOf(peer))}): ${pm(d)}`).join('; ')}.`);
 }
 out.push(`- **The recall probe:** ${probeVerdicts.join('; ')}.`);
 {
   const anyBeats = summary.some((s) => s.far.diff < -2 * s.far.se);
   const beyondBeats = summary.filter((s) => s.beyond.diff < -2 * s.beyond.se);
+  const noCopy = copyVerdict.length > 0 && copyVerdict.every((c) => !c.pass);
   const farPart = anyBeats
-    ? `a scheme beats the baselines on far-recall bytes (${summary.filter((s) => s.far.diff < -2 * s.far.se).map((s) => `${s.bestFar} at ${s.multiple}x, ${pm(s.far)}`).join('; ')}): it reads names from beyond the training length that a truncated model cannot see`
-    : 'no scheme beats the sliding-window and truncation baselines on far-recall bytes at 4x or 8x: none gets a measurable use out of context beyond the training length';
+    ? `a scheme beats the baselines on far-recall ${u}s (${summary.filter((s) => s.far.diff < -2 * s.far.se).map((s) => `${s.bestFar} at ${s.multiple}x, ${pm(s.far)}`).join('; ')})${noCopy ? ', but the model copies nothing within its context and the probe gains nothing, so this is not recall of far names' : ': it reads names from beyond the training length that a truncated model cannot see'}`
+    : `no scheme beats the sliding-window and truncation baselines on far-recall ${u}s at 4x or 8x: none gets a measurable use out of context beyond the training length`;
   const shares = summary.map((s) => `${(100 * s.farShare).toFixed(1)} %`).join(' and ');
   const nearCosts = summary.map((s) => `${s.bestFar} ${f3(s.nearOf(s.bestFar))} against ${s.baseline}'s ${f3(s.nearOf(s.baseline))} at ${s.multiple}x`).join(', ');
   const beyondPart = beyondBeats.length
-    ? `on every byte past the training length, ${beyondBeats.map((s) => `${s.bestBeyond} beats the baselines at ${s.multiple}x (${pm(s.beyond)})`).join('; ')}`
-    : `on every byte past the training length no scheme beats the better baseline at 4x or 8x (far-recall bytes are ${shares} of those bytes; near-recall bytes cost ${nearCosts})`;
+    ? `on every ${u} past the training length, ${beyondBeats.map((s) => `${s.bestBeyond} beats the baselines at ${s.multiple}x (${pm(s.beyond)})`).join('; ')}`
+    : `on every ${u} past the training length no scheme beats the better baseline at 4x or 8x (far-recall ${u}s are ${shares} of those ${u}s; near-recall ${u}s cost ${nearCosts})`;
   const hiPart = summary.map((s) => `at ${s.multiple}x ${s.hiFar.map(({ peer, d }) => `${verdict(d)} ${peer}`).join(' and ')}`).join('; ');
-  out.push(`- **So, on this model:** ${farPart}; ${beyondPart}; HiRoPE on far-recall bytes: ${hiPart}.`);
+  out.push(`- **So, on this model:** ${farPart}; ${beyondPart}; HiRoPE on far-recall ${u}s: ${hiPart}.`);
 }
 out.push('');
-out.push(`Schemes: the baselines are a sliding window (attention in every layer limited to the last W bytes) and truncation to the last ${L} bytes (one forward per ${Math.max(1, Math.floor(L / 8))} predictions: each sees ${L - Math.max(1, Math.floor(L / 8)) + 1}–${L} bytes); PI, NTK and YaRN (its paper's β) scale by the window length / ${L}; hirope-0.5-units is the paper's default (ratio 0.5, window ${L / 2}, top-level units); the rest are tuned. HiRoPE's units and statements come from parsing each whole file, then cutting the window.`);
+// Other training seeds of this model (models/<name>-<tag>-eval.json, measured with the same tuned
+// settings): the comparisons the summary decides, again.
+const seedLines = [];
+for (const t of ['seed2']) {
+  const file = dataFileOf(which.weights, t);
+  if (!fs.existsSync(file)) continue;
+  const other = JSON.parse(fs.readFileSync(file, 'utf8'));
+  const farMap = (data, multiple, name) => {
+    const run = data.runs[multiple];
+    return perFile(run.windows.map((w, i) => ({ file: w.file, num: run.schemes[name].classSums[i][FAR], den: run.schemes[name].classCounts[i][FAR] })));
+  };
+  const curveFile = path.join(path.dirname(which.weights), `${path.basename(which.weights, '.hrm')}-${t}-training.json`);
+  const otherSeed = fs.existsSync(curveFile) ? JSON.parse(fs.readFileSync(curveFile, 'utf8')).seed : null;
+  seedLines.push(`## A second training seed (${otherSeed !== null ? `seed ${otherSeed}` : t})`);
+  seedLines.push('');
+  seedLines.push(`The same configuration trained again${otherSeed !== null ? ` with seed ${otherSeed}` : ''} (loss curve \`${path.relative(root, curveFile)}\`; its weights are not shipped: \`train.py --seed\` makes them again), measured on the same held-out windows with the same tuned settings (\`${path.relative(root, file)}\`, ${other.seconds} s). The comparisons that decide the summary, on far-recall ${u}s, paired by file, for both seeds:`);
+  seedLines.push('');
+  seedLines.push(`| comparison | seed ${config.seed} (shipped) | ${otherSeed !== null ? `seed ${otherSeed}` : t} |`);
+  seedLines.push('|---|---:|---:|');
+  for (const sm of summary) {
+    const pairs = [[sm.bestFar, sm.baseline], ...sm.hiFar.map(({ peer }) => [sm.hiBest, peer])];
+    for (const [a, b] of pairs) {
+      if (!other.runs[sm.multiple]?.schemes[a] || !other.runs[sm.multiple]?.schemes[b]) continue;
+      const d1 = pairedByFile(farMap(saved, sm.multiple, a), farMap(saved, sm.multiple, b));
+      const d2 = pairedByFile(farMap(other, sm.multiple, a), farMap(other, sm.multiple, b));
+      seedLines.push(`| ${sm.multiple}x: ${a} − ${b} | ${pm(d1)} (${verdict(d1)}) | ${pm(d2)} (${verdict(d2)}) |`);
+    }
+  }
+  seedLines.push('');
+}
+out.push(...seedLines);
+out.push(`Schemes: the baselines are a sliding window (attention in every layer limited to the last W ${u}s) and truncation to the last ${L} ${u}s (one forward per ${Math.max(1, Math.floor(L / 8))} predictions: each sees ${L - Math.max(1, Math.floor(L / 8)) + 1}–${L} ${u}s); PI, NTK and YaRN (its paper's β) scale by the window length / ${L}; hirope-0.5-units is the paper's default (ratio 0.5, window ${L / 2}, top-level units); the rest are tuned. HiRoPE's units and statements come from parsing each whole file, then cutting the window.`);
 out.push('');
 out.push(...copyLines);
 out.push(...sections);
 out.push(...probeLines);
 out.push('## Tuning (the tuning split)');
 out.push('');
-out.push('| family | chosen | bits/byte past L (tuning) | other settings tried |');
+out.push(`| family | chosen | bits/${u} past L (tuning) | other settings tried |`);
 out.push('|---|---|---:|---|');
 for (const [family, rows] of Object.entries(config.evaluation.grid)) {
   const best = rows.reduce((a, b) => (b.bitsBeyondL < a.bitsBeyondL ? b : a));
@@ -302,5 +369,14 @@ for (const [family, rows] of Object.entries(config.evaluation.grid)) {
 }
 out.push('');
 if (skipped.length) out.push(`Skipped held-out files (not as in the manifest): ${skipped.join(', ')}.`);
-fs.writeFileSync(outFile, out.join('\n') + '\n');
+return { out, summary, saved, SCHEMES, BASELINES, tuned, L, u, verdict: null };
+}
+
+const parts = MODELS.filter((m) => fs.existsSync(dataFileOf(m.weights))).map((m) => ({ which: m, ...part(m) }));
+const doc = ['# The code models beyond their training length', ''];
+const missing = MODELS.filter((m) => !parts.some((p) => p.which === m));
+doc.push(`hirope ships ${['no', 'one', 'two', 'three'][MODELS.length] ?? MODELS.length} code models ([model.md](model.md)): ${MODELS.map((m) => `\`${m.name}\``).join(' and ')}. Each part below is generated from one model's kept per-window data (\`node scripts/model-report.mjs --model NAME\`); each states its splits, its tuned settings and what its numbers say.${missing.map((m) => ` \`${m.name}\` has no part yet: no per-window data is kept for it (\`${path.relative(root, dataFileOf(m.weights))}\`); [model.md](model.md) says why.`).join('')}`);
+doc.push('');
+for (const p of parts) doc.push(...p.out);
+fs.writeFileSync(outFile, doc.join('\n') + '\n');
 log(`wrote ${path.relative(root, outFile)}`);

@@ -2,7 +2,11 @@
 // Chooses each scheme's settings on the tuning split (never the report's held-out split) and
 // writes them to training/config.json's evaluation section, before the held-out run:
 //
-//   node scripts/model-tune.mjs [--weights models/pybyte.hrm] [--per-file K]
+//   node scripts/model-tune.mjs [--model pybyte|pyjs-llama2] [--weights FILE] [--per-file K]
+//                               [--max-windows N]
+//
+// (--model: which shipped model, its weights and its training config; default pybyte. For the
+// token model every length below counts tokens.)
 //
 // The grid and the criterion are fixed here in advance: windows of 8x the training context L,
 // and each family's setting with the lowest mean bits/byte over the bytes at positions L and
@@ -16,22 +20,26 @@ import os from 'node:os';
 import path from 'node:path';
 import init from '../dist/index.js';
 import { bucketLosses, windowsOf } from '../bin/model-eval.mjs';
-import { configPath, readConfig, root, splitFiles } from './model-data.mjs';
+import { modelByName, readConfig, root, splitFiles } from './model-data.mjs';
 
 const args = process.argv.slice(2);
 const arg = (name, fallback) => {
   const i = args.indexOf(name);
   return i >= 0 ? args[i + 1] : fallback;
 };
-const weights = arg('--weights', path.join(root, 'models/pybyte.hrm'));
+const which = modelByName(arg('--model', 'pybyte'));
+const configPath = which.config;
+const weights = arg('--weights', which.weights);
 const perFile = Number(arg('--per-file', 2));
+const maxWindows = Number(arg('--max-windows', Infinity)); // the first N (files in manifest order)
 
-const { files } = splitFiles('tuning');
+const { files } = splitFiles('tuning', readConfig(configPath));
 const hr = await init();
 const model = await hr.model.load({ data: new Uint8Array(fs.readFileSync(weights)) });
 const L = model.config.trainingContext;
+const unit = model.tokenizer ? 'token' : 'byte';
 const length = 8 * L;
-const windows = windowsOf(files, length, perFile);
+const windows = windowsOf(files, length, perFile, model).slice(0, maxWindows);
 const edges = [0, L, length];
 
 const quarter = (k) => Math.round((k * L) / 4);
@@ -69,15 +77,15 @@ for (const [family, candidates] of Object.entries(grid)) {
   tuned[`${family} (tuned)`] = best.options;
 }
 
-const config = readConfig();
+const config = readConfig(configPath);
 config.evaluation = {
   comment: 'Written by scripts/model-tune.mjs on the tuning split before the held-out report; the report reads tuned.',
   model: model.config.name,
   split: 'tuning',
-  files: files.length,
+  files: new Set(windows.map((w) => w.file)).size,
   windows: windows.length,
   length,
-  criterion: `lowest mean bits/byte over positions ${L}..${length - 1} of ${length}-byte windows`,
+  criterion: `lowest mean bits/${unit} over positions ${L}..${length - 1} of ${length}-${unit} windows`,
   seconds: Math.round((performance.now() - started) / 1000),
   machine: `${os.cpus().length} x ${os.cpus()[0]?.model ?? 'unknown CPU'}`,
   tuned,

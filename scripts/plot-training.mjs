@@ -3,15 +3,22 @@
 // training/train.py) as an SVG for docs/model.md: the training loss (on the augmented mix), the
 // held-out loss, and the copy control: bits/byte at the second occurrence of each probe style.
 //
-//   node scripts/plot-training.mjs [models/pybyte-training.json] [docs/pybyte-training.svg]
+//   node scripts/plot-training.mjs [--model pybyte|pyjs-llama2] [CURVE.json] [OUT.svg]
+//
+// (default: the model's curve, config.export.curve, drawn to docs/<curve name>.svg; a token
+// model's losses are in bits per token)
 import fs from 'node:fs';
 import path from 'node:path';
-import { readConfig, root } from './model-data.mjs';
+import { modelByName, readConfig, root } from './model-data.mjs';
 
-const input = process.argv[2] ?? path.join(root, 'models/pybyte-training.json');
-const output = process.argv[3] ?? path.join(root, 'docs', `${path.basename(input, '.json')}.svg`);
+const args = process.argv.slice(2);
+const at = args.indexOf('--model');
+const which = modelByName(at >= 0 ? args.splice(at, 2)[1] : 'pybyte');
+const config = readConfig(which.config);
+const input = args[0] ?? path.join(root, config.export.curve);
+const output = args[1] ?? path.join(root, 'docs', `${path.basename(input, '.json')}.svg`);
 const curve = JSON.parse(fs.readFileSync(input, 'utf8'));
-const config = readConfig();
+const unit = config.model.tokenizer ? 'token' : 'byte';
 const threshold = config.copy_control.threshold_bits;
 const batch = curve.batch ?? config.train.batch;
 
@@ -43,9 +50,9 @@ for (let s = 0; s <= steps; s += tick) out.push(`<text x="${x(s)}" y="${box.bott
 out.push(`<line x1="${box.left}" x2="${box.right}" y1="${box.bottom}" y2="${box.bottom}" stroke="#222"/>`);
 out.push(`<line x1="${box.left}" x2="${box.left}" y1="${box.top}" y2="${box.bottom}" stroke="#222"/>`);
 out.push(`<text x="${(box.left + box.right) / 2}" y="${H - 8}" text-anchor="middle">training step (batch ${batch})</text>`);
-out.push(`<text transform="translate(16 ${(box.top + box.bottom) / 2}) rotate(-90)" text-anchor="middle">bits per byte</text>`);
+out.push(`<text transform="translate(16 ${(box.top + box.bottom) / 2}) rotate(-90)" text-anchor="middle">bits per ${unit}</text>`);
 out.push(`<line x1="${box.left}" x2="${box.right}" y1="${y(threshold)}" y2="${y(threshold)}" stroke="#e7298a" stroke-width="0.8" stroke-dasharray="2 3"/>`);
-out.push(`<text x="${box.left + 6}" y="${y(threshold) + 14}" fill="#e7298a">copy control threshold (${threshold} bit/byte)</text>`);
+out.push(`<text x="${box.left + 6}" y="${y(threshold) + 14}" fill="#e7298a">copy control threshold (${threshold} bit/${unit})</text>`);
 // Where a later phase (a continuation with its own schedule and mix) starts.
 for (const phase of (curve.phases ?? []).slice(1)) {
   const at = x(phase.from - 1);

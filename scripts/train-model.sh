@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Trains hirope's code model from scratch: installs Debian's PyTorch (with the pthread OpenBLAS,
+# Trains one of hirope's code models from scratch: installs Debian's PyTorch (with the pthread OpenBLAS,
 # ~8x faster than the reference BLAS) when missing, then runs training/train.py with the
 # committed config and manifest. About an hour with one thread on this kind of 2-core machine;
 # the result replaces models/pybyte.hrm, models/pybyte-vectors.json and
@@ -22,7 +22,16 @@ if [ ${#missing[@]} -gt 0 ]; then
     exit 1
   fi
 fi
+# --model pyjs-llama2 trains the token model (training/config-pyjs.json; its tokenizer runs from
+# dist/, so build first: npm run build); the default is the byte model.
+MODEL=pybyte
+if [ "${1:-}" = --model ]; then MODEL=$2; shift 2; fi
+case "$MODEL" in
+  pybyte) CONFIG=training/config.json ;;
+  pyjs-llama2) CONFIG=training/config-pyjs.json ;;
+  *) echo "train-model: --model must be pybyte or pyjs-llama2, got '$MODEL'" >&2; exit 2 ;;
+esac
 # Debian's interpreter: its python3-torch is not visible to other Pythons on the PATH.
-/usr/bin/python3 training/train.py "$@"
+/usr/bin/python3 training/train.py --config "$CONFIG" "$@"
 # The saved loss curve, drawn for docs/model.md.
-node scripts/plot-training.mjs
+node scripts/plot-training.mjs --model "$MODEL"

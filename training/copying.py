@@ -141,7 +141,7 @@ def copy_probes(files, seed, per_style=16, filler=(40, 120)):
     """Probes of the copy control: {style, text, first, second} with text bytes and the [start, end)
     byte spans of the first and second occurrence. Styles: the invented-name styles (a function
     defined and called after filler) and 'real' (a held-out line repeated verbatim after filler).
-    Filler is real held-out code; every probe is under 256 bytes."""
+    Filler is real held-out code; a probe fits the training context (256 bytes, or 512 tokens)."""
     rng = random.Random(seed)
     probes = []
     fill_lines = _real_lines(files, rng, 400, 10, 40)

@@ -1,9 +1,14 @@
 #!/usr/bin/env python3
-"""Writes training/manifest.tsv: every file the config's data rules select, with its size, SHA-256
-and split. The split is by file, from a hash of the path, so it never depends on file order.
+"""Writes a model's manifest (data.manifest of its config, training/manifest.tsv by default): every
+file the config's data rules select, with its size, SHA-256 and split. The split is by file, from a
+hash of the path, so it never depends on file order.
+
+    python3 training/make_manifest.py [CONFIG]     (default training/config.json)
 
 Run once when the data rules change; train.py and the evaluation then read only the manifest and
-refuse files whose hash differs (a different Python patch release, for example)."""
+refuse files whose hash differs (a different Python patch release, for example). Rules: roots,
+exclude_dirs, extensions (default .py), exclude_suffixes, unique_content (one path per content), min_bytes, max_bytes, and for text that is code written
+by people, max_line_bytes (longer lines mark minified or generated files) and valid UTF-8."""
 import hashlib
 import json
 import os
@@ -12,19 +17,39 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+def readable(data, rules):
+    """Code written by people: valid UTF-8 without NUL bytes and without minified lines (checked
+    when the rules set max_line_bytes)."""
+    limit = rules.get("max_line_bytes")
+    if not limit:
+        return True
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return b"\0" not in data and max(map(len, data.split(b"\n"))) <= limit
+
+
 def select(rules):
+    extensions = tuple(rules.get("extensions", [".py"]))
+    excluded = tuple(rules.get("exclude_suffixes", []))
+    repo = os.path.dirname(HERE)
     for root in rules["roots"]:
+        relative = not os.path.isabs(root)  # the repository's (node_modules): listed relative
+        root = os.path.join(repo, root)
         for dirpath, dirnames, filenames in os.walk(root):
             dirnames[:] = sorted(d for d in dirnames if d not in rules["exclude_dirs"])
             for name in sorted(filenames):
-                if not name.endswith(".py"):
+                if not name.endswith(extensions) or (excluded and name.endswith(excluded)):
                     continue
                 path = os.path.join(dirpath, name)
                 if os.path.islink(path):
                     continue
                 size = os.path.getsize(path)
                 if rules["min_bytes"] <= size <= rules["max_bytes"]:
-                    yield path
+                    with open(path, "rb") as f:
+                        if readable(f.read(), rules):
+                            yield os.path.relpath(path, repo) if relative else path
 
 
 def split_of(path, rules):
@@ -38,15 +63,20 @@ def split_of(path, rules):
 
 
 def main():
-    with open(os.path.join(HERE, "config.json")) as f:
+    config = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "config.json")
+    with open(config) as f:
         rules = json.load(f)["data"]
     rows = []
+    seen = set()
     for path in select(rules):
-        with open(path, "rb") as f:
+        with open(os.path.join(os.path.dirname(HERE), path), "rb") as f:
             data = f.read()
-        rows.append((path, len(data), hashlib.sha256(data).hexdigest(),
-                     split_of(path, rules)))
-    out = os.path.join(HERE, "manifest.tsv")
+        sha = hashlib.sha256(data).hexdigest()
+        if rules.get("unique_content") and sha in seen:
+            continue  # a copy of a file already listed (vendored twice): never in two splits
+        seen.add(sha)
+        rows.append((path, len(data), sha, split_of(path, rules)))
+    out = os.path.join(os.path.dirname(HERE), rules.get("manifest", "training/manifest.tsv"))
     with open(out, "w") as f:
         f.write("# path\tbytes\tsha256\tsplit\n")
         for row in rows:

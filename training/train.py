@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""Trains hirope's byte-level code model and exports its weights and test vectors.
+"""Trains one of hirope's code models and exports its weights and test vectors.
 
-    /usr/bin/python3 training/train.py [--steps N] [--device cpu|cuda] [--context C] [--out DIR]
+    /usr/bin/python3 training/train.py [--config FILE] [--steps N] [--device cpu|cuda] [--out DIR]
 
-Reads training/config.json (seed, hyperparameters, export paths) and training/manifest.tsv (the
-files, their SHA-256 and split). Every file's hash is checked first: a different file is an error,
+Reads a config (training/config.json: the byte model; training/config-pyjs.json: the token
+model; seed, hyperparameters, export paths) and its manifest (data.manifest: the files, their
+SHA-256 and split). A config whose model names a tokenizer trains on its token ids: hirope's own
+tokenizer (training/tokenize.mjs, from dist/) tokenizes the files once (cached under
+build/training/) and every augmented sequence, and lengths count tokens. Every file's hash is checked first: a different file is an error,
 so a run is either the documented one or refused. Writes the fp16 weights file (format in
 docs/model.md) and a JSON of test vectors: inputs, positions and this trainer's logits under
 several position schemes, computed from the schemes' relative-distance formulas (docs/schemes.md
@@ -41,15 +44,18 @@ def log(*args):
 # Data
 
 
+MANIFEST = "training/manifest.tsv"  # the config's data.manifest (set in main)
+
+
 def read_manifest(split):
     rows = []
-    with open(os.path.join(ROOT, "training", "manifest.tsv")) as f:
+    with open(os.path.join(ROOT, MANIFEST)) as f:
         for line in f:
             if line.startswith("#") or not line.strip():
                 continue
             path, size, sha, part = line.rstrip("\n").split("\t")
-            if part == split:
-                rows.append((path, int(size), sha))
+            if part == split:  # relative paths are the repository's (node_modules)
+                rows.append((os.path.join(ROOT, path), int(size), sha))
     return rows
 
 
@@ -71,6 +77,55 @@ def load_files(split, strict=True):
             continue
         files.append((path, data))
     return files
+
+
+class Tokenizer:
+    """hirope's tokenizer (training/tokenize.mjs over a pipe) for models with a token vocabulary:
+    ids(bytes) -> list of ids; spans(bytes) -> (ids, starts, ends) with byte offsets."""
+
+    def __init__(self, name):
+        import subprocess
+        self.name = name
+        self.proc = subprocess.Popen(["node", os.path.join(ROOT, "training", "tokenize.mjs"), name],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+
+    def _ask(self, mode, data):
+        self.proc.stdin.write(struct.pack("<II", mode, len(data)) + data)
+        self.proc.stdin.flush()
+        head = self.proc.stdout.read(4)
+        if len(head) != 4:
+            sys.exit("train: the tokenizer process stopped (is dist/ built? npm run build)")
+        (count,) = struct.unpack("<I", head)
+        ids = np.frombuffer(self.proc.stdout.read(4 * count), dtype="<i4")
+        if mode == 0:
+            return ids
+        starts = np.frombuffer(self.proc.stdout.read(4 * count), dtype="<u4")
+        ends = np.frombuffer(self.proc.stdout.read(4 * count), dtype="<u4")
+        return ids, starts, ends
+
+    def ids(self, data):
+        return self._ask(0, data)
+
+    def spans(self, data):
+        return self._ask(1, data)
+
+
+def token_stream(files, tok, split):
+    """Every file's token ids, files joined by a newline token, cached under build/training/ by
+    the manifest's hashes (uint16: both vocabularies fit)."""
+    key = hashlib.sha256(("%s\n" % tok.name + "\n".join(
+        hashlib.sha256(d).hexdigest() for _, d in files)).encode()).hexdigest()[:16]
+    cache = os.path.join(ROOT, "build", "training", "%s-%s-%s.u16" % (tok.name, split, key))
+    if os.path.exists(cache):
+        return torch.from_numpy(np.fromfile(cache, dtype="<u2").astype(np.int64))
+    newline = tok.ids(b"\n")[-1:]
+    parts = []
+    for _, data in files:
+        parts += [tok.ids(data), newline]
+    ids = np.concatenate(parts).astype("<u2")
+    os.makedirs(os.path.dirname(cache), exist_ok=True)
+    ids.tofile(cache)
+    return torch.from_numpy(ids.astype(np.int64))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -241,10 +296,15 @@ def export_weights(model, cfg, path, name):
     m = cfg["model"]
     flat = torch.cat([t.detach().float().reshape(-1).cpu() for t in tensors_in_order(model)])
     name_bytes = name.encode()
+    tokenizer = m.get("tokenizer", "").encode()
+    # flags: 1 tied embeddings; 2 a token vocabulary, named after the model's name
     head = MAGIC + struct.pack("<7I2fI", FORMAT_VERSION, m["vocab"], m["d_model"], m["layers"],
                                m["heads"], m["ffn_hidden"], cfg["train"]["context"],
-                               float(m["rope_base"]), float(m["norm_eps"]), 1)
+                               float(m["rope_base"]), float(m["norm_eps"]),
+                               1 | (2 if tokenizer else 0))
     head += struct.pack("<I", len(name_bytes)) + name_bytes + b"\0" * (-len(name_bytes) % 4)
+    if tokenizer:
+        head += struct.pack("<I", len(tokenizer)) + tokenizer + b"\0" * (-len(tokenizer) % 4)
     head += struct.pack("<I", flat.numel())
     body = flat.numpy().astype("<f2").tobytes()
     body += b"\0" * (-len(body) % 4)
@@ -267,12 +327,19 @@ def load_weights(path):
     version, vocab, d, layers, heads, ffn, context = struct.unpack("<7I", data[8:36])
     if version != FORMAT_VERSION:
         raise ValueError("%s has format version %d, not %d" % (path, version, FORMAT_VERSION))
-    base, eps, _flags, name_len = struct.unpack("<2f2I", data[36:52])
+    base, eps, flags, name_len = struct.unpack("<2f2I", data[36:52])
     at = 52 + name_len + (-name_len % 4)
+    tokenizer = ""
+    if flags & 2:
+        (tok_len,) = struct.unpack("<I", data[at: at + 4])
+        tokenizer = data[at + 4: at + 4 + tok_len].decode()
+        at += 4 + tok_len + (-tok_len % 4)
     (count,) = struct.unpack("<I", data[at: at + 4])
     flat = torch.from_numpy(np.frombuffer(data, dtype="<f2", count=count, offset=at + 4).astype(np.float32))
     m = {"vocab": vocab, "d_model": d, "layers": layers, "heads": heads, "ffn_hidden": ffn,
          "rope_base": base, "norm_eps": eps, "context": context}
+    if tokenizer:
+        m["tokenizer"] = tokenizer
     model = Model(m)
     pos = 0
     with torch.no_grad():
@@ -314,19 +381,33 @@ VECTOR_SCHEMES = [
 ]
 
 
-def export_vectors(model, cfg, held_out, path, probes, probe_bits):
+def export_vectors(model, cfg, held_out, path, probes, probe_bits, tok=None):
+    """Lengths are in bytes for a byte model, in tokens for a token model (whose cases carry the
+    ids, and units taken at each token's first byte)."""
     m = cfg["model"]
     hd = m["d_model"] // m["heads"]
     cases = []
     text = held_out[0][1]
+    # A token model's rows are long (32,000 logits): every stride-th id is kept, about 500.
+    stride = max(1, m["vocab"] // 512)
+    if tok:
+        all_ids, starts, ends = tok.spans(text)
+        byte_units = units_by_definition(text)
     for length in cfg["export"]["vector_lengths"]:
-        data = text[:length]
-        ids = torch.tensor([list(data)])
-        n = len(data)
+        if tok:
+            data = text[: int(ends[length - 1])]
+            ids = torch.tensor([all_ids[:length].tolist()], dtype=torch.long)
+            n = length
+        else:
+            data = text[:length]
+            ids = torch.tensor([list(data)])
+            n = len(data)
         keep = sorted(set(list(range(0, n, 25)) + [n - 1]))
         for scheme in VECTOR_SCHEMES:
             if scheme["type"] == "hirope" and scheme["hierarchy"] == "segments":
                 units = [t // scheme["segment"] for t in range(n)]
+            elif tok:
+                units = [byte_units[int(starts[t])] for t in range(n)]
             else:
                 units = units_by_definition(data)
             with torch.no_grad():
@@ -337,7 +418,9 @@ def export_vectors(model, cfg, held_out, path, probes, probe_bits):
                     err = (direct - logits).abs().max().item()
                     assert err < 1e-3, "reference scores disagree with training RoPE: %g" % err
             case = {"scheme": scheme, "input": base64.b64encode(data).decode(), "positions": keep,
-                    "logits": [[round(float(x), 5) for x in logits[p]] for p in keep]}
+                    "logits": [[round(float(x), 5) for x in logits[p][::stride]] for p in keep]}
+            if tok:
+                case["ids"] = ids[0].tolist()
             if scheme["type"] == "hirope":
                 case["units"] = units
             cases.append(case)
@@ -345,7 +428,12 @@ def export_vectors(model, cfg, held_out, path, probes, probe_bits):
         control = [{"style": p["style"], "input": base64.b64encode(p["text"]).decode(),
                     "first": p["first"], "second": p["second"],
                     "bits": [round(b[0], 4), round(b[1], 4)]} for p, b in zip(probes, probe_bits)]
-        json.dump({"format": FORMAT_VERSION, "source": held_out[0][0], "cases": cases,
+        if tok:  # spans of token indices; the ids as this trainer's tokenizer gave them
+            for c, p in zip(control, probes):
+                c.update(ids=p["ids"], first=p["first_tokens"], second=p["second_tokens"])
+        json.dump({"format": FORMAT_VERSION, "source": os.path.relpath(held_out[0][0], ROOT)
+                   if tok else held_out[0][0], "tokenizer": m.get("tokenizer"),
+                   "vocab_stride": stride, "cases": cases,
                    "copy_control": {"threshold_bits": cfg["copy_control"]["threshold_bits"],
                                     "probes": control}}, f)
         f.write("\n")
@@ -361,7 +449,7 @@ def batches(stream, context, batch, gen, augment=None, seed=0):
     rewritten by copying.augment from a source of three contexts' bytes."""
     hi = len(stream) - 3 * (context + 1)
     rng = random.Random(seed)
-    raw = stream.numpy()
+    raw = stream.numpy() if augment else None
     while True:
         starts = torch.randint(0, hi, (batch,), generator=gen).tolist()
         rows = []
@@ -377,6 +465,41 @@ def batches(stream, context, batch, gen, augment=None, seed=0):
         yield chunk[:, :-1].long(), chunk[:, 1:].long()
 
 
+def token_batches(stream, raw, context, batch, gen, tok, augment=None, seed=0):
+    """Random windows of context + 1 tokens; with augment, that fraction of the rows instead
+    comes from copying.augment applied to bytes (a random place in the raw byte stream, about
+    five bytes per token of context), tokenized, cut to context + 1 tokens."""
+    hi = len(stream) - (context + 1)
+    span = 5 * context
+    raw_hi = len(raw) - 3 * (span + 1)
+    rng = random.Random(seed)
+    while True:
+        rows = []
+        for s in torch.randint(0, hi, (batch,), generator=gen).tolist():
+            row = stream[s: s + context + 1]
+            if augment and rng.random() < augment["fraction"]:
+                at = rng.randrange(0, raw_hi)
+                out = copying.augment(raw[at: at + 3 * (span + 1)], rng, augment["mix"], span)
+                ids = tok.ids(out)
+                if len(ids) >= context + 1:
+                    row = torch.from_numpy(ids[: context + 1].astype(np.int64))
+            rows.append(row)
+        chunk = torch.stack(rows)
+        yield chunk[:, :-1].long(), chunk[:, 1:].long()
+
+
+def tokenize_probes(probes, tok):
+    """Adds each probe's ids and its two spans as token indices: the tokens that overlap the
+    name's or line's bytes (a name's first token usually carries the space before it)."""
+    for p in probes:
+        ids, starts, ends = tok.spans(p["text"])
+        p["ids"] = ids.tolist()
+        for key in ("first", "second"):
+            a, b = p[key]
+            inside = [k for k in range(len(ids)) if starts[k] < b and ends[k] > a]
+            p[key + "_tokens"] = [inside[0], inside[-1] + 1]
+
+
 def copy_control(model, probes, device):
     """Mean bits/byte of each probe style at its first and second occurrence (RoPE, the training
     scheme): {style: {"first": bits, "second": bits}}, plus per-probe values."""
@@ -384,12 +507,15 @@ def copy_control(model, probes, device):
     per = []
     with torch.no_grad():
         for p in probes:
-            data = p["text"]
-            ids = torch.tensor([list(data)], device=device)
-            logits = model(ids, rope_scores(len(data), hd, model.m["rope_base"], device))[0]
+            tokens = "ids" in p
+            seq = p["ids"] if tokens else list(p["text"])
+            ids = torch.tensor([seq], device=device)
+            logits = model(ids, rope_scores(len(seq), hd, model.m["rope_base"], device))[0]
             losses = F.cross_entropy(logits[:-1], ids[0, 1:], reduction="none") / math.log(2)
             losses = losses.tolist()
-            per.append((copying.span_bits(losses, p["first"]), copying.span_bits(losses, p["second"])))
+            first = p["first_tokens"] if tokens else p["first"]
+            second = p["second_tokens"] if tokens else p["second"]
+            per.append((copying.span_bits(losses, first), copying.span_bits(losses, second)))
     out = {}
     for style in sorted({p["style"] for p in probes}):
         rows = [v for p, v in zip(probes, per) if p["style"] == style]
@@ -398,20 +524,22 @@ def copy_control(model, probes, device):
     return out, per
 
 
-def evaluate(model, files, context, batches_n, device, gen):
-    stream = torch.frombuffer(bytearray(b"\n".join(d for _, d in files)), dtype=torch.uint8)
-    it = batches(stream, context, 32, gen)
+def evaluate(model, stream, context, batches_n, device, gen):
+    """Mean held-out loss in bits per byte (per token for a token model) over random windows of
+    stream (the held-out bytes or token ids)."""
+    it = batches(stream, context, 32 if model.m["vocab"] == 256 else 8, gen)
     fn = rope_scores(context, model.m["d_model"] // model.m["heads"], model.m["rope_base"], device)
     total = 0.0
+    vocab = model.m["vocab"]
     with torch.no_grad():
         for _ in range(batches_n):
             x, y = next(it)
             logits = model(x.to(device), fn)
-            total += F.cross_entropy(logits.reshape(-1, 256), y.to(device).reshape(-1)).item()
+            total += F.cross_entropy(logits.reshape(-1, vocab), y.to(device).reshape(-1)).item()
     return total / batches_n / math.log(2)
 
 
-def train_phase(model, cfg, phase, number, stream, held_out, probes, device, curve, offset):
+def train_phase(model, cfg, phase, number, data, held_stream, probes, device, curve, offset):
     """One phase: a fresh AdamW, warmup then cosine over phase["steps"], batches seeded by the
     phase number, augmented with phase["augment"]. Ends with the weights rounded to fp16 (as a
     later phase started from the exported file would see them)."""
@@ -425,7 +553,13 @@ def train_phase(model, cfg, phase, number, stream, held_out, probes, device, cur
                             lr=phase["lr"], betas=tuple(phase["betas"]))
     hd = cfg["model"]["d_model"] // cfg["model"]["heads"]
     fn = rope_scores(phase["context"], hd, cfg["model"]["rope_base"], device)
-    it = batches(stream, phase["context"], phase["batch"], gen, phase.get("augment"), seed)
+    if data["tok"]:
+        it = token_batches(data["stream"], data["raw"], phase["context"], phase["batch"], gen,
+                           data["tok"], phase.get("augment"), seed)
+    else:
+        it = batches(data["stream"], phase["context"], phase["batch"], gen, phase.get("augment"),
+                     seed)
+    vocab = cfg["model"]["vocab"]
     start = time.time()
     window = []
     steps = phase["steps"]
@@ -440,7 +574,7 @@ def train_phase(model, cfg, phase, number, stream, held_out, probes, device, cur
             group["lr"] = lr
         x, y = next(it)
         logits = model(x.to(device), fn)
-        loss = F.cross_entropy(logits.reshape(-1, 256), y.to(device).reshape(-1))
+        loss = F.cross_entropy(logits.reshape(-1, vocab), y.to(device).reshape(-1))
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), phase["grad_clip"])
@@ -455,7 +589,7 @@ def train_phase(model, cfg, phase, number, stream, held_out, probes, device, cur
                 (number, step, steps, at, curve["train"][-1]["bits"], lr, time.time() - start))
         if step % phase["eval_every"] == 0 or step == steps:
             model.eval()
-            ev = evaluate(model, held_out, phase["context"], phase["eval_batches"], device,
+            ev = evaluate(model, held_stream, phase["context"], phase["eval_batches"], device,
                           torch.Generator().manual_seed(cfg["seed"] + 1))
             control, _ = copy_control(model, probes, device)
             model.train()
@@ -482,6 +616,9 @@ def main():
     ap.add_argument("--resume", metavar="PHASE",  type=int,
                     help="start at this phase from the exported weights and loss curve of the "
                          "phases before it (in --out)")
+    ap.add_argument("--export-only", action="store_true",
+                    help="write the test vectors (and the copy control) of the exported weights in "
+                         "--out again, without training")
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--out", default=ROOT, help="directory the export paths are relative to")
     args = ap.parse_args()
@@ -500,17 +637,38 @@ def main():
     for more in cfg.get("continue", []):
         phases.append(dict(phases[0], **{k: v for k, v in more.items() if k != "comment"}))
     torch.set_num_threads(tc["threads"])
+    global MANIFEST
+    MANIFEST = cfg["data"].get("manifest", MANIFEST)
+    tok = Tokenizer(cfg["model"]["tokenizer"]) if cfg["model"].get("tokenizer") else None
 
     train_files = load_files("train")
     held_out = load_files("held-out")
-    stream = torch.frombuffer(bytearray(b"\n".join(d for _, d in train_files)), dtype=torch.uint8)
-    log("%d train files, %d bytes; %d held-out files" % (len(train_files), len(stream),
-                                                          len(held_out)))
+    raw = b"\n".join(d for _, d in train_files)
+    if tok:
+        stream = token_stream(train_files, tok, "train")
+        held_stream = token_stream(held_out, tok, "held-out")
+    else:
+        stream = torch.frombuffer(bytearray(raw), dtype=torch.uint8)
+        held_stream = torch.frombuffer(bytearray(b"\n".join(d for _, d in held_out)),
+                                       dtype=torch.uint8)
+    log("%d train files, %d bytes, %d %s; %d held-out files" % (
+        len(train_files), len(raw), len(stream), tok.name + " tokens" if tok else "bytes",
+        len(held_out)))
     probes = copying.copy_probes(held_out, cfg["seed"] + 2, **cfg["copy_control"]["probes"])
+    if tok:
+        tokenize_probes(probes, tok)
+    data = {"tok": tok, "stream": stream, "raw": raw}
 
     device = args.device
     weights_path = os.path.join(args.out, cfg["export"]["weights"])
     curve_path = os.path.join(args.out, cfg["export"]["curve"])
+    if args.export_only:
+        model, _ = load_weights(weights_path)
+        control, per = copy_control(model, probes, "cpu")
+        log("copy control of %s: %s" % (weights_path, control))
+        export_vectors(model, cfg, held_out, os.path.join(args.out, cfg["export"]["vectors"]),
+                       probes, per, tok)
+        return
     first = args.resume or 1
     if first > 1:
         model, _ = load_weights(weights_path)
@@ -534,25 +692,26 @@ def main():
         offset = 0
     model = model.to(device)
     params = sum(p.numel() for p in model.parameters())
-    log("model: %d parameters; phases of %s steps of %d x %d bytes" %
+    log("model: %d parameters; phases of %s steps of %d x %d" %
         (params, [p["steps"] for p in phases], tc["batch"], tc["context"]))
     start = time.time()
     for number, phase in enumerate(phases, 1):
         if number >= first:
-            offset = train_phase(model, cfg, phase, number, stream, held_out, probes, device,
+            offset = train_phase(model, cfg, phase, number, data, held_stream, probes, device,
                                  curve, offset)
 
     model = model.cpu()
     fp16_roundtrip(model)
-    ev = evaluate(model, held_out, tc["context"], tc["eval_batches"], "cpu",
+    ev = evaluate(model, held_stream, tc["context"], tc["eval_batches"], "cpu",
                   torch.Generator().manual_seed(cfg["seed"] + 1))
     control, per = copy_control(model, probes, "cpu")
     log("fp16 weights: held-out %.3f bits/byte at context %d; copy control %s" %
         (ev, tc["context"], control))
-    name = "pybyte-%dx%d-ctx%d" % (cfg["model"]["layers"], cfg["model"]["d_model"], tc["context"])
+    name = "%s-%dx%d-ctx%d" % (cfg["export"].get("name", "pybyte"), cfg["model"]["layers"],
+                               cfg["model"]["d_model"], tc["context"])
     export_weights(model, cfg, weights_path, name)
     export_vectors(model, cfg, held_out, os.path.join(args.out, cfg["export"]["vectors"]),
-                   probes, per)
+                   probes, per, tok)
     curve.update({"model": name, "seed": cfg["seed"], "parameters": params, "batch": tc["batch"],
                   "steps": offset, "seconds": round(sum(p["seconds"] for p in curve["phases"]), 1),
                   "final": {"held_out_bits": round(ev, 4), "copy": control}})

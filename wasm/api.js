@@ -18,7 +18,7 @@
 
 import { HiRoPEError, fail, describe, iota, checkCount, checkFloat32, checkStill, checkBytes, readOptions, readArray, callerArray, isPlainObject, typedArrayName, utf8Length } from './errors.js';
 import { Vocabulary, registerVocabulary } from './vocabulary.js';
-import { Runtime, TOKENIZER_DATA, TOKENIZER_FILES, MAX_TOKENIZER_JSON_BYTES, tokenizerHash, readData, normalizePositions, readPositions, checkPool, readPool, poolStill, tokenIds, guardMethods } from './runtime.js';
+import { Runtime, TOKENIZER_DATA, TOKENIZER_FILES, MODEL_FILES, MAX_TOKENIZER_JSON_BYTES, tokenizerHash, readData, normalizePositions, readPositions, checkPool, readPool, poolStill, tokenIds, guardMethods } from './runtime.js';
 import { AnalysisCodec } from './analysis-codec.js';
 import { ModelLoader } from './model.js';
 import { INIT_KEYS, loadModule, startGPU } from './init.js';
@@ -100,8 +100,13 @@ export class HiRoPE {
       this.attentionBackend = options.gpu ? 'webgpu' : 'wasm';
       this.gpuAdapter = options.gpu ? options.gpu.adapterInfo : null;
     }
-    /** The byte-level code model: `await hr.model.load()` (full build only; null in core). */
-    this.model = this.hasAnalysis ? new ModelLoader(runtime, dataFiles.model) : null;
+    /** The code models: `await hr.model.load()` (full build only; null in core). */
+    const modelFiles = Object.fromEntries(Object.keys(MODEL_FILES).map((name) => [name, dataFiles[`model:${name}`]]));
+    this.model = this.hasAnalysis ? new ModelLoader(runtime, modelFiles, {
+      address: (name) => this._tokenizer(name),
+      load: (name) => this.loadTokenizer(name),
+      size: (name) => this._tokenizers.get(name).size(),
+    }) : null;
   }
 
   /** The language of a file name by its extension, or null. */

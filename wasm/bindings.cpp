@@ -567,6 +567,7 @@ val decodeIds(uintptr_t vocab, uintptr_t ids, double count) {
         std::string_view b = v->token_bytes(p[i]);
         out.insert(out.end(), b.begin(), b.end());
     }
+    if (v->prefix_space() && !out.empty() && out[0] == ' ') out.erase(out.begin());
     return typed_copy("Uint8Array", out);
 }
 
@@ -794,6 +795,7 @@ val config_object(const model::Config& c) {
     o.set("ropeBase", c.rope_base);
     o.set("normEps", c.norm_eps);
     o.set("parameters", static_cast<double>(c.parameters()));
+    o.set("tokenizer", c.tokenizer.empty() ? val::null() : val(c.tokenizer));
     return o;
 }
 
@@ -806,12 +808,14 @@ class ModelHandle {
             .message();
     }
     val config() const { return model_ ? config_object(model_->config()) : val::null(); }
-    std::string forward(val scheme, val limit, uintptr_t bytes, double n, uintptr_t token,
-                        uintptr_t unit, uintptr_t statement, uintptr_t logits, uintptr_t losses,
-                        uintptr_t attention, int layer, int head) const {
+    // bytes (a byte model's input) or ids (a token model's), the other 0.
+    std::string forward(val scheme, val limit, uintptr_t bytes, uintptr_t ids, double n,
+                        uintptr_t token, uintptr_t unit, uintptr_t statement, uintptr_t logits,
+                        uintptr_t losses, uintptr_t attention, int layer, int head) const {
         if (!model_) return "the model is not loaded";
         model::Model::ForwardRequest r;
-        r.bytes = ptr<const uint8_t>(bytes);
+        r.bytes = bytes ? ptr<const uint8_t>(bytes) : nullptr;
+        r.ids = ids ? ptr<const int32_t>(ids) : nullptr;
         r.n = static_cast<int64_t>(n);
         r.scheme = to_scheme(scheme);
         r.limit = to_limit(limit);
@@ -823,8 +827,9 @@ class ModelHandle {
         r.attention_head = head;
         return model_->forward(r).message();
     }
+    // vocab: a token model's tokenizer (TokenizerHandle.address()), 0 for a byte model.
     val generate(val scheme, val limit, uintptr_t prompt, double size, val hierarchy,
-                 double max_bytes, double temperature, double seed) const {
+                 double max_bytes, double temperature, double seed, uintptr_t vocab) const {
         val out = val::object();
         if (!model_) {
             out.set("error", std::string("the model is not loaded"));
@@ -837,6 +842,16 @@ class ModelHandle {
         o.max_bytes = static_cast<int64_t>(max_bytes);
         o.temperature = temperature;
         o.seed = static_cast<uint64_t>(seed);
+        o.vocabulary = vocab ? ptr<const Vocabulary>(vocab) : nullptr;
+        if (o.vocabulary) {
+            Status reserved = wasm_heap().reserve(
+                static_cast<double>(o.vocabulary->encode_heap_per_byte()) * size,
+                "tokenizing the prompt");
+            if (!reserved.ok()) {
+                out.set("error", result(reserved));
+                return out;
+            }
+        }
         std::string text;
         Status st = model::generate(
             *model_, std::string_view(ptr<const char>(prompt), static_cast<size_t>(size)), o,
@@ -869,6 +884,28 @@ val bytePositions(uintptr_t text, double size, val hierarchy) {
     val out = val::object();
     out.set("error", result(st));
     if (st.ok()) {
+        out.set("unit", typed_copy("Int32Array", p.unit));
+        out.set("statement", typed_copy("Int32Array", p.statement));
+    }
+    return out;
+}
+
+// A token model's input: the tokens of text and their positions (model::token_positions).
+val tokenPositions(uintptr_t text, double size, uintptr_t vocab, val hierarchy) {
+    val out = val::object();
+    const Vocabulary* v = ptr<const Vocabulary>(vocab);
+    Status st =
+        wasm_heap().reserve(static_cast<double>(v->encode_heap_per_byte()) * size, "tokenizing");
+    model::TokenPositions p;
+    if (st.ok())
+        st = model::token_positions(
+            std::string_view(ptr<const char>(text), static_cast<size_t>(size)), *v,
+            to_hierarchy(hierarchy), &p);
+    out.set("error", result(st));
+    if (st.ok()) {
+        out.set("ids", typed_copy("Int32Array", p.ids));
+        out.set("start", typed_copy("Uint32Array", p.start));
+        out.set("end", typed_copy("Uint32Array", p.end));
         out.set("unit", typed_copy("Int32Array", p.unit));
         out.set("statement", typed_copy("Int32Array", p.statement));
     }
@@ -937,5 +974,6 @@ EMSCRIPTEN_BINDINGS(hirope) {
     emscripten::function("modelConfig", &modelConfig);
     emscripten::function("bytePositions", &bytePositions);
     emscripten::function("modelLimits", &modelLimits);
+    emscripten::function("tokenPositions", &tokenPositions);
 #endif
 }

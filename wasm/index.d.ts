@@ -377,6 +377,8 @@ export interface ModelConfig {
   ropeBase: number;
   normEps: number;
   parameters: number;
+  /** The tokenizer whose ids the model reads; null for a byte model. */
+  tokenizer: string | null;
 }
 
 /** Options of CodeModel.loss / logits / attention / generate. */
@@ -408,34 +410,55 @@ export interface BytePositions {
   statement: Int32Array;
 }
 
+/** A token model's tokens of a text: ids and byte spans [start, end) in its UTF-8. */
+export interface ModelTokens {
+  ids: Int32Array;
+  start: Uint32Array;
+  end: Uint32Array;
+}
+
+/**
+ * Input of a model call: text (a string or its UTF-8 bytes), or for a token model an Int32Array of
+ * its tokenizer's ids (with options.positions, or hierarchy 'segments', for HiRoPE).
+ */
+export type ModelInput = string | Uint8Array | Int32Array;
+
 export declare class CodeModel {
   readonly config: ModelConfig;
-  /** Bytes one call accepts (input, or prompt plus maxBytes). */
+  /** The tokenizer whose ids a token model reads ('llama2'); null for the byte model. */
+  readonly tokenizer: string | null;
+  /** Bytes (a token model: tokens) one call accepts (input, or prompt plus maxBytes). */
   readonly maxInputBytes: number;
-  /** losses[t]: bits to predict byte t + 1 from bytes 0..t; bitsPerByte: their mean. options.positions overrides the hierarchy. */
-  loss(code: string | Uint8Array, options?: ModelOptions & { positions?: { unit?: ArrayLike<number>; statement?: ArrayLike<number> } }): { losses: Float32Array; bitsPerByte: number; n: number; positions: BytePositions };
-  /** n x 256 next-byte logits. options.positions overrides the hierarchy with explicit indices. */
-  logits(code: string | Uint8Array, options?: ModelOptions & { positions?: { unit?: ArrayLike<number>; statement?: ArrayLike<number> } }): Float32Array;
+  /**
+   * losses[t]: bits to predict byte (token) t + 1 from bytes (tokens) 0..t; bitsPerByte: their
+   * mean (a token model: bitsPerToken their mean, bitsPerByte their sum over the bytes of tokens
+   * 1..n-1, and tokens). options.positions overrides the hierarchy.
+   */
+  loss(code: ModelInput, options?: ModelOptions & { positions?: { unit?: ArrayLike<number>; statement?: ArrayLike<number> } }): { losses: Float32Array; bitsPerByte: number; bitsPerToken?: number; n: number; positions: BytePositions; tokens?: ModelTokens };
+  /** n x vocab next-byte (next-token) logits. options.positions overrides the hierarchy with explicit indices. */
+  logits(code: ModelInput, options?: ModelOptions & { positions?: { unit?: ArrayLike<number>; statement?: ArrayLike<number> } }): Float32Array;
   /** The model's attention probabilities of one layer and head (n x n, causal). */
-  attention(code: string | Uint8Array, options?: ModelOptions & { layer?: number; head?: number }): { matrix: Float32Array; n: number; positions: BytePositions };
+  attention(code: ModelInput, options?: ModelOptions & { layer?: number; head?: number }): { matrix: Float32Array; n: number; positions: BytePositions; tokens?: ModelTokens };
   /** Continues the prompt with the KV cache. */
   generate(prompt: string | Uint8Array, options?: ModelOptions & { maxBytes?: number; temperature?: number; seed?: number }): { text: string; bytes: Uint8Array };
-  /** Byte positions of a text up to the analysis's size limit (a whole file; cut windows from it). */
-  positions(code: string | Uint8Array, options?: Omit<ModelOptions, 'scheme'>): BytePositions;
+  /** Byte (a token model: token) positions of a text up to the analysis's size limit (a whole file; cut windows from it). */
+  positions(code: string | Uint8Array, options?: Omit<ModelOptions, 'scheme'>): BytePositions & { tokens?: ModelTokens };
   /** The scheme with the model's defaults filled in (base, layout, trainingLength, window). */
   scheme(scheme?: Scheme | ModelBaseline): Record<string, unknown>;
   dispose(): void;
 }
 
 export declare class ModelLoader {
-  /** Loads a weights file: options.data, options.url, or the package's data/pybyte.hrm. */
-  load(options?: { data?: Uint8Array | ArrayBuffer; url?: string | URL }): Promise<CodeModel>;
+  /** The shipped models' names; the first ('pybyte') is the default. */
+  readonly names: readonly ('pybyte' | 'pyjs-llama2')[];
+  /** Loads a weights file: options.data, options.url, or a shipped model by name (default data/pybyte.hrm); a token model loads its tokenizer too. */
+  load(options?: { data?: Uint8Array | ArrayBuffer; url?: string | URL; name?: 'pybyte' | 'pyjs-llama2' }): Promise<CodeModel>;
   /** The header of a weights file without loading it. */
   inspect(data: Uint8Array | ArrayBuffer): ModelConfig;
 }
 
 export declare class HiRoPE {
-  /** The byte-level code model (full build; null in hirope/core). */
+  /** The code models (full build; null in hirope/core). */
   readonly model: ModelLoader | null;
   /** Which build runs. */
   readonly backend: 'wasm-simd' | 'wasm-scalar';
@@ -536,6 +559,11 @@ export declare function identifiers(bytes: Uint8Array): { start: number; end: nu
  * for first occurrences, 'other' for the rest.
  */
 export declare function recallClasses(bytes: Uint8Array, reach: number): Uint8Array;
+/**
+ * The same classes per token of a token model, given each token's byte span in bytes; distances
+ * count tokens, and a token takes the highest class of the identifiers it overlaps.
+ */
+export declare function tokenRecallClasses(bytes: Uint8Array, start: ArrayLike<number>, end: ArrayLike<number>, reach: number): Uint8Array;
 export default init;
 
 export interface HeapMemory {

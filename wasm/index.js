@@ -9,7 +9,7 @@
 import { makeInit } from './api.js';
 
 export * from './api.js';
-export { recallClasses, identifiers, RECALL_CLASSES } from './recall.js';
+export { recallClasses, tokenRecallClasses, identifiers, RECALL_CLASSES } from './recall.js';
 
 /**
  * Loads the WebAssembly module. options.simd forces the SIMD (true) or scalar (false) build; by
@@ -44,7 +44,8 @@ const init = makeInit({
     qwen3: () => new URL('./data/qwen3.json', import.meta.url),
     'deepseek-v3': () => new URL('./data/deepseek-v3.json', import.meta.url),
     gemma3: () => new URL('./data/gemma3.json', import.meta.url),
-    model: () => new URL('./data/pybyte.hrm', import.meta.url),
+    'model:pybyte': () => new URL('./data/pybyte.hrm', import.meta.url),
+    'model:pyjs-llama2': () => new URL('./data/pyjs-llama2.hrm', import.meta.url),
   },
 });
 

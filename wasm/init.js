@@ -2,7 +2,7 @@
 // build to load, the Emscripten module options (locateFile, wasmBinary, a precompiled
 // wasmModule), where the data files are, and the WebGPU executor when a backend asks for one.
 import { HiRoPEError, fail, describe } from './errors.js';
-import { readData, TOKENIZER_FILES } from './runtime.js';
+import { readData, TOKENIZER_FILES, MODEL_FILES } from './runtime.js';
 
 // (module (func (result v128) (i32x4.splat (i32.const 0)))): valid only where SIMD is.
 const SIMD_PROBE = new Uint8Array([
@@ -89,7 +89,7 @@ export async function loadModule({ modules, wasm, data = {} }, options) {
   if (options.dataURL !== undefined) {
     const base = new URL(String(options.dataURL).replace(/\/?$/, '/'), globalThis.location?.href ?? import.meta.url);
     for (const [name, file] of Object.entries(TOKENIZER_FILES)) files[name] = new URL(file, base);
-    files.model = new URL('pybyte.hrm', base);
+    for (const [name, file] of Object.entries(MODEL_FILES)) files[`model:${name}`] = new URL(file, base);
   } else {
     for (const [name, url] of Object.entries(data)) files[name] = url();
   }

@@ -1,10 +1,11 @@
-// hr.model: hirope's byte-level code model (src/model/), with any position scheme applied at
-// inference. A thin layer over the runtime (wasm/runtime.js): argument checks and defaults here,
-// scheme and option names from the core's vocabulary, the work in WASM.
+// hr.model: hirope's code models (src/model/): a byte-level model and a token model (it reads the
+// ids of a tokenizer its file names), with any position scheme applied at inference. A thin layer
+// over the runtime (wasm/runtime.js): argument checks and defaults here, scheme and option names
+// from the core's vocabulary, the work in WASM.
 import {
   fail, describe, iota, orList, readOptions, readObject, readArray, isPlainObject, checkInt32s, checkBytes, typedArrayName, typedLength, fixedView,
 } from './errors.js';
-import { readData, guardMethods } from './runtime.js';
+import { readData, guardMethods, MODEL_FILES, DEFAULT_MODEL, TOKENIZER_DATA } from './runtime.js';
 
 const OPTION_KEYS = {
   loss: ['scheme', 'hierarchy', 'language', 'segmentSize', 'gap', 'descendClasses', 'positions'],
@@ -49,12 +50,19 @@ function integer(value, name, min, max) {
 
 /** A loaded code model. Create with `await hr.model.load()`. */
 export class CodeModel {
-  constructor(runtime, handle) {
+  constructor(runtime, handle, tokenizers) {
     this._runtime = runtime;
     this._handle = handle;
+    this._tokenizers = tokenizers;
     this._generation = runtime.generation; // the instance that holds the weights
-    /** { name, version, vocab, dModel, layers, heads, headDim, ffnHidden, trainingContext, ropeBase, normEps, parameters } */
+    /**
+     * { name, version, vocab, dModel, layers, heads, headDim, ffnHidden, trainingContext, ropeBase,
+     * normEps, parameters, tokenizer } (tokenizer: null for a byte model, else the tokenizer whose
+     * ids it reads, e.g. 'llama2'; then n, positions and losses count tokens, not bytes).
+     */
     this.config = Object.freeze(handle.config());
+    /** The tokenizer whose ids this model reads, or null (bytes). */
+    this.tokenizer = this.config.tokenizer;
     /** Bytes one call accepts (input, or prompt plus maxBytes). */
     this.maxInputBytes = runtime.mod.modelLimits().maxInputBytes;
     unreleased?.register(this, handle, this);
@@ -173,46 +181,101 @@ export class CodeModel {
     return { token: iota(n), unit: r.unit, statement: r.statement };
   }
 
+  // A token model's tokens of the text at ptr (n bytes) and their positions: { ids, start, end,
+  // positions }.
+  _tokenPositions(ptr, n, hierarchy) {
+    const r = this._runtime.mod.tokenPositions(ptr, n, this._tokenizers.address(this.tokenizer), hierarchy);
+    this._runtime.check(r.error);
+    return { ids: r.ids, start: r.start, end: r.end, positions: { token: iota(r.ids.length), unit: r.unit, statement: r.statement } };
+  }
+
+  // The input of a call in the heap: { bytes, ids (addresses, one of them 0), n, positions,
+  // tokens ({ ids, start, end } for a token model's text, else null) }. A token model takes text
+  // (tokenized here) or an Int32Array of its token ids (with options.positions for a parsed
+  // hierarchy, which ids alone cannot give).
+  _input(heap, code, options, hierarchy, needsHierarchy) {
+    const what = this.tokenizer ? 'token' : 'byte';
+    if (!this.tokenizer) {
+      const [ptr, n] = this._bytes(heap, code, 'code');
+      const pos = options.positions ? this._explicitPositions(options.positions, n, what) : this._positions(ptr, n, hierarchy);
+      return { bytes: ptr, ids: 0, n, positions: pos, tokens: null };
+    }
+    const max = this.maxInputBytes;
+    if (typedArrayName(code) === 'Int32Array') {
+      const ids = fixedView(code, typedLength(code));
+      if (ids.length > max) fail(`code is ${ids.length} tokens; the model's limit is ${max}`);
+      let pos;
+      if (options.positions) {
+        pos = this._explicitPositions(options.positions, ids.length, what);
+      } else if (hierarchy.level === this._runtime.vocabulary.value('byteHierarchies', 'segments') || !needsHierarchy) {
+        const unit = new Int32Array(ids.length).map((_, k) => Math.floor(k / hierarchy.segmentSize));
+        pos = { token: iota(ids.length), unit, statement: unit.slice() };
+      } else {
+        fail('token ids carry no parse: pass options.positions (from model.positions(text)) or use hierarchy \'segments\'');
+      }
+      return { bytes: 0, ids: heap.int32(ids), n: ids.length, positions: pos, tokens: null };
+    }
+    const [ptr, size] = this._bytes(heap, code, 'code', this._runtime.limits.maxSourceBytes);
+    const t = this._tokenPositions(ptr, size, hierarchy);
+    const n = t.ids.length;
+    if (n > max) fail(`code is ${n} tokens; the model's limit is ${max}`);
+    const pos = options.positions ? this._explicitPositions(options.positions, n, what) : t.positions;
+    return { bytes: 0, ids: heap.int32(t.ids), n, positions: pos, tokens: { ids: t.ids, start: t.start, end: t.end } };
+  }
+
   // options: read by _read.
   _forward(code, options, outputs) {
     const handle = this._live();
     const { scheme, limit } = this._plan(options.scheme);
     const hierarchy = this._hierarchy(options, scheme);
     return this._runtime.run((heap) => {
-      const [ptr, n] = this._bytes(heap, code, 'code');
-      const pos = options.positions ? this._explicitPositions(options.positions, n) : this._positions(ptr, n, hierarchy);
-      const [tp, up, sp] = heap.positions(pos);
+      const type = isPlainObject(options.scheme) ? options.scheme.type : options.scheme;
+      const input = this._input(heap, code, options, hierarchy, type === 'hirope');
+      const { n } = input;
+      const [tp, up, sp] = heap.positions(input.positions);
       const sizes = outputs(n);
       const ptrs = {};
       for (const [name, count] of Object.entries(sizes)) ptrs[name] = count ? heap.alloc(count * 4) : 0;
-      this._runtime.check(handle.forward(scheme, limit, ptr, n, tp, up, sp, ptrs.logits || 0, ptrs.losses || 0,
+      this._runtime.check(handle.forward(scheme, limit, input.bytes, input.ids, n, tp, up, sp, ptrs.logits || 0, ptrs.losses || 0,
         ptrs.attention || 0, options.layer ?? 0, options.head ?? 0));
-      const out = { n, positions: pos };
+      const out = { n, positions: input.positions };
+      if (input.tokens) out.tokens = input.tokens;
       for (const [name, count] of Object.entries(sizes)) out[name] = heap.readFloat32(ptrs[name], count).slice();
       return out;
     });
   }
 
-  _explicitPositions(p, n) {
+  _explicitPositions(p, n, what = 'byte') {
     if (!isPlainObject(p)) fail(`positions must be an object, got ${describe(p)}`);
-    // 32-bit integers, one per byte (the core's range for unit and statement indices).
+    // 32-bit integers, one per byte or token (the core's range for unit and statement indices).
     const column = (name) => (p[name] === undefined ? new Int32Array(n)
-      : checkInt32s(p[name], `positions.${name}`, n, (length) => `positions.${name} must have ${n} entries (one per byte), got ${length}`));
+      : checkInt32s(p[name], `positions.${name}`, n, (length) => `positions.${name} must have ${n} entries (one per ${what}), got ${length}`));
     return { token: iota(n), unit: column('unit'), statement: column('statement') };
   }
 
   /**
    * Per-byte loss: { losses, bitsPerByte, n, positions }. losses[t] is the loss in bits of byte
-   * t + 1 given bytes 0..t (n - 1 values); bitsPerByte is their mean.
+   * t + 1 given bytes 0..t (n - 1 values); bitsPerByte is their mean. A token model's losses are
+   * per token (losses[t]: token t + 1 given tokens 0..t), with bitsPerToken their mean,
+   * bitsPerByte their sum over the bytes of tokens 1..n-1 (for text input), and tokens
+   * ({ ids, start, end }: byte spans in the UTF-8 text).
    */
   loss(code, options) {
     const r = this._forward(code, this._read(options, 'loss'), (n) => ({ losses: Math.max(0, n - 1) }));
     let sum = 0;
     for (const x of r.losses) sum += x;
-    return { losses: r.losses, bitsPerByte: r.losses.length ? sum / r.losses.length : NaN, n: r.n, positions: r.positions };
+    const mean = r.losses.length ? sum / r.losses.length : NaN;
+    if (!this.tokenizer) return { losses: r.losses, bitsPerByte: mean, n: r.n, positions: r.positions };
+    const out = { losses: r.losses, bitsPerToken: mean, n: r.n, positions: r.positions };
+    if (r.tokens) {
+      const bytes = r.n > 1 ? r.tokens.end[r.n - 1] - r.tokens.start[1] : 0;
+      out.bitsPerByte = bytes > 0 ? sum / bytes : NaN;
+      out.tokens = r.tokens;
+    }
+    return out;
   }
 
-  /** Next-byte logits: a Float32Array of n x 256 (row t predicts byte t + 1). */
+  /** Next-byte logits: a Float32Array of n x vocab (row t predicts byte, or token, t + 1). */
   logits(code, options) {
     const vocab = this.config.vocab;
     return this._forward(code, this._read(options, 'logits'), (n) => ({ logits: n * vocab })).logits;
@@ -227,13 +290,17 @@ export class CodeModel {
     o.layer = integer(o.layer ?? 0, 'layer', 0, this.config.layers - 1);
     o.head = integer(o.head ?? 0, 'head', 0, this.config.heads - 1);
     const r = this._forward(code, o, (n) => ({ attention: n * n }));
-    return { matrix: r.attention, n: r.n, positions: r.positions };
+    const out = { matrix: r.attention, n: r.n, positions: r.positions };
+    if (r.tokens) out.tokens = r.tokens; // a token model's tokens of the text
+    return out;
   }
 
   /**
    * Byte positions for a hierarchy: { token, unit, statement } (Int32Arrays, one per byte). Takes
    * whole files up to the analysis's limit: a window's positions cut from its file's parse can be
-   * passed to loss() and logits() as options.positions.
+   * passed to loss() and logits() as options.positions. A token model's are per token (a token
+   * takes its first byte's unit and statement; segments count tokens), with its tokens
+   * ({ ids, start, end }): a window of them goes to loss() as an Int32Array of ids.
    */
   positions(code, options) {
     options = this._read(options, 'positions');
@@ -241,7 +308,9 @@ export class CodeModel {
     return this._runtime.run((heap) => {
       // A whole file (up to the analysis's limit): windows cut from it keep its units.
       const [ptr, n] = this._bytes(heap, code, 'code', this._runtime.limits.maxSourceBytes);
-      return this._positions(ptr, n, hierarchy);
+      if (!this.tokenizer) return this._positions(ptr, n, hierarchy);
+      const t = this._tokenPositions(ptr, n, hierarchy);
+      return { ...t.positions, tokens: { ids: t.ids, start: t.start, end: t.end } };
     });
   }
 
@@ -262,7 +331,8 @@ export class CodeModel {
       const [ptr, n] = this._bytes(heap, prompt, 'prompt');
       // The core checks the rest: a prompt of at least 1 byte, prompt plus maxBytes within its
       // limit, a finite temperature >= 0.
-      const r = handle.generate(scheme, limit, ptr, n, hierarchy, maxBytes, temperature, seed);
+      const vocab = this.tokenizer ? this._tokenizers.address(this.tokenizer) : 0;
+      const r = handle.generate(scheme, limit, ptr, n, hierarchy, maxBytes, temperature, seed, vocab);
       this._runtime.check(r.error);
       return { text: DECODER.decode(r.bytes), bytes: r.bytes };
     });
@@ -271,9 +341,14 @@ export class CodeModel {
 
 /** hr.model: loading models. */
 export class ModelLoader {
-  constructor(runtime, url) {
+  // files: the shipped weights' URLs by model name (MODEL_FILES); tokenizers: { address(name),
+  // load(name), size(name) } of the API object (a token model's tokenizer).
+  constructor(runtime, files, tokenizers) {
     this._runtime = runtime;
-    this._url = url;
+    this._files = files;
+    this._tokenizers = tokenizers;
+    /** The shipped models' names (load({ name })); the first is the default. */
+    this.names = Object.keys(MODEL_FILES);
   }
 
   /** The header of a weights file, without loading it: { name, layers, ..., parameters }. */
@@ -288,23 +363,35 @@ export class ModelLoader {
   }
 
   /**
-   * Loads a weights file: options.data (Uint8Array or ArrayBuffer) or options.url; by default
-   * data/pybyte.hrm next to this module (fetched on first use, about 1.3 MB). A truncated,
-   * corrupted or other-version file is a HiRoPEError and nothing stays allocated.
+   * Loads a weights file: options.data (Uint8Array or ArrayBuffer), options.url, or a shipped
+   * model by options.name: 'pybyte' (the default: bytes, data/pybyte.hrm next to this module,
+   * about 1.3 MB) or 'pyjs-llama2' (llama2 tokens, data/pyjs-llama2.hrm, about 9.5 MB), fetched
+   * on first use. A token model loads its tokenizer too. A truncated, corrupted or other-version
+   * file is a HiRoPEError and nothing stays allocated.
    */
   async load(options) {
-    const { data, url } = readOptions(options, ['data', 'url']);
+    const { data, url, name } = readOptions(options, ['data', 'url', 'name']);
     const runtime = this._runtime;
     runtime.needAnalysis();
+    if (name !== undefined && !this.names.includes(name)) fail(`name must be ${orList(this.names)}, got ${describe(name)}`);
+    if (name !== undefined && (data !== undefined || url !== undefined)) fail('load takes one of name, data or url');
     let bytes = data;
     if (bytes === undefined) {
-      const where = url === undefined ? this._url : new URL(String(url), globalThis.location?.href ?? import.meta.url);
+      const where = url === undefined ? this._files[name ?? DEFAULT_MODEL] : new URL(String(url), globalThis.location?.href ?? import.meta.url);
       if (!where) fail('no location for the model weights: pass options.data or options.url');
       bytes = await readData(where);
     }
     bytes = checkBytes(bytes, 'model data');
     const limit = runtime.limits.maxModelFileBytes;
     if (bytes.length > limit) fail(`model file of ${bytes.length} bytes exceeds the limit of ${limit}`);
+    // A token model needs its tokenizer (loaded once; the header names it).
+    const { tokenizer, vocab } = this.inspect(bytes);
+    if (tokenizer) {
+      if (!TOKENIZER_DATA.includes(tokenizer)) fail(`the model reads '${tokenizer}' tokens, which is not one of hirope's tokenizers (${orList(TOKENIZER_DATA)})`);
+      await this._tokenizers.load(tokenizer);
+      const size = this._tokenizers.size(tokenizer);
+      if (vocab < size) fail(`the model's vocabulary of ${vocab} is smaller than the '${tokenizer}' tokenizer's ${size} ids`);
+    }
     const handle = new runtime.mod.ModelHandle();
     try {
       runtime.run((heap) => runtime.check(handle.load(...heap.bytes(bytes))));
@@ -312,7 +399,7 @@ export class ModelLoader {
       handle.delete();
       throw e;
     }
-    return new CodeModel(runtime, handle);
+    return new CodeModel(runtime, handle, this._tokenizers);
   }
 }
 guardMethods(CodeModel, function () {

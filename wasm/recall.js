@@ -59,3 +59,33 @@ export function recallClasses(bytes, reach) {
   }
   return classes;
 }
+
+/**
+ * The same classes for a token model: one per token (Uint8Array), given the text's bytes and each
+ * token's byte span [start[k], end[k]) in them. Distances count tokens: an identifier is 'far'
+ * when its previous occurrence starts more than `reach` tokens before it (the token holding its
+ * first byte), 'near' within, 'first' at its first occurrence; a token takes the class of the
+ * identifiers it overlaps (the highest: far over near over first), 'other' if none.
+ */
+export function tokenRecallClasses(bytes, start, end, reach) {
+  if (!(bytes instanceof Uint8Array)) throw new TypeError('tokenRecallClasses: bytes must be a Uint8Array');
+  if (start.length !== end.length) throw new RangeError('tokenRecallClasses: start and end must have one entry per token');
+  if (!Number.isInteger(reach) || reach < 1) throw new RangeError(`tokenRecallClasses: reach must be an integer >= 1, got ${reach}`);
+  const tokenOf = new Int32Array(bytes.length).fill(-1);
+  for (let k = 0; k < start.length; k++) {
+    if (!(start[k] <= end[k] && end[k] <= bytes.length)) throw new RangeError(`tokenRecallClasses: token ${k} spans [${start[k]}, ${end[k]}) outside the ${bytes.length} bytes`);
+    tokenOf.fill(k, start[k], end[k]);
+  }
+  const classes = new Uint8Array(start.length);
+  const last = new Map();
+  for (const { start: s, end: e, name } of identifiers(bytes)) {
+    const first = tokenOf[s];
+    const lastToken = tokenOf[e - 1];
+    if (first < 0 || lastToken < 0) continue; // bytes no token covers
+    const prev = last.get(name);
+    const cls = prev === undefined ? 1 : first - prev > reach ? 3 : 2;
+    for (let k = first; k <= lastToken; k++) classes[k] = Math.max(classes[k], cls);
+    last.set(name, first);
+  }
+  return classes;
+}

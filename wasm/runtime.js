@@ -28,6 +28,12 @@ export const TOKENIZER_FILES = Object.freeze({
   gemma3: 'gemma3.json',
 });
 export const TOKENIZER_DATA = Object.keys(TOKENIZER_FILES);
+/** The shipped code models' weights files (data/), by the name hr.model.load({ name }) takes. */
+export const MODEL_FILES = Object.freeze({
+  pybyte: 'pybyte.hrm',
+  'pyjs-llama2': 'pyjs-llama2.hrm',
+});
+export const DEFAULT_MODEL = 'pybyte';
 /** The largest tokenizer.json accepted (the core's TokenizerJsonLimits), checked before copying. */
 export const MAX_TOKENIZER_JSON_BYTES = 128 * 1024 * 1024;
 

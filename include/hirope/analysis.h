@@ -62,8 +62,12 @@ class Vocabulary {
     virtual size_t size() const = 0;
     // Appends the tokens of text to out; offsets are relative to text.
     virtual void encode(std::string_view text, std::vector<Token>* out) const = 0;
-    // The bytes of one token id (empty for an unknown id).
+    // The bytes of one token id: the text it stands for (empty for an unknown id or a control
+    // token such as llama2's <s>).
     virtual std::string_view token_bytes(int32_t id) const = 0;
+    // True when encode() puts a space before the text (SentencePiece's dummy prefix: llama2's
+    // first token "▁def" stands for " def"); decoding a whole sequence drops that space.
+    virtual bool prefix_space() const { return false; }
     // The heap encode() takes per byte of input at most (working buffers and the output tokens),
     // reserved before it runs: AnalysisLimits::encode_bytes_per_byte for the built-in formats;
     // tokenizer.json vocabularies state their own, larger bound.

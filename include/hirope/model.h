@@ -1,7 +1,9 @@
-// hirope's code model: a small byte-level decoder trained with RoPE (training/train.py), run in
-// C++ with any of hirope's position schemes applied at inference only.
+// hirope's code models: small decoders trained with RoPE (training/train.py) on bytes or on the
+// tokens of one of hirope's tokenizers, run in C++ with any of hirope's position schemes applied
+// at inference only.
 //
-// Architecture (fixed by format version 1): byte embedding (tied with the output layer), then
+// Architecture (fixed by format version 1): token embedding (256 bytes, or the vocabulary the
+// file names; tied with the output layer), then
 // `layers` pre-norm blocks of RMSNorm -> causal multi-head attention (q, k, v from one matrix,
 // scheme applied to q and k in the half-split layout) -> output projection, and RMSNorm ->
 // SwiGLU (w2 (silu(w1 x) * w3 x)); a final RMSNorm. The weights file is described in
@@ -27,7 +29,8 @@ namespace model {
 constexpr uint32_t kFormatVersion = 1;
 
 struct ModelLimits {
-    static constexpr int64_t max_input_bytes = 8192;     // bytes per forward or generation
+    static constexpr int64_t max_input_bytes = 8192;     // bytes (tokens) per forward or generation
+    static constexpr int max_vocab = 1 << 20;            // a token model's vocabulary
     static constexpr size_t max_file_bytes = 256u << 20; // weights file
     static constexpr int max_layers = 64, max_d_model = 4096, max_ffn = 16384;
 };
@@ -38,6 +41,9 @@ struct Config {
     int training_context = 0; // the context length it was trained at (L for Split%, windows)
     float rope_base = 10000, norm_eps = 1e-5f;
     std::string name;
+    // Empty for a byte model (vocab 256); else the name of the tokenizer whose ids it reads
+    // (flag 2 of the file), e.g. "llama2": its ids must be below vocab.
+    std::string tokenizer;
     int head_dim() const { return d_model / heads; }
     int64_t parameters() const;
 };
@@ -63,13 +69,25 @@ struct HierarchyOptions {
 };
 
 // Per-byte positions: token = byte index; unit and statement from the hierarchy. Takes texts up
-// to the analysis's limit, so that a window's positions can come from its whole file's parse. Bytes between
-// tokens take the statement of the token before them (the first ones, of the first token).
+// to the analysis's limit, so that a window's positions can come from its whole file's parse. Bytes
+// between tokens take the statement of the token before them (the first ones, of the first token).
 struct BytePositions {
     std::vector<int32_t> token, unit, statement;
     Positions view() const { return {token.data(), unit.data(), statement.data()}; }
 };
 Status byte_positions(std::string_view text, const HierarchyOptions& options, BytePositions* out);
+
+// A token model's input and positions: the vocabulary's tokens of text (ids and byte spans), and
+// per token, token = its index, unit and statement = those of its first byte (byte_positions),
+// or for segments the index of its run of segment_size tokens.
+struct TokenPositions {
+    std::vector<int32_t> ids;
+    std::vector<uint32_t> start, end;
+    std::vector<int32_t> token, unit, statement;
+    Positions view() const { return {token.data(), unit.data(), statement.data()}; }
+};
+Status token_positions(std::string_view text, const Vocabulary& vocabulary,
+                       const HierarchyOptions& options, TokenPositions* out);
 
 // Baselines that limit what each prediction sees, applied on top of the scheme (the model API
 // pairs them with the training RoPE). They answer "does the far context help at all": a scheme
@@ -115,7 +133,10 @@ class Model {
     const Config& config() const { return config_; }
 
     struct ForwardRequest {
+        // The input: bytes (a byte model), or ids (a token model's token ids, or a byte model's
+        // bytes as ids); n of them. Set one.
         const uint8_t* bytes = nullptr;
+        const int32_t* ids = nullptr;
         int64_t n = 0;
         Scheme scheme;           // head_dim is the model's; validated here
         Positions positions;     // n entries each (token required; unit/statement for HiRoPE)
@@ -135,7 +156,8 @@ class Model {
 
   private:
     Model();
-    Status forward_truncated(const ForwardRequest& request, float* logits) const;
+    Status forward_truncated(const ForwardRequest& request, const int32_t* ids,
+                             float* logits) const;
     Config config_;
     std::unique_ptr<Impl> impl_;
     friend class Decoder;
@@ -167,6 +189,9 @@ class Decoder {
     // logits of the last one (vocab values) when logits is not null.
     Status append(const uint8_t* bytes, int64_t count, const int32_t* unit,
                   const int32_t* statement, float* logits);
+    // The same for ids (a token model's, or bytes as ids).
+    Status append(const int32_t* ids, int64_t count, const int32_t* unit, const int32_t* statement,
+                  float* logits);
     // Replaces the unit/statement indices of every cached byte (length() entries each).
     Status reposition(const int32_t* unit, const int32_t* statement);
     int64_t length() const;
@@ -179,6 +204,9 @@ class Decoder {
 
 struct GenerateOptions {
     Scheme scheme;
+    // A token model's tokenizer (the one its config names): encodes the prompt and gives each
+    // sampled token's bytes. Null for a byte model.
+    const Vocabulary* vocabulary = nullptr;
     // sliding_window: the cache's attention reaches the last `length` bytes. truncate: when the
     // text would pass `length` bytes, the decoder starts again from its last length - stride
     // bytes (positions from 0, the hierarchy from those bytes alone), as ForwardRequest's
@@ -191,10 +219,12 @@ struct GenerateOptions {
 };
 
 // Continues prompt by up to max_bytes bytes. Positions come from byte_positions() of the text so
-// far; with a parsed hierarchy the text is analysed again after every generated newline and the
-// cached keys are rotated to the new positions (values and earlier layers' activations stay as
-// computed). Length-dependent frequencies (dynamic NTK) are those of prompt + max_bytes from the
-// first step. Stops early at a NUL byte.
+// far (a token takes those of its first byte); with a parsed hierarchy the text is analysed again
+// after every generated newline and the cached keys are rotated to the new positions (values and
+// earlier layers' activations stay as computed). Length-dependent frequencies (dynamic NTK) are
+// those of prompt + max_bytes from the first step. Stops early at a NUL byte (a byte model) or a
+// token without bytes (a token model's end of sequence). A token model samples whole tokens: the
+// last one may end past max_bytes.
 Status generate(const Model& model, std::string_view prompt, const GenerateOptions& options,
                 std::string* out);
 

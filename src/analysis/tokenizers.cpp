@@ -375,6 +375,26 @@ class Llama final : public Vocabulary {
             const char ch = static_cast<char>(c);
             ascii_[c] = c == ' ' ? space_id_ : table_.find(std::string_view(&ch, 1));
         }
+        // Each token's bytes: byte-fallback tokens their byte, U+2581 a space, the control
+        // tokens before the byte tokens (<unk>, <s>, </s>) none.
+        decoded_.offset.push_back(0);
+        for (size_t id = 0; id + 1 < table_.offset.size(); ++id) {
+            const int32_t i = static_cast<int32_t>(id);
+            if (i >= byte_base_ && i < byte_base_ + 256) {
+                decoded_.arena.push_back(static_cast<char>(i - byte_base_));
+            } else if (i >= byte_base_) {
+                const std::string_view piece = table_.at(i);
+                for (size_t k = 0; k < piece.size(); ++k) {
+                    if (piece.compare(k, 3, "\xE2\x96\x81") == 0) {
+                        decoded_.arena.push_back(' ');
+                        k += 2;
+                    } else {
+                        decoded_.arena.push_back(piece[k]);
+                    }
+                }
+            }
+            decoded_.offset.push_back(static_cast<uint32_t>(decoded_.arena.size()));
+        }
         for (const auto& m : merges) {
             const int32_t a = static_cast<int32_t>(m.first >> 32);
             const int32_t b = static_cast<int32_t>(m.first & 0xffffffffu);
@@ -385,7 +405,8 @@ class Llama final : public Vocabulary {
     }
     const std::string& name() const override { return name_; }
     size_t size() const override { return table_.offset.size() - 1; }
-    std::string_view token_bytes(int32_t id) const override { return table_.at(id); }
+    std::string_view token_bytes(int32_t id) const override { return decoded_.at(id); }
+    bool prefix_space() const override { return true; }
 
     // Meta's LLaMA tokenizer: a dummy prefix space, spaces as U+2581, one symbol per character
     // (byte-fallback tokens <0xXX> for characters outside the vocabulary), then merges by rank,
@@ -505,6 +526,7 @@ class Llama final : public Vocabulary {
     detail::PairTable merges_;
     int32_t space_id_;
     int32_t byte_base_;
+    TokenTable decoded_; // token_bytes: the pieces as the text they stand for
     bool split_at_bytes_ = true;
     int32_t ascii_[128];
 };

@@ -109,11 +109,11 @@ Status Decoder::Impl::plan_attention(int64_t n, const float* q, const float* k, 
     return {};
 }
 
-Status Decoder::Impl::append(const uint8_t* bytes, int64_t count, const Positions& pos,
+Status Decoder::Impl::append(const int32_t* ids, int64_t count, const Positions& pos,
                              const Outputs& out) {
     if (!scheme_status.ok()) return scheme_status;
-    if (count < 1) return Status::error("append needs at least 1 byte");
-    if (!bytes) return Status::error("bytes are required");
+    if (count < 1) return Status::error("append needs at least 1 byte or token");
+    if (!ids) return Status::error("bytes are required");
     const int64_t t0 = length(), t1 = t0 + count;
     if (t1 > ModelLimits::max_input_bytes)
         return Status::error("the sequence would have " + std::to_string(t1) +
@@ -154,7 +154,7 @@ Status Decoder::Impl::append(const uint8_t* bytes, int64_t count, const Position
     const bool rotate_cache = cache || !use_plan;
 
     std::vector<float> x(static_cast<size_t>(count) * d);
-    m.embed(bytes, count, x.data());
+    m.embed(ids, count, x.data());
     s.resize(m.cfg, count);
     std::vector<float> q_near, q_far;
     if (!use_plan) {
@@ -214,7 +214,8 @@ Status Decoder::Impl::append(const uint8_t* bytes, int64_t count, const Position
     std::fill(dirty.begin(), dirty.end(), 0);
     if (out.logits) {
         if (out.every_row)
-            m.logits_rows(x.data(), count, out.logits, s);
+            m.logits_rows(x.data() + out.first_row * d, count - out.first_row,
+                          out.logits + out.first_row * m.cfg.vocab, s);
         else
             m.logits_rows(x.data() + (count - 1) * d, 1, out.logits, s);
     }
@@ -251,9 +252,24 @@ Decoder::~Decoder() = default;
 
 Status Decoder::append(const uint8_t* bytes, int64_t count, const int32_t* unit,
                        const int32_t* statement, float* logits) {
+    if (!impl_->model().cfg.tokenizer.empty())
+        return Status::error("this model reads " + impl_->model().cfg.tokenizer +
+                             " token ids, not bytes");
+    if (!bytes && count > 0) return Status::error("bytes are required");
+    std::vector<int32_t> ids(bytes, bytes + std::max<int64_t>(0, count));
+    return append(ids.data(), count, unit, statement, logits);
+}
+
+Status Decoder::append(const int32_t* ids, int64_t count, const int32_t* unit,
+                       const int32_t* statement, float* logits) {
+    if (!ids && count > 0) return Status::error("ids are required");
+    if (count > 0) {
+        Status st = impl_->model().check_ids(ids, count);
+        if (!st.ok()) return st;
+    }
     Impl::Outputs out;
     out.logits = logits;
-    return impl_->append(bytes, count, Positions{nullptr, unit, statement}, out);
+    return impl_->append(ids, count, Positions{nullptr, unit, statement}, out);
 }
 
 Status Decoder::reposition(const int32_t* unit, const int32_t* statement) {
@@ -292,6 +308,16 @@ int sample(const std::vector<float>& logits, double temperature, util::SplitMix6
 
 Status generate(const Model& model, std::string_view prompt, const GenerateOptions& o,
                 std::string* out) {
+    const Config& c = model.config();
+    const bool tokens = !c.tokenizer.empty();
+    if (tokens && !o.vocabulary)
+        return Status::error("this model reads " + c.tokenizer +
+                             " tokens: generating needs that tokenizer");
+    if (tokens && o.vocabulary->name() != c.tokenizer)
+        return Status::error("this model reads " + c.tokenizer + " tokens, not " +
+                             o.vocabulary->name() + " tokens");
+    if (!tokens && o.vocabulary)
+        return Status::error("this model reads bytes: it takes no tokenizer");
     if (prompt.empty()) return Status::error("the prompt must hold at least 1 byte");
     if (o.max_bytes < 0) return Status::error("max_bytes must be >= 0");
     if (!std::isfinite(o.temperature) || o.temperature < 0)
@@ -305,64 +331,115 @@ Status generate(const Model& model, std::string_view prompt, const GenerateOptio
                              ") exceeds the model's limit of " +
                              std::to_string(ModelLimits::max_input_bytes) + " bytes");
     const bool parsed = o.hierarchy.hierarchy != ByteHierarchy::segments;
+    if (!parsed && o.hierarchy.segment_size < 1)
+        return Status::error("segment size must be at least 1, got " +
+                             std::to_string(o.hierarchy.segment_size));
     const bool needs_hierarchy = o.scheme.type == SchemeType::hirope;
     const bool truncate = o.limit.type == ContextLimitType::truncate;
     ContextLimit cache_limit = o.limit;
     if (truncate) cache_limit = {};
-    // text[offset..] is what the decoder holds: all of it, or with truncate the last bytes.
+
+    // The sequence: its ids (bytes, or tokens) and where each one starts in text. A token model
+    // keeps the tokens it sampled (not a new encoding of the text), as a model generating does.
     std::string text(prompt);
-    int64_t offset = 0;
+    std::vector<int32_t> ids;
+    std::vector<int64_t> starts;
+    if (tokens) {
+        std::vector<Token> encoded;
+        o.vocabulary->encode(prompt, &encoded);
+        if (encoded.empty()) return Status::error("the prompt has no tokens");
+        for (const Token& t : encoded) {
+            ids.push_back(t.id);
+            starts.push_back(t.start);
+        }
+    } else {
+        for (size_t b = 0; b < text.size(); ++b) {
+            ids.push_back(static_cast<uint8_t>(text[b]));
+            starts.push_back(static_cast<int64_t>(b));
+        }
+    }
+    // The decoder holds ids[first..], positioned from text[starts[first]..] alone: a token takes
+    // the unit and statement of its first byte; segments count ids.
+    int64_t first = 0;
+    std::vector<int32_t> unit, statement;
+    BytePositions bytes;
+    auto position = [&]() {
+        unit.clear();
+        statement.clear();
+        const int64_t count = static_cast<int64_t>(ids.size()) - first;
+        if (!parsed) {
+            for (int64_t k = 0; k < count; ++k)
+                unit.push_back(static_cast<int32_t>(k / o.hierarchy.segment_size));
+            statement = unit;
+            return Status{};
+        }
+        const int64_t b0 = starts[first];
+        Status s = byte_positions(std::string_view(text).substr(static_cast<size_t>(b0)),
+                                  o.hierarchy, &bytes);
+        if (!s.ok()) return s;
+        for (int64_t k = 0; k < count; ++k) {
+            const size_t b = static_cast<size_t>(starts[first + k] - b0);
+            const size_t at = std::min(b, bytes.unit.size() - 1);
+            unit.push_back(bytes.unit.empty() ? 0 : bytes.unit[at]);
+            statement.push_back(bytes.statement.empty() ? 0 : bytes.statement[at]);
+        }
+        return Status{};
+    };
     std::unique_ptr<Decoder> dec;
-    BytePositions pos;
-    std::vector<float> logits(model.config().vocab);
-    // A fresh decoder over text[from..] (positions from those bytes alone).
+    std::vector<float> logits(c.vocab);
     auto restart = [&](int64_t from) {
-        offset = from;
-        const std::string_view held = std::string_view(text).substr(static_cast<size_t>(offset));
-        Status s = byte_positions(held, o.hierarchy, &pos);
+        first = from;
+        Status s = position();
         if (!s.ok()) return s;
         dec.reset(new Decoder(model, o.scheme, truncate ? o.limit.length : total, cache_limit));
-        return dec->append(reinterpret_cast<const uint8_t*>(held.data()),
-                           static_cast<int64_t>(held.size()), pos.unit.data(), pos.statement.data(),
-                           logits.data());
+        return dec->append(ids.data() + first, static_cast<int64_t>(ids.size()) - first,
+                           unit.data(), statement.data(), logits.data());
     };
-    const int64_t n = static_cast<int64_t>(text.size());
+    const int64_t n = static_cast<int64_t>(ids.size());
     st = restart(truncate ? std::max<int64_t>(0, n - o.limit.length) : 0);
     if (!st.ok()) return st;
     util::SplitMix64 rng{o.seed};
     std::string generated;
-    for (int64_t step = 0; step < o.max_bytes; ++step) {
-        const int byte = sample(logits, o.temperature, rng);
-        if (byte == 0) break;
-        generated.push_back(static_cast<char>(byte));
-        text.push_back(static_cast<char>(byte));
+    while (static_cast<int64_t>(generated.size()) < o.max_bytes) {
+        const int32_t id = sample(logits, o.temperature, rng);
+        std::string piece;
+        if (tokens) {
+            piece = std::string(o.vocabulary->token_bytes(id));
+            if (piece.empty()) break; // end of sequence, or a control token
+        } else {
+            if (id == 0) break;
+            piece.push_back(static_cast<char>(id));
+        }
+        starts.push_back(static_cast<int64_t>(text.size()));
+        ids.push_back(id);
+        text += piece;
+        generated += piece;
+        const int64_t last = static_cast<int64_t>(ids.size()) - 1;
         if (truncate && dec->length() >= o.limit.length) {
-            // Full: start again from the last length - stride bytes before this one.
-            st = restart(static_cast<int64_t>(text.size()) - 1 - (o.limit.length - o.limit.stride));
+            // Full: start again from the last length - stride ids before this one.
+            st = restart(last - (o.limit.length - o.limit.stride));
             if (!st.ok()) return st;
             continue;
         }
-        const int64_t t = static_cast<int64_t>(text.size()) - 1 - offset;
+        const int64_t k = last - first;
         int32_t u, s;
         if (!parsed) {
-            u = s = static_cast<int32_t>(t / o.hierarchy.segment_size);
-        } else if (needs_hierarchy && byte == '\n') {
+            u = s = static_cast<int32_t>(k / o.hierarchy.segment_size);
+        } else if (needs_hierarchy && piece.find('\n') != std::string::npos) {
             // A finished line: analyse the text again; cached keys move to their new units.
-            st = byte_positions(std::string_view(text).substr(static_cast<size_t>(offset)),
-                                o.hierarchy, &pos);
+            st = position();
             if (!st.ok()) return st;
-            st = dec->reposition(pos.unit.data(), pos.statement.data());
+            st = dec->reposition(unit.data(), statement.data());
             if (!st.ok()) return st;
-            u = pos.unit[t];
-            s = pos.statement[t];
+            u = unit[k];
+            s = statement[k];
         } else {
-            u = pos.unit.empty() ? 0 : pos.unit.back();
-            s = pos.statement.empty() ? 0 : pos.statement.back();
-            pos.unit.push_back(u);
-            pos.statement.push_back(s);
+            u = unit.empty() ? 0 : unit.back();
+            s = statement.empty() ? 0 : statement.back();
+            unit.push_back(u);
+            statement.push_back(s);
         }
-        const uint8_t b = static_cast<uint8_t>(byte);
-        st = dec->append(&b, 1, &u, &s, logits.data());
+        st = dec->append(&id, 1, &u, &s, logits.data());
         if (!st.ok()) return st;
     }
     *out = std::move(generated);

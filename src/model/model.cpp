@@ -48,10 +48,10 @@ Status parse_header(util::ByteReader& r, size_t size, Config* c) {
         return Status::error("model file format version " + std::to_string(c->version) +
                              " is not supported: this hirope reads version " +
                              std::to_string(kFormatVersion));
-    uint32_t v[6], flags, name_len;
+    uint32_t v[6], flags;
     for (uint32_t& x : v)
         if (!r.u32(&x)) return Status::error("model file truncated in its header");
-    if (!r.f32(&c->rope_base) || !r.f32(&c->norm_eps) || !r.u32(&flags) || !r.u32(&name_len))
+    if (!r.f32(&c->rope_base) || !r.f32(&c->norm_eps) || !r.u32(&flags))
         return Status::error("model file truncated in its header");
     c->vocab = static_cast<int>(std::min<uint32_t>(v[0], 1u << 30));
     c->d_model = static_cast<int>(std::min<uint32_t>(v[1], 1u << 30));
@@ -59,9 +59,6 @@ Status parse_header(util::ByteReader& r, size_t size, Config* c) {
     c->heads = static_cast<int>(std::min<uint32_t>(v[3], 1u << 30));
     c->ffn_hidden = static_cast<int>(std::min<uint32_t>(v[4], 1u << 30));
     c->training_context = static_cast<int>(std::min<uint32_t>(v[5], 1u << 30));
-    if (c->vocab != 256)
-        return Status::error("model vocabulary must be 256 bytes, the file says " +
-                             std::to_string(v[0]));
     if (c->layers < 1 || c->layers > ModelLimits::max_layers || c->d_model < 2 ||
         c->d_model > ModelLimits::max_d_model || c->heads < 1 || c->d_model % c->heads != 0 ||
         (c->d_model / c->heads) % 2 != 0 || c->ffn_hidden < 1 ||
@@ -73,14 +70,37 @@ Status parse_header(util::ByteReader& r, size_t size, Config* c) {
     if (!(c->rope_base > 1.0f) || !std::isfinite(c->rope_base) || !(c->norm_eps > 0.0f) ||
         !std::isfinite(c->norm_eps))
         return Status::error("model file header has an invalid rope base or norm epsilon");
-    if (flags != 1)
+    // Flag 1: tied embeddings (required); flag 2: a token vocabulary, named after the name.
+    if (flags != 1 && flags != 3)
         return Status::error("model file flags " + std::to_string(flags) +
-                             " are not supported (version 1 needs tied embeddings, flag 1)");
-    if (name_len > 256) return Status::error("model file header has a name over 256 bytes");
-    const uint8_t* name;
-    if (!r.bytes(name_len + (4 - name_len % 4) % 4, &name))
-        return Status::error("model file truncated in its header");
-    c->name.assign(reinterpret_cast<const char*>(name), name_len);
+                             " are not supported (version 1 needs tied embeddings, flag 1, and "
+                             "may name a tokenizer, flag 2)");
+    auto text = [&](const char* what, std::string* out) {
+        uint32_t len;
+        if (!r.u32(&len)) return Status::error("model file truncated in its header");
+        if (len > 256)
+            return Status::error(std::string("model file header has a ") + what +
+                                 " over 256 bytes");
+        const uint8_t* p;
+        if (!r.bytes(len + (4 - len % 4) % 4, &p))
+            return Status::error("model file truncated in its header");
+        out->assign(reinterpret_cast<const char*>(p), len);
+        return Status{};
+    };
+    Status st = text("name", &c->name);
+    if (!st.ok()) return st;
+    if (flags & 2) {
+        st = text("tokenizer name", &c->tokenizer);
+        if (!st.ok()) return st;
+        if (c->tokenizer.empty()) return Status::error("model file names an empty tokenizer");
+        if (v[0] < 2 || v[0] > static_cast<uint32_t>(ModelLimits::max_vocab))
+            return Status::error("model vocabulary must be in [2, " +
+                                 std::to_string(ModelLimits::max_vocab) +
+                                 "] tokens, the file says " + std::to_string(v[0]));
+    } else if (c->vocab != 256) {
+        return Status::error("a byte model's vocabulary must be 256 bytes, the file says " +
+                             std::to_string(v[0]));
+    }
     return {};
 }
 
@@ -187,11 +207,20 @@ Status Model::Impl::check_scheme(const Scheme& scheme) const {
     return {};
 }
 
-void Model::Impl::embed(const uint8_t* bytes, int64_t n, float* x) const {
+void Model::Impl::embed(const int32_t* ids, int64_t n, float* x) const {
     const int d = cfg.d_model;
     for (int64_t t = 0; t < n; ++t)
-        std::memcpy(x + t * d, embedding.data() + static_cast<size_t>(bytes[t]) * d,
+        std::memcpy(x + t * d, embedding.data() + static_cast<size_t>(ids[t]) * d,
                     sizeof(float) * d);
+}
+
+Status Model::Impl::check_ids(const int32_t* ids, int64_t n) const {
+    for (int64_t t = 0; t < n; ++t)
+        if (ids[t] < 0 || ids[t] >= cfg.vocab)
+            return Status::error("token id " + std::to_string(ids[t]) + " at " + std::to_string(t) +
+                                 " is outside the model's vocabulary of " +
+                                 std::to_string(cfg.vocab));
+    return {};
 }
 
 void Model::Impl::mlp_block(const Block& b, int64_t n, float* x, Scratch& s) const {
@@ -211,7 +240,7 @@ void Model::Impl::logits_rows(const float* x, int64_t n, float* out, Scratch& s)
 
 void Scratch::resize(const Config& c, int64_t n) {
     const size_t d = c.d_model, rows = static_cast<size_t>(n);
-    h.resize(rows * std::max<size_t>(d, c.vocab));
+    h.resize(rows * d); // normed rows and attention outputs; logits go to the caller's buffer
     qkv.resize(rows * 3 * d);
     q.resize(rows * d);
     tmp.resize(rows * d);
@@ -222,12 +251,12 @@ void Scratch::resize(const Config& c, int64_t n) {
 double step_heap_bytes(const Config& c, int64_t count, int64_t total, bool cache,
                        int64_t logits_rows) {
     const double d = c.d_model, n = static_cast<double>(count), t = static_cast<double>(total);
-    const double wide = std::max(c.d_model, c.vocab);
+
     // Per new row: the residual stream, Scratch (h, qkv, q, tmp, a, g), the rotated queries of
     // both branches and the attention plan's copies; per row of the sequence, keys, values and
     // both rotated keys of every kept layer, counted twice for a vector's growth; the plan's
     // probability strips; the logits.
-    const double floats = n * (wide + 12 * d + 2.0 * c.ffn_hidden + 256) +
+    const double floats = n * (13 * d + 2.0 * c.ffn_hidden + 256) +
                           8 * t * d * (cache ? c.layers : 1) +
                           static_cast<double>(logits_rows) * c.vocab;
     return floats * sizeof(float);
@@ -275,7 +304,7 @@ BytePositions rebased(const Positions& p, int64_t s, int64_t m) {
 
 // Truncate: forwards over windows [s, s + L) at s = 0, S, 2S, ...; window 0 serves the rows
 // t < L, window s > 0 the rows [s + L - S, s + L), so row t sees between L - S + 1 and L bytes.
-Status Model::forward_truncated(const ForwardRequest& r, float* logits) const {
+Status Model::forward_truncated(const ForwardRequest& r, const int32_t* ids, float* logits) const {
     const Config& c = config_;
     const int64_t n = r.n, L = r.limit.length, S = r.limit.stride;
     std::vector<float> rows, probs;
@@ -290,6 +319,7 @@ Status Model::forward_truncated(const ForwardRequest& r, float* logits) const {
             rows.resize(static_cast<size_t>(m) * c.vocab);
             out.logits = rows.data();
             out.every_row = true;
+            out.first_row = first - s; // the only rows this window serves
         }
         if (r.attention) {
             probs.resize(static_cast<size_t>(m) * m);
@@ -297,7 +327,7 @@ Status Model::forward_truncated(const ForwardRequest& r, float* logits) const {
             out.attention_layer = r.attention_layer;
             out.attention_head = r.attention_head;
         }
-        Status st = window.append(r.bytes + s, m, p.view(), out);
+        Status st = window.append(ids + s, m, p.view(), out);
         if (!st.ok()) return st;
         for (int64_t t = first; t < s + m; ++t) {
             if (logits)
@@ -316,14 +346,29 @@ Status Model::forward_truncated(const ForwardRequest& r, float* logits) const {
 
 Status Model::forward(const ForwardRequest& r) const {
     const Config& c = config_;
-    if (!r.bytes && r.n > 0) return Status::error("bytes are required");
-    if (r.n < 1) return Status::error("the input must hold at least 1 byte");
+    const char* unit = c.tokenizer.empty() ? " bytes" : " tokens";
+    if (!c.tokenizer.empty() && r.bytes)
+        return Status::error("this model reads " + c.tokenizer + " token ids, not bytes");
+    if (r.bytes && r.ids) return Status::error("give bytes or ids, not both");
+    if (!r.bytes && !r.ids && r.n > 0)
+        return Status::error(std::string(unit + 1) + " are required");
+    if (r.n < 1)
+        return Status::error(std::string("the input must hold at least 1") +
+                             (c.tokenizer.empty() ? " byte" : " token"));
     if (r.n > ModelLimits::max_input_bytes)
-        return Status::error("the input has " + std::to_string(r.n) +
-                             " bytes; the model's limit is " +
+        return Status::error("the input has " + std::to_string(r.n) + unit +
+                             "; the model's limit is " +
                              std::to_string(ModelLimits::max_input_bytes));
+    std::vector<int32_t> byte_ids;
+    const int32_t* ids = r.ids;
+    if (r.bytes) {
+        byte_ids.assign(r.bytes, r.bytes + r.n);
+        ids = byte_ids.data();
+    }
+    Status st = impl_->check_ids(ids, r.n);
+    if (!st.ok()) return st;
     if (!r.positions.token) return Status::error("token positions are required");
-    Status st = impl_->check_scheme(r.scheme);
+    st = impl_->check_scheme(r.scheme);
     if (!st.ok()) return st;
     if (r.attention) {
         if (r.attention_layer < 0 || r.attention_layer >= c.layers)
@@ -351,7 +396,7 @@ Status Model::forward(const ForwardRequest& r) const {
         logits = own.data();
     }
     if (r.limit.type == ContextLimitType::truncate) {
-        st = forward_truncated(r, logits);
+        st = forward_truncated(r, ids, logits);
     } else {
         // A forward is the decoder's prefill of all n bytes, without a cache.
         Decoder::Impl sequence(*impl_, r.scheme, 0, false, r.limit);
@@ -361,13 +406,12 @@ Status Model::forward(const ForwardRequest& r) const {
         out.attention = r.attention;
         out.attention_layer = r.attention_layer;
         out.attention_head = r.attention_head;
-        st = sequence.append(r.bytes, n, r.positions, out);
+        st = sequence.append(ids, n, r.positions, out);
     }
     if (!st.ok()) return st;
     if (r.losses) {
         for (int64_t t = 0; t + 1 < n; ++t)
-            r.losses[t] =
-                static_cast<float>(bits_of(logits + t * c.vocab, c.vocab, r.bytes[t + 1]));
+            r.losses[t] = static_cast<float>(bits_of(logits + t * c.vocab, c.vocab, ids[t + 1]));
     }
     return {};
 }
@@ -420,6 +464,45 @@ Status byte_positions(std::string_view text, const HierarchyOptions& o, BytePosi
         p.statement[b] = a.tokens.empty() ? 0 : a.statement[tok];
     }
     if (o.hierarchy == ByteHierarchy::statements) p.unit = p.statement;
+    *out = std::move(p);
+    return {};
+}
+
+Status token_positions(std::string_view text, const Vocabulary& vocabulary,
+                       const HierarchyOptions& o, TokenPositions* out) {
+    const int64_t n = static_cast<int64_t>(text.size());
+    if (static_cast<size_t>(n) > AnalysisLimits::max_bytes)
+        return Status::error("the input has " + std::to_string(n) +
+                             " bytes; the analysis's limit is " +
+                             std::to_string(AnalysisLimits::max_bytes));
+    const bool segments = o.hierarchy == ByteHierarchy::segments;
+    if (segments && o.segment_size < 1)
+        return Status::error("segment size must be at least 1, got " +
+                             std::to_string(o.segment_size));
+    BytePositions bytes;
+    if (!segments) {
+        Status st = byte_positions(text, o, &bytes);
+        if (!st.ok()) return st;
+    }
+    std::vector<Token> tokens;
+    vocabulary.encode(text, &tokens);
+    TokenPositions p;
+    for (size_t k = 0; k < tokens.size(); ++k) {
+        const Token& t = tokens[k];
+        p.ids.push_back(t.id);
+        p.start.push_back(t.start);
+        p.end.push_back(t.end);
+        p.token.push_back(static_cast<int32_t>(k));
+        if (segments) {
+            p.unit.push_back(static_cast<int32_t>(static_cast<int64_t>(k) / o.segment_size));
+        } else {
+            const size_t at =
+                std::min<size_t>(t.start, bytes.unit.empty() ? 0 : bytes.unit.size() - 1);
+            p.unit.push_back(bytes.unit.empty() ? 0 : bytes.unit[at]);
+            p.statement.push_back(bytes.statement.empty() ? 0 : bytes.statement[at]);
+        }
+    }
+    if (segments) p.statement = p.unit;
     *out = std::move(p);
     return {};
 }

@@ -47,7 +47,8 @@ struct Model::Impl {
 
     Status init(const Config& c, const uint8_t* params);
     Status check_scheme(const Scheme& scheme) const;
-    void embed(const uint8_t* bytes, int64_t n, float* x) const;
+    void embed(const int32_t* ids, int64_t n, float* x) const;
+    Status check_ids(const int32_t* ids, int64_t n) const; // every id below vocab
     void mlp_block(const Block& b, int64_t n, float* x, Scratch& s) const;
     void logits_rows(const float* x, int64_t n, float* out, Scratch& s) const;
 };
@@ -60,6 +61,7 @@ struct Decoder::Impl {
     struct Outputs {
         float* logits = nullptr; // vocab values per row: every new row, or the last one only
         bool every_row = false;
+        int64_t first_row = 0; // with every_row: rows before it get no logits (truncate's)
         // A prompt's (first append's) attention probabilities of one layer and head, count x
         // count. Without logits the step stops after that layer: the sequence then cannot go on.
         float* attention = nullptr;
@@ -72,14 +74,15 @@ struct Decoder::Impl {
     Impl(const Model::Impl& model, const Scheme& scheme, int64_t frequency_length, bool cache,
          const ContextLimit& limit = {});
 
-    // Runs count new bytes through every block. positions holds count entries for the new bytes;
-    // a null token takes the next indices, a null unit or statement continues the last byte's
-    // (0 at the start).
-    Status append(const uint8_t* bytes, int64_t count, const Positions& positions,
+    // Runs count new ids (bytes or tokens, checked by the caller) through every block. positions
+    // holds count entries for the new bytes; a null token takes the next indices, a null unit or
+    // statement continues the last byte's (0 at the start).
+    Status append(const int32_t* ids, int64_t count, const Positions& positions,
                   const Outputs& out);
     // Replaces the unit/statement indices of every byte so far; keys move at the next append.
     Status reposition(const int32_t* unit, const int32_t* statement);
     int64_t length() const { return static_cast<int64_t>(token.size()); }
+    const Model::Impl& model() const { return m; }
 
   private:
     struct Layer {

@@ -1,6 +1,7 @@
 // libFuzzer: the code model's weights file on arbitrary bytes (a file must either load or fail),
-// and a short forward pass and generation through whatever loads. The trailing checksum is
-// recomputed first so that mutations reach the header and parameter checks behind it.
+// and a short forward pass and generation through whatever loads (a token model: its ids). The
+// trailing checksum is recomputed first so that mutations reach the header and parameter checks
+// behind it.
 #include "fuzz_common.h"
 #include "hirope/model.h"
 #include "model/model_internal.h"
@@ -33,6 +34,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     r.positions = p.view();
     r.losses = losses.data();
     (void)m->forward(r);
+    if (!m->config().tokenizer.empty()) {
+        // A token model: the text's bytes as ids (folded into its vocabulary) through the forward
+        // and the decoder.
+        std::vector<int32_t> ids(text.begin(), text.end());
+        for (int32_t& id : ids) id %= m->config().vocab;
+        r.bytes = nullptr;
+        r.ids = ids.data();
+        (void)m->forward(r);
+        hirope::model::Decoder d(*m, s);
+        std::vector<float> row(static_cast<size_t>(m->config().vocab));
+        (void)d.append(ids.data(), r.n, p.unit.data(), p.statement.data(), row.data());
+    }
     hirope::model::GenerateOptions g;
     g.scheme = s;
     g.max_bytes = 4;

@@ -3,7 +3,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { identifiers, recallClasses, RECALL_CLASSES } from '../../dist/index.js';
+import { identifiers, recallClasses, tokenRecallClasses, RECALL_CLASSES } from '../../dist/index.js';
 
 const bytes = (s) => new TextEncoder().encode(s);
 const classOf = (cls, text, from, to) => [...cls.subarray(from, to)].map((c) => RECALL_CLASSES[c]);
@@ -62,5 +62,44 @@ describe('recallClasses', () => {
   it('rejects what it cannot classify', () => {
     assert.throws(() => recallClasses('text', 4), TypeError);
     assert.throws(() => recallClasses(bytes('x'), 0), RangeError);
+  });
+});
+
+describe('tokenRecallClasses', () => {
+  it('classes tokens by token distance, by hand', () => {
+    //            0         1         2
+    //            012345678901234567890123456
+    const text = 'alpha = beta\nalpha beta';
+    // Tokens: 'alpha' ' =' ' beta' '\n' 'alpha' ' beta' (byte spans by hand).
+    const start = [0, 5, 7, 12, 13, 18];
+    const end = [5, 7, 12, 13, 18, 23];
+    const names = (cls) => [...cls].map((c) => RECALL_CLASSES[c]);
+    // alpha: token 0 then token 4 (4 tokens later); beta: token 2 then token 5 (3 later).
+    assert.deepEqual(names(tokenRecallClasses(bytes(text), start, end, 3)), ['first', 'other', 'first', 'other', 'far', 'near']);
+    assert.deepEqual(names(tokenRecallClasses(bytes(text), start, end, 4)), ['first', 'other', 'first', 'other', 'near', 'near']);
+    assert.deepEqual(names(tokenRecallClasses(bytes(text), start, end, 2)), ['first', 'other', 'first', 'other', 'far', 'far']);
+  });
+
+  it('agrees with the byte classes when every byte is its own token and reach is the same', () => {
+    fc.assert(fc.property(fc.array(fc.constantFrom('ab', 'cd', ' ', '\n', 'x', 'ab_2', '('), { maxLength: 50 }), fc.integer({ min: 1, max: 25 }), (parts, reach) => {
+      const b = bytes(parts.join(''));
+      const start = Uint32Array.from(b, (_, i) => i);
+      const end = Uint32Array.from(b, (_, i) => i + 1);
+      assert.deepEqual([...tokenRecallClasses(b, start, end, reach)], [...recallClasses(b, reach)]);
+    }));
+  });
+
+  it('a token takes the highest class of the identifiers it overlaps; bad spans are errors', () => {
+    const text = 'ab ab' + ' '.repeat(20) + 'ab.cd cd';
+    const b = bytes(text);
+    // One token for 'ab.cd' (bytes 25..30): ab is far (token distance 2 > 1), cd first.
+    const start = [0, 2, 5, 25, 30];
+    const end = [2, 5, 25, 30, 33];
+    const cls = tokenRecallClasses(b, start, end, 1);
+    assert.equal(RECALL_CLASSES[cls[3]], 'far');
+    assert.equal(RECALL_CLASSES[cls[4]], 'near');
+    assert.throws(() => tokenRecallClasses(b, [0], [99], 1), RangeError);
+    assert.throws(() => tokenRecallClasses(b, [0, 1], [1], 1), RangeError);
+    assert.throws(() => tokenRecallClasses(b, start, end, 0), RangeError);
   });
 });

@@ -54,6 +54,19 @@ describe('tokenizers', () => {
     console.log(`# llama2: ${files.length} files, ${tokens} tokens compared`);
     assert.deepEqual(mismatches, []);
     assert.ok(tokens > 1e5);
+    // Decoding gives the text back: pieces as the text they stand for (U+2581 a space, <0xNN>
+    // its byte), the dummy prefix's space dropped; llama-tokenizer-js decodes the same ids alike.
+    let roundTrips = 0;
+    for (const { text } of files) {
+      const ids = hr.encode(text, { tokenizer: 'llama2' });
+      if (hr.decode(ids, { tokenizer: 'llama2' }) === text) roundTrips++;
+    }
+    assert.equal(roundTrips, files.length);
+    const ids = [822, 285, 29898, 13, 29871, 29941];
+    assert.equal(hr.decode(ids, { tokenizer: 'llama2' }), llama.decode(ids, false));
+    assert.equal(hr.decode([822, 285, 29898, 13], { tokenizer: 'llama2' }), 'def f(\n');
+    // Control tokens (<unk>, <s>, </s>) stand for no text.
+    assert.throws(() => hr.decode([1, 822], { tokenizer: 'llama2' }), /ids\[0\] = 1 is not a token/);
   });
 
   it('agrees on edge cases: contractions, numbers, unicode, whitespace runs', () => {

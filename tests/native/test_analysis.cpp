@@ -4,6 +4,7 @@
 #include "hirope/analysis.h"
 
 #include "test_files.h"
+#include "test_vocabularies.h"
 
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -15,23 +16,8 @@ using namespace hirope;
 
 namespace {
 
-std::string data_dir() {
-    const char* env = std::getenv("HIROPE_DATA_DIR");
-    return env ? env : "build/data";
-}
-
 const Vocabulary& vocabulary(const std::string& name) {
-    static std::unique_ptr<Vocabulary> cl100k, o200k, llama2; // loaded once per test binary
-    std::unique_ptr<Vocabulary>& v = name == "cl100k" ? cl100k : name == "o200k" ? o200k : llama2;
-    if (!v) {
-        const std::vector<uint8_t> data = read_file(data_dir() + "/" + name + ".bin");
-        INFO("run from the repository root after the build, or set HIROPE_DATA_DIR");
-        REQUIRE(!data.empty());
-        Status st = load_vocabulary(data.data(), data.size(), &v);
-        INFO(st.message());
-        REQUIRE(st.ok());
-    }
-    return *v;
+    return test_vocabulary(name);
 }
 
 // Byte-level BPE: the tokens' bytes concatenate to the input and their offsets tile it.
@@ -125,7 +111,7 @@ TEST_CASE("cl100k stays fast on a megabyte of one character", "[tokenizers]") {
 }
 
 TEST_CASE("Vocabulary files are checked before use", "[tokenizers][errors]") {
-    std::vector<uint8_t> data = read_file(data_dir() + "/cl100k.bin");
+    std::vector<uint8_t> data = read_file(test_data_dir() + "/cl100k.bin");
     REQUIRE(data.size() > 1000);
     std::unique_ptr<Vocabulary> v;
     CHECK(load_vocabulary(data.data(), 100, &v).message().find("corrupted") != std::string::npos);

@@ -7,6 +7,7 @@
 #include "util/hash.h"
 
 #include "test_files.h"
+#include "test_vocabularies.h"
 
 #include <catch2/catch.hpp>
 
@@ -642,4 +643,342 @@ TEST_CASE("model: the SwiGLU gate equals u * sigmoid(u) * g", "[model]") {
         INFO("u index " << i);
         CHECK(std::fabs(a[i] - ref[i]) <= 1e-6f * (1.0f + std::fabs(ref[i])));
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Token models: a file that names a tokenizer reads its ids.
+
+namespace {
+
+// A small model file written here, byte by byte as docs/model.md describes the format:
+// deterministic small weights, flags and tokenizer name as given.
+std::vector<uint8_t> tiny_model_file(uint32_t vocab, uint32_t flags, const std::string& tokenizer,
+                                     int d = 8, int layers = 1, int heads = 2, int ffn = 16) {
+    std::vector<uint8_t> out;
+    auto u32 = [&](uint32_t v) {
+        for (int k = 0; k < 4; ++k) out.push_back(static_cast<uint8_t>(v >> (8 * k)));
+    };
+    auto f32 = [&](float f) {
+        uint32_t v;
+        std::memcpy(&v, &f, 4);
+        u32(v);
+    };
+    auto text = [&](const std::string& s) {
+        u32(static_cast<uint32_t>(s.size()));
+        out.insert(out.end(), s.begin(), s.end());
+        while (out.size() % 4) out.push_back(0);
+    };
+    for (char c : std::string("HRPMODEL")) out.push_back(static_cast<uint8_t>(c));
+    for (uint32_t v :
+         {1u, vocab, uint32_t(d), uint32_t(layers), uint32_t(heads), uint32_t(ffn), 64u})
+        u32(v);
+    f32(10000.0f);
+    f32(1e-5f);
+    u32(flags);
+    text("tiny");
+    if (flags & 2) text(tokenizer);
+    const uint64_t count =
+        uint64_t(vocab) * d + uint64_t(layers) * (2 * d + 4 * d * d + 3 * d * ffn) + d;
+    u32(static_cast<uint32_t>(count));
+    for (uint64_t i = 0; i < count; ++i) {
+        // fp16 values of magnitude 2^-6 .. 2^-3 with varying signs and mantissas
+        const uint16_t h = static_cast<uint16_t>(((i * 7919) % 2 ? 0x8000 : 0) |
+                                                 (0x2400 + (i * 2654435761u) % 0x0C00));
+        out.push_back(static_cast<uint8_t>(h));
+        out.push_back(static_cast<uint8_t>(h >> 8));
+    }
+    while (out.size() % 4) out.push_back(0);
+    u32(util::fnv1a(out.data(), out.size()));
+    return out;
+}
+
+std::string load_message(const std::vector<uint8_t>& data, std::unique_ptr<Model>* out = nullptr) {
+    std::unique_ptr<Model> m;
+    Status st = Model::load(data.data(), data.size(), &m);
+    if (out) *out = std::move(m);
+    return st.ok() ? std::string() : st.message();
+}
+
+const Model& shared_token_model() {
+    static std::unique_ptr<Model> m;
+    if (!m) {
+        static const std::vector<uint8_t> data = read_file("models/pyjs-llama2.hrm");
+        INFO("run from the repository root (models/pyjs-llama2.hrm)");
+        REQUIRE(!data.empty());
+        Status st = Model::load(data.data(), data.size(), &m);
+        INFO(st.message());
+        REQUIRE(st.ok());
+    }
+    return *m;
+}
+
+std::vector<float> forward_ids(const Model& m, const std::vector<int32_t>& ids, const Scheme& s,
+                               const Positions& p) {
+    std::vector<float> logits(ids.size() * m.config().vocab);
+    Model::ForwardRequest r;
+    r.ids = ids.data();
+    r.n = static_cast<int64_t>(ids.size());
+    r.scheme = s;
+    r.positions = p;
+    r.logits = logits.data();
+    Status st = m.forward(r);
+    INFO(st.message());
+    REQUIRE(st.ok());
+    return logits;
+}
+
+} // namespace
+
+TEST_CASE("model: a token model's file names its tokenizer; bad token headers are errors",
+          "[model][tokens][errors]") {
+    std::unique_ptr<Model> m;
+    REQUIRE(load_message(tiny_model_file(300, 3, "llama2"), &m).empty());
+    CHECK(m->config().tokenizer == "llama2");
+    CHECK(m->config().vocab == 300);
+    Config c;
+    const std::vector<uint8_t> file = tiny_model_file(300, 3, "llama2");
+    REQUIRE(read_config(file.data(), file.size(), &c).ok());
+    CHECK(c.tokenizer == "llama2");
+    // A byte model's file names none.
+    REQUIRE(read_config(weights().data(), weights().size(), &c).ok());
+    CHECK(c.tokenizer.empty());
+    CHECK(load_message(tiny_model_file(300, 3, "")).find("empty tokenizer") != std::string::npos);
+    CHECK(load_message(tiny_model_file(300, 1, "")).find("vocabulary must be 256") !=
+          std::string::npos);
+    CHECK(load_message(tiny_model_file(1, 3, "llama2")).find("must be in [2, ") !=
+          std::string::npos);
+    CHECK(load_message(tiny_model_file(300, 2, "llama2")).find("flags 2 are not supported") !=
+          std::string::npos);
+    CHECK(load_message(tiny_model_file(300, 3, std::string(300, 'x'))).find("over 256 bytes") !=
+          std::string::npos);
+    // Cut inside the tokenizer name.
+    std::vector<uint8_t> cut = tiny_model_file(300, 3, "llama2");
+    cut.resize(66);
+    CHECK(load_message(cut).find("truncated") != std::string::npos);
+}
+
+TEST_CASE("model: a token model reads ids below its vocabulary, not bytes",
+          "[model][tokens][errors]") {
+    std::unique_ptr<Model> m;
+    REQUIRE(load_message(tiny_model_file(300, 3, "llama2"), &m).empty());
+    const std::vector<int32_t> ids = {5, 299, 0, 17, 42};
+    BytePositions p = segment_positions(5, 2);
+    Scheme s = base_scheme(*m);
+    const std::vector<float> logits = forward_ids(*m, ids, s, p.view());
+    // losses[t] = -log2 softmax(logits[t])[ids[t + 1]], computed here in double.
+    std::vector<float> losses(ids.size() - 1);
+    Model::ForwardRequest r;
+    r.ids = ids.data();
+    r.n = 5;
+    r.scheme = s;
+    r.positions = p.view();
+    r.losses = losses.data();
+    REQUIRE(m->forward(r).ok());
+    for (size_t t = 0; t + 1 < ids.size(); ++t) {
+        const float* row = logits.data() + t * 300;
+        double sum = 0;
+        for (int v = 0; v < 300; ++v) sum += std::exp(static_cast<double>(row[v]));
+        const double bits = -(row[ids[t + 1]] - std::log(sum)) / std::log(2.0);
+        CHECK(std::fabs(losses[t] - bits) < 1e-4);
+    }
+    std::vector<int32_t> bad = ids;
+    bad[3] = 300;
+    r.ids = bad.data();
+    CHECK(m->forward(r).message().find(
+              "token id 300 at 3 is outside the model's vocabulary of 300") != std::string::npos);
+    bad[3] = -1;
+    CHECK(m->forward(r).message().find("outside") != std::string::npos);
+    const uint8_t bytes[5] = {1, 2, 3, 4, 5};
+    r.ids = nullptr;
+    r.bytes = bytes;
+    CHECK(m->forward(r).message().find("reads llama2 token ids, not bytes") != std::string::npos);
+    r.ids = ids.data();
+    CHECK(!m->forward(r).ok());
+    Decoder dec(*m, s);
+    std::vector<float> row(300);
+    CHECK(dec.append(bytes, 5, p.unit.data(), p.statement.data(), row.data())
+              .message()
+              .find("not bytes") != std::string::npos);
+    CHECK(dec.append(bad.data(), 5, p.unit.data(), p.statement.data(), row.data())
+              .message()
+              .find("outside") != std::string::npos);
+    CHECK(dec.length() == 0);
+    REQUIRE(dec.append(ids.data(), 5, p.unit.data(), p.statement.data(), row.data()).ok());
+    for (int v = 0; v < 300; ++v) CHECK(std::fabs(row[v] - logits[4 * 300 + v]) < 1e-4);
+    // Generation needs the named tokenizer; a byte model takes none.
+    GenerateOptions o;
+    o.scheme = s;
+    std::string out;
+    CHECK(generate(*m, "x = 1", o, &out).message().find("needs that tokenizer") !=
+          std::string::npos);
+    o.vocabulary = &test_vocabulary("cl100k");
+    CHECK(generate(*m, "x = 1", o, &out).message().find("not cl100k tokens") != std::string::npos);
+    o.scheme = base_scheme(shared_model());
+    CHECK(generate(shared_model(), "x = 1", o, &out).message().find("takes no tokenizer") !=
+          std::string::npos);
+}
+
+TEST_CASE("model: token positions: the vocabulary's tokens, each with its first byte's unit",
+          "[model][tokens]") {
+    const Vocabulary& v = test_vocabulary("llama2");
+    std::vector<Token> tokens;
+    v.encode(kCode, &tokens);
+    HierarchyOptions o;
+    for (ByteHierarchy h : {ByteHierarchy::units, ByteHierarchy::statements}) {
+        o.hierarchy = h;
+        TokenPositions tp;
+        REQUIRE(token_positions(kCode, v, o, &tp).ok());
+        BytePositions bp;
+        REQUIRE(byte_positions(kCode, o, &bp).ok());
+        REQUIRE(tp.ids.size() == tokens.size());
+        for (size_t k = 0; k < tokens.size(); ++k) {
+            CHECK(tp.ids[k] == tokens[k].id);
+            CHECK(tp.start[k] == tokens[k].start);
+            CHECK(tp.end[k] == tokens[k].end);
+            CHECK(tp.token[k] == static_cast<int32_t>(k));
+            CHECK(tp.unit[k] == bp.unit[tokens[k].start]);
+            CHECK(tp.statement[k] == bp.statement[tokens[k].start]);
+        }
+    }
+    // By hand: the tokens that start "def add" and "class Point" lie in different top-level
+    // units, after the one of "import".
+    o.hierarchy = ByteHierarchy::units;
+    TokenPositions tp;
+    REQUIRE(token_positions(kCode, v, o, &tp).ok());
+    auto unit_at = [&](const std::string& what) {
+        const size_t at = kCode.find(what);
+        for (size_t k = 0; k < tp.ids.size(); ++k)
+            if (tp.start[k] <= at && at < tp.end[k]) return tp.unit[k];
+        FAIL("no token at " << what);
+        return -1;
+    };
+    CHECK(unit_at("import") < unit_at("def add"));
+    CHECK(unit_at("def add") < unit_at("class Point"));
+    CHECK(unit_at("class Point") == unit_at("def norm"));
+    // Segments count tokens, not bytes.
+    o.hierarchy = ByteHierarchy::segments;
+    o.segment_size = 4;
+    REQUIRE(token_positions(kCode, v, o, &tp).ok());
+    for (size_t k = 0; k < tp.ids.size(); ++k) {
+        CHECK(tp.unit[k] == static_cast<int32_t>(k / 4));
+        CHECK(tp.statement[k] == tp.unit[k]);
+    }
+    o.segment_size = 0;
+    CHECK(!token_positions(kCode, v, o, &tp).ok());
+}
+
+TEST_CASE("model: the token model's logits match the trainer's test vectors within 1e-3",
+          "[model][tokens]") {
+    const Model& m = shared_token_model();
+    CHECK(m.config().tokenizer == "llama2");
+    const std::vector<uint8_t> raw = read_file("models/pyjs-llama2-vectors.json");
+    REQUIRE(!raw.empty());
+    const std::string text(raw.begin(), raw.end());
+    JsonParser parser{text};
+    const Json doc = parser.parse();
+    REQUIRE(doc["tokenizer"].str == "llama2");
+    REQUIRE(doc["cases"].items.size() >= 7);
+    const Vocabulary& v = test_vocabulary("llama2");
+    const int vocab = m.config().vocab;
+    // The trainer keeps every stride-th logit of a row (ids 0, stride, 2 stride, ...).
+    const int stride = doc.has("vocab_stride") ? static_cast<int>(doc["vocab_stride"].num) : 1;
+    for (const Json& c : doc["cases"].items) {
+        std::vector<int32_t> ids;
+        for (const Json& id : c["ids"].items) ids.push_back(static_cast<int32_t>(id.num));
+        // The trainer's ids are hirope's tokens of the input (its tokenizer is this one).
+        std::vector<Token> tokens;
+        v.encode(base64_decode(c["input"].str), &tokens);
+        REQUIRE(tokens.size() == ids.size());
+        for (size_t k = 0; k < ids.size(); ++k) REQUIRE(tokens[k].id == ids[k]);
+        const Scheme s = vector_scheme(m, c["scheme"]);
+        BytePositions p = segment_positions(static_cast<int64_t>(ids.size()), 1);
+        if (c.has("units"))
+            for (size_t t = 0; t < ids.size(); ++t)
+                p.unit[t] = static_cast<int32_t>(c["units"].items[t].num);
+        const std::vector<float> logits = forward_ids(m, ids, s, p.view());
+        double worst = 0;
+        const auto& positions = c["positions"].items;
+        for (size_t k = 0; k < positions.size(); ++k) {
+            const size_t t = static_cast<size_t>(positions[k].num);
+            const auto& row = c["logits"].items[k].items;
+            REQUIRE(row.size() == static_cast<size_t>((vocab + stride - 1) / stride));
+            for (size_t x = 0; x < row.size(); ++x)
+                worst = std::max(worst, std::fabs(logits[t * vocab + x * stride] - row[x].num));
+        }
+        INFO(c["scheme"]["type"].str << " on " << ids.size() << " tokens");
+        CHECK(worst < 1e-3);
+    }
+}
+
+TEST_CASE("model: the token model's decoder equals its forward; greedy generation its argmax",
+          "[model][tokens]") {
+    const Model& m = shared_token_model();
+    const Vocabulary& v = test_vocabulary("llama2");
+    const int vocab = m.config().vocab;
+    std::string text = kCode;
+    while (text.size() < 1200) text += kCode;
+    HierarchyOptions ho;
+    TokenPositions tp;
+    REQUIRE(token_positions(text, v, ho, &tp).ok());
+    const int64_t n = static_cast<int64_t>(tp.ids.size());
+    REQUIRE(n > m.config().training_context);
+    Scheme s = base_scheme(m);
+    s.type = SchemeType::hirope;
+    s.window = 128;
+    s.ratio = 1.0 / 3;
+    const std::vector<float> full = forward_ids(m, tp.ids, s, tp.view());
+    Decoder dec(m, s);
+    std::vector<float> logits(vocab);
+    const int64_t prompt = 200;
+    REQUIRE(
+        dec.append(tp.ids.data(), prompt, tp.unit.data(), tp.statement.data(), logits.data()).ok());
+    double worst = 0;
+    for (int64_t t = prompt; t < n; ++t) {
+        REQUIRE(dec.append(tp.ids.data() + t, 1, tp.unit.data() + t, tp.statement.data() + t,
+                           logits.data())
+                    .ok());
+        for (int x = 0; x < vocab; ++x)
+            worst =
+                std::max(worst, static_cast<double>(std::fabs(logits[x] - full[t * vocab + x])));
+    }
+    CHECK(worst < 1e-3);
+
+    // Greedy generation on segments: each sampled token is the argmax of a full forward over the
+    // prompt's tokens and the tokens sampled so far; the text is their bytes.
+    GenerateOptions o;
+    o.scheme = s;
+    o.vocabulary = &v;
+    o.hierarchy.hierarchy = ByteHierarchy::segments;
+    o.hierarchy.segment_size = 16;
+    o.max_bytes = 24;
+    o.temperature = 0;
+    const std::string prompt_text = kCode.substr(0, 150);
+    std::string generated;
+    REQUIRE(generate(m, prompt_text, o, &generated).ok());
+    std::vector<Token> encoded;
+    v.encode(prompt_text, &encoded);
+    std::vector<int32_t> ids;
+    for (const Token& t : encoded) ids.push_back(t.id);
+    std::string replay;
+    while (replay.size() < generated.size()) {
+        BytePositions p = segment_positions(static_cast<int64_t>(ids.size()), 16);
+        const std::vector<float> l = forward_ids(m, ids, s, p.view());
+        const float* last = l.data() + (ids.size() - 1) * vocab;
+        const int32_t best = static_cast<int32_t>(std::max_element(last, last + vocab) - last);
+        const std::string_view piece = v.token_bytes(best);
+        REQUIRE(!piece.empty());
+        replay += piece;
+        ids.push_back(best);
+    }
+    CHECK(replay == generated);
+    CHECK(generated.size() >= 24);
+    // Units re-analysed at newlines; sampling repeatable by seed.
+    o.hierarchy.hierarchy = ByteHierarchy::units;
+    o.temperature = 1.0;
+    o.seed = 3;
+    o.max_bytes = 60;
+    std::string a, b;
+    REQUIRE(generate(m, prompt_text, o, &a).ok());
+    REQUIRE(generate(m, prompt_text, o, &b).ok());
+    CHECK(a == b);
 }
