@@ -49,13 +49,23 @@ export function identifiers(bytes) {
 export function recallClasses(bytes, reach) {
   if (!(bytes instanceof Uint8Array)) throw new TypeError('recallClasses: bytes must be a Uint8Array');
   if (!Number.isInteger(reach) || reach < 1) throw new RangeError(`recallClasses: reach must be an integer >= 1, got ${reach}`);
-  const classes = new Uint8Array(bytes.length);
+  return classify(bytes, bytes.length, (b) => b, reach);
+}
+
+// The classes of `count` units (bytes or tokens) of bytes: unitOf(b) is the unit holding byte b
+// (-1 for none); distances count units, and a unit takes the highest class of the identifiers it
+// overlaps.
+function classify(bytes, count, unitOf, reach) {
+  const classes = new Uint8Array(count);
   const last = new Map();
   for (const { start, end, name } of identifiers(bytes)) {
+    const first = unitOf(start);
+    const lastUnit = unitOf(end - 1);
+    if (first < 0 || lastUnit < 0) continue; // bytes no unit covers
     const prev = last.get(name);
-    const cls = prev === undefined ? 1 : start - prev > reach ? 3 : 2;
-    classes.fill(cls, start, end);
-    last.set(name, start);
+    const cls = prev === undefined ? 1 : first - prev > reach ? 3 : 2;
+    for (let k = first; k <= lastUnit; k++) if (classes[k] < cls) classes[k] = cls;
+    last.set(name, first);
   }
   return classes;
 }
@@ -76,16 +86,5 @@ export function tokenRecallClasses(bytes, start, end, reach) {
     if (!(start[k] <= end[k] && end[k] <= bytes.length)) throw new RangeError(`tokenRecallClasses: token ${k} spans [${start[k]}, ${end[k]}) outside the ${bytes.length} bytes`);
     tokenOf.fill(k, start[k], end[k]);
   }
-  const classes = new Uint8Array(start.length);
-  const last = new Map();
-  for (const { start: s, end: e, name } of identifiers(bytes)) {
-    const first = tokenOf[s];
-    const lastToken = tokenOf[e - 1];
-    if (first < 0 || lastToken < 0) continue; // bytes no token covers
-    const prev = last.get(name);
-    const cls = prev === undefined ? 1 : first - prev > reach ? 3 : 2;
-    for (let k = first; k <= lastToken; k++) classes[k] = Math.max(classes[k], cls);
-    last.set(name, first);
-  }
-  return classes;
+  return classify(bytes, start.length, (b) => tokenOf[b], reach);
 }
