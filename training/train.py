@@ -524,10 +524,10 @@ def copy_control(model, probes, device):
     return out, per
 
 
-def evaluate(model, stream, context, batches_n, device, gen):
+def evaluate(model, stream, context, batch, batches_n, device, gen):
     """Mean held-out loss in bits per byte (per token for a token model) over random windows of
-    stream (the held-out bytes or token ids)."""
-    it = batches(stream, context, 32 if model.m["vocab"] == 256 else 8, gen)
+    stream (the held-out bytes or token ids), in batches of the training batch size."""
+    it = batches(stream, context, batch, gen)
     fn = rope_scores(context, model.m["d_model"] // model.m["heads"], model.m["rope_base"], device)
     total = 0.0
     vocab = model.m["vocab"]
@@ -589,7 +589,8 @@ def train_phase(model, cfg, phase, number, data, held_stream, probes, device, cu
                 (number, step, steps, at, curve["train"][-1]["bits"], lr, time.time() - start))
         if step % phase["eval_every"] == 0 or step == steps:
             model.eval()
-            ev = evaluate(model, held_stream, phase["context"], phase["eval_batches"], device,
+            ev = evaluate(model, held_stream, phase["context"], phase["batch"],
+                          phase["eval_batches"], device,
                           torch.Generator().manual_seed(cfg["seed"] + 1))
             control, _ = copy_control(model, probes, device)
             model.train()
@@ -702,7 +703,7 @@ def main():
 
     model = model.cpu()
     fp16_roundtrip(model)
-    ev = evaluate(model, held_stream, tc["context"], tc["eval_batches"], "cpu",
+    ev = evaluate(model, held_stream, tc["context"], tc["batch"], tc["eval_batches"], "cpu",
                   torch.Generator().manual_seed(cfg["seed"] + 1))
     control, per = copy_control(model, probes, "cpu")
     log("fp16 weights: held-out %.3f bits/byte at context %d; copy control %s" %
