@@ -57,7 +57,10 @@ out.push(`<text x="${box.left + 6}" y="${y(threshold) + 14}" fill="#e7298a">copy
 for (const phase of (curve.phases ?? []).slice(1)) {
   const at = x(phase.from - 1);
   out.push(`<line x1="${at}" x2="${at}" y1="${box.top}" y2="${box.bottom}" stroke="#222" stroke-dasharray="4 3"/>`);
-  out.push(`<text x="${at + 4}" y="${box.top + 12}">phase ${phase.phase}</text>`);
+  // A phase whose loss counts only some positions (train.py's loss_positions) has a training
+  // loss that is not comparable with the full one before it.
+  const note = phase.loss_positions ? ' (training loss on copyable targets and a sample)' : '';
+  out.push(`<text x="${at + 4}" y="${box.top + 12}">phase ${phase.phase}${note}</text>`);
 }
 series.forEach((s, i) => {
   const d = s.points.map(([a, b], k) => `${k ? 'L' : 'M'}${x(a).toFixed(1)} ${y(b).toFixed(1)}`).join(' ');

@@ -126,6 +126,33 @@ def augment(seq, rng, mix, context):
     return out[: context + 1]
 
 
+def repeat_tokens(pool, rng, length, sizes=(8, 64), gap=150):
+    """A row of length token ids made of blocks: k tokens drawn one by one from pool (the corpus's
+    ids, so in no order a model could predict), a gap of up to gap consecutive pool tokens (real
+    code), then the same k tokens again. Only copying predicts a block's second half, so these
+    rows make the copying circuit appear sooner than repeats inside real code do."""
+    out = []
+    while len(out) < length:
+        seq = [int(pool[rng.randrange(len(pool))]) for _ in range(rng.randint(*sizes))]
+        g = rng.randint(0, gap)
+        at = rng.randrange(0, len(pool) - g)
+        out += seq + [int(t) for t in pool[at: at + g]] + seq
+    return out[:length]
+
+
+def copy_targets(row, ngram, common):
+    """For a row of token ids, one bool per target row[1:]: whether a copy could supply it, i.e.
+    the ngram tokens ending at it occurred before in the row, or it is a token outside the
+    common ones (common[id] is true for those) that occurred before."""
+    grams, seen, out = {tuple(row[:1])}, set(row[:1]), []
+    for t in range(1, len(row)):
+        gram = tuple(row[max(0, t - ngram + 1): t + 1])
+        out.append(gram in grams or (row[t] in seen and not common[row[t]]))
+        grams.add(gram)
+        seen.add(row[t])
+    return out
+
+
 # ---------------------------------------------------------------------------------------------
 # The copy control
 

@@ -183,11 +183,15 @@ class Model(torch.nn.Module):
             for lin in (blk.wo, blk.w2):  # residual projections, scaled by depth
                 torch.nn.init.normal_(lin.weight, std=0.02 / math.sqrt(2 * m["layers"]))
 
-    def forward(self, ids, scores_fn):
+    def hidden(self, ids, scores_fn):
+        """The final normed states, before the output layer."""
         x = self.emb(ids)
         for blk in self.blocks:
             x = blk(x, scores_fn)
-        return self.norm(x) @ self.emb.weight.T
+        return self.norm(x)
+
+    def forward(self, ids, scores_fn):
+        return self.hidden(ids, scores_fn) @ self.emb.weight.T
 
 
 def inverse_frequencies(hd, base):
@@ -467,17 +471,24 @@ def batches(stream, context, batch, gen, augment=None, seed=0):
 
 def token_batches(stream, raw, context, batch, gen, tok, augment=None, seed=0):
     """Random windows of context + 1 tokens; with augment, that fraction of the rows instead
-    comes from copying.augment applied to bytes (a random place in the raw byte stream, about
-    five bytes per token of context), tokenized, cut to context + 1 tokens."""
+    comes from copying.augment applied to bytes (a random place in the raw byte stream,
+    augment["bytes_per_token"] bytes per token of context, 5 unless given: the rewrites place
+    their copies within those bytes), tokenized, cut to context + 1 tokens. With
+    augment["token_repeats"], a fraction of the rows (drawn first) are copying.repeat_tokens."""
     hi = len(stream) - (context + 1)
-    span = 5 * context
+    span = int((augment or {}).get("bytes_per_token", 5) * context)
     raw_hi = len(raw) - 3 * (span + 1)
     rng = random.Random(seed)
+    repeats = (augment or {}).get("token_repeats")
+    pool = stream.numpy()
     while True:
         rows = []
         for s in torch.randint(0, hi, (batch,), generator=gen).tolist():
             row = stream[s: s + context + 1]
-            if augment and rng.random() < augment["fraction"]:
+            if repeats and rng.random() < repeats["fraction"]:
+                row = torch.tensor(copying.repeat_tokens(pool, rng, context + 1,
+                                                         repeats["sizes"], repeats["gap"]))
+            elif augment and rng.random() < augment["fraction"]:
                 at = rng.randrange(0, raw_hi)
                 out = copying.augment(raw[at: at + 3 * (span + 1)], rng, augment["mix"], span)
                 ids = tok.ids(out)
@@ -486,6 +497,19 @@ def token_batches(stream, raw, context, batch, gen, tok, augment=None, seed=0):
             rows.append(row)
         chunk = torch.stack(rows)
         yield chunk[:, :-1].long(), chunk[:, 1:].long()
+
+
+def loss_positions(x, y, rule, common, gen):
+    """Which predictions a step's loss counts, as a (batch, n) bool mask: every target that a
+    copy could supply (copying.copy_targets) and a random rule["other_fraction"] of the rest.
+    The output layer over the vocabulary dominates a step, so computing it for the positions
+    that teach copying (about 40% of them) makes a step cheaper (2.1 s instead of 3.6 for
+    8 x 512 llama2 tokens, two runs side by side on 2 cores) and weights the loss toward
+    copying; the held-out loss still counts every position."""
+    full = torch.cat([x[:, :1], y], dim=1).tolist()  # row r: tokens 0..len, target t is t + 1
+    mask = torch.rand(y.shape, generator=gen) < rule["other_fraction"]
+    copyable = torch.tensor([copying.copy_targets(row, rule["ngram"], common) for row in full])
+    return mask | copyable
 
 
 def tokenize_probes(probes, tok):
@@ -560,8 +584,14 @@ def train_phase(model, cfg, phase, number, data, held_stream, probes, device, cu
         it = batches(data["stream"], phase["context"], phase["batch"], gen, phase.get("augment"),
                      seed)
     vocab = cfg["model"]["vocab"]
+    rule = phase.get("loss_positions")
+    if rule:
+        common = torch.zeros(vocab, dtype=torch.bool)
+        common[torch.bincount(data["stream"], minlength=vocab).argsort(descending=True)[
+            : rule["common"]]] = True
+        common = common.tolist()
     start = time.time()
-    window = []
+    window, counted = [], []
     steps = phase["steps"]
     for step in range(1, steps + 1):
         if step <= phase["warmup_steps"]:
@@ -573,8 +603,14 @@ def train_phase(model, cfg, phase, number, data, held_stream, probes, device, cu
         for group in opt.param_groups:
             group["lr"] = lr
         x, y = next(it)
-        logits = model(x.to(device), fn)
-        loss = F.cross_entropy(logits.reshape(-1, vocab), y.to(device).reshape(-1))
+        if rule:
+            mask = loss_positions(x, y, rule, common, gen).to(device)
+            counted.append(mask.float().mean().item())
+            h = model.hidden(x.to(device), fn)[mask]
+            loss = F.cross_entropy(h @ model.emb.weight.T, y.to(device)[mask])
+        else:
+            logits = model(x.to(device), fn)
+            loss = F.cross_entropy(logits.reshape(-1, vocab), y.to(device).reshape(-1))
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), phase["grad_clip"])
@@ -584,9 +620,13 @@ def train_phase(model, cfg, phase, number, data, held_stream, probes, device, cu
         if step % 50 == 0:
             curve["train"].append({"step": at, "bits": round(sum(window) / len(window), 4),
                                    "lr": lr, "seconds": round(time.time() - start, 1)})
-            window = []
-            log("phase %d step %d/%d (%d) loss %.3f bits/byte (training mix), lr %.2e, %.0f s" %
-                (number, step, steps, at, curve["train"][-1]["bits"], lr, time.time() - start))
+            if counted:
+                curve["train"][-1]["counted"] = round(sum(counted) / len(counted), 3)
+            window, counted = [], []
+            log("phase %d step %d/%d (%d) loss %.3f bits/byte (training mix%s), lr %.2e, %.0f s" %
+                (number, step, steps, at, curve["train"][-1]["bits"],
+                 ", %.0f%% of positions" % (100 * curve["train"][-1]["counted"]) if rule else "",
+                 lr, time.time() - start))
         if step % phase["eval_every"] == 0 or step == steps:
             model.eval()
             ev = evaluate(model, held_stream, phase["context"], phase["batch"],
@@ -601,6 +641,8 @@ def train_phase(model, cfg, phase, number, data, held_stream, probes, device, cu
     log("phase %d trained in %.0f s" % (number, time.time() - start))
     curve["phases"].append({"phase": number, "from": offset + 1, "to": offset + steps,
                             "seconds": round(time.time() - start, 1), "threads": phase["threads"]})
+    if rule:  # its training loss counts only these positions
+        curve["phases"][-1]["loss_positions"] = {k: v for k, v in rule.items() if k != "comment"}
     fp16_roundtrip(model)
     return offset + steps
 
