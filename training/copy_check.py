@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """How fast does a model learn to copy? A diagnostic, separate from training runs.
 
-    /usr/bin/python3 training/copy_check.py [--weights FILE | --vocab N] [--context N] [--block N]
-        [--steps N] [--lr X] [--pool FILE] [--seed N]
+    /usr/bin/python3 training/copy_check.py [--weights FILE | --vocab N [--config FILE]] [--context N]
+        [--block N] [--steps N] [--lr X] [--pool FILE] [--seed N]
 
-Trains a model (from exported weights, or from scratch with the token model's dimensions and
+Trains a model (from exported weights, or from scratch with a config's model dimensions and
 --vocab) for a few steps on rows made only of repeats: blocks of --block tokens drawn at random
 (from --pool, a uint16 token cache of build/training/, by corpus frequency; uniform otherwise),
 each followed by itself. Every 25 steps it prints the loss on the first copies (nothing to copy)
@@ -12,6 +12,7 @@ and on the second (only copying helps): when they part, the copying circuit has 
 saved. The numbers in docs/model.md's account of the token model's copying come from this.
 """
 import argparse
+import json
 import math
 import os
 import sys
@@ -29,6 +30,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--weights", help="start from this weights file (default: from scratch)")
     ap.add_argument("--vocab", type=int, default=32000, help="vocabulary when from scratch")
+    ap.add_argument("--config", default=os.path.join(train.ROOT, "training", "config-pyjs.json"),
+                    help="the config whose model dimensions a fresh model takes")
     ap.add_argument("--context", type=int, default=128)
     ap.add_argument("--block", type=int, help="tokens per block (default: half the context)")
     ap.add_argument("--batch", type=int, default=8)
@@ -43,8 +46,8 @@ def main():
         model, _ = train.load_weights(args.weights)
         model.train()
     else:
-        model = train.Model({"vocab": args.vocab, "d_model": 128, "layers": 3, "heads": 4,
-                             "ffn_hidden": 384, "rope_base": 10000, "norm_eps": 1e-5})
+        with open(args.config) as f:
+            model = train.Model(dict(json.load(f)["model"], vocab=args.vocab))
     m = model.m
     vocab, n = m["vocab"], args.context
     block = args.block or n // 2

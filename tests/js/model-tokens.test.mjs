@@ -6,16 +6,11 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { HiRoPEError } from '../../dist/index.js';
 import { BUILDS, load } from './builds.mjs';
-import { optionsOf, rethrows, trainerChecks } from './model-trainer-checks.mjs';
+import { CODE, optionsOf, rethrows, root, trainerChecks, trainerExports } from './model-trainer-checks.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const weights = new Uint8Array(fs.readFileSync(path.join(root, 'models/pyjs-llama2.hrm')));
-const vectors = JSON.parse(fs.readFileSync(path.join(root, 'models/pyjs-llama2-vectors.json'), 'utf8'));
-const trainerConfig = JSON.parse(fs.readFileSync(path.join(root, 'training/config-pyjs.json'), 'utf8'));
-const CODE = fs.readFileSync(path.join(root, 'tests/fixtures/model/sample.py'), 'utf8');
+const { weights, vectors, trainerConfig } = trainerExports('pyjs-llama2', 'training/config-pyjs.json');
 
 for (const build of BUILDS) {
   describe(`token model (${build.name})`, () => {

@@ -3,7 +3,23 @@
 // style. Used by model.test.mjs (the byte model) and model-tokens.test.mjs (the token model).
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { HiRoPEError } from '../../dist/index.js';
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+/** The Python file both model tests feed their models. */
+export const CODE = fs.readFileSync(path.join(root, 'tests/fixtures/model/sample.py'), 'utf8');
+
+/** A shipped model's weights bytes, its trainer's test vectors and its training config. */
+export function trainerExports(name, config) {
+  return {
+    weights: new Uint8Array(fs.readFileSync(path.join(root, `models/${name}.hrm`))),
+    vectors: JSON.parse(fs.readFileSync(path.join(root, `models/${name}-vectors.json`), 'utf8')),
+    trainerConfig: JSON.parse(fs.readFileSync(path.join(root, config), 'utf8')),
+  };
+}
 
 /** The trainer's scheme description (test vectors) as model options. */
 export function optionsOf(c) {

@@ -3,18 +3,12 @@
 import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { HiRoPEError } from '../../dist/index.js';
 import { BUILDS, load } from './builds.mjs';
-import { optionsOf, rethrows, trainerChecks } from './model-trainer-checks.mjs';
+import { CODE, optionsOf, rethrows, root, trainerChecks, trainerExports } from './model-trainer-checks.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const weights = new Uint8Array(fs.readFileSync(path.join(root, 'models/pybyte.hrm')));
-const vectors = JSON.parse(fs.readFileSync(path.join(root, 'models/pybyte-vectors.json'), 'utf8'));
-const CODE = fs.readFileSync(path.join(root, 'tests/fixtures/model/sample.py'), 'utf8');
-const trainerConfig = JSON.parse(fs.readFileSync(path.join(root, 'training/config.json'), 'utf8'));
+const { weights, vectors, trainerConfig } = trainerExports('pybyte', 'training/config.json');
 
 for (const build of BUILDS) {
   describe(`code model (${build.name})`, () => {
