@@ -71,6 +71,30 @@ class RepeatTokens(unittest.TestCase):
             self.assertEqual(out[at + 8 + g: at + 16 + g][: 513 - (at + 8 + g)], seq[: 513 - (at + 8 + g)])
             at += 16 + g
 
+    def test_marked_says_which_tokens_are_second_copies(self):
+        pool = list(range(0, 5000, 5))
+        for seed in range(10):
+            out, copies = copying.repeat_tokens_marked(pool, random.Random(seed), 300, (3, 40), 25)
+            self.assertEqual(len(out), 300)
+            self.assertEqual(len(copies), 300)
+            # The same generator as repeat_tokens: the same row for the same seed.
+            self.assertEqual(out, copying.repeat_tokens(pool, random.Random(seed), 300, (3, 40), 25))
+            # Every marked run equals the block just before its gap: walk the runs from the end.
+            at = 0
+            while at < 300:
+                if not copies[at]:
+                    at += 1
+                    continue
+                end = at
+                while end < 300 and copies[end]:
+                    end += 1
+                k = end - at
+                found = any(out[s: s + k] == out[at: end] and not any(copies[s: s + k])
+                            for s in range(max(0, at - k - 25), at - k + 1))
+                self.assertTrue(found or end == 300, (seed, at, k))
+                at = end
+            self.assertTrue(any(copies) and not all(copies))
+
 
 class Augment(unittest.TestCase):
     def test_every_rewrite_keeps_the_length_and_copies(self):
