@@ -6,9 +6,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # golang-1.19-src and the librust-*-dev crates are real Go and Rust code for the tokenizer
-# checks (tests/js/tokenizer-builtins.test.mjs) and the benchmarks' corpora.
+# checks (tests/js/tokenizer-builtins.test.mjs) and the benchmarks' corpora. python3-torch (with
+# the pthread OpenBLAS) runs the trainer's unit tests (tests/python/test_train.py).
 APT_PACKAGES=(cmake g++ make emscripten libeigen3-dev catch2 wabt chromium python3 clang libclang-rt-14-dev libvulkan1
-  golang-1.19-src librust-regex-dev librust-syn-dev librust-serde-dev)
+  golang-1.19-src librust-regex-dev librust-syn-dev librust-serde-dev
+  python3-torch python3-numpy libopenblas0-pthread)
 
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Trains one of hirope's code models from scratch: installs Debian's PyTorch (with the pthread OpenBLAS,
-# ~8x faster than the reference BLAS) when missing, then runs training/train.py with the
+# ~8x faster than the reference BLAS) through scripts/setup.sh when missing, then runs training/train.py with the
 # committed config and manifest. About an hour with one thread on this kind of 2-core machine;
 # the result replaces models/pybyte.hrm, models/pybyte-vectors.json and
 # models/pybyte-training.json (the loss curve, drawn to docs/pybyte-training.svg). Extra
@@ -8,20 +8,8 @@
 # --device cuda, --out).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PACKAGES=(python3-torch python3-numpy libopenblas0-pthread)
-missing=()
-for pkg in "${PACKAGES[@]}"; do
-  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  cmd="apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${missing[*]}"
-  if [ "$(id -u)" = 0 ]; then sh -c "$cmd"
-  elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then sudo sh -c "$cmd"
-  else
-    echo "train-model: missing Debian packages: ${missing[*]}; run as root: $cmd" >&2
-    exit 1
-  fi
-fi
+# scripts/setup.sh installs Debian's PyTorch with the rest of what the project needs.
+bash scripts/setup.sh
 # --model pyjs-llama2 trains the token model (training/config-pyjs.json; its tokenizer runs from
 # dist/, so build first: npm run build); the default is the byte model.
 MODEL=pybyte

@@ -58,6 +58,7 @@ def main():
                     help="draw only the TOP most frequent tokens of --pool and compute the softmax "
                          "over those alone (the output layer is most of a step's cost)")
     args = ap.parse_args()
+    train.keep_freed_memory()
     torch.set_num_threads(1)
     torch.manual_seed(args.seed)
     if args.weights:
