@@ -22,6 +22,8 @@ const unit = config.model.tokenizer ? 'token' : 'byte';
 const threshold = config.copy_control.threshold_bits;
 const batch = curve.batch ?? config.train.batch;
 
+const phases = curve.phases ?? [];
+const labelled = phases.some((p) => p.output_vocab || p.context);
 const W = 760;
 const H = 360;
 const box = { left: 56, top: 34, right: W - 170, bottom: H - 44 };
@@ -49,19 +51,29 @@ const tick = steps > 2000 ? 500 : 250;
 for (let s = 0; s <= steps; s += tick) out.push(`<text x="${x(s)}" y="${box.bottom + 18}" text-anchor="middle">${s}</text>`);
 out.push(`<line x1="${box.left}" x2="${box.right}" y1="${box.bottom}" y2="${box.bottom}" stroke="#222"/>`);
 out.push(`<line x1="${box.left}" x2="${box.left}" y1="${box.top}" y2="${box.bottom}" stroke="#222"/>`);
-out.push(`<text x="${(box.left + box.right) / 2}" y="${H - 8}" text-anchor="middle">training step (batch ${batch})</text>`);
+out.push(`<text x="${(box.left + box.right) / 2}" y="${H - 8}" text-anchor="middle">training step${labelled ? ' (batch × context per phase)' : ` (batch ${batch})`}</text>`);
 out.push(`<text transform="translate(16 ${(box.top + box.bottom) / 2}) rotate(-90)" text-anchor="middle">bits per ${unit}</text>`);
 out.push(`<line x1="${box.left}" x2="${box.right}" y1="${y(threshold)}" y2="${y(threshold)}" stroke="#e7298a" stroke-width="0.8" stroke-dasharray="2 3"/>`);
 out.push(`<text x="${box.left + 6}" y="${y(threshold) + 14}" fill="#e7298a">copy control threshold (${threshold} bit/${unit})</text>`);
-// Where a later phase (a continuation with its own schedule and mix) starts.
-for (const phase of (curve.phases ?? []).slice(1)) {
+// Where a later phase (a continuation with its own schedule and mix) starts. A phase whose loss
+// counts only some positions (train.py's loss_positions) or whose softmax runs over only some
+// tokens (output_vocab) has a training loss that is not comparable with a full one; phases that
+// record their own batch and context say them.
+phases.forEach((phase, k) => {
   const at = x(phase.from - 1);
-  out.push(`<line x1="${at}" x2="${at}" y1="${box.top}" y2="${box.bottom}" stroke="#222" stroke-dasharray="4 3"/>`);
-  // A phase whose loss counts only some positions (train.py's loss_positions) has a training
-  // loss that is not comparable with the full one before it.
-  const note = phase.loss_positions ? ' (training loss on copyable targets and a sample)' : '';
-  out.push(`<text x="${at + 4}" y="${box.top + 12}">phase ${phase.phase}${note}</text>`);
-}
+  if (k > 0) out.push(`<line x1="${at}" x2="${at}" y1="${box.top}" y2="${box.bottom}" stroke="#222" stroke-dasharray="4 3"/>`);
+  const notes = [];
+  if (phase.context) notes.push(`${phase.batch} × ${phase.context}`);
+  if (phase.output_vocab) notes.push(`softmax over ${phase.output_vocab}`);
+  if (phase.loss_positions) notes.push('training loss on copyable targets and a sample');
+  if (k === 0 && !labelled) return;
+  // A label that would run past its phase's end (or the plot's) shrinks to the phase number;
+  // docs/model.md's phase table says the rest.
+  const label = `phase ${phase.phase}${notes.length ? ` (${notes.join(', ')})` : ''}`;
+  const room = x(Math.min(phase.to, steps)) - at - 6;
+  const text = label.length * 5.6 <= room ? label : String(phase.phase);
+  out.push(`<text x="${at + 4}" y="${box.top + 12}" font-size="${labelled ? 10 : 12}">${text}</text>`);
+});
 series.forEach((s, i) => {
   const d = s.points.map(([a, b], k) => `${k ? 'L' : 'M'}${x(a).toFixed(1)} ${y(b).toFixed(1)}`).join(' ');
   out.push(`<path d="${d}" fill="none" stroke="${s.colour}" stroke-width="1.8"${s.dash ? ` stroke-dasharray="${s.dash}"` : ''}/>`);

@@ -838,17 +838,21 @@ def main():
 
     model = model.cpu()
     fp16_roundtrip(model)
-    ev = evaluate(model, held_stream, tc["context"], tc["batch"], tc["eval_batches"], "cpu",
+    # The model's training context (its name, the weights header, the final held-out loss) is the
+    # last phase's: a run may start on shorter windows and end on the context it is meant for.
+    last = phases[-1]
+    cfg["train"]["context"] = last["context"]
+    ev = evaluate(model, held_stream, last["context"], last["batch"], tc["eval_batches"], "cpu",
                   torch.Generator().manual_seed(cfg["seed"] + 1))
     control, per = copy_control(model, probes, "cpu")
     log("fp16 weights: held-out %.3f bits/byte at context %d; copy control %s" %
-        (ev, tc["context"], control))
+        (ev, last["context"], control))
     name = "%s-%dx%d-ctx%d" % (cfg["export"].get("name", "pybyte"), cfg["model"]["layers"],
-                               cfg["model"]["d_model"], tc["context"])
+                               cfg["model"]["d_model"], last["context"])
     export_weights(model, cfg, weights_path, name)
     export_vectors(model, cfg, held_out, os.path.join(args.out, cfg["export"]["vectors"]),
                    probes, per, tok)
-    curve.update({"model": name, "seed": cfg["seed"], "parameters": params, "batch": tc["batch"],
+    curve.update({"model": name, "seed": cfg["seed"], "parameters": params, "batch": last["batch"],
                   "steps": offset, "seconds": round(sum(p["seconds"] for p in curve["phases"]), 1),
                   "final": {"held_out_bits": round(ev, 4), "copy": control}})
     with open(curve_path, "w") as f:

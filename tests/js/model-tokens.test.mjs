@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { HiRoPEError } from '../../dist/index.js';
 import { BUILDS, load } from './builds.mjs';
-import { CODE, optionsOf, rethrows, root, trainerChecks, trainerExports } from './model-trainer-checks.mjs';
+import { CODE, optionsOf, rethrows, root, trainerChecks, trainerExports, trainedContext } from './model-trainer-checks.mjs';
 
 const { weights, vectors, trainerConfig } = trainerExports('pyjs-llama2', 'training/config-pyjs.json');
 
@@ -167,7 +167,7 @@ describe('hirope eval-model and generate with the token model (CLI)', () => {
   const cli = path.join(root, 'bin/hirope.mjs');
   const file = path.join(root, 'tests/fixtures/model/sample.py');
   it('counts tokens: windows, buckets and recall classes', () => {
-    const L = trainerConfig.train.context;
+    const L = trainedContext(trainerConfig);
     const out = execFileSync('node', [cli, 'eval-model', file, '--model', 'pyjs-llama2', '--length', String(L + 100), '--per-file', '1', '--scheme', 'rope', '--scheme', 'truncate', '--json'], { encoding: 'utf8' });
     const r = JSON.parse(out);
     assert.equal(r.unit, 'token');

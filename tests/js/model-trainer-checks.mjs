@@ -21,6 +21,14 @@ export function trainerExports(name, config) {
   };
 }
 
+/**
+ * The context a config's run ends on, which the weights carry as their training context: the
+ * last phase's (train, then each continue entry, which may override it), as train.py exports it.
+ */
+export function trainedContext(trainerConfig) {
+  return [trainerConfig.train, ...(trainerConfig.continue ?? [])].reduce((c, phase) => phase.context ?? c, undefined);
+}
+
 /** The trainer's scheme description (test vectors) as model options. */
 export function optionsOf(c) {
   const s = c.scheme;
@@ -56,13 +64,13 @@ export function span(losses, [a, b]) {
 export function trainerChecks({ get, weights, vectors, trainerConfig, unit, inputOf }) {
   it('describes itself as the trainer\'s config says', () => {
     const { hr, model } = get();
-    const { model: m, train } = trainerConfig;
+    const { model: m } = trainerConfig;
     assert.equal(model.config.layers, m.layers);
     assert.equal(model.config.dModel, m.d_model);
     assert.equal(model.config.headDim, m.d_model / m.heads);
     assert.equal(model.config.vocab, m.vocab);
     assert.equal(model.config.tokenizer, m.tokenizer ?? null);
-    assert.equal(model.config.trainingContext, train.context);
+    assert.equal(model.config.trainingContext, trainedContext(trainerConfig));
     const d = m.d_model;
     assert.equal(model.config.parameters, m.vocab * d + m.layers * (2 * d + 4 * d * d + 3 * d * m.ffn_hidden) + d);
     assert.deepEqual(hr.model.inspect(weights), model.config);

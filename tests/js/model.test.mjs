@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { HiRoPEError } from '../../dist/index.js';
 import { BUILDS, load } from './builds.mjs';
-import { CODE, optionsOf, rethrows, root, trainerChecks, trainerExports } from './model-trainer-checks.mjs';
+import { CODE, optionsOf, rethrows, root, trainerChecks, trainerExports, trainedContext } from './model-trainer-checks.mjs';
 
 const { weights, vectors, trainerConfig } = trainerExports('pybyte', 'training/config.json');
 
@@ -289,7 +289,7 @@ describe('hirope eval-model and generate (CLI)', () => {
   const cli = path.join(root, 'bin/hirope.mjs');
   const file = path.join(root, 'tests/fixtures/model/sample.py');
   it('prints bits/byte per position bucket and recall class for each scheme', () => {
-    const L = trainerConfig.train.context;
+    const L = trainedContext(trainerConfig);
     const out = execFileSync('node', [cli, 'eval-model', file, '--length', String(4 * L), '--per-file', '1', '--scheme', 'rope', '--scheme', 'hirope-1/3-segments32', '--scheme', 'truncate', '--json'], { encoding: 'utf8' });
     const r = JSON.parse(out);
     assert.deepEqual(r.buckets, [0, L, 2 * L, 4 * L]);
