@@ -301,7 +301,7 @@ if (copyVerdict.length) {
   const failing = copyVerdict.filter((c) => !c.pass);
   out.push(`- **Copying within the context:** ${failing.length === 0 ? `the model copies: every probe style costs at most ${saved.copyThreshold} bit/${u} at its second occurrence (${copyVerdict.map((c) => `${c.style} ${f3(c.second)}`).join(', ')})` : `the copy control fails for ${failing.map((c) => `${c.style} (${f3(c.second)} bits/${u} at the second occurrence)`).join(', ')}`}.`);
   if (copyVerdict.every((c) => !c.copies)) out.push(`- **So the comparisons below cannot show a scheme using far context:** a model that copies nothing within its context has nothing for a scheme to carry past it; a difference between a scheme and a baseline on far-recall ${u}s here measures how the scheme changes ordinary prediction, not recall.`);
-  else if (failing.length) out.push(`- **It copies in part:** the second occurrence costs less than the first in ${copyVerdict.filter((c) => c.copies).map((c) => `${c.style} (by ${f3(c.gain)} bits/${u})`).join(', ')}, beyond two standard errors, but not down to the threshold; a scheme can show a gain on far-recall ${u}s only as far as the model recalls within its context.`);
+  else if (failing.some((c) => c.copies)) out.push(`- **Where it fails, it copies in part:** the second occurrence costs less than the first in ${failing.filter((c) => c.copies).map((c) => `${c.style} (by ${f3(c.gain)} bits/${u})`).join(', ')}, beyond two standard errors, but not down to the threshold; a scheme can show a gain on far-recall ${u}s only as far as the model recalls within its context.`);
 }
 for (const s of summary) {
   const farVerdict = verdict(s.far);
