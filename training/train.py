@@ -667,7 +667,9 @@ def train_phase(model, cfg, phase, number, data, held_stream, probes, device, cu
                      seed)
     vocab = cfg["model"]["vocab"]
     rule = phase.get("loss_positions")
-    by_frequency = torch.bincount(data["stream"], minlength=vocab).argsort(descending=True)
+    keep = phase.get("output_vocab")
+    if rule or keep:  # a pass over the whole corpus: only for the settings that need it
+        by_frequency = torch.bincount(data["stream"], minlength=vocab).argsort(descending=True)
     if rule:
         common = torch.zeros(vocab, dtype=torch.bool)
         common[by_frequency[: rule["common"]]] = True
@@ -675,7 +677,6 @@ def train_phase(model, cfg, phase, number, data, held_stream, probes, device, cu
     # output_vocab K: the loss's softmax runs over the K most frequent training tokens only, and
     # targets outside them are left out. The output layer over all 32,000 tokens is most of a
     # step's cost; K = 8,192 covers 98.7% of the token corpus's targets at a quarter of it.
-    keep = phase.get("output_vocab")
     kept = by_frequency[:keep].to(device) if keep else None
     start = time.time()
     window, counted = [], []
@@ -694,7 +695,7 @@ def train_phase(model, cfg, phase, number, data, held_stream, probes, device, cu
         if rule:
             mask = loss_positions(x, y, rule, common, gen).to(device)
             counted.append(mask.float().mean().item())
-        loss = step_loss(model, x.to(device), y.to(device), fn, mask, kept if keep else None)
+        loss = step_loss(model, x.to(device), y.to(device), fn, mask, kept)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), phase["grad_clip"])
