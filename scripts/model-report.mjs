@@ -8,7 +8,8 @@
 //     against near-recall and first occurrences;
 //   - the recall probe: a definition, filler code of a chosen length, a call; against the same text
 //     with the definition renamed;
-//   - the copy control of the trainer's probes (models/<name>-vectors.json).
+//   - the copy control of the trainer's probes (models/<name>-vectors.json), measured again at
+//     every run (also with --reuse: it takes seconds).
 // Standard errors are of per-file means (windows of one file are correlated).
 //
 //   node scripts/model-report.mjs [--model pybyte|pyjs-llama2] [--per-file K] [--weights FILE]
@@ -101,17 +102,6 @@ if (!reuse) {
     }));
     log(`probe ${name}: ${probes.length} probes in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   }
-  // The copy control of the trainer's probes, through this inference (RoPE, within L): a token
-  // model's probes carry the trainer's ids and token spans.
-  const vectors = JSON.parse(fs.readFileSync(path.join(path.dirname(which.weights), `${path.basename(which.weights, '.hrm')}-vectors.json`), 'utf8'));
-  if (!tag) {
-    saved.copy = (vectors.copy_control?.probes ?? []).map((p) => {
-      const input = p.ids ? Int32Array.from(p.ids) : new Uint8Array(Buffer.from(p.input, 'base64'));
-      const { losses } = model.loss(input);
-      return { style: p.style, first: spanBits(losses, p.first), second: spanBits(losses, p.second) };
-    });
-    saved.copyThreshold = vectors.copy_control?.threshold_bits;
-  }
   saved.seconds = Math.round((performance.now() - started) / 1000);
   saved.machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${hr.backend}`;
   fs.writeFileSync(dataFileOf(weights, tag), JSON.stringify(saved) + '\n');
@@ -119,7 +109,7 @@ if (!reuse) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The report, from the saved data only
+// The report, from the saved data (and the copy control, measured again)
 
 const FAR = RECALL_CLASSES.indexOf('far');
 const NEAR = RECALL_CLASSES.indexOf('near');
@@ -139,7 +129,7 @@ function settings(o) {
 }
 
 // One model's part of the report, from its saved data: { summary lines, body lines }.
-function part(which) {
+function part(which, copy) {
 const dataFile = dataFileOf(which.weights);
 const saved = JSON.parse(fs.readFileSync(dataFile, 'utf8'));
 const config = readConfig(which.config);
@@ -271,24 +261,26 @@ const probeVerdicts = [];
 // The copy control
 const copyLines = [];
 const copyVerdict = [];
-if (saved.copy?.length) {
+if (copy.rows.length) {
   copyLines.push('## The copy control');
   copyLines.push('');
-  copyLines.push(`The trainer's probes (\`${path.relative(root, vectorsFile)}\`), run here through hirope's inference with RoPE: an invented name defined and used again ${config.copy_control.probes.filler.join('–')} bytes later, or a real held-out line repeated verbatim, all within the training context. Bits/${u} at the first and second occurrence (mean ± standard error over probes); the control passes when the second costs at most ${saved.copyThreshold} bit/${u}.`);
+  copyLines.push(`The trainer's probes (\`${path.relative(root, vectorsFile)}\`), run here through hirope's inference with RoPE: an invented name defined and used again ${config.copy_control.probes.filler.join('–')} bytes later, or a real held-out line repeated verbatim, all within the training context. Bits/${u} at the first and second occurrence (mean ± standard error over probes); the control passes when the second costs at most ${copy.threshold} bit/${u}. The second occurrence is also split in two: its first ${u}, which no copy can supply (nothing before it says that the name or line comes next), and the ${u}s after it, which a copy of the first occurrence supplies.`);
   copyLines.push('');
-  copyLines.push('| probes | n | first occurrence | second occurrence | saved |');
-  copyLines.push('|---|---:|---:|---:|---:|');
-  for (const style of [...new Set(saved.copy.map((c) => c.style))]) {
-    const rows = saved.copy.filter((c) => c.style === style);
+  copyLines.push(`| probes | n | ${u}s | first occurrence | second occurrence | second: its first ${u} | second: the ${u}s after it | saved |`);
+  copyLines.push('|---|---:|---:|---:|---:|---:|---:|---:|');
+  for (const style of [...new Set(copy.rows.map((c) => c.style))]) {
+    const rows = copy.rows.filter((c) => c.style === style);
     const firsts = rows.map((r) => r.first);
     const seconds = rows.map((r) => r.second);
     const se = (xs) => sd(xs) / Math.sqrt(xs.length);
-    copyLines.push(`| ${style} | ${rows.length} | ${f3(mean(firsts))} ± ${f3(se(firsts))} | ${f3(mean(seconds))} ± ${f3(se(seconds))} | ${f3(mean(firsts) - mean(seconds))} |`);
+    const ms = (xs) => `${f3(mean(xs))} ± ${f3(se(xs))}`;
+    const afters = rows.filter((r) => r.afterFirst !== null).map((r) => r.afterFirst);
+    copyLines.push(`| ${style} | ${rows.length} | ${mean(rows.map((r) => r.units)).toFixed(1)} | ${ms(firsts)} | ${ms(seconds)} | ${ms(rows.map((r) => r.head))} | ${afters.length ? ms(afters) : '—'} | ${f3(mean(firsts) - mean(seconds))} |`);
     // copies: the second occurrence costs at least 1 bit less than the first, beyond two
     // standard errors of the per-probe gains (a partial copy, whether or not under the threshold).
     const gains = firsts.map((x, k) => x - seconds[k]);
     const copies = mean(gains) >= 1 && mean(gains) > 2 * se(gains);
-    copyVerdict.push({ style, second: mean(seconds), gain: mean(gains), pass: mean(seconds) <= saved.copyThreshold, copies });
+    copyVerdict.push({ style, second: mean(seconds), head: mean(rows.map((r) => r.head)), afterFirst: afters.length ? mean(afters) : null, gain: mean(gains), pass: mean(seconds) <= copy.threshold, copies });
   }
   copyLines.push('');
 }
@@ -299,7 +291,9 @@ out.push('## What the numbers say');
 out.push('');
 if (copyVerdict.length) {
   const failing = copyVerdict.filter((c) => !c.pass);
-  out.push(`- **Copying within the context:** ${failing.length === 0 ? `the model copies: every probe style costs at most ${saved.copyThreshold} bit/${u} at its second occurrence (${copyVerdict.map((c) => `${c.style} ${f3(c.second)}`).join(', ')})` : `the copy control fails for ${failing.map((c) => `${c.style} (${f3(c.second)} bits/${u} at the second occurrence)`).join(', ')}`}.`);
+  out.push(`- **Copying within the context:** ${failing.length === 0 ? `the model copies: every probe style costs at most ${copy.threshold} bit/${u} at its second occurrence (${copyVerdict.map((c) => `${c.style} ${f3(c.second)}`).join(', ')})` : `the copy control fails for ${failing.map((c) => `${c.style} (${f3(c.second)} bits/${u} at the second occurrence${c.afterFirst !== null ? `; its ${u}s after the first: ${f3(c.afterFirst)}` : ''})`).join(', ')}`}.`);
+  const copied = failing.filter((c) => c.afterFirst !== null && c.afterFirst <= copy.threshold);
+  if (copied.length) out.push(`- **What a copy supplies, it copies:** ${copied.length === failing.length ? 'in every failing style' : `in ${copied.map((c) => c.style).join(', ')}`} the ${u}s after the second occurrence's first cost at most ${copy.threshold} bit/${u}; what fails is its first ${u}, which no copy can supply (${copied.map((c) => `${c.style} ${f3(c.head)} bits`).join(', ')}).`);
   if (copyVerdict.every((c) => !c.copies)) out.push(`- **So the comparisons below cannot show a scheme using far context:** a model that copies nothing within its context has nothing for a scheme to carry past it; a difference between a scheme and a baseline on far-recall ${u}s here measures how the scheme changes ordinary prediction, not recall.`);
   else if (failing.some((c) => c.copies)) out.push(`- **Where it fails, it copies in part:** the second occurrence costs less than the first in ${failing.filter((c) => c.copies).map((c) => `${c.style} (by ${f3(c.gain)} bits/${u})`).join(', ')}, beyond two standard errors, but not down to the threshold; a scheme can show a gain on far-recall ${u}s only as far as the model recalls within its context.`);
 }
@@ -377,7 +371,26 @@ if (skipped.length) out.push(`Skipped held-out files (not as in the manifest): $
 return { out, summary, saved, SCHEMES, BASELINES, tuned, L, u, verdict: null };
 }
 
-const parts = MODELS.filter((m) => fs.existsSync(dataFileOf(m.weights))).map((m) => ({ which: m, ...part(m) }));
+// The copy control of the trainer's probes (models/<name>-vectors.json), through this inference
+// with RoPE within the training context: measured again for every report (seconds), not kept.
+// Per probe: bits/unit at the first and second occurrence, and the second split into its first
+// unit and the units after it. A token model's probes carry the trainer's ids and token spans.
+async function copyControl(which) {
+  const vectors = JSON.parse(fs.readFileSync(path.join(path.dirname(which.weights), `${path.basename(which.weights, '.hrm')}-vectors.json`), 'utf8'));
+  const control = vectors.copy_control ?? { probes: [] };
+  const model = await hr.model.load({ data: new Uint8Array(fs.readFileSync(which.weights)) });
+  const rows = control.probes.map((p) => {
+    const input = p.ids ? Int32Array.from(p.ids) : new Uint8Array(Buffer.from(p.input, 'base64'));
+    const { losses } = model.loss(input);
+    const [a, b] = p.second;
+    return { style: p.style, units: b - a, first: spanBits(losses, p.first), second: spanBits(losses, p.second), head: spanBits(losses, [a, a + 1]), afterFirst: b > a + 1 ? spanBits(losses, [a + 1, b]) : null };
+  });
+  model.dispose();
+  return { rows, threshold: control.threshold_bits };
+}
+
+const parts = [];
+for (const m of MODELS) if (fs.existsSync(dataFileOf(m.weights))) parts.push({ which: m, ...part(m, await copyControl(m)) });
 const doc = ['# The code models beyond their training length', ''];
 const missing = MODELS.filter((m) => !parts.some((p) => p.which === m));
 doc.push(`hirope ships ${['no', 'one', 'two', 'three'][MODELS.length] ?? MODELS.length} code models ([model.md](model.md)): ${MODELS.map((m) => `\`${m.name}\``).join(' and ')}. Each part below is generated from one model's kept per-window data (\`node scripts/model-report.mjs --model NAME\`); each states its splits, its tuned settings and what its numbers say.${missing.map((m) => ` \`${m.name}\` has no part yet: no per-window data is kept for it (\`${path.relative(root, dataFileOf(m.weights))}\`); [model.md](model.md) says why.`).join('')}`);

@@ -594,10 +594,13 @@ def tokenize_probes(probes, tok):
 
 
 def copy_control(model, probes, device):
-    """Mean bits/byte of each probe style at its first and second occurrence (RoPE, the training
-    scheme): {style: {"first": bits, "second": bits}}, plus per-probe values."""
+    """Mean bits/byte (a token model: bits/token) of each probe style at its first and second
+    occurrence (RoPE, the training scheme), and "after_first": the second occurrence without
+    its first unit, the part a copy can supply (nothing before the second occurrence says which
+    name or line comes, so its first unit is a guess): {style: {"first", "second",
+    "after_first"}}, plus per-probe (first, second) values."""
     hd = model.m["d_model"] // model.m["heads"]
-    per = []
+    per, tails = [], []
     with torch.no_grad():
         for p in probes:
             tokens = "ids" in p
@@ -609,11 +612,15 @@ def copy_control(model, probes, device):
             first = p["first_tokens"] if tokens else p["first"]
             second = p["second_tokens"] if tokens else p["second"]
             per.append((copying.span_bits(losses, first), copying.span_bits(losses, second)))
+            after = [second[0] + 1, second[1]]
+            tails.append(copying.span_bits(losses, after) if after[1] > after[0] else None)
     out = {}
     for style in sorted({p["style"] for p in probes}):
         rows = [v for p, v in zip(probes, per) if p["style"] == style]
+        after = [t for p, t in zip(probes, tails) if p["style"] == style and t is not None]
         out[style] = {"first": round(sum(r[0] for r in rows) / len(rows), 4),
-                      "second": round(sum(r[1] for r in rows) / len(rows), 4)}
+                      "second": round(sum(r[1] for r in rows) / len(rows), 4),
+                      "after_first": round(sum(after) / len(after), 4) if after else None}
     return out, per
 
 
@@ -666,6 +673,7 @@ def train_phase(model, cfg, phase, number, data, held_stream, probes, device, cu
         it = batches(data["stream"], phase["context"], phase["batch"], gen, phase.get("augment"),
                      seed)
     vocab = cfg["model"]["vocab"]
+    unit = "token" if data["tok"] else "byte"
     rule = phase.get("loss_positions")
     keep = phase.get("output_vocab")
     if rule or keep:  # a pass over the whole corpus: only for the settings that need it
@@ -708,8 +716,8 @@ def train_phase(model, cfg, phase, number, data, held_stream, probes, device, cu
             if rule:
                 curve["train"][-1]["counted"] = round(sum(counted) / len(counted), 3)
             window, counted = [], []
-            log("phase %d step %d/%d (%d) loss %.3f bits/byte (training mix%s), lr %.2e, %.0f s" %
-                (number, step, steps, at, curve["train"][-1]["bits"],
+            log("phase %d step %d/%d (%d) loss %.3f bits/%s (training mix%s), lr %.2e, %.0f s" %
+                (number, step, steps, at, curve["train"][-1]["bits"], unit,
                  ", %.0f%% of positions" % (100 * curve["train"][-1]["counted"]) if rule else "",
                  lr, time.time() - start))
         if step % phase["eval_every"] == 0 or step == steps:
@@ -722,9 +730,12 @@ def train_phase(model, cfg, phase, number, data, held_stream, probes, device, cu
             model.train()
             curve["eval"].append({"step": at, "held_out_bits": round(ev, 4), "copy": control,
                                   "heads": heads})
-            log("step %d held-out %.3f bits/byte; copy control (first -> second occurrence): %s" %
-                (at, ev, ", ".join("%s %.2f -> %.2f" % (k, v["first"], v["second"])
-                                   for k, v in control.items())))
+            log("step %d held-out %.3f bits/%s; copy control (first -> second occurrence, "
+                "without its first unit): %s" % (at, ev, unit, ", ".join(
+                    "%s %.2f -> %.2f (%s)" % (k, v["first"], v["second"],
+                                              "-" if v["after_first"] is None
+                                              else "%.2f" % v["after_first"])
+                    for k, v in control.items())))
             log("strongest heads (layer, head, score): %s" % heads)
     log("phase %d trained in %.0f s" % (number, time.time() - start))
     curve["phases"].append({"phase": number, "from": offset + 1, "to": offset + steps,
@@ -846,8 +857,8 @@ def main():
     ev = evaluate(model, held_stream, last["context"], last["batch"], tc["eval_batches"], "cpu",
                   torch.Generator().manual_seed(cfg["seed"] + 1))
     control, per = copy_control(model, probes, "cpu")
-    log("fp16 weights: held-out %.3f bits/byte at context %d; copy control %s" %
-        (ev, last["context"], control))
+    log("fp16 weights: held-out %.3f bits/%s at context %d; copy control %s" %
+        (ev, "token" if tok else "byte", last["context"], control))
     name = "%s-%dx%d-ctx%d" % (cfg["export"].get("name", "pybyte"), cfg["model"]["layers"],
                                cfg["model"]["d_model"], last["context"])
     export_weights(model, cfg, weights_path, name)

@@ -137,6 +137,40 @@ class SeededPreviousTokenHead(unittest.TestCase):
         self.assertTrue(torch.allclose(before, after, atol=1e-5))
 
 
+class CopyControl(unittest.TestCase):
+    def test_second_occurrence_and_its_part_after_the_first_unit(self):
+        # Two token probes of one style and a byte probe with a one-byte second occurrence (no
+        # part after its first unit): every figure from per-position losses computed here.
+        model = small_model(4)
+        rng = random.Random(5)
+        probes = [{"style": "a", "ids": [rng.randrange(SMALL["vocab"]) for _ in range(30)],
+                   "first_tokens": [3, 7], "second_tokens": [20, 24]},
+                  {"style": "a", "ids": [rng.randrange(SMALL["vocab"]) for _ in range(25)],
+                   "first_tokens": [2, 5], "second_tokens": [15, 17]},
+                  {"style": "b", "text": bytes(rng.randrange(SMALL["vocab"]) for _ in range(12)),
+                   "first": [2, 3], "second": [9, 10]}]
+        hd = SMALL["d_model"] // SMALL["heads"]
+
+        def losses(seq):  # losses[t]: bits for position t + 1
+            ids = torch.tensor([list(seq)])
+            with torch.no_grad():
+                logits = model(ids, train.rope_scores(len(seq), hd, SMALL["rope_base"], "cpu"))[0]
+            return [float(torch.logsumexp(logits[t].double(), 0) - logits[t, ids[0, t + 1]])
+                    / math.log(2) for t in range(len(seq) - 1)]
+
+        def mean(xs):
+            return sum(xs) / len(xs)
+
+        l0, l1, l2 = losses(probes[0]["ids"]), losses(probes[1]["ids"]), losses(probes[2]["text"])
+        out, per = train.copy_control(model, probes, "cpu")
+        self.assertAlmostEqual(per[0][0], mean(l0[2:6]), places=4)
+        self.assertAlmostEqual(per[0][1], mean(l0[19:23]), places=4)
+        self.assertAlmostEqual(out["a"]["second"], (mean(l0[19:23]) + mean(l1[14:16])) / 2, places=3)
+        self.assertAlmostEqual(out["a"]["after_first"], (mean(l0[20:23]) + l1[15]) / 2, places=3)
+        self.assertAlmostEqual(out["b"]["second"], l2[8], places=3)
+        self.assertIsNone(out["b"]["after_first"])
+
+
 class Allocator(unittest.TestCase):
     def test_glibc_takes_the_settings(self):
         self.assertTrue(train.keep_freed_memory())
