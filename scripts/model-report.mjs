@@ -140,7 +140,6 @@ const L = modelConfig.trainingContext;
 const u = modelConfig.tokenizer ? 'token' : 'byte';
 const manifest = config.data?.manifest ?? 'training/manifest.tsv';
 const { files, skipped } = splitFiles('held-out', config);
-const vectorsFile = path.join(path.dirname(which.weights), `${path.basename(which.weights, '.hrm')}-vectors.json`);
 const label = (name) => (tuned[name] ? `${name}: ${settings(tuned[name])}` : name);
 const out = [];
 out.push(`# ${modelConfig.tokenizer ? `The token model (${modelConfig.tokenizer} tokens)` : 'The byte model'}: \`${modelConfig.name}\``);
@@ -264,7 +263,7 @@ const copyVerdict = [];
 if (copy.rows.length) {
   copyLines.push('## The copy control');
   copyLines.push('');
-  copyLines.push(`The trainer's probes (\`${path.relative(root, vectorsFile)}\`), run here through hirope's inference with RoPE: an invented name defined and used again ${config.copy_control.probes.filler.join('–')} bytes later, or a real held-out line repeated verbatim, all within the training context. Bits/${u} at the first and second occurrence (mean ± standard error over probes); the control passes when the second costs at most ${copy.threshold} bit/${u}. The second occurrence is also split in two: its first ${u}, which no copy can supply (nothing before it says that the name or line comes next), and the ${u}s after it, which a copy of the first occurrence supplies.`);
+  copyLines.push(`The trainer's probes (\`${path.relative(root, copy.file)}\`), run here through hirope's inference with RoPE: an invented name defined and used again ${config.copy_control.probes.filler.join('–')} bytes later, or a real held-out line repeated verbatim, all within the training context. Bits/${u} at the first and second occurrence (mean ± standard error over probes); the control passes when the second costs at most ${copy.threshold} bit/${u}. The second occurrence is also split in two: its first ${u}, which no copy can supply (nothing before it says that the name or line comes next), and the ${u}s after it, which a copy of the first occurrence supplies.`);
   copyLines.push('');
   copyLines.push(`| probes | n | ${u}s | first occurrence | second occurrence | second: its first ${u} | second: the ${u}s after it | saved |`);
   copyLines.push('|---|---:|---:|---:|---:|---:|---:|---:|');
@@ -376,7 +375,8 @@ return { out, summary, saved, SCHEMES, BASELINES, tuned, L, u, verdict: null };
 // Per probe: bits/unit at the first and second occurrence, and the second split into its first
 // unit and the units after it. A token model's probes carry the trainer's ids and token spans.
 async function copyControl(which) {
-  const vectors = JSON.parse(fs.readFileSync(path.join(path.dirname(which.weights), `${path.basename(which.weights, '.hrm')}-vectors.json`), 'utf8'));
+  const file = path.join(path.dirname(which.weights), `${path.basename(which.weights, '.hrm')}-vectors.json`);
+  const vectors = JSON.parse(fs.readFileSync(file, 'utf8'));
   const control = vectors.copy_control ?? { probes: [] };
   const model = await hr.model.load({ data: new Uint8Array(fs.readFileSync(which.weights)) });
   const rows = control.probes.map((p) => {
@@ -386,7 +386,7 @@ async function copyControl(which) {
     return { style: p.style, units: b - a, first: spanBits(losses, p.first), second: spanBits(losses, p.second), head: spanBits(losses, [a, a + 1]), afterFirst: b > a + 1 ? spanBits(losses, [a + 1, b]) : null };
   });
   model.dispose();
-  return { rows, threshold: control.threshold_bits };
+  return { file, rows, threshold: control.threshold_bits };
 }
 
 const parts = [];
