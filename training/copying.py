@@ -126,19 +126,22 @@ def augment(seq, rng, mix, context):
     return out[: context + 1]
 
 
-def repeat_tokens(pool, rng, length, sizes=(8, 64), gap=150):
+def repeat_tokens(pool, rng, length, sizes=(8, 64), gap=150, ids=None, uniform=0.0):
     """A row of length token ids made of blocks: k tokens drawn one by one from pool (the corpus's
     ids, so in no order a model could predict), a gap of up to gap consecutive pool tokens (real
     code), then the same k tokens again. Only copying predicts a block's second half, and since
-    k and the gap vary, only copying by content: matching the tokens, not a fixed distance back."""
-    return repeat_tokens_marked(pool, rng, length, sizes, gap)[0]
+    k and the gap vary, only copying by content: matching the tokens, not a fixed distance back.
+    A uniform fraction of the blocks draw their tokens from ids instead, each id alike: drawn
+    from the corpus, a block holds the common ids, and a copy of a rare one is never taught."""
+    return repeat_tokens_marked(pool, rng, length, sizes, gap, ids, uniform)[0]
 
 
-def repeat_tokens_marked(pool, rng, length, sizes=(8, 64), gap=150):
+def repeat_tokens_marked(pool, rng, length, sizes=(8, 64), gap=150, ids=None, uniform=0.0):
     """repeat_tokens's row and, for each of its tokens, whether it is a block's second copy."""
     out, copies = [], []
     while len(out) < length:
-        seq = [int(pool[rng.randrange(len(pool))]) for _ in range(rng.randint(*sizes))]
+        source = ids if uniform and rng.random() < uniform else pool
+        seq = [int(source[rng.randrange(len(source))]) for _ in range(rng.randint(*sizes))]
         g = rng.randint(0, gap)
         at = rng.randrange(0, len(pool) - g)
         out += seq + [int(t) for t in pool[at: at + g]] + seq

@@ -527,20 +527,24 @@ def token_batches(stream, raw, context, batch, gen, tok, augment=None, seed=0):
     comes from copying.augment applied to bytes (a random place in the raw byte stream,
     augment["bytes_per_token"] bytes per token of context, 5 unless given: the rewrites place
     their copies within those bytes), tokenized, cut to context + 1 tokens. With
-    augment["token_repeats"], a fraction of the rows (drawn first) are copying.repeat_tokens."""
+    augment["token_repeats"], a fraction of the rows (drawn first) are copying.repeat_tokens,
+    and its "uniform" fraction of their blocks draw each of the corpus's distinct ids alike."""
     hi = len(stream) - (context + 1)
     span = int((augment or {}).get("bytes_per_token", 5) * context)
     raw_hi = len(raw) - 3 * (span + 1)
     rng = random.Random(seed)
     repeats = (augment or {}).get("token_repeats")
     pool = stream.numpy()
+    uniform = (repeats or {}).get("uniform", 0.0)
+    distinct = np.unique(pool) if uniform else None
     while True:
         rows = []
         for s in torch.randint(0, hi, (batch,), generator=gen).tolist():
             row = stream[s: s + context + 1]
             if repeats and rng.random() < repeats["fraction"]:
                 row = torch.tensor(copying.repeat_tokens(pool, rng, context + 1,
-                                                         repeats["sizes"], repeats["gap"]))
+                                                         repeats["sizes"], repeats["gap"],
+                                                         distinct, uniform))
             elif augment and rng.random() < augment["fraction"]:
                 at = rng.randrange(0, raw_hi)
                 out = copying.augment(raw[at: at + 3 * (span + 1)], rng, augment["mix"], span)

@@ -54,6 +54,27 @@ class RepeatTokens(unittest.TestCase):
             self.assertEqual(out[at: at + 5], out[at + 5: at + 10])
         self.assertTrue(set(out) <= set(pool))
 
+    def test_uniform_blocks_draw_from_ids(self):
+        pool = [7] * 900 + list(range(100, 200))  # one id is 90% of the corpus
+        ids = list(range(100, 200)) + [7]
+        for uniform, want in ((0.0, (0.8, 1.0)), (1.0, (0.0, 0.05))):
+            out, copies = copying.repeat_tokens_marked(pool, random.Random(3), 4000, (10, 10), 0,
+                                                       ids, uniform)
+            self.assertTrue(set(out) <= set(pool))
+            blocks = [t for t, c in zip(out, copies) if c]
+            share = blocks.count(7) / len(blocks)
+            self.assertTrue(want[0] <= share <= want[1], (uniform, share))
+        # Half the blocks: some blocks of mostly 7s, some with none.
+        out, copies = copying.repeat_tokens_marked(pool, random.Random(4), 4000, (10, 10), 0,
+                                                   ids, 0.5)
+        sevens = [out[at: at + 10].count(7) for at in range(0, 3990, 20)]
+        self.assertTrue(any(n >= 6 for n in sevens) and any(n <= 1 for n in sevens), sevens)
+        for at in range(0, 3990, 20):  # still each block followed by itself
+            self.assertEqual(out[at: at + 10], out[at + 10: at + 20])
+        # uniform 0 draws as before: the rows of earlier runs are unchanged.
+        self.assertEqual(copying.repeat_tokens(pool, random.Random(8), 300, (3, 40), 25, ids, 0.0),
+                         copying.repeat_tokens(pool, random.Random(8), 300, (3, 40), 25))
+
     def test_gaps_are_consecutive_pool_tokens(self):
         pool = list(range(0, 5000, 5))  # a gap is a run of consecutive entries: steps of 5
         rng = random.Random(9)

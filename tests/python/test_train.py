@@ -171,6 +171,22 @@ class CopyControl(unittest.TestCase):
         self.assertIsNone(out["b"]["after_first"])
 
 
+class TokenBatches(unittest.TestCase):
+    def test_uniform_repeated_blocks_reach_the_rare_ids(self):
+        # A corpus where id 1 is 99% of the tokens and ids 2..41 occur once each.
+        stream = torch.tensor([1] * 4000 + list(range(2, 42)))
+        gen = torch.Generator().manual_seed(0)
+
+        def rare_share(uniform):
+            augment = {"token_repeats": {"fraction": 1.0, "sizes": [8, 8], "gap": 0,
+                                         "uniform": uniform}}
+            x, _ = next(train.token_batches(stream, b"", 64, 16, gen, None, augment, seed=2))
+            return (x != 1).float().mean().item()
+
+        self.assertLess(rare_share(0.0), 0.1)
+        self.assertGreater(rare_share(1.0), 0.9)
+
+
 class Allocator(unittest.TestCase):
     def test_glibc_takes_the_settings(self):
         self.assertTrue(train.keep_freed_memory())
