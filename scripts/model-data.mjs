@@ -90,5 +90,36 @@ export function overFiles(m) {
   return { mean: mean(xs), se: xs.length > 1 ? sd(xs) / Math.sqrt(xs.length) : NaN, files: xs.length };
 }
 
+/**
+ * The copy control for one probe style. rows: one per probe, { units, first, second, head,
+ * afterFirst }: the units (bytes or tokens) of the second occurrence, bits/unit over the first and
+ * the second occurrence, bits of the second's first unit (no copy can supply it) and bits/unit
+ * over its units after the first (null for a one-unit occurrence). Returns means with their
+ * standard errors over probes (first, second, head, afterFirst, gain = first - second), and:
+ * floor, the first unit's bits spread over its occurrence (per probe, then the mean): what the
+ * second occurrence would cost if every later unit cost nothing, so a floor above the threshold
+ * cannot pass by copying; pass, whether the second occurrence costs at most threshold; copies,
+ * whether it costs at least 1 bit/unit less than the first, beyond two standard errors of the
+ * per-probe gains (a partial copy, under the threshold or not).
+ */
+export function copyStyle(rows, threshold) {
+  const stat = (xs) => ({ mean: mean(xs), se: sd(xs) / Math.sqrt(xs.length) });
+  const afters = rows.filter((r) => r.afterFirst !== null).map((r) => r.afterFirst);
+  const gain = stat(rows.map((r) => r.first - r.second));
+  const second = stat(rows.map((r) => r.second));
+  return {
+    n: rows.length,
+    units: mean(rows.map((r) => r.units)),
+    first: stat(rows.map((r) => r.first)),
+    second,
+    head: stat(rows.map((r) => r.head)),
+    afterFirst: afters.length ? stat(afters) : null,
+    floor: mean(rows.map((r) => r.head / r.units)),
+    gain,
+    pass: second.mean <= threshold,
+    copies: gain.mean >= 1 && gain.mean > 2 * gain.se,
+  };
+}
+
 export const signed = (x, digits = 3) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(digits)}`;
 export const pm = (p, digits = 3) => `${signed(p.diff, digits)} ± ${p.se.toFixed(digits)}`;

@@ -27,7 +27,7 @@ import os from 'node:os';
 import path from 'node:path';
 import init, { RECALL_CLASSES } from '../dist/index.js';
 import { bucketLabel, bucketLosses, defaultBuckets, presetSchemes, recallProbes, spanBits, tokenSpan, windowsOf } from '../bin/model-eval.mjs';
-import { MODELS, mean, modelByName, overFiles, pairedByFile, perFile, pm, readConfig, root, sd, splitFiles } from './model-data.mjs';
+import { MODELS, copyStyle, mean, modelByName, overFiles, pairedByFile, perFile, pm, readConfig, root, sd, splitFiles } from './model-data.mjs';
 
 const args = process.argv.slice(2);
 const arg = (name, fallback) => {
@@ -263,23 +263,15 @@ const copyVerdict = [];
 if (copy.rows.length) {
   copyLines.push('## The copy control');
   copyLines.push('');
-  copyLines.push(`The trainer's probes (\`${path.relative(root, copy.file)}\`), run here through hirope's inference with RoPE: an invented name defined and used again ${config.copy_control.probes.filler.join('–')} bytes later, or a real held-out line repeated verbatim, all within the training context. Bits/${u} at the first and second occurrence (mean ± standard error over probes); the control passes when the second costs at most ${copy.threshold} bit/${u}. The second occurrence is also split in two: its first ${u}, which no copy can supply (nothing before it says that the name or line comes next), and the ${u}s after it, which a copy of the first occurrence supplies.`);
+  copyLines.push(`The trainer's probes (\`${path.relative(root, copy.file)}\`), run here through hirope's inference with RoPE: an invented name defined and used again ${config.copy_control.probes.filler.join('–')} bytes later, or a real held-out line repeated verbatim, all within the training context. Bits/${u} at the first and second occurrence (mean ± standard error over probes); the control passes when the second costs at most ${copy.threshold} bit/${u}. The second occurrence is also split in two: its first ${u}, which no copy can supply (nothing before it says that the name or line comes next), and the ${u}s after it, which a copy of the first occurrence supplies. The floor is the first ${u}'s bits spread over the whole occurrence (per probe, then the mean): what the second occurrence would cost if every ${u} after the first cost nothing, so a style whose floor is above the threshold cannot pass by copying alone.`);
   copyLines.push('');
-  copyLines.push(`| probes | n | ${u}s | first occurrence | second occurrence | second: its first ${u} | second: the ${u}s after it | saved |`);
-  copyLines.push('|---|---:|---:|---:|---:|---:|---:|---:|');
+  copyLines.push(`| probes | n | ${u}s | first occurrence | second occurrence | second: its first ${u} | second: the ${u}s after it | floor | saved |`);
+  copyLines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const style of [...new Set(copy.rows.map((c) => c.style))]) {
-    const rows = copy.rows.filter((c) => c.style === style);
-    const firsts = rows.map((r) => r.first);
-    const seconds = rows.map((r) => r.second);
-    const se = (xs) => sd(xs) / Math.sqrt(xs.length);
-    const ms = (xs) => `${f3(mean(xs))} ± ${f3(se(xs))}`;
-    const afters = rows.filter((r) => r.afterFirst !== null).map((r) => r.afterFirst);
-    copyLines.push(`| ${style} | ${rows.length} | ${mean(rows.map((r) => r.units)).toFixed(1)} | ${ms(firsts)} | ${ms(seconds)} | ${ms(rows.map((r) => r.head))} | ${afters.length ? ms(afters) : '—'} | ${f3(mean(firsts) - mean(seconds))} |`);
-    // copies: the second occurrence costs at least 1 bit less than the first, beyond two
-    // standard errors of the per-probe gains (a partial copy, whether or not under the threshold).
-    const gains = firsts.map((x, k) => x - seconds[k]);
-    const copies = mean(gains) >= 1 && mean(gains) > 2 * se(gains);
-    copyVerdict.push({ style, second: mean(seconds), head: mean(rows.map((r) => r.head)), afterFirst: afters.length ? mean(afters) : null, gain: mean(gains), pass: mean(seconds) <= copy.threshold, copies });
+    const c = copyStyle(copy.rows.filter((r) => r.style === style), copy.threshold);
+    const ms = (x) => `${f3(x.mean)} ± ${f3(x.se)}`;
+    copyLines.push(`| ${style} | ${c.n} | ${c.units.toFixed(1)} | ${ms(c.first)} | ${ms(c.second)} | ${ms(c.head)} | ${c.afterFirst ? ms(c.afterFirst) : '—'} | ${f3(c.floor)} | ${f3(c.gain.mean)} |`);
+    copyVerdict.push({ style, second: c.second.mean, head: c.head.mean, afterFirst: c.afterFirst ? c.afterFirst.mean : null, gain: c.gain.mean, pass: c.pass, copies: c.copies, floor: c.floor });
   }
   copyLines.push('');
 }
@@ -293,6 +285,8 @@ if (copyVerdict.length) {
   out.push(`- **Copying within the context:** ${failing.length === 0 ? `the model copies: every probe style costs at most ${copy.threshold} bit/${u} at its second occurrence (${copyVerdict.map((c) => `${c.style} ${f3(c.second)}`).join(', ')})` : `the copy control fails for ${failing.map((c) => `${c.style} (${f3(c.second)} bits/${u} at the second occurrence${c.afterFirst !== null ? `; its ${u}s after the first: ${f3(c.afterFirst)}` : ''})`).join(', ')}`}.`);
   const copied = failing.filter((c) => c.afterFirst !== null && c.afterFirst <= copy.threshold);
   if (copied.length) out.push(`- **What a copy supplies, it copies:** ${copied.length === failing.length ? 'in every failing style' : `in ${copied.map((c) => c.style).join(', ')}`} the ${u}s after the second occurrence's first cost at most ${copy.threshold} bit/${u}; what fails is its first ${u}, which no copy can supply (${copied.map((c) => `${c.style} ${f3(c.head)} bits`).join(', ')}).`);
+  const floored = failing.filter((c) => c.floor > copy.threshold);
+  if (floored.length) out.push(`- **No copy can pass ${floored.map((c) => c.style).join(', ')}:** the second occurrence's first ${u} alone costs ${floored.map((c) => `${f3(c.floor)} bits/${u} over the whole ${c.style} occurrence`).join(', ')}, above the threshold even if every ${u} after it cost nothing.`);
   if (copyVerdict.every((c) => !c.copies)) out.push(`- **So the comparisons below cannot show a scheme using far context:** a model that copies nothing within its context has nothing for a scheme to carry past it; a difference between a scheme and a baseline on far-recall ${u}s here measures how the scheme changes ordinary prediction, not recall.`);
   else if (failing.some((c) => c.copies)) out.push(`- **Where it fails, it copies in part:** the second occurrence costs less than the first in ${failing.filter((c) => c.copies).map((c) => `${c.style} (by ${f3(c.gain)} bits/${u})`).join(', ')}, beyond two standard errors, but not down to the threshold; a scheme can show a gain on far-recall ${u}s only as far as the model recalls within its context.`);
 }

@@ -1,0 +1,57 @@
+// The report's copy control summary (scripts/model-data.mjs's copyStyle): means, standard errors,
+// the first unit's floor and the pass / copies verdicts, against values worked out by hand.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { copyStyle } from '../../scripts/model-data.mjs';
+
+const close = (actual, expected, what) => assert.ok(Math.abs(actual - expected) < 1e-12, `${what}: ${actual}, expected ${expected}`);
+
+describe('copyStyle', () => {
+  // Two probes: a 4-token name whose first token costs 6 bits (the rest 2/3 bit each, 2 bits/token
+  // in all), and a 5-token one at 3 bits then 0.5 each (1 bit/token in all).
+  const rows = [
+    { units: 4, first: 12, second: 2, head: 6, afterFirst: 2 / 3 },
+    { units: 5, first: 10, second: 1, head: 3, afterFirst: 0.5 },
+  ];
+
+  it('gives means and standard errors over probes', () => {
+    const c = copyStyle(rows, 1);
+    assert.equal(c.n, 2);
+    close(c.units, 4.5, 'units');
+    close(c.first.mean, 11, 'first');
+    close(c.first.se, 1, 'first se'); // sd √2, over √2 probes
+    close(c.second.mean, 1.5, 'second');
+    close(c.second.se, 0.5, 'second se');
+    close(c.head.mean, 4.5, 'head');
+    close(c.head.se, 1.5, 'head se');
+    close(c.afterFirst.mean, 7 / 12, 'after first');
+    close(c.gain.mean, 9.5, 'gain');
+    close(c.gain.se, 0.5, 'gain se');
+  });
+
+  it('spreads the first unit over its occurrence, per probe, for the floor', () => {
+    // 6 / 4 and 3 / 5: not (mean head) / (mean units) = 4.5 / 4.5 = 1
+    close(copyStyle(rows, 1).floor, (1.5 + 0.6) / 2, 'floor');
+  });
+
+  it('passes at the threshold and not above it', () => {
+    assert.equal(copyStyle(rows, 1).pass, false);
+    assert.equal(copyStyle(rows, 1.5).pass, true);
+  });
+
+  it('copies only with a gain of at least 1 bit beyond two standard errors', () => {
+    assert.equal(copyStyle(rows, 1).copies, true);
+    const small = [{ units: 3, first: 5, second: 4.5, head: 4, afterFirst: 4.75 }, { units: 3, first: 5, second: 4.3, head: 4, afterFirst: 4.45 }];
+    assert.equal(copyStyle(small, 1).copies, false); // gain 0.6: under 1 bit
+    const noisy = [{ units: 3, first: 5, second: 4.8, head: 4, afterFirst: 5.2 }, { units: 3, first: 5, second: 2, head: 4, afterFirst: 1 }];
+    assert.equal(copyStyle(noisy, 1).copies, false); // gain 1.6 ± 1.4: within two standard errors
+  });
+
+  it('leaves one-unit occurrences out of the part after the first unit', () => {
+    const one = [{ units: 1, first: 8, second: 3, head: 3, afterFirst: null }];
+    assert.equal(copyStyle(one, 1).afterFirst, null);
+    close(copyStyle(one, 1).floor, 3, 'floor of a one-unit occurrence');
+    const mixed = [...one, rows[0]];
+    close(copyStyle(mixed, 1).afterFirst.mean, 2 / 3, 'after first, one probe');
+  });
+});
