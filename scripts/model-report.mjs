@@ -267,11 +267,11 @@ if (copy.rows.length) {
   copyLines.push('');
   copyLines.push(`| probes | n | ${u}s | first occurrence | second occurrence | second: its first ${u} | second: the ${u}s after it | floor | saved |`);
   copyLines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+  const ms = (x) => `${f3(x.mean)} ± ${f3(x.se)}`;
   for (const style of [...new Set(copy.rows.map((c) => c.style))]) {
     const c = copyStyle(copy.rows.filter((r) => r.style === style), copy.threshold);
-    const ms = (x) => `${f3(x.mean)} ± ${f3(x.se)}`;
     copyLines.push(`| ${style} | ${c.n} | ${c.units.toFixed(1)} | ${ms(c.first)} | ${ms(c.second)} | ${ms(c.head)} | ${c.afterFirst ? ms(c.afterFirst) : '—'} | ${f3(c.floor)} | ${f3(c.gain.mean)} |`);
-    copyVerdict.push({ style, second: c.second.mean, head: c.head.mean, afterFirst: c.afterFirst ? c.afterFirst.mean : null, gain: c.gain.mean, pass: c.pass, copies: c.copies, floor: c.floor });
+    copyVerdict.push({ style, ...c });
   }
   copyLines.push('');
 }
@@ -282,13 +282,13 @@ out.push('## What the numbers say');
 out.push('');
 if (copyVerdict.length) {
   const failing = copyVerdict.filter((c) => !c.pass);
-  out.push(`- **Copying within the context:** ${failing.length === 0 ? `the model copies: every probe style costs at most ${copy.threshold} bit/${u} at its second occurrence (${copyVerdict.map((c) => `${c.style} ${f3(c.second)}`).join(', ')})` : `the copy control fails for ${failing.map((c) => `${c.style} (${f3(c.second)} bits/${u} at the second occurrence${c.afterFirst !== null ? `; its ${u}s after the first: ${f3(c.afterFirst)}` : ''})`).join(', ')}`}.`);
-  const copied = failing.filter((c) => c.afterFirst !== null && c.afterFirst <= copy.threshold);
-  if (copied.length) out.push(`- **What a copy supplies, it copies:** ${copied.length === failing.length ? 'in every failing style' : `in ${copied.map((c) => c.style).join(', ')}`} the ${u}s after the second occurrence's first cost at most ${copy.threshold} bit/${u}; what fails is its first ${u}, which no copy can supply (${copied.map((c) => `${c.style} ${f3(c.head)} bits`).join(', ')}).`);
+  out.push(`- **Copying within the context:** ${failing.length === 0 ? `the model copies: every probe style costs at most ${copy.threshold} bit/${u} at its second occurrence (${copyVerdict.map((c) => `${c.style} ${f3(c.second.mean)}`).join(', ')})` : `the copy control fails for ${failing.map((c) => `${c.style} (${f3(c.second.mean)} bits/${u} at the second occurrence${c.afterFirst ? `; its ${u}s after the first: ${f3(c.afterFirst.mean)}` : ''})`).join(', ')}`}.`);
+  const copied = failing.filter((c) => c.afterFirst && c.afterFirst.mean <= copy.threshold);
+  if (copied.length) out.push(`- **What a copy supplies, it copies:** ${copied.length === failing.length ? 'in every failing style' : `in ${copied.map((c) => c.style).join(', ')}`} the ${u}s after the second occurrence's first cost at most ${copy.threshold} bit/${u}; what fails is its first ${u}, which no copy can supply (${copied.map((c) => `${c.style} ${f3(c.head.mean)} bits`).join(', ')}).`);
   const floored = failing.filter((c) => c.floor > copy.threshold);
   if (floored.length) out.push(`- **No copy can pass ${floored.map((c) => c.style).join(', ')}:** the second occurrence's first ${u} alone costs ${floored.map((c) => `${f3(c.floor)} bits/${u} over the whole ${c.style} occurrence`).join(', ')}, above the threshold even if every ${u} after it cost nothing.`);
   if (copyVerdict.every((c) => !c.copies)) out.push(`- **So the comparisons below cannot show a scheme using far context:** a model that copies nothing within its context has nothing for a scheme to carry past it; a difference between a scheme and a baseline on far-recall ${u}s here measures how the scheme changes ordinary prediction, not recall.`);
-  else if (failing.some((c) => c.copies)) out.push(`- **Where it fails, it copies in part:** the second occurrence costs less than the first in ${failing.filter((c) => c.copies).map((c) => `${c.style} (by ${f3(c.gain)} bits/${u})`).join(', ')}, beyond two standard errors, but not down to the threshold; a scheme can show a gain on far-recall ${u}s only as far as the model recalls within its context.`);
+  else if (failing.some((c) => c.copies)) out.push(`- **Where it fails, it copies in part:** the second occurrence costs less than the first in ${failing.filter((c) => c.copies).map((c) => `${c.style} (by ${f3(c.gain.mean)} bits/${u})`).join(', ')}, beyond two standard errors, but not down to the threshold; a scheme can show a gain on far-recall ${u}s only as far as the model recalls within its context.`);
 }
 for (const s of summary) {
   const farVerdict = verdict(s.far);
