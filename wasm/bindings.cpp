@@ -382,6 +382,10 @@ val param_list(const std::vector<ParamInfo>& params, bool scaling) {
         for (double x : p.allowed) allowed.call<void>("push", x);
         o.set("allowed", allowed);
         o.set("limit", finite_or_null(p.limit));
+        // The step of a form control: the table's, 1 for integers, null for any value.
+        o.set("step", p.step > 0                     ? val(p.step)
+                      : p.kind == ParamKind::integer ? val(1)
+                                                     : val::null());
         o.set("range", numeric ? val(param_range(p)) : val::null());
         o.set("values", p.values ? val(camel(p.values)) : val::null());
         o.set(scaling ? "scalings" : "schemes",

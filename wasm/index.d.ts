@@ -229,6 +229,8 @@ export interface VocabularyParameter {
   allowed: number[];
   /** An implementation bound beyond the range, or null. */
   limit: number | null;
+  /** The step a form control moves by (integers: 1); null: any value. */
+  step: number | null;
   /** The range as messages state it: 'an integer >= 1', 'in (0, 1]' (number and integer kinds). */
   range: string | null;
   /** kind 'enum': the vocabulary's value list ('layouts', 'sinusoidalVariants'). */

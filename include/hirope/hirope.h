@@ -225,6 +225,9 @@ struct ParamInfo {
     void (*set)(Scheme&, double) = nullptr;
     std::vector<double>* (*list)(Scheme&) = nullptr; // list kind
     double option_default = 0; // the default of an option that is no field (0: unused)
+    // The step a form control moves by (the playground's inputs and sliders); 0: any value
+    // (integers: 1).
+    double step = 0;
 };
 
 // A default that depends on the scheme type or on another parameter. C++ callers set fields

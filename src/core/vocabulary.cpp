@@ -111,6 +111,10 @@ struct P {
         p.values = list;
         return *this;
     }
+    P& step(double x) {
+        p.step = x;
+        return *this;
+    }
     P& takes(uint32_t types) {
         p.takes = types;
         return *this;
@@ -238,8 +242,11 @@ SchemeVocabulary make_vocabulary() {
             .takes(windowed)
             .only_if("log_n", 1)
             .access(ACCESS(training_length)),
-        P("ratio", "ratio", K::number, "Fraction of frequency pairs that carry the token index")
+        P("ratio", "ratio", K::number,
+          "Fraction of frequency pairs (the fast ones) that carry the token index; the rest carry "
+          "the unit index beyond the window. 1 is plain RoPE")
             .range(0, 1)
+            .step(0.05)
             .takes(hirope)
             .access(ACCESS(ratio)),
         P("levels", "levels", K::integer,
@@ -250,6 +257,7 @@ SchemeVocabulary make_vocabulary() {
         P("statement_ratio", "statementRatio", K::number,
           "With 3 levels: fraction of frequency pairs that carry the statement index")
             .range(0, 1)
+            .step(0.05)
             .takes(hirope)
             .only_if("levels", 3)
             .access(ACCESS(statement_ratio)),
@@ -274,7 +282,8 @@ SchemeVocabulary make_vocabulary() {
         // No Scheme field: the JS layer derives positions.unit = floor(token / segmentSize) from
         // it when the positions carry no unit (fixed-size segments for unstructured text).
         P(nullptr, "segmentSize", K::integer,
-          "Derive positions.unit = floor(token / segmentSize) when the positions carry no unit")
+          "Tokens per fixed segment: positions.unit = floor(token / segmentSize), derived when the "
+          "positions carry no unit")
             .at_least(1)
             .takes(hirope),
     };

@@ -226,7 +226,7 @@ describe('playground (headless Chromium)', () => {
       const page = await openPage(site.browser, site.url, { colorScheme });
       await ready(page);
       const status = await page.textContent('#status');
-      assert.match(status, /^394 tokens of Python \(lexical tokenizer\) in 5 units and \d+ statements\. The last 138 are beyond the training length of 256, where plain RoPE meets angles it never saw\. Frequency pairs out of distribution: A\u00a0\d+\u00a0of\u00a032, B\u00a00\u00a0of\u00a032\.$/);
+      assert.match(status, /^394 tokens of Python \(lexical tokenizer\) in 5 units and \d+ statements\. The last 138 tokens are beyond the training length of 256: there A \(RoPE\) meets angles it never saw in training on \d+ of its 32 frequency pairs, while B \(HiRoPE\) keeps every frequency pair within the angles seen in training\.$/);
       assert.match(await page.textContent('#timing-text'), /^Last redraw [\d.]+ ms: analysis [\d.]+ ms, attention A [\d.]+ ms, attention B [\d.]+ ms, .*Attention A \+ B by backend: wasm-simd [\d.]+ ms\.$/);
       // The default is the first preset, with its caption.
       assert.equal(await page.getAttribute('.preset[data-preset=hirope]', 'aria-pressed'), 'true');
@@ -241,7 +241,7 @@ describe('playground (headless Chromium)', () => {
       assert.equal(await page.locator('#decay canvas').count(), 1);
       // Tokens are marked in the editor, coloured by unit.
       assert.ok((await page.locator('#editor .hr-tok').count()) > 100);
-      assert.equal(await page.textContent('#ratio-hint-b'), 'Split%: 13 of 32 pairs (40.3%) turn a full period within 256 tokens; HiRoPE keeps 13 on token distance — within the bound.');
+      assert.equal(await page.textContent('#ratio-hint-b'), 'Split% at L = 256: 40.3% of the pairs (13 of the 32 frequency pairs turn a full period within 256 tokens). HiRoPE keeps 13 pairs on token distance: within the bound.');
       // The comparison in numbers: own-unit attention and distance for A and B, then TV and KL.
       await page.waitForFunction(() => /total variation of [\d.]+ per query/.test(document.getElementById('summary').textContent));
       assert.equal(await page.locator('#summary table.stats tr').count(), 3);
@@ -571,9 +571,14 @@ describe('playground (headless Chromium)', () => {
       assert.equal(items[k].name, u.name || '(unnamed)');
       const tokens = [];
       for (let t = 0; t < analysis.tokens.count; t++) if (analysis.positions.unit[t] === k) tokens.push(t);
-      const statements = new Set(tokens.map((t) => analysis.positions.statement[t]).filter((s) => s >= 0)).size;
+      // The statements that start in the unit: the statement index never decreases along the
+      // text (0 before the first statement), so they are its rise over the unit's tokens.
+      const before = tokens[0] > 0 ? analysis.positions.statement[tokens[0] - 1] : 0;
+      const statements = analysis.positions.statement[tokens.at(-1)] - before;
       assert.equal(items[k].meta, `tokens ${tokens[0]}–${tokens.at(-1)} · ${statements} statement${statements === 1 ? '' : 's'}`);
     });
+    const total = await page.$$eval('#outline .outline-meta', (metas) => metas.reduce((sum, m) => sum + Number(/(\d+) statements?$/.exec(m.textContent)[1]), 0));
+    assert.equal(total, analysis.statements, 'the outline\'s statements add up to the status\'s');
     const u = 2;
     const before = await canvasPixels(page, 'map-a');
     await page.click(`#outline li[data-unit="${u}"] .outline-unit`);
@@ -918,7 +923,7 @@ describe('playground (headless Chromium)', () => {
       new MutationObserver(() => (window.progressSeen ||= !document.getElementById('progress').hidden)).observe(document.getElementById('progress'), { attributes: true });
     });
     const status = await setCode(page, big);
-    assert.match(status, /The heatmaps show the first 4096 of \d+ tokens\./);
+    assert.match(status, /The heatmaps show the first 4,096 of [\d,]+ tokens\./);
     assert.match(await page.textContent('#map-a .legend'), /Downsampled/);
     assert.ok(await page.evaluate(() => window.progressSeen), 'the progress indicator showed');
     const gap = await page.evaluate(() => window.longestGap);
@@ -982,7 +987,7 @@ describe('playground (headless Chromium)', () => {
     await page.waitForFunction(() => document.getElementById('status').classList.contains('error'));
     assert.match(await page.textContent('#status'), /load a q\/k JSON file first/);
     await page.setInputFiles('#qk-file', { name: 'qk.json', mimeType: 'application/json', buffer: Buffer.from('{"headDim": 4, "q": [[1,2,3,4]], "k": [[1,2,3,4]]}') });
-    await page.waitForFunction(() => /q\/k file has 1 rows but the code has \d+ tokens/.test(document.getElementById('status').textContent));
+    await page.waitForFunction(() => /q\/k file has 1 row but the code has \d+ tokens/.test(document.getElementById('status').textContent));
     assert.deepEqual(page.problems, []);
     await page.context().close();
   });

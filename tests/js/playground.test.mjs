@@ -261,7 +261,7 @@ describe('playground engine', () => {
       [JSON.stringify({ headDim: 2, q: [[1, 2, 3]], k: [[1, 2]] }), /"q" row 0 does not hold 2 numbers/],
       [JSON.stringify({ headDim: 2, q: [[1, null]], k: [[1, 2]] }), /"q" row 0 column 1 is not a finite number/],
       [JSON.stringify({ headDim: 2, q: [1, 2, 3], k: [1, 2] }), /not a whole number of rows/],
-      [JSON.stringify({ headDim: 2, q: [[1, 2]], k: [[1, 2], [3, 4]] }), /"q" has 1 rows but "k" has 2/],
+      [JSON.stringify({ headDim: 2, q: [[1, 2]], k: [[1, 2], [3, 4]] }), /"q" has 1 row but "k" has 2/],
     ];
     for (const [text, message] of bad) assert.throws(() => parseQKFile(text), (e) => e.name === 'PlaygroundError' && message.test(e.message));
   });
@@ -313,7 +313,7 @@ describe('playground engine', () => {
     assert.ok(Math.abs(row.probs.reduce((a, b) => a + b) - 1) < 1e-5);
     const big = await engine.run({ code: 'x = 1\n'.repeat(1500), state, side: 'a', views: false, view: { size: 32 } });
     assert.equal(big.n, MAX_ATTENTION_TOKENS);
-    assert.match(big.notes[0], /^The heatmaps show the first 4096 of 4500 tokens\.$/);
+    assert.match(big.notes[0], /^The heatmaps show the first 4,096 of 4,500 tokens\.$/);
     await assert.rejects(engine.run({ code: 'x = 1\n', state: normalizeState({ source: 'file' }), side: 'a' }), /load a q\/k JSON file first/);
     assert.throws(() => new SideEngine(hr).row(0), /nothing has been computed yet/);
     // reuse: a run that would send the same as the last one says so; any change sends it all.

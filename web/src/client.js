@@ -1,6 +1,7 @@
 // The page side of the playground workers: promise-based requests, and "latest wins" scheduling
 // (PairClient) so that a burst of edits or slider moves computes only the newest state.
 import { simdSupported } from '../../dist/api.js';
+import { TOKENIZER_FILES } from '../../dist/runtime.js';
 import { assetURL } from './assets.js';
 
 export class WorkerError extends Error {
@@ -25,6 +26,42 @@ export function compiledModule(simd) {
   return compiled;
 }
 
+// The built-in tokenizers' vocabularies, each fetched once per page and handed to every worker
+// (both sides, every <hirope-attention>), as the model's weights are: two workers fetching the
+// 14 MB Gemma 3 file at the same moment made one of them fail in a fresh browser profile
+// (net::ERR_CACHE_WRITE_FAILURE). A network error is tried once more; if that fails too, the
+// error says which file could not be downloaded.
+const tokenizerDownloads = new Map(); // name -> Promise<Uint8Array>
+
+/** Whether a tokenizer name is a built-in one with a data file (not 'lexical', not a file's own). */
+export const hasTokenizerData = (name) => Object.hasOwn(TOKENIZER_FILES, name);
+
+/** The message of a data file that could not be downloaded, in plain words. */
+export function downloadFailure(name, file, reason) {
+  return `The ${name} tokenizer's vocabulary (${file}) could not be downloaded: ${reason}. Choose the tokenizer again to retry, or another one.`;
+}
+
+/** A built-in tokenizer's data file: fetched once, a network error retried once. */
+export function tokenizerData(name, fetchFn = fetch) {
+  if (!tokenizerDownloads.has(name)) {
+    const file = `data/${TOKENIZER_FILES[name]}`;
+    const url = assetURL(file, import.meta.url);
+    const once = async () => {
+      const response = await fetchFn(url);
+      if (!response.ok) throw Object.assign(new Error(downloadFailure(name, file, `the server answered HTTP ${response.status}`)), { name: 'NetworkError', http: true });
+      return new Uint8Array(await response.arrayBuffer());
+    };
+    const download = once()
+      .catch((e) => (e.http ? Promise.reject(e) : once()))
+      .catch((e) => {
+        tokenizerDownloads.delete(name); // a later choice tries again
+        throw e.name === 'NetworkError' ? e : Object.assign(new Error(downloadFailure(name, file, e.message || String(e))), { name: 'NetworkError' });
+      });
+    tokenizerDownloads.set(name, download);
+  }
+  return tokenizerDownloads.get(name);
+}
+
 // Requests whose effect a worker keeps (a q/k file, a tokenizer.json, the model's weights): a
 // fresh worker that replaces a busy one gets them again first.
 const STICKY = ['qkFile', 'tokenizerFile', 'modelLoad'];
@@ -35,7 +72,18 @@ export class PlaygroundClient {
     this._next = 1;
     this._pending = new Map();
     this._sticky = new Map(); // type -> payload of the last sticky request
+    this._tokenizers = new Map(); // name -> Promise of the worker's having loaded its data
     this._start();
+  }
+
+  /** Hands the page's copy of a built-in tokenizer's data to this worker, once. */
+  loadTokenizer(name) {
+    if (!this._tokenizers.has(name)) {
+      const loaded = tokenizerData(name).then((data) => this.request('tokenizerData', { name, data }));
+      loaded.catch(() => this._tokenizers.get(name) === loaded && this._tokenizers.delete(name));
+      this._tokenizers.set(name, loaded);
+    }
+    return this._tokenizers.get(name);
   }
 
   _start() {
@@ -81,6 +129,7 @@ export class PlaygroundClient {
     const error = new WorkerError('Superseded', 'a newer request replaced this one');
     for (const entry of this._pending.values()) entry.reject(error);
     this._pending.clear();
+    this._tokenizers.clear(); // the fresh worker gets the data again with its next run
     this._start();
     for (const [type, payload] of this._sticky) this.worker.postMessage({ id: 0, type, ...payload });
   }
@@ -113,8 +162,18 @@ export class PairClient {
     return Promise.all([this.a.request(type, { ...payload, side: 'a' }), this.b.request(type, { ...payload, side: 'b' })]);
   }
 
+  /** A built-in tokenizer's data into both workers (fetched once by the page). */
+  loadTokenizer(name) {
+    return Promise.all([this.a.loadTokenizer(name), this.b.loadTokenizer(name)]);
+  }
+
   /** A run of both sides: resolves with { a, b }, the two workers' results. */
-  run(payload, progress = null) {
+  async run(payload, progress = null) {
+    const tokenizer = payload.state?.tokenizer;
+    if (hasTokenizerData(tokenizer)) {
+      progress?.('loading the tokenizer');
+      await this.loadTokenizer(tokenizer);
+    }
     return Promise.all([
       // The distance views depend on both schemes; B's worker computes them, so that moving a
       // slider of scheme B (the HiRoPE side by default) leaves A's worker nothing to send.

@@ -3,11 +3,11 @@
 import { SCHEME_TYPES, SCALINGS, ROTARY, WINDOWED } from './state.js';
 import { LANGUAGE_NAMES } from './samples.js';
 import { el } from './dom.js';
-import { VOCABULARY, options } from './vocabulary.js';
+import { VOCABULARY, parameter, numberSpec, numberProblem } from './vocabulary.js';
 
 // Layouts with the core's default (half-split) first.
-const LAYOUT_DEFAULT = VOCABULARY.parameters.find((p) => p.name === 'layout').default;
-const LAYOUT_OPTIONS = options(VOCABULARY.layouts).sort(([a], [b]) => (b === LAYOUT_DEFAULT) - (a === LAYOUT_DEFAULT));
+const LAYOUT_DEFAULT = parameter('layout').default;
+const LAYOUTS = [...VOCABULARY.layouts].sort((a, b) => (b.name === LAYOUT_DEFAULT) - (a.name === LAYOUT_DEFAULT));
 
 
 export function getPath(state, key) {
@@ -30,7 +30,7 @@ function control(spec) {
   let input;
   if (spec.type === 'select') {
     input = el('select', { id, name: spec.key });
-    for (const [value, text] of spec.options) input.append(el('option', { value }, text));
+    for (const [value, text, title] of spec.options) input.append(el('option', { value, title }, text));
   } else {
     input = el('input', { id, name: spec.key, type: spec.type, min: spec.min, max: spec.max, step: spec.step, inputmode: spec.type === 'number' ? 'decimal' : undefined });
   }
@@ -51,34 +51,36 @@ function control(spec) {
 
 /** Why a typed number is not acceptable for a spec, in plain words; null when it is. */
 export function invalidNumber(spec, text) {
-  const name = spec.noun ?? spec.label.toLowerCase();
-  const value = Number(text);
-  if (text.trim() === '' || !Number.isFinite(value)) return `Enter a number for the ${name}.`;
-  const whole = spec.step === 1 || spec.step === 2;
-  if (whole && !Number.isInteger(value)) return `The ${name} must be a whole number.`;
-  if (spec.min !== undefined && value < spec.min) return `The ${name} must be at least ${spec.min}.`;
-  if (spec.max !== undefined && value > spec.max) return `The ${name} must be at most ${spec.max}.`;
-  if (spec.step === 2 && value % 2 !== 0) return `The ${name} must be even.`;
-  return null;
+  return numberProblem(spec, text, spec.noun ?? spec.label.toLowerCase());
 }
+
+// A number control's range, step, default and help come from the core's scheme table
+// (web/src/vocabulary.js numberSpec), as the API checks them; `key` is the state's name for it.
+const fromTable = (name) => {
+  const { min, max, minOpen, maxOpen, allowed, step, integer, help } = numberSpec(name);
+  return { min, max, minOpen, maxOpen, allowed, step, integer, help };
+};
+// A select's help and each option's hover text from the core's table.
+const titled = (list) => list.map((x) => [x.name, x.label, x.description]);
+const LEVEL_LABELS = { 2: '2: unit, token', 3: '3: unit, statement, token' };
 
 export function schemeControls(side) {
   const k = (name) => `${side}.${name}`;
   const S = side.toUpperCase();
   const is = (...types) => (s) => types.includes(s[side].type);
   return [
-    { key: k('type'), label: 'Scheme', type: 'select', options: SCHEME_TYPES, help: 'The position encoding applied to q and k (or added to the logits, for ALiBi).' },
-    { key: k('ratio'), label: 'Ratio', type: 'range', min: 0, max: 1, step: 0.05, numeric: true, help: 'HiRoPE: fraction of frequency pairs (the fast ones) that keep the token index; the rest carry the unit index beyond the window. 1 is plain RoPE.', show: is('hirope') },
-    { key: k('window'), label: 'Window', type: 'number', min: 1, max: 65536, step: 1, help: 'Token distances below W use plain RoPE; from W on the scheme\'s far rule applies (strict boundary, as ReRoPE).', show: (s) => WINDOWED.has(s[side].type) },
-    { key: k('group'), label: 'Group', type: 'number', min: 1, max: 65536, step: 1, help: 'Self-Extend: far distances are divided by G (floor), shifted to continue from the window.', show: is('self-extend') },
-    { key: k('scaling'), label: 'Scaling', type: 'select', options: SCALINGS, help: 'Frequency scaling for longer contexts: position interpolation, NTK-aware, dynamic NTK, YaRN or Llama 3, relative to the training length.', show: (s) => ROTARY.has(s[side].type) },
-    { key: k('factor'), label: 'Factor', type: 'number', min: 1, max: 1024, step: 'any', help: 'Scaling factor s: the context is stretched s times (PI divides every frequency by s).', show: (s) => ROTARY.has(s[side].type) && s[side].scaling !== 'none' },
+    { key: k('type'), label: 'Scheme', type: 'select', options: SCHEME_TYPES.map(([name, label]) => [name, label, VOCABULARY.schemes.find((x) => x.name === name).description]), help: 'The position encoding applied to q and k (or added to the logits, for ALiBi).' },
+    { key: k('ratio'), label: 'Ratio', type: 'range', numeric: true, ...fromTable('ratio'), show: is('hirope') },
+    { key: k('window'), label: 'Window', type: 'number', ...fromTable('window'), show: (s) => WINDOWED.has(s[side].type) },
+    { key: k('group'), label: 'Group', type: 'number', ...fromTable('group'), show: is('self-extend') },
+    { key: k('scaling'), label: 'Scaling', type: 'select', options: titled(VOCABULARY.scalings.filter((x) => SCALINGS.some(([n]) => n === x.name))), help: `${parameter('scaling').description}.`, show: (s) => ROTARY.has(s[side].type) },
+    { key: k('factor'), label: 'Factor', noun: 'scaling factor', type: 'number', ...fromTable('factor'), show: (s) => ROTARY.has(s[side].type) && s[side].scaling !== 'none' },
     { key: k('units'), label: 'Units', type: 'select', options: [['syntax', 'functions and classes'], ['segments', 'fixed segments']], advanced: true, help: 'Where HiRoPE\'s unit index comes from: the parse tree\'s functions and classes, or fixed segments of tokens.', show: is('hirope') },
-    { key: k('segment'), label: 'Segment', type: 'number', min: 1, max: 65536, step: 1, advanced: true, help: 'Tokens per unit with fixed segments.', show: (s) => s[side].type === 'hirope' && s[side].units === 'segments' },
-    { key: k('levels'), label: 'Levels', type: 'select', options: [['2', '2: unit, token'], ['3', '3: unit, statement, token']], numeric: true, advanced: true, help: 'HiRoPE hierarchy depth: the paper\'s two levels, or three with statements in the middle band.', show: is('hirope') },
-    { key: k('leaky'), label: 'Leak', type: 'number', min: 0, max: 1, step: 'any', advanced: true, help: 'Leaky ReRoPE: beyond the window the distance grows by this factor per token instead of staying at W.', show: is('leaky-rerope') },
-    { key: k('base'), label: 'Base', type: 'number', min: 2, max: 1e9, step: 'any', advanced: true, help: 'RoPE base b: pair j turns by b^(-2j/d) radians per position. 10000 in most models, 500000 in Llama 3.', show: (s) => ROTARY.has(s[side].type) || s[side].type === 'sinusoidal' },
-    { key: k('layout'), label: 'Layout', type: 'select', options: LAYOUT_OPTIONS, advanced: true, help: 'How the rotated pairs sit in memory: rotate_half (Hugging Face, GPT-NeoX) or adjacent pairs (Meta LLaMA, GPT-J).', show: (s) => ROTARY.has(s[side].type) },
+    { key: k('segment'), label: 'Segment', noun: 'segment size', type: 'number', ...fromTable('segmentSize'), advanced: true, show: (s) => s[side].type === 'hirope' && s[side].units === 'segments' },
+    { key: k('levels'), label: 'Levels', type: 'select', options: parameter('levels').allowed.map((v) => [String(v), LEVEL_LABELS[v] ?? String(v)]), numeric: true, advanced: true, help: `${parameter('levels').description}.`, show: is('hirope') },
+    { key: k('leakyFactor'), label: 'Leak factor', noun: 'leak factor', type: 'number', ...fromTable('leakyFactor'), advanced: true, show: is('leaky-rerope') },
+    { key: k('base'), label: 'Base', type: 'number', ...fromTable('base'), advanced: true, show: (s) => ROTARY.has(s[side].type) || s[side].type === 'sinusoidal' },
+    { key: k('layout'), label: 'Layout', type: 'select', options: titled(LAYOUTS), advanced: true, help: `${parameter('layout').description}.`, show: (s) => ROTARY.has(s[side].type) },
   ].map((spec) => ({ ...spec, side: S }));
 }
 
@@ -102,12 +104,14 @@ export function tokenizerLabel(name) {
 export function sharedControls(languages, tokenizers) {
   return [
     { key: 'language', label: 'Language', type: 'select', options: languages.map((l) => [l, LANGUAGE_NAMES[l] ?? l]), help: 'The tree-sitter grammar that parses the code (pasting code detects it).' },
-    { key: 'train', label: 'Training length', type: 'number', min: 2, max: 65536, step: 1, help: 'The context length the model was trained on: the angle view\'s limit, Split%, and the original length for scalings and ReRoPE\'s log-n.' },
+    // The training length is the page's own (the angle view, Split%, the scalings' original
+    // length and ReRoPE's log-n): its range is the core's trainingLength's, its help the page's.
+    { key: 'train', label: 'Training length', type: 'number', min: numberSpec('trainingLength').min, step: 1, help: 'The context length the model was trained on: the angle view\'s limit, Split%, and the original length for scalings and ReRoPE\'s log-n.' },
     { key: 'source', label: 'Q/K', type: 'select', options: [['ones', 'content-free (all ones)'], ['seeded', 'seeded per token'], ['file', 'from a file…']], help: 'Content-free q = k = 1 isolates the position effect; seeded gives each distinct token its own random vector; a file supplies real q/k rows.' },
     { key: 'seed', label: 'Seed', type: 'number', min: 0, max: 2147483647, step: 1, help: 'Random seed of the per-token vectors.', show: (s) => s.source === 'seeded' },
     { key: 'headDim', label: 'Head dim', noun: 'head dimension', type: 'number', min: 2, max: 256, step: 2, advanced: true, help: 'Dimension d of the attention head: d/2 frequency pairs.' },
     { key: 'tokenizer', label: 'Tokenizer', type: 'select', options: tokenizers.map((t) => [t, tokenizerLabel(t)]), advanced: true, help: 'How code becomes tokens: the grammar\'s own tokens, or a real code LLM tokenizer (its vocabulary loads on first use; the Tokenizers box under the code compares them and takes a tokenizer.json of your own).' },
-    { key: 'gap', label: 'Gaps', type: 'select', options: options(VOCABULARY.gaps), advanced: true, help: 'Code between definitions (imports, statements): its own unit, or part of the next or previous definition.' },
+    { key: 'gap', label: 'Gaps', type: 'select', options: titled(VOCABULARY.gaps), advanced: true, help: 'Code between definitions (imports, statements): its own unit, or part of the next or previous definition.' },
     { key: 'descend', label: 'Methods as units', type: 'checkbox', advanced: true, help: 'Split classes into their methods, each method its own unit.' },
   ];
 }
@@ -137,9 +141,10 @@ export function buildControls(parent, specs, onInput, { moreLabel = 'More' } = {
     c.message.textContent = text || '';
     c.label.classList.toggle('invalid', Boolean(text));
   };
-  parent.addEventListener('input', (e) => {
-    const input = e.target;
-    if (!input.dataset?.key) return;
+  // One listener per input, not one on the parent: a control may be moved elsewhere on the page
+  // (the Language select sits in the editor's toolbar) and must still be heard.
+  const onInputEvent = (e) => {
+    const input = e.currentTarget;
     const c = bySpecKey.get(input.dataset.key);
     let value = input.dataset.kind === 'boolean' ? input.checked : input.value;
     if (input.dataset.kind === 'number') {
@@ -149,7 +154,8 @@ export function buildControls(parent, specs, onInput, { moreLabel = 'More' } = {
       value = Number(value);
     }
     onInput(input.dataset.key, value);
-  });
+  };
+  for (const c of built) c.input.addEventListener('input', onInputEvent);
   return {
     built,
     more,

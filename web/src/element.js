@@ -11,10 +11,13 @@
 // by every element on the page. Colours follow the surrounding page (light or dark text).
 import { PairClient } from './client.js';
 import { drawHeatmap } from './heatmap.js';
-import { normalizeState, describeScheme, SCHEME_TYPES, DEFAULTS } from './state.js';
+import { describeScheme, SCHEME_TYPES } from './state.js';
 import { diffImage } from './engine.js';
 import { LUTS, cssGradient, DECADES, RATIO_LIMIT, divergingLut } from './colormap.js';
 import { el } from './dom.js';
+import { plural } from './wording.js';
+import { numberSpec, VOCABULARY } from './vocabulary.js';
+import { ATTRIBUTES, readAttributes } from './attributes.js';
 
 const MARGIN = 10;
 const CSS = `
@@ -64,7 +67,7 @@ const luminance = ({ r, g, b }) => 0.2126 * r + 0.7152 * g + 0.0722 * b;
 
 
 export class HiRoPEAttention extends HTMLElement {
-  static observedAttributes = ['code', 'language', 'scheme-a', 'scheme-b', 'ratio', 'window', 'head-dim', 'tokenizer', 'train', 'source'];
+  static observedAttributes = ATTRIBUTES;
 
   constructor() {
     super();
@@ -81,7 +84,7 @@ export class HiRoPEAttention extends HTMLElement {
     const select = (name, label) => {
       const wrap = el('label', { title: `Position encoding ${label}` });
       const s = el('select', { 'aria-label': `Scheme ${label}` });
-      for (const [value, text] of SCHEME_TYPES) s.append(new Option(text, value));
+      for (const [value, text] of SCHEME_TYPES) s.append(Object.assign(new Option(text, value), { title: VOCABULARY.schemes.find((x) => x.name === value).description }));
       s.addEventListener('change', () => this.setAttribute(name, s.value));
       wrap.append(el('span', {}, label), s);
       bar.append(wrap);
@@ -89,8 +92,9 @@ export class HiRoPEAttention extends HTMLElement {
     };
     this._selectA = select('scheme-a', 'A');
     this._selectB = select('scheme-b', 'B');
-    this._ratioLabel = el('label', { title: 'HiRoPE: fraction of frequency pairs that keep the token index' });
-    this._ratio = el('input', { type: 'range', min: '0', max: '1', step: '0.05', 'aria-label': 'HiRoPE ratio' });
+    const ratio = numberSpec('ratio');
+    this._ratioLabel = el('label', { title: `HiRoPE: ${ratio.help}` });
+    this._ratio = el('input', { type: 'range', min: ratio.min, max: ratio.max, step: ratio.step, 'aria-label': 'HiRoPE ratio' });
     this._ratioValue = el('output');
     this._ratio.addEventListener('input', () => this.setAttribute('ratio', this._ratio.value));
     this._ratioLabel.append(el('span', {}, 'ratio'), this._ratio, this._ratioValue);
@@ -159,21 +163,7 @@ export class HiRoPEAttention extends HTMLElement {
   }
 
   get state() {
-    const num = (name, fallback) => {
-      const v = Number(this.getAttribute(name));
-      return this.hasAttribute(name) && Number.isFinite(v) ? v : fallback;
-    };
-    const windowSize = num('window', DEFAULTS.b.window);
-    const ratio = num('ratio', DEFAULTS.b.ratio);
-    return normalizeState({
-      language: this.getAttribute('language') || 'python',
-      tokenizer: this.getAttribute('tokenizer') || 'lexical',
-      headDim: num('head-dim', 64),
-      train: num('train', DEFAULTS.train),
-      source: this.getAttribute('source') || 'ones',
-      a: { type: this.getAttribute('scheme-a') || 'rope', window: windowSize, ratio },
-      b: { type: this.getAttribute('scheme-b') || 'hirope', window: windowSize, ratio },
-    });
+    return readAttributes((name) => this.getAttribute(name)).state;
   }
 
   _syncControls() {
@@ -186,12 +176,18 @@ export class HiRoPEAttention extends HTMLElement {
   }
 
   async _update() {
-    const state = this.state;
+    const { state, problems } = readAttributes((name) => this.getAttribute(name));
     const t0 = performance.now();
+    const run = (this._runs = (this._runs ?? 0) + 1);
+    if (problems.length) {
+      this._fail(state, problems.join(' '), { bare: true });
+      return;
+    }
     this._foot.textContent = 'Computing…';
     this._foot.classList.remove('error');
     try {
       const { a, b } = await client().run({ code: this.code, state, backend: 'wasm', views: false, view: { size: 320 } });
+      if (run !== this._runs) return; // a newer state is on its way
       const result = { n: a.n, analysis: a.analysis, images: a.n ? { ...a.image, a: a.image.rgba, b: b.image.rgba, rawB: b.image.raw } : null };
       this._result = { ...result, state };
       this._draw();
@@ -205,14 +201,37 @@ export class HiRoPEAttention extends HTMLElement {
       const ratioBar = el('span', { class: 'bar' });
       ratioBar.style.background = cssGradient(divergingLut(this.dataset.theme));
       ratioLegend.append(el('span', {}, `A attends ${2 ** RATIO_LIMIT}× more`), ratioBar, el('span', {}, `B ${2 ** RATIO_LIMIT}× more`));
-      this._foot.append(legend, ratioLegend, el('span', {}, `${result.analysis.count} tokens, ${result.analysis.units.length} units · ${ms.toFixed(0)} ms · hirope`));
+      this._foot.append(legend, ratioLegend, el('span', {}, `${plural(result.analysis.count, 'token')}, ${plural(result.analysis.units.length, 'unit')} · ${ms.toFixed(0)} ms · hirope`));
       this.dataset.ready = 'true';
       this.dispatchEvent(new CustomEvent('hirope:ready', { detail: { tokens: result.n, ms } }));
     } catch (e) {
-      this._foot.textContent = `${e.name}: ${e.message}`;
-      this._foot.classList.add('error');
-      this.dataset.ready = 'error';
+      if (run !== this._runs) return;
+      this._fail(state, e.name === 'NetworkError' ? e.message : `These settings cannot be computed: ${e.message}`);
     }
+  }
+
+  /**
+   * A state that cannot be drawn: the message in the foot, and the maps titled with that state's
+   * schemes, empty (never the previous result under the new names, nor the new names over it).
+   */
+  _fail(state, message, { bare = false } = {}) {
+    this._result = null;
+    // bare: an attribute was refused, so the scheme's own settings are not what was asked for.
+    const name = (side) => (bare ? SCHEME_TYPES.find(([t]) => t === side.type)?.[1] ?? side.type : describeScheme(side));
+    const names = { a: name(state.a), b: name(state.b) };
+    ['a', 'b', 'diff'].forEach((side, i) => {
+      const f = this._figures[i];
+      if (side === 'diff') f.caption.replaceChildren(el('b', {}, 'A vs B'));
+      else f.caption.replaceChildren(el('b', {}, side.toUpperCase()), document.createTextNode(` ${names[side]}`));
+      f.canvas.hidden = true;
+      f.placeholder.textContent = 'not computed';
+      f.placeholder.hidden = false;
+      if (!f.placeholder.isConnected) f.canvas.before(f.placeholder);
+    });
+    this._foot.textContent = message;
+    this._foot.classList.add('error');
+    this.dataset.ready = 'error';
+    this.dispatchEvent(new CustomEvent('hirope:error', { detail: { message } }));
   }
 
   _draw() {

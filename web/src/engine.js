@@ -4,6 +4,7 @@
 // selection and CSV export need no recomputation.
 import { LUTS, MASKED, packLut, ratioIndexOf, tableLogRatios, divergingLut, linearIndex, maskUpper, probImage } from './colormap.js';
 import { schemeFor, analyzeOptionsFor, ROTARY, WINDOWED, DEFAULTS } from './state.js';
+import { plural } from './wording.js';
 
 /** Heatmaps cover at most this many tokens (the analysis covers the whole text). */
 export const MAX_ATTENTION_TOKENS = 4096;
@@ -74,7 +75,7 @@ export function parseQKFile(text) {
   };
   const q = flat('q');
   const k = flat('k');
-  if (q.n !== k.n) throw new PlaygroundError(`"q" has ${q.n} rows but "k" has ${k.n}`);
+  if (q.n !== k.n) throw new PlaygroundError(`"q" has ${plural(q.n, 'row')} but "k" has ${k.n}`);
   return { n: q.n, headDim, q: q.data, k: k.data };
 }
 
@@ -248,7 +249,7 @@ export class SideEngine {
     timings.analysis = now() - t;
     const n = analysis.n;
     const notes = [];
-    if (analysis.result.tokens.count > n) notes.push(`The heatmaps show the first ${n} of ${analysis.result.tokens.count} tokens.`);
+    if (analysis.result.tokens.count > n) notes.push(`The heatmaps show the first ${n.toLocaleString('en')} of ${analysis.result.tokens.count.toLocaleString('en')} tokens.`);
     const summary = request.summary ? this._analysisSummary(analysis) : null;
     if (n === 0) return { side, analysis: summary, n: 0, notes: ['The code has no tokens.'], timings };
 
@@ -322,7 +323,7 @@ export class SideEngine {
       end: r.tokens.end.slice(),
       unit: r.positions.unit.slice(),
       statement: r.positions.statement.slice(),
-      units: r.units.map(({ index, kind, name, nodeType, start, end }) => ({ index, kind, name, nodeType, start, end })),
+      units: r.units.map(({ index, kind, name, nodeType, languageKind, start, end }) => ({ index, kind, name, nodeType, languageKind, start, end })),
       errors: r.errors.map(({ start, end, missing }) => ({ start, end, missing })),
       statements: r.statements,
       version: analysis.version,
@@ -335,8 +336,8 @@ export class SideEngine {
       if (typeof request.qkFile !== 'string') throw new PlaygroundError('Q/K source "file": load a q/k JSON file first');
       if (this._file?.text !== request.qkFile) this._file = { text: request.qkFile, parsed: parseQKFile(request.qkFile), version: (this._file?.version ?? 0) + 1 };
       const f = this._file.parsed;
-      if (f.n < n) throw new PlaygroundError(`the q/k file has ${f.n} rows but the code has ${n} tokens; it needs one row per token`);
-      if (f.n > n) notes.push(`The q/k file has ${f.n} rows; the first ${n} are used.`);
+      if (f.n < n) throw new PlaygroundError(`the q/k file has ${plural(f.n, 'row')} but the code has ${plural(n, 'token')}; it needs one row per token`);
+      if (f.n > n) notes.push(`The q/k file has ${plural(f.n, 'row')}; the first ${n === 1 ? 'is' : `${n} are`} used.`);
       if (f.headDim !== state.headDim) notes.push(`Head dimension ${f.headDim} comes from the q/k file.`);
       const key = `file:${this._file.version}:${n}:${analysis.version}`;
       if (this._qk?.key !== key) this._qk = { key, q: f.q.subarray(0, n * f.headDim), k: f.k.subarray(0, n * f.headDim), headDim: f.headDim };

@@ -3,6 +3,7 @@
 // plot pixels [MARGIN + col * PLOT / cols, ...), so tests can read any cell back exactly.
 
 import { el, legend } from './dom.js';
+import { plural } from './wording.js';
 
 export const MARGIN = 14;
 export const PLOT = 512;
@@ -14,6 +15,35 @@ export const LABEL_TOKENS = 64;
  * orange or blue: those mean scheme A and scheme B everywhere on the page.
  */
 export const UNIT_PALETTE = [[0, 158, 115], [204, 121, 167], [150, 150, 60], [140, 110, 200], [128, 128, 128], [60, 160, 160]];
+
+/** The line height of the guides' labels (17 px text). */
+export const GUIDE_LINE = 20;
+/** Space between a guide's label and its line, and between two labels. */
+const LABEL_GAP = 6;
+
+/**
+ * Where the guides' labels go: each sits left of its line's lower end ({ label, end: that end's
+ * x, y: the text's baseline }); labels whose boxes would meet (lines that end close together, as
+ * W and L do on a long file, which printed "L 25664") are merged into one, "L 256, W 64", in the
+ * order of their lines from left to right, left of the leftmost line. measure(text) is the text's
+ * width; left the smallest x. Returns [{ label, x, y }]. Pure, for tests.
+ */
+export function placeLabels(labels, measure, left = -Infinity, lineHeight = GUIDE_LINE) {
+  const sorted = [...labels].sort((a, b) => a.end - b.end);
+  const groups = [];
+  for (const l of sorted) {
+    const g = groups[groups.length - 1];
+    const own = l.end - measure(l.label) - LABEL_GAP; // its box's left edge when alone
+    if (g && Math.abs(g.y - l.y) < lineHeight && own < g.end) {
+      g.items.push(l.label);
+      g.y = Math.min(g.y, l.y);
+    } else groups.push({ items: [l.label], end: l.end, y: l.y });
+  }
+  return groups.map((g) => {
+    const label = g.items.join(', ');
+    return { label, x: Math.max(left, g.end - measure(label) - LABEL_GAP), y: g.y };
+  });
+}
 
 export function installUnitColours(root = document.documentElement) {
   UNIT_PALETTE.forEach(([r, g, b], i) => root.style.setProperty(`--hr-u${i}`, `${r} ${g} ${b}`));
@@ -110,8 +140,19 @@ export class Heatmap {
     this.legendSpec = spec;
   }
 
+  /** Empties the map, with a few words in its middle saying why. */
+  clear(text) {
+    this.emptyText = text;
+    this.image = null;
+    this.region = null;
+    this.n = 0;
+    this.render();
+    this.canvas.setAttribute('aria-label', `${this.titleEl.textContent}: ${text.replace(/\n/g, ' ')}`);
+  }
+
   /** image: { rgba, rows, cols }; region: token ranges; units: Int32Array unit per token. */
   draw(image, region, units, n, labels = this.labels) {
+    this.emptyText = '';
     const same = image && this.image && image.rgba === this.image.rgba && region === this.region && units === this.units && labels === this.labels;
     this.image = image;
     this.region = region;
@@ -137,13 +178,26 @@ export class Heatmap {
     }
     const ctx = this.canvas.getContext('2d');
     ctx.clearRect(0, 0, this.canvas.width, this.canvas.height);
-    if (!image) return;
+    if (!image) {
+      this._drawGuides(); // clears them
+      if (this.emptyText) {
+        // Why the map is empty, in the middle of the plot (clear() sets it).
+        ctx.save();
+        ctx.font = '24px system-ui, sans-serif';
+        ctx.textAlign = 'center';
+        ctx.fillStyle = getComputedStyle(this.figure).color || '#222';
+        const lines = this.emptyText.split('\n');
+        lines.forEach((line, i) => ctx.fillText(line, this.margin + PLOT / 2, this.margin + PLOT / 2 + 32 * (i - (lines.length - 1) / 2)));
+        ctx.restore();
+      }
+      return;
+    }
     const stripAt = this.margin - MARGIN;
     drawHeatmap(ctx, image, region, units, { margin: this.margin, plot: PLOT, selected: this.selected, strip: MARGIN - 3, stripAt });
     if (this.labelled) this._drawLabels(ctx);
     if (this.highlight) this._drawHighlight(ctx);
     this._drawGuides();
-    this.canvas.setAttribute('aria-label', `${this.titleEl.textContent}: ${this.n} tokens, rows ${region.r0}-${region.r1 - 1}${this.selected >= 0 ? `, query ${this.selected} selected` : ''}`);
+    this.canvas.setAttribute('aria-label', `${this.titleEl.textContent}: ${plural(this.n, 'token')}, rows ${region.r0}-${region.r1 - 1}${this.selected >= 0 ? `, query ${this.selected} selected` : ''}`);
   }
 
   // Token texts beside the rows and above the columns (rotated), in the page's text colour.
@@ -217,6 +271,7 @@ export class Heatmap {
     const Y = (i) => m + ((i - r0) * PLOT) / (r1 - r0);
     ctx.save();
     ctx.font = '600 17px system-ui, sans-serif';
+    const labels = [];
     for (const { distance: d, label } of this.guides) {
       // Cells (i, i - d): from the first row whose key is in view to the last.
       const from = Math.max(r0, c0 + d);
@@ -237,8 +292,10 @@ export class Heatmap {
       ctx.strokeStyle = 'rgb(0 0 0 / 85%)';
       line();
       // The label sits left of the line's lower end, inside the plot.
-      const x = Math.max(m + 2, X(to - d) - ctx.measureText(label).width - 6);
-      const y = Math.min(Y(to), m + PLOT) - 6;
+      labels.push({ label, end: X(to - d), y: Math.min(Y(to), m + PLOT) - 6 });
+    }
+    // Lines that end close together (W and L on a long file) share one label, "L 256, W 64".
+    for (const { label, x, y } of placeLabels(labels, (text) => ctx.measureText(text).width, m + 2)) {
       ctx.lineWidth = 3;
       ctx.strokeStyle = 'rgb(255 255 255 / 85%)';
       ctx.setLineDash([]);
@@ -314,7 +371,8 @@ export class Heatmap {
       start = this.cellAt(e.clientX, e.clientY) && { x: e.clientX, y: e.clientY };
       if (start) this.canvas.setPointerCapture(e.pointerId);
     });
-    this.canvas.addEventListener('pointerleave', () => this.options.onHover?.(null));
+    // A finger leaves the canvas as it lifts: the card of a tapped cell stays until the next tap.
+    this.canvas.addEventListener('pointerleave', (e) => e.pointerType !== 'touch' && this.options.onHover?.(null));
     this.canvas.addEventListener('pointermove', (e) => {
       if (!start) {
         this.options.onHover?.(this.cellAt(e.clientX, e.clientY), e);
@@ -347,6 +405,8 @@ export class Heatmap {
         if (r1 - r0 >= 2 && c1 - c0 >= 2) this.options.onZoom({ r0, r1, c0, c1 });
       } else {
         this.options.onRow(from.row);
+        // A tap cannot hover: it shows the cell's card as a hover does.
+        if (e.pointerType === 'touch') this.options.onHover?.(from, e);
       }
     });
   }

@@ -14,6 +14,7 @@ import { LUTS, cssGradient, DECADES } from './colormap.js';
 import { SAMPLES, LANGUAGE_NAMES } from './samples.js';
 import { drawAxes, fitCanvas, niceTicks } from './axes.js';
 import { el, download } from './dom.js';
+import { plural } from './wording.js';
 import { VOCABULARY, options } from './vocabulary.js';
 
 const $ = (id) => document.getElementById(id);
@@ -39,6 +40,7 @@ const splitBoundOf = (ratio) =>
   client.a.request('splitBound', { scheme: { type: 'hirope', ratio, base: config.ropeBase, trainingLength: config.trainingContext }, headDim: config.headDim });
 let bound = null; // splitBoundOf(0): the largest band within the bound, once the config is known
 let selected = null; // { side, index }: the query row shading the code, if any
+let generating = false; // a generation is under way (Generate is disabled)
 const workerURL = new URL('./worker.js', import.meta.url);
 if (new URLSearchParams(location.search).get('simd') === '0') workerURL.searchParams.set('simd', '0');
 const client = new PairClient(workerURL);
@@ -151,7 +153,19 @@ function syncControls() {
   presetButtons.paper.setAttribute('aria-pressed', String(b.type === 'hirope' && b.ratio === 0.5));
   thumbs.select(state.layer, state.head);
   updateHints();
+  syncGenerate();
 }
+
+// Generate is disabled while it runs, and while any visible field holds a value that cannot be
+// used (the field says why; the button's hover text names it).
+function syncGenerate() {
+  const button = $('generate');
+  const invalid = [...document.querySelectorAll('[aria-invalid="true"]')].filter((input) => !input.closest('[hidden]'));
+  const names = invalid.map((input) => $(`${input.id}-label`)?.textContent.trim() ?? input.name);
+  button.disabled = generating || invalid.length > 0;
+  button.title = invalid.length ? `Correct ${names.join(', ')} first: the marked field${invalid.length === 1 ? ' holds a value' : 's hold values'} that cannot be used.` : '';
+}
+document.addEventListener('input', syncGenerate); // after the field's own check (bubbling)
 
 // The ratio as pairs ("8/24 pairs (0.333)") and the Split% hint, from the core once the model's
 // config is known; a newer call supersedes an older one still waiting for the worker.
@@ -173,7 +187,7 @@ async function updateHints() {
     output.textContent = `${sideBound.tokenPairs}/${sideBound.pairs} pairs (${formatRatio(s.ratio)})`;
     hint.classList.toggle('warn', sideBound.over);
     hint.textContent =
-      `Split% for this model (trained at ${config.trainingContext} bytes): ${(100 * sideBound.split).toFixed(1)}%, the ${sideBound.maxTokenPairs} of ${sideBound.pairs} pairs whose wavelength fits in the training length; ratio ${formatRatio(s.ratio)} keeps ${sideBound.tokenPairs} pairs on the byte index.` +
+      `Split% for this model (trained at ${config.trainingContext} bytes): ${(100 * sideBound.split).toFixed(1)}%, the ${sideBound.maxTokenPairs} of ${sideBound.pairs} pairs whose wavelength fits in the training length; ratio ${formatRatio(s.ratio)} keeps ${plural(sideBound.tokenPairs, 'pair')} on the byte index.` +
       (sideBound.over ? ` That is above the bound: pairs that never completed a period in training stay on the byte distance and see angles the model never saw (the paper's 0.5 breaks this model).` : ' Within the bound.');
   }
 }
@@ -378,7 +392,7 @@ function drawLossChart() {
     if (farOnly) return head + (far ? `${meanOver(r.losses, a.recall).toFixed(2)} bits/byte on far-recall bytes` : 'no far-recall bytes');
     return head + `${meanLoss(r, 0, L - 1).toFixed(2)} bits/byte within ${L}, ${n > L ? meanLoss(r, L - 1, n).toFixed(2) : '—'} beyond`;
   });
-  const what = farOnly ? `far-recall bytes only: ${far} bytes in ${curves.a.x.length} names` : `runs of ${smooth} bytes`;
+  const what = farOnly ? `far-recall bytes only: ${plural(far, 'byte')} in ${plural(curves.a.x.length, 'name')}` : smooth === 1 ? 'every byte' : `runs of ${smooth} bytes`;
   lossCanvas.setAttribute('aria-label', `Loss by position (${what}). ${summary.join('; ')}.`);
   lossKey.replaceChildren();
   for (const [i, side] of ['a', 'b'].entries()) {
@@ -386,7 +400,7 @@ function drawLossChart() {
   }
   if (farOnly) {
     lossKey.append(el('br'), far
-      ? `${far} far-recall bytes in ${curves.a.x.length} names: each dot is one name used again more than ${L} bytes after its previous use. Only on such bytes can context past the training length help; a truncated model cannot see the earlier use.`
+      ? `${plural(far, 'far-recall byte')} in ${plural(curves.a.x.length, 'name')}: each dot is one name used again more than ${L} bytes after its previous use. Only on such bytes can context past the training length help; a truncated model cannot see the earlier use.`
       : `This code has no far-recall bytes: no name is used again more than ${L} bytes after its previous use.`);
   }
 }
@@ -608,8 +622,8 @@ async function exportMap(side, kind) {
 
 // ----- generation
 $('generate').addEventListener('click', async () => {
-  const button = $('generate');
-  button.disabled = true;
+  generating = true;
+  syncGenerate();
   await modelReady.catch(() => {}); // the workers load the page's copy of the weights first
   const snapshot = normalizeWith(MODEL_DEFAULTS, state);
   for (const side of ['a', 'b']) {
@@ -624,13 +638,14 @@ $('generate').addEventListener('click', async () => {
       const pre = $(`gen-${side}`);
       const tail = editor.text.slice(-240);
       pre.replaceChildren(el('span', { class: 'prompt-tail' }, tail), el('mark', { class: 'generated' }, g.text));
-      $(`gen-title-${side}`).textContent = `${side.toUpperCase()}: ${describeModelSide(snapshot[side])} — ${g.bytes} bytes after a ${g.promptBytes}-byte prompt, ${Math.round(g.bytesPerSecond)} bytes/s`;
+      $(`gen-title-${side}`).textContent = `${side.toUpperCase()}: ${describeModelSide(snapshot[side])} — ${plural(g.bytes, 'byte')} after a ${g.promptBytes}-byte prompt, ${Math.round(g.bytesPerSecond)} bytes/s`;
     }
     document.body.dataset.generated = 'true';
   } catch (e) {
     showError(e);
   } finally {
-    button.disabled = false;
+    generating = false;
+    syncGenerate();
   }
 });
 
@@ -714,7 +729,7 @@ async function run() {
     : `layer ${snapshot.layer}, head ${snapshot.head}: attention only, ${timing('a', 'attention')}, ${timing('b', 'attention')}`;
   status.classList.remove('error');
   // The status says what was read and how well each side predicts it; the timings are one click away.
-  status.textContent = `${pair.a.n} bytes${pair.a.clipped ? ' (the first 4,096; the rest is not read)' : ''} read by ${config.name} (${config.parameters.toLocaleString('en')} parameters, ${info.backend}): A ${pair.a.bitsPerByte.toFixed(3)} bits/byte, B ${pair.b.bitsPerByte.toFixed(3)} (lower is better).`;
+  status.textContent = `${plural(pair.a.n, 'byte')}${pair.a.clipped ? ' (the first 4,096; the rest is not read)' : ''} read by ${config.name} (${config.parameters.toLocaleString('en')} parameters, ${info.backend}): A ${pair.a.bitsPerByte.toFixed(3)} bits/byte, B ${pair.b.bitsPerByte.toFixed(3)} (lower is better).`;
   document.getElementById('timing-text').textContent = `Last run ${ms.toFixed(0)} ms in the workers, which run side by side: ${detail}.`;
   document.body.dataset.ready = 'true';
   document.dispatchEvent(new CustomEvent('hirope:model', { detail: { total: ms, a: pair.a.bitsPerByte, b: pair.b.bitsPerByte } }));

@@ -8,7 +8,9 @@ import { renderDistances, renderAngles, renderDecay } from './charts.js';
 import { PairClient } from './client.js';
 import { diffImage, VISIBLE_RATIO } from './engine.js';
 import { buildControls, schemeControls, sharedControls, setPath } from './controls.js';
-import { normalizeState, encodeState, decodeState, describeScheme, encodeWith, analyzeOptionsFor, MODEL_DEFAULTS, WINDOWED } from './state.js';
+import { normalizeState, encodeState, readStateLink, SCHEME_TYPES, describeScheme, encodeWith, analyzeOptionsFor, MODEL_DEFAULTS, WINDOWED } from './state.js';
+import { statementsPerUnit } from './counts.js';
+import { codeSentence, plural, trainingSentence, splitHint, parseSentence, unitKinds, unitPhrase, mapHint, LINK_UNREADABLE, linkWithoutCode, LONG_LINK, linkSizeText } from './wording.js';
 import { TokenizersBox } from './tokenizers-box.js';
 import { PRESETS, presetState, matchesPreset } from './presets.js';
 import { LUTS, cssGradient, DECADES, RATIO_LIMIT, RATIO_FLOOR, logRatio, divergingLut } from './colormap.js';
@@ -20,16 +22,33 @@ const status = $('status');
 const progress = $('progress');
 installUnitColours();
 
-let state = await decodeState(location.hash);
+const link = await readStateLink(location.hash);
+let state = link.state;
 let zoom = null; // region of token indices, or null for everything
 let selected = { side: 'b', index: -1 };
 let result = null; // the last run's result
 let comparison = null; // { tv, kl } per row for the result on screen
 let qkFileName = null;
 let ready = false;
+let pushNext = false; // the next URL write adds a history entry (a discrete choice was made)
+let detected = null; // { code, language }: the last language detection, of that code
+let syncSample = () => {}; // shows whether the code is a sample (set once the picker exists)
 const backendTimes = {};
 const dark = matchMedia('(prefers-color-scheme: dark)');
 const theme = () => (dark.matches ? 'dark' : 'light');
+
+// ----- a notice about the link that opened the page: cut off or garbled, or made without its code
+function showLinkNotice(text) {
+  $('link-notice')?.remove();
+  if (!text) return;
+  const box = el('div', { class: 'link-notice', id: 'link-notice', role: 'alert' });
+  const close = el('button', { type: 'button', class: 'small', title: 'Hide this notice' }, 'Dismiss');
+  close.addEventListener('click', () => box.remove());
+  box.append(el('p', {}, text), close);
+  $('story').before(box);
+}
+const linkNotice = (l) => (l.unreadable ? LINK_UNREADABLE : l.codeOmitted ? linkWithoutCode(LANGUAGE_NAMES[l.state.language] ?? l.state.language) : '');
+showLinkNotice(linkNotice(link));
 
 // ----- editor (first, so that a paste works while the module loads)
 const editor = createEditor({
@@ -39,6 +58,7 @@ const editor = createEditor({
   label: 'Source code (tokens are underlined by unit; hover a token for its positions)',
   onChange(text, update) {
     state.code = text === SAMPLES[state.language] ? null : text;
+    syncSample();
     const pasted = update.transactions.some((tr) => tr.isUserEvent('input.paste') || tr.isUserEvent('input.drop'));
     if (pasted && ready && update.state.doc.length > 0 && update.changes.length > 0) detectLanguage(true);
     scheduleEdit();
@@ -72,6 +92,7 @@ const presetButtons = PRESETS.map((p) => {
   const b = el('button', { type: 'button', class: 'preset', 'data-preset': p.id, 'aria-pressed': 'false' }, p.title);
   b.addEventListener('click', () => {
     state = presetState(p.id, state);
+    pushNext = true;
     zoom = null;
     syncControls();
     schedule();
@@ -107,8 +128,17 @@ for (const side of ['a', 'b']) {
 const sourceBar = $('source-controls');
 sourceBar.append(shared.built.find((c) => c.spec.key === 'language').label);
 const sampleSelect = el('select', { id: 'sample', title: 'Load the sample for a language', 'aria-label': 'Load a sample' });
-sampleSelect.append(new Option('Samples…', ''));
+// Once the code is edited or replaced the picker says so ("Your code", which cannot be picked),
+// so that every sample, the one the code came from included, can be picked to restore it.
+const customOption = new Option('Your code', 'custom');
+customOption.disabled = true;
+sampleSelect.append(customOption);
 for (const l of languages) sampleSelect.append(new Option(`${LANGUAGE_NAMES[l]} sample`, l));
+syncSample = () => {
+  const custom = state.code !== null;
+  customOption.hidden = !custom;
+  sampleSelect.value = custom ? 'custom' : state.language;
+};
 const sampleLabel = el('label', { class: 'field', title: 'Replace the code with a real-world sample in a language' });
 sampleLabel.append(el('span', { class: 'field-label' }, 'Sample'), sampleSelect);
 const detectButton = el('button', { type: 'button', class: 'small', id: 'detect', title: 'Detect the language: the grammar that parses the code with the fewest errors' }, 'Detect');
@@ -129,6 +159,22 @@ backendSelect.append(new Option('WebAssembly', 'wasm'), new Option('WebGPU', 'we
 backendLabel.append(el('span', { class: 'field-label' }, 'Backend'), backendSelect);
 shared.more.append(backendLabel);
 backendSelect.addEventListener('change', () => schedule());
+// WebGPU is offered only where this browser has an adapter; elsewhere the option is disabled and
+// says why (choosing it could only fail).
+(async () => {
+  const adapter = await navigator.gpu?.requestAdapter().catch(() => null);
+  if (adapter) return;
+  const why = navigator.gpu ? 'this browser found no WebGPU adapter (GPU)' : 'this browser has no WebGPU';
+  const option = backendSelect.querySelector('option[value=webgpu]');
+  option.disabled = true;
+  option.textContent = 'WebGPU (not available)';
+  option.title = `Not available: ${why}.`;
+  backendLabel.title = `Where attention runs: WebAssembly (SIMD where supported). WebGPU is not available: ${why}.`;
+  if (backendSelect.value === 'webgpu') {
+    backendSelect.value = 'wasm';
+    schedule();
+  }
+})();
 
 // The Tokenizers box under the units: the code under every tokenizer, and a tokenizer.json of
 // the person's own (a choice of the Tokenizer control, kept in the page and never in the URL).
@@ -143,12 +189,17 @@ function syncControls() {
   sides.a.sync(state);
   sides.b.sync(state);
   qkLabel.hidden = state.source !== 'file';
-  sampleSelect.value = state.code === null ? state.language : '';
+  syncSample();
   qkText.textContent = qkFileName ? `q/k: ${qkFileName}` : 'Load q/k…';
   syncStory();
 }
 
+// Choices among a few values (menus, checkboxes) add a history entry, so that Back undoes them;
+// numbers and sliders, like typing, replace the current one.
+const isDiscrete = (key) => [shared, sides.a, sides.b].some((c) => c.built.some(({ spec }) => spec.key === key && (spec.type === 'select' || spec.type === 'checkbox')));
+
 function onControl(key, value) {
+  if (isDiscrete(key)) pushNext = true;
   const languageChanged = key === 'language' && value !== state.language;
   const wasSample = state.code === null || state.code === SAMPLES[state.language];
   setPath(state, key, value);
@@ -170,31 +221,36 @@ function setCode(code) {
 
 sampleSelect.addEventListener('change', () => {
   const language = sampleSelect.value;
-  if (!language) return;
+  if (!SAMPLES[language]) return;
   state.language = language;
   editor.setLanguage(language);
   setCode(null);
+  pushNext = true;
   zoom = null;
   syncControls();
   schedule();
 });
 
 async function detectLanguage(fromPaste) {
-  let detected;
+  const code = editor.text;
+  let language;
   try {
-    detected = await client.a.request('detect', { code: editor.text });
+    language = await client.a.request('detect', { code });
   } catch (e) {
     if (e.name === 'Superseded') return; // a newer edit replaced the busy worker
     throw e;
   }
-  if (!detected) return;
-  if (detected !== state.language) {
-    state.language = detected;
-    editor.setLanguage(detected);
+  if (!language) return;
+  // The status says when even the best grammar found errors in this code (plainStatus).
+  detected = { code, language };
+  if (language !== state.language) {
+    if (!fromPaste) pushNext = true;
+    state.language = language;
+    editor.setLanguage(language);
     syncControls();
     schedule();
-  }
-  showNote(`${fromPaste ? 'Detected' : 'Language'}: ${LANGUAGE_NAMES[detected]}.`);
+  } else if (result?.snapshot && !status.classList.contains('error')) status.textContent = plainStatus(result, result.snapshot); // now it knows the code was detected
+  showNote(`${fromPaste ? 'Detected' : 'Language'}: ${LANGUAGE_NAMES[language]}.`);
 }
 detectButton.addEventListener('click', () => detectLanguage(false));
 
@@ -215,6 +271,7 @@ openInput.addEventListener('change', async () => {
     editor.setLanguage(byExt);
     syncControls();
   } else await detectLanguage(false);
+  pushNext = true;
   zoom = null;
   schedule();
 });
@@ -235,7 +292,7 @@ function tokenText(j) {
 }
 function unitName(u) {
   const unit = result?.analysis.units[u];
-  return unit ? `${unit.index}: ${unit.kind}${unit.name ? ` ${unit.name}` : ''}` : String(u);
+  return unit ? `${unit.index}: ${unitPhrase(unit)}` : String(u);
 }
 /** Short label of a token for the axes: its text with whitespace made visible. */
 const shortLabel = (j) => tokenText(j).replace(/\n/g, '⏎').replace(/\t/g, '⇥').replace(/ /g, '·') || '∅';
@@ -258,6 +315,11 @@ for (const [which, title] of [
   });
 }
 $('reset-zoom').addEventListener('click', () => setZoom(null));
+// The hint over the maps names what a pointer can do: hover with a mouse, tap on a touch screen.
+const touchScreen = matchMedia('(hover: none)');
+const syncMapHint = () => (document.querySelector('.section-head .how').textContent = mapHint(touchScreen.matches));
+syncMapHint();
+touchScreen.addEventListener('change', syncMapHint);
 
 function exportHandler(which) {
   return async (kind) => {
@@ -266,7 +328,7 @@ function exportHandler(which) {
       if (kind === 'png') {
         const names = { a: `A: ${describeScheme(state.a)}`, b: `B: ${describeScheme(state.b)}`, diff: `log2(pB / pA): B = ${describeScheme(state.b)} vs A = ${describeScheme(state.a)}` };
         const r = heatmaps[which].region;
-        const subtitle = `${LANGUAGE_NAMES[state.language]}, ${result.n} tokens (${state.tokenizer}), head dim ${result.headDim}, training length ${state.train}, q/k ${state.source}; queries ${r.r0}–${r.r1 - 1}, keys ${r.c0}–${r.c1 - 1}`;
+        const subtitle = `${LANGUAGE_NAMES[state.language]}, ${plural(result.n, 'token')} (${state.tokenizer}), head dim ${result.headDim}, training length ${state.train}, q/k ${state.source}; queries ${r.r0}–${r.r1 - 1}, keys ${r.c0}–${r.c1 - 1}`;
         download(await heatmaps[which].exportPNG({ title: names[which], subtitle, theme: theme() }), `${name}.png`);
       } else {
         download(new Blob([await csvOf(which)], { type: 'text/csv' }), `${name}.csv`);
@@ -392,6 +454,10 @@ async function selectRow(side, index) {
 // ----- hover: the numbers of one cell
 const tip = el('div', { class: 'hm-tip', role: 'tooltip', hidden: true });
 document.body.append(tip);
+// A tapped cell's card stays until a tap elsewhere (a finger has no hover to end).
+document.addEventListener('pointerdown', (e) => {
+  if (e.pointerType === 'touch' && !tip.hidden && !e.target.closest?.('.hm canvas')) hover(null);
+});
 let hoverSeq = 0;
 let hoverFrame = 0;
 function hover(cell, event) {
@@ -450,16 +516,17 @@ function renderOutline(a) {
   const list = $('outline');
   const first = new Int32Array(a.units.length).fill(-1);
   const last = new Int32Array(a.units.length).fill(-1);
-  const statements = a.units.map(() => new Set());
   for (let t = 0; t < a.count; t++) {
     const u = a.unit[t];
     if (u < 0 || u >= a.units.length) continue;
     if (first[u] < 0) first[u] = t;
     last[u] = t;
-    if (a.statement[t] >= 0) statements[u].add(a.statement[t]);
   }
-  const meta = (u) => `${first[u] >= 0 ? `tokens ${first[u]}–${last[u]}` : 'no tokens'} · ${statements[u].size} statement${statements[u].size === 1 ? '' : 's'}`;
-  const structure = JSON.stringify(a.units.map((unit) => [unit.kind, unit.name]));
+  // Counted where each statement starts, so that they add up to the status's count.
+  const statements = statementsPerUnit(a);
+  const tokens = (u) => (first[u] < 0 ? 'no tokens' : first[u] === last[u] ? `token ${first[u]}` : `tokens ${first[u]}–${last[u]}`);
+  const meta = (u) => `${tokens(u)} · ${plural(statements[u], 'statement')}`;
+  const structure = JSON.stringify(a.units.map((unit) => [unit.kind, unit.languageKind, unit.name]));
   // Typing inside a unit moves token ranges, not units: update the numbers in place.
   if (structure === outlineStructure) {
     outlineItems.forEach((li, u) => {
@@ -473,7 +540,12 @@ function renderOutline(a) {
   outlineItems = a.units.map((unit, u) => {
     const li = el('li', { class: `outline-item hr-u${u % 6}-edge`, 'data-unit': String(u) });
     const button = el('button', { type: 'button', class: 'outline-unit' });
-    button.append(el('span', { class: 'outline-kind' }, unit.kind), document.createTextNode(' '), el('span', { class: 'outline-name' }, unit.name || '(unnamed)'));
+    // HiRoPE's kind of unit, then the language's own word for it where that says more (a Rust
+    // struct and its impl are both class units).
+    const { kind, own } = unitKinds(unit);
+    button.append(el('span', { class: 'outline-kind' }, kind), document.createTextNode(' '));
+    if (own) button.append(el('span', { class: 'outline-own', title: `${LANGUAGE_NAMES[a.language] ?? a.language}'s own kind: ${own}` }, own), document.createTextNode(' '));
+    button.append(el('span', { class: 'outline-name' }, unit.name || '(unnamed)'));
     li.append(button, el('span', { class: 'outline-meta' }, meta(u)));
     li.unit = unit;
     button.addEventListener('click', () => {
@@ -653,6 +725,7 @@ async function run() {
     clearTimeout(progressTimer);
     progress.hidden = true;
     showError(e);
+    if (e.name !== 'Superseded') retitleUncomputed(snapshot);
     return;
   }
   if (value === null) return; // superseded by a newer state
@@ -705,11 +778,12 @@ async function compareSides(value) {
 function plainStatus(value, snapshot) {
   const a = value.analysis;
   if (!a.count) return 'The code has no tokens: paste or type some code.';
-  const parts = [`${a.count} tokens of ${LANGUAGE_NAMES[a.language]} (${a.tokenizer} tokenizer) in ${a.units.length} unit${a.units.length === 1 ? '' : 's'} and ${a.statements} statements.`];
-  if (value.n > snapshot.train) parts.push(`The last ${value.n - snapshot.train} are beyond the training length of ${snapshot.train}, where plain RoPE meets angles it never saw.`);
-  else parts.push(`All within the training length of ${snapshot.train}: no scheme is out of distribution here — raise the code's length or lower the training length.`);
-  const ood = ['a', 'b'].map((s) => [s, value.views?.angles?.[s]?.value]).filter(([, v]) => v);
-  if (ood.length) parts.push(`Frequency pairs out of distribution: ${ood.map(([s, v]) => `${s.toUpperCase()}\u00a0${v.oodPairs}\u00a0of\u00a0${v.pairs}`).join(', ')}.`);
+  const parts = [codeSentence({ count: a.count, languageName: LANGUAGE_NAMES[a.language], tokenizer: a.tokenizer, units: a.units.length, statements: a.statements })];
+  // Which schemes meet angles they never saw in training: each side's own count of pairs.
+  const sides = ['a', 'b'].map((s) => ({ label: s.toUpperCase(), name: SCHEME_TYPES.find(([t]) => t === snapshot[s].type)?.[1] ?? snapshot[s].type, ood: value.views?.angles?.[s]?.value ?? null }));
+  parts.push(trainingSentence({ n: value.n, total: a.count, train: snapshot.train, sides }));
+  const parse = parseSentence({ languageName: LANGUAGE_NAMES[a.language] ?? a.language, errors: a.errors?.length ?? 0, detected: detected?.code === value.code && detected.language === a.language });
+  if (parse) parts.push(parse);
   if (value.notes.length) parts.push(value.notes.join(' '));
   return parts.join(' ');
 }
@@ -802,12 +876,9 @@ function paintRest(value, snapshot) {
     }
     // The token band is in distribution when its slowest pair turns a full period within the
     // training length, i.e. its index is below Split% of the pairs.
-    const split = angles.splitPair / angles.pairs;
-    const tokenPairs = angles.bands[0].pairs[1];
-    const over = tokenPairs - 1 >= angles.splitPair;
+    const { text, over } = splitHint({ splitPair: angles.splitPair, pairs: angles.pairs, tokenPairs: angles.bands[0].pairs[1], train: snapshot.train });
     hint.classList.toggle('warn', over);
-    const fit = Math.ceil(angles.splitPair);
-    hint.textContent = `Split%: ${fit} of ${angles.pairs} pairs (${(100 * split).toFixed(1)}%) turn a full period within ${snapshot.train} tokens; HiRoPE keeps ${tokenPairs} on token distance — ` + (over ? `${tokenPairs - fit} too many: its slowest token pairs meet angles never seen in training.` : 'within the bound.');
+    hint.textContent = text;
   }
   if (selected.index >= 0 && selected.index < value.n) selectRow(selected.side, selected.index);
 }
@@ -846,6 +917,22 @@ function renderViews(value) {
   paintTimes.views = performance.now() - t;
 }
 
+/**
+ * After a run that failed: a map whose scheme is no longer the one it shows is emptied and titled
+ * with the scheme that could not be computed, so that no map keeps a result under a scheme's
+ * title it does not belong to (the status line says why).
+ */
+function retitleUncomputed(snapshot) {
+  const shown = result?.snapshot;
+  const stale = { a: !shown || JSON.stringify(shown.a) !== JSON.stringify(snapshot.a), b: !shown || JSON.stringify(shown.b) !== JSON.stringify(snapshot.b) };
+  if (!stale.a && !stale.b) return; // the code failed, not the schemes: the maps keep the last code
+  const names = { a: describeScheme(snapshot.a), b: describeScheme(snapshot.b) };
+  for (const side of ['a', 'b']) if (stale[side]) heatmaps[side].setTitle(side.toUpperCase(), `${names[side]}: not computed`);
+  heatmaps.diff.setTitle('A vs B', 'not computed');
+  for (const which of ['a', 'b', 'diff']) if (which === 'diff' || stale[which]) heatmaps[which].clear('Not computed:\nsee the status line above.');
+  $('summary').replaceChildren(); // its numbers were the previous schemes'
+}
+
 function showError(e) {
   status.classList.add('error');
   status.textContent = errorText(e);
@@ -855,6 +942,7 @@ function showError(e) {
 function errorText(e) {
   const api = e.name === 'HiRoPEError' || e.name === 'PlaygroundError';
   const kept = result?.n ? ' The maps still show the last code that could be read.' : '';
+  if (e.name === 'NetworkError') return e.message; // a data file that could not be downloaded (client.js)
   // The parse budget (engine.js pageParseBudget) and the heap: the code, not the settings.
   const slow = api && /^parsing stopped after (\d+) ms at byte (\d+) of (\d+): the input is pathological for the tree-sitter (\w+) grammar/.exec(e.message);
   if (slow) {
@@ -872,16 +960,52 @@ function showNote(text) {
 }
 
 let urlTimer = 0;
+// A tokenizer.json of the person's own stays in the page: the link names the default.
+const linkState = (snapshot) => ({ ...snapshot, tokenizer: info.tokenizers.includes(snapshot.tokenizer) ? snapshot.tokenizer : 'lexical', code: state.code });
 function writeURL(snapshot) {
   clearTimeout(urlTimer);
   // Compressing the code into the URL waits until the typing pauses.
   urlTimer = setTimeout(async () => {
-    // A tokenizer.json of the person's own stays in the page: the link names the default.
-    const tokenizer = info.tokenizers.includes(snapshot.tokenizer) ? snapshot.tokenizer : 'lexical';
-    const hash = await encodeState({ ...snapshot, tokenizer, code: state.code });
-    if (hash !== location.hash && !(hash === '' && location.hash === '')) history.replaceState(null, '', hash || location.pathname + location.search);
+    const hash = await encodeState(linkState(snapshot));
+    // A discrete choice (preset, menu, checkbox, sample, file) adds a history entry, so that Back
+    // undoes it; typing and numbers replace the entry.
+    const push = pushNext;
+    pushNext = false;
+    if (hash !== location.hash && !(hash === '' && location.hash === '')) history[push ? 'pushState' : 'replaceState'](null, '', hash || location.pathname + location.search);
+    showLinkSize(hash.length, snapshot);
   }, Math.max(150, lastEdit + 1000 - performance.now()));
 }
+
+// A link long enough to be cut by chat apps (the code is in it) offers one without the code.
+const linkSize = el('p', { id: 'link-size', class: 'link-size', hidden: true });
+const linkSizeText_ = el('span');
+const shortLink = el('button', { type: 'button', class: 'small', id: 'copy-short-link', title: 'Copy a link to this view that leaves the code out: it opens the language\'s sample with these settings' }, 'Copy link without the code');
+linkSize.append(linkSizeText_, ' ', shortLink);
+$('timings').after(linkSize);
+let linkSnapshot = null;
+function showLinkSize(chars, snapshot) {
+  linkSnapshot = snapshot;
+  const long = chars > LONG_LINK && state.code !== null;
+  if (long) linkSizeText_.textContent = linkSizeText(chars);
+  if (linkSize.hidden === long) {
+    linkSize.hidden = !long;
+    shortLink.textContent = 'Copy link without the code';
+  }
+}
+shortLink.addEventListener('click', async () => {
+  const hash = await encodeState(linkState(linkSnapshot ?? normalizeState(state)), { withoutCode: true });
+  const url = `${location.origin}${location.pathname}${location.search}${hash}`;
+  shortLink.dataset.link = url;
+  try {
+    await navigator.clipboard.writeText(url);
+    shortLink.textContent = `Copied (${url.length.toLocaleString('en')} characters)`;
+  } catch {
+    // No clipboard (permission, an insecure origin): the link is shown to copy by hand.
+    const field = el('input', { type: 'text', readonly: true, value: url, class: 'link-field', 'aria-label': 'Link without the code' });
+    shortLink.replaceWith(field);
+    field.select();
+  }
+});
 
 // The mode link carries the code and language to Model mode.
 $('mode-model').addEventListener('click', async (e) => {
@@ -889,13 +1013,19 @@ $('mode-model').addEventListener('click', async (e) => {
   location.href = `model.html${await encodeWith(MODEL_DEFAULTS, { language: state.language, code: state.code })}`;
 });
 
-window.addEventListener('hashchange', async () => {
-  const next = await decodeState(location.hash);
+// Back and Forward (and a hash edited by hand) restore the state their entry holds.
+window.addEventListener('popstate', async () => {
+  clearTimeout(urlTimer); // a write pending for the entry just left must not land on this one
+  pushNext = false;
+  const read = await readStateLink(location.hash);
+  showLinkNotice(linkNotice(read));
+  const next = read.state;
   const code = next.code ?? SAMPLES[next.language] ?? '';
   state = next;
   editor.setLanguage(state.language);
   if (code !== editor.text) editor.setText(code);
   state.code = next.code;
+  zoom = null;
   syncControls();
   schedule();
 });

@@ -1,6 +1,7 @@
 // The playground's state: defaults, the schemes it builds for the API, and the URL form that makes
 // every view shareable by link. Pure functions (no DOM), so Node tests can use them too.
-import { VOCABULARY, options, namesWhere } from './vocabulary.js';
+import { VOCABULARY, options, namesWhere, parameter } from './vocabulary.js';
+import { plural } from './wording.js';
 
 // Scheme names, labels and flags come from the core's vocabulary. The menu lists the schemes a
 // comparison starts from first (RoPE, HiRoPE), then the other windowed ones, the other rotary
@@ -17,8 +18,13 @@ export const MODEL_BASELINES = VOCABULARY.contextLimits
   .filter((x) => x.name !== 'none').map((x) => [x.name, x.label[0].toUpperCase() + x.label.slice(1)]);
 const TAKES_LENGTH = namesWhere(VOCABULARY.scalings, (s) => s.parameters.includes('originalLength'));
 
+// Each parameter's default is the core's (the scheme table), except three that set up the page's
+// comparison (the default preset): ratio, window and the scaling factor (the core's factor 1
+// scales nothing), and the fixed segments' size (the core has none: segments are off there).
+const tableDefault = (name) => parameter(name).default;
 const SCHEME_DEFAULTS = {
-  type: 'rope', base: 10000, layout: 'half', ratio: 0.4, levels: 2, units: 'syntax', segment: 32, window: 64, group: 8, leaky: 0.0625,
+  type: 'rope', base: tableDefault('base'), layout: tableDefault('layout'), ratio: 0.4, levels: tableDefault('levels'),
+  units: 'syntax', segment: 32, window: 64, group: tableDefault('group'), leakyFactor: tableDefault('leakyFactor'),
   scaling: 'none', factor: 4,
 };
 // The defaults tell the story on their own: the sample (394 tokens) is longer than the training
@@ -77,7 +83,7 @@ export function schemeFor(side, state) {
     scheme.trainingLength = state.train;
   }
   if (type === 'self-extend') scheme.group = side.group;
-  if (type === 'leaky-rerope') scheme.leakyFactor = side.leaky;
+  if (type === 'leaky-rerope') scheme.leakyFactor = side.leakyFactor;
   if (type === 'hirope') {
     scheme.ratio = side.ratio;
     scheme.levels = side.levels;
@@ -94,6 +100,7 @@ export function describeScheme(side) {
   if (side.type === 'hirope') parts.push(`ratio ${side.ratio}`, ...(side.levels === 3 ? ['3 levels'] : []), ...(side.units === 'segments' ? [`${side.segment}-token segments`] : []));
   if (WINDOWED.has(side.type)) parts.push(`W ${side.window}`);
   if (side.type === 'self-extend') parts.push(`G ${side.group}`);
+  if (side.type === 'leaky-rerope') parts.push(`slope 1/${side.leakyFactor}`);
   if (ROTARY.has(side.type) && side.scaling !== 'none') parts.push(`${side.scaling} ×${side.factor}`);
   return parts.length ? `${name} (${parts.join(', ')})` : name;
 }
@@ -138,8 +145,8 @@ async function pipe(bytes, stream) {
 }
 
 /** The URL hash for a state: "#s=" + deflated JSON of what differs from the defaults. */
-export function encodeState(state) {
-  return encodeWith(DEFAULTS, state);
+export function encodeState(state, options) {
+  return encodeWith(DEFAULTS, state, options);
 }
 
 /** The state a URL hash describes; the defaults for an empty or unreadable hash. */
@@ -147,21 +154,49 @@ export function decodeState(hash) {
   return decodeWith(DEFAULTS, hash);
 }
 
-export async function encodeWith(defaults, state) {
-  const json = JSON.stringify(diff(normalizeWith(defaults, state), defaults));
+/** readLink for the playground's state. */
+export function readStateLink(hash) {
+  return readLink(DEFAULTS, hash);
+}
+
+/**
+ * The hash for a state. withoutCode: a shorter link that leaves the code out (and says so, with
+ * codeOmitted, so that the page that opens it can tell the person).
+ */
+export async function encodeWith(defaults, state, { withoutCode = false } = {}) {
+  const changed = diff(normalizeWith(defaults, state), defaults);
+  if (withoutCode && 'code' in changed) {
+    delete changed.code;
+    changed.codeOmitted = true;
+  }
+  const json = JSON.stringify(changed);
   if (json === '{}') return '';
   const packed = await pipe(new TextEncoder().encode(json), new CompressionStream('deflate-raw'));
   return `#s=${toBase64Url(packed)}`;
 }
 
 export async function decodeWith(defaults, hash) {
-  const match = /^#?s=([A-Za-z0-9_-]+)$/.exec(hash || '');
-  if (!match) return normalizeWith(defaults, {});
+  return (await readLink(defaults, hash)).state;
+}
+
+/**
+ * A URL hash read in full: { state, unreadable, codeOmitted }. unreadable: the hash carries a
+ * state ("#s=…") that cannot be decoded (cut off, garbled); the state is then the defaults.
+ * codeOmitted: the link was made without its code.
+ */
+export async function readLink(defaults, hash) {
+  const text = hash || '';
+  const fallback = (unreadable) => ({ state: normalizeWith(defaults, {}), unreadable, codeOmitted: false });
+  if (!/^#?s=/.test(text)) return fallback(false);
+  const match = /^#?s=([A-Za-z0-9_-]+)$/.exec(text);
+  if (!match) return fallback(true);
   try {
-    const json = new TextDecoder().decode(await pipe(fromBase64Url(match[1]), new DecompressionStream('deflate-raw')));
-    return normalizeWith(defaults, JSON.parse(json));
+    const json = new TextDecoder('utf-8', { fatal: true }).decode(await pipe(fromBase64Url(match[1]), new DecompressionStream('deflate-raw')));
+    const value = JSON.parse(json);
+    if (!value || typeof value !== 'object' || Array.isArray(value)) return fallback(true);
+    return { state: normalizeWith(defaults, value), unreadable: false, codeOmitted: value.codeOmitted === true };
   } catch {
-    return normalizeWith(defaults, {});
+    return fallback(true);
   }
 }
 
@@ -200,7 +235,7 @@ export const truncateStride = (window) => Math.max(1, Math.floor(window / 8));
 /** A short name for a Model-mode side, e.g. "HiRoPE (ratio 0.333, W 64, units)". */
 export function describeModelSide(side) {
   const baseline = MODEL_BASELINES.find(([t]) => t === side.type);
-  if (baseline) return side.type === 'truncate' ? `${baseline[1]} (last ${side.window} bytes)` : `${baseline[1]} (W ${side.window})`;
+  if (baseline) return side.type === 'truncate' ? `${baseline[1]} (last ${plural(side.window, 'byte')})` : `${baseline[1]} (W ${side.window})`;
   const name = SCHEME_TYPES.find(([t]) => t === side.type)?.[1] ?? side.type;
   const parts = [];
   if (side.type === 'hirope') parts.push(`ratio ${formatRatio(side.ratio)}`);

@@ -67,6 +67,8 @@ async function handle(message) {
       // Only fresh arrays are transferred; cached view data is copied by structured clone.
       return reply({ type: 'result', value: result }, transferables({ image: result.image, summary: result.analysis }));
     }
+    // A built-in tokenizer's vocabulary, downloaded once by the page for every worker.
+    if (type === 'tokenizerData') return reply({ type: 'result', value: await hr.loadTokenizer(message.name, { data: message.data }) });
     if (type === 'tokenizerFile') return reply({ type: 'result', value: await hr.loadTokenizer({ json: message.data }) });
     if (type === 'tokenCounts') {
       // The code under each tokenizer: tokens and the top-level units that hold them.

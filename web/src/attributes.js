@@ -1,0 +1,58 @@
+// The attributes of <hirope-attention> read into a playground state: pure (no DOM), so that
+// tests/js can check them against the core's table.
+import { normalizeState, DEFAULTS } from './state.js';
+import { numberSpec, numberProblem, VOCABULARY } from './vocabulary.js';
+
+// The scheme parameters an element takes as attributes (both sides use them), each named as the
+// core's table names it in kebab case (leakyFactor: leaky-factor), with the state's key; ranges
+// and defaults are the table's (web/src/vocabulary.js), so the element accepts what the API does.
+const kebab = (name) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+export const NUMBER_PARAMETERS = [
+  ['ratio', 'ratio'], ['window', 'window'], ['group', 'group'], ['leakyFactor', 'leakyFactor'],
+  ['levels', 'levels'], ['base', 'base'], ['factor', 'factor'], ['segmentSize', 'segment'],
+].map(([name, key]) => ({ name, key, attribute: kebab(name), spec: numberSpec(name) }));
+// Enumerations: [attribute, the state's key, the names the table allows].
+export const NAME_PARAMETERS = [
+  ['layout', 'layout', VOCABULARY.layouts.map((x) => x.name)],
+  ['scaling', 'scaling', VOCABULARY.scalings.filter((x) => !x.parameters.includes('shortFactor')).map((x) => x.name)],
+];
+
+/**
+ * The element's attributes read into a state (a missing attribute keeps the page's default), and
+ * the problems of those that are not acceptable, in plain words ([] when none).
+ */
+export function readAttributes(get) {
+  const problems = [];
+  const params = {};
+  for (const { key, attribute, spec } of NUMBER_PARAMETERS) {
+    const text = get(attribute);
+    if (text === null) continue;
+    const problem = numberProblem(spec, text, `${attribute} attribute`);
+    if (problem) problems.push(`${problem.replace(/\.$/, '')} (${spec.range}), got "${text}".`);
+    else params[key] = Number(text);
+  }
+  for (const [attribute, key, names] of NAME_PARAMETERS) {
+    const text = get(attribute);
+    if (text === null) continue;
+    if (names.includes(text)) params[key] = text;
+    else problems.push(`The ${attribute} attribute must be one of ${names.join(', ')}, got "${text}".`);
+  }
+  if (params.segment !== undefined) params.units = 'segments';
+  const num = (name, fallback) => {
+    const v = Number(get(name));
+    return get(name) !== null && Number.isFinite(v) ? v : fallback;
+  };
+  const state = normalizeState({
+    language: get('language') || 'python',
+    tokenizer: get('tokenizer') || 'lexical',
+    headDim: num('head-dim', DEFAULTS.headDim),
+    train: num('train', DEFAULTS.train),
+    source: get('source') || 'ones',
+    a: { ...params, type: get('scheme-a') || 'rope' },
+    b: { ...params, type: get('scheme-b') || 'hirope' },
+  });
+  return { state, problems };
+}
+
+/** The attributes an element takes. */
+export const ATTRIBUTES = ['code', 'language', 'scheme-a', 'scheme-b', ...NUMBER_PARAMETERS.map((p) => p.attribute), ...NAME_PARAMETERS.map(([a]) => a), 'head-dim', 'tokenizer', 'train', 'source'];

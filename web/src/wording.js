@@ -1,0 +1,104 @@
+// The playground's sentences that depend on numbers: pure functions (no DOM), so that
+// tests/js can check that each one says what is true for the numbers it is given.
+
+/** "1 unit", "3 units"; `many` for irregular plurals. */
+export function plural(count, one, many = `${one}s`) {
+  return `${count.toLocaleString('en')} ${count === 1 ? one : many}`;
+}
+
+/** The status's first sentence: what was read. */
+export function codeSentence({ count, languageName, tokenizer, units, statements }) {
+  return `${plural(count, 'token')} of ${languageName} (${tokenizer} tokenizer) in ${plural(units, 'unit')} and ${plural(statements, 'statement')}.`;
+}
+
+/**
+ * The status sentence about the training length L: how many tokens are beyond it, and for each
+ * side that rotates, whether it meets angles it never saw in training there (from its angle view's
+ * count of out-of-distribution frequency pairs).
+ *
+ * sides: [{ label: 'A', name: 'RoPE', ood: { oodPairs, pairs } | null }] (ood null: the scheme
+ * does not rotate, or its angles are not known yet).
+ */
+export function trainingSentence({ n, total = n, train, sides }) {
+  // Counted over the whole file (total tokens), of which the maps show the first n (a note says so).
+  const rest = `the training length of ${train}`;
+  if (total <= train) return `${total === 1 ? 'The only token is' : `All ${plural(total, 'token')} are`} within ${rest}: no scheme is out of distribution here — raise the code's length or lower the training length.`;
+  const beyond = total - train;
+  const first = total > n
+    ? `The last ${beyond.toLocaleString('en')} of the file's ${plural(total, 'token')} ${beyond === 1 ? 'is' : 'are'} beyond ${rest}`
+    : beyond === 1 ? `The last token is beyond ${rest}` : `The last ${plural(beyond, 'token')} are beyond ${rest}`;
+  const known = sides.filter((s) => s.ood);
+  if (!known.length) return `${first}.`;
+  const who = (s) => `${s.label} (${s.name})`;
+  const out = known.filter((s) => s.ood.oodPairs > 0);
+  const within = known.filter((s) => s.ood.oodPairs === 0);
+  const clauses = [];
+  if (out.length) clauses.push(`${out.map((s) => `${who(s)} meets angles it never saw in training on ${s.ood.oodPairs} of its ${s.ood.pairs} frequency pairs`).join(' and ')}`);
+  if (within.length) clauses.push(`${within.map(who).join(' and ')} ${within.length === 1 ? 'keeps' : 'keep'} every frequency pair within the angles seen in training`);
+  return `${first}: there ${clauses.join(', while ')}.`;
+}
+
+/**
+ * The hint under a HiRoPE side: the Split% bound for the training length and the number of pairs
+ * HiRoPE keeps on token distance, as two separate facts. splitPair is the bound in pairs (Split%
+ * × pairs, fractional); a pair j turns a full period within L tokens when j < splitPair.
+ */
+export function splitHint({ splitPair, pairs, tokenPairs, train }) {
+  const fit = Math.min(pairs, Math.ceil(splitPair));
+  const over = tokenPairs - 1 >= splitPair;
+  const share = `${((100 * splitPair) / pairs).toFixed(1)}%`;
+  const turning = fit === 0 ? 'no frequency pair turns' : `${fit === pairs ? 'all' : fit} of the ${pairs} frequency pairs ${fit === 1 ? 'turns' : 'turn'}`;
+  const bound = `Split% at L = ${train}: ${share} of the pairs (${turning} a full period within ${train} tokens).`;
+  const keeps = `HiRoPE keeps ${plural(tokenPairs, 'pair')} on token distance`;
+  return {
+    over,
+    text: over
+      ? `${bound} ${keeps}: ${tokenPairs - fit} more than that, so its slowest token ${tokenPairs - fit === 1 ? 'pair meets' : 'pairs meet'} angles never seen in training.`
+      : `${bound} ${keeps}: within the bound.`,
+  };
+}
+
+/**
+ * The status sentence about syntax errors: none when the grammar parses the code cleanly. After
+ * language detection of this very code (detected: true) a tree with errors means that no grammar
+ * parsed it cleanly, since detection stops at the first clean parse.
+ */
+export function parseSentence({ languageName, errors, detected }) {
+  if (!errors) return '';
+  const regions = plural(errors, 'syntax error region');
+  if (detected) return `No grammar parses this code cleanly: ${languageName}, the closest, finds ${regions}, so its units may not be real functions and classes.`;
+  return `The ${languageName} grammar finds ${regions} in this code: is it ${languageName}? (Detect picks the grammar with the fewest errors.)`;
+}
+
+/** A unit's kinds: HiRoPE's (function, class, code) and, when it says more, the language's own. */
+export function unitKinds(unit) {
+  const own = unit.languageKind && unit.languageKind !== unit.kind ? unit.languageKind : '';
+  return { kind: unit.kind, own };
+}
+
+/** A unit as one short phrase: "class Interval (struct)". */
+export function unitPhrase(unit) {
+  const { kind, own } = unitKinds(unit);
+  return `${kind}${unit.name ? ` ${unit.name}` : ''}${own ? ` (${own})` : ''}`;
+}
+
+/** The notice for a link whose state could not be read. */
+export const LINK_UNREADABLE = 'This link could not be read (it may have been cut off or changed when it was copied), so the page shows the default view.';
+/** The notice for a link shared without its code. */
+export const linkWithoutCode = (languageName) => `This link was shared without its code: the maps show the ${languageName} sample with the sender's settings. Paste the code to see their view.`;
+
+/** Past this many characters a link may be cut by chat apps and mail (2,000: the common limit). */
+export const LONG_LINK = 2000;
+
+/** The line about a long link: its size, and why a shorter one may be wanted. */
+export function linkSizeText(chars) {
+  const size = chars >= 10000 ? `${Math.round(chars / 1000)} KB` : `${chars.toLocaleString('en')} characters`;
+  return `This view's link is ${size} long because the code is in it; chat apps and mail often cut links past ${LONG_LINK.toLocaleString('en')} characters.`;
+}
+
+/** The hint above the maps: what a pointer does, for a mouse or a touch screen. */
+export function mapHint(touch) {
+  return touch
+    ? 'Rows: queries, columns: keys, edge strips: units, dashed: window W and training length L. Tap a cell for its numbers and its row; drag sideways across a map to zoom.'
+    : 'Rows: queries, columns: keys, edge strips: units, dashed: window W and training length L. Hover a cell, click a row, drag to zoom.';
+}
