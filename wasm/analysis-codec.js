@@ -26,7 +26,7 @@ export const ANALYSIS_LAYOUT = Object.freeze({
     ['errors.byteEnd', 'errors', 'uint32'],
     ['errors.missing', 'errors', 'uint32'],
   ].map(([name, count, type]) => Object.freeze({ name, count, type })),
-  strings: ['units.name', 'units.nodeType'],
+  strings: ['units.name', 'units.nodeType', 'units.languageKind'],
 });
 
 const ARRAYS = { int32: Int32Array, uint32: Uint32Array };
@@ -89,7 +89,7 @@ export class AnalysisCodec {
     const tokens = { count: n, ids: col['tokens.ids'], start: col['tokens.start'], end: col['tokens.end'], byteStart: col['tokens.byteStart'], byteEnd: col['tokens.byteEnd'] };
     const positions = { token: iota(n), unit: col['positions.unit'], statement: col['positions.statement'] };
     const units = Array.from(col['units.kind'], (kind, index) => ({
-      index, kind: this.unitKinds[kind], name: strings['units.name'][index], nodeType: strings['units.nodeType'][index],
+      index, kind: this.unitKinds[kind], name: strings['units.name'][index], nodeType: strings['units.nodeType'][index], languageKind: strings['units.languageKind'][index],
       start: col['units.start'][index], end: col['units.end'][index], byteStart: col['units.byteStart'][index], byteEnd: col['units.byteEnd'][index],
     }));
     const errors = Array.from(col['errors.start'], (start, i) => ({

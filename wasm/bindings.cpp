@@ -672,6 +672,7 @@ struct StringColumn {
 const StringColumn kAnalysisStrings[] = {
     {"units.name", [](const Unit& u) -> const std::string& { return u.name; }},
     {"units.nodeType", [](const Unit& u) -> const std::string& { return u.node_type; }},
+    {"units.languageKind", [](const Unit& u) -> const std::string& { return u.language_kind; }},
 };
 
 val analysisLayout() {

@@ -327,6 +327,11 @@ export interface CodeUnit {
   kind: 'function' | 'class' | 'code' | 'segment';
   name: string;
   nodeType: string;
+  /**
+   * The language's own word for the definition: 'struct', 'impl', 'trait', 'interface', 'type',
+   * 'enum', 'typedef', 'method', 'function', 'class'... ('' for code and segments).
+   */
+  languageKind: string;
   /** UTF-16 code units; units partition the text. */
   start: number;
   end: number;

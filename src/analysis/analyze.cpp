@@ -191,7 +191,28 @@ struct Definition {
     bool is_class = false;
     TSNode node{}; // the definition itself (inside any wrapper)
     std::string name;
+    std::string language_kind; // the language's own word: "struct", "impl", "interface"
 };
+
+// The language's own word for a definition node: from its type, and for Go's type_declaration
+// from the type its first spec declares (struct, interface, or another type).
+std::string language_kind_of(const Grammar& g, TSNode n) {
+    const char* type = ts_node_type(n);
+    if (std::strcmp(type, "type_declaration") != 0) return detail::language_kind(type);
+    const uint32_t count = ts_node_named_child_count(n);
+    for (uint32_t i = 0; i < count && i < 4; ++i) { // comments may come before the spec
+        TSNode spec = ts_node_named_child(n, i);
+        const char* st = ts_node_type(spec);
+        if (std::strcmp(st, "type_alias") == 0) return "type";
+        if (std::strcmp(st, "type_spec") != 0) continue;
+        TSNode t = ts_node_child_by_field_id(spec, g.type);
+        const char* tt = ts_node_is_null(t) ? "" : ts_node_type(t);
+        if (std::strcmp(tt, "struct_type") == 0) return "struct";
+        if (std::strcmp(tt, "interface_type") == 0) return "interface";
+        return "type";
+    }
+    return "type";
+}
 
 bool specifier_without_body(const Grammar& g, TSNode n) {
     return ends_with(ts_node_type(n), "_specifier") &&
@@ -209,6 +230,7 @@ Definition classify(const Grammar& g, std::string_view code, TSNode n) {
             d.is_class = (f & kClass) != 0;
             d.node = cur;
             d.name = definition_name(g, code, cur);
+            d.language_kind = language_kind_of(g, cur);
             return d;
         }
         if (f & kBinding) {
@@ -230,6 +252,7 @@ Definition classify(const Grammar& g, std::string_view code, TSNode n) {
                     d.is_class = cls;
                     d.node = cur;
                     d.name = node_text(code, ts_node_child_by_field_id(decl, g.name));
+                    d.language_kind = cls ? "class" : "function";
                     break;
                 }
             }
@@ -255,6 +278,7 @@ struct Item {
     int kind; // 0 code, 1 function, 2 class
     std::string name;
     std::string node_type;
+    std::string language_kind;
     bool header = false; // a class whose members follow as their own items (descend_classes)
 };
 
@@ -318,18 +342,21 @@ std::vector<Item> scan_units(const Grammar& g, std::string_view code, TSTree* tr
         bool entered = false;
         Definition d = classify(g, code, n);
         if (d.found) {
-            items.push_back(
-                {ts_node_start_byte(n), d.is_class ? 2 : 1, d.name, ts_node_type(d.node)});
+            // A function in a class body (descend_classes) is a method, whatever its node type.
+            std::string own = d.language_kind;
+            if (in_class && !d.is_class && own == "function") own = "method";
+            items.push_back({ts_node_start_byte(n), d.is_class ? 2 : 1, d.name,
+                             ts_node_type(d.node), std::move(own)});
             if (d.is_class && descend_classes && !in_class) {
                 const int levels = descend_to(d.node);
                 entered = enter(d.node, true, levels);
                 items.back().header = entered;
             }
         } else if ((f & kContainer) && !in_class) {
-            items.push_back({ts_node_start_byte(n), 0, "", ""}); // the container's header
+            items.push_back({ts_node_start_byte(n), 0, "", "", ""}); // the container's header
             entered = enter(n, false, 0);
         } else if (ts_node_is_named(n)) {
-            items.push_back({ts_node_start_byte(n), 0, "", ""});
+            items.push_back({ts_node_start_byte(n), 0, "", "", ""});
         }
         if (entered) continue;
         while (!ts_tree_cursor_goto_next_sibling(&cur)) {
@@ -383,6 +410,7 @@ std::vector<Unit> build_units(std::vector<Item> items, GapPolicy gap, uint32_t s
         u.kind = runs[i].kind == 1 ? "function" : runs[i].kind == 2 ? "class" : "code";
         u.name = runs[i].name;
         u.node_type = runs[i].node_type;
+        u.language_kind = runs[i].language_kind;
         u.start = i == 0 ? 0 : runs[i].start;
         units.push_back(u);
     }

@@ -152,6 +152,29 @@ const LanguageRules* find_language(std::string_view name) {
     return nullptr;
 }
 
+std::string language_kind(std::string_view node_type) {
+    // Where the generic rule below would not give the language's own word.
+    static const struct {
+        const char* type;
+        const char* word;
+    } words[] = {
+        {"type_definition", "typedef"},     // C, C++
+        {"type_alias_declaration", "type"}, // TypeScript
+    };
+    for (const auto& w : words)
+        if (node_type == w.type) return w.word;
+    std::string_view t = node_type;
+    for (std::string_view suffix : {"_declaration", "_definition", "_specifier", "_item"}) {
+        if (t.size() > suffix.size() && t.substr(t.size() - suffix.size()) == suffix) {
+            t.remove_suffix(suffix.size());
+            break;
+        }
+    }
+    std::string out(t);
+    std::replace(out.begin(), out.end(), '_', ' ');
+    return out;
+}
+
 } // namespace detail
 
 const std::vector<std::string>& languages() {

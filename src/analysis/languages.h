@@ -30,6 +30,13 @@ inline bool excluded_statement(const char* type) {
 }
 
 const std::vector<LanguageRules>& language_rules();
+
+// The language's own word for a definition of this node type: the type less its suffix
+// (_declaration, _definition, _specifier, _item) with spaces for underscores ("struct_item" ->
+// "struct", "interface_declaration" -> "interface"), except where the language says otherwise
+// ("type_definition" -> "typedef"). Go's type_declaration is refined from its type spec by the
+// analysis, which sees the tree.
+std::string language_kind(std::string_view node_type);
 const LanguageRules* find_language(std::string_view name);
 
 } // namespace detail

@@ -479,7 +479,8 @@ describe('playground (headless Chromium)', () => {
           const cell = (c, start) => ((((c - start) * box.size) / box.width - MARGIN) * n) / PLOT;
           const [fx, fy] = [cell(x, box.left), cell(y, box.top)];
           const ok = (f) => f - Math.floor(f) > 0.1 && f - Math.floor(f) < 0.9;
-          if (ok(fx) && ok(fy)) return { x, y, i: Math.floor(fy), j: Math.floor(fx) };
+          // (and on a real cell: a pixel off the last row's centre can be past the plot)
+          if (ok(fx) && ok(fy) && Math.floor(fy) < n && Math.floor(fx) < n) return { x, y, i: Math.floor(fy), j: Math.floor(fx) };
         }
       }
       throw new Error(`no point for (${i}, ${j})`);

@@ -55,6 +55,9 @@ for (const build of BUILDS) {
         assert.equal(a.tokens.texts.join('').replace(/\s+/g, ''), code.replace(/\s+/g, ''));
         const d = hr.analyze(code, { filename: name, descendClasses: true });
         assert.deepEqual(describeUnits(d), want.descend);
+        // The language's own kind of each unit: a Rust struct and its impl are both class units.
+        assert.deepEqual(a.units.map((u) => u.languageKind), want.languageKinds);
+        assert.deepEqual(d.units.map((u) => u.languageKind), want.descendLanguageKinds);
       });
     }
 

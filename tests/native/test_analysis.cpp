@@ -168,3 +168,49 @@ TEST_CASE("Language detection by file name", "[analysis]") {
     CHECK(detect_language("x.mjs") == "javascript");
     CHECK(detect_language("Makefile").empty());
 }
+
+namespace {
+
+// "kind language_kind name" per unit (code units as "code").
+std::vector<std::string> unit_kinds(const std::string& language, const std::string& code,
+                                    bool descend = false) {
+    AnalyzeOptions o;
+    o.language = language;
+    o.descend_classes = descend;
+    Analysis a;
+    REQUIRE(analyze(code, o, &a).ok());
+    std::vector<std::string> out;
+    for (const Unit& u : a.units)
+        out.push_back(u.kind == "code" ? "code" : u.kind + " " + u.language_kind + " " + u.name);
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("Units carry the language's own kind of definition", "[analysis]") {
+    using V = std::vector<std::string>;
+    CHECK(unit_kinds("rust", "struct Interval { lo: i32 }\nimpl Interval { fn len(&self) -> i32 "
+                             "{ 0 } }\ntrait Shape {}\nenum E { A }\ntype T = i32;\n"
+                             "fn main() {}\nmacro_rules! m { () => {} }\n") ==
+          V{"class struct Interval", "class impl Interval", "class trait Shape", "class enum E",
+            "class type T", "function function main", "function macro m"});
+    CHECK(unit_kinds("rust", "struct Interval;\nimpl Interval { fn len(&self) {} }\n", true) ==
+          V{"class struct Interval", "class impl Interval", "function method len"});
+    CHECK(unit_kinds("go", "package p\ntype S struct{ x int }\ntype I interface{ M() }\n"
+                           "type N int\ntype A = int\nfunc f() {}\nfunc (s S) M() {}\n") ==
+          V{"code", "class struct S", "class interface I", "class type N", "class type A",
+            "function function f", "function method M"});
+    CHECK(unit_kinds("c", "struct vec { int x; };\ntypedef struct { int y; } vec_t;\n"
+                          "int main(void) { return 0; }\n") ==
+          V{"class struct vec", "class typedef vec_t", "function function main"});
+    CHECK(unit_kinds("cpp", "template <typename T> class Box { T t; };\nunion U { int i; };\n") ==
+          V{"class class Box", "class union U"});
+    CHECK(unit_kinds("typescript", "interface P { x: number }\ntype Q = P;\nenum C { R }\n"
+                                   "abstract class S {}\nconst f = () => 1;\n") ==
+          V{"class interface P", "class type Q", "class enum C", "class abstract class S",
+            "function function f"});
+    CHECK(unit_kinds("java", "@interface A {}\nrecord R(int x) {}\n") ==
+          V{"class annotation type A", "class record R"});
+    CHECK(unit_kinds("python", "class C:\n    def m(self):\n        pass\n", true) ==
+          V{"class class C", "function method m"});
+}

@@ -203,7 +203,11 @@ export function createEditor({ parent, doc, language, onChange, onSelect, descri
     setHeat(heat) {
       view.dispatch({ effects: setHeat.of(heat && tokens ? heat : null) });
       if (heat && tokens && heat.query >= 0) {
-        view.dispatch({ effects: EditorView.scrollIntoView(tokens.start[heat.query], { y: 'center' }) });
+        // Only the editor's own scroller moves: EditorView.scrollIntoView would scroll the page
+        // too, and on a phone (the editor above the maps) take a tapped map off the screen.
+        const block = view.lineBlockAt(Math.min(tokens.start[heat.query], view.state.doc.length));
+        const scroller = view.scrollDOM;
+        scroller.scrollTop = Math.max(0, block.top + view.documentPadding.top + block.height / 2 - scroller.clientHeight / 2);
       }
     },
   };

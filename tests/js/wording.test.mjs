@@ -1,0 +1,101 @@
+// The playground's sentences that depend on numbers (web/src/wording.js): each says what is true
+// for the numbers it is given.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { plural, trainingSentence, splitHint, parseSentence, unitKinds, unitPhrase, mapHint, linkSizeText, LONG_LINK } from '../../web/src/wording.js';
+
+describe('wording', () => {
+  it('counts with the right plural', () => {
+    assert.equal(plural(1, 'unit'), '1 unit');
+    assert.equal(plural(0, 'unit'), '0 units');
+    assert.equal(plural(2600, 'line'), '2,600 lines');
+  });
+
+  describe('the training-length sentence names only the schemes that leave what they saw', () => {
+    const rope = { label: 'A', name: 'RoPE', ood: { oodPairs: 9, pairs: 32 } };
+    const hirope = { label: 'B', name: 'HiRoPE', ood: { oodPairs: 0, pairs: 32 } };
+    it('RoPE against HiRoPE', () => {
+      assert.equal(trainingSentence({ n: 394, train: 256, sides: [rope, hirope] }),
+        'The last 138 tokens are beyond the training length of 256: there A (RoPE) meets angles it never saw in training on 9 of its 32 frequency pairs, while B (HiRoPE) keeps every frequency pair within the angles seen in training.');
+    });
+    it('neither side RoPE, neither out of distribution: no word of plain RoPE', () => {
+      const s = trainingSentence({ n: 394, train: 128, sides: [{ label: 'A', name: 'ReRoPE', ood: { oodPairs: 0, pairs: 32 } }, { label: 'B', name: 'Self-Extend', ood: { oodPairs: 0, pairs: 32 } }] });
+      assert.equal(s, 'The last 266 tokens are beyond the training length of 128: there A (ReRoPE) and B (Self-Extend) keep every frequency pair within the angles seen in training.');
+      assert.doesNotMatch(s, /RoPE meets|never saw/);
+    });
+    it('both out of distribution', () => {
+      assert.match(trainingSentence({ n: 300, train: 128, sides: [{ ...rope, name: 'PI' }, { ...hirope, name: 'NTK-aware', ood: { oodPairs: 3, pairs: 32 } }] }),
+        /A \(PI\) meets angles it never saw in training on 9 of its 32 frequency pairs and B \(NTK-aware\) meets angles it never saw in training on 3 of its 32/);
+    });
+    it('a side that does not rotate is not described', () => {
+      assert.equal(trainingSentence({ n: 300, train: 256, sides: [{ label: 'A', name: 'ALiBi', ood: null }, { label: 'B', name: 'ALiBi', ood: null }] }),
+        'The last 44 tokens are beyond the training length of 256.');
+    });
+    it('within the training length', () => {
+      assert.match(trainingSentence({ n: 100, train: 256, sides: [rope, hirope] }), /^All 100 tokens are within the training length of 256: no scheme is out of distribution here/);
+      assert.match(trainingSentence({ n: 1, train: 256, sides: [rope, hirope] }), /^The only token is within the training length of 256/);
+      assert.match(trainingSentence({ n: 257, train: 256, sides: [] }), /^The last token is beyond the training length of 256\.$/);
+    });
+  });
+
+  describe('the Split% hint states the count and the bound as separate facts', () => {
+    it('head dim 8 at L = 256: the bound is 40.3% of the pairs, and 2 of the 4 pairs turn', () => {
+      const { text, over } = splitHint({ splitPair: 0.403 * 4, pairs: 4, tokenPairs: 2, train: 256 });
+      assert.equal(over, false);
+      assert.equal(text, 'Split% at L = 256: 40.3% of the pairs (2 of the 4 frequency pairs turn a full period within 256 tokens). HiRoPE keeps 2 pairs on token distance: within the bound.');
+      // The percentage is never next to the count as if it were the count's share.
+      assert.doesNotMatch(text, /2 of 4 pairs \(40\.3%\)/);
+    });
+    it('the default (d = 64): 13 of 32', () => {
+      const { text, over } = splitHint({ splitPair: 0.4030 * 32, pairs: 32, tokenPairs: 13, train: 256 });
+      assert.equal(over, false);
+      assert.match(text, /^Split% at L = 256: 40\.3% of the pairs \(13 of the 32 frequency pairs turn a full period within 256 tokens\)\. HiRoPE keeps 13 pairs on token distance: within the bound\.$/);
+    });
+    it('over the bound says by how many', () => {
+      const { text, over } = splitHint({ splitPair: 0.4030 * 32, pairs: 32, tokenPairs: 16, train: 256 });
+      assert.equal(over, true);
+      assert.match(text, /HiRoPE keeps 16 pairs on token distance: 3 more than that, so its slowest token pairs meet angles never seen in training\.$/);
+      assert.match(splitHint({ splitPair: 12.9, pairs: 32, tokenPairs: 14, train: 256 }).text, /1 more than that, so its slowest token pair meets/);
+    });
+    it('one pair, none, all', () => {
+      assert.match(splitHint({ splitPair: 0.5, pairs: 4, tokenPairs: 1, train: 4 }).text, /\(1 of the 4 frequency pairs turns a full period/);
+      assert.match(splitHint({ splitPair: 0, pairs: 4, tokenPairs: 0, train: 1 }).text, /\(no frequency pair turns a full period/);
+      assert.match(splitHint({ splitPair: 4, pairs: 4, tokenPairs: 4, train: 1e6 }).text, /100\.0% of the pairs \(all of the 4 frequency pairs turn/);
+    });
+  });
+
+  describe('the parse sentence', () => {
+    it('is empty for a clean parse', () => {
+      assert.equal(parseSentence({ languageName: 'Go', errors: 0, detected: true }), '');
+    });
+    it('after detection: no grammar parses it cleanly, with the count', () => {
+      assert.equal(parseSentence({ languageName: 'Go', errors: 37, detected: true }), 'No grammar parses this code cleanly: Go, the closest, finds 37 syntax error regions, so its units may not be real functions and classes.');
+    });
+    it('without detection: the chosen grammar finds errors', () => {
+      assert.equal(parseSentence({ languageName: 'C++', errors: 1, detected: false }), 'The C++ grammar finds 1 syntax error region in this code: is it C++? (Detect picks the grammar with the fewest errors.)');
+    });
+  });
+
+  describe('unit kinds', () => {
+    it('shows the language\'s own kind where it says more than HiRoPE\'s', () => {
+      assert.deepEqual(unitKinds({ kind: 'class', languageKind: 'struct', name: 'Interval' }), { kind: 'class', own: 'struct' });
+      assert.deepEqual(unitKinds({ kind: 'class', languageKind: 'class', name: 'C' }), { kind: 'class', own: '' });
+      assert.deepEqual(unitKinds({ kind: 'code', languageKind: '', name: '' }), { kind: 'code', own: '' });
+      assert.deepEqual(unitKinds({ kind: 'class', name: 'Old' }), { kind: 'class', own: '' }); // an analysis without languageKind
+      assert.equal(unitPhrase({ kind: 'class', languageKind: 'impl', name: 'Interval' }), 'class Interval (impl)');
+      assert.equal(unitPhrase({ kind: 'function', languageKind: 'function', name: 'f' }), 'function f');
+    });
+  });
+
+  it('the map hint says tap on a touch screen and hover with a mouse', () => {
+    assert.match(mapHint(true), /Tap a cell/);
+    assert.doesNotMatch(mapHint(true), /Hover/);
+    assert.match(mapHint(false), /Hover a cell/);
+  });
+
+  it('a long link says its size', () => {
+    assert.ok(LONG_LINK >= 1000 && LONG_LINK <= 8000);
+    assert.match(linkSizeText(28123), /^This view's link is 28 KB long because the code is in it/);
+    assert.match(linkSizeText(2500), /^This view's link is 2,500 characters long/);
+  });
+});
