@@ -17,6 +17,16 @@ describe('links', () => {
     assert.deepEqual(await decodeState(OLD_LINK), want);
   });
 
+  it('reads leaky ReRoPE\'s slope from a link made before it became the core\'s leakyFactor', async () => {
+    const zlib = await import('node:zlib');
+    const json = JSON.stringify({ preset: '', a: { type: 'leaky-rerope', leaky: 0.125 } });
+    const read = await readStateLink(`#s=${zlib.deflateRawSync(Buffer.from(json)).toString('base64url')}`);
+    assert.equal(read.unreadable, false);
+    assert.equal(read.state.a.type, 'leaky-rerope');
+    assert.equal(read.state.a.leakyFactor, 8);
+    assert.equal(read.state.b.leakyFactor, normalizeState({}).b.leakyFactor);
+  });
+
   it('round-trips a state with a long file', async () => {
     const code = Array.from({ length: 2600 }, (_, i) => `    value_${i} = compute(${i}, "text ${i % 17}")  # line ${i}`).join('\n');
     const state = normalizeState({ code, train: 512, b: { ...normalizeState({}).b, ratio: 0.3 } });

@@ -180,6 +180,21 @@ export async function decodeWith(defaults, hash) {
 }
 
 /**
+ * A link's state in the keys of an earlier version, in today's: leaky ReRoPE's slope `leaky`
+ * (beyond the window the distance grows by `leaky` per token) is now the core's divisor
+ * `leakyFactor` = 1 / leaky.
+ */
+function upgrade(defaults, value) {
+  const out = { ...value };
+  for (const side of ['a', 'b']) {
+    const v = value[side];
+    if (!defaults[side] || !('leakyFactor' in defaults[side]) || !v || typeof v !== 'object') continue;
+    if (typeof v.leaky === 'number' && v.leaky > 0 && v.leakyFactor === undefined) out[side] = { ...v, leakyFactor: 1 / v.leaky };
+  }
+  return out;
+}
+
+/**
  * A URL hash read in full: { state, unreadable, codeOmitted }. unreadable: the hash carries a
  * state ("#s=…") that cannot be decoded (cut off, garbled); the state is then the defaults.
  * codeOmitted: the link was made without its code.
@@ -194,7 +209,7 @@ export async function readLink(defaults, hash) {
     const json = new TextDecoder('utf-8', { fatal: true }).decode(await pipe(fromBase64Url(match[1]), new DecompressionStream('deflate-raw')));
     const value = JSON.parse(json);
     if (!value || typeof value !== 'object' || Array.isArray(value)) return fallback(true);
-    return { state: normalizeWith(defaults, value), unreadable: false, codeOmitted: value.codeOmitted === true };
+    return { state: normalizeWith(defaults, upgrade(defaults, value)), unreadable: false, codeOmitted: value.codeOmitted === true };
   } catch {
     return fallback(true);
   }
