@@ -251,7 +251,7 @@ describe('playground Model mode (headless Chromium)', () => {
     });
     for (const smooth of ['1', '32', '128']) {
       await page.locator('#c-smooth').selectOption(smooth);
-      await page.waitForFunction((n) => document.querySelector('#loss-chart canvas').getAttribute('aria-label').includes(`runs of ${n} bytes`), smooth);
+      await page.waitForFunction((n) => document.querySelector('#loss-chart canvas').getAttribute('aria-label').includes(n === '1' ? '(every byte)' : `runs of ${n} bytes`), smooth);
     }
     assert.match(await page.locator('#smooth-bytes').textContent(), /128 bytes/);
     assert.equal(await page.evaluate(() => window.__runs), 0);
