@@ -84,6 +84,16 @@ describe('playground links and history', { timeout: 600000 }, () => {
     }
   });
 
+  it('says so in Model mode too', async () => {
+    const good = await encodeState(normalizeState({ train: 100, code: 'def f(x):\n    return x + 1\n' }));
+    const page = await openPage(site.browser, `${site.url}model.html${good.slice(0, 20)}`);
+    await page.waitForSelector('#link-notice', { timeout: 60000 });
+    assert.equal(await page.textContent('#link-notice p'), LINK_UNREADABLE);
+    await page.click('#link-notice button');
+    assert.equal(await page.locator('#link-notice').count(), 0);
+    await page.context().close();
+  });
+
   it('loads a link made by an earlier version', async () => {
     const page = await openPage(site.browser, `${site.url}${OLD_LINK}`);
     await ready(page);
