@@ -15,7 +15,7 @@ import { SAMPLES, LANGUAGE_NAMES } from './samples.js';
 import { drawAxes, fitCanvas, niceTicks } from './axes.js';
 import { el, download } from './dom.js';
 import { plural, LINK_UNREADABLE } from './wording.js';
-import { VOCABULARY, options } from './vocabulary.js';
+import { VOCABULARY, options, numberSpec } from './vocabulary.js';
 
 const $ = (id) => document.getElementById(id);
 const status = $('status');
@@ -74,17 +74,24 @@ const info = await client.a.request('ready');
 // ----- controls
 const MODEL_SCALINGS = SCALINGS.filter(([s]) => s !== 'llama3');
 const PAIRS = 16; // the shipped model's frequency pairs, until its config is known
+// The numbers' ranges and steps are the core's scheme table's (web/src/vocabulary.js); the help
+// is this page's, in bytes, and the ratio moves by one of the model's frequency pairs.
+function range(name) {
+  const { min, max, minOpen, maxOpen, step, integer } = numberSpec(name);
+  return { min, max, minOpen, maxOpen, step, integer };
+}
+
 function sideControls(side) {
   const k = (name) => `${side}.${name}`;
   return [
     { key: k('type'), label: 'Scheme', type: 'select', options: MODEL_SCHEMES, help: 'The position scheme applied to the model\'s queries and keys at inference (it was trained with RoPE).' },
-    { key: k('ratio'), label: 'Ratio', type: 'range', min: 0, max: 1, step: 1 / PAIRS, numeric: true, help: 'HiRoPE: fraction of frequency pairs (the fast ones) that keep the byte index; the rest carry the unit index beyond the window. One step is one pair.', show: (s) => s[side].type === 'hirope' },
+    { key: k('ratio'), label: 'Ratio', type: 'range', ...range('ratio'), step: 1 / PAIRS, numeric: true, help: 'HiRoPE: fraction of frequency pairs (the fast ones) that keep the byte index; the rest carry the unit index beyond the window. One step is one pair.', show: (s) => s[side].type === 'hirope' },
     { key: k('hierarchy'), label: 'Hierarchy', type: 'select', options: options(VOCABULARY.byteHierarchies), help: 'Where HiRoPE\'s high-level index comes from: top-level functions/classes or statements of the tree-sitter parse, or fixed segments of bytes.', show: (s) => s[side].type === 'hirope' },
-    { key: k('segment'), label: 'Segment', type: 'number', min: 1, step: 1, help: 'Bytes per segment.', show: (s) => s[side].type === 'hirope' && s[side].hierarchy === 'segments' },
-    { key: k('window'), label: 'Window', type: 'number', min: 1, step: 1, help: 'Byte distances below W use plain RoPE; from W on the scheme\'s far rule applies. Sliding window: attention in every layer reaches W bytes back. Truncate: each byte is predicted from the last W bytes only (one pass per W/8 bytes).', show: (s) => s[side].type !== 'rope' },
-    { key: k('group'), label: 'Group', type: 'number', min: 1, step: 1, help: 'Self-Extend: far distances are divided by G.', show: (s) => s[side].type === 'self-extend' },
+    { key: k('segment'), label: 'Segment', noun: 'segment size', type: 'number', ...range('segmentSize'), help: 'Bytes per segment.', show: (s) => s[side].type === 'hirope' && s[side].hierarchy === 'segments' },
+    { key: k('window'), label: 'Window', type: 'number', ...range('window'), help: 'Byte distances below W use plain RoPE; from W on the scheme\'s far rule applies. Sliding window: attention in every layer reaches W bytes back. Truncate: each byte is predicted from the last W bytes only (one pass per W/8 bytes).', show: (s) => s[side].type !== 'rope' },
+    { key: k('group'), label: 'Group', type: 'number', ...range('group'), help: 'Self-Extend: far distances are divided by G.', show: (s) => s[side].type === 'self-extend' },
     { key: k('scaling'), label: 'Scaling', type: 'select', options: MODEL_SCALINGS, help: 'Frequency scaling relative to the training length: position interpolation, NTK-aware, dynamic NTK or YaRN.', show: (s) => !isBaseline(s[side].type) },
-    { key: k('factor'), label: 'Factor', type: 'number', min: 1, step: 'any', help: 'Scaling factor s (PI divides every frequency by s).', show: (s) => !isBaseline(s[side].type) && s[side].scaling !== 'none' && s[side].scaling !== 'dynamic-ntk' },
+    { key: k('factor'), label: 'Factor', noun: 'scaling factor', type: 'number', ...range('factor'), help: 'Scaling factor s (PI divides every frequency by s).', show: (s) => !isBaseline(s[side].type) && s[side].scaling !== 'none' && s[side].scaling !== 'dynamic-ntk' },
   ];
 }
 const indexOptions = (count) => Array.from({ length: count }, (_, i) => [String(i), String(i)]);
