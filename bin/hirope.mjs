@@ -418,7 +418,9 @@ async function analyze(opts) {
   console.log(`${file}: ${a.language}, ${a.tokens.count} ${a.tokenizer} tokens, ${a.units.length} units, ${a.statements} statements, ${a.errors.length} syntax error regions`);
   for (const u of a.units) {
     const tokens = a.positions.unit.filter((x) => x === u.index).length;
-    console.log(`  ${String(u.index).padStart(4)}  ${u.kind.padEnd(8)} ${(u.name || '').padEnd(28)} chars ${u.start}-${u.end}, ${tokens} tokens`);
+    // HiRoPE's kind, then the language's own where it says more (a Rust struct and its impl).
+    const own = u.languageKind && u.languageKind !== u.kind ? u.languageKind : '';
+    console.log(`  ${String(u.index).padStart(4)}  ${u.kind.padEnd(8)} ${own.padEnd(10)} ${(u.name || '').padEnd(28)} chars ${u.start}-${u.end}, ${tokens} tokens`);
   }
 }
 

@@ -109,6 +109,11 @@ describe('hirope CLI', () => {
     assert.equal(JSON.parse(s.stdout).positions.unit[16], 1);
     const summary = run('analyze', 'tests/fixtures/analysis/sample.py');
     assert.match(summary.stdout, /python, \d+ lexical tokens, 5 units, 19 statements/);
+    // Each unit with HiRoPE's kind and the language's own: Rust's struct and its impl.
+    const rust = run('analyze', 'tests/fixtures/analysis/sample.rs').stdout;
+    assert.match(rust, /\n\s+1  class    struct     Vector /);
+    assert.match(rust, /\n\s+2  class    impl       Vector /);
+    assert.match(rust, /\n\s+4  function            main /);
   });
 
   it('attention --png writes a heatmap image; bench times attention', () => {
