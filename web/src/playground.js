@@ -983,13 +983,19 @@ const shortLink = el('button', { type: 'button', class: 'small', id: 'copy-short
 linkSize.append(linkSizeText_, ' ', shortLink);
 $('timings').after(linkSize);
 let linkSnapshot = null;
+let linkChars = 0;
+const linkField = el('input', { type: 'text', readonly: true, class: 'link-field', hidden: true, 'aria-label': 'Link without the code' });
+linkSize.append(' ', linkField);
 function showLinkSize(chars, snapshot) {
   linkSnapshot = snapshot;
   const long = chars > LONG_LINK && state.code !== null;
   if (long) linkSizeText_.textContent = linkSizeText(chars);
-  if (linkSize.hidden === long) {
-    linkSize.hidden = !long;
+  linkSize.hidden = !long;
+  if (chars !== linkChars) {
+    // The view changed: a link copied before is not this view's.
+    linkChars = chars;
     shortLink.textContent = 'Copy link without the code';
+    linkField.hidden = true;
   }
 }
 shortLink.addEventListener('click', async () => {
@@ -1001,9 +1007,9 @@ shortLink.addEventListener('click', async () => {
     shortLink.textContent = `Copied (${url.length.toLocaleString('en')} characters)`;
   } catch {
     // No clipboard (permission, an insecure origin): the link is shown to copy by hand.
-    const field = el('input', { type: 'text', readonly: true, value: url, class: 'link-field', 'aria-label': 'Link without the code' });
-    shortLink.replaceWith(field);
-    field.select();
+    linkField.value = url;
+    linkField.hidden = false;
+    linkField.select();
   }
 });
 
