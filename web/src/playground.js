@@ -972,7 +972,7 @@ function writeURL(snapshot) {
     const push = pushNext;
     pushNext = false;
     if (hash !== location.hash && !(hash === '' && location.hash === '')) history[push ? 'pushState' : 'replaceState'](null, '', hash || location.pathname + location.search);
-    showLinkSize(hash.length, snapshot);
+    showLinkSize(hash, snapshot);
   }, Math.max(150, lastEdit + 1000 - performance.now()));
 }
 
@@ -983,17 +983,17 @@ const shortLink = el('button', { type: 'button', class: 'small', id: 'copy-short
 linkSize.append(linkSizeText_, ' ', shortLink);
 $('timings').after(linkSize);
 let linkSnapshot = null;
-let linkChars = 0;
+let linkHash = '';
 const linkField = el('input', { type: 'text', readonly: true, class: 'link-field', hidden: true, 'aria-label': 'Link without the code' });
 linkSize.append(' ', linkField);
-function showLinkSize(chars, snapshot) {
+function showLinkSize(hash, snapshot) {
   linkSnapshot = snapshot;
-  const long = chars > LONG_LINK && state.code !== null;
-  if (long) linkSizeText_.textContent = linkSizeText(chars);
+  const long = hash.length > LONG_LINK && state.code !== null;
+  if (long) linkSizeText_.textContent = linkSizeText(hash.length);
   linkSize.hidden = !long;
-  if (chars !== linkChars) {
+  if (hash !== linkHash) {
     // The view changed: a link copied before is not this view's.
-    linkChars = chars;
+    linkHash = hash;
     shortLink.textContent = 'Copy link without the code';
     linkField.hidden = true;
   }
