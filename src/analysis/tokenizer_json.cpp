@@ -1,7 +1,8 @@
 // Hugging Face tokenizer.json, byte-level BPE family (GPT-2, Llama 3, Qwen 2/3, DeepSeek V3 ...):
 // the loader and the tokenizer it builds. The pipeline is the reference's (Rust `tokenizers`,
 // reproduced by @huggingface/tokenizers): split the input on added tokens that are matched
-// before normalization (leftmost, longest), normalize the rest (NFC or nothing), split that on
+// before normalization (leftmost, longest), normalize the rest (the normalizer steps: Unicode
+// forms, Lowercase, StripAccents, Strip, Replace, Prepend; or nothing), split that on
 // the normalized added tokens, pre-tokenize each remaining section (Split / Digits steps, then
 // ByteLevel), and run ranked BPE merges on the bytes of each piece. Every field the format
 // defines is either implemented or refused with an error naming it.
@@ -14,6 +15,7 @@
 #include "analysis/unicode_props.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <unordered_map>
 
@@ -192,49 +194,273 @@ struct Mapped {
     uint32_t at(uint32_t pos) const { return pos < from.size() ? from[pos] : end; }
 };
 
-// One normalizer step of the SentencePiece family: Prepend(content), or Replace(pattern ->
-// content) with a String pattern (non-overlapping, leftmost, as String.replaceAll).
+// One normalizer step (as @huggingface/tokenizers applies it to a section's text): Prepend(content)
+// (to non-empty text), Replace(pattern -> content) with a String pattern (non-overlapping,
+// leftmost, as String.replaceAll) or a Regex one (as replaceAll with the pattern's RegExp), the
+// four Unicode normalization forms (String.prototype.normalize), Lowercase (toLowerCase, with
+// Final_Sigma), StripAccents (removes every \p{M}), Strip (trimStart / trimEnd).
 struct TextOp {
-    bool prepend = false;
-    std::string pattern, content;
+    enum Kind {
+        prepend,
+        replace,
+        replace_regex,
+        nfc,
+        nfd,
+        nfkc,
+        nfkd,
+        lowercase,
+        strip_accents,
+        strip
+    };
+    Kind kind = replace;
+    std::string pattern, content;     // replace: pattern; prepend, replace, replace_regex: content
+    regex::Regex re;                  // replace_regex
+    bool left = false, right = false; // strip
+    static TextOp make_prepend(std::string content) {
+        TextOp op;
+        op.kind = prepend;
+        op.content = std::move(content);
+        return op;
+    }
+    static TextOp make_replace(std::string pattern, std::string content) {
+        TextOp op;
+        op.pattern = std::move(pattern);
+        op.content = std::move(content);
+        return op;
+    }
 };
 
-void apply_op(const TextOp& op, Mapped* m, Mapped* tmp) {
+// Buffers the normalizer steps reuse.
+struct OpScratch {
+    regex::Scratch re;
+    unicode::NormalizeScratch norm;
+};
+
+// JavaScript's String.prototype.trim white space: WhiteSpace and LineTerminator (U+FEFF yes,
+// U+0085 no; Rust's char::is_whitespace says the opposite for both).
+bool is_js_space(uint32_t cp) {
+    if (cp < 0x80) return cp == ' ' || (cp >= 9 && cp <= 13);
+    return cp == 0x2028 || cp == 0x2029 || cp == 0xFEFF ||
+           unicode::general_category(cp) == unicode::Zs;
+}
+
+// The code point before text[pos], with its start (a byte that is not UTF-8: itself, as 0xFFFD).
+uint32_t prev_cp(std::string_view text, size_t pos, size_t* start) {
+    size_t p = pos - 1;
+    while (p > 0 && pos - p < 4 && (static_cast<unsigned char>(text[p]) & 0xC0) == 0x80) --p;
+    size_t len;
+    uint32_t cp = unicode::decode(text, p, &len);
+    if (p + len != pos) {
+        p = pos - 1;
+        cp = 0xFFFD;
+    }
+    *start = p;
+    return cp;
+}
+
+// Final_Sigma as ICU applies it in toLowerCase: a cased letter before Σ and none after it,
+// skipping case-ignorable code points (case-ignorable first: one that is both is skipped).
+bool final_sigma(std::string_view text, size_t pos, size_t len) {
+    bool before = false;
+    for (size_t p = pos; p > 0;) {
+        const uint32_t cp = prev_cp(text, p, &p);
+        if (unicode::is_case_ignorable(cp)) continue;
+        before = unicode::is_cased(cp);
+        break;
+    }
+    if (!before) return false;
+    for (size_t p = pos + len; p < text.size();) {
+        size_t l;
+        const uint32_t cp = unicode::decode(text, p, &l);
+        p += l;
+        if (l == 1 && cp == 0xFFFD) return true; // a raw byte: neither
+        if (unicode::is_case_ignorable(cp)) continue;
+        return !unicode::is_cased(cp);
+    }
+    return true;
+}
+
+// The lowercase of the code point at text[i] (len bytes) as UTF-8 into buf; false when unchanged.
+bool lower_at(std::string_view text, size_t i, size_t len, uint32_t cp, std::string* buf) {
+    uint32_t lo[2];
+    size_t n = unicode::to_lower(cp, lo);
+    if (cp == 0x3A3 && final_sigma(text, i, len)) lo[0] = 0x3C2;
+    if (n == 1 && lo[0] == cp) return false;
+    buf->clear();
+    for (size_t k = 0; k < n; ++k) unicode::append_utf8(lo[k], buf);
+    return true;
+}
+
+// Applies one step to m (tmp is scratch); offsets: a byte the step keeps keeps its input offset;
+// what replaces a stretch (a Replace match, a changed normalization segment or lowercase code
+// point of another length) maps its first byte to the stretch's start and the others to its end,
+// as NFC alone does (a Replace content: all to the match's start).
+void apply_op(const TextOp& op, Mapped* m, Mapped* tmp, OpScratch* sc) {
     tmp->text.clear();
     tmp->from.clear();
     tmp->end = m->end;
-    if (op.prepend) {
-        if (m->text.empty()) return; // the reference prepends to non-empty text only
-        const uint32_t o = m->at(0);
-        tmp->text.reserve(op.content.size() + m->text.size());
-        tmp->from.reserve(op.content.size() + m->text.size());
-        tmp->text = op.content;
-        tmp->from.assign(op.content.size(), o);
-        tmp->text.append(m->text);
-        tmp->from.insert(tmp->from.end(), m->from.begin(), m->from.end());
-    } else {
-        // Exact sizes first: the result is allocated once (no growth by doubling).
-        size_t matches = 0;
-        for (size_t k = m->text.find(op.pattern); k != std::string::npos;
-             k = m->text.find(op.pattern, k + op.pattern.size()))
-            ++matches;
-        const size_t size =
-            m->text.size() + matches * op.content.size() - matches * op.pattern.size();
+    const std::string_view text(m->text);
+    const size_t n = text.size();
+    auto copy = [&](size_t a, size_t b) {
+        tmp->text.append(m->text, a, b - a);
+        tmp->from.insert(tmp->from.end(), m->from.begin() + static_cast<ptrdiff_t>(a),
+                         m->from.begin() + static_cast<ptrdiff_t>(b));
+    };
+    auto stretch = [&](std::string_view with, size_t a, size_t b) {
+        if (with.empty()) return;
+        tmp->text.append(with);
+        tmp->from.push_back(m->at(static_cast<uint32_t>(a)));
+        tmp->from.insert(tmp->from.end(), with.size() - 1, m->at(static_cast<uint32_t>(b)));
+    };
+    auto reserve = [&](size_t size) {
         tmp->text.reserve(size);
         tmp->from.reserve(size);
-        size_t i = 0;
-        while (i < m->text.size()) {
-            const size_t k = m->text.find(op.pattern, i);
-            const size_t stop = k == std::string::npos ? m->text.size() : k;
-            tmp->text.append(m->text, i, stop - i);
-            tmp->from.insert(tmp->from.end(), m->from.begin() + static_cast<ptrdiff_t>(i),
-                             m->from.begin() + static_cast<ptrdiff_t>(stop));
-            if (k == std::string::npos) break;
-            const uint32_t o = m->from[k];
-            tmp->text.append(op.content);
-            tmp->from.insert(tmp->from.end(), op.content.size(), o);
-            i = k + op.pattern.size();
+    };
+    switch (op.kind) {
+    case TextOp::prepend: {
+        if (m->text.empty()) return; // the reference prepends to non-empty text only
+        const uint32_t o = m->at(0);
+        reserve(op.content.size() + n);
+        tmp->text = op.content;
+        tmp->from.assign(op.content.size(), o);
+        copy(0, n);
+        break;
+    }
+    case TextOp::replace:
+    case TextOp::replace_regex: {
+        // Exact sizes first: the result is allocated once (no growth by doubling).
+        auto find = [&](size_t from, size_t* ms, size_t* me) {
+            if (op.kind == TextOp::replace_regex) return op.re.find(text, from, ms, me, &sc->re);
+            *ms = text.find(op.pattern, from);
+            *me = *ms + op.pattern.size();
+            return *ms != std::string_view::npos;
+        };
+        size_t size = n, ms, me;
+        bool any = false;
+        for (size_t k = 0; k < n && find(k, &ms, &me); k = me) { // matches are never empty
+            size = size + op.content.size() - (me - ms);
+            any = true;
         }
+        if (!any) return;
+        reserve(size);
+        size_t i = 0;
+        while (i < n && find(i, &ms, &me)) {
+            copy(i, ms);
+            tmp->text.append(op.content);
+            tmp->from.insert(tmp->from.end(), op.content.size(), m->from[ms]);
+            i = me;
+        }
+        copy(i, n);
+        break;
+    }
+    case TextOp::nfc:
+    case TextOp::nfd:
+    case TextOp::nfkc:
+    case TextOp::nfkd: {
+        const unicode::Form f = op.kind == TextOp::nfc    ? unicode::Form::nfc
+                                : op.kind == TextOp::nfd  ? unicode::Form::nfd
+                                : op.kind == TextOp::nfkc ? unicode::Form::nfkc
+                                                          : unicode::Form::nfkd;
+        size_t size = n, b, e;
+        bool any = false;
+        for (size_t i = 0; unicode::next_change(f, text, i, &b, &e, &sc->norm); i = e) {
+            size = size + sc->norm.norm.size() - (e - b);
+            any = true;
+        }
+        if (!any) return; // already normalized: nothing copied
+        reserve(size);
+        size_t i = 0;
+        while (unicode::next_change(f, text, i, &b, &e, &sc->norm)) {
+            copy(i, b);
+            stretch(sc->norm.norm, b, e);
+            i = e;
+        }
+        copy(i, n);
+        break;
+    }
+    case TextOp::lowercase: {
+        std::string& buf = sc->norm.norm;
+        size_t size = 0;
+        bool any = false;
+        for (size_t i = 0; i < n;) {
+            size_t len;
+            const uint32_t cp = unicode::decode(text, i, &len);
+            const bool raw = cp == 0xFFFD && len == 1;
+            if (!raw && cp >= 0x80 && lower_at(text, i, len, cp, &buf)) {
+                size += buf.size();
+                any = true;
+            } else {
+                any = any || (cp >= 'A' && cp <= 'Z');
+                size += len;
+            }
+            i += len;
+        }
+        if (!any) return;
+        reserve(size);
+        for (size_t i = 0; i < n;) {
+            size_t len;
+            const uint32_t cp = unicode::decode(text, i, &len);
+            const bool raw = cp == 0xFFFD && len == 1;
+            if (cp < 0x80) {
+                tmp->text.push_back(cp >= 'A' && cp <= 'Z' ? static_cast<char>(cp + 32) : text[i]);
+                tmp->from.push_back(m->from[i]);
+            } else if (!raw && lower_at(text, i, len, cp, &buf)) {
+                if (buf.size() == len) { // same length: byte for byte
+                    tmp->text.append(buf);
+                    tmp->from.insert(tmp->from.end(), m->from.begin() + static_cast<ptrdiff_t>(i),
+                                     m->from.begin() + static_cast<ptrdiff_t>(i + len));
+                } else {
+                    stretch(buf, i, i + len);
+                }
+            } else {
+                copy(i, i + len);
+            }
+            i += len;
+        }
+        break;
+    }
+    case TextOp::strip_accents: {
+        auto mark = [](uint32_t cp) {
+            const auto gc = unicode::general_category(cp);
+            return gc == unicode::Mn || gc == unicode::Mc || gc == unicode::Me;
+        };
+        size_t size = 0;
+        for (size_t i = 0; i < n;) {
+            size_t len;
+            const uint32_t cp = unicode::decode(text, i, &len);
+            if (!mark(cp)) size += len;
+            i += len;
+        }
+        if (size == n) return;
+        reserve(size);
+        for (size_t i = 0; i < n;) {
+            size_t len;
+            const uint32_t cp = unicode::decode(text, i, &len);
+            if (!mark(cp)) copy(i, i + len);
+            i += len;
+        }
+        break;
+    }
+    case TextOp::strip: {
+        size_t a = 0, b = n;
+        while (op.left && a < b) {
+            size_t len;
+            const uint32_t cp = unicode::decode(text, a, &len);
+            if (!is_js_space(cp)) break;
+            a += len;
+        }
+        while (op.right && b > a) {
+            size_t p;
+            const uint32_t cp = prev_cp(text, b, &p);
+            if (p < a || !is_js_space(cp)) break;
+            b = p;
+        }
+        if (a == 0 && b == n) return;
+        reserve(b - a);
+        copy(a, b);
+        tmp->end = m->at(static_cast<uint32_t>(b));
+        break;
+    }
     }
     std::swap(*m, *tmp);
 }
@@ -243,7 +469,7 @@ class JsonBpe final : public Vocabulary {
     struct Work;
 
   public:
-    size_t encode_heap_per_byte() const override { return kTokenizerJsonEncodeBytesPerByte; }
+    size_t encode_heap_per_byte() const override { return heap_per_byte_; }
     const std::string& name() const override { return name_; }
     size_t size() const override { return offset_.size() - 1; }
     std::string_view token_bytes(int32_t id) const override {
@@ -259,6 +485,32 @@ class JsonBpe final : public Vocabulary {
         encode_with(text, out, &w);
     }
 
+    // The normalizer applied to text (one section), with each output byte's input offset.
+    void normalize(std::string_view text, std::string* out, std::vector<uint32_t>* from) const {
+        Mapped m, tmp;
+        OpScratch sc;
+        m.text.assign(text);
+        m.from.resize(text.size());
+        for (uint32_t i = 0; i < m.from.size(); ++i) m.from[i] = i;
+        m.end = static_cast<uint32_t>(text.size());
+        if (nfc_) {
+            std::string norm;
+            std::vector<unicode::NfcChange> changes;
+            if (unicode::nfc(text, &norm, &changes)) {
+                m.text = norm;
+                m.from.resize(norm.size());
+                for (uint32_t i = 0; i < norm.size(); ++i)
+                    m.from[i] = unicode::nfc_original_offset(changes, i);
+            }
+        }
+        for (const TextOp& op : norm_ops_) apply_op(op, &m, &tmp, &sc);
+        *out = std::move(m.text);
+        if (from) {
+            *from = std::move(m.from);
+            from->push_back(m.end);
+        }
+    }
+
     size_t encode_peak(std::string_view text, std::vector<Token>* out) const {
         Work w;
         encode_with(text, out, &w);
@@ -268,7 +520,7 @@ class JsonBpe final : public Vocabulary {
 
   private:
     void encode_with(std::string_view text, std::vector<Token>* out, Work* work) const {
-        if (spm_) {
+        if (spm_ || !norm_ops_.empty()) {
             encode_spm(text, out, work);
             return;
         }
@@ -337,6 +589,7 @@ class JsonBpe final : public Vocabulary {
         std::vector<Cand> heap;
         const Mapped* mapped = nullptr; // SentencePiece family: the text pieces are spans of
         Mapped norm, piece, tmp;
+        OpScratch ops;
         std::vector<Section> sections, subs;
         size_t peak = 0; // the most bytes these buffers and the output held at once
         template <class T> static size_t cap(const std::vector<T>& v) {
@@ -347,13 +600,16 @@ class JsonBpe final : public Vocabulary {
             const size_t now = cap(re.seen) + cap(re.look_seen) + cap(re.stack) +
                                cap(re.look_stack) + cap(pieces) + cap(next) + cap(splits) +
                                cap(nodes) + cap(heap) + cap(norm) + cap(piece) + cap(tmp) +
-                               cap(sections) + cap(subs) + cap(out);
+                               cap(sections) + cap(subs) + cap(out) + cap(ops.re.seen) +
+                               cap(ops.re.look_seen) + cap(ops.re.stack) + cap(ops.re.look_stack) +
+                               cap(ops.norm.cps) + ops.norm.norm.capacity();
             peak = std::max(peak, now);
         }
     };
 
-    // The SentencePiece family: normalizer steps (Prepend, Replace), added tokens, Split steps
-    // or Metaspace, BPE over characters with byte fallback; offsets mapped back to the input.
+    // The SentencePiece family, and the byte-level one with normalizer steps other than NFC
+    // alone: normalizer steps, added tokens, Split steps (and ByteLevel) or Metaspace, BPE over
+    // characters with byte fallback (or over bytes); offsets mapped back to the input.
     void encode_spm(std::string_view text, std::vector<Token>* out, Work* work) const {
         Work& w = *work;
         std::vector<Section>&sections = w.sections, &subs = w.subs;
@@ -369,7 +625,10 @@ class JsonBpe final : public Vocabulary {
             m.from.resize(m.text.size());
             for (uint32_t i = 0; i < m.from.size(); ++i) m.from[i] = s.start + i;
             m.end = s.end;
-            for (const TextOp& op : norm_ops_) apply_op(op, &m, &w.tmp);
+            for (const TextOp& op : norm_ops_) {
+                apply_op(op, &m, &w.tmp, &w.ops);
+                w.note(*out);
+            }
             w.note(*out);
             Mapped().from.swap(w.tmp.from); // the copy is not needed past this point
             std::string().swap(w.tmp.text);
@@ -385,11 +644,11 @@ class JsonBpe final : public Vocabulary {
                     p.text.assign(m.text, u.start, u.end - u.start);
                     p.from.assign(m.from.begin() + u.start, m.from.begin() + u.end);
                     p.end = m.at(u.end);
-                    apply_op(TextOp{false, " ", ms_replacement_}, &p, &w.tmp);
+                    apply_op(TextOp::make_replace(" ", ms_replacement_), &p, &w.tmp, &w.ops);
                     const bool starts =
                         p.text.compare(0, ms_replacement_.size(), ms_replacement_) == 0;
                     if (!starts && (ms_prepend_ == 2 || (ms_prepend_ == 1 && first)))
-                        apply_op(TextOp{true, "", ms_replacement_}, &p, &w.tmp);
+                        apply_op(TextOp::make_prepend(ms_replacement_), &p, &w.tmp, &w.ops);
                     const uint32_t n = static_cast<uint32_t>(p.text.size());
                     if (!ms_split_) {
                         spm_bpe(p, Span{0, n}, &w, out);
@@ -407,6 +666,11 @@ class JsonBpe final : public Vocabulary {
                 } else {
                     w.mapped = &m;
                     encode_section(m.text, u.start, u.end, &w, out);
+                    if (!spm_) // byte-level tokens are spans of m.text
+                        for (size_t k = section_first; k < out->size(); ++k) {
+                            (*out)[k].start = m.at((*out)[k].start);
+                            (*out)[k].end = m.at((*out)[k].end);
+                        }
                 }
                 if (fuse_unk_ && unk_id_ >= 0) {
                     size_t keep = section_first;
@@ -823,7 +1087,8 @@ class JsonBpe final : public Vocabulary {
     int32_t byte_id_[256];
     detail::PairTable merges_;
     bool ignore_merges_ = false;
-    bool nfc_ = false;
+    bool nfc_ = false; // the normalizer is NFC alone, in the byte-level family (norm_ops_ empty)
+    size_t heap_per_byte_ = kTokenizerJsonEncodeBytesPerByte;
     // The SentencePiece family (no ByteLevel step): vocabulary strings in arena_ are the
     // model's own (with U+2581 and <0xNN>); token_bytes gives them decoded from dec_arena_.
     static constexpr int32_t kUnknown = -2, kDead = -1;
@@ -952,25 +1217,40 @@ Status parse_step(const json::Document& d, uint32_t v, const std::string& where,
     return fail("pre_tokenizer type '" + type + "' is not supported");
 }
 
-// One normalizer: NFC (sets *nfc), or in the SentencePiece family Prepend or Replace with a
-// String pattern (appended to ops). Anything else is an error.
-Status parse_one_normalizer(const json::Document& d, uint32_t v, const std::string& where, bool spm,
-                            const TokenizerJsonLimits& limits, bool* nfc,
-                            std::vector<TextOp>* ops) {
-    Status s = expect_type(d, v, json::Type::object, where);
-    if (!s.ok()) return s;
+// One normalizer step (not a Sequence), appended to ops; anything else is an error naming it.
+Status parse_one_normalizer(const json::Document& d, uint32_t v, const std::string& where,
+                            const TokenizerJsonLimits& limits, std::vector<TextOp>* ops) {
     const std::string type = type_of(d, v);
-    if (type == "NFC") {
-        *nfc = true;
-        return only_keys(d, v, where, {"type"});
+    static const std::pair<const char*, TextOp::Kind> plain[] = {
+        {"NFC", TextOp::nfc},
+        {"NFD", TextOp::nfd},
+        {"NFKC", TextOp::nfkc},
+        {"NFKD", TextOp::nfkd},
+        {"Lowercase", TextOp::lowercase},
+        {"StripAccents", TextOp::strip_accents}};
+    for (const auto& [name, kind] : plain)
+        if (type == name) {
+            TextOp op;
+            op.kind = kind;
+            ops->push_back(std::move(op));
+            return only_keys(d, v, where, {"type"});
+        }
+    Status s;
+    if (type == "Strip") {
+        if (!(s = only_keys(d, v, where, {"type", "strip_left", "strip_right"})).ok()) return s;
+        TextOp op;
+        op.kind = TextOp::strip;
+        if (!(s = get_bool(d, v, "strip_left", where, false, &op.left)).ok() ||
+            !(s = get_bool(d, v, "strip_right", where, false, &op.right)).ok())
+            return s;
+        ops->push_back(std::move(op));
+        return {};
     }
-    if (spm && type == "Prepend") {
+    if (type == "Prepend") {
         if (!(s = only_keys(d, v, where, {"type", "prepend"})).ok()) return s;
         const uint32_t p = d.find(v, "prepend");
         if (!(s = expect_type(d, p, json::Type::string, where + ".prepend")).ok()) return s;
-        TextOp op;
-        op.prepend = true;
-        op.content = d.string(p);
+        TextOp op = TextOp::make_prepend(d.string(p));
         // One character at most (U+2581 in the real files): each section gets it, so a longer
         // one would let a small input take many tokens (the encode heap bound counts on it).
         size_t len = 0;
@@ -979,65 +1259,98 @@ Status parse_one_normalizer(const json::Document& d, uint32_t v, const std::stri
         ops->push_back(std::move(op));
         return {};
     }
-    if (spm && type == "Replace") {
+    if (type == "Replace") {
         if (!(s = only_keys(d, v, where, {"type", "pattern", "content"})).ok()) return s;
         const uint32_t pat = d.find(v, "pattern"), content = d.find(v, "content");
         if (!(s = expect_type(d, pat, json::Type::object, where + ".pattern")).ok()) return s;
-        if (d.node(pat).len != 1 || !d.equals(d.first(pat), "String"))
-            return fail(where + ".pattern must hold a String (Regex is not supported)");
-        const uint32_t str = d.next(d.first(pat));
-        if (!(s = expect_type(d, str, json::Type::string, where + ".pattern.String")).ok())
+        if (d.node(pat).len != 1) return fail(where + ".pattern must hold one of String or Regex");
+        const uint32_t key = d.first(pat), str = d.next(key);
+        const bool is_regex = d.equals(key, "Regex");
+        if (!is_regex && !d.equals(key, "String"))
+            return fail(where + ".pattern type '" + d.string(key) + "' is not supported");
+        if (!(s = expect_type(d, str, json::Type::string, where + ".pattern." + d.string(key)))
+                 .ok())
             return s;
         if (!(s = expect_type(d, content, json::Type::string, where + ".content")).ok()) return s;
-        TextOp op;
-        op.pattern = d.string(str);
-        op.content = d.string(content);
-        if (op.pattern.empty()) return fail(where + ".pattern.String is empty");
-        if (op.pattern.size() > limits.max_token_bytes ||
+        TextOp op = TextOp::make_replace(d.string(str), d.string(content));
+        if (op.pattern.empty()) return fail(where + ".pattern." + d.string(key) + " is empty");
+        if (op.pattern.size() > (is_regex ? limits.max_pattern_bytes : limits.max_token_bytes) ||
             op.content.size() > limits.max_token_bytes)
             return fail(where + " is longer than " + std::to_string(limits.max_token_bytes) +
                         " bytes");
-        // Offsets stay exact only if the content grows the text by a bounded factor.
-        if (op.content.size() > 4 * op.pattern.size())
+        // JavaScript's replaceAll reads $$, $&, $`, $', $1 and $<name> in the content; Rust's
+        // tokenizers does not: the two references disagree, so refuse.
+        for (size_t k = op.content.find('$'); k != std::string::npos && k + 1 < op.content.size();
+             k = op.content.find('$', k + 1))
+            if (std::strchr("$&`'<0123456789", op.content[k + 1]))
+                return fail(where + ".content holds '" + op.content.substr(k, 2) +
+                            "', which the references read differently");
+        if (is_regex) {
+            op.kind = TextOp::replace_regex;
+            s = regex::Regex::compile(op.pattern, &op.re);
+            if (!s.ok()) return fail(where + ".pattern: " + s.message());
+            // The content must not grow the text by more than 4 per byte of a match; a regex
+            // match is at least one character, so content is bounded by 4 bytes.
+            if (op.content.size() > 4)
+                return fail(where + ".content is longer than 4 bytes (with a Regex pattern)");
+        } else if (op.content.size() > 4 * op.pattern.size()) {
+            // Offsets stay exact only if the content grows the text by a bounded factor.
             return fail(where + ".content is more than 4 times longer than its pattern");
+        }
         ops->push_back(std::move(op));
         return {};
     }
-    return fail("normalizer type '" + (type.empty() ? std::string("?") : type) +
-                "' is not supported" + (spm ? "" : " with a ByteLevel pre-tokenizer"));
+    if (type.empty()) return fail(where + " has no type");
+    return fail("normalizer type '" + type + "' is not supported");
 }
 
-// The normalizer: null, one of the above, or a Sequence of them. NFC does not combine with
-// Prepend/Replace (refused).
-Status parse_normalizer(const json::Document& d, uint32_t v, bool spm,
-                        const TokenizerJsonLimits& limits, bool* nfc, std::vector<TextOp>* ops) {
-    *nfc = false;
+// The normalizer: null, one step, or a Sequence of steps and Sequences. Nested Sequences are
+// walked with an explicit stack (never recursion): at most max_pre_tokenizers steps in all and
+// Sequences nested at most that deep.
+Status parse_normalizer(const json::Document& d, uint32_t v, const TokenizerJsonLimits& limits,
+                        std::vector<TextOp>* ops) {
     ops->clear();
     if (v == json::Document::none || d.type(v) == json::Type::null) return {};
-    Status s = expect_type(d, v, json::Type::object, "normalizer");
-    if (!s.ok()) return s;
-    if (type_of(d, v) == "Sequence") {
-        if (!(s = only_keys(d, v, "normalizer", {"type", "normalizers"})).ok()) return s;
-        const uint32_t list = d.find(v, "normalizers");
-        if (!(s = expect_type(d, list, json::Type::array, "normalizer.normalizers")).ok()) return s;
-        if (d.node(list).len > limits.max_pre_tokenizers)
-            return fail("normalizer.normalizers has more than " +
-                        std::to_string(limits.max_pre_tokenizers) + " steps");
-        size_t k = 0;
-        for (uint32_t c = d.first(list); c != d.end(list); c = d.next(c), ++k) {
-            s = parse_one_normalizer(d, c, "normalizer.normalizers[" + std::to_string(k) + "]", spm,
-                                     limits, nfc, ops);
-            if (!s.ok()) return s;
-        }
-    } else {
-        s = parse_one_normalizer(d, v, "normalizer", spm, limits, nfc, ops);
+    struct Frame {
+        uint32_t list, next;
+        size_t index;
+        std::string where;
+    };
+    std::vector<Frame> stack;
+    auto visit = [&](uint32_t node, const std::string& where) -> Status {
+        Status s = expect_type(d, node, json::Type::object, where);
         if (!s.ok()) return s;
+        if (type_of(d, node) != "Sequence") {
+            if (ops->size() >= limits.max_pre_tokenizers)
+                return fail("normalizer has more than " +
+                            std::to_string(limits.max_pre_tokenizers) + " steps");
+            return parse_one_normalizer(d, node, where, limits, ops);
+        }
+        if (!(s = only_keys(d, node, where, {"type", "normalizers"})).ok()) return s;
+        const uint32_t list = d.find(node, "normalizers");
+        if (!(s = expect_type(d, list, json::Type::array, where + ".normalizers")).ok()) return s;
+        if (d.node(list).len > limits.max_pre_tokenizers)
+            return fail(where + ".normalizers has more than " +
+                        std::to_string(limits.max_pre_tokenizers) + " steps");
+        if (stack.size() >= limits.max_pre_tokenizers)
+            return fail(where + ": Sequences nested more than " +
+                        std::to_string(limits.max_pre_tokenizers) + " deep");
+        stack.push_back({list, d.first(list), 0, where + ".normalizers"});
+        return {};
+    };
+    Status s = visit(v, "normalizer");
+    while (s.ok() && !stack.empty()) {
+        Frame& f = stack.back();
+        if (f.next == d.end(f.list)) {
+            stack.pop_back();
+            continue;
+        }
+        const uint32_t c = f.next;
+        f.next = d.next(c);
+        const std::string where = f.where + "[" + std::to_string(f.index++) + "]";
+        s = visit(c, where); // may push: f is not used after this
     }
-    if (*nfc && spm)
-        return fail("normalizer NFC is not supported without a ByteLevel pre-tokenizer");
-    if (*nfc && !ops->empty())
-        return fail("normalizer: NFC together with Prepend or Replace is not supported");
-    return {};
+    return s;
 }
 
 // post_processor and decoder: ignored for encoding (hirope adds no special tokens), but they
@@ -1336,10 +1649,27 @@ Status load_tokenizer_json(std::string_view text, std::string name,
     }
 
     // normalizer, pre_tokenizer, post_processor, decoder
-    if (!(s = parse_normalizer(d, d.find(root, "normalizer"), bpe->spm_, limits, &bpe->nfc_,
-                               &bpe->norm_ops_))
-             .ok())
+    if (!(s = parse_normalizer(d, d.find(root, "normalizer"), limits, &bpe->norm_ops_)).ok())
         return s;
+    if (!bpe->spm_ && bpe->norm_ops_.size() == 1 && bpe->norm_ops_[0].kind == TextOp::nfc) {
+        bpe->nfc_ = true; // NFC alone: its own path, no offset map (Qwen 2/3)
+        bpe->norm_ops_.clear();
+    }
+    {
+        // The encode heap bound grows with the most bytes the normalizer can make of one byte
+        // (Replace and Prepend are within the base bound).
+        double growth = 1;
+        for (const TextOp& op : bpe->norm_ops_) {
+            if (op.kind == TextOp::nfc || op.kind == TextOp::nfd)
+                growth *= unicode::max_growth(unicode::Form::nfd);
+            else if (op.kind == TextOp::nfkc || op.kind == TextOp::nfkd)
+                growth *= unicode::max_growth(unicode::Form::nfkd);
+            else if (op.kind == TextOp::lowercase)
+                growth *= unicode::lower_max_growth();
+        }
+        bpe->heap_per_byte_ = static_cast<size_t>(
+            std::ceil(static_cast<double>(kTokenizerJsonEncodeBytesPerByte) * growth));
+    }
     {
         const uint32_t pt = d.find(root, "pre_tokenizer");
         const bool none = pt == json::Document::none || d.type(pt) == json::Type::null;
@@ -1442,9 +1772,10 @@ Status load_tokenizer_json(std::string_view text, std::string name,
             }
             if (second_stage && !bpe->norm_ops_.empty()) {
                 Mapped m, tmp;
+                OpScratch sc;
                 m.text = tok.content;
                 m.from.assign(m.text.size(), 0);
-                for (const TextOp& op : bpe->norm_ops_) apply_op(op, &m, &tmp);
+                for (const TextOp& op : bpe->norm_ops_) apply_op(op, &m, &tmp, &sc);
                 tok.content = m.text;
             }
             bpe->added_.push_back(tok);
@@ -1457,7 +1788,7 @@ Status load_tokenizer_json(std::string_view text, std::string name,
         // normalizer puts for a space) as a space, <0xNN> as the byte.
         std::string space_char = bpe->ms_replacement_;
         for (const TextOp& op : bpe->norm_ops_)
-            if (!op.prepend && op.pattern == " ") space_char = op.content;
+            if (op.kind == TextOp::replace && op.pattern == " ") space_char = op.content;
         std::vector<char> is_byte(bpe->size(), 0);
         for (int b = 0; b < 256; ++b)
             if (bpe->byte_token_[b] >= 0) is_byte[bpe->byte_token_[b]] = 1;
@@ -1501,6 +1832,14 @@ Status load_tokenizer_json(std::string_view text, std::string name,
     }
     *out = std::move(bpe);
     return {};
+}
+
+bool tokenizer_json_normalize(const Vocabulary& v, std::string_view text, std::string* out,
+                              std::vector<uint32_t>* from) {
+    const JsonBpe* bpe = dynamic_cast<const JsonBpe*>(&v);
+    if (!bpe) return false;
+    bpe->normalize(text, out, from);
+    return true;
 }
 
 size_t tokenizer_json_encode_peak(const Vocabulary& v, std::string_view text,

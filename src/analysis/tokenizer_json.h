@@ -28,12 +28,20 @@ Status load_tokenizer_json(std::string_view json, std::string name,
 // vocabulary. The BPE part is fixed by construction (16 bytes per symbol, 12 of candidate heap, the
 // normalized text and its offset map at most 15 per byte, 12 per output token); the Split regex's
 // memo and stack are measured (the "encode stays within its heap bound" test, adversarial
-// megabytes, the real files).
+// megabytes, the real files). A normalizer that can lengthen the text (NFD, NFKC, NFKD,
+// Lowercase, NFC beside other steps) multiplies it by the most UTF-8 bytes its steps make of one
+// byte (NFKC: 11, so 880), which is what such a vocabulary's encode_heap_per_byte() returns.
 constexpr size_t kTokenizerJsonEncodeBytesPerByte = 80;
 
 // Encodes text with a vocabulary from load_tokenizer_json and returns the most bytes its
 // working buffers and the output held at once (0 for another kind of vocabulary). For tests.
 size_t tokenizer_json_encode_peak(const Vocabulary& v, std::string_view text,
                                   std::vector<Token>* out);
+
+// Applies the normalizer of a vocabulary from load_tokenizer_json to text (as one section) and,
+// when from is given, the input offset of each output byte (and one more: the text's end), as
+// encode maps token offsets. False for another kind of vocabulary. For tests.
+bool tokenizer_json_normalize(const Vocabulary& v, std::string_view text, std::string* out,
+                              std::vector<uint32_t>* from = nullptr);
 
 } // namespace hirope

@@ -28,7 +28,17 @@ constexpr uint32_t kSCount = kLCount * kNCount;
 // Marks a byte that is not UTF-8 (kept as it is): above every code point.
 constexpr uint32_t kRawByte = 0x110000;
 
-void decompose(uint32_t cp, std::vector<uint32_t>* out) {
+// Full canonical (or, with compat, compatibility) decomposition of cp, appended to out.
+void decompose(uint32_t cp, bool compat, std::vector<uint32_t>* out) {
+    if (compat && cp >= 0xA0) {
+        const auto* end = k_compat_index + std::size(k_compat_index);
+        const auto* it = std::lower_bound(
+            k_compat_index, end, cp, [](const uint32_t(&r)[3], uint32_t v) { return r[0] < v; });
+        if (it != end && (*it)[0] == cp) {
+            out->insert(out->end(), k_compat_data + (*it)[1], k_compat_data + (*it)[1] + (*it)[2]);
+            return;
+        }
+    }
     if (cp >= kSBase && cp < kSBase + kSCount) {
         const uint32_t s = cp - kSBase;
         out->push_back(kLBase + s / kNCount);
@@ -75,8 +85,11 @@ uint32_t next_cp(std::string_view s, size_t pos, size_t* len) {
     return cp;
 }
 
-// NFC of one chunk (a chunk start and the code points up to the next one).
-void nfc_chunk(std::string_view chunk, std::vector<uint32_t>* buf, std::string* out) {
+// The normalization of one chunk (a chunk start and the code points up to the next one):
+// decomposed (canonically, or with compat by compatibility), canonically ordered, and when
+// composing canonically composed.
+void normalize_chunk(std::string_view chunk, bool compat, bool composing,
+                     std::vector<uint32_t>* buf, std::string* out) {
     buf->clear();
     for (size_t i = 0; i < chunk.size();) {
         size_t len;
@@ -84,7 +97,7 @@ void nfc_chunk(std::string_view chunk, std::vector<uint32_t>* buf, std::string* 
         if (cp >= kRawByte)
             buf->push_back(cp);
         else
-            decompose(cp, buf);
+            decompose(cp, compat, buf);
         i += len;
     }
     auto cc = [](uint32_t cp) { return cp >= kRawByte ? 0u : ccc(cp); };
@@ -108,7 +121,7 @@ void nfc_chunk(std::string_view chunk, std::vector<uint32_t>* buf, std::string* 
     for (size_t i = 0; i < r.size(); ++i) {
         const uint32_t c = r[i];
         const long k = static_cast<long>(cc(c));
-        if (starter >= 0 && c < kRawByte && r[starter] < kRawByte) {
+        if (composing && starter >= 0 && c < kRawByte && r[starter] < kRawByte) {
             const bool blocked = last_cc != -1 && (last_cc == 0 || last_cc >= k);
             if (!blocked) {
                 const uint32_t composed = compose(r[starter], c);
@@ -134,7 +147,102 @@ void nfc_chunk(std::string_view chunk, std::vector<uint32_t>* buf, std::string* 
     }
 }
 
+void nfc_chunk(std::string_view chunk, std::vector<uint32_t>* buf, std::string* out) {
+    normalize_chunk(chunk, false, true, buf, out);
+}
+
+// Whether cp starts a segment of form f (see next_change).
+bool segment_start(Form f, uint32_t cp) {
+    if (cp < 0xA0) return true;
+    switch (f) {
+    case Form::nfc:
+        return chunk_start(cp);
+    case Form::nfd:
+        return !in_ranges(k_nfd_not_start, cp);
+    case Form::nfkd:
+        return !in_ranges(k_nfkd_not_start, cp);
+    case Form::nfkc:
+        return !in_ranges(k_nfkc_not_start, cp);
+    }
+    return true;
+}
+
 } // namespace
+
+bool next_change(Form f, std::string_view text, size_t pos, size_t* begin, size_t* end,
+                 NormalizeScratch* scratch) {
+    const bool compat = f == Form::nfkc || f == Form::nfkd;
+    const bool composing = f == Form::nfc || f == Form::nfkc;
+    const size_t n = text.size();
+    size_t i = pos;
+    while (i < n) {
+        // ASCII followed by ASCII (or the end) is a segment that no form changes.
+        if (static_cast<unsigned char>(text[i]) < 0x80 &&
+            (i + 1 == n || static_cast<unsigned char>(text[i + 1]) < 0x80)) {
+            ++i;
+            continue;
+        }
+        const size_t start = i;
+        size_t len;
+        const uint32_t cp = next_cp(text, i, &len);
+        i += len;
+        if (cp >= kRawByte) continue;
+        while (i < n) {
+            size_t l;
+            const uint32_t c = next_cp(text, i, &l);
+            if (c >= kRawByte || segment_start(f, c)) break;
+            i += l;
+        }
+        const std::string_view seg = text.substr(start, i - start);
+        scratch->norm.clear();
+        normalize_chunk(seg, compat, composing, &scratch->cps, &scratch->norm);
+        if (scratch->norm != seg) {
+            *begin = start;
+            *end = i;
+            return true;
+        }
+    }
+    return false;
+}
+
+double max_growth(Form f) {
+    return f == Form::nfc || f == Form::nfd ? k_growth_nfd : k_growth_nfkd;
+}
+
+size_t to_lower(uint32_t cp, uint32_t out[2]) {
+    if (cp < 0x80) {
+        out[0] = cp >= 'A' && cp <= 'Z' ? cp + 32 : cp;
+        return 1;
+    }
+    const auto* end = k_lower + std::size(k_lower);
+    const auto* it = std::lower_bound(k_lower, end, cp,
+                                      [](const uint32_t(&r)[2], uint32_t v) { return r[0] < v; });
+    if (it == end || (*it)[0] != cp) {
+        out[0] = cp;
+        return 1;
+    }
+    const uint32_t v = (*it)[1];
+    if (!(v & 0x80000000u)) {
+        out[0] = v;
+        return 1;
+    }
+    const uint32_t at = (v >> 8) & 0x7FFFFF, count = v & 0xFF;
+    for (uint32_t k = 0; k < count && k < 2; ++k) out[k] = k_lower_data[at + k];
+    return count < 2 ? count : 2;
+}
+
+bool is_cased(uint32_t cp) {
+    if (cp < 0x80) return (cp | 32) >= 'a' && (cp | 32) <= 'z';
+    return in_ranges(k_cased, cp);
+}
+
+bool is_case_ignorable(uint32_t cp) {
+    return in_ranges(k_case_ignorable, cp);
+}
+
+double lower_max_growth() {
+    return k_growth_lower;
+}
 
 void append_utf8(uint32_t cp, std::string* out) {
     if (cp < 0x80) {

@@ -1,5 +1,5 @@
 // Unicode data of the tokenizer.json loader (tools/gen-unicode-props.mjs): general categories,
-// White_Space, and NFC normalization, all read from the Node version named in
+// White_Space, the four normalization forms and lowercase, all read from the Node version named in
 // unicode_props.inc so that they agree with the reference tokenizer on the same engine.
 #pragma once
 
@@ -66,6 +66,34 @@ bool nfc(std::string_view text, std::string* out, std::vector<NfcChange>* change
 uint32_t nfc_original_offset(const std::vector<NfcChange>& changes, uint32_t offset);
 
 void append_utf8(uint32_t cp, std::string* out);
+
+// The normalization forms of String.prototype.normalize (UAX #15).
+enum class Form { nfc, nfd, nfkc, nfkd };
+
+// Scratch buffers of next_change (reused between calls).
+struct NormalizeScratch {
+    std::vector<uint32_t> cps;
+    std::string norm;
+};
+
+// The first stretch of text at or after pos that form f changes: a segment that normalizes
+// independently of its neighbours (from a code point whose decomposition starts with a starter
+// that cannot compose with what precedes it, to the next such one). Returns false when the rest
+// of the text is already normalized; otherwise sets [*begin, *end) and leaves the stretch's
+// normalization in scratch->norm. Bytes that are not UTF-8 are kept as they are.
+bool next_change(Form f, std::string_view text, size_t pos, size_t* begin, size_t* end,
+                 NormalizeScratch* scratch);
+
+// The most UTF-8 bytes form f makes of one input byte (NFKC: U+FDFA, 3 bytes, becomes 33).
+double max_growth(Form f);
+
+// String.prototype.toLowerCase of one code point out of context: writes 1 or 2 code points
+// (U+0130 gives "i\u0307") and returns their number. Σ (U+03A3) gives σ here; the caller applies
+// Final_Sigma (ς) with is_cased / is_case_ignorable, as ICU does.
+size_t to_lower(uint32_t cp, uint32_t out[2]);
+bool is_cased(uint32_t cp);          // \p{Cased}
+bool is_case_ignorable(uint32_t cp); // \p{Case_Ignorable}
+double lower_max_growth();           // UTF-8 bytes out per byte in (1.5: U+0130)
 
 } // namespace unicode
 } // namespace hirope

@@ -9,7 +9,11 @@
 //                                                  prints the match spans of each (code points)
 //   tokjson_cli nfc                                reads NUL-separated strings, writes their
 //                                                  NFC, NUL-separated
+//   tokjson_cli normalize TOKENIZER.json           reads NUL-separated strings, writes what
+//                                                  the file's normalizer makes of each (one
+//                                                  section), NUL-separated
 #include "analysis/pretokenize_regex.h"
+#include "analysis/tokenizer_json.h"
 #include "analysis/unicode.h"
 #include "analysis/unicode_props.h"
 #include "hirope/analysis.h"
@@ -61,7 +65,7 @@ std::vector<std::string> split_nul(const std::string& s) {
 
 int main(int argc, char** argv) {
     if (argc < 2) {
-        std::fprintf(stderr, "usage: tokjson_cli encode|bench|split|nfc ...\n");
+        std::fprintf(stderr, "usage: tokjson_cli encode|bench|split|nfc|normalize ...\n");
         return 2;
     }
     const std::string mode = argv[1];
@@ -106,6 +110,28 @@ int main(int argc, char** argv) {
                 out += norm;
             else
                 out += text;
+            out.push_back('\0');
+        }
+        std::fwrite(out.data(), 1, out.size(), stdout);
+        return 0;
+    }
+    if (mode == "normalize" && argc == 3) {
+        std::string json;
+        if (!read_file(argv[2], &json)) {
+            std::fprintf(stderr, "cannot read %s\n", argv[2]);
+            return 1;
+        }
+        std::unique_ptr<hirope::Vocabulary> vocab;
+        hirope::Status s = hirope::load_tokenizer_json(json, "tokenizer", &vocab);
+        if (!s.ok()) {
+            std::fprintf(stderr, "%s\n", s.message().c_str());
+            return 1;
+        }
+        std::string out;
+        for (const std::string& text : split_nul(read_all(std::cin))) {
+            std::string norm;
+            hirope::tokenizer_json_normalize(*vocab, text, &norm);
+            out += norm;
             out.push_back('\0');
         }
         std::fwrite(out.data(), 1, out.size(), stdout);
