@@ -1,4 +1,5 @@
 // Every JS test runs against both WASM builds, the way sql.js runs one suite per variant.
+import assert from 'node:assert/strict';
 import init from '../../dist/index.js';
 
 export const BUILDS = [
@@ -27,11 +28,25 @@ export function range(n) {
   return Int32Array.from({ length: n }, (_, i) => i);
 }
 
+// The largest |a[i] - b[i]| over two arrays of the same length (issue 35). A length mismatch
+// throws (a truncated or empty result must not compare as 0); a NaN in either array gives NaN, so
+// `maxAbsDiff(...) < tol` fails; equal infinities (masked logits) count as 0, unequal ones as
+// Infinity.
 export function maxAbsDiff(a, b) {
+  if (a?.length === undefined || b?.length === undefined) throw new TypeError(`maxAbsDiff: not arrays (${typeof a}, ${typeof b})`);
+  if (a.length !== b.length) throw new RangeError(`maxAbsDiff: lengths differ (${a.length} vs ${b.length})`);
   let worst = 0;
   for (let i = 0; i < a.length; i++) {
+    if (Number.isNaN(a[i]) || Number.isNaN(b[i])) return NaN;
     if (a[i] === b[i]) continue;
-    worst = Math.max(worst, Math.abs(a[i] - b[i]));
+    const d = Math.abs(a[i] - b[i]);
+    if (!(d <= worst)) worst = d;
   }
   return worst;
+}
+
+// Asserts that two arrays have the same length, no NaN, and differ by at most tol everywhere.
+export function assertClose(a, b, tol, what = '') {
+  const d = maxAbsDiff(a, b);
+  if (!(d <= tol)) throw new assert.AssertionError({ message: `${what ? what + ': ' : ''}max |difference| ${d} is not within ${tol}`, actual: d, expected: tol, operator: '<=' });
 }

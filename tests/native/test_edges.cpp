@@ -3,6 +3,7 @@
 // Expected values are written from the formulas of docs/schemes.md, never from the library's own
 // output at other positions.
 #include "hirope/hirope.h"
+#include "test_compare.h"
 #include "test_schemes.h"
 
 #include <catch2/catch.hpp>
@@ -64,15 +65,7 @@ struct Inputs {
 };
 
 double worst_difference(const std::vector<float>& a, const std::vector<float>& b) {
-    double worst = 0;
-    for (size_t i = 0; i < a.size(); ++i) {
-        if (std::isinf(a[i]) || std::isinf(b[i])) {
-            if (a[i] != b[i]) return std::numeric_limits<double>::infinity();
-            continue;
-        }
-        worst = std::max(worst, std::fabs(double(a[i]) - b[i]) / (1 + std::fabs(b[i])));
-    }
-    return worst;
+    return hirope_test::max_relative_error(a, b);
 }
 
 } // namespace

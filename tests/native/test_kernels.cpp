@@ -2,6 +2,7 @@
 // against the double-precision reference, which computes each logit from the relative-distance
 // form and never rotates a vector.
 #include "hirope/hirope.h"
+#include "test_compare.h"
 #include "test_schemes.h"
 
 #include <catch2/catch.hpp>
@@ -57,20 +58,8 @@ struct Inputs {
 void compare(const std::vector<float>& got, const std::vector<float>& want, double tol,
              const std::string& what) {
     REQUIRE(got.size() == want.size());
-    double worst = 0;
     size_t where = 0;
-    for (size_t i = 0; i < got.size(); ++i) {
-        if (std::isinf(want[i])) {
-            INFO(what << " index " << i);
-            REQUIRE(got[i] == want[i]);
-            continue;
-        }
-        const double err = std::fabs(double(got[i]) - want[i]) / (1 + std::fabs(want[i]));
-        if (err > worst) {
-            worst = err;
-            where = i;
-        }
-    }
+    const double worst = hirope_test::max_relative_error(got, want, &where);
     INFO(what << ": worst relative error " << worst << " at " << where << " (got " << got[where]
               << ", want " << want[where] << ")");
     CHECK(worst <= tol);
@@ -320,7 +309,8 @@ TEST_CASE("Transform coefficients reproduce rotate() on every scheme", "[kernels
                             const double got = x[i] * a[t * 16 + i] +
                                                x[partner[i]] * b[t * 16 + i] + cc[t * 16 + i];
                             const double w = want[t * 32 + h * 16 + i];
-                            worst = std::max(worst, std::fabs(got - w) / (1 + std::fabs(w)));
+                            worst =
+                                hirope_test::worse(worst, std::fabs(got - w) / (1 + std::fabs(w)));
                         }
                 INFO(c.name);
                 CHECK(worst < 1e-5);
@@ -455,7 +445,7 @@ TEST_CASE("pool_rows gives the mean over each cell, relative to row maxima, in a
         for (int64_t i = 0; i < n; ++i) {
             double best = 0;
             for (int64_t j = 0; j < (causal ? i + 1 : n); ++j)
-                best = std::max(best, double(m[i * n + j]));
+                best = hirope_test::worse(best, double(m[i * n + j]));
             CHECK(row_max[i] == Approx(best));
         }
         for (int64_t y = 0; y < 5; ++y) {

@@ -6,6 +6,7 @@
 #include "model/model_internal.h"
 #include "util/hash.h"
 
+#include "test_compare.h"
 #include "test_files.h"
 #include "test_vocabularies.h"
 
@@ -205,8 +206,10 @@ TEST_CASE("model: logits match the trainer's test vectors within 1e-3", "[model]
         const auto& positions = c["positions"].items;
         for (size_t k = 0; k < positions.size(); ++k) {
             const size_t t = static_cast<size_t>(positions[k].num);
+            REQUIRE(c["logits"].items[k].items.size() == 256);
+            REQUIRE(logits.size() >= (t + 1) * 256);
             for (int v = 0; v < 256; ++v)
-                worst = std::max(
+                worst = hirope_test::worse(
                     worst, std::fabs(logits[t * 256 + v] - c["logits"].items[k].items[v].num));
         }
         INFO(c["scheme"]["type"].str << " on " << input.size() << " bytes");
@@ -272,15 +275,15 @@ TEST_CASE("model: the KV-cache decoder equals the full forward for every scheme"
         REQUIRE(st.ok());
         double worst = 0;
         for (int v = 0; v < 256; ++v)
-            worst = std::max(
+            worst = hirope_test::worse(
                 worst, static_cast<double>(std::fabs(logits[v] - full[(prompt - 1) * 256 + v])));
         for (int64_t t = prompt; t < n; ++t) {
             st = dec.append(reinterpret_cast<const uint8_t*>(text.data()) + t, 1, p.unit.data() + t,
                             p.statement.data() + t, logits.data());
             REQUIRE(st.ok());
             for (int v = 0; v < 256; ++v)
-                worst =
-                    std::max(worst, static_cast<double>(std::fabs(logits[v] - full[t * 256 + v])));
+                worst = hirope_test::worse(
+                    worst, static_cast<double>(std::fabs(logits[v] - full[t * 256 + v])));
         }
         CHECK(dec.length() == n);
         CHECK(worst < 1e-3);
@@ -350,10 +353,10 @@ TEST_CASE("model: truncate equals the plain model's last prediction on the last 
                     m, seen, s, segment_positions(static_cast<int64_t>(seen.size()), 32));
                 const float* a = got.data() + t * vocab;
                 const float* b = plain.data() + (seen.size() - 1) * vocab;
-                float worst = 0;
-                for (int64_t v = 0; v < vocab; ++v) worst = std::max(worst, std::fabs(a[v] - b[v]));
+                const double worst = hirope_test::max_abs_error(hirope_test::span(a, vocab),
+                                                                hirope_test::span(b, vocab));
                 CAPTURE(t);
-                REQUIRE(worst < 1e-4f);
+                REQUIRE(worst < 1e-4);
             }
             if (L == 64 && stride == 1) break; // the exact case is the slow one
         }
@@ -507,7 +510,7 @@ TEST_CASE("model: linear layers equal a naive product for any row count", "[mode
                 double ref = 0;
                 for (int k = 0; k < in; ++k)
                     ref += static_cast<double>(x[r * in + k]) * w[c * in + k];
-                worst = std::max(worst, std::fabs(ref - y[r * out + c]));
+                worst = hirope_test::worse(worst, std::fabs(ref - y[r * out + c]));
             }
         INFO("n = " << n);
         CHECK(worst < 1e-5);
@@ -903,7 +906,8 @@ TEST_CASE("model: the token model's logits match the trainer's test vectors with
             const auto& row = c["logits"].items[k].items;
             REQUIRE(row.size() == static_cast<size_t>((vocab + stride - 1) / stride));
             for (size_t x = 0; x < row.size(); ++x)
-                worst = std::max(worst, std::fabs(logits[t * vocab + x * stride] - row[x].num));
+                worst = hirope_test::worse(worst,
+                                           std::fabs(logits[t * vocab + x * stride] - row[x].num));
         }
         INFO(c["scheme"]["type"].str << " on " << ids.size() << " tokens");
         CHECK(worst < 1e-3);
@@ -938,8 +942,8 @@ TEST_CASE("model: the token model's decoder equals its forward; greedy generatio
                            logits.data())
                     .ok());
         for (int x = 0; x < vocab; ++x)
-            worst =
-                std::max(worst, static_cast<double>(std::fabs(logits[x] - full[t * vocab + x])));
+            worst = hirope_test::worse(
+                worst, static_cast<double>(std::fabs(logits[x] - full[t * vocab + x])));
     }
     CHECK(worst < 1e-3);
 
