@@ -59,13 +59,48 @@ function sample(p, vocabulary) {
   }
 }
 
-// A value just outside the parameter's range, or undefined when it has none.
-function outside(p) {
-  if (p.allowed.length) return Math.max(...p.allowed) + 1;
-  if (p.min !== null) return p.minOpen ? p.min : p.min - 1;
-  if (p.max !== null) return p.maxOpen ? p.max : p.max + 1;
-  return undefined;
-}
+// The defaults and ranges as docs/schemes.md states them, written out here rather than read from
+// the table under test (issue 35: a wrong default would otherwise agree with itself). Each row:
+// [default, the range's wording in messages or null, a value just outside, a value at the edge
+// that is accepted]. `layout` 'half' (§2.2), window 512 (§5.1), leakyFactor 16 (§5.3), group 8
+// (§5.4), trainingLength 4096 (§5.5), ratio 0.5 (§6.3), gamma 0.4 and scaleBase 512 (§4.3),
+// betaFast 32 and betaSlow 1 (§3.4), lowFreqFactor 1 and highFreqFactor 4 (§3.6), base 10000.
+const DOC_PARAMETERS = {
+  base: [10000, 'a number > 1', 1, 1.5],
+  layout: ['half', null],
+  rotaryFraction: [1, 'in (0, 1]', 0, 1],
+  scaling: ['none', null],
+  window: [512, 'an integer >= 1', 0, 1],
+  leakyFactor: [16, 'a number >= 1', 0.5, 1],
+  group: [8, 'an integer >= 1', 0, 1],
+  logN: [false, null],
+  trainingLength: [4096, 'a number >= 2', 1.5, 2],
+  ratio: [0.5, 'in [0, 1]', 1.5, 1],
+  levels: [2, '2 or 3', 4, 3],
+  statementRatio: [0, 'in [0, 1]', -0.5, 0],
+  tokenOnHigh: [false, null],
+  gamma: [0.4, 'a positive number', 0, 0.01],
+  scaleBase: [512, 'a positive number', 0, 0.01],
+  variant: ['vaswani', null],
+  segmentSize: [0, 'an integer >= 1', 0, 1], // 0: no segments unless given (hierarchy, not the core's)
+};
+const DOC_SCALING_PARAMETERS = {
+  factor: [1, 'a positive number', 0, 1],
+  originalLength: [0, 'a number >= 1', 0.5, 1],
+  betaFast: [32, 'a positive number', 0, 0.5],
+  betaSlow: [1, 'a positive number', 0, 0.5],
+  truncate: [true, null],
+  mscale: [0, 'a non-negative number', -1, 0],
+  mscaleAllDim: [0, 'a non-negative number', -1, 0],
+  attentionFactor: [-1, 'a finite number', Infinity, 1],
+  lowFreqFactor: [1, 'a positive number', 0, 0.5],
+  highFreqFactor: [4, 'a positive number', 0, 8],
+  shortFactor: [[], null],
+  longFactor: [[], null],
+};
+// The enum values normalizeScheme gives for the named defaults (hirope.h's Layout::half = 1,
+// SinusoidalVariant::vaswani = 0, ScalingType::none = 0).
+const DOC_ENUM_VALUES = { layout: 1, variant: 0, scaling: 0 };
 
 for (const build of BUILDS) {
   describe(`vocabulary (${build.name})`, () => {
@@ -164,19 +199,27 @@ for (const build of BUILDS) {
       }
     });
 
-    it('fills in the defaults the table gives, and its default rules', () => {
+    it('fills in the defaults docs/schemes.md states, and its default rules', () => {
+      // The table lists exactly the parameters written out above, with their defaults.
+      assert.deepEqual(v.parameters.map((p) => p.name).sort(), Object.keys(DOC_PARAMETERS).sort());
+      assert.deepEqual(v.scalingParameters.map((p) => p.name).sort(), Object.keys(DOC_SCALING_PARAMETERS).sort());
+      for (const p of v.parameters) assert.deepEqual(p.default, DOC_PARAMETERS[p.name][0], `table default of ${p.name}`);
+      for (const p of v.scalingParameters) assert.deepEqual(p.default, DOC_SCALING_PARAMETERS[p.name][0], `table default of scaling.${p.name}`);
+      let checked = 0;
       for (const s of v.schemes) {
         const out = normalizeScheme(s.name);
         assert.equal(out.type, s.value);
         assert.equal(out.rotary, s.rotary);
         assert.equal(out.windowed, s.windowed);
-        for (const p of v.parameters) {
-          if (p.kind === 'scaling' || v.defaultRules.some((r) => r.parameter === p.name && r.schemes.includes(s.name) && !r.when)) continue;
-          const want = p.kind === 'enum' ? v[p.values].find((e) => e.name === p.default).value : p.default;
-          assert.deepEqual(out[p.name], want, `${s.name}.${p.name}`);
+        for (const [name, [value]] of Object.entries(DOC_PARAMETERS)) {
+          if (name === 'scaling' || (name === 'logN' && ['rerope', 'leaky-rerope'].includes(s.name))) continue;
+          assert.deepEqual(out[name], name in DOC_ENUM_VALUES ? DOC_ENUM_VALUES[name] : value, `${s.name}.${name}`);
+          checked++;
         }
-        for (const p of v.scalingParameters) assert.deepEqual(out.scaling[p.name], p.default, `${s.name}.scaling.${p.name}`);
+        assert.equal(out.scaling.type, DOC_ENUM_VALUES.scaling);
+        for (const [name, [value]] of Object.entries(DOC_SCALING_PARAMETERS)) assert.deepEqual(out.scaling[name], value, `${s.name}.scaling.${name}`);
       }
+      assert.ok(checked >= 9 * 15, `${checked} defaults checked`);
       assert.equal(normalizeScheme('rerope').logN, true);
       assert.equal(normalizeScheme('leaky-rerope').logN, true);
       assert.equal(normalizeScheme('hirope').logN, false);
@@ -194,15 +237,19 @@ for (const build of BUILDS) {
       throwsMessage(() => hr.bands({ type: 'rope', scaling: { type: 'longrope', factor: 2, originalLength: 8 } }, 8), /^scheme\.scaling\.shortFactor and longFactor must each have rotaryDim\/2 = 4 entries, got 0 and 0$/);
       const snake = new RegExp(`\\b(${[...v.parameters, ...v.scalingParameters].filter((p) => p.field?.includes('_')).map((p) => p.field.split('.').pop()).join('|')}|head_dim|rotary_dim)\\b`);
       let checked = 0;
+      // The range, the value outside it and the accepted edge are docs/schemes.md's (DOC_*), not
+      // the table's.
       const check = (scheme, p, path) => {
-        const bad = outside(p);
-        if (bad === undefined || p.field === null) return;
+        const [, range, bad, edge] = (path.startsWith('scheme.scaling.') ? DOC_SCALING_PARAMETERS : DOC_PARAMETERS)[p.name];
+        if (range === null || p.field === null) return;
+        assert.equal(p.range, range, `${path}'s range in the table`);
         assert.throws(() => hr.bands(scheme(bad), 8), (e) => {
           assert.ok(e instanceof HiRoPEError);
-          assert.ok(e.message.startsWith(`${path} must be ${p.range}, got `), e.message);
+          assert.ok(e.message.startsWith(`${path} must be ${range}, got `), e.message);
           assert.doesNotMatch(e.message, snake);
           return true;
         });
+        hr.bands(scheme(edge), 8); // the edge of the range is accepted
         checked++;
       };
       for (const s of v.schemes) {
