@@ -123,3 +123,85 @@ export function copyStyle(rows, threshold) {
 
 export const signed = (x, digits = 3) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(digits)}`;
 export const pm = (p, digits = 3) => `${signed(p.diff, digits)} ± ${p.se.toFixed(digits)}`;
+
+/**
+ * The copy control's gate (issue 32): an invented name called again within the context must cost
+ * at least COPY_GATE.perStyle bits per byte less, after its first byte or token, than a different
+ * invented name of equal length called by the same prompt, in every name style, and at least
+ * COPY_GATE.average less on average over the styles. The first unit is left out because no copy
+ * supplies it (nothing before `result = ` says which name is called).
+ */
+export const COPY_GATE = Object.freeze({ perStyle: 2, average: 3, styles: Object.freeze(['letters', 'syllables', 'camel']) });
+
+const NAME_CLASSES = ['aeiou', 'bcdfghjklmnprstvwz', 'qxy', 'AEIOU', 'BCDFGHJKLMNPRSTVWZ', 'QXY', '0123456789'];
+/**
+ * The control name of an invented name: as long, of the same shape (each vowel replaced by another
+ * vowel, consonant by another consonant, capital by capital, digit by digit; other characters kept),
+ * and different at every letter and digit, so that no copy of the defined name helps predict it.
+ * Deterministic (seeded by the name).
+ */
+export function controlName(name) {
+  let x = 2166136261;
+  for (const c of name) x = Math.imul(x ^ c.charCodeAt(0), 16777619) >>> 0;
+  const next = () => {
+    x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
+    return x / 2 ** 32;
+  };
+  return [...name].map((c) => {
+    const cls = NAME_CLASSES.find((s) => s.includes(c));
+    if (!cls) return c;
+    // A consonant class of one letter kind is small: q, x, y draw from the main consonants.
+    const pool = [...(cls.length < 5 ? NAME_CLASSES[NAME_CLASSES.indexOf(cls) - 1] : cls)].filter((y) => y !== c);
+    return pool[Math.floor(next() * pool.length)];
+  }).join('');
+}
+
+/**
+ * One name probe of the copy gate, measured with `model` (hr.model, byte or token): the probe's
+ * text (`import os\n\ndef NAME(value):\n` ... `\nresult = NAME(value)\n`), and the same text with
+ * the call's NAME replaced by controlName(NAME). For each: the bits of the units (bytes or tokens)
+ * that overlap the called name, after its first unit, per byte of the name they cover. Returns
+ * { style, name, control, bytes, repeat, other, saving = other - repeat } (bits/byte), or null
+ * when the name is a single unit in either text (nothing after its first unit).
+ */
+export function copyGateProbe(model, probe) {
+  const text = Buffer.from(probe.input, 'base64').toString('utf8');
+  const name = /def ([^(\s]+)\(/.exec(text)[1];
+  const s = text.lastIndexOf('\nresult = ') + '\nresult = '.length;
+  if (text.slice(s, s + name.length) !== name) throw new Error(`copy probe: ${name} is not called at the end`);
+  const control = controlName(name);
+  const e = s + name.length; // ASCII: bytes = characters
+  const after = (t) => {
+    const r = model.loss(t);
+    const tok = r.tokens;
+    const units = [];
+    if (tok) {
+      for (let k = 1; k < r.n; k++) if (tok.end[k] > s && tok.start[k] < e) units.push(k);
+    } else for (let k = s; k < e; k++) units.push(k);
+    const firstEnd = tok ? Math.min(tok.end[units[0]], e) : s + 1;
+    let bits = 0;
+    for (const k of units.slice(1)) bits += r.losses[k - 1];
+    return e > firstEnd && units.length > 1 ? bits / (e - firstEnd) : null;
+  };
+  const repeat = after(text);
+  const other = after(text.slice(0, s) + control + text.slice(e));
+  if (repeat === null || other === null) return null;
+  return { style: probe.style, name, control, bytes: name.length, repeat, other, saving: other - repeat };
+}
+
+/**
+ * The gate over measured probes (copyGateProbe's rows): per style of COPY_GATE.styles, the mean
+ * saving with its standard error over probes, the repeated and the control name's bits/byte, and
+ * whether it reaches COPY_GATE.perStyle; the average of the style means, and pass (every style and
+ * the average reach their thresholds).
+ */
+export function copyGate(rows) {
+  const stat = (xs) => ({ mean: mean(xs), se: xs.length > 1 ? sd(xs) / Math.sqrt(xs.length) : NaN });
+  const styles = COPY_GATE.styles.map((style) => {
+    const rs = rows.filter((r) => r && r.style === style);
+    const saving = stat(rs.map((r) => r.saving));
+    return { style, n: rs.length, saving, repeat: stat(rs.map((r) => r.repeat)), other: stat(rs.map((r) => r.other)), pass: rs.length > 0 && saving.mean >= COPY_GATE.perStyle };
+  });
+  const average = mean(styles.map((s) => s.saving.mean));
+  return { styles, average, pass: styles.every((s) => s.pass) && average >= COPY_GATE.average };
+}

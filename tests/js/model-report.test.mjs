@@ -2,7 +2,7 @@
 // the first unit's floor and the pass / copies verdicts, against values worked out by hand.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyStyle } from '../../scripts/model-data.mjs';
+import { COPY_GATE, controlName, copyGate, copyGateProbe, copyStyle } from '../../scripts/model-data.mjs';
 
 const close = (actual, expected, what) => assert.ok(Math.abs(actual - expected) < 1e-12, `${what}: ${actual}, expected ${expected}`);
 
@@ -53,5 +53,51 @@ describe('copyStyle', () => {
     close(copyStyle(one, 1).floor, 3, 'floor of a one-unit occurrence');
     const mixed = [...one, rows[0]];
     close(copyStyle(mixed, 1).afterFirst.mean, 2 / 3, 'after first, one probe');
+  });
+});
+
+describe('the copy gate (issue 32)', () => {
+  it('controlName: same length and shape, every letter and digit changed, deterministic', () => {
+    for (const name of ['irbhtlh', 'fonova_kuthu', 'QfrqTbfmf84', 'xyzzyQ9']) {
+      const c = controlName(name);
+      assert.equal(c.length, name.length);
+      assert.equal(c, controlName(name));
+      for (let i = 0; i < name.length; i++) {
+        const [a, b] = [name[i], c[i]];
+        if (/[A-Za-z0-9]/.test(a)) assert.notEqual(a, b, `${name} -> ${c} at ${i}`);
+        else assert.equal(a, b);
+        for (const re of [/[aeiou]/, /[AEIOU]/, /[0-9]/, /[a-z]/, /[A-Z]/]) assert.equal(re.test(a), re.test(b), `${name} -> ${c}: ${a} vs ${b}`);
+      }
+    }
+  });
+
+  it('copyGateProbe: the called name\'s units after its first, per byte, in the repeated and the control text', () => {
+    const name = 'kasile';
+    const text = `import os\n\ndef ${name}(value):\n    pass\n\nresult = ${name}(value)\n`;
+    const s = text.lastIndexOf(name);
+    const seen = [];
+    // A byte model that costs 1 bit a byte, and 9 bits at the bytes of a name it has not seen.
+    const model = {
+      loss(t) {
+        seen.push(t);
+        const losses = new Float32Array(t.length - 1).fill(1);
+        if (!t.slice(s, s + name.length).includes(name)) for (let k = s; k < s + name.length; k++) losses[k - 1] = 9;
+        return { n: t.length, losses, tokens: null };
+      },
+    };
+    const r = copyGateProbe(model, { style: 'syllables', input: Buffer.from(text).toString('base64') });
+    assert.equal(seen[0], text);
+    assert.equal(seen[1], text.slice(0, s) + controlName(name) + text.slice(s + name.length));
+    assert.deepEqual([r.repeat, r.other, r.saving, r.bytes], [1, 9, 8, 6]);
+  });
+
+  it('copyGate: every style at least perStyle and the average at least average', () => {
+    const rows = (savings) => COPY_GATE.styles.flatMap((style, i) => [0, 1].map((k) => ({ style, repeat: 0.5, other: 0.5 + savings[i] + (k ? 0.1 : -0.1), saving: savings[i] + (k ? 0.1 : -0.1) })));
+    const ok = copyGate(rows([4, 3, 2.5]));
+    assert.equal(ok.pass, true);
+    close(ok.average, 9.5 / 3, 'average');
+    assert.deepEqual(ok.styles.map((s) => s.n), [2, 2, 2]);
+    assert.equal(copyGate(rows([6, 6, 1.9])).pass, false); // one style under 2
+    assert.equal(copyGate(rows([3, 2.5, 2.5])).pass, false); // average under 3
   });
 });

@@ -1,12 +1,13 @@
 // What both code models are checked for against their trainer's exports (models/<name>-vectors.json
 // and the training config): the header as configured, and the copy control, one test per probe
-// style. Used by model.test.mjs (the byte model) and model-tokens.test.mjs (the token model).
+// style and the copy gate. Used by model.test.mjs (the byte model) and model-tokens.test.mjs (the token model).
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HiRoPEError } from '../../dist/index.js';
+import { COPY_GATE, copyGate, copyGateProbe } from '../../scripts/model-data.mjs';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** The Python file both model tests feed their models. */
@@ -76,11 +77,10 @@ export function trainerChecks({ get, weights, vectors, trainerConfig, unit, inpu
     assert.deepEqual(hr.model.inspect(weights), model.config);
   });
 
-  // The positive control, one test per probe style: an invented name (three styles) or a real
-  // held-out line, repeated later within the training context, must cost at most the threshold
-  // at its second occurrence, far below the first. Styles the shipped model does not pass are
-  // listed in its training config (copy_control.todo, with the measured values) and run as todo
-  // tests: measured and reported, not hidden.
+  // The positive control: an invented name (three styles) or a real held-out line, repeated later
+  // within the training context. Per style: our inference measures the probes as the trainer did,
+  // and the second occurrence (whole, and after its first unit) is reported beside the gate; the
+  // gate itself compares the repeated name with another name of its length (after the loop).
   const control = vectors.copy_control;
   it('has copy-control probes of every style', () => {
     assert.deepEqual([...new Set(control.probes.map((p) => p.style))].sort(), ['camel', 'letters', 'real', 'syllables']);
@@ -112,19 +112,30 @@ export function trainerChecks({ get, weights, vectors, trainerConfig, unit, inpu
         assert.ok(Math.abs(r.first - r.trainer[0]) < 0.02 && Math.abs(r.second - r.trainer[1]) < 0.02, `${style}: ${r.first}, ${r.second} vs ${r.trainer}`);
       }
     });
-    const todo = trainerConfig.copy_control.todo?.[style];
-    it(`copies within its context: ${style} probes cost at most ${control.threshold_bits} bit/${unit} at their second occurrence`, { todo }, () => {
-      const { first, second } = measured(style);
-      assert.ok(second <= control.threshold_bits, `${style}: ${second.toFixed(3)} bits/${unit} at the second occurrence (threshold ${control.threshold_bits})`);
-      assert.ok(first - second >= 1, `${style}: first ${first.toFixed(3)}, second ${second.toFixed(3)}`);
-    });
-    // The same without each occurrence's first unit, which no copy supplies: the part copying
-    // decides (copy_control.todo_after_first lists the styles the shipped model does not pass).
-    const todoAfter = trainerConfig.copy_control.todo_after_first?.[style];
-    it(`copies what a copy can supply: ${style} probes cost at most ${control.threshold_bits} bit/${unit} at their second occurrence after its first ${unit}`, { todo: todoAfter }, () => {
-      const { firstAfter, secondAfter } = measured(style);
-      assert.ok(secondAfter <= control.threshold_bits, `${style}: ${secondAfter.toFixed(3)} bits/${unit} at the second occurrence after its first ${unit} (threshold ${control.threshold_bits})`);
-      assert.ok(firstAfter - secondAfter >= 1, `${style}: first ${firstAfter.toFixed(3)}, second ${secondAfter.toFixed(3)} after their first ${unit}`);
+    // Beside the gate, not gating: the second occurrence's cost, whole and after its first unit,
+    // against the first occurrence's (the report tabulates them). Measured, so a broken
+    // measurement shows; the gate below decides whether the model copies.
+    it(`reports the ${style} second occurrence, whole and after its first ${unit}, below the first`, () => {
+      const { first, second, firstAfter, secondAfter } = measured(style);
+      for (const x of [first, second, firstAfter, secondAfter]) assert.ok(Number.isFinite(x) && x >= 0, `${style}: ${x}`);
+      assert.ok(second < first && secondAfter < firstAfter, `${style}: first ${first.toFixed(3)}, second ${second.toFixed(3)}; after the first ${unit}: ${firstAfter.toFixed(3)}, ${secondAfter.toFixed(3)}`);
     });
   }
+
+  // The gate (issue 32): the called name, repeated, costs at least COPY_GATE.perStyle bits/byte
+  // less after its first unit than a different invented name of equal length called by the same
+  // prompt (controlName), in every name style, and COPY_GATE.average less on average.
+  let gate;
+  const gateOf = () => (gate ??= copyGate(control.probes.filter((p) => COPY_GATE.styles.includes(p.style)).map((p) => copyGateProbe(get().model, p))));
+  for (const style of COPY_GATE.styles) {
+    it(`copies: a repeated ${style} name costs at least ${COPY_GATE.perStyle} bits/byte less after its first ${unit} than another name of its length`, () => {
+      const s = gateOf().styles.find((x) => x.style === style);
+      assert.equal(s.n, control.probes.filter((p) => p.style === style).length, 'every probe measured');
+      assert.ok(s.pass && s.saving.mean >= COPY_GATE.perStyle, `${style}: saves ${s.saving.mean.toFixed(3)} ± ${s.saving.se.toFixed(3)} bits/byte (repeated ${s.repeat.mean.toFixed(3)}, other name ${s.other.mean.toFixed(3)})`);
+    });
+  }
+  it(`copies: the repeated name saves at least ${COPY_GATE.average} bits/byte on average over the name styles`, () => {
+    const g = gateOf();
+    assert.ok(g.average >= COPY_GATE.average && g.pass, `average saving ${g.average.toFixed(3)} bits/byte: ${g.styles.map((s) => `${s.style} ${s.saving.mean.toFixed(3)}`).join(', ')}`);
+  });
 }
