@@ -16,9 +16,11 @@ import { chromium } from 'playwright-core';
 import { MARGIN, PLOT, LABEL_MARGIN } from '../../web/src/heatmap.js';
 import { SAMPLES } from '../../web/src/samples.js';
 import { PRESETS, presetState } from '../../web/src/presets.js';
-import { VISIBLE_RATIO, positionsFor, rowStats, compareRows } from '../../web/src/engine.js';
+import { VISIBLE_RATIO, rowStats, compareRows } from '../../web/src/engine.js';
 import { ratioIndex, divergingLut } from '../../web/src/colormap.js';
-import { normalizeState, encodeState, decodeState, describeScheme, analyzeOptionsFor, schemeFor } from '../../web/src/state.js';
+import { normalizeState, encodeState, decodeState, describeScheme } from '../../web/src/state.js';
+// The state's API arguments by the tests' own mapping, not the page's (issue 35).
+import { expectedScheme as schemeFor, expectedPositions as positionsFor, expectedAnalyzeOptions as analyzeOptionsFor } from '../js/page-schemes.mjs';
 
 const SMALL = `def area(r):
     return 3.14159 * r * r

@@ -1,7 +1,8 @@
 // The playground's expected numbers, straight from the API: shared by the Node suite
-// (tests/js/playground.test.mjs) and the browser suites (tests/browser/helpers.mjs).
-import { schemeFor, analyzeOptionsFor } from '../../web/src/state.js';
-import { positionsFor } from '../../web/src/engine.js';
+// (tests/js/playground.test.mjs) and the browser suites (tests/browser/helpers.mjs). The state is
+// turned into API arguments by the tests' own hand-written mapping (page-schemes.mjs), not the
+// page's schemeFor / positionsFor / analyzeOptionsFor, so a wrong mapping in the page shows.
+import { expectedScheme as schemeFor, expectedAnalyzeOptions as analyzeOptionsFor, expectedPositions as positionsFor } from './page-schemes.mjs';
 
 /** The attention probabilities (n x n, causal) of both sides of a playground state, from the API. */
 export function pageProbabilities(hr, code, state) {

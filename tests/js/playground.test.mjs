@@ -11,6 +11,7 @@ import { probIndex, ratioIndex, logRatio, divergingLut, rgb, DECADES, RATIO_FLOO
 import { PRESETS, presetState, matchesPreset } from '../../web/src/presets.js';
 import { SAMPLES } from '../../web/src/samples.js';
 import { pageProbabilities } from './page-probabilities.mjs';
+import { expectedScheme, expectedPositions, expectedAnalyzeOptions } from './page-schemes.mjs';
 
 function naivePool(p, inv, n, region, rows, cols) {
   const out = { ratio: new Float64Array(rows * cols), raw: new Float64Array(rows * cols) };
@@ -185,14 +186,14 @@ describe('playground engine', () => {
   it('gives HiRoPE a longer mean attended distance than RoPE on the sample (the default preset\'s story)', async () => {
     const state = normalizeState({});
     const code = SAMPLES.python;
-    const analysis = hr.analyze(code, analyzeOptionsFor(state));
+    const analysis = hr.analyze(code, expectedAnalyzeOptions(state));
     const n = analysis.tokens.count;
     const { q, k } = hr.qk({ source: state.source, n, headDim: state.headDim });
     const mean = (v) => v.reduce((s, x) => s + x, 0) / v.length;
     const stats = {};
     for (const side of ['a', 'b']) {
-      const scheme = schemeFor(state[side], state);
-      const probs = hr.attention({ q, k, n, headDim: state.headDim, positions: positionsFor(scheme, analysis.positions), scheme, causal: true });
+      const scheme = expectedScheme(state[side], state);
+      const probs = hr.attention({ q, k, n, headDim: state.headDim, positions: expectedPositions(scheme, analysis.positions), scheme, causal: true });
       stats[side] = rowStats(probs, n, analysis.positions.unit, analysis.positions.token);
       assert.ok(stats[side].own.every((v) => v >= 0 && v <= 1 + 1e-6));
     }
