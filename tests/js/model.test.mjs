@@ -90,21 +90,36 @@ for (const build of BUILDS) {
 
     it('generates past the training length, repeatably by seed, under any scheme', () => {
       const prompt = CODE.slice(0, 200);
-      const g1 = model.generate(prompt, { maxBytes: 80, seed: 5 });
-      const g2 = model.generate(prompt, { maxBytes: 80, seed: 5 });
-      assert.equal(g1.text, g2.text);
-      assert.ok(g1.bytes.length <= 80 && g1.bytes.length > 0);
-      const greedy = model.generate(prompt, { maxBytes: 20, temperature: 0, scheme: { type: 'hirope', ratio: 1 / 3 } });
-      // Greedy decoding equals the argmax of a full forward at each step.
-      let text = new TextEncoder().encode(prompt);
-      for (const byte of greedy.bytes) {
-        const logits = model.logits(text, { scheme: { type: 'hirope', ratio: 1 / 3 } });
-        const row = logits.subarray((text.length - 1) * 256);
-        let best = 0;
-        for (let v = 1; v < 256; v++) if (row[v] > row[best]) best = v;
-        assert.equal(byte, best);
-        text = Uint8Array.from([...text, best]);
+      // Every scheme the model takes (docs/model.md: RoPE with each scaling, the windowed schemes,
+      // xPos, NoPE, the two baselines), written out; past the window (128 bytes) and the training
+      // length (256 bytes).
+      const schemes = [
+        'rope', 'xpos', 'nope', 'rerope', 'leaky-rerope', 'self-extend', { type: 'hirope', ratio: 1 / 3 },
+        ...['linear', 'ntk', 'dynamic-ntk', 'yarn', 'llama3'].map((type) => ({ type: 'rope', scaling: { type, factor: 2 } })),
+        { type: 'sliding-window', window: 64 }, { type: 'truncate', length: 64 },
+      ];
+      for (const scheme of schemes) {
+        const what = JSON.stringify(scheme);
+        const g1 = model.generate(prompt, { scheme, maxBytes: 80, seed: 5 });
+        const g2 = model.generate(prompt, { scheme, maxBytes: 80, seed: 5 });
+        assert.equal(g1.text, g2.text, what);
+        assert.equal(g1.bytes.length, 80, what);
+        const greedy = model.generate(prompt, { scheme, maxBytes: 8, temperature: 0 });
+        assert.equal(greedy.bytes.length, 8, what);
+        // Greedy decoding equals the argmax of a full forward at each step (finite logits only).
+        let text = new TextEncoder().encode(prompt);
+        for (const byte of greedy.bytes) {
+          const logits = model.logits(text, { scheme });
+          assert.equal(logits.length, text.length * 256, what);
+          const row = logits.subarray((text.length - 1) * 256);
+          assert.ok(row.every(Number.isFinite), `${what}: logits not finite`);
+          let best = 0;
+          for (let v = 1; v < 256; v++) if (row[v] > row[best]) best = v;
+          assert.equal(byte, best, what);
+          text = Uint8Array.from([...text, best]);
+        }
       }
+      for (const type of ['sinusoidal', 'alibi']) assert.throws(() => model.generate(prompt, { scheme: type, maxBytes: 1 }), /the code model was trained with RoPE/);
     });
 
     it('baselines: truncate is the plain model on the last L bytes; a sliding window bites only past W', () => {
