@@ -113,21 +113,20 @@ for (const build of BUILDS) {
       assert.equal(empty.units.length, 1);
     });
 
-    it('handles a file of one 1 MB line in bounded time', () => {
+    // The time is bench/analysis.mjs's to measure; here a generous outer limit (a quadratic
+    // regression would take many minutes) and the result.
+    it('handles a file of one 1 MB line', { timeout: 120000 }, () => {
       const line = 'x = [' + '1, '.repeat(350000) + ']';
-      const t0 = performance.now();
       const a = hr.analyze(line, { language: 'python' });
-      assert.ok(a.tokens.count > 700000);
-      assert.ok(performance.now() - t0 < 60000);
+      assert.equal(a.tokens.count, 2 * 350000 + 4); // x = [ then (1 ,) 350,000 times, then ]
     });
 
-    it('stops a parse that runs past its time budget', () => {
-      // Tens of thousands of quotes defeat tree-sitter's error recovery (seconds, then minutes).
+    // Tens of thousands of quotes defeat tree-sitter's error recovery (seconds, then minutes): the
+    // parse stops with the budget's error; the outer limit only catches a parse that never stops.
+    it('stops a parse that runs past its time budget', { timeout: 120000 }, () => {
       const quotes = '"'.repeat(40000);
       for (const call of [() => hr.parse(quotes, { language: 'javascript', timeoutMs: 50 }), () => hr.analyze(quotes, { language: 'javascript', timeoutMs: 50 })]) {
-        const t0 = performance.now();
         assert.throws(call, (e) => e instanceof HiRoPEError && /^parsing stopped after 50 ms .*pathological for the tree-sitter javascript grammar.*raise timeoutMs/.test(e.message));
-        assert.ok(performance.now() - t0 < 5000, 'stopped near its budget');
       }
       // Real code under the default budget, and a budget given per call (nothing kept between calls).
       assert.equal(hr.parse('x = 1\n', { language: 'python' }).hasError, false);
@@ -157,7 +156,7 @@ for (const build of BUILDS) {
       const before = hr.heapBytes();
       for (let i = 0; i < 500; i++) {
         hr.analyze(code, { language: 'rust' });
-        assert.throws(() => hr.analyze(code, { language: 'klingon' }));
+        assert.throws(() => hr.analyze(code, { language: 'klingon' }), (e) => e instanceof HiRoPEError && /^language must be one of .*, got 'klingon'$/.test(e.message));
       }
       assert.equal(hr.heapBytes(), before);
     });

@@ -103,8 +103,8 @@ for (const build of BUILDS) {
       for (let i = 0; i < 10000; i++) {
         hr.attention({ ...base(), positions: pos, scheme: { type: 'hirope', window: 3 } });
         if (i % 10 === 0) {
-          assert.throws(() => hr.attention({ ...base(), q: bad }));
-          assert.throws(() => hr.attention({ ...base(), positions: pos, scheme: { type: 'hirope', ratio: 3 } }));
+          assert.throws(() => hr.attention({ ...base(), q: bad }), (e) => e instanceof HiRoPEError && e.message === 'q contains a non-finite value (NaN) at index 0');
+          assert.throws(() => hr.attention({ ...base(), positions: pos, scheme: { type: 'hirope', ratio: 3 } }), (e) => e instanceof HiRoPEError && e.message === 'scheme.ratio must be in [0, 1], got 3');
           hr.relativeDistances({ n, headDim, positions: pos, scheme: 'hirope' });
           hr.rotate({ x: q, n, headDim, scheme: 'xpos' });
         }
@@ -203,11 +203,9 @@ for (const build of BUILDS) {
       });
       const scheme = (shortFactor) => ({ type: 'rope', scaling: { type: 'longrope', factor: 2, originalLength: 8, shortFactor, longFactor: [1, 1, 1, 1] } });
       const before = hr.heapBytes();
-      const t0 = performance.now();
       throwsNaming(() => hr.bands(scheme(huge), 8), /^scheme.scaling.shortFactor has 10000000 entries, more than rotaryDim\/2 can be \(at most 512\)$/);
       throwsNaming(() => hr.inverseFrequencies(scheme(new Float64Array(1e7)), 8), /^scheme.scaling.shortFactor has 10000000 entries/);
-      assert.equal(elementReads, 0);
-      assert.ok(performance.now() - t0 < 1000);
+      assert.equal(elementReads, 0); // refused from the length alone: not one element read
       assert.equal(hr.heapBytes(), before);
       assert.equal(hr.inverseFrequencies(scheme([1, 1, 1, 1]), 8).length, 4);
     });

@@ -335,7 +335,11 @@ describe('properties', () => {
         if (state.resized) assert.ok(r.error, 'q, k or v was resized by a getter, and the call did not see it');
         if (r.value !== undefined) {
           assert.ok(r.value instanceof Float32Array);
-          assert.ok(r.value.length > 0);
+          // The shape the arguments ask for (heads x n x n, or n x heads x headDim with v), where
+          // no getter changed them during the call; output defaults to values with v, heads to 1.
+          const want = stateful(args) ? null : attentionLength({ n: args.n, headDim: args.headDim, heads: args.heads ?? 1, output: args.output ?? (args.v === undefined ? 'probs' : 'values') });
+          if (want === null) assert.ok(r.value.length > 0);
+          else assert.equal(r.value.length, want, JSON.stringify({ n: args.n, headDim: args.headDim, heads: args.heads, output: args.output, v: args.v?.length }));
         }
       }), runs(1000));
     heapBack();

@@ -7,7 +7,6 @@
 #include "test_vocabularies.h"
 
 #include <catch2/catch.hpp>
-#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -102,12 +101,10 @@ TEST_CASE("o200k splits on letter case as tiktoken's pattern", "[tokenizers]") {
     ends_at("x = y//z\n", {1, 3, 5, 7, 8, 9});
 }
 
-TEST_CASE("cl100k stays fast on a megabyte of one character", "[tokenizers]") {
-    const auto t0 = std::chrono::steady_clock::now();
+// The time is bench/worst-cases.mjs's to measure (a quadratic merge would take hours here).
+TEST_CASE("cl100k tokenizes a megabyte of one character", "[tokenizers]") {
     check_cl100k(std::string(1 << 20, ' '));
     check_cl100k(std::string(1 << 20, 'a'));
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    CHECK(s < 30);
 }
 
 TEST_CASE("Vocabulary files are checked before use", "[tokenizers][errors]") {
@@ -146,7 +143,7 @@ TEST_CASE("Analysis survives bad input", "[analysis][errors]") {
           std::string::npos);
 }
 
-TEST_CASE("A 10 MB file is analyzed in bounded time", "[analysis]") {
+TEST_CASE("A 10 MB file is analyzed", "[analysis]") {
     std::string chunk = "def f(x):\n    y = x * 2\n    return y\n\n\nclass C:\n    pass\n\n";
     std::string code;
     while (code.size() < (10u << 20)) code += chunk;
@@ -154,10 +151,7 @@ TEST_CASE("A 10 MB file is analyzed in bounded time", "[analysis]") {
     o.language = "python";
     o.vocabulary = &vocabulary("cl100k");
     Analysis a;
-    const auto t0 = std::chrono::steady_clock::now();
-    REQUIRE(analyze(code, o, &a).ok());
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    CHECK(s < 120);
+    REQUIRE(analyze(code, o, &a).ok()); // its time: bench/worst-cases.mjs
     CHECK(a.units.size() == 2 * (code.size() / chunk.size()));
 }
 

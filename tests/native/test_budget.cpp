@@ -28,10 +28,12 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// Generous for a loaded two-core machine and sanitizer builds: the parse stops within 100 parse
-// operations or one 64 KiB input chunk of the deadline, a few milliseconds at most.
+// The budget the tests set, tight; the behaviour checked is the stop and its error. kOuterLimitMs
+// is no speed check (bench/worst-cases.mjs measures how soon a parse stops): it only tells a parse
+// that stopped from one that ran on, which on these inputs takes 20 s or more (200 times the
+// budget, for a loaded two-core machine and sanitizer builds).
 constexpr double kBudgetMs = 50;
-constexpr double kWithinMs = 1000;
+constexpr double kOuterLimitMs = 10000;
 
 } // namespace
 
@@ -48,7 +50,7 @@ TEST_CASE("A pathological input stops at the budget with an error naming timeout
     double ms = ms_since(t0);
     INFO(st.message());
     REQUIRE_FALSE(st.ok());
-    CHECK(ms < kWithinMs);
+    CHECK(ms < kOuterLimitMs);
     CHECK(contains(st.message(), "parsing stopped after 50 ms at byte "));
     CHECK(contains(st.message(), " of 60000: the input is pathological for the tree-sitter "
                                  "javascript grammar (its error recovery is slow on it); raise "
@@ -59,7 +61,7 @@ TEST_CASE("A pathological input stops at the budget with an error naming timeout
     st = parse_only(quotes, "javascript", &has_error, kBudgetMs);
     ms = ms_since(t0);
     REQUIRE_FALSE(st.ok());
-    CHECK(ms < kWithinMs);
+    CHECK(ms < kOuterLimitMs);
     CHECK(contains(st.message(), "pathological for the tree-sitter javascript grammar"));
 }
 
@@ -74,7 +76,7 @@ TEST_CASE("One lexing operation cannot run far past the budget", "[analysis][bud
     const double ms = ms_since(t0);
     INFO(st.message());
     REQUIRE_FALSE(st.ok());
-    CHECK(ms < kWithinMs);
+    CHECK(ms < kOuterLimitMs);
     CHECK(contains(st.message(), "pathological for the tree-sitter rust grammar"));
 }
 
@@ -136,24 +138,24 @@ TEST_CASE("The budget is per call", "[analysis][budget]") {
         o.timeout_ms = kBudgetMs;
         const auto t0 = std::chrono::steady_clock::now();
         REQUIRE_FALSE(analyze(slow, o, &a).ok());
-        CHECK(ms_since(t0) < kWithinMs);
+        CHECK(ms_since(t0) < kOuterLimitMs);
         o.timeout_ms = 2000.0;
         Status st = analyze(quick, o, &a);
         INFO(st.message());
         REQUIRE(st.ok());
         CHECK(a.tokens.size() == 2000);
     }
-    // Calls that together take longer than one budget each get their own.
+    // Calls that together take longer than one budget each get their own: none fails, however
+    // many it takes to pass 1 s (at least two).
     o.timeout_ms = 400.0;
     const auto t0 = std::chrono::steady_clock::now();
     int calls = 0;
-    while (ms_since(t0) < 1000) {
+    while (calls < 2 || ms_since(t0) < 1000) {
         Status st = analyze(quick, o, &a);
-        INFO(st.message());
+        INFO(st.message() << " after " << calls << " calls");
         REQUIRE(st.ok());
         ++calls;
     }
-    CHECK(calls >= 2);
 }
 
 TEST_CASE("A budget must be a number of milliseconds >= 0", "[analysis][budget][errors]") {

@@ -66,13 +66,13 @@ export async function run() {
   ${workerFrom ? `// A newer edit cancels an analysis under way: 40,000 quotes keep tree-sitter's error recovery
   // busy for many seconds; the abort answers at once and the next analysis runs in a fresh worker.
   const controller = new AbortController();
-  const t0 = performance.now();
+  // The outer limit (60 s) is generous: the parse itself would run for minutes.
+  const limit = (what) => new Promise((resolve) => setTimeout(() => resolve(what), 60000));
   const slow = analyzeInWorker('"'.repeat(40000), { language: 'javascript', timeoutMs: 0, signal: controller.signal }).then(() => 'finished', (e) => e.name);
   setTimeout(() => controller.abort(), 300);
-  result.cancelled = await slow;
-  const after = await analyzeInWorker(code, { language: 'python', tokenizer: 'cl100k' });
-  result.cancelMs = performance.now() - t0;
-  result.afterCancel = Array.from(after.tokens.ids).length === result.ids.length;` : ''}
+  result.cancelled = await Promise.race([slow, limit('not cancelled within 60 s')]);
+  const after = await Promise.race([analyzeInWorker(code, { language: 'python', tokenizer: 'cl100k' }), limit(null)]);
+  result.afterCancel = after !== null && Array.from(after.tokens.ids).join() === result.ids.join();` : ''}
   return result;
 }
 `;
@@ -98,7 +98,6 @@ function checkResult(r, { worker = false } = {}) {
     assert.equal(r.workerTexts, true);
     assert.equal(r.cancelled, 'AbortError');
     assert.equal(r.afterCancel, true);
-    assert.ok(r.cancelMs < 5000, `abort and a fresh worker's analysis took ${r.cancelMs} ms`);
     assert.deepEqual(r.workerOwn, [true, [256, 32, 97]]);
   }
 }
@@ -235,8 +234,12 @@ console.log(JSON.stringify(r));`);
       files: ['usage.ts'],
     }));
     execFileSync(process.execPath, [bin('typescript', 'bin/tsc'), '-p', '.'], { cwd: dir, encoding: 'utf8' });
-    // And a wrong call is caught.
     fs.writeFileSync(path.join(dir, 'usage.ts'), "import init from 'hirope';\nconst hr = await init();\nhr.attention({ q: new Float32Array(4), k: new Float32Array(4), n: 2, headDim: '2' });\n");
-    assert.throws(() => execFileSync(process.execPath, [bin('typescript', 'bin/tsc'), '-p', '.'], { cwd: dir, encoding: 'utf8', stdio: 'pipe' }));
+    // And a wrong call is caught: the string headDim, and nothing else.
+    assert.throws(() => execFileSync(process.execPath, [bin('typescript', 'bin/tsc'), '-p', '.'], { cwd: dir, encoding: 'utf8', stdio: 'pipe' }), (e) => {
+      assert.equal(e.status, 2, e.stdout);
+      assert.equal(e.stdout.trim(), "usage.ts(3,70): error TS2322: Type 'string' is not assignable to type 'number'.");
+      return true;
+    });
   });
 });
