@@ -1,7 +1,8 @@
 // The WebGPU path of attentionAsync(): the scheme's per-token transform, tiled q.k^T logits with
 // mask, scale, ALiBi and the windowed near/far rule, row softmax and the output with v, as WGSL
-// kernels (wasm/webgpu/*.wgsl). Buffers are kept and reused across calls. The scheme's transform
-// comes from the core through the runtime (wasm/runtime.js).
+// kernels (wasm/webgpu/*.wgsl). Buffers are kept and reused across calls, so calls run one at a
+// time, in the order made. The scheme's transform comes from the core through the runtime
+// (wasm/runtime.js).
 import { HiRoPEError } from './errors.js';
 import { LOGITS, OUTPUT, SOFTMAX, TRANSFORM } from './webgpu-kernels.js';
 
@@ -19,13 +20,27 @@ export async function createGPUAttention(gpu) {
     maxBufferSize: adapter.limits.maxBufferSize,
   };
   const device = await adapter.requestDevice({ requiredLimits });
-  return new GPUAttention(device, adapter);
+  return new GPUAttention(gpu, adapter, device);
+}
+
+/** Thrown inside a call when the device was lost during it: the caller falls back to WASM. */
+export class GPUDeviceLost extends Error {
+  constructor() {
+    super('the GPU device was lost');
+    this.name = 'GPUDeviceLost';
+  }
 }
 
 class GPUAttention {
-  constructor(device, adapter) {
+  constructor(gpu, adapter, device) {
+    // Node's Dawn (the `webgpu` package) frees its native instance when the object create()
+    // returned is garbage collected, even while a device made from it still works: its next event
+    // poll then runs on freed memory and kills the process. So the executor owns the whole chain.
+    this.gpu = gpu;
+    this.adapter = adapter;
     this.device = device;
     this.lost = false;
+    this.tail = Promise.resolve(); // the call in flight; the next one starts after it
     this.adapterInfo = adapter.info ? `${adapter.info.vendor} ${adapter.info.architecture} ${adapter.info.description}`.trim() : '';
     this.limits = { maxStorageBufferBindingSize: device.limits.maxStorageBufferBindingSize, maxBufferSize: device.limits.maxBufferSize };
     device.lost.then(() => {
@@ -54,10 +69,11 @@ class GPUAttention {
     return b;
   }
 
-  uniform(words) {
+  // A uniform buffer for one dispatch, destroyed (in `list`) when its call ends.
+  uniform(list, words) {
     const b = this.device.createBuffer({ size: Math.ceil((words.length * 4) / 16) * 16, usage: UNIFORM });
     this.device.queue.writeBuffer(b, 0, words);
-    this.uniforms.push(b);
+    list.push(b);
     return b;
   }
 
@@ -81,17 +97,21 @@ class GPUAttention {
     if (largest > this.limits.maxStorageBufferBindingSize || largest > this.limits.maxBufferSize) {
       throw new HiRoPEError(`n = ${a.n} needs GPU buffers of ${largest} bytes, over this device's limit of ${Math.min(this.limits.maxStorageBufferBindingSize, this.limits.maxBufferSize)} bytes`);
     }
+    // Workgroup counts per dimension: 16 x 16 tiles of the n x n logits, and of the head's columns.
+    const groups = Math.max(Math.ceil(a.n / 16), Math.ceil(a.headDim / 16));
+    const most = this.device.limits.maxComputeWorkgroupsPerDimension;
+    if (groups > most) throw new HiRoPEError(`n = ${a.n} needs ${groups} workgroups in one dimension, over this device's limit of ${most}`);
   }
 
   // Transformed q or k (role 0/1) in a branch (0 near, 1 far) into buffer `name`.
-  transform(encoder, runtime, a, x, role, branch, name) {
+  transform(encoder, uniforms, runtime, a, x, role, branch, name) {
     const { a: ca, b: cb, c: cc, partner } = runtime.transformCoefficients(a, role, branch);
     const tag = `${name}:`;
     const groups = Math.ceil((a.n * a.width) / 64);
     const gx = Math.min(groups, 65535);
     const out = this.buffer(name, a.n * a.width * 4);
     this.dispatch(encoder, this.pipelines.transform, [
-      this.uniform(new Uint32Array([a.n, a.headDim, a.width, gx * 64])),
+      this.uniform(uniforms, new Uint32Array([a.n, a.headDim, a.width, gx * 64])),
       this.upload(tag + 'x', x),
       this.upload(tag + 'a', ca),
       this.upload(tag + 'b', cb),
@@ -102,9 +122,16 @@ class GPUAttention {
     return out;
   }
 
-  // a: attention arguments as HiRoPE checks them; runtime: the module's runtime.
-  async attention(a, runtime) {
-    if (this.lost) throw new Error('the GPU device was lost');
+  // a: attention arguments as HiRoPE checks them; runtime: the module's runtime. Calls run in
+  // turn: the buffers are shared, and one call's readback must be done before the next writes.
+  attention(a, runtime) {
+    const run = this.tail.then(() => this.run(a, runtime));
+    this.tail = run.catch(() => {});
+    return run;
+  }
+
+  async run(a, runtime) {
+    if (this.lost) throw new GPUDeviceLost();
     for (const [name, x] of [['q', a.q], ['k', a.k], ['v', a.v]]) {
       if (!x) continue;
       for (let i = 0; i < x.length; i++) {
@@ -113,16 +140,46 @@ class GPUAttention {
     }
     this.checkLimits(a);
     const device = this.device;
-    this.uniforms = [];
+    const uniforms = [];
+    device.pushErrorScope('out-of-memory');
+    device.pushErrorScope('validation');
+    let result = null, failure = null;
+    try {
+      result = await this.dispatchAll(a, runtime, uniforms);
+    } catch (e) {
+      failure = e;
+    }
+    const scoped = (await Promise.all([device.popErrorScope(), device.popErrorScope()]).catch(() => [])).find(Boolean);
+    for (const b of uniforms) b.destroy(); // after the readback: no submitted work uses them now
+    if (failure instanceof HiRoPEError) throw failure;
+    // A map, submit or scope that failed because the device was lost: its lost promise settles
+    // later than the failure that revealed it.
+    if (this.lost || ((failure || scoped) && (await this.settlesLost()))) throw new GPUDeviceLost();
+    const error = failure || scoped;
+    if (error) throw new HiRoPEError(`the WebGPU backend failed: ${error.message || error}`);
+    return result;
+  }
+
+  // Whether the device turns out to be lost within a short wait (its promise settles later than
+  // the failed map that revealed it).
+  settlesLost() {
+    return Promise.race([
+      this.device.lost.then(() => true),
+      new Promise((resolve) => setTimeout(() => resolve(false), 200)),
+    ]);
+  }
+
+  async dispatchAll(a, runtime, uniforms) {
+    const device = this.device;
     const encoder = device.createCommandEncoder();
     const windowed = a.scheme.windowed;
     const code = (list, name) => runtime.vocabulary.value(list, name);
     const roles = { query: code('roles', 'query'), key: code('roles', 'key') };
     const branches = { near: code('branches', 'near'), far: code('branches', 'far') };
-    const qn = this.transform(encoder, runtime, a, a.q, roles.query, branches.near, 'qn');
-    const kn = this.transform(encoder, runtime, a, a.k, roles.key, branches.near, 'kn');
-    const qf = windowed ? this.transform(encoder, runtime, a, a.q, roles.query, branches.far, 'qf') : qn;
-    const kf = windowed ? this.transform(encoder, runtime, a, a.k, roles.key, branches.far, 'kf') : kn;
+    const qn = this.transform(encoder, uniforms, runtime, a, a.q, roles.query, branches.near, 'qn');
+    const kn = this.transform(encoder, uniforms, runtime, a, a.k, roles.key, branches.near, 'kn');
+    const qf = windowed ? this.transform(encoder, uniforms, runtime, a, a.q, roles.query, branches.far, 'qf') : qn;
+    const kf = windowed ? this.transform(encoder, uniforms, runtime, a, a.k, roles.key, branches.far, 'kf') : kn;
     const tokens = this.upload('tokens', a.pos.token);
     const v = a.v ? this.upload('v', a.v) : null;
     device.queue.submit([encoder.finish()]);
@@ -143,14 +200,14 @@ class GPUAttention {
       f[7] = scale;
       f[8] = slopes ? slopes[h] : 0;
       f[9] = -Infinity;
-      this.dispatch(enc, this.pipelines.logits, [this.uniform(u), qn, kn, qf, kf, tokens, logits], tiles, tiles);
+      this.dispatch(enc, this.pipelines.logits, [this.uniform(uniforms, u), qn, kn, qf, kf, tokens, logits], tiles, tiles);
       if (a.output !== 'logits') {
         for (let row0 = 0; row0 < a.n; row0 += 65535) {
-          this.dispatch(enc, this.pipelines.softmax, [this.uniform(new Uint32Array([a.n, a.causal ? 1 : 0, row0, 0])), logits], Math.min(65535, a.n - row0));
+          this.dispatch(enc, this.pipelines.softmax, [this.uniform(uniforms, new Uint32Array([a.n, a.causal ? 1 : 0, row0, 0])), logits], Math.min(65535, a.n - row0));
         }
       }
       if (values) {
-        this.dispatch(enc, this.pipelines.output, [this.uniform(new Uint32Array([a.n, a.headDim, a.width, h])), logits, v, out], Math.ceil(a.headDim / 16), tiles);
+        this.dispatch(enc, this.pipelines.output, [this.uniform(uniforms, new Uint32Array([a.n, a.headDim, a.width, h])), logits, v, out], Math.ceil(a.headDim / 16), tiles);
       } else {
         const bytes = a.n * a.n * 4;
         const read = this.buffer('read', bytes, READBACK);
@@ -173,8 +230,6 @@ class GPUAttention {
       result.set(new Float32Array(read.getMappedRange(0, bytes)));
       read.unmap();
     }
-    for (const b of this.uniforms) b.destroy();
-    if (this.lost) throw new Error('the GPU device was lost');
     return result;
   }
 }

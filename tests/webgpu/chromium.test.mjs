@@ -1,19 +1,38 @@
-// WebGPU against WASM in headless Chromium with --enable-unsafe-webgpu (SwiftShader).
-import { describe, it } from 'node:test';
+// WebGPU against WASM in headless Chromium with --enable-unsafe-webgpu (SwiftShader): every scheme
+// on fixed shapes, then the property of property.mjs (random shapes, scales, calls in flight, a
+// device lost and recovered). A crashed tab fails the test with the last case it logged.
+import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import * as esbuild from 'esbuild';
 import { chromium } from 'playwright-core';
+import { propertySeed } from './seed.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const TYPES = { '.html': 'text/html', '.mjs': 'text/javascript', '.js': 'text/javascript', '.wasm': 'application/wasm' };
+const FAST_CHECK = '/tests/webgpu/fast-check.bundle.mjs';
 
 describe('WebGPU backend (headless Chromium)', () => {
-  it('matches WASM on every scheme and shape within 1e-4', async () => {
-    const server = http.createServer((req, res) => {
-      const file = path.join(root, decodeURIComponent(req.url.split('?')[0]));
+  let server, browser, base;
+  before(async () => {
+    // fast-check as one ES module for the page (its package imports pure-rand by bare names).
+    const bundle = await esbuild.build({
+      stdin: { contents: "export { default } from 'fast-check';", resolveDir: root },
+      bundle: true, format: 'esm', write: false, logLevel: 'silent',
+    });
+    const fastCheck = bundle.outputFiles[0].contents;
+    await esbuild.stop(); // its service process would keep this file's process alive
+    server = http.createServer((req, res) => {
+      const url = decodeURIComponent(req.url.split('?')[0]);
+      if (url === FAST_CHECK) {
+        res.writeHead(200, { 'content-type': 'text/javascript' });
+        res.end(fastCheck);
+        return;
+      }
+      const file = path.join(root, url);
       const allowed = file.startsWith(path.join(root, 'dist')) || file.startsWith(path.join(root, 'tests', 'webgpu'));
       if (!allowed || !fs.existsSync(file) || fs.statSync(file).isDirectory()) {
         res.writeHead(404);
@@ -24,22 +43,51 @@ describe('WebGPU backend (headless Chromium)', () => {
       fs.createReadStream(file).pipe(res);
     });
     await new Promise((r) => server.listen(0, '127.0.0.1', r));
-    const browser = await chromium.launch({
+    base = `http://localhost:${server.address().port}`;
+    browser = await chromium.launch({
       executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
       args: ['--no-sandbox', '--enable-unsafe-webgpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'],
     });
+  });
+  after(async () => {
+    await browser?.close();
+    server?.close();
+  });
+
+  // Opens a page and waits for its result; a crash rejects with the last case the page logged.
+  async function result(url) {
+    const page = await browser.newPage();
+    let last = '(none)';
+    page.on('console', (m) => {
+      if (m.text().startsWith('case ')) last = m.text();
+    });
     try {
-      const page = await browser.newPage();
-      await page.goto(`http://localhost:${server.address().port}/tests/webgpu/page.html`);
-      await page.waitForFunction(() => document.body.dataset.result, null, { timeout: 300000 });
+      const crashed = new Promise((_, reject) => page.on('crash', () => reject(new Error(`the tab crashed; last case: ${last}`))));
+      await page.goto(url);
+      const done = page.waitForFunction(() => document.body.dataset.result, null, { timeout: 600000 });
+      await Promise.race([done, crashed]);
       const r = JSON.parse(await page.evaluate(() => document.body.dataset.result));
-      assert.equal(r.error, undefined, r.error);
-      console.log(`# webgpu (chromium, ${r.adapter}): ${r.compared} comparisons, worst relative error ${r.worst.toExponential(2)}`);
-      assert.equal(r.backend, 'webgpu');
-      assert.deepEqual(r.failures, []);
+      if (r.error) r.error += `\nlast case: ${last}`;
+      return r;
     } finally {
-      await browser.close();
-      server.close();
+      await page.close();
     }
+  }
+
+  it('matches WASM on every scheme and shape within 1e-4', async () => {
+    const r = await result(`${base}/tests/webgpu/page.html`);
+    assert.equal(r.error, undefined, r.error);
+    console.log(`# webgpu (chromium, ${r.adapter}): ${r.compared} comparisons, worst relative error ${r.worst.toExponential(2)}`);
+    assert.equal(r.backend, 'webgpu');
+    assert.deepEqual(r.failures, []);
+  });
+
+  it('holds the property on random shapes, scales and calls in flight; a lost device falls back and a new one works', async () => {
+    const { seed, runs } = propertySeed('chromium');
+    const r = await result(`${base}/tests/webgpu/property.html?seed=${seed}&runs=${runs}`);
+    assert.equal(r.error, undefined, `seed ${seed}: ${r.error}`);
+    assert.equal(r.runs, runs);
+    assert.equal(r.backend, 'webgpu');
+    assert.equal(r.recovered, 'webgpu');
   });
 });

@@ -1,49 +1,59 @@
 // WebGPU against WASM in Node, on Dawn (the `webgpu` package) with the SwiftShader Vulkan driver
-// that Debian's Chromium ships: every scheme and shape, lost devices, limits, backend choice.
-import { describe, it, before } from 'node:test';
+// that Debian's Chromium ships. Every check that touches the GPU runs in a child process of its own
+// (dawn-child.mjs), so that a crash fails its test, with the case it was on, instead of killing
+// the runner: every scheme and shape, the property of property.mjs, a plain call that keeps nothing
+// alive, a device lost mid-call, limits.
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import init, { HiRoPEError } from '../../dist/index.js';
-import { crossCheck } from './cases.mjs';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import init from '../../dist/index.js';
+import { propertySeed } from './seed.mjs';
 
-process.env.VK_ICD_FILENAMES ||= '/usr/lib/chromium/vk_swiftshader_icd.json';
-process.env.XDG_RUNTIME_DIR ||= '/tmp';
-const { create, globals } = await import('webgpu');
-Object.assign(globalThis, globals);
+const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'dawn-child.mjs');
+
+// Runs a mode of dawn-child.mjs; returns its stdout lines, or fails with how it ended and the last
+// case it wrote.
+function child(...args) {
+  const r = spawnSync(process.execPath, ['--expose-gc', CHILD, ...args.map(String)], { encoding: 'utf8', timeout: 540000, maxBuffer: 64 << 20 });
+  const lines = r.stdout.split('\n').filter(Boolean);
+  if (r.status !== 0) {
+    const last = lines.filter((l) => l.startsWith('case ')).pop() || '(none)';
+    const how = r.signal ? `was killed by ${r.signal}` : r.error ? `failed: ${r.error.message}` : `exited with ${r.status}`;
+    assert.fail(`dawn-child.mjs ${args.join(' ')} ${how}\nlast case: ${last}\n${r.stderr.slice(-4000)}`);
+  }
+  return lines;
+}
 
 describe('WebGPU backend (Node, Dawn on SwiftShader)', () => {
-  let gpu;
-  before(() => {
-    gpu = create([]);
+  it('matches WASM on every scheme and shape within 1e-4', () => {
+    const line = child('cross').pop();
+    console.log(`# webgpu ${line.slice(3)}`);
+    assert.match(line, /^ok webgpu /);
   });
 
-  it('matches WASM on every scheme and shape within 1e-4', async () => {
-    const hr = await init({ backend: 'webgpu', gpu });
-    assert.equal(hr.attentionBackend, 'webgpu');
-    const { compared, worst, failures } = await crossCheck(hr);
-    console.log(`# webgpu (dawn, ${hr.gpuAdapter}): ${compared} comparisons, worst relative error ${worst.toExponential(2)}`);
-    assert.deepEqual(failures, []);
+  it('survives a plain call whose gpu object the caller does not keep (issue: the process died)', () => {
+    assert.deepEqual(child('snippet'), ['ok webgpu']);
   });
 
-  it('checks buffer sizes against the device limits before dispatch', async () => {
-    const hr = await init({ backend: 'webgpu', gpu, analysis: false });
-    hr._gpu.limits.maxStorageBufferBindingSize = 4096;
-    const { q, k } = hr.qk({ n: 64, headDim: 8 });
-    await assert.rejects(hr.attentionAsync({ q, k, n: 64, headDim: 8 }), (e) => e instanceof HiRoPEError && /needs GPU buffers of 16384 bytes, over this device's limit of 4096 bytes/.test(e.message));
-    const bad = q.slice();
-    bad[3] = NaN;
-    await assert.rejects(hr.attentionAsync({ q: bad, k, n: 64, headDim: 8 }), /q contains a non-finite value \(NaN\) at index 3/);
+  it('holds the property on random shapes, scales, schemes, outputs and calls in flight', () => {
+    const { seed, runs } = propertySeed('dawn');
+    const lines = child('property', seed, runs);
+    assert.equal(lines.pop(), `ok ${runs} runs`);
+    assert.ok(lines.length >= runs, `${lines.length} cases for ${runs} runs`);
   });
 
-  it('falls back to WASM when the device is lost, with the same result', async () => {
-    const hr = await init({ backend: 'webgpu', gpu, analysis: false });
-    const { q, k } = hr.qk({ n: 20, headDim: 8, seed: 2 });
-    const args = { q, k, n: 20, headDim: 8, scheme: { type: 'hirope', window: 4, segmentSize: 5 } };
-    const want = hr.attention(args);
-    hr._gpu.device.destroy();
-    await new Promise((r) => setTimeout(r, 50));
-    const got = await hr.attentionAsync(args);
-    assert.equal(hr.attentionBackend, 'wasm');
-    assert.deepEqual(got, want);
+  it('falls back to WASM with the same result when the device is lost in the middle of a call', () => {
+    assert.deepEqual(child('lost'), ['ok lost']);
+  });
+
+  it('checks buffer sizes against the device limits and values before dispatch', () => {
+    assert.deepEqual(child('limits'), [
+      "refused n = 64 needs GPU buffers of 16384 bytes, over this device's limit of 4096 bytes",
+      'refused q contains a non-finite value (NaN) at index 3',
+      'ok webgpu',
+    ]);
   });
 
   it("picks the backend: 'auto' falls back, 'webgpu' without an adapter is an error", async () => {

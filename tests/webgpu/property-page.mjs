@@ -1,0 +1,37 @@
+// The WebGPU property in Chromium (tests/webgpu/chromium.test.mjs loads it through property.html):
+// the same cases as on Dawn, then a device lost in the middle of a call (the call falls back to
+// WASM with the same result) and a new instance that gets a device again. The query string sets
+// the seed and the number of runs. Each case is logged before it runs.
+import init from '../../dist/index.js';
+import fc from './fast-check.bundle.mjs';
+import { argsOf, property, runCases } from './property.mjs';
+
+const params = new URLSearchParams(location.search);
+const seed = Number(params.get('seed'));
+const numRuns = Number(params.get('runs'));
+
+async function lostAndRecovered() {
+  const hr = await init({ backend: 'webgpu' });
+  const c = { n: 97, headDim: 40, heads: 2, scheme: 0, output: 'probs', causal: true, kind: 'sin', exponent: 0, seed: 5, unitSize: 7, statementSize: 3 };
+  const args = argsOf(c);
+  const want = hr.attention(args);
+  const call = hr.attentionAsync(args);
+  hr._gpu.device.destroy();
+  const got = await call;
+  if (hr.attentionBackend !== 'wasm') throw new Error(`backend is ${hr.attentionBackend} after the device was lost`);
+  if (got.length !== want.length || got.some((x, i) => !(x === want[i]))) throw new Error('the fallback result differs from WASM');
+  const again = await init({ backend: 'webgpu' });
+  const failure = await runCases(again, [c, { ...c, n: 131, headDim: 72, output: 'values' }]);
+  if (failure) throw new Error(`after recovery: ${failure}`);
+  return again.attentionBackend;
+}
+
+try {
+  const hr = await init({ backend: 'webgpu' });
+  let runs = 0;
+  await fc.assert(property(fc, hr, (c) => console.log(`case ${JSON.stringify(c)}`)).afterEach(() => runs++), { seed, numRuns, endOnFailure: true });
+  const recovered = await lostAndRecovered();
+  document.body.dataset.result = JSON.stringify({ runs, adapter: hr.gpuAdapter, backend: hr.attentionBackend, recovered });
+} catch (e) {
+  document.body.dataset.result = JSON.stringify({ error: String((e && e.stack) || e) });
+}
