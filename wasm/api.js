@@ -93,11 +93,13 @@ export class HiRoPE {
       for (const [name, { bytes, json }] of this._tokenizerData) this._loadTokenizerBytes(name, bytes, json);
     });
     /** Where attentionAsync() runs: 'webgpu' (init({ backend: 'webgpu' | 'auto' })) or 'wasm'. */
-    this.attentionBackend = 'wasm';
+    this._backend = 'wasm';
     this._gpu = null;
+    /** The GPU adapter's description, or null. */
+    this.gpuAdapter = null;
     if (options.gpu !== undefined) {
       this._gpu = options.gpu;
-      this.attentionBackend = options.gpu ? 'webgpu' : 'wasm';
+      this._backend = options.gpu ? 'webgpu' : 'wasm';
       this.gpuAdapter = options.gpu ? options.gpu.adapterInfo : null;
     }
     /** The code models: `await hr.model.load()` (full build only; null in core). */
@@ -288,9 +290,20 @@ export class HiRoPE {
    * attention() on the GPU when init({ backend }) chose WebGPU (a Promise of the same
    * Float32Array), else on WASM. A lost GPU device falls back to WASM for this and later calls.
    */
+  /** 'webgpu' or 'wasm': where attentionAsync() runs; set it to choose (webgpu needs an adapter). */
+  get attentionBackend() {
+    return this._gpu && this._backend === 'webgpu' ? 'webgpu' : 'wasm';
+  }
+
+  set attentionBackend(value) {
+    if (value !== 'wasm' && value !== 'webgpu') fail(`attentionBackend must be 'wasm' or 'webgpu', got ${describe(value)}`);
+    if (value === 'webgpu' && !this._gpu) fail("attentionBackend cannot be 'webgpu': no WebGPU device (init({ backend: 'webgpu' | 'auto' }) found no adapter, or the device was lost)");
+    this._backend = value;
+  }
+
   async attentionAsync(args) {
     const a = this._attentionArgs(args);
-    if (!this._gpu) return this._attentionWasm(a);
+    if (!this._gpu || this._backend !== 'webgpu') return this._attentionWasm(a);
     // The GPU result arrives after an await, when the caller's code may have run: it is computed
     // into arrays of ours and copied into out and pool's arrays only if they still have their
     // lengths (a buffer detached or shrunk meanwhile is a HiRoPEError, not a partial write).
@@ -311,7 +324,7 @@ export class HiRoPE {
     } catch (e) {
       if (e instanceof HiRoPEError || !this._gpu.lost) throw e;
       this._gpu = null; // the device is gone: WASM from now on, same arguments, same result
-      this.attentionBackend = 'wasm';
+      this._backend = 'wasm';
       return this._attentionWasm(a);
     }
   }

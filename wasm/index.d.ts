@@ -293,6 +293,8 @@ export interface QK {
 export type Language = 'python' | 'javascript' | 'typescript' | 'tsx' | 'c' | 'cpp' | 'java' | 'go' | 'rust';
 /** The built-in tokenizers (data files under data/, loaded with loadTokenizer). */
 export type BuiltinTokenizerName = 'cl100k' | 'o200k' | 'llama2' | 'llama3' | 'qwen3' | 'deepseek-v3' | 'gemma3';
+/** The built-in tokenizers' names (each loads its data file with hr.loadTokenizer(name)). */
+export declare const BUILTIN_TOKENIZERS: readonly BuiltinTokenizerName[];
 /** 'lexical', a built-in, or the name loadTokenizer({ json }) returned ('json-' + 16 hex digits). */
 export type TokenizerName = 'lexical' | BuiltinTokenizerName | `json-${string}`;
 /** A Hugging Face tokenizer.json of your own, as text or bytes. */
@@ -508,7 +510,11 @@ export declare class HiRoPE {
   /** The WebAssembly heap against its ceiling (the size limits are derived from the ceiling). */
   memory(): HeapMemory;
   heapBytes(): number;
-  /** Where attentionAsync() runs: 'webgpu' after init({ backend: 'webgpu' | 'auto' }) found an adapter. */
+  /**
+   * Where attentionAsync() runs: 'webgpu' after init({ backend: 'webgpu' | 'auto' }) found an
+   * adapter. Settable: 'wasm' sends attentionAsync() to WASM, 'webgpu' back to the GPU (a
+   * HiRoPEError without an adapter).
+   */
   attentionBackend: 'webgpu' | 'wasm';
   /** The GPU adapter's description, or null. */
   readonly gpuAdapter: string | null;

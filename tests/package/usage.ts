@@ -1,5 +1,5 @@
 // A typed usage example, type-checked with tsc --strict against the installed package.
-import init, { HiRoPEError, segmentPositions, type Analysis, type Scheme, type CodeModel, type ModelConfig, type Vocabulary, type TokenizerName } from 'hirope';
+import init, { HiRoPEError, BUILTIN_TOKENIZERS, segmentPositions, type BuiltinTokenizerName, type Analysis, type Scheme, type CodeModel, type ModelConfig, type Vocabulary, type TokenizerName } from 'hirope';
 import core from 'hirope/core';
 import { createWorker, analyzeInWorker, type HiRoPEWorker } from 'hirope/worker';
 
@@ -37,6 +37,9 @@ try {
 const light = await core({ simd: false, backend: 'auto' });
 const onGpu: Float32Array = await light.attentionAsync({ q, k, n, headDim: 64 });
 const where: 'webgpu' | 'wasm' = light.attentionBackend;
+light.attentionBackend = 'wasm';
+const adapter: string | null = light.gpuAdapter;
+const builtins: readonly BuiltinTokenizerName[] = BUILTIN_TOKENIZERS;
 console.log(onGpu.length, where);
 const worker: HiRoPEWorker = createWorker({ tokenizers: ['llama2'] });
 const qwen: 'qwen3' = await hr.loadTokenizer('qwen3');
