@@ -4,6 +4,7 @@
 // Table 7); RoPE and partial rotation (1.3, 2.1); the scalings (3.1 - 3.6); ALiBi slopes (4.4);
 // windowed distances (5.2 - 5.4); the long-term decay curve (7.2).
 #include "hirope/hirope.h"
+#include "test_compare.h"
 
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -265,11 +266,38 @@ TEST_CASE("Windowed relative distances follow their papers", "[windowed][spec]")
     CHECK(d[39 * 40 + 32] == 7);
 }
 
-TEST_CASE("Long-term decay starts at 1 and falls", "[decay]") {
+TEST_CASE("Long-term decay is RoFormer's bound at every distance: (P + 1)/2 at 0, then falling",
+          "[decay]") {
     Scheme s;
     std::vector<float> decay(257);
     REQUIRE(long_term_decay(s, 128, 256, decay.data()).ok());
     // At distance 0 every partial sum S_j has modulus j: (1/64) sum_{j=1..64} j = 32.5.
     CHECK(decay[0] == Approx(32.5));
+    // Every distance from the definition (docs/schemes.md section 7.2), in double: plain RoPE,
+    // theta_l = 10000^(-2l/128), decay(r) = (1/64) sum_j |sum_{l<j} e^(i r theta_l)|.
+    std::vector<double> want(257);
+    for (int r = 0; r <= 256; ++r) {
+        double re = 0, im = 0, sum = 0;
+        for (int l = 0; l < 64; ++l) {
+            const double angle = r * std::pow(10000.0, -2.0 * l / 128);
+            re += std::cos(angle);
+            im += std::sin(angle);
+            sum += std::hypot(re, im);
+        }
+        want[r] = sum / 64;
+    }
+    CHECK(hirope_test::max_relative_error(decay, want) < 1e-5);
+    // Falling: below its start everywhere past 0, the mean of each block of 32 distances below the
+    // block's before it (the curve ripples within a block), and under a quarter of its start at
+    // 256.
+    for (int r = 1; r <= 256; ++r) CHECK(decay[r] < decay[0]);
+    double before = decay[0];
+    for (int b = 0; b < 256; b += 32) {
+        double mean = 0;
+        for (int r = b + 1; r <= b + 32; ++r) mean += decay[r] / 32;
+        INFO("distances " << b + 1 << " to " << b + 32);
+        CHECK(mean < before);
+        before = mean;
+    }
     CHECK(decay[256] < decay[0] / 4);
 }
