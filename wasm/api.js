@@ -286,10 +286,6 @@ export class HiRoPE {
     return this._attentionWasm(this._attentionArgs(args));
   }
 
-  /**
-   * attention() on the GPU when init({ backend }) chose WebGPU (a Promise of the same
-   * Float32Array), else on WASM. A lost GPU device falls back to WASM for this and later calls.
-   */
   /** 'webgpu' or 'wasm': where attentionAsync() runs; set it to choose (webgpu needs an adapter). */
   get attentionBackend() {
     return this._gpu && this._backend === 'webgpu' ? 'webgpu' : 'wasm';
@@ -301,6 +297,10 @@ export class HiRoPE {
     this._backend = value;
   }
 
+  /**
+   * attention() on the GPU when init({ backend }) chose WebGPU (a Promise of the same
+   * Float32Array), else on WASM. A lost GPU device falls back to WASM for this and later calls.
+   */
   async attentionAsync(args) {
     const a = this._attentionArgs(args);
     if (!this._gpu || this._backend !== 'webgpu') return this._attentionWasm(a);
