@@ -48,6 +48,11 @@ for (const file of ['index.html', 'model.html', 'article.html', 'style.css', 'ar
 // Tokenizer vocabularies keep their names (the package loads them as data/NAME.bin or .json), and so does
 // the model beside its hashed copy (the package's own fallback path).
 fs.cpSync(path.join(dist, 'data'), path.join(out, 'data'), { recursive: true });
+// Model mode's held-out verdict panel reads the evaluation's own files (models/*-eval.json and the
+// training records that name their seeds), and links the report made from them.
+fs.mkdirSync(path.join(out, 'data/eval'), { recursive: true });
+for (const file of fs.readdirSync(path.join(root, 'models'))) if (/-(eval|training)\.json$/.test(file)) fs.copyFileSync(path.join(root, 'models', file), path.join(out, 'data/eval', file));
+fs.copyFileSync(path.join(root, 'docs/model-eval.md'), path.join(out, 'model-eval.md'));
 for (const [file, name] of Object.entries(assets)) fs.copyFileSync(path.join(dist, file), path.join(out, name));
 const size = fs.readdirSync(out).reduce((sum, f) => sum + (fs.statSync(path.join(out, f)).isFile() ? fs.statSync(path.join(out, f)).size : 0), 0);
 console.log(`build: site ready in ${path.relative(root, out)} (${(size / 1048576).toFixed(1)} MB)`);

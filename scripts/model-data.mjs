@@ -55,40 +55,9 @@ export const modelByName = (name) => {
   return m;
 };
 
-export const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
-export const sd = (xs) => {
-  const m = mean(xs);
-  return Math.sqrt(xs.reduce((a, b) => a + (b - m) ** 2, 0) / Math.max(1, xs.length - 1));
-};
-
-/**
- * Per-file ratio means: for each file, sum of `num` over its rows / sum of `den`, for files whose
- * den is positive. rows: [{ file, num, den }]. Returns Map file -> value.
- */
-export function perFile(rows) {
-  const acc = new Map();
-  for (const { file, num, den } of rows) {
-    const a = acc.get(file) ?? [0, 0];
-    a[0] += num;
-    a[1] += den;
-    acc.set(file, a);
-  }
-  const out = new Map();
-  for (const [file, [n, d]] of acc) if (d > 0) out.set(file, n / d);
-  return out;
-}
-
-/** Mean and standard error of a - b over the files both have: { diff, se, files }. */
-export function pairedByFile(a, b) {
-  const d = [...a.keys()].filter((f) => b.has(f)).map((f) => a.get(f) - b.get(f));
-  return { diff: mean(d), se: d.length > 1 ? sd(d) / Math.sqrt(d.length) : NaN, files: d.length };
-}
-
-/** Mean and standard error over files of a per-file map: { mean, se, files }. */
-export function overFiles(m) {
-  const xs = [...m.values()];
-  return { mean: mean(xs), se: xs.length > 1 ? sd(xs) / Math.sqrt(xs.length) : NaN, files: xs.length };
-}
+// The statistics live in model-stats.mjs (no Node there: the playground's verdict panel reads them too).
+export { mean, sd, perFile, pairedByFile, overFiles, beyondByFile, classByFile, verdictOf, FAR } from './model-stats.mjs';
+import { mean, sd } from './model-stats.mjs';
 
 /**
  * The copy control for one probe style. rows: one per probe, { units, first, second, head,

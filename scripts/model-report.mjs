@@ -27,7 +27,7 @@ import os from 'node:os';
 import path from 'node:path';
 import init, { RECALL_CLASSES } from '../dist/index.js';
 import { bucketLabel, bucketLosses, defaultBuckets, presetSchemes, recallProbes, spanBits, tokenSpan, windowsOf } from '../bin/model-eval.mjs';
-import { COPY_GATE, MODELS, copyGate, copyGateProbe, copyStyle, mean, modelByName, overFiles, pairedByFile, perFile, pm, readConfig, root, sd, splitFiles } from './model-data.mjs';
+import { COPY_GATE, MODELS, beyondByFile as beyondOf, classByFile as classOf, copyGate, copyGateProbe, copyStyle, verdictOf, mean, modelByName, overFiles, pairedByFile, perFile, pm, readConfig, root, sd, splitFiles } from './model-data.mjs';
 
 const args = process.argv.slice(2);
 const arg = (name, fallback) => {
@@ -161,16 +161,9 @@ for (const run of runs) {
   const last = buckets - 1;
   const fileNames = [...new Set(windows.map((w) => w.file))];
   const bucketByFile = (name, b) => perFile(windows.map((w, i) => ({ file: w.file, num: run.schemes[name].sums[i][b], den: counts[b] })));
-  const classByFile = (name, c) => perFile(windows.map((w, i) => ({ file: w.file, num: run.schemes[name].classSums[i][c], den: run.schemes[name].classCounts[i][c] })));
-  const beyondByFile = (name) => perFile(windows.map((w, i) => {
-    let num = 0;
-    let den = 0;
-    for (let b = 1; b < buckets; b++) {
-      num += run.schemes[name].sums[i][b];
-      den += counts[b];
-    }
-    return { file: w.file, num, den };
-  }));
+  // The same per-file readings as the playground's verdict panel (scripts/model-stats.mjs).
+  const classByFile = (name, c) => classOf(run, name, c);
+  const beyondByFile = (name) => beyondOf(run, name);
   const overall = (m) => overFiles(m).mean;
   const farBytes = run.schemes.rope.classCounts.reduce((a, row) => a + row[FAR], 0);
   const nearBytes = run.schemes.rope.classCounts.reduce((a, row) => a + row[NEAR], 0);
@@ -286,7 +279,7 @@ if (copy.rows.length) {
 }
 
 // A paired difference decides a comparison only beyond two standard errors.
-const verdict = (d) => (d.diff < -2 * d.se ? 'beats' : d.diff > 2 * d.se ? 'is worse than' : 'is level with');
+const verdict = verdictOf;
 out.push('## What the numbers say');
 out.push('');
 if (copyVerdict.length) {
@@ -331,10 +324,7 @@ for (const t of ['seed2']) {
   const file = dataFileOf(which.weights, t);
   if (!fs.existsSync(file)) continue;
   const other = JSON.parse(fs.readFileSync(file, 'utf8'));
-  const farMap = (data, multiple, name) => {
-    const run = data.runs[multiple];
-    return perFile(run.windows.map((w, i) => ({ file: w.file, num: run.schemes[name].classSums[i][FAR], den: run.schemes[name].classCounts[i][FAR] })));
-  };
+  const farMap = (data, multiple, name) => classOf(data.runs[multiple], name, FAR);
   const curveFile = path.join(path.dirname(which.weights), `${path.basename(which.weights, '.hrm')}-${t}-training.json`);
   const otherSeed = fs.existsSync(curveFile) ? JSON.parse(fs.readFileSync(curveFile, 'utf8')).seed : null;
   seedLines.push(`## A second training seed (${otherSeed !== null ? `seed ${otherSeed}` : t})`);

@@ -18,6 +18,7 @@ const TYPES = {
   '.png': 'image/png',
   '.bin': 'application/octet-stream',
   '.txt': 'text/plain; charset=utf-8',
+  '.md': 'text/plain; charset=utf-8',
 };
 export const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data: blob:; object-src 'none'; base-uri 'none'";
 
@@ -55,6 +56,7 @@ export function createServer({ base = SITE } = {}) {
       'x-content-type-options': 'nosniff',
       'cache-control': HASHED.test(path.basename(file)) ? 'public, max-age=31536000, immutable' : 'no-cache',
       etag,
+      'content-length': String(stat.size), // Model mode shows a model's size before downloading it (HEAD)
     };
     if (req.headers['if-none-match'] === etag) {
       res.writeHead(304, headers);
@@ -62,6 +64,7 @@ export function createServer({ base = SITE } = {}) {
       return;
     }
     res.writeHead(200, headers);
+    if (req.method === 'HEAD') return res.end();
     fs.createReadStream(file).pipe(res);
   });
 }

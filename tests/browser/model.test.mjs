@@ -225,7 +225,8 @@ describe('playground Model mode (headless Chromium)', () => {
     const context = await site.browser.newContext({ viewport: { width: 1200, height: 900 }, deviceScaleFactor: 2 });
     const page = await context.newPage();
     const weights = [];
-    page.on('request', (r) => /pybyte(\.[0-9a-f]{10})?\.hrm$/.test(new URL(r.url()).pathname) && weights.push(r.url()));
+    // Downloads only: the model picker's size comes from a HEAD request.
+    page.on('request', (r) => r.method() === 'GET' && /pybyte(\.[0-9a-f]{10})?\.hrm$/.test(new URL(r.url()).pathname) && weights.push(r.url()));
     const problems = [];
     page.on('pageerror', (e) => problems.push(e.message));
     await page.goto(`${site.url}model.html${await encodeWith(MODEL_DEFAULTS, { code: CODE })}`);

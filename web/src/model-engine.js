@@ -3,11 +3,17 @@
 // pooled image, and generation. Pure of DOM, so Node tests drive it directly.
 import { probImage } from './colormap.js';
 import { MODEL_BASELINES, SCHEME_TYPES, WINDOWED, truncateStride } from './state.js';
-import { recallClasses } from '../../dist/recall.js';
+import { recallClasses, tokenRecallClasses } from '../../dist/recall.js';
 import { clampRegion, PlaygroundError } from './engine.js';
 
-/** Bytes of code the model reads (the rest is noted and left out). */
+/** Bytes of code the byte model reads (the rest is noted and left out). */
 export const MODEL_BYTES = 4096;
+/** Tokens of code the token model reads (the rest is noted and left out), and its attention maps' tokens. */
+export const MODEL_TOKENS = 2560;
+export const ATTENTION_TOKENS = 1024;
+
+/** The shipped models Model mode offers: [name, label]. The first is the first view's. */
+export const MODEL_NAMES = Object.freeze([['pyjs-llama2', 'token model (llama2 tokens, Python + JS)'], ['pybyte', 'byte model (Python)']]);
 /** Bytes whose attention matrix is shown (n x n floats stay at 4 MB). */
 export const ATTENTION_BYTES = 1024;
 /** Bytes per point of the loss curve the engine returns (the page smooths the losses itself). */
@@ -70,25 +76,60 @@ export class ModelEngine {
     /** Passes run so far: loss (forward over the whole code), attention (the main heatmap), thumbnails. */
     this.counts = { loss: 0, attention: 0, thumbnails: 0 };
     this._thumbs = { key: null, images: new Map() }; // pooled thumbnails of one input, by layer * heads + head
+    this._models = new Map(); // name -> Promise of the loaded model
+    this.name = null; // the model requests use
   }
 
   /**
    * Loads the weights once: from `data` (the bytes, which the page fetches once for both
    * workers) or else from the package's own data/pybyte.hrm (a fetch of about 1.3 MB).
    */
-  async load(data) {
-    if (!this._loading) this._loading = this.hr.model.load(data ? { data } : undefined).then((m) => (this.model = m));
-    return this._loading;
+  async load(data, name) {
+    if (name === undefined) {
+      // The page's first request names no model: the package's own byte model, or the one loaded.
+      if (this.name) return this.load(undefined, this.name);
+      name = 'pybyte';
+    }
+    if (!this._models.has(name)) this._models.set(name, this.hr.model.load(data ? { data } : { name }));
+    const model = await this._models.get(name);
+    if (this.name !== name) {
+      this.name = name;
+      this.model = model;
+      this.matrix = null;
+      this._thumbs = { key: null, images: new Map() };
+    }
+    return model;
   }
 
-  /** The bytes the model reads, the model options, and the key of the attention input. */
+  /**
+   * A token model's input: the text cut at MODEL_TOKENS tokens (and first at the bytes one call
+   * accepts), its bytes, and the text of its first ATTENTION_TOKENS tokens.
+   */
+  _tokenText(code) {
+    const model = this.model;
+    const first = clipUtf8(code, model.maxInputBytes); // what one call accepts
+    const { tokens } = model.positions(first.bytes, { hierarchy: 'segments' });
+    const n = tokens.ids.length;
+    const cut = n > MODEL_TOKENS ? tokens.start[MODEL_TOKENS] : first.bytes.length;
+    const bytes = first.bytes.subarray(0, cut);
+    const m = Math.min(n, ATTENTION_TOKENS);
+    const attentionBytes = m < n ? tokens.start[m] : cut;
+    return { bytes, clipped: first.clipped || n > MODEL_TOKENS, attentionText: bytes.subarray(0, attentionBytes) };
+  }
+
+  /**
+   * The bytes the model reads, the model options, the attention's input (its first `m` bytes, or a
+   * token model's text of its first ATTENTION_TOKENS tokens) and the key of the attention input.
+   */
   _input(code, side, language) {
-    const { bytes, clipped } = clipUtf8(code, MODEL_BYTES);
+    const token = Boolean(this.model.tokenizer);
+    const { bytes, clipped, attentionText } = token ? this._tokenText(code) : clipUtf8(code, MODEL_BYTES);
     if (bytes.length < 2) throw new PlaygroundError('The model needs at least 2 bytes of code.');
     const options = modelOptionsFor(side, language);
     const m = Math.min(bytes.length, ATTENTION_BYTES);
-    const key = `${JSON.stringify(options)}|${String.fromCharCode(...bytes.subarray(0, m))}`;
-    return { bytes, clipped, options, m, key };
+    const attentionInput = token ? attentionText : bytes.subarray(0, m);
+    const key = `${this.name}|${JSON.stringify(options)}|${new TextDecoder().decode(attentionInput)}`;
+    return { bytes, clipped, options, m, attentionInput, key };
   }
 
   /**
@@ -97,28 +138,32 @@ export class ModelEngine {
    * bitsPerByte, curve, byteUnits; when parts.attention (the default): image, units, attentionBytes. A layer
    * or head change asks for the attention alone: the loss does not depend on them.
    */
-  async run({ code, side, language, layer = 0, head = 0, view = {}, parts = {} }) {
+  async run({ code, side, language, layer = 0, head = 0, view = {}, parts = {}, model: name }) {
     const wantLoss = parts.loss !== false;
     const wantAttention = parts.attention !== false;
     const t0 = performance.now();
-    const model = await this.load();
+    const model = await this.load(undefined, name);
     const tLoad = performance.now();
-    const { bytes, clipped, options, m, key } = this._input(code, side, language);
-    const out = { n: bytes.length, clipped, config: model.config, ran: { loss: wantLoss, attention: wantAttention } };
+    const { bytes, clipped, options, attentionInput, key } = this._input(code, side, language);
+    const token = Boolean(model.tokenizer);
+    const out = { n: bytes.length, clipped, config: model.config, unit: token ? 'token' : 'byte', ran: { loss: wantLoss, attention: wantAttention } };
     if (wantLoss) {
-      const { losses, bitsPerByte, positions } = model.loss(bytes, options);
+      const r = model.loss(bytes, options);
       this.counts.loss++;
-      // byteUnits: the unit of every byte read (for the code's hover cards); recall: the class of
-      // every byte (far-recall: a name whose previous use is more than the training context back).
+      // byteUnits: the unit of every byte (a token model: every token) read (for the code's hover
+      // cards); recall: the class of every byte or token (far-recall: a name whose previous use is
+      // more than the training context back). A token model's n counts tokens, with their ids and
+      // byte spans.
       Object.assign(out, {
-        losses, bitsPerByte, curve: lossCurve(losses), byteUnits: positions.unit,
-        recall: recallClasses(bytes, model.config.trainingContext),
+        losses: r.losses, bitsPerByte: r.bitsPerByte, curve: lossCurve(r.losses), byteUnits: r.positions.unit,
+        recall: token ? tokenRecallClasses(bytes, r.tokens.start, r.tokens.end, model.config.trainingContext) : recallClasses(bytes, model.config.trainingContext),
       });
+      if (token) Object.assign(out, { n: r.n, bytes: bytes.length, bitsPerToken: r.bitsPerToken, tokens: r.tokens });
     }
     const tLoss = performance.now();
     let tAttention = tLoss;
     if (wantAttention) {
-      const { matrix, positions } = model.attention(bytes.subarray(0, m), { ...options, layer, head });
+      const { matrix, positions, n: m } = model.attention(attentionInput, { ...options, layer, head });
       this.counts.attention++;
       this.matrix = matrix;
       this.n = m;
@@ -144,15 +189,15 @@ export class ModelEngine {
    * size x size thumbnail in the heatmaps' colours: { layer, head, rgba, rows, cols, cached }.
    * Thumbnails are kept for the last input, so each is computed once per code and scheme.
    */
-  async thumbnail({ code, side, language, layer, head, size = THUMB_SIZE }) {
-    const model = await this.load();
-    const { bytes, options, m, key } = this._input(code, side, language);
+  async thumbnail({ code, side, language, layer, head, size = THUMB_SIZE, model: name }) {
+    const model = await this.load(undefined, name);
+    const { options, attentionInput, key } = this._input(code, side, language);
     const images = this._thumbsOf(key);
     const index = layer * model.config.heads + head;
     let image = images.get(index);
-    const cached = Boolean(image && image.rows === Math.min(size, m));
+    const cached = Boolean(image);
     if (!cached) {
-      const { matrix } = model.attention(bytes.subarray(0, m), { ...options, layer, head });
+      const { matrix, n: m } = model.attention(attentionInput, { ...options, layer, head });
       this.counts.thumbnails++;
       image = this._pooled(matrix, m, size, null);
       images.set(index, image);
@@ -195,10 +240,10 @@ export class ModelEngine {
   }
 
   /** Continues the code (clipped to leave room) under this side's scheme. */
-  async generate({ code, side, language, maxBytes, temperature, seed }) {
-    const model = await this.load();
+  async generate({ code, side, language, maxBytes, temperature, seed, model: name }) {
+    const model = await this.load(undefined, name);
     const room = model.maxInputBytes - maxBytes;
-    const { bytes } = clipUtf8(code, Math.min(room, MODEL_BYTES));
+    const { bytes } = clipUtf8(code, model.tokenizer ? room : Math.min(room, MODEL_BYTES));
     if (bytes.length < 1) throw new PlaygroundError('Generation needs some code to continue.');
     const t0 = performance.now();
     const { text, bytes: out } = model.generate(bytes, { ...modelOptionsFor(side, language), maxBytes, temperature, seed });

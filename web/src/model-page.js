@@ -7,8 +7,10 @@ import { createEditor, HEAT_LEVELS, heatLevel } from './editor.js';
 import { Heatmap, installUnitColours } from './heatmap.js';
 import { PairClient } from './client.js';
 import { buildControls, setPath } from './controls.js';
-import { MODEL_DEFAULTS, MODEL_SPLIT_RATIO, SCALINGS, normalizeWith, encodeWith, decodeWith, readLink, describeModelSide, formatRatio, DEFAULTS } from './state.js';
-import { MODEL_SCHEMES, THUMB_SIZE, isBaseline, lossCurve } from './model-engine.js';
+import { MODEL_DEFAULTS, MODEL_SPLIT_RATIO, SCALINGS, normalizeWith, encodeWith, readModelLink, encodeModelState, modelDefaultsOf, describeModelSide, formatRatio, DEFAULTS } from './state.js';
+import { LONG_PYTHON_SAMPLE } from './model-samples.js';
+import { EVAL_FILES, verdictData, renderVerdict } from './verdict.js';
+import { MODEL_NAMES, MODEL_SCHEMES, THUMB_SIZE, isBaseline, lossCurve } from './model-engine.js';
 import { RECALL_CLASSES } from '../../dist/recall.js';
 import { LUTS, cssGradient, DECADES } from './colormap.js';
 import { SAMPLES, LANGUAGE_NAMES } from './samples.js';
@@ -24,16 +26,25 @@ installUnitColours();
 
 const SMOOTHING = [1, 8, 32, 128];
 const BYTE_FILTERS = [['all', 'every byte'], ['far', 'far-recall bytes only']];
+// The unit the model reads: 'byte' (pybyte) or 'token' (pyjs-llama2), from the state's model.
+const unitOf = (s) => (s.model === 'pyjs-llama2' ? 'token' : 'byte');
+/** The state normalized against its model's defaults. */
+const normal = (s) => normalizeWith(modelDefaultsOf(s.model), s);
+/** The sample a state shows when its code is null: the token model reads a long real file. */
+const sampleOf = (s) => (s.model === 'pyjs-llama2' && s.language === 'python' ? LONG_PYTHON_SAMPLE : SAMPLES[s.language]);
 /** The state a URL hash describes, with values the controls can show. */
 async function stateFromHash(hash) {
-  const s = await decodeWith(MODEL_DEFAULTS, hash);
-  if (!SMOOTHING.includes(s.smooth)) s.smooth = MODEL_DEFAULTS.smooth;
-  if (!BYTE_FILTERS.some(([v]) => v === s.bytes)) s.bytes = MODEL_DEFAULTS.bytes;
+  const link = await readModelLink(hash);
+  let s = link.state;
+  if (!MODEL_NAMES.some(([name]) => name === s.model)) s = normalizeWith(MODEL_DEFAULTS, { ...s, model: 'pybyte' });
+  const d = modelDefaultsOf(s.model);
+  if (!SMOOTHING.includes(s.smooth)) s.smooth = d.smooth;
+  if (!BYTE_FILTERS.some(([v]) => v === s.bytes)) s.bytes = d.bytes;
   return s;
 }
 let state = await stateFromHash(location.hash);
 // A link that cannot be read (cut off or garbled when copied) says so; the page shows the defaults.
-if ((await readLink(MODEL_DEFAULTS, location.hash)).unreadable) {
+if ((await readModelLink(location.hash)).unreadable) {
   const box = el('div', { class: 'link-notice', id: 'link-notice', role: 'alert' });
   const close = el('button', { type: 'button', class: 'small', title: 'Hide this notice' }, 'Dismiss');
   close.addEventListener('click', () => box.remove());
@@ -53,22 +64,78 @@ const workerURL = new URL('./worker.js', import.meta.url);
 if (new URLSearchParams(location.search).get('simd') === '0') workerURL.searchParams.set('simd', '0');
 const client = new PairClient(workerURL);
 
-// The weights, fetched once per visit for both workers. hr.model.load() reads data/pybyte.hrm
-// next to the hirope module, which the site bundles into worker.js: the same URL from here.
-const MODEL_URL = assetURL('data/pybyte.hrm', workerURL);
-const modelReady = fetch(MODEL_URL)
-  .then((response) => {
-    if (!response.ok) throw Object.assign(new Error(`could not fetch the model's weights (${MODEL_URL.pathname}: HTTP ${response.status})`), { name: 'NetworkError' });
-    return response.arrayBuffer();
-  })
-  .then((data) => Promise.all(['a', 'b'].map((s) => client.side(s).request('modelLoad', { data })))) // each worker gets a copy
-  .then(async ([loaded]) => {
+// The weights, fetched once per visit for both workers, and only for the model picked: the
+// byte model (data/pybyte.hrm, about 1.3 MB) or the token model (data/pyjs-llama2.hrm, about
+// 9.5 MB, with the llama2 vocabulary, data/llama2.bin). hr.model.load() reads data/NAME.hrm next
+// to the hirope module, which the site bundles into worker.js: the same URL from here.
+const MODEL_URLS = Object.fromEntries(MODEL_NAMES.map(([name]) => [name, assetURL(`data/${name}.hrm`, workerURL)]));
+const TOKENIZER_URL = assetURL('data/llama2.bin', workerURL);
+async function fetchBytes(url, what) {
+  const response = await fetch(url);
+  if (!response.ok) throw Object.assign(new Error(`could not fetch ${what} (${url.pathname}: HTTP ${response.status})`), { name: 'NetworkError' });
+  return response.arrayBuffer();
+}
+// Sizes before download: the files' lengths from a HEAD request each (null if the host says none).
+const sizeOf = (url) => fetch(url, { method: 'HEAD' }).then((r) => Number(r.headers.get('content-length')) || null).catch(() => null);
+const modelSizes = Object.fromEntries(MODEL_NAMES.map(([name]) => [name, Promise.all([sizeOf(MODEL_URLS[name]), name === 'pyjs-llama2' ? sizeOf(TOKENIZER_URL) : 0]).then(([w, t]) => (w === null || t === null ? null : w + t))]));
+const megabytes = (n) => `${(n / 1048576).toFixed(1)} MB`;
+const loads = new Map(); // model name -> Promise of its config, loaded by both workers
+function loadModel(name) {
+  if (!loads.has(name)) {
+    const promise = (async () => {
+      if (name === 'pyjs-llama2') {
+        const data = await fetchBytes(TOKENIZER_URL, 'the llama2 vocabulary');
+        await Promise.all(['a', 'b'].map((s) => client.side(s).request('tokenizerData', { name: 'llama2', data })));
+      }
+      const data = await fetchBytes(MODEL_URLS[name], 'the model\'s weights');
+      const [loaded] = await Promise.all(['a', 'b'].map((s) => client.side(s).request('modelLoad', { data, name }))); // each worker gets a copy
+      return loaded;
+    })();
+    promise.catch(() => loads.delete(name)); // a failed download is tried again on the next run
+    loads.set(name, promise);
+  }
+  return loads.get(name);
+}
+// The held-out verdict of the model shown, from the evaluation's own files (data/eval/).
+const verdicts = new Map(); // model name -> Promise of its verdictData
+async function showVerdict(name, modelConfig) {
+  if (!verdicts.has(name)) {
+    verdicts.set(name, (async () => {
+      const files = await Promise.all(EVAL_FILES[name].map(([evalFile, record]) => Promise.all([evalFile, record].map(async (f) => JSON.parse(new TextDecoder().decode(await fetchBytes(assetURL(`data/eval/${f}`, location.href), f)))))));
+      const seeds = files.map(([, record], i) => `seed ${record.seed}${i === 0 ? ' (shipped)' : ''}`);
+      return verdictData(files.map(([e]) => e), { seeds, config: modelConfig });
+    })());
+    verdicts.get(name).catch(() => verdicts.delete(name));
+  }
+  const box = $('verdict-body');
+  try {
+    const data = await verdicts.get(name);
+    if (state.model !== name) return;
+    renderVerdict(box, data);
+    document.body.dataset.verdict = name;
+  } catch (e) {
+    box.replaceChildren(el('p', { class: 'muted' }, `The held-out verdict could not be read: ${e.message}. It is in docs/model-eval.md.`));
+  }
+}
+
+let modelReady = null; // the current model's load, with config and bound set once it is loaded
+let pageBuilt;
+const built = new Promise((resolve) => (pageBuilt = resolve)); // the controls exist (end of this module)
+function useModel(name) {
+  const loading = loadModel(name);
+  modelReady = loading.then(async (loaded) => {
+    await built;
+    if (state.model !== name) return loaded;
     config = loaded;
     bound = await splitBoundOf(0);
     configured();
+    showVerdict(name, loaded);
     return loaded;
   });
-modelReady.catch(() => {}); // reported by the first run
+  modelReady.catch(() => {}); // reported by the first run
+  return modelReady;
+}
+useModel(state.model);
 const info = await client.a.request('ready');
 
 // ----- controls
@@ -97,12 +164,13 @@ function sideControls(side) {
 const indexOptions = (count) => Array.from({ length: count }, (_, i) => [String(i), String(i)]);
 const controlGroups = [
   buildControls($('source-controls'), [
+    { key: 'model', label: 'Model', type: 'select', options: MODEL_NAMES, help: 'Which shipped code model reads the code: the token model (llama2 tokens, trained on Python and JavaScript at 512 tokens) or the byte model (bytes, Python, 256 bytes). Each is downloaded once, when first picked; the size is shown beside its name.' },
     { key: 'language', label: 'Language', type: 'select', options: info.languages.map((l) => [l, LANGUAGE_NAMES[l] ?? l]), help: 'The grammar that gives HiRoPE its units and statements. The model itself was trained on Python only.' },
-    { key: 'colour', label: 'Shade code by', type: 'select', options: [['a', 'loss under A'], ['b', 'loss under B']], help: 'Which scheme\'s per-byte loss shades the code: darker bytes surprised the model more.' },
+    { key: 'colour', label: 'Shade code by', type: 'select', options: [['a', 'loss under A'], ['b', 'loss under B']], help: 'Which scheme\'s loss shades the code (per byte, or per token for the token model): darker text surprised the model more.' },
   ], onControl),
   buildControls($('loss-controls'), [
     { key: 'smooth', label: 'Smoothing', type: 'select', numeric: true, options: SMOOTHING.map((b) => [String(b), b === 1 ? 'none (every byte)' : `runs of ${b} bytes`]), help: 'The chart plots the mean loss over consecutive runs of this many bytes.', show: (s) => s.bytes === 'all' },
-    { key: 'bytes', label: 'Bytes', type: 'select', options: BYTE_FILTERS, help: 'Far-recall bytes: the bytes of a name whose previous use is more than the training length back, with none nearer. Only there can context beyond the training length help; each dot is one such name.' },
+    { key: 'bytes', label: 'Show', type: 'select', options: BYTE_FILTERS, help: 'Far-recall bytes (or tokens): those of a name whose previous use is more than the training length back, with none nearer. Only there can context beyond the training length help; each dot is one such name.' },
   ], onControl),
   buildControls($('attention-controls'), [
     { key: 'layer', label: 'Layer', type: 'select', options: indexOptions(4), numeric: true, help: 'Which layer\'s attention the heatmaps show.' },
@@ -114,6 +182,13 @@ const controlGroups = [
     { key: 'seed', label: 'Seed', type: 'number', min: 0, step: 1, help: 'Sampling seed (both sides use the same one).' },
   ], onControl),
 ];
+// The picker names each model's download size before it is fetched.
+for (const [name, label] of MODEL_NAMES) {
+  modelSizes[name].then((size) => {
+    const option = [...$('c-model').options].find((o) => o.value === name);
+    if (option && size) option.textContent = `${label} · ${megabytes(size)}${loads.has(name) ? '' : ' download'}`;
+  });
+}
 const sides = { a: buildControls($('scheme-a'), sideControls('a'), onControl), b: buildControls($('scheme-b'), sideControls('b'), onControl) };
 const ratioHints = {};
 for (const side of ['a', 'b']) {
@@ -133,13 +208,66 @@ presetButtons.paper.addEventListener('click', () => applyPreset('b', 0.5));
 presets.append(el('span', { class: 'presets-label' }, 'HiRoPE at'), presetButtons.bound, presetButtons.paper);
 $('scheme-b').querySelector('h3').after(presets);
 
+// Presets that tell the story, one sentence each (the token model; the first is the first view).
+const STORIES = [
+  { id: 'baseline', label: 'baseline vs HiRoPE', sentence: 'Past 512 tokens a sliding window (A) forgets what lies farther back; HiRoPE on 64-token segments (B) still reads it, and its loss drops below A\'s where names come back from far.', state: {} },
+  { id: 'verdict', label: 'ReRoPE vs HiRoPE', sentence: 'The held-out verdict: past 512 tokens HiRoPE on segments edges ReRoPE by a few hundredths of a bit, on ordinary tokens rather than far recall — on one file the two are hard to tell apart.', state: { a: { type: 'rerope', window: 256 } } },
+  { id: 'rope', label: 'RoPE vs ReRoPE', sentence: 'Plain RoPE falls apart past the training length; a window (ReRoPE) keeps the loss level.', state: { a: { type: 'rope' }, b: { type: 'rerope' } } },
+  { id: 'far', label: 'far recall', sentence: 'On names used again more than 512 tokens later (far-recall tokens only), a scheme that still sees them (Self-Extend) beats a sliding window that cannot.', state: { bytes: 'far', b: { type: 'self-extend', window: 128, group: 22 } } },
+];
+const storyState = (story) => {
+  const d = modelDefaultsOf('pyjs-llama2');
+  return normalizeWith(d, { ...d, ...story.state, a: { ...d.a, ...story.state.a }, b: { ...d.b, ...story.state.b } });
+};
+const story = {
+  box: el('div', { class: 'presets stories', role: 'group', 'aria-label': 'Presets: the story in one click', id: 'stories' }),
+  line: el('p', { class: 'story-line', id: 'story-line', 'aria-live': 'polite' }),
+  buttons: [],
+  build() {
+    this.box.append(el('span', { class: 'presets-label' }, 'Token model:'));
+    for (const st of STORIES) {
+      const button = el('button', { type: 'button', class: 'preset', id: `story-${st.id}`, title: st.sentence }, st.label);
+      button.addEventListener('click', () => {
+        const wasSample = state.code === null || state.code === sampleOf(state);
+        const next = storyState(st);
+        const switching = state.model !== next.model;
+        state = { ...next, language: state.language, code: switching && wasSample ? null : state.code, layer: switching ? 0 : state.layer, head: switching ? 0 : state.head, colour: state.colour };
+        if (switching) {
+          zoom = null;
+          result = null;
+          chars = null;
+          if (wasSample) editor.setText(sampleOf(state) ?? '');
+          useModel(state.model);
+        }
+        syncControls();
+        schedule();
+      });
+      this.buttons.push([st, button]);
+      this.box.append(button);
+    }
+    const section = $('schemes');
+    section.querySelector('.pair').before(this.box, this.line);
+  },
+  sync() {
+    let on = null;
+    for (const [st, button] of this.buttons) {
+      const want = storyState(st);
+      const same = state.model === 'pyjs-llama2' && state.bytes === want.bytes && ['a', 'b'].every((side) => JSON.stringify(state[side]) === JSON.stringify(want[side]));
+      button.setAttribute('aria-pressed', String(same));
+      if (same) on = st;
+    }
+    this.line.textContent = on ? on.sentence : state.model === 'pyjs-llama2' ? 'Your own settings: pick a preset above to see one point of the story.' : 'The byte model: pick the token model (Model, above the code) or a preset for the held-out story.';
+  },
+};
+story.build();
+
 const pairsOf = () => (config ? config.headDim / 2 : PAIRS);
 const boundRatio = () => (bound ? bound.maxRatio : MODEL_SPLIT_RATIO);
 
 function applyPreset(side, ratio) {
   state[side].type = 'hirope';
   state[side].ratio = ratio;
-  state = normalizeWith(MODEL_DEFAULTS, state);
+  state = normal(state);
   syncControls();
   schedule();
 }
@@ -160,8 +288,14 @@ function syncControls() {
   for (const group of controlGroups) group.sync(state);
   sides.a.sync(state);
   sides.b.sync(state);
-  $('smooth-bytes').textContent = state.bytes === 'far' ? 'the bytes of each far-recall name (one dot per name)'
-    : state.smooth === 1 ? 'runs of 1 byte (no smoothing)' : `runs of ${state.smooth} bytes`;
+  const u = unitOf(state);
+  $('smooth-bytes').textContent = state.bytes === 'far' ? `the ${u}s of each far-recall name (one dot per name)`
+    : state.smooth === 1 ? `runs of 1 ${u} (no smoothing)` : `runs of ${state.smooth} ${u}s`;
+  // The words that name the unit the model reads, and the filters' option texts.
+  for (const span of document.querySelectorAll('.unit-word')) span.textContent = u;
+  const texts = { bytes: [`every ${u}`, `far-recall ${u}s only`], smooth: SMOOTHING.map((b) => (b === 1 ? `none (every ${u})` : `runs of ${b} ${u}s`)) };
+  for (const [key, list] of Object.entries(texts)) [...$(`c-${key}`).options].forEach((o, i) => (o.textContent = list[i]));
+  story.sync();
   const b = state.b;
   presetButtons.bound.textContent = `the Split% bound (${Math.round(boundRatio() * pairsOf())}/${pairsOf()})`;
   presetButtons.bound.setAttribute('aria-pressed', String(b.type === 'hirope' && b.ratio === boundRatio()));
@@ -202,22 +336,38 @@ async function updateHints() {
     output.textContent = `${sideBound.tokenPairs}/${sideBound.pairs} pairs (${formatRatio(s.ratio)})`;
     hint.classList.toggle('warn', sideBound.over);
     hint.textContent =
-      `Split% for this model (trained at ${config.trainingContext} bytes): ${(100 * sideBound.split).toFixed(1)}%, the ${sideBound.maxTokenPairs} of ${sideBound.pairs} pairs whose wavelength fits in the training length; ratio ${formatRatio(s.ratio)} keeps ${plural(sideBound.tokenPairs, 'pair')} on the byte index.` +
+      `Split% for this model (trained at ${config.trainingContext} ${unitOf(state)}s): ${(100 * sideBound.split).toFixed(1)}%, the ${sideBound.maxTokenPairs} of ${sideBound.pairs} pairs whose wavelength fits in the training length; ratio ${formatRatio(s.ratio)} keeps ${plural(sideBound.tokenPairs, 'pair')} on the ${unitOf(state)} index.` +
       (sideBound.over ? ` That is above the bound: pairs that never completed a period in training stay on the byte distance and see angles the model never saw (the paper's 0.5 breaks this model).` : ' Within the bound.');
   }
 }
 
+// Another model: its own defaults (its windows count its own units), keeping the code and the
+// language; the sample follows the model when the code is a sample.
+function switchModel(name, wasSample) {
+  state = normalizeWith(modelDefaultsOf(name), { ...modelDefaultsOf(name), language: state.language, code: wasSample ? null : state.code, colour: state.colour });
+  zoom = null;
+  selected = null;
+  result = null;
+  chars = null;
+  for (const side of ['a', 'b']) computed[side] = null;
+  if (wasSample) editor.setText(sampleOf(state) ?? '');
+  useModel(state.model);
+  syncControls();
+  schedule();
+}
+
 function onControl(key, value) {
-  const wasSample = state.code === null || state.code === SAMPLES[state.language];
+  const wasSample = state.code === null || state.code === sampleOf(state);
+  if (key === 'model') return switchModel(value, wasSample);
   // The ratio moves in whole pairs: k / pairs exactly (8/24 is the default, 1/3).
   if (key.endsWith('.ratio')) value = Math.round(value * pairsOf()) / pairsOf();
   setPath(state, key, value);
-  state = normalizeWith(MODEL_DEFAULTS, state);
+  state = normal(state);
   if (key === 'language') {
     editor.setLanguage(state.language);
     if (wasSample) {
       state.code = null;
-      editor.setText(SAMPLES[state.language] ?? '');
+      editor.setText(sampleOf(state) ?? '');
       zoom = null;
     }
   }
@@ -236,15 +386,27 @@ function onControl(key, value) {
 let chars = null; // { count, start, end, unit, firstByte, byteChar }
 const editor = createEditor({
   parent: $('editor'),
-  doc: state.code ?? SAMPLES[state.language] ?? '',
+  doc: state.code ?? sampleOf(state) ?? '',
   language: state.language,
   label: 'Source code (shaded by the model\'s loss; hover a character for details)',
   onChange(text) {
-    state.code = text === SAMPLES[state.language] ? null : text;
+    state.code = text === sampleOf(state) ? null : text;
     schedule();
   },
   describeToken(index) {
     if (!chars || !result) return [];
+    if (chars.tokens) {
+      // A token: its text, its llama2 id, and its loss (bits) under A and B, as the API gives them.
+      const bits = (side) => (index === 0 ? '—' : `${result[side].losses[index - 1].toFixed(2)} bits`);
+      return [
+        ['token', `${index} of ${result.a.n}`],
+        ['text', JSON.stringify(editor.text.slice(chars.start[index], chars.end[index]))],
+        ['id', String(chars.tokens.ids[index])],
+        ['loss A', bits('a')],
+        ['loss B', bits('b')],
+        ['unit (B)', String(chars.unit[index])],
+      ];
+    }
     const byte = chars.firstByte[index];
     const bits = (side) => {
       const v = charBits(result[side].losses, index);
@@ -259,6 +421,34 @@ const editor = createEditor({
     ];
   },
 });
+
+// The marks of the text the model read: its tokens (a token model: one mark per token, UTF-16
+// ranges from the tokens' byte spans; posMark[k] = k), or its characters (the byte model).
+function markTable(text, r, units) {
+  if (!r.tokens) return charTable(text, r.n, units);
+  const { start, end } = r.tokens;
+  // UTF-16 offset of every byte boundary of the text read (a byte inside a character: its start).
+  const bytes = r.bytes;
+  const offset = new Int32Array(bytes + 1);
+  let byte = 0;
+  for (let i = 0; i < text.length && byte < bytes;) {
+    const cp = text.codePointAt(i);
+    const width = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+    for (let b = byte; b < Math.min(bytes, byte + width); b++) offset[b] = i;
+    byte += width;
+    i += cp > 0xffff ? 2 : 1;
+    if (byte <= bytes) offset[byte] = i;
+  }
+  const count = start.length;
+  const s16 = new Int32Array(count);
+  const e16 = new Int32Array(count);
+  for (let k = 0; k < count; k++) {
+    s16[k] = offset[start[k]];
+    e16[k] = Math.max(s16[k], offset[end[k]]);
+  }
+  const unit = Int32Array.from({ length: count }, (_, k) => units[k] ?? 0);
+  return { count, start: s16, end: e16, unit, tokens: r.tokens, byteChar: Int32Array.from({ length: count }, (_, k) => k) };
+}
 
 // Characters of the text the model read, with their UTF-16 and byte ranges.
 function charTable(text, n, units) {
@@ -284,8 +474,10 @@ function charTable(text, n, units) {
   return { count, start: Int32Array.from(start), end: Int32Array.from(end), unit, firstByte: Int32Array.from(firstByte), byteChar };
 }
 
-// Bits to predict a character: the sum over its bytes (null for the very first byte).
+// Bits to predict a character: the sum over its bytes (null for the very first byte); a token
+// model's mark is a token: its loss.
 function charBits(losses, index) {
+  if (chars.tokens) return index === 0 ? null : losses[index - 1];
   const b0 = chars.firstByte[index];
   const b1 = index + 1 < chars.count ? chars.firstByte[index + 1] : losses.length + 1;
   if (b0 === 0) return null;
@@ -303,7 +495,7 @@ function shadeCode() {
     levels[c] = bits === null ? 0 : Math.max(0, Math.min(HEAT_LEVELS, Math.round(bits)));
   }
   editor.setHeat({ levels, query: -1 });
-  $('code-legend').textContent = `Shading: bits to predict each character under ${state.colour.toUpperCase()}, ${describeModelSide(state[state.colour])} — one shade per bit, darkest at ${HEAT_LEVELS} bits or more.`;
+  $('code-legend').textContent = `Shading: bits to predict each ${chars.tokens ? 'token (hover one for its text, id and loss)' : 'character'} under ${state.colour.toUpperCase()}, ${describeModelSide(state[state.colour], unitOf(state))} — one shade per bit, darkest at ${HEAT_LEVELS} bits or more.`;
   writeURL();
 }
 
@@ -333,6 +525,7 @@ function drawLossChart() {
   const ink = css.getPropertyValue('--ink').trim() || '#222';
   const colour = { a: css.getPropertyValue('--a').trim(), b: css.getPropertyValue('--b').trim() };
   const n = a.n;
+  const u = a.unit; // 'byte' or 'token': what the model reads, and what the chart counts
   const smooth = state.smooth;
   const farOnly = state.bytes === 'far';
   // Runs of `smooth` bytes, each drawn at its middle byte (losses[t] is the loss of byte t + 1);
@@ -354,8 +547,8 @@ function drawLossChart() {
   const { ticks, step } = niceTicks(0, yMax, 6);
   const yTop = ticks.at(-1) < yMax ? ticks.at(-1) + step : ticks.at(-1);
   const box = { left: 50, top: 10, width: width - 50 - 14, height: height - 10 - 44 };
-  const y = { lo: 0, hi: yTop, title: 'bits per byte', ticks: niceTicks(0, yTop, 6).ticks };
-  const axes = drawAxes(ctx, { box, x: { lo: 0, hi: n, title: 'byte position' }, y, ink, grid: true });
+  const y = { lo: 0, hi: yTop, title: `bits per ${u}`, ticks: niceTicks(0, yTop, 6).ticks };
+  const axes = drawAxes(ctx, { box, x: { lo: 0, hi: n, title: `${u} position` }, y, ink, grid: true });
   ctx.save();
   ctx.beginPath();
   ctx.rect(box.left, box.top, box.width, box.height);
@@ -403,11 +596,11 @@ function drawLossChart() {
   const far = farRecallBytes(a.recall);
   const summary = ['a', 'b'].map((side) => {
     const r = result[side];
-    const head = `${side.toUpperCase()} ${describeModelSide(r.side)}: `;
-    if (farOnly) return head + (far ? `${meanOver(r.losses, a.recall).toFixed(2)} bits/byte on far-recall bytes` : 'no far-recall bytes');
-    return head + `${meanLoss(r, 0, L - 1).toFixed(2)} bits/byte within ${L}, ${n > L ? meanLoss(r, L - 1, n).toFixed(2) : '—'} beyond`;
+    const head = `${side.toUpperCase()} ${describeModelSide(r.side, r.unit)}: `;
+    if (farOnly) return head + (far ? `${meanOver(r.losses, a.recall).toFixed(2)} bits/${u} on far-recall ${u}s` : `no far-recall ${u}s`);
+    return head + `${meanLoss(r, 0, L - 1).toFixed(2)} bits/${u} within ${L}, ${n > L ? meanLoss(r, L - 1, n).toFixed(2) : '—'} beyond`;
   });
-  const what = farOnly ? `far-recall bytes only: ${plural(far, 'byte')} in ${plural(curves.a.x.length, 'name')}` : smooth === 1 ? 'every byte' : `runs of ${smooth} bytes`;
+  const what = farOnly ? `far-recall ${u}s only: ${plural(far, u)} in ${plural(curves.a.x.length, 'name')}` : smooth === 1 ? `every ${u}` : `runs of ${smooth} ${u}s`;
   lossCanvas.setAttribute('aria-label', `Loss by position (${what}). ${summary.join('; ')}.`);
   lossKey.replaceChildren();
   for (const [i, side] of ['a', 'b'].entries()) {
@@ -415,8 +608,8 @@ function drawLossChart() {
   }
   if (farOnly) {
     lossKey.append(el('br'), far
-      ? `${plural(far, 'far-recall byte')} in ${plural(curves.a.x.length, 'name')}: each dot is one name used again more than ${L} bytes after its previous use. Only on such bytes can context past the training length help; a truncated model cannot see the earlier use.`
-      : `This code has no far-recall bytes: no name is used again more than ${L} bytes after its previous use.`);
+      ? `${plural(far, `far-recall ${u}`)} in ${plural(curves.a.x.length, 'name')}: each dot is one name used again more than ${L} ${u}s after its previous use. Only on such ${u}s can context past the training length help; a truncated model cannot see the earlier use.`
+      : `This code has no far-recall ${u}s: no name is used again more than ${L} ${u}s after its previous use.`);
   }
 }
 
@@ -477,9 +670,9 @@ function drawMaps() {
   for (const side of ['a', 'b']) {
     const r = result[side];
     const img = r.image;
-    heatmaps[side].setTitle(side.toUpperCase(), `${describeModelSide(r.side)} · layer ${r.layer}, head ${r.head}`);
+    heatmaps[side].setTitle(side.toUpperCase(), `${describeModelSide(r.side, r.unit)} · layer ${r.layer}, head ${r.head}`);
     heatmaps[side].draw({ rgba: img.rgba, rows: img.rows, cols: img.cols }, img.region, r.units, r.attentionBytes);
-    heatmaps[side].setLegend(cssGradient(LUTS.magma), `10⁻${DECADES}× row max`, 'row max', img.rows < img.region.r1 - img.region.r0 ? 'Downsampled: each cell is the mean over the bytes it covers.' : '');
+    heatmaps[side].setLegend(cssGradient(LUTS.magma), `10⁻${DECADES}× row max`, 'row max', img.rows < img.region.r1 - img.region.r0 ? `Downsampled: each cell is the mean over the ${r.unit}s it covers.` : '');
   }
   const r = result.a.image.region;
   $('zoom-info').textContent = zoom ? `Zoomed: queries ${r.r0}–${r.r1 - 1}, keys ${r.c0}–${r.c1 - 1}` : '';
@@ -565,7 +758,7 @@ const thumbs = {
         if (this.key[side] !== key) return;
         let image;
         try {
-          image = await client.side(side).request('modelThumbnail', { code: payload.code, language: payload.language, side: payload.state[side], layer: l, head: h, size: THUMB_SIZE });
+          image = await client.side(side).request('modelThumbnail', { code: payload.code, language: payload.language, model: payload.state.model, side: payload.state[side], layer: l, head: h, size: THUMB_SIZE });
         } catch {
           if (this.key[side] === key) this.key[side] = null; // shown by the run's own error
           return;
@@ -587,7 +780,7 @@ const thumbs = {
     const ready = this.done.a && this.done.b;
     document.body.dataset.thumbs = ready ? 'ready' : 'busy';
     this.figure.setAttribute('aria-busy', String(!ready));
-    if (this.note) this.note.textContent = ready ? `Each map: the first ${result?.a.attentionBytes ?? ''} bytes pooled to ${THUMB_SIZE} × ${THUMB_SIZE} cells, same colours as above. Click one to open it.` : 'Computing every layer and head…';
+    if (this.note) this.note.textContent = ready ? `Each map: the first ${result?.a.attentionBytes ?? ''} ${result?.a.unit ?? 'byte'}s pooled to ${THUMB_SIZE} × ${THUMB_SIZE} cells, same colours as above. Click one to open it.` : 'Computing every layer and head…';
   },
 };
 
@@ -613,7 +806,7 @@ async function selectRow(side, index) {
     editor.setHeat({ levels, query: chars.byteChar[index] });
     const text = (j) => JSON.stringify(editor.text.slice(chars.start[chars.byteChar[j]], chars.end[chars.byteChar[j]]));
     const top = Array.from(row.probs.keys()).sort((x, y) => row.probs[y] - row.probs[x]).slice(0, 3).map((j) => `${text(j)}@${j} ${(100 * row.probs[j]).toFixed(1)}%`).join(', ');
-    $('query-info').textContent = `Byte ${index} ${text(index)} under ${side.toUpperCase()}, layer ${result[side].layer}, head ${result[side].head} — top keys: ${top}. Change the code or a scheme to shade by loss again.`;
+    $('query-info').textContent = `${result[side].unit === 'token' ? 'Token' : 'Byte'} ${index} ${text(index)} under ${side.toUpperCase()}, layer ${result[side].layer}, head ${result[side].head} — top keys: ${top}. Change the code or a scheme to shade by loss again.`;
   } catch (e) {
     showError(e);
   }
@@ -640,20 +833,20 @@ $('generate').addEventListener('click', async () => {
   generating = true;
   syncGenerate();
   await modelReady.catch(() => {}); // the workers load the page's copy of the weights first
-  const snapshot = normalizeWith(MODEL_DEFAULTS, state);
+  const snapshot = normal(state);
   for (const side of ['a', 'b']) {
     $(`gen-${side}`).classList.remove('gen-empty');
     $(`gen-${side}`).textContent = 'Generating…';
-    $(`gen-title-${side}`).textContent = `${side.toUpperCase()}: ${describeModelSide(snapshot[side])}`;
+    $(`gen-title-${side}`).textContent = `${side.toUpperCase()}: ${describeModelSide(snapshot[side], unitOf(snapshot))}`;
   }
   try {
-    const payload = { code: editor.text, language: snapshot.language, maxBytes: snapshot.maxBytes, temperature: snapshot.temperature, seed: snapshot.seed };
+    const payload = { code: editor.text, language: snapshot.language, model: snapshot.model, maxBytes: snapshot.maxBytes, temperature: snapshot.temperature, seed: snapshot.seed };
     const [a, b] = await Promise.all(['a', 'b'].map((s) => client.side(s).request('modelGenerate', { ...payload, side: snapshot[s] })));
     for (const [side, g] of [['a', a], ['b', b]]) {
       const pre = $(`gen-${side}`);
       const tail = editor.text.slice(-240);
       pre.replaceChildren(el('span', { class: 'prompt-tail' }, tail), el('mark', { class: 'generated' }, g.text));
-      $(`gen-title-${side}`).textContent = `${side.toUpperCase()}: ${describeModelSide(snapshot[side])} — ${plural(g.bytes, 'byte')} after a ${g.promptBytes}-byte prompt, ${Math.round(g.bytesPerSecond)} bytes/s`;
+      $(`gen-title-${side}`).textContent = `${side.toUpperCase()}: ${describeModelSide(snapshot[side], unitOf(snapshot))} — ${plural(g.bytes, 'byte')} after a ${g.promptBytes}-byte prompt, ${Math.round(g.bytesPerSecond)} bytes/s`;
     }
     document.body.dataset.generated = 'true';
   } catch (e) {
@@ -678,7 +871,7 @@ function schedule() {
 }
 
 function sideKey(payload, side) {
-  return JSON.stringify([payload.code, payload.language, payload.state[side]]);
+  return JSON.stringify([payload.state.model, payload.code, payload.language, payload.state[side]]);
 }
 
 async function runBoth(payload) {
@@ -690,7 +883,7 @@ async function runBoth(payload) {
     const attention = loss || prev.layer !== payload.layer || prev.head !== payload.head;
     parts[s] = { loss, attention };
     if (!attention) return prev.result;
-    const r = await client.side(s).request('modelRun', { code: payload.code, language: payload.language, layer: payload.layer, head: payload.head, view: payload.view, side: payload.state[s], parts: parts[s] });
+    const r = await client.side(s).request('modelRun', { code: payload.code, language: payload.language, model: payload.state.model, layer: payload.layer, head: payload.head, view: payload.view, side: payload.state[s], parts: parts[s] });
     counts[s] = r.counts;
     const merged = loss ? r : { ...prev.result, ...r };
     Object.assign(merged, { side: payload.state[s], layer: payload.layer, head: payload.head });
@@ -704,7 +897,7 @@ async function run() {
   if (!scheduled) return;
   scheduled = false;
   const t0 = performance.now();
-  const snapshot = normalizeWith(MODEL_DEFAULTS, state);
+  const snapshot = normal(state);
   const payload = { code: editor.text, state: snapshot, language: snapshot.language, layer: snapshot.layer, head: snapshot.head, view: { size: 512, region: zoom } };
   clearTimeout(progressTimer);
   progressTimer = setTimeout(() => (progress.hidden = false), 150);
@@ -725,7 +918,7 @@ async function run() {
   result = { a: pair.a, b: pair.b };
   $('attention-bytes').textContent = String(pair.a.attentionBytes);
   if (lossRan || !chars) {
-    chars = charTable(payload.code, pair.a.n, pair.b.byteUnits);
+    chars = markTable(payload.code, pair.a, pair.b.byteUnits);
     // length: the text these offsets belong to (the editor maps older marks until it matches).
     editor.setTokens({ count: chars.count, start: chars.start, end: chars.end, unit: chars.unit, length: payload.code.length });
     selected = null;
@@ -744,10 +937,12 @@ async function run() {
     : `layer ${snapshot.layer}, head ${snapshot.head}: attention only, ${timing('a', 'attention')}, ${timing('b', 'attention')}`;
   status.classList.remove('error');
   // The status says what was read and how well each side predicts it; the timings are one click away.
-  status.textContent = `${plural(pair.a.n, 'byte')}${pair.a.clipped ? ' (the first 4,096; the rest is not read)' : ''} read by ${config.name} (${config.parameters.toLocaleString('en')} parameters, ${info.backend}): A ${pair.a.bitsPerByte.toFixed(3)} bits/byte, B ${pair.b.bitsPerByte.toFixed(3)} (lower is better).`;
+  const u = pair.a.unit;
+  const per = (r) => (u === 'token' ? r.bitsPerToken : r.bitsPerByte);
+  status.textContent = `${plural(pair.a.n, u)}${u === 'token' ? ` (${plural(pair.a.bytes, 'byte')})` : ''}${pair.a.clipped ? ` (the first ${u === 'token' ? '2,560 tokens' : '4,096'}; the rest is not read)` : ''} read by ${config.name} (${config.parameters.toLocaleString('en')} parameters, ${info.backend}): A ${per(pair.a).toFixed(3)} bits/${u}, B ${per(pair.b).toFixed(3)} (lower is better).`;
   document.getElementById('timing-text').textContent = `Last run ${ms.toFixed(0)} ms in the workers, which run side by side: ${detail}.`;
   document.body.dataset.ready = 'true';
-  document.dispatchEvent(new CustomEvent('hirope:model', { detail: { total: ms, a: pair.a.bitsPerByte, b: pair.b.bitsPerByte } }));
+  document.dispatchEvent(new CustomEvent('hirope:model', { detail: { total: ms, model: snapshot.model, unit: u, a: per(pair.a), b: per(pair.b) } }));
   // Which parts ran on each side, and each worker's pass counters (tests count loss passes).
   document.dispatchEvent(new CustomEvent('hirope:model-run', { detail: { total: ms, parts, counts: { a: counts.a, b: counts.b } } }));
   writeURL();
@@ -764,7 +959,7 @@ let urlTimer = 0;
 function writeURL() {
   clearTimeout(urlTimer);
   urlTimer = setTimeout(async () => {
-    const hash = await encodeWith(MODEL_DEFAULTS, state);
+    const hash = await encodeModelState(state);
     if (hash !== location.hash && !(hash === '' && location.hash === '')) history.replaceState(null, '', hash || location.pathname + location.search);
   }, 150);
 }
@@ -777,12 +972,14 @@ $('mode-attention').addEventListener('click', async (e) => {
 
 window.addEventListener('hashchange', async () => {
   state = await stateFromHash(location.hash);
-  const code = state.code ?? SAMPLES[state.language] ?? '';
+  const code = state.code ?? sampleOf(state) ?? '';
+  if (!config || config.tokenizer !== (state.model === 'pyjs-llama2' ? 'llama2' : null)) useModel(state.model);
   editor.setLanguage(state.language);
   if (code !== editor.text) editor.setText(code);
   syncControls();
   schedule();
 });
 
+pageBuilt();
 syncControls();
 schedule();

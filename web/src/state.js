@@ -163,8 +163,10 @@ export function readStateLink(hash) {
  * The hash for a state. withoutCode: a shorter link that leaves the code out (and says so, with
  * codeOmitted, so that the page that opens it can tell the person).
  */
-export async function encodeWith(defaults, state, { withoutCode = false } = {}) {
-  const changed = diff(normalizeWith(defaults, state), defaults);
+export async function encodeWith(defaults, state, { withoutCode = false, keep = [] } = {}) {
+  const normal = normalizeWith(defaults, state);
+  const changed = diff(normal, defaults);
+  for (const key of keep) changed[key] = normal[key]; // named even at its default
   if (withoutCode && 'code' in changed) {
     delete changed.code;
     changed.codeOmitted = true;
@@ -225,6 +227,7 @@ export async function readLink(defaults, hash) {
 export const MODEL_SPLIT_RATIO = 7 / 16;
 const MODEL_SIDE = { type: 'rope', scaling: 'none', factor: 4, window: 128, group: 8, ratio: MODEL_SPLIT_RATIO, hierarchy: 'units', segment: 32 };
 export const MODEL_DEFAULTS = Object.freeze({
+  model: 'pybyte',
   language: 'python',
   code: null,
   layer: 0,
@@ -239,6 +242,39 @@ export const MODEL_DEFAULTS = Object.freeze({
   b: Object.freeze({ ...MODEL_SIDE, type: 'hirope' }),
 });
 
+// The token model's first view (issue 32): A = a baseline, the sliding window over the training
+// length (512 tokens: level with truncation past it on the held-out files, in one pass), and B =
+// HiRoPE on 64-token segments, with the settings the held-out evaluation tuned
+// (training/config-pyjs.json's evaluation.tuned: window 256 tokens, ratio 1/3; Self-Extend's G 22).
+const TOKEN_SIDE = { type: 'hirope', scaling: 'none', factor: 4, window: 256, group: 22, ratio: 1 / 3, hierarchy: 'segments', segment: 64 };
+export const TOKEN_MODEL_DEFAULTS = Object.freeze({
+  ...MODEL_DEFAULTS,
+  model: 'pyjs-llama2',
+  smooth: 32,
+  a: Object.freeze({ ...TOKEN_SIDE, type: 'sliding-window', window: 512 }),
+  b: Object.freeze({ ...TOKEN_SIDE }),
+});
+/** The defaults of a Model-mode state for a model ('pybyte' or 'pyjs-llama2'). */
+export const modelDefaultsOf = (model) => (model === 'pyjs-llama2' ? TOKEN_MODEL_DEFAULTS : MODEL_DEFAULTS);
+
+/**
+ * A Model-mode link in full ({ state, unreadable, codeOmitted }): no state is the first view (the
+ * token model); a state naming its model reads against that model's defaults; a state without one
+ * is a link made before the model picker, when Model mode ran the byte model only.
+ */
+export async function readModelLink(hash) {
+  const first = await readLink(MODEL_DEFAULTS, hash);
+  if (first.unreadable || !/^#?s=/.test(hash || '')) return { ...first, state: normalizeWith(TOKEN_MODEL_DEFAULTS, {}) };
+  return first.state.model === 'pybyte' ? first : readLink(modelDefaultsOf(first.state.model), hash);
+}
+
+/** A Model-mode state's link: its model's defaults, and the model always named (none: the first view). */
+export async function encodeModelState(state, options) {
+  const defaults = modelDefaultsOf(state.model);
+  if (defaults === TOKEN_MODEL_DEFAULTS && (await encodeWith(defaults, state, options)) === '') return '';
+  return encodeWith(defaults, state, { ...options, keep: ['model'] });
+}
+
 /** A ratio as a short decimal (1/3 -> "0.333", 0.5 -> "0.5"). */
 export function formatRatio(ratio) {
   return String(Number(ratio.toFixed(3)));
@@ -247,16 +283,16 @@ export function formatRatio(ratio) {
 /** Truncate's stride in Model mode: one forward per W / 8 predictions (each sees 7W/8..W bytes). */
 export const truncateStride = (window) => Math.max(1, Math.floor(window / 8));
 
-/** A short name for a Model-mode side, e.g. "HiRoPE (ratio 0.333, W 64, units)". */
-export function describeModelSide(side) {
+/** A short name for a Model-mode side, e.g. "HiRoPE (ratio 0.333, W 64, units)"; unit: 'byte' or 'token'. */
+export function describeModelSide(side, unit = 'byte') {
   const baseline = MODEL_BASELINES.find(([t]) => t === side.type);
-  if (baseline) return side.type === 'truncate' ? `${baseline[1]} (last ${plural(side.window, 'byte')})` : `${baseline[1]} (W ${side.window})`;
+  if (baseline) return side.type === 'truncate' ? `${baseline[1]} (last ${plural(side.window, unit)})` : `${baseline[1]} (W ${side.window})`;
   const name = SCHEME_TYPES.find(([t]) => t === side.type)?.[1] ?? side.type;
   const parts = [];
   if (side.type === 'hirope') parts.push(`ratio ${formatRatio(side.ratio)}`);
   if (WINDOWED.has(side.type)) parts.push(`W ${side.window}`);
   if (side.type === 'self-extend') parts.push(`G ${side.group}`);
-  if (side.type === 'hirope') parts.push(side.hierarchy === 'segments' ? `${side.segment}-byte segments` : side.hierarchy);
+  if (side.type === 'hirope') parts.push(side.hierarchy === 'segments' ? `${side.segment}-${unit} segments` : side.hierarchy);
   if (side.scaling !== 'none') parts.push(`${side.scaling} ×${side.factor}`);
   return parts.length ? `${name} (${parts.join(', ')})` : name;
 }

@@ -95,7 +95,7 @@ async function handle(message) {
       modelEngine ||= new ModelEngine(hr);
       // modelLoad: the weights' bytes, fetched once by the page for both workers; the reply is the
       // model's config. (Without it, the first model request loads the package's own file.)
-      if (type === 'modelLoad') return reply({ type: 'result', value: (await modelEngine.load(message.data)).config });
+      if (type === 'modelLoad') return reply({ type: 'result', value: (await modelEngine.load(message.data, message.name)).config });
       if (type === 'modelGenerate') return reply({ type: 'result', value: await modelEngine.generate(message) });
       if (type === 'modelThumbnail') {
         const value = await modelEngine.thumbnail(message);

@@ -1,0 +1,237 @@
+// Model mode with the token model (issue 32), in headless Chromium under the strict CSP: the first
+// view is the token model on a long real file; each model loads from the picker, whose sizes show
+// before download; token hover cards equal the API's text, id and losses; the far-recall filter
+// keeps exactly the tokens the API classifies far; the held-out verdict panel's numbers are the
+// eval files' (computed here from the JSON by hand); generation decodes to the API's text; a layer
+// or head switch runs no loss pass; an old link (no model named) still opens the byte model.
+// Screenshots of both models, light and dark, 1440x900 and 390 px wide, go to build/screenshots/
+// (and to $HIROPE_SHOTS when set).
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { startSite, openPage, screenshot, api, root } from './helpers.mjs';
+import { tokenRecallClasses, RECALL_CLASSES } from '../../dist/index.js';
+import { encodeWith, MODEL_DEFAULTS, TOKEN_MODEL_DEFAULTS, encodeModelState, normalizeWith, readModelLink } from '../../web/src/state.js';
+import { modelOptionsFor } from '../../web/src/model-engine.js';
+import { LONG_PYTHON_SAMPLE } from '../../web/src/model-samples.js';
+
+const FAR = RECALL_CLASSES.indexOf('far');
+const ready = (page) => page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 180000 });
+const statusText = (page) => page.textContent('#status');
+
+async function open(site, hash = '', options) {
+  const page = await openPage(site.browser, `${site.url}model.html${hash}`, options);
+  await ready(page);
+  return page;
+}
+
+/** Runs action() and resolves with the detail of the next hirope:model-run event. */
+async function nextRun(page, action) {
+  await page.evaluate(() => {
+    window.__run = new Promise((resolve) => document.addEventListener('hirope:model-run', (e) => resolve(e.detail), { once: true }));
+  });
+  await action();
+  return page.evaluate(() => window.__run);
+}
+
+const readJSON = (file) => JSON.parse(fs.readFileSync(path.join(root, 'models', file), 'utf8'));
+
+describe('Model mode with the token model (headless Chromium)', () => {
+  let site;
+  let hr;
+  let tokenModel;
+  before(async () => {
+    site = await startSite();
+    hr = await api();
+    tokenModel = await hr.model.load({ name: 'pyjs-llama2' });
+  });
+  after(async () => {
+    tokenModel?.dispose();
+    await site?.close();
+  });
+
+  it('opens on the token model and a long real file; each model loads from the picker, its size shown first', async () => {
+    const page = await open(site);
+    const ids = hr.encode(LONG_PYTHON_SAMPLE, { tokenizer: 'llama2' });
+    assert.ok(ids.length >= 1500 && ids.length <= 2500, `${ids.length} tokens`);
+    assert.match(await statusText(page), new RegExp(`^${ids.length.toLocaleString('en')} tokens .* read by pyjs-llama2`));
+    assert.equal(await page.locator('#c-model').inputValue(), 'pyjs-llama2');
+    // The first view's A and B, and the story preset that says so.
+    assert.equal(await page.locator('#c-a-type').inputValue(), TOKEN_MODEL_DEFAULTS.a.type);
+    assert.equal(await page.locator('#c-b-type').inputValue(), 'hirope');
+    assert.equal(await page.locator('#c-b-hierarchy').inputValue(), 'segments');
+    assert.equal(await page.locator('#story-baseline').getAttribute('aria-pressed'), 'true');
+    // Sizes before download: the byte model's option names its file's size in MB.
+    const size = fs.statSync(path.join(root, 'dist/data/pybyte.hrm')).size;
+    await page.waitForFunction(() => /MB/.test([...document.getElementById('c-model').options].find((o) => o.value === 'pybyte').textContent));
+    const label = await page.evaluate(() => [...document.getElementById('c-model').options].find((o) => o.value === 'pybyte').textContent);
+    assert.match(label, new RegExp(`${(size / 1048576).toFixed(1)} MB download`));
+    // One click loads the byte model: its own defaults, its sample, bits per byte.
+    const run = await nextRun(page, () => page.locator('#c-model').selectOption('pybyte'));
+    assert.deepEqual(run.parts.a, { loss: true, attention: true });
+    await page.waitForFunction(() => /read by pybyte/.test(document.getElementById('status').textContent), null, { timeout: 60000 });
+    assert.match(await statusText(page), /^\d[\d,]* bytes read by pybyte.*bits\/byte/);
+    assert.equal(await page.locator('#c-a-type').inputValue(), MODEL_DEFAULTS.a.type);
+    // The URL names the model: reloading it opens the byte model again.
+    let hash = '';
+    for (const end = Date.now() + 10000; Date.now() < end; await new Promise((r) => setTimeout(r, 100))) {
+      hash = await page.evaluate(() => location.hash);
+      if ((await readModelLink(hash)).state.model === 'pybyte') break;
+    }
+    const again = await open(site, hash);
+    assert.match(await statusText(again), /read by pybyte/);
+    assert.deepEqual([...page.problems, ...again.problems], []);
+    await again.context().close();
+    await page.context().close();
+  });
+
+  it('keeps old links: a state without a model is the byte model', async () => {
+    const hash = await encodeWith(MODEL_DEFAULTS, { code: 'def f(x):\n    return x + 1\n\nprint(f(2))\n' });
+    const page = await open(site, hash);
+    assert.match(await statusText(page), /read by pybyte/);
+    assert.equal(await page.locator('#c-model').inputValue(), 'pybyte');
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+
+  it('hover cards show each token\'s text, id and losses under A and B, as the API gives them', async () => {
+    const code = LONG_PYTHON_SAMPLE.slice(0, 1200);
+    const page = await open(site, await encodeModelState({ ...TOKEN_MODEL_DEFAULTS, code }));
+    const state = normalizeWith(TOKEN_MODEL_DEFAULTS, { code });
+    const expected = Object.fromEntries(['a', 'b'].map((s) => [s, tokenModel.loss(code, modelOptionsFor(state[s], 'python'))]));
+    const { tokens } = expected.a;
+    const marks = page.locator('#editor .hr-tok');
+    let checked = 0;
+    for (const nth of [2, 5, 9, 14, 21]) {
+      const box = await marks.nth(nth).boundingBox();
+      await page.mouse.move(box.x + box.width / 2, box.y - 40);
+      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2, { steps: 4 });
+      const card = page.locator('#editor .hr-card');
+      await card.waitFor({ timeout: 10000 });
+      const values = Object.fromEntries(await card.evaluate((dl) => [...dl.querySelectorAll('dt')].map((dt) => [dt.textContent, dt.nextElementSibling.textContent])));
+      const k = Number(/^(\d+) of (\d+)$/.exec(values.token)[1]);
+      assert.equal(values.token, `${k} of ${tokens.ids.length}`);
+      const bytes = new TextEncoder().encode(code);
+      assert.equal(values.text, JSON.stringify(new TextDecoder().decode(bytes.subarray(tokens.start[k], tokens.end[k]))));
+      assert.equal(values.id, String(tokens.ids[k]));
+      for (const side of ['a', 'b']) assert.equal(values[`loss ${side.toUpperCase()}`], k === 0 ? '—' : `${expected[side].losses[k - 1].toFixed(2)} bits`, `token ${k}, ${side}`);
+      checked++;
+      await page.mouse.move(0, 0);
+      await card.waitFor({ state: 'detached', timeout: 10000 });
+    }
+    assert.equal(checked, 5);
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+
+  it('far-recall tokens only: the chart keeps exactly the tokens the API classifies far', async () => {
+    const page = await open(site);
+    await nextRun(page, () => page.locator('#story-far').click());
+    await page.waitForFunction(() => /far-recall tokens only/.test(document.querySelector('#loss-chart canvas').getAttribute('aria-label')));
+    const { tokens } = tokenModel.loss(LONG_PYTHON_SAMPLE);
+    const classes = tokenRecallClasses(new TextEncoder().encode(LONG_PYTHON_SAMPLE), tokens.start, tokens.end, tokenModel.config.trainingContext);
+    // Tokens 1..n-1 have a loss; the page shows those classified far (one dot per run of them).
+    let far = 0;
+    let runs = 0;
+    for (let t = 1; t < classes.length; t++) {
+      if (classes[t] !== FAR) continue;
+      far++;
+      if (classes[t - 1] !== FAR || t === 1) runs++;
+    }
+    assert.ok(far > 20, `${far} far-recall tokens`);
+    const label = await page.locator('#loss-chart canvas').getAttribute('aria-label');
+    assert.match(label, new RegExp(`far-recall tokens only: ${far.toLocaleString('en')} tokens in ${runs} names`));
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+
+  it('the verdict panel shows the eval files\' numbers, both seeds', async () => {
+    const page = await open(site);
+    await page.waitForFunction(() => document.body.dataset.verdict === 'pyjs-llama2', null, { timeout: 60000 });
+    const evals = [readJSON('pyjs-llama2-eval.json'), readJSON('pyjs-llama2-seed2-eval.json')];
+    // By hand from the JSON: per file, summed bits over summed counts; then the mean over files.
+    const byFile = (run, name, what) => {
+      const acc = new Map();
+      run.windows.forEach((w, i) => {
+        const s = run.schemes[name];
+        const [num, den] = what === 'far' ? [s.classSums[i][FAR], s.classCounts[i][FAR]]
+          : [s.sums[i].slice(1).reduce((a, x) => a + x, 0), run.counts.slice(1).reduce((a, x) => a + x, 0)];
+        const a = acc.get(w.file) ?? [0, 0];
+        acc.set(w.file, [a[0] + num, a[1] + den]);
+      });
+      return new Map([...acc].filter(([, [, d]]) => d > 0).map(([f, [n, d]]) => [f, n / d]));
+    };
+    const meanOf = (xs) => xs.reduce((a, x) => a + x, 0) / xs.length;
+    const cells = await page.locator('#verdict-schemes td').evaluateAll((tds) => tds.map((td) => ({ scheme: td.closest('tr').dataset.scheme, multiple: td.dataset.multiple, what: td.dataset.what, mean: Number(td.dataset.mean), text: td.textContent })));
+    assert.ok(cells.length >= 24, `${cells.length} cells`);
+    for (const c of cells) {
+      const m = meanOf([...byFile(evals[0].runs[c.multiple], c.scheme, c.what).values()]);
+      assert.ok(Math.abs(c.mean - m) < 1e-9, `${c.scheme} ${c.multiple}x ${c.what}: ${c.mean} vs ${m}`);
+      assert.equal(c.text.split(' ± ')[0], m.toFixed(3));
+    }
+    const pairs = await page.locator('#verdict-pairs tbody tr').evaluateAll((trs) => trs.map((tr) => ({ ...tr.dataset, diffs: [...tr.querySelectorAll('td')].map((td) => Number(td.dataset.diff)) })));
+    assert.ok(pairs.some((p) => p.a === 'hirope-segments (tuned)' && p.b === 'rerope (tuned)' && p.what === 'beyond'));
+    for (const p of pairs) {
+      assert.equal(p.diffs.length, 2, 'both seeds');
+      p.diffs.forEach((d, s) => {
+        const a = byFile(evals[s].runs[p.multiple], p.a, p.what);
+        const b = byFile(evals[s].runs[p.multiple], p.b, p.what);
+        const expected = meanOf([...a.keys()].filter((f) => b.has(f)).map((f) => a.get(f) - b.get(f)));
+        assert.ok(Math.abs(d - expected) < 1e-9, `${p.a} - ${p.b} ${p.what} ${p.multiple}x seed ${s}: ${d} vs ${expected}`);
+      });
+    }
+    assert.match(await page.textContent('#verdict-sentence'), /gain comes from (ordinary|far-recall)/);
+    assert.equal(await page.getAttribute('#verdict a', 'href'), 'model-eval.md');
+    const doc = await page.request.get(`${site.url}model-eval.md`);
+    assert.equal(doc.status(), 200);
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+
+  it('generation with the token model decodes to the API\'s text; a layer or head switch runs no loss pass', async () => {
+    const code = LONG_PYTHON_SAMPLE.slice(0, 900);
+    const state = normalizeWith(TOKEN_MODEL_DEFAULTS, { code, maxBytes: 40, temperature: 0, seed: 3 });
+    const page = await open(site, await encodeModelState(state));
+    const layer = await nextRun(page, () => page.locator('#c-layer').selectOption('2'));
+    const head = await nextRun(page, () => page.locator('#c-head').selectOption('3'));
+    for (const r of [layer, head]) {
+      for (const side of ['a', 'b']) {
+        assert.deepEqual(r.parts[side], { loss: false, attention: true }, side);
+        assert.equal(r.counts[side].loss, 1, `${side}: still one loss pass`);
+      }
+    }
+    await page.locator('#generate').click();
+    await page.waitForFunction(() => document.body.dataset.generated === 'true', null, { timeout: 120000 });
+    for (const side of ['a', 'b']) {
+      const expected = tokenModel.generate(code, { ...modelOptionsFor(state[side], 'python'), maxBytes: 40, temperature: 0, seed: 3 }).text;
+      assert.ok(expected.length > 0);
+      assert.equal(await page.locator(`#gen-${side} mark.generated`).textContent(), expected);
+    }
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+
+  it('screenshots: both models, light and dark, 1440x900 and 390 px wide', async () => {
+    const byteHash = await encodeModelState({ ...MODEL_DEFAULTS });
+    for (const [name, hash] of [['tokens', ''], ['bytes', byteHash]]) {
+      for (const colorScheme of ['light', 'dark']) {
+        for (const viewport of [{ width: 1440, height: 900 }, { width: 390, height: 844 }]) {
+          const page = await open(site, hash, { colorScheme, viewport });
+          await page.waitForFunction(() => document.body.dataset.thumbs === 'ready' && document.body.dataset.verdict, null, { timeout: 180000 });
+          // No horizontal scroll on a phone.
+          assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1), `${name} ${colorScheme} ${viewport.width}: scrolls sideways`);
+          const shot = `model-${name}-${colorScheme}-${viewport.width}`;
+          await screenshot(page, shot, { fullPage: viewport.width < 500 });
+          if (process.env.HIROPE_SHOTS) {
+            fs.mkdirSync(process.env.HIROPE_SHOTS, { recursive: true });
+            await page.screenshot({ path: path.join(process.env.HIROPE_SHOTS, `${shot}.png`), fullPage: viewport.width < 500 });
+            if (viewport.width > 500) await page.screenshot({ path: path.join(process.env.HIROPE_SHOTS, `${shot}-full.png`), fullPage: true });
+          }
+          assert.deepEqual(page.problems, []);
+          await page.context().close();
+        }
+      }
+    }
+  });
+});
