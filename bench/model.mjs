@@ -5,6 +5,11 @@
 // KV cache in WASM. Medians over repeats.
 //
 //   node bench/model.mjs [--repeats 7] [--bytes 1024] [--no-torch]
+//   node bench/model.mjs --tokens [--repeats 7] [--no-torch]
+//
+// --tokens: the token model (models/pyjs-llama2.hrm) instead: loss() over 512, 1,024 and 2,048
+// llama2 tokens of real held-out code in WASM SIMD (one thread), against PyTorch's forward and
+// cross-entropy over the same ids (1 thread with OpenBLAS on 1 thread, and Debian's default).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -48,6 +53,59 @@ function time(fn, key) {
   }
   if (key) fastest[key] = Math.min(...times);
   return median(times);
+}
+
+if (args.includes('--tokens')) {
+  await tokenBench();
+  process.exit(0);
+}
+
+async function tokenBench() {
+  const tokenWeights = path.join(root, 'models/pyjs-llama2.hrm');
+  const hr = await init({ simd: true });
+  const model = await hr.model.load({ data: new Uint8Array(fs.readFileSync(tokenWeights)) });
+  // Held-out files of the token model's manifest, joined until there are 2,048 tokens.
+  const files = fs.readFileSync(path.join(root, 'training/manifest-pyjs.tsv'), 'utf8').split('\n')
+    .map((l) => l.split('\t')).filter(([f, , , split]) => split === 'held-out' && f && fs.existsSync(f)).map(([f]) => f);
+  let text = '';
+  const used = [];
+  for (const f of files) {
+    if (hr.encode(text, { tokenizer: 'llama2' }).length >= 2048) break;
+    text += fs.readFileSync(f, 'utf8');
+    used.push(f);
+  }
+  const all = hr.encode(text, { tokenizer: 'llama2' });
+  const out = { machine: `${os.cpus().length} × ${os.cpus()[0]?.model}`, node: process.version, files: used, repeats, rows: [] };
+  console.log(`token model speed — ${out.machine}, Node ${process.version}; llama2 tokens of ${used.map((f) => path.basename(f)).join(', ')}; medians of ${repeats}`);
+  console.log('');
+  console.log('| tokens | hirope wasm-simd loss(), ms | PyTorch, 1 thread (OpenBLAS 1), ms | PyTorch, Debian default threads, ms |');
+  console.log('|---:|---:|---:|---:|');
+  for (const n of [512, 1024, 2048]) {
+    const ids = all.slice(0, n);
+    const wasm = time(() => model.loss(ids));
+    const torchMs = [];
+    if (!args.includes('--no-torch')) {
+      const tmp = path.join(os.tmpdir(), `hirope-bench-ids-${process.pid}.bin`);
+      fs.writeFileSync(tmp, Buffer.from(ids.buffer, ids.byteOffset, ids.byteLength));
+      for (const blas of ['1', null]) {
+        const env = { ...process.env };
+        if (blas) env.OPENBLAS_NUM_THREADS = blas;
+        else delete env.OPENBLAS_NUM_THREADS;
+        try {
+          const r = JSON.parse(execFileSync('/usr/bin/python3', [path.join(root, 'bench/model_torch.py'), tokenWeights, tmp, '--ids', '--repeats', String(repeats), '--threads', blas ? '1' : String(os.cpus().length)], { encoding: 'utf8', env }));
+          torchMs.push(r.median_ms);
+        } catch (e) {
+          console.error(`bench: PyTorch not run (${e.message.split('\n')[0]})`);
+          torchMs.push(NaN);
+        }
+      }
+      fs.rmSync(tmp, { force: true });
+    }
+    out.rows.push({ tokens: n, wasmSimdMs: wasm, torchMs });
+    console.log(`| ${n} | ${wasm.toFixed(0)} | ${torchMs[0]?.toFixed(0) ?? '—'} | ${torchMs[1]?.toFixed(0) ?? '—'} |`);
+  }
+  fs.mkdirSync(path.join(root, 'bench/results'), { recursive: true });
+  fs.writeFileSync(path.join(root, 'bench/results/model-tokens.json'), JSON.stringify(out, null, 2) + '\n');
 }
 
 const input = inputBytes();

@@ -2,7 +2,10 @@
 """PyTorch side of bench/model.mjs: the same code model (training/train.py's Model, weights read
 from the .hrm file) timed on the same input. Prints one JSON line.
 
-    /usr/bin/python3 bench/model_torch.py WEIGHTS INPUT --repeats 7 --threads 2
+    /usr/bin/python3 bench/model_torch.py WEIGHTS INPUT --repeats 7 --threads 2 [--ids]
+
+With --ids, INPUT holds token ids (int32, little-endian) for a token model, and each run also
+takes the loss (cross-entropy of every next token), as hirope's loss() does.
 """
 import argparse
 import json
@@ -22,13 +25,17 @@ def main():
     ap.add_argument("input")
     ap.add_argument("--repeats", type=int, default=7)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--ids", action="store_true", help="INPUT is int32 token ids; time logits + loss")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     model, m = load_weights(args.weights)
     with open(args.input, "rb") as f:
         data = f.read()
-    ids = torch.tensor([list(data)])
-    n = len(data)
+    if args.ids:
+        ids = torch.frombuffer(bytearray(data), dtype=torch.int32).to(torch.long).unsqueeze(0)
+    else:
+        ids = torch.tensor([list(data)])
+    n = ids.shape[1]
     hd = m["d_model"] // m["heads"]
     times = []
     with torch.no_grad():
@@ -36,6 +43,8 @@ def main():
         for _ in range(args.repeats):
             t0 = time.perf_counter()
             logits = model(ids, rope_scores(n, hd, m["rope_base"], "cpu"))
+            if args.ids:
+                torch.nn.functional.cross_entropy(logits[0, :-1], ids[0, 1:])
             times.append((time.perf_counter() - t0) * 1000)
     print(json.dumps({"torch": torch.__version__, "threads": args.threads, "bytes": n,
                       "median_ms": statistics.median(times), "times_ms": times,

@@ -157,7 +157,8 @@ class Model {
   private:
     Model();
     Status forward_truncated(const ForwardRequest& request, const int32_t* ids,
-                             float* logits) const;
+                             float* logits,
+                             float* losses = nullptr) const;
     Config config_;
     std::unique_ptr<Impl> impl_;
     friend class Decoder;

@@ -75,30 +75,38 @@ inline void pack_panels(const float* rows, int64_t count, int64_t ld, int depth,
     }
 }
 
-// y (n x out) = x (n x in) . W^T, with W (out x in) packed by pack_panels(W, out, in, in). Rows go
-// through in blocks so that a block of x stays in cache while every panel passes over it; rows
-// left over by the kMR-row tiles go one at a time.
-inline void gemm_packed(const float* x, int64_t n, int in, const float* packed, int out, float* y) {
+// Columns [c0, c0 + cols) of y = x (n x in) . W^T, W (out x in) packed by pack_panels(W, out, in,
+// in); c0 a multiple of kNR. Column c0 + j of row i goes to y[i * ldy + j]. Rows go through in
+// blocks so that a block of x stays in cache while every panel passes over it; rows left over by
+// the kMR-row tiles go one at a time.
+inline void gemm_packed_cols(const float* x, int64_t n, int in, const float* packed, int out, int c0,
+                             int cols, float* y, int64_t ldy) {
     constexpr int64_t kBlock = 64; // 64 rows x in floats of x
-    const int panels = static_cast<int>(panel_count(out));
+    const int end = std::min(out, c0 + cols);
+    const int p0 = c0 / kNR, p1 = static_cast<int>(panel_count(end));
     alignas(16) float tile[kMR * kNR];
     for (int64_t r0 = 0; r0 < n; r0 += kBlock) {
         const int64_t r1 = std::min(n, r0 + kBlock);
         const int64_t full = r0 + (r1 - r0) / kMR * kMR;
-        for (int p = 0; p < panels; ++p) {
+        for (int p = p0; p < p1; ++p) {
             const float* b = packed + static_cast<size_t>(p) * in * kNR;
-            const int c0 = p * kNR, cols = std::min(kNR, out - c0);
+            const int col = p * kNR - c0, width = std::min(kNR, end - p * kNR);
             for (int64_t i = r0; i < full; i += kMR) {
                 gemm_tile(x + i * in, in, b, kNR, in, tile);
                 for (int r = 0; r < kMR; ++r)
-                    std::memcpy(y + (i + r) * out + c0, tile + r * kNR, sizeof(float) * cols);
+                    std::memcpy(y + (i + r) * ldy + col, tile + r * kNR, sizeof(float) * width);
             }
             for (int64_t i = full; i < r1; ++i) {
                 row_tile(x + i * in, b, in, tile);
-                std::memcpy(y + i * out + c0, tile, sizeof(float) * cols);
+                std::memcpy(y + i * ldy + col, tile, sizeof(float) * width);
             }
         }
     }
+}
+
+// y (n x out) = x (n x in) . W^T, with W (out x in) packed by pack_panels(W, out, in, in).
+inline void gemm_packed(const float* x, int64_t n, int in, const float* packed, int out, float* y) {
+    gemm_packed_cols(x, n, in, packed, out, 0, out, y, out);
 }
 
 // c (rows x cols, row stride ldc) = a (rows x depth, stride lda) . b (depth x cols, stride ldb),

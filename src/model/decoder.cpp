@@ -208,10 +208,13 @@ Status Decoder::Impl::append(const int32_t* ids, int64_t count, const Positions&
         b.wo.apply(s.h.data(), count, s.tmp.data());
         kernels::add_to(x.data(), s.tmp.data(), static_cast<size_t>(count) * d);
         // Only the captured probabilities were asked for (a forward): nothing after them is.
-        if (out.attention && !out.logits && l == out.attention_layer) return {};
+        if (out.attention && !out.logits && !out.losses && l == out.attention_layer) return {};
         m.mlp_block(b, count, x.data(), s);
     }
     std::fill(dirty.begin(), dirty.end(), 0);
+    if (out.losses && out.targets_count > out.first_row)
+        m.loss_rows(x.data() + out.first_row * d, count - out.first_row, out.targets + out.first_row,
+                    out.targets_count - out.first_row, out.losses + out.first_row, s);
     if (out.logits) {
         if (out.every_row)
             m.logits_rows(x.data() + out.first_row * d, count - out.first_row,

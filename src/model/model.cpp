@@ -238,6 +238,41 @@ void Model::Impl::logits_rows(const float* x, int64_t n, float* out, Scratch& s)
     head.apply(s.h.data(), n, out);
 }
 
+void Model::Impl::loss_rows(const float* x, int64_t n, const int32_t* targets, int64_t count,
+                            float* losses, Scratch& s) const {
+    const int d = cfg.d_model, vocab = cfg.vocab;
+    kernels::rms_norm(x, n, d, final_norm.data(), cfg.norm_eps, s.h.data());
+    // 64 rows x 4,096 columns of logits (1 MB) at a time: the weights stream once per 64 rows, as
+    // in apply(), and each block of logits is read back from cache for the log-sum-exp.
+    constexpr int64_t kRows = 64;
+    constexpr int kCols = 4096; // a multiple of kernels::kNR
+    std::vector<float> block(static_cast<size_t>(kRows) * kCols);
+    for (int64_t r0 = 0; r0 < n && r0 < count; r0 += kRows) {
+        const int64_t rows = std::min({kRows, n - r0, count - r0});
+        float mx[kRows];
+        double z[kRows], target[kRows];
+        std::fill(mx, mx + rows, -3.4e38f);
+        std::fill(z, z + rows, 0.0);
+        for (int c0 = 0; c0 < vocab; c0 += kCols) {
+            const int cols = std::min(kCols, vocab - c0);
+            head.apply_columns(s.h.data() + r0 * d, rows, c0, cols, block.data(), cols);
+            for (int64_t r = 0; r < rows; ++r) {
+                const float* row = block.data() + r * cols;
+                const float m = kernels::max_row(row, static_cast<size_t>(cols));
+                if (m > mx[r]) { // rescale what was summed against the old max
+                    z[r] *= std::exp(static_cast<double>(mx[r]) - m);
+                    mx[r] = m;
+                }
+                z[r] += kernels::sum_exp_row(row, static_cast<size_t>(cols), mx[r]);
+                const int t = targets[r0 + r];
+                if (t >= c0 && t < c0 + cols) target[r] = row[t - c0];
+            }
+        }
+        for (int64_t r = 0; r < rows; ++r)
+            losses[r0 + r] = static_cast<float>((std::log(z[r]) - (target[r] - mx[r])) / std::log(2.0));
+    }
+}
+
 void Scratch::resize(const Config& c, int64_t n) {
     const size_t d = c.d_model, rows = static_cast<size_t>(n);
     h.resize(rows * d); // normed rows and attention outputs; logits go to the caller's buffer
@@ -304,10 +339,11 @@ BytePositions rebased(const Positions& p, int64_t s, int64_t m) {
 
 // Truncate: forwards over windows [s, s + L) at s = 0, S, 2S, ...; window 0 serves the rows
 // t < L, window s > 0 the rows [s + L - S, s + L), so row t sees between L - S + 1 and L bytes.
-Status Model::forward_truncated(const ForwardRequest& r, const int32_t* ids, float* logits) const {
+Status Model::forward_truncated(const ForwardRequest& r, const int32_t* ids, float* logits,
+                                float* losses) const {
     const Config& c = config_;
     const int64_t n = r.n, L = r.limit.length, S = r.limit.stride;
-    std::vector<float> rows, probs;
+    std::vector<float> rows, probs, window_losses;
     for (int64_t s = 0;; s += S) {
         const int64_t first = s == 0 ? 0 : s + L - S;
         if (first >= n) break;
@@ -320,6 +356,14 @@ Status Model::forward_truncated(const ForwardRequest& r, const int32_t* ids, flo
             out.logits = rows.data();
             out.every_row = true;
             out.first_row = first - s; // the only rows this window serves
+        } else if (losses) {
+            // Row t's target is id t + 1, which may lie past the window's last id.
+            window_losses.resize(static_cast<size_t>(m));
+            out.losses = window_losses.data();
+            out.targets = ids + s + 1;
+            out.targets_count = std::min(m, n - 1 - s);
+            out.every_row = true;
+            out.first_row = first - s;
         }
         if (r.attention) {
             probs.resize(static_cast<size_t>(m) * m);
@@ -333,6 +377,8 @@ Status Model::forward_truncated(const ForwardRequest& r, const int32_t* ids, flo
             if (logits)
                 std::copy(rows.begin() + (t - s) * c.vocab, rows.begin() + (t - s + 1) * c.vocab,
                           logits + t * c.vocab);
+            else if (losses && t + 1 < n)
+                losses[t] = window_losses[t - s];
             if (r.attention) {
                 float* row = r.attention + t * n;
                 std::fill(row, row + n, 0.0f);
@@ -387,16 +433,14 @@ Status Model::forward(const ForwardRequest& r) const {
     if (!st.ok()) return st;
     const int64_t n = r.n;
     float* logits = r.logits;
-    std::vector<float> own;
-    st = impl_->heap.reserve(step_heap_bytes(c, n, n, false, !logits && r.losses ? n : 0),
+    // Losses without logits: the output projection in blocks with a fused log-sum-exp
+    // (Model::Impl::loss_rows), no n x vocab buffer (at most 64 rows' worth is reserved).
+    const bool fused = !logits && r.losses;
+    st = impl_->heap.reserve(step_heap_bytes(c, n, n, false, fused ? std::min<int64_t>(n, 64) : 0),
                              "the model's forward pass");
     if (!st.ok()) return st;
-    if (!logits && r.losses) {
-        own.resize(static_cast<size_t>(n) * c.vocab);
-        logits = own.data();
-    }
     if (r.limit.type == ContextLimitType::truncate) {
-        st = forward_truncated(r, ids, logits);
+        st = forward_truncated(r, ids, logits, fused ? r.losses : nullptr);
     } else {
         // A forward is the decoder's prefill of all n bytes, without a cache.
         Decoder::Impl sequence(*impl_, r.scheme, 0, false, r.limit);
@@ -406,10 +450,15 @@ Status Model::forward(const ForwardRequest& r) const {
         out.attention = r.attention;
         out.attention_layer = r.attention_layer;
         out.attention_head = r.attention_head;
+        if (fused) {
+            out.losses = r.losses;
+            out.targets = ids + 1;
+            out.targets_count = n - 1;
+        }
         st = sequence.append(ids, n, r.positions, out);
     }
     if (!st.ok()) return st;
-    if (r.losses) {
+    if (r.losses && !fused) {
         for (int64_t t = 0; t + 1 < n; ++t)
             r.losses[t] = static_cast<float>(bits_of(logits + t * c.vocab, c.vocab, ids[t + 1]));
     }

@@ -20,6 +20,8 @@ class Linear {
     Linear() = default;
     Linear(const std::vector<float>& w, int out, int in);
     void apply(const float* x, int64_t n, float* y) const;
+    // Columns [c0, c0 + cols) of apply's y (c0 a multiple of kernels::kNR), row i at y + i * ldy.
+    void apply_columns(const float* x, int64_t n, int c0, int cols, float* y, int64_t ldy) const;
     int out() const { return out_; }
     int in() const { return in_; }
 
@@ -51,6 +53,11 @@ struct Model::Impl {
     Status check_ids(const int32_t* ids, int64_t n) const; // every id below vocab
     void mlp_block(const Block& b, int64_t n, float* x, Scratch& s) const;
     void logits_rows(const float* x, int64_t n, float* out, Scratch& s) const;
+    // The loss in bits of rows [0, n) of x (the residual stream) for targets[0..n): the output
+    // projection in blocks of rows and columns, each block's log-sum-exp folded in as it is
+    // made, so that no n x vocab logits are kept (rows >= count get none).
+    void loss_rows(const float* x, int64_t n, const int32_t* targets, int64_t count, float* losses,
+                   Scratch& s) const;
 };
 
 // One sequence through the model: the positions of its bytes, per layer the keys and values of
@@ -62,6 +69,11 @@ struct Decoder::Impl {
         float* logits = nullptr; // vocab values per row: every new row, or the last one only
         bool every_row = false;
         int64_t first_row = 0; // with every_row: rows before it get no logits (truncate's)
+        // Instead of logits: the loss in bits of rows [first_row, targets_count) for targets[row]
+        // (Model::Impl::loss_rows), into losses[row].
+        float* losses = nullptr;
+        const int32_t* targets = nullptr;
+        int64_t targets_count = 0;
         // A prompt's (first append's) attention probabilities of one layer and head, count x
         // count. Without logits the step stops after that layer: the sequence then cannot go on.
         float* attention = nullptr;

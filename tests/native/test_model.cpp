@@ -760,6 +760,83 @@ TEST_CASE("model: a token model's file names its tokenizer; bad token headers ar
     CHECK(load_message(cut).find("truncated") != std::string::npos);
 }
 
+TEST_CASE("model: the fused loss (blocked output projection, log-sum-exp per block) equals the "
+          "logits' cross-entropy", "[model][tokens][kernels]") {
+    // A vocabulary over two 4,096-column blocks with a tail that is no multiple of the tile, and
+    // more rows than one 64-row block; plain, sliding-window and truncated forwards.
+    const int vocab = 9001;
+    std::unique_ptr<Model> m;
+    REQUIRE(load_message(tiny_model_file(vocab, 3, "llama2"), &m).empty());
+    std::vector<int32_t> ids;
+    for (int t = 0; t < 150; ++t) ids.push_back((t * 7919 + 13) % vocab);
+    const int64_t n = static_cast<int64_t>(ids.size());
+    BytePositions p = segment_positions(n, 16);
+    const Scheme s = base_scheme(*m);
+    for (const ContextLimit limit : {ContextLimit{}, ContextLimit{ContextLimitType::sliding_window, 40, 1},
+                                     ContextLimit{ContextLimitType::truncate, 48, 6}}) {
+        INFO("limit type " << static_cast<int>(limit.type));
+        std::vector<float> logits(static_cast<size_t>(n) * vocab), losses(n - 1, -1.0f);
+        Model::ForwardRequest r;
+        r.ids = ids.data();
+        r.n = n;
+        r.scheme = s;
+        r.positions = p.view();
+        r.limit = limit;
+        r.logits = logits.data();
+        REQUIRE(m->forward(r).ok());
+        r.logits = nullptr;
+        r.losses = losses.data();
+        REQUIRE(m->forward(r).ok());
+        double worst = 0;
+        for (int64_t t = 0; t + 1 < n; ++t) {
+            const float* row = logits.data() + t * vocab;
+            double mx = row[0], sum = 0;
+            for (int v = 1; v < vocab; ++v) mx = std::max(mx, static_cast<double>(row[v]));
+            for (int v = 0; v < vocab; ++v) sum += std::exp(row[v] - mx);
+            const double bits = (std::log(sum) - (row[ids[t + 1]] - mx)) / std::log(2.0);
+            worst = std::max(worst, std::fabs(losses[t] - bits));
+        }
+        CHECK(worst < 1e-4);
+    }
+}
+
+TEST_CASE("model: the log-sum-exp kernels and a column range of the packed product equal the "
+          "scalar reference", "[model][kernels]") {
+    for (size_t len : {1, 3, 4, 15, 16, 17, 4096, 4103}) {
+        std::vector<float> x(len);
+        for (size_t i = 0; i < len; ++i) x[i] = 9.0f * std::sin(0.71f * static_cast<float>(i) + 0.3f);
+        double mx = x[0], sum = 0;
+        for (float v : x) mx = std::max(mx, static_cast<double>(v));
+        for (float v : x) sum += std::exp(v - mx);
+        INFO("len " << len);
+        CHECK(kernels::max_row(x.data(), len) == static_cast<float>(mx));
+        CHECK(std::fabs(kernels::sum_exp_row(x.data(), len, static_cast<float>(mx)) - sum) <= 1e-6 * sum);
+    }
+    const int out = 37, in = 13;
+    std::vector<float> w(out * in);
+    for (size_t i = 0; i < w.size(); ++i) w[i] = std::sin(0.37f * static_cast<float>(i));
+    const Linear lin(w, out, in);
+    for (int64_t n : {1, 5, 70}) {
+        std::vector<float> x(n * in);
+        for (size_t i = 0; i < x.size(); ++i) x[i] = std::cos(0.11f * static_cast<float>(i));
+        for (const auto [c0, cols] : {std::pair<int, int>{0, out}, {8, 16}, {24, 20}, {32, 5}}) {
+            const int width = std::min(cols, out - c0);
+            std::vector<float> y(n * width, -7.0f);
+            lin.apply_columns(x.data(), n, c0, cols, y.data(), width);
+            double worst = 0;
+            for (int64_t r = 0; r < n; ++r)
+                for (int c = 0; c < width; ++c) {
+                    double ref = 0;
+                    for (int k = 0; k < in; ++k)
+                        ref += static_cast<double>(x[r * in + k]) * w[(c0 + c) * in + k];
+                    worst = hirope_test::worse(worst, std::fabs(ref - y[r * width + c]));
+                }
+            INFO("n " << n << ", columns " << c0 << " + " << cols);
+            CHECK(worst < 1e-5);
+        }
+    }
+}
+
 TEST_CASE("model: a token model reads ids below its vocabulary, not bytes",
           "[model][tokens][errors]") {
     std::unique_ptr<Model> m;
