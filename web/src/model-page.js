@@ -22,6 +22,7 @@ import { VOCABULARY, options, numberSpec } from './vocabulary.js';
 const $ = (id) => document.getElementById(id);
 const status = $('status');
 const progress = $('progress');
+const progressLine = $('progress-line');
 installUnitColours();
 
 const SMOOTHING = [1, 8, 32, 128];
@@ -900,7 +901,17 @@ async function run() {
   const snapshot = normal(state);
   const payload = { code: editor.text, state: snapshot, language: snapshot.language, layer: snapshot.layer, head: snapshot.head, view: { size: 512, region: zoom } };
   clearTimeout(progressTimer);
-  progressTimer = setTimeout(() => (progress.hidden = false), 150);
+  // A progress line while the workers run (the page itself stays responsive: the forward passes
+  // are in the workers), saying what runs.
+  const lossWanted = ['a', 'b'].some((s) => !computed[s] || computed[s].key !== sideKey(payload, s));
+  const unit = unitOf(snapshot);
+  progressTimer = setTimeout(() => {
+    progress.hidden = false;
+    progressLine.hidden = false;
+    progressLine.textContent = !config ? 'Downloading the model…'
+      : lossWanted ? `Running the model over the code under A and B (the loss at every ${unit}, then the attention)…`
+        : `Computing layer ${snapshot.layer}, head ${snapshot.head}'s attention under A and B (no loss pass)…`;
+  }, 150);
   let pair;
   try {
     await modelReady;
@@ -908,11 +919,13 @@ async function run() {
   } catch (e) {
     clearTimeout(progressTimer);
     progress.hidden = true;
+    progressLine.hidden = true;
     return showError(e);
   }
   if (!pair) return;
   clearTimeout(progressTimer);
   progress.hidden = true;
+  progressLine.hidden = true;
   const { parts } = pair;
   const lossRan = parts.a.loss || parts.b.loss;
   result = { a: pair.a, b: pair.b };
