@@ -103,6 +103,7 @@ describe('Model mode with the token model (headless Chromium)', () => {
     const { tokens } = expected.a;
     const marks = page.locator('#editor .hr-tok');
     let checked = 0;
+    await page.locator('#editor').scrollIntoViewIfNeeded(); // below the loss chart and the verdict
     for (const nth of [2, 5, 9, 14, 21]) {
       const box = await marks.nth(nth).boundingBox();
       await page.mouse.move(box.x + box.width / 2, box.y - 40);

@@ -246,8 +246,8 @@ const story = {
       this.buttons.push([st, button]);
       this.box.append(button);
     }
-    const section = $('schemes');
-    section.querySelector('.pair').before(this.box, this.line);
+    // Above the chart they explain: the first thing a visitor reads.
+    $('loss').querySelector('.loss-and-verdict').before(this.box, this.line);
   },
   sync() {
     let on = null;
