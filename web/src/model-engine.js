@@ -13,7 +13,7 @@ export const MODEL_TOKENS = 2560;
 export const ATTENTION_TOKENS = 1024;
 
 /** The shipped models Model mode offers: [name, label]. The first is the first view's. */
-export const MODEL_NAMES = Object.freeze([['pyjs-llama2', 'token model (llama2 tokens, Python + JS)'], ['pybyte', 'byte model (Python)']]);
+export const MODEL_NAMES = Object.freeze([['pyjs-llama2', 'token model (llama2)'], ['pybyte', 'byte model (Python)']]);
 /** Bytes whose attention matrix is shown (n x n floats stay at 4 MB). */
 export const ATTENTION_BYTES = 1024;
 /** Bytes per point of the loss curve the engine returns (the page smooths the losses itself). */
