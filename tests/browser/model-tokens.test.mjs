@@ -3,7 +3,8 @@
 // before download; token hover cards equal the API's text, id and losses; the far-recall filter
 // keeps exactly the tokens the API classifies far; the held-out verdict panel's numbers are the
 // eval files' (computed here from the JSON by hand); generation decodes to the API's text; a layer
-// or head switch runs no loss pass; an old link (no model named) still opens the byte model.
+// or head switch runs no loss pass; zoomed in, the maps label their axes with the tokens; an old
+// link (no model named) still opens the byte model.
 // Screenshots of both models, light and dark, 1440x900 and 390 px wide, go to build/screenshots/
 // (and to $HIROPE_SHOTS when set).
 import { describe, it, before, after } from 'node:test';
@@ -15,6 +16,7 @@ import { tokenRecallClasses, RECALL_CLASSES } from '../../dist/index.js';
 import { encodeWith, MODEL_DEFAULTS, TOKEN_MODEL_DEFAULTS, encodeModelState, normalizeWith, readModelLink } from '../../web/src/state.js';
 import { modelOptionsFor } from '../../web/src/model-engine.js';
 import { LONG_PYTHON_SAMPLE } from '../../web/src/model-samples.js';
+import { MARGIN, PLOT, LABEL_MARGIN, LABEL_TOKENS } from '../../web/src/heatmap.js';
 
 const FAR = RECALL_CLASSES.indexOf('far');
 const ready = (page) => page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 180000 });
@@ -209,6 +211,26 @@ describe('Model mode with the token model (headless Chromium)', () => {
       assert.ok(expected.length > 0);
       assert.equal(await page.locator(`#gen-${side} mark.generated`).textContent(), expected);
     }
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+
+  it('zoomed to at most 64 tokens, the attention maps label their axes with the tokens (the canvas grows by LABEL_MARGIN)', async () => {
+    const page = await open(site);
+    await page.waitForFunction(() => document.body.dataset.thumbs === 'ready', null, { timeout: 180000 });
+    const widths = () => page.evaluate(() => ['map-a', 'map-b'].map((id) => document.querySelector(`#${id} canvas`).width));
+    assert.deepEqual(await widths(), [PLOT + MARGIN, PLOT + MARGIN]);
+    await page.focus('#map-b canvas[role=img]');
+    let span = Infinity;
+    for (let k = 0; k < 8 && span > LABEL_TOKENS; k++) {
+      const before = await page.textContent('#zoom-info');
+      await page.keyboard.press('+');
+      await page.waitForFunction((text) => document.getElementById('zoom-info').textContent !== text && document.getElementById('zoom-info').textContent.startsWith('Zoomed'), before);
+      const m = (await page.textContent('#zoom-info')).match(/queries (\d+)–(\d+)/);
+      span = Number(m[2]) + 1 - Number(m[1]);
+    }
+    assert.ok(span <= LABEL_TOKENS, `${span} tokens`);
+    await page.waitForFunction((size) => ['map-a', 'map-b'].every((id) => document.querySelector(`#${id} canvas`).width === size), PLOT + MARGIN + LABEL_MARGIN);
     assert.deepEqual(page.problems, []);
     await page.context().close();
   });

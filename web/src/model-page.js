@@ -448,7 +448,9 @@ function markTable(text, r, units) {
     e16[k] = Math.max(s16[k], offset[end[k]]);
   }
   const unit = Int32Array.from({ length: count }, (_, k) => units[k] ?? 0);
-  return { count, start: s16, end: e16, unit, tokens: r.tokens, byteChar: Int32Array.from({ length: count }, (_, k) => k) };
+  // The heatmaps' axis label of token k: its text (made visible: spaces and newlines as signs).
+  const label = (k) => (k < count ? text.slice(s16[k], e16[k]).replace(/ /g, '·').replace(/\n/g, '↵').replace(/\t/g, '→') : '');
+  return { count, start: s16, end: e16, unit, tokens: r.tokens, label, byteChar: Int32Array.from({ length: count }, (_, k) => k) };
 }
 
 // Characters of the text the model read, with their UTF-16 and byte ranges.
@@ -672,7 +674,9 @@ function drawMaps() {
     const r = result[side];
     const img = r.image;
     heatmaps[side].setTitle(side.toUpperCase(), `${describeModelSide(r.side, r.unit)} · layer ${r.layer}, head ${r.head}`);
-    heatmaps[side].draw({ rgba: img.rgba, rows: img.rows, cols: img.cols }, img.region, r.units, r.attentionBytes);
+    // A token model's maps label their axes with the tokens' text when zoomed in far enough.
+    const labels = r.unit === 'token' && chars?.tokens ? chars.label : null;
+    heatmaps[side].draw({ rgba: img.rgba, rows: img.rows, cols: img.cols }, img.region, r.units, r.attentionBytes, labels);
     heatmaps[side].setLegend(cssGradient(LUTS.magma), `10⁻${DECADES}× row max`, 'row max', img.rows < img.region.r1 - img.region.r0 ? `Downsampled: each cell is the mean over the ${r.unit}s it covers.` : '');
   }
   const r = result.a.image.region;
