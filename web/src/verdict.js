@@ -79,22 +79,29 @@ export function verdictData(evals, { seeds: seedLabels = evals.map((_, i) => (i 
   return { unit, L, multiples: MULTIPLES, rows, pairs, seeds: seedLabels.slice(0, evals.length), sentence: sentenceOf(pairs, unit, L) };
 }
 
-// What the paired differences mean, in one sentence: where HiRoPE's gain over ReRoPE comes from.
+// What the paired differences mean, in one sentence: how HiRoPE on segments compares with ReRoPE
+// past the training length and on far-recall units, and so where its gain comes from.
 function sentenceOf(pairs, unit, L) {
-  const all = (what, a, verdict) => {
-    const ps = pairs.filter((p) => p.what === what && p.a === a);
-    return ps.length > 0 && ps.every((p) => p.seeds.every((s) => s && s.verdict === verdict));
+  // 'beats' / 'is worse than' when every length and seed agrees, else null (mixed or level).
+  const agreed = (what, a) => {
+    const vs = pairs.filter((p) => p.what === what && p.a === a).flatMap((p) => p.seeds.filter(Boolean).map((s) => s.verdict));
+    return vs.length && vs.every((v) => v === vs[0]) && vs[0] !== 'is level with' ? vs[0] : null;
   };
+  const seeds = Math.max(0, ...pairs.map((p) => p.seeds.filter(Boolean).length));
+  const where = `at both lengths${seeds === 2 ? ' and in both seeds' : seeds > 2 ? ` and in all ${seeds} seeds` : ' (one seed measured)'}`;
+  const say = (v) => (v === 'beats' ? 'beats' : v === 'is worse than' ? 'is worse than' : 'is not consistently ahead of or behind');
   const hi = 'hirope-segments (tuned)';
   const parts = [];
   if (pairs.some((p) => p.a === hi)) {
-    const beyondWins = all('beyond', hi, 'beats');
-    const farWins = all('far', hi, 'beats');
-    if (beyondWins && !farWins) parts.push(`HiRoPE on segments beats ReRoPE on every ${unit} past ${L}, at both lengths and in every seed, but not on far-recall ${unit}s: its gain comes from ordinary ${unit}s, not from recalling names beyond the training length`);
-    else if (farWins) parts.push(`HiRoPE on segments beats ReRoPE on far-recall ${unit}s at both lengths and in every seed: its gain comes from recalling names beyond the training length`);
-    else parts.push(`HiRoPE on segments does not beat ReRoPE consistently past ${L} ${unit}s (not at both lengths in every seed)`);
+    const beyond = agreed('beyond', hi);
+    const far = agreed('far', hi);
+    const gain = beyond === 'beats' && far !== 'beats' ? `its gain comes from ordinary ${unit}s, not from recalling names beyond the training length`
+      : far === 'beats' && beyond !== 'beats' ? `its gain comes from far-recall ${unit}s (names used again beyond the training length), not from ordinary ones`
+        : beyond === 'beats' && far === 'beats' ? 'it gains on ordinary and far-recall units alike'
+          : 'it shows no consistent gain';
+    parts.push(`HiRoPE on segments ${say(beyond)} ReRoPE on every ${unit} past ${L} and ${say(far)} it on far-recall ${unit}s, ${where}: ${gain}`);
   }
-  if (all('far', 'rerope (tuned)', 'beats')) parts.push(`ReRoPE beats the better baseline on far-recall ${unit}s, so the model does read names from beyond its training length through a window`);
+  if (agreed('far', 'rerope (tuned)') === 'beats') parts.push(`ReRoPE beats the better baseline on far-recall ${unit}s, so the model does read names from beyond its training length through a window`);
   return parts.length ? `${parts.join('; ')}.` : '';
 }
 
