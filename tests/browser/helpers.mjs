@@ -140,3 +140,52 @@ export function sampleCells(n, count = 60) {
   cells.push([n - 1, n - 1], [n - 1, 0], [0, 0]);
   return cells;
 }
+
+/**
+ * Waits for the first result, then for the page to settle (the views below the maps, when they
+ * are on screen, are computed in a second run right after the first).
+ */
+export async function ready(page) {
+  await page.waitForSelector('body[data-ready=true]', { timeout: 60000 });
+  await quiet(page);
+}
+/**
+ * Resolves once no redraw has happened for 400 ms and no run is under way (a run longer than
+ * 150 ms shows the progress bar until it ends; a shorter one redraws within the 400 ms).
+ */
+export function quiet(page) {
+  return page.evaluate(
+    () =>
+      new Promise((resolve) => {
+        let last = performance.now();
+        const again = () => (last = performance.now());
+        document.addEventListener('hirope:redraw', again);
+        const tick = () => {
+          if (performance.now() - last >= 400 && document.getElementById('progress').hidden) {
+            document.removeEventListener('hirope:redraw', again);
+            resolve();
+          } else setTimeout(tick, 50);
+        };
+        setTimeout(tick, 50);
+      }),
+  );
+}
+
+/** The playground's next outcome after action(): 'redraw' or 'error', with the status text. */
+export async function outcome(page, action) {
+  await page.evaluate(() => {
+    window.__outcome = null;
+    document.addEventListener('hirope:redraw', () => (window.__outcome ??= 'redraw'), { once: true });
+    const status = document.getElementById('status');
+    const observer = new MutationObserver(() => {
+      if (status.classList.contains('error')) {
+        window.__outcome ??= 'error';
+        observer.disconnect();
+      }
+    });
+    observer.observe(status, { attributes: true, childList: true, characterData: true, subtree: true });
+  });
+  await action();
+  await page.waitForFunction(() => window.__outcome !== null, null, { timeout: 120000 });
+  return { outcome: await page.evaluate(() => window.__outcome), status: await page.textContent('#status') };
+}

@@ -5,34 +5,12 @@
 // Back undoes, while numbers replace the entry.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSite, openPage, screenshot, pasteCode } from './helpers.mjs';
+import { startSite, openPage, screenshot, pasteCode, ready, quiet } from './helpers.mjs';
 import { SAMPLES } from '../../web/src/samples.js';
 import { normalizeState, encodeState, decodeState } from '../../web/src/state.js';
 import { LINK_UNREADABLE } from '../../web/src/wording.js';
 import { OLD_LINK, OLD_LINK_STATE } from '../js/old-link.mjs';
 
-/** Resolves once no redraw has happened for 400 ms and no run is under way. */
-function quiet(page) {
-  return page.evaluate(
-    () =>
-      new Promise((resolve) => {
-        let last = performance.now();
-        const again = () => (last = performance.now());
-        document.addEventListener('hirope:redraw', again);
-        const tick = () => {
-          if (performance.now() - last >= 400 && document.getElementById('progress').hidden) {
-            document.removeEventListener('hirope:redraw', again);
-            resolve();
-          } else setTimeout(tick, 50);
-        };
-        setTimeout(tick, 50);
-      }),
-  );
-}
-async function ready(page) {
-  await page.waitForSelector('body[data-ready=true]', { timeout: 60000 });
-  await quiet(page);
-}
 const hash = (page) => page.evaluate(() => location.hash);
 const urlState = async (page) => decodeState(await hash(page));
 /** Waits until the URL's hash is no longer `before` (it is written shortly after a redraw). */

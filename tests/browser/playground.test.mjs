@@ -11,7 +11,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { startSite, openPage, screenshot, expectedHeatmaps, readCells, fingerprint, sampleCells, api, ARGS, pasteCode } from './helpers.mjs';
+import { startSite, openPage, screenshot, expectedHeatmaps, readCells, fingerprint, sampleCells, api, ARGS, pasteCode, ready, quiet } from './helpers.mjs';
 import { chromium } from 'playwright-core';
 import { MARGIN, PLOT, LABEL_MARGIN } from '../../web/src/heatmap.js';
 import { SAMPLES } from '../../web/src/samples.js';
@@ -53,35 +53,6 @@ const DESKTOP = { width: 1440, height: 900 };
 const PHONE = { width: 390, height: 844 };
 const MAPS = ['map-a', 'map-b', 'map-diff'];
 
-/**
- * Waits for the first result, then for the page to settle (the views below the maps, when they
- * are on screen, are computed in a second run right after the first).
- */
-async function ready(page) {
-  await page.waitForSelector('body[data-ready=true]', { timeout: 60000 });
-  await quiet(page);
-}
-/**
- * Resolves once no redraw has happened for 400 ms and no run is under way (a run longer than
- * 150 ms shows the progress bar until it ends; a shorter one redraws within the 400 ms).
- */
-function quiet(page) {
-  return page.evaluate(
-    () =>
-      new Promise((resolve) => {
-        let last = performance.now();
-        const again = () => (last = performance.now());
-        document.addEventListener('hirope:redraw', again);
-        const tick = () => {
-          if (performance.now() - last >= 400 && document.getElementById('progress').hidden) {
-            document.removeEventListener('hirope:redraw', again);
-            resolve();
-          } else setTimeout(tick, 50);
-        };
-        setTimeout(tick, 50);
-      }),
-  );
-}
 /** Waits for the next redraw after action() (at most 60 s) and returns the status text. */
 async function redraw(page, action) {
   await page.evaluate(() => {

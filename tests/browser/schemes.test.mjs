@@ -4,27 +4,8 @@
 // below 1) shows its reason and never leaves a map titled with the previous scheme.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSite, openPage } from './helpers.mjs';
+import { startSite, openPage, outcome as pageOutcome } from './helpers.mjs';
 import { SCHEME_TYPES, normalizeState, describeScheme, encodeState } from '../../web/src/state.js';
-
-/** The playground's next outcome after action(): 'redraw' or 'error', with the status text. */
-async function pageOutcome(page, action) {
-  await page.evaluate(() => {
-    window.__outcome = null;
-    document.addEventListener('hirope:redraw', () => (window.__outcome ??= 'redraw'), { once: true });
-    const status = document.getElementById('status');
-    const observer = new MutationObserver(() => {
-      if (status.classList.contains('error')) {
-        window.__outcome ??= 'error';
-        observer.disconnect();
-      }
-    });
-    observer.observe(status, { attributes: true, childList: true, characterData: true, subtree: true });
-  });
-  await action();
-  await page.waitForFunction(() => window.__outcome !== null, null, { timeout: 90000 });
-  return { outcome: await page.evaluate(() => window.__outcome), status: await page.textContent('#status') };
-}
 
 const mapTitle = (page, side) => page.evaluate((side) => {
   const caption = document.querySelector(`#map-${side} figcaption`);

@@ -3,13 +3,8 @@
 // error regions (the API's), and the training-length sentence names only the schemes shown.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSite, openPage, pasteCode, api } from './helpers.mjs';
+import { startSite, openPage, pasteCode, api, ready } from './helpers.mjs';
 import { LANGUAGE_NAMES } from '../../web/src/samples.js';
-
-async function ready(page) {
-  await page.waitForSelector('body[data-ready=true]', { timeout: 60000 });
-  await page.waitForFunction(() => document.getElementById('progress').hidden);
-}
 
 describe('playground status line', { timeout: 300000 }, () => {
   let site;

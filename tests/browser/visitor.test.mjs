@@ -6,30 +6,9 @@
 // an adapter, and Model mode's Generate is disabled while a field is invalid.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSite, openPage, pasteCode } from './helpers.mjs';
+import { startSite, openPage, pasteCode, ready, outcome } from './helpers.mjs';
 import { SAMPLES } from '../../web/src/samples.js';
 
-async function ready(page) {
-  await page.waitForSelector('body[data-ready=true]', { timeout: 90000 });
-}
-/** The next outcome after action(): 'redraw' or 'error', with the status text. */
-async function outcome(page, action) {
-  await page.evaluate(() => {
-    window.__outcome = null;
-    document.addEventListener('hirope:redraw', () => (window.__outcome ??= 'redraw'), { once: true });
-    const status = document.getElementById('status');
-    const observer = new MutationObserver(() => {
-      if (status.classList.contains('error')) {
-        window.__outcome ??= 'error';
-        observer.disconnect();
-      }
-    });
-    observer.observe(status, { attributes: true, childList: true, characterData: true, subtree: true });
-  });
-  await action();
-  await page.waitForFunction(() => window.__outcome !== null, null, { timeout: 120000 });
-  return { outcome: await page.evaluate(() => window.__outcome), status: await page.textContent('#status') };
-}
 const editorText = (page) => page.evaluate(() => Array.from(document.querySelector('#editor').shadowRoot.querySelectorAll('.cm-line'), (l) => l.textContent).join('\n'));
 const openMore = (page, panel) => page.evaluate((panel) => (document.querySelector(`#${panel} details.more`).open = true), panel);
 /** Whether a map's canvas has any drawn pixel. */
