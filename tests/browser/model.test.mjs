@@ -85,8 +85,15 @@ describe('playground Model mode (headless Chromium)', () => {
     const statusText = await page.locator('#status').textContent();
     assert.doesNotMatch(statusText, /Error/);
     const n = new TextEncoder().encode(CODE).length;
+    // The API options this state means, written by hand (not through the page's modelOptionsFor):
+    // A is the defaults' plain RoPE; B is HiRoPE at ratio 0.35 on 32-byte segments, window 128.
+    const expected = {
+      a: { scheme: { type: 'rope' }, language: 'python', hierarchy: 'units' },
+      b: { scheme: { type: 'hirope', window: 128, ratio: 0.35 }, language: 'python', hierarchy: 'segments', segmentSize: 32 },
+    };
     for (const side of ['a', 'b']) {
-      const options = modelOptionsFor(state[side], 'python');
+      assert.deepEqual(modelOptionsFor(state[side], 'python'), expected[side]);
+      const options = expected[side];
       const { bitsPerByte } = model.loss(CODE, options);
       assert.match(statusText, new RegExp(`${side.toUpperCase()} ${bitsPerByte.toFixed(3)}\\b`));
       const { matrix } = model.attention(CODE, { ...options, layer: 1, head: 2 });
