@@ -235,6 +235,94 @@ describe('Model mode with the token model (headless Chromium)', () => {
     await page.context().close();
   });
 
+  it('a layer, head or thumbnail change keeps the status in tokens (the attention-only reply counts tokens, not bytes)', async () => {
+    const page = await open(site);
+    const tokens = hr.encode(LONG_PYTHON_SAMPLE, { tokenizer: 'llama2' }).length;
+    const bytes = new TextEncoder().encode(LONG_PYTHON_SAMPLE).length;
+    const expected = new RegExp(`^${tokens.toLocaleString('en')} tokens \\(${bytes.toLocaleString('en')} bytes\\) read by pyjs-llama2`);
+    assert.match(await statusText(page), expected);
+    const first = await statusText(page);
+    for (const [what, action] of [['head 2', () => page.locator('#c-head').selectOption('2')], ['layer 1', () => page.locator('#c-layer').selectOption('1')]]) {
+      const run = await nextRun(page, action);
+      assert.deepEqual(run.parts.a, { loss: false, attention: true }, what);
+      assert.match(await statusText(page), expected, what);
+      assert.equal(await statusText(page), first, `${what}: the same sentence (the loss did not change)`);
+    }
+    await page.waitForFunction(() => document.body.dataset.thumbs === 'ready', null, { timeout: 180000 });
+    const run = await nextRun(page, () => page.locator('#thumbs-b button.thumb[aria-label^="Layer 2, head 3"]').click());
+    assert.deepEqual(run.parts.b, { loss: false, attention: true });
+    assert.equal(await page.locator('#c-layer').inputValue(), '2');
+    assert.equal(await page.locator('#c-head').inputValue(), '3');
+    assert.equal(await statusText(page), first, 'thumbnail');
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+
+  it('with the token model every help text and label names tokens; the Split% preset is the core\'s bound (here the paper\'s 0.5: one button); the Factor help follows the scaling', async () => {
+    const page = await open(site);
+    const help = (id) => page.locator(`#${id}`).evaluate((input) => input.closest('label').title);
+    for (const id of ['c-b-window', 'c-b-ratio', 'c-b-hierarchy', 'c-b-segment', 'c-a-window', 'c-temperature', 'c-smooth']) {
+      const text = await help(id);
+      assert.match(text, /token/i, id);
+      assert.doesNotMatch(text, /\bbytes?\b/, id);
+      assert.equal(await page.locator(`#${id}-help`).textContent(), text, `${id}: the description is the same text`);
+    }
+    assert.match(await help('c-b-window'), /reaches W tokens back\. Truncate: each token is predicted from the last W tokens only \(one pass per W\/8 tokens\)/);
+    assert.match(await page.locator('#reset-zoom').getAttribute('title'), /all tokens/);
+    // The core's bound for this model is 8 of 16 pairs, ratio 0.5: the paper's ratio too, so one button.
+    const c = tokenModel.config;
+    const bound = hr.splitBound({ type: 'hirope', ratio: 0, base: c.ropeBase, trainingLength: c.trainingContext }, c.headDim);
+    assert.equal(bound.maxRatio, 0.5);
+    assert.equal(await page.locator('#preset-paper').isVisible(), false);
+    assert.match(await page.locator('#preset-bound').textContent(), /the Split% bound = the paper's 0\.5 \(8\/16\)/);
+    assert.doesNotMatch(await page.locator('#preset-bound').getAttribute('title'), /above/);
+    // The default ratio 1/3: the ratio and the 5 pairs the core assigns, as separate facts.
+    const third = hr.splitBound({ type: 'hirope', ratio: 1 / 3, base: c.ropeBase, trainingLength: c.trainingContext }, c.headDim);
+    assert.equal(await page.locator('#c-b-ratio').evaluate((input) => input.closest('label').querySelector('output').textContent), `0.333 · ${third.tokenPairs} of 16 pairs`);
+    const run = await nextRun(page, () => page.locator('#preset-bound').click());
+    assert.equal(run.parts.b.loss, true);
+    assert.equal(await page.locator('#c-b-ratio').inputValue(), '0.5');
+    assert.equal(await page.locator('#preset-bound').getAttribute('aria-pressed'), 'true');
+    await page.waitForFunction(() => /Within the bound\.$/.test(document.getElementById('ratio-hint-b').textContent));
+    // The Factor help describes the scaling chosen.
+    for (const [scaling, want] of [['linear', /position interpolation/], ['ntk', /NTK-aware: .*base raised/], ['yarn', /YaRN: ntk-by-parts/i]]) {
+      await page.locator('#c-b-scaling').selectOption(scaling);
+      const text = await help('c-b-factor');
+      assert.match(text, want, scaling);
+      if (scaling !== 'linear') assert.doesNotMatch(text, /PI|divided? every frequency/, scaling);
+    }
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+
+  it('generation reports the bytes it produced: exactly the count asked for the byte model; the token model\'s whole last token may end past it, and says so', async () => {
+    const byteModel = await hr.model.load({ name: 'pybyte' });
+    try {
+      for (const [name, model, defaults] of [['pyjs-llama2', tokenModel, TOKEN_MODEL_DEFAULTS], ['pybyte', byteModel, MODEL_DEFAULTS]]) {
+        const code = LONG_PYTHON_SAMPLE.slice(0, 900);
+        const state = normalizeWith(defaults, { ...defaults, code, maxBytes: 256, temperature: 0.8, seed: 1 });
+        const page = await open(site, await encodeModelState(state));
+        await page.locator('#generate').click();
+        await page.waitForFunction(() => document.body.dataset.generated === 'true', null, { timeout: 180000 });
+        for (const side of ['a', 'b']) {
+          const prompt = new TextEncoder().encode(code);
+          const { bytes } = model.generate(prompt, { ...modelOptionsFor(state[side], 'python'), maxBytes: 256, temperature: 0.8, seed: 1 });
+          const title = await page.locator(`#gen-title-${side}`).textContent();
+          if (name === 'pybyte') assert.equal(bytes.length, 256);
+          else assert.ok(bytes.length >= 256 && bytes.length < 256 + 16, `${bytes.length}`);
+          const extra = bytes.length > 256 ? ` in whole tokens \\(the last one ends past the 256 asked\\)` : '';
+          assert.match(title, new RegExp(`— ${bytes.length} bytes${extra} after a ${prompt.length}-byte prompt`), `${name} ${side}`);
+        }
+        assert.equal(await page.locator('#c-maxBytes-label').textContent(), 'Bytes');
+        assert.match(await page.locator('#c-temperature').evaluate((i) => i.closest('label').title), name === 'pybyte' ? /most likely byte/ : /most likely token/);
+        assert.deepEqual(page.problems, []);
+        await page.context().close();
+      }
+    } finally {
+      byteModel.dispose();
+    }
+  });
+
   it('screenshots: both models, light and dark, 1440x900 and 390 px wide', async () => {
     const byteHash = await encodeModelState({ ...MODEL_DEFAULTS });
     for (const [name, hash] of [['tokens', ''], ['bytes', byteHash]]) {

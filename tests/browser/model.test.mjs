@@ -131,7 +131,7 @@ describe('playground Model mode (headless Chromium)', () => {
     const page = await modelPage(site, { code: CODE });
     assert.match(await page.locator('#ratio-hint-b').textContent(), /Within the bound/);
     assert.equal(await page.locator('#ratio-hint-b').getAttribute('class'), 'hint');
-    assert.equal(await page.locator('#c-b-ratio').evaluate((input) => input.closest('label').querySelector('output').textContent), `${bound.tokenPairs}/${bound.pairs} pairs (${Number(bound.maxRatio.toFixed(3))})`);
+    assert.equal(await page.locator('#c-b-ratio').evaluate((input) => input.closest('label').querySelector('output').textContent), `${Number(bound.maxRatio.toFixed(3))} · ${bound.tokenPairs} of ${bound.pairs} pairs`);
     assert.equal(await page.locator('#preset-bound').getAttribute('aria-pressed'), 'true');
     const { bitsPerByte } = model.loss(CODE, modelOptionsFor(MODEL_DEFAULTS.b, 'python'));
     assert.match(await page.locator('#status').textContent(), new RegExp(`B ${bitsPerByte.toFixed(3)}\\b`));

@@ -114,7 +114,7 @@ export class ModelEngine {
     const bytes = first.bytes.subarray(0, cut);
     const m = Math.min(n, ATTENTION_TOKENS);
     const attentionBytes = m < n ? tokens.start[m] : cut;
-    return { bytes, clipped: first.clipped || n > MODEL_TOKENS, attentionText: bytes.subarray(0, attentionBytes) };
+    return { bytes, count: Math.min(n, MODEL_TOKENS), clipped: first.clipped || n > MODEL_TOKENS, attentionText: bytes.subarray(0, attentionBytes) };
   }
 
   /**
@@ -123,13 +123,13 @@ export class ModelEngine {
    */
   _input(code, side, language) {
     const token = Boolean(this.model.tokenizer);
-    const { bytes, clipped, attentionText } = token ? this._tokenText(code) : clipUtf8(code, MODEL_BYTES);
+    const { bytes, count = bytes.length, clipped, attentionText } = token ? this._tokenText(code) : clipUtf8(code, MODEL_BYTES);
     if (bytes.length < 2) throw new PlaygroundError('The model needs at least 2 bytes of code.');
     const options = modelOptionsFor(side, language);
     const m = Math.min(bytes.length, ATTENTION_BYTES);
     const attentionInput = token ? attentionText : bytes.subarray(0, m);
     const key = `${this.name}|${JSON.stringify(options)}|${new TextDecoder().decode(attentionInput)}`;
-    return { bytes, clipped, options, m, attentionInput, key };
+    return { bytes, count, clipped, options, m, attentionInput, key };
   }
 
   /**
@@ -144,9 +144,11 @@ export class ModelEngine {
     const t0 = performance.now();
     const model = await this.load(undefined, name);
     const tLoad = performance.now();
-    const { bytes, clipped, options, attentionInput, key } = this._input(code, side, language);
+    const { bytes, count, clipped, options, attentionInput, key } = this._input(code, side, language);
     const token = Boolean(model.tokenizer);
-    const out = { n: bytes.length, clipped, config: model.config, unit: token ? 'token' : 'byte', ran: { loss: wantLoss, attention: wantAttention } };
+    // n counts the model's units (a token model: its tokens, bytes: the bytes read) whichever parts
+    // run: an attention-only reply merges into the last loss result, whose n it must not change.
+    const out = { n: count, ...(token ? { bytes: bytes.length } : {}), clipped, config: model.config, unit: token ? 'token' : 'byte', ran: { loss: wantLoss, attention: wantAttention } };
     if (wantLoss) {
       const r = model.loss(bytes, options);
       this.counts.loss++;

@@ -17,6 +17,7 @@ import { SAMPLES, LANGUAGE_NAMES } from './samples.js';
 import { drawAxes, fitCanvas, niceTicks } from './axes.js';
 import { el, download } from './dom.js';
 import { plural, LINK_UNREADABLE } from './wording.js';
+import { modelHelp, factorHelp, ratioOutput, ratioPresets, ratioHint, generatedSentence } from './model-wording.js';
 import { VOCABULARY, options, numberSpec } from './vocabulary.js';
 
 const $ = (id) => document.getElementById(id);
@@ -59,6 +60,7 @@ let config = null; // the model's config (from its file, once loaded)
 const splitBoundOf = (ratio) =>
   client.a.request('splitBound', { scheme: { type: 'hirope', ratio, base: config.ropeBase, trainingLength: config.trainingContext }, headDim: config.headDim });
 let bound = null; // splitBoundOf(0): the largest band within the bound, once the config is known
+let paperBound = null; // splitBoundOf(0.5): the paper's ratio against this model's bound
 let selected = null; // { side, index }: the query row shading the code, if any
 let generating = false; // a generation is under way (Generate is disabled)
 const workerURL = new URL('./worker.js', import.meta.url);
@@ -129,6 +131,8 @@ function useModel(name) {
     if (state.model !== name) return loaded;
     config = loaded;
     bound = await splitBoundOf(0);
+    bound = await splitBoundOf(bound.maxRatio);
+    paperBound = await splitBoundOf(0.5);
     configured();
     showVerdict(name, loaded);
     return loaded;
@@ -153,13 +157,13 @@ function sideControls(side) {
   const k = (name) => `${side}.${name}`;
   return [
     { key: k('type'), label: 'Scheme', type: 'select', options: MODEL_SCHEMES, help: 'The position scheme applied to the model\'s queries and keys at inference (it was trained with RoPE).' },
-    { key: k('ratio'), label: 'Ratio', type: 'range', ...range('ratio'), step: 1 / PAIRS, numeric: true, help: 'HiRoPE: fraction of frequency pairs (the fast ones) that keep the byte index; the rest carry the unit index beyond the window. One step is one pair.', show: (s) => s[side].type === 'hirope' },
-    { key: k('hierarchy'), label: 'Hierarchy', type: 'select', options: options(VOCABULARY.byteHierarchies), help: 'Where HiRoPE\'s high-level index comes from: top-level functions/classes or statements of the tree-sitter parse, or fixed segments of bytes.', show: (s) => s[side].type === 'hirope' },
-    { key: k('segment'), label: 'Segment', noun: 'segment size', type: 'number', ...range('segmentSize'), help: 'Bytes per segment.', show: (s) => s[side].type === 'hirope' && s[side].hierarchy === 'segments' },
-    { key: k('window'), label: 'Window', type: 'number', ...range('window'), help: 'Byte distances below W use plain RoPE; from W on the scheme\'s far rule applies. Sliding window: attention in every layer reaches W bytes back. Truncate: each byte is predicted from the last W bytes only (one pass per W/8 bytes).', show: (s) => s[side].type !== 'rope' },
+    { key: k('ratio'), label: 'Ratio', type: 'range', ...range('ratio'), step: 1 / PAIRS, numeric: true, help: modelHelp('byte').ratio, show: (s) => s[side].type === 'hirope' },
+    { key: k('hierarchy'), label: 'Hierarchy', type: 'select', options: options(VOCABULARY.byteHierarchies), help: modelHelp('byte').hierarchy, show: (s) => s[side].type === 'hirope' },
+    { key: k('segment'), label: 'Segment', noun: 'segment size', type: 'number', ...range('segmentSize'), help: modelHelp('byte').segment, show: (s) => s[side].type === 'hirope' && s[side].hierarchy === 'segments' },
+    { key: k('window'), label: 'Window', type: 'number', ...range('window'), help: modelHelp('byte').window, show: (s) => s[side].type !== 'rope' },
     { key: k('group'), label: 'Group', type: 'number', ...range('group'), help: 'Self-Extend: far distances are divided by G.', show: (s) => s[side].type === 'self-extend' },
     { key: k('scaling'), label: 'Scaling', type: 'select', options: MODEL_SCALINGS, help: 'Frequency scaling relative to the training length: position interpolation, NTK-aware, dynamic NTK or YaRN.', show: (s) => !isBaseline(s[side].type) },
-    { key: k('factor'), label: 'Factor', noun: 'scaling factor', type: 'number', ...range('factor'), help: 'Scaling factor s (PI divides every frequency by s).', show: (s) => !isBaseline(s[side].type) && s[side].scaling !== 'none' && s[side].scaling !== 'dynamic-ntk' },
+    { key: k('factor'), label: 'Factor', noun: 'scaling factor', type: 'number', ...range('factor'), help: factorHelp('linear'), show: (s) => !isBaseline(s[side].type) && s[side].scaling !== 'none' && s[side].scaling !== 'dynamic-ntk' },
   ];
 }
 const indexOptions = (count) => Array.from({ length: count }, (_, i) => [String(i), String(i)]);
@@ -170,7 +174,7 @@ const controlGroups = [
     { key: 'colour', label: 'Shade code by', type: 'select', options: [['a', 'loss under A'], ['b', 'loss under B']], help: 'Which scheme\'s loss shades the code (per byte, or per token for the token model): darker text surprised the model more.' },
   ], onControl),
   buildControls($('loss-controls'), [
-    { key: 'smooth', label: 'Smoothing', type: 'select', numeric: true, options: SMOOTHING.map((b) => [String(b), b === 1 ? 'none (every byte)' : `runs of ${b} bytes`]), help: 'The chart plots the mean loss over consecutive runs of this many bytes.', show: (s) => s.bytes === 'all' },
+    { key: 'smooth', label: 'Smoothing', type: 'select', numeric: true, options: SMOOTHING.map((b) => [String(b), b === 1 ? 'none (every byte)' : `runs of ${b} bytes`]), help: modelHelp('byte').smooth, show: (s) => s.bytes === 'all' },
     { key: 'bytes', label: 'Show', type: 'select', options: BYTE_FILTERS, help: 'Far-recall bytes (or tokens): those of a name whose previous use is more than the training length back, with none nearer. Only there can context beyond the training length help; each dot is one such name.' },
   ], onControl),
   buildControls($('attention-controls'), [
@@ -178,8 +182,8 @@ const controlGroups = [
     { key: 'head', label: 'Head', type: 'select', options: indexOptions(4), numeric: true, help: 'Which attention head the heatmaps show.' },
   ], onControl),
   buildControls($('generation-controls'), [
-    { key: 'maxBytes', label: 'Bytes', type: 'number', min: 1, max: 2048, step: 1, help: 'Bytes to generate.' },
-    { key: 'temperature', label: 'Temperature', type: 'number', min: 0, max: 2, step: 0.1, help: 'Sampling temperature; 0 always takes the most likely byte.' },
+    { key: 'maxBytes', label: 'Bytes', type: 'number', min: 1, max: 2048, step: 1, help: modelHelp('byte').maxBytes },
+    { key: 'temperature', label: 'Temperature', type: 'number', min: 0, max: 2, step: 0.1, help: modelHelp('byte').temperature },
     { key: 'seed', label: 'Seed', type: 'number', min: 0, step: 1, help: 'Sampling seed (both sides use the same one).' },
   ], onControl),
 ];
@@ -198,14 +202,16 @@ for (const side of ['a', 'b']) {
   $(`scheme-${side}`).append(ratioHints[side]);
 }
 
-// One-click settings for B: HiRoPE at this model's Split% bound, and at the paper's ratio 0.5.
+// One-click settings for B: HiRoPE at this model's Split% bound, and at the paper's ratio 0.5 (one
+// button when the two are the same); their values, labels and titles come from the core's
+// splitBound once the model's config is known (ratioPresets).
 const presets = el('div', { class: 'presets', role: 'group', 'aria-label': 'Presets for scheme B' });
 const presetButtons = {
-  bound: el('button', { type: 'button', class: 'preset', id: 'preset-bound', title: 'HiRoPE with the most frequency pairs on the byte index that stay within this model\'s Split% bound' }),
-  paper: el('button', { type: 'button', class: 'preset', id: 'preset-paper', title: 'HiRoPE at the HiRoPE paper\'s ratio 0.5, above this model\'s Split% bound' }, 'the paper\'s 0.5'),
+  bound: el('button', { type: 'button', class: 'preset', id: 'preset-bound' }, 'the Split% bound'),
+  paper: el('button', { type: 'button', class: 'preset', id: 'preset-paper' }, 'the paper\'s 0.5'),
 };
-presetButtons.bound.addEventListener('click', () => applyPreset('b', boundRatio()));
-presetButtons.paper.addEventListener('click', () => applyPreset('b', 0.5));
+const presetRatio = { bound: MODEL_SPLIT_RATIO, paper: 0.5 };
+for (const id of ['bound', 'paper']) presetButtons[id].addEventListener('click', () => applyPreset('b', presetRatio[id]));
 presets.append(el('span', { class: 'presets-label' }, 'HiRoPE at'), presetButtons.bound, presetButtons.paper);
 $('scheme-b').querySelector('h3').after(presets);
 
@@ -263,7 +269,6 @@ const story = {
 story.build();
 
 const pairsOf = () => (config ? config.headDim / 2 : PAIRS);
-const boundRatio = () => (bound ? bound.maxRatio : MODEL_SPLIT_RATIO);
 
 function applyPreset(side, ratio) {
   state[side].type = 'hirope';
@@ -297,10 +302,30 @@ function syncControls() {
   const texts = { bytes: [`every ${u}`, `far-recall ${u}s only`], smooth: SMOOTHING.map((b) => (b === 1 ? `none (every ${u})` : `runs of ${b} ${u}s`)) };
   for (const [key, list] of Object.entries(texts)) [...$(`c-${key}`).options].forEach((o, i) => (o.textContent = list[i]));
   story.sync();
+  // The help texts that name the unit the model reads, and the Factor's for the chosen scaling.
+  const help = modelHelp(u);
+  const setHelp = (id, text) => {
+    if (!$(id)) return;
+    $(id).closest('label').title = text;
+    $(`${id}-help`).textContent = text;
+  };
+  for (const side of ['a', 'b']) {
+    for (const key of ['ratio', 'hierarchy', 'segment', 'window']) setHelp(`c-${side}-${key}`, help[key]);
+    setHelp(`c-${side}-factor`, factorHelp(state[side].scaling));
+  }
+  for (const key of ['smooth', 'maxBytes', 'temperature']) setHelp(`c-${key}`, help[key]);
+  $('reset-zoom').title = help.resetZoom;
   const b = state.b;
-  presetButtons.bound.textContent = `the Split% bound (${Math.round(boundRatio() * pairsOf())}/${pairsOf()})`;
-  presetButtons.bound.setAttribute('aria-pressed', String(b.type === 'hirope' && b.ratio === boundRatio()));
-  presetButtons.paper.setAttribute('aria-pressed', String(b.type === 'hirope' && b.ratio === 0.5));
+  const list = bound && paperBound ? ratioPresets({ bound, paper: paperBound, unit: u }) : [];
+  for (const id of ['bound', 'paper']) {
+    const preset = list.find((x) => x.id === id);
+    presetButtons[id].hidden = bound ? !preset : false;
+    if (!preset) continue;
+    presetRatio[id] = preset.ratio;
+    presetButtons[id].textContent = preset.label;
+    presetButtons[id].title = preset.title;
+  }
+  for (const id of ['bound', 'paper']) presetButtons[id].setAttribute('aria-pressed', String(!presetButtons[id].hidden && b.type === 'hirope' && b.ratio === presetRatio[id]));
   thumbs.select(state.layer, state.head);
   updateHints();
   syncGenerate();
@@ -334,11 +359,9 @@ async function updateHints() {
     }
     const sideBound = await splitBoundOf(s.ratio);
     if (call !== hintCall) return;
-    output.textContent = `${sideBound.tokenPairs}/${sideBound.pairs} pairs (${formatRatio(s.ratio)})`;
+    output.textContent = ratioOutput({ ratio: s.ratio, tokenPairs: sideBound.tokenPairs, pairs: sideBound.pairs });
     hint.classList.toggle('warn', sideBound.over);
-    hint.textContent =
-      `Split% for this model (trained at ${config.trainingContext} ${unitOf(state)}s): ${(100 * sideBound.split).toFixed(1)}%, the ${sideBound.maxTokenPairs} of ${sideBound.pairs} pairs whose wavelength fits in the training length; ratio ${formatRatio(s.ratio)} keeps ${plural(sideBound.tokenPairs, 'pair')} on the ${unitOf(state)} index.` +
-      (sideBound.over ? ` That is above the bound: pairs that never completed a period in training stay on the byte distance and see angles the model never saw (the paper's 0.5 breaks this model).` : ' Within the bound.');
+    hint.textContent = ratioHint({ bound: sideBound, paper: paperBound ?? sideBound, ratio: s.ratio, train: config.trainingContext, unit: unitOf(state) });
   }
 }
 
@@ -851,7 +874,7 @@ $('generate').addEventListener('click', async () => {
       const pre = $(`gen-${side}`);
       const tail = editor.text.slice(-240);
       pre.replaceChildren(el('span', { class: 'prompt-tail' }, tail), el('mark', { class: 'generated' }, g.text));
-      $(`gen-title-${side}`).textContent = `${side.toUpperCase()}: ${describeModelSide(snapshot[side], unitOf(snapshot))} — ${plural(g.bytes, 'byte')} after a ${g.promptBytes}-byte prompt, ${Math.round(g.bytesPerSecond)} bytes/s`;
+      $(`gen-title-${side}`).textContent = `${side.toUpperCase()}: ${describeModelSide(snapshot[side], unitOf(snapshot))} — ${generatedSentence({ unit: unitOf(snapshot), bytes: g.bytes, asked: snapshot.maxBytes, promptBytes: g.promptBytes, bytesPerSecond: g.bytesPerSecond })}`;
     }
     document.body.dataset.generated = 'true';
   } catch (e) {
