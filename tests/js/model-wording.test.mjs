@@ -38,10 +38,10 @@ describe('Model mode wording', () => {
   });
 
   it('the Factor help describes the chosen scaling (the core\'s table)', () => {
-    assert.match(factorHelp('linear'), /linear \(PI\): position interpolation: every frequency divided by the factor/);
-    assert.match(factorHelp('ntk'), /NTK-aware: .*base raised/);
+    assert.equal(factorHelp('linear'), 'Scaling factor s for linear (PI). Position interpolation: every frequency divided by the factor.');
+    assert.equal(factorHelp('ntk'), 'Scaling factor s. NTK-aware: the base raised so that the slowest pair stretches by the factor.');
     assert.doesNotMatch(factorHelp('ntk'), /PI|divides every frequency/);
-    assert.match(factorHelp('yarn'), /YaRN: ntk-by-parts/i);
+    assert.match(factorHelp('yarn'), /^Scaling factor s for YaRN\. NTK-by-parts: /);
     assert.doesNotMatch(factorHelp('yarn'), /PI /);
   });
 

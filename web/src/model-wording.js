@@ -29,7 +29,9 @@ export function modelHelp(unit) {
 export function factorHelp(scaling) {
   const s = VOCABULARY.scalings.find((x) => x.name === scaling);
   if (!s || scaling === 'none') return 'Scaling factor s: the context stretches s times.';
-  return `Scaling factor s for ${s.label}: ${s.description[0].toLowerCase()}${s.description.slice(1)}.`;
+  // The description names the scaling itself ("NTK-aware: …") or not ("Position interpolation: …").
+  const named = s.description.toLowerCase().startsWith(s.label.toLowerCase());
+  return `Scaling factor s${named ? '' : ` for ${s.label}`}. ${s.description}.`;
 }
 
 /**
