@@ -19,6 +19,7 @@ import { PRESETS, presetState } from '../../web/src/presets.js';
 import { VISIBLE_RATIO, rowStats, compareRows } from '../../web/src/engine.js';
 import { ratioIndex, divergingLut } from '../../web/src/colormap.js';
 import { normalizeState, encodeState, decodeState, describeScheme } from '../../web/src/state.js';
+import { formatProbability } from '../../web/src/wording.js';
 // The state's API arguments by the tests' own mapping, not the page's (issue 35).
 import { expectedScheme as schemeFor, expectedPositions as positionsFor, expectedAnalyzeOptions as analyzeOptionsFor } from '../js/page-schemes.mjs';
 
@@ -199,7 +200,7 @@ describe('playground (headless Chromium)', () => {
       const page = await openPage(site.browser, site.url, { colorScheme });
       await ready(page);
       const status = await page.textContent('#status');
-      assert.match(status, /^394 tokens of Python \(lexical tokenizer\) in 5 units and \d+ statements\. The last 138 tokens are beyond the training length of 256: there A \(RoPE\) meets angles it never saw in training on \d+ of its 32 frequency pairs, while B \(HiRoPE\) keeps every frequency pair within the angles seen in training\.$/);
+      assert.match(status, /^394 tokens of Python in 5 units and \d+ statements; tokenizer: lexical \(grammar tokens\)\. The last 138 tokens are beyond the training length of 256: there A, RoPE, meets angles it never saw in training on \d+ of its 32 frequency pairs, while B, HiRoPE \(ratio 0\.4, W 64\), keeps every frequency pair within the angles seen in training\.$/);
       assert.match(await page.textContent('#timing-text'), /^Last redraw [\d.]+ ms: analysis [\d.]+ ms, attention A [\d.]+ ms, attention B [\d.]+ ms, .*Attention A \+ B by backend: wasm-simd [\d.]+ ms\.$/);
       // The default is the first preset, with its caption.
       assert.equal(await page.getAttribute('.preset[data-preset=hirope]', 'aria-pressed'), 'true');
@@ -436,7 +437,7 @@ describe('playground (headless Chromium)', () => {
       const scheme = schemeFor(state[side], state);
       bands[side] = hr.relativeDistances({ n, headDim: state.headDim, positions: positionsFor(scheme, analysis.positions), scheme });
     }
-    const pct = (p) => (p >= 0.001 ? `${(100 * p).toFixed(2)}%` : p.toExponential(2));
+    const pct = formatProbability; // the page's one formatter for probabilities (tests/js/wording.test.mjs checks it)
     const box = await page.evaluate(() => {
       const c = document.querySelector('#map-a canvas[role=img]');
       return { ...c.getBoundingClientRect().toJSON(), size: c.width };
@@ -955,9 +956,10 @@ describe('playground (headless Chromium)', () => {
     await openMore(page, 'shared-controls');
     await redraw(page, () => page.fill('#c-headDim', '64'));
     assert.equal(await page.evaluate(() => document.getElementById('status').classList.contains('error')), false);
+    // Choosing a file before one is loaded is no error: a hint, and the maps keep their q/k.
     await page.selectOption('#c-source', 'file');
-    await page.waitForFunction(() => document.getElementById('status').classList.contains('error'));
-    assert.match(await page.textContent('#status'), /load a q\/k JSON file first/);
+    await page.waitForSelector('#qk-hint:not([hidden])');
+    assert.equal(await page.evaluate(() => document.getElementById('status').classList.contains('error')), false);
     await page.setInputFiles('#qk-file', { name: 'qk.json', mimeType: 'application/json', buffer: Buffer.from('{"headDim": 4, "q": [[1,2,3,4]], "k": [[1,2,3,4]]}') });
     await page.waitForFunction(() => /q\/k file has 1 row but the code has \d+ tokens/.test(document.getElementById('status').textContent));
     assert.deepEqual(page.problems, []);
@@ -998,7 +1000,7 @@ describe('playground (headless Chromium)', () => {
     const mine = await hr.loadTokenizer({ json });
     const status = await redraw(page, () => page.setInputFiles('#tokenizer-file', { name: 'tiny.json', mimeType: 'application/json', buffer: Buffer.from(json) }));
     const ours = hr.analyze(SMALL, { ...options, tokenizer: mine });
-    assert.match(status, new RegExp(`^${ours.tokens.count} tokens of Python \\(${mine} tokenizer\\)`));
+    assert.match(status, new RegExp(`^${ours.tokens.count} tokens of Python in .*; tokenizer: tiny\\.json \\(your file\\)\\.`));
     assert.equal(await page.inputValue('#c-tokenizer'), mine);
     assert.match(await page.textContent(`#token-table tr[data-tokenizer="${mine}"] th`), /tiny\.json \(your file\)/);
     await page.waitForFunction((name) => document.querySelector(`#token-table tr[data-tokenizer="${name}"]`)?.getAttribute('aria-current') === 'true', mine);

@@ -116,8 +116,8 @@ describe('the page\'s counted wording', () => {
     assert.equal(plural(1, 'token'), '1 token');
     assert.equal(plural(0, 'token'), '0 tokens');
     assert.equal(plural(12172, 'token'), '12,172 tokens');
-    assert.equal(codeSentence({ count: 1, languageName: 'Python', tokenizer: 'lexical', units: 1, statements: 1 }), '1 token of Python (lexical tokenizer) in 1 unit and 1 statement.');
-    assert.equal(codeSentence({ count: 394, languageName: 'Python', tokenizer: 'lexical', units: 7, statements: 40 }), '394 tokens of Python (lexical tokenizer) in 7 units and 40 statements.');
+    assert.equal(codeSentence({ count: 1, languageName: 'Python', tokenizer: 'lexical', units: 1, statements: 1 }), '1 token of Python in 1 unit and 1 statement; tokenizer: lexical.');
+    assert.equal(codeSentence({ count: 394, languageName: 'Python', tokenizer: 'lexical', units: 7, statements: 40 }), '394 tokens of Python in 7 units and 40 statements; tokenizer: lexical.');
   });
 
   it('the tokens beyond the training length are counted over the whole file, not the drawn part', () => {

@@ -2,7 +2,9 @@
 // for the numbers it is given.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { plural, trainingSentence, splitHint, parseSentence, unitKinds, unitPhrase, mapHint, linkSizeText, LONG_LINK } from '../../web/src/wording.js';
+import { plural, trainingSentence, splitHint, parseSentence, unitKinds, unitPhrase, mapHint, linkSizeText, LONG_LINK, angleCaption, codeSentence, qkFileHint, formatProbability, powerOfTen, DIFF_LEGEND } from '../../web/src/wording.js';
+import { describeScheme, normalizeState, scalingLabel, SCALINGS } from '../../web/src/state.js';
+import { sharedControls, tokenizerLabel } from '../../web/src/controls.js';
 
 describe('wording', () => {
   it('counts with the right plural', () => {
@@ -16,16 +18,16 @@ describe('wording', () => {
     const hirope = { label: 'B', name: 'HiRoPE', ood: { oodPairs: 0, pairs: 32 } };
     it('RoPE against HiRoPE', () => {
       assert.equal(trainingSentence({ n: 394, train: 256, sides: [rope, hirope] }),
-        'The last 138 tokens are beyond the training length of 256: there A (RoPE) meets angles it never saw in training on 9 of its 32 frequency pairs, while B (HiRoPE) keeps every frequency pair within the angles seen in training.');
+        'The last 138 tokens are beyond the training length of 256: there A, RoPE, meets angles it never saw in training on 9 of its 32 frequency pairs, while B, HiRoPE, keeps every frequency pair within the angles seen in training.');
     });
     it('neither side RoPE, neither out of distribution: no word of plain RoPE', () => {
       const s = trainingSentence({ n: 394, train: 128, sides: [{ label: 'A', name: 'ReRoPE', ood: { oodPairs: 0, pairs: 32 } }, { label: 'B', name: 'Self-Extend', ood: { oodPairs: 0, pairs: 32 } }] });
-      assert.equal(s, 'The last 266 tokens are beyond the training length of 128: there A (ReRoPE) and B (Self-Extend) keep every frequency pair within the angles seen in training.');
+      assert.equal(s, 'The last 266 tokens are beyond the training length of 128: there A, ReRoPE, and B, Self-Extend, keep every frequency pair within the angles seen in training.');
       assert.doesNotMatch(s, /RoPE meets|never saw/);
     });
     it('both out of distribution', () => {
       assert.match(trainingSentence({ n: 300, train: 128, sides: [{ ...rope, name: 'PI' }, { ...hirope, name: 'NTK-aware', ood: { oodPairs: 3, pairs: 32 } }] }),
-        /A \(PI\) meets angles it never saw in training on 9 of its 32 frequency pairs and B \(NTK-aware\) meets angles it never saw in training on 3 of its 32/);
+        /A, PI, meets angles it never saw in training on 9 of its 32 frequency pairs and B, NTK-aware, meets angles it never saw in training on 3 of its 32/);
     });
     it('a side that does not rotate is not described', () => {
       assert.equal(trainingSentence({ n: 300, train: 256, sides: [{ label: 'A', name: 'ALiBi', ood: null }, { label: 'B', name: 'ALiBi', ood: null }] }),
@@ -97,5 +99,67 @@ describe('wording', () => {
     assert.ok(LONG_LINK >= 1000 && LONG_LINK <= 8000);
     assert.match(linkSizeText(28123), /^This view's link is 28 KB long because the code is in it/);
     assert.match(linkSizeText(2500), /^This view's link is 2,500 characters long/);
+  });
+});
+
+describe('wording found by the first-time-visitor review', () => {
+  it('the angle caption puts the pairs that turn a full period above the Split% line (fast pairs are drawn at the top)', () => {
+    const text = angleCaption({ title: 'A: RoPE', oodPairs: 21, pairs: 32, train: 256, hasTrain: true });
+    assert.match(text, /Split% \(the faster pairs above it turn a full period within 256 tokens; only the slower pairs below it can be out of distribution\)/);
+    assert.doesNotMatch(text, /pairs below it turn/);
+    assert.match(angleCaption({ title: 'B', oodPairs: 0, pairs: 32, train: 256, hasTrain: false }), /no key is 256 tokens back/);
+  });
+
+  it('the status names each side by its display name, scaling included (the map titles\' describeScheme)', () => {
+    const state = normalizeState({ train: 128, a: { type: 'rope' }, b: { type: 'rope', scaling: 'linear', factor: 4 } });
+    const sides = [
+      { label: 'A', name: describeScheme(state.a), ood: { oodPairs: 21, pairs: 32 } },
+      { label: 'B', name: describeScheme(state.b), ood: { oodPairs: 0, pairs: 32 } },
+    ];
+    assert.equal(trainingSentence({ n: 394, train: 128, sides }),
+      'The last 266 tokens are beyond the training length of 128: there A, RoPE, meets angles it never saw in training on 21 of its 32 frequency pairs, while B, RoPE with linear (PI) scaling ×4, keeps every frequency pair within the angles seen in training.');
+    // Scalings under the Scaling control's labels, never their ids.
+    for (const [id, label] of [['ntk', 'NTK-aware'], ['dynamic-ntk', 'dynamic NTK'], ['llama3', 'Llama 3'], ['yarn', 'YaRN']]) {
+      const name = describeScheme(normalizeState({ a: { type: 'rope', scaling: id, factor: 4 } }).a);
+      assert.equal(name, `RoPE with ${label} scaling ×4`);
+      assert.equal(scalingLabel(id), label);
+      assert.equal(SCALINGS.find(([n]) => n === id)[1], label, 'the select lists the same label');
+    }
+    assert.equal(describeScheme(normalizeState({ a: { type: 'hirope', scaling: 'ntk' } }).a), 'HiRoPE (ratio 0.4, W 64) with NTK-aware scaling ×4');
+  });
+
+  it('the status names the tokenizer as the Tokenizer control does', () => {
+    for (const [id, label] of [['gemma3', 'Gemma 3'], ['deepseek-v3', 'DeepSeek-V3'], ['llama2', 'Llama 2 / Code Llama']]) {
+      const control = sharedControls(['python'], [id]).find((c) => c.key === 'tokenizer');
+      assert.equal(control.options[0][1], label);
+      assert.equal(codeSentence({ count: 10, languageName: 'Python', tokenizer: tokenizerLabel(id), units: 2, statements: 3 }), `10 tokens of Python in 2 units and 3 statements; tokenizer: ${label}.`);
+    }
+  });
+
+  it('the q/k file hint is plain words, without the internal value "file"', () => {
+    const text = qkFileHint('content-free (all ones)');
+    assert.match(text, /^Choose a q\/k JSON file/);
+    assert.match(text, /the maps keep the content-free \(all ones\) q\/k\.$/);
+    assert.doesNotMatch(text, /"file"|cannot|error/);
+  });
+
+  it('probabilities have one format: a percentage, tiny ones with a power of ten', () => {
+    assert.equal(formatProbability(0.15), '15.0%');
+    assert.equal(formatProbability(5.35e-4), '0.0535%');
+    assert.equal(formatProbability(1), '100%');
+    assert.equal(formatProbability(0), '0%');
+    assert.equal(formatProbability(2.31e-9), '2.31 × 10⁻⁷%');
+    for (const p of [0.5, 1e-3, 2e-5, 3e-8, 1e-12]) assert.match(formatProbability(p), /%$/);
+    for (const p of [0.5, 1e-3, 2e-5, 3e-8, 1e-12]) assert.doesNotMatch(formatProbability(p), /e-/);
+  });
+
+  it('powers of ten are written with superscript exponents', () => {
+    assert.equal(powerOfTen(-4), '10⁻⁴');
+    assert.equal(powerOfTen(-12), '10⁻¹²');
+    assert.equal(powerOfTen(3), '10³');
+  });
+
+  it('the A vs B legend is a complete line', () => {
+    assert.equal(DIFF_LEGEND, 'blue where B attends more than A, orange where A attends more');
   });
 });

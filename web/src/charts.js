@@ -5,6 +5,7 @@
 import { LUTS, cssGradient } from './colormap.js';
 import { el, legend } from './dom.js';
 import { AXIS_ROOM, drawAxes, fitCanvas, niceDomain } from './axes.js';
+import { angleCaption } from './wording.js';
 
 const FONT = '11px system-ui, sans-serif';
 /** Below this a chart gets a horizontal scrollbar rather than unreadable labels. */
@@ -174,9 +175,8 @@ export function renderAngles(parent, data, title, train) {
   figure.append(canvas);
   const bands = data.bands.length > 1 ? ` Bands: ${data.bands.map((b) => `${b.name} ${b.pairs[0]}–${b.pairs[1] - 1}`).join(', ')}.` : '';
   const hasTrain = data.trainColumn !== null && data.trainColumn !== undefined;
-  const split = `Split% (pairs below it turn a full period within ${train} tokens)`;
-  const dashed = hasTrain ? `Dashed: ${split} and the key ${train} tokens back.` : `Dashed: ${split}; no key is ${train} tokens back (the text is shorter).`;
-  figure.append(el('figcaption', {}, `${title}. Cells: cos(θⱼ·Δ) from the last token to each key, black −1 to white +1; red: out of distribution — ${data.oodPairs} of ${data.pairs} pairs. ${dashed}${bands}`));
+  // Pair 0 (fastest) is drawn at the top (pairY below): the pairs that turn a full period lie above Split%.
+  figure.append(el('figcaption', {}, angleCaption({ title, oodPairs: data.oodPairs, pairs: data.pairs, train, hasTrain, bands })));
   parent.append(figure);
 
   const { ink } = colours(parent);

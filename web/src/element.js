@@ -15,7 +15,7 @@ import { describeScheme, SCHEME_TYPES } from './state.js';
 import { diffImage } from './engine.js';
 import { LUTS, cssGradient, DECADES, RATIO_LIMIT, divergingLut } from './colormap.js';
 import { el } from './dom.js';
-import { plural } from './wording.js';
+import { plural, powerOfTen, DIFF_LEGEND } from './wording.js';
 import { numberSpec, VOCABULARY } from './vocabulary.js';
 import { ATTRIBUTES, readAttributes } from './attributes.js';
 
@@ -196,7 +196,7 @@ export class HiRoPEAttention extends HTMLElement {
       const legend = el('span', { class: 'legend' });
       const gradient = el('span', { class: 'bar' });
       gradient.style.background = cssGradient(LUTS.magma);
-      legend.append(el('span', {}, `10⁻${DECADES}`), gradient, el('span', {}, 'row max'));
+      legend.append(el('span', {}, powerOfTen(-DECADES)), gradient, el('span', {}, 'row max'));
       const ratioLegend = el('span', { class: 'legend' });
       const ratioBar = el('span', { class: 'bar' });
       ratioBar.style.background = cssGradient(divergingLut(this.dataset.theme));
@@ -240,7 +240,7 @@ export class HiRoPEAttention extends HTMLElement {
     const names = { a: describeScheme(r.state.a), b: describeScheme(r.state.b) };
     ['a', 'b', 'diff'].forEach((side, i) => {
       const f = this._figures[i];
-      if (side === 'diff') f.caption.replaceChildren(el('b', {}, 'A vs B'), document.createTextNode(' blue: B attends more, orange: A'));
+      if (side === 'diff') f.caption.replaceChildren(el('b', {}, 'A vs B'), document.createTextNode(`: ${DIFF_LEGEND}`));
       else f.caption.replaceChildren(el('b', {}, side.toUpperCase()), document.createTextNode(` ${names[side]}`));
       if (!r.n) return;
       // The A vs B map follows the element's theme (its neutral middle matches the background).

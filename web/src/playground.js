@@ -8,9 +8,9 @@ import { renderDistances, renderAngles, renderDecay } from './charts.js';
 import { PairClient } from './client.js';
 import { diffImage, VISIBLE_RATIO } from './engine.js';
 import { buildControls, schemeControls, sharedControls, setPath } from './controls.js';
-import { normalizeState, encodeState, readStateLink, SCHEME_TYPES, describeScheme, encodeWith, analyzeOptionsFor, MODEL_DEFAULTS, WINDOWED } from './state.js';
+import { normalizeState, encodeState, readStateLink, describeScheme, encodeWith, analyzeOptionsFor, MODEL_DEFAULTS, WINDOWED } from './state.js';
 import { statementsPerUnit } from './counts.js';
-import { codeSentence, plural, trainingSentence, splitHint, parseSentence, unitKinds, unitPhrase, mapHint, LINK_UNREADABLE, linkWithoutCode, LONG_LINK, linkSizeText } from './wording.js';
+import { codeSentence, plural, trainingSentence, splitHint, parseSentence, unitKinds, unitPhrase, mapHint, LINK_UNREADABLE, linkWithoutCode, LONG_LINK, linkSizeText, powerOfTen, formatProbability, qkFileHint } from './wording.js';
 import { TokenizersBox } from './tokenizers-box.js';
 import { PRESETS, presetState, matchesPreset } from './presets.js';
 import { LUTS, cssGradient, DECADES, RATIO_LIMIT, RATIO_FLOOR, logRatio, divergingLut } from './colormap.js';
@@ -149,10 +149,27 @@ const qkLabel = el('label', { class: 'button small', id: 'qk-file-label', title:
 const qkText = el('span', {}, 'Load q/k…');
 const qkInput = el('input', { type: 'file', accept: '.json,application/json', class: 'sr-only', id: 'qk-file' });
 qkLabel.append(qkText, qkInput);
+// While a q/k file is being chosen the select says "from a file…" and the maps keep the previous
+// source (qkPending), under a plain hint; cancelling the picker goes back to it.
+let qkPending = null;
+const qkHint = el('p', { class: 'hint', id: 'qk-hint', hidden: true });
+const sourceLabel = (source) => shared.built.find((c) => c.spec.key === 'source').spec.options.find(([v]) => v === source)?.[1] ?? source;
+/** A state asking for q/k from a file before one is loaded (a link, Back) waits for the file. */
+function holdFileSource() {
+  if (state.source !== 'file' || qkFileName) return;
+  qkPending ??= 'ones';
+  state.source = qkPending;
+}
 // Notes about the code (the detected language) have their own line: a redraw clears the query line.
 const note = el('span', { id: 'note', class: 'note', role: 'status', 'aria-live': 'polite' });
 sourceBar.append(sampleLabel, detectButton, openLabel, note);
 $('shared-controls').insertBefore(qkLabel, shared.more);
+qkLabel.after(qkHint);
+qkInput.addEventListener('cancel', () => {
+  if (qkPending === null) return;
+  qkPending = null;
+  syncControls();
+});
 const backendLabel = el('label', { class: 'field', title: 'Where attention runs: WebAssembly (SIMD where supported) or WebGPU when this browser has an adapter' });
 const backendSelect = el('select', { id: 'backend', name: 'backend' });
 backendSelect.append(new Option('WebAssembly', 'wasm'), new Option('WebGPU', 'webgpu'));
@@ -188,7 +205,12 @@ function syncControls() {
   shared.sync(state);
   sides.a.sync(state);
   sides.b.sync(state);
-  qkLabel.hidden = state.source !== 'file';
+  holdFileSource();
+  const sourceSelect = shared.built.find((c) => c.spec.key === 'source').input;
+  if (qkPending !== null) sourceSelect.value = 'file';
+  qkLabel.hidden = state.source !== 'file' && qkPending === null;
+  qkHint.hidden = qkPending === null;
+  qkHint.textContent = qkPending === null ? '' : qkFileHint(sourceLabel(qkPending));
   syncSample();
   qkText.textContent = qkFileName ? `q/k: ${qkFileName}` : 'Load q/k…';
   syncStory();
@@ -199,6 +221,16 @@ function syncControls() {
 const isDiscrete = (key) => [shared, sides.a, sides.b].some((c) => c.built.some(({ spec }) => spec.key === key && (spec.type === 'select' || spec.type === 'checkbox')));
 
 function onControl(key, value) {
+  if (key === 'source') {
+    if (value === 'file' && !qkFileName) {
+      // Choosing a file opens the picker; the maps keep the current source until one is loaded.
+      qkPending ??= state.source;
+      syncControls();
+      qkInput.click();
+      return;
+    }
+    qkPending = null;
+  }
   if (isDiscrete(key)) pushNext = true;
   const languageChanged = key === 'language' && value !== state.language;
   const wasSample = state.code === null || state.code === SAMPLES[state.language];
@@ -281,6 +313,9 @@ qkInput.addEventListener('change', async () => {
   if (!file) return;
   qkFileName = file.name;
   await client.both('qkFile', { text: await file.text() });
+  if (state.source !== 'file') pushNext = true;
+  state.source = 'file';
+  qkPending = null;
   syncControls();
   schedule();
 });
@@ -328,7 +363,7 @@ function exportHandler(which) {
       if (kind === 'png') {
         const names = { a: `A: ${describeScheme(state.a)}`, b: `B: ${describeScheme(state.b)}`, diff: `log2(pB / pA): B = ${describeScheme(state.b)} vs A = ${describeScheme(state.a)}` };
         const r = heatmaps[which].region;
-        const subtitle = `${LANGUAGE_NAMES[state.language]}, ${plural(result.n, 'token')} (${state.tokenizer}), head dim ${result.headDim}, training length ${state.train}, q/k ${state.source}; queries ${r.r0}–${r.r1 - 1}, keys ${r.c0}–${r.c1 - 1}`;
+        const subtitle = `${LANGUAGE_NAMES[state.language]}, ${plural(result.n, 'token')} (${tokenizersBox.label(state.tokenizer)}), head dim ${result.headDim}, training length ${state.train}, q/k ${sourceLabel(state.source)}; queries ${r.r0}–${r.r1 - 1}, keys ${r.c0}–${r.c1 - 1}`;
         download(await heatmaps[which].exportPNG({ title: names[which], subtitle, theme: theme() }), `${name}.png`);
       } else {
         download(new Blob([await csvOf(which)], { type: 'text/csv' }), `${name}.csv`);
@@ -420,7 +455,7 @@ function drawHeatmaps(images) {
   $('zoom-info').textContent = zoom ? `Zoomed: queries ${r0}–${r1 - 1}, keys ${c0}–${c1 - 1}` : '';
   $('reset-zoom').hidden = !zoom;
   const note = pooled ? 'Downsampled: each cell is the mean over the tokens it covers.' : '';
-  for (const side of ['a', 'b']) heatmaps[side].setLegend(cssGradient(LUTS.magma), `10⁻${DECADES}× row max`, 'row max', `Brighter: more attention, relative to the row's largest. ${note}`);
+  for (const side of ['a', 'b']) heatmaps[side].setLegend(cssGradient(LUTS.magma), `${powerOfTen(-DECADES)}× row max`, 'row max', `Brighter: more attention, relative to the row's largest. ${note}`);
   const times = 2 ** RATIO_LIMIT;
   heatmaps.diff.setLegend(cssGradient(divergingLut(theme())), `A ${times}× more`, `B ${times}× more`, `Blue: B attends more to that key than A; orange: A does (log₂ p_B / p_A). ${(100 * images.visibleShare).toFixed(0)}% of cells differ by ${VISIBLE_RATIO}× or more. ${note}`);
   maps.dataset.visibleShare = String(images.visibleShare);
@@ -444,7 +479,7 @@ async function selectRow(side, index) {
     for (let j = 0; j <= index; j++) levels[j] = heatLevel(row.max > 0 ? row.probs[j] / row.max : 0);
     editor.setHeat({ levels, query: index });
     const text = (j) => JSON.stringify(tokenText(j));
-    const top = (r) => Array.from(r.probs.keys()).sort((x, y) => r.probs[y] - r.probs[x]).slice(0, 3).map((j) => `${text(j)}@${j} ${(100 * r.probs[j]).toFixed(1)}%`).join(', ');
+    const top = (r) => Array.from(r.probs.keys()).sort((x, y) => r.probs[y] - r.probs[x]).slice(0, 3).map((j) => `${text(j)}@${j} ${formatProbability(r.probs[j])}`).join(', ');
     $('query-info').textContent = `Query ${index} ${text(index)}, shaded in the code by ${side.toUpperCase()} — top keys A: ${top(rowA)}; B: ${top(rowB)}.`;
   } catch (e) {
     showError(e);
@@ -497,8 +532,7 @@ function renderTip(i, j, a, b) {
   if (j > i) rows.push(['', 'masked: the key comes after the query']);
   else {
     rows.push(['token distance', String(i - j)]);
-    const pct = (p) => (p >= 0.001 ? `${(100 * p).toFixed(2)}%` : p.toExponential(2));
-    rows.push(['p under A', pct(a.p)], ['p under B', pct(b.p)], ['B ÷ A', (Math.max(b.p, RATIO_FLOOR) / Math.max(a.p, RATIO_FLOOR)).toPrecision(3)]);
+    rows.push(['p under A', formatProbability(a.p)], ['p under B', formatProbability(b.p)], ['B ÷ A', (Math.max(b.p, RATIO_FLOOR) / Math.max(a.p, RATIO_FLOOR)).toPrecision(3)]);
     const bands = (s) => s.bands.map((band) => `${band.name === 'all' ? 'all pairs' : `${band.name} (pairs ${band.pairs[0]}–${band.pairs[1] - 1})`}: ${band.distance}`).join('; ');
     rows.push(['distance A sees', bands(a)], ['distance B sees', bands(b)]);
   }
@@ -778,9 +812,10 @@ async function compareSides(value) {
 function plainStatus(value, snapshot) {
   const a = value.analysis;
   if (!a.count) return 'The code has no tokens: paste or type some code.';
-  const parts = [codeSentence({ count: a.count, languageName: LANGUAGE_NAMES[a.language], tokenizer: a.tokenizer, units: a.units.length, statements: a.statements })];
+  // The tokenizer and the schemes under their display names: the Tokenizer control's and the map titles'.
+  const parts = [codeSentence({ count: a.count, languageName: LANGUAGE_NAMES[a.language], tokenizer: tokenizersBox.label(a.tokenizer), units: a.units.length, statements: a.statements })];
   // Which schemes meet angles they never saw in training: each side's own count of pairs.
-  const sides = ['a', 'b'].map((s) => ({ label: s.toUpperCase(), name: SCHEME_TYPES.find(([t]) => t === snapshot[s].type)?.[1] ?? snapshot[s].type, ood: value.views?.angles?.[s]?.value ?? null }));
+  const sides = ['a', 'b'].map((s) => ({ label: s.toUpperCase(), name: describeScheme(snapshot[s]), ood: value.views?.angles?.[s]?.value ?? null }));
   parts.push(trainingSentence({ n: value.n, total: a.count, train: snapshot.train, sides }));
   const parse = parseSentence({ languageName: LANGUAGE_NAMES[a.language] ?? a.language, errors: a.errors?.length ?? 0, detected: detected?.code === value.code && detected.language === a.language });
   if (parse) parts.push(parse);

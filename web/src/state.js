@@ -93,16 +93,22 @@ export function schemeFor(side, state) {
   return scheme;
 }
 
-/** A short human name for a side, e.g. "HiRoPE (ratio 0.5, W 128)". */
+/** A scaling's display name, as the Scaling control lists it ("NTK-aware" for 'ntk'). */
+export const scalingLabel = (scaling) => VOCABULARY.scalings.find((x) => x.name === scaling)?.label ?? scaling;
+
+/**
+ * A side's display name, used by the map titles, the views and the status line alike, e.g.
+ * "HiRoPE (ratio 0.5, W 128)", "RoPE with NTK-aware scaling ×4".
+ */
 export function describeScheme(side) {
   const name = SCHEME_TYPES.find(([t]) => t === side.type)?.[1] ?? side.type;
+  const scaled = ROTARY.has(side.type) && side.scaling !== 'none' ? ` with ${scalingLabel(side.scaling)} scaling ×${side.factor}` : '';
   const parts = [];
   if (side.type === 'hirope') parts.push(`ratio ${side.ratio}`, ...(side.levels === 3 ? ['3 levels'] : []), ...(side.units === 'segments' ? [`${side.segment}-token segments`] : []));
   if (WINDOWED.has(side.type)) parts.push(`W ${side.window}`);
   if (side.type === 'self-extend') parts.push(`G ${side.group}`);
   if (side.type === 'leaky-rerope') parts.push(`slope 1/${side.leakyFactor}`);
-  if (ROTARY.has(side.type) && side.scaling !== 'none') parts.push(`${side.scaling} ×${side.factor}`);
-  return parts.length ? `${name} (${parts.join(', ')})` : name;
+  return `${parts.length ? `${name} (${parts.join(', ')})` : name}${scaled}`;
 }
 
 /** The analysis options for the state. */

@@ -6,9 +6,12 @@ export function plural(count, one, many = `${one}s`) {
   return `${count.toLocaleString('en')} ${count === 1 ? one : many}`;
 }
 
-/** The status's first sentence: what was read. */
+/**
+ * The status's first sentence: what was read. tokenizer: its display name, as the Tokenizer
+ * control lists it ("Gemma 3", "lexical (grammar tokens)"), never its internal id.
+ */
 export function codeSentence({ count, languageName, tokenizer, units, statements }) {
-  return `${plural(count, 'token')} of ${languageName} (${tokenizer} tokenizer) in ${plural(units, 'unit')} and ${plural(statements, 'statement')}.`;
+  return `${plural(count, 'token')} of ${languageName} in ${plural(units, 'unit')} and ${plural(statements, 'statement')}; tokenizer: ${tokenizer}.`;
 }
 
 /**
@@ -16,8 +19,9 @@ export function codeSentence({ count, languageName, tokenizer, units, statements
  * side that rotates, whether it meets angles it never saw in training there (from its angle view's
  * count of out-of-distribution frequency pairs).
  *
- * sides: [{ label: 'A', name: 'RoPE', ood: { oodPairs, pairs } | null }] (ood null: the scheme
- * does not rotate, or its angles are not known yet).
+ * sides: [{ label: 'A', name: 'RoPE with NTK-aware scaling ×4', ood: { oodPairs, pairs } | null }]
+ * (name: the side's display name, state.js describeScheme, as the map titles show it; ood null: the
+ * scheme does not rotate, or its angles are not known yet).
  */
 export function trainingSentence({ n, total = n, train, sides }) {
   // Counted over the whole file (total tokens), of which the maps show the first n (a note says so).
@@ -29,7 +33,7 @@ export function trainingSentence({ n, total = n, train, sides }) {
     : beyond === 1 ? `The last token is beyond ${rest}` : `The last ${plural(beyond, 'token')} are beyond ${rest}`;
   const known = sides.filter((s) => s.ood);
   if (!known.length) return `${first}.`;
-  const who = (s) => `${s.label} (${s.name})`;
+  const who = (s) => `${s.label}, ${s.name},`;
   const out = known.filter((s) => s.ood.oodPairs > 0);
   const within = known.filter((s) => s.ood.oodPairs === 0);
   const clauses = [];
@@ -101,4 +105,47 @@ export function mapHint(touch) {
   return touch
     ? 'Rows: queries, columns: keys, edge strips: units, dashed: window W and training length L. Tap a cell for its numbers and its row; drag sideways across a map to zoom.'
     : 'Rows: queries, columns: keys, edge strips: units, dashed: window W and training length L. Hover a cell, click a row, drag to zoom.';
+}
+
+/** A power of ten with its exponent in superscript: powerOfTen(-4) -> "10⁻⁴". */
+export function powerOfTen(exponent) {
+  const SUP = { '-': '⁻', 0: '⁰', 1: '¹', 2: '²', 3: '³', 4: '⁴', 5: '⁵', 6: '⁶', 7: '⁷', 8: '⁸', 9: '⁹' };
+  return `10${[...String(exponent)].map((c) => SUP[c]).join('')}`;
+}
+
+/**
+ * An attention probability, always as a percentage with 3 significant digits ("15.0%",
+ * "0.0535%"); below 0.001% with a power of ten ("2.31 × 10⁻⁷%"), never a bare e-notation.
+ */
+export function formatProbability(p) {
+  if (!Number.isFinite(p)) return '–';
+  const v = 100 * p;
+  if (v === 0) return '0%';
+  if (v >= 1e-3) return `${Number(v.toPrecision(3)) >= 100 ? '100' : v.toPrecision(3)}%`;
+  const exponent = Math.floor(Math.log10(v));
+  let mantissa = (v / 10 ** exponent).toFixed(2);
+  if (mantissa === '10.00') return `1.00 × ${powerOfTen(exponent + 1)}%`;
+  return `${mantissa} × ${powerOfTen(exponent)}%`;
+}
+
+/** The A vs B map's legend in one short line. */
+export const DIFF_LEGEND = 'blue where B attends more than A, orange where A attends more';
+
+/**
+ * The angle view's caption. Pairs are drawn fast at the top (pair 0) to slow at the bottom, so
+ * the pairs that turn a full period within the training length (j < Split% × pairs) lie ABOVE
+ * the dashed Split% line, and only the slower pairs below it can be out of distribution (red).
+ */
+export function angleCaption({ title, oodPairs, pairs, train, hasTrain, bands = '' }) {
+  const split = `Split% (the faster pairs above it turn a full period within ${train} tokens; only the slower pairs below it can be out of distribution)`;
+  const dashed = hasTrain ? `Dashed: ${split} and the key ${train} tokens back.` : `Dashed: ${split}; no key is ${train} tokens back (the text is shorter).`;
+  return `${title}. Cells: cos(θⱼ·Δ) from the last token to each key, black −1 to white +1; red: out of distribution — ${oodPairs} of ${pairs} pairs. ${dashed}${bands}`;
+}
+
+/**
+ * The hint while Q/K is set to come from a file that is not loaded yet: what to do, and what the
+ * maps show meanwhile (kept: the display name of the source they still use).
+ */
+export function qkFileHint(kept) {
+  return `Choose a q/k JSON file with "Load q/k…" (one row of numbers per token for q and for k). Until one is loaded, the maps keep the ${kept} q/k.`;
 }
