@@ -97,12 +97,21 @@ describe('first-time-visitor review (headless Chromium)', () => {
 
   it('choosing Q/K "from a file…" opens the file picker; until a file is loaded a plain hint, and cancelling goes back', async () => {
     const page = await openPage(site.browser, site.url, { viewport: { width: 1440, height: 900 } });
+    // Listening from the start: Playwright intercepts pickers only once its listener is set up (a
+    // picker opened before that is cancelled at once, which the page rightly treats as a cancel).
+    const choosers = [];
+    page.on('filechooser', (c) => choosers.push(c));
+    const nextChooser = async (count) => {
+      await page.waitForFunction(() => true); // a round trip
+      for (let t = 0; t < 100 && choosers.length < count; t++) await page.waitForTimeout(100);
+      assert.equal(choosers.length, count, 'the file picker opened');
+      return choosers[count - 1];
+    };
     await ready(page);
     const before = await page.textContent('#status');
     // Chosen by keyboard (a person's choice, so the page may open a picker).
-    const chooser = page.waitForEvent('filechooser', { timeout: 10000 });
     await chooseFileByKeyboard(page);
-    const picker = await chooser;
+    const picker = await nextChooser(1);
     assert.equal(await picker.element().getAttribute('id'), 'qk-file');
     assert.equal(await page.inputValue('#c-source'), 'file');
     const hint = await page.textContent('#qk-hint');
@@ -120,9 +129,9 @@ describe('first-time-visitor review (headless Chromium)', () => {
     // Choosing it again and picking a file draws the maps from it.
     const n = Number(/^(\d+) tokens/.exec(before)[1]);
     const rows = (seed) => Array.from({ length: n }, (_, i) => Array.from({ length: 8 }, (_, c) => Math.sin(seed * (i + 1) * (c + 1))));
-    const again = page.waitForEvent('filechooser', { timeout: 10000 });
     await chooseFileByKeyboard(page);
-    const got = await outcome(page, async () => (await again).setFiles({ name: 'qk.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify({ headDim: 8, q: rows(1), k: rows(2) })) }));
+    const again = await nextChooser(2);
+    const got = await outcome(page, () => again.setFiles({ name: 'qk.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify({ headDim: 8, q: rows(1), k: rows(2) })) }));
     assert.equal(got.outcome, 'redraw', got.status);
     assert.match(got.status, /Head dimension 8 comes from the q\/k file/);
     assert.equal(await page.inputValue('#c-source'), 'file');
@@ -180,12 +189,16 @@ describe('first-time-visitor review (headless Chromium)', () => {
       await page.locator(`#${id}`).scrollIntoViewIfNeeded();
       await page.waitForFunction((id) => document.getElementById(id).dataset.ready === 'true', id, { timeout: 60000 });
     }
-    const texts = await page.evaluate(() => [...document.querySelectorAll('hirope-attention')].filter((e) => e.id).map((e) => ({ foot: e.shadowRoot.querySelector('.foot').textContent, captions: [...e.shadowRoot.querySelectorAll('figcaption')].map((c) => c.textContent) })));
+    const texts = await page.evaluate(() => [...document.querySelectorAll('hirope-attention')].filter((e) => e.id).map((e) => {
+      const captions = [...e.shadowRoot.querySelectorAll('figcaption')];
+      return { foot: e.shadowRoot.querySelector('.foot').textContent, captions: captions.map((c) => c.textContent), cut: captions.some((c) => c.scrollWidth > c.clientWidth + 1) };
+    }));
     assert.ok(texts.length >= 1);
     for (const t of texts) {
       assert.match(t.foot, /10⁻⁴/);
       assert.doesNotMatch(t.foot, /10⁻4/);
-      assert.equal(t.captions[2], `A vs B: ${DIFF_LEGEND}`);
+      assert.equal(t.captions[2], `A vs B ${DIFF_LEGEND}`);
+      assert.equal(t.cut, false, `a caption is cut short: ${t.captions}`);
     }
     assert.deepEqual(page.problems, []);
     await page.context().close();

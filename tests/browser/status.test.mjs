@@ -40,12 +40,12 @@ describe('playground status line', { timeout: 300000 }, () => {
     const page = await openPage(site.browser, site.url);
     await ready(page);
     await page.click('.preset[data-preset=windows]');
-    await page.waitForFunction(() => /A \(ReRoPE\)/.test(document.getElementById('status').textContent), null, { timeout: 60000 });
+    await page.waitForFunction(() => /A, ReRoPE \(W 64\),/.test(document.getElementById('status').textContent), null, { timeout: 60000 });
     const status = await page.textContent('#status');
     assert.match(status, /beyond the training length of \d+: there /);
-    assert.match(status, /A \(ReRoPE\)/);
-    assert.match(status, /B \(Self-Extend\)/);
-    assert.doesNotMatch(status, /plain RoPE|\(RoPE\)/);
+    assert.match(status, /A, ReRoPE \(W 64\),/);
+    assert.match(status, /B, Self-Extend \(W 64, G 8\),/);
+    assert.doesNotMatch(status, /plain RoPE|, RoPE,/);
     assert.deepEqual(page.problems, []);
     await page.context().close();
   });

@@ -108,7 +108,7 @@ describe('a first-time visitor (headless Chromium)', () => {
     const page = await openPage(site.browser, site.url);
     await ready(page);
     const got = await outcome(page, () => pasteCode(page, 'x'));
-    assert.match(got.status, /^1 token of Python \(lexical tokenizer\) in 1 unit and 1 statement\./);
+    assert.match(got.status, /^1 token of Python in 1 unit and 1 statement; tokenizer: lexical \(grammar tokens\)\./);
     assert.match(got.status, /The only token is within/);
     assert.match(await page.textContent('#outline .outline-meta'), /· 1 statement$/);
     assert.deepEqual(page.problems, []);
@@ -122,7 +122,7 @@ describe('a first-time visitor (headless Chromium)', () => {
     const bytes = Array.from({ length: 700 }, () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 16) & 255);
     const garbage = String.fromCharCode(...bytes.map((b) => (b < 32 && b !== 10 ? b + 32 : b)));
     const got = await outcome(page, () => pasteCode(page, garbage));
-    const total = Number(/ and ([\d,]+) statements?\./.exec(got.status)[1].replace(/,/g, ''));
+    const total = Number(/ and ([\d,]+) statements?;/.exec(got.status)[1].replace(/,/g, ''));
     await page.waitForFunction(() => document.querySelectorAll('#outline .outline-meta').length > 0);
     const sum = await page.$$eval('#outline .outline-meta', (metas) => metas.reduce((s, m) => s + Number(/(\d+) statements?$/.exec(m.textContent)[1]), 0));
     assert.equal(sum, total, got.status);

@@ -160,6 +160,6 @@ describe('wording found by the first-time-visitor review', () => {
   });
 
   it('the A vs B legend is a complete line', () => {
-    assert.equal(DIFF_LEGEND, 'blue where B attends more than A, orange where A attends more');
+    assert.equal(DIFF_LEGEND, 'blue: B more, orange: A more');
   });
 });

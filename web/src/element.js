@@ -240,7 +240,7 @@ export class HiRoPEAttention extends HTMLElement {
     const names = { a: describeScheme(r.state.a), b: describeScheme(r.state.b) };
     ['a', 'b', 'diff'].forEach((side, i) => {
       const f = this._figures[i];
-      if (side === 'diff') f.caption.replaceChildren(el('b', {}, 'A vs B'), document.createTextNode(`: ${DIFF_LEGEND}`));
+      if (side === 'diff') f.caption.replaceChildren(el('b', {}, 'A vs B'), document.createTextNode(` ${DIFF_LEGEND}`));
       else f.caption.replaceChildren(el('b', {}, side.toUpperCase()), document.createTextNode(` ${names[side]}`));
       if (!r.n) return;
       // The A vs B map follows the element's theme (its neutral middle matches the background).

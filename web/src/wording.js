@@ -128,8 +128,8 @@ export function formatProbability(p) {
   return `${mantissa} × ${powerOfTen(exponent)}%`;
 }
 
-/** The A vs B map's legend in one short line. */
-export const DIFF_LEGEND = 'blue where B attends more than A, orange where A attends more';
+/** The A vs B map's legend in one short line (the embed's caption: it must fit a third of 760 px). */
+export const DIFF_LEGEND = 'blue: B more, orange: A more';
 
 /**
  * The angle view's caption. Pairs are drawn fast at the top (pair 0) to slow at the bottom, so
