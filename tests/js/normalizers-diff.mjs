@@ -12,15 +12,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { opt, cli } from './diff-args.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const args = process.argv.slice(2);
-const opt = (name, def) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : def;
-};
-const cli = path.resolve(root, opt('cli', 'build/native/tokjson_cli'));
 const N = Number(opt('n', '3000'));
 
 // Every code point but surrogates (UTF-8 cannot hold them) and NUL (the separator).

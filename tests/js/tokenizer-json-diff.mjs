@@ -14,15 +14,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { root, opt, cli } from './diff-args.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const args = process.argv.slice(2);
-const opt = (name, def) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : def;
-};
-const cli = path.resolve(root, opt('cli', 'build/native/tokjson_cli'));
 const budget = Number(opt('mb', '8')) * 1e6; // bytes of real files per vocabulary
 const only = opt('only', 'llama3,qwen3,deepseek_v3,gemma3,claude').split(',');
 
