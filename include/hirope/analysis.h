@@ -153,13 +153,13 @@ struct AnalyzeOptions {
 };
 
 struct Unit {
-    std::string kind;            // "function", "class", "code" (gap code) or "segment"
-    std::string name;            // the definition's name ("" for code and segments)
-    std::string node_type;       // the tree-sitter node type that made it ("" for code, segments)
+    std::string kind;      // "function", "class", "code" (gap code) or "segment"
+    std::string name;      // the definition's name ("" for code and segments)
+    std::string node_type; // the tree-sitter node type that made it ("" for code, segments)
     // The language's own word for the definition: "struct", "impl", "trait", "interface", "type",
     // "enum", "typedef", "method", "function", "class"... ("" for code and segments).
     std::string language_kind;
-    uint32_t start = 0, end = 0; // bytes; units partition the input
+    uint32_t start = 0, end = 0;             // bytes; units partition the input
     uint32_t start_utf16 = 0, end_utf16 = 0; // the same in UTF-16 code units
 };
 

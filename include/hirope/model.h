@@ -156,8 +156,7 @@ class Model {
 
   private:
     Model();
-    Status forward_truncated(const ForwardRequest& request, const int32_t* ids,
-                             float* logits,
+    Status forward_truncated(const ForwardRequest& request, const int32_t* ids, float* logits,
                              float* losses = nullptr) const;
     Config config_;
     std::unique_ptr<Impl> impl_;

@@ -79,8 +79,8 @@ inline void pack_panels(const float* rows, int64_t count, int64_t ld, int depth,
 // in); c0 a multiple of kNR. Column c0 + j of row i goes to y[i * ldy + j]. Rows go through in
 // blocks so that a block of x stays in cache while every panel passes over it; rows left over by
 // the kMR-row tiles go one at a time.
-inline void gemm_packed_cols(const float* x, int64_t n, int in, const float* packed, int out, int c0,
-                             int cols, float* y, int64_t ldy) {
+inline void gemm_packed_cols(const float* x, int64_t n, int in, const float* packed, int out,
+                             int c0, int cols, float* y, int64_t ldy) {
     constexpr int64_t kBlock = 64; // 64 rows x in floats of x
     const int end = std::min(out, c0 + cols);
     const int p0 = c0 / kNR, p1 = static_cast<int>(panel_count(end));

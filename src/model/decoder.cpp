@@ -213,8 +213,9 @@ Status Decoder::Impl::append(const int32_t* ids, int64_t count, const Positions&
     }
     std::fill(dirty.begin(), dirty.end(), 0);
     if (out.losses && out.targets_count > out.first_row)
-        m.loss_rows(x.data() + out.first_row * d, count - out.first_row, out.targets + out.first_row,
-                    out.targets_count - out.first_row, out.losses + out.first_row, s);
+        m.loss_rows(x.data() + out.first_row * d, count - out.first_row,
+                    out.targets + out.first_row, out.targets_count - out.first_row,
+                    out.losses + out.first_row, s);
     if (out.logits) {
         if (out.every_row)
             m.logits_rows(x.data() + out.first_row * d, count - out.first_row,

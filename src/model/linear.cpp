@@ -16,7 +16,8 @@ void Linear::apply(const float* x, int64_t n, float* y) const {
     kernels::gemm_packed(x, n, in_, packed_.data(), out_, y);
 }
 
-void Linear::apply_columns(const float* x, int64_t n, int c0, int cols, float* y, int64_t ldy) const {
+void Linear::apply_columns(const float* x, int64_t n, int c0, int cols, float* y,
+                           int64_t ldy) const {
     kernels::gemm_packed_cols(x, n, in_, packed_.data(), out_, c0, cols, y, ldy);
 }
 

@@ -269,7 +269,8 @@ void Model::Impl::loss_rows(const float* x, int64_t n, const int32_t* targets, i
             }
         }
         for (int64_t r = 0; r < rows; ++r)
-            losses[r0 + r] = static_cast<float>((std::log(z[r]) - (target[r] - mx[r])) / std::log(2.0));
+            losses[r0 + r] =
+                static_cast<float>((std::log(z[r]) - (target[r] - mx[r])) / std::log(2.0));
     }
 }
 

@@ -761,7 +761,8 @@ TEST_CASE("model: a token model's file names its tokenizer; bad token headers ar
 }
 
 TEST_CASE("model: the fused loss (blocked output projection, log-sum-exp per block) equals the "
-          "logits' cross-entropy", "[model][tokens][kernels]") {
+          "logits' cross-entropy",
+          "[model][tokens][kernels]") {
     // A vocabulary over two 4,096-column blocks with a tail that is no multiple of the tile, and
     // more rows than one 64-row block; plain, sliding-window and truncated forwards.
     const int vocab = 9001;
@@ -772,8 +773,9 @@ TEST_CASE("model: the fused loss (blocked output projection, log-sum-exp per blo
     const int64_t n = static_cast<int64_t>(ids.size());
     BytePositions p = segment_positions(n, 16);
     const Scheme s = base_scheme(*m);
-    for (const ContextLimit limit : {ContextLimit{}, ContextLimit{ContextLimitType::sliding_window, 40, 1},
-                                     ContextLimit{ContextLimitType::truncate, 48, 6}}) {
+    for (const ContextLimit limit :
+         {ContextLimit{}, ContextLimit{ContextLimitType::sliding_window, 40, 1},
+          ContextLimit{ContextLimitType::truncate, 48, 6}}) {
         INFO("limit type " << static_cast<int>(limit.type));
         std::vector<float> logits(static_cast<size_t>(n) * vocab), losses(n - 1, -1.0f);
         Model::ForwardRequest r;
@@ -801,16 +803,19 @@ TEST_CASE("model: the fused loss (blocked output projection, log-sum-exp per blo
 }
 
 TEST_CASE("model: the log-sum-exp kernels and a column range of the packed product equal the "
-          "scalar reference", "[model][kernels]") {
+          "scalar reference",
+          "[model][kernels]") {
     for (size_t len : {1, 3, 4, 15, 16, 17, 4096, 4103}) {
         std::vector<float> x(len);
-        for (size_t i = 0; i < len; ++i) x[i] = 9.0f * std::sin(0.71f * static_cast<float>(i) + 0.3f);
+        for (size_t i = 0; i < len; ++i)
+            x[i] = 9.0f * std::sin(0.71f * static_cast<float>(i) + 0.3f);
         double mx = x[0], sum = 0;
         for (float v : x) mx = std::max(mx, static_cast<double>(v));
         for (float v : x) sum += std::exp(v - mx);
         INFO("len " << len);
         CHECK(kernels::max_row(x.data(), len) == static_cast<float>(mx));
-        CHECK(std::fabs(kernels::sum_exp_row(x.data(), len, static_cast<float>(mx)) - sum) <= 1e-6 * sum);
+        CHECK(std::fabs(kernels::sum_exp_row(x.data(), len, static_cast<float>(mx)) - sum) <=
+              1e-6 * sum);
     }
     const int out = 37, in = 13;
     std::vector<float> w(out * in);
