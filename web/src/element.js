@@ -11,7 +11,7 @@
 // by every element on the page. Colours follow the surrounding page (light or dark text).
 import { PairClient } from './client.js';
 import { drawHeatmap } from './heatmap.js';
-import { describeScheme, SCHEME_TYPES } from './state.js';
+import { describeScheme, schemeName, SCHEME_TYPES } from './state.js';
 import { diffImage } from './engine.js';
 import { LUTS, cssGradient, DECADES, RATIO_LIMIT, divergingLut } from './colormap.js';
 import { el } from './dom.js';
@@ -217,7 +217,7 @@ export class HiRoPEAttention extends HTMLElement {
   _fail(state, message, { bare = false } = {}) {
     this._result = null;
     // bare: an attribute was refused, so the scheme's own settings are not what was asked for.
-    const name = (side) => (bare ? SCHEME_TYPES.find(([t]) => t === side.type)?.[1] ?? side.type : describeScheme(side));
+    const name = (side) => (bare ? schemeName(side.type) : describeScheme(side));
     const names = { a: name(state.a), b: name(state.b) };
     ['a', 'b', 'diff'].forEach((side, i) => {
       const f = this._figures[i];

@@ -93,6 +93,9 @@ export function schemeFor(side, state) {
   return scheme;
 }
 
+/** A scheme type's display name, as the Scheme menu lists it ("HiRoPE" for 'hirope'). */
+export const schemeName = (type) => SCHEME_TYPES.find(([t]) => t === type)?.[1] ?? type;
+
 /** A scaling's display name, as the Scaling control lists it ("NTK-aware" for 'ntk'). */
 export const scalingLabel = (scaling) => VOCABULARY.scalings.find((x) => x.name === scaling)?.label ?? scaling;
 
@@ -101,7 +104,7 @@ export const scalingLabel = (scaling) => VOCABULARY.scalings.find((x) => x.name 
  * "HiRoPE (ratio 0.5, W 128)", "RoPE with NTK-aware scaling ×4".
  */
 export function describeScheme(side) {
-  const name = SCHEME_TYPES.find(([t]) => t === side.type)?.[1] ?? side.type;
+  const name = schemeName(side.type);
   const scaled = ROTARY.has(side.type) && side.scaling !== 'none' ? ` with ${scalingLabel(side.scaling)} scaling ×${side.factor}` : '';
   const parts = [];
   if (side.type === 'hirope') parts.push(`ratio ${side.ratio}`, ...(side.levels === 3 ? ['3 levels'] : []), ...(side.units === 'segments' ? [`${side.segment}-token segments`] : []));
@@ -293,7 +296,7 @@ export const truncateStride = (window) => Math.max(1, Math.floor(window / 8));
 export function describeModelSide(side, unit = 'byte') {
   const baseline = MODEL_BASELINES.find(([t]) => t === side.type);
   if (baseline) return side.type === 'truncate' ? `${baseline[1]} (last ${plural(side.window, unit)})` : `${baseline[1]} (W ${side.window})`;
-  const name = SCHEME_TYPES.find(([t]) => t === side.type)?.[1] ?? side.type;
+  const name = schemeName(side.type);
   const parts = [];
   if (side.type === 'hirope') parts.push(`ratio ${formatRatio(side.ratio)}`);
   if (WINDOWED.has(side.type)) parts.push(`W ${side.window}`);
