@@ -303,7 +303,7 @@ export class HiRoPE {
    */
   async attentionAsync(args) {
     const a = this._attentionArgs(args);
-    if (!this._gpu || this._backend !== 'webgpu') return this._attentionWasm(a);
+    if (this.attentionBackend !== 'webgpu') return this._attentionWasm(a);
     // The GPU result arrives after an await, when the caller's code may have run: it is computed
     // into arrays of ours and copied into out and pool's arrays only if they still have their
     // lengths (a buffer detached or shrunk meanwhile is a HiRoPEError, not a partial write).

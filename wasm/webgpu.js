@@ -24,7 +24,7 @@ export async function createGPUAttention(gpu) {
 }
 
 /** Thrown inside a call when the device was lost during it: the caller falls back to WASM. */
-export class GPUDeviceLost extends Error {
+class GPUDeviceLost extends Error {
   constructor() {
     super('the GPU device was lost');
     this.name = 'GPUDeviceLost';

@@ -9,7 +9,7 @@
 //   node --expose-gc dawn-child.mjs limits             sizes and values refused before dispatch
 import fs from 'node:fs';
 import fc from 'fast-check';
-import { property, argsOf } from './property.mjs';
+import { property, loseDeviceMidCall } from './property.mjs';
 import { crossCheck } from './cases.mjs';
 
 process.env.VK_ICD_FILENAMES ||= '/usr/lib/chromium/vk_swiftshader_icd.json';
@@ -51,14 +51,7 @@ if (mode === 'snippet') {
   say(`ok ${runs} runs`);
 } else if (mode === 'lost') {
   const hr = await init({ backend: 'webgpu', gpu: webgpu.create([]), analysis: false });
-  const c = { n: 97, headDim: 40, heads: 2, scheme: 0, output: 'probs', causal: true, kind: 'sin', exponent: 0, seed: 5, unitSize: 7, statementSize: 3 };
-  const args = argsOf(c);
-  const want = hr.attention(args);
-  const call = hr.attentionAsync(args); // its work is queued on the GPU; the device goes now
-  hr._gpu.device.destroy();
-  const got = await call;
-  if (hr.attentionBackend !== 'wasm') throw new Error(`backend is ${hr.attentionBackend} after the device was lost`);
-  if (got.length !== want.length || got.some((x, i) => !(x === want[i]))) throw new Error('the fallback result differs from WASM');
+  const { args, want } = await loseDeviceMidCall(hr);
   // Later calls go to WASM too, and errors stay HiRoPEErrors.
   const again = await hr.attentionAsync(args);
   if (!again.every((x, i) => x === want[i])) throw new Error('the next call differs from WASM');

@@ -4,7 +4,7 @@
 // the seed and the number of runs. Each case is logged before it runs.
 import init from '../../dist/index.js';
 import fc from './fast-check.bundle.mjs';
-import { argsOf, property, runCases } from './property.mjs';
+import { LOST_CASE, loseDeviceMidCall, property, runCases } from './property.mjs';
 
 const params = new URLSearchParams(location.search);
 const seed = Number(params.get('seed'));
@@ -12,16 +12,9 @@ const numRuns = Number(params.get('runs'));
 
 async function lostAndRecovered() {
   const hr = await init({ backend: 'webgpu' });
-  const c = { n: 97, headDim: 40, heads: 2, scheme: 0, output: 'probs', causal: true, kind: 'sin', exponent: 0, seed: 5, unitSize: 7, statementSize: 3 };
-  const args = argsOf(c);
-  const want = hr.attention(args);
-  const call = hr.attentionAsync(args);
-  hr._gpu.device.destroy();
-  const got = await call;
-  if (hr.attentionBackend !== 'wasm') throw new Error(`backend is ${hr.attentionBackend} after the device was lost`);
-  if (got.length !== want.length || got.some((x, i) => !(x === want[i]))) throw new Error('the fallback result differs from WASM');
+  await loseDeviceMidCall(hr);
   const again = await init({ backend: 'webgpu' });
-  const failure = await runCases(again, [c, { ...c, n: 131, headDim: 72, output: 'values' }]);
+  const failure = await runCases(again, [LOST_CASE, { ...LOST_CASE, n: 131, headDim: 72, output: 'values' }]);
   if (failure) throw new Error(`after recovery: ${failure}`);
   return again.attentionBackend;
 }

@@ -176,6 +176,24 @@ export async function runCases(hr, cases, log = () => {}) {
   return null;
 }
 
+/** A case for the lost-device checks. */
+export const LOST_CASE = Object.freeze({ n: 97, headDim: 40, heads: 2, scheme: 0, output: 'probs', causal: true, kind: 'sin', exponent: 0, seed: 5, unitSize: 7, statementSize: 3 });
+
+/**
+ * Destroys hr's device while a call is queued on it; that call must fall back to WASM with WASM's
+ * result. Returns the case's arguments and that result, for further checks.
+ */
+export async function loseDeviceMidCall(hr) {
+  const args = argsOf(LOST_CASE);
+  const want = hr.attention(args);
+  const call = hr.attentionAsync(args); // its work is queued on the GPU; the device goes now
+  hr._gpu.device.destroy();
+  const got = await call;
+  if (hr.attentionBackend !== 'wasm') throw new Error(`backend is ${hr.attentionBackend} after the device was lost`);
+  if (got.length !== want.length || got.some((x, i) => !(x === want[i]))) throw new Error('the fallback result differs from WASM');
+  return { args, want };
+}
+
 /** The property over single calls and groups of calls in flight at once. */
 export function property(fc, hr, log) {
   return fc.asyncProperty(fc.array(caseArbitrary(fc), { minLength: 1, maxLength: 3 }), async (cases) => {
