@@ -236,14 +236,6 @@ struct OpScratch {
     unicode::NormalizeScratch norm;
 };
 
-// JavaScript's String.prototype.trim white space: WhiteSpace and LineTerminator (U+FEFF yes,
-// U+0085 no; Rust's char::is_whitespace says the opposite for both).
-bool is_js_space(uint32_t cp) {
-    if (cp < 0x80) return cp == ' ' || (cp >= 9 && cp <= 13);
-    return cp == 0x2028 || cp == 0x2029 || cp == 0xFEFF ||
-           unicode::general_category(cp) == unicode::Zs;
-}
-
 // The code point before text[pos], with its start (a byte that is not UTF-8: itself, as 0xFFFD).
 uint32_t prev_cp(std::string_view text, size_t pos, size_t* start) {
     size_t p = pos - 1;
@@ -442,17 +434,20 @@ void apply_op(const TextOp& op, Mapped* m, Mapped* tmp, OpScratch* sc) {
         break;
     }
     case TextOp::strip: {
+        // String.prototype.trim's white space (WhiteSpace and LineTerminator: U+FEFF yes, U+0085
+        // no; Rust's char::is_whitespace says the opposite for both) is JavaScript's \s, which
+        // unicode::is_space is.
         size_t a = 0, b = n;
         while (op.left && a < b) {
             size_t len;
             const uint32_t cp = unicode::decode(text, a, &len);
-            if (!is_js_space(cp)) break;
+            if (!unicode::is_space(cp)) break;
             a += len;
         }
         while (op.right && b > a) {
             size_t p;
             const uint32_t cp = prev_cp(text, b, &p);
-            if (p < a || !is_js_space(cp)) break;
+            if (p < a || !unicode::is_space(cp)) break;
             b = p;
         }
         if (a == 0 && b == n) return;
