@@ -246,7 +246,10 @@ void Model::Impl::loss_rows(const float* x, int64_t n, const int32_t* targets, i
     // in apply(), and each block of logits is read back from cache for the log-sum-exp.
     constexpr int64_t kRows = 64;
     constexpr int kCols = 4096; // a multiple of kernels::kNR
-    std::vector<float> block(static_cast<size_t>(kRows) * kCols);
+    // Sized to what a block can hold (a byte model's 256 columns: 64 KB, the rows the forward
+    // reserved), not the 1 MB of a full one.
+    std::vector<float> block(static_cast<size_t>(std::min({kRows, n, count})) *
+                             static_cast<size_t>(std::min(kCols, vocab)));
     for (int64_t r0 = 0; r0 < n && r0 < count; r0 += kRows) {
         const int64_t rows = std::min({kRows, n - r0, count - r0});
         float mx[kRows];
