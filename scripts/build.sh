@@ -43,7 +43,7 @@ rm -f dist/data/*.hrm
 cp models/*.hrm dist/data/
 node tools/embed-wgsl.mjs dist/webgpu-kernels.js
 cp wasm/api.js wasm/errors.js wasm/vocabulary.js wasm/runtime.js wasm/init.js wasm/analysis-codec.js wasm/model.js wasm/webgpu.js \
-  wasm/index.js wasm/core.js wasm/worker.js wasm/worker-client.js wasm/colormap.js wasm/recall.js \
+  wasm/index.js wasm/core.js wasm/worker.js wasm/worker-client.js wasm/worker-protocol.js wasm/colormap.js wasm/recall.js \
   wasm/index.d.ts wasm/core.d.ts wasm/worker.d.ts dist/
 echo "build: dist/ ready ($(du -sh dist | cut -f1))"
 

@@ -3,6 +3,7 @@
 //   import { analyzeInWorker } from 'hirope/worker';
 //   const a = await analyzeInWorker(code, { language: 'python', tokenizer: 'llama2' });
 import { HiRoPEError, describe } from './errors.js';
+import { WorkerClient } from './worker-protocol.js';
 
 function withTexts(code, analysis) {
   let texts = null;
@@ -17,9 +18,6 @@ function withTexts(code, analysis) {
   return analysis;
 }
 
-/** Why a call was cancelled: the signal's reason, or an AbortError. */
-const abortReason = (signal) => signal.reason ?? new DOMException('the call was aborted', 'AbortError');
-
 /**
  * Starts a module worker holding its own hirope instance. options are init() options that can
  * cross to a worker: simd, analysis, dataURL, tokenizers.
@@ -27,60 +25,18 @@ const abortReason = (signal) => signal.reason ?? new DOMException('the call was 
  * Every call takes an AbortSignal (analyze's options.signal, call's third argument): aborting it
  * rejects the call with the signal's reason at once, and when the call is under way (a parse
  * cannot be interrupted from outside) the worker is terminated and a fresh one takes the other
- * pending calls, so a newer edit never waits for an older analysis.
+ * pending calls, so a newer edit never waits for an older analysis (worker-protocol.js).
  */
 export function createWorker(options = {}) {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) throw new HiRoPEError(`worker options must be an object, got ${describe(options)}`);
   for (const key of Object.keys(options)) {
     if (!['simd', 'analysis', 'dataURL', 'tokenizers'].includes(key)) throw new HiRoPEError(`worker options have an unknown key '${key}' (known keys: simd, analysis, dataURL, tokenizers)`);
   }
-  const pending = new Map(); // id -> { resolve, reject, message }, in the order they were posted
-  let next = 0;
-  let worker = null;
-  const failAll = (message) => {
-    for (const p of pending.values()) p.reject(new HiRoPEError(message));
-    pending.clear();
-  };
-  const start = () => {
-    worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
-    worker.onmessage = ({ data }) => {
-      const p = pending.get(data.id);
-      if (!p) return;
-      pending.delete(data.id);
-      if (data.error) {
-        const e = data.error.name === 'HiRoPEError' ? new HiRoPEError(data.error.message) : new Error(data.error.message);
-        p.reject(e);
-      } else {
-        p.resolve(data.result);
-      }
-    };
-    worker.onerror = (e) => failAll(`the hirope worker failed: ${e.message || 'could not start'}`);
-  };
-  // A worker busy with a cancelled call is replaced; the calls still waiting go to the new one.
-  const restart = () => {
-    worker.terminate();
-    start();
-    for (const p of pending.values()) worker.postMessage(p.message);
-  };
-  start();
-  const call = (method, args = [], { signal } = {}) =>
-    new Promise((resolve, reject) => {
-      if (signal?.aborted) return reject(abortReason(signal));
-      const id = next++;
-      const message = { id, method, args, options };
-      const onAbort = () => {
-        if (!pending.delete(id)) return; // already answered
-        reject(abortReason(signal));
-        restart();
-      };
-      const done = (settle) => (value) => {
-        signal?.removeEventListener('abort', onAbort);
-        settle(value);
-      };
-      pending.set(id, { resolve: done(resolve), reject: done(reject), message });
-      signal?.addEventListener('abort', onAbort, { once: true });
-      worker.postMessage(message);
-    });
+  const client = new WorkerClient(() => new Worker(new URL('./worker.js', import.meta.url), { type: 'module' }), {
+    onStart: (notify) => notify('init', options),
+    failed: (e) => new HiRoPEError(`the hirope worker failed: ${e.message || 'could not start'}`),
+  });
+  const call = (method, args = [], { signal } = {}) => client.request(method, args, { signal });
   return {
     /**
      * analyze() in the worker; loads a vocabulary tokenizer first when one is named.
@@ -100,10 +56,7 @@ export function createWorker(options = {}) {
     loadTokenizer: (name, options) => call('loadTokenizer', options === undefined ? [name] : [name, options]),
     /** Any other API method by name, e.g. call('relativeDistances', [{ n, headDim, scheme }]). */
     call,
-    terminate() {
-      worker.terminate();
-      failAll('the hirope worker was terminated');
-    },
+    terminate: () => client.terminate(new HiRoPEError('the hirope worker was terminated')),
   };
 }
 
