@@ -452,7 +452,7 @@ try {
   if (!fs.existsSync(path.join(SITE, 'index.html'))) throw new Error(`no built site in ${SITE}: run node scripts/build-site.mjs (HIROPE_SITE selects the folder)`);
   helpers = await import('../tests/browser/helpers.mjs'); // startSite, openPage: as the browser tests
   const { startSite } = helpers;
-  const { encodeState, normalizeState } = await import('../web/src/state.js');
+  const { encodeState, normalizeState } = await import('../web/src/shared/playground-state.js');
 
   const { code, lines, files } = loadCode();
   const lineIndex = pickLine(lines);

@@ -14,7 +14,7 @@ fs.rmSync(out, { recursive: true, force: true });
 fs.mkdirSync(out, { recursive: true });
 
 // The large files get content-hashed names (name.<hash>.ext), so that a host can serve them as
-// immutable; the bundle learns the names through __HIROPE_ASSETS__ (web/src/assets.js).
+// immutable; the bundle learns the names through __HIROPE_ASSETS__ (web/src/shared/assets.js).
 const dist = path.join(root, 'dist');
 const hashed = (file) => {
   const hash = crypto.createHash('sha256').update(fs.readFileSync(path.join(dist, file))).digest('hex').slice(0, 10);
@@ -27,10 +27,10 @@ for (const file of fs.readdirSync(path.join(dist, 'data'))) if (file.endsWith('.
 await esbuild.build({
   absWorkingDir: root,
   entryPoints: {
-    playground: 'web/src/playground.js',
-    'model-page': 'web/src/model-page.js',
-    worker: 'web/src/worker.js',
-    'hirope-attention': 'web/src/element.js',
+    playground: 'web/src/page/playground.js',
+    'model-page': 'web/src/page/model.js',
+    worker: 'web/src/worker/main.js',
+    'hirope-attention': 'web/src/element/hirope-attention.js',
   },
   bundle: true,
   splitting: true,

@@ -6,7 +6,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSite, openPage, screenshot, expectedHeatmaps, readCells, fingerprint, sampleCells } from './helpers.mjs';
 
-const MARGIN = 10; // element.js
+const MARGIN = 10; // web/src/element/hirope-attention.js
 
 const code = (page, id) => page.evaluate((id) => document.getElementById(id).code, id);
 const isReady = (page, id) => page.evaluate((id) => document.getElementById(id).dataset.ready === 'true', id);

@@ -6,9 +6,9 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSite, openPage, screenshot, pasteCode, ready, quiet } from './helpers.mjs';
-import { SAMPLES } from '../../web/src/samples.js';
-import { normalizeState, encodeState, decodeState } from '../../web/src/state.js';
-import { LINK_UNREADABLE } from '../../web/src/wording.js';
+import { SAMPLES } from '../../web/src/shared/samples.js';
+import { normalizeState, encodeState, decodeState } from '../../web/src/shared/playground-state.js';
+import { LINK_UNREADABLE } from '../../web/src/shared/wording.js';
 import { OLD_LINK, OLD_LINK_STATE } from '../js/old-link.mjs';
 
 const hash = (page) => page.evaluate(() => location.hash);

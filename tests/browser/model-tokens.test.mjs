@@ -13,10 +13,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { startSite, openPage, screenshot, api, root } from './helpers.mjs';
 import { tokenRecallClasses, RECALL_CLASSES } from '../../dist/index.js';
-import { encodeWith, MODEL_DEFAULTS, TOKEN_MODEL_DEFAULTS, encodeModelState, normalizeWith, readModelLink } from '../../web/src/state.js';
-import { modelOptionsFor } from '../../web/src/model-engine.js';
-import { LONG_PYTHON_SAMPLE } from '../../web/src/model-samples.js';
-import { MARGIN, PLOT, LABEL_MARGIN, LABEL_TOKENS } from '../../web/src/heatmap.js';
+import { encodeWith, normalizeWith } from '../../web/src/shared/link-state.js';
+import { MODEL_DEFAULTS, TOKEN_MODEL_DEFAULTS, encodeModelState, readModelLink } from '../../web/src/shared/model-state.js';
+import { modelOptionsFor } from '../../web/src/worker/model-engine.js';
+import { LONG_PYTHON_SAMPLE } from '../../web/src/shared/model-samples.js';
+import { MARGIN, PLOT, LABEL_MARGIN, LABEL_TOKENS } from '../../web/src/page/heatmap.js';
 
 const FAR = RECALL_CLASSES.indexOf('far');
 const ready = (page) => page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 180000 });

@@ -11,11 +11,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { startSite, openPage, screenshot, api, readCells, sampleCells, pasteCode, root } from './helpers.mjs';
 import { recallClasses, RECALL_CLASSES } from '../../dist/index.js';
-import { encodeWith, decodeWith, MODEL_DEFAULTS, normalizeWith } from '../../web/src/state.js';
-import { modelOptionsFor, ATTENTION_BYTES, THUMB_SIZE } from '../../web/src/model-engine.js';
-import { maskUpper } from '../../web/src/engine.js';
-import { LUTS, probIndex, probPixels, rgb } from '../../web/src/colormap.js';
-import { MARGIN } from '../../web/src/heatmap.js';
+import { encodeWith, decodeWith, normalizeWith } from '../../web/src/shared/link-state.js';
+import { MODEL_DEFAULTS } from '../../web/src/shared/model-state.js';
+import { modelOptionsFor, ATTENTION_BYTES } from '../../web/src/worker/model-engine.js';
+import { THUMB_SIZE } from '../../web/src/shared/models.js';
+import { maskUpper } from '../../web/src/shared/colormap.js';
+import { LUTS, probIndex, probPixels, rgb } from '../../web/src/shared/colormap.js';
+import { MARGIN } from '../../web/src/page/heatmap.js';
 
 const CODE = `import math
 

@@ -13,13 +13,14 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { startSite, openPage, screenshot, expectedHeatmaps, readCells, fingerprint, sampleCells, api, ARGS, pasteCode, ready, quiet } from './helpers.mjs';
 import { chromium } from 'playwright-core';
-import { MARGIN, PLOT, LABEL_MARGIN } from '../../web/src/heatmap.js';
-import { SAMPLES } from '../../web/src/samples.js';
-import { PRESETS, presetState } from '../../web/src/presets.js';
-import { VISIBLE_RATIO, rowStats, compareRows } from '../../web/src/engine.js';
-import { ratioIndex, divergingLut } from '../../web/src/colormap.js';
-import { normalizeState, encodeState, decodeState, describeScheme } from '../../web/src/state.js';
-import { formatProbability } from '../../web/src/wording.js';
+import { MARGIN, PLOT, LABEL_MARGIN } from '../../web/src/page/heatmap.js';
+import { SAMPLES } from '../../web/src/shared/samples.js';
+import { PRESETS, presetState } from '../../web/src/shared/presets.js';
+import { VISIBLE_RATIO } from '../../web/src/shared/diff-image.js';
+import { rowStats, compareRows } from '../../web/src/worker/attention-numbers.js';
+import { ratioIndex, divergingLut } from '../../web/src/shared/colormap.js';
+import { normalizeState, encodeState, decodeState, describeScheme } from '../../web/src/shared/playground-state.js';
+import { formatProbability } from '../../web/src/shared/wording.js';
 // The state's API arguments by the tests' own mapping, not the page's (issue 35).
 import { expectedScheme as schemeFor, expectedPositions as positionsFor, expectedAnalyzeOptions as analyzeOptionsFor } from '../js/page-schemes.mjs';
 

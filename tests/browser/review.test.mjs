@@ -6,10 +6,10 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSite, openPage, ready, quiet, outcome, screenshot } from './helpers.mjs';
-import { normalizeState, describeScheme } from '../../web/src/state.js';
-import { presetState } from '../../web/src/presets.js';
-import { MARGIN, PLOT } from '../../web/src/heatmap.js';
-import { DIFF_LEGEND } from '../../web/src/wording.js';
+import { normalizeState, describeScheme } from '../../web/src/shared/playground-state.js';
+import { presetState } from '../../web/src/shared/presets.js';
+import { MARGIN, PLOT } from '../../web/src/page/heatmap.js';
+import { DIFF_LEGEND } from '../../web/src/shared/wording.js';
 
 const isError = (page) => page.evaluate(() => document.getElementById('status').classList.contains('error'));
 // Chooses the Q/K select's last option ("from a file…") by keyboard, as a person does (a script's
@@ -142,7 +142,7 @@ describe('first-time-visitor review (headless Chromium)', () => {
   });
 
   it('a link asking for q/k from a file opens with the hint, not an error', async () => {
-    const { encodeState } = await import('../../web/src/state.js');
+    const { encodeState } = await import('../../web/src/shared/playground-state.js');
     const page = await openPage(site.browser, `${site.url}${await encodeState(normalizeState({ source: 'file' }))}`);
     await ready(page);
     assert.equal(await isError(page), false, await page.textContent('#status'));

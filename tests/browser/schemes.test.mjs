@@ -5,7 +5,8 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSite, openPage, outcome as pageOutcome } from './helpers.mjs';
-import { SCHEME_TYPES, normalizeState, describeScheme, encodeState } from '../../web/src/state.js';
+import { SCHEME_TYPES } from '../../web/src/shared/schemes.js';
+import { normalizeState, describeScheme, encodeState } from '../../web/src/shared/playground-state.js';
 
 const mapTitle = (page, side) => page.evaluate((side) => {
   const caption = document.querySelector(`#map-${side} figcaption`);

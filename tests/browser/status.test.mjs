@@ -4,7 +4,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSite, openPage, pasteCode, api, ready } from './helpers.mjs';
-import { LANGUAGE_NAMES } from '../../web/src/samples.js';
+import { LANGUAGE_NAMES } from '../../web/src/shared/samples.js';
 
 describe('playground status line', { timeout: 300000 }, () => {
   let site;

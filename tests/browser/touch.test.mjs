@@ -4,8 +4,8 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSite, openPage, screenshot } from './helpers.mjs';
-import { MARGIN, PLOT } from '../../web/src/heatmap.js';
-import { mapHint } from '../../web/src/wording.js';
+import { MARGIN, PLOT } from '../../web/src/page/heatmap.js';
+import { mapHint } from '../../web/src/shared/wording.js';
 
 async function ready(page) {
   await page.waitForSelector('body[data-ready=true]', { timeout: 60000 });

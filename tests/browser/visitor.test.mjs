@@ -7,7 +7,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSite, openPage, pasteCode, ready, outcome } from './helpers.mjs';
-import { SAMPLES } from '../../web/src/samples.js';
+import { SAMPLES } from '../../web/src/shared/samples.js';
 
 const editorText = (page) => page.evaluate(() => Array.from(document.querySelector('#editor').shadowRoot.querySelectorAll('.cm-line'), (l) => l.textContent).join('\n'));
 const openMore = (page, panel) => page.evaluate((panel) => (document.querySelector(`#${panel} details.more`).open = true), panel);

@@ -1,9 +1,9 @@
-// Chart axes (web/src/axes.js): round tick values and their labels, checked for the ranges the
+// Chart axes (web/src/page/charts/axes.js): round tick values and their labels, checked for the ranges the
 // playground's charts meet and for the degenerate ones they should survive. drawAxes runs against
 // a recording stand-in for a 2D context: its labels stay inside the canvas.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { niceTicks, niceDomain, formatTick, drawAxes } from '../../web/src/axes.js';
+import { niceTicks, niceDomain, formatTick, drawAxes } from '../../web/src/page/charts/axes.js';
 
 /** Whether a step is 1, 2, 2.5 or 5 × 10^k. */
 function isNiceStep(step) {

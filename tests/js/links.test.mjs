@@ -1,9 +1,9 @@
-// The playground's links (web/src/state.js): a link made by an earlier version still loads, a cut
+// The playground's links (web/src/shared/playground-state.js): a link made by an earlier version still loads, a cut
 // or garbled one is reported as unreadable (and gives the defaults), and a link can leave the code
 // out and say so.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { normalizeState, encodeState, decodeState, readStateLink } from '../../web/src/state.js';
+import { normalizeState, encodeState, decodeState, readStateLink } from '../../web/src/shared/playground-state.js';
 
 import { OLD_LINK, OLD_LINK_STATE } from './old-link.mjs';
 

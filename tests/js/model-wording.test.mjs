@@ -1,14 +1,14 @@
-// Model mode's unit-dependent wording (web/src/model-wording.js) and the engine's unit counts:
+// Model mode's unit-dependent wording (web/src/shared/model-wording.js) and the engine's unit counts:
 // every help text names the model's own unit, the ratio presets and hints agree on within/above
 // (from the core's splitBound), the Factor help follows the scaling, generation says why a count
 // differs from the one asked; and an attention-only run reports the same n (tokens) as a loss run.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import init from '../../dist/index.js';
-import { modelHelp, factorHelp, ratioVerdict, ratioOutput, ratioPresets, ratioHint, generatedSentence } from '../../web/src/model-wording.js';
-import { ModelEngine } from '../../web/src/model-engine.js';
-import { LONG_PYTHON_SAMPLE } from '../../web/src/model-samples.js';
-import { TOKEN_MODEL_DEFAULTS } from '../../web/src/state.js';
+import { modelHelp, factorHelp, ratioVerdict, ratioOutput, ratioPresets, ratioHint, generatedSentence } from '../../web/src/shared/model-wording.js';
+import { ModelEngine } from '../../web/src/worker/model-engine.js';
+import { LONG_PYTHON_SAMPLE } from '../../web/src/shared/model-samples.js';
+import { TOKEN_MODEL_DEFAULTS } from '../../web/src/shared/model-state.js';
 
 describe('Model mode wording', () => {
   let hr;

@@ -1,7 +1,7 @@
 // What the playground should ask the API for, written by hand from docs/playground.md and
 // docs/schemes.md (issue 35): the expected scheme of each preset and of each control, and a
 // hand-written page-state-to-API mapping that the expected colours use instead of the page's own
-// schemeFor / positionsFor / analyzeOptionsFor (web/src/state.js, web/src/engine.js). A wrong
+// schemeFor / positionsFor / analyzeOptionsFor (web/src/shared/playground-state.js, web/src/worker/attention-views.js). A wrong
 // mapping in the page then shows as a difference instead of agreeing with itself.
 
 // docs/schemes.md's scheme table: which schemes rotate (take base, layout, scaling) and which
@@ -49,7 +49,7 @@ export function expectedAnalyzeOptions(state) {
 const rope = { type: 'rope', base: 10000, layout: 'half' };
 const hirope = (ratio, extra = {}) => ({ type: 'hirope', base: 10000, layout: 'half', window: 64, trainingLength: 256, ratio, levels: 2, ...extra });
 
-/** Each preset's two schemes, literally (web/src/presets.js's stories, docs/playground.md). */
+/** Each preset's two schemes, literally (web/src/shared/presets.js's stories, docs/playground.md). */
 export const PRESET_SCHEMES = {
   hirope: { a: rope, b: hirope(0.4) },
   split: { a: hirope(0.4), b: hirope(0.5) },

@@ -2,9 +2,9 @@
 // against schemes written by hand (tests/js/page-schemes.mjs), not against the page's own mapping.
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { normalizeState, schemeFor, analyzeOptionsFor, DEFAULTS } from '../../web/src/state.js';
-import { positionsFor } from '../../web/src/engine.js';
-import { PRESETS, presetState } from '../../web/src/presets.js';
+import { normalizeState, schemeFor, analyzeOptionsFor, DEFAULTS } from '../../web/src/shared/playground-state.js';
+import { positionsFor } from '../../web/src/worker/attention-views.js';
+import { PRESETS, presetState } from '../../web/src/shared/presets.js';
 import init, { normalizeScheme } from '../../dist/index.js';
 import { PRESET_SCHEMES, CONTROL_SCHEMES, ANALYSIS_CONTROLS, expectedScheme, expectedPositions, expectedAnalyzeOptions } from './page-schemes.mjs';
 

@@ -7,14 +7,15 @@
 import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import init from '../../dist/index.js';
-import { VOCABULARY, numberSpec, numberProblem, parameter } from '../../web/src/vocabulary.js';
-import { schemeControls, sharedControls, invalidNumber } from '../../web/src/controls.js';
-import { normalizeState, schemeFor, DEFAULTS, SCHEME_TYPES, describeScheme } from '../../web/src/state.js';
-import { readAttributes, ATTRIBUTES, NUMBER_PARAMETERS } from '../../web/src/attributes.js';
-import { plural, codeSentence, trainingSentence } from '../../web/src/wording.js';
-import { placeLabels } from '../../web/src/heatmap.js';
-import { statementsPerUnit } from '../../web/src/counts.js';
-import { SAMPLES } from '../../web/src/samples.js';
+import { VOCABULARY, numberSpec, numberProblem, parameter } from '../../web/src/shared/vocabulary.js';
+import { schemeControls, sharedControls, invalidNumber } from '../../web/src/page/controls.js';
+import { normalizeState, schemeFor, DEFAULTS, describeScheme } from '../../web/src/shared/playground-state.js';
+import { SCHEME_TYPES } from '../../web/src/shared/schemes.js';
+import { readAttributes, ATTRIBUTES, NUMBER_PARAMETERS } from '../../web/src/element/attributes.js';
+import { plural, codeSentence, trainingSentence } from '../../web/src/shared/wording.js';
+import { placeLabels } from '../../web/src/page/heatmap.js';
+import { statementsPerUnit } from '../../web/src/shared/counts.js';
+import { SAMPLES } from '../../web/src/shared/samples.js';
 
 // The page's state keys of the scheme parameters, by the core's name.
 const TABLE_NAME = { segment: 'segmentSize' };

@@ -5,11 +5,15 @@
 import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import init from '../../dist/index.js';
-import { SideEngine, diffImage, parseQKFile, sampleIndices, rowStats, compareRows, positionsFor, MAX_ATTENTION_TOKENS, VISIBLE_RATIO } from '../../web/src/engine.js';
-import { normalizeState, encodeState, decodeState, schemeFor, analyzeOptionsFor, DEFAULTS } from '../../web/src/state.js';
-import { probIndex, ratioIndex, logRatio, divergingLut, rgb, DECADES, RATIO_FLOOR, RATIO_LIMIT } from '../../web/src/colormap.js';
-import { PRESETS, presetState, matchesPreset } from '../../web/src/presets.js';
-import { SAMPLES } from '../../web/src/samples.js';
+import { SideEngine, MAX_ATTENTION_TOKENS } from '../../web/src/worker/attention-engine.js';
+import { diffImage, VISIBLE_RATIO } from '../../web/src/shared/diff-image.js';
+import { parseQKFile } from '../../web/src/worker/qk-file.js';
+import { sampleIndices, positionsFor } from '../../web/src/worker/attention-views.js';
+import { rowStats, compareRows } from '../../web/src/worker/attention-numbers.js';
+import { normalizeState, encodeState, decodeState, schemeFor, analyzeOptionsFor, DEFAULTS } from '../../web/src/shared/playground-state.js';
+import { probIndex, ratioIndex, logRatio, divergingLut, rgb, DECADES, RATIO_FLOOR, RATIO_LIMIT } from '../../web/src/shared/colormap.js';
+import { PRESETS, presetState, matchesPreset } from '../../web/src/shared/presets.js';
+import { SAMPLES } from '../../web/src/shared/samples.js';
 import { pageProbabilities } from './page-probabilities.mjs';
 import { expectedScheme, expectedPositions, expectedAnalyzeOptions } from './page-schemes.mjs';
 

@@ -295,8 +295,8 @@ describe('vocabulary of the core build', () => {
 
 describe('readers of the vocabulary', () => {
   it('the page reads the vocabulary of the built package, not a copy', async () => {
-    const { VOCABULARY } = await import('../../web/src/vocabulary.js');
-    const { SCHEME_TYPES, ROTARY, WINDOWED } = await import('../../web/src/state.js');
+    const { VOCABULARY } = await import('../../web/src/shared/vocabulary.js');
+    const { SCHEME_TYPES, ROTARY, WINDOWED } = await import('../../web/src/shared/schemes.js');
     const hr = await load(true);
     assert.deepEqual(VOCABULARY, hr.vocabulary);
     assert.deepEqual(SCHEME_TYPES.map(([name]) => name).sort(), hr.vocabulary.schemes.map((s) => s.name).sort());

@@ -1,10 +1,11 @@
-// The playground's sentences that depend on numbers (web/src/wording.js): each says what is true
+// The playground's sentences that depend on numbers (web/src/shared/wording.js): each says what is true
 // for the numbers it is given.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { plural, trainingSentence, splitHint, parseSentence, unitKinds, unitPhrase, mapHint, linkSizeText, LONG_LINK, angleCaption, codeSentence, qkFileHint, formatProbability, powerOfTen, DIFF_LEGEND } from '../../web/src/wording.js';
-import { describeScheme, normalizeState, scalingLabel, SCALINGS } from '../../web/src/state.js';
-import { sharedControls, tokenizerLabel } from '../../web/src/controls.js';
+import { plural, trainingSentence, splitHint, parseSentence, unitKinds, unitPhrase, mapHint, linkSizeText, LONG_LINK, angleCaption, codeSentence, qkFileHint, formatProbability, powerOfTen, DIFF_LEGEND } from '../../web/src/shared/wording.js';
+import { describeScheme, normalizeState } from '../../web/src/shared/playground-state.js';
+import { scalingLabel, SCALINGS } from '../../web/src/shared/schemes.js';
+import { sharedControls, tokenizerLabel } from '../../web/src/page/controls.js';
 
 describe('wording', () => {
   it('counts with the right plural', () => {

@@ -2,10 +2,10 @@
 // rotation angle per frequency pair against the training length and the Split% line, and the
 // long-term decay curve per scheme. Everything is drawn on canvases from worker data, as wide as
 // the container, at the screen's pixel density, with titled axes and round ticks (axes.js).
-import { LUTS, cssGradient } from './colormap.js';
-import { el, legend } from './dom.js';
+import { LUTS, cssGradient } from '../../shared/colormap.js';
+import { el, legend } from '../dom.js';
 import { AXIS_ROOM, drawAxes, fitCanvas, niceDomain } from './axes.js';
-import { angleCaption } from './wording.js';
+import { angleCaption } from '../../shared/wording.js';
 
 const FONT = '11px system-ui, sans-serif';
 /** Below this a chart gets a horizontal scrollbar rather than unreadable labels. */

@@ -2,7 +2,7 @@
 // pyjs-llama2) and on the core's numbers: pure functions (no DOM), one source for every help text
 // and label that names the unit, tested in tests/js/model-wording.test.mjs.
 import { VOCABULARY } from './vocabulary.js';
-import { formatRatio } from './state.js';
+import { formatRatio } from './schemes.js';
 import { plural } from './wording.js';
 
 const capital = (s) => s[0].toUpperCase() + s.slice(1);

@@ -1,9 +1,9 @@
 // Form controls generated from one description, each with a label and a short explanation on
 // hover (title). Values are read and written by a dotted key into the state ("a.window").
-import { SCHEME_TYPES, SCALINGS, ROTARY, WINDOWED } from './state.js';
-import { LANGUAGE_NAMES } from './samples.js';
+import { SCHEME_TYPES, SCALINGS, ROTARY, WINDOWED } from '../shared/schemes.js';
+import { LANGUAGE_NAMES } from '../shared/samples.js';
 import { el } from './dom.js';
-import { VOCABULARY, parameter, numberSpec, numberProblem } from './vocabulary.js';
+import { VOCABULARY, parameter, numberSpec, numberProblem } from '../shared/vocabulary.js';
 
 // Layouts with the core's default (half-split) first.
 const LAYOUT_DEFAULT = parameter('layout').default;

@@ -1,8 +1,8 @@
 // Model mode's held-out verdict panel: built from the same models/<name>-eval.json files that
-// scripts/model-report.mjs turns into docs/model-eval.md, read with the same statistics
-// (scripts/model-stats.mjs), so no number is typed twice. verdictData is pure (Node tests call it
+// training/eval/report.mjs turns into docs/model-eval.md, read with the same statistics
+// (training/eval/stats.mjs), so no number is typed twice. verdictData is pure (Node tests call it
 // on the files); renderVerdict draws it.
-import { FAR, beyondByFile, classByFile, overFiles, pairedByFile, verdictOf } from '../../scripts/model-stats.mjs';
+import { FAR, beyondByFile, classByFile, overFiles, pairedByFile, verdictOf } from '../../../training/eval/stats.mjs';
 // An element with attributes and children (strings or nodes).
 function el(tag, attrs = {}, ...children) {
   const e = document.createElement(tag);

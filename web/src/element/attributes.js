@@ -1,7 +1,7 @@
 // The attributes of <hirope-attention> read into a playground state: pure (no DOM), so that
 // tests/js can check them against the core's table.
-import { normalizeState, DEFAULTS } from './state.js';
-import { numberSpec, numberProblem, VOCABULARY } from './vocabulary.js';
+import { normalizeState, DEFAULTS } from '../shared/playground-state.js';
+import { numberSpec, numberProblem, VOCABULARY } from '../shared/vocabulary.js';
 
 // The scheme parameters an element takes as attributes (both sides use them), each named as the
 // core's table names it in kebab case (leakyFactor: leaky-factor), with the state's key; ranges

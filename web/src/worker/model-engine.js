@@ -1,10 +1,11 @@
 // The compute side of the playground's Model mode, for one scheme (one per Web Worker, like
 // SideEngine): the code model's per-byte loss, its real attention for a layer and head as a
 // pooled image, and generation. Pure of DOM, so Node tests drive it directly.
-import { probImage } from './colormap.js';
-import { MODEL_BASELINES, SCHEME_TYPES, WINDOWED, truncateStride } from './state.js';
-import { recallClasses, tokenRecallClasses } from '../../dist/recall.js';
-import { clampRegion, PlaygroundError } from './engine.js';
+import { truncateStride } from '../shared/model-state.js';
+import { CURVE_STEP, THUMB_SIZE, lossCurve } from '../shared/models.js';
+import { recallClasses, tokenRecallClasses } from '../../../dist/recall.js';
+import { PlaygroundError } from './errors.js';
+import { gridFor, poolMatrix, heatImage, matrixRow, matrixValues } from './matrix-view.js';
 
 /** Bytes of code the byte model reads (the rest is noted and left out). */
 export const MODEL_BYTES = 4096;
@@ -12,17 +13,8 @@ export const MODEL_BYTES = 4096;
 export const MODEL_TOKENS = 2560;
 export const ATTENTION_TOKENS = 1024;
 
-/** The shipped models Model mode offers: [name, label]. The first is the first view's. */
-export const MODEL_NAMES = Object.freeze([['pyjs-llama2', 'token model (llama2)'], ['pybyte', 'byte model (Python)']]);
 /** Bytes whose attention matrix is shown (n x n floats stay at 4 MB). */
 export const ATTENTION_BYTES = 1024;
-/** Bytes per point of the loss curve the engine returns (the page smooths the losses itself). */
-export const CURVE_STEP = 8;
-
-// RoPE and the windowed schemes (the ones that keep a RoPE-trained model's rotation), then the
-// baselines every scheme is measured against.
-export const MODEL_SCHEMES = SCHEME_TYPES.filter(([name]) => name === 'rope' || WINDOWED.has(name)).concat(MODEL_BASELINES);
-export const isBaseline = (type) => MODEL_BASELINES.some(([name]) => name === type);
 
 /** The model API options for one side of the model state. */
 export function modelOptionsFor(side, language) {
@@ -48,23 +40,7 @@ export function clipUtf8(text, limit) {
   return { bytes: kept, chars: new TextDecoder().decode(kept).length, clipped: true };
 }
 
-/** Mean loss over consecutive runs of `step` bytes: { x (first byte of each run), y }. */
-export function lossCurve(losses, step = CURVE_STEP) {
-  const points = Math.ceil(losses.length / step);
-  const x = new Float32Array(points);
-  const y = new Float32Array(points);
-  for (let p = 0; p < points; p++) {
-    let sum = 0;
-    const end = Math.min(losses.length, (p + 1) * step);
-    for (let t = p * step; t < end; t++) sum += losses[t];
-    x[p] = p * step + 1; // losses[t] is the loss of byte t + 1
-    y[p] = sum / (end - p * step);
-  }
-  return { x, y };
-}
 
-/** Side of the layer x head thumbnails (pooled cells). */
-export const THUMB_SIZE = 64;
 
 export class ModelEngine {
   constructor(hr) {
@@ -208,13 +184,10 @@ export class ModelEngine {
     return { layer, head, rgba: image.rgba.slice(), rows: image.rows, cols: image.cols, cached, counts: { ...this.counts } };
   }
 
-  /** A matrix pooled to at most size x size cells over a byte region, coloured and masked. */
+  /** A matrix pooled to at most size x size cells over a region, coloured and masked. */
   _pooled(matrix, n, size, region) {
-    const r = clampRegion(region, n);
-    const rows = Math.min(size, r.r1 - r.r0);
-    const cols = Math.min(size, r.c1 - r.c0);
-    const { ratio } = this.hr.pool({ matrix, n, rows, cols, region: r, causal: true });
-    return { rgba: probImage(ratio, rows, cols, r), rows, cols, region: r };
+    const grid = gridFor({ size, region }, n);
+    return heatImage(grid, poolMatrix(this.hr, matrix, n, grid));
   }
 
   /** The last attention matrix pooled to at most size x size cells over a byte region. */
@@ -222,23 +195,15 @@ export class ModelEngine {
     return this._pooled(this.matrix, this.n, size, region);
   }
 
-  /** One query byte's attention row (keys 0..index) and its maximum. */
+  /** One query's attention row (keys 0..index) and its maximum. */
   row(index) {
-    if (!this.matrix || index < 0 || index >= this.n) throw new PlaygroundError(`no attention row ${index}`);
-    const probs = this.matrix.slice(index * this.n, index * this.n + index + 1);
-    let max = 0;
-    for (const p of probs) max = Math.max(max, p);
-    return { probs, max };
+    return matrixRow(this.matrix, this.n, index);
   }
 
-  /** Probabilities over a region, row-major, for CSV export. */
+  /** Probabilities over a region, row-major, NaN where masked (the attention mode's rule), for CSV export. */
   values(region) {
-    const n = this.n;
-    const r = clampRegion(region, n);
-    const width = r.c1 - r.c0;
-    const values = new Float32Array((r.r1 - r.r0) * width);
-    for (let i = r.r0; i < r.r1; i++) values.set(this.matrix.subarray(i * n + r.c0, i * n + r.c1), (i - r.r0) * width);
-    return { region: r, values };
+    if (!this.matrix) throw new PlaygroundError('nothing has been computed yet');
+    return matrixValues(this.matrix, this.n, region);
   }
 
   /** Continues the code (clipped to leave room) under this side's scheme. */

@@ -1,7 +1,7 @@
 // Presets: link-shareable states that each tell one story, with the sentence that says what to look
 // at. A preset sets the schemes and shared settings; the code stays what the person has in the
 // editor (the samples are longer than every preset's training length).
-import { normalizeState } from './state.js';
+import { normalizeState } from './playground-state.js';
 
 export const PRESETS = [
   {

@@ -3,7 +3,7 @@
 // plot pixels [MARGIN + col * PLOT / cols, ...), so tests can read any cell back exactly.
 
 import { el, legend } from './dom.js';
-import { plural } from './wording.js';
+import { plural } from '../shared/wording.js';
 
 export const MARGIN = 14;
 export const PLOT = 512;

@@ -9,14 +9,15 @@
 // The code comes from the `code` attribute, a <template> child, or the element's text. The
 // WebAssembly module loads only when an element first scrolls into view, in one Web Worker shared
 // by every element on the page. Colours follow the surrounding page (light or dark text).
-import { PairClient } from './client.js';
-import { drawHeatmap } from './heatmap.js';
-import { describeScheme, schemeName, SCHEME_TYPES } from './state.js';
-import { diffImage } from './engine.js';
-import { LUTS, cssGradient, DECADES, RATIO_LIMIT, divergingLut } from './colormap.js';
-import { el } from './dom.js';
-import { plural, powerOfTen, DIFF_LEGEND } from './wording.js';
-import { numberSpec, VOCABULARY } from './vocabulary.js';
+import { PairClient } from '../page/worker-client.js';
+import { drawHeatmap } from '../page/heatmap.js';
+import { describeScheme } from '../shared/playground-state.js';
+import { schemeName, SCHEME_TYPES } from '../shared/schemes.js';
+import { diffImage } from '../shared/diff-image.js';
+import { LUTS, cssGradient, DECADES, RATIO_LIMIT, divergingLut } from '../shared/colormap.js';
+import { el } from '../page/dom.js';
+import { plural, powerOfTen, DIFF_LEGEND } from '../shared/wording.js';
+import { numberSpec, VOCABULARY } from '../shared/vocabulary.js';
 import { ATTRIBUTES, readAttributes } from './attributes.js';
 
 const MARGIN = 10;
@@ -52,6 +53,7 @@ canvas { width: 100%; height: auto; display: block; image-rendering: pixelated; 
 
 let sharedClient = null;
 function client() {
+  // The site's worker.js (web/src/worker/main.js), bundled beside this module's bundle.
   sharedClient ??= new PairClient(new URL('./worker.js', import.meta.url));
   return sharedClient;
 }

@@ -1,7 +1,7 @@
 // The C++ core's vocabulary (hr.vocabulary), written out at build time by
 // tools/write-vocabulary.mjs: scheme names, labels and flags, scalings, value lists, languages.
 // The page reads it instead of keeping copies; adding a scheme to the core adds it here.
-import VOCABULARY from '../../build/generated/vocabulary.js';
+import VOCABULARY from '../../../build/generated/vocabulary.js';
 
 export { VOCABULARY };
 

@@ -1,0 +1,68 @@
+// Exporting a heatmap: PNG with its title, settings and legend; CSV of the visible region's numbers
+// (masked cells empty), for the attention playground's three maps and Model mode's two.
+import { download } from './dom.js';
+import { theme } from './shell.js';
+import { describeScheme } from '../shared/playground-state.js';
+import { logRatio } from '../shared/colormap.js';
+import { LANGUAGE_NAMES } from '../shared/samples.js';
+import { plural } from '../shared/wording.js';
+
+/** A number in a CSV cell: empty where masked (NaN, a key after its query). */
+const csvNumber = (v) => (Number.isNaN(v) ? '' : String(v));
+
+export function exportHandler(pg, which) {
+  return async (kind) => {
+    const name = `hirope-${which}`;
+    try {
+      if (kind === 'png') {
+        const names = { a: `A: ${describeScheme(pg.state.a)}`, b: `B: ${describeScheme(pg.state.b)}`, diff: `log2(pB / pA): B = ${describeScheme(pg.state.b)} vs A = ${describeScheme(pg.state.a)}` };
+        const r = pg.heatmaps[which].region;
+        const subtitle = `${LANGUAGE_NAMES[pg.state.language]}, ${plural(pg.result.n, 'token')} (${pg.tokenizersBox.label(pg.state.tokenizer)}), head dim ${pg.result.headDim}, training length ${pg.state.train}, q/k ${pg.sourceLabel(pg.state.source)}; queries ${r.r0}–${r.r1 - 1}, keys ${r.c0}–${r.c1 - 1}`;
+        download(await pg.heatmaps[which].exportPNG({ title: names[which], subtitle, theme: theme() }), `${name}.png`);
+      } else {
+        download(new Blob([await csvOf(pg, which)], { type: 'text/csv' }), `${name}.csv`);
+      }
+    } catch (e) {
+      pg.showError(e);
+    }
+  };
+}
+
+const csvCell = (text) => (/[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text);
+
+/**
+ * The numbers of one heatmap over the visible region as CSV: two header rows (key index, key
+ * token text), then per query its index, its text and the values (empty where masked). The
+ * A vs B map exports log2(pB / pA) with the floor the map uses.
+ */
+async function csvOf(pg, which) {
+  const [a, b] = await Promise.all(['a', 'b'].filter((s) => which === 'diff' || which === s).map((s) => pg.client.side(s).request('values', { region: pg.zoom })));
+  const { r0, r1, c0, c1 } = a.region;
+  const width = c1 - c0;
+  const keys = Array.from({ length: width }, (_, j) => c0 + j);
+  const lines = [
+    ['query', 'query token', ...keys].join(','),
+    ['', '', ...keys.map((j) => csvCell(pg.tokenText(j)))].join(','),
+  ];
+  for (let i = r0; i < r1; i++) {
+    const cells = [i, csvCell(pg.tokenText(i))];
+    for (let j = 0; j < width; j++) {
+      const c = (i - r0) * width + j;
+      const v = b ? logRatio(a.values[c], b.values[c]) : a.values[c];
+      cells.push(csvNumber(v));
+    }
+    lines.push(cells.join(','));
+  }
+  return lines.join('\n') + '\n';
+}
+
+/**
+ * Model mode's CSV of one map's visible region: a header row of key indices, then per query its
+ * index and its values (empty where masked).
+ */
+export function modelCSV({ region, values }) {
+  const width = region.c1 - region.c0;
+  const lines = [['query\\key', ...Array.from({ length: width }, (_, j) => region.c0 + j)].join(',')];
+  for (let i = region.r0; i < region.r1; i++) lines.push([i, ...Array.from(values.subarray((i - region.r0) * width, (i - region.r0 + 1) * width), csvNumber)].join(','));
+  return lines.join('\n') + '\n';
+}

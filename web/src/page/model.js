@@ -1,0 +1,240 @@
+// The playground's Model mode: hirope's code model under two schemes — loss by position, code
+// shaded by loss, the model's real attention per layer and head (and every layer and head as
+// thumbnails), and generation — computed by the same two workers as the attention mode. The
+// whole state lives in the URL hash. This module holds the page's state (mx) and runs the model;
+// the views are modules of their own.
+import { createEditor, HEAT_LEVELS } from './editor.js';
+import { installUnitColours } from './heatmap.js';
+import { $, statusLine, progressAfter, showLinkNotice, startWorkers, writeHash, bindModeLink } from './shell.js';
+import { unitOf, normal, sampleOf, stateFromHash } from './model-mode.js';
+import { markTable, charBits } from './model-marks.js';
+import { createModelLoading } from './model-loading.js';
+import { createModelControls } from './model-controls.js';
+import { createModelMaps } from './model-maps.js';
+import { createThumbnails } from './thumbnails.js';
+import { createGeneration } from './generation.js';
+import { createLossChart } from './charts/loss.js';
+import { readModelLink, encodeModelState, describeModelSide } from '../shared/model-state.js';
+import { DEFAULTS } from '../shared/playground-state.js';
+import { plural, LINK_UNREADABLE } from '../shared/wording.js';
+
+installUnitColours();
+const progress = progressAfter(150);
+
+let pageBuilt;
+/** The page's state, shared with its views: what the URL holds, the model and what is on screen. */
+const mx = {
+  state: await stateFromHash(location.hash),
+  zoom: null,
+  result: null, // { a, b } of the last run
+  config: null, // the model's config (from its file, once loaded)
+  bound: null, // splitBoundOf(0): the largest band within the bound, once the config is known
+  paperBound: null, // splitBoundOf(0.5): the paper's ratio against this model's bound
+  selected: null, // { side, index }: the query row shading the code, if any
+  generating: false, // a generation is under way (Generate is disabled)
+  chars: null, // { count, start, end, unit, firstByte, byteChar }: the marks of the code read
+  modelReady: null, // the current model's load, with config and bound set once it is loaded
+  built: new Promise((resolve) => (pageBuilt = resolve)), // the controls exist (end of this module)
+  computed: { a: null, b: null }, // per side: { key, layer, head } of the worker's last result
+  counts: { a: null, b: null }, // the workers' pass counters, as last reported
+  schedule,
+  showError,
+  writeURL,
+  shadeCode,
+  sideKey,
+};
+// A link that cannot be read (cut off or garbled when copied) says so; the page shows the defaults.
+if ((await readModelLink(location.hash)).unreadable) showLinkNotice(LINK_UNREADABLE, document.querySelector('.status-line'));
+// The core's Split% bound for this model's training length, base and head size, at a ratio.
+mx.splitBoundOf = (ratio) =>
+  mx.client.a.request('splitBound', { scheme: { type: 'hirope', ratio, base: mx.config.ropeBase, trainingLength: mx.config.trainingContext }, headDim: mx.config.headDim });
+Object.assign(mx, startWorkers());
+
+const loading = createModelLoading(mx);
+Object.assign(mx, { useModel: loading.useModel, labelSizes: loading.labelSizes });
+loading.useModel(mx.state.model);
+mx.info = await mx.client.a.request('ready');
+
+// ----- the views, each a module of its own over mx
+const generation = createGeneration(mx);
+mx.syncGenerate = generation.syncGenerate;
+const controls = createModelControls(mx);
+Object.assign(mx, { syncControls: controls.syncControls, configured: controls.configured });
+const lossChart = createLossChart(mx);
+mx.drawLossChart = lossChart.drawLossChart;
+const maps = createModelMaps(mx);
+mx.heatmaps = maps.heatmaps;
+mx.thumbs = createThumbnails(mx);
+
+// ----- editor: one mark per character, shaded by its loss
+mx.editor = createEditor({
+  parent: $('editor'),
+  doc: mx.state.code ?? sampleOf(mx.state) ?? '',
+  language: mx.state.language,
+  label: 'Source code (shaded by the model\'s loss; hover a character for details)',
+  onChange(text) {
+    mx.state.code = text === sampleOf(mx.state) ? null : text;
+    mx.schedule();
+  },
+  describeToken(index) {
+    if (!mx.chars || !mx.result) return [];
+    if (mx.chars.tokens) {
+      // A token: its text, its llama2 id, and its loss (bits) under A and B, as the API gives them.
+      const bits = (side) => (index === 0 ? '—' : `${mx.result[side].losses[index - 1].toFixed(2)} bits`);
+      return [
+        ['token', `${index} of ${mx.result.a.n}`],
+        ['text', JSON.stringify(mx.editor.text.slice(mx.chars.start[index], mx.chars.end[index]))],
+        ['id', String(mx.chars.tokens.ids[index])],
+        ['loss A', bits('a')],
+        ['loss B', bits('b')],
+        ['unit (B)', String(mx.chars.unit[index])],
+      ];
+    }
+    const byte = mx.chars.firstByte[index];
+    const bits = (side) => {
+      const v = charBits(mx.chars, mx.result[side].losses, index);
+      return v === null ? '—' : `${v.toFixed(2)} bits`;
+    };
+    return [
+      ['byte', `${byte} of ${mx.result.a.n}`],
+      ['text', JSON.stringify(mx.editor.text.slice(mx.chars.start[index], mx.chars.end[index]))],
+      ['loss A', bits('a')],
+      ['loss B', bits('b')],
+      ['unit (B)', String(mx.chars.unit[index])],
+    ];
+  },
+});
+
+function shadeCode() {
+  if (!mx.chars || !mx.result) return;
+  const losses = mx.result[mx.state.colour].losses;
+  const levels = new Uint8Array(mx.chars.count);
+  for (let c = 0; c < mx.chars.count; c++) {
+    const bits = charBits(mx.chars, losses, c);
+    levels[c] = bits === null ? 0 : Math.max(0, Math.min(HEAT_LEVELS, Math.round(bits)));
+  }
+  mx.editor.setHeat({ levels, query: -1 });
+  $('code-legend').textContent = `Shading: bits to predict each ${mx.chars.tokens ? 'token (hover one for its text, id and loss)' : 'character'} under ${mx.state.colour.toUpperCase()}, ${describeModelSide(mx.state[mx.state.colour], unitOf(mx.state))} — one shade per bit, darkest at ${HEAT_LEVELS} bits or more.`;
+  writeURL();
+}
+
+// ----- running
+// A side's loss depends on the code and its scheme; its attention also on the layer and head.
+// Each worker keeps what it computed last, so a layer or head change asks only for the attention
+// (no loss pass), and a change to one scheme leaves the other side's worker idle.
+let scheduled = false;
+function schedule() {
+  scheduled = true;
+  queueMicrotask(run);
+}
+
+function sideKey(payload, side) {
+  return JSON.stringify([payload.state.model, payload.code, payload.language, payload.state[side]]);
+}
+
+async function runBoth(payload) {
+  const parts = {};
+  const [a, b] = await Promise.all(['a', 'b'].map(async (s) => {
+    const key = sideKey(payload, s);
+    const prev = mx.computed[s];
+    const loss = !prev || prev.key !== key;
+    const attention = loss || prev.layer !== payload.layer || prev.head !== payload.head;
+    parts[s] = { loss, attention };
+    if (!attention) return prev.result;
+    const r = await mx.client.side(s).request('modelRun', { code: payload.code, language: payload.language, model: payload.state.model, layer: payload.layer, head: payload.head, view: payload.view, side: payload.state[s], parts: parts[s] });
+    mx.counts[s] = r.counts;
+    const merged = loss ? r : { ...prev.result, ...r };
+    Object.assign(merged, { side: payload.state[s], layer: payload.layer, head: payload.head });
+    mx.computed[s] = { key, layer: payload.layer, head: payload.head, result: merged };
+    return merged;
+  }));
+  return { a, b, parts };
+}
+
+async function run() {
+  if (!scheduled) return;
+  scheduled = false;
+  const t0 = performance.now();
+  const snapshot = normal(mx.state);
+  const payload = { code: mx.editor.text, state: snapshot, language: snapshot.language, layer: snapshot.layer, head: snapshot.head, view: { size: 512, region: mx.zoom } };
+  // A progress line while the workers run (the page itself stays responsive: the forward passes
+  // are in the workers), saying what runs.
+  const lossWanted = ['a', 'b'].some((s) => !mx.computed[s] || mx.computed[s].key !== sideKey(payload, s));
+  const unit = unitOf(snapshot);
+  progress.start(() => (!mx.config ? 'Downloading the model…'
+    : lossWanted ? `Running the model over the code under A and B (the loss at every ${unit}, then the attention)…`
+      : `Computing layer ${snapshot.layer}, head ${snapshot.head}'s attention under A and B (no loss pass)…`));
+  let pair;
+  try {
+    await mx.modelReady;
+    pair = await mx.client.latest(payload, null, runBoth);
+  } catch (e) {
+    progress.stop();
+    return showError(e);
+  }
+  if (!pair) return;
+  progress.stop();
+  const { parts } = pair;
+  const lossRan = parts.a.loss || parts.b.loss;
+  mx.result = { a: pair.a, b: pair.b };
+  $('attention-bytes').textContent = String(pair.a.attentionBytes);
+  if (lossRan || !mx.chars) {
+    mx.chars = markTable(payload.code, pair.a, pair.b.byteUnits);
+    // length: the text these offsets belong to (the editor maps older marks until it matches).
+    mx.editor.setTokens({ count: mx.chars.count, start: mx.chars.start, end: mx.chars.end, unit: mx.chars.unit, length: payload.code.length });
+    mx.selected = null;
+    shadeCode();
+    lossChart.drawLossChart();
+  }
+  maps.drawMaps();
+  controls.updateHints();
+  mx.thumbs.select(snapshot.layer, snapshot.head);
+  if (!lossRan && mx.selected) maps.selectRow(mx.selected.side, mx.selected.index); // the same query under the new head
+  const ms = performance.now() - t0;
+  const t = (side) => pair[side].timings;
+  const timing = (side, what) => (parts[side][what] ? `${side.toUpperCase()} ${t(side)[what].toFixed(0)}` : `${side.toUpperCase()} —`);
+  const detail = lossRan
+    ? `loss ${timing('a', 'loss')}, ${timing('b', 'loss')}; attention ${timing('a', 'attention')}, ${timing('b', 'attention')}`
+    : `layer ${snapshot.layer}, head ${snapshot.head}: attention only, ${timing('a', 'attention')}, ${timing('b', 'attention')}`;
+  // The status says what was read and how well each side predicts it; the timings are one click away.
+  const u = pair.a.unit;
+  const per = (r) => (u === 'token' ? r.bitsPerToken : r.bitsPerByte);
+  statusLine.show(`${plural(pair.a.n, u)}${u === 'token' ? ` (${plural(pair.a.bytes, 'byte')})` : ''}${pair.a.clipped ? ` (the first ${u === 'token' ? '2,560 tokens' : '4,096'}; the rest is not read)` : ''} read by ${mx.config.name} (${mx.config.parameters.toLocaleString('en')} parameters, ${mx.info.backend}): A ${per(pair.a).toFixed(3)} bits/${u}, B ${per(pair.b).toFixed(3)} (lower is better).`);
+  document.getElementById('timing-text').textContent = `Last run ${ms.toFixed(0)} ms in the workers, which run side by side: ${detail}.`;
+  document.body.dataset.ready = 'true';
+  document.dispatchEvent(new CustomEvent('hirope:model', { detail: { total: ms, model: snapshot.model, unit: u, a: per(pair.a), b: per(pair.b) } }));
+  // Which parts ran on each side, and each worker's pass counters (tests count loss passes).
+  document.dispatchEvent(new CustomEvent('hirope:model-run', { detail: { total: ms, parts, counts: { a: mx.counts.a, b: mx.counts.b } } }));
+  writeURL();
+  for (const side of ['a', 'b']) mx.thumbs.fill(side, payload);
+}
+
+function showError(e) {
+  statusLine.error(`${e.name}: ${e.message}`);
+}
+
+let urlTimer = 0;
+function writeURL() {
+  clearTimeout(urlTimer);
+  urlTimer = setTimeout(async () => {
+    const hash = await encodeModelState(mx.state);
+    writeHash(hash);
+  }, 150);
+}
+
+// The mode links carry the code and language to the other mode.
+bindModeLink('mode-attention', 'index.html', DEFAULTS, () => mx.state);
+
+window.addEventListener('hashchange', async () => {
+  mx.state = await stateFromHash(location.hash);
+  const code = mx.state.code ?? sampleOf(mx.state) ?? '';
+  if (!mx.config || mx.config.tokenizer !== (mx.state.model === 'pyjs-llama2' ? 'llama2' : null)) loading.useModel(mx.state.model);
+  mx.editor.setLanguage(mx.state.language);
+  if (code !== mx.editor.text) mx.editor.setText(code);
+  controls.syncControls();
+  schedule();
+});
+
+pageBuilt();
+controls.syncControls();
+schedule();

@@ -1,0 +1,258 @@
+// The attention playground's controls: the presets and their caption, both schemes' and the shared
+// settings, and the editor's toolbar (sample, Detect, Open file, q/k file, backend) with the
+// Tokenizers box under the units.
+import { el } from './dom.js';
+import { $, statusLine } from './shell.js';
+import { buildControls, schemeControls, sharedControls, setPath } from './controls.js';
+import { TokenizersBox } from './tokenizers-box.js';
+import { normalizeState, describeScheme } from '../shared/playground-state.js';
+import { PRESETS, presetState, matchesPreset } from '../shared/presets.js';
+import { SAMPLES, LANGUAGE_NAMES } from '../shared/samples.js';
+import { qkFileHint } from '../shared/wording.js';
+
+/**
+ * Builds the controls once the workers are ready (pg.info names the languages and tokenizers);
+ * every change goes into pg.state and schedules a redraw.
+ */
+export function createControls(pg) {
+  // ----- presets
+  const presetButtons = PRESETS.map((p) => {
+    const b = el('button', { type: 'button', class: 'preset', 'data-preset': p.id, 'aria-pressed': 'false' }, p.title);
+    b.addEventListener('click', () => {
+      pg.state = presetState(p.id, pg.state);
+      pg.pushNext = true;
+      pg.zoom = null;
+      syncControls();
+      pg.schedule();
+    });
+    $('presets').append(b);
+    return b;
+  });
+
+  function syncStory() {
+    const active = matchesPreset(pg.state) ? PRESETS.find((p) => p.id === pg.state.preset) : null;
+    if (!active) pg.state.preset = '';
+    for (const b of presetButtons) b.setAttribute('aria-pressed', String(b.dataset.preset === active?.id));
+    $('caption').textContent = active
+      ? active.caption
+      : `Your own comparison: A is ${describeScheme(pg.state.a)}, B is ${describeScheme(pg.state.b)}. The third map shows where B attends more (blue) or less (orange) than A; pick a preset for a comparison with its explanation.`;
+  }
+
+  // ----- controls
+  const languages = pg.info.languages;
+  const shared = buildControls($('shared-controls'), sharedControls(languages, pg.info.tokenizers), onControl, { moreLabel: 'More settings' });
+  const sides = {
+    a: buildControls($('scheme-a'), schemeControls('a'), onControl),
+    b: buildControls($('scheme-b'), schemeControls('b'), onControl),
+  };
+  $('scheme-a').prepend(el('h3', { class: 'side-title' }, 'A'));
+  $('scheme-b').prepend(el('h3', { class: 'side-title' }, 'B'));
+  const ratioHints = {};
+  for (const side of ['a', 'b']) {
+    ratioHints[side] = el('p', { class: 'hint', id: `ratio-hint-${side}` });
+    $(`scheme-${side}`).append(ratioHints[side]);
+  }
+  // The language select sits in the editor's toolbar with the sample picker, file loading, detection.
+  const sourceBar = $('source-controls');
+  sourceBar.append(shared.built.find((c) => c.spec.key === 'language').label);
+  const sampleSelect = el('select', { id: 'sample', title: 'Load the sample for a language', 'aria-label': 'Load a sample' });
+  // Once the code is edited or replaced the picker says so ("Your code", which cannot be picked),
+  // so that every sample, the one the code came from included, can be picked to restore it.
+  const customOption = new Option('Your code', 'custom');
+  customOption.disabled = true;
+  sampleSelect.append(customOption);
+  for (const l of languages) sampleSelect.append(new Option(`${LANGUAGE_NAMES[l]} sample`, l));
+  pg.syncSample = () => {
+    const custom = pg.state.code !== null;
+    customOption.hidden = !custom;
+    sampleSelect.value = custom ? 'custom' : pg.state.language;
+  };
+  const sampleLabel = el('label', { class: 'field', title: 'Replace the code with a real-world sample in a language' });
+  sampleLabel.append(el('span', { class: 'field-label' }, 'Sample'), sampleSelect);
+  const detectButton = el('button', { type: 'button', class: 'small', id: 'detect', title: 'Detect the language: the grammar that parses the code with the fewest errors' }, 'Detect');
+  const openLabel = el('label', { class: 'button small', title: 'Open a source file (its extension sets the language)' });
+  const openInput = el('input', { type: 'file', class: 'sr-only', id: 'open-file' });
+  openLabel.append(el('span', {}, 'Open file'), openInput);
+  const qkLabel = el('label', { class: 'button small', id: 'qk-file-label', title: 'q/k JSON: {"headDim": d, "q": [[d numbers] per token], "k": [...]} (see docs/playground.md)' });
+  const qkText = el('span', {}, 'Load q/k…');
+  const qkInput = el('input', { type: 'file', accept: '.json,application/json', class: 'sr-only', id: 'qk-file' });
+  qkLabel.append(qkText, qkInput);
+  // While a q/k file is being chosen the select says "from a file…" and the maps keep the previous
+  // source (qkPending), under a plain hint; cancelling the picker goes back to it.
+  let qkPending = null;
+  const qkHint = el('p', { class: 'hint', id: 'qk-hint', hidden: true });
+  const sourceLabel = (source) => shared.built.find((c) => c.spec.key === 'source').spec.options.find(([v]) => v === source)?.[1] ?? source;
+  /** A state asking for q/k from a file before one is loaded (a link, Back) waits for the file. */
+  function holdFileSource() {
+    if (pg.state.source !== 'file' || pg.qkFileName) return;
+    qkPending ??= 'ones';
+    pg.state.source = qkPending;
+  }
+  // Notes about the code (the detected language) have their own line: a redraw clears the query line.
+  const note = el('span', { id: 'note', class: 'note', role: 'status', 'aria-live': 'polite' });
+  sourceBar.append(sampleLabel, detectButton, openLabel, note);
+  $('shared-controls').insertBefore(qkLabel, shared.more);
+  qkLabel.after(qkHint);
+  qkInput.addEventListener('cancel', () => {
+    if (qkPending === null) return;
+    qkPending = null;
+    syncControls();
+  });
+  const backendLabel = el('label', { class: 'field', title: 'Where attention runs: WebAssembly (SIMD where supported) or WebGPU when this browser has an adapter' });
+  const backendSelect = el('select', { id: 'backend', name: 'backend' });
+  backendSelect.append(new Option('WebAssembly', 'wasm'), new Option('WebGPU', 'webgpu'));
+  backendLabel.append(el('span', { class: 'field-label' }, 'Backend'), backendSelect);
+  shared.more.append(backendLabel);
+  backendSelect.addEventListener('change', () => pg.schedule());
+  // WebGPU is offered only where this browser has an adapter; elsewhere the option is disabled and
+  // says why (choosing it could only fail).
+  (async () => {
+    const adapter = await navigator.gpu?.requestAdapter().catch(() => null);
+    if (adapter) return;
+    const why = navigator.gpu ? 'this browser found no WebGPU adapter (GPU)' : 'this browser has no WebGPU';
+    const option = backendSelect.querySelector('option[value=webgpu]');
+    option.disabled = true;
+    option.textContent = 'WebGPU (not available)';
+    option.title = `Not available: ${why}.`;
+    backendLabel.title = `Where attention runs: WebAssembly (SIMD where supported). WebGPU is not available: ${why}.`;
+    if (backendSelect.value === 'webgpu') {
+      backendSelect.value = 'wasm';
+      pg.schedule();
+    }
+  })();
+
+  // The Tokenizers box under the units: the code under every tokenizer, and a tokenizer.json of
+  // the person's own (a choice of the Tokenizer control, kept in the page and never in the URL).
+  const tokenizerSelect = shared.built.find((c) => c.spec.key === 'tokenizer').input;
+  const tokenizersBox = new TokenizersBox($('source'), pg.client, pg.info.tokenizers, (name) => {
+    if (![...tokenizerSelect.options].some((o) => o.value === name)) tokenizerSelect.append(new Option(tokenizersBox.label(name), name));
+    onControl('tokenizer', name);
+  });
+
+  function syncControls() {
+    shared.sync(pg.state);
+    sides.a.sync(pg.state);
+    sides.b.sync(pg.state);
+    holdFileSource();
+    const sourceSelect = shared.built.find((c) => c.spec.key === 'source').input;
+    if (qkPending !== null) sourceSelect.value = 'file';
+    qkLabel.hidden = pg.state.source !== 'file' && qkPending === null;
+    qkHint.hidden = qkPending === null;
+    qkHint.textContent = qkPending === null ? '' : qkFileHint(sourceLabel(qkPending));
+    pg.syncSample();
+    qkText.textContent = pg.qkFileName ? `q/k: ${pg.qkFileName}` : 'Load q/k…';
+    syncStory();
+  }
+
+  // Choices among a few values (menus, checkboxes) add a history entry, so that Back undoes them;
+  // numbers and sliders, like typing, replace the current one.
+  const isDiscrete = (key) => [shared, sides.a, sides.b].some((c) => c.built.some(({ spec }) => spec.key === key && (spec.type === 'select' || spec.type === 'checkbox')));
+
+  function onControl(key, value) {
+    if (key === 'source') {
+      if (value === 'file' && !pg.qkFileName) {
+        // Choosing a file opens the picker; the maps keep the current source until one is loaded.
+        qkPending ??= pg.state.source;
+        syncControls();
+        qkInput.click();
+        return;
+      }
+      qkPending = null;
+    }
+    if (isDiscrete(key)) pg.pushNext = true;
+    const languageChanged = key === 'language' && value !== pg.state.language;
+    const wasSample = pg.state.code === null || pg.state.code === SAMPLES[pg.state.language];
+    setPath(pg.state, key, value);
+    pg.state = normalizeState(pg.state);
+    if (languageChanged) {
+      pg.editor.setLanguage(pg.state.language);
+      // Switching language on an untouched sample loads that language's sample.
+      if (wasSample) setCode(null);
+    }
+    syncControls();
+    if (['language', 'tokenizer', 'gap', 'descend'].includes(key)) pg.zoom = null;
+    pg.schedule();
+  }
+
+  function setCode(code) {
+    pg.state.code = code;
+    pg.editor.setText(code ?? SAMPLES[pg.state.language] ?? '');
+  }
+
+  sampleSelect.addEventListener('change', () => {
+    const language = sampleSelect.value;
+    if (!SAMPLES[language]) return;
+    pg.state.language = language;
+    pg.editor.setLanguage(language);
+    setCode(null);
+    pg.pushNext = true;
+    pg.zoom = null;
+    syncControls();
+    pg.schedule();
+  });
+
+  async function detectLanguage(fromPaste) {
+    const code = pg.editor.text;
+    let language;
+    try {
+      language = await pg.client.a.request('detect', { code });
+    } catch (e) {
+      if (e.name === 'Superseded') return; // a newer edit replaced the busy worker
+      throw e;
+    }
+    if (!language) return;
+    // The status says when even the best grammar found errors in this code (plainStatus).
+    pg.detected = { code, language };
+    if (language !== pg.state.language) {
+      if (!fromPaste) pg.pushNext = true;
+      pg.state.language = language;
+      pg.editor.setLanguage(language);
+      syncControls();
+      pg.schedule();
+    } else if (pg.result?.snapshot && !statusLine.failed) statusLine.show(pg.plainStatus(pg.result, pg.result.snapshot)); // now it knows the code was detected
+    showNote(`${fromPaste ? 'Detected' : 'Language'}: ${LANGUAGE_NAMES[language]}.`);
+  }
+  detectButton.addEventListener('click', () => detectLanguage(false));
+
+  openInput.addEventListener('change', async () => {
+    const file = openInput.files[0];
+    if (!file) return;
+    const text = await file.text();
+    setCode(text);
+    let byExt;
+    try {
+      byExt = await pg.client.a.request('languageOf', { name: file.name });
+    } catch (e) {
+      if (e.name === 'Superseded') return; // queued behind a run that a newer edit replaced
+      throw e;
+    }
+    if (byExt) {
+      pg.state.language = byExt;
+      pg.editor.setLanguage(byExt);
+      syncControls();
+    } else await detectLanguage(false);
+    pg.pushNext = true;
+    pg.zoom = null;
+    pg.schedule();
+  });
+
+  qkInput.addEventListener('change', async () => {
+    const file = qkInput.files[0];
+    if (!file) return;
+    pg.qkFileName = file.name;
+    await pg.client.both('qkFile', { text: await file.text() });
+    if (pg.state.source !== 'file') pg.pushNext = true;
+    pg.state.source = 'file';
+    qkPending = null;
+    syncControls();
+    pg.schedule();
+  });
+
+  let noteTimer = 0;
+  function showNote(text) {
+    note.textContent = text;
+    clearTimeout(noteTimer);
+    noteTimer = setTimeout(() => note.textContent === text && (note.textContent = ''), 6000);
+  }
+  return { syncControls, detectLanguage, showNote, sourceLabel, ratioHints, tokenizersBox, backendSelect };
+}

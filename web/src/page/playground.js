@@ -1,0 +1,347 @@
+// The playground page: presets that tell a story, the editor with its units outline, the heatmaps
+// A / B / A vs B with the comparison in numbers, and the distance, angle and decay views below,
+// all fed by two workers (one per scheme). The whole state lives in the URL hash. This module
+// holds the page's state (pg) and runs the redraws; the views are modules of their own.
+import { createEditor, tokenAt } from './editor.js';
+import { installUnitColours } from './heatmap.js';
+import { $, statusLine, progressAfter, showLinkNotice, startWorkers } from './shell.js';
+import { createControls } from './playground-controls.js';
+import { createMaps } from './playground-maps.js';
+import { createHoverCard } from './hover-card.js';
+import { createOutline } from './outline.js';
+import { createSummary } from './summary.js';
+import { createViews } from './playground-views.js';
+import { createLinks, linkNotice } from './playground-url.js';
+import { normalizeState, readStateLink, describeScheme, analyzeOptionsFor } from '../shared/playground-state.js';
+import { codeSentence, trainingSentence, splitHint, parseSentence } from '../shared/wording.js';
+import { SAMPLES, LANGUAGE_NAMES } from '../shared/samples.js';
+
+installUnitColours();
+const progress = progressAfter(150);
+
+const link = await readStateLink(location.hash);
+/** The page's state, shared with its views: what the URL holds, and what is on screen. */
+const pg = {
+  state: link.state,
+  zoom: null, // region of token indices, or null for everything
+  selected: { side: 'b', index: -1 },
+  result: null, // the last run's result
+  comparison: null, // { tv, kl } per row for the result on screen
+  qkFileName: null,
+  ready: false,
+  pushNext: false, // the next URL write adds a history entry (a discrete choice was made)
+  detected: null, // { code, language }: the last language detection, of that code
+  lastEdit: -Infinity,
+  paintTimes: {},
+  syncSample: () => {}, // shows whether the code is a sample (set once the picker exists)
+  schedule,
+  showError,
+  plainStatus,
+};
+const backendTimes = {};
+showLinkNotice(linkNotice(link), $('story'));
+
+// ----- editor (first, so that a paste works while the module loads)
+pg.editor = createEditor({
+  parent: $('editor'),
+  doc: pg.state.code ?? SAMPLES[pg.state.language] ?? '',
+  language: pg.state.language,
+  label: 'Source code (tokens are underlined by unit; hover a token for its positions)',
+  onChange(text, update) {
+    pg.state.code = text === SAMPLES[pg.state.language] ? null : text;
+    pg.syncSample();
+    const pasted = update.transactions.some((tr) => tr.isUserEvent('input.paste') || tr.isUserEvent('input.drop'));
+    if (pasted && pg.ready && update.state.doc.length > 0 && update.changes.length > 0) controls.detectLanguage(true);
+    scheduleEdit();
+  },
+  onSelect(pos) {
+    const a = pg.result?.analysis;
+    if (!a) return;
+    const t = tokenAt(a, pos);
+    outline.markUnit(t >= 0 ? a.unit[t] : -1, false);
+  },
+  describeToken(index) {
+    const a = pg.result?.analysis;
+    if (!a) return [];
+    return [
+      ['token', `${index} of ${a.count}`],
+      ['text', JSON.stringify(maps.tokenText(index))],
+      ['unit', maps.unitName(a.unit[index])],
+      ['statement', String(a.statement[index])],
+    ];
+  },
+});
+
+pg.client = startWorkers().client;
+pg.info = await pg.client.a.request('ready');
+pg.ready = true;
+
+// ----- the views, each a module of its own over pg
+const controls = createControls(pg);
+Object.assign(pg, { syncControls: controls.syncControls, showNote: controls.showNote, sourceLabel: controls.sourceLabel, tokenizersBox: controls.tokenizersBox });
+const maps = createMaps(pg);
+Object.assign(pg, { heatmaps: maps.heatmaps, tokenText: maps.tokenText, unitName: maps.unitName, selectRow: maps.selectRow });
+pg.hover = createHoverCard(pg);
+const outline = createOutline(pg);
+pg.markUnit = outline.markUnit;
+const summary = createSummary(pg);
+pg.renderSummary = summary.renderSummary;
+const views = createViews(pg);
+const links = createLinks(pg);
+
+// ----- running
+// Typing: a burst of keystrokes computes once the typing pauses (EDIT_IDLE) or at least every
+// EDIT_MAX_WAIT while it goes on, so the maps follow the code without a computation per key.
+const EDIT_IDLE = 150;
+const EDIT_MAX_WAIT = 750;
+let editTimer = 0;
+let firstEdit = 0;
+function scheduleEdit() {
+  pg.lastEdit = performance.now();
+  if (!pg.ready) return;
+  const now = performance.now();
+  if (!editTimer) firstEdit = now;
+  clearTimeout(editTimer);
+  editTimer = setTimeout(() => {
+    editTimer = 0;
+    schedule();
+  }, Math.max(0, Math.min(EDIT_IDLE, firstEdit + EDIT_MAX_WAIT - now)));
+}
+
+let scheduled = false;
+const lastHalves = { a: null, b: null }; // each worker's last full result
+let startedAt = 0;
+let progressTimer = 0;
+function schedule() {
+  if (!scheduled) startedAt = performance.now();
+  scheduled = true;
+  queueMicrotask(run);
+}
+
+
+async function run() {
+  if (!scheduled) return;
+  scheduled = false;
+  const t0 = startedAt;
+  const code = pg.editor.text;
+  const snapshot = normalizeState(pg.state);
+  const viewsWanted = views.visible;
+  progress.start();
+  let value;
+  try {
+    const pair = await pg.client.latest({ code, state: snapshot, backend: controls.backendSelect.value, view: { size: 512, region: pg.zoom }, reuse: true, views: true, distancesWanted: viewsWanted }, (stage) => {
+      $('progress').title = stage;
+      $('status').dataset.stage = stage;
+    });
+    if (pair) {
+      // A side that reports no change keeps its last result.
+      for (const side of ['a', 'b']) {
+        if (pair[side].unchanged) pair[side] = { ...lastHalves[side], timings: pair[side].timings };
+        else lastHalves[side] = pair[side];
+      }
+    }
+    value = pair && combine(pair.a, pair.b, snapshot, code.length);
+    if (value) value.code = code;
+  } catch (e) {
+    progress.stop();
+    showError(e);
+    if (e.name !== 'Superseded') retitleUncomputed(snapshot);
+    return;
+  }
+  if (value === null) return; // superseded by a newer state
+  progress.stop();
+  const tPaint = performance.now();
+  const compareNeeded = value.n > 0 && value.matrices !== pg.result?.matrices;
+  paint(value, snapshot);
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  if (pg.result !== value) return; // a newer result was painted meanwhile
+  paintRest(value, snapshot);
+  const now = performance.now();
+  const total = now - t0;
+  if (value.n) backendTimes[value.backend] = value.timings.a + value.timings.b;
+  const t = value.timings;
+  const parts = ['analysis', 'a', 'b', 'images', 'views'].filter((k) => Number.isFinite(t[k])).map((k) => `${k === 'a' ? 'attention A' : k === 'b' ? 'attention B' : k} ${t[k].toFixed(1)} ms`);
+  const backends = Object.entries(backendTimes).map(([name, ms]) => `${name} ${ms.toFixed(1)} ms`).join(', ');
+  statusLine.show(plainStatus(value, snapshot));
+  $('timing-text').textContent = `Last redraw ${total.toFixed(1)} ms: ${parts.join(', ')}, painting ${(now - tPaint).toFixed(1)} ms.${backends ? ` Attention A + B by backend: ${backends}.` : ''}`;
+  document.body.dataset.ready = 'true';
+  document.dispatchEvent(new CustomEvent('hirope:redraw', { detail: { total, paint: now - tPaint, tokens: value.n, ...t, received: tPaint - t0, visibleShare: value.images?.visibleShare, paintEditor: pg.paintTimes.editor, paintMaps: pg.paintTimes.maps, paintViews: pg.paintTimes.views } }));
+  links.writeURL(snapshot);
+  if (compareNeeded) compareSides(value);
+  // The views came into view while this run computed without them (the observer reports after the
+  // first run has started, and reports again only when visibility changes): compute them now.
+  if (value.n && !viewsWanted && views.visible && !value.views.distances) {
+    views.clearPending();
+    schedule();
+  }
+}
+
+// TV and KL per row need both matrices; B's worker computes them after the maps are on screen.
+async function compareSides(value) {
+  pg.comparison = null;
+  summary.renderSummary();
+  try {
+    const c = await pg.client.compare();
+    // A later result with the same two matrices (a zoom, the views arriving) keeps the comparison.
+    if (pg.result?.matrices !== value.matrices) return;
+    pg.comparison = c;
+    summary.renderSummary();
+    document.dispatchEvent(new CustomEvent('hirope:compare', { detail: { tv: c.tv, kl: c.kl } }));
+  } catch {
+    // A newer run replaced a matrix in between; its own comparison follows.
+  }
+}
+
+/** The status line in plain words: what was read, and what is out of distribution. */
+function plainStatus(value, snapshot) {
+  const a = value.analysis;
+  if (!a.count) return 'The code has no tokens: paste or type some code.';
+  // The tokenizer and the schemes under their display names: the Tokenizer control's and the map titles'.
+  const parts = [codeSentence({ count: a.count, languageName: LANGUAGE_NAMES[a.language], tokenizer: controls.tokenizersBox.label(a.tokenizer), units: a.units.length, statements: a.statements })];
+  // Which schemes meet angles they never saw in training: each side's own count of pairs.
+  const sides = ['a', 'b'].map((s) => ({ label: s.toUpperCase(), name: describeScheme(snapshot[s]), ood: value.views?.angles?.[s]?.value ?? null }));
+  parts.push(trainingSentence({ n: value.n, total: a.count, train: snapshot.train, sides }));
+  const parse = parseSentence({ languageName: LANGUAGE_NAMES[a.language] ?? a.language, errors: a.errors?.length ?? 0, detected: pg.detected?.code === value.code && pg.detected.language === a.language });
+  if (parse) parts.push(parse);
+  if (value.notes.length) parts.push(value.notes.join(' '));
+  return parts.join(' ');
+}
+
+// One result from the two workers' halves.
+function combine(a, b, snapshot, length) {
+  const timings = {
+    analysis: Math.max(a.timings.analysis ?? 0, b.timings.analysis ?? 0),
+    a: a.timings.attention,
+    b: b.timings.attention,
+    images: Math.max(a.timings.images ?? 0, b.timings.images ?? 0),
+    views: Math.max(a.timings.views ?? 0, b.timings.views ?? 0),
+  };
+  const analysis = { ...a.analysis, length };
+  if (!a.n) return { analysis, n: 0, notes: a.notes, timings, backend: a.backend };
+  return {
+    analysis,
+    n: a.n,
+    headDim: a.headDim,
+    notes: a.notes,
+    backend: a.backend,
+    timings,
+    matrices: `${a.matrix}|${b.matrix}`,
+    images: maps.combineImages(a.image, b.image),
+    views: {
+      distances: b.views.distances,
+      angles: { a: a.views.angles, b: b.views.angles },
+      decay: { a: a.views.decay, b: b.views.decay, maxDistance: a.views.maxDistance, train: snapshot.train },
+    },
+    snapshot,
+  };
+}
+
+function paint(value, snapshot) {
+  pg.paintTimes.editor = 0;
+  const previous = pg.result;
+  // The analysis object is kept when its version is unchanged, so the heatmaps' unit strips and
+  // the editor's marks are not rebuilt.
+  if (previous && value.analysis.version === previous.analysis.version && value.analysis.count === previous.analysis.count) value.analysis = previous.analysis;
+  pg.result = value;
+  const a = value.analysis;
+  if (a !== previous?.analysis) {
+    pg.selected.index = -1;
+    $('query-info').textContent = '';
+    for (const h of Object.values(pg.heatmaps)) {
+      h.selected = -1;
+      h.highlight = null;
+    }
+  }
+  const names = { a: describeScheme(snapshot.a), b: describeScheme(snapshot.b) };
+  pg.heatmaps.a.setTitle('A', names.a);
+  pg.heatmaps.b.setTitle('B', names.b);
+  pg.heatmaps.diff.setTitle('A vs B', 'B ÷ A');
+  if (!value.n) {
+    for (const h of Object.values(pg.heatmaps)) h.draw(null);
+  } else {
+    const t = performance.now();
+    maps.drawHeatmaps(value.images);
+    pg.paintTimes.maps = performance.now() - t;
+  }
+}
+
+// The rest of a redraw, in the task after the maps: the editor's marks, the outline, the numbers
+// and the hints (so that no single task of a redraw blocks typing for long).
+let marked = null; // the analysis whose tokens the editor and the outline show
+function paintRest(value, snapshot) {
+  const a = value.analysis;
+  if (a !== marked) {
+    marked = a;
+    const t = performance.now();
+    pg.editor.setTokens({ count: a.count, start: a.start, end: a.end, unit: a.unit, length: a.length });
+    pg.paintTimes.editor = performance.now() - t;
+    outline.renderOutline(a);
+    controls.tokenizersBox.update(value.code, { ...analyzeOptionsFor(snapshot), tokenizer: undefined }, snapshot.tokenizer);
+  }
+  summary.renderSummary();
+  if (!value.n) return;
+  pg.paintTimes.views = 0;
+  views.show(value);
+  for (const side of ['a', 'b']) {
+    const angles = value.views.angles[side]?.value;
+    const hint = controls.ratioHints[side];
+    if (snapshot[side].type !== 'hirope' || !angles) {
+      hint.textContent = '';
+      hint.classList.remove('warn');
+      continue;
+    }
+    // The token band is in distribution when its slowest pair turns a full period within the
+    // training length, i.e. its index is below Split% of the pairs.
+    const { text, over } = splitHint({ splitPair: angles.splitPair, pairs: angles.pairs, tokenPairs: angles.bands[0].pairs[1], train: snapshot.train });
+    hint.classList.toggle('warn', over);
+    hint.textContent = text;
+  }
+  if (pg.selected.index >= 0 && pg.selected.index < value.n) maps.selectRow(pg.selected.side, pg.selected.index);
+}
+
+/**
+ * After a run that failed: a map whose scheme is no longer the one it shows is emptied and titled
+ * with the scheme that could not be computed, so that no map keeps a result under a scheme's
+ * title it does not belong to (the status line says why).
+ */
+function retitleUncomputed(snapshot) {
+  const shown = pg.result?.snapshot;
+  const stale = { a: !shown || JSON.stringify(shown.a) !== JSON.stringify(snapshot.a), b: !shown || JSON.stringify(shown.b) !== JSON.stringify(snapshot.b) };
+  if (!stale.a && !stale.b) return; // the code failed, not the schemes: the maps keep the last code
+  const names = { a: describeScheme(snapshot.a), b: describeScheme(snapshot.b) };
+  for (const side of ['a', 'b']) if (stale[side]) pg.heatmaps[side].setTitle(side.toUpperCase(), `${names[side]}: not computed`);
+  pg.heatmaps.diff.setTitle('A vs B', 'not computed');
+  for (const which of ['a', 'b', 'diff']) if (which === 'diff' || stale[which]) pg.heatmaps[which].clear('Not computed:\nsee the status line above.');
+  $('summary').replaceChildren(); // its numbers were the previous schemes'
+}
+
+function showError(e) {
+  statusLine.error(errorText(e));
+}
+/** The status line for an error: the code's own problems in the page's words, else the API's. */
+function errorText(e) {
+  const api = e.name === 'HiRoPEError' || e.name === 'PlaygroundError';
+  const kept = pg.result?.n ? ' The maps still show the last code that could be read.' : '';
+  if (e.name === 'NetworkError') return e.message; // a data file that could not be downloaded (worker-client.js)
+  // The parse budget (engine.js pageParseBudget) and the heap: the code, not the settings.
+  const slow = api && /^parsing stopped after (\d+) ms at byte (\d+) of (\d+): the input is pathological for the tree-sitter (\w+) grammar/.exec(e.message);
+  if (slow) {
+    const [, ms, at, of, language] = slow;
+    return `This code cannot be parsed in time: tree-sitter's ${LANGUAGE_NAMES[language] ?? language} grammar recovers from its syntax errors very slowly on it (stopped after ${(ms / 1000).toFixed(1)} s at byte ${Number(at).toLocaleString('en')} of ${Number(of).toLocaleString('en')}).${kept}`;
+  }
+  if (api && /^out of memory/.test(e.message)) return `This code is too large for the browser's WebAssembly memory: ${e.message.replace(/^out of memory: /, '')}.${kept}`;
+  return `${api ? 'These settings cannot be computed' : e.name}: ${e.message}`;
+}
+// Window width changes redraw the width-filling charts.
+let resizeTimer = 0;
+addEventListener('resize', () => {
+  clearTimeout(resizeTimer);
+  resizeTimer = setTimeout(() => {
+    if (!pg.result?.n) return;
+    summary.renderSummary();
+    views.redraw();
+  }, 150);
+});
+
+controls.syncControls();
+schedule();

@@ -1,0 +1,32 @@
+// Model mode's vocabulary, shared by its page and its workers: the shipped models, the schemes
+// their menu offers, the thumbnails' size and the loss curve. Pure (no DOM).
+import { MODEL_BASELINES, SCHEME_TYPES, WINDOWED } from './schemes.js';
+
+/** The shipped models Model mode offers: [name, label]. The first is the first view's. */
+export const MODEL_NAMES = Object.freeze([['pyjs-llama2', 'token model (llama2)'], ['pybyte', 'byte model (Python)']]);
+
+/** Bytes per point of the loss curve the engine returns (the page smooths the losses itself). */
+export const CURVE_STEP = 8;
+
+// RoPE and the windowed schemes (the ones that keep a RoPE-trained model's rotation), then the
+// baselines every scheme is measured against.
+export const MODEL_SCHEMES = SCHEME_TYPES.filter(([name]) => name === 'rope' || WINDOWED.has(name)).concat(MODEL_BASELINES);
+export const isBaseline = (type) => MODEL_BASELINES.some(([name]) => name === type);
+
+/** Mean loss over consecutive runs of `step` bytes: { x (first byte of each run), y }. */
+export function lossCurve(losses, step = CURVE_STEP) {
+  const points = Math.ceil(losses.length / step);
+  const x = new Float32Array(points);
+  const y = new Float32Array(points);
+  for (let p = 0; p < points; p++) {
+    let sum = 0;
+    const end = Math.min(losses.length, (p + 1) * step);
+    for (let t = p * step; t < end; t++) sum += losses[t];
+    x[p] = p * step + 1; // losses[t] is the loss of byte t + 1
+    y[p] = sum / (end - p * step);
+  }
+  return { x, y };
+}
+
+/** Side of the layer x head thumbnails (pooled cells). */
+export const THUMB_SIZE = 64;

@@ -1,0 +1,297 @@
+// The playground's compute side: code analysis, attention under schemes A and B, the pooled and
+// coloured heatmap images, and the data for the distance, angle and decay views. It runs inside the
+// Web Worker (web/src/worker.js) and in Node tests; it keeps the full matrices so that zooming, row
+// selection and CSV export need no recomputation.
+import { schemeFor, analyzeOptionsFor } from '../shared/playground-state.js';
+import { plural } from '../shared/wording.js';
+import { PlaygroundError } from './errors.js';
+import { parseQKFile } from './qk-file.js';
+import { rowStats, compareRows } from './attention-numbers.js';
+import { positionsFor, distanceViews, angleView, decayView } from './attention-views.js';
+import { gridFor, poolMatrix, heatImage, matrixRow, matrixValues } from './matrix-view.js';
+
+/** Heatmaps cover at most this many tokens (the analysis covers the whole text). */
+export const MAX_ATTENTION_TOKENS = 4096;
+
+/** Detection order: a language that parses as cleanly as a later one wins. */
+export const LANGUAGE_PREFERENCE = ['python', 'javascript', 'typescript', 'tsx', 'c', 'cpp', 'java', 'go', 'rust'];
+
+/**
+ * The page's parse budget in milliseconds: 3 s plus 1 s per million characters. Real code parses
+ * at several MB/s in WebAssembly; input that defeats tree-sitter's error recovery (tens of
+ * thousands of quotes) stops after 3 s with a message that says so, rather than the library's
+ * default of 10 s.
+ */
+export const pageParseBudget = (code) => 3000 + code.length / 1000;
+/** Detection parses the code once per grammar: 250 ms plus 0.25 s per million characters each. */
+const detectParseBudget = (code) => 250 + code.length / 4000;
+
+const now = () => performance.now();
+
+/**
+ * One side (scheme A or B) of the playground: the analysis and q/k it shares with the other side,
+ * its attention matrix, pooled images and views. The page runs one per Web Worker, so the two
+ * sides compute in parallel.
+ */
+export class SideEngine {
+  /** @param options.async run attention with attentionAsync (the WebGPU backend) */
+  constructor(hr, { async = false } = {}) {
+    this.hr = hr;
+    this.async = async;
+    this._analysis = null; // { key, result, positions, n, version }
+    this._qk = null; // { key, q, k, headDim }
+    this._file = null; // { text, parsed }
+    this._side = null; // { key, probs, rowMax, scheme }
+    this._buffer = null; // the output array, reused across runs
+    this._sideVersion = 0; // counts the matrices computed (the page compares A and B once per pair)
+    this._cache = new Map(); // view data by key
+  }
+
+  /**
+   * Everything one redraw needs from this side. request: { code, state, side: 'a' | 'b',
+   * qkFile?: string, view?: { size, region }, summary?: true for the analysis summary,
+   * views?: false to skip the angle and decay views, distances?: true for the distance views,
+   * reuse?: true to get { unchanged: true } when the result equals the previous reuse run's }.
+   * `progress(stage)` is called between stages.
+   */
+  async run(request, progress = () => {}) {
+    const { code, state, side } = request;
+    if (typeof code !== 'string') throw new PlaygroundError('code must be a string');
+    if (side !== 'a' && side !== 'b') throw new PlaygroundError("side must be 'a' or 'b'");
+    const hr = this.hr;
+    const timings = {};
+    let t = now();
+    const lastSignature = this._lastSignature;
+    this._lastSignature = null; // until this run succeeds
+    // A built-in loads its vocabulary once (later calls return at once); a person's own
+    // tokenizer.json was loaded by the page's 'tokenizerFile' request.
+    if (state.tokenizer !== 'lexical' && hr.tokenizers.includes(state.tokenizer)) {
+      progress('loading the tokenizer');
+      await hr.loadTokenizer(state.tokenizer);
+    }
+    progress('analysis');
+    const analysis = this._analyze(code, state);
+    timings.analysis = now() - t;
+    const n = analysis.n;
+    const notes = [];
+    if (analysis.result.tokens.count > n) notes.push(`The heatmaps show the first ${n.toLocaleString('en')} of ${analysis.result.tokens.count.toLocaleString('en')} tokens.`);
+    const summary = request.summary ? this._analysisSummary(analysis) : null;
+    if (n === 0) return { side, analysis: summary, n: 0, notes: ['The code has no tokens.'], timings };
+
+    t = now();
+    const qk = this._qkFor(request, state, analysis, notes);
+    timings.qk = now() - t;
+    const headDim = qk.headDim;
+    const schemes = { a: schemeFor(state.a, state), b: schemeFor(state.b, state) };
+    progress(`attention ${side.toUpperCase()}`);
+    t = now();
+    const grid = this._grid(request.view);
+    const pooled = await this._attention(schemes[side], qk, analysis, grid);
+    timings.attention = now() - t;
+
+
+    const views = {};
+    t = now();
+    if (request.views !== false) {
+      progress('views');
+      views.angles = this._cached(`angles|${JSON.stringify(schemes[side])}|${headDim}|${state.train}|${analysis.version}`, () => angleView(this.hr, state, state[side], schemes[side], headDim, analysis));
+      const maxDistance = Math.min(this.hr.limits.maxTokens - 1, Math.max(analysis.n, 2 * state.train, 256));
+      views.decay = this._cached(`decay|${JSON.stringify(schemes[side])}|${headDim}|${maxDistance}`, () => decayView(this.hr, schemes[side], headDim, maxDistance));
+      views.maxDistance = maxDistance;
+    }
+    if (request.distances) views.distances = distanceViews(this.hr, schemes, headDim, analysis, (key, compute) => this._cached(key, compute));
+    timings.views = now() - t;
+
+    // With request.reuse, a run that would send exactly what the last one sent says so instead
+    // (the page keeps the last result): the other scheme's slider moves cost this side nothing.
+    const signature = JSON.stringify([analysis.version, this._side.key, grid, views.angles?.key, views.decay?.key, views.distances?.key, request.summary, notes]);
+    this._lastSignature = request.reuse ? signature : null;
+    if (request.reuse && lastSignature === signature) return { side, n, unchanged: true, timings };
+
+    progress('heatmaps');
+    t = now();
+    const image = this._image(grid, pooled ?? this._pool(grid));
+    timings.images = now() - t;
+    return { side, analysis: summary, n, headDim, image, views, notes, timings, matrix: this._side.version };
+  }
+
+  // View data by key; the key travels with it so that the page can skip redrawing what is unchanged.
+  _cached(key, compute) {
+    if (!this._cache.has(key)) {
+      if (this._cache.size > 16) this._cache.clear();
+      const value = compute();
+      this._cache.set(key, value && { key, value });
+    }
+    return this._cache.get(key);
+  }
+
+  _analyze(code, state) {
+    const options = analyzeOptionsFor(state);
+    const key = JSON.stringify(options) + '\u0000' + code;
+    if (this._analysis?.key === key) return this._analysis;
+    const result = this.hr.analyze(code, { ...options, timeoutMs: pageParseBudget(code) });
+    const n = Math.min(result.tokens.count, MAX_ATTENTION_TOKENS);
+    const p = result.positions;
+    const positions = { token: p.token.subarray(0, n), unit: p.unit.subarray(0, n), statement: p.statement.subarray(0, n) };
+    this._analysis = { key, result, positions, n, version: (this._analysis?.version ?? 0) + 1 };
+    this._side = null;
+    return this._analysis;
+  }
+
+  _analysisSummary(analysis) {
+    const r = analysis.result;
+    return {
+      language: r.language,
+      tokenizer: r.tokenizer,
+      count: r.tokens.count,
+      start: r.tokens.start.slice(),
+      end: r.tokens.end.slice(),
+      unit: r.positions.unit.slice(),
+      statement: r.positions.statement.slice(),
+      units: r.units.map(({ index, kind, name, nodeType, languageKind, start, end }) => ({ index, kind, name, nodeType, languageKind, start, end })),
+      errors: r.errors.map(({ start, end, missing }) => ({ start, end, missing })),
+      statements: r.statements,
+      version: analysis.version,
+    };
+  }
+
+  _qkFor(request, state, analysis, notes) {
+    const n = analysis.n;
+    if (state.source === 'file') {
+      if (typeof request.qkFile !== 'string') throw new PlaygroundError('Q/K source "file": load a q/k JSON file first');
+      if (this._file?.text !== request.qkFile) this._file = { text: request.qkFile, parsed: parseQKFile(request.qkFile), version: (this._file?.version ?? 0) + 1 };
+      const f = this._file.parsed;
+      if (f.n < n) throw new PlaygroundError(`the q/k file has ${plural(f.n, 'row')} but the code has ${plural(n, 'token')}; it needs one row per token`);
+      if (f.n > n) notes.push(`The q/k file has ${plural(f.n, 'row')}; the first ${n === 1 ? 'is' : `${n} are`} used.`);
+      if (f.headDim !== state.headDim) notes.push(`Head dimension ${f.headDim} comes from the q/k file.`);
+      const key = `file:${this._file.version}:${n}:${analysis.version}`;
+      if (this._qk?.key !== key) this._qk = { key, q: f.q.subarray(0, n * f.headDim), k: f.k.subarray(0, n * f.headDim), headDim: f.headDim };
+      return this._qk;
+    }
+    const key = `${state.source}:${state.seed}:${state.headDim}:${analysis.version}`;
+    if (this._qk?.key !== key) {
+      const ids = analysis.result.tokens.ids.subarray(0, n);
+      const { q, k } = this.hr.qk({ source: state.source, n, headDim: state.headDim, tokenIds: ids, seed: state.seed });
+      this._qk = { key, q, k, headDim: state.headDim };
+    }
+    return this._qk;
+  }
+
+  // The side's attention matrix, pooled for `grid` on the way (the core pools each strip of rows
+  // while it is in WebAssembly memory); null when the matrix is cached and needs pooling anew.
+  async _attention(scheme, qk, analysis, grid) {
+    const n = analysis.n;
+    const key = `${JSON.stringify(scheme)}|${qk.key}`;
+    if (this._side?.key === key) return null;
+    // Reuse the buffer: fresh large arrays cost page faults on every redraw.
+    if (!this._buffer || this._buffer.length !== n * n) this._buffer = new Float32Array(n * n);
+    const cells = grid.rows * grid.cols;
+    const pool = { rows: grid.rows, cols: grid.cols, region: grid.region, ratio: new Float32Array(cells), raw: new Float32Array(cells), rowMax: new Float32Array(n) };
+    const args = { q: qk.q, k: qk.k, n, headDim: qk.headDim, positions: positionsFor(scheme, analysis.positions), scheme, causal: true, output: 'probs', out: this._buffer, pool };
+    this._side = null; // a failed call leaves no stale matrix behind
+    const probs = this.async ? await this.hr.attentionAsync(args) : this.hr.attention(args);
+    this._side = { key, probs, rowMax: pool.rowMax, scheme, stats: null, version: ++this._sideVersion, pooled: { key: JSON.stringify(grid), value: pool } };
+    return pool;
+  }
+
+  _grid(view = {}) {
+    return gridFor(view, this._analysis.n);
+  }
+
+  // Pools the stored matrix for a grid (zoom, a cached side), reusing the last pooling of that grid.
+  _pool(grid) {
+    const key = JSON.stringify(grid);
+    if (this._side.pooled?.key === key) return this._side.pooled.value;
+    const value = poolMatrix(this.hr, this._side.probs, this._analysis.n, grid);
+    this._side.pooled = { key, value };
+    return value;
+  }
+
+  _image(grid, pooled) {
+    // raw is copied: the pooled arrays stay cached here while the image is transferred away.
+    return { ...heatImage(grid, pooled), raw: pooled.raw.slice() };
+  }
+
+  /**
+   * The language whose grammar parses the code with the fewest error bytes (ties go to the earlier
+   * language in LANGUAGE_PREFERENCE: JavaScript is also valid TypeScript, C is mostly valid C++).
+   */
+  detectLanguage(code) {
+    if (typeof code !== 'string') throw new PlaygroundError('code must be a string');
+    let best = null;
+    for (const language of LANGUAGE_PREFERENCE) {
+      if (!this.hr.languages.includes(language)) continue;
+      let errors;
+      try {
+        ({ errors } = this.hr.analyze(code, { language, timeoutMs: detectParseBudget(code) }));
+      } catch (e) {
+        if (e.name === 'HiRoPEError') continue; // past the budget: this grammar fails on it anyway
+        throw e;
+      }
+      let score = 0;
+      for (const e of errors) score += e.missing ? 1 : Math.max(1, e.byteEnd - e.byteStart);
+      if (!best || score < best.score) best = { language, score };
+      if (score === 0) break;
+    }
+    return best?.language ?? null;
+  }
+
+  _require() {
+    if (!this._side || !this._analysis?.n) throw new PlaygroundError('nothing has been computed yet');
+    return this._side;
+  }
+
+  /** The pooled heatmap of this side for a view { size, region }: colours and raw means. */
+  images(view = {}) {
+    this._require();
+    const grid = this._grid(view);
+    return this._image(grid, this._pool(grid));
+  }
+
+  /** Row i (a query token): its probabilities over keys 0 .. i. */
+  row(i) {
+    const s = this._require();
+    return matrixRow(s.probs, this._analysis.n, i, s.rowMax[i]);
+  }
+
+  // Per-row numbers of this side's matrix (rowStats), computed once per matrix and only when the
+  // page asks for the comparison, after the maps are on screen.
+  _stats() {
+    const s = this._require();
+    const p = this._analysis.positions;
+    s.stats ??= rowStats(s.probs, this._analysis.n, p.unit, p.token);
+    return s.stats;
+  }
+
+  /** A copy of the whole probability matrix (n x n), to compare with the other side's, and its per-row numbers. */
+  exportProbs() {
+    const s = this._require();
+    return { n: this._analysis.n, probs: s.probs.slice(0, this._analysis.n * this._analysis.n), stats: this._stats() };
+  }
+
+  /** TV and KL per row between another side's matrix (as A) and this side's (as B), and this side's per-row numbers. */
+  compare(other) {
+    const s = this._require();
+    const n = this._analysis.n;
+    if (!other || other.n !== n || !(other.probs instanceof Float32Array) || other.probs.length !== n * n) throw new PlaygroundError('the two sides disagree on the token count; run both first');
+    return { ...compareRows(other.probs, s.probs, n), stats: this._stats() };
+  }
+
+  /** One cell: probability p(query i -> key j) and the distance each frequency band sees. */
+  cell(i, j) {
+    const s = this._require();
+    const n = this._analysis.n;
+    if (!Number.isInteger(i) || !Number.isInteger(j) || i < 0 || j < 0 || i >= n || j >= n) throw new PlaygroundError(`no cell (${i}, ${j})`);
+    const p = this._analysis.positions;
+    const pick = (arr) => Int32Array.of(arr[j], arr[i]);
+    const positions = positionsFor(s.scheme, { token: pick(p.token), unit: pick(p.unit), statement: pick(p.statement) });
+    // Two tokens (key first) give the pair's relative distance per band at index [1][0].
+    const bands = this.hr.relativeDistances({ n: 2, headDim: this._qk.headDim, positions, scheme: s.scheme }).map((b) => ({ name: b.name, pairs: [b.pairBegin, b.pairEnd], distance: j > i ? null : b.distances[2] }));
+    return { p: j > i ? 0 : s.probs[i * n + j], bands };
+  }
+
+  /** The probabilities of a region, row-major (NaN where masked), for CSV export. */
+  values(region) {
+    return matrixValues(this._require().probs, this._analysis.n, region);
+  }
+}
