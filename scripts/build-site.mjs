@@ -44,7 +44,22 @@ await esbuild.build({
   logLevel: 'warning',
 });
 
-for (const file of ['index.html', 'model.html', 'article.html', 'style.css', 'article.css']) fs.copyFileSync(path.join(root, 'web', file), path.join(out, file));
+// The three pages share one head (web/head.html): each page names its title, stylesheet and script
+// in a comment, <!-- #head title="…" stylesheet="…" script="…" -->, which becomes that head.
+const head = fs.readFileSync(path.join(root, 'web/head.html'), 'utf8').replace(/^<!--[\s\S]*?-->\n/, '');
+function renderPage(html, file = 'page') {
+  const marker = /^ *<!-- #head ((?:\w+="[^"]*" ?)+)-->\n/m;
+  const match = marker.exec(html);
+  if (!match) throw new Error(`build-site: ${file} has no <!-- #head ... --> comment`);
+  const fields = Object.fromEntries([...match[1].matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+  const filled = head.replace(/\{(\w+)\}/g, (_, key) => {
+    if (fields[key] === undefined) throw new Error(`build-site: ${file}'s #head comment has no ${key}`);
+    return fields[key];
+  });
+  return html.replace(match[0], filled);
+}
+for (const file of ['index.html', 'model.html', 'article.html']) fs.writeFileSync(path.join(out, file), renderPage(fs.readFileSync(path.join(root, 'web', file), 'utf8'), file));
+for (const file of ['style.css', 'article.css']) fs.copyFileSync(path.join(root, 'web', file), path.join(out, file));
 // Tokenizer vocabularies keep their names (the package loads them as data/NAME.bin or .json), and so does
 // the model beside its hashed copy (the package's own fallback path).
 fs.cpSync(path.join(dist, 'data'), path.join(out, 'data'), { recursive: true });

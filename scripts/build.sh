@@ -47,7 +47,7 @@ cp wasm/api.js wasm/errors.js wasm/vocabulary.js wasm/runtime.js wasm/init.js wa
   wasm/index.d.ts wasm/core.d.ts wasm/worker.d.ts dist/
 echo "build: dist/ ready ($(du -sh dist | cut -f1))"
 
-# The core's vocabulary as a module for the page (web/src/vocabulary.js reads it).
+# The core's vocabulary as a module for the page (web/src/shared/vocabulary.js reads it).
 node tools/write-vocabulary.mjs build/generated/vocabulary.js
 
 # The static site: playground, embeddable element and demo article (build/site).
