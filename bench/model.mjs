@@ -16,6 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import init from '../dist/index.js';
+import { manifestFiles, modelByName } from '../training/eval/data.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -25,14 +26,12 @@ const arg = (name, fallback) => {
 };
 const repeats = arg('--repeats', 21);
 const length = arg('--bytes', 1024);
-const weights = path.join(root, 'models/pybyte.hrm');
+const weights = modelByName('pybyte').weights;
 
 // Real code: the first held-out file of the manifest that is long enough, else a repo file.
 function inputBytes() {
-  const manifest = fs.readFileSync(path.join(root, 'training/manifest.tsv'), 'utf8').split('\n');
-  for (const line of manifest) {
-    const [file, size, , split] = line.split('\t');
-    if (split === 'held-out' && Number(size) >= length + 4096 && fs.existsSync(file)) return { name: file, bytes: new Uint8Array(fs.readFileSync(file)).subarray(4096, 4096 + length) };
+  for (const { path: file, bytes: size } of manifestFiles(modelByName('pybyte'), 'held-out')) {
+    if (size >= length + 4096 && fs.existsSync(file)) return { name: file, bytes: new Uint8Array(fs.readFileSync(file)).subarray(4096, 4096 + length) };
   }
   const file = path.join(root, 'src/model/model.cpp');
   return { name: file, bytes: new Uint8Array(fs.readFileSync(file)).subarray(0, length) };
@@ -61,12 +60,11 @@ if (args.includes('--tokens')) {
 }
 
 async function tokenBench() {
-  const tokenWeights = path.join(root, 'models/pyjs-llama2.hrm');
+  const tokenWeights = modelByName('pyjs-llama2').weights;
   const hr = await init({ simd: true });
   const model = await hr.model.load({ data: new Uint8Array(fs.readFileSync(tokenWeights)) });
   // Held-out files of the token model's manifest, joined until there are 2,048 tokens.
-  const files = fs.readFileSync(path.join(root, 'training/manifest-pyjs.tsv'), 'utf8').split('\n')
-    .map((l) => l.split('\t')).filter(([f, , , split]) => split === 'held-out' && f && fs.existsSync(f)).map(([f]) => f);
+  const files = manifestFiles(modelByName('pyjs-llama2'), 'held-out').map((f) => f.path).filter((f) => fs.existsSync(f));
   let text = '';
   const used = [];
   for (const f of files) {
@@ -92,7 +90,7 @@ async function tokenBench() {
         if (blas) env.OPENBLAS_NUM_THREADS = blas;
         else delete env.OPENBLAS_NUM_THREADS;
         try {
-          const r = JSON.parse(execFileSync('/usr/bin/python3', [path.join(root, 'bench/model_torch.py'), tokenWeights, tmp, '--ids', '--repeats', String(repeats), '--threads', blas ? '1' : String(os.cpus().length)], { encoding: 'utf8', env }));
+          const r = JSON.parse(execFileSync('/usr/bin/python3', ['-m', 'bench.model_torch', tokenWeights, tmp, '--ids', '--repeats', String(repeats), '--threads', blas ? '1' : String(os.cpus().length)], { encoding: 'utf8', env, cwd: root }));
           torchMs.push(r.median_ms);
         } catch (e) {
           console.error(`bench: PyTorch not run (${e.message.split('\n')[0]})`);
@@ -142,7 +140,7 @@ if (!args.includes('--no-torch')) {
       const env = { ...process.env };
       if (c.blas) env.OPENBLAS_NUM_THREADS = c.blas;
       else delete env.OPENBLAS_NUM_THREADS;
-      const out = execFileSync('/usr/bin/python3', [path.join(root, 'bench/model_torch.py'), weights, tmp, '--repeats', String(repeats), '--threads', String(c.threads)], { encoding: 'utf8', env });
+      const out = execFileSync('/usr/bin/python3', ['-m', 'bench.model_torch', weights, tmp, '--repeats', String(repeats), '--threads', String(c.threads)], { encoding: 'utf8', env, cwd: root });
       torch.push({ ...JSON.parse(out), label: c.label });
     } catch (e) {
       console.error(`bench: PyTorch not run (${e.message.split('\n')[0]}); install python3-torch`);

@@ -1,22 +1,22 @@
 #!/usr/bin/env python3
-"""PyTorch side of bench/model.mjs: the same code model (training/train.py's Model, weights read
-from the .hrm file) timed on the same input. Prints one JSON line.
+"""PyTorch side of bench/model.mjs: the same code model (training/model.py's Model, weights read
+from the .hrm file by training/export.py) timed on the same input. Prints one JSON line.
 
-    /usr/bin/python3 bench/model_torch.py WEIGHTS INPUT --repeats 7 --threads 2 [--ids]
+    /usr/bin/python3 -m bench.model_torch WEIGHTS INPUT --repeats 7 --threads 2 [--ids]
+                                                          (from the repository root)
 
 With --ids, INPUT holds token ids (int32, little-endian) for a token model, and each run also
 takes the loss (cross-entropy of every next token), as hirope's loss() does.
 """
 import argparse
 import json
-import os
 import statistics
-import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "training"))
-import torch  # noqa: E402
-from train import load_weights, rope_scores  # noqa: E402
+import torch
+
+from training.export import load_weights
+from training.model import rope_scores
 
 
 def main():

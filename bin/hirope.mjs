@@ -3,8 +3,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import init, { HiRoPEError, RECALL_CLASSES, BUILTIN_TOKENIZERS } from '../dist/index.js';
-import { encodePNG, heatmapRGBA } from './png.mjs';
-import { bucketLabel, bucketLosses, defaultBuckets, presetSchemes, windowsOf } from './model-eval.mjs';
+import { encodePNG, heatmapRGBA } from '../lib/png.mjs';
+import { bucketLabel, bucketLosses, defaultBuckets, presetSchemes, windowsOf } from '../lib/model-eval.mjs';
+import { REGISTRY } from '../training/registry.mjs';
 
 const HELP = {
   main: `usage: hirope <command> [options]
@@ -69,7 +70,7 @@ bytes (a name whose previous use is more than L bytes back, none nearer) and nea
 options:
   --scheme S          a preset (repeatable): sliding-window, truncate (the baselines: attention
                       reaching L bytes back; each prediction from the last L bytes, one forward per
-                      L/8), rope, pi, ntk, dynamic-ntk, yarn, rerope, self-extend,
+                      L/${REGISTRY.truncate.stride_divisor}), rope, pi, ntk, dynamic-ntk, yarn, rerope, self-extend,
                       hirope-0.5-units, hirope-1/3-units, hirope-1/3-statements,
                       hirope-1/3-segments32, or a JSON model option object such as
                       '{"scheme":{"type":"hirope","ratio":0.25},"hierarchy":"segments"}'

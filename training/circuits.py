@@ -22,7 +22,7 @@ def pattern_scores(attention, ids):
 
 def attention_maps(model, ids, scores_for):
     """Every layer's attention (layers x heads x n x n) for a 1-d tensor of ids; scores_for(n) is
-    the attention score function of n positions (train.rope_scores: the training scheme)."""
+    the attention score function of n positions (model.rope_scores: the training scheme)."""
     m = model.m
     d, heads = m["d_model"], m["heads"]
     hd = d // heads

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """How fast does a model learn to copy? A diagnostic, separate from training runs.
 
-    /usr/bin/python3 training/copy_check.py [--weights FILE | --vocab N [--config FILE]] [--context N]
+    /usr/bin/python3 -m training.copy_check [--weights FILE | --vocab N [--config FILE]] [--context N]
         [--block N | --sizes LO HI [--gap N]] [--steps N] [--lr X] [--pool FILE [--top K]] [--seed N]
 
 Trains a model (from exported weights, or from scratch with a config's model dimensions and
@@ -18,25 +18,25 @@ copying.repeat_tokens rows), so only matching content predicts a copy.
 import argparse
 import json
 import math
-import os
 import random
-import sys
 import time
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import copying  # noqa: E402
-import train  # noqa: E402
+from . import copying
+from . import registry
+from .export import load_weights
+from .model import Model, rope_scores
+from .train import keep_freed_memory
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--weights", help="start from this weights file (default: from scratch)")
     ap.add_argument("--vocab", type=int, default=32000, help="vocabulary when from scratch")
-    ap.add_argument("--config", default=os.path.join(train.ROOT, "training", "config-pyjs.json"),
+    ap.add_argument("--config", default=registry.model("pyjs-llama2")["config"],
                     help="the config whose model dimensions a fresh model takes")
     ap.add_argument("--context", type=int, default=128)
     ap.add_argument("--block", type=int, help="tokens per block (default: half the context)")
@@ -58,15 +58,15 @@ def main():
                     help="draw only the TOP most frequent tokens of --pool and compute the softmax "
                          "over those alone (the output layer is most of a step's cost)")
     args = ap.parse_args()
-    train.keep_freed_memory()
+    keep_freed_memory()
     torch.set_num_threads(1)
     torch.manual_seed(args.seed)
     if args.weights:
-        model, _ = train.load_weights(args.weights)
+        model, _ = load_weights(args.weights)
         model.train()
     else:
         with open(args.config) as f:
-            model = train.Model(dict(json.load(f)["model"], vocab=args.vocab))
+            model = Model(dict(json.load(f)["model"], vocab=args.vocab))
     m = model.m
     vocab, n = m["vocab"], args.context
     block = args.block or n // 2
@@ -81,7 +81,7 @@ def main():
     draw = pool.numpy() if pool is not None else np.arange(vocab)
     rng = random.Random(args.seed)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, betas=(0.9, 0.95), weight_decay=0.1)
-    fn = train.rope_scores(n, m["d_model"] // m["heads"], m["rope_base"], "cpu")
+    fn = rope_scores(n, m["d_model"] // m["heads"], m["rope_base"], "cpu")
     # Target t (token t + 1) is a second copy when (t + 1) mod 2*block >= block.
     second = ((torch.arange(1, n + 1) % (2 * block)) >= block)
     start = time.time()

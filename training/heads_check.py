@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Which heads of a model attend to the previous token, and which do induction? A diagnostic.
 
-    /usr/bin/python3 training/heads_check.py [--weights FILE] [--config FILE] [--files N] [--json]
+    /usr/bin/python3 -m training.heads_check [--weights FILE] [--model NAME] [--files N] [--json]
 
 Copying from the context is done by an induction circuit: a head that attends to the previous
 token (it writes "the token before me was A" at every position) and, in a later layer, a head
@@ -20,41 +20,38 @@ gives the token model's.
 import argparse
 import json
 import os
-import sys
 
 import numpy as np
 import torch
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import circuits  # noqa: E402
-import train  # noqa: E402
+from . import circuits
+from . import registry
+from .data import Tokenizer, load_files
+from .export import load_weights
+from .model import rope_scores
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--weights", default=os.path.join(train.ROOT, "models", "pyjs-llama2.hrm"))
-    ap.add_argument("--config", help="the model's training config, for its held-out files (default: "
-                    "training/config-pyjs.json for a token model, training/config.json otherwise)")
+    ap.add_argument("--weights", default=os.path.join(registry.ROOT, "models", "pyjs-llama2.hrm"))
+    ap.add_argument("--model", help="the registry's model whose manifest gives the held-out files "
+                    "(default: pyjs-llama2 for a token model, pybyte otherwise)")
     ap.add_argument("--files", type=int, default=8, help="held-out files, one window each")
     ap.add_argument("--json", action="store_true", help="print JSON instead of a table")
     args = ap.parse_args()
     torch.set_num_threads(1)
-    model, m = train.load_weights(args.weights)
-    config = args.config or os.path.join(train.ROOT, "training", "config-pyjs.json"
-                                         if m.get("tokenizer") else "config.json")
-    with open(config) as f:
-        cfg = json.load(f)
-    train.MANIFEST = cfg["data"].get("manifest", train.MANIFEST)
-    files = train.load_files("held-out")[: args.files]
+    model, m = load_weights(args.weights)
+    entry = registry.model(args.model or ("pyjs-llama2" if m.get("tokenizer") else "pybyte"))
+    files = load_files(entry["manifest"], "held-out")[: args.files]
     context = m["context"]
     if m.get("tokenizer"):
-        tok = train.Tokenizer(m["tokenizer"])
+        tok = Tokenizer(m["tokenizer"])
         windows = [tok.ids(data)[:context].astype(np.int64).tolist() for _, data in files]
     else:
         windows = [list(data[:context]) for _, data in files]
     hd = m["d_model"] // m["heads"]
     scores = circuits.head_scores(model, [w for w in windows if len(w) > 1],
-                                  lambda n: train.rope_scores(n, hd, m["rope_base"], "cpu"))
+                                  lambda n: rope_scores(n, hd, m["rope_base"], "cpu"))
     if args.json:
         print(json.dumps([{"layer": l, "head": h, "previous": round(p, 4),
                            "induction": None if i is None else round(i, 4)}

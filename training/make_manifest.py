@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Writes a model's manifest (data.manifest of its config, training/manifest.tsv by default): every
-file the config's data rules select, with its size, SHA-256 and split. The split is by file, from a
+"""Writes a model's manifest (its manifest.json in training/models/registry.json): every file
+its config's data rules select, with its size, SHA-256 and split. The split is by file, from a
 hash of the path, so it never depends on file order.
 
-    python3 training/make_manifest.py [CONFIG]     (default training/config.json)
+    python3 -m training.make_manifest [MODEL]     (default pybyte; run from the repository root)
 
 Run once when the data rules change; train.py and the evaluation then read only the manifest and
 refuse files whose hash differs (a different Python patch release, for example). Rules: roots,
@@ -14,7 +14,13 @@ import json
 import os
 import sys
 
+from . import registry
+
 HERE = os.path.dirname(os.path.abspath(__file__))
+COMMENT = ("The %s model's files, written by training/make_manifest.py from its config's data "
+           "rules: path (a relative path is the repository's), size in bytes, SHA-256 and split "
+           "(train, tuning, held-out). The trainer and the evaluation read only this list and "
+           "refuse a file whose hash differs.")
 
 
 def readable(data, rules):
@@ -63,8 +69,8 @@ def split_of(path, rules):
 
 
 def main():
-    config = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "config.json")
-    with open(config) as f:
+    entry = registry.model(sys.argv[1] if len(sys.argv) > 1 else None)
+    with open(entry["config"]) as f:
         rules = json.load(f)["data"]
     rows = []
     seen = set()
@@ -76,11 +82,8 @@ def main():
             continue  # a copy of a file already listed (vendored twice): never in two splits
         seen.add(sha)
         rows.append((path, len(data), sha, split_of(path, rules)))
-    out = os.path.join(os.path.dirname(HERE), rules.get("manifest", "training/manifest.tsv"))
-    with open(out, "w") as f:
-        f.write("# path\tbytes\tsha256\tsplit\n")
-        for row in rows:
-            f.write("%s\t%d\t%s\t%s\n" % row)
+    out = entry["manifest"]
+    registry.write_manifest(out, rows, COMMENT % entry["name"])
     for split in ("train", "tuning", "held-out"):
         part = [r for r in rows if r[3] == split]
         print("manifest: %d %s files (%d bytes)" % (len(part), split, sum(r[1] for r in part)),

@@ -1,42 +1,42 @@
 #!/usr/bin/env python3
 """Trains one of hirope's code models and exports its weights and test vectors.
 
-    /usr/bin/python3 training/train.py [--config FILE] [--steps N] [--device cpu|cuda] [--out DIR]
+    /usr/bin/python3 -m training.train [--model NAME] [--config FILE] [--steps N] [--device cpu|cuda]
+        [--out DIR]                                    (from the repository root)
 
-Reads a config (training/config.json: the byte model; training/config-pyjs.json: the token
-model; seed, hyperparameters, export paths) and its manifest (data.manifest: the files, their
-SHA-256 and split). A config whose model names a tokenizer trains on its token ids: hirope's own
-tokenizer (training/tokenize.mjs, from dist/) tokenizes the files once (cached under
-build/training/) and every augmented sequence, and lengths count tokens. Every file's hash is checked first: a different file is an error,
-so a run is either the documented one or refused. Writes the fp16 weights file (format in
+Reads a model's config and manifest from the registry (training/models/registry.json: pybyte,
+the byte model, by default; pyjs-llama2, the token model; the config holds the seed,
+hyperparameters and export paths, the manifest the files, their SHA-256 and split). A config whose
+model names a tokenizer trains on its token ids: hirope's own tokenizer (training/tokenize.mjs,
+from dist/) tokenizes the files once (cached under build/training/) and every augmented sequence,
+and lengths count tokens. Every file's hash is checked first: a different file is an error, so a
+run is either the documented one or refused. Writes the fp16 weights file (format in
 docs/model.md) and a JSON of test vectors: inputs, positions and this trainer's logits under
-several position schemes, computed from the schemes' relative-distance formulas (docs/schemes.md
-sections 2.1, 3.1 - 3.2, 5 and 6.3), which the C++ inference must match.
+several position schemes, computed from the schemes' relative-distance formulas
+(training/reference.py), which the C++ inference must match.
+
+The parts: data.py (files, tokenizer, batches), model.py, reference.py, export.py; this module is
+the training loop.
 """
 import argparse
-import base64
 import copy
 import ctypes
-import hashlib
 import json
 import math
 import os
-import struct
-import sys
 import time
 
-import random
-
-import numpy as np
 import torch
 import torch.nn.functional as F
 
-import circuits
-import copying
+from . import circuits
+from . import copying
+from . import registry
+from .data import Tokenizer, batches, load_files, log, token_batches, token_stream
+from .export import export_vectors, export_weights, fp16_roundtrip, load_weights
+from .model import Model, rope_scores, seed_previous_token_head
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-FORMAT_VERSION = 1
-MAGIC = b"HRPMODEL"
+ROOT = registry.ROOT
 
 
 def keep_freed_memory():
@@ -53,507 +53,6 @@ def keep_freed_memory():
     m_trim_threshold, m_top_pad, m_mmap_max = -1, -2, -4
     return all(libc.mallopt(option, value) == 1 for option, value in (
         (m_mmap_max, 0), (m_trim_threshold, 2 ** 31 - 1), (m_top_pad, 2 ** 28)))
-
-
-def log(*args):
-    print("train:", *args, file=sys.stderr, flush=True)
-
-
-# ---------------------------------------------------------------------------------------------
-# Data
-
-
-MANIFEST = "training/manifest.tsv"  # the config's data.manifest (set in main)
-
-
-def read_manifest(split):
-    rows = []
-    with open(os.path.join(ROOT, MANIFEST)) as f:
-        for line in f:
-            if line.startswith("#") or not line.strip():
-                continue
-            path, size, sha, part = line.rstrip("\n").split("\t")
-            if part == split:  # relative paths are the repository's (node_modules)
-                rows.append((os.path.join(ROOT, path), int(size), sha))
-    return rows
-
-
-def load_files(split, strict=True):
-    """The bytes of every manifest file of a split, hash-checked."""
-    files = []
-    for path, size, sha in read_manifest(split):
-        try:
-            with open(path, "rb") as f:
-                data = f.read()
-        except OSError as e:
-            if strict:
-                sys.exit("train: %s is missing (%s); the manifest names it" % (path, e))
-            continue
-        if hashlib.sha256(data).hexdigest() != sha:
-            if strict:
-                sys.exit("train: %s differs from the manifest (SHA-256 mismatch): this machine has "
-                         "another version of the file" % path)
-            continue
-        files.append((path, data))
-    return files
-
-
-class Tokenizer:
-    """hirope's tokenizer (training/tokenize.mjs over a pipe) for models with a token vocabulary:
-    ids(bytes) -> list of ids; spans(bytes) -> (ids, starts, ends) with byte offsets."""
-
-    def __init__(self, name):
-        import subprocess
-        self.name = name
-        self.proc = subprocess.Popen(["node", os.path.join(ROOT, "training", "tokenize.mjs"), name],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-
-    def _ask(self, mode, data):
-        self.proc.stdin.write(struct.pack("<II", mode, len(data)) + data)
-        self.proc.stdin.flush()
-        head = self.proc.stdout.read(4)
-        if len(head) != 4:
-            sys.exit("train: the tokenizer process stopped (is dist/ built? npm run build)")
-        (count,) = struct.unpack("<I", head)
-        ids = np.frombuffer(self.proc.stdout.read(4 * count), dtype="<i4")
-        if mode == 0:
-            return ids
-        starts = np.frombuffer(self.proc.stdout.read(4 * count), dtype="<u4")
-        ends = np.frombuffer(self.proc.stdout.read(4 * count), dtype="<u4")
-        return ids, starts, ends
-
-    def ids(self, data):
-        return self._ask(0, data)
-
-    def spans(self, data):
-        return self._ask(1, data)
-
-
-def token_stream(files, tok, split):
-    """Every file's token ids, files joined by a newline token, cached under build/training/ by
-    the manifest's hashes (uint16: both vocabularies fit)."""
-    key = hashlib.sha256(("%s\n" % tok.name + "\n".join(
-        hashlib.sha256(d).hexdigest() for _, d in files)).encode()).hexdigest()[:16]
-    cache = os.path.join(ROOT, "build", "training", "%s-%s-%s.u16" % (tok.name, split, key))
-    if os.path.exists(cache):
-        return torch.from_numpy(np.fromfile(cache, dtype="<u2").astype(np.int64))
-    newline = tok.ids(b"\n")[-1:]
-    parts = []
-    for _, data in files:
-        parts += [tok.ids(data), newline]
-    ids = np.concatenate(parts).astype("<u2")
-    os.makedirs(os.path.dirname(cache), exist_ok=True)
-    ids.tofile(cache)
-    return torch.from_numpy(ids.astype(np.int64))
-
-
-# ---------------------------------------------------------------------------------------------
-# Model: pre-norm decoder, RMSNorm, half-split RoPE, SwiGLU, tied embeddings.
-
-
-class RMSNorm(torch.nn.Module):
-    def __init__(self, d, eps):
-        super().__init__()
-        self.weight = torch.nn.Parameter(torch.ones(d))
-        self.eps = eps
-
-    def forward(self, x):
-        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
-
-
-class Block(torch.nn.Module):
-    def __init__(self, m):
-        super().__init__()
-        d, f = m["d_model"], m["ffn_hidden"]
-        self.heads = m["heads"]
-        self.attn_norm = RMSNorm(d, m["norm_eps"])
-        self.wqkv = torch.nn.Linear(d, 3 * d, bias=False)
-        self.wo = torch.nn.Linear(d, d, bias=False)
-        self.mlp_norm = RMSNorm(d, m["norm_eps"])
-        self.w1 = torch.nn.Linear(d, f, bias=False)
-        self.w3 = torch.nn.Linear(d, f, bias=False)
-        self.w2 = torch.nn.Linear(f, d, bias=False)
-
-    def forward(self, x, scores_fn):
-        b, n, d = x.shape
-        hd = d // self.heads
-        q, k, v = self.wqkv(self.attn_norm(x)).split(d, dim=-1)
-        q = q.view(b, n, self.heads, hd).transpose(1, 2)
-        k = k.view(b, n, self.heads, hd).transpose(1, 2)
-        v = v.view(b, n, self.heads, hd).transpose(1, 2)
-        scores = scores_fn(q, k)  # b, heads, n, n (masked with -inf)
-        attn = torch.softmax(scores, dim=-1) @ v
-        x = x + self.wo(attn.transpose(1, 2).reshape(b, n, d))
-        h = self.mlp_norm(x)
-        return x + self.w2(F.silu(self.w1(h)) * self.w3(h))
-
-
-class Model(torch.nn.Module):
-    def __init__(self, m):
-        super().__init__()
-        self.m = m
-        self.emb = torch.nn.Embedding(m["vocab"], m["d_model"])
-        self.blocks = torch.nn.ModuleList(Block(m) for _ in range(m["layers"]))
-        self.norm = RMSNorm(m["d_model"], m["norm_eps"])
-        torch.nn.init.normal_(self.emb.weight, std=0.02)
-        for blk in self.blocks:
-            for lin in (blk.wqkv, blk.w1, blk.w3):
-                torch.nn.init.normal_(lin.weight, std=0.02)
-            for lin in (blk.wo, blk.w2):  # residual projections, scaled by depth
-                torch.nn.init.normal_(lin.weight, std=0.02 / math.sqrt(2 * m["layers"]))
-
-    def hidden(self, ids, scores_fn):
-        """The final normed states, before the output layer."""
-        x = self.emb(ids)
-        for blk in self.blocks:
-            x = blk(x, scores_fn)
-        return self.norm(x)
-
-    def forward(self, ids, scores_fn):
-        return self.hidden(ids, scores_fn) @ self.emb.weight.T
-
-
-def inverse_frequencies(hd, base):
-    return 1.0 / (base ** (torch.arange(0, hd // 2, dtype=torch.float64) * 2.0 / hd))
-
-
-def seed_previous_token_head(model, init, seed):
-    """A fresh model's head init["head"] of layer init["layer"] made a previous-token head: every
-    embedding gets a shared component of norm init["common"] along one random direction u, and the
-    head's query and key read u, with the query turned back by one position's RoPE angle in
-    every pair, so that its scores peak one token back whatever the tokens are. Its values, and
-    everything else, start as usual and are trained.
-
-    Why: copying needs an induction circuit, and its first half, a head that attends to the
-    previous token, never formed in the token model trained from a plain init (no layer-0 head
-    put more than 0.03 of its attention one token back after 1,000 steps; the byte model's puts
-    0.83). RoPE without biases can only attend by position through a component that all inputs
-    share, and the token model's embeddings had none. The shared component changes no output:
-    with tied embeddings it adds the same amount to every logit."""
-    m = model.m
-    d, heads = m["d_model"], m["heads"]
-    hd = d // heads
-    gen = torch.Generator().manual_seed(seed)
-    u = torch.randn(d, generator=gen)
-    u /= u.norm()
-    with torch.no_grad():
-        model.emb.weight += init["common"] * u
-        # After the layer's RMSNorm the shared part is about sqrt(d) * common / |embedding| of u;
-        # 1/sqrt(d) per unit keeps the query and key near init["strength"] per pair.
-        w = model.blocks[init["layer"]].wqkv.weight  # rows: queries, keys, values
-        theta = inverse_frequencies(hd, m["rope_base"]).float()
-        scale = init["strength"] / math.sqrt(d)
-        at = init["head"] * hd
-        for p in range(hd // 2):
-            w[at + p] = scale * math.cos(theta[p]) * u
-            w[at + p + hd // 2] = -scale * math.sin(theta[p]) * u
-            w[d + at + p] = scale * u
-            w[d + at + p + hd // 2] = 0.0
-
-
-def rope_scores(n, hd, base, device):
-    """Training attention: RoPE in the half-split layout (pairs j, j + hd/2), causal."""
-    inv = inverse_frequencies(hd, base).to(device)
-    ang = torch.arange(n, dtype=torch.float64, device=device)[:, None] * inv[None, :]
-    cos = torch.cat([ang.cos(), ang.cos()], -1).float()
-    sin = torch.cat([ang.sin(), ang.sin()], -1).float()
-    mask = torch.full((n, n), float("-inf"), device=device).triu(1)
-
-    def rot(x):
-        x1, x2 = x[..., : hd // 2], x[..., hd // 2:]
-        return x * cos + torch.cat([-x2, x1], -1) * sin
-
-    def fn(q, k):
-        return (rot(q) @ rot(k).transpose(-1, -2)) / math.sqrt(hd) + mask
-
-    return fn
-
-
-# ---------------------------------------------------------------------------------------------
-# Reference scores for the inference-time schemes, from the relative-distance formulas: the
-# score of query i and key j is sum_p Re(q_p conj(k_p) exp(i * D_p(i, j) * theta_p)) with
-# q_p = q[p] + i q[p + hd/2], D_p the distance rule of pair p's band.
-
-
-def scheme_distances(scheme, n, units):
-    """Per-band distance matrices (float64, n x n) and the band of every pair."""
-    i = np.arange(n)[:, None].astype(np.float64)
-    j = np.arange(n)[None, :].astype(np.float64)
-    delta = i - j
-    kind = scheme["type"]
-    if kind == "rope":
-        return [delta], None
-    w = scheme["window"]
-    if kind == "rerope":
-        return [np.where(delta < w, delta, w)], None
-    if kind == "self_extend":
-        g = scheme["group"]
-        far = np.floor(i / g) - np.floor(j / g) + w - math.floor(w / g)
-        return [np.where(delta < w, delta, far)], None
-    if kind == "hirope":
-        f = np.asarray(units, dtype=np.float64)
-        far = f[:, None] - f[None, :] + w - 1
-        return [delta, np.where(delta < w, delta, far)], "hirope"
-    raise ValueError(kind)
-
-
-def reference_scores(scheme, n, hd, base, units, device):
-    inv = inverse_frequencies(hd, base)
-    scaling = scheme.get("scaling")
-    if scaling == "linear":
-        inv = inv / scheme["factor"]
-    elif scaling == "ntk":
-        s = scheme["factor"]
-        inv = inverse_frequencies(hd, base * s ** (hd / (hd - 2)))
-    dists, split = scheme_distances(scheme, n, units)
-    pairs = hd // 2
-    band = np.zeros(pairs, dtype=np.int64)
-    if split == "hirope":
-        ds = 2 * round(scheme["ratio"] * hd / 2)  # round_to_even(ratio * d)
-        band[ds // 2:] = 1
-    # phase[p] = exp(i * D_band(p) * theta_p), n x n complex per pair
-    phase = torch.stack([torch.polar(torch.ones(n, n, dtype=torch.float64),
-                                     torch.from_numpy(dists[band[p]]) * inv[p])
-                         for p in range(pairs)]).to(device)
-    mask = torch.full((n, n), float("-inf"), dtype=torch.float64, device=device).triu(1)
-
-    def fn(q, k):
-        q = q.double()
-        k = k.double()
-        qc = torch.complex(q[..., :pairs], q[..., pairs:])  # b, h, n, pairs
-        kc = torch.complex(k[..., :pairs], k[..., pairs:])
-        prod = qc[..., :, None, :] * kc.conj()[..., None, :, :]  # b, h, n, n, pairs
-        s = (prod * phase.permute(1, 2, 0)).real.sum(-1)
-        return (s / math.sqrt(hd) + mask).float()
-
-    return fn
-
-
-# ---------------------------------------------------------------------------------------------
-# Export
-
-
-def fnv1a32(data):
-    h = 0x811C9DC5
-    for byte in data:
-        h = ((h ^ byte) * 0x01000193) & 0xFFFFFFFF
-    return h
-
-
-def tensors_in_order(model):
-    out = [model.emb.weight]
-    for blk in model.blocks:
-        out += [blk.attn_norm.weight, blk.wqkv.weight, blk.wo.weight, blk.mlp_norm.weight,
-                blk.w1.weight, blk.w3.weight, blk.w2.weight]
-    out.append(model.norm.weight)
-    return out
-
-
-def export_weights(model, cfg, path, name):
-    m = cfg["model"]
-    flat = torch.cat([t.detach().float().reshape(-1).cpu() for t in tensors_in_order(model)])
-    name_bytes = name.encode()
-    tokenizer = m.get("tokenizer", "").encode()
-    # flags: 1 tied embeddings; 2 a token vocabulary, named after the model's name
-    head = MAGIC + struct.pack("<7I2fI", FORMAT_VERSION, m["vocab"], m["d_model"], m["layers"],
-                               m["heads"], m["ffn_hidden"], cfg["train"]["context"],
-                               float(m["rope_base"]), float(m["norm_eps"]),
-                               1 | (2 if tokenizer else 0))
-    head += struct.pack("<I", len(name_bytes)) + name_bytes + b"\0" * (-len(name_bytes) % 4)
-    if tokenizer:
-        head += struct.pack("<I", len(tokenizer)) + tokenizer + b"\0" * (-len(tokenizer) % 4)
-    head += struct.pack("<I", flat.numel())
-    body = flat.numpy().astype("<f2").tobytes()
-    body += b"\0" * (-len(body) % 4)
-    data = head + body
-    data += struct.pack("<I", fnv1a32(data))
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "wb") as f:
-        f.write(data)
-    log("weights: %s (%d bytes, %d parameters)" % (path, len(data), flat.numel()))
-
-
-def load_weights(path):
-    """A Model (float32, eval mode) and its config from a weights file written by export_weights."""
-    with open(path, "rb") as f:
-        data = f.read()
-    if data[:8] != MAGIC:
-        raise ValueError("%s is not a hirope model file" % path)
-    if struct.unpack("<I", data[-4:])[0] != fnv1a32(data[:-4]):
-        raise ValueError("%s is corrupted (checksum)" % path)
-    version, vocab, d, layers, heads, ffn, context = struct.unpack("<7I", data[8:36])
-    if version != FORMAT_VERSION:
-        raise ValueError("%s has format version %d, not %d" % (path, version, FORMAT_VERSION))
-    base, eps, flags, name_len = struct.unpack("<2f2I", data[36:52])
-    at = 52 + name_len + (-name_len % 4)
-    tokenizer = ""
-    if flags & 2:
-        (tok_len,) = struct.unpack("<I", data[at: at + 4])
-        tokenizer = data[at + 4: at + 4 + tok_len].decode()
-        at += 4 + tok_len + (-tok_len % 4)
-    (count,) = struct.unpack("<I", data[at: at + 4])
-    flat = torch.from_numpy(np.frombuffer(data, dtype="<f2", count=count, offset=at + 4).astype(np.float32))
-    m = {"vocab": vocab, "d_model": d, "layers": layers, "heads": heads, "ffn_hidden": ffn,
-         "rope_base": base, "norm_eps": eps, "context": context}
-    if tokenizer:
-        m["tokenizer"] = tokenizer
-    model = Model(m)
-    pos = 0
-    with torch.no_grad():
-        for t in tensors_in_order(model):
-            t.copy_(flat[pos: pos + t.numel()].view_as(t))
-            pos += t.numel()
-    return model.eval(), m
-
-
-def fp16_roundtrip(model):
-    """The model as the fp16 file stores it (inference runs the stored weights in float32)."""
-    with torch.no_grad():
-        for t in tensors_in_order(model):
-            t.copy_(t.half().float())
-
-
-def units_by_definition(text):
-    """A simple, independent unit rule for the test vectors: a new unit at every line that starts
-    a top-level def or class. (The C++ test feeds these exact indices.)"""
-    units, unit, at_line_start = [], 0, True
-    data = text
-    for idx in range(len(data)):
-        if at_line_start and (data.startswith(b"def ", idx) or data.startswith(b"class ", idx)
-                              or data.startswith(b"async def ", idx)) and idx > 0:
-            unit += 1
-        units.append(unit)
-        at_line_start = data[idx] == 0x0A
-    return units
-
-
-VECTOR_SCHEMES = [
-    {"type": "rope"},
-    {"type": "rope", "scaling": "linear", "factor": 4},
-    {"type": "rope", "scaling": "ntk", "factor": 4},
-    {"type": "rerope", "window": 48},
-    {"type": "self_extend", "window": 48, "group": 4},
-    {"type": "hirope", "ratio": 1 / 3, "window": 48, "hierarchy": "segments", "segment": 32},
-    {"type": "hirope", "ratio": 0.5, "window": 48, "hierarchy": "units"},
-]
-
-
-def export_vectors(model, cfg, held_out, path, probes, probe_bits, tok=None):
-    """Lengths are in bytes for a byte model, in tokens for a token model (whose cases carry the
-    ids, and units taken at each token's first byte)."""
-    m = cfg["model"]
-    hd = m["d_model"] // m["heads"]
-    cases = []
-    text = held_out[0][1]
-    # A token model's rows are long (32,000 logits): every stride-th id is kept, about 500.
-    stride = max(1, m["vocab"] // 512)
-    if tok:
-        all_ids, starts, ends = tok.spans(text)
-        byte_units = units_by_definition(text)
-    for length in cfg["export"]["vector_lengths"]:
-        if tok:
-            data = text[: int(ends[length - 1])]
-            ids = torch.tensor([all_ids[:length].tolist()], dtype=torch.long)
-            n = length
-        else:
-            data = text[:length]
-            ids = torch.tensor([list(data)])
-            n = len(data)
-        keep = sorted(set(list(range(0, n, 25)) + [n - 1]))
-        for scheme in VECTOR_SCHEMES:
-            if scheme["type"] == "hirope" and scheme["hierarchy"] == "segments":
-                units = [t // scheme["segment"] for t in range(n)]
-            elif tok:
-                units = [byte_units[int(starts[t])] for t in range(n)]
-            else:
-                units = units_by_definition(data)
-            with torch.no_grad():
-                fn = reference_scores(scheme, n, hd, m["rope_base"], units, "cpu")
-                logits = model(ids, fn)[0]
-                if scheme == {"type": "rope"}:  # the training path must agree with the reference
-                    direct = model(ids, rope_scores(n, hd, m["rope_base"], "cpu"))[0]
-                    err = (direct - logits).abs().max().item()
-                    assert err < 1e-3, "reference scores disagree with training RoPE: %g" % err
-            case = {"scheme": scheme, "input": base64.b64encode(data).decode(), "positions": keep,
-                    "logits": [[round(float(x), 5) for x in logits[p][::stride]] for p in keep]}
-            if tok:
-                case["ids"] = ids[0].tolist()
-            if scheme["type"] == "hirope":
-                case["units"] = units
-            cases.append(case)
-    with open(path, "w") as f:
-        control = [{"style": p["style"], "input": base64.b64encode(p["text"]).decode(),
-                    "first": p["first"], "second": p["second"],
-                    "bits": [round(b[0], 4), round(b[1], 4)]} for p, b in zip(probes, probe_bits)]
-        if tok:  # spans of token indices; the ids as this trainer's tokenizer gave them
-            for c, p in zip(control, probes):
-                c.update(ids=p["ids"], first=p["first_tokens"], second=p["second_tokens"])
-        json.dump({"format": FORMAT_VERSION, "source": os.path.relpath(held_out[0][0], ROOT)
-                   if tok else held_out[0][0], "tokenizer": m.get("tokenizer"),
-                   "vocab_stride": stride, "cases": cases,
-                   "copy_control": {"threshold_bits": cfg["copy_control"]["threshold_bits"],
-                                    "probes": control}}, f)
-        f.write("\n")
-    log("test vectors: %s (%d cases)" % (path, len(cases)))
-
-
-# ---------------------------------------------------------------------------------------------
-# Training
-
-
-def batches(stream, context, batch, gen, augment=None, seed=0):
-    """Random windows of context + 1 bytes; with augment ({fraction, mix}), that fraction of them
-    rewritten by copying.augment from a source of three contexts' bytes."""
-    hi = len(stream) - 3 * (context + 1)
-    rng = random.Random(seed)
-    raw = stream.numpy() if augment else None
-    while True:
-        starts = torch.randint(0, hi, (batch,), generator=gen).tolist()
-        rows = []
-        for s in starts:
-            row = stream[s: s + context + 1]
-            if augment and rng.random() < augment["fraction"]:
-                out = copying.augment(raw[s: s + 3 * (context + 1)].tobytes(), rng, augment["mix"],
-                                      context)
-                if len(out) == context + 1:
-                    row = torch.frombuffer(bytearray(out), dtype=torch.uint8)
-            rows.append(row)
-        chunk = torch.stack(rows)
-        yield chunk[:, :-1].long(), chunk[:, 1:].long()
-
-
-def token_batches(stream, raw, context, batch, gen, tok, augment=None, seed=0):
-    """Random windows of context + 1 tokens; with augment, that fraction of the rows instead
-    comes from copying.augment applied to bytes (a random place in the raw byte stream,
-    augment["bytes_per_token"] bytes per token of context, 5 unless given: the rewrites place
-    their copies within those bytes), tokenized, cut to context + 1 tokens. With
-    augment["token_repeats"], a fraction of the rows (drawn first) are copying.repeat_tokens,
-    and its "uniform" fraction of their blocks draw each of the corpus's distinct ids alike."""
-    hi = len(stream) - (context + 1)
-    span = int((augment or {}).get("bytes_per_token", 5) * context)
-    raw_hi = len(raw) - 3 * (span + 1)
-    rng = random.Random(seed)
-    repeats = (augment or {}).get("token_repeats")
-    pool = stream.numpy()
-    uniform = (repeats or {}).get("uniform", 0.0)
-    distinct = np.unique(pool) if uniform else None
-    while True:
-        rows = []
-        for s in torch.randint(0, hi, (batch,), generator=gen).tolist():
-            row = stream[s: s + context + 1]
-            if repeats and rng.random() < repeats["fraction"]:
-                row = torch.tensor(copying.repeat_tokens(pool, rng, context + 1,
-                                                         repeats["sizes"], repeats["gap"],
-                                                         distinct, uniform))
-            elif augment and rng.random() < augment["fraction"]:
-                at = rng.randrange(0, raw_hi)
-                out = copying.augment(raw[at: at + 3 * (span + 1)], rng, augment["mix"], span)
-                ids = tok.ids(out)
-                if len(ids) >= context + 1:
-                    row = torch.from_numpy(ids[: context + 1].astype(np.int64))
-            rows.append(row)
-        chunk = torch.stack(rows)
-        yield chunk[:, :-1].long(), chunk[:, 1:].long()
 
 
 def step_loss(model, x, y, fn, mask=None, kept=None):
@@ -760,8 +259,10 @@ def main():
     ap.add_argument("--batch", type=int, help="override the config's batch size")
     ap.add_argument("--threads", type=int, help="override the config's thread count")
     ap.add_argument("--seed", type=int, help="override the config's seed")
-    ap.add_argument("--config", default=os.path.join(ROOT, "training", "config.json"),
-                    help="the config file (default training/config.json)")
+    ap.add_argument("--model", help="the registry's model to train (training/models/registry.json; "
+                    "default %s)" % registry.load()["default"])
+    ap.add_argument("--config", help="another config file for the model (default: its registry's, "
+                    "training/models/NAME/config.json)")
     ap.add_argument("--resume", metavar="PHASE",  type=int,
                     help="start at this phase from the exported weights and loss curve of the "
                          "phases before it (in --out)")
@@ -773,7 +274,8 @@ def main():
     args = ap.parse_args()
 
     keep_freed_memory()
-    with open(args.config) as f:
+    entry = registry.model(args.model)
+    with open(args.config or entry["config"]) as f:
         cfg = json.load(f)
     tc = cfg["train"]
     for key in ("steps", "context", "batch", "threads"):
@@ -787,12 +289,10 @@ def main():
     for more in cfg.get("continue", []):
         phases.append(dict(phases[0], **{k: v for k, v in more.items() if k != "comment"}))
     torch.set_num_threads(tc["threads"])
-    global MANIFEST
-    MANIFEST = cfg["data"].get("manifest", MANIFEST)
     tok = Tokenizer(cfg["model"]["tokenizer"]) if cfg["model"].get("tokenizer") else None
 
-    train_files = load_files("train")
-    held_out = load_files("held-out")
+    train_files = load_files(entry["manifest"], "train")
+    held_out = load_files(entry["manifest"], "held-out")
     raw = b"\n".join(d for _, d in train_files)
     if tok:
         stream = token_stream(train_files, tok, "train")
@@ -875,6 +375,7 @@ def main():
         json.dump(curve, f, indent=1)
         f.write("\n")
     log("loss curve: %s (this run %.0f s)" % (cfg["export"]["curve"], time.time() - start))
+
 
 
 if __name__ == "__main__":

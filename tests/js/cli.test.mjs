@@ -9,7 +9,7 @@ import net from 'node:net';
 import os from 'node:os';
 import zlib from 'node:zlib';
 import init from '../../dist/index.js';
-import { LUTS, probIndex, rgb } from '../../web/src/shared/colormap.js';
+import { LUTS, probIndex, rgb } from '../../wasm/colormap.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const cli = path.join(root, 'bin/hirope.mjs');

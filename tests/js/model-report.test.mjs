@@ -1,8 +1,8 @@
-// The report's copy control summary (scripts/model-data.mjs's copyStyle): means, standard errors,
+// The report's copy control summary (training/eval/data.mjs's copyStyle): means, standard errors,
 // the first unit's floor and the pass / copies verdicts, against values worked out by hand.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { COPY_GATE, controlName, copyGate, copyGateProbe, copyStyle } from '../../scripts/model-data.mjs';
+import { COPY_GATE, controlName, copyGate, copyGateProbe, copyStyle } from '../../training/eval/data.mjs';
 
 const close = (actual, expected, what) => assert.ok(Math.abs(actual - expected) < 1e-12, `${what}: ${actual}, expected ${expected}`);
 

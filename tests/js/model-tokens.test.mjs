@@ -10,7 +10,7 @@ import { HiRoPEError } from '../../dist/index.js';
 import { BUILDS, load } from './builds.mjs';
 import { CODE, optionsOf, rethrows, root, trainerChecks, trainerExports, trainedContext } from './model-trainer-checks.mjs';
 
-const { weights, vectors, trainerConfig } = trainerExports('pyjs-llama2', 'training/config-pyjs.json');
+const { weights, vectors, trainerConfig } = trainerExports('pyjs-llama2');
 
 // Python: the top-level units of stdin's code as [byteStart, byteEnd, unit] per top-level statement.
 const AST_UNITS = `

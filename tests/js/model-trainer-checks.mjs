@@ -7,18 +7,23 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HiRoPEError } from '../../dist/index.js';
-import { COPY_GATE, copyGate, copyGateProbe } from '../../scripts/model-data.mjs';
+import { COPY_GATE, copyGate, copyGateProbe, modelByName, readConfig } from '../../training/eval/data.mjs';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** The Python file both model tests feed their models. */
 export const CODE = fs.readFileSync(path.join(root, 'tests/fixtures/model/sample.py'), 'utf8');
 
-/** A shipped model's weights bytes, its trainer's test vectors and its training config. */
-export function trainerExports(name, config) {
+/**
+ * A shipped model's weights bytes, its trainer's test vectors and its training config, found
+ * through the model registry (training/models/registry.json; the config's export paths).
+ */
+export function trainerExports(name) {
+  const which = modelByName(name);
+  const trainerConfig = readConfig(which.config);
   return {
-    weights: new Uint8Array(fs.readFileSync(path.join(root, `models/${name}.hrm`))),
-    vectors: JSON.parse(fs.readFileSync(path.join(root, `models/${name}-vectors.json`), 'utf8')),
-    trainerConfig: JSON.parse(fs.readFileSync(path.join(root, config), 'utf8')),
+    weights: new Uint8Array(fs.readFileSync(which.weights)),
+    vectors: JSON.parse(fs.readFileSync(path.join(root, trainerConfig.export.vectors), 'utf8')),
+    trainerConfig,
   };
 }
 

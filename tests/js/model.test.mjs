@@ -8,7 +8,7 @@ import { HiRoPEError } from '../../dist/index.js';
 import { BUILDS, load } from './builds.mjs';
 import { CODE, optionsOf, rethrows, root, trainerChecks, trainerExports, trainedContext } from './model-trainer-checks.mjs';
 
-const { weights, vectors, trainerConfig } = trainerExports('pybyte', 'training/config.json');
+const { weights, vectors, trainerConfig } = trainerExports('pybyte');
 
 for (const build of BUILDS) {
   describe(`code model (${build.name})`, () => {

@@ -580,7 +580,7 @@ TEST_CASE("model: bad weights files are errors and leave nothing loaded", "[mode
     Config c;
     REQUIRE(read_config(good.data(), good.size(), &c).ok());
     // The dimensions the trainer's config names.
-    const std::vector<uint8_t> raw = read_file("training/config.json");
+    const std::vector<uint8_t> raw = read_file("training/models/pybyte/config.json");
     const std::string cfg(raw.begin(), raw.end());
     const auto value = [&](const std::string& key) {
         const size_t at = cfg.find("\"" + key + "\":");

@@ -170,7 +170,7 @@ describe('the npm package in other projects', () => {
 
   it('ships only what it needs', () => {
     const list = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--loglevel=error'], { cwd: root, encoding: 'utf8' }))[0].files.map((f) => f.path);
-    for (const f of ['dist/index.js', 'dist/core.js', 'dist/api.js', 'dist/worker.js', 'dist/index.d.ts', 'dist/hirope-simd.wasm', 'dist/hirope-core-scalar.wasm', 'dist/data/cl100k.bin', 'dist/data/o200k.bin', 'dist/data/llama3.json', 'dist/data/qwen3.json', 'dist/data/deepseek-v3.json', 'dist/data/gemma3.json', 'dist/model.js', 'dist/data/pybyte.hrm', 'dist/data/pyjs-llama2.hrm', 'bin/hirope.mjs', 'bin/model-eval.mjs', 'bin/png.mjs', 'dist/colormap.js']) {
+    for (const f of ['dist/index.js', 'dist/core.js', 'dist/api.js', 'dist/worker.js', 'dist/index.d.ts', 'dist/hirope-simd.wasm', 'dist/hirope-core-scalar.wasm', 'dist/data/cl100k.bin', 'dist/data/o200k.bin', 'dist/data/llama3.json', 'dist/data/qwen3.json', 'dist/data/deepseek-v3.json', 'dist/data/gemma3.json', 'dist/model.js', 'dist/data/pybyte.hrm', 'dist/data/pyjs-llama2.hrm', 'bin/hirope.mjs', 'lib/model-eval.mjs', 'lib/png.mjs', 'training/registry.mjs', 'training/models/registry.json', 'dist/colormap.js']) {
       assert.ok(list.includes(f), f);
     }
     assert.ok(!list.some((f) => f.startsWith('src/') || f.startsWith('tests/') || f.startsWith('build/')));

@@ -1,13 +1,10 @@
 """The trainer's copy-teaching helpers (training/copying.py): the rewrites, the copy-control probes
 and the choice of loss positions. Standard library only (run by tests/js/trainer.test.mjs)."""
-import os
 import random
 import re
-import sys
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "training"))
-import copying  # noqa: E402
+from training import copying
 
 CODE = b"".join(b"def helper_%d(value, other):\n    total = value + other\n    return total * %d\n\n"
                 % (i, i) for i in range(40))

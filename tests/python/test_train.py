@@ -1,19 +1,18 @@
-"""The trainer's PyTorch parts that decide what a training step learns (training/train.py) and the
-copying circuit's scores (training/circuits.py): the step loss with a reduced output vocabulary,
-the seeded previous-token head, the previous/induction scores. Needs Debian's python3-torch, so
-tests/js/trainer.test.mjs runs it with /usr/bin/python3."""
+"""The trainer's PyTorch parts that decide what a training step learns (training/train.py,
+training/model.py, training/data.py) and the copying circuit's scores (training/circuits.py): the
+step loss with a reduced output vocabulary, the seeded previous-token head, the previous/induction
+scores. Needs Debian's python3-torch, so tests/js/trainer.test.mjs runs it with /usr/bin/python3,
+from the repository root: /usr/bin/python3 -m unittest tests.python.test_train (or -m pytest)."""
 import math
-import os
 import random
-import sys
 import unittest
 
 import torch
 import torch.nn.functional as F
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "training"))
-import circuits  # noqa: E402
-import train  # noqa: E402
+from training import circuits, train
+from training.data import token_batches
+from training.model import Model, rope_scores, seed_previous_token_head
 
 SMALL = {"vocab": 60, "d_model": 64, "layers": 2, "heads": 2, "ffn_hidden": 96,
          "rope_base": 10000, "norm_eps": 1e-5}
@@ -21,7 +20,7 @@ SMALL = {"vocab": 60, "d_model": 64, "layers": 2, "heads": 2, "ffn_hidden": 96,
 
 def small_model(seed=0):
     torch.manual_seed(seed)
-    return train.Model(dict(SMALL))
+    return Model(dict(SMALL))
 
 
 class StepLoss(unittest.TestCase):
@@ -30,7 +29,7 @@ class StepLoss(unittest.TestCase):
         gen = torch.Generator().manual_seed(3)
         self.x = torch.randint(0, SMALL["vocab"], (3, 20), generator=gen)
         self.y = torch.randint(0, SMALL["vocab"], (3, 20), generator=gen)
-        self.fn = train.rope_scores(20, SMALL["d_model"] // SMALL["heads"], SMALL["rope_base"], "cpu")
+        self.fn = rope_scores(20, SMALL["d_model"] // SMALL["heads"], SMALL["rope_base"], "cpu")
         with torch.no_grad():
             self.logits = self.model(self.x, self.fn)
 
@@ -108,7 +107,7 @@ class SeededPreviousTokenHead(unittest.TestCase):
     def test_the_head_attends_one_token_back_and_no_other_does(self):
         model = small_model(1)
         before = model.emb.weight.detach().clone()
-        train.seed_previous_token_head(model, {"layer": 0, "head": 1, "common": 0.3, "strength": 6}, 9)
+        seed_previous_token_head(model, {"layer": 0, "head": 1, "common": 0.3, "strength": 6}, 9)
         shared = (model.emb.weight.detach() - before)
         # One shared component of norm 0.3 in every row.
         self.assertTrue(torch.allclose(shared, shared[0].expand_as(shared), atol=1e-6))
@@ -117,7 +116,7 @@ class SeededPreviousTokenHead(unittest.TestCase):
         windows = [[rng.randrange(SMALL["vocab"]) for _ in range(128)] for _ in range(4)]
         hd = SMALL["d_model"] // SMALL["heads"]
         scores = circuits.head_scores(model, windows,
-                                      lambda n: train.rope_scores(n, hd, SMALL["rope_base"], "cpu"))
+                                      lambda n: rope_scores(n, hd, SMALL["rope_base"], "cpu"))
         self.assertGreater(scores[(0, 1)][0], 0.5)
         self.assertLess(scores[(0, 0)][0], 0.1)
         # Fresh heads attend about uniformly: 1/(t+1) one back, about 2 ln(n)/n on average.
@@ -132,7 +131,7 @@ class SeededPreviousTokenHead(unittest.TestCase):
         model = small_model(2)
         h = torch.randn(5, SMALL["d_model"])
         before = torch.log_softmax(h @ model.emb.weight.T, -1)
-        train.seed_previous_token_head(model, {"layer": 0, "head": 0, "common": 0.3, "strength": 6}, 4)
+        seed_previous_token_head(model, {"layer": 0, "head": 0, "common": 0.3, "strength": 6}, 4)
         after = torch.log_softmax(h @ model.emb.weight.T, -1)
         self.assertTrue(torch.allclose(before, after, atol=1e-5))
 
@@ -154,7 +153,7 @@ class CopyControl(unittest.TestCase):
         def losses(seq):  # losses[t]: bits for position t + 1
             ids = torch.tensor([list(seq)])
             with torch.no_grad():
-                logits = model(ids, train.rope_scores(len(seq), hd, SMALL["rope_base"], "cpu"))[0]
+                logits = model(ids, rope_scores(len(seq), hd, SMALL["rope_base"], "cpu"))[0]
             return [float(torch.logsumexp(logits[t].double(), 0) - logits[t, ids[0, t + 1]])
                     / math.log(2) for t in range(len(seq) - 1)]
 
@@ -180,7 +179,7 @@ class TokenBatches(unittest.TestCase):
         def rare_share(uniform):
             augment = {"token_repeats": {"fraction": 1.0, "sizes": [8, 8], "gap": 0,
                                          "uniform": uniform}}
-            x, _ = next(train.token_batches(stream, b"", 64, 16, gen, None, augment, seed=2))
+            x, _ = next(token_batches(stream, b"", 64, 16, gen, None, augment, seed=2))
             return (x != 1).float().mean().item()
 
         self.assertLess(rare_share(0.0), 0.1)

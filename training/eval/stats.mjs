@@ -1,8 +1,8 @@
-// The held-out evaluation's statistics, free of Node: read by scripts/model-data.mjs (and through
-// it scripts/model-report.mjs, which writes docs/model-eval.md) and by the playground's verdict
-// panel (web/src/verdict.js), which reads the same models/<name>-eval.json files the report does.
+// The held-out evaluation's statistics, free of Node: read by training/eval/data.mjs (and through
+// it training/eval/report.mjs, which writes docs/model-eval.md) and by the playground's verdict
+// panel (web/src/page/verdict.js), which reads the same models/<name>-eval.json files the report does.
 // Standard errors are of per-file means (windows of one file are correlated).
-import { RECALL_CLASSES } from '../dist/recall.js';
+import { RECALL_CLASSES } from '../../dist/recall.js';
 
 export const FAR = RECALL_CLASSES.indexOf('far');
 

@@ -1,25 +1,35 @@
-// The model evaluation's data and statistics, shared by scripts/model-tune.mjs and
-// scripts/model-report.mjs: a split's files from training/manifest.tsv (hash-checked), the
-// evaluation config, and means with standard errors clustered by file.
+// The model evaluation's data and statistics, shared by training/eval/tune.mjs,
+// training/eval/report.mjs, training/plot-training.mjs and bench/model.mjs: the registry's models
+// with their paths resolved, a split's files from a model's manifest (hash-checked), the training
+// config, and means with standard errors clustered by file.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { REGISTRY, MODEL_NAMES, registryEntry } from '../registry.mjs';
 
-export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** A model's training config (training/models/NAME/config.json). */
+export const readConfig = (file) => JSON.parse(fs.readFileSync(file, 'utf8'));
 
 /**
- * The files of a manifest split (the config's data.manifest, training/manifest.tsv by default) that
- * are on this machine as listed: { files, skipped }. Relative paths are the repository's.
+ * The manifest's files of a split (training/models/NAME/manifest.json: { comment, files: [{ path,
+ * bytes, sha256, split }] }), in manifest order, as listed: { path (a relative one is the
+ * repository's), bytes, sha256, split }. which: a MODELS entry.
  */
-export function splitFiles(split, config = readConfig()) {
-  const listed = config.data?.manifest ?? 'training/manifest.tsv';
-  const manifest = fs.readFileSync(path.join(root, listed), 'utf8').split('\n')
-    .filter((l) => l && !l.startsWith('#')).map((l) => l.split('\t'));
+export function manifestFiles(which, split) {
+  return readConfig(which.manifest).files.filter((f) => f.split === split);
+}
+
+/**
+ * The files of a manifest split that are on this machine as listed: { files, skipped }, files as
+ * { name (the manifest's path), bytes }. which: a MODELS entry.
+ */
+export function splitFiles(split, which) {
   const files = [];
   const skipped = [];
-  for (const [file, , sha, part] of manifest) {
-    if (part !== split) continue;
+  for (const { path: file, sha256 } of manifestFiles(which, split)) {
     let bytes;
     try {
       bytes = new Uint8Array(fs.readFileSync(path.resolve(root, file)));
@@ -27,37 +37,37 @@ export function splitFiles(split, config = readConfig()) {
       skipped.push(`${file} (missing)`);
       continue;
     }
-    if (crypto.createHash('sha256').update(bytes).digest('hex') !== sha) {
+    if (crypto.createHash('sha256').update(bytes).digest('hex') !== sha256) {
       skipped.push(`${file} (differs from the manifest)`);
       continue;
     }
     files.push({ name: file, bytes });
   }
-  if (files.length === 0) throw new Error(`none of the ${split} files of training/manifest.tsv is on this machine`);
+  if (files.length === 0) throw new Error(`none of the ${split} files of ${path.relative(root, which.manifest)} is on this machine`);
   return { files, skipped };
 }
 
-export const configPath = path.join(root, 'training/config.json');
-/** A model's training config (training/config.json: the byte model's). */
-export const readConfig = (file = configPath) => JSON.parse(fs.readFileSync(file, 'utf8'));
-
 /**
- * The shipped models the evaluation covers: name, training config, weights. The report has a part
- * for each; model-tune and model-report take --model NAME.
+ * The shipped models (training/models/registry.json): name, training config, manifest and
+ * weights (the config's export.weights), as absolute paths. The report has a part for each;
+ * the tune, report and plot programs take --model NAME.
  */
-export const MODELS = Object.freeze([
-  { name: 'pybyte', config: configPath, weights: path.join(root, 'models/pybyte.hrm') },
-  { name: 'pyjs-llama2', config: path.join(root, 'training/config-pyjs.json'), weights: path.join(root, 'models/pyjs-llama2.hrm') },
-]);
-export const modelByName = (name) => {
-  const m = MODELS.find((x) => x.name === name);
-  if (!m) throw new Error(`--model must be one of ${MODELS.map((x) => x.name).join(', ')}, got ${name}`);
-  return m;
+export const MODELS = Object.freeze(REGISTRY.models.map((m) => Object.freeze({
+  name: m.name,
+  config: path.join(root, m.config),
+  manifest: path.join(root, m.manifest),
+  weights: path.join(root, readConfig(path.join(root, m.config)).export.weights),
+})));
+/** The registry's default model (the byte model). */
+export const DEFAULT_MODEL = REGISTRY.default;
+export const modelByName = (name = DEFAULT_MODEL) => {
+  registryEntry(name); // the registry's error for an unknown name
+  return MODELS[MODEL_NAMES.indexOf(name)];
 };
 
-// The statistics live in model-stats.mjs (no Node there: the playground's verdict panel reads them too).
-export { mean, sd, perFile, pairedByFile, overFiles, beyondByFile, classByFile, verdictOf, FAR } from './model-stats.mjs';
-import { mean, sd } from './model-stats.mjs';
+// The statistics live in stats.mjs (no Node there: the playground's verdict panel reads them too).
+export { mean, sd, perFile, pairedByFile, overFiles, beyondByFile, classByFile, verdictOf, FAR } from './stats.mjs';
+import { mean, sd } from './stats.mjs';
 
 /**
  * The copy control for one probe style. rows: one per probe, { units, first, second, head,

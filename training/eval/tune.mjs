@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Chooses each scheme's settings on the tuning split (never the report's held-out split) and
-// writes them to training/config.json's evaluation section, before the held-out run:
+// writes them to the model's training/models/NAME/config.json evaluation section, before the held-out run:
 //
-//   node scripts/model-tune.mjs [--model pybyte|pyjs-llama2] [--weights FILE] [--per-file K]
+//   node training/eval/tune.mjs [--model pybyte|pyjs-llama2] [--weights FILE] [--per-file K]
 //                               [--max-windows N]
 //
 // (--model: which shipped model, its weights and its training config; default pybyte. For the
@@ -18,22 +18,22 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import init from '../dist/index.js';
-import { bucketLosses, windowsOf } from '../bin/model-eval.mjs';
-import { modelByName, readConfig, root, splitFiles } from './model-data.mjs';
+import init from '../../dist/index.js';
+import { bucketLosses, windowsOf } from '../../lib/model-eval.mjs';
+import { DEFAULT_MODEL, modelByName, readConfig, root, splitFiles } from './data.mjs';
 
 const args = process.argv.slice(2);
 const arg = (name, fallback) => {
   const i = args.indexOf(name);
   return i >= 0 ? args[i + 1] : fallback;
 };
-const which = modelByName(arg('--model', 'pybyte'));
+const which = modelByName(arg('--model', DEFAULT_MODEL));
 const configPath = which.config;
 const weights = arg('--weights', which.weights);
 const perFile = Number(arg('--per-file', 2));
 const maxWindows = Number(arg('--max-windows', Infinity)); // the first N (files in manifest order)
 
-const { files } = splitFiles('tuning', readConfig(configPath));
+const { files } = splitFiles('tuning', which);
 const hr = await init();
 const model = await hr.model.load({ data: new Uint8Array(fs.readFileSync(weights)) });
 const L = model.config.trainingContext;
@@ -79,7 +79,7 @@ for (const [family, candidates] of Object.entries(grid)) {
 
 const config = readConfig(configPath);
 config.evaluation = {
-  comment: 'Written by scripts/model-tune.mjs on the tuning split before the held-out report; the report reads tuned.',
+  comment: 'Written by training/eval/tune.mjs on the tuning split before the held-out report; the report reads tuned.',
   model: model.config.name,
   split: 'tuning',
   files: new Set(windows.map((w) => w.file)).size,

@@ -3,17 +3,17 @@
 // training/train.py) as an SVG for docs/model.md: the training loss (on the augmented mix), the
 // held-out loss, and the copy control: bits/byte at the second occurrence of each probe style.
 //
-//   node scripts/plot-training.mjs [--model pybyte|pyjs-llama2] [CURVE.json] [OUT.svg]
+//   node training/plot-training.mjs [--model pybyte|pyjs-llama2] [CURVE.json] [OUT.svg]
 //
-// (default: the model's curve, config.export.curve, drawn to docs/<curve name>.svg; a token
+// (default: the registry's default model's curve, config.export.curve, drawn to docs/<curve name>.svg; a token
 // model's losses are in bits per token)
 import fs from 'node:fs';
 import path from 'node:path';
-import { modelByName, readConfig, root } from './model-data.mjs';
+import { modelByName, readConfig, root } from './eval/data.mjs';
 
 const args = process.argv.slice(2);
 const at = args.indexOf('--model');
-const which = modelByName(at >= 0 ? args.splice(at, 2)[1] : 'pybyte');
+const which = modelByName(at >= 0 ? args.splice(at, 2)[1] : undefined);
 const config = readConfig(which.config);
 const input = args[0] ?? path.join(root, config.export.curve);
 const output = args[1] ?? path.join(root, 'docs', `${path.basename(input, '.json')}.svg`);
