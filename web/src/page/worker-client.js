@@ -1,8 +1,10 @@
-// The page side of the playground workers: promise-based requests, and "latest wins" scheduling
-// (PairClient) so that a burst of edits or slider moves computes only the newest state.
-import { simdSupported } from '../../dist/api.js';
-import { TOKENIZER_FILES } from '../../dist/runtime.js';
-import { assetURL } from './assets.js';
+// The page side of the playground workers: promise-based requests on the package's worker
+// protocol (dist/worker-protocol.js), and "latest wins" scheduling (PairClient) so that a burst of
+// edits or slider moves computes only the newest state.
+import { simdSupported } from '../../../dist/api.js';
+import { TOKENIZER_FILES } from '../../../dist/runtime.js';
+import { WorkerClient } from '../../../dist/worker-protocol.js';
+import { assetURL } from '../shared/assets.js';
 
 export class WorkerError extends Error {
   constructor(name, message) {
@@ -69,11 +71,15 @@ const STICKY = ['qkFile', 'tokenizerFile', 'modelLoad'];
 export class PlaygroundClient {
   constructor(workerURL) {
     this.workerURL = workerURL;
-    this._next = 1;
-    this._pending = new Map();
-    this._sticky = new Map(); // type -> payload of the last sticky request
     this._tokenizers = new Map(); // name -> Promise of the worker's having loaded its data
-    this._start();
+    const simd = new URL(workerURL, location.href).searchParams.get('simd') !== '0' && simdSupported();
+    // The package's worker protocol: the compiled module goes to every worker it starts.
+    this._client = new WorkerClient(() => new Worker(this.workerURL, { type: 'module', name: 'hirope' }), {
+      onStart: (notify) => compiledModule(simd).then((module) => notify('module', { module })),
+      sticky: STICKY,
+      failed: (event) => new WorkerError('WorkerError', event.message || 'the worker failed to start'),
+      errors: { fallback: (name, message) => new WorkerError(name, message) },
+    });
   }
 
   /** Hands the page's copy of a built-in tokenizer's data to this worker, once. */
@@ -86,37 +92,9 @@ export class PlaygroundClient {
     return this._tokenizers.get(name);
   }
 
-  _start() {
-    this.worker = new Worker(this.workerURL, { type: 'module', name: 'hirope' });
-    const simd = new URL(this.workerURL, location.href).searchParams.get('simd') !== '0' && simdSupported();
-    const worker = this.worker;
-    compiledModule(simd).then((module) => worker.postMessage({ type: 'module', module }));
-    worker.onmessage = ({ data }) => {
-      const entry = this._pending.get(data.id);
-      if (!entry) return;
-      if (data.type === 'progress') {
-        entry.progress?.(data.stage);
-        return;
-      }
-      this._pending.delete(data.id);
-      if (data.type === 'error') entry.reject(new WorkerError(data.name, data.message));
-      else entry.resolve(data.value);
-    };
-    worker.onerror = (event) => {
-      const error = new WorkerError('WorkerError', event.message || 'the worker failed to start');
-      for (const entry of this._pending.values()) entry.reject(error);
-      this._pending.clear();
-    };
-  }
-
   /** One request; resolves with the worker's result. */
   request(type, payload = {}, progress = null, transfer = []) {
-    const id = this._next++;
-    if (STICKY.includes(type)) this._sticky.set(type, payload);
-    return new Promise((resolve, reject) => {
-      this._pending.set(id, { resolve, reject, progress });
-      this.worker.postMessage({ id, type, ...payload }, transfer);
-    });
+    return this._client.request(type, payload, { progress, transfer });
   }
 
   /**
@@ -125,17 +103,12 @@ export class PlaygroundClient {
    * again.
    */
   restart() {
-    this.worker.terminate();
-    const error = new WorkerError('Superseded', 'a newer request replaced this one');
-    for (const entry of this._pending.values()) entry.reject(error);
-    this._pending.clear();
     this._tokenizers.clear(); // the fresh worker gets the data again with its next run
-    this._start();
-    for (const [type, payload] of this._sticky) this.worker.postMessage({ id: 0, type, ...payload });
+    this._client.restart(new WorkerError('Superseded', 'a newer request replaced this one'));
   }
 
   terminate() {
-    this.worker.terminate();
+    this._client.terminate();
   }
 }
 

@@ -1,0 +1,169 @@
+// A playground Web Worker: owns a hirope module and the SideEngine of one scheme (the page runs
+// two, one for A and one for B, so that both compute at once), so that analysis, attention and
+// image work never block the page. One handler per request type, on the package's worker
+// protocol (dist/worker-protocol.js): requests are handled one at a time, in order.
+import init from '../../../dist/index.js';
+import { buffers, serve, transfer } from '../../../dist/worker-protocol.js';
+import { SideEngine } from './attention-engine.js';
+import { assetURL } from '../shared/assets.js';
+import { ModelEngine } from './model-engine.js';
+import { PlaygroundError } from './errors.js';
+
+// worker.js?simd=0 forces the scalar build (the page passes its own ?simd=0 on), to see and test
+// the page as browsers without WebAssembly SIMD run it.
+const options = new URL(self.location.href).searchParams.get('simd') === '0' ? { simd: false } : {};
+let engine = null;
+let modelEngine = null; // Model mode: created on its first request
+let gpuEngine; // undefined: not tried; null: no adapter
+let qkFile = null;
+// The page compiles the .wasm once and posts the WebAssembly.Module as a notice ('module') to
+// every worker it starts, so that no worker downloads or compiles it again; a null module (the
+// page could not compile it) makes the worker load the file itself.
+let receiveModule;
+// The init options of every instance here: the page's module, or else the .wasm under the site's
+// hashed name.
+const loadOptions = new Promise((resolve) => {
+  receiveModule = resolve;
+}).then((module) =>
+  module
+    ? { ...options, wasmModule: module }
+    : { ...options, locateFile: (name) => assetURL(name, self.location.href).href },
+);
+const ready = loadOptions.then(init).then((hr) => {
+  engine = new SideEngine(hr);
+  return hr;
+});
+
+async function engineFor(backend) {
+  if (backend !== 'webgpu') return engine;
+  if (gpuEngine === undefined) {
+    // A second instance whose attentionAsync runs on the GPU; null when there is no adapter.
+    const hr = await init({ ...(await loadOptions), backend: 'auto' }).catch(() => null);
+    gpuEngine = hr && hr.attentionBackend === 'webgpu' ? new SideEngine(hr, { async: true }) : null;
+  }
+  if (!gpuEngine)
+    throw new PlaygroundError('WebGPU is not available in this browser; choose WebAssembly');
+  return gpuEngine;
+}
+
+// The engine of the last run (the SideEngine or the ModelEngine), which the view requests below
+// read: rows, images, values and CSV.
+let current = null;
+const viewed = () => {
+  if (!current) throw new PlaygroundError('nothing has been computed yet');
+  return current;
+};
+const model = async () => {
+  modelEngine ||= new ModelEngine(await ready);
+  return modelEngine;
+};
+
+serve(
+  {
+    ready: async () => {
+      const hr = await ready;
+      return {
+        backend: hr.backend,
+        languages: hr.languages,
+        tokenizers: hr.tokenizers,
+        limits: hr.limits,
+      };
+    },
+    qkFile: async ({ text }) => {
+      await ready;
+      qkFile = text;
+      return true;
+    },
+    run: async (message, { progress }) => {
+      const hr = await ready;
+      const e = await engineFor(message.backend);
+      const { code, state, side, view, views, distances, summary, reuse } = message;
+      // Progress messages only once a run is slow enough for the page to show its indicator.
+      const started = performance.now();
+      const slow = (stage) => performance.now() - started > 100 && progress(stage);
+      const result = await e.run(
+        { code, state, side, qkFile, view, views, distances, summary, reuse },
+        slow,
+      );
+      result.backend = message.backend === 'webgpu' ? 'WebGPU' : hr.backend;
+      current = e;
+      // Only fresh arrays are transferred; cached view data is copied by structured clone.
+      return transfer(result, buffers([result.image, result.analysis]));
+    },
+    // A built-in tokenizer's vocabulary, downloaded once by the page for every worker.
+    tokenizerData: async ({ name, data }) => (await ready).loadTokenizer(name, { data }),
+    tokenizerFile: async ({ data }) => (await ready).loadTokenizer({ json: data }),
+    // The code under each tokenizer: tokens and the top-level units that hold them.
+    tokenCounts: async ({ names, code, options: analyzeOptions }) => {
+      const hr = await ready;
+      const rows = [];
+      // A tokenizer that cannot be loaded or used gets its reason in its row; the others count.
+      for (const name of names) {
+        try {
+          if (hr.tokenizers.includes(name)) await hr.loadTokenizer(name);
+          const a = hr.analyze(code, { ...analyzeOptions, tokenizer: name });
+          const units = new Set();
+          const unit = a.positions.unit;
+          for (let t = 0; t < a.tokens.count; t++) if (unit[t] >= 0) units.add(unit[t]);
+          rows.push({ name, tokens: a.tokens.count, units: units.size });
+        } catch (e) {
+          rows.push({ name, error: e?.message || String(e) });
+        }
+      }
+      return rows;
+    },
+    splitBound: async ({ scheme, headDim }) => (await ready).splitBound(scheme, headDim),
+    languageOf: async ({ name }) => (await ready).detectLanguage(String(name)) ?? null,
+    detect: async ({ code }) => {
+      await ready;
+      return engine.detectLanguage(code);
+    },
+    // The weights' bytes, fetched once by the page for both workers; the answer is the model's
+    // config. (Without it, the first model request loads the package's own file.)
+    modelLoad: async ({ data, name }) => (await (await model()).load(data, name)).config,
+    modelGenerate: async (message) => (await model()).generate(message),
+    modelThumbnail: async (message) => {
+      const value = await (await model()).thumbnail(message);
+      return transfer(value, [value.rgba.buffer]);
+    },
+    modelRun: async (message) => {
+      const m = await model();
+      const value = await m.run(message);
+      if (value.ran.attention) current = m; // images, row and values now come from the model's attention
+      return transfer(value);
+    },
+    probs: async () => {
+      await ready;
+      const value = viewed().exportProbs();
+      return transfer(value, [value.probs.buffer]);
+    },
+    compare: async ({ other }) => {
+      await ready;
+      const value = viewed().compare(other);
+      return transfer(value, [value.tv.buffer, value.kl.buffer]);
+    },
+    cell: async ({ i, j }) => {
+      await ready;
+      return viewed().cell(i, j);
+    },
+    images: async ({ view }) => {
+      await ready;
+      return transfer(viewed().images(view));
+    },
+    row: async ({ index }) => {
+      await ready;
+      const row = viewed().row(index);
+      return transfer(row, [row.probs.buffer]);
+    },
+    values: async ({ region }) => {
+      await ready;
+      const values = viewed().values(region);
+      return transfer(values, [values.values.buffer]);
+    },
+  },
+  {
+    notices: {
+      module: ({ module }) => receiveModule(module instanceof WebAssembly.Module ? module : null),
+    },
+  },
+);
