@@ -7,6 +7,47 @@ import { logRatio } from '../shared/colormap.js';
 import { LANGUAGE_NAMES } from '../shared/samples.js';
 import { plural } from '../shared/wording.js';
 
+/** A PNG of a heatmap (page/heatmap.js) with its title, settings and legend drawn around it. */
+export async function heatmapPNG(map, { title, subtitle, theme = 'light' }) {
+  const pad = 16;
+  const width = map.canvas.width + 2 * pad;
+  const height = map.canvas.height + 2 * pad + 86;
+  const out = new OffscreenCanvas(width, height);
+  const ctx = out.getContext('2d');
+  const dark = theme === 'dark';
+  ctx.fillStyle = dark ? '#1d2026' : '#ffffff';
+  ctx.fillRect(0, 0, width, height);
+  const ink = dark ? '#e6e8ec' : '#1d1f24';
+  const muted = dark ? '#a0a7b4' : '#5d6470';
+  ctx.fillStyle = ink;
+  ctx.font = '600 15px system-ui, sans-serif';
+  ctx.fillText(title, pad, pad + 12);
+  ctx.fillStyle = muted;
+  ctx.font = '12px system-ui, sans-serif';
+  ctx.fillText(subtitle, pad, pad + 30, width - 2 * pad);
+  ctx.drawImage(map.canvas, pad, pad + 40);
+  ctx.drawImage(map.overlay, pad, pad + 40);
+  const y = pad + 48 + map.canvas.height;
+  const l = map.legendSpec;
+  if (l) {
+    // The legend's gradient drawn from its CSS stops.
+    const stops = [...l.gradient.matchAll(/rgb\(([^)]*)\) ([\d.]+)%/g)];
+    const g = ctx.createLinearGradient(pad + 70, 0, pad + 250, 0);
+    for (const [, rgb, at] of stops) g.addColorStop(Number(at) / 100, `rgb(${rgb})`);
+    ctx.fillStyle = muted;
+    ctx.textAlign = 'right';
+    ctx.fillText(l.left, pad + 64, y + 10);
+    ctx.textAlign = 'left';
+    ctx.fillText(l.right, pad + 256, y + 10);
+    ctx.fillStyle = g;
+    ctx.fillRect(pad + 70, y + 2, 180, 10);
+    ctx.fillStyle = muted;
+    if (l.note) ctx.fillText(l.note, pad, y + 30, width - 2 * pad);
+  }
+  ctx.fillText('hirope playground', pad, height - 8);
+  return out.convertToBlob({ type: 'image/png' });
+}
+
 /** A number in a CSV cell: empty where masked (NaN, a key after its query). */
 const csvNumber = (v) => (Number.isNaN(v) ? '' : String(v));
 
@@ -18,7 +59,7 @@ export function exportHandler(pg, which) {
         const names = { a: `A: ${describeScheme(pg.state.a)}`, b: `B: ${describeScheme(pg.state.b)}`, diff: `log2(pB / pA): B = ${describeScheme(pg.state.b)} vs A = ${describeScheme(pg.state.a)}` };
         const r = pg.heatmaps[which].region;
         const subtitle = `${LANGUAGE_NAMES[pg.state.language]}, ${plural(pg.result.n, 'token')} (${pg.tokenizersBox.label(pg.state.tokenizer)}), head dim ${pg.result.headDim}, training length ${pg.state.train}, q/k ${pg.sourceLabel(pg.state.source)}; queries ${r.r0}–${r.r1 - 1}, keys ${r.c0}–${r.c1 - 1}`;
-        download(await pg.heatmaps[which].exportPNG({ title: names[which], subtitle, theme: theme() }), `${name}.png`);
+        download(await heatmapPNG(pg.heatmaps[which], { title: names[which], subtitle, theme: theme() }), `${name}.png`);
       } else {
         download(new Blob([await csvOf(pg, which)], { type: 'text/csv' }), `${name}.csv`);
       }

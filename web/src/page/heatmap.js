@@ -323,47 +323,6 @@ export class Heatmap {
     return { row: r0 + Math.floor((y * (r1 - r0)) / PLOT), col: c0 + Math.floor((x * (c1 - c0)) / PLOT), x, y };
   }
 
-  /** A PNG of this map with its title, settings and legend drawn around it. */
-  async exportPNG({ title, subtitle, theme = 'light' }) {
-    const pad = 16;
-    const width = this.canvas.width + 2 * pad;
-    const height = this.canvas.height + 2 * pad + 86;
-    const out = new OffscreenCanvas(width, height);
-    const ctx = out.getContext('2d');
-    const dark = theme === 'dark';
-    ctx.fillStyle = dark ? '#1d2026' : '#ffffff';
-    ctx.fillRect(0, 0, width, height);
-    const ink = dark ? '#e6e8ec' : '#1d1f24';
-    const muted = dark ? '#a0a7b4' : '#5d6470';
-    ctx.fillStyle = ink;
-    ctx.font = '600 15px system-ui, sans-serif';
-    ctx.fillText(title, pad, pad + 12);
-    ctx.fillStyle = muted;
-    ctx.font = '12px system-ui, sans-serif';
-    ctx.fillText(subtitle, pad, pad + 30, width - 2 * pad);
-    ctx.drawImage(this.canvas, pad, pad + 40);
-    ctx.drawImage(this.overlay, pad, pad + 40);
-    const y = pad + 48 + this.canvas.height;
-    const l = this.legendSpec;
-    if (l) {
-      // The legend's gradient drawn from its CSS stops.
-      const stops = [...l.gradient.matchAll(/rgb\(([^)]*)\) ([\d.]+)%/g)];
-      const g = ctx.createLinearGradient(pad + 70, 0, pad + 250, 0);
-      for (const [, rgb, at] of stops) g.addColorStop(Number(at) / 100, `rgb(${rgb})`);
-      ctx.fillStyle = muted;
-      ctx.textAlign = 'right';
-      ctx.fillText(l.left, pad + 64, y + 10);
-      ctx.textAlign = 'left';
-      ctx.fillText(l.right, pad + 256, y + 10);
-      ctx.fillStyle = g;
-      ctx.fillRect(pad + 70, y + 2, 180, 10);
-      ctx.fillStyle = muted;
-      if (l.note) ctx.fillText(l.note, pad, y + 30, width - 2 * pad);
-    }
-    ctx.fillText('hirope playground', pad, height - 8);
-    return out.convertToBlob({ type: 'image/png' });
-  }
-
   _bindPointer() {
     let start = null;
     const box = () => this.canvas.getBoundingClientRect();
