@@ -1,4 +1,4 @@
-// The heatmaps' colour maps, shared by the playground page (web/src/colormap.js re-exports this
+// The heatmaps' colour maps, shared by the playground page (web/src/shared/colormap.js re-exports this
 // module), its workers and embeddable element, the command line's --png (lib/png.mjs, from the
 // package's dist/colormap.js) and the tests (which recompute expected pixels from API values with
 // these same functions). Pure JS, no DOM.

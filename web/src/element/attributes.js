@@ -5,7 +5,7 @@ import { numberSpec, numberProblem, VOCABULARY } from '../shared/vocabulary.js';
 
 // The scheme parameters an element takes as attributes (both sides use them), each named as the
 // core's table names it in kebab case (leakyFactor: leaky-factor), with the state's key; ranges
-// and defaults are the table's (web/src/vocabulary.js), so the element accepts what the API does.
+// and defaults are the table's (web/src/shared/vocabulary.js), so the element accepts what the API does.
 const kebab = (name) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 export const NUMBER_PARAMETERS = [
   ['ratio', 'ratio'], ['window', 'window'], ['group', 'group'], ['leakyFactor', 'leakyFactor'],

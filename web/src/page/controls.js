@@ -55,7 +55,7 @@ export function invalidNumber(spec, text) {
 }
 
 // A number control's range, step, default and help come from the core's scheme table
-// (web/src/vocabulary.js numberSpec), as the API checks them; `key` is the state's name for it.
+// (web/src/shared/vocabulary.js numberSpec), as the API checks them; `key` is the state's name for it.
 const fromTable = (name) => {
   const { min, max, minOpen, maxOpen, allowed, step, integer, help } = numberSpec(name);
   return { min, max, minOpen, maxOpen, allowed, step, integer, help };

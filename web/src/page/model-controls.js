@@ -18,7 +18,7 @@ export function createModelControls(mx) {
   // ----- controls
   const MODEL_SCALINGS = SCALINGS.filter(([s]) => s !== 'llama3');
   const PAIRS = 16; // the shipped model's frequency pairs, until its config is known
-  // The numbers' ranges and steps are the core's scheme table's (web/src/vocabulary.js); the help
+  // The numbers' ranges and steps are the core's scheme table's (web/src/shared/vocabulary.js); the help
   // is this page's, in bytes, and the ratio moves by one of the model's frequency pairs.
   function range(name) {
     const { min, max, minOpen, maxOpen, step, integer } = numberSpec(name);

@@ -111,13 +111,11 @@ function scheduleEdit() {
 let scheduled = false;
 const lastHalves = { a: null, b: null }; // each worker's last full result
 let startedAt = 0;
-let progressTimer = 0;
 function schedule() {
   if (!scheduled) startedAt = performance.now();
   scheduled = true;
   queueMicrotask(run);
 }
-
 
 async function run() {
   if (!scheduled) return;
@@ -323,7 +321,7 @@ function errorText(e) {
   const api = e.name === 'HiRoPEError' || e.name === 'PlaygroundError';
   const kept = pg.result?.n ? ' The maps still show the last code that could be read.' : '';
   if (e.name === 'NetworkError') return e.message; // a data file that could not be downloaded (worker-client.js)
-  // The parse budget (engine.js pageParseBudget) and the heap: the code, not the settings.
+  // The parse budget (web/src/worker/attention-engine.js pageParseBudget) and the heap: the code, not the settings.
   const slow = api && /^parsing stopped after (\d+) ms at byte (\d+) of (\d+): the input is pathological for the tree-sitter (\w+) grammar/.exec(e.message);
   if (slow) {
     const [, ms, at, of, language] = slow;

@@ -20,7 +20,7 @@ export function codeSentence({ count, languageName, tokenizer, units, statements
  * count of out-of-distribution frequency pairs).
  *
  * sides: [{ label: 'A', name: 'RoPE with NTK-aware scaling ×4', ood: { oodPairs, pairs } | null }]
- * (name: the side's display name, state.js describeScheme, as the map titles show it; ood null: the
+ * (name: the side's display name, playground-state.js describeScheme, as the map titles show it; ood null: the
  * scheme does not rotate, or its angles are not known yet).
  */
 export function trainingSentence({ n, total = n, train, sides }) {

@@ -1,6 +1,6 @@
 // The playground's compute side: code analysis, attention under schemes A and B, the pooled and
 // coloured heatmap images, and the data for the distance, angle and decay views. It runs inside the
-// Web Worker (web/src/worker.js) and in Node tests; it keeps the full matrices so that zooming, row
+// Web Worker (web/src/worker/main.js) and in Node tests; it keeps the full matrices so that zooming, row
 // selection and CSV export need no recomputation.
 import { schemeFor, analyzeOptionsFor } from '../shared/playground-state.js';
 import { plural } from '../shared/wording.js';

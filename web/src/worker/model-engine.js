@@ -2,7 +2,7 @@
 // SideEngine): the code model's per-byte loss, its real attention for a layer and head as a
 // pooled image, and generation. Pure of DOM, so Node tests drive it directly.
 import { truncateStride } from '../shared/model-state.js';
-import { CURVE_STEP, THUMB_SIZE, lossCurve } from '../shared/models.js';
+import { THUMB_SIZE, lossCurve } from '../shared/models.js';
 import { recallClasses, tokenRecallClasses } from '../../../dist/recall.js';
 import { PlaygroundError } from './errors.js';
 import { gridFor, poolMatrix, heatImage, matrixRow, matrixValues } from './matrix-view.js';
