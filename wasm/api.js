@@ -31,7 +31,8 @@ export const BUILTIN_TOKENIZERS = Object.freeze([...TOKENIZER_DATA]);
 export { simdSupported } from './init.js';
 
 const ENCODER = new TextEncoder();
-const DECODER = new TextDecoder();
+// ignoreBOM: a text that starts with U+FEFF decodes back to itself (by default TextDecoder drops it).
+const DECODER = new TextDecoder('utf-8', { ignoreBOM: true });
 
 // attention()'s kernel option, as users name it -> the core's kernel.
 const KERNELS = new Map([['tiled', 'fast'], ['reference', 'reference']]);

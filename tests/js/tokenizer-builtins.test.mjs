@@ -18,6 +18,10 @@ import { HiRoPEError, BUILTIN_TOKENIZERS } from '../../dist/index.js';
 import { load } from './builds.mjs';
 import { pythonFiles, javascriptFiles, goFiles, rustFiles, take } from './corpus.mjs';
 import { walk } from '../../tools/files.mjs';
+import { edgeTexts as edgeStrings } from '../fixtures/edge-text.mjs';
+
+// The shared edge text (tests/fixtures/edge-text.mjs) as compare()'s inputs.
+const edgeTexts = (specials) => edgeStrings(specials).map((text, i) => ({ file: `edge#${i}`, text }));
 
 const require = createRequire(import.meta.url);
 const root = new URL('../../', import.meta.url);
@@ -43,43 +47,6 @@ function realCode(scale = 1) {
   return parts.flatMap(([, files]) => files);
 }
 
-function edgeTexts(specials = []) {
-  const t = [
-    'Hello 👋🏽 world 🇫🇷 family: 👨‍👩‍👧‍👦 end 🙂🙂🙂',
-    '中文分词测试，日本語のテキスト、カタカナ、ひらがな。한국어 텍스트 입니다.',
-    'e\u0301te\u0301 cafe\u0301 A\u030A Å ñ n\u0303 \u1100\u1161\u11A8 가각 q\u0307\u0323 ḍ̇',
-    'line1\r\nline2\r\n\r\n\tindented\r\n  \r\n',
-    ' '.repeat(1000) + 'x' + '\t'.repeat(300) + '\n'.repeat(50) + ' \n \n  \n',
-    '1234567890'.repeat(50) + ' 3.14159 1e10 0x1F ١٢٣٤ ²³ Ⅻ',
-    "I'M you'RE he's She'S we'Ve they'LL I'd 'S don't",
-    '\u00a0\u2003\u3000\u0085\ufeff\u2028\u2029 x \u200b\u200d',
-    'a\u0300\u0301\u0302 \u0915\u094d\u0937 \u0e01\u0e34 \u05d0\u05b0 ÀÉÎÕÜ ß ẞ ǅ ʰ ﬁ',
-    'ab\ud800cd \udc00 x\ud83d', // lone surrogates: TextEncoder's U+FFFD, as the references
-    '', ' ', '\n', 'x',
-  ];
-  for (const s of specials.slice(0, 4)) t.push(`x${s}y ${s}${s} <${s}>`);
-  let seed = 7;
-  const rnd = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
-  const alphabet = [...'abcXYZ019 \n\r\t\'"sStT.,;:!?()[]{}<>-_=+*/\\|&^%$#@~`', 'é', 'ß', '中', 'ぁ', '\u0301', '²', '٣', '€',
-    '\u00a0', '\u3000', '\u0085', '😀', '🏽', '\u200d', 'ſ', 'K', '\u1100', '\u1161', 'A\u030a'];
-  for (let k = 0; k < 150; k++) {
-    let s = '';
-    const n = 1 + Math.floor(rnd() * 60);
-    for (let i = 0; i < n; i++) s += alphabet[Math.floor(rnd() * alphabet.length)];
-    t.push(s);
-  }
-  // Letter case structure (o200k splits on it): Lu, Ll, Lt, Lm, Lo, Mn, Mc, Me, apostrophes.
-  t.push('HTTPServer XMLHttpRequest getHTTPResponseCode DON\'T Don\'t dON\'T ǅungla AǅB ʰa aʰ Aʰ ABC123 e\u0301E\u0301 A\u0301B');
-  const letters = [...'aAbBsStTdDlLmMvVrReE\'\' 1.', 'ǅ', 'ǈ', 'ʰ', 'ˆ', '中', 'ß', 'Ω', 'ω', '\u0301', '\u0903', '\u20dd', 'ſ', '\r', '\n', '/'];
-  for (let k = 0; k < 400; k++) {
-    let s = '';
-    const n = 1 + Math.floor(rnd() * 24);
-    for (let i = 0; i < n; i++) s += letters[Math.floor(rnd() * letters.length)];
-    t.push(s);
-  }
-  return t.map((text, i) => ({ file: `edge#${i}`, text }));
-}
-
 const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
 const firstDiff = (a, b) => {
   let i = 0;
@@ -88,8 +55,8 @@ const firstDiff = (a, b) => {
 };
 
 // Compares every input with each reference and checks the round trip; returns the counts.
-function compare(hr, tokenizer, inputs, references, { nfc = false, normalize = null, whiteSpaceRef = null } = {}) {
-  let bytes = 0, tokens = 0, roundTrips = 0;
+function compare(hr, tokenizer, inputs, references, { nfc = false, normalize = null, whiteSpaceRef = null, metaspace = false } = {}) {
+  let bytes = 0, tokens = 0, roundTrips = 0, lossy = 0;
   const mismatches = [];
   const divergences = { surrogate: 0, jsWhitespace: 0 };
   for (const { file, text } of inputs) {
@@ -124,15 +91,21 @@ function compare(hr, tokenizer, inputs, references, { nfc = false, normalize = n
       }
     }
     const wellFormed = text.toWellFormed();
+    // The SentencePiece family (metaspace) writes a space as U+2581 and decodes U+2581 as a space:
+    // a text that holds one does not come back (tokenizer-json-diff.mjs leaves it out the same way).
+    if (metaspace && wellFormed.includes('\u2581')) {
+      lossy++;
+      continue;
+    }
     const want = normalize ? normalize(wellFormed) : nfc ? wellFormed.normalize('NFC') : wellFormed;
     if (hr.decode(ours, { tokenizer }) === want) roundTrips++;
     else mismatches.push(`round trip ${file}`);
   }
-  return { files: inputs.length, bytes, tokens, roundTrips, mismatches, divergences };
+  return { files: inputs.length, bytes, tokens, roundTrips, lossy, mismatches, divergences };
 }
 
 const report = (name, r) =>
-  console.log(`# ${name}: ${r.files} inputs, ${(r.bytes / 1e6).toFixed(2)} MB, ${r.tokens} tokens, ${r.mismatches.length} mismatches, round trip ${r.roundTrips}/${r.files}; ` +
+  console.log(`# ${name}: ${r.files} inputs, ${(r.bytes / 1e6).toFixed(2)} MB, ${r.tokens} tokens, ${r.mismatches.length} mismatches, round trip ${r.roundTrips}/${r.files - r.lossy}; ` +
     `explained differences: ${r.divergences.surrogate} lone-surrogate inputs, ${r.divergences.jsWhitespace} U+0085/U+FEFF inputs (JS \\s)`);
 
 const HF = [
@@ -163,14 +136,15 @@ describe('built-in tokenizers from tokenizer.json', () => {
       await simd.loadTokenizer(name);
       const { json, tok } = hfReference(pkg);
       const nfc = JSON.stringify(json.normalizer ?? null).includes('"NFC"');
+      const metaspace = !JSON.stringify(json.pre_tokenizer ?? null).includes('"ByteLevel"');
       const specials = json.added_tokens.map((a) => a.content);
       const ref = (text) => tok.encode(text, { add_special_tokens: false }).ids;
-      const r = compare(simd, name, [...code, ...edgeTexts(specials)], [['hf', ref]], { nfc });
+      const r = compare(simd, name, [...code, ...edgeTexts(specials)], [['hf', ref]], { nfc, metaspace });
       report(name, r);
       assert.deepEqual(r.mismatches.slice(0, 10), []);
       assert.ok(r.bytes > 5e6 && r.tokens > 1e6);
       await scalar.loadTokenizer(name);
-      const s = compare(scalar, name, [...small, ...edgeTexts(specials).slice(0, 20)], [['hf', ref]], { nfc });
+      const s = compare(scalar, name, [...small, ...edgeTexts(specials).slice(0, 20)], [['hf', ref]], { nfc, metaspace });
       assert.deepEqual(s.mismatches.slice(0, 10), [], 'wasm-scalar');
     });
   }

@@ -15,6 +15,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { root, opt, cli } from './diff-args.mjs';
+import { edgeTexts } from '../fixtures/edge-text.mjs';
 
 const budget = Number(opt('mb', '8')) * 1e6; // bytes of real files per vocabulary
 const only = opt('only', 'llama3,qwen3,deepseek_v3,gemma3,claude').split(',');
@@ -68,46 +69,6 @@ function pickFiles() {
     if (!any) break;
   }
   return picked;
-}
-
-// Edge text: emoji, CJK, combining marks (NFC and not), CRLF, long whitespace and digit runs,
-// contractions in both cases, special-token look-alikes, and random Unicode soup.
-function edgeTexts(specials) {
-  const t = [
-    'Hello 👋🏽 world 🇫🇷 family: 👨‍👩‍👧‍👦 end',
-    '中文分词测试，日本語のテキスト、カタカナ、ひらがな。한국어 텍스트 입니다.',
-    'e\u0301te\u0301 cafe\u0301 A\u030A Å ñ n\u0303 \u1100\u1161\u11A8 가각 q\u0307\u0323 ḍ̇',
-    'line1\r\nline2\r\n\r\n\tindented\r\n',
-    ' '.repeat(1000) + 'x' + '\t'.repeat(300) + '\n'.repeat(50) + ' \n \n  \n',
-    '1234567890'.repeat(50) + ' 3.14159 1e10 0x1F ١٢٣٤ ²³ Ⅻ',
-    "I'M you'RE he's She'S we'Ve they'LL I'd 'S ſ 'ſ K 'K",
-    '\u00a0\u2003\u3000\u0085\ufeff\u2028\u2029 x \u200b\u200d',
-    'a\u0300\u0301\u0302\u0303\u0304\u0305 \u0915\u094d\u0937 \u0e01\u0e34 \u05d0\u05b0',
-    'ÀÉÎÕÜ àéîõü ß ẞ ǅ ǈ ʰ ˆ ﬁ ﬃ ℌ ℕ',
-    // Normalizers: compatibility forms, Final_Sigma, İ, full-width and half-width forms.
-    'ﬁle ﷺ ㌀ ① ⑴ ¼ x² ｈｅｌｌｏ ｶﾞ ΟΔΟΣ. ΟΔΟΣ́ Σ ΑΣa İstanbul Ǆǅǆ Ⅻ ℃ ㎏ ․‥ ¨  ​',
-    // The SentencePiece family: the metaspace itself, byte-fallback candidates (controls,
-    // private use, rare astral), byte-token look-alikes, leading and trailing spaces.
-    'x\u2581y \u2581\u2581 z\u2581',
-    '\u0001\u0002\u007f\u0080 \ue000\uf8ff \u{10fffd} \u{1d7d8} \u{e0100} \u{2a6d6}',
-    '<0x41> <0x0A><unk><unk> <s></s> <pad>',
-    '  leading and trailing  ',
-    ' ',
-  ];
-  for (const s of specials.slice(0, 6)) t.push(`x${s}y ${s}${s} <${s}> ${s.slice(0, -1)}`);
-  // Random soup from a weighted alphabet.
-  let seed = 12345;
-  const rnd = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
-  const alphabet = [...'abcXYZ019 \n\r\t\'"sStTdDlL.,;:!?()[]{}<>-_=+*/\\|&^%$#@~`', 'é', 'ß', 'ǅ', 'ʰ',
-    '中', 'ぁ', 'ァ', '\u0301', '\u0903', '\u20dd', '²', 'Ⅻ', '٣', '¡', '€', '©', '—', '\u00a0', '\u2003', '\u3000',
-    '\u0085', '\ufeff', '\u2028', '😀', '🏽', '\u200d', 'ſ', 'K', '\u1100', '\u1161', '\u11a8', 'A\u030a', '\u212b'];
-  for (let k = 0; k < 300; k++) {
-    let s = '';
-    const n = 1 + Math.floor(rnd() * 60);
-    for (let i = 0; i < n; i++) s += alphabet[Math.floor(rnd() * alphabet.length)];
-    t.push(s);
-  }
-  return t;
 }
 
 // @huggingface/tokenizers' ByteLevel splits with GPT-2's pattern in JavaScript's own \s (U+FEFF
@@ -175,7 +136,8 @@ for (const name of only) {
   const prepends = JSON.stringify([json.normalizer, json.pre_tokenizer]).includes('Prepend') ||
     (json.pre_tokenizer?.type === 'Metaspace' && json.pre_tokenizer.prepend_scheme !== 'never');
   const specials = json.added_tokens.map((t) => t.content);
-  const inputs = [...pickFiles(), ...edgeTexts(specials).map((text, i) => ({ name: `edge#${i}`, text }))];
+  // Edge text as the native side reads it from its file: lone surrogates become U+FFFD.
+  const inputs = [...pickFiles(), ...edgeTexts(specials).map((text, i) => ({ name: `edge#${i}`, text: text.toWellFormed() }))];
   // Native ids, in batches of files.
   const paths = inputs.map((inp, i) => {
     const p = path.join(tmp, `${i}.txt`);
