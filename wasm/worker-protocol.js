@@ -112,7 +112,8 @@ export const abortReason = (signal) =>
  *
  * - onStart(notify): posts the notices a fresh worker needs first (notify(type, payload, transfer)
  *   reaches that worker only, even after a later restart).
- * - sticky: request types whose last payload a fresh worker gets again (answers not awaited).
+ * - sticky: request types whose last payload a fresh worker gets again (answers not awaited; a
+ *   sticky payload is posted again, so it is never transferred).
  * - failed(event): the error every pending call rejects with when the worker fails.
  * - errors: { classes, fallback } for rehydrateError.
  */
@@ -186,7 +187,13 @@ export class WorkerClient {
         message,
       });
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.worker.postMessage(message, transfer);
+      try {
+        this.worker.postMessage(message, transfer);
+      } catch (e) {
+        // A payload that cannot be cloned (DataCloneError): this call fails, the others go on.
+        this._pending.get(id)?.reject(e);
+        this._pending.delete(id);
+      }
     });
   }
 

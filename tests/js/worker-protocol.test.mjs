@@ -130,6 +130,10 @@ describe('worker protocol', () => {
     const kept = new Uint8Array([1]);
     assert.deepEqual(await c.request('received', { data: kept }), [1]);
     assert.equal(kept.byteLength, 1);
+    // A payload that cannot cross fails its own call only.
+    await assert.rejects(c.request('echo', { f: () => {} }), (e) => e.name === 'DataCloneError');
+    assert.equal(c._pending.size, 0);
+    assert.equal(await c.request('echo', 'still'), 'still');
   });
 
   it('rehydrates errors: HiRoPEError and its subclasses, registered classes, a fallback', async () => {
