@@ -1,4 +1,4 @@
-// Generates src/analysis/unicode_props.inc: the Unicode data of the tokenizer.json loader, read
+// Generates src/tokenizers/unicode_props.inc: the Unicode data of the tokenizer.json loader, read
 // from this JS engine's own RegExp and String.prototype.normalize so that the loader matches the
 // reference (@huggingface/tokenizers) running on the same engine:
 //   - general categories (\p{Lu} ... \p{Cn}) as code point ranges, and \p{White_Space};
@@ -7,7 +7,7 @@
 //     the combining marks with normalize('NFD') as the comparison), primary composition pairs,
 //     and the code points that start a normalization-independent chunk (NFC_QC=Yes, ccc=0);
 //   - NFD, NFKD, NFKC and toLowerCase (with Final_Sigma's context), below.
-//   node tools/gen-unicode-props.mjs > src/analysis/unicode_props.inc
+//   node tools/gen-unicode-props.mjs > src/tokenizers/unicode_props.inc
 const GC = ['Lu', 'Ll', 'Lt', 'Lm', 'Lo', 'Mn', 'Mc', 'Me', 'Nd', 'Nl', 'No', 'Pc', 'Pd', 'Ps',
   'Pe', 'Pi', 'Pf', 'Po', 'Sm', 'Sc', 'Sk', 'So', 'Zs', 'Zl', 'Zp', 'Cc', 'Cf', 'Cs', 'Co', 'Cn'];
 const gcRe = GC.map((g) => new RegExp(`^\\p{${g}}$`, 'u'));

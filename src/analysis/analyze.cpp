@@ -1,8 +1,8 @@
 // One parse per analysis, walked iteratively with a tree cursor: the lexical tokens, the
 // statement starts, the error regions and the top-level units, then per-token positions.
 #include "analysis/languages.h"
-#include "analysis/unicode.h"
 #include "hirope/analysis.h"
+#include "tokenizers/unicode.h"
 #include "util/hash.h"
 
 #include <tree_sitter/api.h>

@@ -6,9 +6,9 @@
 // added tokens, no prefix space, no Metaspace) every token's bytes are the text it covers and
 // the tokens cover the text exactly. Limits are smaller than the defaults so that a tiny input
 // cannot ask for the defaults' (legitimate) 2^21 ids; they are still checked before allocating.
-#include "analysis/json.h"
-#include "analysis/tokenizer_json.h"
 #include "fuzz_common.h"
+#include "tokenizers/json.h"
+#include "tokenizers/tokenizer_json.h"
 
 #include <cstring>
 #include <string>

@@ -1,17 +1,17 @@
-// load_tokenizer_json (src/analysis/tokenizer_json.cpp): small hand-made tokenizer.json files
+// load_tokenizer_json (src/tokenizers/tokenizer_json.cpp): small hand-made tokenizer.json files
 // with ids derived by hand, and every refusal (malformed JSON, wrong types, unsupported
 // components, size limits, inconsistent added tokens) naming what it refuses. The real files
 // (Llama 3, Qwen 3, DeepSeek V3) are compared id for id with @huggingface/tokenizers by
 // tests/js/tokenizer-json-diff.mjs; the regex engine and NFC with JavaScript by
 // tests/js/pretokenize-regex-diff.mjs. When the real files are installed, one test here loads
 // them and checks a few ids and the round trip.
-#include "analysis/json.h"
-#include "analysis/pretokenize_regex.h"
-#include "analysis/tokenizer_json.h"
-#include "analysis/unicode_props.h"
 #include "hirope/analysis.h"
 #include "test_compare.h"
 #include "test_files.h"
+#include "tokenizers/json.h"
+#include "tokenizers/pretokenize_regex.h"
+#include "tokenizers/tokenizer_json.h"
+#include "tokenizers/unicode_props.h"
 
 #include <catch2/catch.hpp>
 #include <map>

@@ -12,11 +12,11 @@
 //   tokjson_cli normalize TOKENIZER.json           reads NUL-separated strings, writes what
 //                                                  the file's normalizer makes of each (one
 //                                                  section), NUL-separated
-#include "analysis/pretokenize_regex.h"
-#include "analysis/tokenizer_json.h"
-#include "analysis/unicode.h"
-#include "analysis/unicode_props.h"
 #include "hirope/analysis.h"
+#include "tokenizers/pretokenize_regex.h"
+#include "tokenizers/tokenizer_json.h"
+#include "tokenizers/unicode.h"
+#include "tokenizers/unicode_props.h"
 
 #include <chrono>
 #include <cstdio>

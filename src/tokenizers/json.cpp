@@ -1,8 +1,8 @@
 // The strict iterative JSON parser (json.h).
-#include "analysis/json.h"
+#include "tokenizers/json.h"
 
-#include "analysis/unicode.h"
-#include "analysis/unicode_props.h"
+#include "tokenizers/unicode.h"
+#include "tokenizers/unicode_props.h"
 
 #include <cstdlib>
 

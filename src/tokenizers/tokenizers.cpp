@@ -1,10 +1,10 @@
 // Vocabulary files and the BPE tokenizers: byte-level BPE ranked by id with the cl100k or o200k
 // pre-tokenizer (as tiktoken and gpt-tokenizer), and LLaMA's character BPE with byte fallback
 // and ranked merges (as Meta's SentencePiece model, reproduced by llama-tokenizer-js).
-#include "analysis/pair_table.h"
-#include "analysis/unicode.h"
-#include "analysis/unicode_props.h"
 #include "hirope/analysis.h"
+#include "tokenizers/pair_table.h"
+#include "tokenizers/unicode.h"
+#include "tokenizers/unicode_props.h"
 #include "util/bytes.h"
 #include "util/hash.h"
 

@@ -1,9 +1,9 @@
 // The pre-tokenizer regex engine (see pretokenize_regex.h). The pattern parser recurses on the
 // pattern's group nesting, which is limited to kMaxNesting; matching is iterative.
-#include "analysis/pretokenize_regex.h"
+#include "tokenizers/pretokenize_regex.h"
 
-#include "analysis/unicode.h"
-#include "analysis/unicode_props.h"
+#include "tokenizers/unicode.h"
+#include "tokenizers/unicode_props.h"
 
 #include <algorithm>
 

@@ -1,5 +1,5 @@
 // Character classes from generated range tables (tools/gen-unicode.mjs).
-#include "analysis/unicode.h"
+#include "tokenizers/unicode.h"
 
 #include <algorithm>
 #include <iterator>

@@ -1,7 +1,7 @@
 // General categories, White_Space and NFC from generated tables (tools/gen-unicode-props.mjs).
-#include "analysis/unicode_props.h"
+#include "tokenizers/unicode_props.h"
 
-#include "analysis/unicode.h"
+#include "tokenizers/unicode.h"
 
 #include <algorithm>
 #include <iterator>

@@ -1,0 +1,93 @@
+// Embind glue of the tokenizers (hirope_tokenizers): loading a vocabulary file or a
+// tokenizer.json, encoding text to ids and decoding ids to bytes.
+#include "common.h"
+#include "hirope/analysis.h"
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+using emscripten::val;
+using namespace hirope;
+using namespace hirope::bindings;
+
+namespace {
+
+// A loaded vocabulary, owned by the JS side.
+class TokenizerHandle {
+  public:
+    std::string load(uintptr_t data, double size) {
+        return load_vocabulary(ptr<const uint8_t>(data), static_cast<size_t>(size), &vocab_)
+            .message();
+    }
+    // A Hugging Face tokenizer.json (load_tokenizer_json); the JSON text is not kept.
+    std::string loadJson(uintptr_t data, double size, std::string name) {
+        Status st = wasm_heap().reserve(
+            static_cast<double>(AnalysisLimits::tokenizer_json_load_bytes_per_byte) * size,
+            "loading a tokenizer.json");
+        if (!st.ok()) return st.message();
+        return load_tokenizer_json(
+                   std::string_view(ptr<const char>(data), static_cast<size_t>(size)),
+                   std::move(name), &vocab_)
+            .message();
+    }
+    uintptr_t address() const { return reinterpret_cast<uintptr_t>(vocab_.get()); }
+    double size() const { return vocab_ ? static_cast<double>(vocab_->size()) : 0; }
+
+  private:
+    std::unique_ptr<Vocabulary> vocab_;
+};
+
+// The token ids of a text as an Int32Array, or an error string.
+val encodeText(uintptr_t vocab, uintptr_t code, double size) {
+    const Vocabulary* v = ptr<const Vocabulary>(vocab);
+    Status st =
+        wasm_heap().reserve(static_cast<double>(v->encode_heap_per_byte()) * size, "tokenizing");
+    if (!st.ok()) return val(st.message());
+    std::vector<Token> tokens;
+    v->encode(std::string_view(ptr<const char>(code), static_cast<size_t>(size)), &tokens);
+    std::vector<int32_t> ids(tokens.size());
+    for (size_t i = 0; i < tokens.size(); ++i) ids[i] = tokens[i].id;
+    return typed_copy("Int32Array", ids);
+}
+
+// The bytes of token ids, concatenated, as a Uint8Array; or an error string naming the first id
+// outside the vocabulary.
+val decodeIds(uintptr_t vocab, uintptr_t ids, double count) {
+    const Vocabulary* v = ptr<const Vocabulary>(vocab);
+    const int32_t* p = ptr<const int32_t>(ids);
+    size_t n = static_cast<size_t>(count), total = 0;
+    for (size_t i = 0; i < n; ++i) {
+        if (p[i] < 0 || static_cast<size_t>(p[i]) >= v->size() || v->token_bytes(p[i]).empty())
+            return val("ids[" + std::to_string(i) + "] = " + std::to_string(p[i]) +
+                       " is not a token of the '" + v->name() + "' tokenizer");
+        total += v->token_bytes(p[i]).size();
+    }
+    Status st = wasm_heap().reserve(total, "decoding");
+    if (!st.ok()) return val(st.message());
+    std::vector<uint8_t> out;
+    out.reserve(total);
+    for (size_t i = 0; i < n; ++i) {
+        std::string_view b = v->token_bytes(p[i]);
+        out.insert(out.end(), b.begin(), b.end());
+    }
+    if (v->prefix_space() && !out.empty() && out[0] == ' ') out.erase(out.begin());
+    return typed_copy("Uint8Array", out);
+}
+
+} // namespace
+
+EMSCRIPTEN_BINDINGS(hirope_tokenizers) {
+    emscripten::class_<TokenizerHandle>("TokenizerHandle")
+        .constructor<>()
+        .function("load", &TokenizerHandle::load)
+        .function("loadJson", &TokenizerHandle::loadJson)
+        .function("address", &TokenizerHandle::address)
+        .function("size", &TokenizerHandle::size);
+    emscripten::function("encode", &encodeText);
+    emscripten::function("decode", &decodeIds);
+}
