@@ -47,7 +47,8 @@ struct AnalysisLimits {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Tokenizers
+// Tokenizers: the hirope_tokenizers library (src/tokenizers/). Languages and Analysis below are
+// hirope_analysis (src/analysis/), which links it.
 
 struct Token {
     int32_t id = 0;
