@@ -18,7 +18,7 @@
 
 import { HiRoPEError, fail, describe, iota, checkCount, checkFloat32, checkStill, checkBytes, readOptions, readArray, callerArray, isPlainObject, typedArrayName, utf8Length } from './errors.js';
 import { Vocabulary, registerVocabulary } from './vocabulary.js';
-import { Runtime, TOKENIZER_DATA, TOKENIZER_FILES, MODEL_FILES, MAX_TOKENIZER_JSON_BYTES, tokenizerHash, readData, normalizePositions, readPositions, checkPool, readPool, poolStill, tokenIds, guardMethods } from './runtime.js';
+import { Runtime, TOKENIZER_DATA, TOKENIZER_FILES, MODEL_FILES, MAX_TOKENIZER_JSON_BYTES, tokenizerHash, readData, normalizePositions, readPositions, checkPool, readPool, poolStill, tokenIds, guardMethods, DECODER } from './runtime.js';
 import { AnalysisCodec } from './analysis-codec.js';
 import { ModelLoader } from './model.js';
 import { INIT_KEYS, loadModule, startGPU } from './init.js';
@@ -31,8 +31,6 @@ export const BUILTIN_TOKENIZERS = Object.freeze([...TOKENIZER_DATA]);
 export { simdSupported } from './init.js';
 
 const ENCODER = new TextEncoder();
-// ignoreBOM: a text that starts with U+FEFF decodes back to itself (by default TextDecoder drops it).
-const DECODER = new TextDecoder('utf-8', { ignoreBOM: true });
 
 // attention()'s kernel option, as users name it -> the core's kernel.
 const KERNELS = new Map([['tiled', 'fast'], ['reference', 'reference']]);

@@ -5,7 +5,7 @@
 import {
   fail, describe, iota, orList, readOptions, readObject, readArray, isPlainObject, checkInt32s, checkBytes, typedArrayName, typedLength, fixedView,
 } from './errors.js';
-import { readData, guardMethods, MODEL_FILES, DEFAULT_MODEL, TOKENIZER_DATA } from './runtime.js';
+import { readData, guardMethods, MODEL_FILES, DEFAULT_MODEL, TOKENIZER_DATA, DECODER } from './runtime.js';
 
 const OPTION_KEYS = {
   loss: ['scheme', 'hierarchy', 'language', 'segmentSize', 'gap', 'descendClasses', 'positions'],
@@ -14,7 +14,6 @@ const OPTION_KEYS = {
   generate: ['scheme', 'hierarchy', 'language', 'segmentSize', 'gap', 'descendClasses', 'maxBytes', 'temperature', 'seed'],
   positions: ['hierarchy', 'language', 'segmentSize', 'gap', 'descendClasses'],
 };
-const DECODER = new TextDecoder();
 
 // The weights of a CodeModel that was garbage-collected without dispose(): its WASM handle is
 // deleted here (dispose() stays the prompt way, and unregisters it).

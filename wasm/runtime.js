@@ -38,6 +38,9 @@ export const DEFAULT_MODEL = 'pybyte';
 export const MAX_TOKENIZER_JSON_BYTES = 128 * 1024 * 1024;
 
 const ENCODER = new TextEncoder();
+// UTF-8 out of the heap. ignoreBOM: a text that starts with U+FEFF decodes back to itself (by
+// default TextDecoder drops it).
+export const DECODER = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /** 16 hex digits hashing bytes (two FNV-1a 32 streams): the name of a user's tokenizer.json. */
 export function tokenizerHash(bytes) {
