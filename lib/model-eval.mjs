@@ -3,7 +3,7 @@
 // position bucket and by recall class (recallClasses / tokenRecallClasses: far, near, first,
 // other), and the preset schemes. The report's recall probe is in training/eval/probes.mjs.
 import { recallClasses, tokenRecallClasses, RECALL_CLASSES } from '../dist/index.js';
-import { truncateStride } from '../training/registry.mjs';
+import { REGISTRY, truncateStride } from '../training/registry.mjs';
 
 /** The language of a file by its extension: Python, or JavaScript for .js, .mjs, .cjs. */
 export function languageOf(file) {
@@ -114,37 +114,32 @@ export function bucketLabel(edges, b) {
 
 /**
  * The schemes the evaluation compares, for a model trained at context L evaluated on windows of
- * `length` bytes: factors of the scaled RoPEs are length / L; windows are L / 2; Self-Extend's
- * group is the smallest whose usable length (L - W) * G + W covers the window. The baselines: a
- * sliding window of L bytes, and truncation to the last L bytes re-run every truncateStride(L)
- * bytes (training/models/registry.json's truncate.stride_divisor). tuned: preset
- * name -> model options replacing the default (training/models/NAME/config.json's
+ * `length` bytes: the preset table of training/models/registry.json (evaluation.presets, read by
+ * hirope.eval in Python too), its symbols replaced: factors of the scaled RoPEs are length / L;
+ * windows are L / 2; Self-Extend's group is the smallest whose usable length (L - W) * G + W
+ * covers the window. The baselines: a sliding window of L bytes, and truncation to the last L
+ * bytes re-run every truncateStride(L) bytes (the registry's truncate.stride_divisor). tuned:
+ * preset name -> model options replacing the default (training/models/NAME/config.json's
  * evaluation.tuned, chosen on the tuning split).
  */
 export function presetSchemes(L, length, tuned = {}) {
   const factor = length / L;
   const window = Math.floor(L / 2);
   const group = Math.max(2, Math.ceil((length - window) / (L - window)));
-  const presets = {
-    'sliding-window': { scheme: { type: 'sliding-window', window: L } },
-    truncate: { scheme: { type: 'truncate', length: L, stride: truncateStride(L) } },
-    rope: { scheme: 'rope' },
-    pi: { scheme: { type: 'rope', scaling: { type: 'linear', factor } } },
-    ntk: { scheme: { type: 'rope', scaling: { type: 'ntk', factor } } },
-    'dynamic-ntk': { scheme: { type: 'rope', scaling: { type: 'dynamic-ntk', factor: 1 } } },
-    yarn: { scheme: { type: 'rope', scaling: { type: 'yarn', factor } } },
-    rerope: { scheme: { type: 'rerope', window } },
-    'self-extend': { scheme: { type: 'self-extend', window, group } },
-    'hirope-0.5-units': { scheme: { type: 'hirope', ratio: 0.5, window }, hierarchy: 'units' },
-    'hirope-1/3-units': { scheme: { type: 'hirope', ratio: 1 / 3, window }, hierarchy: 'units' },
-    'hirope-1/3-statements': { scheme: { type: 'hirope', ratio: 1 / 3, window }, hierarchy: 'statements' },
-    'hirope-1/3-segments32': { scheme: { type: 'hirope', ratio: 1 / 3, window }, hierarchy: 'segments', segmentSize: 32 },
-  };
-  for (const [name, options] of Object.entries(tuned)) presets[name] = withFactor(options, factor);
+  const symbols = { L, 'L/2': window, 'length/L': factor, 'self-extend group': group, 'truncate stride': truncateStride(L) };
+  const presets = withSymbols(REGISTRY.evaluation.presets, symbols);
+  for (const [name, options] of Object.entries(tuned)) presets[name] = withSymbols(options, { 'length/L': factor });
   return presets;
 }
 
-// Tuned settings keep `factor: 'length/L'` symbolic: it becomes this window's factor.
-function withFactor(options, factor) {
-  return JSON.parse(JSON.stringify(options), (key, value) => (key === 'factor' && value === 'length/L' ? factor : value));
+/** The schemes training/eval/report.mjs compares (the registry's evaluation.report, tuned where a model has them), baselines first. */
+export function reportSchemes(tuned = {}) {
+  const tunedOf = (name) => (tuned[`${name} (tuned)`] ? `${name} (tuned)` : name);
+  const listed = REGISTRY.evaluation.report.map(tunedOf);
+  return { baselines: listed.slice(0, 2), schemes: [...new Set([...listed, ...Object.keys(tuned)])] };
+}
+
+// A preset with its symbolic values (the registry's evaluation.symbols) replaced by numbers.
+function withSymbols(options, symbols) {
+  return JSON.parse(JSON.stringify(options), (_key, value) => (typeof value === 'string' && Object.hasOwn(symbols, value) ? symbols[value] : value));
 }

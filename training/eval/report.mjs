@@ -26,7 +26,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import init, { RECALL_CLASSES } from '../../dist/index.js';
-import { bucketLabel, bucketLosses, defaultBuckets, presetSchemes, windowsOf } from '../../lib/model-eval.mjs';
+import { bucketLabel, bucketLosses, defaultBuckets, presetSchemes, reportSchemes, windowsOf } from '../../lib/model-eval.mjs';
 import { truncateStride } from '../registry.mjs';
 import { recallProbes, spanBits, tokenSpan } from './probes.mjs';
 import { COPY_GATE, DEFAULT_MODEL, MODELS, beyondByFile as beyondOf, classByFile as classOf, copyGate, copyGateProbe, copyStyle, verdictOf, mean, modelByName, overFiles, pairedByFile, perFile, pm, readConfig, root, sd, splitFiles } from './data.mjs';
@@ -48,12 +48,11 @@ const log = (s) => console.error(`model-report: ${s}`);
 const dataFileOf = (weightsFile, t = '') => path.join(root, 'models', `${path.basename(weightsFile, '.hrm')}${t ? `-${t}` : ''}-eval.json`);
 const hr = await init();
 
-// The schemes a model's report compares: both baselines, the untuned presets and the tuned ones.
+// The schemes a model's report compares: both baselines, the untuned presets and the tuned ones
+// (reportSchemes: the registry's evaluation.report, which hirope.eval reads in Python too).
 function schemesOf(config) {
   const tuned = config.evaluation?.tuned ?? {};
-  const tunedOf = (family) => (tuned[`${family} (tuned)`] ? `${family} (tuned)` : family);
-  const baselines = [tunedOf('sliding-window'), 'truncate'];
-  return { tuned, baselines, schemes: [...new Set([...baselines, 'rope', 'pi', 'ntk', tunedOf('yarn'), 'hirope-0.5-units', ...Object.keys(tuned)])] };
+  return { tuned, ...reportSchemes(tuned) };
 }
 
 // ---------------------------------------------------------------------------------------------
