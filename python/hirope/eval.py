@@ -1,0 +1,645 @@
+"""The code models' evaluation as a Dask job: the per-window evaluation of
+``training/eval/report.mjs`` (``lib/model-eval.mjs``) through the native module, on any number of
+files.
+
+For each window of each file (consecutive windows of ``length`` bytes, or tokens for a token model;
+at most ``per_file`` per file, evenly spread) and each preset scheme, the sums of the losses (bits)
+in every position bucket ([0, L), [L, 2L), [2L, 4L), ...) and in every recall class (far, near,
+first, other: an identifier's previous occurrence more than L units back, within L, none); then the
+report's aggregates: per-file ratio means, their mean over files with its standard error, bits past
+L, and the paired difference of each scheme to the better baseline on far-recall units.
+
+The numbers are the JavaScript evaluation's: the presets come from the one table both read
+(``training/models/registry.json`` ``evaluation.presets`` and the model config's
+``evaluation.tuned``), the windows, bucket edges and recall classes follow ``lib/model-eval.mjs``
+and ``wasm/recall.js`` (tested against them on real windows: tests/python/test_eval.py), and the
+result's ``runs`` entry has the layout of the report's kept per-window data
+(``models/<name>-eval.json`` ``runs[multiple]``).
+
+    from hirope.eval import evaluate
+    result = evaluate("held-out", model="pybyte", window="4x", per_file=4)       # synchronous
+    result = evaluate(files, model="pybyte", window=1024, client=client)          # a Dask cluster
+    result["summary"]["rope"]["far"]                                              # bits/byte
+
+    python -m hirope.eval --model pybyte --window 4x --per-file 4 [--scheduler tcp://...] [--out FILE]
+"""
+
+import argparse
+import hashlib
+import json
+import math
+import os
+import sys
+
+import numpy as np
+
+# ---------------------------------------------------------------------------------------------
+# The repository's registry (the presets, the truncate stride, the models)
+
+
+def repository_root():
+    """The repository holding training/models/registry.json: $HIROPE_ROOT, else the first folder
+    above this file that has it (python/hirope/ in the source tree, build/python/hirope/ built)."""
+    env = os.environ.get("HIROPE_ROOT")
+    if env:
+        return os.path.abspath(env)
+    d = os.path.dirname(os.path.abspath(__file__))
+    while True:
+        if os.path.exists(os.path.join(d, "training", "models", "registry.json")):
+            return d
+        parent = os.path.dirname(d)
+        if parent == d:
+            raise FileNotFoundError(
+                "hirope.eval: no training/models/registry.json above %s; set HIROPE_ROOT to the "
+                "hirope repository" % os.path.dirname(os.path.abspath(__file__)))
+        d = parent
+
+
+def _read_json(path):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def registry(root=None):
+    """training/models/registry.json, as JSON."""
+    return _read_json(os.path.join(root or repository_root(), "training", "models", "registry.json"))
+
+
+def model_entry(name=None, root=None):
+    """A shipped model by name (the registry's default when None): {name, config (the training
+    config, JSON), manifest (path), weights (path)}."""
+    root = root or repository_root()
+    reg = registry(root)
+    name = name or reg["default"]
+    for m in reg["models"]:
+        if m["name"] == name:
+            config = _read_json(os.path.join(root, m["config"]))
+            return {"name": name, "config": config,
+                    "manifest": os.path.join(root, m["manifest"]),
+                    "weights": os.path.join(root, config["export"]["weights"])}
+    raise ValueError("model must be one of %s, got %r" % (", ".join(m["name"] for m in reg["models"]), name))
+
+
+def truncate_stride(L, reg=None):
+    """The truncate baseline's stride at a training context L: L / stride_divisor, at least 1."""
+    reg = reg or registry()
+    return max(1, L // reg["truncate"]["stride_divisor"])
+
+
+def _with_symbols(options, symbols):
+    if isinstance(options, dict):
+        return {k: _with_symbols(v, symbols) for k, v in options.items()}
+    if isinstance(options, list):
+        return [_with_symbols(v, symbols) for v in options]
+    if isinstance(options, str) and options in symbols:
+        return symbols[options]
+    return options
+
+
+def _js_number(x):
+    """A float that is an integer as an int, as JSON.parse gives it back in JavaScript."""
+    return int(x) if isinstance(x, float) and x.is_integer() else x
+
+
+def preset_schemes(L, length, tuned=None, reg=None):
+    """The preset schemes (name -> model options, in the JavaScript words) for a model trained at
+    context L on windows of `length` units: the registry's evaluation.presets with its symbols
+    replaced, then the tuned presets (a model config's evaluation.tuned), their factor 'length/L'
+    replaced. The same table as lib/model-eval.mjs presetSchemes."""
+    reg = reg or registry()
+    window = L // 2
+    factor = _js_number(length / L)
+    group = max(2, math.ceil((length - window) / (L - window)))
+    symbols = {"L": L, "L/2": window, "length/L": factor, "self-extend group": group,
+               "truncate stride": truncate_stride(L, reg)}
+    presets = _with_symbols(reg["evaluation"]["presets"], symbols)
+    for name, options in (tuned or {}).items():
+        presets[name] = _with_symbols(options, {"length/L": factor})
+    return presets
+
+
+def report_schemes(tuned=None, reg=None):
+    """The schemes the report compares: (baselines, schemes), lib/model-eval.mjs reportSchemes."""
+    reg = reg or registry()
+    tuned = tuned or {}
+    listed = [n + " (tuned)" if (n + " (tuned)") in tuned else n for n in reg["evaluation"]["report"]]
+    schemes = list(dict.fromkeys(listed + list(tuned)))
+    return listed[:2], schemes
+
+
+def default_buckets(L, length):
+    """Bucket edges [0, L, 2L, 4L, ..., length] (lib/model-eval.mjs defaultBuckets)."""
+    edges = [0, L]
+    while edges[-1] < length:
+        edges.append(min(length, edges[-1] * 2))
+    return edges
+
+
+def bucket_label(edges, b):
+    return "%d-%d" % (edges[b], edges[b + 1] - 1)
+
+
+def language_of(name):
+    """JavaScript for .js, .mjs, .cjs; Python otherwise."""
+    return "javascript" if name.endswith((".js", ".mjs", ".cjs")) else "python"
+
+
+# ---------------------------------------------------------------------------------------------
+# Recall classes (wasm/recall.js: recallClasses, tokenRecallClasses)
+
+RECALL_CLASSES = ("other", "first", "near", "far")
+FAR, NEAR, FIRST, OTHER = 3, 2, 1, 0
+
+_COMMON = frozenset((
+    "False None True and as assert async await break class continue def del elif else except "
+    "finally for from global if import in is lambda nonlocal not or pass raise return try while with yield self cls "
+    "print len range str int dict list set tuple match case "
+    "const let var function new this typeof instanceof void delete switch default throw catch do of "
+    "null undefined true false export extends super static get").split(" "))
+
+
+def _is_start(b):
+    return 0x41 <= b <= 0x5A or 0x61 <= b <= 0x7A or b == 0x5F
+
+
+def _is_part(b):
+    return _is_start(b) or 0x30 <= b <= 0x39
+
+
+def identifiers(data):
+    """(start, end, name) of the identifiers of bytes: ASCII letters, digits and '_' not starting
+    with a digit; common keywords and one-letter names left out."""
+    out = []
+    i = 0
+    n = len(data)
+    while i < n:
+        if not _is_start(data[i]) or (i > 0 and _is_part(data[i - 1])):
+            i += 1
+            continue
+        j = i + 1
+        while j < n and _is_part(data[j]):
+            j += 1
+        if j - i > 1:
+            name = bytes(data[i:j]).decode("latin-1")
+            if name not in _COMMON:
+                out.append((i, j, name))
+        i = j
+    return out
+
+
+def _classify(data, count, unit_of, reach):
+    classes = np.zeros(count, dtype=np.uint8)
+    last = {}
+    for start, end, name in identifiers(data):
+        first = unit_of(start)
+        last_unit = unit_of(end - 1)
+        if first < 0 or last_unit < 0:
+            continue
+        prev = last.get(name)
+        cls = FIRST if prev is None else FAR if first - prev > reach else NEAR
+        seg = classes[first:last_unit + 1]
+        np.maximum(seg, cls, out=seg)
+        last[name] = first
+    return classes
+
+
+def _check_reach(reach, who):
+    if not isinstance(reach, (int, np.integer)) or isinstance(reach, bool) or reach < 1:
+        raise ValueError("%s: reach must be an integer >= 1, got %r" % (who, reach))
+
+
+def recall_classes(data, reach):
+    """A class per byte (uint8 indices of RECALL_CLASSES): far for the bytes of an identifier whose
+    previous occurrence starts more than `reach` bytes before it, near within, first at its first
+    occurrence, other for every other byte."""
+    _check_reach(reach, "recall_classes")
+    data = bytes(data)
+    return _classify(data, len(data), lambda b: b, reach)
+
+
+def token_recall_classes(data, start, end, reach):
+    """The same classes per token, given each token's byte span [start[k], end[k]) in data;
+    distances count tokens and a token takes the highest class of the identifiers it overlaps."""
+    _check_reach(reach, "token_recall_classes")
+    data = bytes(data)
+    if len(start) != len(end):
+        raise ValueError("token_recall_classes: start and end must have one entry per token")
+    token_of = np.full(len(data), -1, dtype=np.int64)
+    for k, (s, e) in enumerate(zip(start, end)):
+        if not (s <= e <= len(data)):
+            raise ValueError("token_recall_classes: token %d spans [%d, %d) outside the %d bytes" % (k, s, e, len(data)))
+        token_of[s:e] = k
+    return _classify(data, len(start), lambda b: int(token_of[b]), reach)
+
+
+# ---------------------------------------------------------------------------------------------
+# The native model, through one adapter (the JavaScript option words to the module's)
+
+_LOADED = {}
+
+
+def load_model(model):
+    """A loaded hirope.Model from a shipped name, a weights path or a loaded model; cached per
+    process (a Dask worker loads each model once)."""
+    if not isinstance(model, str):
+        return model
+    if model not in _LOADED:
+        import hirope  # the native module (P1): imported only where a model runs
+
+        path = model
+        if not os.path.exists(model):
+            path = model_entry(model)["weights"]
+        _LOADED[model] = hirope.Model.load(path)
+    return _LOADED[model]
+
+
+def _get(obj, *names):
+    for name in names:
+        if isinstance(obj, dict) and name in obj:
+            return obj[name]
+        if not isinstance(obj, dict) and hasattr(obj, name):
+            return getattr(obj, name)
+    raise KeyError("none of %s in %r" % (names, type(obj)))
+
+
+_SNAKE = {"segmentSize": "segment_size", "descendClasses": "descend_classes"}
+
+
+def _kwargs(options):
+    """Model options in the JavaScript words -> the module's keyword arguments (snake_case at the
+    top level; a scheme object is passed as it is)."""
+    return {_SNAKE.get(k, k): v for k, v in options.items() if v is not None}
+
+
+def model_config(model):
+    config = _get(model, "config")
+    return {"training_context": int(_get(config, "training_context", "trainingContext")),
+            "name": _get(config, "name"),
+            "tokenizer": _get(config, "tokenizer") if _has(config, "tokenizer") else None}
+
+
+def _has(obj, name):
+    return name in obj if isinstance(obj, dict) else hasattr(obj, name)
+
+
+def _tokenizer(model):
+    t = _get(model, "tokenizer") if _has(model, "tokenizer") else None
+    return t or None
+
+
+def _loss(model, code, options):
+    r = model.loss(code, **_kwargs(options))
+    return np.asarray(_get(r, "losses"), dtype=np.float32)
+
+
+def _positions(model, code, options):
+    r = model.positions(code, **_kwargs(options))
+    out = {k: np.asarray(_get(r, k)) for k in ("unit", "statement")}
+    if _has(r, "tokens") and _get(r, "tokens") is not None:
+        t = _get(r, "tokens")
+        out["tokens"] = {k: np.asarray(_get(t, k)) for k in ("ids", "start", "end")}
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Windows and per-window sums (lib/model-eval.mjs windowsOf, bucketLosses)
+
+
+def windows_of_file(name, data, length, per_file=None, model=None):
+    """The windows of one file: at most per_file (None: all) consecutive windows of `length`
+    bytes, evenly spread; with a token model, windows of `length` tokens of the whole file's
+    tokens. Each: {file, language, offset (first byte or token), bytes, and for tokens ids,
+    start, end (byte spans in the window's bytes)}."""
+    language = language_of(name)
+    tokens = None
+    if model is not None and _tokenizer(model):
+        tokens = _positions(model, data, {"hierarchy": "segments"})["tokens"]
+    total = len(tokens["ids"]) if tokens is not None else len(data)
+    count = total // length
+    take = count if per_file is None else min(count, per_file)
+    out = []
+    for w in range(take):
+        index = w if take == count else (w * count) // take
+        a = index * length
+        if tokens is None:
+            out.append({"file": name, "language": language, "offset": a, "bytes": data[a:a + length]})
+            continue
+        b0 = int(tokens["start"][a])
+        start = tokens["start"][a:a + length].astype(np.int64) - b0
+        end = tokens["end"][a:a + length].astype(np.int64) - b0
+        out.append({"file": name, "language": language, "offset": a,
+                    "ids": tokens["ids"][a:a + length].astype(np.int32), "start": start, "end": end,
+                    "bytes": data[b0:b0 + int(end[-1])]})
+    return out
+
+
+def _window_options(model, w, source, options, cache):
+    """The model options of one window: a parsed hierarchy's positions cut from the whole file's
+    parse and rebased to 0 (lib/model-eval.mjs windowOptions)."""
+    scheme = options.get("scheme")
+    kind = scheme if isinstance(scheme, str) else (scheme or {}).get("type")
+    hierarchy = options.get("hierarchy") or ("segments" if options.get("segmentSize") else "units")
+    if kind != "hirope" or hierarchy == "segments" or options.get("positions") is not None:
+        return options
+    rest = {k: v for k, v in options.items() if k not in ("hierarchy", "gap", "descendClasses")}
+    language = options.get("language") or w["language"]
+    key = (hierarchy, language, options.get("gap"), options.get("descendClasses"))
+    if key not in cache:
+        cache[key] = _positions(model, source, {"hierarchy": hierarchy, "language": language,
+                                                "gap": options.get("gap"),
+                                                "descendClasses": options.get("descendClasses")})
+    whole = cache[key]
+    n = len(w["ids"]) if "ids" in w else len(w["bytes"])
+
+    def cut(xs):
+        part = np.asarray(xs[w["offset"]:w["offset"] + n], dtype=np.int32)
+        return part - part[0]
+
+    rest["positions"] = {"unit": cut(whole["unit"]), "statement": cut(whole["statement"])}
+    return rest
+
+
+def window_sums(losses, classes, edges):
+    """One window's sums: bits per bucket, bits and counts per recall class. losses[p - 1] is the
+    loss of unit p (p >= 1), in the bucket holding p and the class of unit p."""
+    losses = np.asarray(losses, dtype=np.float64)
+    p = np.arange(1, len(losses) + 1)
+    bucket = np.searchsorted(np.asarray(edges), p, side="right") - 1
+    nb = len(edges) - 1
+    sums = np.bincount(bucket, weights=losses, minlength=nb)[:nb]
+    cls = np.asarray(classes)[1:len(losses) + 1]
+    class_sums = np.bincount(cls, weights=losses, minlength=len(RECALL_CLASSES))
+    class_counts = np.bincount(cls, minlength=len(RECALL_CLASSES))
+    return sums.tolist(), class_sums.tolist(), class_counts.astype(int).tolist()
+
+
+def evaluate_file(name, path, model, length, per_file, presets, edges, reach=None, sha256=None):
+    """One file's part of the job (a Dask task): its windows, and per window and scheme the sums of
+    window_sums. Returns {file, skipped (None or why), windows: [{file, offset, schemes: {name:
+    [sums, class_sums, class_counts]}}]}."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        return {"file": name, "skipped": "%s (missing: %s)" % (name, e.strerror), "windows": []}
+    if sha256 and hashlib.sha256(data).hexdigest() != sha256:
+        return {"file": name, "skipped": "%s (differs from the manifest)" % name, "windows": []}
+    m = load_model(model)
+    reach = reach or model_config(m)["training_context"]
+    windows = windows_of_file(name, data, length, per_file, m)
+    cache = {}
+    out = []
+    for w in windows:
+        if "ids" in w:
+            classes = token_recall_classes(w["bytes"], w["start"], w["end"], reach)
+            code = w["ids"]
+        else:
+            classes = recall_classes(w["bytes"], reach)
+            code = w["bytes"]
+        row = {"file": name, "offset": w["offset"], "schemes": {}}
+        for scheme, options in presets.items():
+            losses = _loss(m, code, _window_options(m, w, data, options, cache))
+            row["schemes"][scheme] = window_sums(losses, classes, edges)
+        out.append(row)
+    return {"file": name, "skipped": None, "windows": out}
+
+
+# ---------------------------------------------------------------------------------------------
+# The report's statistics (training/eval/stats.mjs)
+
+
+def _mean(xs):
+    return sum(xs) / len(xs)
+
+
+def _sd(xs):
+    m = _mean(xs)
+    return math.sqrt(sum((x - m) ** 2 for x in xs) / max(1, len(xs) - 1))
+
+
+def per_file(rows):
+    """{file: sum(num) / sum(den)} over rows (file, num, den), files with den > 0, in first-seen order."""
+    acc = {}
+    for f, num, den in rows:
+        a = acc.setdefault(f, [0.0, 0.0])
+        a[0] += num
+        a[1] += den
+    return {f: n / d for f, (n, d) in acc.items() if d > 0}
+
+
+def over_files(m):
+    xs = list(m.values())
+    if not xs:
+        return {"mean": float("nan"), "se": float("nan"), "files": 0}
+    return {"mean": _mean(xs), "se": _sd(xs) / math.sqrt(len(xs)) if len(xs) > 1 else float("nan"), "files": len(xs)}
+
+
+def paired_by_file(a, b):
+    d = [a[f] - b[f] for f in a if f in b]
+    if not d:
+        return {"diff": float("nan"), "se": float("nan"), "files": 0}
+    return {"diff": _mean(d), "se": _sd(d) / math.sqrt(len(d)) if len(d) > 1 else float("nan"), "files": len(d)}
+
+
+def bucket_by_file(run, name, b):
+    return per_file((w["file"], run["schemes"][name]["sums"][i][b], run["counts"][b]) for i, w in enumerate(run["windows"]))
+
+
+def class_by_file(run, name, cls):
+    s = run["schemes"][name]
+    return per_file((w["file"], s["classSums"][i][cls], s["classCounts"][i][cls]) for i, w in enumerate(run["windows"]))
+
+
+def beyond_by_file(run, name):
+    buckets = len(run["edges"]) - 1
+    s = run["schemes"][name]
+    return per_file((w["file"], sum(s["sums"][i][b] for b in range(1, buckets)),
+                     sum(run["counts"][b] for b in range(1, buckets))) for i, w in enumerate(run["windows"]))
+
+
+def summarize(run, baselines):
+    """The report's table of a run: per scheme the mean over files of each bucket's, far, near,
+    first and other units' and every unit past L's bits per unit (with standard errors), and far
+    minus the better baseline's (paired by file). Returns (summary, baseline)."""
+    names = list(run["schemes"])
+    far_mean = lambda n: over_files(class_by_file(run, n, FAR))["mean"]  # noqa: E731
+    present = [b for b in baselines if b in run["schemes"]]
+    baseline = sorted(present, key=far_mean)[0] if present else None
+    summary = {}
+    for n in names:
+        row = {"buckets": [over_files(bucket_by_file(run, n, b)) for b in range(len(run["edges"]) - 1)]}
+        for cls, label in ((FAR, "far"), (NEAR, "near"), (FIRST, "first"), (OTHER, "other")):
+            row[label] = over_files(class_by_file(run, n, cls))
+        row["beyond"] = over_files(beyond_by_file(run, n))
+        row["far_minus_baseline"] = (None if baseline is None or n == baseline else
+                                     paired_by_file(class_by_file(run, n, FAR), class_by_file(run, baseline, FAR)))
+        summary[n] = row
+    return summary, baseline
+
+
+# ---------------------------------------------------------------------------------------------
+# The job
+
+
+def _resolve_files(files, entry, root):
+    """[(name, path, sha256 or None)]: a split name of the model's manifest ('held-out', 'tuning',
+    'train': names are the manifest's paths, hash-checked by the task), or paths, or (name, path)."""
+    if isinstance(files, str):
+        rows = _read_json(entry["manifest"])["files"]
+        out = [(f["path"], os.path.join(root, f["path"]), f["sha256"]) for f in rows if f["split"] == files]
+        if not out:
+            raise ValueError("the manifest %s has no %r split" % (entry["manifest"], files))
+        return out
+    out = []
+    for f in files:
+        if isinstance(f, (tuple, list)):
+            out.append((f[0], f[1], f[2] if len(f) > 2 else None))
+        else:
+            out.append((str(f), str(f), None))
+    return out
+
+
+def _window_length(window, L):
+    if window is None:
+        return 4 * L
+    if isinstance(window, str) and window.endswith("x"):
+        return int(window[:-1]) * L
+    return int(window)
+
+
+def evaluate(files="held-out", model="pybyte", schemes=None, window=None, per_file=4, client=None,
+             scheduler=None, reach=None, root=None):
+    """The report's per-window evaluation as a Dask job, one task per file.
+
+    files: a split of the model's manifest ('held-out', the default; 'tuning'), or a list of paths
+    (or (name, path) pairs). model: a shipped model's name (the registry's) or a weights path.
+    schemes: preset names (default: the report's, baselines first; see preset_schemes), or a dict
+    name -> model options. window: the window length in units (bytes, or tokens for a token
+    model), or 'Kx' for K times the training context (default 4x). per_file: at most this many
+    windows per file (None: all). client: a dask.distributed Client (its cluster runs the tasks);
+    without one, `scheduler` (default 'sync'; any dask scheduler name).
+
+    Returns {model, length, per_file, baselines, baseline, skipped, run, summary}: run has the
+    layout of the report's kept data (models/<name>-eval.json runs[multiple]: length, edges,
+    counts, windows [{file, offset}], schemes {name: {options, sums, classSums, classCounts}});
+    summary per scheme: {buckets, far, near, first, other, beyond: {mean, se, files}, and
+    far_minus_baseline: {diff, se, files}} (bits per unit, means over files of per-file means).
+    """
+    import dask
+
+    root = root or repository_root()
+    reg = registry(root)
+    if isinstance(model, str) and not os.path.exists(model):
+        entry = model_entry(model, root)
+        weights = entry["weights"]
+        tuned = entry["config"].get("evaluation", {}).get("tuned", {})
+    else:
+        entry, weights, tuned = None, model, {}
+    m = load_model(weights)  # on the client too: the training context and the tokenizer
+    config = model_config(m)
+    L = config["training_context"]
+    length = _window_length(window, L)
+    presets = preset_schemes(L, length, tuned, reg)
+    baselines, listed = report_schemes(tuned, reg)
+    if schemes is None:
+        chosen = {n: presets[n] for n in listed}
+    elif isinstance(schemes, dict):
+        chosen = dict(schemes)
+    else:
+        unknown = [n for n in schemes if n not in presets]
+        if unknown:
+            raise ValueError("unknown schemes %s; the presets are %s" % (unknown, ", ".join(presets)))
+        chosen = {n: presets[n] for n in schemes}
+    edges = default_buckets(L, length)
+    if entry is None and isinstance(files, str):
+        raise ValueError("a split name needs a shipped model's name (its manifest)")
+    resolved = _resolve_files(files, entry, root)
+
+    task = dask.delayed(evaluate_file, pure=True)
+    tasks = [task(name, path, weights, length, per_file, chosen, edges, reach, sha)
+             for name, path, sha in resolved]
+    if client is not None:
+        parts = client.gather(client.compute(tasks))
+    else:
+        parts = list(dask.compute(*tasks, scheduler=scheduler or "sync"))
+
+    windows = [w for p in parts for w in p["windows"]]
+    run = {"length": length, "edges": edges,
+           "counts": [min(edges[b + 1], length) - max(edges[b], 1) for b in range(len(edges) - 1)],
+           "windows": [{"file": w["file"], "offset": w["offset"]} for w in windows],
+           "schemes": {n: {"options": chosen[n],
+                           "sums": [w["schemes"][n][0] for w in windows],
+                           "classSums": [w["schemes"][n][1] for w in windows],
+                           "classCounts": [w["schemes"][n][2] for w in windows]} for n in chosen}}
+    summary, baseline = summarize(run, baselines) if windows else ({}, None)
+    return {"model": config["name"], "length": length, "per_file": per_file, "baselines": baselines,
+            "baseline": baseline, "skipped": [p["skipped"] for p in parts if p["skipped"]],
+            "run": run, "summary": summary}
+
+
+def format_table(result):
+    """The report's table of one window length as Markdown (sorted by far-recall bits/unit)."""
+    run, summary, baseline = result["run"], result["summary"], result["baseline"]
+    edges = run["edges"]
+    nb = len(edges) - 1
+    head = "| scheme | %s | far-recall | near-recall | first | far - %s |" % (
+        " | ".join(bucket_label(edges, b) for b in range(nb)), baseline)
+    lines = [head, "|---|" + "---:|" * (nb + 4)]
+    for n in sorted(summary, key=lambda n: summary[n]["far"]["mean"]):
+        s = summary[n]
+        d = s["far_minus_baseline"]
+        diff = "-" if d is None else "%+.3f ± %.3f" % (d["diff"], d["se"])
+        lines.append("| %s | %s | %.3f | %.3f | %.3f | %s |" % (
+            n, " | ".join("%.3f" % c["mean"] for c in s["buckets"]), s["far"]["mean"],
+            s["near"]["mean"], s["first"]["mean"], diff))
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="python -m hirope.eval", description=(
+        "The model evaluation of training/eval/report.mjs as a Dask job: bits per unit by position "
+        "bucket and recall class, per scheme, over a manifest split or files."))
+    p.add_argument("files", nargs="*", help="files (default: the model's --split)")
+    p.add_argument("--model", default=None, help="a shipped model (default: the registry's) or a weights file")
+    p.add_argument("--split", default="held-out", help="the manifest split when no files are given")
+    p.add_argument("--window", default="4x", help="window length in units, or Kx (K times the training context)")
+    p.add_argument("--per-file", type=int, default=4, help="windows per file at most (0: all)")
+    p.add_argument("--schemes", default=None, help="comma-separated preset names (default: the report's)")
+    p.add_argument("--scheduler", default=None, help="a dask.distributed scheduler address, 'local:N' "
+                   "(a LocalCluster of N workers) or a dask scheduler name (default sync)")
+    p.add_argument("--out", default=None, help="write the whole result as JSON here")
+    a = p.parse_args(argv)
+    model = a.model or registry()["default"]
+    client = cluster = None
+    scheduler = a.scheduler
+    if scheduler and (scheduler.startswith("tcp://") or scheduler.startswith("local:")):
+        from distributed import Client, LocalCluster
+
+        if scheduler.startswith("local:"):
+            cluster = LocalCluster(n_workers=int(scheduler[6:]), threads_per_worker=1, processes=True)
+            client = Client(cluster)
+        else:
+            client = Client(scheduler)
+        scheduler = None
+    try:
+        result = evaluate(a.files or a.split, model=model,
+                          schemes=a.schemes.split(",") if a.schemes else None, window=a.window,
+                          per_file=a.per_file or None, client=client, scheduler=scheduler)
+    finally:
+        if client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()
+    if a.out:
+        with open(a.out, "w") as f:
+            json.dump(result, f)
+    files = len({w["file"] for w in result["run"]["windows"]})
+    print("%s: %d windows of %d units from %d files%s" % (
+        result["model"], len(result["run"]["windows"]), result["length"], files,
+        "; skipped: " + ", ".join(result["skipped"]) if result["skipped"] else ""))
+    print(format_table(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
