@@ -47,6 +47,21 @@ cp wasm/api.js wasm/errors.js wasm/vocabulary.js wasm/runtime.js wasm/init.js wa
   wasm/index.d.ts wasm/core.d.ts wasm/worker.d.ts dist/
 echo "build: dist/ ready ($(du -sh dist | cut -f1))"
 
+# The Python module (python/, issue 31): the package, the native module that the native build made
+# (HIROPE_PYTHON, pybind11) and the same data files as dist/data, in build/python/ (importable with
+# PYTHONPATH=build/python; pip-installable from there, see README "Python").
+if compgen -G "build/native/_hirope*.so" >/dev/null; then
+  mkdir -p build/python/hirope/data
+  rm -f build/python/hirope/*.py build/python/hirope/*.pyi build/python/hirope/_hirope*.so \
+    build/python/hirope/data/*
+  cp python/hirope/*.py python/hirope/*.pyi python/hirope/py.typed build/python/hirope/
+  cp build/native/_hirope*.so build/python/hirope/
+  cp build/data/*.bin build/data/*.json models/*.hrm build/python/hirope/data/
+  node python/write-manifest.mjs build/python/hirope/data/manifest.json
+  cp python/pyproject.toml python/setup.py build/python/
+  echo "build: build/python/ ready (PYTHONPATH=build/python /usr/bin/python3 -c 'import hirope')"
+fi
+
 # The core's vocabulary as a module for the page (web/src/shared/vocabulary.js reads it).
 node tools/write-vocabulary.mjs build/generated/vocabulary.js
 

@@ -1,0 +1,111 @@
+// What the Python binding's files share (python/bindings/: one file per library, as
+// wasm/bindings/, each with a register_* function that module.cpp calls): arrays travel as numpy
+// arrays whose dtype and length are checked here before anything is read (float32 matrices,
+// int32 positions); schemes arrive as dicts in the JS API's words ({'type': 'hirope',
+// 'segmentSize': 64}) and are read through the scheme table's rows (read_scheme, vocabulary.cpp),
+// never a second copy of it; a core Status that is not ok is raised as hirope.HiRoPEError (a
+// ValueError) with the core's message, its field names mapped to the words Python callers write.
+// Public headers only (include/hirope/).
+#pragma once
+
+#include "hirope/analysis.h"
+#include "hirope/hirope.h"
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+namespace hirope {
+namespace python {
+
+namespace py = pybind11;
+
+// Raised as hirope.HiRoPEError (module.cpp registers the translation).
+class Failure : public std::runtime_error {
+  public:
+    explicit Failure(const std::string& message) : std::runtime_error(message) {}
+};
+
+[[noreturn]] inline void fail(const std::string& message) {
+    throw Failure(message);
+}
+
+// The core's message with its C++ field names as Python callers write them: scheme fields by
+// their JS names (scheme.scaling.originalLength), function arguments as they are (head_dim).
+std::string core_message(const std::string& message);
+
+inline void check(const Status& st) {
+    if (!st.ok()) fail(core_message(st.message()));
+}
+
+// repr() of a value, for messages ("got 'foo'").
+inline std::string describe(py::handle value) {
+    return py::repr(value).cast<std::string>();
+}
+
+// A scheme read from its dict (or a name for {'type': name}) and normalised: the table's defaults
+// and default rules filled in, names mapped to enumerators, kinds checked (ranges: validate()).
+struct SchemeSpec {
+    Scheme scheme;
+    std::string name;
+    int64_t segment_size = 0; // the option that derives positions.unit (0: none)
+    bool rotary = false, windowed = false;
+};
+SchemeSpec read_scheme(py::handle value);
+
+// The enumerator of `name` in one of the table's value lists, or a HiRoPEError naming `where`
+// and the list's names.
+int enum_value(const std::vector<EnumValue>& list, py::handle name, const std::string& where);
+
+// A float32 array of `count` elements in C order (a copy only when it is not C-contiguous).
+py::array_t<float, py::array::c_style> float32_array(py::handle value, const char* name,
+                                                     int64_t count, const char* shape);
+
+// Positions of n tokens: token required, unit and statement optional (None). With a scheme's
+// segmentSize and no unit, unit = floor(token / segmentSize).
+struct PositionArrays {
+    std::vector<int32_t> token, unit, statement;
+    Positions view() const {
+        return {token.data(), unit.empty() ? nullptr : unit.data(),
+                statement.empty() ? nullptr : statement.data()};
+    }
+};
+PositionArrays read_positions(py::handle token, py::handle unit, py::handle statement, int64_t n,
+                              int64_t segment_size);
+
+// The UTF-8 bytes of a str (or the bytes of a bytes object) of at most `limit` bytes, checked
+// before they are copied (a str's length first: each character is at least one byte).
+std::string text_bytes(py::handle value, const char* name, size_t limit);
+
+// A new numpy array holding a copy of v, in the given shape (default: 1-D).
+template <typename T>
+py::array_t<T> numpy_copy(const std::vector<T>& v, std::vector<py::ssize_t> shape = {}) {
+    if (shape.empty()) shape.push_back(static_cast<py::ssize_t>(v.size()));
+    py::array_t<T> out(shape);
+    if (!v.empty()) std::copy(v.begin(), v.end(), out.mutable_data());
+    return out;
+}
+
+// The scheme table's value lists as lists of {name, value, label, description}.
+py::list enum_list(const std::vector<EnumValue>& list);
+
+// A library outside the core adds its part of the catalogue (languages, gap policies, model
+// hierarchies ...), as wasm/bindings/ does: catalogue() writes the core's keys, then calls every
+// part added.
+void add_catalogue_part(void (*part)(py::dict* out));
+
+// The vocabulary of a _hirope.Tokenizer (tokenizers.cpp), or nullptr for None (lexical).
+const Vocabulary* vocabulary_of(py::handle tokenizer);
+
+void register_core(py::module_& m);
+void register_vocabulary(py::module_& m);
+void register_tokenizers(py::module_& m);
+void register_analysis(py::module_& m);
+void register_model(py::module_& m);
+
+} // namespace python
+} // namespace hirope

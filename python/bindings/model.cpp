@@ -1,0 +1,233 @@
+// pybind11 glue of the code model (hirope_model): loading weights, the forward pass (per-token
+// losses), generation, byte and token positions, the model's limits and its part of the
+// catalogue (byte hierarchies, context limits). The Python layer (hirope/model.py) fills in the
+// model's scheme defaults as wasm/model.js does; the work runs here with the GIL released.
+#include "hirope/model.h"
+#include "common.h"
+#include "hirope/analysis.h"
+
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace hirope {
+namespace python {
+
+namespace {
+
+model::HierarchyOptions to_hierarchy(py::handle level, py::handle language, py::handle gap,
+                                     bool descend_classes, py::handle segment_size) {
+    model::HierarchyOptions h;
+    h.hierarchy = static_cast<model::ByteHierarchy>(
+        enum_value(model::byte_hierarchies(), level, "hierarchy"));
+    const std::vector<std::string>& names = languages();
+    bool known = false;
+    if (py::isinstance<py::str>(language))
+        for (const std::string& l : names) known = known || l == language.cast<std::string>();
+    if (!known) {
+        std::string list;
+        for (size_t i = 0; i < names.size(); ++i) list += (i ? ", '" : "'") + names[i] + "'";
+        fail("language must be one of " + list + ", got " + describe(language));
+    }
+    h.language = language.cast<std::string>();
+    h.gap = static_cast<GapPolicy>(enum_value(analysis_vocabulary().gaps, gap, "gap"));
+    h.descend_classes = descend_classes;
+    if (py::isinstance<py::bool_>(segment_size) || !py::isinstance<py::int_>(segment_size) ||
+        segment_size.cast<long long>() < 1 || segment_size.cast<long long>() > (1 << 30))
+        fail("segment_size must be an integer in [1, 1073741824], got " + describe(segment_size));
+    h.segment_size = segment_size.cast<long long>();
+    return h;
+}
+
+model::ContextLimit to_limit(py::handle type, int64_t length, int64_t stride) {
+    model::ContextLimit l;
+    l.type = static_cast<model::ContextLimitType>(
+        enum_value(model::context_limits(), type, "scheme.type"));
+    l.length = length;
+    l.stride = stride;
+    check(model::validate(l));
+    return l;
+}
+
+py::dict config_dict(const model::Config& c) {
+    py::dict o;
+    o["name"] = c.name;
+    o["version"] = c.version;
+    o["vocab"] = c.vocab;
+    o["d_model"] = c.d_model;
+    o["layers"] = c.layers;
+    o["heads"] = c.heads;
+    o["head_dim"] = c.head_dim();
+    o["ffn_hidden"] = c.ffn_hidden;
+    o["training_context"] = c.training_context;
+    o["rope_base"] = c.rope_base;
+    o["norm_eps"] = c.norm_eps;
+    o["parameters"] = c.parameters();
+    o["tokenizer"] =
+        c.tokenizer.empty() ? py::object(py::none()) : py::object(py::str(c.tokenizer));
+    return o;
+}
+
+class ModelHandle {
+  public:
+    static std::shared_ptr<ModelHandle> load(const py::bytes& data) {
+        std::string_view bytes = data;
+        if (bytes.size() > model::ModelLimits::max_file_bytes)
+            fail("model file of " + std::to_string(bytes.size()) + " bytes exceeds the limit of " +
+                 std::to_string(model::ModelLimits::max_file_bytes));
+        auto h = std::make_shared<ModelHandle>();
+        Status st;
+        {
+            py::gil_scoped_release release;
+            st = model::Model::load(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(),
+                                    &h->model_);
+        }
+        check(st);
+        return h;
+    }
+
+    py::dict config() const { return config_dict(model_->config()); }
+
+    // Byte positions of a text (a byte model), or a token model's tokens and positions.
+    py::dict positions(py::handle text, py::handle tokenizer, py::handle level, py::handle language,
+                       py::handle gap, bool descend, py::handle segment_size) {
+        const model::HierarchyOptions h = to_hierarchy(level, language, gap, descend, segment_size);
+        const std::string bytes = text_bytes(text, "code", AnalysisLimits::max_bytes);
+        const Vocabulary* v = vocabulary_of(tokenizer);
+        py::dict out;
+        if (!v) {
+            model::BytePositions p;
+            Status st;
+            {
+                py::gil_scoped_release release;
+                st = model::byte_positions(bytes, h, &p);
+            }
+            check(st);
+            out["token"] = numpy_copy(p.token);
+            out["unit"] = numpy_copy(p.unit);
+            out["statement"] = numpy_copy(p.statement);
+            return out;
+        }
+        model::TokenPositions p;
+        Status st;
+        {
+            py::gil_scoped_release release;
+            st = model::token_positions(bytes, *v, h, &p);
+        }
+        check(st);
+        out["ids"] = numpy_copy(p.ids);
+        out["starts"] = numpy_copy(p.start);
+        out["ends"] = numpy_copy(p.end);
+        out["token"] = numpy_copy(p.token);
+        out["unit"] = numpy_copy(p.unit);
+        out["statement"] = numpy_copy(p.statement);
+        return out;
+    }
+
+    // Per-token losses in bits (n - 1 values) of ids (a token model's, or bytes as ids).
+    py::array_t<float> losses(py::handle scheme, py::handle limit_type, int64_t limit_length,
+                              int64_t limit_stride, py::handle ids_value, py::handle unit,
+                              py::handle statement) const {
+        const SchemeSpec spec = read_scheme(scheme);
+        check_layout(spec);
+        const model::ContextLimit limit = to_limit(limit_type, limit_length, limit_stride);
+        py::array ids_array = py::reinterpret_borrow<py::array>(ids_value);
+        const int64_t n = ids_array.size();
+        if (n > model::ModelLimits::max_input_bytes)
+            fail("code is " + std::to_string(n) + " " + unit_word() + "s; the model's limit is " +
+                 std::to_string(model::ModelLimits::max_input_bytes));
+        PositionArrays pos = read_positions(py::none(), unit, statement, n, 0);
+        if (pos.unit.empty()) pos.unit.assign(static_cast<size_t>(n), 0);
+        if (pos.statement.empty()) pos.statement.assign(static_cast<size_t>(n), 0);
+        auto ids =
+            py::array_t<int32_t, py::array::c_style | py::array::forcecast>::ensure(ids_array);
+        py::array_t<float> out(std::max<int64_t>(0, n - 1));
+        model::Model::ForwardRequest r;
+        r.ids = ids.data();
+        r.n = n;
+        r.scheme = spec.scheme;
+        r.positions = pos.view();
+        r.losses = out.mutable_data();
+        r.limit = limit;
+        Status st;
+        {
+            py::gil_scoped_release release;
+            st = model_->forward(r);
+        }
+        check(st);
+        return out;
+    }
+
+    py::bytes generate(py::handle scheme, py::handle limit_type, int64_t limit_length,
+                       int64_t limit_stride, py::handle prompt, py::handle tokenizer,
+                       py::handle level, py::handle language, py::handle gap, bool descend,
+                       py::handle segment_size, int64_t max_bytes, double temperature,
+                       uint64_t seed) const {
+        model::GenerateOptions o;
+        const SchemeSpec spec = read_scheme(scheme);
+        check_layout(spec);
+        o.scheme = spec.scheme;
+        o.limit = to_limit(limit_type, limit_length, limit_stride);
+        o.hierarchy = to_hierarchy(level, language, gap, descend, segment_size);
+        o.max_bytes = max_bytes;
+        o.temperature = temperature;
+        o.seed = seed;
+        o.vocabulary = vocabulary_of(tokenizer);
+        const std::string text =
+            text_bytes(prompt, "prompt", static_cast<size_t>(model::ModelLimits::max_input_bytes));
+        std::string generated;
+        Status st;
+        {
+            py::gil_scoped_release release;
+            st = model::generate(*model_, text, o, &generated);
+        }
+        check(st);
+        return py::bytes(generated);
+    }
+
+  private:
+    std::string unit_word() const { return model_->config().tokenizer.empty() ? "byte" : "token"; }
+    void check_layout(const SchemeSpec& spec) const {
+        if (spec.rotary && spec.scheme.layout != Layout::half)
+            fail("the code model rotates in the half-split layout: scheme.layout must be 'half'");
+    }
+    std::unique_ptr<model::Model> model_;
+};
+
+py::dict model_limits() {
+    py::dict o;
+    o["max_input_bytes"] = model::ModelLimits::max_input_bytes;
+    o["max_file_bytes"] = model::ModelLimits::max_file_bytes;
+    o["format_version"] = model::kFormatVersion;
+    return o;
+}
+
+py::dict read_model_config(const py::bytes& data) {
+    std::string_view bytes = data;
+    model::Config c;
+    check(model::read_config(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &c));
+    return config_dict(c);
+}
+
+void catalogue_part(py::dict* out) {
+    (*out)["byteHierarchies"] = enum_list(model::byte_hierarchies());
+    (*out)["contextLimits"] = enum_list(model::context_limits());
+}
+
+} // namespace
+
+void register_model(py::module_& m) {
+    py::class_<ModelHandle, std::shared_ptr<ModelHandle>>(m, "ModelHandle")
+        .def_static("load", &ModelHandle::load, py::arg("data"))
+        .def_property_readonly("config", &ModelHandle::config)
+        .def("positions", &ModelHandle::positions)
+        .def("losses", &ModelHandle::losses)
+        .def("generate", &ModelHandle::generate);
+    m.def("model_config", &read_model_config, py::arg("data"));
+    m.def("model_limits", &model_limits);
+    add_catalogue_part(&catalogue_part);
+}
+
+} // namespace python
+} // namespace hirope

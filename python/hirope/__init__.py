@@ -1,0 +1,57 @@
+"""hirope: position encodings (RoPE, HiRoPE and their relatives) applied to attention on code.
+
+The native Python binding of hirope's C++ core (pybind11, beside the WebAssembly one): the same
+schemes, tokenizers, code analysis and code models as the npm package, with its words::
+
+    import hirope
+    tok = hirope.load_tokenizer("cl100k")
+    a = hirope.analyze(open("x.py").read(), filename="x.py", tokenizer=tok)
+    q = k = np.ones((len(a), 64), np.float32)
+    p = hirope.attention(q, k, positions=a, scheme={"type": "hirope", "ratio": 0.5, "window": 3})
+
+Errors are HiRoPEError (a ValueError) carrying the core's message. Calls that take time release
+the GIL. Offsets are bytes of the UTF-8 text.
+"""
+
+from . import _hirope
+from ._hirope import HiRoPEError
+from .analysis import Analysis, ErrorRegion, Unit, analyze, detect_language, parse
+from .attention import (
+    attention,
+    attention_factor,
+    bands,
+    inverse_frequencies,
+    normalize_scheme,
+    qk,
+    relative_distances,
+    rotate,
+)
+from .model import Loss, Model
+from .tokenizers import Tokenizer, load_tokenizer
+from ._data import manifest as _manifest
+
+__all__ = [
+    "HiRoPEError", "Analysis", "ErrorRegion", "Unit", "analyze", "detect_language", "parse",
+    "attention", "attention_factor", "bands", "inverse_frequencies", "normalize_scheme", "qk",
+    "relative_distances", "rotate", "Loss", "Model", "Tokenizer", "load_tokenizer", "catalogue",
+    "schemes", "scalings", "languages", "tokenizers", "models", "limits", "kernel",
+]
+
+#: The core's scheme table (the JS API's hr.vocabulary): schemes, scalings, their parameters
+#: (name, kind, default, range, description), value lists, default rules, languages.
+catalogue = _hirope.catalogue()
+#: The scheme type names every function accepts.
+schemes = [s["name"] for s in catalogue["schemes"]]
+#: The RoPE scaling names (and aliases) accepted in scheme['scaling']['type'].
+scalings = [n for s in catalogue["scalings"] for n in [s["name"], *s["aliases"]]]
+#: Languages analyze() parses.
+languages = [l["name"] for l in catalogue["languages"]]
+#: Tokenizer names: 'lexical' (syntax-tree leaves) and the built-in vocabularies.
+tokenizers = ["lexical", *_manifest()["tokenizers"]]
+#: The shipped code models (Model.load(name)); the first is the default.
+models = list(_manifest()["models"])
+#: Size limits, checked before any allocation.
+limits = {**_hirope.limits(), **{f"analysis_{k}": v for k, v in _hirope.analysis_limits().items()},
+          **{f"model_{k}": v for k, v in _hirope.model_limits().items()}}
+#: The vector kernels compiled in ('sse2' or 'scalar').
+kernel = _hirope.kernel_name()

@@ -1,0 +1,177 @@
+"""Position schemes applied to attention: attention(), rotate(), relative_distances() and the
+scheme's frequencies, on float32 numpy arrays of shape (n, heads * head_dim)."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
+
+import numpy as np
+
+from . import _hirope
+
+HiRoPEError = _hirope.HiRoPEError
+
+Scheme = Union[str, Mapping[str, Any]]
+
+_POSITION_KEYS = ("token", "unit", "statement")
+
+
+def _positions(positions) -> Tuple[Any, Any, Any]:
+    """(token, unit, statement) from None, an int array of token positions, a dict or an Analysis."""
+    if positions is None:
+        return None, None, None
+    if hasattr(positions, "positions") and not isinstance(positions, Mapping):
+        positions = positions.positions
+    if isinstance(positions, Mapping):
+        for key in positions:
+            if key not in _POSITION_KEYS:
+                raise HiRoPEError(
+                    f"positions has an unknown key {key!r} (known keys: token, unit, statement)"
+                )
+        if positions.get("token") is None:
+            raise HiRoPEError("positions.token is required")
+        return positions["token"], positions.get("unit"), positions.get("statement")
+    if isinstance(positions, (np.ndarray, list, tuple)):
+        return positions, None, None
+    raise HiRoPEError(
+        "positions must be an int array of token positions or a dict {'token', 'unit'?, "
+        f"'statement'?}} (or an Analysis), got {positions!r}"
+    )
+
+
+def _shape(x, name: str, heads: int, head_dim: Optional[int]) -> Tuple[int, int]:
+    """n and head_dim of a (n, heads * head_dim) float32 array."""
+    if not isinstance(x, np.ndarray):
+        raise HiRoPEError(f"{name} must be a numpy float32 array, got {type(x).__name__}")
+    if x.ndim != 2:
+        raise HiRoPEError(
+            f"{name} must be 2-D, (n, heads * head_dim), got shape {tuple(x.shape)}"
+        )
+    if isinstance(heads, bool) or not isinstance(heads, int) or heads < 1:
+        raise HiRoPEError(f"heads must be an integer >= 1, got {heads!r}")
+    n, width = x.shape
+    if head_dim is None:
+        if width % heads:
+            raise HiRoPEError(
+                f"{name} has {width} columns, not a multiple of heads = {heads}"
+            )
+        head_dim = width // heads
+    return int(n), head_dim
+
+
+def attention(
+    q: np.ndarray,
+    k: np.ndarray,
+    v: Optional[np.ndarray] = None,
+    positions=None,
+    scheme: Scheme = "rope",
+    causal: bool = True,
+    output: Optional[str] = None,
+    heads: int = 1,
+    head_dim: Optional[int] = None,
+    scale: Optional[float] = None,
+    kernel: str = "tiled",
+) -> np.ndarray:
+    """Attention logits, probabilities or outputs under a position scheme (hr.attention).
+
+    q, k, v: float32 arrays of shape (n, heads * head_dim) (head_dim inferred from the width
+    unless given). positions: None (0..n-1), an int array of token positions, a dict {'token',
+    'unit'?, 'statement'?} or an Analysis. scheme: a name or a dict in the JS API's words, e.g.
+    {'type': 'hirope', 'segmentSize': 64} (hirope.catalogue lists every key). output: 'probs'
+    (default; 'values' when v is given), 'logits' or 'values'. Returns (heads, n, n) for probs
+    (masked = 0) and logits (masked = -inf), (n, heads * head_dim) for values. scale: the logit
+    scale (None: 1 / sqrt(head_dim)). kernel: 'tiled' or 'reference' (double precision).
+    The GIL is released while it runs."""
+    n, hd = _shape(q, "q", heads, head_dim)
+    if output is None:
+        output = "values" if v is not None else "probs"
+    if not isinstance(causal, bool):
+        raise HiRoPEError(f"causal must be a boolean, got {causal!r}")
+    if not isinstance(output, str):
+        raise HiRoPEError(f"output must be 'logits', 'probs' or 'values', got {output!r}")
+    if not isinstance(kernel, str):
+        raise HiRoPEError(f"kernel must be one of 'tiled', 'reference', got {kernel!r}")
+    token, unit, statement = _positions(positions)
+    return _hirope.attention(
+        scheme, q, k, v, token, unit, statement, n, hd, heads, causal, output, scale, kernel
+    )
+
+
+def rotate(
+    x: np.ndarray,
+    positions=None,
+    scheme: Scheme = "rope",
+    role: str = "query",
+    branch: str = "near",
+    heads: int = 1,
+    head_dim: Optional[int] = None,
+) -> np.ndarray:
+    """The scheme applied to x (n, heads * head_dim) as a query or key, in the near or far branch
+    (far exists for windowed schemes): rotation, attention factor, xPos scale, log-n scale,
+    sinusoids (hr.rotate). Returns a new float32 array of x's shape. The GIL is released."""
+    n, hd = _shape(x, "x", heads, head_dim)
+    token, unit, statement = _positions(positions)
+    return _hirope.rotate(scheme, x, token, unit, statement, n, hd, heads, role, branch)
+
+
+def relative_distances(
+    n: int, head_dim: int, positions=None, scheme: Scheme = "rope"
+) -> List[Dict[str, Any]]:
+    """The effective relative distance of each frequency band (hr.relativeDistances): a list of
+    {'name', 'pair_begin', 'pair_end', 'distances'} with distances an (n, n) float32 array whose
+    (i, j) entry times theta_p is the angle of pair p between query i and key j (NaN where j > i
+    for windowed schemes). The GIL is released."""
+    token, unit, statement = _positions(positions)
+    bands = _hirope.relative_distances(scheme, token, unit, statement, n, head_dim)
+    return [
+        {
+            "name": b["name"],
+            "pair_begin": b["pairBegin"],
+            "pair_end": b["pairEnd"],
+            "distances": b["distances"],
+        }
+        for b in bands
+    ]
+
+
+def bands(scheme: Scheme, head_dim: int) -> List[Dict[str, Any]]:
+    """Frequency bands: runs of pairs sharing one relative-distance rule."""
+    return [
+        {"name": b["name"], "pair_begin": b["pairBegin"], "pair_end": b["pairEnd"]}
+        for b in _hirope.bands(scheme, head_dim)
+    ]
+
+
+def inverse_frequencies(scheme: Scheme, head_dim: int, seq_len: int = 1) -> np.ndarray:
+    """theta_j after scaling (rotary_dim / 2 float64 values) at a sequence length."""
+    return _hirope.inverse_frequencies(scheme, head_dim, seq_len)["values"]
+
+
+def attention_factor(scheme: Scheme, head_dim: int, seq_len: int = 1) -> float:
+    """The factor multiplying cos and sin (YaRN, LongRoPE); logits scale by its square."""
+    return _hirope.inverse_frequencies(scheme, head_dim, seq_len)["attentionFactor"]
+
+
+def qk(
+    n: int,
+    head_dim: int,
+    heads: int = 1,
+    source: str = "seeded",
+    token_ids=None,
+    seed: int = 0,
+) -> Dict[str, np.ndarray]:
+    """q, k and v (each (n, heads * head_dim) float32) for people without a model: 'ones' (every
+    entry 1, content-free) or 'seeded' (standard-normal vectors per token id, reproducible from
+    seed; the same as hr.qk)."""
+    if source == "ones":
+        out = _hirope.qk(n, head_dim, heads, None, 0)  # checks the shape
+        return {name: np.ones_like(a) for name, a in out.items()}
+    if source != "seeded":
+        raise HiRoPEError(f"source must be 'ones' or 'seeded', got {source!r}")
+    return _hirope.qk(n, head_dim, heads, token_ids, seed)
+
+
+def normalize_scheme(scheme: Scheme) -> Dict[str, Any]:
+    """A scheme with every default filled in (the table's defaults and default rules), in the JS
+    API's words; a HiRoPEError for an unknown type or key, or a value of the wrong kind."""
+    return _hirope.normalize_scheme(scheme)

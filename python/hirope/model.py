@@ -1,0 +1,304 @@
+"""hirope's code models (hr.model): a byte-level model and a token model, run in C++ with any
+position scheme applied at inference. The model's scheme defaults are wasm/model.js's."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any, Dict, List, Mapping, Optional, Union
+
+import numpy as np
+
+from . import _hirope
+from ._data import DATA_DIR, manifest, quoted, read_file
+from .tokenizers import load_tokenizer
+
+HiRoPEError = _hirope.HiRoPEError
+
+
+def model_names() -> List[str]:
+    """The shipped models' names; the first is the default."""
+    return list(manifest()["models"])
+
+
+@dataclass(frozen=True, eq=False)
+class Loss:
+    """Model.loss()'s result. losses[t]: the loss in bits of byte (token) t + 1 given 0..t
+    (n - 1 float32 values). bits_per_byte: their mean for a byte model; for a token model their
+    sum over the bytes of tokens 1..n-1 (text input), with bits_per_token their mean. tokens: a
+    token model's {'ids', 'starts', 'ends'} (byte offsets into the UTF-8 text), else None."""
+
+    losses: np.ndarray
+    bits_per_byte: float
+    bits_per_token: Optional[float]
+    n: int
+    positions: Dict[str, np.ndarray]
+    tokens: Optional[Dict[str, np.ndarray]]
+
+
+def _integer(value, name: str, lo: int, hi: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not lo <= value <= hi:
+        raise HiRoPEError(f"{name} must be an integer in [{lo}, {hi}], got {value!r}")
+    return int(value)
+
+
+class Model:
+    """A loaded code model: Model.load() (the default 'pybyte'), Model.load('pyjs-llama2') or
+    Model.load(path). Immutable after loading: threads may share it."""
+
+    def __init__(self, handle: "_hirope.ModelHandle"):
+        self._handle = handle
+        #: {name, version, vocab, d_model, layers, heads, head_dim, ffn_hidden, training_context,
+        #: rope_base, norm_eps, parameters, tokenizer}
+        self.config: Dict[str, Any] = handle.config
+        #: The tokenizer whose ids this model reads ('llama2'), or None (bytes).
+        self.tokenizer: Optional[str] = self.config["tokenizer"]
+        self._tokenizer = load_tokenizer(self.tokenizer)._native if self.tokenizer else None
+        limits = _hirope.model_limits()
+        #: Bytes (tokens) one call accepts.
+        self.max_input_bytes: int = limits["max_input_bytes"]
+        self._max_source = _hirope.analysis_limits()["max_bytes"]
+
+    @classmethod
+    def load(cls, path_or_name: Union[str, "os.PathLike[str]", None] = None) -> "Model":
+        """A shipped model by name (hirope.models: 'pybyte', the default, or 'pyjs-llama2') or a
+        weights file (.hrm) by path. A truncated, corrupted or other-version file is a
+        HiRoPEError. A token model loads its tokenizer too."""
+        files = manifest()["models"]
+        if path_or_name is None:
+            path_or_name = manifest()["defaultModel"]
+        if isinstance(path_or_name, str) and path_or_name in files:
+            path = os.path.join(DATA_DIR, files[path_or_name])
+        elif isinstance(path_or_name, (str, os.PathLike)) and (
+            os.path.exists(path_or_name) or os.sep in os.fspath(path_or_name)
+            or os.fspath(path_or_name).endswith(".hrm")
+        ):
+            path = os.fspath(path_or_name)
+        else:
+            raise HiRoPEError(
+                f"model must be {quoted(files)} or a path to a weights file (.hrm), got "
+                f"{path_or_name!r}"
+            )
+        limit = _hirope.model_limits()["max_file_bytes"]
+        data = read_file(path, limit, "model file")
+        config = _hirope.model_config(data)
+        tok = config["tokenizer"]
+        if tok is not None:
+            if tok not in manifest()["tokenizers"]:
+                raise HiRoPEError(
+                    f"the model reads '{tok}' tokens, which is not one of hirope's tokenizers "
+                    f"({quoted(manifest()['tokenizers'])})"
+                )
+            size = load_tokenizer(tok).size
+            if config["vocab"] < size:
+                raise HiRoPEError(
+                    f"the model's vocabulary of {config['vocab']} is smaller than the '{tok}' "
+                    f"tokenizer's {size} ids"
+                )
+        return cls(_hirope.ModelHandle.load(data))
+
+    # -- schemes (wasm/model.js CodeModel.scheme and _baseline) ---------------------------------
+
+    def scheme(self, scheme: Union[str, Mapping[str, Any]] = "rope") -> Dict[str, Any]:
+        """The scheme with the model's defaults filled in: base and layout of its training RoPE,
+        trainingLength and scaling.originalLength = its training context, window = half of it.
+        The baselines 'sliding-window' ({'window'}) and 'truncate' ({'length', 'stride'}) default
+        to the training context (stride 1) and run the training RoPE: then a dict {name, window |
+        length, stride, rope, limit}."""
+        baseline = self._baseline(scheme)
+        if baseline:
+            return baseline
+        cat = _catalogue()
+        if isinstance(scheme, str):
+            s: Dict[str, Any] = {"type": scheme}
+        elif isinstance(scheme, Mapping):
+            s = dict(scheme)
+        else:
+            raise HiRoPEError(f"scheme must be a dict such as {{'type': 'hirope'}}, got {scheme!r}")
+        usable = [x["name"] for x in cat["schemes"] if x["rotary"]] + ["nope"]
+        info = next((x for x in cat["schemes"] if x["name"] == s.get("type")), None)
+        if info is None or s.get("type") not in usable:
+            baselines = [x["name"] for x in cat["contextLimits"] if x["name"] != "none"]
+            raise HiRoPEError(
+                "the code model was trained with RoPE: scheme.type must be one of "
+                f"{quoted(usable + baselines)}, got {s.get('type')!r}"
+            )
+        L = self.config["training_context"]
+
+        def takes(key):
+            return key in info["parameters"]
+
+        if takes("base") and "base" not in s:
+            s["base"] = self.config["rope_base"]
+        if takes("layout") and "layout" not in s:
+            s["layout"] = "half"
+        sc = s.get("scaling")
+        if takes("scaling") and isinstance(sc, Mapping) and "originalLength" not in sc:
+            stype = sc.get("type", "none")
+            sinfo = next(
+                (x for x in cat["scalings"] if stype == x["name"] or stype in x["aliases"]), None
+            )
+            if sinfo and "originalLength" in sinfo["parameters"]:
+                s["scaling"] = {**sc, "originalLength": L}
+        if takes("window") and "window" not in s:
+            s["window"] = max(1, L // 2)
+        if takes("trainingLength") and "trainingLength" not in s:
+            s["trainingLength"] = L
+        _hirope.normalize_scheme(s)  # checks keys and kinds now
+        return s
+
+    def _baseline(self, scheme) -> Optional[Dict[str, Any]]:
+        names = [x["name"] for x in _catalogue()["contextLimits"] if x["name"] != "none"]
+        kind = scheme if isinstance(scheme, str) else scheme.get("type") if isinstance(scheme, Mapping) else None
+        if kind not in names:
+            return None
+        L = self.config["training_context"]
+        keys = ["type", "length", "stride"] if kind == "truncate" else ["type", "window"]
+        o = {"type": kind} if isinstance(scheme, str) else dict(scheme)
+        for key in o:
+            if key not in keys:
+                raise HiRoPEError(
+                    f"scheme (type '{kind}') options has an unknown key {key!r} (known keys: "
+                    f"{', '.join(keys)})"
+                )
+        size = "length" if kind == "truncate" else "window"
+        length = _integer(o.get(size, L), f"scheme.{size}", 1, self.max_input_bytes)
+        stride = _integer(o.get("stride", 1), "scheme.stride", 1, length) if kind == "truncate" else 1
+        rope = self.scheme({"type": "rope"})
+        out = {"name": kind, "rope": rope, "limit": (kind, length, stride)}
+        if kind == "truncate":
+            out.update(length=length, stride=stride)
+        else:
+            out["window"] = length
+        return out
+
+    def _plan(self, scheme):
+        s = self.scheme(scheme)
+        if "limit" in s and "rope" in s and s.get("name") in ("truncate", "sliding-window"):
+            return s["rope"], s["limit"]
+        return s, ("none", 0, 1)
+
+    def _hierarchy(self, scheme, hierarchy, language, gap, descend_classes, segment_size):
+        seg = scheme.get("segmentSize") if isinstance(scheme, Mapping) else None
+        level = hierarchy if hierarchy is not None else ("segments" if seg else "units")
+        if segment_size is None:
+            segment_size = seg or 32
+        if not isinstance(descend_classes, bool):
+            raise HiRoPEError(f"descend_classes must be a boolean, got {descend_classes!r}")
+        return level, language, gap, descend_classes, segment_size
+
+    def _text(self, code, name: str, limit: int) -> bytes:
+        if isinstance(code, str):
+            if len(code) > limit and limit == self.max_input_bytes:
+                raise HiRoPEError(f"{name} is at least {len(code)} bytes; the model's limit is {limit}")
+            data = code.encode("utf-8", errors="strict")
+        elif isinstance(code, (bytes, bytearray)):
+            data = bytes(code)
+        else:
+            raise HiRoPEError(f"{name} must be a str or bytes, got {type(code).__name__}")
+        if len(data) > limit:
+            whose = "the model's" if limit == self.max_input_bytes else "the analysis's"
+            raise HiRoPEError(f"{name} is {len(data)} bytes; {whose} limit is {limit}")
+        return data
+
+    # -- calls ---------------------------------------------------------------------------------
+
+    def positions(self, code, hierarchy=None, language="python", gap="own",
+                  descend_classes=False, segment_size=None) -> Dict[str, np.ndarray]:
+        """Byte positions {'token', 'unit', 'statement'} for a hierarchy (a token model's per
+        token, with 'ids', 'starts', 'ends')."""
+        h = self._hierarchy(None, hierarchy, language, gap, descend_classes, segment_size)
+        data = self._text(code, "code", self._max_source)
+        return self._handle.positions(data, self._tokenizer, *h)
+
+    def loss(
+        self,
+        code: Union[str, bytes],
+        scheme: Union[str, Mapping[str, Any]] = "rope",
+        hierarchy: Optional[str] = None,
+        language: str = "python",
+        segment_size: Optional[int] = None,
+        gap: str = "own",
+        descend_classes: bool = False,
+        positions: Optional[Mapping[str, Any]] = None,
+    ) -> Loss:
+        """Per-byte (a token model: per-token) losses in bits under a scheme (hr.model.loss).
+        hierarchy: 'units', 'statements' or 'segments' (default: 'segments' when the scheme has a
+        segmentSize, else 'units'), parsed as language. The GIL is released while it runs."""
+        core, limit = self._plan(scheme)
+        h = self._hierarchy(scheme, hierarchy, language, gap, descend_classes, segment_size)
+        tokens = None
+        if not self.tokenizer:
+            data = self._text(code, "code", self.max_input_bytes)
+            ids = np.frombuffer(data, dtype=np.uint8).astype(np.int32)
+            pos = None if positions is not None else self._handle.positions(data, None, *h)
+        else:
+            data = self._text(code, "code", self._max_source)
+            t = self._handle.positions(data, self._tokenizer, *h)
+            ids = t["ids"]
+            if ids.shape[0] > self.max_input_bytes:
+                raise HiRoPEError(
+                    f"code is {ids.shape[0]} tokens; the model's limit is {self.max_input_bytes}"
+                )
+            tokens = {"ids": t["ids"], "starts": t["starts"], "ends": t["ends"]}
+            pos = None if positions is not None else t
+        n = int(ids.shape[0])
+        if positions is not None:
+            for key in positions:
+                if key not in ("unit", "statement"):
+                    raise HiRoPEError(f"positions has an unknown key {key!r} (known keys: unit, statement)")
+            unit, statement = positions.get("unit"), positions.get("statement")
+        else:
+            unit, statement = pos["unit"], pos["statement"]
+        losses = self._handle.losses(core, limit[0], limit[1], limit[2], ids, unit, statement)
+        total = float(np.sum(losses, dtype=np.float64))
+        mean = total / losses.shape[0] if losses.shape[0] else float("nan")
+        token = np.arange(n, dtype=np.int32)
+        zeros = np.zeros(n, dtype=np.int32)
+        position_arrays = {
+            "token": token,
+            "unit": np.asarray(unit, dtype=np.int32) if unit is not None else zeros,
+            "statement": np.asarray(statement, dtype=np.int32) if statement is not None else zeros,
+        }
+        if not self.tokenizer:
+            return Loss(losses, mean, None, n, position_arrays, None)
+        nbytes = int(tokens["ends"][n - 1]) - int(tokens["starts"][1]) if n > 1 else 0
+        bpb = total / nbytes if nbytes > 0 else float("nan")
+        return Loss(losses, bpb, mean, n, position_arrays, tokens)
+
+    def generate(
+        self,
+        prompt: Union[str, bytes],
+        max_bytes: int = 256,
+        temperature: float = 0.8,
+        seed: int = 1,
+        scheme: Union[str, Mapping[str, Any]] = "rope",
+        hierarchy: Optional[str] = None,
+        language: str = "python",
+        segment_size: Optional[int] = None,
+        gap: str = "own",
+        descend_classes: bool = False,
+    ) -> str:
+        """Continues prompt with the KV-cache decoder (hr.model.generate): the generated text
+        (decoded as UTF-8 with U+FFFD for a cut character). temperature 0 is greedy; seed makes
+        sampling repeatable. The GIL is released while it runs."""
+        core, limit = self._plan(scheme)
+        h = self._hierarchy(scheme, hierarchy, language, gap, descend_classes, segment_size)
+        max_bytes = _integer(max_bytes, "max_bytes", 0, self.max_input_bytes)
+        if isinstance(temperature, bool) or not isinstance(temperature, (int, float)):
+            raise HiRoPEError(f"temperature must be a number, got {temperature!r}")
+        seed = _integer(seed, "seed", 0, 2**53 - 1)
+        data = self._text(prompt, "prompt", self.max_input_bytes)
+        out = self._handle.generate(core, limit[0], limit[1], limit[2], data, self._tokenizer,
+                                    *h, max_bytes, float(temperature), seed)
+        return out.decode("utf-8", errors="replace")
+
+    def __repr__(self) -> str:
+        c = self.config
+        return f"<hirope.Model {c['name']!r} ({c['parameters']} parameters, tokenizer {self.tokenizer})>"
+
+
+def _catalogue():
+    from . import catalogue
+
+    return catalogue

@@ -1,0 +1,15 @@
+// Writes the Python package's data manifest (hirope/data/manifest.json) from the JS runtime's
+// tables, so that both APIs read one list: the built-in tokenizers and their data files
+// (TOKENIZER_FILES), the shipped models (MODEL_FILES, DEFAULT_MODEL) and the largest
+// tokenizer.json accepted. Usage: node python/write-manifest.mjs OUT.json
+import { writeFileSync } from 'node:fs';
+import { TOKENIZER_FILES, MODEL_FILES, DEFAULT_MODEL, MAX_TOKENIZER_JSON_BYTES } from '../wasm/runtime.js';
+
+const manifest = {
+  comment: 'Written by python/write-manifest.mjs from wasm/runtime.js: the data files by name.',
+  tokenizers: TOKENIZER_FILES,
+  models: MODEL_FILES,
+  defaultModel: DEFAULT_MODEL,
+  maxTokenizerJsonBytes: MAX_TOKENIZER_JSON_BYTES,
+};
+writeFileSync(process.argv[2], `${JSON.stringify(manifest, null, 2)}\n`);
