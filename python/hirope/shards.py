@@ -1,0 +1,187 @@
+"""The shard format of `hirope.dask.positions` (docs/python.md#the-shard-format), written and read
+with numpy and json only: nothing here imports the native module, so a reader needs neither hirope
+nor Dask.
+
+An output directory holds:
+
+- ``manifest.json``: what was run (tokenizer, hierarchy, options), how the files were partitioned
+  (``partition_size``, one entry per shard with its file count and a SHA-256 of its paths) and the
+  format version. A rerun into the same directory must plan the same partitions.
+- ``shard-00000.npz`` ... : per shard, the concatenated per-token arrays ``ids``, ``token``,
+  ``unit``, ``statement``, ``starts``, ``ends`` (int32; starts/ends are UTF-8 byte offsets into
+  the file) and ``offsets`` (int64, one more than the shard's files: file i's tokens are
+  ``offsets[i]:offsets[i + 1]``).
+- ``shard-00000.jsonl`` ... : one JSON row per file, in the shard's order: path, sha256 (of the
+  file's bytes), bytes, language, tokens, units, shard, offset (= offsets[i]) and error (null, or
+  why the file has no tokens).
+
+A shard is finished when both its final files exist; they are written under temporary names in the
+same directory and renamed into place (``os.replace``), the .npz first, so a reader never sees a
+partial shard and a crashed writer leaves only ``*.tmp-*`` files behind.
+"""
+
+import hashlib
+import json
+import os
+import uuid
+import zipfile
+
+import numpy as np
+
+FORMAT = "hirope-positions"
+VERSION = 1
+ARRAYS = ("ids", "token", "unit", "statement", "starts", "ends")
+MANIFEST = "manifest.json"
+ROW_KEYS = ("path", "sha256", "bytes", "language", "tokens", "units", "shard", "offset", "error")
+
+
+def shard_name(index):
+    return "shard-%05d" % index
+
+
+def shard_paths(out, index):
+    """The shard's final (.npz, .jsonl) paths."""
+    base = os.path.join(out, shard_name(index))
+    return base + ".npz", base + ".jsonl"
+
+
+def is_finished(out, index):
+    npz, jsonl = shard_paths(out, index)
+    return os.path.exists(npz) and os.path.exists(jsonl)
+
+
+def paths_digest(paths):
+    """SHA-256 over the paths, each UTF-8 encoded (surrogate escapes kept) and NUL-terminated."""
+    h = hashlib.sha256()
+    for p in paths:
+        h.update(os.fsencode(p) + b"\0")
+    return h.hexdigest()
+
+
+def _temporary(path):
+    return "%s.tmp-%d-%s" % (path, os.getpid(), uuid.uuid4().hex[:8])
+
+
+def _replace(write, path, fsync):
+    """Writes through write(file) into a temporary name beside path, then renames it to path."""
+    tmp = _temporary(path)
+    try:
+        with open(tmp, "wb") as f:
+            write(f)
+            if fsync:
+                f.flush()
+                os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _fsync_dir(out):
+    try:
+        fd = os.open(out, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _savez(f, data):
+    """np.savez without its clock: members stored uncompressed with a fixed date, so the same
+    arrays always give the same bytes (np.load reads it as any .npz)."""
+    with zipfile.ZipFile(f, "w", zipfile.ZIP_STORED, allowZip64=True) as z:
+        for name, array in data.items():
+            info = zipfile.ZipInfo(name + ".npy", date_time=(1980, 1, 1, 0, 0, 0))
+            with z.open(info, "w", force_zip64=True) as member:
+                np.lib.format.write_array(member, np.ascontiguousarray(array), allow_pickle=False)
+
+
+def write_shard(out, index, rows, arrays, fsync=True):
+    """Writes shard `index`: rows (dicts with ROW_KEYS but shard and offset, in order) and per-row
+    dicts of ARRAYS (None for a row without tokens). The same input gives the same bytes, so a
+    retried or duplicated task rewrites the same shard."""
+    parts = {name: [] for name in ARRAYS}
+    offsets = np.zeros(len(rows) + 1, dtype=np.int64)
+    total = 0
+    lines = []
+    for i, (row, arr) in enumerate(zip(rows, arrays)):
+        n = 0 if arr is None else int(len(arr["ids"]))
+        if arr is not None:
+            for name in ARRAYS:
+                a = np.asarray(arr[name], dtype=np.int32)
+                if len(a) != n:
+                    raise ValueError("%s: %s has %d entries, ids %d" % (row["path"], name, len(a), n))
+                parts[name].append(a)
+        full = dict(row, tokens=n, shard=index, offset=total)
+        lines.append(json.dumps({k: full.get(k) for k in ROW_KEYS}, ensure_ascii=False,
+                                separators=(",", ":")))
+        total += n
+        offsets[i + 1] = total
+    data = {name: (np.concatenate(parts[name]) if parts[name] else np.zeros(0, np.int32))
+            for name in ARRAYS}
+    data["offsets"] = offsets
+    npz, jsonl = shard_paths(out, index)
+    _replace(lambda f: _savez(f, data), npz, fsync)
+    text = "".join(line + "\n" for line in lines).encode("utf-8", "surrogateescape")
+    _replace(lambda f: f.write(text), jsonl, fsync)
+    if fsync:
+        _fsync_dir(out)
+    return total
+
+
+def read_rows(out, index):
+    with open(shard_paths(out, index)[1], encoding="utf-8", errors="surrogateescape") as f:
+        return [json.loads(line) for line in f]
+
+
+def read_arrays(out, index):
+    with np.load(shard_paths(out, index)[0]) as z:
+        return {name: z[name] for name in ARRAYS + ("offsets",)}
+
+
+def read_manifest(out):
+    path = os.path.join(out, MANIFEST)
+    if not os.path.exists(path):
+        return None
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def write_manifest(out, manifest):
+    text = (json.dumps(manifest, indent=1, ensure_ascii=False) + "\n").encode("utf-8",
+                                                                               "surrogateescape")
+    _replace(lambda f: f.write(text), os.path.join(out, MANIFEST), True)
+
+
+def iter_files(out):
+    """Every file of a finished output directory, in order: (row, arrays of that file)."""
+    manifest = read_manifest(out)
+    if manifest is None:
+        raise FileNotFoundError("%s: no %s" % (out, MANIFEST))
+    for entry in manifest["shards"]:
+        index = entry["shard"]
+        rows = read_rows(out, index)
+        arrays = read_arrays(out, index)
+        off = arrays["offsets"]
+        for i, row in enumerate(rows):
+            yield row, {name: arrays[name][off[i]:off[i + 1]] for name in ARRAYS}
+
+
+def remove_temporaries(out):
+    """Removes the *.tmp-* files a killed writer left (call before any task runs)."""
+    removed = 0
+    for name in os.listdir(out):
+        if ".tmp-" in name and name.startswith(("shard-", MANIFEST)):
+            try:
+                os.unlink(os.path.join(out, name))
+                removed += 1
+            except OSError:
+                pass
+    return removed
