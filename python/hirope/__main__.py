@@ -1,5 +1,7 @@
 """python -m hirope positions CORPUS... --out DIR [--tokenizer llama3] [--hierarchy units]
-[--scheduler tcp://HOST:PORT | sync] [--workers N]: see docs/python.md#a-corpus-on-dask."""
+[--scheduler tcp://HOST:PORT | sync] [--workers N]: see docs/python.md#a-corpus-on-dask.
+python -m hirope eval [FILE...] [--model pybyte] [--window 4x] [--per-file 4] [--scheduler ...]:
+see docs/python.md#the-model-evaluation-on-dask."""
 
 import argparse
 import json
@@ -34,8 +36,14 @@ def _positions(args):
 
 
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["eval"]:  # the model evaluation parses its own options (hirope.eval.main)
+        from . import eval as model_eval
+        return model_eval.main(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m hirope")
     commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("eval", add_help=False, help="the code models' evaluation (training/eval/report.mjs's "
+                        "per-window numbers) on Dask: python -m hirope eval --help")
     p = commands.add_parser(
         "positions", help="a corpus into shards of token ids and positions, on Dask",
         description="Analyzes every file (a path, a glob, or a directory: every file whose "

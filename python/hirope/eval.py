@@ -21,7 +21,8 @@ result's ``runs`` entry has the layout of the report's kept per-window data
     result = evaluate(files, model="pybyte", window=1024, client=client)          # a Dask cluster
     result["summary"]["rope"]["far"]                                              # bits/byte
 
-    python -m hirope.eval --model pybyte --window 4x --per-file 4 [--scheduler tcp://...] [--out FILE]
+    python -m hirope eval --model pybyte --window 4x --per-file 4 [--scheduler tcp://... | local:N] [--out FILE]
+    (or python -m hirope.eval ...)
 """
 
 import argparse
@@ -288,16 +289,45 @@ def _tokenizer(model):
 
 
 def _loss(model, code, options):
-    r = model.loss(code, **_kwargs(options))
-    return np.asarray(_get(r, "losses"), dtype=np.float32)
+    """Per-unit losses (float32) of a window: its bytes, or a token model's ids."""
+    kwargs = _kwargs(options)
+    if isinstance(code, (bytes, bytearray)):
+        return np.asarray(_get(model.loss(code, **kwargs), "losses"), dtype=np.float32)
+    ids = np.ascontiguousarray(code, dtype=np.int32)
+    try:
+        return np.asarray(_get(model.loss(ids, **kwargs), "losses"), dtype=np.float32)
+    except (TypeError, ValueError):
+        if not hasattr(model, "_handle"):
+            raise
+    # hirope.Model.loss takes text only: the ids as wasm/model.js takes an Int32Array (explicit
+    # positions, else segments of segment_size tokens), through the model's own planning.
+    scheme = kwargs.get("scheme", "rope")
+    core, limit = model._plan(scheme)
+    level, _language, _gap, _descend, size = model._hierarchy(
+        scheme, kwargs.get("hierarchy"), kwargs.get("language", "python"), kwargs.get("gap", "own"),
+        kwargs.get("descend_classes", False), kwargs.get("segment_size"))
+    kind = scheme if isinstance(scheme, str) else scheme.get("type")
+    positions = kwargs.get("positions")
+    if positions is not None:
+        unit = np.ascontiguousarray(positions.get("unit", np.zeros(len(ids))), dtype=np.int32)
+        statement = np.ascontiguousarray(positions.get("statement", np.zeros(len(ids))), dtype=np.int32)
+    elif level == "segments" or kind != "hirope":
+        unit = (np.arange(len(ids)) // size).astype(np.int32)
+        statement = unit.copy()
+    else:
+        raise ValueError("token ids carry no parse: pass positions or use hierarchy 'segments'")
+    return np.asarray(model._handle.losses(core, limit[0], limit[1], limit[2], ids, unit, statement),
+                      dtype=np.float32)
 
 
 def _positions(model, code, options):
+    """A whole file's positions: unit, statement, and a token model's tokens {ids, start, end}."""
     r = model.positions(code, **_kwargs(options))
     out = {k: np.asarray(_get(r, k)) for k in ("unit", "statement")}
-    if _has(r, "tokens") and _get(r, "tokens") is not None:
-        t = _get(r, "tokens")
-        out["tokens"] = {k: np.asarray(_get(t, k)) for k in ("ids", "start", "end")}
+    t = r.get("tokens") if isinstance(r, dict) and "tokens" in r else r if _has(r, "ids") else None
+    if t is not None:
+        out["tokens"] = {"ids": np.asarray(_get(t, "ids")), "start": np.asarray(_get(t, "starts", "start")),
+                         "end": np.asarray(_get(t, "ends", "end"))}
     return out
 
 
@@ -596,7 +626,7 @@ def format_table(result):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="python -m hirope.eval", description=(
+    p = argparse.ArgumentParser(prog="python -m hirope eval", description=(
         "The model evaluation of training/eval/report.mjs as a Dask job: bits per unit by position "
         "bucket and recall class, per scheme, over a manifest split or files."))
     p.add_argument("files", nargs="*", help="files (default: the model's --split)")

@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -28,6 +29,7 @@ def _load_eval():
     except Exception:  # noqa: BLE001 - the package's __init__ needs the native module
         spec = importlib.util.spec_from_file_location("hirope_eval", os.path.join(ROOT, "python", "hirope", "eval.py"))
         ev = importlib.util.module_from_spec(spec)
+        sys.modules["hirope_eval"] = ev  # Dask pickles its tasks by reference
         spec.loader.exec_module(ev)
         return ev, False
 
@@ -152,12 +154,17 @@ class JSModel:
         self.proc = subprocess.Popen(["node", os.path.join(ROOT, "tests", "python", "eval_reference.mjs"),
                                       "--model", name, "--serve", "1"], cwd=ROOT, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, text=True)
+        self.lock = threading.Lock()
         r = self._ask({"op": "config"})
         self.config = {"training_context": r["config"]["trainingContext"], "name": r["config"]["name"],
                        "tokenizer": r["tokenizer"]}
         self.tokenizer = r["tokenizer"]
 
     def _ask(self, req):
+        with self.lock:  # the workers of an in-process cluster share it
+            return self._exchange(req)
+
+    def _exchange(self, req):
         self.proc.stdin.write(json.dumps(req) + "\n")
         self.proc.stdin.flush()
         r = json.loads(self.proc.stdout.readline())
@@ -199,13 +206,13 @@ class JobWithTheJavaScriptModel(unittest.TestCase):
     sums, aggregates) on the synchronous scheduler, the model answered by the JavaScript one: run
     where the native module is not built."""
 
-    def run_job(self, model, files, length, per_file, schemes=None):
+    def run_job(self, model, files, length, per_file, schemes=None, client=None):
         ref = reference(model, length, per_file, files, schemes)
         weights = ev.model_entry(model)["weights"]
         shim = JSModel(model)
         ev._LOADED[weights] = shim
         try:
-            result = ev.evaluate(files, model=model, schemes=schemes, window=length, per_file=per_file)
+            result = ev.evaluate(files, model=model, schemes=schemes, window=length, per_file=per_file, client=client)
         finally:
             del ev._LOADED[weights]
             shim.close()
@@ -215,6 +222,18 @@ class JobWithTheJavaScriptModel(unittest.TestCase):
         files = held_out("pybyte", 3)
         result, ref = self.run_job("pybyte", files, 1024, 2)
         self.assertEqual(list(result["run"]["schemes"]), ref["report"]["schemes"])
+        ParityWithTheJavaScript.check(self, result, ref)
+
+    def test_byte_model_on_an_in_process_cluster(self):
+        # The client path: a LocalCluster of 2 workers (threads of this process, which hold the
+        # stand-in model; the native module's test runs worker processes).
+        from distributed import Client, LocalCluster
+
+        files = held_out("pybyte", 4)[1:]
+        schemes = ["truncate", "rope", "hirope-statements (tuned)"]
+        with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, \
+                Client(cluster) as client:
+            result, ref = self.run_job("pybyte", files, 2048, 1, schemes, client=client)
         ParityWithTheJavaScript.check(self, result, ref)
 
     def test_token_model(self):
@@ -252,7 +271,7 @@ class ParityWithTheJavaScript(unittest.TestCase):
         return worst
 
     def test_byte_model_report_schemes_sync(self):
-        files = held_out("pybyte", 6)
+        files = held_out("pybyte", 4)
         ref = reference("pybyte", 1024, 2, files)
         result = ev.evaluate(files, model="pybyte", window="4x", per_file=2, scheduler="sync")
         self.assertEqual(list(result["run"]["schemes"]), list(ref["run"]["schemes"]))
