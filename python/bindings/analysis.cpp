@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <pybind11/stl.h>
+
 namespace hirope {
 namespace python {
 
@@ -40,7 +42,7 @@ std::optional<double> timeout_of(py::handle value) {
 py::dict analyze_code(py::handle code, py::handle language, py::handle tokenizer, py::handle gap,
                       bool descend_classes, py::handle hierarchy, py::handle segment_size,
                       py::handle timeout_ms) {
-    const AnalysisVocabulary& av = analysis_vocabulary();
+    const AnalysisCatalogue& av = analysis_catalogue();
     AnalyzeOptions o;
     o.language = language_of(language);
     o.vocabulary = vocabulary_of(tokenizer);
@@ -135,7 +137,7 @@ void catalogue_part(py::dict* out) {
         list.append(o);
     }
     (*out)["languages"] = list;
-    const AnalysisVocabulary& a = analysis_vocabulary();
+    const AnalysisCatalogue& a = analysis_catalogue();
     (*out)["gaps"] = enum_list(a.gaps);
     (*out)["hierarchies"] = enum_list(a.hierarchies);
     (*out)["unitKinds"] = enum_list(a.unit_kinds);

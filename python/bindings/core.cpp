@@ -148,7 +148,7 @@ py::array_t<float> rotate_rows(py::handle scheme_value, py::handle x_value, py::
     const Shape sh = shape(n_value, head_dim_value, heads_value);
     const SchemeSpec spec = read_scheme(scheme_value);
     auto x = float32_array(x_value, "x", sh.n * sh.width(), "n * heads * head_dim");
-    const SchemeVocabulary& v = scheme_vocabulary();
+    const SchemeCatalogue& v = scheme_catalogue();
     const Role role = static_cast<Role>(enum_value(v.roles, role_value, "role"));
     const Branch branch = static_cast<Branch>(enum_value(v.branches, branch_value, "branch"));
     PositionArrays pos = read_positions(token, unit, statement, sh.n, spec.segment_size);
@@ -256,7 +256,7 @@ py::array_t<float, py::array::c_style> float32_array(py::handle value, const cha
                                                      int64_t expected, const char* shape_text) {
     if (!py::isinstance<py::array>(value))
         fail(std::string(name) + " must be a numpy float32 array, got " +
-             py::str(value.get_type()).cast<std::string>());
+             value.get_type().attr("__name__").cast<std::string>());
     py::array a = py::reinterpret_borrow<py::array>(value);
     if (!a.dtype().is(py::dtype::of<float>()))
         fail(std::string(name) + " must be a numpy float32 array, got dtype " +

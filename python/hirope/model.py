@@ -189,9 +189,13 @@ class Model:
 
     def _text(self, code, name: str, limit: int) -> bytes:
         if isinstance(code, str):
-            if len(code) > limit and limit == self.max_input_bytes:
-                raise HiRoPEError(f"{name} is at least {len(code)} bytes; the model's limit is {limit}")
-            data = code.encode("utf-8", errors="strict")
+            if len(code) > limit and limit != self.max_input_bytes:
+                # A character is at least one byte: over without encoding it.
+                raise HiRoPEError(f"{name} is {len(code)} characters, over the limit of {limit} bytes")
+            try:
+                data = code.encode("utf-8")
+            except UnicodeEncodeError:
+                raise HiRoPEError(f"{name} is not encodable as UTF-8 (it holds a lone surrogate)") from None
         elif isinstance(code, (bytes, bytearray)):
             data = bytes(code)
         else:

@@ -44,6 +44,8 @@ class Tokenizer:
     def encode_batch(self, texts: Sequence[Union[str, bytes]]) -> List[np.ndarray]:
         """encode() of each text, in one call with the GIL released (sequentially: parallelise by
         calling from several threads)."""
+        if isinstance(texts, (str, bytes)):
+            raise HiRoPEError(f"texts must be a list of strings, got {type(texts).__name__}")
         return self._native.encode_batch(list(texts))
 
     def decode(self, ids) -> str:
