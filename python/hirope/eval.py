@@ -489,18 +489,24 @@ def beyond_by_file(run, name):
 
 def summarize(run, baselines):
     """The report's table of a run: per scheme the mean over files of each bucket's, far, near,
-    first and other units' and every unit past L's bits per unit (with standard errors), and far
-    minus the better baseline's (paired by file). Returns (summary, baseline)."""
+    first and other units' and every unit past L's bits per unit (with standard errors), far
+    minus the better baseline's (paired by file), and by_file: each file's means. Returns
+    (summary, baseline)."""
     names = list(run["schemes"])
     far_mean = lambda n: over_files(class_by_file(run, n, FAR))["mean"]  # noqa: E731
     present = [b for b in baselines if b in run["schemes"]]
     baseline = sorted(present, key=far_mean)[0] if present else None
     summary = {}
     for n in names:
-        row = {"buckets": [over_files(bucket_by_file(run, n, b)) for b in range(len(run["edges"]) - 1)]}
-        for cls, label in ((FAR, "far"), (NEAR, "near"), (FIRST, "first"), (OTHER, "other")):
-            row[label] = over_files(class_by_file(run, n, cls))
-        row["beyond"] = over_files(beyond_by_file(run, n))
+        buckets = [bucket_by_file(run, n, b) for b in range(len(run["edges"]) - 1)]
+        classes = {label: class_by_file(run, n, cls) for cls, label in ((FAR, "far"), (NEAR, "near"), (FIRST, "first"), (OTHER, "other"))}
+        beyond = beyond_by_file(run, n)
+        row = {"buckets": [over_files(m) for m in buckets]}
+        row.update({label: over_files(m) for label, m in classes.items()})
+        row["beyond"] = over_files(beyond)
+        # The per-file means the statistics are made of (a file without such units has none).
+        row["by_file"] = {f: dict({"buckets": [m.get(f) for m in buckets], "beyond": beyond.get(f)},
+                                  **{label: m.get(f) for label, m in classes.items()}) for f in beyond}
         row["far_minus_baseline"] = (None if baseline is None or n == baseline else
                                      paired_by_file(class_by_file(run, n, FAR), class_by_file(run, baseline, FAR)))
         summary[n] = row
@@ -552,8 +558,9 @@ def evaluate(files="held-out", model="pybyte", schemes=None, window=None, per_fi
     Returns {model, length, per_file, baselines, baseline, skipped, run, summary}: run has the
     layout of the report's kept data (models/<name>-eval.json runs[multiple]: length, edges,
     counts, windows [{file, offset}], schemes {name: {options, sums, classSums, classCounts}});
-    summary per scheme: {buckets, far, near, first, other, beyond: {mean, se, files}, and
-    far_minus_baseline: {diff, se, files}} (bits per unit, means over files of per-file means).
+    summary per scheme: {buckets, far, near, first, other, beyond: {mean, se, files},
+    far_minus_baseline: {diff, se, files}, by_file: {file: {buckets, far, near, first, other,
+    beyond}}} (bits per unit; the means are over files of per-file means, as the report's).
     """
     import dask
 
