@@ -217,7 +217,7 @@ class Model:
 
     def loss(
         self,
-        code: Union[str, bytes],
+        code: Union[str, bytes, np.ndarray],
         scheme: Union[str, Mapping[str, Any]] = "rope",
         hierarchy: Optional[str] = None,
         language: str = "python",
@@ -228,11 +228,32 @@ class Model:
     ) -> Loss:
         """Per-byte (a token model: per-token) losses in bits under a scheme (hr.model.loss).
         hierarchy: 'units', 'statements' or 'segments' (default: 'segments' when the scheme has a
-        segmentSize, else 'units'), parsed as language. The GIL is released while it runs."""
+        segmentSize, else 'units'), parsed as language. A token model also takes an int array of
+        its token ids (with positions {'unit', 'statement'} from positions(), or segments).
+        The GIL is released while it runs."""
         core, limit = self._plan(scheme)
         h = self._hierarchy(scheme, hierarchy, language, gap, descend_classes, segment_size)
         tokens = None
-        if not self.tokenizer:
+        if self.tokenizer and isinstance(code, np.ndarray):
+            # A token model's ids (a window of model.positions(text)'s tokens), as wasm/model.js
+            # takes an Int32Array: positions given, or segments of segment_size tokens.
+            if code.ndim != 1 or code.dtype.kind not in "iu":
+                raise HiRoPEError(f"code must be a str, bytes or a 1-D array of token ids, got "
+                                  f"an array of {code.dtype} with shape {code.shape}")
+            if code.shape[0] > self.max_input_bytes:
+                raise HiRoPEError(
+                    f"code is {code.shape[0]} tokens; the model's limit is {self.max_input_bytes}"
+                )
+            ids = np.ascontiguousarray(code, dtype=np.int32)
+            n = int(ids.shape[0])
+            kind = scheme if isinstance(scheme, str) else scheme.get("type") if isinstance(scheme, Mapping) else None
+            if positions is None:
+                if h[0] != "segments" and kind == "hirope":
+                    raise HiRoPEError("token ids carry no parse: pass positions (from "
+                                      "model.positions(text)) or use hierarchy 'segments'")
+                unit = (np.arange(n) // h[4]).astype(np.int32)
+                pos = {"unit": unit, "statement": unit.copy()}
+        elif not self.tokenizer:
             data = self._text(code, "code", self.max_input_bytes)
             ids = np.frombuffer(data, dtype=np.uint8).astype(np.int32)
             pos = None if positions is not None else self._handle.positions(data, None, *h)
@@ -266,6 +287,8 @@ class Model:
         }
         if not self.tokenizer:
             return Loss(losses, mean, None, n, position_arrays, None)
+        if tokens is None:  # ids in: no bytes to count
+            return Loss(losses, float("nan"), mean, n, position_arrays, None)
         nbytes = int(tokens["ends"][n - 1]) - int(tokens["starts"][1]) if n > 1 else 0
         bpb = total / nbytes if nbytes > 0 else float("nan")
         return Loss(losses, bpb, mean, n, position_arrays, tokens)
