@@ -12,8 +12,18 @@ import path from 'node:path';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 it('hirope.eval gives the numbers of lib/model-eval.mjs on held-out windows', () => {
-  const env = { ...process.env, PYTHONPATH: [path.join(root, 'build/python'), process.env.PYTHONPATH].filter(Boolean).join(path.delimiter) };
-  const run = spawnSync('/usr/bin/python3', ['-m', 'unittest', '-v', 'tests.python.test_eval'], { cwd: root, encoding: 'utf8', env, timeout: 240000 });
+  const env = {
+    ...process.env,
+    PYTHONPATH: [path.join(root, 'build/python'), process.env.PYTHONPATH]
+      .filter(Boolean)
+      .join(path.delimiter),
+  };
+  const run = spawnSync('/usr/bin/python3', ['-m', 'unittest', '-v', 'tests.python.test_eval'], {
+    cwd: root,
+    encoding: 'utf8',
+    env,
+    timeout: 240000,
+  });
   assert.equal(run.error, undefined, `/usr/bin/python3 could not run: ${run.error?.message}`);
   assert.equal(run.status, 0, run.stderr);
   assert.match(run.stderr, /^OK( \(skipped=\d+\))?$/m);

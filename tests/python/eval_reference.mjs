@@ -20,8 +20,21 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import init, { recallClasses, tokenRecallClasses } from '../../dist/index.js';
-import { bucketLosses, defaultBuckets, presetSchemes, reportSchemes, windowsOf } from '../../lib/model-eval.mjs';
-import { beyondByFile, classByFile, modelByName, overFiles, perFile as perFileMeans, readConfig } from '../../training/eval/data.mjs';
+import {
+  bucketLosses,
+  defaultBuckets,
+  presetSchemes,
+  reportSchemes,
+  windowsOf,
+} from '../../lib/model-eval.mjs';
+import {
+  beyondByFile,
+  classByFile,
+  modelByName,
+  overFiles,
+  perFile as perFileMeans,
+  readConfig,
+} from '../../training/eval/data.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const args = process.argv.slice(2);
@@ -43,7 +56,12 @@ const tuned = readConfig(which.config).evaluation?.tuned ?? {};
 const presets = presetSchemes(L, length, tuned);
 const report = reportSchemes(tuned);
 const edges = defaultBuckets(L, length);
-const windows = windowsOf(files.map((name) => ({ name, bytes: new Uint8Array(fs.readFileSync(path.resolve(root, name))) })), length, perFile, model);
+const windows = windowsOf(
+  files.map((name) => ({ name, bytes: new Uint8Array(fs.readFileSync(path.resolve(root, name))) })),
+  length,
+  perFile,
+  model,
+);
 const out = {
   model: model.config.name,
   L,
@@ -55,9 +73,13 @@ const out = {
     file: w.file,
     offset: w.offset,
     bytes: w.bytes.length,
-    classes: Array.from(w.ids ? tokenRecallClasses(w.bytes, w.start, w.end, L) : recallClasses(w.bytes, L)),
+    classes: Array.from(
+      w.ids ? tokenRecallClasses(w.bytes, w.start, w.end, L) : recallClasses(w.bytes, L),
+    ),
     byteStart: w.bytes.byteOffset - w.source.byteOffset,
-    ...(w.ids ? { start: Array.from(w.start), end: Array.from(w.end), ids: Array.from(w.ids) } : {}),
+    ...(w.ids
+      ? { start: Array.from(w.start), end: Array.from(w.end), ids: Array.from(w.ids) }
+      : {}),
   })),
 };
 if (!opts.noLosses) {
@@ -69,13 +91,29 @@ if (!opts.noLosses) {
     out.run.schemes[name] = { sums: r.sums, classSums: r.classSums, classCounts: r.classCounts };
   }
   // The report's aggregates (training/eval/stats.mjs): means over files of per-file means.
-  const run = { ...out.run, edges, windows: out.windows.map((w) => ({ file: w.file, offset: w.offset })) };
+  const run = {
+    ...out.run,
+    edges,
+    windows: out.windows.map((w) => ({ file: w.file, offset: w.offset })),
+  };
   out.summary = {};
   for (const name of names) {
-    const bucket = (b) => perFileMeans(run.windows.map((w, i) => ({ file: w.file, num: run.schemes[name].sums[i][b], den: run.counts[b] })));
+    const bucket = (b) =>
+      perFileMeans(
+        run.windows.map((w, i) => ({
+          file: w.file,
+          num: run.schemes[name].sums[i][b],
+          den: run.counts[b],
+        })),
+      );
     out.summary[name] = {
       buckets: edges.slice(0, -1).map((_, b) => overFiles(bucket(b)).mean),
-      ...Object.fromEntries(['other', 'first', 'near', 'far'].map((c, k) => [c, overFiles(classByFile(run, name, k)).mean])),
+      ...Object.fromEntries(
+        ['other', 'first', 'near', 'far'].map((c, k) => [
+          c,
+          overFiles(classByFile(run, name, k)).mean,
+        ]),
+      ),
       beyond: overFiles(beyondByFile(run, name)).mean,
     };
   }
@@ -86,14 +124,23 @@ process.stdout.write(JSON.stringify(out) + '\n');
 async function serve(model) {
   const readline = await import('node:readline');
   const lines = readline.createInterface({ input: process.stdin });
-  const arrays = (o) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, ArrayBuffer.isView(v) ? Array.from(v) : v && typeof v === 'object' ? arrays(v) : v]));
+  const arrays = (o) =>
+    Object.fromEntries(
+      Object.entries(o).map(([k, v]) => [
+        k,
+        ArrayBuffer.isView(v) ? Array.from(v) : v && typeof v === 'object' ? arrays(v) : v,
+      ]),
+    );
   for await (const line of lines) {
     const req = JSON.parse(line);
     let answer;
     try {
-      const code = req.ids ? Int32Array.from(req.ids) : new Uint8Array(Buffer.from(req.bytes ?? '', 'base64'));
+      const code = req.ids
+        ? Int32Array.from(req.ids)
+        : new Uint8Array(Buffer.from(req.bytes ?? '', 'base64'));
       if (req.op === 'config') answer = { config: model.config, tokenizer: model.tokenizer };
-      else if (req.op === 'loss') answer = { losses: Array.from(model.loss(code, req.options).losses) };
+      else if (req.op === 'loss')
+        answer = { losses: Array.from(model.loss(code, req.options).losses) };
       else answer = arrays(model.positions(code, req.options));
     } catch (e) {
       answer = { error: String(e.message) };
