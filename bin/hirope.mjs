@@ -435,7 +435,7 @@ const SCHEME_FLAGS = [
 /**
  * The scheme of --scheme: a JSON object as given, or a name with --window, --ratio and --base as
  * its fields. A flag beside a JSON scheme, or one the named scheme does not take, is a usage
- * error (rather than silently dropped); ranges come from the package's vocabulary.
+ * error (rather than silently dropped); ranges come from the package's scheme catalogue.
  */
 function schemeFrom(opts, hr) {
   const text = opts.scheme ?? 'rope';
@@ -452,16 +452,16 @@ function schemeFrom(opts, hr) {
     }
   }
   const scheme = { type: text };
-  const info = hr.vocabulary.schemes.find((s) => s.name === text);
+  const info = hr.catalogue.schemes.find((s) => s.name === text);
   // An unknown name: the package's message lists the schemes.
   if (!info) return scheme;
   for (const [key, field] of given) {
     const flag = flagOf(key);
     if (!info.parameters.includes(field)) {
-      const takers = hr.vocabulary.schemes.filter((s) => s.parameters.includes(field)).map((s) => s.name);
+      const takers = hr.catalogue.schemes.filter((s) => s.parameters.includes(field)).map((s) => s.name);
       throw new UsageError(`${flag} does not apply to scheme '${text}' (it applies to ${takers.join(', ')})`);
     }
-    const p = hr.vocabulary.parameters.find((x) => x.name === field);
+    const p = hr.catalogue.parameters.find((x) => x.name === field);
     if (p?.kind === 'integer') scheme[field] = intOption(opts, key, p.min ?? 1, Math.min(p.max ?? Infinity, p.limit ?? Infinity));
     else scheme[field] = numberOption(opts, key, p ? { min: p.min, max: p.max, minOpen: p.minOpen, maxOpen: p.maxOpen } : {});
   }

@@ -42,7 +42,7 @@ cp build/data/*.bin build/data/*.json dist/data/
 rm -f dist/data/*.hrm
 cp models/*.hrm dist/data/
 node tools/embed-wgsl.mjs dist/webgpu-kernels.js
-cp wasm/api.js wasm/errors.js wasm/vocabulary.js wasm/runtime.js wasm/init.js wasm/analysis-codec.js wasm/model.js wasm/webgpu.js \
+cp wasm/api.js wasm/errors.js wasm/catalogue.js wasm/runtime.js wasm/init.js wasm/analysis-codec.js wasm/model.js wasm/webgpu.js \
   wasm/index.js wasm/core.js wasm/worker.js wasm/worker-client.js wasm/worker-protocol.js wasm/colormap.js wasm/recall.js \
   wasm/index.d.ts wasm/core.d.ts wasm/worker.d.ts dist/
 echo "build: dist/ ready ($(du -sh dist | cut -f1))"
@@ -62,8 +62,8 @@ if compgen -G "build/native/_hirope*.so" >/dev/null; then
   echo "build: build/python/ ready (PYTHONPATH=build/python /usr/bin/python3 -c 'import hirope')"
 fi
 
-# The core's vocabulary as a module for the page (web/src/shared/vocabulary.js reads it).
-node tools/write-vocabulary.mjs build/generated/vocabulary.js
+# The core's scheme catalogue as a module for the page (web/src/shared/catalogue.js reads it).
+node tools/write-catalogue.mjs build/generated/catalogue.js
 
 # The static site: playground, embeddable element and demo article (build/site).
 node scripts/build-site.mjs

@@ -1,5 +1,5 @@
 // The analysis result's packed buffer, decoded. The C++ side writes it from one table
-// (kAnalysisColumns in wasm/bindings.cpp) and exports that layout as analysisLayout(); the decoder
+// (kAnalysisColumns in wasm/bindings/analysis.cpp) and exports that layout as analysisLayout(); the decoder
 // below states the layout it reads, and checks at start-up that the two are the same, so that a
 // change on one side cannot silently shift the columns read on the other.
 import { HiRoPEError, iota } from './errors.js';
@@ -52,7 +52,7 @@ export class AnalysisCodec {
     checkAnalysisLayout(runtime.mod.analysisLayout());
     this.runtime = runtime;
     this.unitKinds = [];
-    for (const k of runtime.vocabulary.data.unitKinds) this.unitKinds[k.value] = k.name;
+    for (const k of runtime.catalogue.data.unitKinds) this.unitKinds[k.value] = k.name;
     this.buffer = null;
   }
 

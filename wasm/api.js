@@ -10,21 +10,21 @@
 // a message naming the argument. Each call reads its options once, checks what it read, then
 // copies it (errors.js): no getter or Proxy of the caller runs between the checks and the copies.
 //
-// The modules beside this one, by role: errors.js (HiRoPEError, argument helpers), vocabulary.js
+// The modules beside this one, by role: errors.js (HiRoPEError, argument helpers), catalogue.js
 // (scheme names, defaults and checks from the core's table), runtime.js (the heap, strips,
 // pooling, data files, position checks, core calls), analysis-codec.js (the packed analysis
 // result), model.js (hr.model), init.js (loading the module), webgpu.js (attentionAsync on the
 // GPU), worker.js / worker-client.js ('hirope/worker').
 
 import { HiRoPEError, fail, describe, iota, checkCount, checkFloat32, checkStill, checkBytes, readOptions, readArray, callerArray, isPlainObject, typedArrayName, utf8Length } from './errors.js';
-import { Vocabulary, registerVocabulary } from './vocabulary.js';
+import { Catalogue, registerCatalogue } from './catalogue.js';
 import { Runtime, TOKENIZER_DATA, TOKENIZER_FILES, MODEL_FILES, MAX_TOKENIZER_JSON_BYTES, tokenizerHash, readData, normalizePositions, readPositions, checkPool, readPool, poolStill, tokenIds, guardMethods, DECODER } from './runtime.js';
 import { AnalysisCodec } from './analysis-codec.js';
 import { ModelLoader } from './model.js';
 import { INIT_KEYS, loadModule, startGPU } from './init.js';
 
 export { HiRoPEError };
-export { normalizeScheme } from './vocabulary.js';
+export { normalizeScheme } from './catalogue.js';
 export { segmentPositions } from './runtime.js';
 /** The built-in tokenizers' names (each loads its data file with hr.loadTokenizer(name)). */
 export const BUILTIN_TOKENIZERS = Object.freeze([...TOKENIZER_DATA]);
@@ -57,27 +57,27 @@ export class HiRoPE {
    * for a GPU backend; options.respawn / respawnAsync: fresh instances of the module (Runtime.reset).
    */
   constructor(mod, backend, dataFiles = {}, options = {}) {
-    const vocabulary = new Vocabulary(mod.vocabulary(), mod.limits());
-    registerVocabulary(vocabulary);
-    const runtime = new Runtime(mod, vocabulary, options);
+    const catalogue = new Catalogue(mod.catalogue(), mod.limits());
+    registerCatalogue(catalogue);
+    const runtime = new Runtime(mod, catalogue, options);
     this._runtime = runtime;
-    this._vocabulary = vocabulary;
+    this._catalogue = catalogue;
     /** 'wasm-simd' or 'wasm-scalar': which build runs. */
     this.backend = backend;
     /** The kernel family compiled into that build ('wasm-simd128' or 'scalar'). */
     this.kernel = mod.kernelName();
     /** Size limits, checked before any allocation. */
     this.limits = runtime.limits;
-    /** The core's vocabulary: schemes, scalings, their parameters, value lists, languages. */
-    this.vocabulary = vocabulary.data;
+    /** The core's scheme catalogue: schemes, scalings, their parameters, value lists, languages. */
+    this.catalogue = catalogue.data;
     /** The scheme type names accepted by every function. */
-    this.schemes = [...vocabulary.schemeNames];
+    this.schemes = [...catalogue.schemeNames];
     /** The RoPE scaling names accepted in scheme.scaling.type. */
-    this.scalings = [...vocabulary.scalingNames];
+    this.scalings = [...catalogue.scalingNames];
     /** True when code analysis (tree-sitter grammars, tokenizers) is compiled in. */
     this.hasAnalysis = runtime.hasAnalysis;
     /** Languages analyze() parses. */
-    this.languages = [...vocabulary.languageNames];
+    this.languages = [...catalogue.languageNames];
     /** Tokenizer names; all but 'lexical' load their vocabulary on first use (loadTokenizer). */
     this.tokenizers = this.hasAnalysis ? ['lexical', ...TOKENIZER_DATA] : [];
     this._tokenizers = new Map(); // name -> TokenizerHandle in the current instance
@@ -108,6 +108,11 @@ export class HiRoPE {
       load: (name) => this.loadTokenizer(name),
       size: (name) => this._tokenizers.get(name).size(),
     }) : null;
+  }
+
+  /** @deprecated The scheme catalogue's old name (until 0.2): use `catalogue`, the same object. */
+  get vocabulary() {
+    return this.catalogue;
   }
 
   /** The language of a file name by its extension, or null. */
@@ -202,7 +207,7 @@ export class HiRoPE {
     const { language, timeoutMs } = readOptions(options, ['language', 'timeoutMs']);
     const runtime = this._runtime;
     runtime.needAnalysis();
-    this._vocabulary.checkLanguage(language);
+    this._catalogue.checkLanguage(language);
     const timeout = timeoutOf(timeoutMs);
     const r = runtime.run((heap) => runtime.mod.parse(...heap.text(code), language, timeout));
     runtime.check(r.error);
@@ -255,19 +260,19 @@ export class HiRoPE {
   analyze(code, options) {
     options = readOptions(options, ANALYZE_KEYS, { unknown: 'analyze options' });
     this._runtime.needAnalysis();
-    const vocabulary = this._vocabulary;
+    const catalogue = this._catalogue;
     let language = options.language;
     if (language === undefined && options.filename !== undefined) {
       language = this.detectLanguage(options.filename);
       if (!language) fail(`cannot detect the language of '${options.filename}' (known: ${this.languages.join(', ')}); pass options.language`);
     }
     if (language === undefined) fail('options.language (or options.filename) is required');
-    vocabulary.checkLanguage(language);
+    catalogue.checkLanguage(language);
     const vocab = this._tokenizer(options.tokenizer === undefined ? 'lexical' : options.tokenizer);
-    const gap = vocabulary.value('gaps', options.gap === undefined ? 'own' : options.gap, 'options.gap');
+    const gap = catalogue.value('gaps', options.gap === undefined ? 'own' : options.gap, 'options.gap');
     const descend = options.descendClasses === undefined ? false : options.descendClasses;
     if (typeof descend !== 'boolean') fail(`options.descendClasses must be a boolean, got ${describe(descend)}`);
-    const hierarchy = vocabulary.value('hierarchies', options.hierarchy === undefined ? 'units' : options.hierarchy, 'options.hierarchy');
+    const hierarchy = catalogue.value('hierarchies', options.hierarchy === undefined ? 'units' : options.hierarchy, 'options.hierarchy');
     const segmentSize = options.segmentSize === undefined ? 128 : options.segmentSize;
     checkCount(segmentSize, 'options.segmentSize');
     const timeoutMs = timeoutOf(options.timeoutMs);
@@ -335,7 +340,7 @@ export class HiRoPE {
     const runtime = this._runtime;
     const args = this._read(options, ATTENTION_KEYS);
     const { n, headDim, heads, width } = runtime.shape(args);
-    const scheme = this._vocabulary.normalizeScheme(args.scheme === undefined ? 'rope' : args.scheme);
+    const scheme = this._catalogue.normalizeScheme(args.scheme === undefined ? 'rope' : args.scheme);
     const output = args.output === undefined ? (args.v !== undefined ? 'values' : 'probs') : args.output;
     if (!['logits', 'probs', 'values'].includes(output)) fail(`output must be 'logits', 'probs' or 'values', got ${describe(output)}`);
     const shape = 'n * heads * headDim';
@@ -352,7 +357,7 @@ export class HiRoPE {
     }
     const kernelName = args.kernel === undefined ? 'tiled' : args.kernel;
     if (!KERNELS.has(kernelName)) fail(`kernel must be one of ${[...KERNELS.keys()].map((x) => `'${x}'`).join(', ')}, got ${describe(kernelName)}`);
-    const kernel = this._vocabulary.value('kernels', KERNELS.get(kernelName), 'kernel');
+    const kernel = this._catalogue.value('kernels', KERNELS.get(kernelName), 'kernel');
     if (heads * n * n > this.limits.maxOutputElements) {
       fail(`heads * n * n = ${heads * n * n} exceeds the output limit of ${this.limits.maxOutputElements} elements`);
     }
@@ -372,7 +377,7 @@ export class HiRoPE {
     // After attentionAsync's await (a lost GPU): the caller may have detached or shrunk a buffer.
     for (const [x, name] of [[q, 'q'], [k, 'k'], [v, 'v'], [out, 'out']]) if (x) checkStill(x, name === 'out' ? outLength : n * width, name);
     if (pool) poolStill(pool, n);
-    const coreOutput = this._vocabulary.value('outputs', output === 'logits' ? 'logits' : 'probs', 'output');
+    const coreOutput = this._catalogue.value('outputs', output === 'logits' ? 'logits' : 'probs', 'output');
     return runtime.run((heap) => {
       const pooling = pool && runtime.pooling(heap, pool, causal);
       const plan = new runtime.mod.Plan();
@@ -413,9 +418,9 @@ export class HiRoPE {
   }
 
   _frequencies(scheme, headDim, options) {
-    scheme = this._vocabulary.readScheme(scheme);
+    scheme = this._catalogue.readScheme(scheme);
     const { seqLen = 1 } = readOptions(options, ['seqLen']);
-    const s = this._vocabulary.normalizeScheme(scheme);
+    const s = this._catalogue.normalizeScheme(scheme);
     if (!s.rotary) fail(`scheme '${s.name}' has no rotary frequencies`);
     this._runtime.headDim(headDim);
     checkCount(seqLen, 'seqLen');
@@ -426,7 +431,7 @@ export class HiRoPE {
 
   /** Frequency bands: runs of pairs sharing one relative-distance rule. */
   bands(scheme, headDim) {
-    return this._bands(this._vocabulary.normalizeScheme(scheme), headDim);
+    return this._bands(this._catalogue.normalizeScheme(scheme), headDim);
   }
 
   _bands(s, headDim) {
@@ -445,7 +450,7 @@ export class HiRoPE {
     const runtime = this._runtime;
     const args = this._read(options, SHAPE_KEYS);
     const { n, headDim } = runtime.shape(args);
-    const scheme = this._vocabulary.normalizeScheme(args.scheme === undefined ? 'rope' : args.scheme);
+    const scheme = this._catalogue.normalizeScheme(args.scheme === undefined ? 'rope' : args.scheme);
     if (!scheme.rotary) fail(`scheme '${scheme.name}' has no rotary bands`);
     if (n * n > this.limits.maxOutputElements) fail(`n * n = ${n * n} exceeds the output limit of ${this.limits.maxOutputElements} elements`);
     const pos = normalizePositions(args.positions, n, scheme);
@@ -468,10 +473,10 @@ export class HiRoPE {
     const runtime = this._runtime;
     const args = this._read(options, ROTATE_KEYS);
     const { n, headDim, heads, width } = runtime.shape(args);
-    const scheme = this._vocabulary.normalizeScheme(args.scheme === undefined ? 'rope' : args.scheme);
+    const scheme = this._catalogue.normalizeScheme(args.scheme === undefined ? 'rope' : args.scheme);
     const x = checkFloat32(args.x, 'x', n * width, 'n * heads * headDim');
-    const role = this._vocabulary.value('roles', args.role === undefined ? 'query' : args.role, 'role');
-    const branch = this._vocabulary.value('branches', args.branch === undefined ? 'near' : args.branch, 'branch');
+    const role = this._catalogue.value('roles', args.role === undefined ? 'query' : args.role, 'role');
+    const branch = this._catalogue.value('branches', args.branch === undefined ? 'near' : args.branch, 'branch');
     const pos = normalizePositions(args.positions, n, scheme);
     return runtime.run((heap) => {
       const [tp, up, sp] = heap.positions(pos);
@@ -485,7 +490,7 @@ export class HiRoPE {
   /** RoFormer's long-term decay curve for r = 0 .. maxDistance. */
   longTermDecay(scheme, headDim, maxDistance) {
     const runtime = this._runtime;
-    const s = this._vocabulary.normalizeScheme(scheme);
+    const s = this._catalogue.normalizeScheme(scheme);
     runtime.headDim(headDim);
     checkCount(maxDistance, 'maxDistance', { min: 0, max: this.limits.maxTokens - 1 });
     return runtime.run((heap) => {
@@ -544,7 +549,7 @@ export class HiRoPE {
    * token band within the bound and maxRatio = maxTokenPairs / pairs, a ratio that gives it.
    */
   splitBound(scheme, headDim) {
-    const s = this._vocabulary.normalizeScheme(scheme);
+    const s = this._catalogue.normalizeScheme(scheme);
     this._runtime.headDim(headDim);
     const r = this._runtime.mod.splitBound(s, headDim);
     this._runtime.check(r.error);
@@ -586,7 +591,7 @@ export class HiRoPE {
   // and the pooling spec read once, before anything is checked.
   _read(options, keys) {
     const args = readOptions(options, keys, { required: true });
-    if (args.scheme !== undefined) args.scheme = this._vocabulary.readScheme(args.scheme);
+    if (args.scheme !== undefined) args.scheme = this._catalogue.readScheme(args.scheme);
     if (args.positions !== undefined) args.positions = readPositions(args.positions, this.limits.maxTokens);
     if (args.pool !== undefined) args.pool = readPool(args.pool);
     return args;

@@ -182,8 +182,8 @@ export interface Limits {
   maxModelFileBytes: number;
 }
 
-/** One value of an enumeration in the vocabulary. */
-export interface VocabularyValue<Name extends string = string> {
+/** One value of an enumeration in the scheme catalogue. */
+export interface CatalogueValue<Name extends string = string> {
   /** As users write it: 'half', 'own'. */
   name: Name;
   /** The core's enumerator. */
@@ -193,7 +193,7 @@ export interface VocabularyValue<Name extends string = string> {
   description: string;
 }
 
-export interface VocabularyScheme extends VocabularyValue<SchemeType> {
+export interface CatalogueScheme extends CatalogueValue<SchemeType> {
   /** Rotates q and k. */
   rotary: boolean;
   /** Merges a near and a far branch by the window rule (causal attention only). */
@@ -204,13 +204,13 @@ export interface VocabularyScheme extends VocabularyValue<SchemeType> {
   parameters: string[];
 }
 
-export interface VocabularyScaling extends VocabularyValue<Exclude<ScalingType, 'dynamic'>> {
+export interface CatalogueScaling extends CatalogueValue<Exclude<ScalingType, 'dynamic'>> {
   /** Other accepted names ('dynamic' for 'dynamic-ntk'). */
   aliases: string[];
   parameters: string[];
 }
 
-export interface VocabularyParameter {
+export interface CatalogueParameter {
   /** The option name: 'rotaryFraction'. */
   name: string;
   /** The core's field: 'rotary_fraction', 'scaling.original_length'; null for an option of the JS layer only. */
@@ -233,7 +233,7 @@ export interface VocabularyParameter {
   step: number | null;
   /** The range as messages state it: 'an integer >= 1', 'in (0, 1]' (number and integer kinds). */
   range: string | null;
-  /** kind 'enum': the vocabulary's value list ('layouts', 'sinusoidalVariants'). */
+  /** kind 'enum': the catalogue's value list ('layouts', 'sinusoidalVariants'). */
   values: string | null;
   /** Checked only when another parameter has this value. */
   onlyIf: { parameter: string; equals: number | boolean } | null;
@@ -241,7 +241,7 @@ export interface VocabularyParameter {
 }
 
 /** A default that depends on the scheme type or another parameter. */
-export interface VocabularyDefaultRule {
+export interface CatalogueDefaultRule {
   parameter: string;
   schemes: SchemeType[];
   /** Applies only when this parameter has this value. */
@@ -257,32 +257,35 @@ export interface VocabularyDefaultRule {
 }
 
 /**
- * The core's vocabulary (hr.vocabulary): every scheme, scaling, parameter and option value with
+ * The core's scheme catalogue (hr.catalogue): every scheme, scaling, parameter and option value with
  * display names and descriptions, as plain JSON. The option checks of every function come from it.
  */
-export interface Vocabulary {
-  schemes: VocabularyScheme[];
-  scalings: VocabularyScaling[];
-  parameters: Array<VocabularyParameter & { schemes: SchemeType[] }>;
-  scalingParameters: Array<VocabularyParameter & { scalings: ScalingType[] }>;
-  layouts: VocabularyValue<'interleaved' | 'half'>[];
-  sinusoidalVariants: VocabularyValue<'vaswani' | 'fairseq'>[];
-  outputs: VocabularyValue<'logits' | 'probs'>[];
-  roles: VocabularyValue<'query' | 'key'>[];
-  branches: VocabularyValue<'near' | 'far'>[];
-  kernels: VocabularyValue<'reference' | 'fast'>[];
-  defaultRules: VocabularyDefaultRule[];
+export interface SchemeCatalogue {
+  schemes: CatalogueScheme[];
+  scalings: CatalogueScaling[];
+  parameters: Array<CatalogueParameter & { schemes: SchemeType[] }>;
+  scalingParameters: Array<CatalogueParameter & { scalings: ScalingType[] }>;
+  layouts: CatalogueValue<'interleaved' | 'half'>[];
+  sinusoidalVariants: CatalogueValue<'vaswani' | 'fairseq'>[];
+  outputs: CatalogueValue<'logits' | 'probs'>[];
+  roles: CatalogueValue<'query' | 'key'>[];
+  branches: CatalogueValue<'near' | 'far'>[];
+  kernels: CatalogueValue<'reference' | 'fast'>[];
+  defaultRules: CatalogueDefaultRule[];
   /** Names of arguments in the core's messages and the API's: { field: 'head_dim', name: 'headDim' }. */
   arguments: Array<{ field: string; name: string }>;
   /** Empty in hirope/core. */
   languages: Array<{ name: Language; label: string; extensions: string[] }>;
-  gaps: VocabularyValue<'own' | 'next' | 'previous'>[];
-  hierarchies: VocabularyValue<'units' | 'segments'>[];
+  gaps: CatalogueValue<'own' | 'next' | 'previous'>[];
+  hierarchies: CatalogueValue<'units' | 'segments'>[];
   /** CodeUnit.kind values. */
-  unitKinds: VocabularyValue<'code' | 'function' | 'class' | 'segment'>[];
+  unitKinds: CatalogueValue<'code' | 'function' | 'class' | 'segment'>[];
   /** The code model's hierarchies (ModelOptions.hierarchy). */
-  byteHierarchies: VocabularyValue<'units' | 'statements' | 'segments'>[];
+  byteHierarchies: CatalogueValue<'units' | 'statements' | 'segments'>[];
 }
+
+/** @deprecated The scheme catalogue's old name: use `SchemeCatalogue`. */
+export type Vocabulary = SchemeCatalogue;
 
 export interface QK {
   q: Float32Array;
@@ -477,7 +480,9 @@ export declare class HiRoPE {
   readonly schemes: SchemeType[];
   readonly scalings: ScalingType[];
   /** The core's table of schemes, scalings, their parameters and option values (plain JSON, frozen). */
-  readonly vocabulary: Readonly<Vocabulary>;
+  readonly catalogue: Readonly<SchemeCatalogue>;
+  /** @deprecated The scheme catalogue's old name: use `catalogue` (the same object). */
+  readonly vocabulary: Readonly<SchemeCatalogue>;
   /** heads x n x n for 'logits' and 'probs'; n x heads*headDim for 'values'. */
   attention(options: AttentionOptions): Float32Array;
   inverseFrequencies(scheme: Scheme, headDim: number, options?: { seqLen?: number }): Float64Array;

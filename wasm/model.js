@@ -1,7 +1,7 @@
 // hr.model: hirope's code models (src/model/): a byte-level model and a token model (it reads the
 // ids of a tokenizer its file names), with any position scheme applied at inference. A thin layer
 // over the runtime (wasm/runtime.js): argument checks and defaults here, scheme and option names
-// from the core's vocabulary, the work in WASM.
+// from the core's scheme catalogue, the work in WASM.
 import {
   fail, describe, iota, orList, readOptions, readObject, readArray, isPlainObject, checkInt32s, checkBytes, typedArrayName, typedLength, fixedView,
 } from './errors.js';
@@ -31,9 +31,9 @@ const unreleased = typeof FinalizationRegistry === 'function'
 function readModelOptions(options, kind, runtime, cap) {
   const o = readOptions(options, OPTION_KEYS[kind], { name: `${kind} options`, unknown: `${kind} options` });
   // Baselines ('sliding-window', 'truncate') are read by CodeModel._baseline.
-  const limits = runtime.vocabulary.names('contextLimits');
+  const limits = runtime.catalogue.names('contextLimits');
   const type = isPlainObject(o.scheme) ? o.scheme.type : o.scheme;
-  if (o.scheme !== undefined && !limits.includes(type)) o.scheme = runtime.vocabulary.readScheme(o.scheme);
+  if (o.scheme !== undefined && !limits.includes(type)) o.scheme = runtime.catalogue.readScheme(o.scheme);
   if (isPlainObject(o.positions)) {
     const p = readObject(o.positions, ['unit', 'statement']);
     for (const key of ['unit', 'statement']) if (p[key] !== undefined) p[key] = readArray(p[key], cap);
@@ -96,15 +96,15 @@ export class CodeModel {
   scheme(scheme = 'rope') {
     const baseline = this._baseline(scheme);
     if (baseline) return baseline;
-    const vocabulary = this._runtime.vocabulary;
-    const spec = vocabulary.readScheme(scheme);
+    const catalogue = this._runtime.catalogue;
+    const spec = catalogue.readScheme(scheme);
     if (!isPlainObject(spec)) fail(`scheme must be an object such as { type: 'hirope' }, got ${describe(spec)}`);
     const s = { ...spec };
     // The model runs rotary schemes (it was trained with RoPE) and NoPE (src/model check_scheme).
-    const usable = vocabulary.data.schemes.filter((x) => x.rotary).map((x) => x.name).concat('nope');
-    const info = vocabulary.scheme(s.type);
+    const usable = catalogue.data.schemes.filter((x) => x.rotary).map((x) => x.name).concat('nope');
+    const info = catalogue.scheme(s.type);
     if (!info || !usable.includes(s.type)) {
-      const baselines = vocabulary.names('contextLimits').filter((name) => name !== 'none');
+      const baselines = catalogue.names('contextLimits').filter((name) => name !== 'none');
       fail(`the code model was trained with RoPE: scheme.type must be one of ${orList(usable.concat(baselines))}, got ${describe(s.type)}`);
     }
     const L = this.config.trainingContext;
@@ -112,20 +112,20 @@ export class CodeModel {
     if (takes('base') && s.base === undefined) s.base = this.config.ropeBase;
     if (takes('layout') && s.layout === undefined) s.layout = 'half';
     if (takes('scaling') && isPlainObject(s.scaling) && s.scaling.originalLength === undefined &&
-      vocabulary.scaling(s.scaling.type)?.parameters.includes('originalLength')) {
+      catalogue.scaling(s.scaling.type)?.parameters.includes('originalLength')) {
       s.scaling = { ...s.scaling, originalLength: L };
     }
     if (takes('window') && s.window === undefined) s.window = Math.max(1, Math.floor(L / 2));
     if (takes('trainingLength') && s.trainingLength === undefined) s.trainingLength = L;
-    const normalized = vocabulary.normalizeScheme(s);
-    if (normalized.rotary && normalized.layout !== vocabulary.value('layouts', 'half')) fail("the code model rotates in the half-split layout: scheme.layout must be 'half'");
+    const normalized = catalogue.normalizeScheme(s);
+    if (normalized.rotary && normalized.layout !== catalogue.value('layouts', 'half')) fail("the code model rotates in the half-split layout: scheme.layout must be 'half'");
     return normalized;
   }
 
   // A baseline's normalised form, or null for a position scheme.
   _baseline(scheme) {
-    const vocabulary = this._runtime.vocabulary;
-    const names = vocabulary.names('contextLimits').filter((name) => name !== 'none');
+    const catalogue = this._runtime.catalogue;
+    const names = catalogue.names('contextLimits').filter((name) => name !== 'none');
     const type = typeof scheme === 'string' ? scheme : isPlainObject(scheme) ? scheme.type : undefined;
     if (!names.includes(type)) return null;
     const L = this.config.trainingContext;
@@ -136,7 +136,7 @@ export class CodeModel {
     const length = integer(o[size] ?? L, `scheme.${size}`, 1, max);
     const stride = type === 'truncate' ? integer(o.stride ?? 1, 'scheme.stride', 1, length) : 1;
     const rope = this.scheme({ type: 'rope' });
-    const limit = { type: vocabulary.value('contextLimits', type, 'scheme.type'), length, stride };
+    const limit = { type: catalogue.value('contextLimits', type, 'scheme.type'), length, stride };
     return type === 'truncate' ? { name: type, length, stride, rope, limit } : { name: type, window: length, rope, limit };
   }
 
@@ -147,13 +147,13 @@ export class CodeModel {
   }
 
   _hierarchy(o, scheme) {
-    const vocabulary = this._runtime.vocabulary;
+    const catalogue = this._runtime.catalogue;
     const option = (name, value, list) => {
-      if (!vocabulary.names(list).includes(value)) fail(`${name} must be ${orList(vocabulary.names(list))}, got ${describe(value)}`);
-      return vocabulary.value(list, value, name);
+      if (!catalogue.names(list).includes(value)) fail(`${name} must be ${orList(catalogue.names(list))}, got ${describe(value)}`);
+      return catalogue.value(list, value, name);
     };
     const level = option('hierarchy', o.hierarchy === undefined ? (scheme?.segmentSize ? 'segments' : 'units') : o.hierarchy, 'byteHierarchies');
-    const language = vocabulary.checkLanguage(o.language === undefined ? 'python' : o.language);
+    const language = catalogue.checkLanguage(o.language === undefined ? 'python' : o.language);
     const gap = option('gap', o.gap === undefined ? 'own' : o.gap, 'gaps');
     const descend = o.descendClasses === undefined ? false : o.descendClasses;
     if (typeof descend !== 'boolean') fail(`descendClasses must be a boolean, got ${describe(descend)}`);
@@ -206,7 +206,7 @@ export class CodeModel {
       let pos;
       if (options.positions) {
         pos = this._explicitPositions(options.positions, ids.length, what);
-      } else if (hierarchy.level === this._runtime.vocabulary.value('byteHierarchies', 'segments') || !needsHierarchy) {
+      } else if (hierarchy.level === this._runtime.catalogue.value('byteHierarchies', 'segments') || !needsHierarchy) {
         const unit = new Int32Array(ids.length).map((_, k) => Math.floor(k / hierarchy.segmentSize));
         pos = { token: iota(ids.length), unit, statement: unit.slice() };
       } else {

@@ -2,7 +2,7 @@
 // A Heap per call (every block freed when the call returns, errors included, so repeated calls
 // never grow the heap), strips and pooling, reading data files, position and shape checks, text
 // encoded into the heap, and the core's Status strings turned into HiRoPEErrors that name
-// arguments as users write them (through the vocabulary). Its members without an underscore are
+// arguments as users write them (through the scheme catalogue). Its members without an underscore are
 // public to the other modules of wasm/.
 import {
   HiRoPEError, fail, describe, iota, checkCount, checkFloat32, checkStill, checkInt32s, readObject, readArray, isPlainObject, ArrayCopy,
@@ -171,15 +171,15 @@ class Pooling {
 }
 
 /**
- * One loaded module: `mod` (the Emscripten module) and `vocabulary` are public to wasm/. `mod` is
+ * One loaded module: `mod` (the Emscripten module) and `catalogue` are public to wasm/. `mod` is
  * replaced by a fresh instance when a call traps or aborts (see reset): read it per call, never
  * keep it.
  */
 export class Runtime {
   /** respawn / respawnAsync: fresh instances of the same compiled module (init.js). */
-  constructor(mod, vocabulary, { respawn = null, respawnAsync = null } = {}) {
+  constructor(mod, catalogue, { respawn = null, respawnAsync = null } = {}) {
     this.mod = mod;
-    this.vocabulary = vocabulary;
+    this.catalogue = catalogue;
     /** Counts the instances discarded: objects holding handles of an older one are stale. */
     this.generation = 0;
     this._respawn = respawn;
@@ -262,7 +262,7 @@ export class Runtime {
 
   /** Throws a core Status string ('' is success) as a HiRoPEError in the JS layer's names. */
   check(status) {
-    if (status) fail(this.vocabulary.coreMessage(status));
+    if (status) fail(this.catalogue.coreMessage(status));
   }
 
   needAnalysis() {

@@ -173,7 +173,7 @@ class GPUAttention {
     const device = this.device;
     const encoder = device.createCommandEncoder();
     const windowed = a.scheme.windowed;
-    const code = (list, name) => runtime.vocabulary.value(list, name);
+    const code = (list, name) => runtime.catalogue.value(list, name);
     const roles = { query: code('roles', 'query'), key: code('roles', 'key') };
     const branches = { near: code('branches', 'near'), far: code('branches', 'far') };
     const qn = this.transform(encoder, uniforms, runtime, a, a.q, roles.query, branches.near, 'qn');

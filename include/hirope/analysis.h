@@ -186,15 +186,15 @@ Status analyze(std::string_view code, const AnalyzeOptions& options, Analysis* o
 
 // The analysis part of the vocabulary (see hirope.h): the value lists of the options above, and
 // the numbers of Unit::kind values (for packed results).
-struct AnalysisVocabulary {
+struct AnalysisCatalogue {
     std::vector<EnumValue> gaps;        // GapPolicy
     std::vector<EnumValue> hierarchies; // Hierarchy
     std::vector<EnumValue> unit_kinds;  // "code", "function", "class", "segment"
 };
 
-const AnalysisVocabulary& analysis_vocabulary();
+const AnalysisCatalogue& analysis_catalogue();
 
-// The number of a Unit::kind in analysis_vocabulary().unit_kinds (-1 for an unknown kind).
+// The number of a Unit::kind in analysis_catalogue().unit_kinds (-1 for an unknown kind).
 int unit_kind_value(const std::string& kind);
 
 // Parses code and nothing else: whether the tree has syntax errors (for validation, and the

@@ -147,7 +147,7 @@ struct Scheme {
 
 // Scheme-level validation for a given head dimension: every parameter range, the scaling's own
 // parameters, list lengths. Also called by every function below. Messages name fields by their
-// C++ path ("scheme.scaling.original_length", "head_dim"); the vocabulary below maps them to
+// C++ path ("scheme.scaling.original_length", "head_dim"); the catalogue below maps them to
 // other spellings (the JS layer's "scheme.scaling.originalLength").
 Status validate(const Scheme& scheme, int head_dim);
 
@@ -157,8 +157,8 @@ bool is_windowed(SchemeType type);
 bool is_rotary(SchemeType type);
 
 // ---------------------------------------------------------------------------------------------
-// Vocabulary: every scheme, scaling and option name with its flags and parameters (kind, default,
-// range, description), in one table (src/core/vocabulary.cpp). validate(), is_rotary() and
+// Catalogue: every scheme, scaling and option name with its flags and parameters (kind, default,
+// range, description), in one table (src/core/catalogue.cpp). validate(), is_rotary() and
 // is_windowed() read it; the WASM bindings export it, and the JS layer builds its option names,
 // defaults, type checks and name mapping from it. Adding a scheme means one enum value here and
 // its rows in that table.
@@ -167,7 +167,7 @@ enum class ParamKind {
     number,
     integer,
     boolean,
-    enumeration, // a name from one of the vocabulary's value lists (ParamInfo::values)
+    enumeration, // a name from one of the catalogue's value lists (ParamInfo::values)
     list,        // a list of numbers (checked by the scheme's own rules)
     scaling,     // Scheme::scaling: the scaling types and their parameters below
 };
@@ -250,7 +250,7 @@ struct NameInfo {
     const char* name;  // "headDim"
 };
 
-struct SchemeVocabulary {
+struct SchemeCatalogue {
     std::vector<SchemeInfo> schemes;       // in SchemeType order
     std::vector<ScalingInfo> scalings;     // in ScalingType order
     std::vector<ParamInfo> scheme_params;  // in the order options are listed
@@ -260,7 +260,7 @@ struct SchemeVocabulary {
     std::vector<NameInfo> arguments;
 };
 
-const SchemeVocabulary& scheme_vocabulary();
+const SchemeCatalogue& scheme_catalogue();
 
 // The row of a scheme type (nullptr for a value outside the enum).
 const SchemeInfo* scheme_info(SchemeType type);

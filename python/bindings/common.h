@@ -2,7 +2,7 @@
 // wasm/bindings/, each with a register_* function that module.cpp calls): arrays travel as numpy
 // arrays whose dtype and length are checked here before anything is read (float32 matrices,
 // int32 positions); schemes arrive as dicts in the JS API's words ({'type': 'hirope',
-// 'segmentSize': 64}) and are read through the scheme table's rows (read_scheme, vocabulary.cpp),
+// 'segmentSize': 64}) and are read through the scheme table's rows (read_scheme, catalogue.cpp),
 // never a second copy of it; a core Status that is not ok is raised as hirope.HiRoPEError (a
 // ValueError) with the core's message, its field names mapped to the words Python callers write.
 // Public headers only (include/hirope/).
@@ -102,7 +102,7 @@ void add_catalogue_part(void (*part)(py::dict* out));
 const Vocabulary* vocabulary_of(py::handle tokenizer);
 
 void register_core(py::module_& m);
-void register_vocabulary(py::module_& m);
+void register_catalogue(py::module_& m);
 void register_tokenizers(py::module_& m);
 void register_analysis(py::module_& m);
 void register_model(py::module_& m);

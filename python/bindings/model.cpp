@@ -31,7 +31,7 @@ model::HierarchyOptions to_hierarchy(py::handle level, py::handle language, py::
         fail("language must be one of " + list + ", got " + describe(language));
     }
     h.language = language.cast<std::string>();
-    h.gap = static_cast<GapPolicy>(enum_value(analysis_vocabulary().gaps, gap, "gap"));
+    h.gap = static_cast<GapPolicy>(enum_value(analysis_catalogue().gaps, gap, "gap"));
     h.descend_classes = descend_classes;
     if (py::isinstance<py::bool_>(segment_size) || !py::isinstance<py::int_>(segment_size) ||
         segment_size.cast<long long>() < 1 || segment_size.cast<long long>() > (1 << 30))

@@ -18,7 +18,7 @@ PYBIND11_MODULE(_hirope, m) {
         }
     });
     error.doc() = "An invalid argument or input, with the core's message naming it.";
-    register_vocabulary(m);
+    register_catalogue(m);
     register_core(m);
     register_tokenizers(m);
     register_analysis(m);

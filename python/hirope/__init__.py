@@ -37,7 +37,7 @@ __all__ = [
     "schemes", "scalings", "languages", "tokenizers", "models", "limits", "kernel",
 ]
 
-#: The core's scheme table (the JS API's hr.vocabulary): schemes, scalings, their parameters
+#: The core's scheme table (the JS API's hr.catalogue): schemes, scalings, their parameters
 #: (name, kind, default, range, description), value lists, default rules, languages.
 catalogue = _hirope.catalogue()
 #: The scheme type names every function accepts.

@@ -197,9 +197,9 @@ const std::vector<LanguageInfo>& language_info() {
     return info;
 }
 
-const AnalysisVocabulary& analysis_vocabulary() {
-    static const AnalysisVocabulary v = [] {
-        AnalysisVocabulary out;
+const AnalysisCatalogue& analysis_catalogue() {
+    static const AnalysisCatalogue v = [] {
+        AnalysisCatalogue out;
         out.gaps = {
             {"own", static_cast<int>(GapPolicy::own), "own unit",
              "Each run of code between definitions is its own unit"},
@@ -227,7 +227,7 @@ const AnalysisVocabulary& analysis_vocabulary() {
 }
 
 int unit_kind_value(const std::string& kind) {
-    for (const EnumValue& k : analysis_vocabulary().unit_kinds)
+    for (const EnumValue& k : analysis_catalogue().unit_kinds)
         if (kind == k.name) return k.value;
     return -1;
 }

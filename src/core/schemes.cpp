@@ -26,7 +26,7 @@ std::string integer_text(double x) {
     return std::isfinite(x) ? std::to_string(static_cast<int64_t>(x)) : num(x);
 }
 
-// A parameter's value against its range in the vocabulary; the message names the C++ field.
+// A parameter's value against its range in the catalogue; the message names the C++ field.
 Status check_param(const ParamInfo& p, const Scheme& s, const std::string& prefix) {
     if (!p.field) return {}; // an option of the JS layer, no field
     const std::string name = prefix + p.field;
@@ -62,12 +62,12 @@ bool applies(const ParamInfo& p, int type, const std::vector<ParamInfo>& params,
     return true;
 }
 
-// The scaling's parameters by the vocabulary, then its rules that involve several values.
+// The scaling's parameters by the catalogue, then its rules that involve several values.
 Status validate_scaling(const Scheme& scheme, int rdim) {
     const Scaling& s = scheme.scaling;
     const std::string p = "scheme.scaling.";
     if (s.type == ScalingType::none) return {};
-    const SchemeVocabulary& v = scheme_vocabulary();
+    const SchemeCatalogue& v = scheme_catalogue();
     const int type = static_cast<int>(s.type);
     if (type < 0 || type >= static_cast<int>(v.scalings.size())) {
         std::string names;
@@ -130,7 +130,7 @@ bool is_windowed(SchemeType t) {
 
 std::string scheme_names(bool SchemeInfo::*flag) {
     std::string out;
-    for (const SchemeInfo& s : scheme_vocabulary().schemes) {
+    for (const SchemeInfo& s : scheme_catalogue().schemes) {
         if (!(s.*flag)) continue;
         if (!out.empty()) out += ", ";
         out += s.name;
@@ -149,7 +149,7 @@ int rotary_dim(const Scheme& scheme, int head_dim) {
     return d - (d % 2);
 }
 
-// Every parameter the scheme's type takes, by its range in the vocabulary (vocabulary.cpp), in
+// Every parameter the scheme's type takes, by its range in the catalogue (catalogue.cpp), in
 // the table's order; then the rules that involve several fields.
 Status validate(const Scheme& s, int head_dim) {
     if (head_dim <= 0 || head_dim % 2 != 0)
@@ -158,7 +158,7 @@ Status validate(const Scheme& s, int head_dim) {
     if (head_dim > Limits::max_head_dim)
         return Status::error("head_dim must be at most " + std::to_string(Limits::max_head_dim) +
                              ", got " + std::to_string(head_dim));
-    const SchemeVocabulary& v = scheme_vocabulary();
+    const SchemeCatalogue& v = scheme_catalogue();
     if (!scheme_info(s.type)) {
         std::string names;
         for (const SchemeInfo& info : v.schemes)

@@ -1,5 +1,5 @@
-// Differential check of the tokenizer.json normalizers (src/analysis/tokenizer_json.cpp, with the
-// tables of src/analysis/unicode_props.inc) against @huggingface/tokenizers' own normalizers,
+// Differential check of the tokenizer.json normalizers (src/tokenizers/tokenizer_json_bpe.cpp, with the
+// tables of src/tokenizers/unicode_props.inc) against @huggingface/tokenizers' own normalizers,
 // which are String.prototype.normalize, toLowerCase, trimStart/trimEnd, replaceAll and a \p{M}
 // regex: NFC, NFD, NFKC, NFKD, Lowercase and StripAccents on every code point alone and in blocks
 // of 512 neighbours, Σ between every code point and a letter (Final_Sigma's context), Strip,

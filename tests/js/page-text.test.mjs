@@ -7,7 +7,7 @@
 import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import init from '../../dist/index.js';
-import { VOCABULARY, numberSpec, numberProblem, parameter } from '../../web/src/shared/vocabulary.js';
+import { CATALOGUE, numberSpec, numberProblem, parameter } from '../../web/src/shared/catalogue.js';
 import { schemeControls, sharedControls, invalidNumber } from '../../web/src/page/controls.js';
 import { normalizeState, schemeFor, DEFAULTS, describeScheme } from '../../web/src/shared/playground-state.js';
 import { SCHEME_TYPES } from '../../web/src/shared/schemes.js';

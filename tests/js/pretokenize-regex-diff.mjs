@@ -1,5 +1,5 @@
-// Differential check of the pre-tokenizer regex engine (src/analysis/pretokenize_regex.cpp) and
-// of NFC (src/analysis/unicode_props.cpp) against JavaScript: the Split patterns of the real
+// Differential check of the pre-tokenizer regex engine (src/tokenizers/pretokenize_regex.cpp) and
+// of NFC (src/tokenizers/unicode_props.cpp) against JavaScript: the Split patterns of the real
 // tokenizer.json files (compiled the way @huggingface/tokenizers compiles them: its Oniguruma
 // rewrite, then RegExp with the `u` flag) and a few more exercising the rest of the syntax, on
 // random Unicode strings; and NFC against String.prototype.normalize. npm test runs it

@@ -3,7 +3,7 @@
 // HiRoPEError, never another error; the WASM heap is back at its level after each property; and
 // on valid attention arguments the SIMD, scalar and reference kernels agree.
 //
-// Invalid arguments come from the core's own vocabulary (hr.vocabulary): values in and out of
+// Invalid arguments come from the core's own scheme catalogue (hr.catalogue): values in and out of
 // each parameter's range, wrong types, unknown keys, null, Proxies and getters that mutate the
 // object they sit on or resize the buffer of another argument while the call reads its options.
 import { describe, it, before } from 'node:test';
@@ -138,7 +138,7 @@ function wrap(obj, w, buffers = [], state = {}) {
   }
 }
 
-// ----- schemes from the vocabulary -----
+// ----- schemes from the catalogue -----
 
 function validValue(p, v) {
   switch (p.kind) {
@@ -188,7 +188,7 @@ function scalingArb(v) {
     }));
 }
 
-/** Scheme arguments from the vocabulary: mostly valid, many not; objects, names and junk. */
+/** Scheme arguments from the catalogue: mostly valid, many not; objects, names and junk. */
 function schemeArb(v) {
   const byName = new Map(v.parameters.map((p) => [p.name, p]));
   const objectArb = fc.constantFrom(...v.schemes).chain((s) =>
@@ -346,8 +346,8 @@ describe('properties', () => {
     expectBoth();
   });
 
-  it('rotate and relativeDistances: schemes from the vocabulary, valid or not', () => {
-    const v = builds['wasm-simd'].vocabulary;
+  it('rotate and relativeDistances: schemes from the catalogue, valid or not', () => {
+    const v = builds['wasm-simd'].catalogue;
     const roleArb = mostly(fc.constantFrom(...v.roles.map((e) => e.name)));
     const branchArb = mostly(fc.constantFrom(...v.branches.map((e) => e.name)));
     startTally();
@@ -375,8 +375,8 @@ describe('properties', () => {
     expectBoth();
   });
 
-  it('inverseFrequencies and attentionFactor: schemes from the vocabulary, headDim and seqLen', () => {
-    const v = builds['wasm-simd'].vocabulary;
+  it('inverseFrequencies and attentionFactor: schemes from the catalogue, headDim and seqLen', () => {
+    const v = builds['wasm-simd'].catalogue;
     const headDimArb = mostly(fc.integer({ min: 1, max: 64 }).map((h) => 2 * h));
     const optionsArb = fc.oneof(fc.constant(undefined), fc.record({ seqLen: mostly(fc.integer({ min: 1, max: 1 << 20 })) }, { requiredKeys: [] }), junkArb);
     startTally();
@@ -461,7 +461,7 @@ describe('properties', () => {
 
   it('analyze and encode: random text (lone surrogates included), languages, tokenizers and options', () => {
     const first = builds['wasm-simd'];
-    const v = first.vocabulary;
+    const v = first.catalogue;
     const charArb = fc.oneof(
       { weight: 6, arbitrary: fc.constantFrom(...'def class if x = ( ) : { } ; " \' # / * \n \t'.split(' '), ' ', '\n', 'return ', 'fn ', 'int ') },
       { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 3 }) },

@@ -1,4 +1,4 @@
-// Differential check of hirope's tokenizer.json loader (src/analysis/tokenizer_json.cpp) against
+// Differential check of hirope's tokenizer.json loader (src/tokenizers/tokenizer_json.cpp) against
 // @huggingface/tokenizers, id for id, on real code found on this machine and on edge text.
 // Not part of `npm test` (it takes minutes; npm test compares the WASM builds on 5.5 MB per
 // vocabulary in tests/js/tokenizer-builtins.test.mjs); with the native helper build.sh builds:

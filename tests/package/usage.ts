@@ -1,11 +1,11 @@
 // A typed usage example, type-checked with tsc --strict against the installed package.
-import init, { HiRoPEError, BUILTIN_TOKENIZERS, segmentPositions, type BuiltinTokenizerName, type Analysis, type Scheme, type CodeModel, type ModelConfig, type Vocabulary, type TokenizerName } from 'hirope';
+import init, { HiRoPEError, BUILTIN_TOKENIZERS, segmentPositions, type BuiltinTokenizerName, type Analysis, type Scheme, type CodeModel, type ModelConfig, type SchemeCatalogue, type TokenizerName } from 'hirope';
 import core from 'hirope/core';
 import { createWorker, analyzeInWorker, type HiRoPEWorker } from 'hirope/worker';
 
 const hr = await init({ simd: true, tokenizers: ['cl100k'] });
 const backend: 'wasm-simd' | 'wasm-scalar' = hr.backend;
-const vocabulary: Readonly<Vocabulary> = hr.vocabulary;
+const catalogue: Readonly<SchemeCatalogue> = hr.catalogue;
 const a: Analysis = hr.analyze('def f(x):\n    return x\n', { language: 'python', tokenizer: 'cl100k', gap: 'next' });
 const n = a.tokens.count;
 const firstUnit: string = a.units[0].kind;
@@ -25,9 +25,9 @@ const freqs: Float64Array = hr.inverseFrequencies({ type: 'rope', base: 500000 }
 const bands = hr.relativeDistances({ n: 16, headDim: 8, positions: segmentPositions(16, 4), scheme: { type: 'hirope', window: 3 } });
 const decay: Float32Array = hr.longTermDecay('rope', 64, 256);
 const split: number = hr.splitFraction(4096);
-const windowed: string[] = hr.vocabulary.schemes.filter((s) => s.windowed).map((s) => s.label);
-const extensions: string[] = hr.vocabulary.languages.flatMap((l) => l.extensions);
-const ranges: Array<string | null> = hr.vocabulary.parameters.map((p) => p.range);
+const windowed: string[] = hr.catalogue.schemes.filter((s) => s.windowed).map((s) => s.label);
+const extensions: string[] = hr.catalogue.languages.flatMap((l) => l.extensions);
+const ranges: Array<string | null> = hr.catalogue.parameters.map((p) => p.range);
 console.log(windowed, extensions, ranges);
 try {
   hr.attention({ q, k, n, headDim: 63 });
@@ -50,7 +50,7 @@ const back: string = hr.decode(ids, { tokenizer: qwen });
 console.log(ownInWorker, back, hr.tokenizers.includes('deepseek-v3'));
 const fromWorker: Analysis = await analyzeInWorker('int main() {}', { language: 'c', signal: new AbortController().signal });
 const heap: number = hr.memory().ceilingBytes - hr.memory().inUseBytes;
-console.log(vocabulary.schemes.length, backend, firstUnit, freqs[0], bands[0].distances[0], decay[0], split, light.hasAnalysis, fromWorker.units.length, heap);
+console.log(catalogue.schemes.length, backend, firstUnit, freqs[0], bands[0].distances[0], decay[0], split, light.hasAnalysis, fromWorker.units.length, heap);
 worker.terminate();
 if (hr.model) {
   const model: CodeModel = await hr.model.load();

@@ -1,5 +1,5 @@
 // Embind glue of the analysis (hirope_analysis): the packed analysis result and its layout,
-// parsing alone, language detection, the analysis's limits, and its part of the vocabulary
+// parsing alone, language detection, the analysis's limits, and its part of the scheme catalogue
 // (languages and their file extensions, gap policies, hierarchies, unit kinds).
 #include "hirope/analysis.h"
 #include "common.h"
@@ -215,7 +215,7 @@ std::string detectLanguage(std::string filename) {
     return detect_language(filename);
 }
 
-void vocabulary_part(val* out) {
+void catalogue_part(val* out) {
     val languages = val::array();
     for (const LanguageInfo& l : language_info()) {
         val o = val::object();
@@ -227,7 +227,7 @@ void vocabulary_part(val* out) {
         languages.call<void>("push", o);
     }
     out->set("languages", languages);
-    const AnalysisVocabulary& a = analysis_vocabulary();
+    const AnalysisCatalogue& a = analysis_catalogue();
     out->set("gaps", enum_list(a.gaps));
     out->set("hierarchies", enum_list(a.hierarchies));
     out->set("unitKinds", enum_list(a.unit_kinds));
@@ -247,5 +247,5 @@ EMSCRIPTEN_BINDINGS(hirope_analysis) {
     emscripten::function("analysisLayout", &analysisLayout);
     emscripten::function("analysisLimits", &analysisLimits);
     emscripten::function("detectLanguage", &detectLanguage);
-    add_vocabulary_part(&vocabulary_part);
+    add_catalogue_part(&catalogue_part);
 }

@@ -2,8 +2,8 @@
 // EMSCRIPTEN_BINDINGS block): arrays travel as heap addresses that the JS layer allocates and
 // frees (ptr); schemes arrive as plain objects that the JS layer has already normalised (every
 // field present, names mapped to enum numbers) and are read field by field through the
-// vocabulary's accessors (to_scheme); errors come back as strings, empty on success (result), that
-// name fields in C++ terms, which the JS layer maps through the vocabulary and throws as
+// catalogue's accessors (to_scheme); errors come back as strings, empty on success (result), that
+// name fields in C++ terms, which the JS layer maps through the catalogue and throws as
 // HiRoPEError. Public headers only (include/hirope/).
 #pragma once
 
@@ -42,7 +42,7 @@ inline void read_param(const ParamInfo& p, const emscripten::val& o, Scheme* s) 
 }
 
 inline Scheme to_scheme(const emscripten::val& o) {
-    const SchemeVocabulary& v = scheme_vocabulary();
+    const SchemeCatalogue& v = scheme_catalogue();
     Scheme s;
     s.type = static_cast<SchemeType>(o["type"].as<int>());
     for (const ParamInfo& p : v.scheme_params) read_param(p, o, &s);
@@ -77,14 +77,14 @@ template <typename T> emscripten::val typed_copy(const char* ctor, const std::ve
 }
 
 // The scheme table's value lists as JS arrays of { name, value, label, description }
-// (vocabulary.cpp).
+// (catalogue.cpp).
 emscripten::val enum_list(const std::vector<EnumValue>& list);
 
-// A library outside the core adds its part of the vocabulary (languages, gap policies, model
-// hierarchies ...): vocabulary() writes the core's keys, each of its own set to an empty list, then
+// A library outside the core adds its part of the catalogue (languages, gap policies, model
+// hierarchies ...): catalogue() writes the core's keys, each of its own set to an empty list, then
 // calls every part added, which sets its keys (so their order in the object never changes). Called
 // from a file's EMSCRIPTEN_BINDINGS block; the core module adds none.
-void add_vocabulary_part(void (*part)(emscripten::val* out));
+void add_catalogue_part(void (*part)(emscripten::val* out));
 
 } // namespace bindings
 } // namespace hirope

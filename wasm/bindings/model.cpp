@@ -1,6 +1,6 @@
 // Embind glue of the code model (hirope_model): loading weights, the forward pass (logits,
 // losses, attention), generation, byte and token positions, the model's limits and its part of
-// the vocabulary (byte hierarchies, context limits).
+// the scheme catalogue (byte hierarchies, context limits).
 #include "hirope/model.h"
 #include "common.h"
 #include "hirope/analysis.h"
@@ -180,7 +180,7 @@ val modelLimits() {
     return o;
 }
 
-void vocabulary_part(val* out) {
+void catalogue_part(val* out) {
     out->set("byteHierarchies", enum_list(model::byte_hierarchies()));
     out->set("contextLimits", enum_list(model::context_limits()));
 }
@@ -198,5 +198,5 @@ EMSCRIPTEN_BINDINGS(hirope_model) {
     emscripten::function("bytePositions", &bytePositions);
     emscripten::function("modelLimits", &modelLimits);
     emscripten::function("tokenPositions", &tokenPositions);
-    add_vocabulary_part(&vocabulary_part);
+    add_catalogue_part(&catalogue_part);
 }

@@ -1,11 +1,11 @@
 // The attributes of <hirope-attention> read into a playground state: pure (no DOM), so that
 // tests/js can check them against the core's table.
 import { normalizeState, DEFAULTS } from '../shared/playground-state.js';
-import { numberSpec, numberProblem, VOCABULARY } from '../shared/vocabulary.js';
+import { numberSpec, numberProblem, CATALOGUE } from '../shared/catalogue.js';
 
 // The scheme parameters an element takes as attributes (both sides use them), each named as the
 // core's table names it in kebab case (leakyFactor: leaky-factor), with the state's key; ranges
-// and defaults are the table's (web/src/shared/vocabulary.js), so the element accepts what the API does.
+// and defaults are the table's (web/src/shared/catalogue.js), so the element accepts what the API does.
 const kebab = (name) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 export const NUMBER_PARAMETERS = [
   ['ratio', 'ratio'], ['window', 'window'], ['group', 'group'], ['leakyFactor', 'leakyFactor'],
@@ -13,8 +13,8 @@ export const NUMBER_PARAMETERS = [
 ].map(([name, key]) => ({ name, key, attribute: kebab(name), spec: numberSpec(name) }));
 // Enumerations: [attribute, the state's key, the names the table allows].
 export const NAME_PARAMETERS = [
-  ['layout', 'layout', VOCABULARY.layouts.map((x) => x.name)],
-  ['scaling', 'scaling', VOCABULARY.scalings.filter((x) => !x.parameters.includes('shortFactor')).map((x) => x.name)],
+  ['layout', 'layout', CATALOGUE.layouts.map((x) => x.name)],
+  ['scaling', 'scaling', CATALOGUE.scalings.filter((x) => !x.parameters.includes('shortFactor')).map((x) => x.name)],
 ];
 
 /**

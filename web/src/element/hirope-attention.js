@@ -17,7 +17,7 @@ import { diffImage } from '../shared/diff-image.js';
 import { LUTS, cssGradient, DECADES, RATIO_LIMIT, divergingLut } from '../shared/colormap.js';
 import { el } from '../page/dom.js';
 import { plural, powerOfTen, DIFF_LEGEND } from '../shared/wording.js';
-import { numberSpec, VOCABULARY } from '../shared/vocabulary.js';
+import { numberSpec, CATALOGUE } from '../shared/catalogue.js';
 import { ATTRIBUTES, readAttributes } from './attributes.js';
 
 const MARGIN = 10;
@@ -86,7 +86,7 @@ export class HiRoPEAttention extends HTMLElement {
     const select = (name, label) => {
       const wrap = el('label', { title: `Position encoding ${label}` });
       const s = el('select', { 'aria-label': `Scheme ${label}` });
-      for (const [value, text] of SCHEME_TYPES) s.append(Object.assign(new Option(text, value), { title: VOCABULARY.schemes.find((x) => x.name === value).description }));
+      for (const [value, text] of SCHEME_TYPES) s.append(Object.assign(new Option(text, value), { title: CATALOGUE.schemes.find((x) => x.name === value).description }));
       s.addEventListener('change', () => this.setAttribute(name, s.value));
       wrap.append(el('span', {}, label), s);
       bar.append(wrap);

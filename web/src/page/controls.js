@@ -3,11 +3,11 @@
 import { SCHEME_TYPES, SCALINGS, ROTARY, WINDOWED } from '../shared/schemes.js';
 import { LANGUAGE_NAMES } from '../shared/samples.js';
 import { el } from './dom.js';
-import { VOCABULARY, parameter, numberSpec, numberProblem } from '../shared/vocabulary.js';
+import { CATALOGUE, parameter, numberSpec, numberProblem } from '../shared/catalogue.js';
 
 // Layouts with the core's default (half-split) first.
 const LAYOUT_DEFAULT = parameter('layout').default;
-const LAYOUTS = [...VOCABULARY.layouts].sort((a, b) => (b.name === LAYOUT_DEFAULT) - (a.name === LAYOUT_DEFAULT));
+const LAYOUTS = [...CATALOGUE.layouts].sort((a, b) => (b.name === LAYOUT_DEFAULT) - (a.name === LAYOUT_DEFAULT));
 
 
 export function getPath(state, key) {
@@ -55,7 +55,7 @@ export function invalidNumber(spec, text) {
 }
 
 // A number control's range, step, default and help come from the core's scheme table
-// (web/src/shared/vocabulary.js numberSpec), as the API checks them; `key` is the state's name for it.
+// (web/src/shared/catalogue.js numberSpec), as the API checks them; `key` is the state's name for it.
 const fromTable = (name) => {
   const { min, max, minOpen, maxOpen, allowed, step, integer, help } = numberSpec(name);
   return { min, max, minOpen, maxOpen, allowed, step, integer, help };
@@ -69,11 +69,11 @@ export function schemeControls(side) {
   const S = side.toUpperCase();
   const is = (...types) => (s) => types.includes(s[side].type);
   return [
-    { key: k('type'), label: 'Scheme', type: 'select', options: SCHEME_TYPES.map(([name, label]) => [name, label, VOCABULARY.schemes.find((x) => x.name === name).description]), help: 'The position encoding applied to q and k (or added to the logits, for ALiBi).' },
+    { key: k('type'), label: 'Scheme', type: 'select', options: SCHEME_TYPES.map(([name, label]) => [name, label, CATALOGUE.schemes.find((x) => x.name === name).description]), help: 'The position encoding applied to q and k (or added to the logits, for ALiBi).' },
     { key: k('ratio'), label: 'Ratio', type: 'range', numeric: true, ...fromTable('ratio'), show: is('hirope') },
     { key: k('window'), label: 'Window', type: 'number', ...fromTable('window'), show: (s) => WINDOWED.has(s[side].type) },
     { key: k('group'), label: 'Group', type: 'number', ...fromTable('group'), show: is('self-extend') },
-    { key: k('scaling'), label: 'Scaling', type: 'select', options: titled(VOCABULARY.scalings.filter((x) => SCALINGS.some(([n]) => n === x.name))), help: `${parameter('scaling').description}.`, show: (s) => ROTARY.has(s[side].type) },
+    { key: k('scaling'), label: 'Scaling', type: 'select', options: titled(CATALOGUE.scalings.filter((x) => SCALINGS.some(([n]) => n === x.name))), help: `${parameter('scaling').description}.`, show: (s) => ROTARY.has(s[side].type) },
     { key: k('factor'), label: 'Factor', noun: 'scaling factor', type: 'number', ...fromTable('factor'), show: (s) => ROTARY.has(s[side].type) && s[side].scaling !== 'none' },
     { key: k('units'), label: 'Units', type: 'select', options: [['syntax', 'functions and classes'], ['segments', 'fixed segments']], advanced: true, help: 'Where HiRoPE\'s unit index comes from: the parse tree\'s functions and classes, or fixed segments of tokens.', show: is('hirope') },
     { key: k('segment'), label: 'Segment', noun: 'segment size', type: 'number', ...fromTable('segmentSize'), advanced: true, show: (s) => s[side].type === 'hirope' && s[side].units === 'segments' },
@@ -111,7 +111,7 @@ export function sharedControls(languages, tokenizers) {
     { key: 'seed', label: 'Seed', type: 'number', min: 0, max: 2147483647, step: 1, help: 'Random seed of the per-token vectors.', show: (s) => s.source === 'seeded' },
     { key: 'headDim', label: 'Head dim', noun: 'head dimension', type: 'number', min: 2, max: 256, step: 2, advanced: true, help: 'Dimension d of the attention head: d/2 frequency pairs.' },
     { key: 'tokenizer', label: 'Tokenizer', type: 'select', options: tokenizers.map((t) => [t, tokenizerLabel(t)]), advanced: true, help: 'How code becomes tokens: the grammar\'s own tokens, or a real code LLM tokenizer (its vocabulary loads on first use; the Tokenizers box under the code compares them and takes a tokenizer.json of your own).' },
-    { key: 'gap', label: 'Gaps', type: 'select', options: titled(VOCABULARY.gaps), advanced: true, help: 'Code between definitions (imports, statements): its own unit, or part of the next or previous definition.' },
+    { key: 'gap', label: 'Gaps', type: 'select', options: titled(CATALOGUE.gaps), advanced: true, help: 'Code between definitions (imports, statements): its own unit, or part of the next or previous definition.' },
     { key: 'descend', label: 'Methods as units', type: 'checkbox', advanced: true, help: 'Split classes into their methods, each method its own unit.' },
   ];
 }

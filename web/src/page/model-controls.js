@@ -11,14 +11,14 @@ import { normalizeWith } from '../shared/link-state.js';
 import { MODEL_NAMES, MODEL_SCHEMES, isBaseline } from '../shared/models.js';
 import { LANGUAGE_NAMES } from '../shared/samples.js';
 import { modelHelp, factorHelp, ratioOutput, ratioPresets, ratioHint } from '../shared/model-wording.js';
-import { VOCABULARY, options, numberSpec } from '../shared/vocabulary.js';
+import { CATALOGUE, options, numberSpec } from '../shared/catalogue.js';
 
 /** Builds the controls once the workers are ready (mx.info names the languages); changes go into mx.state. */
 export function createModelControls(mx) {
   // ----- controls
   const MODEL_SCALINGS = SCALINGS.filter(([s]) => s !== 'llama3');
   const PAIRS = 16; // the shipped model's frequency pairs, until its config is known
-  // The numbers' ranges and steps are the core's scheme table's (web/src/shared/vocabulary.js); the help
+  // The numbers' ranges and steps are the core's scheme table's (web/src/shared/catalogue.js); the help
   // is this page's, in bytes, and the ratio moves by one of the model's frequency pairs.
   function range(name) {
     const { min, max, minOpen, maxOpen, step, integer } = numberSpec(name);
@@ -30,7 +30,7 @@ export function createModelControls(mx) {
     return [
       { key: k('type'), label: 'Scheme', type: 'select', options: MODEL_SCHEMES, help: 'The position scheme applied to the model\'s queries and keys at inference (it was trained with RoPE).' },
       { key: k('ratio'), label: 'Ratio', type: 'range', ...range('ratio'), step: 1 / PAIRS, numeric: true, help: modelHelp('byte').ratio, show: (s) => s[side].type === 'hirope' },
-      { key: k('hierarchy'), label: 'Hierarchy', type: 'select', options: options(VOCABULARY.byteHierarchies), help: modelHelp('byte').hierarchy, show: (s) => s[side].type === 'hirope' },
+      { key: k('hierarchy'), label: 'Hierarchy', type: 'select', options: options(CATALOGUE.byteHierarchies), help: modelHelp('byte').hierarchy, show: (s) => s[side].type === 'hirope' },
       { key: k('segment'), label: 'Segment', noun: 'segment size', type: 'number', ...range('segmentSize'), help: modelHelp('byte').segment, show: (s) => s[side].type === 'hirope' && s[side].hierarchy === 'segments' },
       { key: k('window'), label: 'Window', type: 'number', ...range('window'), help: modelHelp('byte').window, show: (s) => s[side].type !== 'rope' },
       { key: k('group'), label: 'Group', type: 'number', ...range('group'), help: 'Self-Extend: far distances are divided by G.', show: (s) => s[side].type === 'self-extend' },

@@ -1,7 +1,7 @@
 // Model mode's sentences that depend on the model's unit ('byte' for pybyte, 'token' for
 // pyjs-llama2) and on the core's numbers: pure functions (no DOM), one source for every help text
 // and label that names the unit, tested in tests/js/model-wording.test.mjs.
-import { VOCABULARY } from './vocabulary.js';
+import { CATALOGUE } from './catalogue.js';
 import { formatRatio } from './schemes.js';
 import { plural } from './wording.js';
 
@@ -27,7 +27,7 @@ export function modelHelp(unit) {
 
 /** The Factor field's help for a scaling: the core's scheme table's description of that scaling. */
 export function factorHelp(scaling) {
-  const s = VOCABULARY.scalings.find((x) => x.name === scaling);
+  const s = CATALOGUE.scalings.find((x) => x.name === scaling);
   if (!s || scaling === 'none') return 'Scaling factor s: the context stretches s times.';
   // The description names the scaling itself ("NTK-aware: …") or not ("Position interpolation: …").
   const named = s.description.toLowerCase().startsWith(s.label.toLowerCase());

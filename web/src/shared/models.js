@@ -1,4 +1,4 @@
-// Model mode's vocabulary, shared by its page and its workers: the shipped models, the schemes
+// Model mode's names, shared by its page and its workers: the shipped models, the schemes
 // their menu offers, the thumbnails' size and the loss curve. Pure (no DOM).
 import { MODEL_BASELINES, SCHEME_TYPES, WINDOWED } from './schemes.js';
 

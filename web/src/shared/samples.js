@@ -1,6 +1,6 @@
 // One real-world-shaped sample per supported language: several top-level definitions of different
 // sizes, so the units, statements and HiRoPE's hierarchy have something to show.
-import { VOCABULARY } from './vocabulary.js';
+import { CATALOGUE } from './catalogue.js';
 
 export const SAMPLES = {
   python: `"""A small LRU cache with hit statistics, and a memoizing decorator built on it."""
@@ -461,5 +461,5 @@ impl fmt::Display for IntervalSet {
 `,
 };
 
-// Display names of the languages the core parses (its vocabulary).
-export const LANGUAGE_NAMES = Object.fromEntries(VOCABULARY.languages.map((l) => [l.name, l.label]));
+// Display names of the languages the core parses (its catalogue).
+export const LANGUAGE_NAMES = Object.fromEntries(CATALOGUE.languages.map((l) => [l.name, l.label]));

@@ -1,4 +1,4 @@
-// The scheme vocabulary: every scheme and scaling type, their parameters (C++ field, JS option
+// The scheme catalogue: every scheme and scaling type, their parameters (C++ field, JS option
 // name, kind, default, range, description) and the value lists of the enums, in one table.
 //
 // Everything that knows a scheme by name reads this table: is_rotary(), is_windowed(), validate()
@@ -154,8 +154,8 @@ uint32_t schemes_where(bool SchemeInfo::*flag) {
     return mask;
 }
 
-SchemeVocabulary make_vocabulary() {
-    SchemeVocabulary v;
+SchemeCatalogue make_catalogue() {
+    SchemeCatalogue v;
     v.schemes.assign(std::begin(kSchemes), std::end(kSchemes));
     const uint32_t rotary = schemes_where(&SchemeInfo::rotary);
     const uint32_t windowed = schemes_where(&SchemeInfo::windowed);
@@ -418,8 +418,8 @@ std::string number_text(double x) {
 
 } // namespace
 
-const SchemeVocabulary& scheme_vocabulary() {
-    static const SchemeVocabulary v = make_vocabulary(); // immutable after first use
+const SchemeCatalogue& scheme_catalogue() {
+    static const SchemeCatalogue v = make_catalogue(); // immutable after first use
     return v;
 }
 
@@ -430,7 +430,7 @@ const SchemeInfo* scheme_info(SchemeType type) {
 }
 
 const std::vector<EnumValue>* value_list(const char* name) {
-    const SchemeVocabulary& v = scheme_vocabulary();
+    const SchemeCatalogue& v = scheme_catalogue();
     const std::string n = name ? name : "";
     if (n == "layouts") return &v.layouts;
     if (n == "sinusoidal_variants") return &v.sinusoidal_variants;

@@ -1,4 +1,4 @@
-// The vocabulary table (src/core/vocabulary.cpp): one row per enumerator in enum order, accessors
+// The scheme catalogue (src/core/catalogue.cpp): one row per enumerator in enum order, accessors
 // that reach the fields they name, defaults inside their ranges, and validate() rejecting each
 // out-of-range parameter with a message that names its C++ field and states the table's range.
 #include "hirope/analysis.h"
@@ -48,8 +48,8 @@ void check_enum(const std::vector<EnumValue>& list, size_t count) {
 
 } // namespace
 
-TEST_CASE("Every scheme and scaling type has one row, in enum order", "[vocabulary]") {
-    const SchemeVocabulary& v = scheme_vocabulary();
+TEST_CASE("Every scheme and scaling type has one row, in enum order", "[catalogue]") {
+    const SchemeCatalogue& v = scheme_catalogue();
     REQUIRE(v.schemes.size() == static_cast<size_t>(SchemeType::hirope) + 1);
     std::set<std::string> names;
     for (size_t i = 0; i < v.schemes.size(); ++i) {
@@ -81,16 +81,16 @@ TEST_CASE("Every scheme and scaling type has one row, in enum order", "[vocabula
     check_enum(v.roles, 2);
     check_enum(v.branches, 2);
     check_enum(v.kernels, 2);
-    check_enum(analysis_vocabulary().gaps, 3);
-    check_enum(analysis_vocabulary().hierarchies, 2);
-    check_enum(analysis_vocabulary().unit_kinds, 4);
+    check_enum(analysis_catalogue().gaps, 3);
+    check_enum(analysis_catalogue().hierarchies, 2);
+    check_enum(analysis_catalogue().unit_kinds, 4);
     check_enum(model::byte_hierarchies(), 3);
     CHECK(unit_kind_value("segment") == 3);
     CHECK(unit_kind_value("nonsense") == -1);
 }
 
-TEST_CASE("Parameters: unique names, working accessors, defaults in range", "[vocabulary]") {
-    const SchemeVocabulary& v = scheme_vocabulary();
+TEST_CASE("Parameters: unique names, working accessors, defaults in range", "[catalogue]") {
+    const SchemeCatalogue& v = scheme_catalogue();
     for (const std::vector<ParamInfo>* params : {&v.scheme_params, &v.scaling_params}) {
         std::set<std::string> fields, names;
         for (const ParamInfo& p : *params) {
@@ -141,8 +141,8 @@ TEST_CASE("Parameters: unique names, working accessors, defaults in range", "[vo
     CHECK(param_range(*find_param(v.scaling_params, "attention_factor")) == "a finite number");
 }
 
-TEST_CASE("validate() checks each parameter's range and names its C++ field", "[vocabulary]") {
-    const SchemeVocabulary& v = scheme_vocabulary();
+TEST_CASE("validate() checks each parameter's range and names its C++ field", "[catalogue]") {
+    const SchemeCatalogue& v = scheme_catalogue();
     int checked = 0;
     for (const SchemeInfo& info : v.schemes)
         for (const ScalingInfo& sc : v.scalings) {
@@ -188,7 +188,7 @@ TEST_CASE("validate() checks each parameter's range and names its C++ field", "[
     CHECK(validate(s, 8).message().rfind("scheme.type must be one of 'nope', ", 0) == 0);
 }
 
-TEST_CASE("Languages: each extension detects its language", "[vocabulary]") {
+TEST_CASE("Languages: each extension detects its language", "[catalogue]") {
     const std::vector<LanguageInfo>& info = language_info();
     REQUIRE(info.size() == languages().size());
     for (size_t i = 0; i < info.size(); ++i) {

@@ -1,5 +1,5 @@
-// The scheme vocabulary on the JS side, built at start-up from the core's table (vocabulary() in
-// wasm/bindings.cpp, written in src/core/vocabulary.cpp): the option names each scheme and scaling
+// The scheme catalogue on the JS side, built at start-up from the core's table (vocabulary() in
+// wasm/bindings/catalogue.cpp, written in src/core/catalogue.cpp): the option names each scheme and scaling
 // type takes, their defaults (with the core's default rules), type checks, enum names to numbers,
 // and the mapping of the core's field names in its messages to the names users write. Nothing
 // about a particular scheme is written here.
@@ -53,10 +53,10 @@ function inRange(p, x) {
 }
 
 /**
- * The vocabulary of one loaded module. `data` is the core's plain object (hr.vocabulary): schemes,
+ * The scheme catalogue of one loaded module. `data` is the core's plain object (hr.catalogue): schemes,
  * scalings, parameters, scalingParameters, value lists, defaultRules, arguments, languages.
  */
-export class Vocabulary {
+export class Catalogue {
   /** maxHeadDim: the core's limit (lists of rotaryDim / 2 entries are checked against it first). */
   constructor(data, { maxHeadDim = Infinity } = {}) {
     this.data = deepFreeze(data);
@@ -216,16 +216,16 @@ export class Vocabulary {
 
 let first = null;
 
-/** Makes the first loaded module's vocabulary the one normalizeScheme() below uses. */
-export function registerVocabulary(vocabulary) {
-  first ||= vocabulary;
+/** Makes the first loaded module's catalogue the one normalizeScheme() below uses. */
+export function registerCatalogue(catalogue) {
+  first ||= catalogue;
 }
 
 /**
  * Fills in a scheme's defaults and maps names to the core's enum numbers (see
- * Vocabulary.normalizeScheme). The vocabulary comes from the core: call after init().
+ * Catalogue.normalizeScheme). The catalogue comes from the core: call after init().
  */
 export function normalizeScheme(scheme) {
-  if (!first) fail('normalizeScheme() needs the scheme vocabulary of a loaded module: call it after init()');
+  if (!first) fail('normalizeScheme() needs the scheme catalogue of a loaded module: call it after init()');
   return first.normalizeScheme(scheme);
 }

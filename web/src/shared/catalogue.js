@@ -1,9 +1,9 @@
-// The C++ core's vocabulary (hr.vocabulary), written out at build time by
-// tools/write-vocabulary.mjs: scheme names, labels and flags, scalings, value lists, languages.
+// The C++ core's scheme catalogue (hr.catalogue), written out at build time by
+// tools/write-catalogue.mjs: scheme names, labels and flags, scalings, value lists, languages.
 // The page reads it instead of keeping copies; adding a scheme to the core adds it here.
-import VOCABULARY from '../../../build/generated/vocabulary.js';
+import CATALOGUE from '../../../build/generated/catalogue.js';
 
-export { VOCABULARY };
+export { CATALOGUE };
 
 /** [name, label] pairs of a value list (layouts, gaps, byteHierarchies, ...). */
 export const options = (list) => list.map((x) => [x.name, x.label]);
@@ -13,8 +13,8 @@ export const namesWhere = (list, test) => new Set(list.filter(test).map((x) => x
 
 /** A scheme or scaling parameter's row of the core's table, by its JavaScript name. */
 export function parameter(name) {
-  const p = VOCABULARY.parameters.find((x) => x.name === name) ?? VOCABULARY.scalingParameters.find((x) => x.name === name);
-  if (!p) throw new Error(`the core's vocabulary has no parameter '${name}'`);
+  const p = CATALOGUE.parameters.find((x) => x.name === name) ?? CATALOGUE.scalingParameters.find((x) => x.name === name);
+  if (!p) throw new Error(`the core's scheme catalogue has no parameter '${name}'`);
   return p;
 }
 

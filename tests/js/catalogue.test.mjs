@@ -1,4 +1,4 @@
-// hr.vocabulary, the core's table of schemes, scalings, parameters and value lists: its names and
+// hr.catalogue, the core's table of schemes, scalings, parameters and value lists: its names and
 // numbers are hirope.h's enums, every scheme name reaches the core as that scheme, the normaliser
 // accepts exactly the keys it lists with its defaults, and core messages come back in JS names.
 import { describe, it, before } from 'node:test';
@@ -44,10 +44,10 @@ const ENUMS = [
 ];
 
 // A value of the parameter's kind that its range accepts.
-function sample(p, vocabulary) {
+function sample(p, catalogue) {
   switch (p.kind) {
     case 'boolean': return true;
-    case 'enum': return vocabulary[p.values].at(-1).name;
+    case 'enum': return catalogue[p.values].at(-1).name;
     case 'list': return [1, 1, 1, 1];
     case 'scaling': return { type: 'none' };
     default: {
@@ -103,11 +103,15 @@ const DOC_SCALING_PARAMETERS = {
 const DOC_ENUM_VALUES = { layout: 1, variant: 0, scaling: 0 };
 
 for (const build of BUILDS) {
-  describe(`vocabulary (${build.name})`, () => {
+  describe(`scheme catalogue (${build.name})`, () => {
     let hr, v;
     before(async () => {
       hr = await load(build.simd);
-      v = hr.vocabulary;
+      v = hr.catalogue;
+    });
+
+    it('is also under its old name, hr.vocabulary (deprecated), as the same object', () => {
+      assert.equal(hr.vocabulary, hr.catalogue);
     });
 
     it("lists hirope.h's enumerators, in order, with their numbers", () => {
@@ -281,33 +285,33 @@ for (const build of BUILDS) {
   });
 }
 
-describe('vocabulary of the core build', () => {
+describe('scheme catalogue of the core build', () => {
   it('has the same schemes and no languages', async () => {
     const full = await load(true);
     const core = await init({ analysis: false });
     for (const key of ['schemes', 'scalings', 'parameters', 'scalingParameters', 'layouts', 'defaultRules']) {
-      assert.deepEqual(core.vocabulary[key], full.vocabulary[key], key);
+      assert.deepEqual(core.catalogue[key], full.catalogue[key], key);
     }
-    assert.deepEqual(core.vocabulary.languages, []);
+    assert.deepEqual(core.catalogue.languages, []);
     assert.deepEqual(core.languages, []);
   });
 });
 
-describe('readers of the vocabulary', () => {
-  it('the page reads the vocabulary of the built package, not a copy', async () => {
-    const { VOCABULARY } = await import('../../web/src/shared/vocabulary.js');
+describe('readers of the catalogue', () => {
+  it('the page reads the catalogue of the built package, not a copy', async () => {
+    const { CATALOGUE } = await import('../../web/src/shared/catalogue.js');
     const { SCHEME_TYPES, ROTARY, WINDOWED } = await import('../../web/src/shared/schemes.js');
     const hr = await load(true);
-    assert.deepEqual(VOCABULARY, hr.vocabulary);
-    assert.deepEqual(SCHEME_TYPES.map(([name]) => name).sort(), hr.vocabulary.schemes.map((s) => s.name).sort());
-    assert.deepEqual([...ROTARY].sort(), hr.vocabulary.schemes.filter((s) => s.rotary).map((s) => s.name).sort());
-    assert.deepEqual([...WINDOWED].sort(), hr.vocabulary.schemes.filter((s) => s.windowed).map((s) => s.name).sort());
+    assert.deepEqual(CATALOGUE, hr.catalogue);
+    assert.deepEqual(SCHEME_TYPES.map(([name]) => name).sort(), hr.catalogue.schemes.map((s) => s.name).sort());
+    assert.deepEqual([...ROTARY].sort(), hr.catalogue.schemes.filter((s) => s.rotary).map((s) => s.name).sort());
+    assert.deepEqual([...WINDOWED].sort(), hr.catalogue.schemes.filter((s) => s.windowed).map((s) => s.name).sort());
   });
 
   it("docs/analysis.md's language table lists the core's languages and extensions", async () => {
     const hr = await load(true);
     const text = fs.readFileSync(path.join(root, 'docs/analysis.md'), 'utf8');
     const rows = [...text.matchAll(/^\| `([a-z]+)` \| ([^|]+) \|/gm)].map(([, name, files]) => ({ name, extensions: files.trim().split(/\s+/) }));
-    assert.deepEqual(rows, hr.vocabulary.languages.map(({ name, extensions }) => ({ name, extensions })));
+    assert.deepEqual(rows, hr.catalogue.languages.map(({ name, extensions }) => ({ name, extensions })));
   });
 });

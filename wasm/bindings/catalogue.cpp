@@ -1,6 +1,6 @@
-// The scheme table (hirope's "vocabulary": scheme_vocabulary() in src/core/vocabulary.cpp) as a
-// plain JSON-serialisable object, keys in camelCase and null for "none": hr.vocabulary. The other
-// libraries' files add their parts (add_vocabulary_part: languages from analysis.cpp, the model's
+// The scheme table (scheme_catalogue() in src/core/catalogue.cpp) as a
+// plain JSON-serialisable object, keys in camelCase and null for "none": hr.catalogue. The other
+// libraries' files add their parts (add_catalogue_part: languages from analysis.cpp, the model's
 // hierarchies and context limits from model.cpp); in the core module their keys stay empty lists.
 #include "common.h"
 #include "hirope/hirope.h"
@@ -35,15 +35,15 @@ val enum_list(const std::vector<EnumValue>& list) {
 
 namespace {
 
-std::vector<void (*)(val*)>& vocabulary_parts() {
+std::vector<void (*)(val*)>& catalogue_parts() {
     static std::vector<void (*)(val*)> parts;
     return parts;
 }
 
 } // namespace
 
-void add_vocabulary_part(void (*part)(val* out)) {
-    vocabulary_parts().push_back(part);
+void add_catalogue_part(void (*part)(val* out)) {
+    catalogue_parts().push_back(part);
 }
 
 } // namespace bindings
@@ -122,7 +122,7 @@ template <typename Info> val names_taking(const std::vector<Info>& types, uint32
 }
 
 val param_list(const std::vector<ParamInfo>& params, bool scaling) {
-    const SchemeVocabulary& v = scheme_vocabulary();
+    const SchemeCatalogue& v = scheme_catalogue();
     const Scheme defaults;
     val arr = val::array();
     for (const ParamInfo& p : params) {
@@ -171,8 +171,8 @@ template <typename Info> val parameters_taken(const Info& t, const std::vector<P
     return string_array(names);
 }
 
-val vocabulary() {
-    const SchemeVocabulary& v = scheme_vocabulary();
+val catalogue() {
+    const SchemeCatalogue& v = scheme_catalogue();
     val out = val::object();
     val schemes = val::array();
     for (const SchemeInfo& s : v.schemes) {
@@ -245,12 +245,12 @@ val vocabulary() {
     out.set("unitKinds", enum_list(none));
     out.set("byteHierarchies", enum_list(none));
     out.set("contextLimits", enum_list(none));
-    for (auto part : vocabulary_parts()) part(&out);
+    for (auto part : catalogue_parts()) part(&out);
     return out;
 }
 
 } // namespace
 
-EMSCRIPTEN_BINDINGS(hirope_vocabulary) {
-    emscripten::function("vocabulary", &vocabulary);
+EMSCRIPTEN_BINDINGS(hirope_catalogue) {
+    emscripten::function("catalogue", &catalogue);
 }

@@ -1,7 +1,7 @@
-// The scheme table (scheme_vocabulary() in src/core/vocabulary.cpp) for Python: the catalogue as
-// plain dicts and lists in the JS API's words (hirope.catalogue, the same object as hr.vocabulary:
+// The scheme table (scheme_catalogue() in src/core/catalogue.cpp) for Python: the catalogue as
+// plain dicts and lists in the JS API's words (hirope.catalogue, the same object as hr.catalogue:
 // keys in camelCase, None for "none"), the scheme dicts read through its rows (read_scheme: what
-// wasm/vocabulary.js normalizeScheme does on the JS side), and the core's messages with their
+// wasm/catalogue.js normalizeScheme does on the JS side), and the core's messages with their
 // field names mapped (core_message). Nothing about a particular scheme is written here.
 #include "common.h"
 #include "hirope/hirope.h"
@@ -106,7 +106,7 @@ template <typename Info> py::list names_taking(const std::vector<Info>& types, u
 }
 
 py::list param_list(const std::vector<ParamInfo>& params, bool scaling) {
-    const SchemeVocabulary& v = scheme_vocabulary();
+    const SchemeCatalogue& v = scheme_catalogue();
     const Scheme defaults;
     py::list out;
     for (const ParamInfo& p : params) {
@@ -157,7 +157,7 @@ py::list parameters_taken(const Info& t, const std::vector<ParamInfo>& params) {
 }
 
 py::dict catalogue() {
-    const SchemeVocabulary& v = scheme_vocabulary();
+    const SchemeCatalogue& v = scheme_catalogue();
     py::dict out;
     py::list schemes;
     for (const SchemeInfo& s : v.schemes) {
@@ -350,7 +350,7 @@ py::dict read_dict(py::handle value, const std::vector<ParamInfo>& params, int t
 }
 
 void read_scaling(py::handle given, Scheme* s) {
-    const SchemeVocabulary& v = scheme_vocabulary();
+    const SchemeCatalogue& v = scheme_catalogue();
     if (given.is_none()) return; // the default: no scaling
     if (!py::isinstance<py::dict>(given))
         fail("scheme.scaling must be a dict such as {'type': 'yarn', 'factor': 4, "
@@ -400,7 +400,7 @@ struct NameMaps {
 const NameMaps& name_maps() {
     static const NameMaps maps = [] {
         NameMaps m;
-        const SchemeVocabulary& v = scheme_vocabulary();
+        const SchemeCatalogue& v = scheme_catalogue();
         m.paths.push_back({"type", "type"});
         for (int scaling = 0; scaling < 2; ++scaling) {
             for (const ParamInfo& p : scaling ? v.scaling_params : v.scheme_params) {
@@ -450,7 +450,7 @@ int enum_value(const std::vector<EnumValue>& list, py::handle name, const std::s
 }
 
 SchemeSpec read_scheme(py::handle value) {
-    const SchemeVocabulary& v = scheme_vocabulary();
+    const SchemeCatalogue& v = scheme_catalogue();
     py::object given = py::reinterpret_borrow<py::object>(value);
     if (py::isinstance<py::str>(given)) {
         py::dict d;
@@ -518,16 +518,16 @@ std::string core_message(const std::string& message) {
     });
 }
 
-void register_vocabulary(py::module_& m) {
+void register_catalogue(py::module_& m) {
     m.def("catalogue", &catalogue,
           "The scheme table: schemes, scalings, their parameters (name, kind, default, range), "
-          "value lists, default rules, languages, in the JS API's words (hr.vocabulary).");
+          "value lists, default rules, languages, in the JS API's words (hr.catalogue).");
     m.def("normalize_scheme", [](py::handle scheme) {
         SchemeSpec s = read_scheme(scheme);
         // The scheme as the core holds it, in the JS API's words (checked by validate() later).
         py::dict out;
         out["type"] = s.name;
-        const SchemeVocabulary& v = scheme_vocabulary();
+        const SchemeCatalogue& v = scheme_catalogue();
         for (const ParamInfo& p : v.scheme_params) {
             if (p.kind == ParamKind::scaling || !p.get) continue;
             out[p.name] = user_value(p, p.get(s.scheme));
