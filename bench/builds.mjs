@@ -28,7 +28,9 @@ const REPEATS = Number(opt('repeats', 9));
 const MB = Number(opt('mb', 0.3));
 
 async function load(dist) {
-  const { default: init } = await import(pathToFileURL(path.join(path.resolve(dist), 'index.js')).href);
+  const { default: init } = await import(
+    pathToFileURL(path.join(path.resolve(dist), 'index.js')).href
+  );
   const hr = await init({ simd: true, tokenizers: ['cl100k', 'llama3'] });
   const model = await hr.model.load({ name: 'pybyte' });
   return { hr, model };
@@ -51,16 +53,26 @@ const k = Float32Array.from({ length: n * d }, (_, i) => Math.cos(i * 0.11));
 const out = new Float32Array(n * n);
 
 const WORKLOADS = [
-  ['attention: HiRoPE probs, n 2048, d 64', ({ hr }) =>
-    hr.attention({ q, k, n, headDim: d, scheme: { type: 'hirope', segmentSize: 64 }, out })],
-  ['attention: RoPE logits, no mask, n 2048, d 64', ({ hr }) =>
-    hr.attention({ q, k, n, headDim: d, causal: false, output: 'logits', out })],
+  [
+    'attention: HiRoPE probs, n 2048, d 64',
+    ({ hr }) =>
+      hr.attention({ q, k, n, headDim: d, scheme: { type: 'hirope', segmentSize: 64 }, out }),
+  ],
+  [
+    'attention: RoPE logits, no mask, n 2048, d 64',
+    ({ hr }) => hr.attention({ q, k, n, headDim: d, causal: false, output: 'logits', out }),
+  ],
   [`tokenizer: cl100k, ${MB} MB Python`, ({ hr }) => hr.encode(python, { tokenizer: 'cl100k' })],
   [`tokenizer: llama3, ${MB} MB C++`, ({ hr }) => hr.encode(cpp, { tokenizer: 'llama3' })],
-  [`analysis: Python, ${MB} MB, llama3 tokens`, ({ hr }) =>
-    texts.python.forEach((code) => hr.analyze(code, { language: 'python', tokenizer: 'llama3' }))],
-  [`analysis: C++, ${MB} MB, lexical tokens`, ({ hr }) =>
-    texts.cpp.forEach((code) => hr.analyze(code, { language: 'cpp' }))],
+  [
+    `analysis: Python, ${MB} MB, llama3 tokens`,
+    ({ hr }) =>
+      texts.python.forEach((code) => hr.analyze(code, { language: 'python', tokenizer: 'llama3' })),
+  ],
+  [
+    `analysis: C++, ${MB} MB, lexical tokens`,
+    ({ hr }) => texts.cpp.forEach((code) => hr.analyze(code, { language: 'cpp' })),
+  ],
   ['model: byte model loss, 1,024 bytes', ({ model }) => model.loss(modelText)],
 ];
 
@@ -71,8 +83,10 @@ const time = (fn) => {
 };
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-console.log(`# ${os.cpus()[0].model}, ${os.cpus().length} CPUs, Node ${process.version}; ` +
-  `baseline ${path.resolve(baseline)}; median of ${REPEATS}, interleaved, after a warm-up`);
+console.log(
+  `# ${os.cpus()[0].model}, ${os.cpus().length} CPUs, Node ${process.version}; ` +
+    `baseline ${path.resolve(baseline)}; median of ${REPEATS}, interleaved, after a warm-up`,
+);
 console.log('| workload | baseline, ms | this, ms | this / baseline |');
 console.log('|---|---:|---:|---:|');
 for (const [name, fn] of WORKLOADS) {

@@ -36,11 +36,16 @@ function javaSources() {
   if (!zip) return [];
   const dir = path.join(root, 'build/corpus/java');
   if (!fs.existsSync(dir)) {
-    execFileSync('python3', ['-c', `import zipfile,sys
+    execFileSync('python3', [
+      '-c',
+      `import zipfile,sys
 z = zipfile.ZipFile(sys.argv[1])
 for n in z.namelist():
     if n.startswith('java.base/java/util/') and n.endswith('.java'):
-        z.extract(n, sys.argv[2])`, zip, dir]);
+        z.extract(n, sys.argv[2])`,
+      zip,
+      dir,
+    ]);
   }
   return walk(dir, (n) => n.endsWith('.java'));
 }
@@ -51,12 +56,24 @@ export function corpora(mb) {
   const stdlib = pythonStdlib();
   const ts = walk(nm, (n) => n.endsWith('.ts') || n.endsWith('.mts'));
   const lists = {
-    python: [walk(stdlib, (n) => n.endsWith('.py')).filter((p) => !p.includes('site-packages')), 'the Python standard library'],
+    python: [
+      walk(stdlib, (n) => n.endsWith('.py')).filter((p) => !p.includes('site-packages')),
+      'the Python standard library',
+    ],
     javascript: [walk(nm, (n) => n.endsWith('.js')), 'node_modules/**/*.js'],
     typescript: [ts, 'node_modules/**/*.ts'],
     tsx: [ts, 'no TSX corpus on this machine: the TypeScript files, parsed with the TSX grammar'],
-    c: [[...walk(path.join(nm, 'tree-sitter/vendor/tree-sitter/lib/src'), (n) => n.endsWith('.c')), ...walk('/usr/include', (n) => n.endsWith('.h'))], 'tree-sitter runtime sources and /usr/include'],
-    cpp: [[...walk('/usr/include/c++', () => true), ...walk('/usr/include/eigen3', () => true)], 'libstdc++ and Eigen headers'],
+    c: [
+      [
+        ...walk(path.join(nm, 'tree-sitter/vendor/tree-sitter/lib/src'), (n) => n.endsWith('.c')),
+        ...walk('/usr/include', (n) => n.endsWith('.h')),
+      ],
+      'tree-sitter runtime sources and /usr/include',
+    ],
+    cpp: [
+      [...walk('/usr/include/c++', () => true), ...walk('/usr/include/eigen3', () => true)],
+      'libstdc++ and Eigen headers',
+    ],
     java: [javaSources(), 'java.util from the JDK src.zip'],
     go: [goSources(), 'Go standard library (golang-1.19-src)'],
     rust: [rustSources(), 'Rust crates (librust-*-dev)'],

@@ -28,7 +28,9 @@ const PATHOLOGICAL_BYTES = Number(option('--pathological-kb', '256')) * 1000;
 const only = option('--only', 'real,pathological,encode,model').split(',');
 const jsonOut = option('--json', null);
 
-const wasmModule = await WebAssembly.compile(fs.readFileSync(path.join(root, 'dist/hirope-simd.wasm')));
+const wasmModule = await WebAssembly.compile(
+  fs.readFileSync(path.join(root, 'dist/hirope-simd.wasm')),
+);
 const fresh = () => init({ wasmModule, simd: true });
 
 /** Peak heap bytes per input byte of fn(hr), in a fresh instance after prepare(hr). */
@@ -51,7 +53,13 @@ async function perByte(bytes, fn, prepare = async () => {}) {
 }
 
 const fmt = (x) => (x === undefined ? '' : x.toFixed(1));
-const results = { machine: `${process.platform} ${process.arch}, Node ${process.versions.node}`, real: [], pathological: [], encode: [], model: [] };
+const results = {
+  machine: `${process.platform} ${process.arch}, Node ${process.versions.node}`,
+  real: [],
+  pathological: [],
+  encode: [],
+  model: [],
+};
 
 const sections = {
   async real() {
@@ -65,9 +73,15 @@ const sections = {
       const opts = { language, timeoutMs: 0 };
       const parse = await perByte(bytes, (hr) => hr.parse(code, opts));
       const lexical = await perByte(bytes, (hr) => hr.analyze(code, opts));
-      const cl100k = await perByte(bytes, (hr) => hr.analyze(code, { ...opts, tokenizer: 'cl100k' }), (hr) => hr.loadTokenizer('cl100k'));
+      const cl100k = await perByte(
+        bytes,
+        (hr) => hr.analyze(code, { ...opts, tokenizer: 'cl100k' }),
+        (hr) => hr.loadTokenizer('cl100k'),
+      );
       results.real.push({ language, bytes, parse, lexical, cl100k });
-      console.log(`| ${language} | ${(bytes / 1e6).toFixed(2)} | ${fmt(parse.perByte)} | ${fmt(lexical.perByte)} | ${fmt(cl100k.perByte)} |`);
+      console.log(
+        `| ${language} | ${(bytes / 1e6).toFixed(2)} | ${fmt(parse.perByte)} | ${fmt(lexical.perByte)} | ${fmt(cl100k.perByte)} |`,
+      );
     }
   },
 
@@ -78,17 +92,29 @@ const sections = {
       '[1,1,…]': (n) => '[' + '1,'.repeat(n / 2 - 1) + ']',
       '{ } blocks': (n) => '{}'.repeat(n / 2),
     };
-    console.log(`\n## Pathological input (${PATHOLOGICAL_BYTES / 1e3} KB each, parse + lexical analysis; "time budget": stopped after 5 s, the peak until then)\n`);
+    console.log(
+      `\n## Pathological input (${PATHOLOGICAL_BYTES / 1e3} KB each, parse + lexical analysis; "time budget": stopped after 5 s, the peak until then)\n`,
+    );
     console.log(`| language | ${Object.keys(shapes).join(' | ')} |`);
-    console.log(`|---|${Object.keys(shapes).map(() => '---').join('|')}|`);
+    console.log(
+      `|---|${Object.keys(shapes)
+        .map(() => '---')
+        .join('|')}|`,
+    );
     for (const language of (await fresh()).languages) {
       const row = [];
       for (const [shape, make] of Object.entries(shapes)) {
         const code = make(PATHOLOGICAL_BYTES);
         // Some shapes also defeat the error recovery (quadratic time): 5 s each at most.
-        const r = await perByte(code.length, (hr) => hr.analyze(code, { language, timeoutMs: 5000 }));
+        const r = await perByte(code.length, (hr) =>
+          hr.analyze(code, { language, timeoutMs: 5000 }),
+        );
         results.pathological.push({ language, shape, ...r });
-        row.push(r.error ? `${fmt(r.perByte)} (${/^parsing stopped/.test(r.error) ? 'time budget' : r.error.slice(0, 30)})` : fmt(r.perByte));
+        row.push(
+          r.error
+            ? `${fmt(r.perByte)} (${/^parsing stopped/.test(r.error) ? 'time budget' : r.error.slice(0, 30)})`
+            : fmt(r.perByte),
+        );
       }
       console.log(`| ${language} | ${row.join(' | ')} |`);
     }
@@ -100,11 +126,17 @@ const sections = {
     console.log('|---|---|---|---|');
     const cjk = '日本語のテキスト、漢字。'.repeat(2e6 / 36);
     let seed = 1;
-    const random = Array.from({ length: 2e6 }, () => String.fromCharCode(((seed = (seed * 1103515245 + 12345) >>> 0) >>> 16) & 0xff)).join('');
+    const random = Array.from({ length: 2e6 }, () =>
+      String.fromCharCode(((seed = (seed * 1103515245 + 12345) >>> 0) >>> 16) & 0xff),
+    ).join('');
     for (const tokenizer of ['cl100k', 'llama2']) {
       const row = [];
       for (const text of [python(), cjk, random]) {
-        const r = await perByte(Buffer.byteLength(text), (hr) => hr.encode(text, { tokenizer }), (hr) => hr.loadTokenizer(tokenizer));
+        const r = await perByte(
+          Buffer.byteLength(text),
+          (hr) => hr.encode(text, { tokenizer }),
+          (hr) => hr.loadTokenizer(tokenizer),
+        );
         results.encode.push({ tokenizer, ...r });
         row.push(fmt(r.perByte));
       }
@@ -119,9 +151,13 @@ const sections = {
     for (const n of [1024, 4096, 8192]) {
       const text = python().slice(0, n);
       let model;
-      const r = await perByte(n, () => model.loss(text), async (hr) => {
-        model = await hr.model.load();
-      });
+      const r = await perByte(
+        n,
+        () => model.loss(text),
+        async (hr) => {
+          model = await hr.model.load();
+        },
+      );
       results.model.push({ n, ...r });
       console.log(`| ${n} | ${r.peakMiB.toFixed(1)} | ${fmt(r.perByte)} |`);
     }
@@ -129,7 +165,11 @@ const sections = {
 };
 
 let pythonText = null;
-const python = () => (pythonText ??= corpora(2).find((c) => c.language === 'python').files.join('\n').slice(0, 2e6));
+const python = () =>
+  (pythonText ??= corpora(2)
+    .find((c) => c.language === 'python')
+    .files.join('\n')
+    .slice(0, 2e6));
 
 for (const name of only) await sections[name]();
 if (jsonOut) fs.writeFileSync(jsonOut, JSON.stringify(results, null, 2));

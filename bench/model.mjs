@@ -31,7 +31,11 @@ const weights = modelByName('pybyte').weights;
 // Real code: the first held-out file of the manifest that is long enough, else a repo file.
 function inputBytes() {
   for (const { path: file, bytes: size } of manifestFiles(modelByName('pybyte'), 'held-out')) {
-    if (size >= length + 4096 && fs.existsSync(file)) return { name: file, bytes: new Uint8Array(fs.readFileSync(file)).subarray(4096, 4096 + length) };
+    if (size >= length + 4096 && fs.existsSync(file))
+      return {
+        name: file,
+        bytes: new Uint8Array(fs.readFileSync(file)).subarray(4096, 4096 + length),
+      };
   }
   const file = path.join(root, 'src/model/model.cpp');
   return { name: file, bytes: new Uint8Array(fs.readFileSync(file)).subarray(0, length) };
@@ -64,7 +68,9 @@ async function tokenBench() {
   const hr = await init({ simd: true });
   const model = await hr.model.load({ data: new Uint8Array(fs.readFileSync(tokenWeights)) });
   // Held-out files of the token model's manifest, joined until there are 2,048 tokens.
-  const files = manifestFiles(modelByName('pyjs-llama2'), 'held-out').map((f) => f.path).filter((f) => fs.existsSync(f));
+  const files = manifestFiles(modelByName('pyjs-llama2'), 'held-out')
+    .map((f) => f.path)
+    .filter((f) => fs.existsSync(f));
   let text = '';
   const used = [];
   for (const f of files) {
@@ -73,10 +79,20 @@ async function tokenBench() {
     used.push(f);
   }
   const all = hr.encode(text, { tokenizer: 'llama2' });
-  const out = { machine: `${os.cpus().length} × ${os.cpus()[0]?.model}`, node: process.version, files: used, repeats, rows: [] };
-  console.log(`token model speed — ${out.machine}, Node ${process.version}; llama2 tokens of ${used.map((f) => path.basename(f)).join(', ')}; medians of ${repeats}`);
+  const out = {
+    machine: `${os.cpus().length} × ${os.cpus()[0]?.model}`,
+    node: process.version,
+    files: used,
+    repeats,
+    rows: [],
+  };
+  console.log(
+    `token model speed — ${out.machine}, Node ${process.version}; llama2 tokens of ${used.map((f) => path.basename(f)).join(', ')}; medians of ${repeats}`,
+  );
   console.log('');
-  console.log('| tokens | hirope wasm-simd loss(), ms | PyTorch, 1 thread (OpenBLAS 1), ms | PyTorch, Debian default threads, ms |');
+  console.log(
+    '| tokens | hirope wasm-simd loss(), ms | PyTorch, 1 thread (OpenBLAS 1), ms | PyTorch, Debian default threads, ms |',
+  );
   console.log('|---:|---:|---:|---:|');
   for (const n of [512, 1024, 2048]) {
     const ids = all.slice(0, n);
@@ -90,7 +106,23 @@ async function tokenBench() {
         if (blas) env.OPENBLAS_NUM_THREADS = blas;
         else delete env.OPENBLAS_NUM_THREADS;
         try {
-          const r = JSON.parse(execFileSync('/usr/bin/python3', ['-m', 'bench.model_torch', tokenWeights, tmp, '--ids', '--repeats', String(repeats), '--threads', blas ? '1' : String(os.cpus().length)], { encoding: 'utf8', env, cwd: root }));
+          const r = JSON.parse(
+            execFileSync(
+              '/usr/bin/python3',
+              [
+                '-m',
+                'bench.model_torch',
+                tokenWeights,
+                tmp,
+                '--ids',
+                '--repeats',
+                String(repeats),
+                '--threads',
+                blas ? '1' : String(os.cpus().length),
+              ],
+              { encoding: 'utf8', env, cwd: root },
+            ),
+          );
           torchMs.push(r.median_ms);
         } catch (e) {
           console.error(`bench: PyTorch not run (${e.message.split('\n')[0]})`);
@@ -100,20 +132,35 @@ async function tokenBench() {
       fs.rmSync(tmp, { force: true });
     }
     out.rows.push({ tokens: n, wasmSimdMs: wasm, torchMs });
-    console.log(`| ${n} | ${wasm.toFixed(0)} | ${torchMs[0]?.toFixed(0) ?? '—'} | ${torchMs[1]?.toFixed(0) ?? '—'} |`);
+    console.log(
+      `| ${n} | ${wasm.toFixed(0)} | ${torchMs[0]?.toFixed(0) ?? '—'} | ${torchMs[1]?.toFixed(0) ?? '—'} |`,
+    );
   }
   fs.mkdirSync(path.join(root, 'bench/results'), { recursive: true });
-  fs.writeFileSync(path.join(root, 'bench/results/model-tokens.json'), JSON.stringify(out, null, 2) + '\n');
+  fs.writeFileSync(
+    path.join(root, 'bench/results/model-tokens.json'),
+    JSON.stringify(out, null, 2) + '\n',
+  );
 }
 
 const input = inputBytes();
 const rows = [];
-const result = { machine: `${os.cpus().length} × ${os.cpus()[0]?.model}`, node: process.version, input: input.name, bytes: input.bytes.length, repeats };
+const result = {
+  machine: `${os.cpus().length} × ${os.cpus()[0]?.model}`,
+  node: process.version,
+  input: input.name,
+  bytes: input.bytes.length,
+  repeats,
+};
 for (const simd of [true, false]) {
   const hr = await init({ simd });
   const model = await hr.model.load({ data: new Uint8Array(fs.readFileSync(weights)) });
   const forward = time(() => model.loss(input.bytes), `${hr.backend} RoPE`);
-  const hirope = time(() => model.loss(input.bytes, { scheme: { type: 'hirope', ratio: 1 / 3 }, hierarchy: 'segments' }), `${hr.backend} HiRoPE`);
+  const hirope = time(
+    () =>
+      model.loss(input.bytes, { scheme: { type: 'hirope', ratio: 1 / 3 }, hierarchy: 'segments' }),
+    `${hr.backend} HiRoPE`,
+  );
   // Generation: 256 bytes after a 256-byte prompt; the prompt's prefill is timed apart.
   const prompt = input.bytes.subarray(0, 256);
   const genOptions = { maxBytes: 256, temperature: 0.8, seed: 1 };
@@ -121,7 +168,14 @@ for (const simd of [true, false]) {
   const gen = time(() => model.generate(prompt, genOptions));
   const genLong = time(() => model.generate(input.bytes.subarray(0, 768), genOptions));
   rows.push({ build: hr.backend, forward, hirope, prefill, gen, genLong });
-  result[hr.backend] = { forwardMs: forward, hiropeForwardMs: hirope, prefillMs: prefill, generate256Ms: gen, bytesPerSecond: (256 * 1000) / (gen - prefill), bytesPerSecondAfter768: (256 * 1000) / genLong };
+  result[hr.backend] = {
+    forwardMs: forward,
+    hiropeForwardMs: hirope,
+    prefillMs: prefill,
+    generate256Ms: gen,
+    bytesPerSecond: (256 * 1000) / (gen - prefill),
+    bytesPerSecondAfter768: (256 * 1000) / genLong,
+  };
 }
 
 const torch = [];
@@ -140,7 +194,20 @@ if (!args.includes('--no-torch')) {
       const env = { ...process.env };
       if (c.blas) env.OPENBLAS_NUM_THREADS = c.blas;
       else delete env.OPENBLAS_NUM_THREADS;
-      const out = execFileSync('/usr/bin/python3', ['-m', 'bench.model_torch', weights, tmp, '--repeats', String(repeats), '--threads', String(c.threads)], { encoding: 'utf8', env, cwd: root });
+      const out = execFileSync(
+        '/usr/bin/python3',
+        [
+          '-m',
+          'bench.model_torch',
+          weights,
+          tmp,
+          '--repeats',
+          String(repeats),
+          '--threads',
+          String(c.threads),
+        ],
+        { encoding: 'utf8', env, cwd: root },
+      );
       torch.push({ ...JSON.parse(out), label: c.label });
     } catch (e) {
       console.error(`bench: PyTorch not run (${e.message.split('\n')[0]}); install python3-torch`);
@@ -151,22 +218,43 @@ if (!args.includes('--no-torch')) {
 }
 result.torch = torch;
 
-console.log(`code model speed — ${result.machine}, Node ${process.version}; ${input.bytes.length} bytes of ${path.basename(input.name)}; medians of ${repeats}`);
+console.log(
+  `code model speed — ${result.machine}, Node ${process.version}; ${input.bytes.length} bytes of ${path.basename(input.name)}; medians of ${repeats}`,
+);
 console.log('');
 const ratio = (t, ms) => (t ? `${(t / ms).toFixed(2)}x` : '—');
 // PyTorch's times on this VM spread widely (large temporaries, page faults), so both the
 // median and the fastest run are shown; speed-ups are median over median.
-console.log(`| forward over ${input.bytes.length} bytes | median ms | fastest ms | ${torch.map((t, i) => `speed-up vs (${i + 1})`).join(' | ')} |`);
+console.log(
+  `| forward over ${input.bytes.length} bytes | median ms | fastest ms | ${torch.map((t, i) => `speed-up vs (${i + 1})`).join(' | ')} |`,
+);
 console.log(`|---|---:|---:|${torch.map(() => '---:|').join('')}`);
-torch.forEach((t, i) => console.log(`| (${i + 1}) PyTorch ${t.torch}, ${t.label} | ${t.median_ms.toFixed(1)} | ${Math.min(...t.times_ms).toFixed(1)} |${torch.map(() => ' |').join('')}`));
+torch.forEach((t, i) =>
+  console.log(
+    `| (${i + 1}) PyTorch ${t.torch}, ${t.label} | ${t.median_ms.toFixed(1)} | ${Math.min(...t.times_ms).toFixed(1)} |${torch.map(() => ' |').join('')}`,
+  ),
+);
 for (const r of rows) {
-  for (const [name, ms] of [['RoPE', r.forward], ['HiRoPE', r.hirope]]) {
-    console.log(`| hirope ${r.build}, ${name} (1 thread) | ${ms.toFixed(1)} | ${fastest[`${r.build} ${name}`].toFixed(1)} | ${torch.map((t) => ratio(t.median_ms, ms)).join(' | ')} |`);
+  for (const [name, ms] of [
+    ['RoPE', r.forward],
+    ['HiRoPE', r.hirope],
+  ]) {
+    console.log(
+      `| hirope ${r.build}, ${name} (1 thread) | ${ms.toFixed(1)} | ${fastest[`${r.build} ${name}`].toFixed(1)} | ${torch.map((t) => ratio(t.median_ms, ms)).join(' | ')} |`,
+    );
   }
 }
 console.log('');
-console.log('| generation (KV cache, RoPE) | prefill 256 bytes, ms | 256 new bytes, bytes/s | 256 bytes after a 768-byte prompt, bytes/s (prefill included) |');
+console.log(
+  '| generation (KV cache, RoPE) | prefill 256 bytes, ms | 256 new bytes, bytes/s | 256 bytes after a 768-byte prompt, bytes/s (prefill included) |',
+);
 console.log('|---|---:|---:|---:|');
-for (const r of rows) console.log(`| hirope ${r.build} | ${r.prefill.toFixed(1)} | ${((256 * 1000) / (r.gen - r.prefill)).toFixed(0)} | ${((256 * 1000) / r.genLong).toFixed(0)} |`);
+for (const r of rows)
+  console.log(
+    `| hirope ${r.build} | ${r.prefill.toFixed(1)} | ${((256 * 1000) / (r.gen - r.prefill)).toFixed(0)} | ${((256 * 1000) / r.genLong).toFixed(0)} |`,
+  );
 fs.mkdirSync(path.join(root, 'bench/results'), { recursive: true });
-fs.writeFileSync(path.join(root, 'bench/results/model.json'), JSON.stringify(result, null, 2) + '\n');
+fs.writeFileSync(
+  path.join(root, 'bench/results/model.json'),
+  JSON.stringify(result, null, 2) + '\n',
+);

@@ -42,8 +42,12 @@ function time(code, language, timeoutMs) {
   return { ms: median(runs), error };
 }
 
-console.log(`Machine: ${process.platform} ${process.arch}, Node ${process.versions.node}, ${hr.backend}; median of ${REPEATS}.\n`);
-console.log(`| input | ${SIZES.map((n) => `${n.toLocaleString('en')} chars`).join(' | ')} | per doubling | largest size, 100 ms budget |`);
+console.log(
+  `Machine: ${process.platform} ${process.arch}, Node ${process.versions.node}, ${hr.backend}; median of ${REPEATS}.\n`,
+);
+console.log(
+  `| input | ${SIZES.map((n) => `${n.toLocaleString('en')} chars`).join(' | ')} | per doubling | largest size, 100 ms budget |`,
+);
 console.log(`|---|${SIZES.map(() => '---').join('|')}|---|---|`);
 for (const [language, name, make] of SHAPES) {
   const cells = [];
@@ -59,9 +63,15 @@ for (const [language, name, make] of SHAPES) {
     largest = n;
     cells.push(`${(ms / 1000).toFixed(2)} s`);
   }
-  const ratios = times.slice(1).map((t, i) => t / times[i]).filter((r) => Number.isFinite(r));
+  const ratios = times
+    .slice(1)
+    .map((t, i) => t / times[i])
+    .filter((r) => Number.isFinite(r));
   const growth = ratios.length ? `x${median(ratios).toFixed(1)}` : '';
   const budget = time(make(largest), language, 100);
-  const stopped = budget.error && /pathological/.test(budget.error) ? `stopped after ${budget.ms.toFixed(0)} ms` : `no stop (${budget.ms.toFixed(0)} ms)`;
+  const stopped =
+    budget.error && /pathological/.test(budget.error)
+      ? `stopped after ${budget.ms.toFixed(0)} ms`
+      : `no stop (${budget.ms.toFixed(0)} ms)`;
   console.log(`| ${name} | ${cells.join(' | ')} | ${growth} | ${stopped} |`);
 }

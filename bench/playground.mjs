@@ -9,7 +9,8 @@ import { SAMPLES } from '../web/src/shared/samples.js';
 import fs from 'node:fs';
 
 const args = process.argv.slice(2);
-const option = (name, fallback) => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : fallback);
+const option = (name, fallback) =>
+  args.includes(name) ? Number(args[args.indexOf(name) + 1]) : fallback;
 const repeats = option('--repeats', 15);
 const target = option('--tokens', 2000);
 
@@ -23,7 +24,8 @@ for (const file of ['bisect.py', 'heapq.py', 'textwrap.py', 'shlex.py', 'fnmatch
 }
 // Trim to about the target by lines.
 const lines = code.split('\n');
-while (hr.analyze(lines.join('\n'), { language: 'python' }).tokens.count > target * 1.02) lines.splice(-20);
+while (hr.analyze(lines.join('\n'), { language: 'python' }).tokens.count > target * 1.02)
+  lines.splice(-20);
 code = lines.join('\n');
 const tokens = hr.analyze(code, { language: 'python' }).tokens.count;
 
@@ -37,20 +39,34 @@ const measure = (action) =>
         // total: the page's own redraw time (from the computation's start; an edit first waits for
         // the typing to pause); wall: from this input event to the painted redraw.
         const t0 = performance.now();
-        document.addEventListener('hirope:redraw', (e) => resolve({ ...e.detail, wall: performance.now() - t0 }), { once: true });
-        setTimeout(() => reject(new Error(`no redraw within 30 s: ${document.getElementById('status').textContent}`)), 30000);
+        document.addEventListener(
+          'hirope:redraw',
+          (e) => resolve({ ...e.detail, wall: performance.now() - t0 }),
+          { once: true },
+        );
+        setTimeout(
+          () =>
+            reject(
+              new Error(`no redraw within 30 s: ${document.getElementById('status').textContent}`),
+            ),
+          30000,
+        );
         const content = document.querySelector('#editor').shadowRoot.querySelector('.cm-content');
         if (action === 'paste') {
           content.focus();
           document.execCommand('selectAll');
           const data = new DataTransfer();
           data.setData('text/plain', payload);
-          content.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+          content.dispatchEvent(
+            new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }),
+          );
         } else if (action === 'edit' || action === 'undo') {
           // Type one character into an identifier in the middle of the visible code, or delete it.
           content.focus();
           const lines = content.querySelectorAll('.cm-line');
-          const line = Array.from(lines).slice(Math.floor(lines.length / 2)).find((l) => /[A-Za-z_]{3}/.test(l.textContent));
+          const line = Array.from(lines)
+            .slice(Math.floor(lines.length / 2))
+            .find((l) => /[A-Za-z_]{3}/.test(l.textContent));
           const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
           let node = walker.nextNode();
           while (node && !/[A-Za-z_]{3}/.test(node.data)) node = walker.nextNode();
@@ -63,7 +79,10 @@ const measure = (action) =>
           input.dispatchEvent(new Event('input', { bubbles: true }));
         }
       }),
-    { action: typeof action === 'number' ? 'slider' : action, payload: action === 'paste' ? code : action === 'edit' ? 'q' : String(action) },
+    {
+      action: typeof action === 'number' ? 'slider' : action,
+      payload: action === 'paste' ? code : action === 'edit' ? 'q' : String(action),
+    },
   );
 await measure('paste');
 for (let i = 0; i < 4; i++) await measure(i % 2 ? 'undo' : 'edit'); // warm-up
@@ -76,10 +95,16 @@ await site.close();
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const fmt = (x) => (x === undefined ? '-' : x.toFixed(1));
-console.log(`Playground redraw, ${tokens} tokens of Python (lexical tokenizer), head dim 64, RoPE vs HiRoPE; medians of ${repeats} (ms)`);
-console.log('| change | input → painted | total | analysis | A | B | heatmaps | views | results received | paint | of which editor | heatmaps | views |');
+console.log(
+  `Playground redraw, ${tokens} tokens of Python (lexical tokenizer), head dim 64, RoPE vs HiRoPE; medians of ${repeats} (ms)`,
+);
+console.log(
+  '| change | input → painted | total | analysis | A | B | heatmaps | views | results received | paint | of which editor | heatmaps | views |',
+);
 console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const [name, list] of Object.entries(results)) {
   const m = (k) => median(list.map((d) => d[k]).filter((v) => v !== undefined));
-  console.log(`| ${name} | ${fmt(m('wall'))} | ${fmt(m('total'))} | ${fmt(m('analysis'))} | ${fmt(m('a'))} | ${fmt(m('b'))} | ${fmt(m('images'))} | ${fmt(m('views'))} | ${fmt(m('received'))} | ${fmt(m('paint'))} | ${fmt(m('paintEditor'))} | ${fmt(m('paintMaps'))} | ${fmt(m('paintViews'))} |`);
+  console.log(
+    `| ${name} | ${fmt(m('wall'))} | ${fmt(m('total'))} | ${fmt(m('analysis'))} | ${fmt(m('a'))} | ${fmt(m('b'))} | ${fmt(m('images'))} | ${fmt(m('views'))} | ${fmt(m('received'))} | ${fmt(m('paint'))} | ${fmt(m('paintEditor'))} | ${fmt(m('paintMaps'))} | ${fmt(m('paintViews'))} |`,
+  );
 }

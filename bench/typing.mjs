@@ -23,7 +23,8 @@ const has = (name) => args.includes(name);
 const value = (name, fallback) => (has(name) ? args[args.indexOf(name) + 1] : fallback);
 const number = (name, fallback) => {
   const v = Number(value(name, fallback));
-  if (!Number.isFinite(v) || v < 0) throw new Error(`${name}: not a number: ${value(name, fallback)}`);
+  if (!Number.isFinite(v) || v < 0)
+    throw new Error(`${name}: not a number: ${value(name, fallback)}`);
   return v;
 };
 const options = {
@@ -31,7 +32,9 @@ const options = {
   lines: number('--lines', 400),
   chars: number('--chars', 40),
   interval: number('--interval', 70),
-  busy: String(value('--busy', '0,2')).split(',').map((s) => Number(s.trim())),
+  busy: String(value('--busy', '0,2'))
+    .split(',')
+    .map((s) => Number(s.trim())),
   repeats: number('--repeats', 3),
   settle: number('--settle', 2000), // quiet time after the last key (and after the last redraw)
   json: value('--json', null),
@@ -40,8 +43,10 @@ const options = {
   // use under 0.25 cores (measured over 1 s); 0: do not wait.
   quietWait: number('--quiet-wait', 15), // seconds: the whole run, and the busy processes' own limit
 };
-if (options.busy.some((k) => !Number.isInteger(k) || k < 0)) throw new Error(`--busy: a list of counts like 0,2, not ${value('--busy')}`);
-if (options.repeats < 1 || options.chars < 1) throw new Error('--repeats and --chars must be at least 1');
+if (options.busy.some((k) => !Number.isInteger(k) || k < 0))
+  throw new Error(`--busy: a list of counts like 0,2, not ${value('--busy')}`);
+if (options.repeats < 1 || options.chars < 1)
+  throw new Error('--repeats and --chars must be at least 1');
 
 // ----- CPU-bound neighbours: spawned by us, killed by pid, never outliving the benchmark.
 // Each one also stops by itself after --timeout seconds, or as soon as its parent (this process)
@@ -94,12 +99,17 @@ const fail = async (e) => {
 };
 process.on('uncaughtException', fail);
 process.on('unhandledRejection', fail);
-const watchdog = setTimeout(() => fail(new Error(`did not finish within --timeout ${options.timeout} s`)), options.timeout * 1000);
+const watchdog = setTimeout(
+  () => fail(new Error(`did not finish within --timeout ${options.timeout} s`)),
+  options.timeout * 1000,
+);
 watchdog.unref();
 
 // ----- The input: a real file nobody on this project wrote, cut at a top-level boundary.
 function loadCode() {
-  const files = options.file ? [options.file] : ['/usr/lib/python3.11/textwrap.py', '/usr/lib/python3.11/shlex.py'];
+  const files = options.file
+    ? [options.file]
+    : ['/usr/lib/python3.11/textwrap.py', '/usr/lib/python3.11/shlex.py'];
   let lines = [];
   const used = [];
   for (const file of files) {
@@ -130,21 +140,30 @@ function pickLine(lines) {
   let open = null;
   for (const line of lines) {
     inString.push(open !== null);
-    for (const m of line.matchAll(/"""|'''/g)) open = open === null ? m[0] : open === m[0] ? null : open;
+    for (const m of line.matchAll(/"""|'''/g))
+      open = open === null ? m[0] : open === m[0] ? null : open;
   }
   const candidates = [];
   lines.forEach((line, i) => {
     if (inString[i] || /"""|'''|#/.test(line)) return;
-    if (!/^\s+(return\s+\S|[A-Za-z_][\w.]*(\[[^\]]*\])?\s*[-+*/]?=\s*\S).*[\w)\]]$/.test(line)) return;
+    if (!/^\s+(return\s+\S|[A-Za-z_][\w.]*(\[[^\]]*\])?\s*[-+*/]?=\s*\S).*[\w)\]]$/.test(line))
+      return;
     if (lines.indexOf(line) !== lines.lastIndexOf(line)) return;
     candidates.push(i);
   });
   if (!candidates.length) throw new Error('no assignment or return line to type at in the file');
   const middle = lines.length / 2;
-  return candidates.reduce((best, i) => (Math.abs(i - middle) < Math.abs(best - middle) ? i : best));
+  return candidates.reduce((best, i) =>
+    Math.abs(i - middle) < Math.abs(best - middle) ? i : best,
+  );
 }
 function typedText(count) {
-  const pieces = [' + len(prefix_lines) * indent_width', ' - max(offset, 0) // tab_size', ' + min(depth, 2) * extra_width', ' - first_line_width'];
+  const pieces = [
+    ' + len(prefix_lines) * indent_width',
+    ' - max(offset, 0) // tab_size',
+    ' + min(depth, 2) * extra_width',
+    ' - first_line_width',
+  ];
   let text = '';
   for (let i = 0; text.length < count; i++) text += pieces[i % pieces.length];
   return text.slice(0, count);
@@ -152,12 +171,28 @@ function typedText(count) {
 
 // ----- In the page (page.evaluate: the page's CSP allows no inline scripts, CDP calls are fine)
 function installProbes() {
-  const B = { keys: [], redraws: [], longtasks: [], loafs: [], events: [], maxGap: 0, gapAt: 0, typingStart: Infinity, supported: PerformanceObserver.supportedEntryTypes ?? [] };
+  const B = {
+    keys: [],
+    redraws: [],
+    longtasks: [],
+    loafs: [],
+    events: [],
+    maxGap: 0,
+    gapAt: 0,
+    typingStart: Infinity,
+    supported: PerformanceObserver.supportedEntryTypes ?? [],
+  };
   window.__typingBench = B;
   addEventListener(
     'keydown',
     (e) => {
-      const rec = { key: e.key, at: e.timeStamp, handled: performance.now(), frame: null, afterFrame: null };
+      const rec = {
+        key: e.key,
+        at: e.timeStamp,
+        handled: performance.now(),
+        frame: null,
+        afterFrame: null,
+      };
       B.keys.push(rec);
       requestAnimationFrame(() => {
         rec.frame = performance.now();
@@ -172,14 +207,22 @@ function installProbes() {
     },
     true,
   );
-  document.addEventListener('hirope:redraw', (e) => B.redraws.push({ at: performance.now(), total: e.detail?.total ?? null, tokens: e.detail?.tokens ?? null }));
+  document.addEventListener('hirope:redraw', (e) =>
+    B.redraws.push({
+      at: performance.now(),
+      total: e.detail?.total ?? null,
+      tokens: e.detail?.tokens ?? null,
+    }),
+  );
   const observe = (type, fn, extra = {}) => {
     if (!B.supported.includes(type)) return;
     const observer = new PerformanceObserver((list) => list.getEntries().forEach(fn));
     observer.observe({ type, buffered: true, ...extra });
     B.observers = [...(B.observers ?? []), observer];
   };
-  observe('longtask', (e) => B.longtasks.push({ start: e.startTime, duration: e.duration, name: e.name }));
+  observe('longtask', (e) =>
+    B.longtasks.push({ start: e.startTime, duration: e.duration, name: e.name }),
+  );
   observe('long-animation-frame', (e) =>
     B.loafs.push({
       start: e.startTime,
@@ -190,12 +233,24 @@ function installProbes() {
       scripts: [...e.scripts]
         .sort((a, b) => b.duration - a.duration)
         .slice(0, 4)
-        .map((s) => ({ invoker: s.invoker, source: `${s.sourceURL.split('/').pop()}:${s.sourceFunctionName}:${s.sourceCharPosition}`, duration: s.duration, forcedLayout: s.forcedStyleAndLayoutDuration })),
+        .map((s) => ({
+          invoker: s.invoker,
+          source: `${s.sourceURL.split('/').pop()}:${s.sourceFunctionName}:${s.sourceCharPosition}`,
+          duration: s.duration,
+          forcedLayout: s.forcedStyleAndLayoutDuration,
+        })),
     }),
   );
   observe(
     'event',
-    (e) => B.events.push({ name: e.name, start: e.startTime, duration: e.duration, inputDelay: e.processingStart - e.startTime, processing: e.processingEnd - e.processingStart }),
+    (e) =>
+      B.events.push({
+        name: e.name,
+        start: e.startTime,
+        duration: e.duration,
+        inputDelay: e.processingStart - e.startTime,
+        processing: e.processingEnd - e.processingStart,
+      }),
     { durationThreshold: 16 },
   );
   // Event-loop gaps: a 20 ms timer chain; how late it fires is how long the main thread was busy.
@@ -218,7 +273,14 @@ function findLine({ text, fraction }) {
   const content = document.querySelector('#editor')?.shadowRoot?.querySelector('.cm-content');
   if (!content) return { error: 'no #editor shadow root .cm-content' };
   let scroller = content.parentElement;
-  while (scroller && !(scroller.scrollHeight > scroller.clientHeight + 4 && /auto|scroll/.test(getComputedStyle(scroller).overflowY))) scroller = scroller.parentElement;
+  while (
+    scroller &&
+    !(
+      scroller.scrollHeight > scroller.clientHeight + 4 &&
+      /auto|scroll/.test(getComputedStyle(scroller).overflowY)
+    )
+  )
+    scroller = scroller.parentElement;
   const lines = [...content.querySelectorAll('.cm-line')];
   const index = lines.findIndex((l) => l.textContent === text);
   if (index >= 0) {
@@ -226,7 +288,13 @@ function findLine({ text, fraction }) {
     // (and their indices) a moment later, so after a scroll the caller asks again.
     const r = lines[index].getBoundingClientRect();
     const view = scroller ? scroller.getBoundingClientRect() : { top: 0, bottom: innerHeight };
-    if (r.top >= view.top + r.height && r.bottom <= view.bottom - r.height && r.top >= 0 && r.bottom <= innerHeight) return { index };
+    if (
+      r.top >= view.top + r.height &&
+      r.bottom <= view.bottom - r.height &&
+      r.top >= 0 &&
+      r.bottom <= innerHeight
+    )
+      return { index };
     lines[index].scrollIntoView({ block: 'center' });
     return { index: -1, scrolled: true };
   }
@@ -244,7 +312,12 @@ function collect() {
     observer.disconnect();
   }
   const { observers, ...rest } = B;
-  return { ...rest, now: performance.now(), status: document.querySelector('#status')?.textContent ?? null, statusError: !!document.querySelector('#status.error') };
+  return {
+    ...rest,
+    now: performance.now(),
+    status: document.querySelector('#status')?.textContent ?? null,
+    statusError: !!document.querySelector('#status.error'),
+  };
 }
 
 // ----- Whether "idle" was idle: CPU time of the processes that are not this one's descendants
@@ -264,7 +337,8 @@ function otherCpu() {
       }
     }
     const ours = (pid) => {
-      for (let p = pid, n = 0; p > 1 && n < 64; p = procs.get(p)?.ppid ?? 0, n++) if (p === process.pid) return true;
+      for (let p = pid, n = 0; p > 1 && n < 64; p = procs.get(p)?.ppid ?? 0, n++)
+        if (p === process.pid) return true;
       return false;
     };
     const ticks = new Map();
@@ -304,7 +378,11 @@ async function quiet(page, ms, limit) {
     const idle = await page.evaluate(() => {
       const B = window.__typingBench;
       const last = B.redraws.length ? B.redraws[B.redraws.length - 1].at : 0;
-      return { since: performance.now() - last, lastKey: B.keys.length ? performance.now() - B.keys[B.keys.length - 1].at : Infinity, redrawAfterKey: !B.keys.length || last > B.keys[B.keys.length - 1].at };
+      return {
+        since: performance.now() - last,
+        lastKey: B.keys.length ? performance.now() - B.keys[B.keys.length - 1].at : Infinity,
+        redrawAfterKey: !B.keys.length || last > B.keys[B.keys.length - 1].at,
+      };
     });
     if (idle.since >= ms && idle.lastKey >= ms && idle.redrawAfterKey) return true;
     if (Date.now() > until) return false;
@@ -323,25 +401,40 @@ async function runOnce(url, target, text) {
       const ready = await page.evaluate(() => document.body?.dataset.ready ?? null);
       if (ready === 'true') break;
       const waited = Date.now() - loadStart;
-      if ((page.problems.length && waited > 15000) || waited > 90000) throw new Error(`the page did not become ready in ${(waited / 1000).toFixed(0)} s${page.problems.length ? `: ${page.problems.join(' | ')}` : ''}`);
+      if ((page.problems.length && waited > 15000) || waited > 90000)
+        throw new Error(
+          `the page did not become ready in ${(waited / 1000).toFixed(0)} s${page.problems.length ? `: ${page.problems.join(' | ')}` : ''}`,
+        );
       await sleep(250);
     }
     await page.evaluate(installProbes);
     const loaded = (Date.now() - loadStart) / 1000;
-    const pre = await page.evaluate(() => ({ status: document.querySelector('#status')?.textContent ?? '', error: !!document.querySelector('#status.error') }));
+    const pre = await page.evaluate(() => ({
+      status: document.querySelector('#status')?.textContent ?? '',
+      error: !!document.querySelector('#status.error'),
+    }));
     if (pre.error) throw new Error(`the page shows an error: ${pre.status}`);
     await quiet(page, 1000, 30000);
 
     // The cursor at the end of the middle line: scroll it into view, click it, End.
     let found = { index: -1 };
     for (let attempt = 0; attempt < 20 && found.index < 0; attempt++) {
-      found = await page.evaluate(findLine, { text: target.text, fraction: target.line / target.total });
+      found = await page.evaluate(findLine, {
+        text: target.text,
+        fraction: target.line / target.total,
+      });
       if (found.error) throw new Error(found.error);
       if (found.index < 0) await sleep(150);
     }
-    if (found.index < 0) throw new Error(`line ${target.line + 1} ("${target.text.trim()}") not found in the editor's .cm-line elements`);
+    if (found.index < 0)
+      throw new Error(
+        `line ${target.line + 1} ("${target.text.trim()}") not found in the editor's .cm-line elements`,
+      );
     const line = page.locator('#editor .cm-line').nth(found.index);
-    if ((await line.textContent()) !== target.text) throw new Error(`the editor's lines moved while placing the cursor at line ${target.line + 1}`);
+    if ((await line.textContent()) !== target.text)
+      throw new Error(
+        `the editor's lines moved while placing the cursor at line ${target.line + 1}`,
+      );
     await line.click();
     await page.keyboard.press('End');
     await page.mouse.move(2, 2); // away from the editor: no hover tooltips while typing
@@ -362,7 +455,13 @@ async function runOnce(url, target, text) {
       const wait = due - performance.now();
       if (wait > 0) await sleep(wait);
       sent.push(performance.now() - due);
-      for (const send of [page.keyboard.down, page.keyboard.up]) pending.push(send.call(page.keyboard, text[i]).then(() => null, (e) => e));
+      for (const send of [page.keyboard.down, page.keyboard.up])
+        pending.push(
+          send.call(page.keyboard, text[i]).then(
+            () => null,
+            (e) => e,
+          ),
+        );
     }
     const errors = (await Promise.all(pending)).filter(Boolean);
     if (errors.length) throw errors[0];
@@ -371,12 +470,22 @@ async function runOnce(url, target, text) {
     const others = otherCores(cpuBefore, otherCpu());
     const lineText = await page.evaluate(
       ({ start, expected }) => {
-        const lines = [...document.querySelector('#editor').shadowRoot.querySelectorAll('.cm-line')].map((l) => l.textContent);
+        const lines = [
+          ...document.querySelector('#editor').shadowRoot.querySelectorAll('.cm-line'),
+        ].map((l) => l.textContent);
         return lines.find((l) => l === expected) ?? lines.find((l) => l.startsWith(start)) ?? null;
       },
       { start: target.text, expected: target.text + text },
     );
-    return summarize(raw, { others, loaded, settled, sendLate: sent, landed: lineText === target.text + text, lineText, problems: page.problems });
+    return summarize(raw, {
+      others,
+      loaded,
+      settled,
+      sendLate: sent,
+      landed: lineText === target.text + text,
+      lineText,
+      problems: page.problems,
+    });
   } finally {
     await page.context().close();
   }
@@ -409,12 +518,18 @@ function summarize(raw, extra) {
   const keydownEvents = raw.events.filter((e) => e.name === 'keydown' && e.start >= start);
   // Event Timing: each keydown's start to the next paint after it is handled (8 ms resolution;
   // entries exist only from 16 ms up, so a missing one counts as 0 and a p95 under 16 reads "< 16").
-  const paint = keys.map((k) => keydownEvents.find((e) => Math.abs(e.start - k.at) < 1)?.duration ?? 0);
+  const paint = keys.map(
+    (k) => keydownEvents.find((e) => Math.abs(e.start - k.at) < 1)?.duration ?? 0,
+  );
   return {
     keys: keys.length,
     keyFrame: { p50: median(frame), p95: percentile(frame, 0.95), max: max(frame) },
     keyPaint: { p50: median(paint), p95: percentile(paint, 0.95), max: max(paint) },
-    keyAfterFrame: { p50: median(afterFrame), p95: percentile(afterFrame, 0.95), max: max(afterFrame) },
+    keyAfterFrame: {
+      p50: median(afterFrame),
+      p95: percentile(afterFrame, 0.95),
+      max: max(afterFrame),
+    },
     inputDelayMax: max(keys.map((k) => k.handled - k.at)),
     longtaskSupported: raw.supported.includes('longtask'),
     longtasks: longtasks.length,
@@ -422,9 +537,15 @@ function summarize(raw, extra) {
     maxLoopGap: raw.maxGap,
     redraws: redraws.length,
     redrawsWhileTyping: redraws.filter((r) => r.at <= lastKey).length,
-    redrawTotals: { p50: median(redraws.map((r) => r.total)), max: max(redraws.map((r) => r.total)) },
+    redrawTotals: {
+      p50: median(redraws.map((r) => r.total)),
+      max: max(redraws.map((r) => r.total)),
+    },
     lastKeyToLastRedraw: lastRedraw !== null && lastRedraw > lastKey ? lastRedraw - lastKey : null,
-    eventTiming: { keydownsOver16: keydownEvents.length, maxDuration: max(keydownEvents.map((e) => e.duration)) },
+    eventTiming: {
+      keydownsOver16: keydownEvents.length,
+      maxDuration: max(keydownEvents.map((e) => e.duration)),
+    },
     otherCores: extra.others,
     loadSeconds: extra.loaded,
     settled: extra.settled,
@@ -441,15 +562,25 @@ function summarize(raw, extra) {
 // ----- Main
 const git = (...a) => {
   try {
-    return execFileSync('git', a, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return execFileSync('git', a, {
+      cwd: root,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
   } catch {
     return '?';
   }
 };
 try {
-  if (!fs.existsSync(path.join(root, 'dist/index.js'))) throw new Error('dist/index.js is missing: build the project first (scripts/build.sh), then the site (scripts/build-site.mjs)');
+  if (!fs.existsSync(path.join(root, 'dist/index.js')))
+    throw new Error(
+      'dist/index.js is missing: build the project first (scripts/build.sh), then the site (scripts/build-site.mjs)',
+    );
   const { SITE } = await import('../web/serve.mjs');
-  if (!fs.existsSync(path.join(SITE, 'index.html'))) throw new Error(`no built site in ${SITE}: run node scripts/build-site.mjs (HIROPE_SITE selects the folder)`);
+  if (!fs.existsSync(path.join(SITE, 'index.html')))
+    throw new Error(
+      `no built site in ${SITE}: run node scripts/build-site.mjs (HIROPE_SITE selects the folder)`,
+    );
   helpers = await import('../tests/browser/helpers.mjs'); // startSite, openPage: as the browser tests
   const { startSite } = helpers;
   const { encodeState, normalizeState } = await import('../web/src/shared/playground-state.js');
@@ -482,7 +613,10 @@ try {
       for (let r = 0; r < options.repeats; r++) {
         let result = null;
         const before = options.quietWait > 0 ? await waitForQuietMachine() : null;
-        if (before !== null && before >= 0.25) console.error(`  note: other processes still used ${before.toFixed(2)} cores after waiting ${options.quietWait} s`);
+        if (before !== null && before >= 0.25)
+          console.error(
+            `  note: other processes still used ${before.toFixed(2)} cores after waiting ${options.quietWait} s`,
+          );
         for (let attempt = 1; attempt <= 2 && !result; attempt++) {
           try {
             result = await runOnce(`${site.url}${hash}`, target, text);
@@ -507,11 +641,20 @@ try {
   }
   await cleanUp();
 
-  const fmt = (x) => (x === null || x === undefined ? '-' : x >= 100 || Number.isInteger(x) ? x.toFixed(0) : x.toFixed(1));
+  const fmt = (x) =>
+    x === null || x === undefined
+      ? '-'
+      : x >= 100 || Number.isInteger(x)
+        ? x.toFixed(0)
+        : x.toFixed(1);
   const paintFmt = (x) => (x === null ? '-' : x < 16 ? '< 16' : fmt(x));
   const m = (runs, get) => median(runs.map(get));
-  console.log(`\nMedians over repeats (each repeat: a fresh page; per repeat, p50 / p95 / max over its ${text.length} keydowns); ms`);
-  console.log("| condition | repeats | keydown→frame p50 | p95 | max | keydown→paint p95 (Event Timing) | long tasks > 50 ms | longest task | worst timer delay | redraws (while typing) | last key → last redraw | other processes' CPU, cores |");
+  console.log(
+    `\nMedians over repeats (each repeat: a fresh page; per repeat, p50 / p95 / max over its ${text.length} keydowns); ms`,
+  );
+  console.log(
+    "| condition | repeats | keydown→frame p50 | p95 | max | keydown→paint p95 (Event Timing) | long tasks > 50 ms | longest task | worst timer delay | redraws (while typing) | last key → last redraw | other processes' CPU, cores |",
+  );
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const { condition, runs } of conditions) {
     console.log(
@@ -519,25 +662,69 @@ try {
         `${fmt(m(runs, (r) => r.longtasks))} | ${fmt(m(runs, (r) => r.longestTask))} | ${fmt(m(runs, (r) => r.maxLoopGap))} | ${fmt(m(runs, (r) => r.redraws))} (${fmt(m(runs, (r) => r.redrawsWhileTyping))}) | ${fmt(m(runs, (r) => r.lastKeyToLastRedraw))} | ${m(runs, (r) => r.otherCores)?.toFixed(2) ?? '-'} |`,
     );
   }
-  console.log("\nPer repeat: keydown→frame p95 / max, long tasks (longest), redraws, last key → last redraw, other processes' CPU");
+  console.log(
+    "\nPer repeat: keydown→frame p95 / max, long tasks (longest), redraws, last key → last redraw, other processes' CPU",
+  );
   for (const { condition, runs } of conditions) {
-    console.log(`  ${condition}: ` + runs.map((r) => `${fmt(r.keyFrame.p95)}/${fmt(r.keyFrame.max)}, ${r.longtasks} (${fmt(r.longestTask)}), ${r.redraws}, ${fmt(r.lastKeyToLastRedraw)}, ${r.otherCores?.toFixed(2) ?? '-'}`).join(' · '));
+    console.log(
+      `  ${condition}: ` +
+        runs
+          .map(
+            (r) =>
+              `${fmt(r.keyFrame.p95)}/${fmt(r.keyFrame.max)}, ${r.longtasks} (${fmt(r.longestTask)}), ${r.redraws}, ${fmt(r.lastKeyToLastRedraw)}, ${r.otherCores?.toFixed(2) ?? '-'}`,
+          )
+          .join(' · '),
+    );
   }
-  const target50 = conditions.map(({ condition, runs }) => `${condition}: p95 ${m(runs, (r) => r.keyFrame.p95) <= 50 ? '≤' : '>'} 50 ms, longest task ${m(runs, (r) => r.longestTask) <= 100 ? '≤' : '>'} 100 ms`);
-  console.log(`Target (p95 ≤ 50 ms, no task > 100 ms), medians over repeats: ${target50.join('; ')}`);
+  const target50 = conditions.map(
+    ({ condition, runs }) =>
+      `${condition}: p95 ${m(runs, (r) => r.keyFrame.p95) <= 50 ? '≤' : '>'} 50 ms, longest task ${m(runs, (r) => r.longestTask) <= 100 ? '≤' : '>'} 100 ms`,
+  );
+  console.log(
+    `Target (p95 ≤ 50 ms, no task > 100 ms), medians over repeats: ${target50.join('; ')}`,
+  );
   const notes = [];
   for (const { condition, runs } of conditions) {
-    if (runs.some((r) => !r.longtaskSupported)) notes.push(`${condition}: longtask entries unsupported; see the worst timer delay`);
-    if (runs.some((r) => !r.landed)) notes.push(`${condition}: in some repeats the typed text did not land as typed (see --json)`);
-    if (runs.some((r) => r.lastKeyToLastRedraw === null)) notes.push(`${condition}: in some repeats no redraw followed the last keystroke within 30 s`);
-    if (runs.some((r) => r.keys !== text.length)) notes.push(`${condition}: some keydowns were not seen (${runs.map((r) => r.keys).join(', ')} of ${text.length})`);
-    if (runs.some((r) => r.problems.length)) notes.push(`${condition}: page errors: ${[...new Set(runs.flatMap((r) => r.problems))].join(' | ')}`);
+    if (runs.some((r) => !r.longtaskSupported))
+      notes.push(`${condition}: longtask entries unsupported; see the worst timer delay`);
+    if (runs.some((r) => !r.landed))
+      notes.push(`${condition}: in some repeats the typed text did not land as typed (see --json)`);
+    if (runs.some((r) => r.lastKeyToLastRedraw === null))
+      notes.push(`${condition}: in some repeats no redraw followed the last keystroke within 30 s`);
+    if (runs.some((r) => r.keys !== text.length))
+      notes.push(
+        `${condition}: some keydowns were not seen (${runs.map((r) => r.keys).join(', ')} of ${text.length})`,
+      );
+    if (runs.some((r) => r.problems.length))
+      notes.push(
+        `${condition}: page errors: ${[...new Set(runs.flatMap((r) => r.problems))].join(' | ')}`,
+      );
   }
   if (notes.length) console.log(notes.map((n) => `Note: ${n}`).join('\n'));
 
   if (options.json) {
     fs.mkdirSync(path.dirname(path.resolve(options.json)), { recursive: true });
-    fs.writeFileSync(options.json, JSON.stringify({ header, options, chromium: version, file: { files, lines: lines.length, chars: code.length, line: lineIndex + 1, lineText: target.text, typed: text }, conditions }, null, 1));
+    fs.writeFileSync(
+      options.json,
+      JSON.stringify(
+        {
+          header,
+          options,
+          chromium: version,
+          file: {
+            files,
+            lines: lines.length,
+            chars: code.length,
+            line: lineIndex + 1,
+            lineText: target.text,
+            typed: text,
+          },
+          conditions,
+        },
+        null,
+        1,
+      ),
+    );
     console.log(`raw numbers: ${options.json}`);
   }
   process.exit(0);

@@ -17,7 +17,9 @@ Object.assign(globalThis, globals);
 const gpu = create([]);
 const hr = await init({ backend: 'auto', gpu, analysis: false });
 const software = !hr.gpuAdapter || /swiftshader|llvmpipe/i.test(hr.gpuAdapter);
-const NS = opt('n', software ? '256,512' : '1024,2048,4096,8192').split(',').map(Number);
+const NS = opt('n', software ? '256,512' : '1024,2048,4096,8192')
+  .split(',')
+  .map(Number);
 const REPEATS = Number(opt('repeats', '3'));
 const d = 128;
 
@@ -33,8 +35,12 @@ async function median(fn) {
   return times[Math.floor(times.length / 2)];
 }
 
-console.log(`hirope WebGPU benchmark — ${os.cpus()[0].model.trim()}, adapter: ${hr.gpuAdapter ?? 'none'}${software ? ' (software: correctness only, not GPU speed)' : ''}`);
-console.log(`median of ${REPEATS} runs after a warm-up; probabilities, causal RoPE, one head, d = ${d}; times in ms`);
+console.log(
+  `hirope WebGPU benchmark — ${os.cpus()[0].model.trim()}, adapter: ${hr.gpuAdapter ?? 'none'}${software ? ' (software: correctness only, not GPU speed)' : ''}`,
+);
+console.log(
+  `median of ${REPEATS} runs after a warm-up; probabilities, causal RoPE, one head, d = ${d}; times in ms`,
+);
 console.log('');
 console.log('| n | WASM SIMD | WebGPU | WebGPU / WASM speed-up |');
 console.log('|---|---|---|---|');
@@ -43,6 +49,8 @@ for (const n of NS) {
   const a = { q, k, n, headDim: d, scheme: 'rope', out: new Float32Array(n * n) };
   const wasm = await median(async () => hr.attention(a));
   const webgpu = hr.attentionBackend === 'webgpu' ? await median(() => hr.attentionAsync(a)) : NaN;
-  console.log(`| ${n} | ${wasm.toFixed(1)} | ${webgpu.toFixed(1)} | ${(wasm / webgpu).toFixed(2)}x |`);
+  console.log(
+    `| ${n} | ${wasm.toFixed(1)} | ${webgpu.toFixed(1)} | ${(wasm / webgpu).toFixed(2)}x |`,
+  );
 }
 process.exit(0);

@@ -34,12 +34,43 @@ const expectThrow = (fn) => () => {
 
 const chunk = 'def f(x):\n    y = x * 2\n    return y\n\n\nclass C:\n    pass\n\n';
 const rows = [
-  ['parse stopped at a 50 ms budget (60,000 quotes, JavaScript)', expectThrow(() => hr.analyze('"'.repeat(60000), { language: 'javascript', timeoutMs: 50 }))],
-  ['analyze one 1 MB line (Python)', () => hr.analyze('x = [' + '1, '.repeat(350000) + ']', { language: 'python' })],
-  ['analyze 10 MB of Python, cl100k tokens', () => hr.analyze(chunk.repeat(Math.ceil((10 << 20) / chunk.length)), { language: 'python', tokenizer: 'cl100k' })],
+  [
+    'parse stopped at a 50 ms budget (60,000 quotes, JavaScript)',
+    expectThrow(() => hr.analyze('"'.repeat(60000), { language: 'javascript', timeoutMs: 50 })),
+  ],
+  [
+    'analyze one 1 MB line (Python)',
+    () => hr.analyze('x = [' + '1, '.repeat(350000) + ']', { language: 'python' }),
+  ],
+  [
+    'analyze 10 MB of Python, cl100k tokens',
+    () =>
+      hr.analyze(chunk.repeat(Math.ceil((10 << 20) / chunk.length)), {
+        language: 'python',
+        tokenizer: 'cl100k',
+      }),
+  ],
   ['cl100k on 1 MB of spaces', () => hr.encode(' '.repeat(1 << 20), { tokenizer: 'cl100k' })],
   ['cl100k on 1 MB of one letter', () => hr.encode('a'.repeat(1 << 20), { tokenizer: 'cl100k' })],
-  ['refuse a 10,000,000-entry shortFactor', expectThrow(() => hr.bands({ type: 'rope', scaling: { type: 'longrope', factor: 2, originalLength: 8, shortFactor: new Float64Array(1e7), longFactor: [1, 1, 1, 1] } }, 8))],
+  [
+    'refuse a 10,000,000-entry shortFactor',
+    expectThrow(() =>
+      hr.bands(
+        {
+          type: 'rope',
+          scaling: {
+            type: 'longrope',
+            factor: 2,
+            originalLength: 8,
+            shortFactor: new Float64Array(1e7),
+            longFactor: [1, 1, 1, 1],
+          },
+        },
+        8,
+      ),
+    ),
+  ],
 ];
 console.log(`worst cases (wasm-simd, median of ${REPEATS})`);
-for (const [what, fn] of rows) console.log(`${what.padEnd(62)} ${median(fn).toFixed(1).padStart(9)} ms`);
+for (const [what, fn] of rows)
+  console.log(`${what.padEnd(62)} ${median(fn).toFixed(1).padStart(9)} ms`);

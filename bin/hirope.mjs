@@ -4,7 +4,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import init, { HiRoPEError, RECALL_CLASSES, BUILTIN_TOKENIZERS } from '../dist/index.js';
 import { encodePNG, heatmapRGBA } from '../lib/png.mjs';
-import { bucketLabel, bucketLosses, defaultBuckets, presetSchemes, windowsOf } from '../lib/model-eval.mjs';
+import {
+  bucketLabel,
+  bucketLosses,
+  defaultBuckets,
+  presetSchemes,
+  windowsOf,
+} from '../lib/model-eval.mjs';
 import { REGISTRY } from '../training/registry.mjs';
 
 const HELP = {
@@ -131,10 +137,27 @@ const OPTIONS = {
   '--temperature': { key: 'temperature', value: true },
   '--seed': { key: 'seed', value: true },
 };
-const ANALYSIS_OPTIONS = ['--language', '--tokenizer', '--tokenizer-file', '--gap', '--descend-classes', '--segments'];
+const ANALYSIS_OPTIONS = [
+  '--language',
+  '--tokenizer',
+  '--tokenizer-file',
+  '--gap',
+  '--descend-classes',
+  '--segments',
+];
 const COMMAND_OPTIONS = {
   analyze: [...ANALYSIS_OPTIONS, '--json'],
-  attention: ['--png', '--scheme', '--window', '--ratio', '--base', '--head-dim', '--source', '--size', ...ANALYSIS_OPTIONS],
+  attention: [
+    '--png',
+    '--scheme',
+    '--window',
+    '--ratio',
+    '--base',
+    '--head-dim',
+    '--source',
+    '--size',
+    ...ANALYSIS_OPTIONS,
+  ],
   bench: ['--n', '--head-dim', '--repeats'],
   'eval-model': ['--scheme', '--length', '--per-file', '--model', '--weights', '--json'],
   generate: ['--scheme', '--max-bytes', '--temperature', '--seed', '--model', '--weights'],
@@ -166,7 +189,8 @@ function parseArgs(command, argv) {
     const flag = eq > 0 ? arg.slice(0, eq) : arg;
     const spec = OPTIONS[flag];
     if (!spec) throw new UsageError(`unknown option ${flag}`);
-    if (!allowed.includes(flag) && spec.key !== 'help') throw new UsageError(`${command} takes no option ${flag}`);
+    if (!allowed.includes(flag) && spec.key !== 'help')
+      throw new UsageError(`${command} takes no option ${flag}`);
     if (!spec.value) {
       if (eq > 0) throw new UsageError(`${flag} takes no value, got '${arg.slice(eq + 1)}'`);
       opts[spec.key] = true;
@@ -177,10 +201,12 @@ function parseArgs(command, argv) {
     else {
       if (i + 1 >= argv.length) throw new UsageError(`${flag} needs a value`);
       text = argv[++i];
-      if (text.startsWith('--') || text === '-h') throw new UsageError(`${flag} needs a value, got the option ${text}`);
+      if (text.startsWith('--') || text === '-h')
+        throw new UsageError(`${flag} needs a value, got the option ${text}`);
     }
     if (text === '') throw new UsageError(`${flag} needs a value, got ''`);
-    if (seen.has(flag) && !repeatable.includes(flag)) throw new UsageError(`${flag} is given twice`);
+    if (seen.has(flag) && !repeatable.includes(flag))
+      throw new UsageError(`${flag} is given twice`);
     seen.add(flag);
     if (flag === '--scheme') (opts.schemes ||= []).push(text);
     opts[spec.key] = text;
@@ -203,7 +229,10 @@ function intOption(opts, key, min, max, fallback) {
   if (text === undefined) return fallback;
   const x = /^[+-]?\d+$/.test(text) ? Number(text) : NaN;
   const hi = Math.min(max, Number.MAX_SAFE_INTEGER);
-  if (!Number.isSafeInteger(x) || x < min || x > hi) throw new UsageError(`${flagOf(key)} needs an integer ${rangeText({ min, max: hi })}, got '${text}'`);
+  if (!Number.isSafeInteger(x) || x < min || x > hi)
+    throw new UsageError(
+      `${flagOf(key)} needs an integer ${rangeText({ min, max: hi })}, got '${text}'`,
+    );
   return x;
 }
 
@@ -228,7 +257,9 @@ function listOption(opts, key, max, fallback) {
   if (text === undefined) return fallback;
   const list = text.split(',').map((v) => (/^\+?\d+$/.test(v) ? Number(v) : NaN));
   if (!list.every((x) => Number.isSafeInteger(x) && x >= 1 && x <= max)) {
-    throw new UsageError(`${flagOf(key)} needs positive integers up to ${max}, separated by commas, got '${text}'`);
+    throw new UsageError(
+      `${flagOf(key)} needs positive integers up to ${max}, separated by commas, got '${text}'`,
+    );
   }
   return list;
 }
@@ -237,7 +268,9 @@ function checkPositional(opts, command, min, max, what) {
   const n = opts.positional.length;
   if (n < min || n > max) {
     if (max === 0) throw new UsageError(`${command} takes no FILE, got '${opts.positional[0]}'`);
-    throw new UsageError(`${command} needs ${min === max ? 'exactly one' : 'at least one'} FILE${what ? ` (${what})` : ''}`);
+    throw new UsageError(
+      `${command} needs ${min === max ? 'exactly one' : 'at least one'} FILE${what ? ` (${what})` : ''}`,
+    );
   }
   if (opts.positional.includes('')) throw new UsageError(`${command} got an empty FILE name`);
 }
@@ -266,7 +299,15 @@ const reasonOf = (e) => REASONS[e?.code] || String(e?.message ?? e).split('\n')[
 
 function kindOf(st) {
   if (st.isDirectory()) return 'is a directory';
-  const kind = st.isCharacterDevice() ? 'a character device' : st.isBlockDevice() ? 'a block device' : st.isFIFO() ? 'a FIFO' : st.isSocket() ? 'a socket' : 'not a file';
+  const kind = st.isCharacterDevice()
+    ? 'a character device'
+    : st.isBlockDevice()
+      ? 'a block device'
+      : st.isFIFO()
+        ? 'a FIFO'
+        : st.isSocket()
+          ? 'a socket'
+          : 'not a file';
   return `not a regular file (${kind})`;
 }
 
@@ -320,7 +361,8 @@ function readInput(file, limit, what) {
 }
 
 function writeError(file, e) {
-  if (e.code === 'ENOENT') return new FileError(`cannot write ${file}: no such directory ${path.dirname(file)}`);
+  if (e.code === 'ENOENT')
+    return new FileError(`cannot write ${file}: no such directory ${path.dirname(file)}`);
   return new FileError(`cannot write ${file}: ${reasonOf(e)}`);
 }
 
@@ -340,7 +382,8 @@ function checkOutput(file) {
   } catch (e) {
     throw writeError(file, e);
   }
-  if (!dirStat.isDirectory()) throw new FileError(`cannot write ${file}: ${dir} is not a directory`);
+  if (!dirStat.isDirectory())
+    throw new FileError(`cannot write ${file}: ${dir} is not a directory`);
   try {
     fs.accessSync(st ? file : dir, fs.constants.W_OK);
   } catch (e) {
@@ -362,13 +405,19 @@ function writeOutput(file, bytes) {
 const MAX_TOKENIZER_FILE = 128 * 1024 * 1024;
 
 function analysisOptions(opts, file) {
-  if (opts.tokenizer !== undefined && opts.tokenizerFile !== undefined) throw new UsageError('give --tokenizer or --tokenizer-file, not both');
+  if (opts.tokenizer !== undefined && opts.tokenizerFile !== undefined)
+    throw new UsageError('give --tokenizer or --tokenizer-file, not both');
   return {
     ...(opts.language !== undefined ? { language: opts.language } : { filename: file }),
     tokenizer: opts.tokenizer ?? 'lexical',
     ...(opts.gap !== undefined ? { gap: opts.gap } : {}),
     ...(opts.descendClasses ? { descendClasses: true } : {}),
-    ...(opts.segments !== undefined ? { hierarchy: 'segments', segmentSize: intOption(opts, 'segments', 1, Number.MAX_SAFE_INTEGER) } : {}),
+    ...(opts.segments !== undefined
+      ? {
+          hierarchy: 'segments',
+          segmentSize: intOption(opts, 'segments', 1, Number.MAX_SAFE_INTEGER),
+        }
+      : {}),
   };
 }
 
@@ -386,7 +435,8 @@ async function analyzeFile(hr, opts) {
     }
   }
   const { tokenizer } = options;
-  if (tokenizer !== 'lexical' && hr.tokenizers.includes(tokenizer)) await hr.loadTokenizer(tokenizer);
+  if (tokenizer !== 'lexical' && hr.tokenizers.includes(tokenizer))
+    await hr.loadTokenizer(tokenizer);
   return { a: hr.analyze(code, options), file };
 }
 
@@ -408,7 +458,11 @@ async function analyze(opts) {
         byteEnd: Array.from(a.tokens.byteEnd),
         texts: a.tokens.texts,
       },
-      positions: { token: Array.from(a.positions.token), unit: Array.from(a.positions.unit), statement: Array.from(a.positions.statement) },
+      positions: {
+        token: Array.from(a.positions.token),
+        unit: Array.from(a.positions.unit),
+        statement: Array.from(a.positions.statement),
+      },
       units: a.units,
       errors: a.errors,
       statements: a.statements,
@@ -416,12 +470,16 @@ async function analyze(opts) {
     process.stdout.write(JSON.stringify(out) + '\n');
     return;
   }
-  console.log(`${file}: ${a.language}, ${a.tokens.count} ${a.tokenizer} tokens, ${a.units.length} units, ${a.statements} statements, ${a.errors.length} syntax error regions`);
+  console.log(
+    `${file}: ${a.language}, ${a.tokens.count} ${a.tokenizer} tokens, ${a.units.length} units, ${a.statements} statements, ${a.errors.length} syntax error regions`,
+  );
   for (const u of a.units) {
     const tokens = a.positions.unit.filter((x) => x === u.index).length;
     // HiRoPE's kind, then the language's own where it says more (a Rust struct and its impl).
     const own = u.languageKind && u.languageKind !== u.kind ? u.languageKind : '';
-    console.log(`  ${String(u.index).padStart(4)}  ${u.kind.padEnd(8)} ${own.padEnd(10)} ${(u.name || '').padEnd(28)} chars ${u.start}-${u.end}, ${tokens} tokens`);
+    console.log(
+      `  ${String(u.index).padStart(4)}  ${u.kind.padEnd(8)} ${own.padEnd(10)} ${(u.name || '').padEnd(28)} chars ${u.start}-${u.end}, ${tokens} tokens`,
+    );
   }
 }
 
@@ -443,7 +501,9 @@ function schemeFrom(opts, hr) {
   if (text.trimStart().startsWith('{')) {
     if (given.length) {
       const [key, field] = given[0];
-      throw new UsageError(`${flagOf(key)} cannot be combined with a JSON --scheme: put "${field}" in the JSON`);
+      throw new UsageError(
+        `${flagOf(key)} cannot be combined with a JSON --scheme: put "${field}" in the JSON`,
+      );
     }
     try {
       return JSON.parse(text);
@@ -458,12 +518,27 @@ function schemeFrom(opts, hr) {
   for (const [key, field] of given) {
     const flag = flagOf(key);
     if (!info.parameters.includes(field)) {
-      const takers = hr.catalogue.schemes.filter((s) => s.parameters.includes(field)).map((s) => s.name);
-      throw new UsageError(`${flag} does not apply to scheme '${text}' (it applies to ${takers.join(', ')})`);
+      const takers = hr.catalogue.schemes
+        .filter((s) => s.parameters.includes(field))
+        .map((s) => s.name);
+      throw new UsageError(
+        `${flag} does not apply to scheme '${text}' (it applies to ${takers.join(', ')})`,
+      );
     }
     const p = hr.catalogue.parameters.find((x) => x.name === field);
-    if (p?.kind === 'integer') scheme[field] = intOption(opts, key, p.min ?? 1, Math.min(p.max ?? Infinity, p.limit ?? Infinity));
-    else scheme[field] = numberOption(opts, key, p ? { min: p.min, max: p.max, minOpen: p.minOpen, maxOpen: p.maxOpen } : {});
+    if (p?.kind === 'integer')
+      scheme[field] = intOption(
+        opts,
+        key,
+        p.min ?? 1,
+        Math.min(p.max ?? Infinity, p.limit ?? Infinity),
+      );
+    else
+      scheme[field] = numberOption(
+        opts,
+        key,
+        p ? { min: p.min, max: p.max, minOpen: p.minOpen, maxOpen: p.maxOpen } : {},
+      );
   }
   return scheme;
 }
@@ -487,11 +562,14 @@ async function attention(opts) {
   const { q, k } = hr.qk({ source, n, headDim, tokenIds: a.tokens.ids, seed: 1 });
   // A scheme with segmentSize asks for fixed segments: the core derives them when no units are
   // given, as on the page.
-  const positions = typeof scheme === 'object' && scheme?.segmentSize ? { token: a.positions.token } : a.positions;
+  const positions =
+    typeof scheme === 'object' && scheme?.segmentSize ? { token: a.positions.token } : a.positions;
   const probs = hr.attention({ q, k, n, headDim, positions, scheme });
   const size = givenSize ?? Math.min(n, 1024);
   writeOutput(opts.png, encodePNG(size, size, heatmapRGBA(hr, probs, n, size)));
-  console.log(`${opts.png}: ${size}x${size} heatmap of ${n} ${a.tokenizer} tokens, ${a.units.length} units`);
+  console.log(
+    `${opts.png}: ${size}x${size} heatmap of ${n} ${a.tokenizer} tokens, ${a.units.length} units`,
+  );
 }
 
 const MAX_REPEATS = 100000;
@@ -521,16 +599,24 @@ async function bench(opts) {
       times.sort((x, y) => x - y);
       const ms = times[Math.floor(times.length / 2)];
       const gflops = (n * (n + 1) * headDim) / (ms * 1e6);
-      console.log(`  n=${String(n).padEnd(5)} ${(typeof scheme === 'string' ? scheme : scheme.type).padEnd(7)} ${ms.toFixed(2).padStart(8)} ms   q.k ${gflops.toFixed(1)} GFLOP/s`);
+      console.log(
+        `  n=${String(n).padEnd(5)} ${(typeof scheme === 'string' ? scheme : scheme.type).padEnd(7)} ${ms.toFixed(2).padStart(8)} ms   q.k ${gflops.toFixed(1)} GFLOP/s`,
+      );
     }
   }
 }
 
 async function loadModel(hr, opts) {
-  if (opts.model !== undefined && opts.weights !== undefined) throw new UsageError('give --model or --weights, not both');
-  if (opts.model !== undefined && !hr.model.names.includes(opts.model)) throw new UsageError(`--model needs one of ${hr.model.names.join(', ')}, got '${opts.model}'`);
+  if (opts.model !== undefined && opts.weights !== undefined)
+    throw new UsageError('give --model or --weights, not both');
+  if (opts.model !== undefined && !hr.model.names.includes(opts.model))
+    throw new UsageError(`--model needs one of ${hr.model.names.join(', ')}, got '${opts.model}'`);
   if (opts.model !== undefined) return hr.model.load({ name: opts.model });
-  return hr.model.load(opts.weights ? { data: readInput(opts.weights, hr.limits.maxModelFileBytes, 'model file') } : {});
+  return hr.model.load(
+    opts.weights
+      ? { data: readInput(opts.weights, hr.limits.maxModelFileBytes, 'model file') }
+      : {},
+  );
 }
 
 // A preset name or a JSON object of model options ({ scheme, hierarchy, segmentSize, ... }).
@@ -542,7 +628,10 @@ function modelOptions(spec, presets) {
       throw new UsageError(`--scheme is not valid JSON: ${spec}`);
     }
   }
-  if (!presets[spec]) throw new UsageError(`unknown scheme preset '${spec}' (presets: ${Object.keys(presets).join(', ')})`);
+  if (!presets[spec])
+    throw new UsageError(
+      `unknown scheme preset '${spec}' (presets: ${Object.keys(presets).join(', ')})`,
+    );
   return presets[spec];
 }
 
@@ -556,32 +645,66 @@ async function evalModel(opts) {
   const presets = presetSchemes(L, length);
   const names = opts.schemes || Object.keys(presets);
   const options = names.map((name) => modelOptions(name, presets));
-  const files = opts.positional.map((name) => ({ name, bytes: readInput(name, hr.limits.maxSourceBytes, 'source') }));
+  const files = opts.positional.map((name) => ({
+    name,
+    bytes: readInput(name, hr.limits.maxSourceBytes, 'source'),
+  }));
   const unit = model.tokenizer ? 'token' : 'byte';
   const windows = windowsOf(files, length, perFile, model);
-  if (windows.length === 0) throw new HiRoPEError(`no file holds ${length} ${unit}s (one window); pass a smaller --length`);
+  if (windows.length === 0)
+    throw new HiRoPEError(`no file holds ${length} ${unit}s (one window); pass a smaller --length`);
   // A window is one call of the model: at most its input limit.
-  if (length > model.maxInputBytes) throw new UsageError(`--length needs an integer in [2, ${model.maxInputBytes}] (the model's input limit), got '${opts.length}'`);
+  if (length > model.maxInputBytes)
+    throw new UsageError(
+      `--length needs an integer in [2, ${model.maxInputBytes}] (the model's input limit), got '${opts.length}'`,
+    );
   const edges = defaultBuckets(L, length);
   const results = {};
   const recall = {};
   let classBytes = null;
   names.forEach((name, i) => {
-    const { sums, counts, classSums, classCounts } = bucketLosses(model, windows, options[i], edges);
-    results[name] = counts.map((c, b) => sums.reduce((acc, row) => acc + row[b], 0) / (c * windows.length));
+    const { sums, counts, classSums, classCounts } = bucketLosses(
+      model,
+      windows,
+      options[i],
+      edges,
+    );
+    results[name] = counts.map(
+      (c, b) => sums.reduce((acc, row) => acc + row[b], 0) / (c * windows.length),
+    );
     classBytes = RECALL_CLASSES.map((_, c) => classCounts.reduce((acc, row) => acc + row[c], 0));
-    recall[name] = Object.fromEntries(RECALL_CLASSES.map((cls, c) => [cls, classSums.reduce((acc, row) => acc + row[c], 0) / classBytes[c]]));
+    recall[name] = Object.fromEntries(
+      RECALL_CLASSES.map((cls, c) => [
+        cls,
+        classSums.reduce((acc, row) => acc + row[c], 0) / classBytes[c],
+      ]),
+    );
   });
   if (opts.json) {
     const bytes = Object.fromEntries(RECALL_CLASSES.map((cls, c) => [cls, classBytes[c]]));
-    process.stdout.write(JSON.stringify({ model: model.config.name, unit, length, windows: windows.length, buckets: edges, bitsPerByte: results, recall: { bytes, bitsPerByte: recall } }) + '\n');
+    process.stdout.write(
+      JSON.stringify({
+        model: model.config.name,
+        unit,
+        length,
+        windows: windows.length,
+        buckets: edges,
+        bitsPerByte: results,
+        recall: { bytes, bitsPerByte: recall },
+      }) + '\n',
+    );
     return;
   }
-  console.log(`${model.config.name}: ${windows.length} windows of ${length} ${unit}s from ${files.length} files; bits/${unit} by position (training context ${L})`);
+  console.log(
+    `${model.config.name}: ${windows.length} windows of ${length} ${unit}s from ${files.length} files; bits/${unit} by position (training context ${L})`,
+  );
   const width = Math.max(12, ...names.map((n) => n.length + 2));
   console.log('position'.padEnd(12) + names.map((n) => n.padStart(width)).join(''));
   for (let b = 0; b + 1 < edges.length; b++) {
-    console.log(bucketLabel(edges, b).padEnd(12) + names.map((n) => results[n][b].toFixed(3).padStart(width)).join(''));
+    console.log(
+      bucketLabel(edges, b).padEnd(12) +
+        names.map((n) => results[n][b].toFixed(3).padStart(width)).join(''),
+    );
   }
   for (const cls of ['far', 'near']) {
     const count = classBytes[RECALL_CLASSES.indexOf(cls)];
@@ -617,7 +740,8 @@ async function main(argv) {
   if (!Object.hasOwn(COMMANDS, command)) throw new UsageError(`unknown command '${command}'`);
   // --help anywhere before '--' prints the command's help, whatever else is given.
   const end = rest.indexOf('--');
-  if ((end < 0 ? rest : rest.slice(0, end)).some((a) => a === '--help' || a === '-h')) return console.log(HELP[command]);
+  if ((end < 0 ? rest : rest.slice(0, end)).some((a) => a === '--help' || a === '-h'))
+    return console.log(HELP[command]);
   return COMMANDS[command](parseArgs(command, rest));
 }
 

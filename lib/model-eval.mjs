@@ -13,7 +13,8 @@ export function languageOf(file) {
 /** Bucket edges for a training context L: [0, L), [L, 2L), [2L, 4L), [4L, 8L), ... up to length. */
 export function defaultBuckets(trainingContext, length) {
   const edges = [0, trainingContext];
-  while (edges[edges.length - 1] < length) edges.push(Math.min(length, edges[edges.length - 1] * 2));
+  while (edges[edges.length - 1] < length)
+    edges.push(Math.min(length, edges[edges.length - 1] * 2));
   return edges;
 }
 
@@ -26,20 +27,37 @@ export function windowsOf(files, length, perFile = Infinity, model = null) {
   const out = [];
   for (const { name, bytes } of files) {
     const language = languageOf(name);
-    const tokens = model?.tokenizer ? model.positions(bytes, { hierarchy: 'segments' }).tokens : null;
+    const tokens = model?.tokenizer
+      ? model.positions(bytes, { hierarchy: 'segments' }).tokens
+      : null;
     const count = Math.floor((tokens ? tokens.ids.length : bytes.length) / length);
     const take = Math.min(count, perFile);
     for (let w = 0; w < take; w++) {
       const index = take === count ? w : Math.floor((w * count) / take);
       const a = index * length;
       if (!tokens) {
-        out.push({ file: name, language, source: bytes, offset: a, bytes: bytes.subarray(a, a + length) });
+        out.push({
+          file: name,
+          language,
+          source: bytes,
+          offset: a,
+          bytes: bytes.subarray(a, a + length),
+        });
         continue;
       }
       const b0 = tokens.start[a];
       const start = tokens.start.slice(a, a + length).map((x) => x - b0);
       const end = tokens.end.slice(a, a + length).map((x) => x - b0);
-      out.push({ file: name, language, source: bytes, offset: a, ids: tokens.ids.slice(a, a + length), start, end, bytes: bytes.subarray(b0, b0 + end[length - 1]) });
+      out.push({
+        file: name,
+        language,
+        source: bytes,
+        offset: a,
+        ids: tokens.ids.slice(a, a + length),
+        start,
+        end,
+        bytes: bytes.subarray(b0, b0 + end[length - 1]),
+      });
     }
   }
   return out;
@@ -52,7 +70,8 @@ function windowOptions(model, w, options, cache) {
   const scheme = options.scheme;
   const type = typeof scheme === 'string' ? scheme : scheme?.type;
   const hierarchy = options.hierarchy ?? (options.segmentSize ? 'segments' : 'units');
-  if (type !== 'hirope' || hierarchy === 'segments' || !w.source || options.positions) return options;
+  if (type !== 'hirope' || hierarchy === 'segments' || !w.source || options.positions)
+    return options;
   const { hierarchy: _h, gap, descendClasses, ...rest } = options;
   const language = options.language ?? w.language;
   const key = `${hierarchy}\u0000${language ?? ''}\u0000${gap ?? ''}\u0000${descendClasses ?? ''}`;
@@ -86,7 +105,9 @@ export function bucketLosses(model, windows, options, edges, reach = model.confi
   const cache = new Map();
   windows.forEach((w, wi) => {
     const { losses } = model.loss(w.ids ?? w.bytes, windowOptions(model, w, options, cache));
-    const classes = w.ids ? tokenRecallClasses(w.bytes, w.start, w.end, reach) : recallClasses(w.bytes, reach);
+    const classes = w.ids
+      ? tokenRecallClasses(w.bytes, w.start, w.end, reach)
+      : recallClasses(w.bytes, reach);
     const row = new Array(edges.length - 1).fill(0);
     const cs = new Array(RECALL_CLASSES.length).fill(0);
     const cc = new Array(RECALL_CLASSES.length).fill(0);
@@ -126,9 +147,16 @@ export function presetSchemes(L, length, tuned = {}) {
   const factor = length / L;
   const window = Math.floor(L / 2);
   const group = Math.max(2, Math.ceil((length - window) / (L - window)));
-  const symbols = { L, 'L/2': window, 'length/L': factor, 'self-extend group': group, 'truncate stride': truncateStride(L) };
+  const symbols = {
+    L,
+    'L/2': window,
+    'length/L': factor,
+    'self-extend group': group,
+    'truncate stride': truncateStride(L),
+  };
   const presets = withSymbols(REGISTRY.evaluation.presets, symbols);
-  for (const [name, options] of Object.entries(tuned)) presets[name] = withSymbols(options, { 'length/L': factor });
+  for (const [name, options] of Object.entries(tuned))
+    presets[name] = withSymbols(options, { 'length/L': factor });
   return presets;
 }
 
@@ -136,10 +164,15 @@ export function presetSchemes(L, length, tuned = {}) {
 export function reportSchemes(tuned = {}) {
   const tunedOf = (name) => (tuned[`${name} (tuned)`] ? `${name} (tuned)` : name);
   const listed = REGISTRY.evaluation.report.map(tunedOf);
-  return { baselines: listed.slice(0, 2), schemes: [...new Set([...listed, ...Object.keys(tuned)])] };
+  return {
+    baselines: listed.slice(0, 2),
+    schemes: [...new Set([...listed, ...Object.keys(tuned)])],
+  };
 }
 
 // A preset with its symbolic values (the registry's evaluation.symbols) replaced by numbers.
 function withSymbols(options, symbols) {
-  return JSON.parse(JSON.stringify(options), (_key, value) => (typeof value === 'string' && Object.hasOwn(symbols, value) ? symbols[value] : value));
+  return JSON.parse(JSON.stringify(options), (_key, value) =>
+    typeof value === 'string' && Object.hasOwn(symbols, value) ? symbols[value] : value,
+  );
 }

@@ -67,6 +67,7 @@ export function heatmapRGBA(hr, probs, n, size) {
   const out = new Uint8ClampedArray(size * size * 4);
   const dst = new Uint32Array(out.buffer);
   const at = Int32Array.from({ length: size }, (_, p) => Math.floor((p * cells) / size));
-  for (let y = 0; y < size; y++) for (let x = 0; x < size; x++) dst[y * size + x] = src[at[y] * cells + at[x]];
+  for (let y = 0; y < size; y++)
+    for (let x = 0; x < size; x++) dst[y * size + x] = src[at[y] * cells + at[x]];
   return out;
 }

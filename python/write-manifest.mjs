@@ -3,7 +3,12 @@
 // (TOKENIZER_FILES), the shipped models (MODEL_FILES, DEFAULT_MODEL) and the largest
 // tokenizer.json accepted. Usage: node python/write-manifest.mjs OUT.json
 import { writeFileSync } from 'node:fs';
-import { TOKENIZER_FILES, MODEL_FILES, DEFAULT_MODEL, MAX_TOKENIZER_JSON_BYTES } from '../wasm/runtime.js';
+import {
+  TOKENIZER_FILES,
+  MODEL_FILES,
+  DEFAULT_MODEL,
+  MAX_TOKENIZER_JSON_BYTES,
+} from '../wasm/runtime.js';
 
 const manifest = {
   comment: 'Written by python/write-manifest.mjs from wasm/runtime.js: the data files by name.',

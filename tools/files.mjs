@@ -13,14 +13,19 @@ export function walk(dir, keepFile, skipDir = () => false, out = []) {
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const e of entries) {
     const p = path.join(dir, e.name);
-    if (e.isDirectory() && !e.name.startsWith('.') && e.name !== '__pycache__' && !skipDir(p)) walk(p, keepFile, skipDir, out);
+    if (e.isDirectory() && !e.name.startsWith('.') && e.name !== '__pycache__' && !skipDir(p))
+      walk(p, keepFile, skipDir, out);
     else if (e.isFile() && keepFile(e.name)) out.push(p);
   }
   return out;
 }
 
 export function pythonStdlib() {
-  return execFileSync('python3', ['-c', 'import sysconfig; print(sysconfig.get_paths()["stdlib"])'], { encoding: 'utf8' }).trim();
+  return execFileSync(
+    'python3',
+    ['-c', 'import sysconfig; print(sysconfig.get_paths()["stdlib"])'],
+    { encoding: 'utf8' },
+  ).trim();
 }
 
 // Go and Rust sources from Debian packages that scripts/setup.sh installs (golang-1.19-src;

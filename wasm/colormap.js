@@ -4,13 +4,37 @@
 // these same functions). Pure JS, no DOM.
 
 // Magma-like sequential ramp: 5 stops, linear in between. Index 0 is the darkest colour.
-const MAGMA = [[0, 0, 4], [81, 18, 124], [183, 55, 121], [252, 137, 97], [252, 253, 191]];
+const MAGMA = [
+  [0, 0, 4],
+  [81, 18, 124],
+  [183, 55, 121],
+  [252, 137, 97],
+  [252, 253, 191],
+];
 // Diverging ramps for A vs B: A's orange where A attends more, B's blue where B attends more, a
 // neutral middle that matches the theme (a white middle reads as an empty triangle in dark mode).
-const DIVERGING = [[166, 84, 0], [236, 170, 80], [246, 246, 244], [110, 170, 220], [0, 78, 140]];
-const DIVERGING_DARK = [[255, 170, 60], [150, 96, 30], [34, 37, 43], [40, 100, 150], [110, 190, 255]];
+const DIVERGING = [
+  [166, 84, 0],
+  [236, 170, 80],
+  [246, 246, 244],
+  [110, 170, 220],
+  [0, 78, 140],
+];
+const DIVERGING_DARK = [
+  [255, 170, 60],
+  [150, 96, 30],
+  [34, 37, 43],
+  [40, 100, 150],
+  [110, 190, 255],
+];
 // Sequential ramp for distances: dark blue to yellow (viridis-like).
-const VIRIDIS = [[68, 1, 84], [59, 82, 139], [33, 145, 140], [94, 201, 98], [253, 231, 37]];
+const VIRIDIS = [
+  [68, 1, 84],
+  [59, 82, 139],
+  [33, 145, 140],
+  [94, 201, 98],
+  [253, 231, 37],
+];
 
 function ramp(stops, t) {
   const x = Math.min(1, Math.max(0, t)) * (stops.length - 1);
@@ -23,7 +47,12 @@ function table(stops) {
   for (let i = 0; i < 256; i++) lut.set(ramp(stops, i / 255), 3 * i);
   return lut;
 }
-export const LUTS = { magma: table(MAGMA), diverging: table(DIVERGING), divergingDark: table(DIVERGING_DARK), viridis: table(VIRIDIS) };
+export const LUTS = {
+  magma: table(MAGMA),
+  diverging: table(DIVERGING),
+  divergingDark: table(DIVERGING_DARK),
+  viridis: table(VIRIDIS),
+};
 
 /** The A vs B ramp for a theme ('light' or 'dark'). */
 export const divergingLut = (theme) => (theme === 'dark' ? LUTS.divergingDark : LUTS.diverging);
@@ -78,7 +107,8 @@ export function probPixels(ratios, lut, out32) {
 /** A LUT as 256 packed RGBA words (opaque). */
 export function packLut(lut) {
   const packed = new Uint32Array(256);
-  for (let i = 0; i < 256; i++) packed[i] = (lut[3 * i] | (lut[3 * i + 1] << 8) | (lut[3 * i + 2] << 16) | (255 << 24)) >>> 0;
+  for (let i = 0; i < 256; i++)
+    packed[i] = (lut[3 * i] | (lut[3 * i + 1] << 8) | (lut[3 * i + 2] << 16) | (255 << 24)) >>> 0;
   return packed;
 }
 
@@ -107,7 +137,9 @@ function buildLog2Table() {
   const u = new Uint32Array(f.buffer);
   for (let key = 0; key < table.length; key++) {
     u[0] = (key << KEY_SHIFT) | (1 << (KEY_SHIFT - 1));
-    table[key] = Math.log2(Math.max(f[0] > 0 && Number.isFinite(f[0]) ? f[0] : RATIO_FLOOR, RATIO_FLOOR));
+    table[key] = Math.log2(
+      Math.max(f[0] > 0 && Number.isFinite(f[0]) ? f[0] : RATIO_FLOOR, RATIO_FLOOR),
+    );
   }
   return table;
 }
@@ -133,7 +165,9 @@ export function tableLogRatios(rawA, rawB, out) {
     // Zero, anything below the floor, negative numbers, infinities and NaN read the floor's entry.
     const ka = a[c] >>> KEY_SHIFT;
     const kb = b[c] >>> KEY_SHIFT;
-    out[c] = table[kb >= FLOOR_KEY && kb < INF_KEY ? kb : FLOOR_KEY] - table[ka >= FLOOR_KEY && ka < INF_KEY ? ka : FLOOR_KEY];
+    out[c] =
+      table[kb >= FLOOR_KEY && kb < INF_KEY ? kb : FLOOR_KEY] -
+      table[ka >= FLOOR_KEY && ka < INF_KEY ? ka : FLOOR_KEY];
   }
   return out;
 }

@@ -30,7 +30,10 @@ const TA_BUFFER = getter(TYPED, 'buffer');
 const TA_OFFSET = getter(TYPED, 'byteOffset');
 const AB_LENGTH = getter(ArrayBuffer.prototype, 'byteLength');
 const AB_RESIZABLE = getter(ArrayBuffer.prototype, 'resizable');
-const SAB_GROWABLE = typeof SharedArrayBuffer === 'function' ? getter(SharedArrayBuffer.prototype, 'growable') : undefined;
+const SAB_GROWABLE =
+  typeof SharedArrayBuffer === 'function'
+    ? getter(SharedArrayBuffer.prototype, 'growable')
+    : undefined;
 const TYPES = { Float32Array, Float64Array, Int32Array, Uint8Array };
 
 /** The kind of a typed array ('Float32Array', ...), undefined for anything else (runs no code of it). */
@@ -84,7 +87,10 @@ export function describe(value) {
   const typed = TA_TAG.call(value);
   if (typed) return `a ${typed}`;
   if (ArrayBuffer.isView(value)) return 'a DataView';
-  if (typeof value === 'string') return value.length > 200 ? `'${value.slice(0, 200)}...' (${value.length} characters)` : `'${value}'`;
+  if (typeof value === 'string')
+    return value.length > 200
+      ? `'${value.slice(0, 200)}...' (${value.length} characters)`
+      : `'${value}'`;
   if (typeof value === 'function') return 'a function';
   return typeof value === 'object' ? 'an object' : String(value);
 }
@@ -92,7 +98,9 @@ export function describe(value) {
 /** Names as a message lists them: "'a', 'b' or 'c'". */
 export function orList(names) {
   const quoted = names.map((n) => `'${n}'`);
-  return quoted.length < 2 ? quoted.join('') : `${quoted.slice(0, -1).join(', ')} or ${quoted[quoted.length - 1]}`;
+  return quoted.length < 2
+    ? quoted.join('')
+    : `${quoted.slice(0, -1).join(', ')} or ${quoted[quoted.length - 1]}`;
 }
 
 /** 0, 1, ..., n - 1 (token positions). */
@@ -104,7 +112,8 @@ export function iota(n) {
 
 /** An integer count in [min, max], named in the message. */
 export function checkCount(value, name, { min = 1, max = Infinity } = {}) {
-  if (typeof value !== 'number' || !Number.isInteger(value)) fail(`${name} must be an integer, got ${describe(value)}`);
+  if (typeof value !== 'number' || !Number.isInteger(value))
+    fail(`${name} must be an integer, got ${describe(value)}`);
   if (value < min) fail(`${name} must be at least ${min}, got ${value}`);
   if (value > max) fail(`${name} must be at most ${max}, got ${value}`);
   return value;
@@ -120,7 +129,8 @@ const OUTPUTS = new WeakMap();
  * gives back the caller's own array).
  */
 export function checkFloat32(value, name, length, shape, { output = false } = {}) {
-  if (TA_TAG.call(value) !== 'Float32Array') fail(`${name} must be a Float32Array, got ${describe(value)}`);
+  if (TA_TAG.call(value) !== 'Float32Array')
+    fail(`${name} must be a Float32Array, got ${describe(value)}`);
   const got = TA_LENGTH.call(value);
   if (got !== length) fail(`${name} has length ${got}, expected ${shape} = ${length}`);
   const view = fixedView(value, length, !output);
@@ -155,12 +165,17 @@ export function checkBytes(value, name) {
  * An options argument, read once: undefined is {} (unless required), anything but an object a
  * HiRoPEError; with `unknown`, keys outside `keys` are errors named '<unknown> have an unknown key'.
  */
-export function readOptions(value, keys, { name = 'options', unknown = null, required = false } = {}) {
+export function readOptions(
+  value,
+  keys,
+  { name = 'options', unknown = null, required = false } = {},
+) {
   if (value === undefined && !required) return readObject({}, keys);
   if (!isPlainObject(value)) fail(`${name} must be an object, got ${describe(value)}`);
   if (unknown && !READ.has(value)) {
     for (const key of Object.keys(value)) {
-      if (!keys.includes(key)) fail(`${unknown} have an unknown key '${key}' (known keys: ${keys.join(', ')})`);
+      if (!keys.includes(key))
+        fail(`${unknown} have an unknown key '${key}' (known keys: ${keys.join(', ')})`);
     }
   }
   return readObject(value, keys);
@@ -185,7 +200,11 @@ export function readObject(value, keys) {
 
 /** Whether `value` is a non-null object that is neither an array nor a typed array. */
 export const isPlainObject = (value) =>
-  value !== null && typeof value === 'object' && !Array.isArray(value) && !ArrayBuffer.isView(value) && !(value instanceof ArrayCopy);
+  value !== null &&
+  typeof value === 'object' &&
+  !Array.isArray(value) &&
+  !ArrayBuffer.isView(value) &&
+  !(value instanceof ArrayCopy);
 
 /**
  * A plain array (or a Proxy of one) read once: its length, then, when it is at most `cap`, each
@@ -207,19 +226,26 @@ const INT32_MAX = 2147483647;
  * n 32-bit integers: an Int32Array (a fixed view, copied where resizable) or an array of integers
  * (converted once, each checked). `wrongLength(length)` is the message for another length.
  */
-export function checkInt32s(value, name, n, wrongLength = (length) => `${name} has length ${length}, expected n = ${n}`) {
+export function checkInt32s(
+  value,
+  name,
+  n,
+  wrongLength = (length) => `${name} has length ${length}, expected n = ${n}`,
+) {
   const read = readArray(value, n);
   if (read instanceof ArrayCopy) {
     if (read.length !== n) fail(wrongLength(read.length));
     const out = new Int32Array(n);
     for (let i = 0; i < n; i++) {
       const x = read.items[i];
-      if (!Number.isInteger(x) || x < INT32_MIN || x > INT32_MAX) fail(`${name}[${i}] must be a 32-bit integer, got ${describe(x)}`);
+      if (!Number.isInteger(x) || x < INT32_MIN || x > INT32_MAX)
+        fail(`${name}[${i}] must be a 32-bit integer, got ${describe(x)}`);
       out[i] = x;
     }
     return out;
   }
-  if (TA_TAG.call(value) !== 'Int32Array') fail(`${name} must be an Int32Array (or an array of integers), got ${describe(value)}`);
+  if (TA_TAG.call(value) !== 'Int32Array')
+    fail(`${name} must be an Int32Array (or an array of integers), got ${describe(value)}`);
   const length = TA_LENGTH.call(value);
   if (length !== n) fail(wrongLength(length));
   return fixedView(value, n);

@@ -6,7 +6,9 @@ const __em_isNode = typeof process == 'object' && !!(process.versions && process
 const __dirname = __em_isNode ? decodeURIComponent(new URL('.', import.meta.url).pathname) : '';
 const require = __em_isNode
   ? (id) => {
-      throw new Error('hirope: the Emscripten loader asked for ' + id + '; pass wasmBinary in Node');
+      throw new Error(
+        'hirope: the Emscripten loader asked for ' + id + '; pass wasmBinary in Node',
+      );
     }
   : undefined;
 const fetch = __em_isNode ? undefined : globalThis.fetch;

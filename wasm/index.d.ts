@@ -17,7 +17,15 @@ export type SchemeType =
   | 'self-extend'
   | 'hirope';
 
-export type ScalingType = 'none' | 'linear' | 'ntk' | 'dynamic-ntk' | 'dynamic' | 'yarn' | 'longrope' | 'llama3';
+export type ScalingType =
+  | 'none'
+  | 'linear'
+  | 'ntk'
+  | 'dynamic-ntk'
+  | 'dynamic'
+  | 'yarn'
+  | 'longrope'
+  | 'llama3';
 
 /** RoPE frequency scaling (docs/schemes.md §3.1 – §3.6). */
 export interface Scaling {
@@ -293,9 +301,25 @@ export interface QK {
   v: Float32Array;
 }
 
-export type Language = 'python' | 'javascript' | 'typescript' | 'tsx' | 'c' | 'cpp' | 'java' | 'go' | 'rust';
+export type Language =
+  | 'python'
+  | 'javascript'
+  | 'typescript'
+  | 'tsx'
+  | 'c'
+  | 'cpp'
+  | 'java'
+  | 'go'
+  | 'rust';
 /** The built-in tokenizers (data files under data/, loaded with loadTokenizer). */
-export type BuiltinTokenizerName = 'cl100k' | 'o200k' | 'llama2' | 'llama3' | 'qwen3' | 'deepseek-v3' | 'gemma3';
+export type BuiltinTokenizerName =
+  | 'cl100k'
+  | 'o200k'
+  | 'llama2'
+  | 'llama3'
+  | 'qwen3'
+  | 'deepseek-v3'
+  | 'gemma3';
 /** The built-in tokenizers' names (each loads its data file with hr.loadTokenizer(name)). */
 export declare const BUILTIN_TOKENIZERS: readonly BuiltinTokenizerName[];
 /** 'lexical', a built-in, or the name loadTokenizer({ json }) returned ('json-' + 16 hex digits). */
@@ -446,15 +470,41 @@ export declare class CodeModel {
    * mean (a token model: bitsPerToken their mean, bitsPerByte their sum over the bytes of tokens
    * 1..n-1, and tokens). options.positions overrides the hierarchy.
    */
-  loss(code: ModelInput, options?: ModelOptions & { positions?: { unit?: ArrayLike<number>; statement?: ArrayLike<number> } }): { losses: Float32Array; bitsPerByte: number; bitsPerToken?: number; n: number; positions: BytePositions; tokens?: ModelTokens };
+  loss(
+    code: ModelInput,
+    options?: ModelOptions & {
+      positions?: { unit?: ArrayLike<number>; statement?: ArrayLike<number> };
+    },
+  ): {
+    losses: Float32Array;
+    bitsPerByte: number;
+    bitsPerToken?: number;
+    n: number;
+    positions: BytePositions;
+    tokens?: ModelTokens;
+  };
   /** n x vocab next-byte (next-token) logits. options.positions overrides the hierarchy with explicit indices. */
-  logits(code: ModelInput, options?: ModelOptions & { positions?: { unit?: ArrayLike<number>; statement?: ArrayLike<number> } }): Float32Array;
+  logits(
+    code: ModelInput,
+    options?: ModelOptions & {
+      positions?: { unit?: ArrayLike<number>; statement?: ArrayLike<number> };
+    },
+  ): Float32Array;
   /** The model's attention probabilities of one layer and head (n x n, causal). */
-  attention(code: ModelInput, options?: ModelOptions & { layer?: number; head?: number }): { matrix: Float32Array; n: number; positions: BytePositions; tokens?: ModelTokens };
+  attention(
+    code: ModelInput,
+    options?: ModelOptions & { layer?: number; head?: number },
+  ): { matrix: Float32Array; n: number; positions: BytePositions; tokens?: ModelTokens };
   /** Continues the prompt with the KV cache. */
-  generate(prompt: string | Uint8Array, options?: ModelOptions & { maxBytes?: number; temperature?: number; seed?: number }): { text: string; bytes: Uint8Array };
+  generate(
+    prompt: string | Uint8Array,
+    options?: ModelOptions & { maxBytes?: number; temperature?: number; seed?: number },
+  ): { text: string; bytes: Uint8Array };
   /** Byte (a token model: token) positions of a text up to the analysis's size limit (a whole file; cut windows from it). */
-  positions(code: string | Uint8Array, options?: Omit<ModelOptions, 'scheme'>): BytePositions & { tokens?: ModelTokens };
+  positions(
+    code: string | Uint8Array,
+    options?: Omit<ModelOptions, 'scheme'>,
+  ): BytePositions & { tokens?: ModelTokens };
   /** The scheme with the model's defaults filled in (base, layout, trainingLength, window). */
   scheme(scheme?: Scheme | ModelBaseline): Record<string, unknown>;
   dispose(): void;
@@ -464,7 +514,11 @@ export declare class ModelLoader {
   /** The shipped models' names; the first ('pybyte') is the default. */
   readonly names: readonly ('pybyte' | 'pyjs-llama2')[];
   /** Loads a weights file: options.data, options.url, or a shipped model by name (default data/pybyte.hrm); a token model loads its tokenizer too. */
-  load(options?: { data?: Uint8Array | ArrayBuffer; url?: string | URL; name?: 'pybyte' | 'pyjs-llama2' }): Promise<CodeModel>;
+  load(options?: {
+    data?: Uint8Array | ArrayBuffer;
+    url?: string | URL;
+    name?: 'pybyte' | 'pyjs-llama2';
+  }): Promise<CodeModel>;
   /** The header of a weights file without loading it. */
   inspect(data: Uint8Array | ArrayBuffer): ModelConfig;
 }
@@ -532,11 +586,17 @@ export declare class HiRoPE {
   readonly tokenizers: Array<'lexical' | BuiltinTokenizerName>;
   detectLanguage(filename: string): Language | null;
   /** Loads a built-in (its data file, or options.data) or your own tokenizer.json; resolves to the name to pass as options.tokenizer. */
-  loadTokenizer<N extends TokenizerName>(name: N, options?: { data?: Uint8Array | ArrayBuffer }): Promise<N>;
+  loadTokenizer<N extends TokenizerName>(
+    name: N,
+    options?: { data?: Uint8Array | ArrayBuffer },
+  ): Promise<N>;
   loadTokenizer(source: TokenizerSource): Promise<`json-${string}`>;
   encode(text: string, options?: { tokenizer?: Exclude<TokenizerName, 'lexical'> }): Int32Array;
   /** The text of token ids (their bytes as UTF-8); decode(encode(text)) === text. */
-  decode(ids: Int32Array | number[], options?: { tokenizer?: Exclude<TokenizerName, 'lexical'> }): string;
+  decode(
+    ids: Int32Array | number[],
+    options?: { tokenizer?: Exclude<TokenizerName, 'lexical'> },
+  ): string;
   parse(code: string, options: { language: Language; timeoutMs?: number }): { hasError: boolean };
   analyze(code: string, options: AnalyzeOptions): Analysis;
 }
@@ -563,14 +623,19 @@ export interface InitOptions {
 }
 
 export declare function simdSupported(): boolean;
-export declare function segmentPositions(n: number, size: number): { token: Int32Array; unit: Int32Array };
+export declare function segmentPositions(
+  n: number,
+  size: number,
+): { token: Int32Array; unit: Int32Array };
 /** A scheme with every default filled in, names mapped to the core's numbers (after init()). */
 export declare function normalizeScheme(scheme: Scheme): Record<string, unknown>;
 export declare function init(options?: InitOptions): Promise<HiRoPE>;
 /** Byte classes of recallClasses, in the order of its codes. */
 export declare const RECALL_CLASSES: readonly ['other', 'first', 'near', 'far'];
 /** Identifiers of a text (ASCII names of 2+ characters, common keywords left out). */
-export declare function identifiers(bytes: Uint8Array): { start: number; end: number; name: string }[];
+export declare function identifiers(
+  bytes: Uint8Array,
+): { start: number; end: number; name: string }[];
 /**
  * A class per byte (indices into RECALL_CLASSES): 'far' for identifier bytes whose previous
  * occurrence starts more than `reach` bytes back with none nearer, 'near' within reach, 'first'
@@ -581,7 +646,12 @@ export declare function recallClasses(bytes: Uint8Array, reach: number): Uint8Ar
  * The same classes per token of a token model, given each token's byte span in bytes; distances
  * count tokens, and a token takes the highest class of the identifiers it overlaps.
  */
-export declare function tokenRecallClasses(bytes: Uint8Array, start: ArrayLike<number>, end: ArrayLike<number>, reach: number): Uint8Array;
+export declare function tokenRecallClasses(
+  bytes: Uint8Array,
+  start: ArrayLike<number>,
+  end: ArrayLike<number>,
+  reach: number,
+): Uint8Array;
 export default init;
 
 export interface HeapMemory {

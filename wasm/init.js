@@ -6,7 +6,8 @@ import { readData, TOKENIZER_FILES, MODEL_FILES } from './runtime.js';
 
 // (module (func (result v128) (i32x4.splat (i32.const 0)))): valid only where SIMD is.
 const SIMD_PROBE = new Uint8Array([
-  0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 8, 1, 6, 0, 65, 0, 253, 17, 11,
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 8, 1, 6, 0, 65, 0, 253, 17,
+  11,
 ]);
 
 /** True when this engine validates a WebAssembly SIMD module. */
@@ -18,7 +19,17 @@ export function simdSupported() {
   }
 }
 
-export const INIT_KEYS = ['simd', 'analysis', 'locateFile', 'wasmBinary', 'wasmModule', 'dataURL', 'tokenizers', 'backend', 'gpu'];
+export const INIT_KEYS = [
+  'simd',
+  'analysis',
+  'locateFile',
+  'wasmBinary',
+  'wasmModule',
+  'dataURL',
+  'tokenizers',
+  'backend',
+  'gpu',
+];
 
 /**
  * Checks init() options and instantiates the module they pick from an entry's `modules` (maps
@@ -29,18 +40,26 @@ export const INIT_KEYS = ['simd', 'analysis', 'locateFile', 'wasmBinary', 'wasmM
  * respawnAsync } (fresh instances of the same compiled module, see Runtime.reset).
  */
 export async function loadModule({ modules, wasm, data = {} }, options) {
-  if (options === null || typeof options !== 'object') fail(`init options must be an object, got ${describe(options)}`);
+  if (options === null || typeof options !== 'object')
+    fail(`init options must be an object, got ${describe(options)}`);
   for (const key of Object.keys(options)) {
-    if (!INIT_KEYS.includes(key)) fail(`init options have an unknown key '${key}' (known keys: ${INIT_KEYS.join(', ')})`);
+    if (!INIT_KEYS.includes(key))
+      fail(`init options have an unknown key '${key}' (known keys: ${INIT_KEYS.join(', ')})`);
   }
   const supported = simdSupported();
   const simd = options.simd === undefined ? supported : options.simd;
   if (typeof simd !== 'boolean') fail(`options.simd must be a boolean, got ${describe(simd)}`);
-  if (simd && !supported) fail('options.simd is true but this engine does not support WebAssembly SIMD');
+  if (simd && !supported)
+    fail('options.simd is true but this engine does not support WebAssembly SIMD');
   const analysis = options.analysis === undefined ? 'full' in modules : options.analysis;
-  if (typeof analysis !== 'boolean') fail(`options.analysis must be a boolean, got ${describe(analysis)}`);
-  if (analysis && !('full' in modules)) fail("options.analysis: this entry point ('hirope/core') has no code analysis; import 'hirope'");
-  if (!analysis && options.tokenizers?.length) fail('options.tokenizers needs the analysis build (analysis: true)');
+  if (typeof analysis !== 'boolean')
+    fail(`options.analysis must be a boolean, got ${describe(analysis)}`);
+  if (analysis && !('full' in modules))
+    fail(
+      "options.analysis: this entry point ('hirope/core') has no code analysis; import 'hirope'",
+    );
+  if (!analysis && options.tokenizers?.length)
+    fail('options.tokenizers needs the analysis build (analysis: true)');
   const [file, load] = modules[analysis ? 'full' : 'core'][simd ? 'simd' : 'scalar'];
   const factory = (await load()).default;
   const compiled = await compileModule(file, wasm, options);
@@ -49,7 +68,8 @@ export async function loadModule({ modules, wasm, data = {} }, options) {
   const checkImports = (imports) => {
     const wanted = new Set(Object.values(imports).flatMap((ns) => Object.keys(ns)));
     const given = WebAssembly.Module.imports(compiled);
-    if (given.length !== wanted.size || given.some((i) => !wanted.has(i.name))) fail(`options.wasmModule could not be instantiated: it is not ${file} (its imports differ)`);
+    if (given.length !== wanted.size || given.some((i) => !wanted.has(i.name)))
+      fail(`options.wasmModule could not be instantiated: it is not ${file} (its imports differ)`);
   };
   // One Emscripten start-up on an instance of `compiled`: instantiate(imports) gives the instance
   // or a promise of one. Handed over at once, Emscripten's start-up runs to its end inside the
@@ -73,7 +93,9 @@ export async function loadModule({ modules, wasm, data = {} }, options) {
   };
   const mod = await start((imports) => {
     checkImports(imports);
-    return WebAssembly.instantiate(compiled, imports).catch((e) => fail(`${file} could not be instantiated: ${e.message}`));
+    return WebAssembly.instantiate(compiled, imports).catch((e) =>
+      fail(`${file} could not be instantiated: ${e.message}`),
+    );
   }).ready;
   // Fresh instances of the same compiled module, for the runtime to replace a module that trapped
   // or aborted. Engines that refuse synchronous instantiation of a large module (a browser's main
@@ -81,15 +103,20 @@ export async function loadModule({ modules, wasm, data = {} }, options) {
   const respawn = () => {
     const { module, ready } = start((imports) => new WebAssembly.Instance(compiled, imports));
     ready.catch(() => {});
-    if (typeof module.limits !== 'function') throw new HiRoPEError(`${file} did not start synchronously`);
+    if (typeof module.limits !== 'function')
+      throw new HiRoPEError(`${file} did not start synchronously`);
     return module;
   };
   const respawnAsync = () => start((imports) => WebAssembly.instantiate(compiled, imports)).ready;
   const files = {};
   if (options.dataURL !== undefined) {
-    const base = new URL(String(options.dataURL).replace(/\/?$/, '/'), globalThis.location?.href ?? import.meta.url);
+    const base = new URL(
+      String(options.dataURL).replace(/\/?$/, '/'),
+      globalThis.location?.href ?? import.meta.url,
+    );
     for (const [name, file] of Object.entries(TOKENIZER_FILES)) files[name] = new URL(file, base);
-    for (const [name, file] of Object.entries(MODEL_FILES)) files[`model:${name}`] = new URL(file, base);
+    for (const [name, file] of Object.entries(MODEL_FILES))
+      files[`model:${name}`] = new URL(file, base);
   } else {
     for (const [name, url] of Object.entries(data)) files[name] = url();
   }
@@ -105,7 +132,8 @@ export async function loadModule({ modules, wasm, data = {} }, options) {
 async function compileModule(file, wasm, options) {
   if (options.wasmModule !== undefined) {
     // A module compiled once (e.g. by a page) and posted to each worker: no fetch, no compile.
-    if (!(options.wasmModule instanceof WebAssembly.Module)) fail(`options.wasmModule must be a WebAssembly.Module, got ${describe(options.wasmModule)}`);
+    if (!(options.wasmModule instanceof WebAssembly.Module))
+      fail(`options.wasmModule must be a WebAssembly.Module, got ${describe(options.wasmModule)}`);
     return options.wasmModule;
   }
   const compile = async (bytes) => {
@@ -117,7 +145,9 @@ async function compileModule(file, wasm, options) {
   };
   if (options.wasmBinary) return compile(options.wasmBinary);
   const base = wasm[file]();
-  const url = options.locateFile ? new URL(options.locateFile(file, new URL('.', base).href), base) : base;
+  const url = options.locateFile
+    ? new URL(options.locateFile(file, new URL('.', base).href), base)
+    : base;
   if (url.protocol !== 'file:' && typeof WebAssembly.compileStreaming === 'function') {
     try {
       return await WebAssembly.compileStreaming(fetch(url));
@@ -134,7 +164,8 @@ async function compileModule(file, wasm, options) {
  */
 export async function startGPU({ webgpu }, options) {
   const backend = options.backend === undefined ? 'wasm' : options.backend;
-  if (!['wasm', 'webgpu', 'auto'].includes(backend)) fail(`options.backend must be 'wasm', 'webgpu' or 'auto', got ${describe(backend)}`);
+  if (!['wasm', 'webgpu', 'auto'].includes(backend))
+    fail(`options.backend must be 'wasm', 'webgpu' or 'auto', got ${describe(backend)}`);
   if (backend === 'wasm') return undefined;
   const gpu = options.gpu ?? globalThis.navigator?.gpu;
   const { createGPUAttention } = await webgpu();
@@ -144,6 +175,9 @@ export async function startGPU({ webgpu }, options) {
   } catch (e) {
     if (backend === 'webgpu') fail(`WebGPU is not usable here: ${e.message}`);
   }
-  if (!executor && backend === 'webgpu') fail('options.backend is \'webgpu\' but no WebGPU adapter is available (use \'auto\' to fall back to WASM)');
+  if (!executor && backend === 'webgpu')
+    fail(
+      "options.backend is 'webgpu' but no WebGPU adapter is available (use 'auto' to fall back to WASM)",
+    );
   return executor;
 }

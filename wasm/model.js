@@ -3,47 +3,92 @@
 // over the runtime (wasm/runtime.js): argument checks and defaults here, scheme and option names
 // from the core's scheme catalogue, the work in WASM.
 import {
-  fail, describe, iota, orList, readOptions, readObject, readArray, isPlainObject, checkInt32s, checkBytes, typedArrayName, typedLength, fixedView,
+  fail,
+  describe,
+  iota,
+  orList,
+  readOptions,
+  readObject,
+  readArray,
+  isPlainObject,
+  checkInt32s,
+  checkBytes,
+  typedArrayName,
+  typedLength,
+  fixedView,
 } from './errors.js';
-import { readData, guardMethods, MODEL_FILES, DEFAULT_MODEL, TOKENIZER_DATA, DECODER } from './runtime.js';
+import {
+  readData,
+  guardMethods,
+  MODEL_FILES,
+  DEFAULT_MODEL,
+  TOKENIZER_DATA,
+  DECODER,
+} from './runtime.js';
 
 const OPTION_KEYS = {
   loss: ['scheme', 'hierarchy', 'language', 'segmentSize', 'gap', 'descendClasses', 'positions'],
   logits: ['scheme', 'hierarchy', 'language', 'segmentSize', 'gap', 'descendClasses', 'positions'],
-  attention: ['scheme', 'hierarchy', 'language', 'segmentSize', 'gap', 'descendClasses', 'layer', 'head'],
-  generate: ['scheme', 'hierarchy', 'language', 'segmentSize', 'gap', 'descendClasses', 'maxBytes', 'temperature', 'seed'],
+  attention: [
+    'scheme',
+    'hierarchy',
+    'language',
+    'segmentSize',
+    'gap',
+    'descendClasses',
+    'layer',
+    'head',
+  ],
+  generate: [
+    'scheme',
+    'hierarchy',
+    'language',
+    'segmentSize',
+    'gap',
+    'descendClasses',
+    'maxBytes',
+    'temperature',
+    'seed',
+  ],
   positions: ['hierarchy', 'language', 'segmentSize', 'gap', 'descendClasses'],
 };
 
 // The weights of a CodeModel that was garbage-collected without dispose(): its WASM handle is
 // deleted here (dispose() stays the prompt way, and unregisters it).
-const unreleased = typeof FinalizationRegistry === 'function'
-  ? new FinalizationRegistry((handle) => {
-    try {
-      handle.delete();
-    } catch {
-      // already deleted, or the module is gone
-    }
-  })
-  : null;
+const unreleased =
+  typeof FinalizationRegistry === 'function'
+    ? new FinalizationRegistry((handle) => {
+        try {
+          handle.delete();
+        } catch {
+          // already deleted, or the module is gone
+        }
+      })
+    : null;
 
 // A call's options read once (phase 1, see errors.js): its keys, the scheme and the positions.
 function readModelOptions(options, kind, runtime, cap) {
-  const o = readOptions(options, OPTION_KEYS[kind], { name: `${kind} options`, unknown: `${kind} options` });
+  const o = readOptions(options, OPTION_KEYS[kind], {
+    name: `${kind} options`,
+    unknown: `${kind} options`,
+  });
   // Baselines ('sliding-window', 'truncate') are read by CodeModel._baseline.
   const limits = runtime.catalogue.names('contextLimits');
   const type = isPlainObject(o.scheme) ? o.scheme.type : o.scheme;
-  if (o.scheme !== undefined && !limits.includes(type)) o.scheme = runtime.catalogue.readScheme(o.scheme);
+  if (o.scheme !== undefined && !limits.includes(type))
+    o.scheme = runtime.catalogue.readScheme(o.scheme);
   if (isPlainObject(o.positions)) {
     const p = readObject(o.positions, ['unit', 'statement']);
-    for (const key of ['unit', 'statement']) if (p[key] !== undefined) p[key] = readArray(p[key], cap);
+    for (const key of ['unit', 'statement'])
+      if (p[key] !== undefined) p[key] = readArray(p[key], cap);
     o.positions = p;
   }
   return o;
 }
 
 function integer(value, name, min, max) {
-  if (!Number.isInteger(value) || value < min || value > max) fail(`${name} must be an integer in [${min}, ${max}], got ${describe(value)}`);
+  if (!Number.isInteger(value) || value < min || value > max)
+    fail(`${name} must be an integer in [${min}, ${max}], got ${describe(value)}`);
   return value;
 }
 
@@ -69,7 +114,10 @@ export class CodeModel {
 
   _live() {
     if (!this._handle) fail('this model was disposed');
-    if (this._generation !== this._runtime.generation) fail('this model was in a WebAssembly instance that stopped and was replaced: load it again (await hr.model.load())');
+    if (this._generation !== this._runtime.generation)
+      fail(
+        'this model was in a WebAssembly instance that stopped and was replaced: load it again (await hr.model.load())',
+      );
     return this._handle;
   }
 
@@ -98,27 +146,38 @@ export class CodeModel {
     if (baseline) return baseline;
     const catalogue = this._runtime.catalogue;
     const spec = catalogue.readScheme(scheme);
-    if (!isPlainObject(spec)) fail(`scheme must be an object such as { type: 'hirope' }, got ${describe(spec)}`);
+    if (!isPlainObject(spec))
+      fail(`scheme must be an object such as { type: 'hirope' }, got ${describe(spec)}`);
     const s = { ...spec };
     // The model runs rotary schemes (it was trained with RoPE) and NoPE (src/model check_scheme).
-    const usable = catalogue.data.schemes.filter((x) => x.rotary).map((x) => x.name).concat('nope');
+    const usable = catalogue.data.schemes
+      .filter((x) => x.rotary)
+      .map((x) => x.name)
+      .concat('nope');
     const info = catalogue.scheme(s.type);
     if (!info || !usable.includes(s.type)) {
       const baselines = catalogue.names('contextLimits').filter((name) => name !== 'none');
-      fail(`the code model was trained with RoPE: scheme.type must be one of ${orList(usable.concat(baselines))}, got ${describe(s.type)}`);
+      fail(
+        `the code model was trained with RoPE: scheme.type must be one of ${orList(usable.concat(baselines))}, got ${describe(s.type)}`,
+      );
     }
     const L = this.config.trainingContext;
     const takes = (key) => info.parameters.includes(key);
     if (takes('base') && s.base === undefined) s.base = this.config.ropeBase;
     if (takes('layout') && s.layout === undefined) s.layout = 'half';
-    if (takes('scaling') && isPlainObject(s.scaling) && s.scaling.originalLength === undefined &&
-      catalogue.scaling(s.scaling.type)?.parameters.includes('originalLength')) {
+    if (
+      takes('scaling') &&
+      isPlainObject(s.scaling) &&
+      s.scaling.originalLength === undefined &&
+      catalogue.scaling(s.scaling.type)?.parameters.includes('originalLength')
+    ) {
       s.scaling = { ...s.scaling, originalLength: L };
     }
     if (takes('window') && s.window === undefined) s.window = Math.max(1, Math.floor(L / 2));
     if (takes('trainingLength') && s.trainingLength === undefined) s.trainingLength = L;
     const normalized = catalogue.normalizeScheme(s);
-    if (normalized.rotary && normalized.layout !== catalogue.value('layouts', 'half')) fail("the code model rotates in the half-split layout: scheme.layout must be 'half'");
+    if (normalized.rotary && normalized.layout !== catalogue.value('layouts', 'half'))
+      fail("the code model rotates in the half-split layout: scheme.layout must be 'half'");
     return normalized;
   }
 
@@ -126,18 +185,24 @@ export class CodeModel {
   _baseline(scheme) {
     const catalogue = this._runtime.catalogue;
     const names = catalogue.names('contextLimits').filter((name) => name !== 'none');
-    const type = typeof scheme === 'string' ? scheme : isPlainObject(scheme) ? scheme.type : undefined;
+    const type =
+      typeof scheme === 'string' ? scheme : isPlainObject(scheme) ? scheme.type : undefined;
     if (!names.includes(type)) return null;
     const L = this.config.trainingContext;
     const max = this.maxInputBytes;
     const keys = type === 'truncate' ? ['type', 'length', 'stride'] : ['type', 'window'];
-    const o = typeof scheme === 'string' ? { type } : readOptions(scheme, keys, { name: 'scheme', unknown: `scheme (type '${type}') options` });
+    const o =
+      typeof scheme === 'string'
+        ? { type }
+        : readOptions(scheme, keys, { name: 'scheme', unknown: `scheme (type '${type}') options` });
     const size = type === 'truncate' ? 'length' : 'window';
     const length = integer(o[size] ?? L, `scheme.${size}`, 1, max);
     const stride = type === 'truncate' ? integer(o.stride ?? 1, 'scheme.stride', 1, length) : 1;
     const rope = this.scheme({ type: 'rope' });
     const limit = { type: catalogue.value('contextLimits', type, 'scheme.type'), length, stride };
-    return type === 'truncate' ? { name: type, length, stride, rope, limit } : { name: type, window: length, rope, limit };
+    return type === 'truncate'
+      ? { name: type, length, stride, rope, limit }
+      : { name: type, window: length, rope, limit };
   }
 
   // The core scheme and the context limit a call runs with.
@@ -149,15 +214,21 @@ export class CodeModel {
   _hierarchy(o, scheme) {
     const catalogue = this._runtime.catalogue;
     const option = (name, value, list) => {
-      if (!catalogue.names(list).includes(value)) fail(`${name} must be ${orList(catalogue.names(list))}, got ${describe(value)}`);
+      if (!catalogue.names(list).includes(value))
+        fail(`${name} must be ${orList(catalogue.names(list))}, got ${describe(value)}`);
       return catalogue.value(list, value, name);
     };
-    const level = option('hierarchy', o.hierarchy === undefined ? (scheme?.segmentSize ? 'segments' : 'units') : o.hierarchy, 'byteHierarchies');
+    const level = option(
+      'hierarchy',
+      o.hierarchy === undefined ? (scheme?.segmentSize ? 'segments' : 'units') : o.hierarchy,
+      'byteHierarchies',
+    );
     const language = catalogue.checkLanguage(o.language === undefined ? 'python' : o.language);
     const gap = option('gap', o.gap === undefined ? 'own' : o.gap, 'gaps');
     const descend = o.descendClasses === undefined ? false : o.descendClasses;
-    if (typeof descend !== 'boolean') fail(`descendClasses must be a boolean, got ${describe(descend)}`);
-    const segmentSize = o.segmentSize === undefined ? (scheme?.segmentSize || 32) : o.segmentSize;
+    if (typeof descend !== 'boolean')
+      fail(`descendClasses must be a boolean, got ${describe(descend)}`);
+    const segmentSize = o.segmentSize === undefined ? scheme?.segmentSize || 32 : o.segmentSize;
     integer(segmentSize, 'segmentSize', 1, 1 << 30);
     return { level, language, gap, descendClasses: descend, segmentSize };
   }
@@ -168,7 +239,8 @@ export class CodeModel {
     const whose = limit === this.maxInputBytes ? "the model's" : "the analysis's";
     const message = (bytes) => `${name} is ${bytes} bytes; ${whose} limit is ${limit}`;
     if (typeof code === 'string') return heap.text(code, name, { limit, message });
-    if (typedArrayName(code) !== 'Uint8Array') fail(`${name} must be a string or a Uint8Array, got ${describe(code)}`);
+    if (typedArrayName(code) !== 'Uint8Array')
+      fail(`${name} must be a string or a Uint8Array, got ${describe(code)}`);
     const bytes = fixedView(code, typedLength(code));
     if (bytes.length > limit) fail(message(bytes.length));
     return heap.bytes(bytes);
@@ -183,9 +255,19 @@ export class CodeModel {
   // A token model's tokens of the text at ptr (n bytes) and their positions: { ids, start, end,
   // positions }.
   _tokenPositions(ptr, n, hierarchy) {
-    const r = this._runtime.mod.tokenPositions(ptr, n, this._tokenizers.address(this.tokenizer), hierarchy);
+    const r = this._runtime.mod.tokenPositions(
+      ptr,
+      n,
+      this._tokenizers.address(this.tokenizer),
+      hierarchy,
+    );
     this._runtime.check(r.error);
-    return { ids: r.ids, start: r.start, end: r.end, positions: { token: iota(r.ids.length), unit: r.unit, statement: r.statement } };
+    return {
+      ids: r.ids,
+      start: r.start,
+      end: r.end,
+      positions: { token: iota(r.ids.length), unit: r.unit, statement: r.statement },
+    };
   }
 
   // The input of a call in the heap: { bytes, ids (addresses, one of them 0), n, positions,
@@ -196,7 +278,9 @@ export class CodeModel {
     const what = this.tokenizer ? 'token' : 'byte';
     if (!this.tokenizer) {
       const [ptr, n] = this._bytes(heap, code, 'code');
-      const pos = options.positions ? this._explicitPositions(options.positions, n, what) : this._positions(ptr, n, hierarchy);
+      const pos = options.positions
+        ? this._explicitPositions(options.positions, n, what)
+        : this._positions(ptr, n, hierarchy);
       return { bytes: ptr, ids: 0, n, positions: pos, tokens: null };
     }
     const max = this.maxInputBytes;
@@ -206,11 +290,18 @@ export class CodeModel {
       let pos;
       if (options.positions) {
         pos = this._explicitPositions(options.positions, ids.length, what);
-      } else if (hierarchy.level === this._runtime.catalogue.value('byteHierarchies', 'segments') || !needsHierarchy) {
-        const unit = new Int32Array(ids.length).map((_, k) => Math.floor(k / hierarchy.segmentSize));
+      } else if (
+        hierarchy.level === this._runtime.catalogue.value('byteHierarchies', 'segments') ||
+        !needsHierarchy
+      ) {
+        const unit = new Int32Array(ids.length).map((_, k) =>
+          Math.floor(k / hierarchy.segmentSize),
+        );
         pos = { token: iota(ids.length), unit, statement: unit.slice() };
       } else {
-        fail('token ids carry no parse: pass options.positions (from model.positions(text)) or use hierarchy \'segments\'');
+        fail(
+          "token ids carry no parse: pass options.positions (from model.positions(text)) or use hierarchy 'segments'",
+        );
       }
       return { bytes: 0, ids: heap.int32(ids), n: ids.length, positions: pos, tokens: null };
     }
@@ -218,8 +309,16 @@ export class CodeModel {
     const t = this._tokenPositions(ptr, size, hierarchy);
     const n = t.ids.length;
     if (n > max) fail(`code is ${n} tokens; the model's limit is ${max}`);
-    const pos = options.positions ? this._explicitPositions(options.positions, n, what) : t.positions;
-    return { bytes: 0, ids: heap.int32(t.ids), n, positions: pos, tokens: { ids: t.ids, start: t.start, end: t.end } };
+    const pos = options.positions
+      ? this._explicitPositions(options.positions, n, what)
+      : t.positions;
+    return {
+      bytes: 0,
+      ids: heap.int32(t.ids),
+      n,
+      positions: pos,
+      tokens: { ids: t.ids, start: t.start, end: t.end },
+    };
   }
 
   // options: read by _read.
@@ -234,12 +333,29 @@ export class CodeModel {
       const [tp, up, sp] = heap.positions(input.positions);
       const sizes = outputs(n);
       const ptrs = {};
-      for (const [name, count] of Object.entries(sizes)) ptrs[name] = count ? heap.alloc(count * 4) : 0;
-      this._runtime.check(handle.forward(scheme, limit, input.bytes, input.ids, n, tp, up, sp, ptrs.logits || 0, ptrs.losses || 0,
-        ptrs.attention || 0, options.layer ?? 0, options.head ?? 0));
+      for (const [name, count] of Object.entries(sizes))
+        ptrs[name] = count ? heap.alloc(count * 4) : 0;
+      this._runtime.check(
+        handle.forward(
+          scheme,
+          limit,
+          input.bytes,
+          input.ids,
+          n,
+          tp,
+          up,
+          sp,
+          ptrs.logits || 0,
+          ptrs.losses || 0,
+          ptrs.attention || 0,
+          options.layer ?? 0,
+          options.head ?? 0,
+        ),
+      );
       const out = { n, positions: input.positions };
       if (input.tokens) out.tokens = input.tokens;
-      for (const [name, count] of Object.entries(sizes)) out[name] = heap.readFloat32(ptrs[name], count).slice();
+      for (const [name, count] of Object.entries(sizes))
+        out[name] = heap.readFloat32(ptrs[name], count).slice();
       return out;
     });
   }
@@ -247,8 +363,15 @@ export class CodeModel {
   _explicitPositions(p, n, what = 'byte') {
     if (!isPlainObject(p)) fail(`positions must be an object, got ${describe(p)}`);
     // 32-bit integers, one per byte or token (the core's range for unit and statement indices).
-    const column = (name) => (p[name] === undefined ? new Int32Array(n)
-      : checkInt32s(p[name], `positions.${name}`, n, (length) => `positions.${name} must have ${n} entries (one per ${what}), got ${length}`));
+    const column = (name) =>
+      p[name] === undefined
+        ? new Int32Array(n)
+        : checkInt32s(
+            p[name],
+            `positions.${name}`,
+            n,
+            (length) => `positions.${name} must have ${n} entries (one per ${what}), got ${length}`,
+          );
     return { token: iota(n), unit: column('unit'), statement: column('statement') };
   }
 
@@ -260,11 +383,14 @@ export class CodeModel {
    * ({ ids, start, end }: byte spans in the UTF-8 text).
    */
   loss(code, options) {
-    const r = this._forward(code, this._read(options, 'loss'), (n) => ({ losses: Math.max(0, n - 1) }));
+    const r = this._forward(code, this._read(options, 'loss'), (n) => ({
+      losses: Math.max(0, n - 1),
+    }));
     let sum = 0;
     for (const x of r.losses) sum += x;
     const mean = r.losses.length ? sum / r.losses.length : NaN;
-    if (!this.tokenizer) return { losses: r.losses, bitsPerByte: mean, n: r.n, positions: r.positions };
+    if (!this.tokenizer)
+      return { losses: r.losses, bitsPerByte: mean, n: r.n, positions: r.positions };
     const out = { losses: r.losses, bitsPerToken: mean, n: r.n, positions: r.positions };
     if (r.tokens) {
       const bytes = r.n > 1 ? r.tokens.end[r.n - 1] - r.tokens.start[1] : 0;
@@ -277,7 +403,8 @@ export class CodeModel {
   /** Next-byte logits: a Float32Array of n x vocab (row t predicts byte, or token, t + 1). */
   logits(code, options) {
     const vocab = this.config.vocab;
-    return this._forward(code, this._read(options, 'logits'), (n) => ({ logits: n * vocab })).logits;
+    return this._forward(code, this._read(options, 'logits'), (n) => ({ logits: n * vocab }))
+      .logits;
   }
 
   /**
@@ -324,14 +451,25 @@ export class CodeModel {
     const hierarchy = this._hierarchy(options, scheme);
     const maxBytes = integer(options.maxBytes ?? 256, 'maxBytes', 0, this.maxInputBytes);
     const temperature = options.temperature ?? 0.8;
-    if (typeof temperature !== 'number') fail(`temperature must be a number, got ${describe(temperature)}`);
+    if (typeof temperature !== 'number')
+      fail(`temperature must be a number, got ${describe(temperature)}`);
     const seed = integer(options.seed ?? 1, 'seed', 0, Number.MAX_SAFE_INTEGER);
     return this._runtime.run((heap) => {
       const [ptr, n] = this._bytes(heap, prompt, 'prompt');
       // The core checks the rest: a prompt of at least 1 byte, prompt plus maxBytes within its
       // limit, a finite temperature >= 0.
       const vocab = this.tokenizer ? this._tokenizers.address(this.tokenizer) : 0;
-      const r = handle.generate(scheme, limit, ptr, n, hierarchy, maxBytes, temperature, seed, vocab);
+      const r = handle.generate(
+        scheme,
+        limit,
+        ptr,
+        n,
+        hierarchy,
+        maxBytes,
+        temperature,
+        seed,
+        vocab,
+      );
       this._runtime.check(r.error);
       return { text: DECODER.decode(r.bytes), bytes: r.bytes };
     });
@@ -372,24 +510,36 @@ export class ModelLoader {
     const { data, url, name } = readOptions(options, ['data', 'url', 'name']);
     const runtime = this._runtime;
     runtime.needAnalysis();
-    if (name !== undefined && !this.names.includes(name)) fail(`name must be ${orList(this.names)}, got ${describe(name)}`);
-    if (name !== undefined && (data !== undefined || url !== undefined)) fail('load takes one of name, data or url');
+    if (name !== undefined && !this.names.includes(name))
+      fail(`name must be ${orList(this.names)}, got ${describe(name)}`);
+    if (name !== undefined && (data !== undefined || url !== undefined))
+      fail('load takes one of name, data or url');
     let bytes = data;
     if (bytes === undefined) {
-      const where = url === undefined ? this._files[name ?? DEFAULT_MODEL] : new URL(String(url), globalThis.location?.href ?? import.meta.url);
+      const where =
+        url === undefined
+          ? this._files[name ?? DEFAULT_MODEL]
+          : new URL(String(url), globalThis.location?.href ?? import.meta.url);
       if (!where) fail('no location for the model weights: pass options.data or options.url');
       bytes = await readData(where);
     }
     bytes = checkBytes(bytes, 'model data');
     const limit = runtime.limits.maxModelFileBytes;
-    if (bytes.length > limit) fail(`model file of ${bytes.length} bytes exceeds the limit of ${limit}`);
+    if (bytes.length > limit)
+      fail(`model file of ${bytes.length} bytes exceeds the limit of ${limit}`);
     // A token model needs its tokenizer (loaded once; the header names it).
     const { tokenizer, vocab } = this.inspect(bytes);
     if (tokenizer) {
-      if (!TOKENIZER_DATA.includes(tokenizer)) fail(`the model reads '${tokenizer}' tokens, which is not one of hirope's tokenizers (${orList(TOKENIZER_DATA)})`);
+      if (!TOKENIZER_DATA.includes(tokenizer))
+        fail(
+          `the model reads '${tokenizer}' tokens, which is not one of hirope's tokenizers (${orList(TOKENIZER_DATA)})`,
+        );
       await this._tokenizers.load(tokenizer);
       const size = this._tokenizers.size(tokenizer);
-      if (vocab < size) fail(`the model's vocabulary of ${vocab} is smaller than the '${tokenizer}' tokenizer's ${size} ids`);
+      if (vocab < size)
+        fail(
+          `the model's vocabulary of ${vocab} is smaller than the '${tokenizer}' tokenizer's ${size} ids`,
+        );
     }
     const handle = new runtime.mod.ModelHandle();
     try {
@@ -401,9 +551,13 @@ export class ModelLoader {
     return new CodeModel(runtime, handle, this._tokenizers);
   }
 }
-guardMethods(CodeModel, function () {
-  return this._runtime;
-}, { except: ['dispose'] });
+guardMethods(
+  CodeModel,
+  function () {
+    return this._runtime;
+  },
+  { except: ['dispose'] },
+);
 guardMethods(ModelLoader, function () {
   return this._runtime;
 });

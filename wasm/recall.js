@@ -7,11 +7,15 @@
 export const RECALL_CLASSES = Object.freeze(['other', 'first', 'near', 'far']);
 
 // Words that occur in every file: Python's and JavaScript's keywords and the commonest names.
-const COMMON = new Set(('False None True and as assert async await break class continue def del elif else except '
-  + 'finally for from global if import in is lambda nonlocal not or pass raise return try while with yield self cls '
-  + 'print len range str int dict list set tuple match case '
-  + 'const let var function new this typeof instanceof void delete switch default throw catch do of '
-  + 'null undefined true false export extends super static get').split(' '));
+const COMMON = new Set(
+  (
+    'False None True and as assert async await break class continue def del elif else except ' +
+    'finally for from global if import in is lambda nonlocal not or pass raise return try while with yield self cls ' +
+    'print len range str int dict list set tuple match case ' +
+    'const let var function new this typeof instanceof void delete switch default throw catch do of ' +
+    'null undefined true false export extends super static get'
+  ).split(' '),
+);
 
 const isStart = (b) => (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || b === 0x5f;
 const isPart = (b) => isStart(b) || (b >= 0x30 && b <= 0x39);
@@ -47,8 +51,10 @@ export function identifiers(bytes) {
  * from bytes before it) belongs to the class of byte t.
  */
 export function recallClasses(bytes, reach) {
-  if (!(bytes instanceof Uint8Array)) throw new TypeError('recallClasses: bytes must be a Uint8Array');
-  if (!Number.isInteger(reach) || reach < 1) throw new RangeError(`recallClasses: reach must be an integer >= 1, got ${reach}`);
+  if (!(bytes instanceof Uint8Array))
+    throw new TypeError('recallClasses: bytes must be a Uint8Array');
+  if (!Number.isInteger(reach) || reach < 1)
+    throw new RangeError(`recallClasses: reach must be an integer >= 1, got ${reach}`);
   return classify(bytes, bytes.length, (b) => b, reach);
 }
 
@@ -78,12 +84,18 @@ function classify(bytes, count, unitOf, reach) {
  * identifiers it overlaps (the highest: far over near over first), 'other' if none.
  */
 export function tokenRecallClasses(bytes, start, end, reach) {
-  if (!(bytes instanceof Uint8Array)) throw new TypeError('tokenRecallClasses: bytes must be a Uint8Array');
-  if (start.length !== end.length) throw new RangeError('tokenRecallClasses: start and end must have one entry per token');
-  if (!Number.isInteger(reach) || reach < 1) throw new RangeError(`tokenRecallClasses: reach must be an integer >= 1, got ${reach}`);
+  if (!(bytes instanceof Uint8Array))
+    throw new TypeError('tokenRecallClasses: bytes must be a Uint8Array');
+  if (start.length !== end.length)
+    throw new RangeError('tokenRecallClasses: start and end must have one entry per token');
+  if (!Number.isInteger(reach) || reach < 1)
+    throw new RangeError(`tokenRecallClasses: reach must be an integer >= 1, got ${reach}`);
   const tokenOf = new Int32Array(bytes.length).fill(-1);
   for (let k = 0; k < start.length; k++) {
-    if (!(start[k] <= end[k] && end[k] <= bytes.length)) throw new RangeError(`tokenRecallClasses: token ${k} spans [${start[k]}, ${end[k]}) outside the ${bytes.length} bytes`);
+    if (!(start[k] <= end[k] && end[k] <= bytes.length))
+      throw new RangeError(
+        `tokenRecallClasses: token ${k} spans [${start[k]}, ${end[k]}) outside the ${bytes.length} bytes`,
+      );
     tokenOf.fill(k, start[k], end[k]);
   }
   return classify(bytes, start.length, (b) => tokenOf[b], reach);

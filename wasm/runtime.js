@@ -5,8 +5,21 @@
 // arguments as users write them (through the scheme catalogue). Its members without an underscore are
 // public to the other modules of wasm/.
 import {
-  HiRoPEError, fail, describe, iota, checkCount, checkFloat32, checkStill, checkInt32s, readObject, readArray, isPlainObject, ArrayCopy,
-  typedArrayName, typedBuffer, utf8Length,
+  HiRoPEError,
+  fail,
+  describe,
+  iota,
+  checkCount,
+  checkFloat32,
+  checkStill,
+  checkInt32s,
+  readObject,
+  readArray,
+  isPlainObject,
+  ArrayCopy,
+  typedArrayName,
+  typedBuffer,
+  utf8Length,
 } from './errors.js';
 
 /** Floats per strip buffer in the heap (4 MB): outputs are computed and copied out in strips. */
@@ -44,7 +57,8 @@ export const DECODER = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /** 16 hex digits hashing bytes (two FNV-1a 32 streams): the name of a user's tokenizer.json. */
 export function tokenizerHash(bytes) {
-  let a = 0x811c9dc5, b = 0x9747b28c;
+  let a = 0x811c9dc5,
+    b = 0x9747b28c;
   for (let i = 0; i < bytes.length; i++) {
     a = Math.imul(a ^ bytes[i], 0x01000193);
     b = Math.imul(b ^ bytes[i], 0x01000193) + i;
@@ -91,7 +105,9 @@ class Heap {
   // Typed arrays arrive checked, of fixed length (errors.js). One that views the heap itself is
   // copied first: an allocation that grows the memory would detach it.
   _own(data) {
-    return typedArrayName(data) && typedBuffer(data) === this.mod.HEAPU8.buffer ? data.slice() : data;
+    return typedArrayName(data) && typedBuffer(data) === this.mod.HEAPU8.buffer
+      ? data.slice()
+      : data;
   }
   float32(data) {
     data = this._own(data);
@@ -121,9 +137,15 @@ class Heap {
   text(code, name = 'code', { limit = this.maxTextBytes, message = null } = {}) {
     if (typeof code !== 'string') fail(`${name} must be a string, got ${describe(code)}`);
     // A UTF-16 code unit is at least one byte: longer strings are over without counting.
-    if (!message && code.length > limit) fail(`${name} is ${code.length} characters, over the limit of ${limit} bytes`);
+    if (!message && code.length > limit)
+      fail(`${name} is ${code.length} characters, over the limit of ${limit} bytes`);
     const bytes = utf8Length(code);
-    if (bytes > limit) fail(message ? message(bytes) : `${name} is ${bytes} bytes of UTF-8, over the limit of ${limit} bytes`);
+    if (bytes > limit)
+      fail(
+        message
+          ? message(bytes)
+          : `${name} is ${bytes} bytes of UTF-8, over the limit of ${limit} bytes`,
+      );
     const ptr = this.alloc(bytes);
     const { written } = ENCODER.encodeInto(code, this.mod.HEAPU8.subarray(ptr, ptr + bytes));
     return [ptr, written];
@@ -158,7 +180,18 @@ class Pooling {
     this.heap = heap;
   }
   add(strip, r0, r1) {
-    this.runtime.check(this.runtime.mod.poolRows(this.spec.grid, strip, r0, r1, this.causal, this.ratio, this.raw, this.rowMax));
+    this.runtime.check(
+      this.runtime.mod.poolRows(
+        this.spec.grid,
+        strip,
+        r0,
+        r1,
+        this.causal,
+        this.ratio,
+        this.raw,
+        this.rowMax,
+      ),
+    );
   }
   finish() {
     const { spec, heap } = this;
@@ -209,11 +242,14 @@ export class Runtime {
    * that says so. Every other error passes through.
    */
   failed(error) {
-    const fatal = error instanceof WebAssembly.RuntimeError ||
+    const fatal =
+      error instanceof WebAssembly.RuntimeError ||
       (error instanceof RangeError && /call stack/i.test(error.message));
     if (!fatal) return error;
     this.reset();
-    const e = new HiRoPEError(`the WebAssembly module stopped (${error.message}); it was discarded and a fresh instance serves the next call (models loaded before must be loaded again)`);
+    const e = new HiRoPEError(
+      `the WebAssembly module stopped (${error.message}); it was discarded and a fresh instance serves the next call (models loaded before must be loaded again)`,
+    );
     e.cause = error;
     return e;
   }
@@ -230,7 +266,11 @@ export class Runtime {
     if (mod) return this._install(mod);
     this.mod = null;
     const generation = this.generation;
-    this._pending = (this._respawnAsync ? this._respawnAsync() : Promise.reject(new Error('no module to instantiate')))
+    this._pending = (
+      this._respawnAsync
+        ? this._respawnAsync()
+        : Promise.reject(new Error('no module to instantiate'))
+    )
       .then((m) => generation === this.generation && this._install(m))
       .catch((e) => {
         this._lost = e;
@@ -246,8 +286,13 @@ export class Runtime {
   /** Throws unless a module is ready (after a reset that instantiates asynchronously it may not be yet). */
   ready() {
     if (this.mod) return;
-    if (this._lost) fail(`the WebAssembly module could not be instantiated again after it stopped: ${this._lost.message}`);
-    fail('the WebAssembly module is being instantiated again after it stopped; try again in a moment');
+    if (this._lost)
+      fail(
+        `the WebAssembly module could not be instantiated again after it stopped: ${this._lost.message}`,
+      );
+    fail(
+      'the WebAssembly module is being instantiated again after it stopped; try again in a moment',
+    );
   }
 
   /** fn(heap) with a fresh Heap, freed when fn returns or throws. */
@@ -292,10 +337,13 @@ export class Runtime {
 
   /** n, headDim and heads of an options object, within the limits: { n, headDim, heads, width }. */
   shape(args) {
-    if (args === null || typeof args !== 'object') fail(`options must be an object, got ${describe(args)}`);
+    if (args === null || typeof args !== 'object')
+      fail(`options must be an object, got ${describe(args)}`);
     const n = checkCount(args.n, 'n', { max: this.limits.maxTokens });
     const headDim = this.headDim(args.headDim);
-    const heads = checkCount(args.heads === undefined ? 1 : args.heads, 'heads', { max: this.limits.maxHeads });
+    const heads = checkCount(args.heads === undefined ? 1 : args.heads, 'heads', {
+      max: this.limits.maxHeads,
+    });
     return { n, headDim, heads, width: heads * headDim };
   }
 
@@ -309,7 +357,22 @@ export class Runtime {
       const size = a.n * a.headDim;
       const [ap, bp, cp] = [heap.alloc(size * 4), heap.alloc(size * 4), heap.alloc(size * 4)];
       const pp = heap.alloc(a.headDim * 4);
-      this.check(this.mod.transformCoefficients(a.scheme, a.headDim, a.n, tp, up, sp, role, branch, ap, bp, cp, pp));
+      this.check(
+        this.mod.transformCoefficients(
+          a.scheme,
+          a.headDim,
+          a.n,
+          tp,
+          up,
+          sp,
+          role,
+          branch,
+          ap,
+          bp,
+          cp,
+          pp,
+        ),
+      );
       return {
         a: heap.readFloat32(ap, size).slice(),
         b: heap.readFloat32(bp, size).slice(),
@@ -332,25 +395,26 @@ export function guardMethods(cls, runtimeOf, { except = [] } = {}) {
     const d = Object.getOwnPropertyDescriptor(cls.prototype, name);
     if (name === 'constructor' || except.includes(name) || typeof d.value !== 'function') continue;
     const f = d.value;
-    const wrapped = f.constructor.name === 'AsyncFunction'
-      ? async function (...args) {
-        const runtime = runtimeOf.call(this);
-        try {
-          runtime.ready();
-          return await f.apply(this, args);
-        } catch (e) {
-          throw runtime.failed(e);
-        }
-      }
-      : function (...args) {
-        const runtime = runtimeOf.call(this);
-        try {
-          runtime.ready();
-          return f.apply(this, args);
-        } catch (e) {
-          throw runtime.failed(e);
-        }
-      };
+    const wrapped =
+      f.constructor.name === 'AsyncFunction'
+        ? async function (...args) {
+            const runtime = runtimeOf.call(this);
+            try {
+              runtime.ready();
+              return await f.apply(this, args);
+            } catch (e) {
+              throw runtime.failed(e);
+            }
+          }
+        : function (...args) {
+            const runtime = runtimeOf.call(this);
+            try {
+              runtime.ready();
+              return f.apply(this, args);
+            } catch (e) {
+              throw runtime.failed(e);
+            }
+          };
     Object.defineProperty(wrapped, 'name', { value: name });
     Object.defineProperty(cls.prototype, name, { ...d, value: wrapped });
   }
@@ -389,14 +453,18 @@ export function normalizePositions(positions, n, scheme) {
     token = checkInt32s(positions, 'positions', n);
   } else if (isPlainObject(positions)) {
     for (const key of Object.keys(positions)) {
-      if (!POSITION_KEYS.includes(key)) fail(`positions has an unknown key '${key}' (known keys: token, unit, statement)`);
+      if (!POSITION_KEYS.includes(key))
+        fail(`positions has an unknown key '${key}' (known keys: token, unit, statement)`);
     }
     if (positions.token === undefined) fail('positions.token is required');
     token = checkInt32s(positions.token, 'positions.token', n);
     if (positions.unit !== undefined) unit = checkInt32s(positions.unit, 'positions.unit', n);
-    if (positions.statement !== undefined) statement = checkInt32s(positions.statement, 'positions.statement', n);
+    if (positions.statement !== undefined)
+      statement = checkInt32s(positions.statement, 'positions.statement', n);
   } else {
-    fail(`positions must be an Int32Array or { token, unit?, statement? }, got ${describe(positions)}`);
+    fail(
+      `positions must be an Int32Array or { token, unit?, statement? }, got ${describe(positions)}`,
+    );
   }
   if (scheme && scheme.segmentSize > 0 && !unit) {
     unit = token.map((t) => Math.floor(t / scheme.segmentSize));
@@ -443,18 +511,40 @@ export function poolStill(spec, n) {
 export function checkPool(pool, n, { outputs }) {
   if (!isPlainObject(pool)) fail(`pool must be an object, got ${describe(pool)}`);
   pool = readPool(pool);
-  const r = pool.region === undefined || pool.region === null ? { r0: 0, r1: n, c0: 0, c1: n } : pool.region;
-  if (!isPlainObject(r)) fail(`pool.region must be an object { r0, r1, c0, c1 }, got ${describe(r)}`);
+  const r =
+    pool.region === undefined || pool.region === null
+      ? { r0: 0, r1: n, c0: 0, c1: n }
+      : pool.region;
+  if (!isPlainObject(r))
+    fail(`pool.region must be an object { r0, r1, c0, c1 }, got ${describe(r)}`);
   for (const key of REGION_KEYS) {
-    if (!Number.isInteger(r[key]) || r[key] < 0 || r[key] > n) fail(`pool.region.${key} must be an integer from 0 to n = ${n}, got ${describe(r[key])}`);
+    if (!Number.isInteger(r[key]) || r[key] < 0 || r[key] > n)
+      fail(`pool.region.${key} must be an integer from 0 to n = ${n}, got ${describe(r[key])}`);
   }
-  if (r.r0 >= r.r1 || r.c0 >= r.c1) fail(`pool.region must have r0 < r1 and c0 < c1, got ${JSON.stringify({ r0: r.r0, r1: r.r1, c0: r.c0, c1: r.c1 })}`);
+  if (r.r0 >= r.r1 || r.c0 >= r.c1)
+    fail(
+      `pool.region must have r0 < r1 and c0 < c1, got ${JSON.stringify({ r0: r.r0, r1: r.r1, c0: r.c0, c1: r.c1 })}`,
+    );
   const rows = checkCount(pool.rows, 'pool.rows', { max: r.r1 - r.r0 });
   const cols = checkCount(pool.cols, 'pool.cols', { max: r.c1 - r.c0 });
   const cells = rows * cols;
   const array = (name, length, required) => {
     if (pool[name] === undefined && !required) return outputs ? null : new Float32Array(length);
-    return checkFloat32(pool[name], `pool.${name}`, length, name === 'rowMax' ? 'n' : 'rows * cols', { output: true });
+    return checkFloat32(
+      pool[name],
+      `pool.${name}`,
+      length,
+      name === 'rowMax' ? 'n' : 'rows * cols',
+      { output: true },
+    );
   };
-  return { grid: [n, r.r0, r.r1, r.c0, r.c1, rows, cols], region: { r0: r.r0, r1: r.r1, c0: r.c0, c1: r.c1 }, rows, cols, ratio: array('ratio', cells, outputs), raw: array('raw', cells, outputs), rowMax: array('rowMax', n, false) };
+  return {
+    grid: [n, r.r0, r.r1, r.c0, r.c1, rows, cols],
+    region: { r0: r.r0, r1: r.r1, c0: r.c0, c1: r.c1 },
+    rows,
+    cols,
+    ratio: array('ratio', cells, outputs),
+    raw: array('raw', cells, outputs),
+    rowMax: array('rowMax', n, false),
+  };
 }

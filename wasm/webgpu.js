@@ -41,14 +41,27 @@ class GPUAttention {
     this.device = device;
     this.lost = false;
     this.tail = Promise.resolve(); // the call in flight; the next one starts after it
-    this.adapterInfo = adapter.info ? `${adapter.info.vendor} ${adapter.info.architecture} ${adapter.info.description}`.trim() : '';
-    this.limits = { maxStorageBufferBindingSize: device.limits.maxStorageBufferBindingSize, maxBufferSize: device.limits.maxBufferSize };
+    this.adapterInfo = adapter.info
+      ? `${adapter.info.vendor} ${adapter.info.architecture} ${adapter.info.description}`.trim()
+      : '';
+    this.limits = {
+      maxStorageBufferBindingSize: device.limits.maxStorageBufferBindingSize,
+      maxBufferSize: device.limits.maxBufferSize,
+    };
     device.lost.then(() => {
       this.lost = true;
     });
     const pipeline = (code) =>
-      device.createComputePipeline({ layout: 'auto', compute: { module: device.createShaderModule({ code }), entryPoint: 'main' } });
-    this.pipelines = { transform: pipeline(TRANSFORM), logits: pipeline(LOGITS), softmax: pipeline(SOFTMAX), output: pipeline(OUTPUT) };
+      device.createComputePipeline({
+        layout: 'auto',
+        compute: { module: device.createShaderModule({ code }), entryPoint: 'main' },
+      });
+    this.pipelines = {
+      transform: pipeline(TRANSFORM),
+      logits: pipeline(LOGITS),
+      softmax: pipeline(SOFTMAX),
+      output: pipeline(OUTPUT),
+    };
     this.buffers = new Map();
   }
 
@@ -71,7 +84,10 @@ class GPUAttention {
 
   // A uniform buffer for one dispatch, destroyed (in `list`) when its call ends.
   uniform(list, words) {
-    const b = this.device.createBuffer({ size: Math.ceil((words.length * 4) / 16) * 16, usage: UNIFORM });
+    const b = this.device.createBuffer({
+      size: Math.ceil((words.length * 4) / 16) * 16,
+      usage: UNIFORM,
+    });
     this.device.queue.writeBuffer(b, 0, words);
     list.push(b);
     return b;
@@ -95,12 +111,17 @@ class GPUAttention {
   checkLimits(a) {
     const largest = Math.max(a.n * a.n, a.n * a.width) * 4;
     if (largest > this.limits.maxStorageBufferBindingSize || largest > this.limits.maxBufferSize) {
-      throw new HiRoPEError(`n = ${a.n} needs GPU buffers of ${largest} bytes, over this device's limit of ${Math.min(this.limits.maxStorageBufferBindingSize, this.limits.maxBufferSize)} bytes`);
+      throw new HiRoPEError(
+        `n = ${a.n} needs GPU buffers of ${largest} bytes, over this device's limit of ${Math.min(this.limits.maxStorageBufferBindingSize, this.limits.maxBufferSize)} bytes`,
+      );
     }
     // Workgroup counts per dimension: 16 x 16 tiles of the n x n logits, and of the head's columns.
     const groups = Math.max(Math.ceil(a.n / 16), Math.ceil(a.headDim / 16));
     const most = this.device.limits.maxComputeWorkgroupsPerDimension;
-    if (groups > most) throw new HiRoPEError(`n = ${a.n} needs ${groups} workgroups in one dimension, over this device's limit of ${most}`);
+    if (groups > most)
+      throw new HiRoPEError(
+        `n = ${a.n} needs ${groups} workgroups in one dimension, over this device's limit of ${most}`,
+      );
   }
 
   // Transformed q or k (role 0/1) in a branch (0 near, 1 far) into buffer `name`.
@@ -110,15 +131,21 @@ class GPUAttention {
     const groups = Math.ceil((a.n * a.width) / 64);
     const gx = Math.min(groups, 65535);
     const out = this.buffer(name, a.n * a.width * 4);
-    this.dispatch(encoder, this.pipelines.transform, [
-      this.uniform(uniforms, new Uint32Array([a.n, a.headDim, a.width, gx * 64])),
-      this.upload(tag + 'x', x),
-      this.upload(tag + 'a', ca),
-      this.upload(tag + 'b', cb),
-      this.upload(tag + 'c', cc),
-      this.upload(tag + 'partner', partner),
-      out,
-    ], gx, Math.ceil(groups / gx));
+    this.dispatch(
+      encoder,
+      this.pipelines.transform,
+      [
+        this.uniform(uniforms, new Uint32Array([a.n, a.headDim, a.width, gx * 64])),
+        this.upload(tag + 'x', x),
+        this.upload(tag + 'a', ca),
+        this.upload(tag + 'b', cb),
+        this.upload(tag + 'c', cc),
+        this.upload(tag + 'partner', partner),
+        out,
+      ],
+      gx,
+      Math.ceil(groups / gx),
+    );
     return out;
   }
 
@@ -132,10 +159,17 @@ class GPUAttention {
 
   async run(a, runtime) {
     if (this.lost) throw new GPUDeviceLost();
-    for (const [name, x] of [['q', a.q], ['k', a.k], ['v', a.v]]) {
+    for (const [name, x] of [
+      ['q', a.q],
+      ['k', a.k],
+      ['v', a.v],
+    ]) {
       if (!x) continue;
       for (let i = 0; i < x.length; i++) {
-        if (!Number.isFinite(x[i])) throw new HiRoPEError(`${name} contains a non-finite value (${Number.isNaN(x[i]) ? 'NaN' : 'Infinity'}) at index ${i}`);
+        if (!Number.isFinite(x[i]))
+          throw new HiRoPEError(
+            `${name} contains a non-finite value (${Number.isNaN(x[i]) ? 'NaN' : 'Infinity'}) at index ${i}`,
+          );
       }
     }
     this.checkLimits(a);
@@ -143,13 +177,16 @@ class GPUAttention {
     const uniforms = [];
     device.pushErrorScope('out-of-memory');
     device.pushErrorScope('validation');
-    let result = null, failure = null;
+    let result = null,
+      failure = null;
     try {
       result = await this.dispatchAll(a, runtime, uniforms);
     } catch (e) {
       failure = e;
     }
-    const scoped = (await Promise.all([device.popErrorScope(), device.popErrorScope()]).catch(() => [])).find(Boolean);
+    const scoped = (
+      await Promise.all([device.popErrorScope(), device.popErrorScope()]).catch(() => [])
+    ).find(Boolean);
     for (const b of uniforms) b.destroy(); // after the readback: no submitted work uses them now
     if (failure instanceof HiRoPEError) throw failure;
     // A map, submit or scope that failed because the device was lost: its lost promise settles
@@ -178,8 +215,12 @@ class GPUAttention {
     const branches = { near: code('branches', 'near'), far: code('branches', 'far') };
     const qn = this.transform(encoder, uniforms, runtime, a, a.q, roles.query, branches.near, 'qn');
     const kn = this.transform(encoder, uniforms, runtime, a, a.k, roles.key, branches.near, 'kn');
-    const qf = windowed ? this.transform(encoder, uniforms, runtime, a, a.q, roles.query, branches.far, 'qf') : qn;
-    const kf = windowed ? this.transform(encoder, uniforms, runtime, a, a.k, roles.key, branches.far, 'kf') : kn;
+    const qf = windowed
+      ? this.transform(encoder, uniforms, runtime, a, a.q, roles.query, branches.far, 'qf')
+      : qn;
+    const kf = windowed
+      ? this.transform(encoder, uniforms, runtime, a, a.k, roles.key, branches.far, 'kf')
+      : kn;
     const tokens = this.upload('tokens', a.pos.token);
     const v = a.v ? this.upload('v', a.v) : null;
     device.queue.submit([encoder.finish()]);
@@ -194,20 +235,39 @@ class GPUAttention {
     for (let h = 0; h < a.heads; h++) {
       const enc = device.createCommandEncoder();
       const params = new ArrayBuffer(48);
-      const u = new Uint32Array(params), f = new Float32Array(params), s = new Int32Array(params);
+      const u = new Uint32Array(params),
+        f = new Float32Array(params),
+        s = new Int32Array(params);
       u.set([a.n, a.headDim, a.width, h, a.causal ? 1 : 0, windowed ? 1 : 0]);
       s[6] = Math.min(a.scheme.window, 2 ** 31 - 1);
       f[7] = scale;
       f[8] = slopes ? slopes[h] : 0;
       f[9] = -Infinity;
-      this.dispatch(enc, this.pipelines.logits, [this.uniform(uniforms, u), qn, kn, qf, kf, tokens, logits], tiles, tiles);
+      this.dispatch(
+        enc,
+        this.pipelines.logits,
+        [this.uniform(uniforms, u), qn, kn, qf, kf, tokens, logits],
+        tiles,
+        tiles,
+      );
       if (a.output !== 'logits') {
         for (let row0 = 0; row0 < a.n; row0 += 65535) {
-          this.dispatch(enc, this.pipelines.softmax, [this.uniform(uniforms, new Uint32Array([a.n, a.causal ? 1 : 0, row0, 0])), logits], Math.min(65535, a.n - row0));
+          this.dispatch(
+            enc,
+            this.pipelines.softmax,
+            [this.uniform(uniforms, new Uint32Array([a.n, a.causal ? 1 : 0, row0, 0])), logits],
+            Math.min(65535, a.n - row0),
+          );
         }
       }
       if (values) {
-        this.dispatch(enc, this.pipelines.output, [this.uniform(uniforms, new Uint32Array([a.n, a.headDim, a.width, h])), logits, v, out], Math.ceil(a.headDim / 16), tiles);
+        this.dispatch(
+          enc,
+          this.pipelines.output,
+          [this.uniform(uniforms, new Uint32Array([a.n, a.headDim, a.width, h])), logits, v, out],
+          Math.ceil(a.headDim / 16),
+          tiles,
+        );
       } else {
         const bytes = a.n * a.n * 4;
         const read = this.buffer('read', bytes, READBACK);

@@ -11,7 +11,10 @@ function withTexts(code, analysis) {
   Object.defineProperty(tokens, 'texts', {
     enumerable: true,
     get() {
-      if (!texts) texts = Array.from({ length: tokens.count }, (_, i) => code.slice(tokens.start[i], tokens.end[i]));
+      if (!texts)
+        texts = Array.from({ length: tokens.count }, (_, i) =>
+          code.slice(tokens.start[i], tokens.end[i]),
+        );
       return texts;
     },
   });
@@ -28,14 +31,21 @@ function withTexts(code, analysis) {
  * pending calls, so a newer edit never waits for an older analysis (worker-protocol.js).
  */
 export function createWorker(options = {}) {
-  if (options === null || typeof options !== 'object' || Array.isArray(options)) throw new HiRoPEError(`worker options must be an object, got ${describe(options)}`);
+  if (options === null || typeof options !== 'object' || Array.isArray(options))
+    throw new HiRoPEError(`worker options must be an object, got ${describe(options)}`);
   for (const key of Object.keys(options)) {
-    if (!['simd', 'analysis', 'dataURL', 'tokenizers'].includes(key)) throw new HiRoPEError(`worker options have an unknown key '${key}' (known keys: simd, analysis, dataURL, tokenizers)`);
+    if (!['simd', 'analysis', 'dataURL', 'tokenizers'].includes(key))
+      throw new HiRoPEError(
+        `worker options have an unknown key '${key}' (known keys: simd, analysis, dataURL, tokenizers)`,
+      );
   }
-  const client = new WorkerClient(() => new Worker(new URL('./worker.js', import.meta.url), { type: 'module' }), {
-    onStart: (notify) => notify('init', options),
-    failed: (e) => new HiRoPEError(`the hirope worker failed: ${e.message || 'could not start'}`),
-  });
+  const client = new WorkerClient(
+    () => new Worker(new URL('./worker.js', import.meta.url), { type: 'module' }),
+    {
+      onStart: (notify) => notify('init', options),
+      failed: (e) => new HiRoPEError(`the hirope worker failed: ${e.message || 'could not start'}`),
+    },
+  );
   const call = (method, args = [], { signal } = {}) => client.request(method, args, { signal });
   return {
     /**
@@ -44,16 +54,23 @@ export function createWorker(options = {}) {
      */
     async analyze(code, analyzeOptions = {}) {
       // Anything but an options object goes to the worker as it is, for hr.analyze's own error.
-      if (analyzeOptions === null || typeof analyzeOptions !== 'object') return call('analyze', [code, analyzeOptions]);
+      if (analyzeOptions === null || typeof analyzeOptions !== 'object')
+        return call('analyze', [code, analyzeOptions]);
       const { signal, ...rest } = analyzeOptions;
       const tokenizer = rest.tokenizer;
       // A built-in loads on first use; a name loadTokenizer({ json }) returned is loaded already.
-      if (typeof tokenizer === 'string' && tokenizer !== 'lexical' && !tokenizer.startsWith('json-')) await call('loadTokenizer', [tokenizer], { signal });
+      if (
+        typeof tokenizer === 'string' &&
+        tokenizer !== 'lexical' &&
+        !tokenizer.startsWith('json-')
+      )
+        await call('loadTokenizer', [tokenizer], { signal });
       return withTexts(code, await call('analyze', [code, rest], { signal }));
     },
     attention: (args, { signal } = {}) => call('attention', [args], { signal }),
     /** A built-in name, or { json } (a tokenizer.json as text or bytes): resolves to its name. */
-    loadTokenizer: (name, options) => call('loadTokenizer', options === undefined ? [name] : [name, options]),
+    loadTokenizer: (name, options) =>
+      call('loadTokenizer', options === undefined ? [name] : [name, options]),
     /** Any other API method by name, e.g. call('relativeDistances', [{ n, headDim, scheme }]). */
     call,
     terminate: () => client.terminate(new HiRoPEError('the hirope worker was terminated')),

@@ -1,4 +1,10 @@
-import type { Analysis, AnalyzeOptions, AttentionOptions, TokenizerName, TokenizerSource } from './index.js';
+import type {
+  Analysis,
+  AnalyzeOptions,
+  AttentionOptions,
+  TokenizerName,
+  TokenizerSource,
+} from './index.js';
 
 export interface WorkerOptions {
   simd?: boolean;
@@ -22,4 +28,7 @@ export interface HiRoPEWorker {
 }
 
 export declare function createWorker(options?: WorkerOptions): HiRoPEWorker;
-export declare function analyzeInWorker(code: string, options: AnalyzeOptions & CancelOptions): Promise<Analysis>;
+export declare function analyzeInWorker(
+  code: string,
+  options: AnalyzeOptions & CancelOptions,
+): Promise<Analysis>;

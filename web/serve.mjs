@@ -20,10 +20,13 @@ const TYPES = {
   '.txt': 'text/plain; charset=utf-8',
   '.md': 'text/plain; charset=utf-8',
 };
-export const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data: blob:; object-src 'none'; base-uri 'none'";
+export const CSP =
+  "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data: blob:; object-src 'none'; base-uri 'none'";
 
 /** The built site; HIROPE_SITE points elsewhere (as for scripts/build-site.mjs). */
-export const SITE = process.env.HIROPE_SITE ? path.resolve(process.env.HIROPE_SITE) : path.join(root, 'build/site');
+export const SITE = process.env.HIROPE_SITE
+  ? path.resolve(process.env.HIROPE_SITE)
+  : path.join(root, 'build/site');
 
 /** name.<10 hex digits>.ext: a file named by its content (scripts/build-site.mjs). */
 const HASHED = /\.[0-9a-f]{10}\.[a-z]+$/;
@@ -54,7 +57,9 @@ export function createServer({ base = SITE } = {}) {
       'content-type': TYPES[path.extname(file)] || 'application/octet-stream',
       'content-security-policy': CSP,
       'x-content-type-options': 'nosniff',
-      'cache-control': HASHED.test(path.basename(file)) ? 'public, max-age=31536000, immutable' : 'no-cache',
+      'cache-control': HASHED.test(path.basename(file))
+        ? 'public, max-age=31536000, immutable'
+        : 'no-cache',
       etag,
       'content-length': String(stat.size), // Model mode shows a model's size before downloading it (HEAD)
     };
@@ -77,6 +82,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const port = Number(process.env.PORT || 8080);
   const host = process.env.HOST || '127.0.0.1';
   createServer().listen(port, host, () => {
-    console.log(`hirope: serving the page at http://${host === '0.0.0.0' ? 'localhost' : host}:${port}/`);
+    console.log(
+      `hirope: serving the page at http://${host === '0.0.0.0' ? 'localhost' : host}:${port}/`,
+    );
   });
 }

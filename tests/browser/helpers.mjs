@@ -15,13 +15,24 @@ import { LUTS, probIndex, ratioIndex, divergingLut, rgb } from '../../web/src/sh
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const SCREENSHOTS = path.join(root, 'build/screenshots');
-export const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'];
+export const ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-dev-shm-usage',
+];
 
 export async function startSite() {
   const server = createServer();
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${server.address().port}/`;
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ARGS });
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    args: ARGS,
+  });
   return {
     url,
     browser,
@@ -33,11 +44,21 @@ export async function startSite() {
 }
 
 /** A page that collects page errors, console errors and dialogs (none may happen). */
-export async function openPage(browser, url, { colorScheme = 'light', viewport = { width: 1440, height: 1000 } } = {}) {
+export async function openPage(
+  browser,
+  url,
+  { colorScheme = 'light', viewport = { width: 1440, height: 1000 } } = {},
+) {
   const context = await browser.newContext({ colorScheme, viewport, acceptDownloads: true });
   const page = await context.newPage();
   page.problems = [];
-  page.on('pageerror', (e) => page.problems.push(`pageerror: ${e.message}`) && process.env.HIROPE_DEBUG && console.log(e.stack));
+  page.on(
+    'pageerror',
+    (e) =>
+      page.problems.push(`pageerror: ${e.message}`) &&
+      process.env.HIROPE_DEBUG &&
+      console.log(e.stack),
+  );
   page.on('console', (m) => m.type() === 'error' && page.problems.push(`console: ${m.text()}`));
   page.on('dialog', (d) => {
     page.problems.push(`dialog: ${d.message()}`);
@@ -67,7 +88,9 @@ export function pasteCode(page, text) {
     document.execCommand('selectAll');
     const data = new DataTransfer();
     data.setData('text/plain', code);
-    content.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+    content.dispatchEvent(
+      new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }),
+    );
   }, text);
 }
 
@@ -87,7 +110,8 @@ export async function expectedHeatmaps(code, partialState) {
     probs,
     // theme: the colour scheme of the page ('dark' has its own A vs B ramp).
     colour(which, i, j, theme = 'light') {
-      if (which === 'diff') return rgb(divergingLut(theme), ratioIndex(probs.a[i * n + j], probs.b[i * n + j]));
+      if (which === 'diff')
+        return rgb(divergingLut(theme), ratioIndex(probs.a[i * n + j], probs.b[i * n + j]));
       const p = probs[which];
       return rgb(LUTS.magma, probIndex(Math.fround(p[i * n + j] * Math.fround(1 / rowMax(p, i)))));
     },
@@ -101,7 +125,12 @@ export async function expectedHeatmaps(code, partialState) {
 export async function readCells(page, target, cells, { margin, n }) {
   return page.evaluate(
     ({ target, cells, margin, n }) => {
-      const canvas = typeof target === 'string' ? document.querySelector(target) : document.getElementById(target.host).shadowRoot.querySelectorAll('canvas')[target.index];
+      const canvas =
+        typeof target === 'string'
+          ? document.querySelector(target)
+          : document.getElementById(target.host).shadowRoot.querySelectorAll('canvas')[
+              target.index
+            ];
       const plot = canvas.width - margin;
       const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
       return cells.map(([i, j]) => {
@@ -117,24 +146,24 @@ export async function readCells(page, target, cells, { margin, n }) {
 
 /** A short fingerprint of a canvas's pixels (FNV-1a over the RGBA bytes). */
 export async function fingerprint(page, target) {
-  return page.evaluate(
-    (target) => {
-      const c = typeof target === 'string' ? document.querySelector(target) : document.getElementById(target.host).shadowRoot.querySelectorAll('canvas')[target.index];
-      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-      let h = 0x811c9dc5;
-      for (let i = 0; i < d.length; i++) h = Math.imul(h ^ d[i], 0x01000193);
-      return (h >>> 0).toString(16);
-    },
-    target,
-  );
+  return page.evaluate((target) => {
+    const c =
+      typeof target === 'string'
+        ? document.querySelector(target)
+        : document.getElementById(target.host).shadowRoot.querySelectorAll('canvas')[target.index];
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let h = 0x811c9dc5;
+    for (let i = 0; i < d.length; i++) h = Math.imul(h ^ d[i], 0x01000193);
+    return (h >>> 0).toString(16);
+  }, target);
 }
 
 /** Cells spread over the lower triangle (and a few masked ones above the diagonal). */
 export function sampleCells(n, count = 60) {
   const cells = [];
   for (let c = 0; c < count; c++) {
-    const i = Math.floor(((c * 7919) % 1000) * n / 1000);
-    const j = Math.floor(((c * 104729) % 1000) * (i + 1) / 1000);
+    const i = Math.floor((((c * 7919) % 1000) * n) / 1000);
+    const j = Math.floor((((c * 104729) % 1000) * (i + 1)) / 1000);
     cells.push([i, Math.min(i, j)]);
   }
   cells.push([n - 1, n - 1], [n - 1, 0], [0, 0]);
@@ -175,7 +204,9 @@ export function quiet(page) {
 export async function outcome(page, action) {
   await page.evaluate(() => {
     window.__outcome = null;
-    document.addEventListener('hirope:redraw', () => (window.__outcome ??= 'redraw'), { once: true });
+    document.addEventListener('hirope:redraw', () => (window.__outcome ??= 'redraw'), {
+      once: true,
+    });
     const status = document.getElementById('status');
     const observer = new MutationObserver(() => {
       if (status.classList.contains('error')) {
@@ -183,9 +214,17 @@ export async function outcome(page, action) {
         observer.disconnect();
       }
     });
-    observer.observe(status, { attributes: true, childList: true, characterData: true, subtree: true });
+    observer.observe(status, {
+      attributes: true,
+      childList: true,
+      characterData: true,
+      subtree: true,
+    });
   });
   await action();
   await page.waitForFunction(() => window.__outcome !== null, null, { timeout: 120000 });
-  return { outcome: await page.evaluate(() => window.__outcome), status: await page.textContent('#status') };
+  return {
+    outcome: await page.evaluate(() => window.__outcome),
+    status: await page.textContent('#status'),
+  };
 }

@@ -20,9 +20,20 @@ async function hashChange(page, before) {
   return hash(page);
 }
 /** The editor's first lines (CodeMirror draws only the lines in view). */
-const editorStart = (page, lines = 5) => page.evaluate((k) => Array.from(document.querySelector('#editor').shadowRoot.querySelectorAll('.cm-line'), (l) => l.textContent).slice(0, k).join('\n'), lines);
+const editorStart = (page, lines = 5) =>
+  page.evaluate(
+    (k) =>
+      Array.from(
+        document.querySelector('#editor').shadowRoot.querySelectorAll('.cm-line'),
+        (l) => l.textContent,
+      )
+        .slice(0, k)
+        .join('\n'),
+    lines,
+  );
 const start = (code, lines = 5) => code.split('\n').slice(0, lines).join('\n');
-const pressed = (page) => page.evaluate(() => document.querySelector('.preset[aria-pressed=true]')?.dataset.preset ?? '');
+const pressed = (page) =>
+  page.evaluate(() => document.querySelector('.preset[aria-pressed=true]')?.dataset.preset ?? '');
 const historyLength = (page) => page.evaluate(() => history.length);
 
 describe('playground links and history', { timeout: 600000 }, () => {
@@ -35,8 +46,13 @@ describe('playground links and history', { timeout: 600000 }, () => {
   });
 
   it('says that a cut or garbled link could not be read, and shows the default view', async () => {
-    const good = await encodeState(normalizeState({ train: 100, code: 'def f(x):\n    return x + 1\n' }));
-    for (const [name, bad] of [['cut', good.slice(0, Math.floor(good.length / 2))], ['garbled', `${good.slice(0, 10)}QQQQ${good.slice(14)}`]]) {
+    const good = await encodeState(
+      normalizeState({ train: 100, code: 'def f(x):\n    return x + 1\n' }),
+    );
+    for (const [name, bad] of [
+      ['cut', good.slice(0, Math.floor(good.length / 2))],
+      ['garbled', `${good.slice(0, 10)}QQQQ${good.slice(14)}`],
+    ]) {
       const page = await openPage(site.browser, `${site.url}${bad}`);
       await ready(page);
       const notice = page.locator('#link-notice');
@@ -63,7 +79,9 @@ describe('playground links and history', { timeout: 600000 }, () => {
   });
 
   it('says so in Model mode too', async () => {
-    const good = await encodeState(normalizeState({ train: 100, code: 'def f(x):\n    return x + 1\n' }));
+    const good = await encodeState(
+      normalizeState({ train: 100, code: 'def f(x):\n    return x + 1\n' }),
+    );
     const page = await openPage(site.browser, `${site.url}model.html${good.slice(0, 20)}`);
     await page.waitForSelector('#link-notice', { timeout: 60000 });
     assert.equal(await page.textContent('#link-notice p'), LINK_UNREADABLE);
@@ -87,7 +105,10 @@ describe('playground links and history', { timeout: 600000 }, () => {
   });
 
   it('keeps a long file in the URL and offers a link without the code', async () => {
-    const context = await site.browser.newContext({ viewport: { width: 1440, height: 900 }, permissions: ['clipboard-read', 'clipboard-write'] });
+    const context = await site.browser.newContext({
+      viewport: { width: 1440, height: 900 },
+      permissions: ['clipboard-read', 'clipboard-write'],
+    });
     const page = await context.newPage();
     const problems = [];
     page.on('pageerror', (e) => problems.push(e.message));
@@ -95,16 +116,28 @@ describe('playground links and history', { timeout: 600000 }, () => {
     await ready(page);
     assert.equal(await page.locator('#link-size').isVisible(), false);
     // 160 lines that do not repeat: the deflated link is far over the 2,000 characters chat apps keep.
-    const code = Array.from({ length: 160 }, (_, i) => `def step_${i}(value_${i}):\n    return value_${i} * ${(i * 7919) % 1009} + ${(i * 104729) % 997}  # ${(i * 31337).toString(36)}`).join('\n') + '\n';
+    const code =
+      Array.from(
+        { length: 160 },
+        (_, i) =>
+          `def step_${i}(value_${i}):\n    return value_${i} * ${(i * 7919) % 1009} + ${(i * 104729) % 997}  # ${(i * 31337).toString(36)}`,
+      ).join('\n') + '\n';
     const before = await hash(page);
     await pasteCode(page, code);
     const long = await hashChange(page, before);
     // The whole code round-trips through the compressed URL.
     assert.equal((await decodeState(long)).code, code);
     await page.waitForSelector('#link-size:not([hidden])');
-    assert.match(await page.textContent('#link-size'), new RegExp(`link is ${long.length.toLocaleString('en')} characters long because the code is in it`));
+    assert.match(
+      await page.textContent('#link-size'),
+      new RegExp(
+        `link is ${long.length.toLocaleString('en')} characters long because the code is in it`,
+      ),
+    );
     await page.click('#copy-short-link');
-    await page.waitForFunction(() => /^Copied/.test(document.getElementById('copy-short-link').textContent));
+    await page.waitForFunction(() =>
+      /^Copied/.test(document.getElementById('copy-short-link').textContent),
+    );
     const link = await page.getAttribute('#copy-short-link', 'data-link');
     assert.equal(await page.evaluate(() => navigator.clipboard.readText()), link);
     assert.ok(link.length < 300, `${link.length} characters: ${link}`);
@@ -113,7 +146,10 @@ describe('playground links and history', { timeout: 600000 }, () => {
     const other = await context.newPage();
     await other.goto(link);
     await ready(other);
-    assert.match(await other.textContent('#link-notice'), /shared without its code: the maps show the Python sample/);
+    assert.match(
+      await other.textContent('#link-notice'),
+      /shared without its code: the maps show the Python sample/,
+    );
     assert.equal(await editorStart(other), start(SAMPLES.python));
     assert.deepEqual(problems, []);
     await context.close();
@@ -138,7 +174,9 @@ describe('playground links and history', { timeout: 600000 }, () => {
     assert.equal(await historyLength(page), entries + 2);
     assert.equal((await urlState(page)).train, 200);
     // A checkbox and a sample push.
-    await page.evaluate(() => (document.querySelector('#shared-controls details.more').open = true));
+    await page.evaluate(
+      () => (document.querySelector('#shared-controls details.more').open = true),
+    );
     await page.check('#c-descend');
     const afterCheckbox = await hashChange(page, afterNumber);
     assert.equal(await historyLength(page), entries + 3);

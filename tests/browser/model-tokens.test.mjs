@@ -14,13 +14,19 @@ import path from 'node:path';
 import { startSite, openPage, screenshot, api, root } from './helpers.mjs';
 import { tokenRecallClasses, RECALL_CLASSES } from '../../dist/index.js';
 import { encodeWith, normalizeWith } from '../../web/src/shared/link-state.js';
-import { MODEL_DEFAULTS, TOKEN_MODEL_DEFAULTS, encodeModelState, readModelLink } from '../../web/src/shared/model-state.js';
+import {
+  MODEL_DEFAULTS,
+  TOKEN_MODEL_DEFAULTS,
+  encodeModelState,
+  readModelLink,
+} from '../../web/src/shared/model-state.js';
 import { modelOptionsFor } from '../../web/src/worker/model-engine.js';
 import { LONG_PYTHON_SAMPLE } from '../../web/src/shared/model-samples.js';
 import { MARGIN, PLOT, LABEL_MARGIN, LABEL_TOKENS } from '../../web/src/page/heatmap.js';
 
 const FAR = RECALL_CLASSES.indexOf('far');
-const ready = (page) => page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 180000 });
+const ready = (page) =>
+  page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 180000 });
 const statusText = (page) => page.textContent('#status');
 
 async function open(site, hash = '', options) {
@@ -32,7 +38,9 @@ async function open(site, hash = '', options) {
 /** Runs action() and resolves with the detail of the next hirope:model-run event. */
 async function nextRun(page, action) {
   await page.evaluate(() => {
-    window.__run = new Promise((resolve) => document.addEventListener('hirope:model-run', (e) => resolve(e.detail), { once: true }));
+    window.__run = new Promise((resolve) =>
+      document.addEventListener('hirope:model-run', (e) => resolve(e.detail), { once: true }),
+    );
   });
   await action();
   return page.evaluate(() => window.__run);
@@ -58,7 +66,10 @@ describe('Model mode with the token model (headless Chromium)', () => {
     const page = await open(site);
     const ids = hr.encode(LONG_PYTHON_SAMPLE, { tokenizer: 'llama2' });
     assert.ok(ids.length >= 1500 && ids.length <= 2500, `${ids.length} tokens`);
-    assert.match(await statusText(page), new RegExp(`^${ids.length.toLocaleString('en')} tokens .* read by pyjs-llama2`));
+    assert.match(
+      await statusText(page),
+      new RegExp(`^${ids.length.toLocaleString('en')} tokens .* read by pyjs-llama2`),
+    );
     assert.equal(await page.locator('#c-model').inputValue(), 'pyjs-llama2');
     // The first view's A and B, and the story preset that says so.
     assert.equal(await page.locator('#c-a-type').inputValue(), TOKEN_MODEL_DEFAULTS.a.type);
@@ -67,18 +78,35 @@ describe('Model mode with the token model (headless Chromium)', () => {
     assert.equal(await page.locator('#story-baseline').getAttribute('aria-pressed'), 'true');
     // Sizes before download: the byte model's option names its file's size in MB.
     const size = fs.statSync(path.join(root, 'dist/data/pybyte.hrm')).size;
-    await page.waitForFunction(() => /MB/.test([...document.getElementById('c-model').options].find((o) => o.value === 'pybyte').textContent));
-    const label = await page.evaluate(() => [...document.getElementById('c-model').options].find((o) => o.value === 'pybyte').textContent);
+    await page.waitForFunction(() =>
+      /MB/.test(
+        [...document.getElementById('c-model').options].find((o) => o.value === 'pybyte')
+          .textContent,
+      ),
+    );
+    const label = await page.evaluate(
+      () =>
+        [...document.getElementById('c-model').options].find((o) => o.value === 'pybyte')
+          .textContent,
+    );
     assert.match(label, new RegExp(`${(size / 1048576).toFixed(1)} MB download`));
     // One click loads the byte model: its own defaults, its sample, bits per byte.
     const run = await nextRun(page, () => page.locator('#c-model').selectOption('pybyte'));
     assert.deepEqual(run.parts.a, { loss: true, attention: true });
-    await page.waitForFunction(() => /read by pybyte/.test(document.getElementById('status').textContent), null, { timeout: 60000 });
+    await page.waitForFunction(
+      () => /read by pybyte/.test(document.getElementById('status').textContent),
+      null,
+      { timeout: 60000 },
+    );
     assert.match(await statusText(page), /^\d[\d,]* bytes read by pybyte.*bits\/byte/);
     assert.equal(await page.locator('#c-a-type').inputValue(), MODEL_DEFAULTS.a.type);
     // The URL names the model: reloading it opens the byte model again.
     let hash = '';
-    for (const end = Date.now() + 10000; Date.now() < end; await new Promise((r) => setTimeout(r, 100))) {
+    for (
+      const end = Date.now() + 10000;
+      Date.now() < end;
+      await new Promise((r) => setTimeout(r, 100))
+    ) {
       hash = await page.evaluate(() => location.hash);
       if ((await readModelLink(hash)).state.model === 'pybyte') break;
     }
@@ -90,7 +118,9 @@ describe('Model mode with the token model (headless Chromium)', () => {
   });
 
   it('keeps old links: a state without a model is the byte model', async () => {
-    const hash = await encodeWith(MODEL_DEFAULTS, { code: 'def f(x):\n    return x + 1\n\nprint(f(2))\n' });
+    const hash = await encodeWith(MODEL_DEFAULTS, {
+      code: 'def f(x):\n    return x + 1\n\nprint(f(2))\n',
+    });
     const page = await open(site, hash);
     assert.match(await statusText(page), /read by pybyte/);
     assert.equal(await page.locator('#c-model').inputValue(), 'pybyte');
@@ -98,11 +128,13 @@ describe('Model mode with the token model (headless Chromium)', () => {
     await page.context().close();
   });
 
-  it('hover cards show each token\'s text, id and losses under A and B, as the API gives them', async () => {
+  it("hover cards show each token's text, id and losses under A and B, as the API gives them", async () => {
     const code = LONG_PYTHON_SAMPLE.slice(0, 1200);
     const page = await open(site, await encodeModelState({ ...TOKEN_MODEL_DEFAULTS, code }));
     const state = normalizeWith(TOKEN_MODEL_DEFAULTS, { code });
-    const expected = Object.fromEntries(['a', 'b'].map((s) => [s, tokenModel.loss(code, modelOptionsFor(state[s], 'python'))]));
+    const expected = Object.fromEntries(
+      ['a', 'b'].map((s) => [s, tokenModel.loss(code, modelOptionsFor(state[s], 'python'))]),
+    );
     const { tokens } = expected.a;
     const marks = page.locator('#editor .hr-tok');
     let checked = 0;
@@ -113,13 +145,28 @@ describe('Model mode with the token model (headless Chromium)', () => {
       await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2, { steps: 4 });
       const card = page.locator('#editor .hr-card');
       await card.waitFor({ timeout: 10000 });
-      const values = Object.fromEntries(await card.evaluate((dl) => [...dl.querySelectorAll('dt')].map((dt) => [dt.textContent, dt.nextElementSibling.textContent])));
+      const values = Object.fromEntries(
+        await card.evaluate((dl) =>
+          [...dl.querySelectorAll('dt')].map((dt) => [
+            dt.textContent,
+            dt.nextElementSibling.textContent,
+          ]),
+        ),
+      );
       const k = Number(/^(\d+) of (\d+)$/.exec(values.token)[1]);
       assert.equal(values.token, `${k} of ${tokens.ids.length}`);
       const bytes = new TextEncoder().encode(code);
-      assert.equal(values.text, JSON.stringify(new TextDecoder().decode(bytes.subarray(tokens.start[k], tokens.end[k]))));
+      assert.equal(
+        values.text,
+        JSON.stringify(new TextDecoder().decode(bytes.subarray(tokens.start[k], tokens.end[k]))),
+      );
       assert.equal(values.id, String(tokens.ids[k]));
-      for (const side of ['a', 'b']) assert.equal(values[`loss ${side.toUpperCase()}`], k === 0 ? '—' : `${expected[side].losses[k - 1].toFixed(2)} bits`, `token ${k}, ${side}`);
+      for (const side of ['a', 'b'])
+        assert.equal(
+          values[`loss ${side.toUpperCase()}`],
+          k === 0 ? '—' : `${expected[side].losses[k - 1].toFixed(2)} bits`,
+          `token ${k}, ${side}`,
+        );
       checked++;
       await page.mouse.move(0, 0);
       await card.waitFor({ state: 'detached', timeout: 10000 });
@@ -132,9 +179,18 @@ describe('Model mode with the token model (headless Chromium)', () => {
   it('far-recall tokens only: the chart keeps exactly the tokens the API classifies far', async () => {
     const page = await open(site);
     await nextRun(page, () => page.locator('#story-far').click());
-    await page.waitForFunction(() => /far-recall tokens only/.test(document.querySelector('#loss-chart canvas').getAttribute('aria-label')));
+    await page.waitForFunction(() =>
+      /far-recall tokens only/.test(
+        document.querySelector('#loss-chart canvas').getAttribute('aria-label'),
+      ),
+    );
     const { tokens } = tokenModel.loss(LONG_PYTHON_SAMPLE);
-    const classes = tokenRecallClasses(new TextEncoder().encode(LONG_PYTHON_SAMPLE), tokens.start, tokens.end, tokenModel.config.trainingContext);
+    const classes = tokenRecallClasses(
+      new TextEncoder().encode(LONG_PYTHON_SAMPLE),
+      tokens.start,
+      tokens.end,
+      tokenModel.config.trainingContext,
+    );
     // Tokens 1..n-1 have a loss; the page shows those classified far (one dot per run of them).
     let far = 0;
     let runs = 0;
@@ -145,47 +201,85 @@ describe('Model mode with the token model (headless Chromium)', () => {
     }
     assert.ok(far > 20, `${far} far-recall tokens`);
     const label = await page.locator('#loss-chart canvas').getAttribute('aria-label');
-    assert.match(label, new RegExp(`far-recall tokens only: ${far.toLocaleString('en')} tokens in ${runs} names`));
+    assert.match(
+      label,
+      new RegExp(`far-recall tokens only: ${far.toLocaleString('en')} tokens in ${runs} names`),
+    );
     assert.deepEqual(page.problems, []);
     await page.context().close();
   });
 
-  it('the verdict panel shows the eval files\' numbers, both seeds', async () => {
+  it("the verdict panel shows the eval files' numbers, both seeds", async () => {
     const page = await open(site);
-    await page.waitForFunction(() => document.body.dataset.verdict === 'pyjs-llama2', null, { timeout: 60000 });
+    await page.waitForFunction(() => document.body.dataset.verdict === 'pyjs-llama2', null, {
+      timeout: 60000,
+    });
     const evals = [readJSON('pyjs-llama2-eval.json'), readJSON('pyjs-llama2-seed2-eval.json')];
     // By hand from the JSON: per file, summed bits over summed counts; then the mean over files.
     const byFile = (run, name, what) => {
       const acc = new Map();
       run.windows.forEach((w, i) => {
         const s = run.schemes[name];
-        const [num, den] = what === 'far' ? [s.classSums[i][FAR], s.classCounts[i][FAR]]
-          : [s.sums[i].slice(1).reduce((a, x) => a + x, 0), run.counts.slice(1).reduce((a, x) => a + x, 0)];
+        const [num, den] =
+          what === 'far'
+            ? [s.classSums[i][FAR], s.classCounts[i][FAR]]
+            : [
+                s.sums[i].slice(1).reduce((a, x) => a + x, 0),
+                run.counts.slice(1).reduce((a, x) => a + x, 0),
+              ];
         const a = acc.get(w.file) ?? [0, 0];
         acc.set(w.file, [a[0] + num, a[1] + den]);
       });
       return new Map([...acc].filter(([, [, d]]) => d > 0).map(([f, [n, d]]) => [f, n / d]));
     };
     const meanOf = (xs) => xs.reduce((a, x) => a + x, 0) / xs.length;
-    const cells = await page.locator('#verdict-schemes td').evaluateAll((tds) => tds.map((td) => ({ scheme: td.closest('tr').dataset.scheme, multiple: td.dataset.multiple, what: td.dataset.what, mean: Number(td.dataset.mean), text: td.textContent })));
+    const cells = await page.locator('#verdict-schemes td').evaluateAll((tds) =>
+      tds.map((td) => ({
+        scheme: td.closest('tr').dataset.scheme,
+        multiple: td.dataset.multiple,
+        what: td.dataset.what,
+        mean: Number(td.dataset.mean),
+        text: td.textContent,
+      })),
+    );
     assert.ok(cells.length >= 24, `${cells.length} cells`);
     for (const c of cells) {
       const m = meanOf([...byFile(evals[0].runs[c.multiple], c.scheme, c.what).values()]);
-      assert.ok(Math.abs(c.mean - m) < 1e-9, `${c.scheme} ${c.multiple}x ${c.what}: ${c.mean} vs ${m}`);
+      assert.ok(
+        Math.abs(c.mean - m) < 1e-9,
+        `${c.scheme} ${c.multiple}x ${c.what}: ${c.mean} vs ${m}`,
+      );
       assert.equal(c.text.split(' ± ')[0], m.toFixed(3));
     }
-    const pairs = await page.locator('#verdict-pairs tbody tr').evaluateAll((trs) => trs.map((tr) => ({ ...tr.dataset, diffs: [...tr.querySelectorAll('td')].map((td) => Number(td.dataset.diff)) })));
-    assert.ok(pairs.some((p) => p.a === 'hirope-segments (tuned)' && p.b === 'rerope (tuned)' && p.what === 'beyond'));
+    const pairs = await page.locator('#verdict-pairs tbody tr').evaluateAll((trs) =>
+      trs.map((tr) => ({
+        ...tr.dataset,
+        diffs: [...tr.querySelectorAll('td')].map((td) => Number(td.dataset.diff)),
+      })),
+    );
+    assert.ok(
+      pairs.some(
+        (p) => p.a === 'hirope-segments (tuned)' && p.b === 'rerope (tuned)' && p.what === 'beyond',
+      ),
+    );
     for (const p of pairs) {
       assert.equal(p.diffs.length, 2, 'both seeds');
       p.diffs.forEach((d, s) => {
         const a = byFile(evals[s].runs[p.multiple], p.a, p.what);
         const b = byFile(evals[s].runs[p.multiple], p.b, p.what);
-        const expected = meanOf([...a.keys()].filter((f) => b.has(f)).map((f) => a.get(f) - b.get(f)));
-        assert.ok(Math.abs(d - expected) < 1e-9, `${p.a} - ${p.b} ${p.what} ${p.multiple}x seed ${s}: ${d} vs ${expected}`);
+        const expected = meanOf(
+          [...a.keys()].filter((f) => b.has(f)).map((f) => a.get(f) - b.get(f)),
+        );
+        assert.ok(
+          Math.abs(d - expected) < 1e-9,
+          `${p.a} - ${p.b} ${p.what} ${p.multiple}x seed ${s}: ${d} vs ${expected}`,
+        );
       });
     }
-    assert.match(await page.textContent('#verdict-sentence'), /gain comes from (ordinary|far-recall)/);
+    assert.match(
+      await page.textContent('#verdict-sentence'),
+      /gain comes from (ordinary|far-recall)/,
+    );
     assert.equal(await page.getAttribute('#verdict a', 'href'), 'model-eval.md');
     const doc = await page.request.get(`${site.url}model-eval.md`);
     assert.equal(doc.status(), 200);
@@ -193,9 +287,14 @@ describe('Model mode with the token model (headless Chromium)', () => {
     await page.context().close();
   });
 
-  it('generation with the token model decodes to the API\'s text; a layer or head switch runs no loss pass', async () => {
+  it("generation with the token model decodes to the API's text; a layer or head switch runs no loss pass", async () => {
     const code = LONG_PYTHON_SAMPLE.slice(0, 900);
-    const state = normalizeWith(TOKEN_MODEL_DEFAULTS, { code, maxBytes: 40, temperature: 0, seed: 3 });
+    const state = normalizeWith(TOKEN_MODEL_DEFAULTS, {
+      code,
+      maxBytes: 40,
+      temperature: 0,
+      seed: 3,
+    });
     const page = await open(site, await encodeModelState(state));
     const layer = await nextRun(page, () => page.locator('#c-layer').selectOption('2'));
     const head = await nextRun(page, () => page.locator('#c-head').selectOption('3'));
@@ -206,9 +305,16 @@ describe('Model mode with the token model (headless Chromium)', () => {
       }
     }
     await page.locator('#generate').click();
-    await page.waitForFunction(() => document.body.dataset.generated === 'true', null, { timeout: 120000 });
+    await page.waitForFunction(() => document.body.dataset.generated === 'true', null, {
+      timeout: 120000,
+    });
     for (const side of ['a', 'b']) {
-      const expected = tokenModel.generate(code, { ...modelOptionsFor(state[side], 'python'), maxBytes: 40, temperature: 0, seed: 3 }).text;
+      const expected = tokenModel.generate(code, {
+        ...modelOptionsFor(state[side], 'python'),
+        maxBytes: 40,
+        temperature: 0,
+        seed: 3,
+      }).text;
       assert.ok(expected.length > 0);
       assert.equal(await page.locator(`#gen-${side} mark.generated`).textContent(), expected);
     }
@@ -218,20 +324,34 @@ describe('Model mode with the token model (headless Chromium)', () => {
 
   it('zoomed to at most 64 tokens, the attention maps label their axes with the tokens (the canvas grows by LABEL_MARGIN)', async () => {
     const page = await open(site);
-    await page.waitForFunction(() => document.body.dataset.thumbs === 'ready', null, { timeout: 180000 });
-    const widths = () => page.evaluate(() => ['map-a', 'map-b'].map((id) => document.querySelector(`#${id} canvas`).width));
+    await page.waitForFunction(() => document.body.dataset.thumbs === 'ready', null, {
+      timeout: 180000,
+    });
+    const widths = () =>
+      page.evaluate(() =>
+        ['map-a', 'map-b'].map((id) => document.querySelector(`#${id} canvas`).width),
+      );
     assert.deepEqual(await widths(), [PLOT + MARGIN, PLOT + MARGIN]);
     await page.focus('#map-b canvas[role=img]');
     let span = Infinity;
     for (let k = 0; k < 8 && span > LABEL_TOKENS; k++) {
       const before = await page.textContent('#zoom-info');
       await page.keyboard.press('+');
-      await page.waitForFunction((text) => document.getElementById('zoom-info').textContent !== text && document.getElementById('zoom-info').textContent.startsWith('Zoomed'), before);
+      await page.waitForFunction(
+        (text) =>
+          document.getElementById('zoom-info').textContent !== text &&
+          document.getElementById('zoom-info').textContent.startsWith('Zoomed'),
+        before,
+      );
       const m = (await page.textContent('#zoom-info')).match(/queries (\d+)–(\d+)/);
       span = Number(m[2]) + 1 - Number(m[1]);
     }
     assert.ok(span <= LABEL_TOKENS, `${span} tokens`);
-    await page.waitForFunction((size) => ['map-a', 'map-b'].every((id) => document.querySelector(`#${id} canvas`).width === size), PLOT + MARGIN + LABEL_MARGIN);
+    await page.waitForFunction(
+      (size) =>
+        ['map-a', 'map-b'].every((id) => document.querySelector(`#${id} canvas`).width === size),
+      PLOT + MARGIN + LABEL_MARGIN,
+    );
     assert.deepEqual(page.problems, []);
     await page.context().close();
   });
@@ -240,17 +360,30 @@ describe('Model mode with the token model (headless Chromium)', () => {
     const page = await open(site);
     const tokens = hr.encode(LONG_PYTHON_SAMPLE, { tokenizer: 'llama2' }).length;
     const bytes = new TextEncoder().encode(LONG_PYTHON_SAMPLE).length;
-    const expected = new RegExp(`^${tokens.toLocaleString('en')} tokens \\(${bytes.toLocaleString('en')} bytes\\) read by pyjs-llama2`);
+    const expected = new RegExp(
+      `^${tokens.toLocaleString('en')} tokens \\(${bytes.toLocaleString('en')} bytes\\) read by pyjs-llama2`,
+    );
     assert.match(await statusText(page), expected);
     const first = await statusText(page);
-    for (const [what, action] of [['head 2', () => page.locator('#c-head').selectOption('2')], ['layer 1', () => page.locator('#c-layer').selectOption('1')]]) {
+    for (const [what, action] of [
+      ['head 2', () => page.locator('#c-head').selectOption('2')],
+      ['layer 1', () => page.locator('#c-layer').selectOption('1')],
+    ]) {
       const run = await nextRun(page, action);
       assert.deepEqual(run.parts.a, { loss: false, attention: true }, what);
       assert.match(await statusText(page), expected, what);
-      assert.equal(await statusText(page), first, `${what}: the same sentence (the loss did not change)`);
+      assert.equal(
+        await statusText(page),
+        first,
+        `${what}: the same sentence (the loss did not change)`,
+      );
     }
-    await page.waitForFunction(() => document.body.dataset.thumbs === 'ready', null, { timeout: 180000 });
-    const run = await nextRun(page, () => page.locator('#thumbs-b button.thumb[aria-label^="Layer 2, head 3"]').click());
+    await page.waitForFunction(() => document.body.dataset.thumbs === 'ready', null, {
+      timeout: 180000,
+    });
+    const run = await nextRun(page, () =>
+      page.locator('#thumbs-b button.thumb[aria-label^="Layer 2, head 3"]').click(),
+    );
     assert.deepEqual(run.parts.b, { loss: false, attention: true });
     assert.equal(await page.locator('#c-layer').inputValue(), '2');
     assert.equal(await page.locator('#c-head').inputValue(), '3');
@@ -259,34 +392,69 @@ describe('Model mode with the token model (headless Chromium)', () => {
     await page.context().close();
   });
 
-  it('with the token model every help text and label names tokens; the Split% preset is the core\'s bound (here the paper\'s 0.5: one button); the Factor help follows the scaling', async () => {
+  it("with the token model every help text and label names tokens; the Split% preset is the core's bound (here the paper's 0.5: one button); the Factor help follows the scaling", async () => {
     const page = await open(site);
     const help = (id) => page.locator(`#${id}`).evaluate((input) => input.closest('label').title);
-    for (const id of ['c-b-window', 'c-b-ratio', 'c-b-hierarchy', 'c-b-segment', 'c-a-window', 'c-temperature', 'c-smooth']) {
+    for (const id of [
+      'c-b-window',
+      'c-b-ratio',
+      'c-b-hierarchy',
+      'c-b-segment',
+      'c-a-window',
+      'c-temperature',
+      'c-smooth',
+    ]) {
       const text = await help(id);
       assert.match(text, /token/i, id);
       assert.doesNotMatch(text, /\bbytes?\b/, id);
-      assert.equal(await page.locator(`#${id}-help`).textContent(), text, `${id}: the description is the same text`);
+      assert.equal(
+        await page.locator(`#${id}-help`).textContent(),
+        text,
+        `${id}: the description is the same text`,
+      );
     }
-    assert.match(await help('c-b-window'), /reaches W tokens back\. Truncate: each token is predicted from the last W tokens only \(one pass per W\/8 tokens\)/);
+    assert.match(
+      await help('c-b-window'),
+      /reaches W tokens back\. Truncate: each token is predicted from the last W tokens only \(one pass per W\/8 tokens\)/,
+    );
     assert.match(await page.locator('#reset-zoom').getAttribute('title'), /all tokens/);
     // The core's bound for this model is 8 of 16 pairs, ratio 0.5: the paper's ratio too, so one button.
     const c = tokenModel.config;
-    const bound = hr.splitBound({ type: 'hirope', ratio: 0, base: c.ropeBase, trainingLength: c.trainingContext }, c.headDim);
+    const bound = hr.splitBound(
+      { type: 'hirope', ratio: 0, base: c.ropeBase, trainingLength: c.trainingContext },
+      c.headDim,
+    );
     assert.equal(bound.maxRatio, 0.5);
     assert.equal(await page.locator('#preset-paper').isVisible(), false);
-    assert.match(await page.locator('#preset-bound').textContent(), /the Split% bound = the paper's 0\.5 \(8\/16\)/);
+    assert.match(
+      await page.locator('#preset-bound').textContent(),
+      /the Split% bound = the paper's 0\.5 \(8\/16\)/,
+    );
     assert.doesNotMatch(await page.locator('#preset-bound').getAttribute('title'), /above/);
     // The default ratio 1/3: the ratio and the 5 pairs the core assigns, as separate facts.
-    const third = hr.splitBound({ type: 'hirope', ratio: 1 / 3, base: c.ropeBase, trainingLength: c.trainingContext }, c.headDim);
-    assert.equal(await page.locator('#c-b-ratio').evaluate((input) => input.closest('label').querySelector('output').textContent), `0.333 · ${third.tokenPairs} of 16 pairs`);
+    const third = hr.splitBound(
+      { type: 'hirope', ratio: 1 / 3, base: c.ropeBase, trainingLength: c.trainingContext },
+      c.headDim,
+    );
+    assert.equal(
+      await page
+        .locator('#c-b-ratio')
+        .evaluate((input) => input.closest('label').querySelector('output').textContent),
+      `0.333 · ${third.tokenPairs} of 16 pairs`,
+    );
     const run = await nextRun(page, () => page.locator('#preset-bound').click());
     assert.equal(run.parts.b.loss, true);
     assert.equal(await page.locator('#c-b-ratio').inputValue(), '0.5');
     assert.equal(await page.locator('#preset-bound').getAttribute('aria-pressed'), 'true');
-    await page.waitForFunction(() => /Within the bound\.$/.test(document.getElementById('ratio-hint-b').textContent));
+    await page.waitForFunction(() =>
+      /Within the bound\.$/.test(document.getElementById('ratio-hint-b').textContent),
+    );
     // The Factor help describes the scaling chosen.
-    for (const [scaling, want] of [['linear', /Position interpolation/], ['ntk', /^Scaling factor s\. NTK-aware: .*base raised/], ['yarn', /^Scaling factor s for YaRN\. NTK-by-parts/]]) {
+    for (const [scaling, want] of [
+      ['linear', /Position interpolation/],
+      ['ntk', /^Scaling factor s\. NTK-aware: .*base raised/],
+      ['yarn', /^Scaling factor s for YaRN\. NTK-by-parts/],
+    ]) {
       await page.locator('#c-b-scaling').selectOption(scaling);
       const text = await help('c-b-factor');
       assert.match(text, want, scaling);
@@ -296,26 +464,50 @@ describe('Model mode with the token model (headless Chromium)', () => {
     await page.context().close();
   });
 
-  it('generation reports the bytes it produced: exactly the count asked for the byte model; the token model\'s whole last token may end past it, and says so', async () => {
+  it("generation reports the bytes it produced: exactly the count asked for the byte model; the token model's whole last token may end past it, and says so", async () => {
     const byteModel = await hr.model.load({ name: 'pybyte' });
     try {
-      for (const [name, model, defaults] of [['pyjs-llama2', tokenModel, TOKEN_MODEL_DEFAULTS], ['pybyte', byteModel, MODEL_DEFAULTS]]) {
+      for (const [name, model, defaults] of [
+        ['pyjs-llama2', tokenModel, TOKEN_MODEL_DEFAULTS],
+        ['pybyte', byteModel, MODEL_DEFAULTS],
+      ]) {
         const code = LONG_PYTHON_SAMPLE.slice(0, 900);
-        const state = normalizeWith(defaults, { ...defaults, code, maxBytes: 256, temperature: 0.8, seed: 1 });
+        const state = normalizeWith(defaults, {
+          ...defaults,
+          code,
+          maxBytes: 256,
+          temperature: 0.8,
+          seed: 1,
+        });
         const page = await open(site, await encodeModelState(state));
         await page.locator('#generate').click();
-        await page.waitForFunction(() => document.body.dataset.generated === 'true', null, { timeout: 180000 });
+        await page.waitForFunction(() => document.body.dataset.generated === 'true', null, {
+          timeout: 180000,
+        });
         for (const side of ['a', 'b']) {
           const prompt = new TextEncoder().encode(code);
-          const { bytes } = model.generate(prompt, { ...modelOptionsFor(state[side], 'python'), maxBytes: 256, temperature: 0.8, seed: 1 });
+          const { bytes } = model.generate(prompt, {
+            ...modelOptionsFor(state[side], 'python'),
+            maxBytes: 256,
+            temperature: 0.8,
+            seed: 1,
+          });
           const title = await page.locator(`#gen-title-${side}`).textContent();
           if (name === 'pybyte') assert.equal(bytes.length, 256);
           else assert.ok(bytes.length >= 256, `${bytes.length}`); // whole tokens: the last may end past 256
-          const extra = bytes.length > 256 ? ` in whole tokens \\(the last one ends past the 256 asked\\)` : '';
-          assert.match(title, new RegExp(`— ${bytes.length} bytes${extra} after a ${prompt.length}-byte prompt`), `${name} ${side}`);
+          const extra =
+            bytes.length > 256 ? ` in whole tokens \\(the last one ends past the 256 asked\\)` : '';
+          assert.match(
+            title,
+            new RegExp(`— ${bytes.length} bytes${extra} after a ${prompt.length}-byte prompt`),
+            `${name} ${side}`,
+          );
         }
         assert.equal(await page.locator('#c-maxBytes-label').textContent(), 'Bytes');
-        assert.match(await page.locator('#c-temperature').evaluate((i) => i.closest('label').title), name === 'pybyte' ? /most likely byte/ : /most likely token/);
+        assert.match(
+          await page.locator('#c-temperature').evaluate((i) => i.closest('label').title),
+          name === 'pybyte' ? /most likely byte/ : /most likely token/,
+        );
         assert.deepEqual(page.problems, []);
         await page.context().close();
       }
@@ -326,19 +518,41 @@ describe('Model mode with the token model (headless Chromium)', () => {
 
   it('screenshots: both models, light and dark, 1440x900 and 390 px wide', async () => {
     const byteHash = await encodeModelState({ ...MODEL_DEFAULTS });
-    for (const [name, hash] of [['tokens', ''], ['bytes', byteHash]]) {
+    for (const [name, hash] of [
+      ['tokens', ''],
+      ['bytes', byteHash],
+    ]) {
       for (const colorScheme of ['light', 'dark']) {
-        for (const viewport of [{ width: 1440, height: 900 }, { width: 390, height: 844 }]) {
+        for (const viewport of [
+          { width: 1440, height: 900 },
+          { width: 390, height: 844 },
+        ]) {
           const page = await open(site, hash, { colorScheme, viewport });
-          await page.waitForFunction(() => document.body.dataset.thumbs === 'ready' && document.body.dataset.verdict, null, { timeout: 180000 });
+          await page.waitForFunction(
+            () => document.body.dataset.thumbs === 'ready' && document.body.dataset.verdict,
+            null,
+            { timeout: 180000 },
+          );
           // No horizontal scroll on a phone.
-          assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1), `${name} ${colorScheme} ${viewport.width}: scrolls sideways`);
+          assert.ok(
+            await page.evaluate(
+              () => document.documentElement.scrollWidth <= window.innerWidth + 1,
+            ),
+            `${name} ${colorScheme} ${viewport.width}: scrolls sideways`,
+          );
           const shot = `model-${name}-${colorScheme}-${viewport.width}`;
           await screenshot(page, shot, { fullPage: viewport.width < 500 });
           if (process.env.HIROPE_SHOTS) {
             fs.mkdirSync(process.env.HIROPE_SHOTS, { recursive: true });
-            await page.screenshot({ path: path.join(process.env.HIROPE_SHOTS, `${shot}.png`), fullPage: viewport.width < 500 });
-            if (viewport.width > 500) await page.screenshot({ path: path.join(process.env.HIROPE_SHOTS, `${shot}-full.png`), fullPage: true });
+            await page.screenshot({
+              path: path.join(process.env.HIROPE_SHOTS, `${shot}.png`),
+              fullPage: viewport.width < 500,
+            });
+            if (viewport.width > 500)
+              await page.screenshot({
+                path: path.join(process.env.HIROPE_SHOTS, `${shot}-full.png`),
+                fullPage: true,
+              });
           }
           assert.deepEqual(page.problems, []);
           await page.context().close();

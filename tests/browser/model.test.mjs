@@ -9,7 +9,16 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startSite, openPage, screenshot, api, readCells, sampleCells, pasteCode, root } from './helpers.mjs';
+import {
+  startSite,
+  openPage,
+  screenshot,
+  api,
+  readCells,
+  sampleCells,
+  pasteCode,
+  root,
+} from './helpers.mjs';
 import { recallClasses, RECALL_CLASSES } from '../../dist/index.js';
 import { encodeWith, decodeWith, normalizeWith } from '../../web/src/shared/link-state.js';
 import { MODEL_DEFAULTS } from '../../web/src/shared/model-state.js';
@@ -45,14 +54,22 @@ def total(circles):
 async function modelPage(site, partial, options) {
   const hash = await encodeWith(MODEL_DEFAULTS, partial);
   const page = await openPage(site.browser, `${site.url}model.html${hash}`, options);
-  await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 120000 });
+  await page.waitForFunction(() => document.body.dataset.ready === 'true', null, {
+    timeout: 120000,
+  });
   return page;
 }
 
 /** Runs action() and resolves with the detail of the next hirope:model-run event (what ran). */
 async function nextRun(page, action) {
   await page.evaluate(() => {
-    window.__run = new Promise((resolve) => document.addEventListener('hirope:model-run', (e) => resolve({ ...e.detail, at: performance.now() }), { once: true }));
+    window.__run = new Promise((resolve) =>
+      document.addEventListener(
+        'hirope:model-run',
+        (e) => resolve({ ...e.detail, at: performance.now() }),
+        { once: true },
+      ),
+    );
   });
   const t0 = await page.evaluate(() => performance.now());
   await action();
@@ -70,7 +87,8 @@ async function waitForState(page, test, timeout = 10000) {
   }
 }
 
-const thumbsReady = (page) => page.waitForFunction(() => document.body.dataset.thumbs === 'ready', null, { timeout: 120000 });
+const thumbsReady = (page) =>
+  page.waitForFunction(() => document.body.dataset.thumbs === 'ready', null, { timeout: 120000 });
 
 describe('playground Model mode (headless Chromium)', () => {
   let site;
@@ -81,8 +99,13 @@ describe('playground Model mode (headless Chromium)', () => {
   });
   after(async () => site?.close());
 
-  it('shows the loss and the model\'s attention exactly as the API computes them', async () => {
-    const state = normalizeWith(MODEL_DEFAULTS, { code: CODE, layer: 1, head: 2, b: { type: 'hirope', ratio: 0.35, hierarchy: 'segments', segment: 32 } });
+  it("shows the loss and the model's attention exactly as the API computes them", async () => {
+    const state = normalizeWith(MODEL_DEFAULTS, {
+      code: CODE,
+      layer: 1,
+      head: 2,
+      b: { type: 'hirope', ratio: 0.35, hierarchy: 'segments', segment: 32 },
+    });
     const page = await modelPage(site, state);
     const statusText = await page.locator('#status').textContent();
     assert.doesNotMatch(statusText, /Error/);
@@ -91,7 +114,12 @@ describe('playground Model mode (headless Chromium)', () => {
     // A is the defaults' plain RoPE; B is HiRoPE at ratio 0.35 on 32-byte segments, window 128.
     const expected = {
       a: { scheme: { type: 'rope' }, language: 'python', hierarchy: 'units' },
-      b: { scheme: { type: 'hirope', window: 128, ratio: 0.35 }, language: 'python', hierarchy: 'segments', segmentSize: 32 },
+      b: {
+        scheme: { type: 'hirope', window: 128, ratio: 0.35 },
+        language: 'python',
+        hierarchy: 'segments',
+        segmentSize: 32,
+      },
     };
     for (const side of ['a', 'b']) {
       assert.deepEqual(modelOptionsFor(state[side], 'python'), expected[side]);
@@ -104,24 +132,41 @@ describe('playground Model mode (headless Chromium)', () => {
       cells.forEach(([i, j], c) => {
         const row = matrix.subarray(i * n, i * n + i + 1);
         const max = Math.max(...row);
-        assert.deepEqual(got[c].slice(0, 3), rgb(LUTS.magma, probIndex(Math.fround(matrix[i * n + j] * Math.fround(1 / max)))), `${side} (${i}, ${j})`);
+        assert.deepEqual(
+          got[c].slice(0, 3),
+          rgb(LUTS.magma, probIndex(Math.fround(matrix[i * n + j] * Math.fround(1 / max)))),
+          `${side} (${i}, ${j})`,
+        );
       });
     }
     // The loss chart and the code shading are drawn.
-    assert.match(await page.locator('#loss-chart canvas').getAttribute('aria-label'), new RegExp(`bits/byte within ${model.config.trainingContext}`));
-    assert.match(await page.locator('#code-legend').textContent(), /bits to predict each character under B/);
-    assert.ok((await page.evaluate(() => document.querySelector('#editor').shadowRoot.querySelectorAll('[class*="hr-heat"]').length)) > 50);
+    assert.match(
+      await page.locator('#loss-chart canvas').getAttribute('aria-label'),
+      new RegExp(`bits/byte within ${model.config.trainingContext}`),
+    );
+    assert.match(
+      await page.locator('#code-legend').textContent(),
+      /bits to predict each character under B/,
+    );
+    assert.ok(
+      (await page.evaluate(
+        () =>
+          document.querySelector('#editor').shadowRoot.querySelectorAll('[class*="hr-heat"]')
+            .length,
+      )) > 50,
+    );
     assert.deepEqual(page.problems, []);
     await screenshot(page, 'model-light');
     await page.context().close();
   });
 
-  it('starts B at the model\'s Split% bound and warns above it (the paper\'s 0.5)', async () => {
+  it("starts B at the model's Split% bound and warns above it (the paper's 0.5)", async () => {
     // The default ratio, written for the shipped model, is the largest within the bound that the
     // loaded model's own config gives: one pair more would be over it.
     const hr = await api();
     const { ropeBase: base, trainingContext: trainingLength, headDim } = model.config;
-    const splitBound = (ratio) => hr.splitBound({ type: 'hirope', ratio, base, trainingLength }, headDim);
+    const splitBound = (ratio) =>
+      hr.splitBound({ type: 'hirope', ratio, base, trainingLength }, headDim);
     const bound = splitBound(MODEL_DEFAULTS.b.ratio);
     assert.equal(MODEL_DEFAULTS.b.type, 'hirope');
     assert.equal(bound.over, false);
@@ -133,10 +178,18 @@ describe('playground Model mode (headless Chromium)', () => {
     const page = await modelPage(site, { code: CODE });
     assert.match(await page.locator('#ratio-hint-b').textContent(), /Within the bound/);
     assert.equal(await page.locator('#ratio-hint-b').getAttribute('class'), 'hint');
-    assert.equal(await page.locator('#c-b-ratio').evaluate((input) => input.closest('label').querySelector('output').textContent), `${Number(bound.maxRatio.toFixed(3))} · ${bound.tokenPairs} of ${bound.pairs} pairs`);
+    assert.equal(
+      await page
+        .locator('#c-b-ratio')
+        .evaluate((input) => input.closest('label').querySelector('output').textContent),
+      `${Number(bound.maxRatio.toFixed(3))} · ${bound.tokenPairs} of ${bound.pairs} pairs`,
+    );
     assert.equal(await page.locator('#preset-bound').getAttribute('aria-pressed'), 'true');
     const { bitsPerByte } = model.loss(CODE, modelOptionsFor(MODEL_DEFAULTS.b, 'python'));
-    assert.match(await page.locator('#status').textContent(), new RegExp(`B ${bitsPerByte.toFixed(3)}\\b`));
+    assert.match(
+      await page.locator('#status').textContent(),
+      new RegExp(`B ${bitsPerByte.toFixed(3)}\\b`),
+    );
 
     // The paper's 0.5, one click: the warning.
     let run = await nextRun(page, () => page.locator('#preset-paper').click());
@@ -145,19 +198,40 @@ describe('playground Model mode (headless Chromium)', () => {
     assert.match(await page.locator('#ratio-hint-b').textContent(), /above the bound/);
     assert.equal(await page.locator('#ratio-hint-b').getAttribute('class'), 'hint warn');
     assert.equal(await page.locator('#preset-paper').getAttribute('aria-pressed'), 'true');
-    const paper = model.loss(CODE, modelOptionsFor({ ...MODEL_DEFAULTS.b, ratio: 0.5 }, 'python')).bitsPerByte;
-    assert.match(await page.locator('#status').textContent(), new RegExp(`B ${paper.toFixed(3)}\\b`));
+    const paper = model.loss(
+      CODE,
+      modelOptionsFor({ ...MODEL_DEFAULTS.b, ratio: 0.5 }, 'python'),
+    ).bitsPerByte;
+    assert.match(
+      await page.locator('#status').textContent(),
+      new RegExp(`B ${paper.toFixed(3)}\\b`),
+    );
     assert.equal((await waitForState(page, (s) => s.b.ratio === 0.5)).b.ratio, 0.5); // in the URL: not the default
 
     run = await nextRun(page, () => page.locator('#c-b-ratio').fill('0.3'));
     assert.deepEqual(run.parts.b, { loss: true, attention: true });
-    await page.waitForFunction(() => /Within the bound/.test(document.getElementById('ratio-hint-b').textContent));
-    assert.match(await page.locator('#ratio-hint-b').textContent(), new RegExp(`Split% for this model \\(trained at ${trainingLength} bytes\\): ${(100 * bound.split).toFixed(1)}%`));
+    await page.waitForFunction(() =>
+      /Within the bound/.test(document.getElementById('ratio-hint-b').textContent),
+    );
+    assert.match(
+      await page.locator('#ratio-hint-b').textContent(),
+      new RegExp(
+        `Split% for this model \\(trained at ${trainingLength} bytes\\): ${(100 * bound.split).toFixed(1)}%`,
+      ),
+    );
 
     // Back to the bound exactly: the state equals the defaults again (the code aside).
     await nextRun(page, () => page.locator('#preset-bound').click());
-    assert.match(await page.locator('#ratio-hint-b').textContent(), new RegExp(`ratio ${Number(bound.maxRatio.toFixed(3))} keeps ${bound.tokenPairs} pairs.*Within the bound`));
-    assert.match(await page.locator('#status').textContent(), new RegExp(`B ${bitsPerByte.toFixed(3)}\\b`));
+    assert.match(
+      await page.locator('#ratio-hint-b').textContent(),
+      new RegExp(
+        `ratio ${Number(bound.maxRatio.toFixed(3))} keeps ${bound.tokenPairs} pairs.*Within the bound`,
+      ),
+    );
+    assert.match(
+      await page.locator('#status').textContent(),
+      new RegExp(`B ${bitsPerByte.toFixed(3)}\\b`),
+    );
     // (Compared decoded: Chromium's and Node's deflate may write different bytes.)
     const back = await waitForState(page, (s) => s.b.ratio === MODEL_DEFAULTS.b.ratio);
     assert.deepEqual(back, normalizeWith(MODEL_DEFAULTS, { code: CODE }));
@@ -186,12 +260,18 @@ describe('playground Model mode (headless Chromium)', () => {
       const got = await readCells(page, `#map-${side} canvas`, cells, { margin: MARGIN, n });
       cells.forEach(([i, j], c) => {
         const max = Math.max(...matrix.subarray(i * n, i * n + i + 1));
-        assert.deepEqual(got[c].slice(0, 3), rgb(LUTS.magma, probIndex(Math.fround(matrix[i * n + j] * Math.fround(1 / max)))), `${side} (${i}, ${j})`);
+        assert.deepEqual(
+          got[c].slice(0, 3),
+          rgb(LUTS.magma, probIndex(Math.fround(matrix[i * n + j] * Math.fround(1 / max)))),
+          `${side} (${i}, ${j})`,
+        );
       });
       assert.match(await page.locator(`#map-${side} .hm-sub`).textContent(), /layer 1, head 0/);
     }
     // A thumbnail opens its layer and head in the main heatmaps; again no loss pass.
-    const click = await nextRun(page, () => page.locator(`#thumbs-b .thumb[aria-label^="Layer ${last}, head 1"]`).click());
+    const click = await nextRun(page, () =>
+      page.locator(`#thumbs-b .thumb[aria-label^="Layer ${last}, head 1"]`).click(),
+    );
     for (const side of ['a', 'b']) {
       assert.deepEqual(click.parts[side], { loss: false, attention: true }, side);
       assert.equal(click.counts[side].loss, 1);
@@ -199,30 +279,48 @@ describe('playground Model mode (headless Chromium)', () => {
     }
     assert.equal(await page.locator('#c-layer').inputValue(), String(last));
     assert.equal(await page.locator('#c-head').inputValue(), '1');
-    assert.equal(await page.locator('#thumbs-a .thumb[aria-pressed=true]').getAttribute('aria-label'), `Layer ${last}, head 1 (A)`);
-    assert.equal(await page.locator('#thumbs-b .thumb[aria-pressed=true]').getAttribute('aria-label'), `Layer ${last}, head 1 (B)`);
+    assert.equal(
+      await page.locator('#thumbs-a .thumb[aria-pressed=true]').getAttribute('aria-label'),
+      `Layer ${last}, head 1 (A)`,
+    );
+    assert.equal(
+      await page.locator('#thumbs-b .thumb[aria-pressed=true]').getAttribute('aria-label'),
+      `Layer ${last}, head 1 (B)`,
+    );
     assert.equal(await page.evaluate(() => document.body.dataset.thumbs), 'ready');
     // A full run for comparison: a change to the code runs the loss again on both sides.
     const edited = `# more\n${CODE}`;
     const full = await nextRun(page, () => pasteCode(page, edited));
-    for (const side of ['a', 'b']) assert.deepEqual(full.parts[side], { loss: true, attention: true });
+    for (const side of ['a', 'b'])
+      assert.deepEqual(full.parts[side], { loss: true, attention: true });
     // (Times for the record, not asserted: this machine's load varies.)
-    console.log(`# layer switch ${before.ms.toFixed(0)} ms, thumbnail click ${click.ms.toFixed(0)} ms, code edit (loss + attention) ${full.ms.toFixed(0)} ms`);
+    console.log(
+      `# layer switch ${before.ms.toFixed(0)} ms, thumbnail click ${click.ms.toFixed(0)} ms, code edit (loss + attention) ${full.ms.toFixed(0)} ms`,
+    );
 
     // Thumbnails equal the API's attention pooled to 64 x 64 in the heatmaps' colours.
     await thumbsReady(page);
     const bytes = new TextEncoder().encode(edited);
     const k = Math.min(bytes.length, ATTENTION_BYTES);
     const hr = await api();
-    for (const [side, layer, head] of [['b', 2, 3], ['a', 0, 1]]) {
-      const { matrix } = model.attention(bytes.subarray(0, k), { ...modelOptionsFor(MODEL_DEFAULTS[side], 'python'), layer, head });
+    for (const [side, layer, head] of [
+      ['b', 2, 3],
+      ['a', 0, 1],
+    ]) {
+      const { matrix } = model.attention(bytes.subarray(0, k), {
+        ...modelOptionsFor(MODEL_DEFAULTS[side], 'python'),
+        layer,
+        head,
+      });
       const size = Math.min(THUMB_SIZE, k);
       const region = { r0: 0, r1: k, c0: 0, c1: k };
       const { ratio } = hr.pool({ matrix, n: k, rows: size, cols: size, region, causal: true });
       const rgba = new Uint8ClampedArray(size * size * 4);
       probPixels(ratio, LUTS.magma, new Uint32Array(rgba.buffer));
       maskUpper(rgba, size, size, region);
-      const got = await page.locator(`#thumbs-${side} .thumb[aria-label^="Layer ${layer}, head ${head} "] canvas`).evaluate((c) => Array.from(c.getContext('2d').getImageData(0, 0, c.width, c.height).data));
+      const got = await page
+        .locator(`#thumbs-${side} .thumb[aria-label^="Layer ${layer}, head ${head} "] canvas`)
+        .evaluate((c) => Array.from(c.getContext('2d').getImageData(0, 0, c.width, c.height).data));
       assert.equal(got.length, rgba.length);
       assert.deepEqual(got, Array.from(rgba), `${side} thumbnail layer ${layer}, head ${head}`);
     }
@@ -231,24 +329,45 @@ describe('playground Model mode (headless Chromium)', () => {
   });
 
   it('fetches the weights once per visit and draws the loss chart at its full width, crisp and smoothed', async () => {
-    const context = await site.browser.newContext({ viewport: { width: 1200, height: 900 }, deviceScaleFactor: 2 });
+    const context = await site.browser.newContext({
+      viewport: { width: 1200, height: 900 },
+      deviceScaleFactor: 2,
+    });
     const page = await context.newPage();
     const weights = [];
     // Downloads only: the model picker's size comes from a HEAD request.
-    page.on('request', (r) => r.method() === 'GET' && /pybyte(\.[0-9a-f]{10})?\.hrm$/.test(new URL(r.url()).pathname) && weights.push(r.url()));
+    page.on(
+      'request',
+      (r) =>
+        r.method() === 'GET' &&
+        /pybyte(\.[0-9a-f]{10})?\.hrm$/.test(new URL(r.url()).pathname) &&
+        weights.push(r.url()),
+    );
     const problems = [];
     page.on('pageerror', (e) => problems.push(e.message));
     await page.goto(`${site.url}model.html${await encodeWith(MODEL_DEFAULTS, { code: CODE })}`);
-    await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 120000 });
+    await page.waitForFunction(() => document.body.dataset.ready === 'true', null, {
+      timeout: 120000,
+    });
     await thumbsReady(page);
     await page.locator('#generate').click();
-    await page.waitForFunction(() => document.body.dataset.generated === 'true', null, { timeout: 60000 });
+    await page.waitForFunction(() => document.body.dataset.generated === 'true', null, {
+      timeout: 60000,
+    });
     assert.equal(weights.length, 1, `requests for the weights: ${weights.join(', ')}`);
 
-    const size = () => page.evaluate(() => {
-      const c = document.querySelector('#loss-chart canvas');
-      return { box: document.getElementById('loss-chart').clientWidth, css: c.getBoundingClientRect().width, width: c.width, height: c.height, cssHeight: c.getBoundingClientRect().height, label: c.getAttribute('aria-label') };
-    });
+    const size = () =>
+      page.evaluate(() => {
+        const c = document.querySelector('#loss-chart canvas');
+        return {
+          box: document.getElementById('loss-chart').clientWidth,
+          css: c.getBoundingClientRect().width,
+          width: c.width,
+          height: c.height,
+          cssHeight: c.getBoundingClientRect().height,
+          label: c.getAttribute('aria-label'),
+        };
+      });
     let s = await size();
     assert.equal(s.css, s.box, 'the chart fills its box');
     assert.equal(s.width, 2 * s.css, 'drawn at the device pixel ratio');
@@ -261,13 +380,26 @@ describe('playground Model mode (headless Chromium)', () => {
     });
     for (const smooth of ['1', '32', '128']) {
       await page.locator('#c-smooth').selectOption(smooth);
-      await page.waitForFunction((n) => document.querySelector('#loss-chart canvas').getAttribute('aria-label').includes(n === '1' ? '(every byte)' : `runs of ${n} bytes`), smooth);
+      await page.waitForFunction(
+        (n) =>
+          document
+            .querySelector('#loss-chart canvas')
+            .getAttribute('aria-label')
+            .includes(n === '1' ? '(every byte)' : `runs of ${n} bytes`),
+        smooth,
+      );
     }
     assert.match(await page.locator('#smooth-bytes').textContent(), /128 bytes/);
     assert.equal(await page.evaluate(() => window.__runs), 0);
     // A narrower window: the chart follows.
     await page.setViewportSize({ width: 800, height: 900 });
-    await page.waitForFunction(() => Math.abs(document.querySelector('#loss-chart canvas').getBoundingClientRect().width - document.getElementById('loss-chart').clientWidth) < 1);
+    await page.waitForFunction(
+      () =>
+        Math.abs(
+          document.querySelector('#loss-chart canvas').getBoundingClientRect().width -
+            document.getElementById('loss-chart').clientWidth,
+        ) < 1,
+    );
     s = await size();
     assert.ok(s.css < 800 && s.width === 2 * s.css);
     assert.deepEqual(problems, []);
@@ -277,14 +409,24 @@ describe('playground Model mode (headless Chromium)', () => {
   it('runs the baselines and shows the loss on far-recall bytes only', async () => {
     const L = model.config.trainingContext;
     const SAMPLE = fs.readFileSync(path.join(root, 'tests/fixtures/model/sample.py'), 'utf8');
-    const state = normalizeWith(MODEL_DEFAULTS, { code: SAMPLE, bytes: 'far', a: { type: 'sliding-window', window: L }, b: { type: 'truncate', window: L } });
+    const state = normalizeWith(MODEL_DEFAULTS, {
+      code: SAMPLE,
+      bytes: 'far',
+      a: { type: 'sliding-window', window: L },
+      b: { type: 'truncate', window: L },
+    });
     const bytes = new TextEncoder().encode(SAMPLE);
     const recall = recallClasses(bytes, L);
     const far = RECALL_CLASSES.indexOf('far');
     let names = 0;
     for (let t = 1; t < recall.length; t++) if (recall[t] === far && recall[t - 1] !== far) names++;
     assert.ok(names > 3, `the sample has ${names} far-recall names`);
-    for (const [colorScheme, viewport, shot] of [['light', { width: 1440, height: 900 }, 'model-far-light'], ['dark', { width: 1440, height: 900 }, 'model-far-dark'], ['light', { width: 390, height: 844 }, 'model-far-phone-light'], ['dark', { width: 390, height: 844 }, 'model-far-phone-dark']]) {
+    for (const [colorScheme, viewport, shot] of [
+      ['light', { width: 1440, height: 900 }, 'model-far-light'],
+      ['dark', { width: 1440, height: 900 }, 'model-far-dark'],
+      ['light', { width: 390, height: 844 }, 'model-far-phone-light'],
+      ['dark', { width: 390, height: 844 }, 'model-far-phone-dark'],
+    ]) {
       const page = await modelPage(site, state, { colorScheme, viewport });
       const statusText = await page.locator('#status').textContent();
       const key = await page.locator('#loss-chart .chart-key').textContent();
@@ -293,14 +435,25 @@ describe('playground Model mode (headless Chromium)', () => {
         assert.match(statusText, new RegExp(`${side.toUpperCase()} ${bitsPerByte.toFixed(3)}\\b`));
         let sum = 0;
         let count = 0;
-        for (let t = 1; t <= losses.length; t++) if (recall[t] === far) (sum += losses[t - 1]), count++;
-        assert.match(key, new RegExp(`${side.toUpperCase()} ${side === 'a' ? 'Sliding window' : 'Truncate'}[^:]*: ${(sum / count).toFixed(2)} bits/byte on far-recall bytes`));
+        for (let t = 1; t <= losses.length; t++)
+          if (recall[t] === far) (sum += losses[t - 1]), count++;
+        assert.match(
+          key,
+          new RegExp(
+            `${side.toUpperCase()} ${side === 'a' ? 'Sliding window' : 'Truncate'}[^:]*: ${(sum / count).toFixed(2)} bits/byte on far-recall bytes`,
+          ),
+        );
       }
-      assert.match(key, new RegExp(`in ${names} names: each dot is one name used again more than ${L} bytes`));
+      assert.match(
+        key,
+        new RegExp(`in ${names} names: each dot is one name used again more than ${L} bytes`),
+      );
       assert.match(await page.locator('#smooth-bytes').textContent(), /one dot per name/);
       assert.equal(await page.locator('#c-smooth').isVisible(), false);
       assert.equal(await page.locator('#c-b-scaling').isVisible(), false);
-      assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= viewport.width);
+      assert.ok(
+        (await page.evaluate(() => document.documentElement.scrollWidth)) <= viewport.width,
+      );
       assert.deepEqual(page.problems, []);
       await page.locator('#loss').scrollIntoViewIfNeeded();
       await screenshot(page, shot, { fullPage: false });
@@ -310,12 +463,26 @@ describe('playground Model mode (headless Chromium)', () => {
 
   it('fits a phone: no horizontal scroll at 390 px, touch-sized controls', async () => {
     for (const colorScheme of ['light', 'dark']) {
-      const page = await modelPage(site, {}, { colorScheme, viewport: { width: 390, height: 844 } });
+      const page = await modelPage(
+        site,
+        {},
+        { colorScheme, viewport: { width: 390, height: 844 } },
+      );
       await thumbsReady(page);
-      assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 390, `scrollWidth ${await page.evaluate(() => document.documentElement.scrollWidth)}`);
+      assert.ok(
+        (await page.evaluate(() => document.documentElement.scrollWidth)) <= 390,
+        `scrollWidth ${await page.evaluate(() => document.documentElement.scrollWidth)}`,
+      );
       // Controls in the page's sections are at least 40 px tall; thumbnails at least 44 px wide.
-      const small = await page.evaluate(() => Array.from(document.querySelectorAll('main select, main button:not(.thumb), main input:not([type=range])'))
-        .filter((e) => e.offsetParent !== null && e.getBoundingClientRect().height < 40).map((e) => e.id || e.textContent));
+      const small = await page.evaluate(() =>
+        Array.from(
+          document.querySelectorAll(
+            'main select, main button:not(.thumb), main input:not([type=range])',
+          ),
+        )
+          .filter((e) => e.offsetParent !== null && e.getBoundingClientRect().height < 40)
+          .map((e) => e.id || e.textContent),
+      );
       assert.deepEqual(small, []);
       const thumb = await page.locator('#thumbs-a .thumb').first().boundingBox();
       assert.ok(thumb.width >= 44, `thumbnail ${thumb.width} px`);
@@ -326,12 +493,24 @@ describe('playground Model mode (headless Chromium)', () => {
   });
 
   it('continues the code under both schemes, as the API generates', async () => {
-    const state = normalizeWith(MODEL_DEFAULTS, { code: CODE, maxBytes: 60, seed: 4, a: { type: 'rerope' } });
+    const state = normalizeWith(MODEL_DEFAULTS, {
+      code: CODE,
+      maxBytes: 60,
+      seed: 4,
+      a: { type: 'rerope' },
+    });
     const page = await modelPage(site, state, { colorScheme: 'dark' });
     await page.locator('#generate').click();
-    await page.waitForFunction(() => document.body.dataset.generated === 'true', null, { timeout: 60000 });
+    await page.waitForFunction(() => document.body.dataset.generated === 'true', null, {
+      timeout: 60000,
+    });
     for (const side of ['a', 'b']) {
-      const expected = model.generate(CODE, { ...modelOptionsFor(state[side], 'python'), maxBytes: 60, temperature: 0.8, seed: 4 }).text;
+      const expected = model.generate(CODE, {
+        ...modelOptionsFor(state[side], 'python'),
+        maxBytes: 60,
+        temperature: 0.8,
+        seed: 4,
+      }).text;
       assert.equal(await page.locator(`#gen-${side} mark.generated`).textContent(), expected);
       assert.match(await page.locator(`#gen-title-${side}`).textContent(), /bytes\/s/);
     }
@@ -343,14 +522,31 @@ describe('playground Model mode (headless Chromium)', () => {
   it('carries the code between modes and shows bad input as text', async () => {
     const page = await modelPage(site, { code: 'x = 1\n' + CODE });
     await page.locator('#mode-attention').click();
-    await page.waitForFunction(() => document.body.dataset.ready === 'true' && location.pathname.endsWith('index.html'), null, { timeout: 60000 });
-    assert.match(await page.evaluate(() => document.querySelector('#editor').shadowRoot.textContent), /x = 1/);
+    await page.waitForFunction(
+      () => document.body.dataset.ready === 'true' && location.pathname.endsWith('index.html'),
+      null,
+      { timeout: 60000 },
+    );
+    assert.match(
+      await page.evaluate(() => document.querySelector('#editor').shadowRoot.textContent),
+      /x = 1/,
+    );
     await page.locator('#mode-model').click();
-    await page.waitForFunction(() => document.body.dataset.ready === 'true' && location.pathname.endsWith('model.html'), null, { timeout: 60000 });
-    assert.match(await page.evaluate(() => document.querySelector('#editor').shadowRoot.textContent), /x = 1/);
+    await page.waitForFunction(
+      () => document.body.dataset.ready === 'true' && location.pathname.endsWith('model.html'),
+      null,
+      { timeout: 60000 },
+    );
+    assert.match(
+      await page.evaluate(() => document.querySelector('#editor').shadowRoot.textContent),
+      /x = 1/,
+    );
     await page.context().close();
     const bad = await modelPage(site, { code: 'x' });
-    assert.match(await bad.locator('#status').textContent(), /PlaygroundError: The model needs at least 2 bytes/);
+    assert.match(
+      await bad.locator('#status').textContent(),
+      /PlaygroundError: The model needs at least 2 bytes/,
+    );
     await bad.context().close();
   });
 });

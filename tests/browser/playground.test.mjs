@@ -11,7 +11,20 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { startSite, openPage, screenshot, expectedHeatmaps, readCells, fingerprint, sampleCells, api, ARGS, pasteCode, ready, quiet } from './helpers.mjs';
+import {
+  startSite,
+  openPage,
+  screenshot,
+  expectedHeatmaps,
+  readCells,
+  fingerprint,
+  sampleCells,
+  api,
+  ARGS,
+  pasteCode,
+  ready,
+  quiet,
+} from './helpers.mjs';
 import { chromium } from 'playwright-core';
 import { MARGIN, PLOT, LABEL_MARGIN } from '../../web/src/page/heatmap.js';
 import { SAMPLES } from '../../web/src/shared/samples.js';
@@ -19,10 +32,19 @@ import { PRESETS, presetState } from '../../web/src/shared/presets.js';
 import { VISIBLE_RATIO } from '../../web/src/shared/diff-image.js';
 import { rowStats, compareRows } from '../../web/src/worker/attention-numbers.js';
 import { ratioIndex, divergingLut } from '../../web/src/shared/colormap.js';
-import { normalizeState, encodeState, decodeState, describeScheme } from '../../web/src/shared/playground-state.js';
+import {
+  normalizeState,
+  encodeState,
+  decodeState,
+  describeScheme,
+} from '../../web/src/shared/playground-state.js';
 import { formatProbability } from '../../web/src/shared/wording.js';
 // The state's API arguments by the tests' own mapping, not the page's (issue 35).
-import { expectedScheme as schemeFor, expectedPositions as positionsFor, expectedAnalyzeOptions as analyzeOptionsFor } from '../js/page-schemes.mjs';
+import {
+  expectedScheme as schemeFor,
+  expectedPositions as positionsFor,
+  expectedAnalyzeOptions as analyzeOptionsFor,
+} from '../js/page-schemes.mjs';
 
 const SMALL = `def area(r):
     return 3.14159 * r * r
@@ -36,7 +58,8 @@ class Box:
 /** A tiny Hugging Face tokenizer.json: byte-level BPE over the 256 bytes with two merges. */
 function tinyTokenizerJson() {
   // GPT-2's byte-to-character map: printable bytes stand for themselves, the rest from U+0100 on.
-  const printable = (b) => (b >= 0x21 && b <= 0x7e) || (b >= 0xa1 && b <= 0xac) || (b >= 0xae && b <= 0xff);
+  const printable = (b) =>
+    (b >= 0x21 && b <= 0x7e) || (b >= 0xa1 && b <= 0xac) || (b >= 0xae && b <= 0xff);
   const chars = [];
   let extra = 0;
   for (let b = 0; b < 256; b++) chars.push(String.fromCodePoint(printable(b) ? b : 256 + extra++));
@@ -45,10 +68,30 @@ function tinyTokenizerJson() {
   vocab['self'] = 257;
   vocab['lf'] = 258;
   return JSON.stringify({
-    version: '1.0', truncation: null, padding: null, added_tokens: [], normalizer: null,
-    pre_tokenizer: { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true },
-    post_processor: null, decoder: null,
-    model: { type: 'BPE', dropout: null, unk_token: null, continuing_subword_prefix: null, end_of_word_suffix: null, fuse_unk: false, byte_fallback: false, vocab, merges: ['s e', 'l f', 'se lf'] },
+    version: '1.0',
+    truncation: null,
+    padding: null,
+    added_tokens: [],
+    normalizer: null,
+    pre_tokenizer: {
+      type: 'ByteLevel',
+      add_prefix_space: false,
+      trim_offsets: true,
+      use_regex: true,
+    },
+    post_processor: null,
+    decoder: null,
+    model: {
+      type: 'BPE',
+      dropout: null,
+      unk_token: null,
+      continuing_subword_prefix: null,
+      end_of_word_suffix: null,
+      fuse_unk: false,
+      byte_fallback: false,
+      vocab,
+      merges: ['s e', 'l f', 'se lf'],
+    },
   });
 }
 const DESKTOP = { width: 1440, height: 900 };
@@ -68,11 +111,18 @@ async function redraw(page, action) {
 async function setCode(page, code) {
   return redraw(page, () => pasteCode(page, code));
 }
-const editorText = (page) => page.evaluate(() => Array.from(document.querySelector('#editor').shadowRoot.querySelectorAll('.cm-line'), (l) => l.textContent).join('\n'));
+const editorText = (page) =>
+  page.evaluate(() =>
+    Array.from(
+      document.querySelector('#editor').shadowRoot.querySelectorAll('.cm-line'),
+      (l) => l.textContent,
+    ).join('\n'),
+  );
 const canvasPixels = (page, id) => fingerprint(page, `#${id} canvas`);
 const allPixels = (page) => Promise.all(MAPS.map((id) => canvasPixels(page, id)));
 /** Opens a "More" disclosure of a panel (the less common controls sit in it). */
-const openMore = (page, panel) => page.evaluate((panel) => (document.querySelector(`#${panel} details.more`).open = true), panel);
+const openMore = (page, panel) =>
+  page.evaluate((panel) => (document.querySelector(`#${panel} details.more`).open = true), panel);
 /** The state the page's URL holds (its code included), decoded as the page does. */
 const urlState = async (page) => decodeState(await page.evaluate(() => location.hash));
 /** Waits until the URL holds a state (it is written shortly after a redraw). */
@@ -92,12 +142,33 @@ async function checkColours(page, code, state, theme, { margin = MARGIN, count =
   const { n } = expected;
   const cells = sampleCells(n, count);
   for (const which of ['a', 'b', 'diff']) {
-    assert.equal(await page.evaluate((id) => document.querySelector(`#${id} canvas`).width, `map-${which}`), PLOT + margin, `${which}: canvas size`);
+    assert.equal(
+      await page.evaluate((id) => document.querySelector(`#${id} canvas`).width, `map-${which}`),
+      PLOT + margin,
+      `${which}: canvas size`,
+    );
     const got = await readCells(page, `#map-${which} canvas[role=img]`, cells, { margin, n });
-    cells.forEach(([i, j], c) => assert.deepEqual(got[c].slice(0, 3), expected.colour(which, i, j, theme), `${which} cell (${i}, ${j}) ${theme}`));
+    cells.forEach(([i, j], c) =>
+      assert.deepEqual(
+        got[c].slice(0, 3),
+        expected.colour(which, i, j, theme),
+        `${which} cell (${i}, ${j}) ${theme}`,
+      ),
+    );
   }
-  const masked = await readCells(page, '#map-diff canvas[role=img]', [[0, n - 1], [3, 5]], { margin, n });
-  assert.deepEqual(masked.map((p) => p[3]), [0, 0]); // above the diagonal: transparent
+  const masked = await readCells(
+    page,
+    '#map-diff canvas[role=img]',
+    [
+      [0, n - 1],
+      [3, 5],
+    ],
+    { margin, n },
+  );
+  assert.deepEqual(
+    masked.map((p) => p[3]),
+    [0, 0],
+  ); // above the diagonal: transparent
   return expected;
 }
 
@@ -119,7 +190,8 @@ async function visibleShareFromPixels(page, theme, n) {
       const plot = canvas.width - margin;
       const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
       const index = new Map();
-      for (let i = 0; i < 256; i++) index.set((lut[3 * i] << 16) | (lut[3 * i + 1] << 8) | lut[3 * i + 2], i);
+      for (let i = 0; i < 256; i++)
+        index.set((lut[3 * i] << 16) | (lut[3 * i + 1] << 8) | lut[3 * i + 2], i);
       let cells = 0;
       let visible = 0;
       let unknown = 0;
@@ -145,11 +217,20 @@ async function visibleShareFromPixels(page, theme, n) {
 /** Waits until the views below the maps show a state (angles captions name its schemes). */
 async function viewsShow(page, state) {
   await page.locator('#views').scrollIntoViewIfNeeded();
-  const want = { a: `A: ${describeScheme(state.a)}`, b: `B: ${describeScheme(state.b)}`, train: `training length ${state.train}` };
+  const want = {
+    a: `A: ${describeScheme(state.a)}`,
+    b: `B: ${describeScheme(state.b)}`,
+    train: `training length ${state.train}`,
+  };
   await page.waitForFunction(
     (want) => {
       const caption = (id) => document.querySelector(`#${id} figcaption`)?.textContent ?? '';
-      return caption('angles-a').startsWith(want.a) && caption('angles-b').startsWith(want.b) && caption('decay').includes(want.train) && document.querySelectorAll('#distances canvas').length > 0;
+      return (
+        caption('angles-a').startsWith(want.a) &&
+        caption('angles-b').startsWith(want.b) &&
+        caption('decay').includes(want.train) &&
+        document.querySelectorAll('#distances canvas').length > 0
+      );
     },
     want,
     { timeout: 30000 },
@@ -187,7 +268,13 @@ function parseCSV(text) {
 }
 
 /** The hover card's rows as [term, value] pairs. */
-const tipRows = (page) => page.evaluate(() => Array.from(document.querySelectorAll('.hm-tip dt'), (dt) => [dt.textContent, dt.nextElementSibling.textContent]));
+const tipRows = (page) =>
+  page.evaluate(() =>
+    Array.from(document.querySelectorAll('.hm-tip dt'), (dt) => [
+      dt.textContent,
+      dt.nextElementSibling.textContent,
+    ]),
+  );
 
 describe('playground (headless Chromium)', () => {
   let site;
@@ -201,14 +288,26 @@ describe('playground (headless Chromium)', () => {
       const page = await openPage(site.browser, site.url, { colorScheme });
       await ready(page);
       const status = await page.textContent('#status');
-      assert.match(status, /^394 tokens of Python in 5 units and \d+ statements; tokenizer: lexical \(grammar tokens\)\. The last 138 tokens are beyond the training length of 256: there A, RoPE, meets angles it never saw in training on \d+ of its 32 frequency pairs, while B, HiRoPE \(ratio 0\.4, W 64\), keeps every frequency pair within the angles seen in training\.$/);
-      assert.match(await page.textContent('#timing-text'), /^Last redraw [\d.]+ ms: analysis [\d.]+ ms, attention A [\d.]+ ms, attention B [\d.]+ ms, .*Attention A \+ B by backend: wasm-simd [\d.]+ ms\.$/);
+      assert.match(
+        status,
+        /^394 tokens of Python in 5 units and \d+ statements; tokenizer: lexical \(grammar tokens\)\. The last 138 tokens are beyond the training length of 256: there A, RoPE, meets angles it never saw in training on \d+ of its 32 frequency pairs, while B, HiRoPE \(ratio 0\.4, W 64\), keeps every frequency pair within the angles seen in training\.$/,
+      );
+      assert.match(
+        await page.textContent('#timing-text'),
+        /^Last redraw [\d.]+ ms: analysis [\d.]+ ms, attention A [\d.]+ ms, attention B [\d.]+ ms, .*Attention A \+ B by backend: wasm-simd [\d.]+ ms\.$/,
+      );
       // The default is the first preset, with its caption.
       assert.equal(await page.getAttribute('.preset[data-preset=hirope]', 'aria-pressed'), 'true');
       assert.equal(await page.locator('.preset[aria-pressed=true]').count(), 1);
-      assert.equal(await page.textContent('#caption'), PRESETS.find((p) => p.id === 'hirope').caption);
+      assert.equal(
+        await page.textContent('#caption'),
+        PRESETS.find((p) => p.id === 'hirope').caption,
+      );
       for (const id of MAPS) assert.ok(await page.$(`#${id} canvas`));
-      assert.match(await page.textContent('#map-diff .legend'), /\d+% of cells differ by 1\.25× or more/);
+      assert.match(
+        await page.textContent('#map-diff .legend'),
+        /\d+% of cells differ by 1\.25× or more/,
+      );
       // The views are drawn once scrolled near.
       await viewsShow(page, normalizeState({}));
       assert.equal(await page.locator('#distances canvas').count(), 5); // RoPE, ReRoPE, Self-Extend, HiRoPE x 2 bands
@@ -216,9 +315,14 @@ describe('playground (headless Chromium)', () => {
       assert.equal(await page.locator('#decay canvas').count(), 1);
       // Tokens are marked in the editor, coloured by unit.
       assert.ok((await page.locator('#editor .hr-tok').count()) > 100);
-      assert.equal(await page.textContent('#ratio-hint-b'), 'Split% at L = 256: 40.3% of the pairs (13 of the 32 frequency pairs turn a full period within 256 tokens). HiRoPE keeps 13 pairs on token distance: within the bound.');
+      assert.equal(
+        await page.textContent('#ratio-hint-b'),
+        'Split% at L = 256: 40.3% of the pairs (13 of the 32 frequency pairs turn a full period within 256 tokens). HiRoPE keeps 13 pairs on token distance: within the bound.',
+      );
       // The comparison in numbers: own-unit attention and distance for A and B, then TV and KL.
-      await page.waitForFunction(() => /total variation of [\d.]+ per query/.test(document.getElementById('summary').textContent));
+      await page.waitForFunction(() =>
+        /total variation of [\d.]+ per query/.test(document.getElementById('summary').textContent),
+      );
       assert.equal(await page.locator('#summary table.stats tr').count(), 3);
       await screenshot(page, `playground-${colorScheme}`);
       assert.deepEqual(page.problems, []);
@@ -231,8 +335,14 @@ describe('playground (headless Chromium)', () => {
     await ready(page);
     assert.equal(await page.evaluate(() => scrollY), 0);
     for (const id of MAPS) {
-      const box = await page.evaluate((id) => document.querySelector(`#${id} canvas`).getBoundingClientRect().toJSON(), id);
-      assert.ok(box.left >= 0 && box.top >= 0 && box.right <= DESKTOP.width && box.bottom <= DESKTOP.height, `${id} lies within the viewport: ${JSON.stringify(box)}`);
+      const box = await page.evaluate(
+        (id) => document.querySelector(`#${id} canvas`).getBoundingClientRect().toJSON(),
+        id,
+      );
+      assert.ok(
+        box.left >= 0 && box.top >= 0 && box.right <= DESKTOP.width && box.bottom <= DESKTOP.height,
+        `${id} lies within the viewport: ${JSON.stringify(box)}`,
+      );
       // Drawn: the plot's lower triangle is opaque and has many colours.
       const { opaque, colours } = await page.evaluate(
         ({ id, margin, plot }) => {
@@ -256,7 +366,7 @@ describe('playground (headless Chromium)', () => {
     await page.context().close();
   });
 
-  it('draws the colours of the API\'s probabilities (A vs B as log2(pB/pA), light and dark), and redraws on changes', async () => {
+  it("draws the colours of the API's probabilities (A vs B as log2(pB/pA), light and dark), and redraws on changes", async () => {
     const code = SAMPLES.python;
     const page = await openPage(site.browser, site.url);
     await ready(page);
@@ -286,11 +396,21 @@ describe('playground (headless Chromium)', () => {
     assert.notEqual(await canvasPixels(page, 'map-b'), ratio);
     await checkColours(page, code, { b: { type: 'hirope', window: 32, ratio: 0.25 } }, 'light');
     await redraw(page, () => page.selectOption('#c-source', 'seeded'));
-    await checkColours(page, code, { source: 'seeded', b: { type: 'hirope', window: 32, ratio: 0.25 } }, 'light');
+    await checkColours(
+      page,
+      code,
+      { source: 'seeded', b: { type: 'hirope', window: 32, ratio: 0.25 } },
+      'light',
+    );
     // A side on fixed segments.
     await openMore(page, 'scheme-b');
     await redraw(page, () => page.selectOption('#c-b-units', 'segments'));
-    await checkColours(page, code, { source: 'seeded', b: { type: 'hirope', window: 32, ratio: 0.25, units: 'segments' } }, 'light');
+    await checkColours(
+      page,
+      code,
+      { source: 'seeded', b: { type: 'hirope', window: 32, ratio: 0.25, units: 'segments' } },
+      'light',
+    );
     assert.deepEqual(page.problems, []);
     await page.context().close();
 
@@ -304,7 +424,7 @@ describe('playground (headless Chromium)', () => {
     await dark.context().close();
   });
 
-  it('zoomed to at most 64 tokens, labels the axes (the canvas grows by LABEL_MARGIN) and keeps the API\'s colours', async () => {
+  it("zoomed to at most 64 tokens, labels the axes (the canvas grows by LABEL_MARGIN) and keeps the API's colours", async () => {
     const code = SAMPLES.python;
     const page = await openPage(site.browser, site.url);
     await ready(page);
@@ -315,20 +435,43 @@ describe('playground (headless Chromium)', () => {
     for (let k = 0; k < 6 && !(region && region.r1 - region.r0 <= 64); k++) {
       const before = await page.textContent('#zoom-info');
       await page.keyboard.press('+');
-      await page.waitForFunction((text) => document.getElementById('zoom-info').textContent !== text && document.getElementById('zoom-info').textContent.startsWith('Zoomed'), before);
-      const m = (await page.textContent('#zoom-info')).match(/queries (\d+)–(\d+), keys (\d+)–(\d+)/);
+      await page.waitForFunction(
+        (text) =>
+          document.getElementById('zoom-info').textContent !== text &&
+          document.getElementById('zoom-info').textContent.startsWith('Zoomed'),
+        before,
+      );
+      const m = (await page.textContent('#zoom-info')).match(
+        /queries (\d+)–(\d+), keys (\d+)–(\d+)/,
+      );
       region = { r0: Number(m[1]), r1: Number(m[2]) + 1, c0: Number(m[3]), c1: Number(m[4]) + 1 };
     }
     const span = region.r1 - region.r0;
     assert.ok(span <= 64 && span === region.c1 - region.c0, JSON.stringify(region));
-    await page.waitForFunction((size) => ['map-a', 'map-b', 'map-diff'].every((id) => document.querySelector(`#${id} canvas`).width === size), PLOT + MARGIN + LABEL_MARGIN);
+    await page.waitForFunction(
+      (size) =>
+        ['map-a', 'map-b', 'map-diff'].every(
+          (id) => document.querySelector(`#${id} canvas`).width === size,
+        ),
+      PLOT + MARGIN + LABEL_MARGIN,
+    );
     const margin = MARGIN + LABEL_MARGIN;
     // Cells relative to the region; the lower triangle of the region and a few masked ones.
     const cells = [];
-    for (let i = 0; i < span; i += 3) for (let j = 0; j < span; j += 5) if (region.c0 + j <= region.r0 + i) cells.push([i, j]);
+    for (let i = 0; i < span; i += 3)
+      for (let j = 0; j < span; j += 5) if (region.c0 + j <= region.r0 + i) cells.push([i, j]);
     for (const which of ['a', 'b', 'diff']) {
-      const got = await readCells(page, `#map-${which} canvas[role=img]`, cells, { margin, n: span });
-      cells.forEach(([i, j], c) => assert.deepEqual(got[c].slice(0, 3), expected.colour(which, region.r0 + i, region.c0 + j), `${which} (${region.r0 + i}, ${region.c0 + j})`));
+      const got = await readCells(page, `#map-${which} canvas[role=img]`, cells, {
+        margin,
+        n: span,
+      });
+      cells.forEach(([i, j], c) =>
+        assert.deepEqual(
+          got[c].slice(0, 3),
+          expected.colour(which, region.r0 + i, region.c0 + j),
+          `${which} (${region.r0 + i}, ${region.c0 + j})`,
+        ),
+      );
     }
     // The labels: ink in the label margin beside the rows and above the columns.
     const ink = await page.evaluate(
@@ -340,36 +483,58 @@ describe('playground (headless Chromium)', () => {
           for (let o = 3; o < d.length; o += 4) if (d[o] > 0) n++;
           return n;
         };
-        return { rows: count(0, margin, label - 2, c.height - margin), cols: count(margin, 0, c.width - margin, label - 2) };
+        return {
+          rows: count(0, margin, label - 2, c.height - margin),
+          cols: count(margin, 0, c.width - margin, label - 2),
+        };
       },
       { margin, label: LABEL_MARGIN },
     );
     assert.ok(ink.rows > 200 && ink.cols > 200, JSON.stringify(ink));
     await page.keyboard.press('0');
-    await page.waitForFunction((size) => document.querySelector('#map-a canvas[role=img]').width === size, PLOT + MARGIN);
+    await page.waitForFunction(
+      (size) => document.querySelector('#map-a canvas[role=img]').width === size,
+      PLOT + MARGIN,
+    );
     assert.equal(await page.textContent('#zoom-info'), '');
     assert.deepEqual(page.problems, []);
     await page.context().close();
   });
 
-  it('shows a visible A vs B difference for every preset, and a preset\'s link gives the same view back (screenshots at 1440x900)', async () => {
+  it("shows a visible A vs B difference for every preset, and a preset's link gives the same view back (screenshots at 1440x900)", async () => {
     const base = normalizeState({});
     for (const theme of ['light', 'dark']) {
-      const page = await openPage(site.browser, site.url, { colorScheme: theme, viewport: DESKTOP });
+      const page = await openPage(site.browser, site.url, {
+        colorScheme: theme,
+        viewport: DESKTOP,
+      });
       await ready(page);
       const n = Number((await page.textContent('#status')).match(/^(\d+) tokens/)[1]);
       for (const preset of PRESETS) {
         await redraw(page, () => page.click(`.preset[data-preset="${preset.id}"]`));
-        assert.deepEqual(await page.$$eval('.preset[aria-pressed=true]', (bs) => bs.map((b) => b.dataset.preset)), [preset.id]);
+        assert.deepEqual(
+          await page.$$eval('.preset[aria-pressed=true]', (bs) => bs.map((b) => b.dataset.preset)),
+          [preset.id],
+        );
         assert.equal(await page.textContent('#caption'), preset.caption);
         // 10%: every preset's share on the nine samples is at least 17% (tests/js/playground.test.mjs,
         // docs/playground.md), equal schemes give 0%: a preset under 10% shows nothing to look at.
         const pixels = await visibleShareFromPixels(page, theme, n);
-        assert.equal(pixels.unknown, 0, `${preset.id}: every cell has a colour of the ${theme} ramp`);
+        assert.equal(
+          pixels.unknown,
+          0,
+          `${preset.id}: every cell has a colour of the ${theme} ramp`,
+        );
         assert.equal(pixels.cells, (n * (n + 1)) / 2);
-        assert.ok(pixels.share >= 0.1, `${preset.id} ${theme}: ${(100 * pixels.share).toFixed(1)}% of cells visibly coloured`);
+        assert.ok(
+          pixels.share >= 0.1,
+          `${preset.id} ${theme}: ${(100 * pixels.share).toFixed(1)}% of cells visibly coloured`,
+        );
         const reported = Number(await page.getAttribute('#maps', 'data-visible-share'));
-        assert.ok(Math.abs(pixels.share - reported) <= 0.03, `${preset.id}: pixels ${pixels.share} vs page ${reported}`);
+        assert.ok(
+          Math.abs(pixels.share - reported) <= 0.03,
+          `${preset.id}: pixels ${pixels.share} vs page ${reported}`,
+        );
         await screenshot(page, `playground-${preset.id}-${theme}-desktop`, { fullPage: false });
         if (theme !== 'light') continue;
         // The link: the URL holds the preset's state, and a new page opened on it shows the same.
@@ -379,10 +544,16 @@ describe('playground (headless Chromium)', () => {
         const other = await page.context().newPage();
         other.problems = [];
         other.on('pageerror', (e) => other.problems.push(`pageerror: ${e.message}`));
-        other.on('console', (m) => m.type() === 'error' && other.problems.push(`console: ${m.text()}`));
+        other.on(
+          'console',
+          (m) => m.type() === 'error' && other.problems.push(`console: ${m.text()}`),
+        );
         await other.goto(page.url());
         await ready(other);
-        assert.deepEqual(await other.$$eval('.preset[aria-pressed=true]', (bs) => bs.map((b) => b.dataset.preset)), [preset.id]);
+        assert.deepEqual(
+          await other.$$eval('.preset[aria-pressed=true]', (bs) => bs.map((b) => b.dataset.preset)),
+          [preset.id],
+        );
         assert.deepEqual(await allPixels(other), views, `${preset.id}: the same maps`);
         assert.deepEqual(other.problems, []);
         await other.close();
@@ -414,10 +585,18 @@ describe('playground (headless Chromium)', () => {
       await page.context().close();
     }
     const article = await openPage(site.browser, `${site.url}article.html`, { viewport: PHONE });
-    await article.waitForFunction(() => document.getElementById('first').dataset.ready === 'true', null, { timeout: 60000 });
+    await article.waitForFunction(
+      () => document.getElementById('first').dataset.ready === 'true',
+      null,
+      { timeout: 60000 },
+    );
     for (const id of ['second', 'below']) {
       await article.locator(`#${id}`).scrollIntoViewIfNeeded();
-      await article.waitForFunction((id) => document.getElementById(id).dataset.ready === 'true', id, { timeout: 60000 });
+      await article.waitForFunction(
+        (id) => document.getElementById(id).dataset.ready === 'true',
+        id,
+        { timeout: 60000 },
+      );
     }
     const width = await article.evaluate(() => document.documentElement.scrollWidth);
     assert.ok(width <= PHONE.width, `article.html is ${width} px wide`);
@@ -425,7 +604,7 @@ describe('playground (headless Chromium)', () => {
     await article.context().close();
   });
 
-  it('shows the API\'s numbers for a hovered cell', async () => {
+  it("shows the API's numbers for a hovered cell", async () => {
     const code = SAMPLES.python;
     const page = await openPage(site.browser, site.url, { viewport: DESKTOP });
     await ready(page);
@@ -436,7 +615,12 @@ describe('playground (headless Chromium)', () => {
     const bands = {};
     for (const side of ['a', 'b']) {
       const scheme = schemeFor(state[side], state);
-      bands[side] = hr.relativeDistances({ n, headDim: state.headDim, positions: positionsFor(scheme, analysis.positions), scheme });
+      bands[side] = hr.relativeDistances({
+        n,
+        headDim: state.headDim,
+        positions: positionsFor(scheme, analysis.positions),
+        scheme,
+      });
     }
     const pct = formatProbability; // the page's one formatter for probabilities (tests/js/wording.test.mjs checks it)
     const box = await page.evaluate(() => {
@@ -448,32 +632,50 @@ describe('playground (headless Chromium)', () => {
     const pointFor = (i, j) => {
       for (let dx = 0; dx < 3; dx++) {
         for (let dy = 0; dy < 3; dy++) {
-          const toClient = (t, start) => Math.round(start + ((MARGIN + ((t + 0.5) * PLOT) / n) * box.width) / box.size);
+          const toClient = (t, start) =>
+            Math.round(start + ((MARGIN + ((t + 0.5) * PLOT) / n) * box.width) / box.size);
           const x = toClient(j, box.left) + [0, 1, -1][dx];
           const y = toClient(i, box.top) + [0, 1, -1][dy];
           const cell = (c, start) => ((((c - start) * box.size) / box.width - MARGIN) * n) / PLOT;
           const [fx, fy] = [cell(x, box.left), cell(y, box.top)];
           const ok = (f) => f - Math.floor(f) > 0.1 && f - Math.floor(f) < 0.9;
           // (and on a real cell: a pixel off the last row's centre can be past the plot)
-          if (ok(fx) && ok(fy) && Math.floor(fy) < n && Math.floor(fx) < n) return { x, y, i: Math.floor(fy), j: Math.floor(fx) };
+          if (ok(fx) && ok(fy) && Math.floor(fy) < n && Math.floor(fx) < n)
+            return { x, y, i: Math.floor(fy), j: Math.floor(fx) };
         }
       }
       throw new Error(`no point for (${i}, ${j})`);
     };
-    for (const [ti, tj] of [[300, 120], [200, 190], [n - 1, 0], [57, 57]]) {
+    for (const [ti, tj] of [
+      [300, 120],
+      [200, 190],
+      [n - 1, 0],
+      [57, 57],
+    ]) {
       const { x, y, i, j } = pointFor(ti, tj);
       assert.ok(Math.abs(i - ti) <= 2 && Math.abs(j - tj) <= 2, `(${i}, ${j}) for (${ti}, ${tj})`); // a CSS pixel spans 1.4 cells
       await page.mouse.move(x - 30, y - 30);
       await page.mouse.move(x, y, { steps: 3 });
-      await page.waitForSelector(`.hm-tip:not([hidden])[data-cell="${i},${j}"]`, { timeout: 10000 });
+      await page.waitForSelector(`.hm-tip:not([hidden])[data-cell="${i},${j}"]`, {
+        timeout: 10000,
+      });
       const rows = Object.fromEntries(await tipRows(page));
       const pa = expected.probs.a[i * n + j];
       const pb = expected.probs.b[i * n + j];
       assert.equal(rows['p under A'], pct(pa), `(${i}, ${j})`);
       assert.equal(rows['p under B'], pct(pb), `(${i}, ${j})`);
       assert.equal(rows['B ÷ A'], (Math.max(pb, 1e-6) / Math.max(pa, 1e-6)).toPrecision(3));
-      assert.equal(rows['token distance'], String(analysis.positions.token[i] - analysis.positions.token[j]));
-      const sees = (side) => bands[side].map((b) => `${b.name === 'all' ? 'all pairs' : `${b.name} (pairs ${b.pairBegin}–${b.pairEnd - 1})`}: ${b.distances[i * n + j]}`).join('; ');
+      assert.equal(
+        rows['token distance'],
+        String(analysis.positions.token[i] - analysis.positions.token[j]),
+      );
+      const sees = (side) =>
+        bands[side]
+          .map(
+            (b) =>
+              `${b.name === 'all' ? 'all pairs' : `${b.name} (pairs ${b.pairBegin}–${b.pairEnd - 1})`}: ${b.distances[i * n + j]}`,
+          )
+          .join('; ');
       assert.equal(rows['distance A sees'], sees('a'));
       assert.equal(rows['distance B sees'], sees('b'));
       assert.match(rows.query, new RegExp(`^${i} `));
@@ -492,43 +694,80 @@ describe('playground (headless Chromium)', () => {
     await ready(page);
     await page.evaluate(() => {
       window.__compare = null;
-      document.addEventListener('hirope:compare', (e) => (window.__compare = { tv: Array.from(e.detail.tv), kl: Array.from(e.detail.kl) }), { once: true });
+      document.addEventListener(
+        'hirope:compare',
+        (e) => (window.__compare = { tv: Array.from(e.detail.tv), kl: Array.from(e.detail.kl) }),
+        { once: true },
+      );
     });
     await redraw(page, () => page.click('.preset[data-preset="split"]'));
     await page.waitForFunction(() => window.__compare !== null);
     const got = await page.evaluate(() => window.__compare);
-    const { n, probs, analysis } = await expectedHeatmaps(SAMPLES.python, presetState('split', normalizeState({})));
+    const { n, probs, analysis } = await expectedHeatmaps(
+      SAMPLES.python,
+      presetState('split', normalizeState({})),
+    );
     const cmp = compareRows(probs.a, probs.b, n);
     assert.equal(got.tv.length, n);
     for (let i = 0; i < n; i++) {
       assert.ok(Math.abs(got.tv[i] - cmp.tv[i]) < 1e-6, `TV ${i}`);
       assert.ok(Math.abs(got.kl[i] - cmp.kl[i]) < 1e-6, `KL ${i}`);
     }
-    const stats = { a: rowStats(probs.a, n, analysis.positions.unit, analysis.positions.token), b: rowStats(probs.b, n, analysis.positions.unit, analysis.positions.token) };
+    const stats = {
+      a: rowStats(probs.a, n, analysis.positions.unit, analysis.positions.token),
+      b: rowStats(probs.b, n, analysis.positions.unit, analysis.positions.token),
+    };
     const mean = (v) => v.reduce((s, x) => s + x, 0) / v.length;
     const pct = (v) => `${(100 * v).toFixed(1)}%`;
-    const table = () => page.$$eval('#summary table.stats tr', (trs) => trs.map((tr) => Array.from(tr.children, (c) => c.textContent)));
-    await page.waitForFunction(() => /total variation of/.test(document.getElementById('summary').textContent));
+    const table = () =>
+      page.$$eval('#summary table.stats tr', (trs) =>
+        trs.map((tr) => Array.from(tr.children, (c) => c.textContent)),
+      );
+    await page.waitForFunction(() =>
+      /total variation of/.test(document.getElementById('summary').textContent),
+    );
     let rows = await table();
-    assert.deepEqual(rows[1], ["attention on the query's own unit", pct(mean(stats.a.own)), pct(mean(stats.b.own))]);
-    assert.deepEqual(rows[2], ['mean distance attended (tokens)', mean(stats.a.distance).toFixed(1), mean(stats.b.distance).toFixed(1)]);
+    assert.deepEqual(rows[1], [
+      "attention on the query's own unit",
+      pct(mean(stats.a.own)),
+      pct(mean(stats.b.own)),
+    ]);
+    assert.deepEqual(rows[2], [
+      'mean distance attended (tokens)',
+      mean(stats.a.distance).toFixed(1),
+      mean(stats.b.distance).toFixed(1),
+    ]);
     const text = await page.textContent('#summary .stats-compare');
-    assert.match(text, new RegExp(`total variation of ${mean(cmp.tv).toFixed(3)} per query .* KL\\(A‖B\\) = ${mean(cmp.kl).toFixed(3)} bits\\.$`));
+    assert.match(
+      text,
+      new RegExp(
+        `total variation of ${mean(cmp.tv).toFixed(3)} per query .* KL\\(A‖B\\) = ${mean(cmp.kl).toFixed(3)} bits\\.$`,
+      ),
+    );
     // A selected query adds its own numbers.
     const i = n - 1;
     await page.focus('#map-a canvas[role=img]');
     await page.keyboard.press('End');
-    await page.waitForFunction((i) => document.querySelector('#summary .stats-compare').textContent.includes(`query ${i}:`), i);
+    await page.waitForFunction(
+      (i) => document.querySelector('#summary .stats-compare').textContent.includes(`query ${i}:`),
+      i,
+    );
     rows = await table();
     assert.deepEqual(rows[0].slice(3), [`A, query ${i}`, `B, query ${i}`]);
     assert.deepEqual(rows[1].slice(3), [pct(stats.a.own[i]), pct(stats.b.own[i])]);
-    assert.deepEqual(rows[2].slice(3), [stats.a.distance[i].toFixed(1), stats.b.distance[i].toFixed(1)]);
-    assert.match(await page.textContent('#summary .stats-compare'), new RegExp(`query ${i}: ${cmp.tv[i].toFixed(3)} and ${cmp.kl[i].toFixed(3)} bits\\.$`));
+    assert.deepEqual(rows[2].slice(3), [
+      stats.a.distance[i].toFixed(1),
+      stats.b.distance[i].toFixed(1),
+    ]);
+    assert.match(
+      await page.textContent('#summary .stats-compare'),
+      new RegExp(`query ${i}: ${cmp.tv[i].toFixed(3)} and ${cmp.kl[i].toFixed(3)} bits\\.$`),
+    );
     assert.deepEqual(page.problems, []);
     await page.context().close();
   });
 
-  it('outlines the API\'s units; clicking one selects its code and marks it', async () => {
+  it("outlines the API's units; clicking one selects its code and marks it", async () => {
     const code = SAMPLES.python;
     const page = await openPage(site.browser, site.url, { viewport: DESKTOP });
     await ready(page);
@@ -537,7 +776,12 @@ describe('playground (headless Chromium)', () => {
     const analysis = hr.analyze(code, analyzeOptionsFor(state));
     const { units } = analysis;
     const items = await page.$$eval('#outline li.outline-item', (lis) =>
-      lis.map((li) => ({ unit: li.dataset.unit, kind: li.querySelector('.outline-unit .outline-kind').textContent, name: li.querySelector('.outline-unit .outline-name').textContent, meta: li.querySelector('.outline-meta').textContent })),
+      lis.map((li) => ({
+        unit: li.dataset.unit,
+        kind: li.querySelector('.outline-unit .outline-kind').textContent,
+        name: li.querySelector('.outline-unit .outline-name').textContent,
+        meta: li.querySelector('.outline-meta').textContent,
+      })),
     );
     assert.equal(items.length, units.length);
     assert.equal(await page.textContent('#outline-count'), `(${units.length})`);
@@ -546,20 +790,35 @@ describe('playground (headless Chromium)', () => {
       assert.equal(items[k].kind, u.kind);
       assert.equal(items[k].name, u.name || '(unnamed)');
       const tokens = [];
-      for (let t = 0; t < analysis.tokens.count; t++) if (analysis.positions.unit[t] === k) tokens.push(t);
+      for (let t = 0; t < analysis.tokens.count; t++)
+        if (analysis.positions.unit[t] === k) tokens.push(t);
       // The statements that start in the unit: the statement index never decreases along the
       // text (0 before the first statement), so they are its rise over the unit's tokens.
       const before = tokens[0] > 0 ? analysis.positions.statement[tokens[0] - 1] : 0;
       const statements = analysis.positions.statement[tokens.at(-1)] - before;
-      assert.equal(items[k].meta, `tokens ${tokens[0]}–${tokens.at(-1)} · ${statements} statement${statements === 1 ? '' : 's'}`);
+      assert.equal(
+        items[k].meta,
+        `tokens ${tokens[0]}–${tokens.at(-1)} · ${statements} statement${statements === 1 ? '' : 's'}`,
+      );
     });
-    const total = await page.$$eval('#outline .outline-meta', (metas) => metas.reduce((sum, m) => sum + Number(/(\d+) statements?$/.exec(m.textContent)[1]), 0));
-    assert.equal(total, analysis.statements, 'the outline\'s statements add up to the status\'s');
+    const total = await page.$$eval('#outline .outline-meta', (metas) =>
+      metas.reduce((sum, m) => sum + Number(/(\d+) statements?$/.exec(m.textContent)[1]), 0),
+    );
+    assert.equal(total, analysis.statements, "the outline's statements add up to the status's");
     const u = 2;
     const before = await canvasPixels(page, 'map-a');
     await page.click(`#outline li[data-unit="${u}"] .outline-unit`);
-    assert.deepEqual(await page.$$eval('#outline li[aria-current=true]', (lis) => lis.map((li) => li.dataset.unit)), [String(u)]);
-    assert.notEqual(await canvasPixels(page, 'map-a'), before, 'the unit is outlined on the heatmaps');
+    assert.deepEqual(
+      await page.$$eval('#outline li[aria-current=true]', (lis) =>
+        lis.map((li) => li.dataset.unit),
+      ),
+      [String(u)],
+    );
+    assert.notEqual(
+      await canvasPixels(page, 'map-a'),
+      before,
+      'the unit is outlined on the heatmaps',
+    );
     // The editor's selection is the unit's code: copying it gives that text, and a typed character
     // after collapsing it to its start lands at the unit's start.
     await page.evaluate(() => {
@@ -569,7 +828,10 @@ describe('playground (headless Chromium)', () => {
     });
     await page.keyboard.press('Control+C');
     await page.waitForFunction(() => window.__copied !== null);
-    assert.equal(await page.evaluate(() => window.__copied), code.slice(units[u].start, units[u].end));
+    assert.equal(
+      await page.evaluate(() => window.__copied),
+      code.slice(units[u].start, units[u].end),
+    );
     await page.keyboard.press('ArrowLeft');
     await redraw(page, () => page.keyboard.type('Z'));
     const edited = code.slice(0, units[u].start) + 'Z' + code.slice(units[u].start);
@@ -597,7 +859,10 @@ describe('playground (headless Chromium)', () => {
     await page.waitForTimeout(600);
     assert.equal(await page.evaluate(() => window.__redraws), 0, 'nothing was recomputed');
     assert.equal(await page.textContent('#status'), status);
-    assert.equal(await page.evaluate(() => document.getElementById('status').classList.contains('error')), false);
+    assert.equal(
+      await page.evaluate(() => document.getElementById('status').classList.contains('error')),
+      false,
+    );
     assert.deepEqual(await allPixels(page), views);
     assert.equal((await urlState(page)).train, 256);
     // An acceptable value clears the message and is applied.
@@ -610,7 +875,10 @@ describe('playground (headless Chromium)', () => {
     await page.fill('#c-headDim', '7');
     assert.equal(await page.getAttribute('#c-headDim', 'aria-invalid'), 'true');
     assert.equal(await page.textContent('#c-headDim-error'), 'The head dimension must be even.');
-    assert.equal(await page.evaluate(() => document.getElementById('status').classList.contains('error')), false);
+    assert.equal(
+      await page.evaluate(() => document.getElementById('status').classList.contains('error')),
+      false,
+    );
     assert.deepEqual(page.problems, []);
     await page.context().close();
   });
@@ -618,7 +886,10 @@ describe('playground (headless Chromium)', () => {
   it('meets WCAG AA contrast for text and the A/B accents, light and dark', async () => {
     // WCAG 2.x relative luminance and contrast ratio, from the computed colours.
     const ratio = (x, y) => {
-      const lum = ([r, g, b]) => [r, g, b].map((c) => ((c /= 255) <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4)).reduce((s, c, i) => s + c * [0.2126, 0.7152, 0.0722][i], 0);
+      const lum = ([r, g, b]) =>
+        [r, g, b]
+          .map((c) => ((c /= 255) <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4))
+          .reduce((s, c, i) => s + c * [0.2126, 0.7152, 0.0722][i], 0);
       const [a, b] = [lum(x), lum(y)].sort((p, q) => q - p);
       return (a + 0.05) / (b + 0.05);
     };
@@ -626,7 +897,11 @@ describe('playground (headless Chromium)', () => {
       const page = await openPage(site.browser, site.url, { colorScheme, viewport: DESKTOP });
       await ready(page);
       const colours = await page.evaluate(() => {
-        const rgb = (text) => text.match(/[\d.]+/g).slice(0, 3).map(Number);
+        const rgb = (text) =>
+          text
+            .match(/[\d.]+/g)
+            .slice(0, 3)
+            .map(Number);
         const style = (selector) => getComputedStyle(document.querySelector(selector));
         const panel = rgb(style('#compare').backgroundColor);
         const root = getComputedStyle(document.documentElement);
@@ -652,17 +927,27 @@ describe('playground (headless Chromium)', () => {
         probe.remove();
         return out;
       });
-      for (const [name, c] of Object.entries(colours.text)) assert.ok(ratio(c, colours.panel) >= 4.5, `${colorScheme}: ${name} ${c} on ${colours.panel}: ${ratio(c, colours.panel).toFixed(2)} < 4.5`);
+      for (const [name, c] of Object.entries(colours.text))
+        assert.ok(
+          ratio(c, colours.panel) >= 4.5,
+          `${colorScheme}: ${name} ${c} on ${colours.panel}: ${ratio(c, colours.panel).toFixed(2)} < 4.5`,
+        );
       // The accents (panel borders, curves) are graphics: 3:1 (WCAG 1.4.11).
-      for (const [name, c] of Object.entries(colours.accents)) assert.ok(ratio(c, colours.panel) >= 3, `${colorScheme}: accent ${name} ${c}: ${ratio(c, colours.panel).toFixed(2)} < 3`);
+      for (const [name, c] of Object.entries(colours.accents))
+        assert.ok(
+          ratio(c, colours.panel) >= 3,
+          `${colorScheme}: accent ${name} ${c}: ${ratio(c, colours.panel).toFixed(2)} < 3`,
+        );
       await page.context().close();
     }
   });
 
-  it('gives A\'s and B\'s controls distinct accessible names', async () => {
+  it("gives A's and B's controls distinct accessible names", async () => {
     const page = await openPage(site.browser, site.url);
     await ready(page);
-    await redraw(page, () => page.getByRole('combobox', { name: /^Scheme \(scheme A\)/ }).selectOption('hirope'));
+    await redraw(page, () =>
+      page.getByRole('combobox', { name: /^Scheme \(scheme A\)/ }).selectOption('hirope'),
+    );
     assert.equal(await page.inputValue('#c-a-type'), 'hirope');
     assert.equal(await page.inputValue('#c-b-type'), 'hirope');
     await openMore(page, 'scheme-a');
@@ -678,7 +963,9 @@ describe('playground (headless Chromium)', () => {
       ['combobox', 'Layout', 'layout'],
     ]) {
       for (const side of ['A', 'B']) {
-        const control = page.getByRole(role, { name: new RegExp(`^${label} \\(scheme ${side}\\)`) });
+        const control = page.getByRole(role, {
+          name: new RegExp(`^${label} \\(scheme ${side}\\)`),
+        });
         assert.equal(await control.count(), 1, `${label} (scheme ${side})`);
         assert.equal(await control.getAttribute('id'), `c-${side.toLowerCase()}-${key}`);
       }
@@ -711,7 +998,16 @@ describe('playground (headless Chromium)', () => {
     await page.waitForFunction(() => location.hash.startsWith('#s='));
     await page.waitForTimeout(300); // the URL is written shortly after the redraw
     const link = page.url();
-    assert.deepEqual(await urlState(page), normalizeState({ code: SMALL, preset: '', headDim: 32, train: 16, a: { type: 'self-extend' } }));
+    assert.deepEqual(
+      await urlState(page),
+      normalizeState({
+        code: SMALL,
+        preset: '',
+        headDim: 32,
+        train: 16,
+        a: { type: 'self-extend' },
+      }),
+    );
     const views = await allPixels(page);
     const other = await openPage(site.browser, link);
     await ready(other);
@@ -737,17 +1033,24 @@ describe('playground (headless Chromium)', () => {
     });
     await page.goto(site.url);
     await page.waitForSelector('#editor');
-    await page.waitForFunction(() => document.querySelector('#editor').shadowRoot?.querySelector('.cm-content'));
+    await page.waitForFunction(() =>
+      document.querySelector('#editor').shadowRoot?.querySelector('.cm-content'),
+    );
     assert.match(await page.textContent('#status'), /^Loading the WebAssembly module/);
     const code = 'def first():\n    return 1\n\n\ndef second():\n    return first() + 1\n';
     await pasteCode(page, code);
     assert.equal(await editorText(page), code);
     assert.notEqual(await page.evaluate(() => document.body.dataset.ready), 'true');
     release();
-    await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 60000 });
+    await page.waitForFunction(() => document.body.dataset.ready === 'true', null, {
+      timeout: 60000,
+    });
     const hr = await api();
     const count = hr.analyze(code, { language: 'python' }).tokens.count;
-    await page.waitForFunction((n) => document.getElementById('status').textContent.startsWith(`${n} tokens`), count);
+    await page.waitForFunction(
+      (n) => document.getElementById('status').textContent.startsWith(`${n} tokens`),
+      count,
+    );
     await context.close();
   });
 
@@ -759,7 +1062,8 @@ describe('playground (headless Chromium)', () => {
     // The note stays after the redraw that the new language starts.
     await quiet(page);
     assert.equal(await page.textContent('#note'), 'Detected: Go.');
-    const attack = '<img src=x onerror=alert(1)>\n</script><script>alert(2)</script>\n<b onmouseover=alert(3)>x</b>\n';
+    const attack =
+      '<img src=x onerror=alert(1)>\n</script><script>alert(2)</script>\n<b onmouseover=alert(3)>x</b>\n';
     await setCode(page, attack);
     assert.equal(await editorText(page), attack);
     // Hover a token: the card shows its text as characters. (Pasting may have re-detected the
@@ -775,12 +1079,17 @@ describe('playground (headless Chromium)', () => {
     // the card, also as text.
     const map = await page.locator('#map-a canvas[role=img]').boundingBox();
     await page.mouse.click(map.x + map.width * 0.5, map.y + map.height * 0.8);
-    await page.waitForFunction(() => document.getElementById('query-info').textContent.startsWith('Query'));
+    await page.waitForFunction(() =>
+      document.getElementById('query-info').textContent.startsWith('Query'),
+    );
     await page.mouse.move(map.x + map.width * 0.3, map.y + map.height * 0.7, { steps: 3 });
     await page.waitForSelector('.hm-tip:not([hidden])');
     const injected = await page.evaluate(() => {
       const shadow = document.querySelector('#editor').shadowRoot;
-      return document.querySelectorAll('img, b, script:not([src])').length + shadow.querySelectorAll('img, b, script').length;
+      return (
+        document.querySelectorAll('img, b, script:not([src])').length +
+        shadow.querySelectorAll('img, b, script').length
+      );
     });
     assert.equal(injected, 0);
     await page.waitForTimeout(200);
@@ -791,18 +1100,33 @@ describe('playground (headless Chromium)', () => {
   it('works from the keyboard: controls in tab order, "More" disclosures, heatmap rows with the arrow keys', async () => {
     const page = await openPage(site.browser, site.url);
     await ready(page);
-    const where = () => page.evaluate(() => {
-      const a = document.activeElement;
-      if (a.tagName === 'SUMMARY') return `summary:${a.closest('[id]').id}`;
-      return a.id || a.closest('figure')?.id || a.tagName;
-    });
+    const where = () =>
+      page.evaluate(() => {
+        const a = document.activeElement;
+        if (a.tagName === 'SUMMARY') return `summary:${a.closest('[id]').id}`;
+        return a.id || a.closest('figure')?.id || a.tagName;
+      });
     const reached = new Set();
     await page.focus('#c-language');
     for (let i = 0; i < 45; i++) {
       reached.add(await where());
       await page.keyboard.press('Tab');
     }
-    for (const id of ['c-a-type', 'c-b-type', 'c-b-ratio', 'c-b-window', 'c-train', 'c-source', 'summary:scheme-a', 'summary:scheme-b', 'summary:shared-controls', 'map-a', 'map-b', 'map-diff']) assert.ok(reached.has(id), `${id} is reachable by Tab`);
+    for (const id of [
+      'c-a-type',
+      'c-b-type',
+      'c-b-ratio',
+      'c-b-window',
+      'c-train',
+      'c-source',
+      'summary:scheme-a',
+      'summary:scheme-b',
+      'summary:shared-controls',
+      'map-a',
+      'map-b',
+      'map-diff',
+    ])
+      assert.ok(reached.has(id), `${id} is reachable by Tab`);
     assert.ok(!reached.has('c-headDim'), 'closed "More" hides its controls');
     // Opening "More settings" from the keyboard puts its controls in the tab order.
     await page.focus('#shared-controls summary');
@@ -812,7 +1136,8 @@ describe('playground (headless Chromium)', () => {
       await page.keyboard.press('Tab');
       more.add(await where());
     }
-    for (const id of ['c-headDim', 'c-tokenizer', 'backend']) assert.ok(more.has(id), `${id} is reachable once "More settings" is open`);
+    for (const id of ['c-headDim', 'c-tokenizer', 'backend'])
+      assert.ok(more.has(id), `${id} is reachable once "More settings" is open`);
     await page.focus('#c-b-type');
     await redraw(page, () => page.keyboard.press('ArrowUp')); // HiRoPE -> RoPE
     assert.equal(await page.inputValue('#c-b-type'), 'rope');
@@ -824,13 +1149,23 @@ describe('playground (headless Chromium)', () => {
     assert.equal(await page.inputValue('#c-b-ratio'), '0.35');
     await page.focus('#map-a canvas[role=img]');
     await page.keyboard.press('End');
-    await page.waitForFunction(() => /^Query \d+/.test(document.getElementById('query-info').textContent));
+    await page.waitForFunction(() =>
+      /^Query \d+/.test(document.getElementById('query-info').textContent),
+    );
     const last = Number((await page.textContent('#query-info')).match(/^Query (\d+)/)[1]);
     await page.keyboard.press('ArrowUp');
-    await page.waitForFunction((q) => document.getElementById('query-info').textContent.startsWith(`Query ${q - 1} `), last);
-    assert.ok((await page.locator('#editor [class*=hr-heat]').count()) > 0, 'the query row is highlighted in the code');
+    await page.waitForFunction(
+      (q) => document.getElementById('query-info').textContent.startsWith(`Query ${q - 1} `),
+      last,
+    );
+    assert.ok(
+      (await page.locator('#editor [class*=hr-heat]').count()) > 0,
+      'the query row is highlighted in the code',
+    );
     await page.keyboard.press('+');
-    await page.waitForFunction(() => document.getElementById('zoom-info').textContent.startsWith('Zoomed'));
+    await page.waitForFunction(() =>
+      document.getElementById('zoom-info').textContent.startsWith('Zoomed'),
+    );
     await page.keyboard.press('0');
     await page.waitForFunction(() => document.getElementById('zoom-info').textContent === '');
     assert.deepEqual(page.problems, []);
@@ -841,27 +1176,43 @@ describe('playground (headless Chromium)', () => {
     const page = await openPage(site.browser, site.url);
     await ready(page);
     await setCode(page, SMALL);
-    const canvas = await page.evaluate(() => ({ width: document.querySelector('#map-b canvas[role=img]').width, height: document.querySelector('#map-b canvas[role=img]').height }));
-    const [png] = await Promise.all([page.waitForEvent('download'), page.click('#map-b button:text("PNG")')]);
+    const canvas = await page.evaluate(() => ({
+      width: document.querySelector('#map-b canvas[role=img]').width,
+      height: document.querySelector('#map-b canvas[role=img]').height,
+    }));
+    const [png] = await Promise.all([
+      page.waitForEvent('download'),
+      page.click('#map-b button:text("PNG")'),
+    ]);
     const bytes = fs.readFileSync(await png.path());
     assert.deepEqual([...bytes.subarray(1, 4)], [0x50, 0x4e, 0x47]);
     assert.equal(png.suggestedFilename(), 'hirope-b.png');
     // IHDR: the composed image is larger than the map (title, settings line and legend around it).
     const [width, height] = [bytes.readUInt32BE(16), bytes.readUInt32BE(20)];
-    assert.ok(width > canvas.width && height > canvas.height + 60, `${width}x${height} for a ${canvas.width}x${canvas.height} map`);
+    assert.ok(
+      width > canvas.width && height > canvas.height + 60,
+      `${width}x${height} for a ${canvas.width}x${canvas.height} map`,
+    );
 
     const expected = await expectedHeatmaps(SMALL, {});
     const { n, analysis } = expected;
     const text = (t) => SMALL.slice(analysis.tokens.start[t], analysis.tokens.end[t]);
     const download = async (which) => {
-      const [csv] = await Promise.all([page.waitForEvent('download'), page.click(`#map-${which} button:text("CSV")`)]);
+      const [csv] = await Promise.all([
+        page.waitForEvent('download'),
+        page.click(`#map-${which} button:text("CSV")`),
+      ]);
       assert.equal(csv.suggestedFilename(), `hirope-${which}.csv`);
       return parseCSV(fs.readFileSync(await csv.path(), 'utf8'));
     };
     for (const which of ['a', 'diff']) {
       const rows = await download(which);
       assert.equal(rows.length, n + 2);
-      assert.deepEqual(rows[0], ['query', 'query token', ...Array.from({ length: n }, (_, j) => String(j))]);
+      assert.deepEqual(rows[0], [
+        'query',
+        'query token',
+        ...Array.from({ length: n }, (_, j) => String(j)),
+      ]);
       assert.deepEqual(rows[1], ['', '', ...Array.from({ length: n }, (_, j) => text(j))]);
       for (let i = 0; i < n; i++) {
         assert.equal(rows[i + 2].length, n + 2);
@@ -903,7 +1254,10 @@ describe('playground (headless Chromium)', () => {
     assert.match(status, /The heatmaps show the first 4,096 of [\d,]+ tokens\./);
     assert.match(await page.textContent('#map-a .legend'), /Downsampled/);
     assert.ok(await page.evaluate(() => window.progressSeen), 'the progress indicator showed');
-    assert.ok(await page.evaluate(() => window.answeredDuringRun), 'the main thread ran a task while the run was under way');
+    assert.ok(
+      await page.evaluate(() => window.answeredDuringRun),
+      'the main thread ran a task while the run was under way',
+    );
     // Zoom by dragging: the region shrinks to real cells.
     await page.locator('#map-a canvas[role=img]').scrollIntoViewIfNeeded();
     const box = await page.locator('#map-a canvas[role=img]').boundingBox();
@@ -911,7 +1265,9 @@ describe('playground (headless Chromium)', () => {
     await page.mouse.down();
     await page.mouse.move(box.x + box.width * 0.55, box.y + box.height * 0.55, { steps: 5 });
     await page.mouse.up();
-    await page.waitForFunction(() => document.getElementById('zoom-info').textContent.startsWith('Zoomed'));
+    await page.waitForFunction(() =>
+      document.getElementById('zoom-info').textContent.startsWith('Zoomed'),
+    );
     assert.doesNotMatch(await page.textContent('#map-a .legend'), /Downsampled/);
     await screenshot(page, 'playground-big-zoomed');
     assert.deepEqual(page.problems, []);
@@ -923,21 +1279,37 @@ describe('playground (headless Chromium)', () => {
     await ready(page);
     // 60,000 quotes keep tree-sitter's error recovery busy for about 13 s in JavaScript: the page's
     // budget (3 s + 1 s per million characters) stops it and says why.
-    const open = (name, text) => page.setInputFiles('#open-file', { name, mimeType: 'text/javascript', buffer: Buffer.from(text) });
+    const open = (name, text) =>
+      page.setInputFiles('#open-file', {
+        name,
+        mimeType: 'text/javascript',
+        buffer: Buffer.from(text),
+      });
     await open('quotes.js', '"'.repeat(60000)); // the extension sets the language
-    await page.waitForFunction(() => document.getElementById('status').classList.contains('error'), null, { timeout: 30000 });
-    assert.match(await page.textContent('#status'), /^This code cannot be parsed in time: tree-sitter's JavaScript grammar recovers from its syntax errors very slowly on it \(stopped after \d\.\d s at byte [\d,]+ of 60,000\)\. The maps still show the last code that could be read\.$/);
+    await page.waitForFunction(
+      () => document.getElementById('status').classList.contains('error'),
+      null,
+      { timeout: 30000 },
+    );
+    assert.match(
+      await page.textContent('#status'),
+      /^This code cannot be parsed in time: tree-sitter's JavaScript grammar recovers from its syntax errors very slowly on it \(stopped after \d\.\d s at byte [\d,]+ of 60,000\)\. The maps still show the last code that could be read\.$/,
+    );
     await screenshot(page, 'playground-pathological');
     await page.context().close();
     // A link whose code is pathological, and a normal edit a second into its run: the busy
     // workers are replaced and the edit is drawn without waiting for the old parse's budget.
-    const link = await encodeState(normalizeState({ language: 'javascript', code: "'".repeat(60001) }));
+    const link = await encodeState(
+      normalizeState({ language: 'javascript', code: "'".repeat(60001) }),
+    );
     const busy = await openPage(site.browser, `${site.url}${link}`);
     await busy.evaluate(() => {
       window.restarts = 0;
       document.addEventListener('hirope:restart', () => window.restarts++);
     });
-    await busy.waitForFunction(() => !document.getElementById('progress').hidden, null, { timeout: 30000 });
+    await busy.waitForFunction(() => !document.getElementById('progress').hidden, null, {
+      timeout: 30000,
+    });
     await busy.waitForTimeout(1000);
     const status = await setCode(busy, SMALL);
     // The busy workers were replaced (not waited for), and the edit's own result is shown.
@@ -950,16 +1322,33 @@ describe('playground (headless Chromium)', () => {
   it('shows settings the API refuses and bad q/k files as clear errors', async () => {
     // A head dimension the controls refuse in place (odd) can still come from a hand-made link:
     // the API's message shows in the status.
-    const page = await openPage(site.browser, `${site.url}${await encodeState(normalizeState({ headDim: 7 }))}`);
+    const page = await openPage(
+      site.browser,
+      `${site.url}${await encodeState(normalizeState({ headDim: 7 }))}`,
+    );
     await page.waitForSelector('body[data-ready=true]', { timeout: 60000 });
     await page.waitForFunction(() => document.getElementById('status').classList.contains('error'));
-    assert.match(await page.textContent('#status'), /^These settings cannot be computed: headDim must be a positive even integer, got 7/);
+    assert.match(
+      await page.textContent('#status'),
+      /^These settings cannot be computed: headDim must be a positive even integer, got 7/,
+    );
     await openMore(page, 'shared-controls');
     await redraw(page, () => page.fill('#c-headDim', '64'));
-    assert.equal(await page.evaluate(() => document.getElementById('status').classList.contains('error')), false);
+    assert.equal(
+      await page.evaluate(() => document.getElementById('status').classList.contains('error')),
+      false,
+    );
     // (Choosing Q/K "from a file…" before a file is loaded is no error: tests/browser/review.test.mjs.)
-    await page.setInputFiles('#qk-file', { name: 'qk.json', mimeType: 'application/json', buffer: Buffer.from('{"headDim": 4, "q": [[1,2,3,4]], "k": [[1,2,3,4]]}') });
-    await page.waitForFunction(() => /q\/k file has 1 row but the code has \d+ tokens/.test(document.getElementById('status').textContent));
+    await page.setInputFiles('#qk-file', {
+      name: 'qk.json',
+      mimeType: 'application/json',
+      buffer: Buffer.from('{"headDim": 4, "q": [[1,2,3,4]], "k": [[1,2,3,4]]}'),
+    });
+    await page.waitForFunction(() =>
+      /q\/k file has 1 row but the code has \d+ tokens/.test(
+        document.getElementById('status').textContent,
+      ),
+    );
     assert.deepEqual(page.problems, []);
     await page.context().close();
   });
@@ -970,53 +1359,104 @@ describe('playground (headless Chromium)', () => {
     await setCode(page, SMALL);
     const hr = await api();
     const n = hr.analyze(SMALL, { language: 'python' }).tokens.count;
-    const rows = (seed) => Array.from({ length: n }, (_, i) => Array.from({ length: 8 }, (_, c) => Math.sin(seed * (i + 1) * (c + 1))));
+    const rows = (seed) =>
+      Array.from({ length: n }, (_, i) =>
+        Array.from({ length: 8 }, (_, c) => Math.sin(seed * (i + 1) * (c + 1))),
+      );
     await page.selectOption('#c-source', 'file');
-    await redraw(page, () => page.setInputFiles('#qk-file', { name: 'qk.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify({ headDim: 8, q: rows(1), k: rows(2) })) }));
+    await redraw(page, () =>
+      page.setInputFiles('#qk-file', {
+        name: 'qk.json',
+        mimeType: 'application/json',
+        buffer: Buffer.from(JSON.stringify({ headDim: 8, q: rows(1), k: rows(2) })),
+      }),
+    );
     assert.match(await page.textContent('#status'), /Head dimension 8 comes from the q\/k file/);
     assert.match(await page.textContent('#qk-file-label'), /q\/k: qk\.json/);
     assert.deepEqual(page.problems, []);
     await page.context().close();
   });
 
-  it('counts the code under every tokenizer, and takes a tokenizer.json of the person\'s own (kept out of the URL)', async () => {
+  it("counts the code under every tokenizer, and takes a tokenizer.json of the person's own (kept out of the URL)", async () => {
     const page = await openPage(site.browser, site.url);
     await ready(page);
     await setCode(page, SMALL);
     const hr = await api();
     const options = { language: 'python' };
-    const row = (name) => page.locator(`#token-table tr[data-tokenizer="${name}"] td`).allTextContents();
+    const row = (name) =>
+      page.locator(`#token-table tr[data-tokenizer="${name}"] td`).allTextContents();
     await page.click('#tokenizers-box summary');
     await page.waitForSelector('#token-table tr[data-tokenizer=lexical]');
     const lexical = hr.analyze(SMALL, options);
-    const lexicalUnits = new Set(Array.from(lexical.positions.unit.subarray(0, lexical.tokens.count)).filter((u) => u >= 0)).size;
+    const lexicalUnits = new Set(
+      Array.from(lexical.positions.unit.subarray(0, lexical.tokens.count)).filter((u) => u >= 0),
+    ).size;
     const bytes = Buffer.byteLength(SMALL);
-    assert.deepEqual(await row('lexical'), [String(lexical.tokens.count), (bytes / lexical.tokens.count).toFixed(2), String(lexicalUnits), (lexical.tokens.count / lexicalUnits).toFixed(1)]);
+    assert.deepEqual(await row('lexical'), [
+      String(lexical.tokens.count),
+      (bytes / lexical.tokens.count).toFixed(2),
+      String(lexicalUnits),
+      (lexical.tokens.count / lexicalUnits).toFixed(1),
+    ]);
 
     // A tokenizer.json of one's own: a byte-level BPE vocabulary with two merges.
     const json = tinyTokenizerJson();
     const mine = await hr.loadTokenizer({ json });
-    const status = await redraw(page, () => page.setInputFiles('#tokenizer-file', { name: 'tiny.json', mimeType: 'application/json', buffer: Buffer.from(json) }));
+    const status = await redraw(page, () =>
+      page.setInputFiles('#tokenizer-file', {
+        name: 'tiny.json',
+        mimeType: 'application/json',
+        buffer: Buffer.from(json),
+      }),
+    );
     const ours = hr.analyze(SMALL, { ...options, tokenizer: mine });
-    assert.match(status, new RegExp(`^${ours.tokens.count} tokens of Python in .*; tokenizer: tiny\\.json \\(your file\\)\\.`));
+    assert.match(
+      status,
+      new RegExp(
+        `^${ours.tokens.count} tokens of Python in .*; tokenizer: tiny\\.json \\(your file\\)\\.`,
+      ),
+    );
     assert.equal(await page.inputValue('#c-tokenizer'), mine);
-    assert.match(await page.textContent(`#token-table tr[data-tokenizer="${mine}"] th`), /tiny\.json \(your file\)/);
-    await page.waitForFunction((name) => document.querySelector(`#token-table tr[data-tokenizer="${name}"]`)?.getAttribute('aria-current') === 'true', mine);
+    assert.match(
+      await page.textContent(`#token-table tr[data-tokenizer="${mine}"] th`),
+      /tiny\.json \(your file\)/,
+    );
+    await page.waitForFunction(
+      (name) =>
+        document
+          .querySelector(`#token-table tr[data-tokenizer="${name}"]`)
+          ?.getAttribute('aria-current') === 'true',
+      mine,
+    );
     assert.equal((await row(mine))[0], String(ours.tokens.count));
     // The link names no local file: it opens on the default tokenizer.
     await page.waitForTimeout(1500);
     assert.equal((await urlState(page)).tokenizer, 'lexical');
     // A file the loader refuses says why, in place.
-    await page.setInputFiles('#tokenizer-file', { name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from('{"model": {"type": "WordPiece"}}') });
-    await page.waitForFunction(() => /bad\.json cannot be used: .+/.test(document.querySelector('.tokenizers-note').textContent));
+    await page.setInputFiles('#tokenizer-file', {
+      name: 'bad.json',
+      mimeType: 'application/json',
+      buffer: Buffer.from('{"model": {"type": "WordPiece"}}'),
+    });
+    await page.waitForFunction(() =>
+      /bad\.json cannot be used: .+/.test(document.querySelector('.tokenizers-note').textContent),
+    );
 
     // Every built-in, counted as the API counts.
     await page.click('#count-all');
     const builtins = hr.tokenizers.filter((t) => t !== 'lexical');
-    await page.waitForFunction((n) => document.querySelectorAll('#token-table tbody tr').length === n, builtins.length + 2, { timeout: 120000 });
+    await page.waitForFunction(
+      (n) => document.querySelectorAll('#token-table tbody tr').length === n,
+      builtins.length + 2,
+      { timeout: 120000 },
+    );
     for (const name of builtins) {
       await hr.loadTokenizer(name);
-      assert.equal((await row(name))[0], String(hr.encode(SMALL, { tokenizer: name }).length), name);
+      assert.equal(
+        (await row(name))[0],
+        String(hr.encode(SMALL, { tokenizer: name }).length),
+        name,
+      );
     }
     // A row picks its tokenizer for the maps.
     await redraw(page, () => page.click(`#token-table tr[data-tokenizer="${builtins[0]}"] th`));
@@ -1031,31 +1471,51 @@ describe('playground (headless Chromium)', () => {
     const page = await openPage(site.browser, `${site.url}?simd=0`);
     await ready(page);
     await setCode(page, SMALL);
-    assert.match(await page.textContent('#timing-text'), /Attention A \+ B by backend: wasm-scalar [\d.]+ ms/);
+    assert.match(
+      await page.textContent('#timing-text'),
+      /Attention A \+ B by backend: wasm-scalar [\d.]+ ms/,
+    );
     // SMALL has fewer than 64 tokens: the default view carries token labels.
     const margin = MARGIN + LABEL_MARGIN;
     await redraw(page, () => page.fill('#c-b-window', '8'));
     const expected = await expectedHeatmaps(SMALL, { b: { window: 8 } });
     const cells = sampleCells(expected.n);
     for (const which of ['a', 'b', 'diff']) {
-      const got = await readCells(page, `#map-${which} canvas[role=img]`, cells, { margin, n: expected.n });
+      const got = await readCells(page, `#map-${which} canvas[role=img]`, cells, {
+        margin,
+        n: expected.n,
+      });
       // The scalar kernels round differently from the SIMD ones: allow one colour step.
-      cells.forEach(([i, j], c) => expected.colour(which, i, j).forEach((v, k) => assert.ok(Math.abs(got[c][k] - v) <= 4, `${which} (${i}, ${j})`)));
+      cells.forEach(([i, j], c) =>
+        expected
+          .colour(which, i, j)
+          .forEach((v, k) => assert.ok(Math.abs(got[c][k] - v) <= 4, `${which} (${i}, ${j})`)),
+      );
     }
     assert.deepEqual(page.problems, []);
     await page.context().close();
   });
 
-  it('switches to the WebGPU backend and shows each backend\'s time', async () => {
-    const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: [...ARGS, '--enable-unsafe-webgpu'] });
+  it("switches to the WebGPU backend and shows each backend's time", async () => {
+    const browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+      args: [...ARGS, '--enable-unsafe-webgpu'],
+    });
     try {
       const page = await openPage(browser, site.url);
       await ready(page);
       await setCode(page, SMALL);
       await openMore(page, 'shared-controls');
       await page.selectOption('#backend', 'webgpu');
-      await page.waitForFunction(() => document.getElementById('timing-text').textContent.includes('WebGPU'), null, { timeout: 60000 });
-      assert.match(await page.textContent('#timing-text'), /Attention A \+ B by backend: wasm-simd [\d.]+ ms, WebGPU [\d.]+ ms/);
+      await page.waitForFunction(
+        () => document.getElementById('timing-text').textContent.includes('WebGPU'),
+        null,
+        { timeout: 60000 },
+      );
+      assert.match(
+        await page.textContent('#timing-text'),
+        /Attention A \+ B by backend: wasm-simd [\d.]+ ms, WebGPU [\d.]+ ms/,
+      );
     } finally {
       await browser.close();
     }

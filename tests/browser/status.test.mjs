@@ -19,19 +19,43 @@ describe('playground status line', { timeout: 300000 }, () => {
     const hr = await api();
     const page = await openPage(site.browser, site.url);
     await ready(page);
-    for (const code of ['def broken(:\n    return ]\n  x = = 1\nclass\n', '\u0001\u00ff\u0000garbage\u0007 {{ ]] (( "unterminated\n\u0010\u0011 0x1Z ;; ## @@\n']) {
+    for (const code of [
+      'def broken(:\n    return ]\n  x = = 1\nclass\n',
+      '\u0001\u00ff\u0000garbage\u0007 {{ ]] (( "unterminated\n\u0010\u0011 0x1Z ;; ## @@\n',
+    ]) {
       await pasteCode(page, code);
       // Pasting detects the language; the status then says that even the closest grammar fails.
-      await page.waitForFunction(() => /No grammar parses this code cleanly/.test(document.getElementById('status').textContent), null, { timeout: 60000 });
+      await page.waitForFunction(
+        () =>
+          /No grammar parses this code cleanly/.test(document.getElementById('status').textContent),
+        null,
+        { timeout: 60000 },
+      );
       const status = await page.textContent('#status');
       const language = await page.inputValue('#c-language');
-      const errors = hr.analyze(await page.evaluate(() => document.querySelector('#editor').shadowRoot.querySelector('.cm-content').innerText), { language }).errors.length;
+      const errors = hr.analyze(
+        await page.evaluate(
+          () => document.querySelector('#editor').shadowRoot.querySelector('.cm-content').innerText,
+        ),
+        { language },
+      ).errors.length;
       assert.ok(errors > 0);
-      assert.match(status, new RegExp(`No grammar parses this code cleanly: ${LANGUAGE_NAMES[language].replace('+', '\\+')}, the closest, finds ${errors} syntax error regions?,`));
+      assert.match(
+        status,
+        new RegExp(
+          `No grammar parses this code cleanly: ${LANGUAGE_NAMES[language].replace('+', '\\+')}, the closest, finds ${errors} syntax error regions?,`,
+        ),
+      );
     }
     // Code that parses cleanly says nothing of errors.
     await pasteCode(page, 'def fine(x):\n    return x + 1\n');
-    await page.waitForFunction(() => /tokens of Python/.test(document.getElementById('status').textContent) && !/syntax error/.test(document.getElementById('status').textContent), null, { timeout: 60000 });
+    await page.waitForFunction(
+      () =>
+        /tokens of Python/.test(document.getElementById('status').textContent) &&
+        !/syntax error/.test(document.getElementById('status').textContent),
+      null,
+      { timeout: 60000 },
+    );
     assert.deepEqual(page.problems, []);
     await page.context().close();
   });
@@ -40,7 +64,11 @@ describe('playground status line', { timeout: 300000 }, () => {
     const page = await openPage(site.browser, site.url);
     await ready(page);
     await page.click('.preset[data-preset=windows]');
-    await page.waitForFunction(() => /A, ReRoPE \(W 64\),/.test(document.getElementById('status').textContent), null, { timeout: 60000 });
+    await page.waitForFunction(
+      () => /A, ReRoPE \(W 64\),/.test(document.getElementById('status').textContent),
+      null,
+      { timeout: 60000 },
+    );
     const status = await page.textContent('#status');
     assert.match(status, /beyond the training length of \d+: there /);
     assert.match(status, /A, ReRoPE \(W 64\),/);

@@ -20,7 +20,10 @@ async function cellPoint(page, id, i, j, n) {
     return { width: c.getBoundingClientRect().width, pixels: c.width };
   }, id);
   const scale = width / pixels;
-  return { x: (MARGIN + ((j + 0.5) * PLOT) / n) * scale, y: (MARGIN + ((i + 0.5) * PLOT) / n) * scale };
+  return {
+    x: (MARGIN + ((j + 0.5) * PLOT) / n) * scale,
+    y: (MARGIN + ((i + 0.5) * PLOT) / n) * scale,
+  };
 }
 
 describe('playground on a touch screen', { timeout: 300000 }, () => {
@@ -34,7 +37,13 @@ describe('playground on a touch screen', { timeout: 300000 }, () => {
 
   for (const colorScheme of ['light', 'dark']) {
     it(`shows a tapped cell's card and says "tap" (${colorScheme})`, async () => {
-      const context = await site.browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true, deviceScaleFactor: 2, colorScheme });
+      const context = await site.browser.newContext({
+        viewport: { width: 390, height: 844 },
+        hasTouch: true,
+        isMobile: true,
+        deviceScaleFactor: 2,
+        colorScheme,
+      });
       const page = await context.newPage();
       const problems = [];
       page.on('pageerror', (e) => problems.push(e.message));
@@ -47,16 +56,24 @@ describe('playground on a touch screen', { timeout: 300000 }, () => {
       const j = Math.floor(n * 0.25);
       await page.tap('#map-b canvas', { position: await cellPoint(page, 'map-b', i, j, n) });
       // The tap selects the row (the code is shaded by it) and shows the cell's card.
-      await page.waitForFunction(() => !document.querySelector('.hm-tip').hidden, null, { timeout: 30000 });
+      await page.waitForFunction(() => !document.querySelector('.hm-tip').hidden, null, {
+        timeout: 30000,
+      });
       assert.equal(await page.getAttribute('.hm-tip', 'data-cell'), `${i},${j}`);
       assert.match(await page.textContent('.hm-tip'), new RegExp(`token distance\\s*${i - j}`));
-      await page.waitForFunction(() => /^Query \d+/.test(document.getElementById('query-info').textContent));
+      await page.waitForFunction(() =>
+        /^Query \d+/.test(document.getElementById('query-info').textContent),
+      );
       assert.match(await page.textContent('#query-info'), new RegExp(`^Query ${i} `));
       // The map stays where it was tapped (selecting the row scrolls the editor, not the page).
-      const map = await page.evaluate(() => document.querySelector('#map-b canvas').getBoundingClientRect().toJSON());
+      const map = await page.evaluate(() =>
+        document.querySelector('#map-b canvas').getBoundingClientRect().toJSON(),
+      );
       assert.ok(map.top < 844 && map.bottom > 0, `the map is on screen: ${JSON.stringify(map)}`);
       // The card is within the screen.
-      const tip = await page.evaluate(() => document.querySelector('.hm-tip').getBoundingClientRect().toJSON());
+      const tip = await page.evaluate(() =>
+        document.querySelector('.hm-tip').getBoundingClientRect().toJSON(),
+      );
       assert.ok(tip.left >= 0 && tip.right <= 390, JSON.stringify(tip));
       await screenshot(page, `touch-card-${colorScheme}`, { fullPage: false });
       // A tap elsewhere hides it.

@@ -9,13 +9,24 @@ import assert from 'node:assert/strict';
 import { startSite, openPage, pasteCode, ready, outcome } from './helpers.mjs';
 import { SAMPLES } from '../../web/src/shared/samples.js';
 
-const editorText = (page) => page.evaluate(() => Array.from(document.querySelector('#editor').shadowRoot.querySelectorAll('.cm-line'), (l) => l.textContent).join('\n'));
-const openMore = (page, panel) => page.evaluate((panel) => (document.querySelector(`#${panel} details.more`).open = true), panel);
+const editorText = (page) =>
+  page.evaluate(() =>
+    Array.from(
+      document.querySelector('#editor').shadowRoot.querySelectorAll('.cm-line'),
+      (l) => l.textContent,
+    ).join('\n'),
+  );
+const openMore = (page, panel) =>
+  page.evaluate((panel) => (document.querySelector(`#${panel} details.more`).open = true), panel);
 /** Whether a map's canvas has any drawn pixel. */
-const drawn = (page, id) => page.evaluate((id) => {
-  const c = document.querySelector(`#${id} canvas`);
-  return c.getContext('2d').getImageData(0, 0, c.width, c.height).data.some((v) => v !== 0);
-}, id);
+const drawn = (page, id) =>
+  page.evaluate((id) => {
+    const c = document.querySelector(`#${id} canvas`);
+    return c
+      .getContext('2d')
+      .getImageData(0, 0, c.width, c.height)
+      .data.some((v) => v !== 0);
+  }, id);
 
 describe('a first-time visitor (headless Chromium)', () => {
   let site;
@@ -62,10 +73,13 @@ describe('a first-time visitor (headless Chromium)', () => {
     await page.context().close();
   });
 
-  it('Gemma 3\'s tokenizer loads in a fresh browser context: fetched once for both workers, both sides draw', async () => {
+  it("Gemma 3's tokenizer loads in a fresh browser context: fetched once for both workers, both sides draw", async () => {
     const page = await openPage(site.browser, site.url); // a new context: an empty cache
     const fetched = [];
-    page.on('request', (r) => /\/data\/gemma3\.json$/.test(new URL(r.url()).pathname) && fetched.push(r.url()));
+    page.on(
+      'request',
+      (r) => /\/data\/gemma3\.json$/.test(new URL(r.url()).pathname) && fetched.push(r.url()),
+    );
     const failed = [];
     page.on('requestfailed', (r) => failed.push(`${r.url()}: ${r.failure()?.errorText}`));
     await ready(page);
@@ -98,8 +112,13 @@ describe('a first-time visitor (headless Chromium)', () => {
     await page.route('**/data/cl100k.bin', (route) => route.abort('failed'));
     got = await outcome(page, () => page.selectOption('#c-tokenizer', 'cl100k'));
     assert.equal(got.outcome, 'error');
-    assert.match(got.status, /^The cl100k tokenizer's vocabulary \(data\/cl100k\.bin\) could not be downloaded: Failed to fetch\. Choose the tokenizer again to retry, or another one\.$/);
-    page.problems = page.problems.filter((p) => !/Failed to load resource: net::ERR_FAILED/.test(p)); // the aborted requests
+    assert.match(
+      got.status,
+      /^The cl100k tokenizer's vocabulary \(data\/cl100k\.bin\) could not be downloaded: Failed to fetch\. Choose the tokenizer again to retry, or another one\.$/,
+    );
+    page.problems = page.problems.filter(
+      (p) => !/Failed to load resource: net::ERR_FAILED/.test(p),
+    ); // the aborted requests
     assert.deepEqual(page.problems, []);
     await page.context().close();
   });
@@ -108,23 +127,33 @@ describe('a first-time visitor (headless Chromium)', () => {
     const page = await openPage(site.browser, site.url);
     await ready(page);
     const got = await outcome(page, () => pasteCode(page, 'x'));
-    assert.match(got.status, /^1 token of Python in 1 unit and 1 statement; tokenizer: lexical \(grammar tokens\)\./);
+    assert.match(
+      got.status,
+      /^1 token of Python in 1 unit and 1 statement; tokenizer: lexical \(grammar tokens\)\./,
+    );
     assert.match(got.status, /The only token is within/);
     assert.match(await page.textContent('#outline .outline-meta'), /· 1 statement$/);
     assert.deepEqual(page.problems, []);
     await page.context().close();
   });
 
-  it('on binary garbage the outline\'s statements add up to the status\'s count', async () => {
+  it("on binary garbage the outline's statements add up to the status's count", async () => {
     const page = await openPage(site.browser, site.url);
     await ready(page);
     let seed = 11;
-    const bytes = Array.from({ length: 700 }, () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 16) & 255);
+    const bytes = Array.from(
+      { length: 700 },
+      () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 16) & 255,
+    );
     const garbage = String.fromCharCode(...bytes.map((b) => (b < 32 && b !== 10 ? b + 32 : b)));
     const got = await outcome(page, () => pasteCode(page, garbage));
     const total = Number(/ and ([\d,]+) statements?;/.exec(got.status)[1].replace(/,/g, ''));
-    await page.waitForFunction(() => document.querySelectorAll('#outline .outline-meta').length > 0);
-    const sum = await page.$$eval('#outline .outline-meta', (metas) => metas.reduce((s, m) => s + Number(/(\d+) statements?$/.exec(m.textContent)[1]), 0));
+    await page.waitForFunction(
+      () => document.querySelectorAll('#outline .outline-meta').length > 0,
+    );
+    const sum = await page.$$eval('#outline .outline-meta', (metas) =>
+      metas.reduce((s, m) => s + Number(/(\d+) statements?$/.exec(m.textContent)[1]), 0),
+    );
     assert.equal(sum, total, got.status);
     page.problems = [];
     await page.context().close();
@@ -133,11 +162,24 @@ describe('a first-time visitor (headless Chromium)', () => {
   it('WebGPU is not offered where the browser has no adapter, and says why', async () => {
     const page = await openPage(site.browser, site.url); // launched with --disable-gpu
     await ready(page);
-    await page.waitForFunction(() => document.querySelector('#backend option[value=webgpu]').disabled, null, { timeout: 30000 });
-    const option = await page.$eval('#backend option[value=webgpu]', (o) => ({ text: o.textContent, title: o.title }));
+    await page.waitForFunction(
+      () => document.querySelector('#backend option[value=webgpu]').disabled,
+      null,
+      { timeout: 30000 },
+    );
+    const option = await page.$eval('#backend option[value=webgpu]', (o) => ({
+      text: o.textContent,
+      title: o.title,
+    }));
     assert.equal(option.text, 'WebGPU (not available)');
-    assert.match(option.title, /^Not available: this browser (has no WebGPU|found no WebGPU adapter)/);
-    assert.match(await page.$eval('#backend', (s) => s.closest('label').title), /WebGPU is not available/);
+    assert.match(
+      option.title,
+      /^Not available: this browser (has no WebGPU|found no WebGPU adapter)/,
+    );
+    assert.match(
+      await page.$eval('#backend', (s) => s.closest('label').title),
+      /WebGPU is not available/,
+    );
     assert.equal(await page.inputValue('#backend'), 'wasm');
     assert.deepEqual(page.problems, []);
     await page.context().close();
@@ -145,7 +187,9 @@ describe('a first-time visitor (headless Chromium)', () => {
 
   it('Model mode: Generate is disabled while a field is invalid (Bytes 0), and says which', async () => {
     const page = await openPage(site.browser, `${site.url}model.html`);
-    await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 120000 });
+    await page.waitForFunction(() => document.body.dataset.ready === 'true', null, {
+      timeout: 120000,
+    });
     assert.equal(await page.isDisabled('#generate'), false);
     await page.fill('#c-maxBytes', '0');
     assert.equal(await page.getAttribute('#c-maxBytes', 'aria-invalid'), 'true');

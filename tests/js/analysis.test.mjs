@@ -56,19 +56,38 @@ for (const build of BUILDS) {
         const d = hr.analyze(code, { filename: name, descendClasses: true });
         assert.deepEqual(describeUnits(d), want.descend);
         // The language's own kind of each unit: a Rust struct and its impl are both class units.
-        assert.deepEqual(a.units.map((u) => u.languageKind), want.languageKinds);
-        assert.deepEqual(d.units.map((u) => u.languageKind), want.descendLanguageKinds);
+        assert.deepEqual(
+          a.units.map((u) => u.languageKind),
+          want.languageKinds,
+        );
+        assert.deepEqual(
+          d.units.map((u) => u.languageKind),
+          want.descendLanguageKinds,
+        );
       });
     }
 
     it('applies the gap policies and fixed segments', () => {
       const code = fs.readFileSync(path.join(fixtures, 'sample.py'), 'utf8');
       const next = hr.analyze(code, { language: 'python', gap: 'next' });
-      assert.deepEqual(describeUnits(next), ['function norm', 'function helper', 'class Vector', 'code']);
+      assert.deepEqual(describeUnits(next), [
+        'function norm',
+        'function helper',
+        'class Vector',
+        'code',
+      ]);
       const prev = hr.analyze(code, { language: 'python', gap: 'previous' });
-      assert.deepEqual(describeUnits(prev), ['code', 'function norm', 'function helper', 'class Vector']);
+      assert.deepEqual(describeUnits(prev), [
+        'code',
+        'function norm',
+        'function helper',
+        'class Vector',
+      ]);
       const seg = hr.analyze(code, { language: 'python', hierarchy: 'segments', segmentSize: 10 });
-      assert.deepEqual(Array.from(seg.positions.unit.slice(0, 12)), [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1]);
+      assert.deepEqual(
+        Array.from(seg.positions.unit.slice(0, 12)),
+        [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1],
+      );
       assert.equal(seg.units.length, Math.ceil(seg.tokens.count / 10));
       assert.ok(seg.units.every((u) => u.kind === 'segment'));
     });
@@ -78,7 +97,14 @@ for (const build of BUILDS) {
       const a = hr.analyze(code, { language: 'go' });
       const n = a.tokens.count;
       const { q, k } = hr.qk({ n, headDim: 16, tokenIds: a.tokens.ids, seed: 1 });
-      const p = hr.attention({ q, k, n, headDim: 16, positions: a.positions, scheme: { type: 'hirope', window: 8 } });
+      const p = hr.attention({
+        q,
+        k,
+        n,
+        headDim: 16,
+        positions: a.positions,
+        scheme: { type: 'hirope', window: 8 },
+      });
       assert.equal(p.length, n * n);
     });
 
@@ -125,26 +151,58 @@ for (const build of BUILDS) {
     // parse stops with the budget's error; the outer limit only catches a parse that never stops.
     it('stops a parse that runs past its time budget', { timeout: 120000 }, () => {
       const quotes = '"'.repeat(40000);
-      for (const call of [() => hr.parse(quotes, { language: 'javascript', timeoutMs: 50 }), () => hr.analyze(quotes, { language: 'javascript', timeoutMs: 50 })]) {
-        assert.throws(call, (e) => e instanceof HiRoPEError && /^parsing stopped after 50 ms .*pathological for the tree-sitter javascript grammar.*raise timeoutMs/.test(e.message));
+      for (const call of [
+        () => hr.parse(quotes, { language: 'javascript', timeoutMs: 50 }),
+        () => hr.analyze(quotes, { language: 'javascript', timeoutMs: 50 }),
+      ]) {
+        assert.throws(
+          call,
+          (e) =>
+            e instanceof HiRoPEError &&
+            /^parsing stopped after 50 ms .*pathological for the tree-sitter javascript grammar.*raise timeoutMs/.test(
+              e.message,
+            ),
+        );
       }
       // Real code under the default budget, and a budget given per call (nothing kept between calls).
       assert.equal(hr.parse('x = 1\n', { language: 'python' }).hasError, false);
-      assert.equal(hr.analyze('def f():\n    return 1\n', { language: 'python', timeoutMs: 0 }).units.length, 1);
+      assert.equal(
+        hr.analyze('def f():\n    return 1\n', { language: 'python', timeoutMs: 0 }).units.length,
+        1,
+      );
     });
 
     it('rejects unknown languages and options with a HiRoPEError', () => {
-      const bad = (fn, re) => assert.throws(fn, (e) => e instanceof HiRoPEError && re.test(e.message));
-      bad(() => hr.analyze('x', { language: 'cobol' }), /^language must be one of 'python', .*got 'cobol'/);
+      const bad = (fn, re) =>
+        assert.throws(fn, (e) => e instanceof HiRoPEError && re.test(e.message));
+      bad(
+        () => hr.analyze('x', { language: 'cobol' }),
+        /^language must be one of 'python', .*got 'cobol'/,
+      );
       bad(() => hr.analyze('x', { filename: 'a.cbl' }), /cannot detect the language of 'a.cbl'/);
       bad(() => hr.analyze('x', {}), /options.language \(or options.filename\) is required/);
       bad(() => hr.analyze(42, { language: 'c' }), /^code must be a string, got 42/);
-      bad(() => hr.analyze('x', { language: 'c', gap: 'after' }), /^options.gap must be one of 'own', 'next', 'previous'/);
-      bad(() => hr.analyze('x', { language: 'c', tokenizer: 'gpt2' }), /^tokenizer must be one of 'lexical', 'cl100k', 'o200k', 'llama2', 'llama3', 'qwen3', 'deepseek-v3', 'gemma3' or a name hr.loadTokenizer\(\{ json \}\) returned, got 'gpt2'/);
-      bad(() => hr.analyze('x', { language: 'c', segmentSize: 0 }), /segmentSize must be at least 1/);
+      bad(
+        () => hr.analyze('x', { language: 'c', gap: 'after' }),
+        /^options.gap must be one of 'own', 'next', 'previous'/,
+      );
+      bad(
+        () => hr.analyze('x', { language: 'c', tokenizer: 'gpt2' }),
+        /^tokenizer must be one of 'lexical', 'cl100k', 'o200k', 'llama2', 'llama3', 'qwen3', 'deepseek-v3', 'gemma3' or a name hr.loadTokenizer\(\{ json \}\) returned, got 'gpt2'/,
+      );
+      bad(
+        () => hr.analyze('x', { language: 'c', segmentSize: 0 }),
+        /segmentSize must be at least 1/,
+      );
       bad(() => hr.analyze('x', { language: 'c', lang: 'c' }), /unknown key 'lang'/);
-      bad(() => hr.analyze('x', { language: 'c', timeoutMs: -1 }), /timeoutMs must be a number of milliseconds >= 0/);
-      bad(() => hr.analyze('x', { language: 'c', timeoutMs: '5' }), /options.timeoutMs must be a number/);
+      bad(
+        () => hr.analyze('x', { language: 'c', timeoutMs: -1 }),
+        /timeoutMs must be a number of milliseconds >= 0/,
+      );
+      bad(
+        () => hr.analyze('x', { language: 'c', timeoutMs: '5' }),
+        /options.timeoutMs must be a number/,
+      );
       assert.equal(hr.detectLanguage('src/Main.JAVA'), 'java');
       assert.equal(hr.detectLanguage('a.tsx'), 'tsx');
       assert.equal(hr.detectLanguage('README'), null);
@@ -156,7 +214,12 @@ for (const build of BUILDS) {
       const before = hr.heapBytes();
       for (let i = 0; i < 500; i++) {
         hr.analyze(code, { language: 'rust' });
-        assert.throws(() => hr.analyze(code, { language: 'klingon' }), (e) => e instanceof HiRoPEError && /^language must be one of .*, got 'klingon'$/.test(e.message));
+        assert.throws(
+          () => hr.analyze(code, { language: 'klingon' }),
+          (e) =>
+            e instanceof HiRoPEError &&
+            /^language must be one of .*, got 'klingon'$/.test(e.message),
+        );
       }
       assert.equal(hr.heapBytes(), before);
     });
@@ -178,8 +241,15 @@ describe('Python units against the standard library ast module', () => {
       '    out[path] = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]',
       'print(json.dumps(out))',
     ].join('\n');
-    const oracle = JSON.parse(execFileSync('python3', ['-c', script], { input: JSON.stringify(files.map((f) => f.file)), encoding: 'utf8', maxBuffer: 1 << 28 }));
-    let compared = 0, definitions = 0;
+    const oracle = JSON.parse(
+      execFileSync('python3', ['-c', script], {
+        input: JSON.stringify(files.map((f) => f.file)),
+        encoding: 'utf8',
+        maxBuffer: 1 << 28,
+      }),
+    );
+    let compared = 0,
+      definitions = 0;
     const mismatches = [];
     for (const { file, text } of files) {
       if (!(file in oracle)) continue;
@@ -187,7 +257,8 @@ describe('Python units against the standard library ast module', () => {
       const ours = a.units.filter((u) => u.kind !== 'code').map((u) => u.name);
       compared++;
       definitions += oracle[file].length;
-      if (JSON.stringify(ours) !== JSON.stringify(oracle[file])) mismatches.push(`${file}: ours ${ours.length}, ast ${oracle[file].length}`);
+      if (JSON.stringify(ours) !== JSON.stringify(oracle[file]))
+        mismatches.push(`${file}: ours ${ours.length}, ast ${oracle[file].length}`);
     }
     console.log(`# ast oracle: ${compared} files, ${definitions} top-level definitions compared`);
     assert.ok(compared > 100);

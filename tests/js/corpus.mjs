@@ -23,7 +23,11 @@ export function take(files, budget, maxFile = 256 * 1024) {
 }
 
 export function pythonFiles() {
-  return walk(pythonStdlib(), (n) => n.endsWith('.py'), (p) => p.includes('site-packages'));
+  return walk(
+    pythonStdlib(),
+    (n) => n.endsWith('.py'),
+    (p) => p.includes('site-packages'),
+  );
 }
 
 export function javascriptFiles() {

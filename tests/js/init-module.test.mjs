@@ -14,9 +14,20 @@ describe('init({ wasmModule })', () => {
       const module = await compile(`hirope-core-${simd ? 'simd' : 'scalar'}.wasm`);
       const shared = await init({ analysis: false, simd, wasmModule: module });
       const fresh = await init({ analysis: false, simd });
-      const n = 24, headDim = 16;
+      const n = 24,
+        headDim = 16;
       const { q, k } = fresh.qk({ source: 'seeded', n, headDim, seed: 3 });
-      const args = { q, k, n, headDim, scheme: { type: 'hirope', window: 4 }, positions: { token: Int32Array.from({ length: n }, (_, i) => i), unit: Int32Array.from({ length: n }, (_, i) => i >> 3) } };
+      const args = {
+        q,
+        k,
+        n,
+        headDim,
+        scheme: { type: 'hirope', window: 4 },
+        positions: {
+          token: Int32Array.from({ length: n }, (_, i) => i),
+          unit: Int32Array.from({ length: n }, (_, i) => i >> 3),
+        },
+      };
       assert.deepEqual(shared.attention(args), fresh.attention(args));
       assert.equal(shared.backend, simd ? 'wasm-simd' : 'wasm-scalar');
     }
@@ -31,8 +42,14 @@ describe('init({ wasmModule })', () => {
   });
 
   it('rejects what is not a WebAssembly.Module, and a module of another build', async () => {
-    await assert.rejects(init({ wasmModule: new Uint8Array(8) }), (e) => e instanceof HiRoPEError && /wasmModule must be a WebAssembly.Module/.test(e.message));
+    await assert.rejects(
+      init({ wasmModule: new Uint8Array(8) }),
+      (e) => e instanceof HiRoPEError && /wasmModule must be a WebAssembly.Module/.test(e.message),
+    );
     const core = await compile('hirope-core-simd.wasm');
-    await assert.rejects(init({ simd: true, wasmModule: core }), (e) => e instanceof HiRoPEError && /could not be instantiated/.test(e.message));
+    await assert.rejects(
+      init({ simd: true, wasmModule: core }),
+      (e) => e instanceof HiRoPEError && /could not be instantiated/.test(e.message),
+    );
   });
 });

@@ -5,7 +5,13 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import init from '../../dist/index.js';
-import { clampRegion, gridFor, matrixRow, matrixValues, MAX_VALUES } from '../../web/src/worker/matrix-view.js';
+import {
+  clampRegion,
+  gridFor,
+  matrixRow,
+  matrixValues,
+  MAX_VALUES,
+} from '../../web/src/worker/matrix-view.js';
 import { SideEngine } from '../../web/src/worker/attention-engine.js';
 import { ModelEngine } from '../../web/src/worker/model-engine.js';
 import { normalizeState } from '../../web/src/shared/playground-state.js';
@@ -44,13 +50,30 @@ describe('matrix view', () => {
     assert.deepEqual(Array.from(row.probs), Array.from(m.subarray(8, 11)));
     assert.equal(row.max, Math.max(...m.subarray(8, 11)));
     assert.equal(matrixRow(m, 4, 2, 0.5).max, 0.5);
-    for (const bad of [-1, 4, 1.5]) assert.throws(() => matrixRow(m, 4, bad), (e) => e.name === 'PlaygroundError' && /no row/.test(e.message));
+    for (const bad of [-1, 4, 1.5])
+      assert.throws(
+        () => matrixRow(m, 4, bad),
+        (e) => e.name === 'PlaygroundError' && /no row/.test(e.message),
+      );
   });
 
   it('clamps regions and views to the matrix, and refuses exports over MAX_VALUES cells', () => {
-    assert.deepEqual(clampRegion({ r0: -3, r1: 99, c0: 2, c1: 2 }, 10), { r0: 0, r1: 10, c0: 2, c1: 3 });
-    assert.deepEqual(gridFor({}, 100), { region: { r0: 0, r1: 100, c0: 0, c1: 100 }, rows: 100, cols: 100 });
-    assert.deepEqual(gridFor({ size: 64 }, 1000), { region: { r0: 0, r1: 1000, c0: 0, c1: 1000 }, rows: 64, cols: 64 });
+    assert.deepEqual(clampRegion({ r0: -3, r1: 99, c0: 2, c1: 2 }, 10), {
+      r0: 0,
+      r1: 10,
+      c0: 2,
+      c1: 3,
+    });
+    assert.deepEqual(gridFor({}, 100), {
+      region: { r0: 0, r1: 100, c0: 0, c1: 100 },
+      rows: 100,
+      cols: 100,
+    });
+    assert.deepEqual(gridFor({ size: 64 }, 1000), {
+      region: { r0: 0, r1: 1000, c0: 0, c1: 1000 },
+      rows: 64,
+      cols: 64,
+    });
     const n = Math.ceil(Math.sqrt(MAX_VALUES)) + 1;
     assert.throws(() => matrixValues({ length: n * n }, n, null), /more than 4M cells/);
   });
@@ -68,7 +91,10 @@ describe('matrix view', () => {
     model.n = n;
     const fromModel = model.values(null);
     assert.deepEqual(fromModel.region, fromSide.region);
-    assert.deepEqual(Array.from(fromModel.values, (v) => (Number.isNaN(v) ? 'masked' : v)), Array.from(fromSide.values, (v) => (Number.isNaN(v) ? 'masked' : v)));
+    assert.deepEqual(
+      Array.from(fromModel.values, (v) => (Number.isNaN(v) ? 'masked' : v)),
+      Array.from(fromSide.values, (v) => (Number.isNaN(v) ? 'masked' : v)),
+    );
     assert.deepEqual(Array.from(model.row(3).probs), Array.from(side.row(3).probs));
     assert.ok(Math.abs(model.row(3).max - side.row(3).max) < 1e-6);
     assert.throws(() => new ModelEngine(hr).values(null), /nothing has been computed/);

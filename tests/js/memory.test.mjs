@@ -18,15 +18,19 @@ const MiB = 2 ** 20;
 function fillHeap(hr, headroom) {
   const mod = hr._runtime.mod;
   const blocks = [];
-  for (let p; (p = mod._malloc(MiB));) blocks.push(p);
-  for (let freed = 0; freed < headroom + hr.memory().reserveBytes; freed += MiB) mod._free(blocks.pop());
+  for (let p; (p = mod._malloc(MiB)); ) blocks.push(p);
+  for (let freed = 0; freed < headroom + hr.memory().reserveBytes; freed += MiB)
+    mod._free(blocks.pop());
   return () => blocks.forEach((p) => mod._free(p));
 }
 
 /** Takes every byte malloc can still give (the memory grown to its maximum). */
 function exhaustHeap(hr) {
   const mod = hr._runtime.mod;
-  for (let size = 256 * MiB; size >= 8; size = Math.floor(size / 2)) while (mod._malloc(size)) { /* keep it */ }
+  for (let size = 256 * MiB; size >= 8; size = Math.floor(size / 2))
+    while (mod._malloc(size)) {
+      /* keep it */
+    }
 }
 
 const oom = (e) => e instanceof HiRoPEError && /^out of memory/.test(e.message);
@@ -51,7 +55,10 @@ for (const { name, simd } of BUILDS) {
       const release = fillHeap(hr, 40 * MiB);
       // 400 KB of nesting needs ~130 MB of syntax tree: over the 40 MB left.
       const nested = '('.repeat(200000) + ')'.repeat(200000);
-      assert.throws(() => hr.parse(nested, { language: 'python', timeoutMs: 0 }), (e) => oom(e) && /parsing stopped at byte \d+ of 400000 with the heap full/.test(e.message));
+      assert.throws(
+        () => hr.parse(nested, { language: 'python', timeoutMs: 0 }),
+        (e) => oom(e) && /parsing stopped at byte \d+ of 400000 with the heap full/.test(e.message),
+      );
       assert.throws(() => hr.analyze(nested, { language: 'javascript', timeoutMs: 0 }), oom);
       release();
       assert.equal(hr._runtime.generation, 0, 'no abort: the same instance');
@@ -64,8 +71,14 @@ for (const { name, simd } of BUILDS) {
       const model = await hr.model.load();
       const ids = hr.encode('x = 1');
       const release = fillHeap(hr, 8 * MiB);
-      assert.throws(() => hr.encode('x = 1\n'.repeat(50000)), (e) => oom(e) && /tokenizing/.test(e.message));
-      assert.throws(() => model.loss('x = 1\n'.repeat(1300)), (e) => oom(e) && /model's forward pass/.test(e.message));
+      assert.throws(
+        () => hr.encode('x = 1\n'.repeat(50000)),
+        (e) => oom(e) && /tokenizing/.test(e.message),
+      );
+      assert.throws(
+        () => model.loss('x = 1\n'.repeat(1300)),
+        (e) => oom(e) && /model's forward pass/.test(e.message),
+      );
       release();
       assert.deepEqual(hr.encode('x = 1'), ids);
       assert.ok(Number.isFinite(model.loss('x = 1\n'.repeat(100)).bitsPerByte));
@@ -76,11 +89,17 @@ for (const { name, simd } of BUILDS) {
       const hr = await init({ simd });
       const release = fillHeap(hr, 40 * MiB);
       // qwen3.json is 5.1 MB: its load reserves 12 bytes per byte, over the 40 MB left.
-      await assert.rejects(hr.loadTokenizer('qwen3'), (e) => oom(e) && /loading a tokenizer\.json/.test(e.message));
+      await assert.rejects(
+        hr.loadTokenizer('qwen3'),
+        (e) => oom(e) && /loading a tokenizer\.json/.test(e.message),
+      );
       release();
       assert.equal(hr._runtime.generation, 0, 'no abort: the same instance');
       await hr.loadTokenizer('qwen3');
-      assert.deepEqual(hr.decode(hr.encode('def f(): pass', { tokenizer: 'qwen3' }), { tokenizer: 'qwen3' }), 'def f(): pass');
+      assert.deepEqual(
+        hr.decode(hr.encode('def f(): pass', { tokenizer: 'qwen3' }), { tokenizer: 'qwen3' }),
+        'def f(): pass',
+      );
     });
 
     it('a module that aborts is replaced: the failing call throws a HiRoPEError, the next one works', async () => {
@@ -89,15 +108,28 @@ for (const { name, simd } of BUILDS) {
       const before = hr.inverseFrequencies('rope', 64);
       exhaustHeap(hr);
       // A C++ allocation with nothing left: operator new aborts the module.
-      assert.throws(() => hr.inverseFrequencies('rope', 64), (e) => e instanceof HiRoPEError && /stopped \(.*Aborted/.test(e.message) && /fresh instance/.test(e.message));
+      assert.throws(
+        () => hr.inverseFrequencies('rope', 64),
+        (e) =>
+          e instanceof HiRoPEError &&
+          /stopped \(.*Aborted/.test(e.message) &&
+          /fresh instance/.test(e.message),
+      );
       assert.equal(hr._runtime.generation, 1);
       assert.ok(hr.memory().memoryBytes < 256 * MiB, 'the fresh instance starts small');
       assert.deepEqual(hr.inverseFrequencies('rope', 64), before);
       // What lived in the old instance: tokenizers are loaded again, the analysis buffer remade,
       // models say they must be loaded again.
       assert.deepEqual([...hr.encode('def f(): pass')], [755, 282, 4658, 1522]);
-      assert.equal(hr.analyze('def f():\n    pass\n', { language: 'python', tokenizer: 'cl100k' }).units[0].name, 'f');
-      assert.throws(() => model.loss('x'), (e) => e instanceof HiRoPEError && /load it again/.test(e.message));
+      assert.equal(
+        hr.analyze('def f():\n    pass\n', { language: 'python', tokenizer: 'cl100k' }).units[0]
+          .name,
+        'f',
+      );
+      assert.throws(
+        () => model.loss('x'),
+        (e) => e instanceof HiRoPEError && /load it again/.test(e.message),
+      );
       model.dispose(); // no error: its weights went with the old instance
       const again = await hr.model.load();
       assert.ok(Number.isFinite(again.loss('x = 1\n').bitsPerByte));
@@ -114,7 +146,10 @@ for (const { name, simd } of BUILDS) {
       };
       runtime.reset(); // the asynchronous path
       runtime._respawn = respawn;
-      assert.throws(() => hr.inverseFrequencies('rope', 8), (e) => e instanceof HiRoPEError && /being instantiated again/.test(e.message));
+      assert.throws(
+        () => hr.inverseFrequencies('rope', 8),
+        (e) => e instanceof HiRoPEError && /being instantiated again/.test(e.message),
+      );
       model.dispose();
       await runtime._pending;
       assert.equal(hr.inverseFrequencies('rope', 8).length, 4);
@@ -125,7 +160,13 @@ for (const { name, simd } of BUILDS) {
       const ids = hr.encode('x = 1');
       // A corrupted handle (standing in for a bug in the core): the core reads far outside memory.
       hr._tokenizers.get('cl100k').address = () => 2 ** 31 - 64;
-      assert.throws(() => hr.encode('x'), (e) => e instanceof HiRoPEError && /stopped/.test(e.message) && e.cause instanceof WebAssembly.RuntimeError);
+      assert.throws(
+        () => hr.encode('x'),
+        (e) =>
+          e instanceof HiRoPEError &&
+          /stopped/.test(e.message) &&
+          e.cause instanceof WebAssembly.RuntimeError,
+      );
       assert.equal(hr._runtime.generation, 1);
       assert.deepEqual(hr.encode('x = 1'), ids);
     });

@@ -2,9 +2,16 @@
 // the first unit's floor and the pass / copies verdicts, against values worked out by hand.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { COPY_GATE, controlName, copyGate, copyGateProbe, copyStyle } from '../../training/eval/data.mjs';
+import {
+  COPY_GATE,
+  controlName,
+  copyGate,
+  copyGateProbe,
+  copyStyle,
+} from '../../training/eval/data.mjs';
 
-const close = (actual, expected, what) => assert.ok(Math.abs(actual - expected) < 1e-12, `${what}: ${actual}, expected ${expected}`);
+const close = (actual, expected, what) =>
+  assert.ok(Math.abs(actual - expected) < 1e-12, `${what}: ${actual}, expected ${expected}`);
 
 describe('copyStyle', () => {
   // Two probes: a 4-token name whose first token costs 6 bits (the rest 2/3 bit each, 2 bits/token
@@ -41,9 +48,15 @@ describe('copyStyle', () => {
 
   it('copies only with a gain of at least 1 bit beyond two standard errors', () => {
     assert.equal(copyStyle(rows, 1).copies, true);
-    const small = [{ units: 3, first: 5, second: 4.5, head: 4, afterFirst: 4.75 }, { units: 3, first: 5, second: 4.3, head: 4, afterFirst: 4.45 }];
+    const small = [
+      { units: 3, first: 5, second: 4.5, head: 4, afterFirst: 4.75 },
+      { units: 3, first: 5, second: 4.3, head: 4, afterFirst: 4.45 },
+    ];
     assert.equal(copyStyle(small, 1).copies, false); // gain 0.6: under 1 bit
-    const noisy = [{ units: 3, first: 5, second: 4.8, head: 4, afterFirst: 5.2 }, { units: 3, first: 5, second: 2, head: 4, afterFirst: 1 }];
+    const noisy = [
+      { units: 3, first: 5, second: 4.8, head: 4, afterFirst: 5.2 },
+      { units: 3, first: 5, second: 2, head: 4, afterFirst: 1 },
+    ];
     assert.equal(copyStyle(noisy, 1).copies, false); // gain 1.6 ± 1.4: within two standard errors
   });
 
@@ -66,12 +79,13 @@ describe('the copy gate (issue 32)', () => {
         const [a, b] = [name[i], c[i]];
         if (/[A-Za-z0-9]/.test(a)) assert.notEqual(a, b, `${name} -> ${c} at ${i}`);
         else assert.equal(a, b);
-        for (const re of [/[aeiou]/, /[AEIOU]/, /[0-9]/, /[a-z]/, /[A-Z]/]) assert.equal(re.test(a), re.test(b), `${name} -> ${c}: ${a} vs ${b}`);
+        for (const re of [/[aeiou]/, /[AEIOU]/, /[0-9]/, /[a-z]/, /[A-Z]/])
+          assert.equal(re.test(a), re.test(b), `${name} -> ${c}: ${a} vs ${b}`);
       }
     }
   });
 
-  it('copyGateProbe: the called name\'s units after its first, per byte, in the repeated and the control text', () => {
+  it("copyGateProbe: the called name's units after its first, per byte, in the repeated and the control text", () => {
     const name = 'kasile';
     const text = `import os\n\ndef ${name}(value):\n    pass\n\nresult = ${name}(value)\n`;
     const s = text.lastIndexOf(name);
@@ -81,22 +95,37 @@ describe('the copy gate (issue 32)', () => {
       loss(t) {
         seen.push(t);
         const losses = new Float32Array(t.length - 1).fill(1);
-        if (!t.slice(s, s + name.length).includes(name)) for (let k = s; k < s + name.length; k++) losses[k - 1] = 9;
+        if (!t.slice(s, s + name.length).includes(name))
+          for (let k = s; k < s + name.length; k++) losses[k - 1] = 9;
         return { n: t.length, losses, tokens: null };
       },
     };
-    const r = copyGateProbe(model, { style: 'syllables', input: Buffer.from(text).toString('base64') });
+    const r = copyGateProbe(model, {
+      style: 'syllables',
+      input: Buffer.from(text).toString('base64'),
+    });
     assert.equal(seen[0], text);
     assert.equal(seen[1], text.slice(0, s) + controlName(name) + text.slice(s + name.length));
     assert.deepEqual([r.repeat, r.other, r.saving, r.bytes], [1, 9, 8, 6]);
   });
 
   it('copyGate: every style at least perStyle and the average at least average', () => {
-    const rows = (savings) => COPY_GATE.styles.flatMap((style, i) => [0, 1].map((k) => ({ style, repeat: 0.5, other: 0.5 + savings[i] + (k ? 0.1 : -0.1), saving: savings[i] + (k ? 0.1 : -0.1) })));
+    const rows = (savings) =>
+      COPY_GATE.styles.flatMap((style, i) =>
+        [0, 1].map((k) => ({
+          style,
+          repeat: 0.5,
+          other: 0.5 + savings[i] + (k ? 0.1 : -0.1),
+          saving: savings[i] + (k ? 0.1 : -0.1),
+        })),
+      );
     const ok = copyGate(rows([4, 3, 2.5]));
     assert.equal(ok.pass, true);
     close(ok.average, 9.5 / 3, 'average');
-    assert.deepEqual(ok.styles.map((s) => s.n), [2, 2, 2]);
+    assert.deepEqual(
+      ok.styles.map((s) => s.n),
+      [2, 2, 2],
+    );
     assert.equal(copyGate(rows([6, 6, 1.9])).pass, false); // one style under 2
     assert.equal(copyGate(rows([3, 2.5, 2.5])).pass, false); // average under 3
   });

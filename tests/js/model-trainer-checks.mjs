@@ -7,7 +7,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HiRoPEError } from '../../dist/index.js';
-import { COPY_GATE, copyGate, copyGateProbe, modelByName, readConfig } from '../../training/eval/data.mjs';
+import {
+  COPY_GATE,
+  copyGate,
+  copyGateProbe,
+  modelByName,
+  readConfig,
+} from '../../training/eval/data.mjs';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** The Python file both model tests feed their models. */
@@ -32,7 +38,10 @@ export function trainerExports(name) {
  * last phase's (train, then each continue entry, which may override it), as train.py exports it.
  */
 export function trainedContext(trainerConfig) {
-  return [trainerConfig.train, ...(trainerConfig.continue ?? [])].reduce((c, phase) => phase.context ?? c, undefined);
+  return [trainerConfig.train, ...(trainerConfig.continue ?? [])].reduce(
+    (c, phase) => phase.context ?? c,
+    undefined,
+  );
 }
 
 /** The trainer's scheme description (test vectors) as model options. */
@@ -68,7 +77,7 @@ export function span(losses, [a, b]) {
  * unit: 'byte' or 'token'; inputOf(probe): the model input of a copy-control probe.
  */
 export function trainerChecks({ get, weights, vectors, trainerConfig, unit, inputOf }) {
-  it('describes itself as the trainer\'s config says', () => {
+  it("describes itself as the trainer's config says", () => {
     const { hr, model } = get();
     const { model: m } = trainerConfig;
     assert.equal(model.config.layers, m.layers);
@@ -78,7 +87,10 @@ export function trainerChecks({ get, weights, vectors, trainerConfig, unit, inpu
     assert.equal(model.config.tokenizer, m.tokenizer ?? null);
     assert.equal(model.config.trainingContext, trainedContext(trainerConfig));
     const d = m.d_model;
-    assert.equal(model.config.parameters, m.vocab * d + m.layers * (2 * d + 4 * d * d + 3 * d * m.ffn_hidden) + d);
+    assert.equal(
+      model.config.parameters,
+      m.vocab * d + m.layers * (2 * d + 4 * d * d + 3 * d * m.ffn_hidden) + d,
+    );
     assert.deepEqual(hr.model.inspect(weights), model.config);
   });
 
@@ -88,7 +100,12 @@ export function trainerChecks({ get, weights, vectors, trainerConfig, unit, inpu
   // gate itself compares the repeated name with another name of its length (after the loop).
   const control = vectors.copy_control;
   it('has copy-control probes of every style', () => {
-    assert.deepEqual([...new Set(control.probes.map((p) => p.style))].sort(), ['camel', 'letters', 'real', 'syllables']);
+    assert.deepEqual([...new Set(control.probes.map((p) => p.style))].sort(), [
+      'camel',
+      'letters',
+      'real',
+      'syllables',
+    ]);
   });
   // Per probe: bits/unit at the first and second occurrence, and at each without its first unit
   // (null for a one-unit span): the part a copy can supply, since nothing before an occurrence
@@ -97,15 +114,29 @@ export function trainerChecks({ get, weights, vectors, trainerConfig, unit, inpu
   const measured = (style) => {
     if (cache.has(style)) return cache.get(style);
     const after = (losses, [a, b]) => (b > a + 1 ? span(losses, [a + 1, b]) : null);
-    const rows = control.probes.filter((p) => p.style === style).map((p) => {
-      const { losses } = get().model.loss(inputOf(p));
-      return { first: span(losses, p.first), second: span(losses, p.second), firstAfter: after(losses, p.first), secondAfter: after(losses, p.second), trainer: p.bits };
-    });
+    const rows = control.probes
+      .filter((p) => p.style === style)
+      .map((p) => {
+        const { losses } = get().model.loss(inputOf(p));
+        return {
+          first: span(losses, p.first),
+          second: span(losses, p.second),
+          firstAfter: after(losses, p.first),
+          secondAfter: after(losses, p.second),
+          trainer: p.bits,
+        };
+      });
     const avg = (k) => {
       const xs = rows.map((r) => r[k]).filter((x) => x !== null);
       return xs.reduce((a, x) => a + x, 0) / xs.length;
     };
-    const result = { rows, first: avg('first'), second: avg('second'), firstAfter: avg('firstAfter'), secondAfter: avg('secondAfter') };
+    const result = {
+      rows,
+      first: avg('first'),
+      second: avg('second'),
+      firstAfter: avg('firstAfter'),
+      secondAfter: avg('secondAfter'),
+    };
     cache.set(style, result);
     return result;
   };
@@ -114,7 +145,10 @@ export function trainerChecks({ get, weights, vectors, trainerConfig, unit, inpu
     // passing or not).
     it(`measures the ${style} copy probes as the trainer did`, () => {
       for (const r of measured(style).rows) {
-        assert.ok(Math.abs(r.first - r.trainer[0]) < 0.02 && Math.abs(r.second - r.trainer[1]) < 0.02, `${style}: ${r.first}, ${r.second} vs ${r.trainer}`);
+        assert.ok(
+          Math.abs(r.first - r.trainer[0]) < 0.02 && Math.abs(r.second - r.trainer[1]) < 0.02,
+          `${style}: ${r.first}, ${r.second} vs ${r.trainer}`,
+        );
       }
     });
     // Beside the gate, not gating: the second occurrence's cost, whole and after its first unit,
@@ -122,8 +156,12 @@ export function trainerChecks({ get, weights, vectors, trainerConfig, unit, inpu
     // measurement shows; the gate below decides whether the model copies.
     it(`reports the ${style} second occurrence, whole and after its first ${unit}, below the first`, () => {
       const { first, second, firstAfter, secondAfter } = measured(style);
-      for (const x of [first, second, firstAfter, secondAfter]) assert.ok(Number.isFinite(x) && x >= 0, `${style}: ${x}`);
-      assert.ok(second < first && secondAfter < firstAfter, `${style}: first ${first.toFixed(3)}, second ${second.toFixed(3)}; after the first ${unit}: ${firstAfter.toFixed(3)}, ${secondAfter.toFixed(3)}`);
+      for (const x of [first, second, firstAfter, secondAfter])
+        assert.ok(Number.isFinite(x) && x >= 0, `${style}: ${x}`);
+      assert.ok(
+        second < first && secondAfter < firstAfter,
+        `${style}: first ${first.toFixed(3)}, second ${second.toFixed(3)}; after the first ${unit}: ${firstAfter.toFixed(3)}, ${secondAfter.toFixed(3)}`,
+      );
     });
   }
 
@@ -131,16 +169,31 @@ export function trainerChecks({ get, weights, vectors, trainerConfig, unit, inpu
   // less after its first unit than a different invented name of equal length called by the same
   // prompt (controlName), in every name style, and COPY_GATE.average less on average.
   let gate;
-  const gateOf = () => (gate ??= copyGate(control.probes.filter((p) => COPY_GATE.styles.includes(p.style)).map((p) => copyGateProbe(get().model, p))));
+  const gateOf = () =>
+    (gate ??= copyGate(
+      control.probes
+        .filter((p) => COPY_GATE.styles.includes(p.style))
+        .map((p) => copyGateProbe(get().model, p)),
+    ));
   for (const style of COPY_GATE.styles) {
     it(`copies: a repeated ${style} name costs at least ${COPY_GATE.perStyle} bits/byte less after its first ${unit} than another name of its length`, () => {
       const s = gateOf().styles.find((x) => x.style === style);
-      assert.equal(s.n, control.probes.filter((p) => p.style === style).length, 'every probe measured');
-      assert.ok(s.pass && s.saving.mean >= COPY_GATE.perStyle, `${style}: saves ${s.saving.mean.toFixed(3)} ± ${s.saving.se.toFixed(3)} bits/byte (repeated ${s.repeat.mean.toFixed(3)}, other name ${s.other.mean.toFixed(3)})`);
+      assert.equal(
+        s.n,
+        control.probes.filter((p) => p.style === style).length,
+        'every probe measured',
+      );
+      assert.ok(
+        s.pass && s.saving.mean >= COPY_GATE.perStyle,
+        `${style}: saves ${s.saving.mean.toFixed(3)} ± ${s.saving.se.toFixed(3)} bits/byte (repeated ${s.repeat.mean.toFixed(3)}, other name ${s.other.mean.toFixed(3)})`,
+      );
     });
   }
   it(`copies: the repeated name saves at least ${COPY_GATE.average} bits/byte on average over the name styles`, () => {
     const g = gateOf();
-    assert.ok(g.average >= COPY_GATE.average && g.pass, `average saving ${g.average.toFixed(3)} bits/byte: ${g.styles.map((s) => `${s.style} ${s.saving.mean.toFixed(3)}`).join(', ')}`);
+    assert.ok(
+      g.average >= COPY_GATE.average && g.pass,
+      `average saving ${g.average.toFixed(3)} bits/byte: ${g.styles.map((s) => `${s.style} ${s.saving.mean.toFixed(3)}`).join(', ')}`,
+    );
   });
 }

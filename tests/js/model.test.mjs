@@ -6,7 +6,15 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { HiRoPEError } from '../../dist/index.js';
 import { BUILDS, load } from './builds.mjs';
-import { CODE, optionsOf, rethrows, root, trainerChecks, trainerExports, trainedContext } from './model-trainer-checks.mjs';
+import {
+  CODE,
+  optionsOf,
+  rethrows,
+  root,
+  trainerChecks,
+  trainerExports,
+  trainedContext,
+} from './model-trainer-checks.mjs';
 
 const { weights, vectors, trainerConfig } = trainerExports('pybyte');
 
@@ -18,7 +26,7 @@ for (const build of BUILDS) {
       model = await hr.model.load({ data: weights });
     });
 
-    it('matches the trainer\'s logits within 1e-3 for every exported scheme', () => {
+    it("matches the trainer's logits within 1e-3 for every exported scheme", () => {
       assert.ok(vectors.cases.length >= 14);
       for (const c of vectors.cases) {
         const bytes = Buffer.from(c.input, 'base64');
@@ -26,13 +34,21 @@ for (const build of BUILDS) {
         assert.equal(logits.length, bytes.length * 256);
         let worst = 0;
         c.positions.forEach((p, i) => {
-          for (let v = 0; v < 256; v++) worst = Math.max(worst, Math.abs(logits[p * 256 + v] - c.logits[i][v]));
+          for (let v = 0; v < 256; v++)
+            worst = Math.max(worst, Math.abs(logits[p * 256 + v] - c.logits[i][v]));
         });
         assert.ok(worst < 1e-3, `${JSON.stringify(c.scheme)} on ${bytes.length} bytes: ${worst}`);
       }
     });
 
-    trainerChecks({ get: () => ({ hr, model }), weights, vectors, trainerConfig, unit: 'byte', inputOf: (p) => new Uint8Array(Buffer.from(p.input, 'base64')) });
+    trainerChecks({
+      get: () => ({ hr, model }),
+      weights,
+      vectors,
+      trainerConfig,
+      unit: 'byte',
+      inputOf: (p) => new Uint8Array(Buffer.from(p.input, 'base64')),
+    });
 
     it('per-byte loss: n - 1 values in bits, the mean of the cross-entropy of the logits', () => {
       const text = CODE.slice(0, 300);
@@ -59,7 +75,11 @@ for (const build of BUILDS) {
     it('schemes change the loss only past their window or training length', () => {
       const text = CODE.slice(0, 600);
       const rope = model.loss(text).losses;
-      const hirope = model.loss(text, { scheme: { type: 'hirope', ratio: 1 / 3 }, hierarchy: 'segments', segmentSize: 32 }).losses;
+      const hirope = model.loss(text, {
+        scheme: { type: 'hirope', ratio: 1 / 3 },
+        hierarchy: 'segments',
+        segmentSize: 32,
+      }).losses;
       // Window 64 (half the training context): identical before byte 64, different after.
       let early = 0;
       let late = 0;
@@ -94,9 +114,19 @@ for (const build of BUILDS) {
       // xPos, NoPE, the two baselines), written out; past the window (128 bytes) and the training
       // length (256 bytes).
       const schemes = [
-        'rope', 'xpos', 'nope', 'rerope', 'leaky-rerope', 'self-extend', { type: 'hirope', ratio: 1 / 3 },
-        ...['linear', 'ntk', 'dynamic-ntk', 'yarn', 'llama3'].map((type) => ({ type: 'rope', scaling: { type, factor: 2 } })),
-        { type: 'sliding-window', window: 64 }, { type: 'truncate', length: 64 },
+        'rope',
+        'xpos',
+        'nope',
+        'rerope',
+        'leaky-rerope',
+        'self-extend',
+        { type: 'hirope', ratio: 1 / 3 },
+        ...['linear', 'ntk', 'dynamic-ntk', 'yarn', 'llama3'].map((type) => ({
+          type: 'rope',
+          scaling: { type, factor: 2 },
+        })),
+        { type: 'sliding-window', window: 64 },
+        { type: 'truncate', length: 64 },
       ];
       for (const scheme of schemes) {
         const what = JSON.stringify(scheme);
@@ -119,7 +149,11 @@ for (const build of BUILDS) {
           text = Uint8Array.from([...text, best]);
         }
       }
-      for (const type of ['sinusoidal', 'alibi']) assert.throws(() => model.generate(prompt, { scheme: type, maxBytes: 1 }), /the code model was trained with RoPE/);
+      for (const type of ['sinusoidal', 'alibi'])
+        assert.throws(
+          () => model.generate(prompt, { scheme: type, maxBytes: 1 }),
+          /the code model was trained with RoPE/,
+        );
     });
 
     it('baselines: truncate is the plain model on the last L bytes; a sliding window bites only past W', () => {
@@ -130,12 +164,19 @@ for (const build of BUILDS) {
       for (const t of [0, 10, L - 1, L, L + 1, 100, 200, text.length - 2]) {
         const from = Math.max(0, t - L + 1);
         const plain = model.loss(text.subarray(from, t + 2)).losses;
-        assert.ok(Math.abs(plain.at(-1) - truncated[t]) < 1e-4, `byte ${t + 1}: ${plain.at(-1)} vs ${truncated[t]}`);
+        assert.ok(
+          Math.abs(plain.at(-1) - truncated[t]) < 1e-4,
+          `byte ${t + 1}: ${plain.at(-1)} vs ${truncated[t]}`,
+        );
       }
-      const strided = model.loss(text, { scheme: { type: 'truncate', length: L, stride: 10 } }).losses;
+      const strided = model.loss(text, {
+        scheme: { type: 'truncate', length: L, stride: 10 },
+      }).losses;
       // Stride 10: rows L..L+8 see 31..39 bytes (less than exact), row L + 9 sees 40 (as exact).
       assert.ok(Math.abs(strided[L + 9] - truncated[L + 9]) < 1e-4);
-      assert.ok(Math.max(...[0, 1, 2, 3].map((k) => Math.abs(strided[L + k] - truncated[L + k]))) > 1e-3);
+      assert.ok(
+        Math.max(...[0, 1, 2, 3].map((k) => Math.abs(strided[L + k] - truncated[L + k]))) > 1e-3,
+      );
       const rope = model.loss(text).losses;
       const W = 30;
       const windowed = model.loss(text, { scheme: { type: 'sliding-window', window: W } }).losses;
@@ -148,7 +189,10 @@ for (const build of BUILDS) {
       }
       assert.ok(early < 1e-4 && late > 1e-2, `before W ${early}, after ${late}`);
       // Attention under a sliding window: each row sums to 1 over its last W keys.
-      const a = model.attention(text.subarray(0, 80), { scheme: { type: 'sliding-window', window: W }, layer: 1 });
+      const a = model.attention(text.subarray(0, 80), {
+        scheme: { type: 'sliding-window', window: W },
+        layer: 1,
+      });
       for (let i = 0; i < a.n; i++) {
         let sum = 0;
         for (let j = 0; j <= i; j++) {
@@ -161,33 +205,60 @@ for (const build of BUILDS) {
       const L0 = model.config.trainingContext;
       assert.deepEqual(
         { ...model.scheme('truncate'), rope: undefined },
-        { name: 'truncate', length: L0, stride: 1, rope: undefined, limit: { type: 2, length: L0, stride: 1 } },
+        {
+          name: 'truncate',
+          length: L0,
+          stride: 1,
+          rope: undefined,
+          limit: { type: 2, length: L0, stride: 1 },
+        },
       );
       assert.equal(model.scheme({ type: 'sliding-window' }).window, L0);
       assert.equal(model.scheme('sliding-window').rope.base, model.config.ropeBase);
       // Generation under both, greedy, follows the baselines' forwards.
-      for (const scheme of [{ type: 'truncate', length: 48 }, { type: 'sliding-window', window: 24 }]) {
+      for (const scheme of [
+        { type: 'truncate', length: 48 },
+        { type: 'sliding-window', window: 24 },
+      ]) {
         const g = model.generate(text.subarray(0, 60), { scheme, maxBytes: 12, temperature: 0 });
         let seen = text.subarray(0, 60);
         for (const byte of g.bytes) {
-          const input = scheme.type === 'truncate' ? seen.subarray(Math.max(0, seen.length - 48)) : seen;
-          const row = model.logits(input, { scheme: scheme.type === 'truncate' ? 'rope' : scheme }).subarray((input.length - 1) * 256);
+          const input =
+            scheme.type === 'truncate' ? seen.subarray(Math.max(0, seen.length - 48)) : seen;
+          const row = model
+            .logits(input, { scheme: scheme.type === 'truncate' ? 'rope' : scheme })
+            .subarray((input.length - 1) * 256);
           let best = 0;
           for (let v = 1; v < 256; v++) if (row[v] > row[best]) best = v;
           assert.equal(byte, best);
           seen = Uint8Array.from([...seen, best]);
         }
       }
-      rethrows(() => model.loss('x = 1', { scheme: { type: 'truncate', length: 0 } }), /^scheme.length must be an integer in \[1, \d+\], got 0$/);
-      rethrows(() => model.loss('x = 1', { scheme: { type: 'truncate', length: 8, stride: 9 } }), /^scheme.stride must be an integer in \[1, 8\], got 9$/);
-      rethrows(() => model.loss('x = 1', { scheme: { type: 'sliding-window', window: 8, ratio: 2 } }), /unknown key 'ratio'/);
-      rethrows(() => model.loss('x = 1', { scheme: { type: 'sliding-window', window: 1.5 } }), /^scheme.window must be an integer/);
+      rethrows(
+        () => model.loss('x = 1', { scheme: { type: 'truncate', length: 0 } }),
+        /^scheme.length must be an integer in \[1, \d+\], got 0$/,
+      );
+      rethrows(
+        () => model.loss('x = 1', { scheme: { type: 'truncate', length: 8, stride: 9 } }),
+        /^scheme.stride must be an integer in \[1, 8\], got 9$/,
+      );
+      rethrows(
+        () => model.loss('x = 1', { scheme: { type: 'sliding-window', window: 8, ratio: 2 } }),
+        /unknown key 'ratio'/,
+      );
+      rethrows(
+        () => model.loss('x = 1', { scheme: { type: 'sliding-window', window: 1.5 } }),
+        /^scheme.window must be an integer/,
+      );
     });
 
     it('byte positions by hierarchy', () => {
       const units = model.positions(CODE.slice(0, 400));
       const statements = model.positions(CODE.slice(0, 400), { hierarchy: 'statements' });
-      const segments = model.positions(CODE.slice(0, 400), { hierarchy: 'segments', segmentSize: 50 });
+      const segments = model.positions(CODE.slice(0, 400), {
+        hierarchy: 'segments',
+        segmentSize: 50,
+      });
       assert.equal(units.token.length, new TextEncoder().encode(CODE.slice(0, 400)).length);
       assert.deepEqual(statements.unit, statements.statement);
       assert.equal(segments.unit[49], 0);
@@ -200,30 +271,59 @@ for (const build of BUILDS) {
       const cases = [
         [weights.subarray(0, 20), /truncated/],
         [weights.subarray(0, weights.length - 100), /truncated/],
-        [(() => { const b = weights.slice(); b[5000] ^= 1; return b; })(), /corrupted/],
-        [(() => { const b = weights.slice(); b[8] = 9; return b; })(), /version 9 is not supported: this hirope reads version 1/],
+        [
+          (() => {
+            const b = weights.slice();
+            b[5000] ^= 1;
+            return b;
+          })(),
+          /corrupted/,
+        ],
+        [
+          (() => {
+            const b = weights.slice();
+            b[8] = 9;
+            return b;
+          })(),
+          /version 9 is not supported: this hirope reads version 1/,
+        ],
         [new Uint8Array(64), /not a hirope model/],
         [Uint8Array.from([...weights, 1, 2, 3, 4]), /unexpected bytes/],
       ];
       for (const [data, pattern] of cases) {
-        await assert.rejects(hr.model.load({ data }), (e) => e instanceof HiRoPEError && pattern.test(e.message));
+        await assert.rejects(
+          hr.model.load({ data }),
+          (e) => e instanceof HiRoPEError && pattern.test(e.message),
+        );
       }
-      await assert.rejects(hr.model.load({ data: 'weights' }), /must be a Uint8Array or ArrayBuffer/);
+      await assert.rejects(
+        hr.model.load({ data: 'weights' }),
+        /must be a Uint8Array or ArrayBuffer/,
+      );
       await assert.rejects(hr.model.load({ url: 'file:///nonexistent/model.hrm' }), /cannot read/);
       assert.equal(hr.heapBytes(), heapBefore);
     });
 
     it('bad inputs and options are HiRoPEErrors', () => {
       const limit = model.maxInputBytes;
-      rethrows(() => model.loss('x'.repeat(limit + 1)), new RegExp(`${limit + 1} bytes; the model's limit is ${limit}`));
+      rethrows(
+        () => model.loss('x'.repeat(limit + 1)),
+        new RegExp(`${limit + 1} bytes; the model's limit is ${limit}`),
+      );
       rethrows(() => model.loss(''), /at least 1 byte/);
       rethrows(() => model.loss(42), /must be a string or a Uint8Array/);
       rethrows(() => model.loss('x = 1', { scheme: 'alibi' }), /trained with RoPE/);
-      rethrows(() => model.loss('x = 1', { scheme: { type: 'rope', layout: 'interleaved' } }), /half-split layout/);
+      rethrows(
+        () => model.loss('x = 1', { scheme: { type: 'rope', layout: 'interleaved' } }),
+        /half-split layout/,
+      );
       rethrows(() => model.loss('x = 1', { schem: 'rope' }), /unknown key 'schem'/);
       rethrows(() => model.loss('x = 1', { hierarchy: 'files' }), /hierarchy must be/);
       const lastLayer = model.config.layers - 1;
-      rethrows(() => model.attention('x = 1', { layer: lastLayer + 1 }), new RegExp(`layer must be an integer in \\[0, ${lastLayer}\\]`));
+      rethrows(
+        () => model.attention('x = 1', { layer: lastLayer + 1 }),
+        new RegExp(`layer must be an integer in \\[0, ${lastLayer}\\]`),
+      );
       rethrows(() => model.attention('x = 1', { head: -1 }), /head must be an integer/);
       rethrows(() => model.generate('x', { maxBytes: limit }), /exceeds the model's limit/);
       rethrows(() => model.generate('x', { temperature: -1 }), /temperature must be/);
@@ -236,8 +336,15 @@ for (const build of BUILDS) {
     });
 
     it('options: objects only, enumerations by own name, positions as 32-bit integers, read once', () => {
-      for (const [o, got] of [[null, 'null'], [[], 'an array'], [7, '7']]) {
-        rethrows(() => model.loss('x', o), new RegExp(`^loss options must be an object, got ${got}$`));
+      for (const [o, got] of [
+        [null, 'null'],
+        [[], 'an array'],
+        [7, '7'],
+      ]) {
+        rethrows(
+          () => model.loss('x', o),
+          new RegExp(`^loss options must be an object, got ${got}$`),
+        );
         rethrows(() => model.logits('x', o), /^logits options must be an object/);
         rethrows(() => model.attention('x', o), /^attention options must be an object/);
         rethrows(() => model.positions('x', o), /^positions options must be an object/);
@@ -245,22 +352,55 @@ for (const build of BUILDS) {
       }
       assert.equal(model.logits('x', undefined).length, 256);
       for (const name of ['__proto__', 'constructor', 'toString', 'valueOf']) {
-        rethrows(() => model.loss('x = 1', { hierarchy: name }), /^hierarchy must be 'units', 'statements' or 'segments'/);
-        rethrows(() => model.loss('x = 1', { gap: name }), /^gap must be 'own', 'next' or 'previous'/);
+        rethrows(
+          () => model.loss('x = 1', { hierarchy: name }),
+          /^hierarchy must be 'units', 'statements' or 'segments'/,
+        );
+        rethrows(
+          () => model.loss('x = 1', { gap: name }),
+          /^gap must be 'own', 'next' or 'previous'/,
+        );
         rethrows(() => model.loss('x = 1', { language: name }), /^language must be one of/);
-        rethrows(() => model.loss('x = 1', { scheme: name }), /trained with RoPE: scheme.type must be one of/);
+        rethrows(
+          () => model.loss('x = 1', { scheme: name }),
+          /trained with RoPE: scheme.type must be one of/,
+        );
       }
-      rethrows(() => model.logits('abc', { positions: { unit: [NaN, 1e12, 'a'] } }), /^positions.unit\[0\] must be a 32-bit integer, got NaN$/);
-      rethrows(() => model.logits('abc', { positions: { unit: [0, 1e12, 0] } }), /^positions.unit\[1\] must be a 32-bit integer, got 1000000000000$/);
-      rethrows(() => model.logits('abc', { positions: { statement: [0, 0, 'a'] } }), /^positions.statement\[2\] must be a 32-bit integer, got 'a'$/);
-      rethrows(() => model.logits('abc', { positions: { unit: new Float32Array(3) } }), /^positions.unit must be an Int32Array/);
-      const explicit = model.logits('abc', { positions: { unit: [0, 1, 1], statement: Int32Array.of(0, 1, 2) } });
+      rethrows(
+        () => model.logits('abc', { positions: { unit: [NaN, 1e12, 'a'] } }),
+        /^positions.unit\[0\] must be a 32-bit integer, got NaN$/,
+      );
+      rethrows(
+        () => model.logits('abc', { positions: { unit: [0, 1e12, 0] } }),
+        /^positions.unit\[1\] must be a 32-bit integer, got 1000000000000$/,
+      );
+      rethrows(
+        () => model.logits('abc', { positions: { statement: [0, 0, 'a'] } }),
+        /^positions.statement\[2\] must be a 32-bit integer, got 'a'$/,
+      );
+      rethrows(
+        () => model.logits('abc', { positions: { unit: new Float32Array(3) } }),
+        /^positions.unit must be an Int32Array/,
+      );
+      const explicit = model.logits('abc', {
+        positions: { unit: [0, 1, 1], statement: Int32Array.of(0, 1, 2) },
+      });
       assert.equal(explicit.length, 3 * 256);
       // A getter that shrinks the input's buffer runs before the input is looked at.
       const buffer = new ArrayBuffer(3, { maxByteLength: 3 });
       const code = new Uint8Array(buffer);
       code.set([97, 98, 99]);
-      rethrows(() => model.logits(code, { get scheme() { buffer.resize(2); return 'rope'; }, positions: { unit: [0, 0, 0] } }), /^positions.unit must have 2 entries \(one per byte\), got 3$/);
+      rethrows(
+        () =>
+          model.logits(code, {
+            get scheme() {
+              buffer.resize(2);
+              return 'rope';
+            },
+            positions: { unit: [0, 0, 0] },
+          }),
+        /^positions.unit must have 2 entries \(one per byte\), got 3$/,
+      );
       assert.equal(model.logits(code).length, 2 * 256);
     });
   });
@@ -294,9 +434,16 @@ describe('code model memory', () => {
       await settle();
       console.log(JSON.stringify({ grown, model: weights.length }));
     `;
-    const out = execFileSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { encoding: 'utf8' });
+    const out = execFileSync(
+      process.execPath,
+      ['--expose-gc', '--input-type=module', '-e', script],
+      { encoding: 'utf8' },
+    );
     const { grown, model } = JSON.parse(out.trim().split('\n').at(-1));
-    assert.ok(grown < 3 * model, `the heap grew by ${grown} bytes over 30 loads of a ${model}-byte model`);
+    assert.ok(
+      grown < 3 * model,
+      `the heap grew by ${grown} bytes over 30 loads of a ${model}-byte model`,
+    );
   });
 });
 
@@ -305,31 +452,70 @@ describe('hirope eval-model and generate (CLI)', () => {
   const file = path.join(root, 'tests/fixtures/model/sample.py');
   it('prints bits/byte per position bucket and recall class for each scheme', () => {
     const L = trainedContext(trainerConfig);
-    const out = execFileSync('node', [cli, 'eval-model', file, '--length', String(4 * L), '--per-file', '1', '--scheme', 'rope', '--scheme', 'hirope-1/3-segments32', '--scheme', 'truncate', '--json'], { encoding: 'utf8' });
+    const out = execFileSync(
+      'node',
+      [
+        cli,
+        'eval-model',
+        file,
+        '--length',
+        String(4 * L),
+        '--per-file',
+        '1',
+        '--scheme',
+        'rope',
+        '--scheme',
+        'hirope-1/3-segments32',
+        '--scheme',
+        'truncate',
+        '--json',
+      ],
+      { encoding: 'utf8' },
+    );
     const r = JSON.parse(out);
     assert.deepEqual(r.buckets, [0, L, 2 * L, 4 * L]);
     assert.equal(r.windows, 1);
     for (const name of ['rope', 'hirope-1/3-segments32', 'truncate']) {
       assert.equal(r.bitsPerByte[name].length, 3);
       for (const x of r.bitsPerByte[name]) assert.ok(x > 0 && x < 8);
-      for (const cls of ['far', 'near', 'first', 'other']) assert.ok(r.recall.bitsPerByte[name][cls] > 0);
+      for (const cls of ['far', 'near', 'first', 'other'])
+        assert.ok(r.recall.bitsPerByte[name][cls] > 0);
     }
     // Every byte but the first is in one class.
-    assert.equal(Object.values(r.recall.bytes).reduce((a, b) => a + b, 0), 4 * L - 1);
+    assert.equal(
+      Object.values(r.recall.bytes).reduce((a, b) => a + b, 0),
+      4 * L - 1,
+    );
     assert.ok(r.recall.bytes.far > 0);
     // In distribution the schemes agree closely (the window is half the training context), and
     // truncation to L changes nothing there.
     assert.ok(Math.abs(r.bitsPerByte.rope[0] - r.bitsPerByte['hirope-1/3-segments32'][0]) < 0.05);
     assert.ok(Math.abs(r.bitsPerByte.rope[0] - r.bitsPerByte.truncate[0]) < 1e-4);
-    const table = execFileSync('node', [cli, 'eval-model', file, '--length', String(2 * L), '--per-file', '1', '--scheme', 'rope'], { encoding: 'utf8' });
+    const table = execFileSync(
+      'node',
+      [cli, 'eval-model', file, '--length', String(2 * L), '--per-file', '1', '--scheme', 'rope'],
+      { encoding: 'utf8' },
+    );
     assert.match(table, /^position\s+rope$/m);
     assert.match(table, new RegExp(`^${L}-${2 * L - 1}\\s+\\d\\.\\d{3}$`, 'm'));
     assert.match(table, /^far-recall\s+(\d\.\d{3}|—)\s+\(\d+ bytes\)$/m);
   });
   it('generates and reports usage errors', () => {
-    const out = execFileSync('node', [cli, 'generate', file, '--max-bytes', '30', '--seed', '2', '--scheme', 'rerope'], { encoding: 'utf8' });
+    const out = execFileSync(
+      'node',
+      [cli, 'generate', file, '--max-bytes', '30', '--seed', '2', '--scheme', 'rerope'],
+      { encoding: 'utf8' },
+    );
     assert.ok(out.length > 0);
-    assert.throws(() => execFileSync('node', [cli, 'eval-model', file, '--scheme', 'nosuch'], { stdio: 'pipe' }), (e) => e.status === 2 && /unknown scheme preset 'nosuch'/.test(e.stderr));
-    assert.throws(() => execFileSync('node', [cli, 'eval-model', file, '--length', '100000'], { stdio: 'pipe' }), (e) => e.status === 1 && /no file holds 100000 bytes/.test(e.stderr));
+    assert.throws(
+      () =>
+        execFileSync('node', [cli, 'eval-model', file, '--scheme', 'nosuch'], { stdio: 'pipe' }),
+      (e) => e.status === 2 && /unknown scheme preset 'nosuch'/.test(e.stderr),
+    );
+    assert.throws(
+      () =>
+        execFileSync('node', [cli, 'eval-model', file, '--length', '100000'], { stdio: 'pipe' }),
+      (e) => e.status === 1 && /no file holds 100000 bytes/.test(e.stderr),
+    );
   });
 });

@@ -3,11 +3,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-const IMPORT = /(?:^|\n)[ \t]*(?:import|export)\s[^'"`;]*?\bfrom\s*['"](\.{1,2}\/[^'"]+)['"]|(?:^|\n)[ \t]*import\s*['"](\.{1,2}\/[^'"]+)['"]|\bimport\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
+const IMPORT =
+  /(?:^|\n)[ \t]*(?:import|export)\s[^'"`;]*?\bfrom\s*['"](\.{1,2}\/[^'"]+)['"]|(?:^|\n)[ \t]*import\s*['"](\.{1,2}\/[^'"]+)['"]|\bimport\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
 
 /** Source without comments: whole-line // comments first (they may hold a '/*'), then block comments. */
 export function code(file) {
-  return fs.readFileSync(file, 'utf8').replace(/^[ \t]*\/\/.*$/gm, '').replace(/\/\*[\s\S]*?\*\//g, '');
+  return fs
+    .readFileSync(file, 'utf8')
+    .replace(/^[ \t]*\/\/.*$/gm, '')
+    .replace(/\/\*[\s\S]*?\*\//g, '');
 }
 
 /** [{ target (absolute path), dynamic }] for one file. */
@@ -26,7 +30,8 @@ export function reachable(entry, { dynamic = false } = {}) {
   const visit = (file) => {
     if (seen.has(file)) return;
     seen.add(file);
-    for (const i of imports(file)) if (dynamic || !i.dynamic) if (fs.existsSync(i.target)) visit(i.target);
+    for (const i of imports(file))
+      if (dynamic || !i.dynamic) if (fs.existsSync(i.target)) visit(i.target);
   };
   visit(path.resolve(entry));
   return seen;

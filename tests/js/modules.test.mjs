@@ -11,13 +11,23 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const wasm = path.join(root, 'wasm');
 const dist = path.join(root, 'dist');
 // esm-shim.js is prepended to the Emscripten loaders (--extern-pre-js), not a module of its own.
-const modules = fs.readdirSync(wasm).filter((f) => f.endsWith('.js') && f !== 'esm-shim.js').sort();
+const modules = fs
+  .readdirSync(wasm)
+  .filter((f) => f.endsWith('.js') && f !== 'esm-shim.js')
+  .sort();
 // Members of the Emscripten module that its C exports get (named by Emscripten with an underscore).
 const EMSCRIPTEN_EXPORTS = new Set(['_malloc', '_free']);
 
 describe('wasm/ modules', () => {
   it('import each other without a cycle (static and dynamic imports)', () => {
-    const edges = new Map(modules.map((m) => [m, [...new Set(imports(path.join(wasm, m)).map((i) => path.relative(wasm, i.target)))].filter((t) => modules.includes(t))]));
+    const edges = new Map(
+      modules.map((m) => [
+        m,
+        [...new Set(imports(path.join(wasm, m)).map((i) => path.relative(wasm, i.target)))].filter(
+          (t) => modules.includes(t),
+        ),
+      ]),
+    );
     const state = new Map(); // 1: on the path, 2: done
     const visit = (m, trail) => {
       if (state.get(m) === 2) return;
@@ -31,7 +41,8 @@ describe('wasm/ modules', () => {
     // The leaves import nothing of the API; only the entry points import api.js.
     assert.deepEqual(edges.get('errors.js'), []);
     for (const [m, targets] of edges) {
-      if (!['index.js', 'core.js'].includes(m)) assert.ok(!targets.includes('api.js'), `${m} imports api.js`);
+      if (!['index.js', 'core.js'].includes(m))
+        assert.ok(!targets.includes('api.js'), `${m} imports api.js`);
     }
   });
 
@@ -50,12 +61,18 @@ describe('wasm/ modules', () => {
 
   it('are all in dist/, for every entry point', () => {
     for (const entry of ['index.js', 'core.js', 'worker.js', 'worker-client.js']) {
-      for (const i of [...reachable(path.join(dist, entry), { dynamic: true })].flatMap((f) => imports(f))) {
+      for (const i of [...reachable(path.join(dist, entry), { dynamic: true })].flatMap((f) =>
+        imports(f),
+      )) {
         if (i.target.endsWith('.mjs') && !i.target.includes('webgpu')) continue; // the Emscripten loaders
-        assert.ok(fs.existsSync(i.target), `${entry} reaches ${path.relative(dist, i.target)}, missing from dist/`);
+        assert.ok(
+          fs.existsSync(i.target),
+          `${entry} reaches ${path.relative(dist, i.target)}, missing from dist/`,
+        );
       }
     }
-    for (const m of modules) assert.ok(fs.existsSync(path.join(dist, m)), `dist/${m} (copied by scripts/build.sh)`);
+    for (const m of modules)
+      assert.ok(fs.existsSync(path.join(dist, m)), `dist/${m} (copied by scripts/build.sh)`);
   });
 
   it('load on their own in Node', async () => {

@@ -7,7 +7,9 @@ export function installWorker() {
   globalThis.Worker = class Worker {
     constructor(url, options = {}) {
       if (options.type !== 'module') throw new Error('only module workers are emulated');
-      this._thread = new ThreadWorker(new URL(import.meta.url), { workerData: { url: String(url) } });
+      this._thread = new ThreadWorker(new URL(import.meta.url), {
+        workerData: { url: String(url) },
+      });
       this.onmessage = null;
       this.onerror = null;
       this._thread.on('message', (data) => this.onmessage?.({ data }));
@@ -27,7 +29,9 @@ if (!isMainThread && workerData?.url) {
   const early = [];
   globalThis.self = globalThis;
   self.postMessage = (data, transfer) => parentPort.postMessage(data, transfer);
-  parentPort.on('message', (data) => (self.onmessage ? self.onmessage({ data }) : early.push(data)));
+  parentPort.on('message', (data) =>
+    self.onmessage ? self.onmessage({ data }) : early.push(data),
+  );
   await import(workerData.url);
   for (const data of early.splice(0)) self.onmessage({ data });
 }

@@ -16,9 +16,15 @@ const cli = path.join(root, 'build/native/tokjson_cli');
 it('normalizes as @huggingface/tokenizers (String.prototype.normalize, toLowerCase, trim, replaceAll)', () => {
   assert.ok(fs.existsSync(cli), `${cli} is missing: npm run build`);
   // A mismatch exits 1 (execFileSync throws with the script's output).
-  const out = execFileSync(process.execPath, [path.join(root, 'tests/js/normalizers-diff.mjs'), '--cli', cli],
-    { encoding: 'utf8', maxBuffer: 1 << 26 });
-  const lines = out.trim().split('\n').filter((l) => /mismatches$/.test(l));
+  const out = execFileSync(
+    process.execPath,
+    [path.join(root, 'tests/js/normalizers-diff.mjs'), '--cli', cli],
+    { encoding: 'utf8', maxBuffer: 1 << 26 },
+  );
+  const lines = out
+    .trim()
+    .split('\n')
+    .filter((l) => /mismatches$/.test(l));
   assert.ok(lines.length >= 16, out);
   for (const line of lines) assert.match(line, /: \d+ strings, 0 mismatches$/, line);
   // Every code point went through the four forms and Lowercase.

@@ -51,12 +51,17 @@ function violations(from, forbidden) {
 
 describe('web/src import graph', () => {
   it('has the four folders, each with modules', () => {
-    for (const name of ['page', 'element', 'worker', 'shared']) assert.ok(modulesUnder(folder(name)).length > 0, `web/src/${name}/ has no modules`);
+    for (const name of ['page', 'element', 'worker', 'shared'])
+      assert.ok(modulesUnder(folder(name)).length > 0, `web/src/${name}/ has no modules`);
     const flat = fs.readdirSync(src).filter((f) => /\.m?js$/.test(f));
-    assert.deepEqual(flat, [], 'every module of web/src lives in page/, element/, worker/ or shared/');
+    assert.deepEqual(
+      flat,
+      [],
+      'every module of web/src lives in page/, element/, worker/ or shared/',
+    );
   });
 
-  it('the page and the element reach nothing on the workers\' side', () => {
+  it("the page and the element reach nothing on the workers' side", () => {
     assert.deepEqual(violations('page', ['worker']), []);
     assert.deepEqual(violations('element', ['worker']), []);
   });
@@ -66,9 +71,10 @@ describe('web/src import graph', () => {
     assert.deepEqual(violations('worker', ['page', 'element']), []);
   });
 
-  it('sees the imports it checks (the pages\' entries reach the shell and the shared state)', () => {
+  it("sees the imports it checks (the pages' entries reach the shell and the shared state)", () => {
     const reached = reachable(path.join(src, 'page/playground.js'));
-    for (const f of ['page/shell.js', 'shared/playground-state.js', 'shared/diff-image.js']) assert.ok(reached.has(path.join(src, f)), f);
+    for (const f of ['page/shell.js', 'shared/playground-state.js', 'shared/diff-image.js'])
+      assert.ok(reached.has(path.join(src, f)), f);
     const worker = reachable(path.join(src, 'worker/attention-engine.js'));
     assert.ok(worker.has(path.join(src, 'worker/matrix-view.js')));
   });

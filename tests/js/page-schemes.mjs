@@ -38,16 +38,32 @@ export function expectedScheme(side, state) {
 
 /** The positions the page passes: fixed segments read no unit positions (the core derives them). */
 export function expectedPositions(scheme, positions) {
-  return scheme.segmentSize === undefined ? positions : { token: positions.token, statement: positions.statement };
+  return scheme.segmentSize === undefined
+    ? positions
+    : { token: positions.token, statement: positions.statement };
 }
 
 /** The analysis options of a state. */
 export function expectedAnalyzeOptions(state) {
-  return { language: state.language, tokenizer: state.tokenizer, gap: state.gap, descendClasses: state.descend };
+  return {
+    language: state.language,
+    tokenizer: state.tokenizer,
+    gap: state.gap,
+    descendClasses: state.descend,
+  };
 }
 
 const rope = { type: 'rope', base: 10000, layout: 'half' };
-const hirope = (ratio, extra = {}) => ({ type: 'hirope', base: 10000, layout: 'half', window: 64, trainingLength: 256, ratio, levels: 2, ...extra });
+const hirope = (ratio, extra = {}) => ({
+  type: 'hirope',
+  base: 10000,
+  layout: 'half',
+  window: 64,
+  trainingLength: 256,
+  ratio,
+  levels: 2,
+  ...extra,
+});
 
 /** Each preset's two schemes, literally (web/src/shared/presets.js's stories, docs/playground.md). */
 export const PRESET_SCHEMES = {
@@ -56,7 +72,14 @@ export const PRESET_SCHEMES = {
   segments: { a: hirope(0.15), b: hirope(0.15, { segmentSize: 16 }) },
   windows: {
     a: { type: 'rerope', base: 10000, layout: 'half', window: 64, trainingLength: 256 },
-    b: { type: 'self-extend', base: 10000, layout: 'half', window: 64, trainingLength: 256, group: 8 },
+    b: {
+      type: 'self-extend',
+      base: 10000,
+      layout: 'half',
+      window: 64,
+      trainingLength: 256,
+      group: 8,
+    },
   },
   'rope-pi': { a: rope, b: { ...rope, scaling: { type: 'linear', factor: 4 } } },
   scaling: {
@@ -80,18 +103,76 @@ export const CONTROL_SCHEMES = [
   ['segment size without segments', { b: { segment: 7 } }, hirope(0.4)],
   ['base', { b: { base: 500000 } }, hirope(0.4, { base: 500000 })],
   ['layout', { b: { layout: 'interleaved' } }, hirope(0.4, { layout: 'interleaved' })],
-  ['scaling linear', { b: { scaling: 'linear' } }, hirope(0.4, { scaling: { type: 'linear', factor: 4 } })],
-  ['scaling ntk, factor', { b: { scaling: 'ntk', factor: 2 } }, hirope(0.4, { scaling: { type: 'ntk', factor: 2 } })],
-  ['scaling dynamic-ntk', { b: { scaling: 'dynamic-ntk' } }, hirope(0.4, { scaling: { type: 'dynamic-ntk', factor: 4, originalLength: 256 } })],
-  ['scaling yarn, train', { train: 100, b: { scaling: 'yarn', factor: 8 } }, hirope(0.4, { trainingLength: 100, scaling: { type: 'yarn', factor: 8, originalLength: 100 } })],
-  ['scaling llama3', { b: { scaling: 'llama3' } }, hirope(0.4, { scaling: { type: 'llama3', factor: 4, originalLength: 256 } })],
-  ['type rerope', { b: { type: 'rerope' } }, { type: 'rerope', base: 10000, layout: 'half', window: 64, trainingLength: 256 }],
-  ['type leaky-rerope', { b: { type: 'leaky-rerope', leakyFactor: 3 } }, { type: 'leaky-rerope', base: 10000, layout: 'half', window: 64, trainingLength: 256, leakyFactor: 3 }],
-  ['type leaky-rerope, default factor', { b: { type: 'leaky-rerope' } }, { type: 'leaky-rerope', base: 10000, layout: 'half', window: 64, trainingLength: 256, leakyFactor: 16 }],
-  ['type self-extend', { b: { type: 'self-extend', group: 5 } }, { type: 'self-extend', base: 10000, layout: 'half', window: 64, trainingLength: 256, group: 5 }],
+  [
+    'scaling linear',
+    { b: { scaling: 'linear' } },
+    hirope(0.4, { scaling: { type: 'linear', factor: 4 } }),
+  ],
+  [
+    'scaling ntk, factor',
+    { b: { scaling: 'ntk', factor: 2 } },
+    hirope(0.4, { scaling: { type: 'ntk', factor: 2 } }),
+  ],
+  [
+    'scaling dynamic-ntk',
+    { b: { scaling: 'dynamic-ntk' } },
+    hirope(0.4, { scaling: { type: 'dynamic-ntk', factor: 4, originalLength: 256 } }),
+  ],
+  [
+    'scaling yarn, train',
+    { train: 100, b: { scaling: 'yarn', factor: 8 } },
+    hirope(0.4, { trainingLength: 100, scaling: { type: 'yarn', factor: 8, originalLength: 100 } }),
+  ],
+  [
+    'scaling llama3',
+    { b: { scaling: 'llama3' } },
+    hirope(0.4, { scaling: { type: 'llama3', factor: 4, originalLength: 256 } }),
+  ],
+  [
+    'type rerope',
+    { b: { type: 'rerope' } },
+    { type: 'rerope', base: 10000, layout: 'half', window: 64, trainingLength: 256 },
+  ],
+  [
+    'type leaky-rerope',
+    { b: { type: 'leaky-rerope', leakyFactor: 3 } },
+    {
+      type: 'leaky-rerope',
+      base: 10000,
+      layout: 'half',
+      window: 64,
+      trainingLength: 256,
+      leakyFactor: 3,
+    },
+  ],
+  [
+    'type leaky-rerope, default factor',
+    { b: { type: 'leaky-rerope' } },
+    {
+      type: 'leaky-rerope',
+      base: 10000,
+      layout: 'half',
+      window: 64,
+      trainingLength: 256,
+      leakyFactor: 16,
+    },
+  ],
+  [
+    'type self-extend',
+    { b: { type: 'self-extend', group: 5 } },
+    { type: 'self-extend', base: 10000, layout: 'half', window: 64, trainingLength: 256, group: 5 },
+  ],
   ['type rope', { b: { type: 'rope', window: 8, ratio: 0.1 } }, rope],
-  ['type xpos', { b: { type: 'xpos', scaling: 'linear' } }, { ...rope, type: 'xpos', scaling: { type: 'linear', factor: 4 } }],
-  ['type sinusoidal', { b: { type: 'sinusoidal', base: 2000, scaling: 'linear' } }, { type: 'sinusoidal', base: 2000 }],
+  [
+    'type xpos',
+    { b: { type: 'xpos', scaling: 'linear' } },
+    { ...rope, type: 'xpos', scaling: { type: 'linear', factor: 4 } },
+  ],
+  [
+    'type sinusoidal',
+    { b: { type: 'sinusoidal', base: 2000, scaling: 'linear' } },
+    { type: 'sinusoidal', base: 2000 },
+  ],
   ['type alibi', { b: { type: 'alibi', scaling: 'linear', window: 8 } }, { type: 'alibi' }],
   ['type nope', { b: { type: 'nope' } }, { type: 'nope' }],
 ];
@@ -99,5 +180,8 @@ export const CONTROL_SCHEMES = [
 /** Analysis controls: [partial state, the options the page should analyse with]. */
 export const ANALYSIS_CONTROLS = [
   [{}, { language: 'python', tokenizer: 'lexical', gap: 'own', descendClasses: false }],
-  [{ language: 'rust', tokenizer: 'llama3', gap: 'next', descend: true }, { language: 'rust', tokenizer: 'llama3', gap: 'next', descendClasses: true }],
+  [
+    { language: 'rust', tokenizer: 'llama3', gap: 'next', descend: true },
+    { language: 'rust', tokenizer: 'llama3', gap: 'next', descendClasses: true },
+  ],
 ];

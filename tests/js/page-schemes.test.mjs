@@ -2,11 +2,23 @@
 // against schemes written by hand (tests/js/page-schemes.mjs), not against the page's own mapping.
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { normalizeState, schemeFor, analyzeOptionsFor, DEFAULTS } from '../../web/src/shared/playground-state.js';
+import {
+  normalizeState,
+  schemeFor,
+  analyzeOptionsFor,
+  DEFAULTS,
+} from '../../web/src/shared/playground-state.js';
 import { positionsFor } from '../../web/src/worker/attention-views.js';
 import { PRESETS, presetState } from '../../web/src/shared/presets.js';
 import init, { normalizeScheme } from '../../dist/index.js';
-import { PRESET_SCHEMES, CONTROL_SCHEMES, ANALYSIS_CONTROLS, expectedScheme, expectedPositions, expectedAnalyzeOptions } from './page-schemes.mjs';
+import {
+  PRESET_SCHEMES,
+  CONTROL_SCHEMES,
+  ANALYSIS_CONTROLS,
+  expectedScheme,
+  expectedPositions,
+  expectedAnalyzeOptions,
+} from './page-schemes.mjs';
 
 describe('playground state to API', () => {
   before(() => init());
@@ -16,8 +28,16 @@ describe('playground state to API', () => {
     for (const p of PRESETS) {
       const state = presetState(p.id, normalizeState({}));
       for (const side of ['a', 'b']) {
-        assert.deepEqual(schemeFor(state[side], state), PRESET_SCHEMES[p.id][side], `${p.id} ${side}`);
-        assert.deepEqual(expectedScheme(state[side], state), PRESET_SCHEMES[p.id][side], `${p.id} ${side} (the tests' mapping)`);
+        assert.deepEqual(
+          schemeFor(state[side], state),
+          PRESET_SCHEMES[p.id][side],
+          `${p.id} ${side}`,
+        );
+        assert.deepEqual(
+          expectedScheme(state[side], state),
+          PRESET_SCHEMES[p.id][side],
+          `${p.id} ${side} (the tests' mapping)`,
+        );
         normalizeScheme(PRESET_SCHEMES[p.id][side]); // a scheme the API takes
       }
     }
@@ -34,12 +54,20 @@ describe('playground state to API', () => {
       assert.deepEqual(expectedScheme(state.b, state), want, `${what} (the tests' mapping)`);
       normalizeScheme(want);
       // Side A is untouched by B's controls.
-      assert.deepEqual(schemeFor(state.a, state), { type: 'rope', base: 10000, layout: 'half' }, `${what}: side A`);
+      assert.deepEqual(
+        schemeFor(state.a, state),
+        { type: 'rope', base: 10000, layout: 'half' },
+        `${what}: side A`,
+      );
     }
   });
 
   it('passes unit positions except for fixed segments, and the analysis controls', () => {
-    const positions = { token: new Int32Array(3), unit: new Int32Array(3), statement: new Int32Array(3) };
+    const positions = {
+      token: new Int32Array(3),
+      unit: new Int32Array(3),
+      statement: new Int32Array(3),
+    };
     const segments = PRESET_SCHEMES.segments.b;
     assert.deepEqual(Object.keys(positionsFor(segments, positions)), ['token', 'statement']);
     assert.deepEqual(expectedPositions(segments, positions), positionsFor(segments, positions));

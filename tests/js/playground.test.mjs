@@ -10,8 +10,24 @@ import { diffImage, VISIBLE_RATIO } from '../../web/src/shared/diff-image.js';
 import { parseQKFile } from '../../web/src/worker/qk-file.js';
 import { sampleIndices, positionsFor } from '../../web/src/worker/attention-views.js';
 import { rowStats, compareRows } from '../../web/src/worker/attention-numbers.js';
-import { normalizeState, encodeState, decodeState, schemeFor, analyzeOptionsFor, DEFAULTS } from '../../web/src/shared/playground-state.js';
-import { probIndex, ratioIndex, logRatio, divergingLut, rgb, DECADES, RATIO_FLOOR, RATIO_LIMIT } from '../../web/src/shared/colormap.js';
+import {
+  normalizeState,
+  encodeState,
+  decodeState,
+  schemeFor,
+  analyzeOptionsFor,
+  DEFAULTS,
+} from '../../web/src/shared/playground-state.js';
+import {
+  probIndex,
+  ratioIndex,
+  logRatio,
+  divergingLut,
+  rgb,
+  DECADES,
+  RATIO_FLOOR,
+  RATIO_LIMIT,
+} from '../../web/src/shared/colormap.js';
 import { PRESETS, presetState, matchesPreset } from '../../web/src/shared/presets.js';
 import { SAMPLES } from '../../web/src/shared/samples.js';
 import { pageProbabilities } from './page-probabilities.mjs';
@@ -50,7 +66,9 @@ describe('playground engine', () => {
   it('pools by the mean over each cell, causal entries as zero (hr.pool and attention({ pool }))', () => {
     const n = 37;
     const p = new Float32Array(n * n).map((_, c) => (((c * 2654435761) % 1000) + 1) / 1000);
-    const inv = new Float32Array(n).map((_, i) => 1 / Math.max(...p.subarray(i * n, i * n + i + 1)));
+    const inv = new Float32Array(n).map(
+      (_, i) => 1 / Math.max(...p.subarray(i * n, i * n + i + 1)),
+    );
     for (const [region, rows, cols] of [
       [{ r0: 0, r1: n, c0: 0, c1: n }, 10, 10],
       [{ r0: 5, r1: 30, c0: 2, c1: 25 }, 7, 4],
@@ -65,15 +83,31 @@ describe('playground engine', () => {
     }
     // attention() pools the same numbers while it computes them.
     const { q, k } = hr.qk({ source: 'seeded', n, headDim: 16, seed: 3 });
-    const pool = { rows: 9, cols: 5, region: { r0: 2, r1: 35, c0: 0, c1: 30 }, ratio: new Float32Array(45), raw: new Float32Array(45), rowMax: new Float32Array(n) };
+    const pool = {
+      rows: 9,
+      cols: 5,
+      region: { r0: 2, r1: 35, c0: 0, c1: 30 },
+      ratio: new Float32Array(45),
+      raw: new Float32Array(45),
+      rowMax: new Float32Array(n),
+    };
     const probs = hr.attention({ q, k, n, headDim: 16, scheme: 'rope', pool });
     const again = hr.pool({ matrix: probs, n, rows: 9, cols: 5, region: pool.region });
     assert.deepEqual(pool.ratio, again.ratio);
     assert.deepEqual(pool.raw, again.raw);
     assert.deepEqual(pool.rowMax, again.rowMax);
-    assert.throws(() => hr.attention({ q, k, n, headDim: 16, output: 'logits', pool }), /pool needs output 'probs' and one head/);
-    assert.throws(() => hr.pool({ matrix: probs, n, rows: 40, cols: 5 }), /pool\.rows must be at most 37, got 40/);
-    assert.throws(() => hr.pool({ matrix: probs.subarray(1), n, rows: 4, cols: 4 }), /matrix has length 1368, expected n \* n = 1369/);
+    assert.throws(
+      () => hr.attention({ q, k, n, headDim: 16, output: 'logits', pool }),
+      /pool needs output 'probs' and one head/,
+    );
+    assert.throws(
+      () => hr.pool({ matrix: probs, n, rows: 40, cols: 5 }),
+      /pool\.rows must be at most 37, got 40/,
+    );
+    assert.throws(
+      () => hr.pool({ matrix: probs.subarray(1), n, rows: 4, cols: 4 }),
+      /matrix has length 1368, expected n \* n = 1369/,
+    );
   });
 
   it('colours A vs B by log2(pB / pA) on a fixed scale, masks cells above the diagonal, and counts the visible share', () => {
@@ -100,15 +134,32 @@ describe('playground engine', () => {
     }
     const index = (i, j) => ratioIndex(a[i * n + j], b[i * n + j]);
     // Equal (or both floored) is the neutral middle, 8x either way the ends, A 2x a third of the way.
-    for (const [i, j] of [[0, 0], [2, 2], [3, 1]]) assert.equal(index(i, j), 128, `(${i}, ${j})`);
-    for (const [i, j] of [[2, 0], [3, 0], [3, 2]]) assert.equal(index(i, j), 255, `(${i}, ${j})`);
+    for (const [i, j] of [
+      [0, 0],
+      [2, 2],
+      [3, 1],
+    ])
+      assert.equal(index(i, j), 128, `(${i}, ${j})`);
+    for (const [i, j] of [
+      [2, 0],
+      [3, 0],
+      [3, 2],
+    ])
+      assert.equal(index(i, j), 255, `(${i}, ${j})`);
     assert.equal(index(2, 1), 0);
     assert.ok(Math.abs(index(3, 3) - 85) <= 1);
     // The direct formula: index = round(clamp(1/2 + log2(max(pB, floor) / max(pA, floor)) / (2 * limit)) * 255),
     // within one step (the map reads log2 from a table, within 0.003 of the exact value).
     for (const [i, j] of lower) {
-      const r = Math.log2(Math.max(b[i * n + j], RATIO_FLOOR) / Math.max(a[i * n + j], RATIO_FLOOR));
-      assert.ok(Math.abs(index(i, j) - Math.round(Math.min(1, Math.max(0, 0.5 + r / (2 * RATIO_LIMIT))) * 255)) <= 1, `(${i}, ${j})`);
+      const r = Math.log2(
+        Math.max(b[i * n + j], RATIO_FLOOR) / Math.max(a[i * n + j], RATIO_FLOOR),
+      );
+      assert.ok(
+        Math.abs(
+          index(i, j) - Math.round(Math.min(1, Math.max(0, 0.5 + r / (2 * RATIO_LIMIT))) * 255),
+        ) <= 1,
+        `(${i}, ${j})`,
+      );
       assert.equal(logRatio(a[i * n + j], b[i * n + j]), r);
     }
     for (const theme of ['light', 'dark']) {
@@ -117,22 +168,47 @@ describe('playground engine', () => {
         for (let j = 0; j < n; j++) {
           const px = Array.from(rgba.subarray(4 * (i * n + j), 4 * (i * n + j) + 4));
           if (j > i) assert.equal(px[3], 0, `(${i}, ${j}) is masked`);
-          else assert.deepEqual(px, [...rgb(divergingLut(theme), index(i, j)), 255], `(${i}, ${j}) ${theme}`);
+          else
+            assert.deepEqual(
+              px,
+              [...rgb(divergingLut(theme), index(i, j)), 255],
+              `(${i}, ${j}) ${theme}`,
+            );
         }
       }
       // Visible: at least VISIBLE_RATIO either way: (1,0), (2,0), (2,1), (3,0), (3,2), (3,3).
-      const visible = lower.filter(([i, j]) => Math.abs(logRatio(a[i * n + j], b[i * n + j])) >= Math.log2(VISIBLE_RATIO)).length;
+      const visible = lower.filter(
+        ([i, j]) => Math.abs(logRatio(a[i * n + j], b[i * n + j])) >= Math.log2(VISIBLE_RATIO),
+      ).length;
       assert.equal(visible, 6);
       assert.equal(visibleShare, visible / lower.length);
     }
     // The themes differ in their ramps, in the neutral middle above all.
     assert.notDeepEqual(rgb(divergingLut('light'), 128), rgb(divergingLut('dark'), 128));
     // A zoomed region masks by token index, not by cell: rows 2-3 against keys 1-2.
-    const zoomed = diffImage(Float32Array.of(0.5, 0.5, 0.5, 0.5), Float32Array.of(0.5, 0.5, 0.5, 1), 2, 2, { r0: 2, r1: 4, c0: 1, c1: 3 });
-    assert.deepEqual([3, 7, 11, 15].map((o) => zoomed.rgba[o]), [255, 255, 255, 255]);
+    const zoomed = diffImage(
+      Float32Array.of(0.5, 0.5, 0.5, 0.5),
+      Float32Array.of(0.5, 0.5, 0.5, 1),
+      2,
+      2,
+      { r0: 2, r1: 4, c0: 1, c1: 3 },
+    );
+    assert.deepEqual(
+      [3, 7, 11, 15].map((o) => zoomed.rgba[o]),
+      [255, 255, 255, 255],
+    );
     assert.equal(zoomed.visibleShare, 1 / 4);
-    const upper = diffImage(Float32Array.of(0.5, 0.5, 0.5, 0.5), Float32Array.of(0.5, 0.5, 0.5, 0.5), 2, 2, { r0: 0, r1: 2, c0: 2, c1: 4 });
-    assert.deepEqual([3, 7, 11, 15].map((o) => upper.rgba[o]), [0, 0, 0, 0]);
+    const upper = diffImage(
+      Float32Array.of(0.5, 0.5, 0.5, 0.5),
+      Float32Array.of(0.5, 0.5, 0.5, 0.5),
+      2,
+      2,
+      { r0: 0, r1: 2, c0: 2, c1: 4 },
+    );
+    assert.deepEqual(
+      [3, 7, 11, 15].map((o) => upper.rgba[o]),
+      [0, 0, 0, 0],
+    );
     assert.equal(upper.visibleShare, 0);
   });
 
@@ -143,7 +219,8 @@ describe('playground engine', () => {
       const p = new Float32Array(n * n);
       for (let i = 0; i < n; i++) {
         let sum = 0;
-        for (let j = 0; j <= i; j++) sum += p[i * n + j] = (j * seed + i) % 5 === 0 ? 0 : ((i * 31 + j * seed * 17) % 97) + 1;
+        for (let j = 0; j <= i; j++)
+          sum += p[i * n + j] = (j * seed + i) % 5 === 0 ? 0 : ((i * 31 + j * seed * 17) % 97) + 1;
         if (sum === 0) p[i * n + i] = sum = 1;
         for (let j = 0; j <= i; j++) p[i * n + j] /= sum;
       }
@@ -187,7 +264,7 @@ describe('playground engine', () => {
     assert.ok(disjoint.kl[1] > 90, 'KL with a floored zero is large');
   });
 
-  it('gives HiRoPE a longer mean attended distance than RoPE on the sample (the default preset\'s story)', async () => {
+  it("gives HiRoPE a longer mean attended distance than RoPE on the sample (the default preset's story)", async () => {
     const state = normalizeState({});
     const code = SAMPLES.python;
     const analysis = hr.analyze(code, expectedAnalyzeOptions(state));
@@ -197,19 +274,40 @@ describe('playground engine', () => {
     const stats = {};
     for (const side of ['a', 'b']) {
       const scheme = expectedScheme(state[side], state);
-      const probs = hr.attention({ q, k, n, headDim: state.headDim, positions: expectedPositions(scheme, analysis.positions), scheme, causal: true });
+      const probs = hr.attention({
+        q,
+        k,
+        n,
+        headDim: state.headDim,
+        positions: expectedPositions(scheme, analysis.positions),
+        scheme,
+        causal: true,
+      });
       stats[side] = rowStats(probs, n, analysis.positions.unit, analysis.positions.token);
       assert.ok(stats[side].own.every((v) => v >= 0 && v <= 1 + 1e-6));
     }
-    assert.ok(mean(stats.b.distance) > 1.5 * mean(stats.a.distance), `${mean(stats.a.distance)} vs ${mean(stats.b.distance)}`);
+    assert.ok(
+      mean(stats.b.distance) > 1.5 * mean(stats.a.distance),
+      `${mean(stats.a.distance)} vs ${mean(stats.b.distance)}`,
+    );
   });
 
   it('builds presets that keep the code, match until a control moves, and show a visible difference on every sample', () => {
-    const mine = { language: 'go', code: 'package x\n', tokenizer: 'cl100k', gap: 'next', descend: true, train: 999, headDim: 16, a: { type: 'alibi' } };
+    const mine = {
+      language: 'go',
+      code: 'package x\n',
+      tokenizer: 'cl100k',
+      gap: 'next',
+      descend: true,
+      train: 999,
+      headDim: 16,
+      a: { type: 'alibi' },
+    };
     for (const preset of PRESETS) {
       const state = presetState(preset.id, normalizeState(mine));
       assert.equal(state.preset, preset.id);
-      for (const key of ['language', 'code', 'tokenizer', 'gap', 'descend']) assert.equal(state[key], mine[key], `${preset.id} keeps ${key}`);
+      for (const key of ['language', 'code', 'tokenizer', 'gap', 'descend'])
+        assert.equal(state[key], mine[key], `${preset.id} keeps ${key}`);
       assert.equal(state.train, preset.state.train);
       assert.equal(state.headDim, DEFAULTS.headDim, 'the rest comes from the defaults');
       assert.deepEqual(state, normalizeState(state));
@@ -217,8 +315,14 @@ describe('playground engine', () => {
       // The code and language are not part of a preset; the schemes and shared settings are.
       assert.equal(matchesPreset({ ...state, code: 'x = 1\n', language: 'python' }), true);
       assert.equal(matchesPreset({ ...state, train: state.train + 1 }), false);
-      assert.equal(matchesPreset({ ...state, b: { ...state.b, window: state.b.window + 1 } }), false);
-      assert.equal(matchesPreset({ ...state, source: state.source === 'ones' ? 'seeded' : 'ones' }), false);
+      assert.equal(
+        matchesPreset({ ...state, b: { ...state.b, window: state.b.window + 1 } }),
+        false,
+      );
+      assert.equal(
+        matchesPreset({ ...state, source: state.source === 'ones' ? 'seeded' : 'ones' }),
+        false,
+      );
       assert.equal(matchesPreset({ ...state, preset: '' }), false);
     }
     assert.equal(presetState('nope'), null);
@@ -236,8 +340,12 @@ describe('playground engine', () => {
         const { n, probs } = pageProbabilities(hr, code, state);
         const region = { r0: 0, r1: n, c0: 0, c1: n };
         const { visibleShare } = diffImage(probs.a, probs.b, n, n, region);
-        assert.ok(visibleShare >= 0.1, `${preset.id} on ${language}: ${(100 * visibleShare).toFixed(1)}%`);
-        if (language === 'python') assert.equal(diffImage(probs.b, probs.b, n, n, region).visibleShare, 0);
+        assert.ok(
+          visibleShare >= 0.1,
+          `${preset.id} on ${language}: ${(100 * visibleShare).toFixed(1)}%`,
+        );
+        if (language === 'python')
+          assert.equal(diffImage(probs.b, probs.b, n, n, region).visibleShare, 0);
       }
     }
   });
@@ -255,7 +363,16 @@ describe('playground engine', () => {
   });
 
   it('parses q/k files, nested or flat, and refuses bad ones with a message', () => {
-    const f = parseQKFile(JSON.stringify({ headDim: 2, q: [[1, 2], [3, 4]], k: [5, 6, 7, 8] }));
+    const f = parseQKFile(
+      JSON.stringify({
+        headDim: 2,
+        q: [
+          [1, 2],
+          [3, 4],
+        ],
+        k: [5, 6, 7, 8],
+      }),
+    );
     assert.equal(f.n, 2);
     assert.deepEqual(Array.from(f.k), [5, 6, 7, 8]);
     const bad = [
@@ -263,17 +380,42 @@ describe('playground engine', () => {
       ['[1]', /must hold a JSON object|headDim/],
       [JSON.stringify({ headDim: 3, q: [], k: [] }), /headDim must be an even integer/],
       [JSON.stringify({ headDim: 2, q: [[1, 2]] }), /needs "k"/],
-      [JSON.stringify({ headDim: 2, q: [[1, 2, 3]], k: [[1, 2]] }), /"q" row 0 does not hold 2 numbers/],
-      [JSON.stringify({ headDim: 2, q: [[1, null]], k: [[1, 2]] }), /"q" row 0 column 1 is not a finite number/],
+      [
+        JSON.stringify({ headDim: 2, q: [[1, 2, 3]], k: [[1, 2]] }),
+        /"q" row 0 does not hold 2 numbers/,
+      ],
+      [
+        JSON.stringify({ headDim: 2, q: [[1, null]], k: [[1, 2]] }),
+        /"q" row 0 column 1 is not a finite number/,
+      ],
       [JSON.stringify({ headDim: 2, q: [1, 2, 3], k: [1, 2] }), /not a whole number of rows/],
-      [JSON.stringify({ headDim: 2, q: [[1, 2]], k: [[1, 2], [3, 4]] }), /"q" has 1 row but "k" has 2/],
+      [
+        JSON.stringify({
+          headDim: 2,
+          q: [[1, 2]],
+          k: [
+            [1, 2],
+            [3, 4],
+          ],
+        }),
+        /"q" has 1 row but "k" has 2/,
+      ],
     ];
-    for (const [text, message] of bad) assert.throws(() => parseQKFile(text), (e) => e.name === 'PlaygroundError' && message.test(e.message));
+    for (const [text, message] of bad)
+      assert.throws(
+        () => parseQKFile(text),
+        (e) => e.name === 'PlaygroundError' && message.test(e.message),
+      );
   });
 
   it('round-trips the state through the URL, keeping only what differs from the defaults', async () => {
     assert.equal(await encodeState(normalizeState({})), '');
-    const state = normalizeState({ code: 'def f():\n    return "é ✓"\n', language: 'go', headDim: 32, b: { type: 'self-extend', group: 4 } });
+    const state = normalizeState({
+      code: 'def f():\n    return "é ✓"\n',
+      language: 'go',
+      headDim: 32,
+      b: { type: 'self-extend', group: 4 },
+    });
     const hash = await encodeState(state);
     assert.match(hash, /^#s=[A-Za-z0-9_-]+$/);
     assert.deepEqual(await decodeState(hash), state);
@@ -281,32 +423,59 @@ describe('playground engine', () => {
     assert.deepEqual(await decodeState('#s=%%%'), normalizeState({}));
     assert.deepEqual(await decodeState('#s=AAAA'), normalizeState({}));
     // Wrong types are replaced by defaults, unknown keys dropped.
-    assert.deepEqual(normalizeState({ headDim: 'x', a: { window: Infinity }, evil: 1 }), normalizeState({}));
+    assert.deepEqual(
+      normalizeState({ headDim: 'x', a: { window: Infinity }, evil: 1 }),
+      normalizeState({}),
+    );
     assert.equal(DEFAULTS.b.type, 'hirope');
   });
 
   it('builds API schemes from the controls', () => {
-    const state = normalizeState({ train: 256, b: { type: 'hirope', ratio: 0.25, levels: 3, scaling: 'yarn', factor: 8 } });
-    assert.deepEqual(schemeFor(state.b, state), { type: 'hirope', base: 10000, layout: 'half', scaling: { type: 'yarn', factor: 8, originalLength: 256 }, window: DEFAULTS.b.window, trainingLength: 256, ratio: 0.25, levels: 3 });
+    const state = normalizeState({
+      train: 256,
+      b: { type: 'hirope', ratio: 0.25, levels: 3, scaling: 'yarn', factor: 8 },
+    });
+    assert.deepEqual(schemeFor(state.b, state), {
+      type: 'hirope',
+      base: 10000,
+      layout: 'half',
+      scaling: { type: 'yarn', factor: 8, originalLength: 256 },
+      window: DEFAULTS.b.window,
+      trainingLength: 256,
+      ratio: 0.25,
+      levels: 3,
+    });
     assert.deepEqual(schemeFor({ ...state.a, type: 'alibi' }, state), { type: 'alibi' });
     // HiRoPE on fixed segments: the core derives the unit from the token index, so no unit positions.
     const segments = normalizeState({ b: { type: 'hirope', units: 'segments', segment: 16 } });
     const scheme = schemeFor(segments.b, segments);
     assert.equal(scheme.segmentSize, 16);
-    const positions = { token: Int32Array.of(0, 1), unit: Int32Array.of(0, 0), statement: Int32Array.of(0, 0) };
+    const positions = {
+      token: Int32Array.of(0, 1),
+      unit: Int32Array.of(0, 0),
+      statement: Int32Array.of(0, 0),
+    };
     assert.deepEqual(Object.keys(positionsFor(scheme, positions)), ['token', 'statement']);
     assert.equal(positionsFor(schemeFor(state.b, state), positions), positions);
   });
 
   it('detects the language of every sample', () => {
     const engine = new SideEngine(hr);
-    for (const [language, code] of Object.entries(SAMPLES)) assert.equal(engine.detectLanguage(code), language);
+    for (const [language, code] of Object.entries(SAMPLES))
+      assert.equal(engine.detectLanguage(code), language);
   });
 
   it('runs one side: analysis, attention, pooled image, views; and says when it truncates', async () => {
     const engine = new SideEngine(hr);
     const state = normalizeState({});
-    const result = await engine.run({ code: SAMPLES.python, state, side: 'b', summary: true, distances: true, view: { size: 64 } });
+    const result = await engine.run({
+      code: SAMPLES.python,
+      state,
+      side: 'b',
+      summary: true,
+      distances: true,
+      view: { size: 64 },
+    });
     assert.equal(result.n, result.analysis.count);
     assert.equal(result.image.rows, 64);
     assert.equal(result.image.rgba.length, 64 * 64 * 4);
@@ -316,22 +485,46 @@ describe('playground engine', () => {
     const row = engine.row(10);
     assert.equal(row.probs.length, 11);
     assert.ok(Math.abs(row.probs.reduce((a, b) => a + b) - 1) < 1e-5);
-    const big = await engine.run({ code: 'x = 1\n'.repeat(1500), state, side: 'a', views: false, view: { size: 32 } });
+    const big = await engine.run({
+      code: 'x = 1\n'.repeat(1500),
+      state,
+      side: 'a',
+      views: false,
+      view: { size: 32 },
+    });
     assert.equal(big.n, MAX_ATTENTION_TOKENS);
     assert.match(big.notes[0], /^The heatmaps show the first 4,096 of 4,500 tokens\.$/);
-    await assert.rejects(engine.run({ code: 'x = 1\n', state: normalizeState({ source: 'file' }), side: 'a' }), /load a q\/k JSON file first/);
+    await assert.rejects(
+      engine.run({ code: 'x = 1\n', state: normalizeState({ source: 'file' }), side: 'a' }),
+      /load a q\/k JSON file first/,
+    );
     assert.throws(() => new SideEngine(hr).row(0), /nothing has been computed yet/);
     // reuse: a run that would send the same as the last one says so; any change sends it all.
     const again = new SideEngine(hr);
-    const request = { code: SAMPLES.c, state: normalizeState({ language: 'c' }), side: 'a', reuse: true, view: { size: 32 } };
+    const request = {
+      code: SAMPLES.c,
+      state: normalizeState({ language: 'c' }),
+      side: 'a',
+      reuse: true,
+      view: { size: 32 },
+    };
     assert.equal((await again.run(request)).unchanged, undefined);
     assert.equal((await again.run(request)).unchanged, true);
     const other = normalizeState({ language: 'c', b: { type: 'alibi' } }); // only the other side's scheme
     assert.equal((await again.run({ ...request, state: other })).unchanged, true);
-    assert.equal((await again.run({ ...request, state: other, distances: true })).unchanged, undefined);
+    assert.equal(
+      (await again.run({ ...request, state: other, distances: true })).unchanged,
+      undefined,
+    );
     const hirope = normalizeState({ language: 'c', b: { ratio: 0.25 } }); // changes the distance views
-    assert.equal((await again.run({ ...request, state: hirope, distances: true })).unchanged, undefined);
-    assert.equal((await again.run({ ...request, state: other, view: { size: 16 } })).image.rows, 16);
+    assert.equal(
+      (await again.run({ ...request, state: hirope, distances: true })).unchanged,
+      undefined,
+    );
+    assert.equal(
+      (await again.run({ ...request, state: other, view: { size: 16 } })).image.rows,
+      16,
+    );
     assert.deepEqual(Array.from(sampleIndices(10, 4)), [0, 3, 6, 9]);
   });
 });

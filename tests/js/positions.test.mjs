@@ -13,10 +13,23 @@ for (const build of BUILDS) {
 
     it("reproduces the paper's Fig. 2 window matrix", () => {
       const positions = { token: range(6), unit: Int32Array.from([0, 0, 0, 0, 1, 1]) };
-      const bands = hr.relativeDistances({ n: 6, headDim: 8, positions, scheme: { type: 'hirope', window: 3 } });
-      assert.deepEqual(bands.map((b) => [b.name, b.pairBegin, b.pairEnd]), [['token', 0, 2], ['unit', 2, 4]]);
+      const bands = hr.relativeDistances({
+        n: 6,
+        headDim: 8,
+        positions,
+        scheme: { type: 'hirope', window: 3 },
+      });
+      assert.deepEqual(
+        bands.map((b) => [b.name, b.pairBegin, b.pairEnd]),
+        [
+          ['token', 0, 2],
+          ['unit', 2, 4],
+        ],
+      );
       const rows = [[0], [1, 0], [2, 1, 0], [2, 2, 1, 0], [3, 3, 2, 1, 0], [3, 3, 3, 2, 1, 0]];
-      rows.forEach((row, i) => row.forEach((v, j) => assert.equal(bands[1].distances[i * 6 + j], v)));
+      rows.forEach((row, i) =>
+        row.forEach((v, j) => assert.equal(bands[1].distances[i * 6 + j], v)),
+      );
       assert.ok(Number.isNaN(bands[1].distances[1]));
     });
 
@@ -26,14 +39,32 @@ for (const build of BUILDS) {
       assert.deepEqual(Array.from(f), [1, 10000 ** -0.25, 10000 ** -0.5, 10000 ** -0.75]);
       const yarn = { type: 'rope', scaling: { type: 'yarn', factor: 16, originalLength: 4096 } };
       assert.ok(Math.abs(hr.attentionFactor(yarn, 128) - 1.2773) < 5e-5);
-      const lin = hr.inverseFrequencies({ type: 'rope', scaling: { type: 'linear', factor: 2 } }, 8);
+      const lin = hr.inverseFrequencies(
+        { type: 'rope', scaling: { type: 'linear', factor: 2 } },
+        8,
+      );
       assert.equal(lin[0], 0.5);
-      const dyn = { type: 'rope', scaling: { type: 'dynamic-ntk', factor: 2, originalLength: 4096 } };
-      assert.ok(Math.abs(hr.inverseFrequencies(dyn, 128, { seqLen: 16384 })[1] - 72196 ** (-2 / 128)) < 1e-7);
+      const dyn = {
+        type: 'rope',
+        scaling: { type: 'dynamic-ntk', factor: 2, originalLength: 4096 },
+      };
+      assert.ok(
+        Math.abs(hr.inverseFrequencies(dyn, 128, { seqLen: 16384 })[1] - 72196 ** (-2 / 128)) <
+          1e-7,
+      );
     });
 
     it('gives ALiBi slopes and Split%', () => {
-      assert.deepEqual(Array.from(hr.alibiSlopes(8)), [1 / 2, 1 / 4, 1 / 8, 1 / 16, 1 / 32, 1 / 64, 1 / 128, 1 / 256]);
+      assert.deepEqual(Array.from(hr.alibiSlopes(8)), [
+        1 / 2,
+        1 / 4,
+        1 / 8,
+        1 / 16,
+        1 / 32,
+        1 / 64,
+        1 / 128,
+        1 / 256,
+      ]);
       assert.ok(Math.abs(hr.alibiSlopes(12)[8] - Math.SQRT1_2) < 1e-12);
       assert.ok(Math.abs(hr.splitFraction(4096) - 0.7035) < 5e-5);
       assert.ok(Math.abs(hr.splitFraction(2048) * 64 - 40.21) < 5e-3);
@@ -44,22 +75,36 @@ for (const build of BUILDS) {
       const at = (ratio) => hr.splitBound({ type: 'hirope', ratio, trainingLength: 128 }, 48);
       const within = at(8 / 24);
       assert.ok(Math.abs(within.split - 0.32726) < 5e-6);
-      assert.deepEqual({ ...within, split: 0 }, { split: 0, pairs: 24, tokenPairs: 8, maxTokenPairs: 8, maxRatio: 8 / 24, over: false });
+      assert.deepEqual(
+        { ...within, split: 0 },
+        { split: 0, pairs: 24, tokenPairs: 8, maxTokenPairs: 8, maxRatio: 8 / 24, over: false },
+      );
       assert.equal(at(9 / 24).over, true);
       assert.throws(() => hr.splitBound('rope', 48), /must be hirope/);
-      assert.throws(() => hr.splitFraction(Infinity, Infinity), /trainingLength must be a positive number/);
+      assert.throws(
+        () => hr.splitFraction(Infinity, Infinity),
+        /trainingLength must be a positive number/,
+      );
       assert.throws(() => hr.splitFraction(4096, 1), /base must be a number > 1/);
     });
 
     it('rotates queries and keys; far branches differ only beyond the window', () => {
-      const n = 10, headDim = 8;
+      const n = 10,
+        headDim = 8;
       const x = lcg(n * headDim, 4);
       const near = hr.rotate({ x, n, headDim, scheme: 'rope' });
       // token 0 is not rotated; rotation keeps norms
       assert.ok(maxAbsDiff(near.subarray(0, headDim), x.subarray(0, headDim)) < 1e-7);
       const norm = (a, t) => Math.hypot(...a.subarray(t * headDim, (t + 1) * headDim));
       for (let t = 0; t < n; t++) assert.ok(Math.abs(norm(near, t) - norm(x, t)) < 1e-5);
-      const far = hr.rotate({ x, n, headDim, scheme: { type: 'rerope', window: 4 }, branch: 'far', role: 'key' });
+      const far = hr.rotate({
+        x,
+        n,
+        headDim,
+        scheme: { type: 'rerope', window: 4 },
+        branch: 'far',
+        role: 'key',
+      });
       assert.ok(maxAbsDiff(far, x) < 1e-7); // ReRoPE's far keys are not rotated
     });
 

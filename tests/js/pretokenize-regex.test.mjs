@@ -15,8 +15,15 @@ const cli = path.join(root, 'build/native/tokjson_cli');
 it('splits as JavaScript RegExp (u) and normalizes as String.prototype.normalize', () => {
   assert.ok(fs.existsSync(cli), `${cli} is missing: npm run build`);
   // A mismatch exits 1 (execFileSync throws with the script's output).
-  const out = execFileSync(process.execPath, [path.join(root, 'tests/js/pretokenize-regex-diff.mjs'), '--cli', cli], { encoding: 'utf8' });
-  const lines = out.trim().split('\n').filter((l) => /mismatches$/.test(l));
+  const out = execFileSync(
+    process.execPath,
+    [path.join(root, 'tests/js/pretokenize-regex-diff.mjs'), '--cli', cli],
+    { encoding: 'utf8' },
+  );
+  const lines = out
+    .trim()
+    .split('\n')
+    .filter((l) => /mismatches$/.test(l));
   assert.ok(lines.length >= 10, out);
   for (const line of lines) assert.match(line, /: \d+ strings.*, 0 mismatches$/, line);
 });

@@ -12,7 +12,9 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 describe('README examples', () => {
   it('run without errors', () => {
     const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
-    const blocks = [...readme.matchAll(/<!-- runnable -->\n```js\n([\s\S]*?)```/g)].map((m) => m[1]);
+    const blocks = [...readme.matchAll(/<!-- runnable -->\n```js\n([\s\S]*?)```/g)].map(
+      (m) => m[1],
+    );
     assert.ok(blocks.length >= 1);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hirope-readme-'));
     for (const [i, code] of blocks.entries()) {

@@ -3,7 +3,12 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { identifiers, recallClasses, tokenRecallClasses, RECALL_CLASSES } from '../../dist/index.js';
+import {
+  identifiers,
+  recallClasses,
+  tokenRecallClasses,
+  RECALL_CLASSES,
+} from '../../dist/index.js';
 
 const bytes = (s) => new TextEncoder().encode(s);
 const classOf = (cls, text, from, to) => [...cls.subarray(from, to)].map((c) => RECALL_CLASSES[c]);
@@ -36,27 +41,39 @@ describe('recallClasses', () => {
     // '9abc' is not an identifier start; 'abc' inside it is not one either.
     assert.equal(at(text.indexOf('9abc') + 1), 'other');
     assert.equal(at(text.lastIndexOf('abc')), 'first');
-    assert.deepEqual(identifiers(bytes('a1 _b c')).map((x) => x.name), ['a1', '_b']);
+    assert.deepEqual(
+      identifiers(bytes('a1 _b c')).map((x) => x.name),
+      ['a1', '_b'],
+    );
   });
 
   it('agrees with a brute-force scan on random texts', () => {
     const alphabet = ['ab', 'cd', 'ab_2', ' ', '\n', '(', 'x', 'def', '12'];
-    fc.assert(fc.property(fc.array(fc.constantFrom(...alphabet), { maxLength: 60 }), fc.integer({ min: 1, max: 30 }), (parts, reach) => {
-      const text = parts.join('');
-      const cls = recallClasses(bytes(text), reach);
-      const re = /[A-Za-z_][A-Za-z0-9_]*/g;
-      const seen = new Map();
-      const expected = new Array(text.length).fill('other');
-      for (let m; (m = re.exec(text));) {
-        if (m.index > 0 && /[A-Za-z0-9_]/.test(text[m.index - 1])) continue;
-        if (m[0].length < 2 || m[0] === 'def') continue;
-        const prev = seen.get(m[0]);
-        const c = prev === undefined ? 'first' : m.index - prev > reach ? 'far' : 'near';
-        for (let i = m.index; i < m.index + m[0].length; i++) expected[i] = c;
-        seen.set(m[0], m.index);
-      }
-      assert.deepEqual([...cls].map((c) => RECALL_CLASSES[c]), expected);
-    }));
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom(...alphabet), { maxLength: 60 }),
+        fc.integer({ min: 1, max: 30 }),
+        (parts, reach) => {
+          const text = parts.join('');
+          const cls = recallClasses(bytes(text), reach);
+          const re = /[A-Za-z_][A-Za-z0-9_]*/g;
+          const seen = new Map();
+          const expected = new Array(text.length).fill('other');
+          for (let m; (m = re.exec(text)); ) {
+            if (m.index > 0 && /[A-Za-z0-9_]/.test(text[m.index - 1])) continue;
+            if (m[0].length < 2 || m[0] === 'def') continue;
+            const prev = seen.get(m[0]);
+            const c = prev === undefined ? 'first' : m.index - prev > reach ? 'far' : 'near';
+            for (let i = m.index; i < m.index + m[0].length; i++) expected[i] = c;
+            seen.set(m[0], m.index);
+          }
+          assert.deepEqual(
+            [...cls].map((c) => RECALL_CLASSES[c]),
+            expected,
+          );
+        },
+      ),
+    );
   });
 
   it('rejects what it cannot classify', () => {
@@ -75,18 +92,48 @@ describe('tokenRecallClasses', () => {
     const end = [5, 7, 12, 13, 18, 23];
     const names = (cls) => [...cls].map((c) => RECALL_CLASSES[c]);
     // alpha: token 0 then token 4 (4 tokens later); beta: token 2 then token 5 (3 later).
-    assert.deepEqual(names(tokenRecallClasses(bytes(text), start, end, 3)), ['first', 'other', 'first', 'other', 'far', 'near']);
-    assert.deepEqual(names(tokenRecallClasses(bytes(text), start, end, 4)), ['first', 'other', 'first', 'other', 'near', 'near']);
-    assert.deepEqual(names(tokenRecallClasses(bytes(text), start, end, 2)), ['first', 'other', 'first', 'other', 'far', 'far']);
+    assert.deepEqual(names(tokenRecallClasses(bytes(text), start, end, 3)), [
+      'first',
+      'other',
+      'first',
+      'other',
+      'far',
+      'near',
+    ]);
+    assert.deepEqual(names(tokenRecallClasses(bytes(text), start, end, 4)), [
+      'first',
+      'other',
+      'first',
+      'other',
+      'near',
+      'near',
+    ]);
+    assert.deepEqual(names(tokenRecallClasses(bytes(text), start, end, 2)), [
+      'first',
+      'other',
+      'first',
+      'other',
+      'far',
+      'far',
+    ]);
   });
 
   it('agrees with the byte classes when every byte is its own token and reach is the same', () => {
-    fc.assert(fc.property(fc.array(fc.constantFrom('ab', 'cd', ' ', '\n', 'x', 'ab_2', '('), { maxLength: 50 }), fc.integer({ min: 1, max: 25 }), (parts, reach) => {
-      const b = bytes(parts.join(''));
-      const start = Uint32Array.from(b, (_, i) => i);
-      const end = Uint32Array.from(b, (_, i) => i + 1);
-      assert.deepEqual([...tokenRecallClasses(b, start, end, reach)], [...recallClasses(b, reach)]);
-    }));
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom('ab', 'cd', ' ', '\n', 'x', 'ab_2', '('), { maxLength: 50 }),
+        fc.integer({ min: 1, max: 25 }),
+        (parts, reach) => {
+          const b = bytes(parts.join(''));
+          const start = Uint32Array.from(b, (_, i) => i);
+          const end = Uint32Array.from(b, (_, i) => i + 1);
+          assert.deepEqual(
+            [...tokenRecallClasses(b, start, end, reach)],
+            [...recallClasses(b, reach)],
+          );
+        },
+      ),
+    );
   });
 
   it('a token takes the highest class of the identifiers it overlaps; bad spans are errors', () => {

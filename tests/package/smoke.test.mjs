@@ -14,8 +14,16 @@ import { chromium } from 'playwright-core';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const bin = (pkg, file) => path.join(root, 'node_modules', pkg, file);
-const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; style-src 'self' 'unsafe-inline'";
-const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.bin': 'application/octet-stream', '.json': 'application/json' };
+const CSP =
+  "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; style-src 'self' 'unsafe-inline'";
+const TYPES = {
+  '.html': 'text/html',
+  '.js': 'text/javascript',
+  '.mjs': 'text/javascript',
+  '.wasm': 'application/wasm',
+  '.bin': 'application/octet-stream',
+  '.json': 'application/json',
+};
 
 // A byte-level BPE tokenizer.json small enough to inline: the 256 bytes (GPT-2's byte-to-character
 // map, id = byte) and one merge, a + b = 256.
@@ -28,10 +36,30 @@ const TINY_TOKENIZER = (() => {
   }
   vocab.ab = 256;
   return JSON.stringify({
-    version: '1.0', truncation: null, padding: null, added_tokens: [], normalizer: null,
-    pre_tokenizer: { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true },
-    post_processor: null, decoder: null,
-    model: { type: 'BPE', dropout: null, unk_token: null, continuing_subword_prefix: null, end_of_word_suffix: null, fuse_unk: false, byte_fallback: false, vocab, merges: ['a b'] },
+    version: '1.0',
+    truncation: null,
+    padding: null,
+    added_tokens: [],
+    normalizer: null,
+    pre_tokenizer: {
+      type: 'ByteLevel',
+      add_prefix_space: false,
+      trim_offsets: true,
+      use_regex: true,
+    },
+    post_processor: null,
+    decoder: null,
+    model: {
+      type: 'BPE',
+      dropout: null,
+      unk_token: null,
+      continuing_subword_prefix: null,
+      end_of_word_suffix: null,
+      fuse_unk: false,
+      byte_fallback: false,
+      vocab,
+      merges: ['a b'],
+    },
   });
 })();
 
@@ -63,7 +91,9 @@ export async function run() {
   result.ownAfterReset = Array.from(hr.encode('ab a', { tokenizer: own }));
   ${workerFrom ? "const w = await analyzeInWorker(code, { language: 'python', tokenizer: 'cl100k' }); result.worker = Array.from(w.tokens.ids); result.workerTexts = w.tokens.texts.join('') === code;" : ''}
   ${workerFrom ? "const wk = createWorker(); const wn = await wk.loadTokenizer({ json: TINY }); result.workerOwn = [wn === own, Array.from((await wk.analyze('ab a', { language: 'python', tokenizer: wn })).tokens.ids)]; wk.terminate();" : ''}
-  ${workerFrom ? `// A newer edit cancels an analysis under way: 40,000 quotes keep tree-sitter's error recovery
+  ${
+    workerFrom
+      ? `// A newer edit cancels an analysis under way: 40,000 quotes keep tree-sitter's error recovery
   // busy for many seconds; the abort answers at once and the next analysis runs in a fresh worker.
   const controller = new AbortController();
   // The outer limit (60 s) is generous: the parse itself would run for minutes.
@@ -72,7 +102,9 @@ export async function run() {
   setTimeout(() => controller.abort(), 300);
   result.cancelled = await Promise.race([slow, limit('not cancelled within 60 s')]);
   const after = await Promise.race([analyzeInWorker(code, { language: 'python', tokenizer: 'cl100k' }), limit(null)]);
-  result.afterCancel = after !== null && Array.from(after.tokens.ids).join() === result.ids.join();` : ''}
+  result.afterCancel = after !== null && Array.from(after.tokens.ids).join() === result.ids.join();`
+      : ''
+  }
   return result;
 }
 `;
@@ -109,19 +141,28 @@ function serve(dir) {
       res.end();
       return;
     }
-    const file = path.join(dir, decodeURIComponent(req.url.split('?')[0]) === '/' ? 'index.html' : decodeURIComponent(req.url.split('?')[0]));
+    const file = path.join(
+      dir,
+      decodeURIComponent(req.url.split('?')[0]) === '/'
+        ? 'index.html'
+        : decodeURIComponent(req.url.split('?')[0]),
+    );
     if (!file.startsWith(dir) || !fs.existsSync(file) || fs.statSync(file).isDirectory()) {
       res.writeHead(404);
       res.end();
       return;
     }
-    res.writeHead(200, { 'content-type': TYPES[path.extname(file)] || 'application/octet-stream', 'content-security-policy': CSP });
+    res.writeHead(200, {
+      'content-type': TYPES[path.extname(file)] || 'application/octet-stream',
+      'content-security-policy': CSP,
+    });
     fs.createReadStream(file).pipe(res);
   });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
-const PAGE = (src) => `<!doctype html><html><head><meta charset="utf-8"><title>hirope smoke</title></head><body><script type="module" src="${src}"></script></body></html>`;
+const PAGE = (src) =>
+  `<!doctype html><html><head><meta charset="utf-8"><title>hirope smoke</title></head><body><script type="module" src="${src}"></script></body></html>`;
 const PAGE_MAIN = (importFrom, workerFrom) => `${PROGRAM(importFrom, workerFrom)}
 run().then((r) => { document.body.dataset.result = JSON.stringify(r); }, (e) => { document.body.dataset.result = JSON.stringify({ failed: String(e && e.stack || e) }); });
 `;
@@ -131,8 +172,23 @@ describe('the npm package in other projects', () => {
   const project = (name) => {
     const dir = path.join(tmp, name);
     fs.mkdirSync(path.join(dir, 'src'), { recursive: true });
-    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: `smoke-${name}`, private: true, type: 'module' }));
-    execFileSync('npm', ['install', tarball, '--offline', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error'], { cwd: dir });
+    fs.writeFileSync(
+      path.join(dir, 'package.json'),
+      JSON.stringify({ name: `smoke-${name}`, private: true, type: 'module' }),
+    );
+    execFileSync(
+      'npm',
+      [
+        'install',
+        tarball,
+        '--offline',
+        '--no-audit',
+        '--no-fund',
+        '--ignore-scripts',
+        '--loglevel=error',
+      ],
+      { cwd: dir },
+    );
     return dir;
   };
   async function runPage(dir) {
@@ -156,11 +212,23 @@ describe('the npm package in other projects', () => {
 
   before(async () => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'hirope-smoke-'));
-    const out = execFileSync('npm', ['pack', '--pack-destination', tmp, '--json', '--loglevel=error'], { cwd: root, encoding: 'utf8' });
+    const out = execFileSync(
+      'npm',
+      ['pack', '--pack-destination', tmp, '--json', '--loglevel=error'],
+      { cwd: root, encoding: 'utf8' },
+    );
     tarball = path.join(tmp, JSON.parse(out)[0].filename);
     browser = await chromium.launch({
       executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+        '--disable-dev-shm-usage',
+      ],
     });
   });
   after(async () => {
@@ -169,31 +237,74 @@ describe('the npm package in other projects', () => {
   });
 
   it('ships only what it needs', () => {
-    const list = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--loglevel=error'], { cwd: root, encoding: 'utf8' }))[0].files.map((f) => f.path);
-    for (const f of ['dist/index.js', 'dist/core.js', 'dist/api.js', 'dist/worker.js', 'dist/index.d.ts', 'dist/hirope-simd.wasm', 'dist/hirope-core-scalar.wasm', 'dist/data/cl100k.bin', 'dist/data/o200k.bin', 'dist/data/llama3.json', 'dist/data/qwen3.json', 'dist/data/deepseek-v3.json', 'dist/data/gemma3.json', 'dist/model.js', 'dist/data/pybyte.hrm', 'dist/data/pyjs-llama2.hrm', 'bin/hirope.mjs', 'lib/model-eval.mjs', 'lib/png.mjs', 'training/registry.mjs', 'training/models/registry.json', 'dist/colormap.js']) {
+    const list = JSON.parse(
+      execFileSync('npm', ['pack', '--dry-run', '--json', '--loglevel=error'], {
+        cwd: root,
+        encoding: 'utf8',
+      }),
+    )[0].files.map((f) => f.path);
+    for (const f of [
+      'dist/index.js',
+      'dist/core.js',
+      'dist/api.js',
+      'dist/worker.js',
+      'dist/index.d.ts',
+      'dist/hirope-simd.wasm',
+      'dist/hirope-core-scalar.wasm',
+      'dist/data/cl100k.bin',
+      'dist/data/o200k.bin',
+      'dist/data/llama3.json',
+      'dist/data/qwen3.json',
+      'dist/data/deepseek-v3.json',
+      'dist/data/gemma3.json',
+      'dist/model.js',
+      'dist/data/pybyte.hrm',
+      'dist/data/pyjs-llama2.hrm',
+      'bin/hirope.mjs',
+      'lib/model-eval.mjs',
+      'lib/png.mjs',
+      'training/registry.mjs',
+      'training/models/registry.json',
+      'dist/colormap.js',
+    ]) {
       assert.ok(list.includes(f), f);
     }
-    assert.ok(!list.some((f) => f.startsWith('src/') || f.startsWith('tests/') || f.startsWith('build/')));
+    assert.ok(
+      !list.some((f) => f.startsWith('src/') || f.startsWith('tests/') || f.startsWith('build/')),
+    );
   });
 
   it('runs in plain Node ESM, full and core entries', () => {
     const dir = project('node');
-    fs.writeFileSync(path.join(dir, 'main.mjs'), `${PROGRAM('hirope')}
+    fs.writeFileSync(
+      path.join(dir, 'main.mjs'),
+      `${PROGRAM('hirope')}
 import core from 'hirope/core';
 const r = await run();
 const c = await core();
 r.core = { hasAnalysis: c.hasAnalysis, backend: c.backend };
-console.log(JSON.stringify(r));`);
-    const r = JSON.parse(execFileSync(process.execPath, ['main.mjs'], { cwd: dir, encoding: 'utf8' }));
+console.log(JSON.stringify(r));`,
+    );
+    const r = JSON.parse(
+      execFileSync(process.execPath, ['main.mjs'], { cwd: dir, encoding: 'utf8' }),
+    );
     checkResult(r);
     assert.deepEqual(r.core, { hasAnalysis: false, backend: 'wasm-simd' });
-    const cli = execFileSync(path.join(dir, 'node_modules/.bin/hirope'), ['--help'], { encoding: 'utf8' });
+    const cli = execFileSync(path.join(dir, 'node_modules/.bin/hirope'), ['--help'], {
+      encoding: 'utf8',
+    });
     assert.match(cli, /usage: hirope/);
   });
 
   it('runs in a page served as plain ES modules, with the worker helper', async () => {
     const dir = project('esm');
-    fs.writeFileSync(path.join(dir, 'main.js'), PAGE_MAIN('./node_modules/hirope/dist/index.js', './node_modules/hirope/dist/worker-client.js'));
+    fs.writeFileSync(
+      path.join(dir, 'main.js'),
+      PAGE_MAIN(
+        './node_modules/hirope/dist/index.js',
+        './node_modules/hirope/dist/worker-client.js',
+      ),
+    );
     fs.writeFileSync(path.join(dir, 'index.html'), PAGE('./main.js'));
     checkResult(await runPage(dir), { worker: true });
   });
@@ -202,15 +313,24 @@ console.log(JSON.stringify(r));`);
     const dir = project('vite');
     fs.writeFileSync(path.join(dir, 'src/main.js'), PAGE_MAIN('hirope', 'hirope/worker'));
     fs.writeFileSync(path.join(dir, 'index.html'), PAGE('/src/main.js'));
-    execFileSync(process.execPath, [bin('vite', 'bin/vite.js'), 'build', '--logLevel', 'error'], { cwd: dir });
+    execFileSync(process.execPath, [bin('vite', 'bin/vite.js'), 'build', '--logLevel', 'error'], {
+      cwd: dir,
+    });
     checkResult(await runPage(path.join(dir, 'dist')), { worker: true });
   });
 
   it('runs in a webpack 5 build', async () => {
     const dir = project('webpack');
     fs.writeFileSync(path.join(dir, 'src/main.js'), PAGE_MAIN('hirope', 'hirope/worker'));
-    fs.writeFileSync(path.join(dir, 'webpack.config.cjs'), `module.exports = { mode: 'production', entry: './src/main.js', output: { path: require('path').resolve(__dirname, 'dist'), filename: 'main.js', publicPath: '' }, performance: { hints: false } };`);
-    execFileSync(process.execPath, [bin('webpack-cli', 'bin/cli.js'), '--config', 'webpack.config.cjs'], { cwd: dir, stdio: 'pipe' });
+    fs.writeFileSync(
+      path.join(dir, 'webpack.config.cjs'),
+      `module.exports = { mode: 'production', entry: './src/main.js', output: { path: require('path').resolve(__dirname, 'dist'), filename: 'main.js', publicPath: '' }, performance: { hints: false } };`,
+    );
+    execFileSync(
+      process.execPath,
+      [bin('webpack-cli', 'bin/cli.js'), '--config', 'webpack.config.cjs'],
+      { cwd: dir, stdio: 'pipe' },
+    );
     fs.writeFileSync(path.join(dir, 'dist/index.html'), PAGE('./main.js'));
     checkResult(await runPage(path.join(dir, 'dist')), { worker: true });
   });
@@ -218,9 +338,21 @@ console.log(JSON.stringify(r));`);
   it('runs in an esbuild bundle (with the .wasm files copied beside it, as README says)', async () => {
     const dir = project('esbuild');
     fs.writeFileSync(path.join(dir, 'src/main.js'), PAGE_MAIN('hirope'));
-    execFileSync(bin('esbuild', 'bin/esbuild'), ['src/main.js', '--bundle', '--format=esm', '--splitting', '--outdir=out', '--log-level=error'], { cwd: dir });
+    execFileSync(
+      bin('esbuild', 'bin/esbuild'),
+      [
+        'src/main.js',
+        '--bundle',
+        '--format=esm',
+        '--splitting',
+        '--outdir=out',
+        '--log-level=error',
+      ],
+      { cwd: dir },
+    );
     const dist = path.join(dir, 'node_modules/hirope/dist');
-    for (const f of fs.readdirSync(dist)) if (f.endsWith('.wasm')) fs.copyFileSync(path.join(dist, f), path.join(dir, 'out', f));
+    for (const f of fs.readdirSync(dist))
+      if (f.endsWith('.wasm')) fs.copyFileSync(path.join(dist, f), path.join(dir, 'out', f));
     fs.cpSync(path.join(dist, 'data'), path.join(dir, 'out/data'), { recursive: true });
     fs.writeFileSync(path.join(dir, 'out/index.html'), PAGE('./main.js'));
     checkResult(await runPage(path.join(dir, 'out')));
@@ -229,17 +361,45 @@ console.log(JSON.stringify(r));`);
   it('type-checks a typed usage example with tsc', () => {
     const dir = project('types');
     fs.copyFileSync(path.join(root, 'tests/package/usage.ts'), path.join(dir, 'usage.ts'));
-    fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({
-      compilerOptions: { strict: true, noEmit: true, target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', lib: ['es2022', 'dom'], skipLibCheck: false },
-      files: ['usage.ts'],
-    }));
-    execFileSync(process.execPath, [bin('typescript', 'bin/tsc'), '-p', '.'], { cwd: dir, encoding: 'utf8' });
-    fs.writeFileSync(path.join(dir, 'usage.ts'), "import init from 'hirope';\nconst hr = await init();\nhr.attention({ q: new Float32Array(4), k: new Float32Array(4), n: 2, headDim: '2' });\n");
-    // And a wrong call is caught: the string headDim, and nothing else.
-    assert.throws(() => execFileSync(process.execPath, [bin('typescript', 'bin/tsc'), '-p', '.'], { cwd: dir, encoding: 'utf8', stdio: 'pipe' }), (e) => {
-      assert.equal(e.status, 2, e.stdout);
-      assert.equal(e.stdout.trim(), "usage.ts(3,70): error TS2322: Type 'string' is not assignable to type 'number'.");
-      return true;
+    fs.writeFileSync(
+      path.join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          noEmit: true,
+          target: 'es2022',
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          lib: ['es2022', 'dom'],
+          skipLibCheck: false,
+        },
+        files: ['usage.ts'],
+      }),
+    );
+    execFileSync(process.execPath, [bin('typescript', 'bin/tsc'), '-p', '.'], {
+      cwd: dir,
+      encoding: 'utf8',
     });
+    fs.writeFileSync(
+      path.join(dir, 'usage.ts'),
+      "import init from 'hirope';\nconst hr = await init();\nhr.attention({ q: new Float32Array(4), k: new Float32Array(4), n: 2, headDim: '2' });\n",
+    );
+    // And a wrong call is caught: the string headDim, and nothing else.
+    assert.throws(
+      () =>
+        execFileSync(process.execPath, [bin('typescript', 'bin/tsc'), '-p', '.'], {
+          cwd: dir,
+          encoding: 'utf8',
+          stdio: 'pipe',
+        }),
+      (e) => {
+        assert.equal(e.status, 2, e.stdout);
+        assert.equal(
+          e.stdout.trim(),
+          "usage.ts(3,70): error TS2322: Type 'string' is not assignable to type 'number'.",
+        );
+        return true;
+      },
+    );
   });
 });

@@ -15,8 +15,10 @@ const text = (o) => (o.path ? fs.readFileSync(o.path, 'utf8') : o.text);
 const f32 = (list) => Float32Array.from(list);
 const i32 = (list) => (list ? Int32Array.from(list) : undefined);
 // Floats for JSON: non-finite values as the strings 'inf', '-inf' and 'nan' (JSON has none).
-const floats = (a) => Array.from(a, (x) => (Number.isFinite(x) ? x : Number.isNaN(x) ? 'nan' : x > 0 ? 'inf' : '-inf'));
-const positions = (p) => p && { token: i32(p.token), unit: i32(p.unit), statement: i32(p.statement) };
+const floats = (a) =>
+  Array.from(a, (x) => (Number.isFinite(x) ? x : Number.isNaN(x) ? 'nan' : x > 0 ? 'inf' : '-inf'));
+const positions = (p) =>
+  p && { token: i32(p.token), unit: i32(p.unit), statement: i32(p.statement) };
 
 async function run(o) {
   switch (o.op) {
@@ -26,7 +28,12 @@ async function run(o) {
     }
     case 'analyze': {
       if (o.tokenizer !== 'lexical') await hr.loadTokenizer(o.tokenizer);
-      const a = hr.analyze(text(o), { language: o.language, tokenizer: o.tokenizer, hierarchy: o.hierarchy, segmentSize: o.segmentSize });
+      const a = hr.analyze(text(o), {
+        language: o.language,
+        tokenizer: o.tokenizer,
+        hierarchy: o.hierarchy,
+        segmentSize: o.segmentSize,
+      });
       return {
         language: a.language,
         tokenizer: a.tokenizer,
@@ -36,29 +43,78 @@ async function run(o) {
         startsUtf16: Array.from(a.tokens.start),
         unit: Array.from(a.positions.unit),
         statement: Array.from(a.positions.statement),
-        units: a.units.map((u) => ({ kind: u.kind, name: u.name, nodeType: u.nodeType, languageKind: u.languageKind, start: u.byteStart, end: u.byteEnd })),
+        units: a.units.map((u) => ({
+          kind: u.kind,
+          name: u.name,
+          nodeType: u.nodeType,
+          languageKind: u.languageKind,
+          start: u.byteStart,
+          end: u.byteEnd,
+        })),
         errors: a.errors.map((e) => ({ start: e.byteStart, end: e.byteEnd, missing: e.missing })),
         statements: a.statements,
       };
     }
     case 'attention': {
-      const args = { n: o.n, headDim: o.headDim, heads: o.heads, q: f32(o.q), k: f32(o.k), scheme: o.scheme, positions: positions(o.positions), output: o.output, causal: o.causal };
+      const args = {
+        n: o.n,
+        headDim: o.headDim,
+        heads: o.heads,
+        q: f32(o.q),
+        k: f32(o.k),
+        scheme: o.scheme,
+        positions: positions(o.positions),
+        output: o.output,
+        causal: o.causal,
+      };
       if (o.v) args.v = f32(o.v);
       return floats(hr.attention(args));
     }
     case 'rotate':
-      return floats(hr.rotate({ n: o.n, headDim: o.headDim, heads: o.heads, x: f32(o.x), scheme: o.scheme, positions: positions(o.positions), role: o.role, branch: o.branch }));
+      return floats(
+        hr.rotate({
+          n: o.n,
+          headDim: o.headDim,
+          heads: o.heads,
+          x: f32(o.x),
+          scheme: o.scheme,
+          positions: positions(o.positions),
+          role: o.role,
+          branch: o.branch,
+        }),
+      );
     case 'distances':
-      return hr.relativeDistances({ n: o.n, headDim: o.headDim, scheme: o.scheme, positions: positions(o.positions) })
-        .map((b) => ({ name: b.name, pairBegin: b.pairBegin, pairEnd: b.pairEnd, distances: floats(b.distances) }));
+      return hr
+        .relativeDistances({
+          n: o.n,
+          headDim: o.headDim,
+          scheme: o.scheme,
+          positions: positions(o.positions),
+        })
+        .map((b) => ({
+          name: b.name,
+          pairBegin: b.pairBegin,
+          pairEnd: b.pairEnd,
+          distances: floats(b.distances),
+        }));
     case 'loss': {
       if (!models.has(o.model)) models.set(o.model, await hr.model.load({ name: o.model }));
       const r = models.get(o.model).loss(text(o), { scheme: o.scheme, hierarchy: o.hierarchy });
-      return { losses: floats(r.losses), bitsPerByte: r.bitsPerByte, bitsPerToken: r.bitsPerToken ?? null, n: r.n };
+      return {
+        losses: floats(r.losses),
+        bitsPerByte: r.bitsPerByte,
+        bitsPerToken: r.bitsPerToken ?? null,
+        n: r.n,
+      };
     }
     case 'generate': {
       if (!models.has(o.model)) models.set(o.model, await hr.model.load({ name: o.model }));
-      return models.get(o.model).generate(o.prompt, { maxBytes: o.maxBytes, temperature: o.temperature, seed: o.seed, scheme: o.scheme }).text;
+      return models.get(o.model).generate(o.prompt, {
+        maxBytes: o.maxBytes,
+        temperature: o.temperature,
+        seed: o.seed,
+        scheme: o.scheme,
+      }).text;
     }
     default:
       throw new Error(`unknown op ${o.op}`);

@@ -5,15 +5,21 @@
 const longrope = (headDim) => ({
   type: 'rope',
   scaling: {
-    type: 'longrope', factor: 4, originalLength: 16,
+    type: 'longrope',
+    factor: 4,
+    originalLength: 16,
     shortFactor: Array.from({ length: headDim / 2 }, (_, j) => 1 + 0.1 * j),
     longFactor: Array.from({ length: headDim / 2 }, (_, j) => 1 + j),
   },
 });
 
 export const SCHEMES = [
-  'nope', 'alibi', 'sinusoidal', { type: 'sinusoidal', variant: 'fairseq' },
-  'rope', { type: 'rope', layout: 'interleaved', rotaryFraction: 0.5, base: 500000 },
+  'nope',
+  'alibi',
+  'sinusoidal',
+  { type: 'sinusoidal', variant: 'fairseq' },
+  'rope',
+  { type: 'rope', layout: 'interleaved', rotaryFraction: 0.5, base: 500000 },
   { type: 'rope', scaling: { type: 'linear', factor: 4 } },
   { type: 'rope', scaling: { type: 'ntk', factor: 8 } },
   { type: 'rope', scaling: { type: 'dynamic-ntk', factor: 2, originalLength: 16 } },
@@ -36,16 +42,23 @@ export const SHAPES = [
 ];
 
 export async function crossCheck(hr) {
-  let worst = 0, compared = 0;
+  let worst = 0,
+    compared = 0;
   const failures = [];
   for (const shape of SHAPES) {
     const { n, headDim, heads } = shape;
     const { q, k, v } = hr.qk({ n, headDim, heads, seed: 7 });
     const token = Int32Array.from({ length: n }, (_, i) => i);
-    const positions = { token, unit: token.map((t) => Math.floor(t / 7)), statement: token.map((t) => Math.floor(t / 3)) };
+    const positions = {
+      token,
+      unit: token.map((t) => Math.floor(t / 7)),
+      statement: token.map((t) => Math.floor(t / 3)),
+    };
     for (const entry of SCHEMES) {
       const scheme = typeof entry === 'function' ? entry(headDim) : entry;
-      const windowed = typeof scheme === 'object' && ['rerope', 'leaky-rerope', 'self-extend', 'hirope'].includes(scheme.type);
+      const windowed =
+        typeof scheme === 'object' &&
+        ['rerope', 'leaky-rerope', 'self-extend', 'hirope'].includes(scheme.type);
       for (const causal of windowed ? [true] : [true, false]) {
         for (const output of ['logits', 'probs', 'values']) {
           const args = { q, k, v, n, headDim, heads, positions, scheme, output, causal };
@@ -58,7 +71,10 @@ export async function crossCheck(hr) {
           }
           compared++;
           worst = Math.max(worst, err);
-          if (!(err <= 1e-4)) failures.push(`${JSON.stringify(scheme)} n=${n} d=${headDim} h=${heads} ${output} causal=${causal}: ${err}`);
+          if (!(err <= 1e-4))
+            failures.push(
+              `${JSON.stringify(scheme)} n=${n} d=${headDim} h=${heads} ${output} causal=${causal}: ${err}`,
+            );
         }
       }
     }

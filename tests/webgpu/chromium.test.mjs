@@ -12,7 +12,12 @@ import { chromium } from 'playwright-core';
 import { propertySeed } from './seed.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const TYPES = { '.html': 'text/html', '.mjs': 'text/javascript', '.js': 'text/javascript', '.wasm': 'application/wasm' };
+const TYPES = {
+  '.html': 'text/html',
+  '.mjs': 'text/javascript',
+  '.js': 'text/javascript',
+  '.wasm': 'application/wasm',
+};
 const FAST_CHECK = '/tests/webgpu/fast-check.bundle.mjs';
 
 describe('WebGPU backend (headless Chromium)', () => {
@@ -21,7 +26,10 @@ describe('WebGPU backend (headless Chromium)', () => {
     // fast-check as one ES module for the page (its package imports pure-rand by bare names).
     const bundle = await esbuild.build({
       stdin: { contents: "export { default } from 'fast-check';", resolveDir: root },
-      bundle: true, format: 'esm', write: false, logLevel: 'silent',
+      bundle: true,
+      format: 'esm',
+      write: false,
+      logLevel: 'silent',
     });
     const fastCheck = bundle.outputFiles[0].contents;
     await esbuild.stop(); // its service process would keep this file's process alive
@@ -33,20 +41,32 @@ describe('WebGPU backend (headless Chromium)', () => {
         return;
       }
       const file = path.join(root, url);
-      const allowed = file.startsWith(path.join(root, 'dist')) || file.startsWith(path.join(root, 'tests', 'webgpu'));
+      const allowed =
+        file.startsWith(path.join(root, 'dist')) ||
+        file.startsWith(path.join(root, 'tests', 'webgpu'));
       if (!allowed || !fs.existsSync(file) || fs.statSync(file).isDirectory()) {
         res.writeHead(404);
         res.end();
         return;
       }
-      res.writeHead(200, { 'content-type': TYPES[path.extname(file)] || 'application/octet-stream' });
+      res.writeHead(200, {
+        'content-type': TYPES[path.extname(file)] || 'application/octet-stream',
+      });
       fs.createReadStream(file).pipe(res);
     });
     await new Promise((r) => server.listen(0, '127.0.0.1', r));
     base = `http://localhost:${server.address().port}`;
     browser = await chromium.launch({
       executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-      args: ['--no-sandbox', '--enable-unsafe-webgpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'],
+      args: [
+        '--no-sandbox',
+        '--enable-unsafe-webgpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+        '--disable-dev-shm-usage',
+      ],
     });
   });
   after(async () => {
@@ -62,9 +82,13 @@ describe('WebGPU backend (headless Chromium)', () => {
       if (m.text().startsWith('case ')) last = m.text();
     });
     try {
-      const crashed = new Promise((_, reject) => page.on('crash', () => reject(new Error(`the tab crashed; last case: ${last}`))));
+      const crashed = new Promise((_, reject) =>
+        page.on('crash', () => reject(new Error(`the tab crashed; last case: ${last}`))),
+      );
       await page.goto(url);
-      const done = page.waitForFunction(() => document.body.dataset.result, null, { timeout: 600000 });
+      const done = page.waitForFunction(() => document.body.dataset.result, null, {
+        timeout: 600000,
+      });
       await Promise.race([done, crashed]);
       const r = JSON.parse(await page.evaluate(() => document.body.dataset.result));
       if (r.error) r.error += `\nlast case: ${last}`;
@@ -77,7 +101,9 @@ describe('WebGPU backend (headless Chromium)', () => {
   it('matches WASM on every scheme and shape within 1e-4', async () => {
     const r = await result(`${base}/tests/webgpu/page.html`);
     assert.equal(r.error, undefined, r.error);
-    console.log(`# webgpu (chromium, ${r.adapter}): ${r.compared} comparisons, worst relative error ${r.worst.toExponential(2)}`);
+    console.log(
+      `# webgpu (chromium, ${r.adapter}): ${r.compared} comparisons, worst relative error ${r.worst.toExponential(2)}`,
+    );
     assert.equal(r.backend, 'webgpu');
     assert.deepEqual(r.failures, []);
   });

@@ -25,8 +25,10 @@ const [mode, ...rest] = process.argv.slice(2);
 if (mode === 'snippet') {
   // As a user writes it: the object create() returns is not kept by the caller.
   const hr = await init({ backend: 'webgpu', gpu: webgpu.create([]), analysis: false });
-  const n = 131, d = 72;
-  const arr = (seed) => Float32Array.from({ length: n * d }, (_, i) => Math.sin(i * 12.9898 + seed));
+  const n = 131,
+    d = 72;
+  const arr = (seed) =>
+    Float32Array.from({ length: n * d }, (_, i) => Math.sin(i * 12.9898 + seed));
   const args = { q: arr(21), k: arr(23), n, headDim: d };
   const want = hr.attention(args);
   collect();
@@ -44,10 +46,13 @@ if (mode === 'snippet') {
   const [seed, numRuns] = rest.map(Number);
   const hr = await init({ backend: 'webgpu', gpu: webgpu.create([]), analysis: false });
   let runs = 0;
-  await fc.assert(property(fc, hr, (c) => say(`case ${JSON.stringify(c)}`)).afterEach(() => {
-    runs++;
-    collect();
-  }), { seed, numRuns, endOnFailure: true });
+  await fc.assert(
+    property(fc, hr, (c) => say(`case ${JSON.stringify(c)}`)).afterEach(() => {
+      runs++;
+      collect();
+    }),
+    { seed, numRuns, endOnFailure: true },
+  );
   say(`ok ${runs} runs`);
 } else if (mode === 'lost') {
   const hr = await init({ backend: 'webgpu', gpu: webgpu.create([]), analysis: false });
@@ -55,18 +60,27 @@ if (mode === 'snippet') {
   // Later calls go to WASM too, and errors stay HiRoPEErrors.
   const again = await hr.attentionAsync(args);
   if (!again.every((x, i) => x === want[i])) throw new Error('the next call differs from WASM');
-  const bad = await hr.attentionAsync({ ...args, n: 0 }).then(() => null, (e) => e);
+  const bad = await hr.attentionAsync({ ...args, n: 0 }).then(
+    () => null,
+    (e) => e,
+  );
   if (!(bad instanceof HiRoPEError)) throw new Error(`a bad call after the loss gave ${bad}`);
   say('ok lost');
 } else if (mode === 'cross') {
   const hr = await init({ backend: 'webgpu', gpu: webgpu.create([]) });
   const { compared, worst, failures } = await crossCheck(hr);
   if (failures.length) throw new Error(failures.join('\n'));
-  say(`ok ${hr.attentionBackend} (dawn, ${hr.gpuAdapter}): ${compared} comparisons, worst relative error ${worst.toExponential(2)}`);
+  say(
+    `ok ${hr.attentionBackend} (dawn, ${hr.gpuAdapter}): ${compared} comparisons, worst relative error ${worst.toExponential(2)}`,
+  );
 } else if (mode === 'limits') {
   const hr = await init({ backend: 'webgpu', gpu: webgpu.create([]), analysis: false });
   const { q, k } = hr.qk({ n: 64, headDim: 8 });
-  const reason = async (args) => hr.attentionAsync(args).then(() => 'resolved', (e) => (e instanceof HiRoPEError ? e.message : `not a HiRoPEError: ${e}`));
+  const reason = async (args) =>
+    hr.attentionAsync(args).then(
+      () => 'resolved',
+      (e) => (e instanceof HiRoPEError ? e.message : `not a HiRoPEError: ${e}`),
+    );
   const bad = q.slice();
   bad[3] = NaN;
   const saved = hr._gpu.limits.maxStorageBufferBindingSize;
@@ -77,7 +91,8 @@ if (mode === 'snippet') {
   // The device still works after the refusals.
   const want = hr.attention({ q, k, n: 64, headDim: 8 });
   const got = await hr.attentionAsync({ q, k, n: 64, headDim: 8 });
-  if (!got.every((x, i) => Math.abs(x - want[i]) <= 1e-5)) throw new Error('the call after the refusals differs from WASM');
+  if (!got.every((x, i) => Math.abs(x - want[i]) <= 1e-5))
+    throw new Error('the call after the refusals differs from WASM');
   say(`ok ${hr.attentionBackend}`);
 } else {
   throw new Error(`unknown mode ${mode}`);

@@ -16,12 +16,22 @@ const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'dawn-chil
 // Runs a mode of dawn-child.mjs; returns its stdout lines, or fails with how it ended and the last
 // case it wrote.
 function child(...args) {
-  const r = spawnSync(process.execPath, ['--expose-gc', CHILD, ...args.map(String)], { encoding: 'utf8', timeout: 540000, maxBuffer: 64 << 20 });
+  const r = spawnSync(process.execPath, ['--expose-gc', CHILD, ...args.map(String)], {
+    encoding: 'utf8',
+    timeout: 540000,
+    maxBuffer: 64 << 20,
+  });
   const lines = r.stdout.split('\n').filter(Boolean);
   if (r.status !== 0) {
     const last = lines.filter((l) => l.startsWith('case ')).pop() || '(none)';
-    const how = r.signal ? `was killed by ${r.signal}` : r.error ? `failed: ${r.error.message}` : `exited with ${r.status}`;
-    assert.fail(`dawn-child.mjs ${args.join(' ')} ${how}\nlast case: ${last}\n${r.stderr.slice(-4000)}`);
+    const how = r.signal
+      ? `was killed by ${r.signal}`
+      : r.error
+        ? `failed: ${r.error.message}`
+        : `exited with ${r.status}`;
+    assert.fail(
+      `dawn-child.mjs ${args.join(' ')} ${how}\nlast case: ${last}\n${r.stderr.slice(-4000)}`,
+    );
   }
   return lines;
 }
@@ -62,7 +72,13 @@ describe('WebGPU backend (Node, Dawn on SwiftShader)', () => {
     assert.equal(auto.attentionBackend, 'wasm');
     const { q, k } = auto.qk({ n: 4, headDim: 2 });
     assert.equal((await auto.attentionAsync({ q, k, n: 4, headDim: 2 })).length, 16);
-    await assert.rejects(init({ backend: 'webgpu', gpu: none, analysis: false }), /no WebGPU adapter is available/);
-    await assert.rejects(init({ backend: 'gpu' }), /options.backend must be 'wasm', 'webgpu' or 'auto'/);
+    await assert.rejects(
+      init({ backend: 'webgpu', gpu: none, analysis: false }),
+      /no WebGPU adapter is available/,
+    );
+    await assert.rejects(
+      init({ backend: 'gpu' }),
+      /options.backend must be 'wasm', 'webgpu' or 'auto'/,
+    );
   });
 });

@@ -5,7 +5,11 @@ import { crossCheck } from './cases.mjs';
 try {
   const hr = await init({ backend: 'webgpu' });
   const r = await crossCheck(hr);
-  document.body.dataset.result = JSON.stringify({ ...r, adapter: hr.gpuAdapter, backend: hr.attentionBackend });
+  document.body.dataset.result = JSON.stringify({
+    ...r,
+    adapter: hr.gpuAdapter,
+    backend: hr.attentionBackend,
+  });
 } catch (e) {
-  document.body.dataset.result = JSON.stringify({ error: String(e && e.stack || e) });
+  document.body.dataset.result = JSON.stringify({ error: String((e && e.stack) || e) });
 }

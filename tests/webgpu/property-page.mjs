@@ -14,7 +14,10 @@ async function lostAndRecovered() {
   const hr = await init({ backend: 'webgpu' });
   await loseDeviceMidCall(hr);
   const again = await init({ backend: 'webgpu' });
-  const failure = await runCases(again, [LOST_CASE, { ...LOST_CASE, n: 131, headDim: 72, output: 'values' }]);
+  const failure = await runCases(again, [
+    LOST_CASE,
+    { ...LOST_CASE, n: 131, headDim: 72, output: 'values' },
+  ]);
   if (failure) throw new Error(`after recovery: ${failure}`);
   return again.attentionBackend;
 }
@@ -22,9 +25,17 @@ async function lostAndRecovered() {
 try {
   const hr = await init({ backend: 'webgpu' });
   let runs = 0;
-  await fc.assert(property(fc, hr, (c) => console.log(`case ${JSON.stringify(c)}`)).afterEach(() => runs++), { seed, numRuns, endOnFailure: true });
+  await fc.assert(
+    property(fc, hr, (c) => console.log(`case ${JSON.stringify(c)}`)).afterEach(() => runs++),
+    { seed, numRuns, endOnFailure: true },
+  );
   const recovered = await lostAndRecovered();
-  document.body.dataset.result = JSON.stringify({ runs, adapter: hr.gpuAdapter, backend: hr.attentionBackend, recovered });
+  document.body.dataset.result = JSON.stringify({
+    runs,
+    adapter: hr.gpuAdapter,
+    backend: hr.attentionBackend,
+    recovered,
+  });
 } catch (e) {
   document.body.dataset.result = JSON.stringify({ error: String((e && e.stack) || e) });
 }

@@ -14,7 +14,7 @@ const WINDOWED = new Set(['rerope', 'leaky-rerope', 'self-extend', 'hirope']);
 /** The data of one array: n * width values of a kind at a scale. */
 export function data(kind, length, scale, seed) {
   const x = new Float32Array(length);
-  let s = (seed >>> 0) || 1;
+  let s = seed >>> 0 || 1;
   for (let i = 0; i < length; i++) {
     if (kind === 'sin') x[i] = scale * Math.sin(i * 12.9898 + seed);
     else if (kind === 'constant') x[i] = scale * (seed % 2 ? 0.75 : -0.5);
@@ -54,9 +54,19 @@ export function argsOf(c) {
   const length = c.n * c.heads * c.headDim;
   const scale = 10 ** c.exponent;
   const token = Int32Array.from({ length: c.n }, (_, i) => i);
-  const positions = { token, unit: token.map((t) => Math.floor(t / c.unitSize)), statement: token.map((t) => Math.floor(t / c.statementSize)) };
+  const positions = {
+    token,
+    unit: token.map((t) => Math.floor(t / c.unitSize)),
+    statement: token.map((t) => Math.floor(t / c.statementSize)),
+  };
   return {
-    n: c.n, headDim: c.headDim, heads: c.heads, scheme, output: c.output, causal, positions,
+    n: c.n,
+    headDim: c.headDim,
+    heads: c.heads,
+    scheme,
+    output: c.output,
+    causal,
+    positions,
     q: data(c.kind, length, scale, c.seed),
     k: data(c.kind, length, scale, c.seed + 1),
     v: data(c.kind, length, scale, c.seed + 2),
@@ -68,7 +78,16 @@ function norms(hr, args, role) {
   const { n, headDim, heads } = args;
   const out = new Float64Array(heads * n);
   for (const branch of ['near', 'far']) {
-    const y = hr.rotate({ x: role === 'query' ? args.q : args.k, n, headDim, heads, scheme: args.scheme, positions: args.positions, role, branch });
+    const y = hr.rotate({
+      x: role === 'query' ? args.q : args.k,
+      n,
+      headDim,
+      heads,
+      scheme: args.scheme,
+      positions: args.positions,
+      role,
+      branch,
+    });
     for (let t = 0; t < n; t++) {
       for (let h = 0; h < heads; h++) {
         let s = 0;
@@ -88,30 +107,36 @@ function norms(hr, args, role) {
  */
 export function compare(hr, args, want, got) {
   const { n, headDim, heads, output, causal } = args;
-  if (!got || got.length !== want.length) return `length ${got ? got.length : got}, expected ${want.length}`;
+  if (!got || got.length !== want.length)
+    return `length ${got ? got.length : got}, expected ${want.length}`;
   const Q = norms(hr, args, 'query');
   const K = norms(hr, args, 'key');
   const scale = 1 / Math.sqrt(headDim);
   const alibi = (typeof args.scheme === 'string' ? args.scheme : args.scheme.type) === 'alibi';
-  const logitError = (h, i, j) => 4 * (headDim + 8) * EPS * scale * Q[h * n + i] * K[h * n + j] + (alibi ? 4 * EPS * n : 0);
+  const logitError = (h, i, j) =>
+    4 * (headDim + 8) * EPS * scale * Q[h * n + i] * K[h * n + j] + (alibi ? 4 * EPS * n : 0);
   const rowError = (h, i) => {
     let m = 0;
     for (let j = 0; j < n; j++) m = Math.max(m, logitError(h, i, j));
     return m;
   };
   for (let i = 0; i < got.length; i++) {
-    if (Number.isNaN(got[i]) || (output !== 'logits' && !Number.isFinite(got[i]))) return `element ${i} is ${got[i]}`;
+    if (Number.isNaN(got[i]) || (output !== 'logits' && !Number.isFinite(got[i])))
+      return `element ${i} is ${got[i]}`;
   }
   if (output === 'values') {
     const width = heads * headDim;
     for (let t = 0; t < n; t++) {
       for (let h = 0; h < heads; h++) {
         let vmax = 0;
-        for (let j = 0; j < n; j++) for (let d = 0; d < headDim; d++) vmax = Math.max(vmax, Math.abs(args.v[j * width + h * headDim + d]));
+        for (let j = 0; j < n; j++)
+          for (let d = 0; d < headDim; d++)
+            vmax = Math.max(vmax, Math.abs(args.v[j * width + h * headDim + d]));
         const tol = (1e-4 + 4 * rowError(h, t) + 8 * n * EPS) * vmax;
         for (let d = 0; d < headDim; d++) {
           const at = t * width + h * headDim + d;
-          if (!(Math.abs(got[at] - want[at]) <= tol)) return `out[${t}, head ${h}, ${d}] = ${got[at]}, WASM ${want[at]}, bound ${tol}`;
+          if (!(Math.abs(got[at] - want[at]) <= tol))
+            return `out[${t}, head ${h}, ${d}] = ${got[at]}, WASM ${want[at]}, bound ${tol}`;
         }
       }
     }
@@ -123,21 +148,25 @@ export function compare(hr, args, want, got) {
       const re = output === 'probs' ? rowError(h, i) : 0;
       let sum = 0;
       for (let j = 0; j < n; j++) {
-        const w = want[row + j], g = got[row + j];
+        const w = want[row + j],
+          g = got[row + j];
         const masked = causal && j > i;
         if (output === 'logits') {
           if (w === g) continue; // the mask's -Infinity on both sides
           const tol = 2 * logitError(h, i, j) + 1e-5 * (1 + Math.abs(w));
-          if (!(Math.abs(g - w) <= tol)) return `logit[${h}, ${i}, ${j}] = ${g}, WASM ${w}, bound ${tol}`;
+          if (!(Math.abs(g - w) <= tol))
+            return `logit[${h}, ${i}, ${j}] = ${g}, WASM ${w}, bound ${tol}`;
           continue;
         }
         if (masked && g !== 0) return `prob[${h}, ${i}, ${j}] = ${g} under the causal mask`;
         if (!(g >= 0 && g <= 1)) return `prob[${h}, ${i}, ${j}] = ${g} outside [0, 1]`;
         sum += g;
         const tol = 1e-4 + 4 * re + 16 * EPS;
-        if (!(Math.abs(g - w) <= tol)) return `prob[${h}, ${i}, ${j}] = ${g}, WASM ${w}, bound ${tol}`;
+        if (!(Math.abs(g - w) <= tol))
+          return `prob[${h}, ${i}, ${j}] = ${g}, WASM ${w}, bound ${tol}`;
       }
-      if (output === 'probs' && !(Math.abs(sum - 1) <= 1e-4 + n * 4 * EPS)) return `row ${i} of head ${h} sums to ${sum}`;
+      if (output === 'probs' && !(Math.abs(sum - 1) <= 1e-4 + n * 4 * EPS))
+        return `row ${i} of head ${h} sums to ${sum}`;
     }
   }
   return null;
@@ -161,15 +190,21 @@ export async function runCases(hr, cases, log = () => {}) {
   const settled = await Promise.allSettled(prepared.map((p) => hr.attentionAsync(p.args)));
   if (hr.attentionBackend !== 'webgpu') return `the backend fell back to ${hr.attentionBackend}`;
   for (let i = 0; i < prepared.length; i++) {
-    const p = prepared[i], s = settled[i];
+    const p = prepared[i],
+      s = settled[i];
     const where = `case ${JSON.stringify(p.c)}`;
     if (p.refused) {
-      if (s.status !== 'rejected' || s.reason.name !== 'HiRoPEError' || s.reason.message !== p.refused.message) {
+      if (
+        s.status !== 'rejected' ||
+        s.reason.name !== 'HiRoPEError' ||
+        s.reason.message !== p.refused.message
+      ) {
         return `${where}: WASM refused it (${p.refused.message}) but WebGPU gave ${s.status === 'rejected' ? s.reason : 'a result'}`;
       }
       continue;
     }
-    if (s.status === 'rejected') return `${where}: rejected with ${s.reason && s.reason.stack || s.reason}`;
+    if (s.status === 'rejected')
+      return `${where}: rejected with ${(s.reason && s.reason.stack) || s.reason}`;
     const failure = compare(hr, p.args, p.want, s.value);
     if (failure) return `${where}: ${failure}`;
   }
@@ -177,7 +212,19 @@ export async function runCases(hr, cases, log = () => {}) {
 }
 
 /** A case for the lost-device checks. */
-export const LOST_CASE = Object.freeze({ n: 97, headDim: 40, heads: 2, scheme: 0, output: 'probs', causal: true, kind: 'sin', exponent: 0, seed: 5, unitSize: 7, statementSize: 3 });
+export const LOST_CASE = Object.freeze({
+  n: 97,
+  headDim: 40,
+  heads: 2,
+  scheme: 0,
+  output: 'probs',
+  causal: true,
+  kind: 'sin',
+  exponent: 0,
+  seed: 5,
+  unitSize: 7,
+  statementSize: 3,
+});
 
 /**
  * Destroys hr's device while a call is queued on it; that call must fall back to WASM with WASM's
@@ -189,15 +236,20 @@ export async function loseDeviceMidCall(hr) {
   const call = hr.attentionAsync(args); // its work is queued on the GPU; the device goes now
   hr._gpu.device.destroy();
   const got = await call;
-  if (hr.attentionBackend !== 'wasm') throw new Error(`backend is ${hr.attentionBackend} after the device was lost`);
-  if (got.length !== want.length || got.some((x, i) => !(x === want[i]))) throw new Error('the fallback result differs from WASM');
+  if (hr.attentionBackend !== 'wasm')
+    throw new Error(`backend is ${hr.attentionBackend} after the device was lost`);
+  if (got.length !== want.length || got.some((x, i) => !(x === want[i])))
+    throw new Error('the fallback result differs from WASM');
   return { args, want };
 }
 
 /** The property over single calls and groups of calls in flight at once. */
 export function property(fc, hr, log) {
-  return fc.asyncProperty(fc.array(caseArbitrary(fc), { minLength: 1, maxLength: 3 }), async (cases) => {
-    const failure = await runCases(hr, cases, log);
-    if (failure) throw new Error(failure);
-  });
+  return fc.asyncProperty(
+    fc.array(caseArbitrary(fc), { minLength: 1, maxLength: 3 }),
+    async (cases) => {
+      const failure = await runCases(hr, cases, log);
+      if (failure) throw new Error(failure);
+    },
+  );
 }

@@ -3,6 +3,8 @@
 export function propertySeed(where) {
   const seed = Number(process.env.HIROPE_PROPERTY_SEED) || Math.floor(Math.random() * 2 ** 31);
   const runs = Number(process.env.HIROPE_PROPERTY_RUNS) || 24;
-  console.log(`# webgpu property (${where}): seed ${seed}, ${runs} runs (HIROPE_PROPERTY_SEED=${seed} replays it)`);
+  console.log(
+    `# webgpu property (${where}): seed ${seed}, ${runs} runs (HIROPE_PROPERTY_SEED=${seed} replays it)`,
+  );
   return { seed, runs };
 }

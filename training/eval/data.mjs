@@ -43,7 +43,10 @@ export function splitFiles(split, which) {
     }
     files.push({ name: file, bytes });
   }
-  if (files.length === 0) throw new Error(`none of the ${split} files of ${path.relative(root, which.manifest)} is on this machine`);
+  if (files.length === 0)
+    throw new Error(
+      `none of the ${split} files of ${path.relative(root, which.manifest)} is on this machine`,
+    );
   return { files, skipped };
 }
 
@@ -52,12 +55,16 @@ export function splitFiles(split, which) {
  * weights (the config's export.weights), as absolute paths. The report has a part for each;
  * the tune, report and plot programs take --model NAME.
  */
-export const MODELS = Object.freeze(REGISTRY.models.map((m) => Object.freeze({
-  name: m.name,
-  config: path.join(root, m.config),
-  manifest: path.join(root, m.manifest),
-  weights: path.join(root, readConfig(path.join(root, m.config)).export.weights),
-})));
+export const MODELS = Object.freeze(
+  REGISTRY.models.map((m) =>
+    Object.freeze({
+      name: m.name,
+      config: path.join(root, m.config),
+      manifest: path.join(root, m.manifest),
+      weights: path.join(root, readConfig(path.join(root, m.config)).export.weights),
+    }),
+  ),
+);
 /** The registry's default model (the byte model). */
 export const DEFAULT_MODEL = REGISTRY.default;
 export const modelByName = (name = DEFAULT_MODEL) => {
@@ -66,7 +73,17 @@ export const modelByName = (name = DEFAULT_MODEL) => {
 };
 
 // The statistics live in stats.mjs (no Node there: the playground's verdict panel reads them too).
-export { mean, sd, perFile, pairedByFile, overFiles, beyondByFile, classByFile, verdictOf, FAR } from './stats.mjs';
+export {
+  mean,
+  sd,
+  perFile,
+  pairedByFile,
+  overFiles,
+  beyondByFile,
+  classByFile,
+  verdictOf,
+  FAR,
+} from './stats.mjs';
 import { mean, sd } from './stats.mjs';
 
 /**
@@ -110,9 +127,21 @@ export const pm = (p, digits = 3) => `${signed(p.diff, digits)} ± ${p.se.toFixe
  * COPY_GATE.average less on average over the styles. The first unit is left out because no copy
  * supplies it (nothing before `result = ` says which name is called).
  */
-export const COPY_GATE = Object.freeze({ perStyle: 2, average: 3, styles: Object.freeze(['letters', 'syllables', 'camel']) });
+export const COPY_GATE = Object.freeze({
+  perStyle: 2,
+  average: 3,
+  styles: Object.freeze(['letters', 'syllables', 'camel']),
+});
 
-const NAME_CLASSES = ['aeiou', 'bcdfghjklmnprstvwz', 'qxy', 'AEIOU', 'BCDFGHJKLMNPRSTVWZ', 'QXY', '0123456789'];
+const NAME_CLASSES = [
+  'aeiou',
+  'bcdfghjklmnprstvwz',
+  'qxy',
+  'AEIOU',
+  'BCDFGHJKLMNPRSTVWZ',
+  'QXY',
+  '0123456789',
+];
 /**
  * The control name of an invented name: as long, of the same shape (each vowel replaced by another
  * vowel, consonant by another consonant, capital by capital, digit by digit; other characters kept),
@@ -126,13 +155,17 @@ export function controlName(name) {
     x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
     return x / 2 ** 32;
   };
-  return [...name].map((c) => {
-    const cls = NAME_CLASSES.find((s) => s.includes(c));
-    if (!cls) return c;
-    // A consonant class of one letter kind is small: q, x, y draw from the main consonants.
-    const pool = [...(cls.length < 5 ? NAME_CLASSES[NAME_CLASSES.indexOf(cls) - 1] : cls)].filter((y) => y !== c);
-    return pool[Math.floor(next() * pool.length)];
-  }).join('');
+  return [...name]
+    .map((c) => {
+      const cls = NAME_CLASSES.find((s) => s.includes(c));
+      if (!cls) return c;
+      // A consonant class of one letter kind is small: q, x, y draw from the main consonants.
+      const pool = [...(cls.length < 5 ? NAME_CLASSES[NAME_CLASSES.indexOf(cls) - 1] : cls)].filter(
+        (y) => y !== c,
+      );
+      return pool[Math.floor(next() * pool.length)];
+    })
+    .join('');
 }
 
 /**
@@ -147,7 +180,8 @@ export function copyGateProbe(model, probe) {
   const text = Buffer.from(probe.input, 'base64').toString('utf8');
   const name = /def ([^(\s]+)\(/.exec(text)[1];
   const s = text.lastIndexOf('\nresult = ') + '\nresult = '.length;
-  if (text.slice(s, s + name.length) !== name) throw new Error(`copy probe: ${name} is not called at the end`);
+  if (text.slice(s, s + name.length) !== name)
+    throw new Error(`copy probe: ${name} is not called at the end`);
   const control = controlName(name);
   const e = s + name.length; // ASCII: bytes = characters
   const after = (t) => {
@@ -165,7 +199,15 @@ export function copyGateProbe(model, probe) {
   const repeat = after(text);
   const other = after(text.slice(0, s) + control + text.slice(e));
   if (repeat === null || other === null) return null;
-  return { style: probe.style, name, control, bytes: name.length, repeat, other, saving: other - repeat };
+  return {
+    style: probe.style,
+    name,
+    control,
+    bytes: name.length,
+    repeat,
+    other,
+    saving: other - repeat,
+  };
 }
 
 /**
@@ -175,11 +217,21 @@ export function copyGateProbe(model, probe) {
  * the average reach their thresholds).
  */
 export function copyGate(rows) {
-  const stat = (xs) => ({ mean: mean(xs), se: xs.length > 1 ? sd(xs) / Math.sqrt(xs.length) : NaN });
+  const stat = (xs) => ({
+    mean: mean(xs),
+    se: xs.length > 1 ? sd(xs) / Math.sqrt(xs.length) : NaN,
+  });
   const styles = COPY_GATE.styles.map((style) => {
     const rs = rows.filter((r) => r && r.style === style);
     const saving = stat(rs.map((r) => r.saving));
-    return { style, n: rs.length, saving, repeat: stat(rs.map((r) => r.repeat)), other: stat(rs.map((r) => r.other)), pass: rs.length > 0 && saving.mean >= COPY_GATE.perStyle };
+    return {
+      style,
+      n: rs.length,
+      saving,
+      repeat: stat(rs.map((r) => r.repeat)),
+      other: stat(rs.map((r) => r.other)),
+      pass: rs.length > 0 && saving.mean >= COPY_GATE.perStyle,
+    };
   });
   const average = mean(styles.map((s) => s.saving.mean));
   return { styles, average, pass: styles.every((s) => s.pass) && average >= COPY_GATE.average };

@@ -24,7 +24,8 @@ export function inventedName(rand, style, size = 9) {
   if (style === 'letters') {
     while (name.length < size) name += pick(lower);
   } else if (style === 'camel') {
-    while (name.length < size - 2) name += pick(lower).toUpperCase() + pick(lower) + pick(lower) + pick(lower);
+    while (name.length < size - 2)
+      name += pick(lower).toUpperCase() + pick(lower) + pick(lower) + pick(lower);
     name = name.slice(0, size - 2) + pick('0123456789') + pick('0123456789');
   } else if (style === 'syllables') {
     while (name.length < size) name += pick('bcdfghjklmnprstvwz') + pick('aeiou');
@@ -49,7 +50,10 @@ export function recallProbes(files, fillers, seed = 1) {
   files.forEach(({ name: file, bytes }, fi) => {
     const text = new TextDecoder().decode(bytes);
     // Whole lines from the middle of the file (its code, not its licence header).
-    const lines = text.slice(Math.floor(text.length / 3)).split('\n').slice(1);
+    const lines = text
+      .slice(Math.floor(text.length / 3))
+      .split('\n')
+      .slice(1);
     for (const filler of fillers) {
       const style = NAME_STYLES[fi % NAME_STYLES.length];
       const called = inventedName(rand, style);
@@ -60,14 +64,20 @@ export function recallProbes(files, fillers, seed = 1) {
         body += line + '\n';
       }
       if (body.length < filler) continue; // a file too short for this filler
-      const make = languageOf(file) === 'javascript'
-        ? (defined) => `function ${defined}(value) {\n  return value + 1;\n}\n\n${body}\nresult = ${called}(value);\n`
-        : (defined) => `def ${defined}(value):\n    return value + 1\n\n${body}\nresult = ${called}(value)\n`;
+      const make =
+        languageOf(file) === 'javascript'
+          ? (defined) =>
+              `function ${defined}(value) {\n  return value + 1;\n}\n\n${body}\nresult = ${called}(value);\n`
+          : (defined) =>
+              `def ${defined}(value):\n    return value + 1\n\n${body}\nresult = ${called}(value)\n`;
       const probe = make(called);
       const start = encoder.encode(probe.slice(0, probe.lastIndexOf(called))).length;
       out.push({
-        file, filler, style,
-        probe: encoder.encode(probe), control: encoder.encode(make(other)),
+        file,
+        filler,
+        style,
+        probe: encoder.encode(probe),
+        control: encoder.encode(make(other)),
         use: [start, start + encoder.encode(called).length],
       });
     }

@@ -38,7 +38,11 @@ export function pairedByFile(a, b) {
 /** Mean and standard error over files of a per-file map: { mean, se, files }. */
 export function overFiles(m) {
   const xs = [...m.values()];
-  return { mean: mean(xs), se: xs.length > 1 ? sd(xs) / Math.sqrt(xs.length) : NaN, files: xs.length };
+  return {
+    mean: mean(xs),
+    se: xs.length > 1 ? sd(xs) / Math.sqrt(xs.length) : NaN,
+    files: xs.length,
+  };
 }
 
 /**
@@ -48,21 +52,30 @@ export function overFiles(m) {
  */
 export function beyondByFile(run, name) {
   const buckets = run.edges.length - 1;
-  return perFile(run.windows.map((w, i) => {
-    let num = 0;
-    let den = 0;
-    for (let b = 1; b < buckets; b++) {
-      num += run.schemes[name].sums[i][b];
-      den += run.counts[b];
-    }
-    return { file: w.file, num, den };
-  }));
+  return perFile(
+    run.windows.map((w, i) => {
+      let num = 0;
+      let den = 0;
+      for (let b = 1; b < buckets; b++) {
+        num += run.schemes[name].sums[i][b];
+        den += run.counts[b];
+      }
+      return { file: w.file, num, den };
+    }),
+  );
 }
 
 /** A scheme's bits per unit by file on one recall class (FAR: far-recall bytes or tokens). */
 export function classByFile(run, name, cls) {
-  return perFile(run.windows.map((w, i) => ({ file: w.file, num: run.schemes[name].classSums[i][cls], den: run.schemes[name].classCounts[i][cls] })));
+  return perFile(
+    run.windows.map((w, i) => ({
+      file: w.file,
+      num: run.schemes[name].classSums[i][cls],
+      den: run.schemes[name].classCounts[i][cls],
+    })),
+  );
 }
 
 /** A paired difference decides a comparison only beyond two standard errors. */
-export const verdictOf = (d) => (d.diff < -2 * d.se ? 'beats' : d.diff > 2 * d.se ? 'is worse than' : 'is level with');
+export const verdictOf = (d) =>
+  d.diff < -2 * d.se ? 'beats' : d.diff > 2 * d.se ? 'is worse than' : 'is level with';

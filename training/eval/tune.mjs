@@ -46,22 +46,41 @@ const quarter = (k) => Math.round((k * L) / 4);
 const coverGroup = (w) => Math.max(2, Math.ceil((length - w) / (L - w)));
 const grid = {
   rerope: [1, 2, 3].map((k) => ({ scheme: { type: 'rerope', window: quarter(k) } })),
-  'self-extend': [1, 2, 3].flatMap((k) => [1, 2].map((g) => ({ scheme: { type: 'self-extend', window: quarter(k), group: g * coverGroup(quarter(k)) } }))),
+  'self-extend': [1, 2, 3].flatMap((k) =>
+    [1, 2].map((g) => ({
+      scheme: { type: 'self-extend', window: quarter(k), group: g * coverGroup(quarter(k)) },
+    })),
+  ),
   yarn: [
     { scheme: { type: 'rope', scaling: { type: 'yarn', factor: 'length/L' } } },
-    { scheme: { type: 'rope', scaling: { type: 'yarn', factor: 'length/L', betaFast: (32 * L) / 4096, betaSlow: L / 4096 } } },
+    {
+      scheme: {
+        type: 'rope',
+        scaling: {
+          type: 'yarn',
+          factor: 'length/L',
+          betaFast: (32 * L) / 4096,
+          betaSlow: L / 4096,
+        },
+      },
+    },
   ],
   'sliding-window': [2, 4].map((k) => ({ scheme: { type: 'sliding-window', window: quarter(k) } })),
 };
 for (const hierarchy of ['units', 'statements', 'segments']) {
-  grid[`hirope-${hierarchy}`] = [1 / 4, 1 / 3, 1 / 2].flatMap((ratio) => [2, 3].flatMap((k) => (hierarchy === 'segments' ? [32, 64] : [0]).map((segment) => ({
-    scheme: { type: 'hirope', ratio, window: quarter(k) },
-    hierarchy,
-    ...(segment ? { segmentSize: segment } : {}),
-  }))));
+  grid[`hirope-${hierarchy}`] = [1 / 4, 1 / 3, 1 / 2].flatMap((ratio) =>
+    [2, 3].flatMap((k) =>
+      (hierarchy === 'segments' ? [32, 64] : [0]).map((segment) => ({
+        scheme: { type: 'hirope', ratio, window: quarter(k) },
+        hierarchy,
+        ...(segment ? { segmentSize: segment } : {}),
+      })),
+    ),
+  );
 }
 
-const concrete = (o) => JSON.parse(JSON.stringify(o), (k, v) => (k === 'factor' && v === 'length/L' ? length / L : v));
+const concrete = (o) =>
+  JSON.parse(JSON.stringify(o), (k, v) => (k === 'factor' && v === 'length/L' ? length / L : v));
 const started = performance.now();
 const tuned = {};
 const results = {};
@@ -79,7 +98,8 @@ for (const [family, candidates] of Object.entries(grid)) {
 
 const config = readConfig(configPath);
 config.evaluation = {
-  comment: 'Written by training/eval/tune.mjs on the tuning split before the held-out report; the report reads tuned.',
+  comment:
+    'Written by training/eval/tune.mjs on the tuning split before the held-out report; the report reads tuned.',
   model: model.config.name,
   split: 'tuning',
   files: new Set(windows.map((w) => w.file)).size,
@@ -92,4 +112,6 @@ config.evaluation = {
   grid: results,
 };
 fs.writeFileSync(configPath, JSON.stringify(config, null, 2) + '\n');
-console.error(`model-tune: wrote the tuned settings to ${path.relative(root, configPath)} (${config.evaluation.seconds} s)`);
+console.error(
+  `model-tune: wrote the tuned settings to ${path.relative(root, configPath)} (${config.evaluation.seconds} s)`,
+);

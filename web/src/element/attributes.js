@@ -8,13 +8,23 @@ import { numberSpec, numberProblem, CATALOGUE } from '../shared/catalogue.js';
 // and defaults are the table's (web/src/shared/catalogue.js), so the element accepts what the API does.
 const kebab = (name) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 export const NUMBER_PARAMETERS = [
-  ['ratio', 'ratio'], ['window', 'window'], ['group', 'group'], ['leakyFactor', 'leakyFactor'],
-  ['levels', 'levels'], ['base', 'base'], ['factor', 'factor'], ['segmentSize', 'segment'],
+  ['ratio', 'ratio'],
+  ['window', 'window'],
+  ['group', 'group'],
+  ['leakyFactor', 'leakyFactor'],
+  ['levels', 'levels'],
+  ['base', 'base'],
+  ['factor', 'factor'],
+  ['segmentSize', 'segment'],
 ].map(([name, key]) => ({ name, key, attribute: kebab(name), spec: numberSpec(name) }));
 // Enumerations: [attribute, the state's key, the names the table allows].
 export const NAME_PARAMETERS = [
   ['layout', 'layout', CATALOGUE.layouts.map((x) => x.name)],
-  ['scaling', 'scaling', CATALOGUE.scalings.filter((x) => !x.parameters.includes('shortFactor')).map((x) => x.name)],
+  [
+    'scaling',
+    'scaling',
+    CATALOGUE.scalings.filter((x) => !x.parameters.includes('shortFactor')).map((x) => x.name),
+  ],
 ];
 
 /**
@@ -35,7 +45,10 @@ export function readAttributes(get) {
     const text = get(attribute);
     if (text === null) continue;
     if (names.includes(text)) params[key] = text;
-    else problems.push(`The ${attribute} attribute must be one of ${names.join(', ')}, got "${text}".`);
+    else
+      problems.push(
+        `The ${attribute} attribute must be one of ${names.join(', ')}, got "${text}".`,
+      );
   }
   if (params.segment !== undefined) params.units = 'segments';
   const num = (name, fallback) => {
@@ -55,4 +68,15 @@ export function readAttributes(get) {
 }
 
 /** The attributes an element takes. */
-export const ATTRIBUTES = ['code', 'language', 'scheme-a', 'scheme-b', ...NUMBER_PARAMETERS.map((p) => p.attribute), ...NAME_PARAMETERS.map(([a]) => a), 'head-dim', 'tokenizer', 'train', 'source'];
+export const ATTRIBUTES = [
+  'code',
+  'language',
+  'scheme-a',
+  'scheme-b',
+  ...NUMBER_PARAMETERS.map((p) => p.attribute),
+  ...NAME_PARAMETERS.map(([a]) => a),
+  'head-dim',
+  'tokenizer',
+  'train',
+  'source',
+];

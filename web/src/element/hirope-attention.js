@@ -67,7 +67,6 @@ function parseColour(text) {
 }
 const luminance = ({ r, g, b }) => 0.2126 * r + 0.7152 * g + 0.0722 * b;
 
-
 export class HiRoPEAttention extends HTMLElement {
   static observedAttributes = ATTRIBUTES;
 
@@ -86,7 +85,12 @@ export class HiRoPEAttention extends HTMLElement {
     const select = (name, label) => {
       const wrap = el('label', { title: `Position encoding ${label}` });
       const s = el('select', { 'aria-label': `Scheme ${label}` });
-      for (const [value, text] of SCHEME_TYPES) s.append(Object.assign(new Option(text, value), { title: CATALOGUE.schemes.find((x) => x.name === value).description }));
+      for (const [value, text] of SCHEME_TYPES)
+        s.append(
+          Object.assign(new Option(text, value), {
+            title: CATALOGUE.schemes.find((x) => x.name === value).description,
+          }),
+        );
       s.addEventListener('change', () => this.setAttribute(name, s.value));
       wrap.append(el('span', {}, label), s);
       bar.append(wrap);
@@ -96,7 +100,13 @@ export class HiRoPEAttention extends HTMLElement {
     this._selectB = select('scheme-b', 'B');
     const ratio = numberSpec('ratio');
     this._ratioLabel = el('label', { title: `HiRoPE: ${ratio.help}` });
-    this._ratio = el('input', { type: 'range', min: ratio.min, max: ratio.max, step: ratio.step, 'aria-label': 'HiRoPE ratio' });
+    this._ratio = el('input', {
+      type: 'range',
+      min: ratio.min,
+      max: ratio.max,
+      step: ratio.step,
+      'aria-label': 'HiRoPE ratio',
+    });
     this._ratioValue = el('output');
     this._ratio.addEventListener('input', () => this.setAttribute('ratio', this._ratio.value));
     this._ratioLabel.append(el('span', {}, 'ratio'), this._ratio, this._ratioValue);
@@ -105,7 +115,10 @@ export class HiRoPEAttention extends HTMLElement {
     this._figures = ['a', 'b', 'diff'].map((side) => {
       const figure = el('figure');
       const caption = el('figcaption');
-      const label = side === 'diff' ? 'Where B attends more (blue) or less (orange) than A' : `Attention under scheme ${side.toUpperCase()}`;
+      const label =
+        side === 'diff'
+          ? 'Where B attends more (blue) or less (orange) than A'
+          : `Attention under scheme ${side.toUpperCase()}`;
       const canvas = el('canvas', { role: 'img', 'aria-label': label, width: '1', height: '1' });
       canvas.hidden = true;
       const placeholder = el('div', { class: 'placeholder' }, 'hirope loads when visible…');
@@ -155,8 +168,13 @@ export class HiRoPEAttention extends HTMLElement {
     const template = this.querySelector('template');
     const text = template ? template.content.textContent : this.textContent;
     // Drop the first line break and the common indentation that HTML layout adds.
-    const lines = text.replace(/^\s*\n/, '').replace(/\s+$/, '').split('\n');
-    const indent = Math.min(...lines.filter((l) => l.trim()).map((l) => l.match(/^[ \t]*/)[0].length));
+    const lines = text
+      .replace(/^\s*\n/, '')
+      .replace(/\s+$/, '')
+      .split('\n');
+    const indent = Math.min(
+      ...lines.filter((l) => l.trim()).map((l) => l.match(/^[ \t]*/)[0].length),
+    );
     return lines.map((l) => l.slice(Number.isFinite(indent) ? indent : 0)).join('\n') + '\n';
   }
 
@@ -188,9 +206,19 @@ export class HiRoPEAttention extends HTMLElement {
     this._foot.textContent = 'Computing…';
     this._foot.classList.remove('error');
     try {
-      const { a, b } = await client().run({ code: this.code, state, backend: 'wasm', views: false, view: { size: 320 } });
+      const { a, b } = await client().run({
+        code: this.code,
+        state,
+        backend: 'wasm',
+        views: false,
+        view: { size: 320 },
+      });
       if (run !== this._runs) return; // a newer state is on its way
-      const result = { n: a.n, analysis: a.analysis, images: a.n ? { ...a.image, a: a.image.rgba, b: b.image.rgba, rawB: b.image.raw } : null };
+      const result = {
+        n: a.n,
+        analysis: a.analysis,
+        images: a.n ? { ...a.image, a: a.image.rgba, b: b.image.rgba, rawB: b.image.raw } : null,
+      };
       this._result = { ...result, state };
       this._draw();
       const ms = performance.now() - t0;
@@ -202,13 +230,28 @@ export class HiRoPEAttention extends HTMLElement {
       const ratioLegend = el('span', { class: 'legend' });
       const ratioBar = el('span', { class: 'bar' });
       ratioBar.style.background = cssGradient(divergingLut(this.dataset.theme));
-      ratioLegend.append(el('span', {}, `A attends ${2 ** RATIO_LIMIT}× more`), ratioBar, el('span', {}, `B ${2 ** RATIO_LIMIT}× more`));
-      this._foot.append(legend, ratioLegend, el('span', {}, `${plural(result.analysis.count, 'token')}, ${plural(result.analysis.units.length, 'unit')} · ${ms.toFixed(0)} ms · hirope`));
+      ratioLegend.append(
+        el('span', {}, `A attends ${2 ** RATIO_LIMIT}× more`),
+        ratioBar,
+        el('span', {}, `B ${2 ** RATIO_LIMIT}× more`),
+      );
+      this._foot.append(
+        legend,
+        ratioLegend,
+        el(
+          'span',
+          {},
+          `${plural(result.analysis.count, 'token')}, ${plural(result.analysis.units.length, 'unit')} · ${ms.toFixed(0)} ms · hirope`,
+        ),
+      );
       this.dataset.ready = 'true';
       this.dispatchEvent(new CustomEvent('hirope:ready', { detail: { tokens: result.n, ms } }));
     } catch (e) {
       if (run !== this._runs) return;
-      this._fail(state, e.name === 'NetworkError' ? e.message : `These settings cannot be computed: ${e.message}`);
+      this._fail(
+        state,
+        e.name === 'NetworkError' ? e.message : `These settings cannot be computed: ${e.message}`,
+      );
     }
   }
 
@@ -224,7 +267,11 @@ export class HiRoPEAttention extends HTMLElement {
     ['a', 'b', 'diff'].forEach((side, i) => {
       const f = this._figures[i];
       if (side === 'diff') f.caption.replaceChildren(el('b', {}, 'A vs B'));
-      else f.caption.replaceChildren(el('b', {}, side.toUpperCase()), document.createTextNode(` ${names[side]}`));
+      else
+        f.caption.replaceChildren(
+          el('b', {}, side.toUpperCase()),
+          document.createTextNode(` ${names[side]}`),
+        );
       f.canvas.hidden = true;
       f.placeholder.textContent = 'not computed';
       f.placeholder.hidden = false;
@@ -242,15 +289,49 @@ export class HiRoPEAttention extends HTMLElement {
     const names = { a: describeScheme(r.state.a), b: describeScheme(r.state.b) };
     ['a', 'b', 'diff'].forEach((side, i) => {
       const f = this._figures[i];
-      if (side === 'diff') f.caption.replaceChildren(el('b', {}, 'A vs B'), document.createTextNode(` ${DIFF_LEGEND}`));
-      else f.caption.replaceChildren(el('b', {}, side.toUpperCase()), document.createTextNode(` ${names[side]}`));
+      if (side === 'diff')
+        f.caption.replaceChildren(
+          el('b', {}, 'A vs B'),
+          document.createTextNode(` ${DIFF_LEGEND}`),
+        );
+      else
+        f.caption.replaceChildren(
+          el('b', {}, side.toUpperCase()),
+          document.createTextNode(` ${names[side]}`),
+        );
       if (!r.n) return;
       // The A vs B map follows the element's theme (its neutral middle matches the background).
-      const rgba = side === 'diff' ? diffImage(r.images.raw, r.images.rawB, r.images.rows, r.images.cols, r.images.region, this.dataset.theme).rgba : r.images[side];
-      const width = Math.max(64, Math.round(f.placeholder.isConnected && !f.placeholder.hidden ? f.placeholder.clientWidth : f.canvas.clientWidth) || 320);
-      const plot = Math.max(r.images.cols, Math.min(1024, Math.round(width * (window.devicePixelRatio || 1)) - MARGIN));
+      const rgba =
+        side === 'diff'
+          ? diffImage(
+              r.images.raw,
+              r.images.rawB,
+              r.images.rows,
+              r.images.cols,
+              r.images.region,
+              this.dataset.theme,
+            ).rgba
+          : r.images[side];
+      const width = Math.max(
+        64,
+        Math.round(
+          f.placeholder.isConnected && !f.placeholder.hidden
+            ? f.placeholder.clientWidth
+            : f.canvas.clientWidth,
+        ) || 320,
+      );
+      const plot = Math.max(
+        r.images.cols,
+        Math.min(1024, Math.round(width * (window.devicePixelRatio || 1)) - MARGIN),
+      );
       f.canvas.width = f.canvas.height = plot + MARGIN;
-      drawHeatmap(f.canvas.getContext('2d'), { rgba, rows: r.images.rows, cols: r.images.cols }, r.images.region, r.analysis.unit, { margin: MARGIN, plot });
+      drawHeatmap(
+        f.canvas.getContext('2d'),
+        { rgba, rows: r.images.rows, cols: r.images.cols },
+        r.images.region,
+        r.analysis.unit,
+        { margin: MARGIN, plot },
+      );
       f.canvas.dataset.cells = String(r.images.cols);
       f.placeholder.hidden = true;
       f.placeholder.remove();
@@ -261,7 +342,9 @@ export class HiRoPEAttention extends HTMLElement {
   // Light or dark from the page: the luminance of the inherited text colour.
   _applyTheme() {
     const colour = parseColour(getComputedStyle(this).color);
-    const dark = colour ? luminance(colour) > 140 : matchMedia('(prefers-color-scheme: dark)').matches;
+    const dark = colour
+      ? luminance(colour) > 140
+      : matchMedia('(prefers-color-scheme: dark)').matches;
     const theme = dark ? 'dark' : 'light';
     if (this.dataset.theme !== theme) {
       this.dataset.theme = theme;
@@ -273,9 +356,15 @@ export class HiRoPEAttention extends HTMLElement {
     const update = () => this._applyTheme();
     matchMedia('(prefers-color-scheme: dark)').addEventListener('change', update);
     const observer = new MutationObserver(update);
-    for (const node of [document.documentElement, document.body]) if (node) observer.observe(node, { attributes: true, attributeFilter: ['class', 'style', 'data-theme'] });
+    for (const node of [document.documentElement, document.body])
+      if (node)
+        observer.observe(node, {
+          attributes: true,
+          attributeFilter: ['class', 'style', 'data-theme'],
+        });
     return observer;
   }
 }
 
-if (!customElements.get('hirope-attention')) customElements.define('hirope-attention', HiRoPEAttention);
+if (!customElements.get('hirope-attention'))
+  customElements.define('hirope-attention', HiRoPEAttention);

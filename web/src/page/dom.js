@@ -4,7 +4,8 @@
 /** An element with attributes (undefined and false are left out, true is an empty value) and text. */
 export function el(tag, attrs = {}, text) {
   const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== false) e.setAttribute(k, v === true ? '' : v);
+  for (const [k, v] of Object.entries(attrs))
+    if (v !== undefined && v !== false) e.setAttribute(k, v === true ? '' : v);
   if (text !== undefined) e.textContent = text;
   return e;
 }

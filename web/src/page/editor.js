@@ -2,7 +2,16 @@
 // runs under the page's strict CSP), token boundaries coloured by unit, a hover card per token,
 // and "what this token looks at" as highlight intensity.
 import { EditorState, StateEffect, Compartment, RangeSetBuilder } from '@codemirror/state';
-import { EditorView, Decoration, ViewPlugin, keymap, lineNumbers, hoverTooltip, drawSelection, highlightActiveLine } from '@codemirror/view';
+import {
+  EditorView,
+  Decoration,
+  ViewPlugin,
+  keymap,
+  lineNumbers,
+  hoverTooltip,
+  drawSelection,
+  highlightActiveLine,
+} from '@codemirror/view';
 import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
 import { syntaxHighlighting, bracketMatching, indentOnInput } from '@codemirror/language';
 import { classHighlighter } from '@lezer/highlight';
@@ -32,7 +41,9 @@ export const HEAT_LEVELS = 9;
 /** Heat level (0 .. HEAT_LEVELS) of an attention probability relative to its row maximum: three
  * decades below the maximum map onto the levels. */
 export function heatLevel(ratio) {
-  return ratio > 0 ? Math.max(0, Math.min(HEAT_LEVELS, Math.ceil(HEAT_LEVELS * (1 + Math.log10(ratio) / 3)))) : 0;
+  return ratio > 0
+    ? Math.max(0, Math.min(HEAT_LEVELS, Math.ceil(HEAT_LEVELS * (1 + Math.log10(ratio) / 3))))
+    : 0;
 }
 
 const setTokens = StateEffect.define();
@@ -79,7 +90,8 @@ const tokenDecorations = ViewPlugin.fromClass(
       }
       // Offsets of an analysis of older text would mark the wrong characters: keep mapping the
       // old marks until the analysis of this text arrives.
-      if (rebuild && (!this.tokens || this.tokens.length === update.state.doc.length)) this.decorations = this.build(update.view);
+      if (rebuild && (!this.tokens || this.tokens.length === update.state.doc.length))
+        this.decorations = this.build(update.view);
       else if (update.docChanged) this.decorations = this.decorations.map(update.changes);
     }
 
@@ -90,14 +102,19 @@ const tokenDecorations = ViewPlugin.fromClass(
       const length = view.state.doc.length;
       const heat = this.heat;
       for (const { from: visibleFrom, to: visibleTo } of view.visibleRanges) {
-        for (let t = firstTokenAfter(tokens, visibleFrom); t < tokens.count && tokens.start[t] < visibleTo; t++) {
+        for (
+          let t = firstTokenAfter(tokens, visibleFrom);
+          t < tokens.count && tokens.start[t] < visibleTo;
+          t++
+        ) {
           const from = Math.min(tokens.start[t], length);
           const to = Math.min(tokens.end[t], length);
           if (to <= from) continue;
           let cls = `hr-tok hr-u${tokens.unit[t] % UNIT_COLOURS}${t % 2 ? ' hr-odd' : ''}`;
           if (heat) {
             if (t === heat.query) cls += ' hr-query';
-            else if (t < heat.levels.length && heat.levels[t] > 0) cls += ` hr-heat${heat.levels[t]}`;
+            else if (t < heat.levels.length && heat.levels[t] > 0)
+              cls += ` hr-heat${heat.levels[t]}`;
           }
           builder.add(from, to, Decoration.mark({ class: cls }));
         }
@@ -192,7 +209,10 @@ export function createEditor({ parent, doc, language, onChange, onSelect, descri
     /** Selects [from, to) and scrolls it into view (the outline's unit click). */
     selectRange(from, to) {
       const length = view.state.doc.length;
-      view.dispatch({ selection: { anchor: Math.min(from, length), head: Math.min(to, length) }, effects: EditorView.scrollIntoView(Math.min(from, length), { y: 'start', yMargin: 24 }) });
+      view.dispatch({
+        selection: { anchor: Math.min(from, length), head: Math.min(to, length) },
+        effects: EditorView.scrollIntoView(Math.min(from, length), { y: 'start', yMargin: 24 }),
+      });
     },
     /** tokens: { count, start, end, unit, length } for the text of that length (UTF-16 units). */
     setTokens(value) {
@@ -207,7 +227,10 @@ export function createEditor({ parent, doc, language, onChange, onSelect, descri
         // too, and on a phone (the editor above the maps) take a tapped map off the screen.
         const block = view.lineBlockAt(Math.min(tokens.start[heat.query], view.state.doc.length));
         const scroller = view.scrollDOM;
-        scroller.scrollTop = Math.max(0, block.top + view.documentPadding.top + block.height / 2 - scroller.clientHeight / 2);
+        scroller.scrollTop = Math.max(
+          0,
+          block.top + view.documentPadding.top + block.height / 2 - scroller.clientHeight / 2,
+        );
       }
     },
   };

@@ -56,10 +56,17 @@ export function exportHandler(pg, which) {
     const name = `hirope-${which}`;
     try {
       if (kind === 'png') {
-        const names = { a: `A: ${describeScheme(pg.state.a)}`, b: `B: ${describeScheme(pg.state.b)}`, diff: `log2(pB / pA): B = ${describeScheme(pg.state.b)} vs A = ${describeScheme(pg.state.a)}` };
+        const names = {
+          a: `A: ${describeScheme(pg.state.a)}`,
+          b: `B: ${describeScheme(pg.state.b)}`,
+          diff: `log2(pB / pA): B = ${describeScheme(pg.state.b)} vs A = ${describeScheme(pg.state.a)}`,
+        };
         const r = pg.heatmaps[which].region;
         const subtitle = `${LANGUAGE_NAMES[pg.state.language]}, ${plural(pg.result.n, 'token')} (${pg.tokenizersBox.label(pg.state.tokenizer)}), head dim ${pg.result.headDim}, training length ${pg.state.train}, q/k ${pg.sourceLabel(pg.state.source)}; queries ${r.r0}–${r.r1 - 1}, keys ${r.c0}–${r.c1 - 1}`;
-        download(await heatmapPNG(pg.heatmaps[which], { title: names[which], subtitle, theme: theme() }), `${name}.png`);
+        download(
+          await heatmapPNG(pg.heatmaps[which], { title: names[which], subtitle, theme: theme() }),
+          `${name}.png`,
+        );
       } else {
         download(new Blob([await csvOf(pg, which)], { type: 'text/csv' }), `${name}.csv`);
       }
@@ -77,7 +84,11 @@ const csvCell = (text) => (/[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}
  * A vs B map exports log2(pB / pA) with the floor the map uses.
  */
 async function csvOf(pg, which) {
-  const [a, b] = await Promise.all(['a', 'b'].filter((s) => which === 'diff' || which === s).map((s) => pg.client.side(s).request('values', { region: pg.zoom })));
+  const [a, b] = await Promise.all(
+    ['a', 'b']
+      .filter((s) => which === 'diff' || which === s)
+      .map((s) => pg.client.side(s).request('values', { region: pg.zoom })),
+  );
   const { r0, r1, c0, c1 } = a.region;
   const width = c1 - c0;
   const keys = Array.from({ length: width }, (_, j) => c0 + j);
@@ -103,7 +114,18 @@ async function csvOf(pg, which) {
  */
 export function modelCSV({ region, values }) {
   const width = region.c1 - region.c0;
-  const lines = [['query\\key', ...Array.from({ length: width }, (_, j) => region.c0 + j)].join(',')];
-  for (let i = region.r0; i < region.r1; i++) lines.push([i, ...Array.from(values.subarray((i - region.r0) * width, (i - region.r0 + 1) * width), csvNumber)].join(','));
+  const lines = [
+    ['query\\key', ...Array.from({ length: width }, (_, j) => region.c0 + j)].join(','),
+  ];
+  for (let i = region.r0; i < region.r1; i++)
+    lines.push(
+      [
+        i,
+        ...Array.from(
+          values.subarray((i - region.r0) * width, (i - region.r0 + 1) * width),
+          csvNumber,
+        ),
+      ].join(','),
+    );
   return lines.join('\n') + '\n';
 }

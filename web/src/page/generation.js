@@ -12,10 +12,14 @@ export function createGeneration(mx) {
   // used (the field says why; the button's hover text names it).
   function syncGenerate() {
     const button = $('generate');
-    const invalid = [...document.querySelectorAll('[aria-invalid="true"]')].filter((input) => !input.closest('[hidden]'));
+    const invalid = [...document.querySelectorAll('[aria-invalid="true"]')].filter(
+      (input) => !input.closest('[hidden]'),
+    );
     const names = invalid.map((input) => $(`${input.id}-label`)?.textContent.trim() ?? input.name);
     button.disabled = mx.generating || invalid.length > 0;
-    button.title = invalid.length ? `Correct ${names.join(', ')} first: the marked field${invalid.length === 1 ? ' holds a value' : 's hold values'} that cannot be used.` : '';
+    button.title = invalid.length
+      ? `Correct ${names.join(', ')} first: the marked field${invalid.length === 1 ? ' holds a value' : 's hold values'} that cannot be used.`
+      : '';
   }
   document.addEventListener('input', syncGenerate); // after the field's own check (bubbling)
   // ----- generation
@@ -27,16 +31,35 @@ export function createGeneration(mx) {
     for (const side of ['a', 'b']) {
       $(`gen-${side}`).classList.remove('gen-empty');
       $(`gen-${side}`).textContent = 'Generating…';
-      $(`gen-title-${side}`).textContent = `${side.toUpperCase()}: ${describeModelSide(snapshot[side], unitOf(snapshot))}`;
+      $(`gen-title-${side}`).textContent =
+        `${side.toUpperCase()}: ${describeModelSide(snapshot[side], unitOf(snapshot))}`;
     }
     try {
-      const payload = { code: mx.editor.text, language: snapshot.language, model: snapshot.model, maxBytes: snapshot.maxBytes, temperature: snapshot.temperature, seed: snapshot.seed };
-      const [a, b] = await Promise.all(['a', 'b'].map((s) => mx.client.side(s).request('modelGenerate', { ...payload, side: snapshot[s] })));
-      for (const [side, g] of [['a', a], ['b', b]]) {
+      const payload = {
+        code: mx.editor.text,
+        language: snapshot.language,
+        model: snapshot.model,
+        maxBytes: snapshot.maxBytes,
+        temperature: snapshot.temperature,
+        seed: snapshot.seed,
+      };
+      const [a, b] = await Promise.all(
+        ['a', 'b'].map((s) =>
+          mx.client.side(s).request('modelGenerate', { ...payload, side: snapshot[s] }),
+        ),
+      );
+      for (const [side, g] of [
+        ['a', a],
+        ['b', b],
+      ]) {
         const pre = $(`gen-${side}`);
         const tail = mx.editor.text.slice(-240);
-        pre.replaceChildren(el('span', { class: 'prompt-tail' }, tail), el('mark', { class: 'generated' }, g.text));
-        $(`gen-title-${side}`).textContent = `${side.toUpperCase()}: ${describeModelSide(snapshot[side], unitOf(snapshot))} — ${generatedSentence({ unit: unitOf(snapshot), bytes: g.bytes, asked: snapshot.maxBytes, promptBytes: g.promptBytes, bytesPerSecond: g.bytesPerSecond })}`;
+        pre.replaceChildren(
+          el('span', { class: 'prompt-tail' }, tail),
+          el('mark', { class: 'generated' }, g.text),
+        );
+        $(`gen-title-${side}`).textContent =
+          `${side.toUpperCase()}: ${describeModelSide(snapshot[side], unitOf(snapshot))} — ${generatedSentence({ unit: unitOf(snapshot), bytes: g.bytes, asked: snapshot.maxBytes, promptBytes: g.promptBytes, bytesPerSecond: g.bytesPerSecond })}`;
       }
       document.body.dataset.generated = 'true';
     } catch (e) {

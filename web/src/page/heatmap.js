@@ -14,7 +14,14 @@ export const LABEL_TOKENS = 64;
  * Unit colours (RGB), shared with the editor's unit classes through CSS custom properties. None is
  * orange or blue: those mean scheme A and scheme B everywhere on the page.
  */
-export const UNIT_PALETTE = [[0, 158, 115], [204, 121, 167], [150, 150, 60], [140, 110, 200], [128, 128, 128], [60, 160, 160]];
+export const UNIT_PALETTE = [
+  [0, 158, 115],
+  [204, 121, 167],
+  [150, 150, 60],
+  [140, 110, 200],
+  [128, 128, 128],
+  [60, 160, 160],
+];
 
 /** The line height of the guides' labels (17 px text). */
 export const GUIDE_LINE = 20;
@@ -49,12 +56,17 @@ export function installUnitColours(root = document.documentElement) {
   UNIT_PALETTE.forEach(([r, g, b], i) => root.style.setProperty(`--hr-u${i}`, `${r} ${g} ${b}`));
 }
 
-
 /**
  * Draws a pooled image into [margin, margin + plot) on both axes, with unit bands along the top
  * and left margins (a dark tick where a unit starts) and the selected row marked.
  */
-export function drawHeatmap(ctx, image, region, units, { margin, plot, selected = -1, strip = margin - 3, stripAt = 0 }) {
+export function drawHeatmap(
+  ctx,
+  image,
+  region,
+  units,
+  { margin, plot, selected = -1, strip = margin - 3, stripAt = 0 },
+) {
   const off = new OffscreenCanvas(image.cols, image.rows);
   off.getContext('2d').putImageData(new ImageData(image.rgba, image.cols, image.rows), 0, 0);
   ctx.imageSmoothingEnabled = false;
@@ -66,13 +78,16 @@ export function drawHeatmap(ctx, image, region, units, { margin, plot, selected 
     let previous = -1;
     for (let p = 0; p < plot; p++) {
       const u = units[from + Math.floor((p * span) / plot)];
-      const colour = previous >= 0 && u !== previous ? [17, 17, 17] : UNIT_PALETTE[u % UNIT_PALETTE.length];
+      const colour =
+        previous >= 0 && u !== previous ? [17, 17, 17] : UNIT_PALETTE[u % UNIT_PALETTE.length];
       pixels.set(colour, 4 * p);
       pixels[4 * p + 3] = 255;
       previous = u;
     }
     const line = new OffscreenCanvas(horizontal ? plot : 1, horizontal ? 1 : plot);
-    line.getContext('2d').putImageData(new ImageData(pixels, horizontal ? plot : 1, horizontal ? 1 : plot), 0, 0);
+    line
+      .getContext('2d')
+      .putImageData(new ImageData(pixels, horizontal ? plot : 1, horizontal ? 1 : plot), 0, 0);
     if (horizontal) ctx.drawImage(line, margin, stripAt, plot, strip);
     else ctx.drawImage(line, stripAt, margin, strip, plot);
   };
@@ -100,17 +115,40 @@ export class Heatmap {
     this.subEl = el('span', { class: 'hm-sub' });
     const actions = el('span', { class: 'hm-actions' });
     for (const kind of ['PNG', 'CSV']) {
-      const b = el('button', { type: 'button', class: 'small', title: kind === 'PNG' ? 'Save this heatmap as a PNG image with its title, settings and legend' : 'Save the numbers of the visible region as CSV, with token texts', 'aria-label': `Save ${options.title} as ${kind}` }, kind);
+      const b = el(
+        'button',
+        {
+          type: 'button',
+          class: 'small',
+          title:
+            kind === 'PNG'
+              ? 'Save this heatmap as a PNG image with its title, settings and legend'
+              : 'Save the numbers of the visible region as CSV, with token texts',
+          'aria-label': `Save ${options.title} as ${kind}`,
+        },
+        kind,
+      );
       b.addEventListener('click', () => options.onExport(kind.toLowerCase()));
       actions.append(b);
     }
     caption.append(this.titleEl, this.subEl, actions);
     this.wrap = el('div', { class: 'hm-wrap' });
-    this.canvas = el('canvas', { width: String(PLOT + MARGIN), height: String(PLOT + MARGIN), tabindex: '0', role: 'img', 'aria-label': options.title });
+    this.canvas = el('canvas', {
+      width: String(PLOT + MARGIN),
+      height: String(PLOT + MARGIN),
+      tabindex: '0',
+      role: 'img',
+      'aria-label': options.title,
+    });
     this.rect = el('div', { class: 'hm-rect', hidden: '' });
     // Guides (the window, the training length) go on their own canvas over the map, so that the
     // map's pixels stay exactly the data's colours.
-    this.overlay = el('canvas', { class: 'hm-guides', width: this.canvas.width, height: this.canvas.height, 'aria-hidden': 'true' });
+    this.overlay = el('canvas', {
+      class: 'hm-guides',
+      width: this.canvas.width,
+      height: this.canvas.height,
+      'aria-hidden': 'true',
+    });
     this.guides = [];
     this.wrap.append(this.canvas, this.overlay, this.rect);
     this.legend = el('div', { class: 'legend' });
@@ -147,13 +185,22 @@ export class Heatmap {
     this.region = null;
     this.n = 0;
     this.render();
-    this.canvas.setAttribute('aria-label', `${this.titleEl.textContent}: ${text.replace(/\n/g, ' ')}`);
+    this.canvas.setAttribute(
+      'aria-label',
+      `${this.titleEl.textContent}: ${text.replace(/\n/g, ' ')}`,
+    );
   }
 
   /** image: { rgba, rows, cols }; region: token ranges; units: Int32Array unit per token. */
   draw(image, region, units, n, labels = this.labels) {
     this.emptyText = '';
-    const same = image && this.image && image.rgba === this.image.rgba && region === this.region && units === this.units && labels === this.labels;
+    const same =
+      image &&
+      this.image &&
+      image.rgba === this.image.rgba &&
+      region === this.region &&
+      units === this.units &&
+      labels === this.labels;
     this.image = image;
     this.region = region;
     this.units = units;
@@ -187,17 +234,32 @@ export class Heatmap {
         ctx.textAlign = 'center';
         ctx.fillStyle = getComputedStyle(this.figure).color || '#222';
         const lines = this.emptyText.split('\n');
-        lines.forEach((line, i) => ctx.fillText(line, this.margin + PLOT / 2, this.margin + PLOT / 2 + 32 * (i - (lines.length - 1) / 2)));
+        lines.forEach((line, i) =>
+          ctx.fillText(
+            line,
+            this.margin + PLOT / 2,
+            this.margin + PLOT / 2 + 32 * (i - (lines.length - 1) / 2),
+          ),
+        );
         ctx.restore();
       }
       return;
     }
     const stripAt = this.margin - MARGIN;
-    drawHeatmap(ctx, image, region, units, { margin: this.margin, plot: PLOT, selected: this.selected, strip: MARGIN - 3, stripAt });
+    drawHeatmap(ctx, image, region, units, {
+      margin: this.margin,
+      plot: PLOT,
+      selected: this.selected,
+      strip: MARGIN - 3,
+      stripAt,
+    });
     if (this.labelled) this._drawLabels(ctx);
     if (this.highlight) this._drawHighlight(ctx);
     this._drawGuides();
-    this.canvas.setAttribute('aria-label', `${this.titleEl.textContent}: ${plural(this.n, 'token')}, rows ${region.r0}-${region.r1 - 1}${this.selected >= 0 ? `, query ${this.selected} selected` : ''}`);
+    this.canvas.setAttribute(
+      'aria-label',
+      `${this.titleEl.textContent}: ${plural(this.n, 'token')}, rows ${region.r0}-${region.r1 - 1}${this.selected >= 0 ? `, query ${this.selected} selected` : ''}`,
+    );
   }
 
   // Token texts beside the rows and above the columns (rotated), in the page's text colour.
@@ -215,7 +277,12 @@ export class Heatmap {
       return t === text ? t : `${t.slice(0, -1)}…`;
     };
     ctx.textAlign = 'right';
-    for (let i = r0; i < r1; i++) ctx.fillText(fit(this.labels(i)), LABEL_MARGIN - 2, this.margin + ((i - r0 + 0.5) * PLOT) / (r1 - r0));
+    for (let i = r0; i < r1; i++)
+      ctx.fillText(
+        fit(this.labels(i)),
+        LABEL_MARGIN - 2,
+        this.margin + ((i - r0 + 0.5) * PLOT) / (r1 - r0),
+      );
     ctx.textAlign = 'left';
     for (let j = c0; j < c1; j++) {
       ctx.save();
@@ -236,7 +303,8 @@ export class Heatmap {
     const x0 = this.margin + ((Math.max(from, c0) - c0) * PLOT) / (c1 - c0);
     const x1 = this.margin + ((Math.min(to, c1) - c0) * PLOT) / (c1 - c0);
     ctx.save();
-    ctx.strokeStyle = getComputedStyle(this.figure).getPropertyValue('--accent').trim() || '#2455c3';
+    ctx.strokeStyle =
+      getComputedStyle(this.figure).getPropertyValue('--accent').trim() || '#2455c3';
     ctx.lineWidth = 2;
     ctx.setLineDash([5, 3]);
     if (y1 > y0) ctx.strokeRect(this.margin, y0, PLOT, y1 - y0);
@@ -295,7 +363,11 @@ export class Heatmap {
       labels.push({ label, end: X(to - d), y: Math.min(Y(to), m + PLOT) - 6 });
     }
     // Lines that end close together (W and L on a long file) share one label, "L 256, W 64".
-    for (const { label, x, y } of placeLabels(labels, (text) => ctx.measureText(text).width, m + 2)) {
+    for (const { label, x, y } of placeLabels(
+      labels,
+      (text) => ctx.measureText(text).width,
+      m + 2,
+    )) {
       ctx.lineWidth = 3;
       ctx.strokeStyle = 'rgb(255 255 255 / 85%)';
       ctx.setLineDash([]);
@@ -320,7 +392,12 @@ export class Heatmap {
     const y = ((clientY - box.top) * this.canvas.height) / box.height - this.margin;
     if (x < 0 || y < 0 || x >= PLOT || y >= PLOT) return null;
     const { r0, r1, c0, c1 } = this.region;
-    return { row: r0 + Math.floor((y * (r1 - r0)) / PLOT), col: c0 + Math.floor((x * (c1 - c0)) / PLOT), x, y };
+    return {
+      row: r0 + Math.floor((y * (r1 - r0)) / PLOT),
+      col: c0 + Math.floor((x * (c1 - c0)) / PLOT),
+      x,
+      y,
+    };
   }
 
   _bindPointer() {
@@ -331,7 +408,10 @@ export class Heatmap {
       if (start) this.canvas.setPointerCapture(e.pointerId);
     });
     // A finger leaves the canvas as it lifts: the card of a tapped cell stays until the next tap.
-    this.canvas.addEventListener('pointerleave', (e) => e.pointerType !== 'touch' && this.options.onHover?.(null));
+    this.canvas.addEventListener(
+      'pointerleave',
+      (e) => e.pointerType !== 'touch' && this.options.onHover?.(null),
+    );
     this.canvas.addEventListener('pointermove', (e) => {
       if (!start) {
         this.options.onHover?.(this.cellAt(e.clientX, e.clientY), e);
@@ -351,7 +431,10 @@ export class Heatmap {
     this.canvas.addEventListener('pointerup', (e) => {
       if (!start) return;
       const from = this.cellAt(start.x, start.y);
-      const to = this.cellAt(Math.min(Math.max(e.clientX, box().left), box().right - 1), Math.min(Math.max(e.clientY, box().top), box().bottom - 1));
+      const to = this.cellAt(
+        Math.min(Math.max(e.clientX, box().left), box().right - 1),
+        Math.min(Math.max(e.clientY, box().top), box().bottom - 1),
+      );
       const dragged = !this.rect.hidden;
       this.rect.hidden = true;
       start = null;

@@ -34,7 +34,10 @@ export function createHoverCard(pg) {
       if (seq !== hoverSeq) return;
       renderTip(i, j, cells[0], cells[1]);
       const x = Math.min(clientX + 14, innerWidth - tip.offsetWidth - 8);
-      const y = clientY + 16 + tip.offsetHeight > innerHeight ? clientY - tip.offsetHeight - 12 : clientY + 16;
+      const y =
+        clientY + 16 + tip.offsetHeight > innerHeight
+          ? clientY - tip.offsetHeight - 12
+          : clientY + 16;
       tip.style.left = `${Math.max(4, x)}px`;
       tip.style.top = `${Math.max(4, y)}px`;
     });
@@ -43,7 +46,8 @@ export function createHoverCard(pg) {
   /** The hover card: both tokens, both probabilities, and the distance each band sees. */
   function renderTip(i, j, a, b) {
     const an = pg.result.analysis;
-    const token = (t) => `${t} ${JSON.stringify(pg.tokenText(t))} · unit ${pg.unitName(an.unit[t])} · statement ${an.statement[t]}`;
+    const token = (t) =>
+      `${t} ${JSON.stringify(pg.tokenText(t))} · unit ${pg.unitName(an.unit[t])} · statement ${an.statement[t]}`;
     const rows = [
       ['query', token(i)],
       ['key', token(j)],
@@ -51,8 +55,18 @@ export function createHoverCard(pg) {
     if (j > i) rows.push(['', 'masked: the key comes after the query']);
     else {
       rows.push(['token distance', String(i - j)]);
-      rows.push(['p under A', formatProbability(a.p)], ['p under B', formatProbability(b.p)], ['B ÷ A', (Math.max(b.p, RATIO_FLOOR) / Math.max(a.p, RATIO_FLOOR)).toPrecision(3)]);
-      const bands = (s) => s.bands.map((band) => `${band.name === 'all' ? 'all pairs' : `${band.name} (pairs ${band.pairs[0]}–${band.pairs[1] - 1})`}: ${band.distance}`).join('; ');
+      rows.push(
+        ['p under A', formatProbability(a.p)],
+        ['p under B', formatProbability(b.p)],
+        ['B ÷ A', (Math.max(b.p, RATIO_FLOOR) / Math.max(a.p, RATIO_FLOOR)).toPrecision(3)],
+      );
+      const bands = (s) =>
+        s.bands
+          .map(
+            (band) =>
+              `${band.name === 'all' ? 'all pairs' : `${band.name} (pairs ${band.pairs[0]}–${band.pairs[1] - 1})`}: ${band.distance}`,
+          )
+          .join('; ');
       rows.push(['distance A sees', bands(a)], ['distance B sees', bands(b)]);
     }
     const dl = el('dl', { class: 'hr-card' });

@@ -16,16 +16,33 @@ export function createModelLoading(mx) {
   // byte model (data/pybyte.hrm, about 1.3 MB) or the token model (data/pyjs-llama2.hrm, about
   // 9.5 MB, with the llama2 vocabulary, data/llama2.bin). hr.model.load() reads data/NAME.hrm next
   // to the hirope module, which the site bundles into worker.js: the same URL from here.
-  const MODEL_URLS = Object.fromEntries(MODEL_NAMES.map(([name]) => [name, assetURL(`data/${name}.hrm`, mx.workerURL)]));
+  const MODEL_URLS = Object.fromEntries(
+    MODEL_NAMES.map(([name]) => [name, assetURL(`data/${name}.hrm`, mx.workerURL)]),
+  );
   const TOKENIZER_URL = assetURL('data/llama2.bin', mx.workerURL);
   async function fetchBytes(url, what) {
     const response = await fetch(url);
-    if (!response.ok) throw Object.assign(new Error(`could not fetch ${what} (${url.pathname}: HTTP ${response.status})`), { name: 'NetworkError' });
+    if (!response.ok)
+      throw Object.assign(
+        new Error(`could not fetch ${what} (${url.pathname}: HTTP ${response.status})`),
+        { name: 'NetworkError' },
+      );
     return response.arrayBuffer();
   }
   // Sizes before download: the files' lengths from a HEAD request each (null if the host says none).
-  const sizeOf = (url) => fetch(url, { method: 'HEAD' }).then((r) => Number(r.headers.get('content-length')) || null).catch(() => null);
-  const modelSizes = Object.fromEntries(MODEL_NAMES.map(([name]) => [name, Promise.all([sizeOf(MODEL_URLS[name]), name === 'pyjs-llama2' ? sizeOf(TOKENIZER_URL) : 0]).then(([w, t]) => (w === null || t === null ? null : w + t))]));
+  const sizeOf = (url) =>
+    fetch(url, { method: 'HEAD' })
+      .then((r) => Number(r.headers.get('content-length')) || null)
+      .catch(() => null);
+  const modelSizes = Object.fromEntries(
+    MODEL_NAMES.map(([name]) => [
+      name,
+      Promise.all([
+        sizeOf(MODEL_URLS[name]),
+        name === 'pyjs-llama2' ? sizeOf(TOKENIZER_URL) : 0,
+      ]).then(([w, t]) => (w === null || t === null ? null : w + t)),
+    ]),
+  );
   const megabytes = (n) => `${(n / 1048576).toFixed(1)} MB`;
   const loads = new Map(); // model name -> Promise of its config, loaded by both workers
   function loadModel(name) {
@@ -33,10 +50,16 @@ export function createModelLoading(mx) {
       const promise = (async () => {
         if (name === 'pyjs-llama2') {
           const data = await fetchBytes(TOKENIZER_URL, 'the llama2 vocabulary');
-          await Promise.all(['a', 'b'].map((s) => mx.client.side(s).request('tokenizerData', { name: 'llama2', data })));
+          await Promise.all(
+            ['a', 'b'].map((s) =>
+              mx.client.side(s).request('tokenizerData', { name: 'llama2', data }),
+            ),
+          );
         }
-        const data = await fetchBytes(MODEL_URLS[name], 'the model\'s weights');
-        const [loaded] = await Promise.all(['a', 'b'].map((s) => mx.client.side(s).request('modelLoad', { data, name }))); // each worker gets a copy
+        const data = await fetchBytes(MODEL_URLS[name], "the model's weights");
+        const [loaded] = await Promise.all(
+          ['a', 'b'].map((s) => mx.client.side(s).request('modelLoad', { data, name })),
+        ); // each worker gets a copy
         return loaded;
       })();
       promise.catch(() => loads.delete(name)); // a failed download is tried again on the next run
@@ -48,11 +71,31 @@ export function createModelLoading(mx) {
   const verdicts = new Map(); // model name -> Promise of its verdictData
   async function showVerdict(name, modelConfig) {
     if (!verdicts.has(name)) {
-      verdicts.set(name, (async () => {
-        const files = await Promise.all(EVAL_FILES[name].map(([evalFile, record]) => Promise.all([evalFile, record].map(async (f) => JSON.parse(new TextDecoder().decode(await fetchBytes(assetURL(`data/eval/${f}`, location.href), f)))))));
-        const seeds = files.map(([, record], i) => `seed ${record.seed}${i === 0 ? ' (shipped)' : ''}`);
-        return verdictData(files.map(([e]) => e), { seeds, config: modelConfig });
-      })());
+      verdicts.set(
+        name,
+        (async () => {
+          const files = await Promise.all(
+            EVAL_FILES[name].map(([evalFile, record]) =>
+              Promise.all(
+                [evalFile, record].map(async (f) =>
+                  JSON.parse(
+                    new TextDecoder().decode(
+                      await fetchBytes(assetURL(`data/eval/${f}`, location.href), f),
+                    ),
+                  ),
+                ),
+              ),
+            ),
+          );
+          const seeds = files.map(
+            ([, record], i) => `seed ${record.seed}${i === 0 ? ' (shipped)' : ''}`,
+          );
+          return verdictData(
+            files.map(([e]) => e),
+            { seeds, config: modelConfig },
+          );
+        })(),
+      );
       verdicts.get(name).catch(() => verdicts.delete(name));
     }
     const box = $('verdict-body');
@@ -62,7 +105,13 @@ export function createModelLoading(mx) {
       renderVerdict(box, data);
       document.body.dataset.verdict = name;
     } catch (e) {
-      box.replaceChildren(el('p', { class: 'muted' }, `The held-out verdict could not be read: ${e.message}. It is in docs/model-eval.md.`));
+      box.replaceChildren(
+        el(
+          'p',
+          { class: 'muted' },
+          `The held-out verdict could not be read: ${e.message}. It is in docs/model-eval.md.`,
+        ),
+      );
     }
   }
 
@@ -88,7 +137,8 @@ export function createModelLoading(mx) {
     for (const [name, label] of MODEL_NAMES) {
       modelSizes[name].then((size) => {
         const option = [...select.options].find((o) => o.value === name);
-        if (option && size) option.textContent = `${label} · ${megabytes(size)}${loads.has(name) ? '' : ' download'}`;
+        if (option && size)
+          option.textContent = `${label} · ${megabytes(size)}${loads.has(name) ? '' : ' download'}`;
       });
     }
   }

@@ -27,14 +27,32 @@ export function createModelMaps(mx) {
     for (const side of ['a', 'b']) {
       const r = mx.result[side];
       const img = r.image;
-      heatmaps[side].setTitle(side.toUpperCase(), `${describeModelSide(r.side, r.unit)} · layer ${r.layer}, head ${r.head}`);
+      heatmaps[side].setTitle(
+        side.toUpperCase(),
+        `${describeModelSide(r.side, r.unit)} · layer ${r.layer}, head ${r.head}`,
+      );
       // A token model's maps label their axes with the tokens' text when zoomed in far enough.
       const labels = r.unit === 'token' && mx.chars?.tokens ? mx.chars.label : null;
-      heatmaps[side].draw({ rgba: img.rgba, rows: img.rows, cols: img.cols }, img.region, r.units, r.attentionBytes, labels);
-      heatmaps[side].setLegend(cssGradient(LUTS.magma), `10⁻${DECADES}× row max`, 'row max', img.rows < img.region.r1 - img.region.r0 ? `Downsampled: each cell is the mean over the ${r.unit}s it covers.` : '');
+      heatmaps[side].draw(
+        { rgba: img.rgba, rows: img.rows, cols: img.cols },
+        img.region,
+        r.units,
+        r.attentionBytes,
+        labels,
+      );
+      heatmaps[side].setLegend(
+        cssGradient(LUTS.magma),
+        `10⁻${DECADES}× row max`,
+        'row max',
+        img.rows < img.region.r1 - img.region.r0
+          ? `Downsampled: each cell is the mean over the ${r.unit}s it covers.`
+          : '',
+      );
     }
     const r = mx.result.a.image.region;
-    $('zoom-info').textContent = mx.zoom ? `Zoomed: queries ${r.r0}–${r.r1 - 1}, keys ${r.c0}–${r.c1 - 1}` : '';
+    $('zoom-info').textContent = mx.zoom
+      ? `Zoomed: queries ${r.r0}–${r.r1 - 1}, keys ${r.c0}–${r.c1 - 1}`
+      : '';
     $('reset-zoom').disabled = !mx.zoom;
   }
 
@@ -42,7 +60,9 @@ export function createModelMaps(mx) {
     mx.zoom = region;
     if (!mx.result) return;
     try {
-      const [a, b] = await Promise.all(['a', 'b'].map((s) => mx.client.side(s).request('images', { view: { size: 512, region } })));
+      const [a, b] = await Promise.all(
+        ['a', 'b'].map((s) => mx.client.side(s).request('images', { view: { size: 512, region } })),
+      );
       // The images belong to the results now (a side that a later run does not recompute keeps them).
       mx.result.a.image = a;
       mx.result.b.image = b;
@@ -64,9 +84,20 @@ export function createModelMaps(mx) {
         levels[c] = Math.max(levels[c], heatLevel(row.max > 0 ? row.probs[j] / row.max : 0));
       }
       mx.editor.setHeat({ levels, query: mx.chars.byteChar[index] });
-      const text = (j) => JSON.stringify(mx.editor.text.slice(mx.chars.start[mx.chars.byteChar[j]], mx.chars.end[mx.chars.byteChar[j]]));
-      const top = Array.from(row.probs.keys()).sort((x, y) => row.probs[y] - row.probs[x]).slice(0, 3).map((j) => `${text(j)}@${j} ${(100 * row.probs[j]).toFixed(1)}%`).join(', ');
-      $('query-info').textContent = `${mx.result[side].unit === 'token' ? 'Token' : 'Byte'} ${index} ${text(index)} under ${side.toUpperCase()}, layer ${mx.result[side].layer}, head ${mx.result[side].head} — top keys: ${top}. Change the code or a scheme to shade by loss again.`;
+      const text = (j) =>
+        JSON.stringify(
+          mx.editor.text.slice(
+            mx.chars.start[mx.chars.byteChar[j]],
+            mx.chars.end[mx.chars.byteChar[j]],
+          ),
+        );
+      const top = Array.from(row.probs.keys())
+        .sort((x, y) => row.probs[y] - row.probs[x])
+        .slice(0, 3)
+        .map((j) => `${text(j)}@${j} ${(100 * row.probs[j]).toFixed(1)}%`)
+        .join(', ');
+      $('query-info').textContent =
+        `${mx.result[side].unit === 'token' ? 'Token' : 'Byte'} ${index} ${text(index)} under ${side.toUpperCase()}, layer ${mx.result[side].layer}, head ${mx.result[side].head} — top keys: ${top}. Change the code or a scheme to shade by loss again.`;
     } catch (e) {
       mx.showError(e);
     }
@@ -74,7 +105,9 @@ export function createModelMaps(mx) {
 
   async function exportMap(side, kind) {
     if (kind === 'png') {
-      const blob = await new Promise((resolve) => heatmaps[side].canvas.toBlob(resolve, 'image/png'));
+      const blob = await new Promise((resolve) =>
+        heatmaps[side].canvas.toBlob(resolve, 'image/png'),
+      );
       return download(blob, `hirope-model-${side}.png`);
     }
     try {

@@ -11,7 +11,7 @@ export function markTable(text, r, units) {
   const bytes = r.bytes;
   const offset = new Int32Array(bytes + 1);
   let byte = 0;
-  for (let i = 0; i < text.length && byte < bytes;) {
+  for (let i = 0; i < text.length && byte < bytes; ) {
     const cp = text.codePointAt(i);
     const width = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
     for (let b = byte; b < Math.min(bytes, byte + width); b++) offset[b] = i;
@@ -28,8 +28,19 @@ export function markTable(text, r, units) {
   }
   const unit = Int32Array.from({ length: count }, (_, k) => units[k] ?? 0);
   // The heatmaps' axis label of token k: its text (made visible: spaces and newlines as signs).
-  const label = (k) => (k < count ? text.slice(s16[k], e16[k]).replace(/ /g, '·').replace(/\n/g, '↵').replace(/\t/g, '→') : '');
-  return { count, start: s16, end: e16, unit, tokens: r.tokens, label, byteChar: Int32Array.from({ length: count }, (_, k) => k) };
+  const label = (k) =>
+    k < count
+      ? text.slice(s16[k], e16[k]).replace(/ /g, '·').replace(/\n/g, '↵').replace(/\t/g, '→')
+      : '';
+  return {
+    count,
+    start: s16,
+    end: e16,
+    unit,
+    tokens: r.tokens,
+    label,
+    byteChar: Int32Array.from({ length: count }, (_, k) => k),
+  };
 }
 
 // Characters of the text the model read, with their UTF-16 and byte ranges.
@@ -52,8 +63,17 @@ function charTable(text, n, units) {
     i += units16;
   }
   const count = start.length;
-  const unit = Int32Array.from(firstByte, (b) => (b < units.length ? units[b] : units[units.length - 1] ?? 0));
-  return { count, start: Int32Array.from(start), end: Int32Array.from(end), unit, firstByte: Int32Array.from(firstByte), byteChar };
+  const unit = Int32Array.from(firstByte, (b) =>
+    b < units.length ? units[b] : (units[units.length - 1] ?? 0),
+  );
+  return {
+    count,
+    start: Int32Array.from(start),
+    end: Int32Array.from(end),
+    unit,
+    firstByte: Int32Array.from(firstByte),
+    byteChar,
+  };
 }
 
 // Bits to predict a character: the sum over its bytes (null for the very first byte); a token

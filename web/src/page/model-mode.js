@@ -7,18 +7,23 @@ import { LONG_PYTHON_SAMPLE } from '../shared/model-samples.js';
 import { SAMPLES } from '../shared/samples.js';
 
 export const SMOOTHING = [1, 8, 32, 128];
-export const BYTE_FILTERS = [['all', 'every byte'], ['far', 'far-recall bytes only']];
+export const BYTE_FILTERS = [
+  ['all', 'every byte'],
+  ['far', 'far-recall bytes only'],
+];
 // The unit the model reads: 'byte' (pybyte) or 'token' (pyjs-llama2), from the state's model.
 export const unitOf = (s) => (s.model === 'pyjs-llama2' ? 'token' : 'byte');
 /** The state normalized against its model's defaults. */
 export const normal = (s) => normalizeWith(modelDefaultsOf(s.model), s);
 /** The sample a state shows when its code is null: the token model reads a long real file. */
-export const sampleOf = (s) => (s.model === 'pyjs-llama2' && s.language === 'python' ? LONG_PYTHON_SAMPLE : SAMPLES[s.language]);
+export const sampleOf = (s) =>
+  s.model === 'pyjs-llama2' && s.language === 'python' ? LONG_PYTHON_SAMPLE : SAMPLES[s.language];
 /** The state a URL hash describes, with values the controls can show. */
 export async function stateFromHash(hash) {
   const link = await readModelLink(hash);
   let s = link.state;
-  if (!MODEL_NAMES.some(([name]) => name === s.model)) s = normalizeWith(MODEL_DEFAULTS, { ...s, model: 'pybyte' });
+  if (!MODEL_NAMES.some(([name]) => name === s.model))
+    s = normalizeWith(MODEL_DEFAULTS, { ...s, model: 'pybyte' });
   const d = modelDefaultsOf(s.model);
   if (!SMOOTHING.includes(s.smooth)) s.smooth = d.smooth;
   if (!BYTE_FILTERS.some(([v]) => v === s.bytes)) s.bytes = d.bytes;

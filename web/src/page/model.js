@@ -5,7 +5,15 @@
 // the views are modules of their own.
 import { createEditor, HEAT_LEVELS } from './editor.js';
 import { installUnitColours } from './heatmap.js';
-import { $, statusLine, progressAfter, showLinkNotice, startWorkers, writeHash, bindModeLink } from './shell.js';
+import {
+  $,
+  statusLine,
+  progressAfter,
+  showLinkNotice,
+  startWorkers,
+  writeHash,
+  bindModeLink,
+} from './shell.js';
 import { unitOf, normal, sampleOf, stateFromHash } from './model-mode.js';
 import { markTable, charBits } from './model-marks.js';
 import { createModelLoading } from './model-loading.js';
@@ -44,10 +52,19 @@ const mx = {
   sideKey,
 };
 // A link that cannot be read (cut off or garbled when copied) says so; the page shows the defaults.
-if ((await readModelLink(location.hash)).unreadable) showLinkNotice(LINK_UNREADABLE, document.querySelector('.status-line'));
+if ((await readModelLink(location.hash)).unreadable)
+  showLinkNotice(LINK_UNREADABLE, document.querySelector('.status-line'));
 // The core's Split% bound for this model's training length, base and head size, at a ratio.
 mx.splitBoundOf = (ratio) =>
-  mx.client.a.request('splitBound', { scheme: { type: 'hirope', ratio, base: mx.config.ropeBase, trainingLength: mx.config.trainingContext }, headDim: mx.config.headDim });
+  mx.client.a.request('splitBound', {
+    scheme: {
+      type: 'hirope',
+      ratio,
+      base: mx.config.ropeBase,
+      trainingLength: mx.config.trainingContext,
+    },
+    headDim: mx.config.headDim,
+  });
 Object.assign(mx, startWorkers());
 
 const loading = createModelLoading(mx);
@@ -71,7 +88,7 @@ mx.editor = createEditor({
   parent: $('editor'),
   doc: mx.state.code ?? sampleOf(mx.state) ?? '',
   language: mx.state.language,
-  label: 'Source code (shaded by the model\'s loss; hover a character for details)',
+  label: "Source code (shaded by the model's loss; hover a character for details)",
   onChange(text) {
     mx.state.code = text === sampleOf(mx.state) ? null : text;
     mx.schedule();
@@ -80,7 +97,8 @@ mx.editor = createEditor({
     if (!mx.chars || !mx.result) return [];
     if (mx.chars.tokens) {
       // A token: its text, its llama2 id, and its loss (bits) under A and B, as the API gives them.
-      const bits = (side) => (index === 0 ? '—' : `${mx.result[side].losses[index - 1].toFixed(2)} bits`);
+      const bits = (side) =>
+        index === 0 ? '—' : `${mx.result[side].losses[index - 1].toFixed(2)} bits`;
       return [
         ['token', `${index} of ${mx.result.a.n}`],
         ['text', JSON.stringify(mx.editor.text.slice(mx.chars.start[index], mx.chars.end[index]))],
@@ -114,7 +132,8 @@ function shadeCode() {
     levels[c] = bits === null ? 0 : Math.max(0, Math.min(HEAT_LEVELS, Math.round(bits)));
   }
   mx.editor.setHeat({ levels, query: -1 });
-  $('code-legend').textContent = `Shading: bits to predict each ${mx.chars.tokens ? 'token (hover one for its text, id and loss)' : 'character'} under ${mx.state.colour.toUpperCase()}, ${describeModelSide(mx.state[mx.state.colour], unitOf(mx.state))} — one shade per bit, darkest at ${HEAT_LEVELS} bits or more.`;
+  $('code-legend').textContent =
+    `Shading: bits to predict each ${mx.chars.tokens ? 'token (hover one for its text, id and loss)' : 'character'} under ${mx.state.colour.toUpperCase()}, ${describeModelSide(mx.state[mx.state.colour], unitOf(mx.state))} — one shade per bit, darkest at ${HEAT_LEVELS} bits or more.`;
   writeURL();
 }
 
@@ -134,20 +153,31 @@ function sideKey(payload, side) {
 
 async function runBoth(payload) {
   const parts = {};
-  const [a, b] = await Promise.all(['a', 'b'].map(async (s) => {
-    const key = sideKey(payload, s);
-    const prev = mx.computed[s];
-    const loss = !prev || prev.key !== key;
-    const attention = loss || prev.layer !== payload.layer || prev.head !== payload.head;
-    parts[s] = { loss, attention };
-    if (!attention) return prev.result;
-    const r = await mx.client.side(s).request('modelRun', { code: payload.code, language: payload.language, model: payload.state.model, layer: payload.layer, head: payload.head, view: payload.view, side: payload.state[s], parts: parts[s] });
-    mx.counts[s] = r.counts;
-    const merged = loss ? r : { ...prev.result, ...r };
-    Object.assign(merged, { side: payload.state[s], layer: payload.layer, head: payload.head });
-    mx.computed[s] = { key, layer: payload.layer, head: payload.head, result: merged };
-    return merged;
-  }));
+  const [a, b] = await Promise.all(
+    ['a', 'b'].map(async (s) => {
+      const key = sideKey(payload, s);
+      const prev = mx.computed[s];
+      const loss = !prev || prev.key !== key;
+      const attention = loss || prev.layer !== payload.layer || prev.head !== payload.head;
+      parts[s] = { loss, attention };
+      if (!attention) return prev.result;
+      const r = await mx.client.side(s).request('modelRun', {
+        code: payload.code,
+        language: payload.language,
+        model: payload.state.model,
+        layer: payload.layer,
+        head: payload.head,
+        view: payload.view,
+        side: payload.state[s],
+        parts: parts[s],
+      });
+      mx.counts[s] = r.counts;
+      const merged = loss ? r : { ...prev.result, ...r };
+      Object.assign(merged, { side: payload.state[s], layer: payload.layer, head: payload.head });
+      mx.computed[s] = { key, layer: payload.layer, head: payload.head, result: merged };
+      return merged;
+    }),
+  );
   return { a, b, parts };
 }
 
@@ -156,14 +186,27 @@ async function run() {
   scheduled = false;
   const t0 = performance.now();
   const snapshot = normal(mx.state);
-  const payload = { code: mx.editor.text, state: snapshot, language: snapshot.language, layer: snapshot.layer, head: snapshot.head, view: { size: 512, region: mx.zoom } };
+  const payload = {
+    code: mx.editor.text,
+    state: snapshot,
+    language: snapshot.language,
+    layer: snapshot.layer,
+    head: snapshot.head,
+    view: { size: 512, region: mx.zoom },
+  };
   // A progress line while the workers run (the page itself stays responsive: the forward passes
   // are in the workers), saying what runs.
-  const lossWanted = ['a', 'b'].some((s) => !mx.computed[s] || mx.computed[s].key !== sideKey(payload, s));
+  const lossWanted = ['a', 'b'].some(
+    (s) => !mx.computed[s] || mx.computed[s].key !== sideKey(payload, s),
+  );
   const unit = unitOf(snapshot);
-  progress.start(() => (!mx.config ? 'Downloading the model…'
-    : lossWanted ? `Running the model over the code under A and B (the loss at every ${unit}, then the attention)…`
-      : `Computing layer ${snapshot.layer}, head ${snapshot.head}'s attention under A and B (no loss pass)…`));
+  progress.start(() =>
+    !mx.config
+      ? 'Downloading the model…'
+      : lossWanted
+        ? `Running the model over the code under A and B (the loss at every ${unit}, then the attention)…`
+        : `Computing layer ${snapshot.layer}, head ${snapshot.head}'s attention under A and B (no loss pass)…`,
+  );
   let pair;
   try {
     await mx.modelReady;
@@ -181,7 +224,13 @@ async function run() {
   if (lossRan || !mx.chars) {
     mx.chars = markTable(payload.code, pair.a, pair.b.byteUnits);
     // length: the text these offsets belong to (the editor maps older marks until it matches).
-    mx.editor.setTokens({ count: mx.chars.count, start: mx.chars.start, end: mx.chars.end, unit: mx.chars.unit, length: payload.code.length });
+    mx.editor.setTokens({
+      count: mx.chars.count,
+      start: mx.chars.start,
+      end: mx.chars.end,
+      unit: mx.chars.unit,
+      length: payload.code.length,
+    });
     mx.selected = null;
     shadeCode();
     lossChart.drawLossChart();
@@ -192,19 +241,33 @@ async function run() {
   if (!lossRan && mx.selected) maps.selectRow(mx.selected.side, mx.selected.index); // the same query under the new head
   const ms = performance.now() - t0;
   const t = (side) => pair[side].timings;
-  const timing = (side, what) => (parts[side][what] ? `${side.toUpperCase()} ${t(side)[what].toFixed(0)}` : `${side.toUpperCase()} —`);
+  const timing = (side, what) =>
+    parts[side][what]
+      ? `${side.toUpperCase()} ${t(side)[what].toFixed(0)}`
+      : `${side.toUpperCase()} —`;
   const detail = lossRan
     ? `loss ${timing('a', 'loss')}, ${timing('b', 'loss')}; attention ${timing('a', 'attention')}, ${timing('b', 'attention')}`
     : `layer ${snapshot.layer}, head ${snapshot.head}: attention only, ${timing('a', 'attention')}, ${timing('b', 'attention')}`;
   // The status says what was read and how well each side predicts it; the timings are one click away.
   const u = pair.a.unit;
   const per = (r) => (u === 'token' ? r.bitsPerToken : r.bitsPerByte);
-  statusLine.show(`${plural(pair.a.n, u)}${u === 'token' ? ` (${plural(pair.a.bytes, 'byte')})` : ''}${pair.a.clipped ? ` (the first ${u === 'token' ? '2,560 tokens' : '4,096'}; the rest is not read)` : ''} read by ${mx.config.name} (${mx.config.parameters.toLocaleString('en')} parameters, ${mx.info.backend}): A ${per(pair.a).toFixed(3)} bits/${u}, B ${per(pair.b).toFixed(3)} (lower is better).`);
-  document.getElementById('timing-text').textContent = `Last run ${ms.toFixed(0)} ms in the workers, which run side by side: ${detail}.`;
+  statusLine.show(
+    `${plural(pair.a.n, u)}${u === 'token' ? ` (${plural(pair.a.bytes, 'byte')})` : ''}${pair.a.clipped ? ` (the first ${u === 'token' ? '2,560 tokens' : '4,096'}; the rest is not read)` : ''} read by ${mx.config.name} (${mx.config.parameters.toLocaleString('en')} parameters, ${mx.info.backend}): A ${per(pair.a).toFixed(3)} bits/${u}, B ${per(pair.b).toFixed(3)} (lower is better).`,
+  );
+  document.getElementById('timing-text').textContent =
+    `Last run ${ms.toFixed(0)} ms in the workers, which run side by side: ${detail}.`;
   document.body.dataset.ready = 'true';
-  document.dispatchEvent(new CustomEvent('hirope:model', { detail: { total: ms, model: snapshot.model, unit: u, a: per(pair.a), b: per(pair.b) } }));
+  document.dispatchEvent(
+    new CustomEvent('hirope:model', {
+      detail: { total: ms, model: snapshot.model, unit: u, a: per(pair.a), b: per(pair.b) },
+    }),
+  );
   // Which parts ran on each side, and each worker's pass counters (tests count loss passes).
-  document.dispatchEvent(new CustomEvent('hirope:model-run', { detail: { total: ms, parts, counts: { a: mx.counts.a, b: mx.counts.b } } }));
+  document.dispatchEvent(
+    new CustomEvent('hirope:model-run', {
+      detail: { total: ms, parts, counts: { a: mx.counts.a, b: mx.counts.b } },
+    }),
+  );
   writeURL();
   for (const side of ['a', 'b']) mx.thumbs.fill(side, payload);
 }
@@ -228,7 +291,8 @@ bindModeLink('mode-attention', 'index.html', DEFAULTS, () => mx.state);
 window.addEventListener('hashchange', async () => {
   mx.state = await stateFromHash(location.hash);
   const code = mx.state.code ?? sampleOf(mx.state) ?? '';
-  if (!mx.config || mx.config.tokenizer !== (mx.state.model === 'pyjs-llama2' ? 'llama2' : null)) loading.useModel(mx.state.model);
+  if (!mx.config || mx.config.tokenizer !== (mx.state.model === 'pyjs-llama2' ? 'llama2' : null))
+    loading.useModel(mx.state.model);
   mx.editor.setLanguage(mx.state.language);
   if (code !== mx.editor.text) mx.editor.setText(code);
   controls.syncControls();

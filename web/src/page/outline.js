@@ -22,9 +22,16 @@ export function createOutline(pg) {
     }
     // Counted where each statement starts, so that they add up to the status's count.
     const statements = statementsPerUnit(a);
-    const tokens = (u) => (first[u] < 0 ? 'no tokens' : first[u] === last[u] ? `token ${first[u]}` : `tokens ${first[u]}–${last[u]}`);
+    const tokens = (u) =>
+      first[u] < 0
+        ? 'no tokens'
+        : first[u] === last[u]
+          ? `token ${first[u]}`
+          : `tokens ${first[u]}–${last[u]}`;
     const meta = (u) => `${tokens(u)} · ${plural(statements[u], 'statement')}`;
-    const structure = JSON.stringify(a.units.map((unit) => [unit.kind, unit.languageKind, unit.name]));
+    const structure = JSON.stringify(
+      a.units.map((unit) => [unit.kind, unit.languageKind, unit.name]),
+    );
     // Typing inside a unit moves token ranges, not units: update the numbers in place.
     if (structure === outlineStructure) {
       outlineItems.forEach((li, u) => {
@@ -42,7 +49,18 @@ export function createOutline(pg) {
       // struct and its impl are both class units).
       const { kind, own } = unitKinds(unit);
       button.append(el('span', { class: 'outline-kind' }, kind), document.createTextNode(' '));
-      if (own) button.append(el('span', { class: 'outline-own', title: `${LANGUAGE_NAMES[a.language] ?? a.language}'s own kind: ${own}` }, own), document.createTextNode(' '));
+      if (own)
+        button.append(
+          el(
+            'span',
+            {
+              class: 'outline-own',
+              title: `${LANGUAGE_NAMES[a.language] ?? a.language}'s own kind: ${own}`,
+            },
+            own,
+          ),
+          document.createTextNode(' '),
+        );
       button.append(el('span', { class: 'outline-name' }, unit.name || '(unnamed)'));
       li.append(button, el('span', { class: 'outline-meta' }, meta(u)));
       li.unit = unit;

@@ -17,7 +17,11 @@ import { qkFileHint } from '../shared/wording.js';
 export function createControls(pg) {
   // ----- presets
   const presetButtons = PRESETS.map((p) => {
-    const b = el('button', { type: 'button', class: 'preset', 'data-preset': p.id, 'aria-pressed': 'false' }, p.title);
+    const b = el(
+      'button',
+      { type: 'button', class: 'preset', 'data-preset': p.id, 'aria-pressed': 'false' },
+      p.title,
+    );
     b.addEventListener('click', () => {
       pg.state = presetState(p.id, pg.state);
       pg.pushNext = true;
@@ -32,7 +36,8 @@ export function createControls(pg) {
   function syncStory() {
     const active = matchesPreset(pg.state) ? PRESETS.find((p) => p.id === pg.state.preset) : null;
     if (!active) pg.state.preset = '';
-    for (const b of presetButtons) b.setAttribute('aria-pressed', String(b.dataset.preset === active?.id));
+    for (const b of presetButtons)
+      b.setAttribute('aria-pressed', String(b.dataset.preset === active?.id));
     $('caption').textContent = active
       ? active.caption
       : `Your own comparison: A is ${describeScheme(pg.state.a)}, B is ${describeScheme(pg.state.b)}. The third map shows where B attends more (blue) or less (orange) than A; pick a preset for a comparison with its explanation.`;
@@ -40,7 +45,12 @@ export function createControls(pg) {
 
   // ----- controls
   const languages = pg.info.languages;
-  const shared = buildControls($('shared-controls'), sharedControls(languages, pg.info.tokenizers), onControl, { moreLabel: 'More settings' });
+  const shared = buildControls(
+    $('shared-controls'),
+    sharedControls(languages, pg.info.tokenizers),
+    onControl,
+    { moreLabel: 'More settings' },
+  );
   const sides = {
     a: buildControls($('scheme-a'), schemeControls('a'), onControl),
     b: buildControls($('scheme-b'), schemeControls('b'), onControl),
@@ -55,7 +65,11 @@ export function createControls(pg) {
   // The language select sits in the editor's toolbar with the sample picker, file loading, detection.
   const sourceBar = $('source-controls');
   sourceBar.append(shared.built.find((c) => c.spec.key === 'language').label);
-  const sampleSelect = el('select', { id: 'sample', title: 'Load the sample for a language', 'aria-label': 'Load a sample' });
+  const sampleSelect = el('select', {
+    id: 'sample',
+    title: 'Load the sample for a language',
+    'aria-label': 'Load a sample',
+  });
   // Once the code is edited or replaced the picker says so ("Your code", which cannot be picked),
   // so that every sample, the one the code came from included, can be picked to restore it.
   const customOption = new Option('Your code', 'custom');
@@ -67,21 +81,49 @@ export function createControls(pg) {
     customOption.hidden = !custom;
     sampleSelect.value = custom ? 'custom' : pg.state.language;
   };
-  const sampleLabel = el('label', { class: 'field', title: 'Replace the code with a real-world sample in a language' });
+  const sampleLabel = el('label', {
+    class: 'field',
+    title: 'Replace the code with a real-world sample in a language',
+  });
   sampleLabel.append(el('span', { class: 'field-label' }, 'Sample'), sampleSelect);
-  const detectButton = el('button', { type: 'button', class: 'small', id: 'detect', title: 'Detect the language: the grammar that parses the code with the fewest errors' }, 'Detect');
-  const openLabel = el('label', { class: 'button small', title: 'Open a source file (its extension sets the language)' });
+  const detectButton = el(
+    'button',
+    {
+      type: 'button',
+      class: 'small',
+      id: 'detect',
+      title: 'Detect the language: the grammar that parses the code with the fewest errors',
+    },
+    'Detect',
+  );
+  const openLabel = el('label', {
+    class: 'button small',
+    title: 'Open a source file (its extension sets the language)',
+  });
   const openInput = el('input', { type: 'file', class: 'sr-only', id: 'open-file' });
   openLabel.append(el('span', {}, 'Open file'), openInput);
-  const qkLabel = el('label', { class: 'button small', id: 'qk-file-label', title: 'q/k JSON: {"headDim": d, "q": [[d numbers] per token], "k": [...]} (see docs/playground.md)' });
+  const qkLabel = el('label', {
+    class: 'button small',
+    id: 'qk-file-label',
+    title:
+      'q/k JSON: {"headDim": d, "q": [[d numbers] per token], "k": [...]} (see docs/playground.md)',
+  });
   const qkText = el('span', {}, 'Load q/k…');
-  const qkInput = el('input', { type: 'file', accept: '.json,application/json', class: 'sr-only', id: 'qk-file' });
+  const qkInput = el('input', {
+    type: 'file',
+    accept: '.json,application/json',
+    class: 'sr-only',
+    id: 'qk-file',
+  });
   qkLabel.append(qkText, qkInput);
   // While a q/k file is being chosen the select says "from a file…" and the maps keep the previous
   // source (qkPending), under a plain hint; cancelling the picker goes back to it.
   let qkPending = null;
   const qkHint = el('p', { class: 'hint', id: 'qk-hint', hidden: true });
-  const sourceLabel = (source) => shared.built.find((c) => c.spec.key === 'source').spec.options.find(([v]) => v === source)?.[1] ?? source;
+  const sourceLabel = (source) =>
+    shared.built
+      .find((c) => c.spec.key === 'source')
+      .spec.options.find(([v]) => v === source)?.[1] ?? source;
   /** A state asking for q/k from a file before one is loaded (a link, Back) waits for the file. */
   function holdFileSource() {
     if (pg.state.source !== 'file' || pg.qkFileName) return;
@@ -98,7 +140,11 @@ export function createControls(pg) {
     qkPending = null;
     syncControls();
   });
-  const backendLabel = el('label', { class: 'field', title: 'Where attention runs: WebAssembly (SIMD where supported) or WebGPU when this browser has an adapter' });
+  const backendLabel = el('label', {
+    class: 'field',
+    title:
+      'Where attention runs: WebAssembly (SIMD where supported) or WebGPU when this browser has an adapter',
+  });
   const backendSelect = el('select', { id: 'backend', name: 'backend' });
   backendSelect.append(new Option('WebAssembly', 'wasm'), new Option('WebGPU', 'webgpu'));
   backendLabel.append(el('span', { class: 'field-label' }, 'Backend'), backendSelect);
@@ -109,7 +155,9 @@ export function createControls(pg) {
   (async () => {
     const adapter = await navigator.gpu?.requestAdapter().catch(() => null);
     if (adapter) return;
-    const why = navigator.gpu ? 'this browser found no WebGPU adapter (GPU)' : 'this browser has no WebGPU';
+    const why = navigator.gpu
+      ? 'this browser found no WebGPU adapter (GPU)'
+      : 'this browser has no WebGPU';
     const option = backendSelect.querySelector('option[value=webgpu]');
     option.disabled = true;
     option.textContent = 'WebGPU (not available)';
@@ -125,7 +173,8 @@ export function createControls(pg) {
   // the person's own (a choice of the Tokenizer control, kept in the page and never in the URL).
   const tokenizerSelect = shared.built.find((c) => c.spec.key === 'tokenizer').input;
   const tokenizersBox = new TokenizersBox($('source'), pg.client, pg.info.tokenizers, (name) => {
-    if (![...tokenizerSelect.options].some((o) => o.value === name)) tokenizerSelect.append(new Option(tokenizersBox.label(name), name));
+    if (![...tokenizerSelect.options].some((o) => o.value === name))
+      tokenizerSelect.append(new Option(tokenizersBox.label(name), name));
     onControl('tokenizer', name);
   });
 
@@ -146,7 +195,12 @@ export function createControls(pg) {
 
   // Choices among a few values (menus, checkboxes) add a history entry, so that Back undoes them;
   // numbers and sliders, like typing, replace the current one.
-  const isDiscrete = (key) => [shared, sides.a, sides.b].some((c) => c.built.some(({ spec }) => spec.key === key && (spec.type === 'select' || spec.type === 'checkbox')));
+  const isDiscrete = (key) =>
+    [shared, sides.a, sides.b].some((c) =>
+      c.built.some(
+        ({ spec }) => spec.key === key && (spec.type === 'select' || spec.type === 'checkbox'),
+      ),
+    );
 
   function onControl(key, value) {
     if (key === 'source') {
@@ -209,7 +263,8 @@ export function createControls(pg) {
       pg.editor.setLanguage(language);
       syncControls();
       pg.schedule();
-    } else if (pg.result?.snapshot && !statusLine.failed) statusLine.show(pg.plainStatus(pg.result, pg.result.snapshot)); // now it knows the code was detected
+    } else if (pg.result?.snapshot && !statusLine.failed)
+      statusLine.show(pg.plainStatus(pg.result, pg.result.snapshot)); // now it knows the code was detected
     showNote(`${fromPaste ? 'Detected' : 'Language'}: ${LANGUAGE_NAMES[language]}.`);
   }
   detectButton.addEventListener('click', () => detectLanguage(false));
@@ -254,5 +309,13 @@ export function createControls(pg) {
     clearTimeout(noteTimer);
     noteTimer = setTimeout(() => note.textContent === text && (note.textContent = ''), 6000);
   }
-  return { syncControls, detectLanguage, showNote, sourceLabel, ratioHints, tokenizersBox, backendSelect };
+  return {
+    syncControls,
+    detectLanguage,
+    showNote,
+    sourceLabel,
+    ratioHints,
+    tokenizersBox,
+    backendSelect,
+  };
 }

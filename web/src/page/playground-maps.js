@@ -21,7 +21,8 @@ export function createMaps(pg) {
     return unit ? `${unit.index}: ${unitPhrase(unit)}` : String(u);
   }
   /** Short label of a token for the axes: its text with whitespace made visible. */
-  const shortLabel = (j) => tokenText(j).replace(/\n/g, '⏎').replace(/\t/g, '⇥').replace(/ /g, '·') || '∅';
+  const shortLabel = (j) =>
+    tokenText(j).replace(/\n/g, '⏎').replace(/\t/g, '⇥').replace(/ /g, '·') || '∅';
 
   // ----- heatmaps
   const maps = $('maps');
@@ -43,14 +44,24 @@ export function createMaps(pg) {
   $('reset-zoom').addEventListener('click', () => setZoom(null));
   // The hint over the maps names what a pointer can do: hover with a mouse, tap on a touch screen.
   const touchScreen = matchMedia('(hover: none)');
-  const syncMapHint = () => (document.querySelector('.section-head .how').textContent = mapHint(touchScreen.matches));
+  const syncMapHint = () =>
+    (document.querySelector('.section-head .how').textContent = mapHint(touchScreen.matches));
   syncMapHint();
   touchScreen.addEventListener('change', syncMapHint);
 
   function combineImages(a, b) {
     const diff = diffImage(a.raw, b.raw, a.rows, a.cols, a.region, theme());
     // A side whose image did not change keeps its canvas (Heatmap.draw skips identical images).
-    return { region: a.region, rows: a.rows, cols: a.cols, a: a.rgba, b: b.rgba, diff: diff.rgba, visibleShare: diff.visibleShare, raw: { a: a.raw, b: b.raw } };
+    return {
+      region: a.region,
+      rows: a.rows,
+      cols: a.cols,
+      a: a.rgba,
+      b: b.rgba,
+      diff: diff.rgba,
+      visibleShare: diff.visibleShare,
+      raw: { a: a.raw, b: b.raw },
+    };
   }
 
   async function setZoom(region) {
@@ -70,11 +81,17 @@ export function createMaps(pg) {
   const segmentStrips = new Map();
   function stripUnits(which) {
     const side = pg.result.snapshot?.[which];
-    if (!side || side.type !== 'hirope' || side.units !== 'segments') return pg.result.analysis.unit;
+    if (!side || side.type !== 'hirope' || side.units !== 'segments')
+      return pg.result.analysis.unit;
     const key = `${pg.result.analysis.count}|${side.segment}`;
     if (!segmentStrips.has(key)) {
       if (segmentStrips.size >= 4) segmentStrips.clear(); // A and B may each have their own size
-      segmentStrips.set(key, Int32Array.from({ length: pg.result.analysis.count }, (_, t) => Math.floor(t / side.segment)));
+      segmentStrips.set(
+        key,
+        Int32Array.from({ length: pg.result.analysis.count }, (_, t) =>
+          Math.floor(t / side.segment),
+        ),
+      );
     }
     return segmentStrips.get(key);
   }
@@ -86,7 +103,8 @@ export function createMaps(pg) {
     if (!snap) return [];
     const list = [];
     for (const side of which === 'diff' ? ['a', 'b'] : [which]) {
-      if (WINDOWED.has(snap[side].type) && !list.some((g) => g.distance === snap[side].window)) list.push({ distance: snap[side].window, label: `W ${snap[side].window}` });
+      if (WINDOWED.has(snap[side].type) && !list.some((g) => g.distance === snap[side].window))
+        list.push({ distance: snap[side].window, label: `W ${snap[side].window}` });
     }
     if (snap.train < pg.result.n) list.push({ distance: snap.train, label: `L ${snap.train}` });
     return list;
@@ -94,21 +112,48 @@ export function createMaps(pg) {
 
   function drawHeatmaps(images) {
     for (const which of ['a', 'b', 'diff']) heatmaps[which].setGuides(guidesFor(which));
-    for (const which of ['a', 'b', 'diff']) heatmaps[which].draw({ rgba: images[which], rows: images.rows, cols: images.cols }, images.region, stripUnits(which), pg.result.n, shortLabel);
+    for (const which of ['a', 'b', 'diff'])
+      heatmaps[which].draw(
+        { rgba: images[which], rows: images.rows, cols: images.cols },
+        images.region,
+        stripUnits(which),
+        pg.result.n,
+        shortLabel,
+      );
     const { r0, r1, c0, c1 } = images.region;
     const pooled = r1 - r0 > images.rows || c1 - c0 > images.cols;
-    $('zoom-info').textContent = pg.zoom ? `Zoomed: queries ${r0}–${r1 - 1}, keys ${c0}–${c1 - 1}` : '';
+    $('zoom-info').textContent = pg.zoom
+      ? `Zoomed: queries ${r0}–${r1 - 1}, keys ${c0}–${c1 - 1}`
+      : '';
     $('reset-zoom').hidden = !pg.zoom;
     const note = pooled ? 'Downsampled: each cell is the mean over the tokens it covers.' : '';
-    for (const side of ['a', 'b']) heatmaps[side].setLegend(cssGradient(LUTS.magma), `${powerOfTen(-DECADES)}× row max`, 'row max', `Brighter: more attention, relative to the row's largest. ${note}`);
+    for (const side of ['a', 'b'])
+      heatmaps[side].setLegend(
+        cssGradient(LUTS.magma),
+        `${powerOfTen(-DECADES)}× row max`,
+        'row max',
+        `Brighter: more attention, relative to the row's largest. ${note}`,
+      );
     const times = 2 ** RATIO_LIMIT;
-    heatmaps.diff.setLegend(cssGradient(divergingLut(theme())), `A ${times}× more`, `B ${times}× more`, `Blue: B attends more to that key than A; orange: A does (log₂ p_B / p_A). ${(100 * images.visibleShare).toFixed(0)}% of cells differ by ${VISIBLE_RATIO}× or more. ${note}`);
+    heatmaps.diff.setLegend(
+      cssGradient(divergingLut(theme())),
+      `A ${times}× more`,
+      `B ${times}× more`,
+      `Blue: B attends more to that key than A; orange: A does (log₂ p_B / p_A). ${(100 * images.visibleShare).toFixed(0)}% of cells differ by ${VISIBLE_RATIO}× or more. ${note}`,
+    );
     maps.dataset.visibleShare = String(images.visibleShare);
   }
   dark.addEventListener('change', () => {
     const images = pg.result?.images;
     if (!images) return;
-    images.diff = diffImage(images.raw.a, images.raw.b, images.rows, images.cols, images.region, theme()).rgba;
+    images.diff = diffImage(
+      images.raw.a,
+      images.raw.b,
+      images.rows,
+      images.cols,
+      images.region,
+      theme(),
+    ).rgba;
     drawHeatmaps(images);
   });
 
@@ -121,15 +166,31 @@ export function createMaps(pg) {
       const [rowA, rowB] = await pg.client.both('row', { index });
       const row = side === 'a' ? rowA : rowB;
       const levels = new Uint8Array(pg.result.n);
-      for (let j = 0; j <= index; j++) levels[j] = heatLevel(row.max > 0 ? row.probs[j] / row.max : 0);
+      for (let j = 0; j <= index; j++)
+        levels[j] = heatLevel(row.max > 0 ? row.probs[j] / row.max : 0);
       pg.editor.setHeat({ levels, query: index });
       const text = (j) => JSON.stringify(tokenText(j));
-      const top = (r) => Array.from(r.probs.keys()).sort((x, y) => r.probs[y] - r.probs[x]).slice(0, 3).map((j) => `${text(j)}@${j} ${formatProbability(r.probs[j])}`).join(', ');
-      $('query-info').textContent = `Query ${index} ${text(index)}, shaded in the code by ${side.toUpperCase()} — top keys A: ${top(rowA)}; B: ${top(rowB)}.`;
+      const top = (r) =>
+        Array.from(r.probs.keys())
+          .sort((x, y) => r.probs[y] - r.probs[x])
+          .slice(0, 3)
+          .map((j) => `${text(j)}@${j} ${formatProbability(r.probs[j])}`)
+          .join(', ');
+      $('query-info').textContent =
+        `Query ${index} ${text(index)}, shaded in the code by ${side.toUpperCase()} — top keys A: ${top(rowA)}; B: ${top(rowB)}.`;
     } catch (e) {
       pg.showError(e);
     }
   }
 
-  return { heatmaps, tokenText, unitName, shortLabel, combineImages, setZoom, drawHeatmaps, selectRow };
+  return {
+    heatmaps,
+    tokenText,
+    unitName,
+    shortLabel,
+    combineImages,
+    setZoom,
+    drawHeatmaps,
+    selectRow,
+  };
 }

@@ -9,34 +9,62 @@ import { LINK_UNREADABLE, linkWithoutCode, LONG_LINK, linkSizeText } from '../sh
 import { SAMPLES, LANGUAGE_NAMES } from '../shared/samples.js';
 
 /** The notice for a link that could not be read or was made without its code ('' for none). */
-export const linkNotice = (l) => (l.unreadable ? LINK_UNREADABLE : l.codeOmitted ? linkWithoutCode(LANGUAGE_NAMES[l.state.language] ?? l.state.language) : '');
+export const linkNotice = (l) =>
+  l.unreadable
+    ? LINK_UNREADABLE
+    : l.codeOmitted
+      ? linkWithoutCode(LANGUAGE_NAMES[l.state.language] ?? l.state.language)
+      : '';
 export function createLinks(pg) {
   let urlTimer = 0;
   // A tokenizer.json of the person's own stays in the page: the link names the default.
-  const linkState = (snapshot) => ({ ...snapshot, tokenizer: pg.info.tokenizers.includes(snapshot.tokenizer) ? snapshot.tokenizer : 'lexical', code: pg.state.code });
+  const linkState = (snapshot) => ({
+    ...snapshot,
+    tokenizer: pg.info.tokenizers.includes(snapshot.tokenizer) ? snapshot.tokenizer : 'lexical',
+    code: pg.state.code,
+  });
   function writeURL(snapshot) {
     clearTimeout(urlTimer);
     // Compressing the code into the URL waits until the typing pauses.
-    urlTimer = setTimeout(async () => {
-      const hash = await encodeState(linkState(snapshot));
-      // A discrete choice (preset, menu, checkbox, sample, file) adds a history entry, so that Back
-      // undoes it; typing and numbers replace the entry.
-      const push = pg.pushNext;
-      pg.pushNext = false;
-      writeHash(hash, push);
-      showLinkSize(hash, snapshot);
-    }, Math.max(150, pg.lastEdit + 1000 - performance.now()));
+    urlTimer = setTimeout(
+      async () => {
+        const hash = await encodeState(linkState(snapshot));
+        // A discrete choice (preset, menu, checkbox, sample, file) adds a history entry, so that Back
+        // undoes it; typing and numbers replace the entry.
+        const push = pg.pushNext;
+        pg.pushNext = false;
+        writeHash(hash, push);
+        showLinkSize(hash, snapshot);
+      },
+      Math.max(150, pg.lastEdit + 1000 - performance.now()),
+    );
   }
 
   // A link long enough to be cut by chat apps (the code is in it) offers one without the code.
   const linkSize = el('p', { id: 'link-size', class: 'link-size', hidden: true });
   const linkSizeText_ = el('span');
-  const shortLink = el('button', { type: 'button', class: 'small', id: 'copy-short-link', title: 'Copy a link to this view that leaves the code out: it opens the language\'s sample with these settings' }, 'Copy link without the code');
+  const shortLink = el(
+    'button',
+    {
+      type: 'button',
+      class: 'small',
+      id: 'copy-short-link',
+      title:
+        "Copy a link to this view that leaves the code out: it opens the language's sample with these settings",
+    },
+    'Copy link without the code',
+  );
   linkSize.append(linkSizeText_, ' ', shortLink);
   $('timings').after(linkSize);
   let linkSnapshot = null;
   let linkHash = '';
-  const linkField = el('input', { type: 'text', readonly: true, class: 'link-field', hidden: true, 'aria-label': 'Link without the code' });
+  const linkField = el('input', {
+    type: 'text',
+    readonly: true,
+    class: 'link-field',
+    hidden: true,
+    'aria-label': 'Link without the code',
+  });
   linkSize.append(' ', linkField);
   function showLinkSize(hash, snapshot) {
     linkSnapshot = snapshot;
@@ -51,7 +79,9 @@ export function createLinks(pg) {
     }
   }
   shortLink.addEventListener('click', async () => {
-    const hash = await encodeState(linkState(linkSnapshot ?? normalizeState(pg.state)), { withoutCode: true });
+    const hash = await encodeState(linkState(linkSnapshot ?? normalizeState(pg.state)), {
+      withoutCode: true,
+    });
     const url = `${location.origin}${location.pathname}${location.search}${hash}`;
     shortLink.dataset.link = url;
     try {

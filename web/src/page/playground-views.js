@@ -9,15 +9,19 @@ export function createViews(pg) {
   const drawn = {}; // keys of the views on screen
   let viewsVisible = false;
   let viewsPending = null; // a result whose views are not drawn yet (the views are off screen)
-  new IntersectionObserver((entries) => {
-    viewsVisible = entries.some((e) => e.isIntersecting);
-    if (viewsVisible && viewsPending) {
-      const value = viewsPending;
-      viewsPending = null;
-      if (!value.views.distances) pg.schedule(); // computed only once they are seen
-      else renderViews(value);
-    }
-  }, { rootMargin: '0px' }).observe($('views'));
+  new IntersectionObserver(
+    (entries) => {
+      viewsVisible = entries.some((e) => e.isIntersecting);
+      if (viewsVisible && viewsPending) {
+        const value = viewsPending;
+        viewsPending = null;
+        if (!value.views.distances)
+          pg.schedule(); // computed only once they are seen
+        else renderViews(value);
+      }
+    },
+    { rootMargin: '0px' },
+  ).observe($('views'));
 
   // While a person types, the views wait until the typing pauses (VIEWS_AFTER_TYPING): they are
   // below the maps and cost tens of milliseconds on the page's thread.
@@ -41,7 +45,12 @@ export function createViews(pg) {
     for (const side of ['a', 'b']) {
       const key = `${v.angles[side]?.key}|${names[side]}`;
       if (drawn[`angles-${side}`] !== key) {
-        renderAngles($(`angles-${side}`), v.angles[side]?.value ?? null, `${side.toUpperCase()}: ${names[side]}`, value.snapshot.train);
+        renderAngles(
+          $(`angles-${side}`),
+          v.angles[side]?.value ?? null,
+          `${side.toUpperCase()}: ${names[side]}`,
+          value.snapshot.train,
+        );
         drawn[`angles-${side}`] = key;
       }
     }

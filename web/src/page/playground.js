@@ -12,7 +12,12 @@ import { createOutline } from './outline.js';
 import { createSummary } from './summary.js';
 import { createViews } from './playground-views.js';
 import { createLinks, linkNotice } from './playground-url.js';
-import { normalizeState, readStateLink, describeScheme, analyzeOptionsFor } from '../shared/playground-state.js';
+import {
+  normalizeState,
+  readStateLink,
+  describeScheme,
+  analyzeOptionsFor,
+} from '../shared/playground-state.js';
 import { codeSentence, trainingSentence, splitHint, parseSentence } from '../shared/wording.js';
 import { SAMPLES, LANGUAGE_NAMES } from '../shared/samples.js';
 
@@ -50,8 +55,11 @@ pg.editor = createEditor({
   onChange(text, update) {
     pg.state.code = text === SAMPLES[pg.state.language] ? null : text;
     pg.syncSample();
-    const pasted = update.transactions.some((tr) => tr.isUserEvent('input.paste') || tr.isUserEvent('input.drop'));
-    if (pasted && pg.ready && update.state.doc.length > 0 && update.changes.length > 0) controls.detectLanguage(true);
+    const pasted = update.transactions.some(
+      (tr) => tr.isUserEvent('input.paste') || tr.isUserEvent('input.drop'),
+    );
+    if (pasted && pg.ready && update.state.doc.length > 0 && update.changes.length > 0)
+      controls.detectLanguage(true);
     scheduleEdit();
   },
   onSelect(pos) {
@@ -78,9 +86,19 @@ pg.ready = true;
 
 // ----- the views, each a module of its own over pg
 const controls = createControls(pg);
-Object.assign(pg, { syncControls: controls.syncControls, showNote: controls.showNote, sourceLabel: controls.sourceLabel, tokenizersBox: controls.tokenizersBox });
+Object.assign(pg, {
+  syncControls: controls.syncControls,
+  showNote: controls.showNote,
+  sourceLabel: controls.sourceLabel,
+  tokenizersBox: controls.tokenizersBox,
+});
 const maps = createMaps(pg);
-Object.assign(pg, { heatmaps: maps.heatmaps, tokenText: maps.tokenText, unitName: maps.unitName, selectRow: maps.selectRow });
+Object.assign(pg, {
+  heatmaps: maps.heatmaps,
+  tokenText: maps.tokenText,
+  unitName: maps.unitName,
+  selectRow: maps.selectRow,
+});
 pg.hover = createHoverCard(pg);
 const outline = createOutline(pg);
 pg.markUnit = outline.markUnit;
@@ -102,10 +120,13 @@ function scheduleEdit() {
   const now = performance.now();
   if (!editTimer) firstEdit = now;
   clearTimeout(editTimer);
-  editTimer = setTimeout(() => {
-    editTimer = 0;
-    schedule();
-  }, Math.max(0, Math.min(EDIT_IDLE, firstEdit + EDIT_MAX_WAIT - now)));
+  editTimer = setTimeout(
+    () => {
+      editTimer = 0;
+      schedule();
+    },
+    Math.max(0, Math.min(EDIT_IDLE, firstEdit + EDIT_MAX_WAIT - now)),
+  );
 }
 
 let scheduled = false;
@@ -127,10 +148,21 @@ async function run() {
   progress.start();
   let value;
   try {
-    const pair = await pg.client.latest({ code, state: snapshot, backend: controls.backendSelect.value, view: { size: 512, region: pg.zoom }, reuse: true, views: true, distancesWanted: viewsWanted }, (stage) => {
-      $('progress').title = stage;
-      $('status').dataset.stage = stage;
-    });
+    const pair = await pg.client.latest(
+      {
+        code,
+        state: snapshot,
+        backend: controls.backendSelect.value,
+        view: { size: 512, region: pg.zoom },
+        reuse: true,
+        views: true,
+        distancesWanted: viewsWanted,
+      },
+      (stage) => {
+        $('progress').title = stage;
+        $('status').dataset.stage = stage;
+      },
+    );
     if (pair) {
       // A side that reports no change keeps its last result.
       for (const side of ['a', 'b']) {
@@ -158,12 +190,33 @@ async function run() {
   const total = now - t0;
   if (value.n) backendTimes[value.backend] = value.timings.a + value.timings.b;
   const t = value.timings;
-  const parts = ['analysis', 'a', 'b', 'images', 'views'].filter((k) => Number.isFinite(t[k])).map((k) => `${k === 'a' ? 'attention A' : k === 'b' ? 'attention B' : k} ${t[k].toFixed(1)} ms`);
-  const backends = Object.entries(backendTimes).map(([name, ms]) => `${name} ${ms.toFixed(1)} ms`).join(', ');
+  const parts = ['analysis', 'a', 'b', 'images', 'views']
+    .filter((k) => Number.isFinite(t[k]))
+    .map(
+      (k) => `${k === 'a' ? 'attention A' : k === 'b' ? 'attention B' : k} ${t[k].toFixed(1)} ms`,
+    );
+  const backends = Object.entries(backendTimes)
+    .map(([name, ms]) => `${name} ${ms.toFixed(1)} ms`)
+    .join(', ');
   statusLine.show(plainStatus(value, snapshot));
-  $('timing-text').textContent = `Last redraw ${total.toFixed(1)} ms: ${parts.join(', ')}, painting ${(now - tPaint).toFixed(1)} ms.${backends ? ` Attention A + B by backend: ${backends}.` : ''}`;
+  $('timing-text').textContent =
+    `Last redraw ${total.toFixed(1)} ms: ${parts.join(', ')}, painting ${(now - tPaint).toFixed(1)} ms.${backends ? ` Attention A + B by backend: ${backends}.` : ''}`;
   document.body.dataset.ready = 'true';
-  document.dispatchEvent(new CustomEvent('hirope:redraw', { detail: { total, paint: now - tPaint, tokens: value.n, ...t, received: tPaint - t0, visibleShare: value.images?.visibleShare, paintEditor: pg.paintTimes.editor, paintMaps: pg.paintTimes.maps, paintViews: pg.paintTimes.views } }));
+  document.dispatchEvent(
+    new CustomEvent('hirope:redraw', {
+      detail: {
+        total,
+        paint: now - tPaint,
+        tokens: value.n,
+        ...t,
+        received: tPaint - t0,
+        visibleShare: value.images?.visibleShare,
+        paintEditor: pg.paintTimes.editor,
+        paintMaps: pg.paintTimes.maps,
+        paintViews: pg.paintTimes.views,
+      },
+    }),
+  );
   links.writeURL(snapshot);
   if (compareNeeded) compareSides(value);
   // The views came into view while this run computed without them (the observer reports after the
@@ -195,11 +248,27 @@ function plainStatus(value, snapshot) {
   const a = value.analysis;
   if (!a.count) return 'The code has no tokens: paste or type some code.';
   // The tokenizer and the schemes under their display names: the Tokenizer control's and the map titles'.
-  const parts = [codeSentence({ count: a.count, languageName: LANGUAGE_NAMES[a.language], tokenizer: controls.tokenizersBox.label(a.tokenizer), units: a.units.length, statements: a.statements })];
+  const parts = [
+    codeSentence({
+      count: a.count,
+      languageName: LANGUAGE_NAMES[a.language],
+      tokenizer: controls.tokenizersBox.label(a.tokenizer),
+      units: a.units.length,
+      statements: a.statements,
+    }),
+  ];
   // Which schemes meet angles they never saw in training: each side's own count of pairs.
-  const sides = ['a', 'b'].map((s) => ({ label: s.toUpperCase(), name: describeScheme(snapshot[s]), ood: value.views?.angles?.[s]?.value ?? null }));
+  const sides = ['a', 'b'].map((s) => ({
+    label: s.toUpperCase(),
+    name: describeScheme(snapshot[s]),
+    ood: value.views?.angles?.[s]?.value ?? null,
+  }));
   parts.push(trainingSentence({ n: value.n, total: a.count, train: snapshot.train, sides }));
-  const parse = parseSentence({ languageName: LANGUAGE_NAMES[a.language] ?? a.language, errors: a.errors?.length ?? 0, detected: pg.detected?.code === value.code && pg.detected.language === a.language });
+  const parse = parseSentence({
+    languageName: LANGUAGE_NAMES[a.language] ?? a.language,
+    errors: a.errors?.length ?? 0,
+    detected: pg.detected?.code === value.code && pg.detected.language === a.language,
+  });
   if (parse) parts.push(parse);
   if (value.notes.length) parts.push(value.notes.join(' '));
   return parts.join(' ');
@@ -228,7 +297,12 @@ function combine(a, b, snapshot, length) {
     views: {
       distances: b.views.distances,
       angles: { a: a.views.angles, b: b.views.angles },
-      decay: { a: a.views.decay, b: b.views.decay, maxDistance: a.views.maxDistance, train: snapshot.train },
+      decay: {
+        a: a.views.decay,
+        b: b.views.decay,
+        maxDistance: a.views.maxDistance,
+        train: snapshot.train,
+      },
     },
     snapshot,
   };
@@ -239,7 +313,12 @@ function paint(value, snapshot) {
   const previous = pg.result;
   // The analysis object is kept when its version is unchanged, so the heatmaps' unit strips and
   // the editor's marks are not rebuilt.
-  if (previous && value.analysis.version === previous.analysis.version && value.analysis.count === previous.analysis.count) value.analysis = previous.analysis;
+  if (
+    previous &&
+    value.analysis.version === previous.analysis.version &&
+    value.analysis.count === previous.analysis.count
+  )
+    value.analysis = previous.analysis;
   pg.result = value;
   const a = value.analysis;
   if (a !== previous?.analysis) {
@@ -271,10 +350,20 @@ function paintRest(value, snapshot) {
   if (a !== marked) {
     marked = a;
     const t = performance.now();
-    pg.editor.setTokens({ count: a.count, start: a.start, end: a.end, unit: a.unit, length: a.length });
+    pg.editor.setTokens({
+      count: a.count,
+      start: a.start,
+      end: a.end,
+      unit: a.unit,
+      length: a.length,
+    });
     pg.paintTimes.editor = performance.now() - t;
     outline.renderOutline(a);
-    controls.tokenizersBox.update(value.code, { ...analyzeOptionsFor(snapshot), tokenizer: undefined }, snapshot.tokenizer);
+    controls.tokenizersBox.update(
+      value.code,
+      { ...analyzeOptionsFor(snapshot), tokenizer: undefined },
+      snapshot.tokenizer,
+    );
   }
   summary.renderSummary();
   if (!value.n) return;
@@ -290,11 +379,17 @@ function paintRest(value, snapshot) {
     }
     // The token band is in distribution when its slowest pair turns a full period within the
     // training length, i.e. its index is below Split% of the pairs.
-    const { text, over } = splitHint({ splitPair: angles.splitPair, pairs: angles.pairs, tokenPairs: angles.bands[0].pairs[1], train: snapshot.train });
+    const { text, over } = splitHint({
+      splitPair: angles.splitPair,
+      pairs: angles.pairs,
+      tokenPairs: angles.bands[0].pairs[1],
+      train: snapshot.train,
+    });
     hint.classList.toggle('warn', over);
     hint.textContent = text;
   }
-  if (pg.selected.index >= 0 && pg.selected.index < value.n) maps.selectRow(pg.selected.side, pg.selected.index);
+  if (pg.selected.index >= 0 && pg.selected.index < value.n)
+    maps.selectRow(pg.selected.side, pg.selected.index);
 }
 
 /**
@@ -304,12 +399,18 @@ function paintRest(value, snapshot) {
  */
 function retitleUncomputed(snapshot) {
   const shown = pg.result?.snapshot;
-  const stale = { a: !shown || JSON.stringify(shown.a) !== JSON.stringify(snapshot.a), b: !shown || JSON.stringify(shown.b) !== JSON.stringify(snapshot.b) };
+  const stale = {
+    a: !shown || JSON.stringify(shown.a) !== JSON.stringify(snapshot.a),
+    b: !shown || JSON.stringify(shown.b) !== JSON.stringify(snapshot.b),
+  };
   if (!stale.a && !stale.b) return; // the code failed, not the schemes: the maps keep the last code
   const names = { a: describeScheme(snapshot.a), b: describeScheme(snapshot.b) };
-  for (const side of ['a', 'b']) if (stale[side]) pg.heatmaps[side].setTitle(side.toUpperCase(), `${names[side]}: not computed`);
+  for (const side of ['a', 'b'])
+    if (stale[side]) pg.heatmaps[side].setTitle(side.toUpperCase(), `${names[side]}: not computed`);
   pg.heatmaps.diff.setTitle('A vs B', 'not computed');
-  for (const which of ['a', 'b', 'diff']) if (which === 'diff' || stale[which]) pg.heatmaps[which].clear('Not computed:\nsee the status line above.');
+  for (const which of ['a', 'b', 'diff'])
+    if (which === 'diff' || stale[which])
+      pg.heatmaps[which].clear('Not computed:\nsee the status line above.');
   $('summary').replaceChildren(); // its numbers were the previous schemes'
 }
 
@@ -322,12 +423,17 @@ function errorText(e) {
   const kept = pg.result?.n ? ' The maps still show the last code that could be read.' : '';
   if (e.name === 'NetworkError') return e.message; // a data file that could not be downloaded (worker-client.js)
   // The parse budget (web/src/worker/attention-engine.js pageParseBudget) and the heap: the code, not the settings.
-  const slow = api && /^parsing stopped after (\d+) ms at byte (\d+) of (\d+): the input is pathological for the tree-sitter (\w+) grammar/.exec(e.message);
+  const slow =
+    api &&
+    /^parsing stopped after (\d+) ms at byte (\d+) of (\d+): the input is pathological for the tree-sitter (\w+) grammar/.exec(
+      e.message,
+    );
   if (slow) {
     const [, ms, at, of, language] = slow;
     return `This code cannot be parsed in time: tree-sitter's ${LANGUAGE_NAMES[language] ?? language} grammar recovers from its syntax errors very slowly on it (stopped after ${(ms / 1000).toFixed(1)} s at byte ${Number(at).toLocaleString('en')} of ${Number(of).toLocaleString('en')}).${kept}`;
   }
-  if (api && /^out of memory/.test(e.message)) return `This code is too large for the browser's WebAssembly memory: ${e.message.replace(/^out of memory: /, '')}.${kept}`;
+  if (api && /^out of memory/.test(e.message))
+    return `This code is too large for the browser's WebAssembly memory: ${e.message.replace(/^out of memory: /, '')}.${kept}`;
   return `${api ? 'These settings cannot be computed' : e.name}: ${e.message}`;
 }
 // Window width changes redraw the width-filling charts.

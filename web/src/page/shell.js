@@ -18,7 +18,8 @@ export const theme = () => (dark.matches ? 'dark' : 'light');
  */
 export function startWorkers() {
   const workerURL = new URL('./worker.js', import.meta.url);
-  if (new URLSearchParams(location.search).get('simd') === '0') workerURL.searchParams.set('simd', '0'); // the scalar build
+  if (new URLSearchParams(location.search).get('simd') === '0')
+    workerURL.searchParams.set('simd', '0'); // the scalar build
   return { client: new PairClient(workerURL), workerURL };
 }
 
@@ -72,7 +73,11 @@ export function showLinkNotice(text, anchor) {
   $('link-notice')?.remove();
   if (!text) return;
   const box = el('div', { class: 'link-notice', id: 'link-notice', role: 'alert' });
-  const close = el('button', { type: 'button', class: 'small', title: 'Hide this notice' }, 'Dismiss');
+  const close = el(
+    'button',
+    { type: 'button', class: 'small', title: 'Hide this notice' },
+    'Dismiss',
+  );
   close.addEventListener('click', () => box.remove());
   box.append(el('p', {}, text), close);
   anchor.before(box);
@@ -80,7 +85,12 @@ export function showLinkNotice(text, anchor) {
 
 /** Writes a state's hash into the address bar: a new history entry when `push`, else in place. */
 export function writeHash(hash, push = false) {
-  if (hash !== location.hash && !(hash === '' && location.hash === '')) history[push ? 'pushState' : 'replaceState'](null, '', hash || location.pathname + location.search);
+  if (hash !== location.hash && !(hash === '' && location.hash === ''))
+    history[push ? 'pushState' : 'replaceState'](
+      null,
+      '',
+      hash || location.pathname + location.search,
+    );
 }
 
 /** The mode link `id` opens `page` with the code and language of this page's state (against that mode's defaults). */

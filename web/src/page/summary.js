@@ -26,27 +26,59 @@ export function createSummary(pg) {
     const tok = (v) => (Number.isFinite(v) ? `${v.toFixed(1)}` : '…');
     const table = el('table', { class: 'stats' });
     const head = el('tr');
-    head.append(el('th', { scope: 'col' }, ''), el('th', { scope: 'col', class: 'col-a' }, 'A'), el('th', { scope: 'col', class: 'col-b' }, 'B'));
-    if (i >= 0) head.append(el('th', { scope: 'col', class: 'col-a' }, `A, query ${i}`), el('th', { scope: 'col', class: 'col-b' }, `B, query ${i}`));
+    head.append(
+      el('th', { scope: 'col' }, ''),
+      el('th', { scope: 'col', class: 'col-a' }, 'A'),
+      el('th', { scope: 'col', class: 'col-b' }, 'B'),
+    );
+    if (i >= 0)
+      head.append(
+        el('th', { scope: 'col', class: 'col-a' }, `A, query ${i}`),
+        el('th', { scope: 'col', class: 'col-b' }, `B, query ${i}`),
+      );
     table.append(head);
     const row = (label, help, fa, fb, fmt) => {
       const tr = el('tr', { title: help });
-      tr.append(el('th', { scope: 'row' }, label), el('td', {}, fmt(fa ? mean(fa) : NaN)), el('td', {}, fmt(fb ? mean(fb) : NaN)));
+      tr.append(
+        el('th', { scope: 'row' }, label),
+        el('td', {}, fmt(fa ? mean(fa) : NaN)),
+        el('td', {}, fmt(fb ? mean(fb) : NaN)),
+      );
       if (i >= 0) tr.append(el('td', {}, fmt(fa?.[i])), el('td', {}, fmt(fb?.[i])));
       table.append(tr);
     };
-    row('attention on the query\'s own unit', 'The share of each query\'s attention on keys in its own function, class or gap (mean over all queries).', a.own, b.own, pct);
-    row('mean distance attended (tokens)', 'Σⱼ p(i→j)·(i − j): how far back a query looks on average.', a.distance, b.distance, tok);
+    row(
+      "attention on the query's own unit",
+      "The share of each query's attention on keys in its own function, class or gap (mean over all queries).",
+      a.own,
+      b.own,
+      pct,
+    );
+    row(
+      'mean distance attended (tokens)',
+      'Σⱼ p(i→j)·(i − j): how far back a query looks on average.',
+      a.distance,
+      b.distance,
+      tok,
+    );
     const cmp = el('p', { class: 'stats-compare' });
     if (pg.comparison) {
       const tv = mean(pg.comparison.tv);
       const kl = mean(pg.comparison.kl);
-      cmp.textContent = `B differs from A by a total variation of ${tv.toFixed(3)} per query on average (0: the same attention, 1: disjoint) and KL(A‖B) = ${kl.toFixed(3)} bits` + (i >= 0 ? `; query ${i}: ${pg.comparison.tv[i].toFixed(3)} and ${pg.comparison.kl[i].toFixed(3)} bits.` : '.');
+      cmp.textContent =
+        `B differs from A by a total variation of ${tv.toFixed(3)} per query on average (0: the same attention, 1: disjoint) and KL(A‖B) = ${kl.toFixed(3)} bits` +
+        (i >= 0
+          ? `; query ${i}: ${pg.comparison.tv[i].toFixed(3)} and ${pg.comparison.kl[i].toFixed(3)} bits.`
+          : '.');
     } else cmp.textContent = 'Comparing the two matrices…';
     box.replaceChildren(table, cmp, tvChart);
     drawTVChart(tvChart);
   }
-  const tvChart = el('canvas', { class: 'tv-chart', role: 'img', 'aria-label': 'Total variation between A and B for every query token' });
+  const tvChart = el('canvas', {
+    class: 'tv-chart',
+    role: 'img',
+    'aria-label': 'Total variation between A and B for every query token',
+  });
   // The chart's width comes from a ResizeObserver, so drawing it never forces a layout.
   let summaryWidth = 0;
   new ResizeObserver((entries) => {
@@ -64,14 +96,22 @@ export function createSummary(pg) {
     const ink = getComputedStyle($('summary')).color;
     const box = { left: 44, top: 6, width: width - 56, height: height - 42 };
     const n = pg.result.n;
-    drawAxes(ctx, { box, x: { lo: 0, hi: n - 1, title: 'query token' }, y: { lo: 0, hi: 1, title: 'TV(A, B)', ticks: [0, 0.5, 1] }, ink, grid: true });
+    drawAxes(ctx, {
+      box,
+      x: { lo: 0, hi: n - 1, title: 'query token' },
+      y: { lo: 0, hi: 1, title: 'TV(A, B)', ticks: [0, 0.5, 1] },
+      ink,
+      grid: true,
+    });
     if (!pg.comparison) return;
     const X = (i) => box.left + (n > 1 ? (i / (n - 1)) * box.width : 0);
     const Y = (v) => box.top + (1 - v) * box.height;
-    ctx.strokeStyle = getComputedStyle(document.documentElement).getPropertyValue('--accent').trim() || '#2455c3';
+    ctx.strokeStyle =
+      getComputedStyle(document.documentElement).getPropertyValue('--accent').trim() || '#2455c3';
     ctx.lineWidth = 1.25;
     ctx.beginPath();
-    for (let i = 0; i < n; i++) (i ? ctx.lineTo : ctx.moveTo).call(ctx, X(i), Y(pg.comparison.tv[i]));
+    for (let i = 0; i < n; i++)
+      (i ? ctx.lineTo : ctx.moveTo).call(ctx, X(i), Y(pg.comparison.tv[i]));
     ctx.stroke();
     if (pg.selected.index >= 0) {
       ctx.strokeStyle = ink;

@@ -23,15 +23,26 @@ export function createThumbnails(mx) {
       const caption = el('figcaption', {}, 'Every layer and head');
       const pair = el('div', { class: 'thumbs-pair' });
       for (const side of ['a', 'b']) {
-        const grid = el('div', { class: `thumb-grid side-${side}`, id: `thumbs-${side}`, role: 'group', 'aria-label': `Scheme ${side.toUpperCase()}: attention of every layer and head` });
+        const grid = el('div', {
+          class: `thumb-grid side-${side}`,
+          id: `thumbs-${side}`,
+          role: 'group',
+          'aria-label': `Scheme ${side.toUpperCase()}: attention of every layer and head`,
+        });
         grid.style.setProperty('--heads', String(heads));
         grid.append(el('span', { class: 'thumb-corner' }, side.toUpperCase()));
-        for (let h = 0; h < heads; h++) grid.append(el('span', { class: 'thumb-col' }, `head ${h}`));
+        for (let h = 0; h < heads; h++)
+          grid.append(el('span', { class: 'thumb-col' }, `head ${h}`));
         this.cells[side] = [];
         for (let l = 0; l < layers; l++) {
           grid.append(el('span', { class: 'thumb-row' }, `layer ${l}`));
           for (let h = 0; h < heads; h++) {
-            const button = el('button', { type: 'button', class: 'thumb', 'aria-label': `Layer ${l}, head ${h} (${side.toUpperCase()})`, title: `Open layer ${l}, head ${h}` });
+            const button = el('button', {
+              type: 'button',
+              class: 'thumb',
+              'aria-label': `Layer ${l}, head ${h} (${side.toUpperCase()})`,
+              title: `Open layer ${l}, head ${h}`,
+            });
             const canvas = el('canvas', { width: String(THUMB_SIZE), height: String(THUMB_SIZE) });
             button.append(canvas);
             button.addEventListener('click', () => openHead(l, h));
@@ -51,7 +62,9 @@ export function createThumbnails(mx) {
 
     select(layer, head) {
       for (const side of ['a', 'b']) {
-        this.cells[side].forEach(({ button }, i) => button.setAttribute('aria-pressed', String(i === layer * this.heads + head)));
+        this.cells[side].forEach(({ button }, i) =>
+          button.setAttribute('aria-pressed', String(i === layer * this.heads + head)),
+        );
       }
     },
 
@@ -71,7 +84,15 @@ export function createThumbnails(mx) {
           if (this.key[side] !== key) return;
           let image;
           try {
-            image = await mx.client.side(side).request('modelThumbnail', { code: payload.code, language: payload.language, model: payload.state.model, side: payload.state[side], layer: l, head: h, size: THUMB_SIZE });
+            image = await mx.client.side(side).request('modelThumbnail', {
+              code: payload.code,
+              language: payload.language,
+              model: payload.state.model,
+              side: payload.state[side],
+              layer: l,
+              head: h,
+              size: THUMB_SIZE,
+            });
           } catch {
             if (this.key[side] === key) this.key[side] = null; // shown by the run's own error
             return;
@@ -81,7 +102,9 @@ export function createThumbnails(mx) {
           const { canvas, button } = this.cells[side][l * this.heads + h];
           canvas.width = image.cols;
           canvas.height = image.rows;
-          canvas.getContext('2d').putImageData(new ImageData(image.rgba, image.cols, image.rows), 0, 0);
+          canvas
+            .getContext('2d')
+            .putImageData(new ImageData(image.rgba, image.cols, image.rows), 0, 0);
           button.classList.remove('pending');
         }
       }
@@ -93,7 +116,10 @@ export function createThumbnails(mx) {
       const ready = this.done.a && this.done.b;
       document.body.dataset.thumbs = ready ? 'ready' : 'busy';
       this.figure.setAttribute('aria-busy', String(!ready));
-      if (this.note) this.note.textContent = ready ? `Each map: the first ${mx.result?.a.attentionBytes ?? ''} ${mx.result?.a.unit ?? 'byte'}s pooled to ${THUMB_SIZE} × ${THUMB_SIZE} cells, same colours as above. Click one to open it.` : 'Computing every layer and head…';
+      if (this.note)
+        this.note.textContent = ready
+          ? `Each map: the first ${mx.result?.a.attentionBytes ?? ''} ${mx.result?.a.unit ?? 'byte'}s pooled to ${THUMB_SIZE} × ${THUMB_SIZE} cells, same colours as above. Click one to open it.`
+          : 'Computing every layer and head…';
     },
   };
 

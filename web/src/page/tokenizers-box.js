@@ -7,7 +7,8 @@ import { el } from './dom.js';
 import { tokenizerLabel } from './controls.js';
 import { hasTokenizerData } from './worker-client.js';
 
-const number = (x, digits = 0) => x.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const number = (x, digits = 0) =>
+  x.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 export class TokenizersBox {
   /**
@@ -37,18 +38,48 @@ export class TokenizersBox {
       ['Bytes per token', 'UTF-8 bytes of the code per token'],
       ['Units', 'Top-level units (functions, classes, code between them) that hold tokens'],
       ['Tokens per unit', 'Mean tokens per unit'],
-    ]) head.append(el('th', { scope: 'col', title: title || undefined }, text));
+    ])
+      head.append(el('th', { scope: 'col', title: title || undefined }, text));
     this.table.append(el('thead'), el('tbody'));
     this.table.tHead.append(head);
-    this.all = el('button', { type: 'button', class: 'small', id: 'count-all' }, 'Count with every tokenizer');
-    this.all.title = 'Loads each vocabulary (a few megabytes each, once) and counts the code with it';
-    const fileLabel = el('label', { class: 'button small', id: 'tokenizer-file-label', title: 'A Hugging Face tokenizer.json (byte-level BPE such as Llama 3, Qwen, DeepSeek; or SentencePiece BPE with byte fallback such as Gemma): it stays in this page, never in the URL' });
-    this.fileInput = el('input', { type: 'file', accept: '.json,application/json', class: 'sr-only', id: 'tokenizer-file' });
+    this.all = el(
+      'button',
+      { type: 'button', class: 'small', id: 'count-all' },
+      'Count with every tokenizer',
+    );
+    this.all.title =
+      'Loads each vocabulary (a few megabytes each, once) and counts the code with it';
+    const fileLabel = el('label', {
+      class: 'button small',
+      id: 'tokenizer-file-label',
+      title:
+        'A Hugging Face tokenizer.json (byte-level BPE such as Llama 3, Qwen, DeepSeek; or SentencePiece BPE with byte fallback such as Gemma): it stays in this page, never in the URL',
+    });
+    this.fileInput = el('input', {
+      type: 'file',
+      accept: '.json,application/json',
+      class: 'sr-only',
+      id: 'tokenizer-file',
+    });
     fileLabel.append(el('span', {}, 'Load tokenizer.json…'), this.fileInput);
-    this.message = el('p', { class: 'muted tokenizers-note', role: 'status', 'aria-live': 'polite' });
+    this.message = el('p', {
+      class: 'muted tokenizers-note',
+      role: 'status',
+      'aria-live': 'polite',
+    });
     const bar = el('div', { class: 'tokenizers-bar' });
     bar.append(this.all, fileLabel);
-    box.append(summary, el('p', { class: 'muted' }, 'Where a model puts token boundaries decides what HiRoPE\'s units hold. Click a row to use that tokenizer for the maps; drop a tokenizer.json here to add your own.'), this.table, bar, this.message);
+    box.append(
+      summary,
+      el(
+        'p',
+        { class: 'muted' },
+        "Where a model puts token boundaries decides what HiRoPE's units hold. Click a row to use that tokenizer for the maps; drop a tokenizer.json here to add your own.",
+      ),
+      this.table,
+      bar,
+      this.message,
+    );
     parent.append(box);
     this.box = box;
     box.addEventListener('toggle', () => box.open && this.refresh());
@@ -127,10 +158,13 @@ export class TokenizersBox {
     try {
       // The vocabularies come from the page's one download of each (worker-client.js tokenizerData); one
       // that cannot be downloaded gets its reason in its row.
-      await Promise.allSettled(names.filter(hasTokenizerData).map((n) => this.client.a.loadTokenizer(n)));
+      await Promise.allSettled(
+        names.filter(hasTokenizerData).map((n) => this.client.a.loadTokenizer(n)),
+      );
       rows = await this.client.a.request('tokenCounts', { code, options, names });
     } catch (e) {
-      if (serial === this._serial && e.name !== 'Superseded') this.message.textContent = `Counting failed: ${e.message}`;
+      if (serial === this._serial && e.name !== 'Superseded')
+        this.message.textContent = `Counting failed: ${e.message}`;
       return;
     }
     if (serial !== this._serial) return;
@@ -145,10 +179,17 @@ export class TokenizersBox {
       ...rows.map((r) => {
         if (r.error) {
           const tr = el('tr', { 'data-tokenizer': r.name, class: 'failed' });
-          tr.append(el('th', { scope: 'row' }, this.label(r.name)), el('td', { colspan: '4' }, r.error));
+          tr.append(
+            el('th', { scope: 'row' }, this.label(r.name)),
+            el('td', { colspan: '4' }, r.error),
+          );
           return tr;
         }
-        const tr = el('tr', { 'data-tokenizer': r.name, 'aria-current': r.name === this.current ? 'true' : undefined, title: `Use ${this.label(r.name)} for the maps` });
+        const tr = el('tr', {
+          'data-tokenizer': r.name,
+          'aria-current': r.name === this.current ? 'true' : undefined,
+          title: `Use ${this.label(r.name)} for the maps`,
+        });
         const perUnit = r.units ? r.tokens / r.units : 0;
         tr.append(
           el('th', { scope: 'row' }, this.label(r.name)),

@@ -23,7 +23,9 @@ export function compiledModule(simd) {
     const url = assetURL(simd ? 'hirope-simd.wasm' : 'hirope-scalar.wasm', import.meta.url);
     const response = await fetch(url);
     if (!response.ok) throw new Error(`${url} answered ${response.status}`);
-    return WebAssembly.compileStreaming ? WebAssembly.compileStreaming(response) : WebAssembly.compile(await response.arrayBuffer());
+    return WebAssembly.compileStreaming
+      ? WebAssembly.compileStreaming(response)
+      : WebAssembly.compile(await response.arrayBuffer());
   })().catch(() => null);
   return compiled;
 }
@@ -50,14 +52,22 @@ export function tokenizerData(name, fetchFn = fetch) {
     const url = assetURL(file, import.meta.url);
     const once = async () => {
       const response = await fetchFn(url);
-      if (!response.ok) throw Object.assign(new Error(downloadFailure(name, file, `the server answered HTTP ${response.status}`)), { name: 'NetworkError', http: true });
+      if (!response.ok)
+        throw Object.assign(
+          new Error(downloadFailure(name, file, `the server answered HTTP ${response.status}`)),
+          { name: 'NetworkError', http: true },
+        );
       return new Uint8Array(await response.arrayBuffer());
     };
     const download = once()
       .catch((e) => (e.http ? Promise.reject(e) : once()))
       .catch((e) => {
         tokenizerDownloads.delete(name); // a later choice tries again
-        throw e.name === 'NetworkError' ? e : Object.assign(new Error(downloadFailure(name, file, e.message || String(e))), { name: 'NetworkError' });
+        throw e.name === 'NetworkError'
+          ? e
+          : Object.assign(new Error(downloadFailure(name, file, e.message || String(e))), {
+              name: 'NetworkError',
+            });
       });
     tokenizerDownloads.set(name, download);
   }
@@ -72,20 +82,27 @@ export class PlaygroundClient {
   constructor(workerURL) {
     this.workerURL = workerURL;
     this._tokenizers = new Map(); // name -> Promise of the worker's having loaded its data
-    const simd = new URL(workerURL, location.href).searchParams.get('simd') !== '0' && simdSupported();
+    const simd =
+      new URL(workerURL, location.href).searchParams.get('simd') !== '0' && simdSupported();
     // The package's worker protocol: the compiled module goes to every worker it starts.
-    this._client = new WorkerClient(() => new Worker(this.workerURL, { type: 'module', name: 'hirope' }), {
-      onStart: (notify) => compiledModule(simd).then((module) => notify('module', { module })),
-      sticky: STICKY,
-      failed: (event) => new WorkerError('WorkerError', event.message || 'the worker failed to start'),
-      errors: { fallback: (name, message) => new WorkerError(name, message) },
-    });
+    this._client = new WorkerClient(
+      () => new Worker(this.workerURL, { type: 'module', name: 'hirope' }),
+      {
+        onStart: (notify) => compiledModule(simd).then((module) => notify('module', { module })),
+        sticky: STICKY,
+        failed: (event) =>
+          new WorkerError('WorkerError', event.message || 'the worker failed to start'),
+        errors: { fallback: (name, message) => new WorkerError(name, message) },
+      },
+    );
   }
 
   /** Hands the page's copy of a built-in tokenizer's data to this worker, once. */
   loadTokenizer(name) {
     if (!this._tokenizers.has(name)) {
-      const loaded = tokenizerData(name).then((data) => this.request('tokenizerData', { name, data }));
+      const loaded = tokenizerData(name).then((data) =>
+        this.request('tokenizerData', { name, data }),
+      );
       loaded.catch(() => this._tokenizers.get(name) === loaded && this._tokenizers.delete(name));
       this._tokenizers.set(name, loaded);
     }
@@ -132,7 +149,10 @@ export class PairClient {
 
   /** The same request to both workers. */
   both(type, payload = {}) {
-    return Promise.all([this.a.request(type, { ...payload, side: 'a' }), this.b.request(type, { ...payload, side: 'b' })]);
+    return Promise.all([
+      this.a.request(type, { ...payload, side: 'a' }),
+      this.b.request(type, { ...payload, side: 'b' }),
+    ]);
   }
 
   /** A built-in tokenizer's data into both workers (fetched once by the page). */
@@ -151,7 +171,11 @@ export class PairClient {
       // The distance views depend on both schemes; B's worker computes them, so that moving a
       // slider of scheme B (the HiRoPE side by default) leaves A's worker nothing to send.
       this.a.request('run', { ...payload, side: 'a', summary: true }, progress),
-      this.b.request('run', { ...payload, side: 'b', distances: payload.distancesWanted ?? payload.views !== false }, progress),
+      this.b.request(
+        'run',
+        { ...payload, side: 'b', distances: payload.distancesWanted ?? payload.views !== false },
+        progress,
+      ),
     ]).then(([a, b]) => ({ a, b }));
   }
 
@@ -162,7 +186,9 @@ export class PairClient {
    */
   async compare() {
     const a = await this.a.request('probs');
-    const b = await this.b.request('compare', { other: { n: a.n, probs: a.probs } }, null, [a.probs.buffer]);
+    const b = await this.b.request('compare', { other: { n: a.n, probs: a.probs } }, null, [
+      a.probs.buffer,
+    ]);
     return { tv: b.tv, kl: b.kl, stats: { a: a.stats, b: b.stats } };
   }
 
@@ -179,7 +205,11 @@ export class PairClient {
     // waited for: both workers are replaced and the newest request runs at once.
     // Not a run that started on workers replaced moments ago: its time is their start-up.
     const now = performance.now();
-    if (this._running && now - this._running.started > PairClient.CANCEL_AFTER_MS && this._running.started - this._restartedAt > PairClient.RESTART_SETTLE_MS) {
+    if (
+      this._running &&
+      now - this._running.started > PairClient.CANCEL_AFTER_MS &&
+      this._running.started - this._restartedAt > PairClient.RESTART_SETTLE_MS
+    ) {
       this._running.superseded = true;
       this._restartedAt = now;
       this.a.restart();

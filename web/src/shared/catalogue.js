@@ -13,7 +13,9 @@ export const namesWhere = (list, test) => new Set(list.filter(test).map((x) => x
 
 /** A scheme or scaling parameter's row of the core's table, by its JavaScript name. */
 export function parameter(name) {
-  const p = CATALOGUE.parameters.find((x) => x.name === name) ?? CATALOGUE.scalingParameters.find((x) => x.name === name);
+  const p =
+    CATALOGUE.parameters.find((x) => x.name === name) ??
+    CATALOGUE.scalingParameters.find((x) => x.name === name);
   if (!p) throw new Error(`the core's scheme catalogue has no parameter '${name}'`);
   return p;
 }
@@ -28,8 +30,8 @@ export function numberSpec(name) {
   const p = parameter(name);
   const allowed = p.allowed.length ? p.allowed : null;
   return {
-    min: allowed ? Math.min(...allowed) : p.min ?? undefined,
-    max: allowed ? Math.max(...allowed) : p.max ?? p.limit ?? undefined,
+    min: allowed ? Math.min(...allowed) : (p.min ?? undefined),
+    max: allowed ? Math.max(...allowed) : (p.max ?? p.limit ?? undefined),
     minOpen: p.minOpen,
     maxOpen: p.maxOpen,
     allowed: allowed ?? undefined,
@@ -41,7 +43,8 @@ export function numberSpec(name) {
   };
 }
 
-const orList = (xs) => (xs.length < 2 ? String(xs[0]) : `${xs.slice(0, -1).join(', ')} or ${xs[xs.length - 1]}`);
+const orList = (xs) =>
+  xs.length < 2 ? String(xs[0]) : `${xs.slice(0, -1).join(', ')} or ${xs[xs.length - 1]}`;
 
 /**
  * Why a typed number is not acceptable for a spec ({ min, max, minOpen, maxOpen, allowed, step,
@@ -49,12 +52,16 @@ const orList = (xs) => (xs.length < 2 ? String(xs[0]) : `${xs.slice(0, -1).join(
  */
 export function numberProblem(spec, text, noun) {
   const value = Number(text);
-  if (String(text).trim() === '' || !Number.isFinite(value)) return `Enter a number for the ${noun}.`;
+  if (String(text).trim() === '' || !Number.isFinite(value))
+    return `Enter a number for the ${noun}.`;
   const whole = spec.integer || spec.step === 1 || spec.step === 2;
   if (whole && !Number.isInteger(value)) return `The ${noun} must be a whole number.`;
-  if (spec.allowed && !spec.allowed.includes(value)) return `The ${noun} must be ${orList(spec.allowed)}.`;
-  if (spec.min !== undefined && (spec.minOpen ? value <= spec.min : value < spec.min)) return `The ${noun} must be ${spec.minOpen ? 'more than' : 'at least'} ${spec.min}.`;
-  if (spec.max !== undefined && (spec.maxOpen ? value >= spec.max : value > spec.max)) return `The ${noun} must be ${spec.maxOpen ? 'less than' : 'at most'} ${spec.max}.`;
+  if (spec.allowed && !spec.allowed.includes(value))
+    return `The ${noun} must be ${orList(spec.allowed)}.`;
+  if (spec.min !== undefined && (spec.minOpen ? value <= spec.min : value < spec.min))
+    return `The ${noun} must be ${spec.minOpen ? 'more than' : 'at least'} ${spec.min}.`;
+  if (spec.max !== undefined && (spec.maxOpen ? value >= spec.max : value > spec.max))
+    return `The ${noun} must be ${spec.maxOpen ? 'less than' : 'at most'} ${spec.max}.`;
   if (spec.step === 2 && value % 2 !== 0) return `The ${noun} must be even.`;
   return null;
 }

@@ -9,7 +9,9 @@ export function normalizeWith(defaults, partial = {}) {
       const v = value?.[key];
       if (def === null) out[key] = typeof v === 'string' ? v : null;
       else if (typeof def === 'object') out[key] = pick(def, v);
-      else out[key] = typeof v === typeof def && (typeof v !== 'number' || Number.isFinite(v)) ? v : def;
+      else
+        out[key] =
+          typeof v === typeof def && (typeof v !== 'number' || Number.isFinite(v)) ? v : def;
     }
     return out;
   };
@@ -31,7 +33,8 @@ function diff(value, defaults) {
 
 function toBase64Url(bytes) {
   let s = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  for (let i = 0; i < bytes.length; i += 0x8000)
+    s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
   return btoa(s).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 function fromBase64Url(text) {
@@ -76,8 +79,10 @@ function upgrade(defaults, value) {
   const out = { ...value };
   for (const side of ['a', 'b']) {
     const v = value[side];
-    if (!defaults[side] || !('leakyFactor' in defaults[side]) || !v || typeof v !== 'object') continue;
-    if (typeof v.leaky === 'number' && v.leaky > 0 && v.leakyFactor === undefined) out[side] = { ...v, leakyFactor: 1 / v.leaky };
+    if (!defaults[side] || !('leakyFactor' in defaults[side]) || !v || typeof v !== 'object')
+      continue;
+    if (typeof v.leaky === 'number' && v.leaky > 0 && v.leakyFactor === undefined)
+      out[side] = { ...v, leakyFactor: 1 / v.leaky };
   }
   return out;
 }
@@ -89,15 +94,25 @@ function upgrade(defaults, value) {
  */
 export async function readLink(defaults, hash) {
   const text = hash || '';
-  const fallback = (unreadable) => ({ state: normalizeWith(defaults, {}), unreadable, codeOmitted: false });
+  const fallback = (unreadable) => ({
+    state: normalizeWith(defaults, {}),
+    unreadable,
+    codeOmitted: false,
+  });
   if (!/^#?s=/.test(text)) return fallback(false);
   const match = /^#?s=([A-Za-z0-9_-]+)$/.exec(text);
   if (!match) return fallback(true);
   try {
-    const json = new TextDecoder('utf-8', { fatal: true }).decode(await pipe(fromBase64Url(match[1]), new DecompressionStream('deflate-raw')));
+    const json = new TextDecoder('utf-8', { fatal: true }).decode(
+      await pipe(fromBase64Url(match[1]), new DecompressionStream('deflate-raw')),
+    );
     const value = JSON.parse(json);
     if (!value || typeof value !== 'object' || Array.isArray(value)) return fallback(true);
-    return { state: normalizeWith(defaults, upgrade(defaults, value)), unreadable: false, codeOmitted: value.codeOmitted === true };
+    return {
+      state: normalizeWith(defaults, upgrade(defaults, value)),
+      unreadable: false,
+      codeOmitted: value.codeOmitted === true,
+    };
   } catch {
     return fallback(true);
   }

@@ -10,7 +10,16 @@ import { normalizeWith, encodeWith, readLink } from './link-state.js';
 // value is written here for pybyte.hrm; tests check it against the loaded config. Windows are
 // half the training context (256 bytes).
 export const MODEL_SPLIT_RATIO = 7 / 16;
-const MODEL_SIDE = { type: 'rope', scaling: 'none', factor: 4, window: 128, group: 8, ratio: MODEL_SPLIT_RATIO, hierarchy: 'units', segment: 32 };
+const MODEL_SIDE = {
+  type: 'rope',
+  scaling: 'none',
+  factor: 4,
+  window: 128,
+  group: 8,
+  ratio: MODEL_SPLIT_RATIO,
+  hierarchy: 'units',
+  segment: 32,
+};
 export const MODEL_DEFAULTS = Object.freeze({
   model: 'pybyte',
   language: 'python',
@@ -31,7 +40,16 @@ export const MODEL_DEFAULTS = Object.freeze({
 // length (512 tokens: level with truncation past it on the held-out files, in one pass), and B =
 // HiRoPE on 64-token segments, with the settings the held-out evaluation tuned
 // (training/models/pyjs-llama2/config.json's evaluation.tuned: window 256 tokens, ratio 1/3; Self-Extend's G 22).
-const TOKEN_SIDE = { type: 'hirope', scaling: 'none', factor: 4, window: 256, group: 22, ratio: 1 / 3, hierarchy: 'segments', segment: 64 };
+const TOKEN_SIDE = {
+  type: 'hirope',
+  scaling: 'none',
+  factor: 4,
+  window: 256,
+  group: 22,
+  ratio: 1 / 3,
+  hierarchy: 'segments',
+  segment: 64,
+};
 export const TOKEN_MODEL_DEFAULTS = Object.freeze({
   ...MODEL_DEFAULTS,
   model: 'pyjs-llama2',
@@ -40,7 +58,8 @@ export const TOKEN_MODEL_DEFAULTS = Object.freeze({
   b: Object.freeze({ ...TOKEN_SIDE }),
 });
 /** The defaults of a Model-mode state for a model ('pybyte' or 'pyjs-llama2'). */
-export const modelDefaultsOf = (model) => (model === 'pyjs-llama2' ? TOKEN_MODEL_DEFAULTS : MODEL_DEFAULTS);
+export const modelDefaultsOf = (model) =>
+  model === 'pyjs-llama2' ? TOKEN_MODEL_DEFAULTS : MODEL_DEFAULTS;
 
 /**
  * A Model-mode link in full ({ state, unreadable, codeOmitted }): no state is the first view (the
@@ -49,14 +68,18 @@ export const modelDefaultsOf = (model) => (model === 'pyjs-llama2' ? TOKEN_MODEL
  */
 export async function readModelLink(hash) {
   const first = await readLink(MODEL_DEFAULTS, hash);
-  if (first.unreadable || !/^#?s=/.test(hash || '')) return { ...first, state: normalizeWith(TOKEN_MODEL_DEFAULTS, {}) };
-  return first.state.model === 'pybyte' ? first : readLink(modelDefaultsOf(first.state.model), hash);
+  if (first.unreadable || !/^#?s=/.test(hash || ''))
+    return { ...first, state: normalizeWith(TOKEN_MODEL_DEFAULTS, {}) };
+  return first.state.model === 'pybyte'
+    ? first
+    : readLink(modelDefaultsOf(first.state.model), hash);
 }
 
 /** A Model-mode state's link: its model's defaults, and the model always named (none: the first view). */
 export async function encodeModelState(state, options) {
   const defaults = modelDefaultsOf(state.model);
-  if (defaults === TOKEN_MODEL_DEFAULTS && (await encodeWith(defaults, state, options)) === '') return '';
+  if (defaults === TOKEN_MODEL_DEFAULTS && (await encodeWith(defaults, state, options)) === '')
+    return '';
   return encodeWith(defaults, state, { ...options, keep: ['model'] });
 }
 
@@ -67,13 +90,17 @@ export { truncateStride } from '../../../training/registry.mjs';
 /** A short name for a Model-mode side, e.g. "HiRoPE (ratio 0.333, W 64, units)"; unit: 'byte' or 'token'. */
 export function describeModelSide(side, unit = 'byte') {
   const baseline = MODEL_BASELINES.find(([t]) => t === side.type);
-  if (baseline) return side.type === 'truncate' ? `${baseline[1]} (last ${plural(side.window, unit)})` : `${baseline[1]} (W ${side.window})`;
+  if (baseline)
+    return side.type === 'truncate'
+      ? `${baseline[1]} (last ${plural(side.window, unit)})`
+      : `${baseline[1]} (W ${side.window})`;
   const name = schemeName(side.type);
   const parts = [];
   if (side.type === 'hirope') parts.push(`ratio ${formatRatio(side.ratio)}`);
   if (WINDOWED.has(side.type)) parts.push(`W ${side.window}`);
   if (side.type === 'self-extend') parts.push(`G ${side.group}`);
-  if (side.type === 'hirope') parts.push(side.hierarchy === 'segments' ? `${side.segment}-${unit} segments` : side.hierarchy);
+  if (side.type === 'hirope')
+    parts.push(side.hierarchy === 'segments' ? `${side.segment}-${unit} segments` : side.hierarchy);
   if (side.scaling !== 'none') parts.push(`${side.scaling} ×${side.factor}`);
   return parts.length ? `${name} (${parts.join(', ')})` : name;
 }

@@ -17,9 +17,10 @@ export function modelHelp(unit) {
     window: `${capital(u)} distances below W use plain RoPE; from W on the scheme's far rule applies. Sliding window: attention in every layer reaches W ${u}s back. Truncate: each ${u} is predicted from the last W ${u}s only (one pass per W/8 ${u}s).`,
     smooth: `The chart plots the mean loss over consecutive runs of this many ${u}s.`,
     // The core's generation budget counts bytes for both models; the token model samples whole tokens.
-    maxBytes: u === 'token'
-      ? 'Bytes to generate. The token model samples whole tokens until the text has at least this many bytes, so its last token may end a few bytes past it.'
-      : 'Bytes to generate.',
+    maxBytes:
+      u === 'token'
+        ? 'Bytes to generate. The token model samples whole tokens until the text has at least this many bytes, so its last token may end a few bytes past it.'
+        : 'Bytes to generate.',
     temperature: `Sampling temperature; 0 always takes the most likely ${u}.`,
     resetZoom: `Show all ${u}s again (key 0 on a heatmap)`,
   };
@@ -53,13 +54,31 @@ export function ratioOutput({ ratio, tokenPairs, pairs }) {
  */
 export function ratioPresets({ bound, paper, unit }) {
   const pairs = (b) => `${b.tokenPairs}/${b.pairs}`;
-  const at = (b) => `ratio ${formatRatio(b === bound ? bound.maxRatio : 0.5)}, ${b.tokenPairs} of ${b.pairs} pairs on the ${unit} index`;
+  const at = (b) =>
+    `ratio ${formatRatio(b === bound ? bound.maxRatio : 0.5)}, ${b.tokenPairs} of ${b.pairs} pairs on the ${unit} index`;
   if (bound.maxRatio === 0.5) {
-    return [{ id: 'bound', ratio: 0.5, label: `the Split% bound = the paper's 0.5 (${pairs(bound)})`, title: `HiRoPE at ${at(bound)}: this model's Split% bound, which is also the HiRoPE paper's ratio` }];
+    return [
+      {
+        id: 'bound',
+        ratio: 0.5,
+        label: `the Split% bound = the paper's 0.5 (${pairs(bound)})`,
+        title: `HiRoPE at ${at(bound)}: this model's Split% bound, which is also the HiRoPE paper's ratio`,
+      },
+    ];
   }
   return [
-    { id: 'bound', ratio: bound.maxRatio, label: `the Split% bound (${pairs(bound)})`, title: `HiRoPE at ${at(bound)}: the most pairs on the ${unit} index that stay within this model's Split% bound` },
-    { id: 'paper', ratio: 0.5, label: 'the paper\'s 0.5', title: `HiRoPE at the HiRoPE paper's ${at(paper)}: ${ratioVerdict(paper)} this model's Split% bound` },
+    {
+      id: 'bound',
+      ratio: bound.maxRatio,
+      label: `the Split% bound (${pairs(bound)})`,
+      title: `HiRoPE at ${at(bound)}: the most pairs on the ${unit} index that stay within this model's Split% bound`,
+    },
+    {
+      id: 'paper',
+      ratio: 0.5,
+      label: "the paper's 0.5",
+      title: `HiRoPE at the HiRoPE paper's ${at(paper)}: ${ratioVerdict(paper)} this model's Split% bound`,
+    },
   ];
 }
 
@@ -70,13 +89,14 @@ export function ratioPresets({ bound, paper, unit }) {
 export function ratioHint({ bound, paper, ratio, train, unit }) {
   const head = `Split% for this model (trained at ${train} ${unit}s): ${(100 * bound.split).toFixed(1)}%, the ${bound.maxTokenPairs} of ${bound.pairs} pairs whose wavelength fits in the training length; ratio ${formatRatio(ratio)} keeps ${plural(bound.tokenPairs, 'pair')} on the ${unit} index.`;
   if (ratioVerdict(bound) === 'within') return `${head} Within the bound.`;
-  return `${head} That is above the bound: pairs that never completed a period in training stay on the ${unit} distance and see angles the model never saw${ratioVerdict(paper) === 'above' ? ' (the paper\'s 0.5 breaks this model)' : ''}.`;
+  return `${head} That is above the bound: pairs that never completed a period in training stay on the ${unit} distance and see angles the model never saw${ratioVerdict(paper) === 'above' ? " (the paper's 0.5 breaks this model)" : ''}.`;
 }
 
 /** What generation produced: "256 bytes after a 6,842-byte prompt, 900 bytes/s" (and why a count differs from the one asked). */
 export function generatedSentence({ unit, bytes, asked, promptBytes, bytesPerSecond }) {
   let count = plural(bytes, 'byte');
-  if (bytes > asked && unit === 'token') count += ` in whole tokens (the last one ends past the ${asked} asked)`;
+  if (bytes > asked && unit === 'token')
+    count += ` in whole tokens (the last one ends past the ${asked} asked)`;
   else if (bytes < asked) count += ` (the model ended the text before the ${asked} asked)`;
   return `${count} after a ${promptBytes.toLocaleString('en')}-byte prompt, ${Math.round(bytesPerSecond).toLocaleString('en')} bytes/s`;
 }

@@ -3,14 +3,19 @@
 import { MODEL_BASELINES, SCHEME_TYPES, WINDOWED } from './schemes.js';
 
 /** The shipped models Model mode offers: [name, label]. The first is the first view's. */
-export const MODEL_NAMES = Object.freeze([['pyjs-llama2', 'token model (llama2)'], ['pybyte', 'byte model (Python)']]);
+export const MODEL_NAMES = Object.freeze([
+  ['pyjs-llama2', 'token model (llama2)'],
+  ['pybyte', 'byte model (Python)'],
+]);
 
 /** Bytes per point of the loss curve the engine returns (the page smooths the losses itself). */
 export const CURVE_STEP = 8;
 
 // RoPE and the windowed schemes (the ones that keep a RoPE-trained model's rotation), then the
 // baselines every scheme is measured against.
-export const MODEL_SCHEMES = SCHEME_TYPES.filter(([name]) => name === 'rope' || WINDOWED.has(name)).concat(MODEL_BASELINES);
+export const MODEL_SCHEMES = SCHEME_TYPES.filter(
+  ([name]) => name === 'rope' || WINDOWED.has(name),
+).concat(MODEL_BASELINES);
 export const isBaseline = (type) => MODEL_BASELINES.some(([name]) => name === type);
 
 /** Mean loss over consecutive runs of `step` bytes: { x (first byte of each run), y }. */

@@ -9,9 +9,18 @@ import { normalizeWith, encodeWith, decodeWith, readLink } from './link-state.js
 // scales nothing), and the fixed segments' size (the core has none: segments are off there).
 const tableDefault = (name) => parameter(name).default;
 const SCHEME_DEFAULTS = {
-  type: 'rope', base: tableDefault('base'), layout: tableDefault('layout'), ratio: 0.4, levels: tableDefault('levels'),
-  units: 'syntax', segment: 32, window: 64, group: tableDefault('group'), leakyFactor: tableDefault('leakyFactor'),
-  scaling: 'none', factor: 4,
+  type: 'rope',
+  base: tableDefault('base'),
+  layout: tableDefault('layout'),
+  ratio: 0.4,
+  levels: tableDefault('levels'),
+  units: 'syntax',
+  segment: 32,
+  window: 64,
+  group: tableDefault('group'),
+  leakyFactor: tableDefault('leakyFactor'),
+  scaling: 'none',
+  factor: 4,
 };
 // The defaults tell the story on their own: the sample (394 tokens) is longer than the training
 // length, the window is a quarter of it, and B's ratio keeps HiRoPE's token band within Split%
@@ -70,9 +79,17 @@ export function schemeFor(side, state) {
  */
 export function describeScheme(side) {
   const name = schemeName(side.type);
-  const scaled = ROTARY.has(side.type) && side.scaling !== 'none' ? ` with ${scalingLabel(side.scaling)} scaling ×${side.factor}` : '';
+  const scaled =
+    ROTARY.has(side.type) && side.scaling !== 'none'
+      ? ` with ${scalingLabel(side.scaling)} scaling ×${side.factor}`
+      : '';
   const parts = [];
-  if (side.type === 'hirope') parts.push(`ratio ${side.ratio}`, ...(side.levels === 3 ? ['3 levels'] : []), ...(side.units === 'segments' ? [`${side.segment}-token segments`] : []));
+  if (side.type === 'hirope')
+    parts.push(
+      `ratio ${side.ratio}`,
+      ...(side.levels === 3 ? ['3 levels'] : []),
+      ...(side.units === 'segments' ? [`${side.segment}-token segments`] : []),
+    );
   if (WINDOWED.has(side.type)) parts.push(`W ${side.window}`);
   if (side.type === 'self-extend') parts.push(`G ${side.group}`);
   if (side.type === 'leaky-rerope') parts.push(`slope 1/${side.leakyFactor}`);

@@ -26,19 +26,29 @@ export function codeSentence({ count, languageName, tokenizer, units, statements
 export function trainingSentence({ n, total = n, train, sides }) {
   // Counted over the whole file (total tokens), of which the maps show the first n (a note says so).
   const rest = `the training length of ${train}`;
-  if (total <= train) return `${total === 1 ? 'The only token is' : `All ${plural(total, 'token')} are`} within ${rest}: no scheme is out of distribution here — raise the code's length or lower the training length.`;
+  if (total <= train)
+    return `${total === 1 ? 'The only token is' : `All ${plural(total, 'token')} are`} within ${rest}: no scheme is out of distribution here — raise the code's length or lower the training length.`;
   const beyond = total - train;
-  const first = total > n
-    ? `The last ${beyond.toLocaleString('en')} of the file's ${plural(total, 'token')} ${beyond === 1 ? 'is' : 'are'} beyond ${rest}`
-    : beyond === 1 ? `The last token is beyond ${rest}` : `The last ${plural(beyond, 'token')} are beyond ${rest}`;
+  const first =
+    total > n
+      ? `The last ${beyond.toLocaleString('en')} of the file's ${plural(total, 'token')} ${beyond === 1 ? 'is' : 'are'} beyond ${rest}`
+      : beyond === 1
+        ? `The last token is beyond ${rest}`
+        : `The last ${plural(beyond, 'token')} are beyond ${rest}`;
   const known = sides.filter((s) => s.ood);
   if (!known.length) return `${first}.`;
   const who = (s) => `${s.label}, ${s.name},`;
   const out = known.filter((s) => s.ood.oodPairs > 0);
   const within = known.filter((s) => s.ood.oodPairs === 0);
   const clauses = [];
-  if (out.length) clauses.push(`${out.map((s) => `${who(s)} meets angles it never saw in training on ${s.ood.oodPairs} of its ${s.ood.pairs} frequency pairs`).join(' and ')}`);
-  if (within.length) clauses.push(`${within.map(who).join(' and ')} ${within.length === 1 ? 'keeps' : 'keep'} every frequency pair within the angles seen in training`);
+  if (out.length)
+    clauses.push(
+      `${out.map((s) => `${who(s)} meets angles it never saw in training on ${s.ood.oodPairs} of its ${s.ood.pairs} frequency pairs`).join(' and ')}`,
+    );
+  if (within.length)
+    clauses.push(
+      `${within.map(who).join(' and ')} ${within.length === 1 ? 'keeps' : 'keep'} every frequency pair within the angles seen in training`,
+    );
   return `${first}: there ${clauses.join(', while ')}.`;
 }
 
@@ -51,7 +61,10 @@ export function splitHint({ splitPair, pairs, tokenPairs, train }) {
   const fit = Math.min(pairs, Math.ceil(splitPair));
   const over = tokenPairs - 1 >= splitPair;
   const share = `${((100 * splitPair) / pairs).toFixed(1)}%`;
-  const turning = fit === 0 ? 'no frequency pair turns' : `${fit === pairs ? 'all' : fit} of the ${pairs} frequency pairs ${fit === 1 ? 'turns' : 'turn'}`;
+  const turning =
+    fit === 0
+      ? 'no frequency pair turns'
+      : `${fit === pairs ? 'all' : fit} of the ${pairs} frequency pairs ${fit === 1 ? 'turns' : 'turn'}`;
   const bound = `Split% at L = ${train}: ${share} of the pairs (${turning} a full period within ${train} tokens).`;
   const keeps = `HiRoPE keeps ${plural(tokenPairs, 'pair')} on token distance`;
   return {
@@ -70,7 +83,8 @@ export function splitHint({ splitPair, pairs, tokenPairs, train }) {
 export function parseSentence({ languageName, errors, detected }) {
   if (!errors) return '';
   const regions = plural(errors, 'syntax error region');
-  if (detected) return `No grammar parses this code cleanly: ${languageName}, the closest, finds ${regions}, so its units may not be real functions and classes.`;
+  if (detected)
+    return `No grammar parses this code cleanly: ${languageName}, the closest, finds ${regions}, so its units may not be real functions and classes.`;
   return `The ${languageName} grammar finds ${regions} in this code: is it ${languageName}? (Detect picks the grammar with the fewest errors.)`;
 }
 
@@ -87,16 +101,19 @@ export function unitPhrase(unit) {
 }
 
 /** The notice for a link whose state could not be read. */
-export const LINK_UNREADABLE = 'This link could not be read (it may have been cut off or changed when it was copied), so the page shows the default view.';
+export const LINK_UNREADABLE =
+  'This link could not be read (it may have been cut off or changed when it was copied), so the page shows the default view.';
 /** The notice for a link shared without its code. */
-export const linkWithoutCode = (languageName) => `This link was shared without its code: the maps show the ${languageName} sample with the sender's settings. Paste the code to see their view.`;
+export const linkWithoutCode = (languageName) =>
+  `This link was shared without its code: the maps show the ${languageName} sample with the sender's settings. Paste the code to see their view.`;
 
 /** Past this many characters a link may be cut by chat apps and mail (2,000: the common limit). */
 export const LONG_LINK = 2000;
 
 /** The line about a long link: its size, and why a shorter one may be wanted. */
 export function linkSizeText(chars) {
-  const size = chars >= 10000 ? `${Math.round(chars / 1000)} KB` : `${chars.toLocaleString('en')} characters`;
+  const size =
+    chars >= 10000 ? `${Math.round(chars / 1000)} KB` : `${chars.toLocaleString('en')} characters`;
   return `This view's link is ${size} long because the code is in it; chat apps and mail often cut links past ${LONG_LINK.toLocaleString('en')} characters.`;
 }
 
@@ -109,7 +126,19 @@ export function mapHint(touch) {
 
 /** A power of ten with its exponent in superscript: powerOfTen(-4) -> "10⁻⁴". */
 export function powerOfTen(exponent) {
-  const SUP = { '-': '⁻', 0: '⁰', 1: '¹', 2: '²', 3: '³', 4: '⁴', 5: '⁵', 6: '⁶', 7: '⁷', 8: '⁸', 9: '⁹' };
+  const SUP = {
+    '-': '⁻',
+    0: '⁰',
+    1: '¹',
+    2: '²',
+    3: '³',
+    4: '⁴',
+    5: '⁵',
+    6: '⁶',
+    7: '⁷',
+    8: '⁸',
+    9: '⁹',
+  };
   return `10${[...String(exponent)].map((c) => SUP[c]).join('')}`;
 }
 
@@ -138,7 +167,9 @@ export const DIFF_LEGEND = 'blue: B more, orange: A more';
  */
 export function angleCaption({ title, oodPairs, pairs, train, hasTrain, bands = '' }) {
   const split = `Split% (the faster pairs above it turn a full period within ${train} tokens; only the slower pairs below it can be out of distribution)`;
-  const dashed = hasTrain ? `Dashed: ${split} and the key ${train} tokens back.` : `Dashed: ${split}; no key is ${train} tokens back (the text is shorter).`;
+  const dashed = hasTrain
+    ? `Dashed: ${split} and the key ${train} tokens back.`
+    : `Dashed: ${split}; no key is ${train} tokens back (the text is shorter).`;
   return `${title}. Cells: cos(θⱼ·Δ) from the last token to each key, black −1 to white +1; red: out of distribution — ${oodPairs} of ${pairs} pairs. ${dashed}${bands}`;
 }
 

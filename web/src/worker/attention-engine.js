@@ -14,7 +14,17 @@ import { gridFor, poolMatrix, heatImage, matrixRow, matrixValues } from './matri
 export const MAX_ATTENTION_TOKENS = 4096;
 
 /** Detection order: a language that parses as cleanly as a later one wins. */
-export const LANGUAGE_PREFERENCE = ['python', 'javascript', 'typescript', 'tsx', 'c', 'cpp', 'java', 'go', 'rust'];
+export const LANGUAGE_PREFERENCE = [
+  'python',
+  'javascript',
+  'typescript',
+  'tsx',
+  'c',
+  'cpp',
+  'java',
+  'go',
+  'rust',
+];
 
 /**
  * The page's parse budget in milliseconds: 3 s plus 1 s per million characters. Real code parses
@@ -74,9 +84,13 @@ export class SideEngine {
     timings.analysis = now() - t;
     const n = analysis.n;
     const notes = [];
-    if (analysis.result.tokens.count > n) notes.push(`The heatmaps show the first ${n.toLocaleString('en')} of ${analysis.result.tokens.count.toLocaleString('en')} tokens.`);
+    if (analysis.result.tokens.count > n)
+      notes.push(
+        `The heatmaps show the first ${n.toLocaleString('en')} of ${analysis.result.tokens.count.toLocaleString('en')} tokens.`,
+      );
     const summary = request.summary ? this._analysisSummary(analysis) : null;
-    if (n === 0) return { side, analysis: summary, n: 0, notes: ['The code has no tokens.'], timings };
+    if (n === 0)
+      return { side, analysis: summary, n: 0, notes: ['The code has no tokens.'], timings };
 
     t = now();
     const qk = this._qkFor(request, state, analysis, notes);
@@ -89,22 +103,42 @@ export class SideEngine {
     const pooled = await this._attention(schemes[side], qk, analysis, grid);
     timings.attention = now() - t;
 
-
     const views = {};
     t = now();
     if (request.views !== false) {
       progress('views');
-      views.angles = this._cached(`angles|${JSON.stringify(schemes[side])}|${headDim}|${state.train}|${analysis.version}`, () => angleView(this.hr, state, state[side], schemes[side], headDim, analysis));
-      const maxDistance = Math.min(this.hr.limits.maxTokens - 1, Math.max(analysis.n, 2 * state.train, 256));
-      views.decay = this._cached(`decay|${JSON.stringify(schemes[side])}|${headDim}|${maxDistance}`, () => decayView(this.hr, schemes[side], headDim, maxDistance));
+      views.angles = this._cached(
+        `angles|${JSON.stringify(schemes[side])}|${headDim}|${state.train}|${analysis.version}`,
+        () => angleView(this.hr, state, state[side], schemes[side], headDim, analysis),
+      );
+      const maxDistance = Math.min(
+        this.hr.limits.maxTokens - 1,
+        Math.max(analysis.n, 2 * state.train, 256),
+      );
+      views.decay = this._cached(
+        `decay|${JSON.stringify(schemes[side])}|${headDim}|${maxDistance}`,
+        () => decayView(this.hr, schemes[side], headDim, maxDistance),
+      );
       views.maxDistance = maxDistance;
     }
-    if (request.distances) views.distances = distanceViews(this.hr, schemes, headDim, analysis, (key, compute) => this._cached(key, compute));
+    if (request.distances)
+      views.distances = distanceViews(this.hr, schemes, headDim, analysis, (key, compute) =>
+        this._cached(key, compute),
+      );
     timings.views = now() - t;
 
     // With request.reuse, a run that would send exactly what the last one sent says so instead
     // (the page keeps the last result): the other scheme's slider moves cost this side nothing.
-    const signature = JSON.stringify([analysis.version, this._side.key, grid, views.angles?.key, views.decay?.key, views.distances?.key, request.summary, notes]);
+    const signature = JSON.stringify([
+      analysis.version,
+      this._side.key,
+      grid,
+      views.angles?.key,
+      views.decay?.key,
+      views.distances?.key,
+      request.summary,
+      notes,
+    ]);
     this._lastSignature = request.reuse ? signature : null;
     if (request.reuse && lastSignature === signature) return { side, n, unchanged: true, timings };
 
@@ -112,7 +146,17 @@ export class SideEngine {
     t = now();
     const image = this._image(grid, pooled ?? this._pool(grid));
     timings.images = now() - t;
-    return { side, analysis: summary, n, headDim, image, views, notes, timings, matrix: this._side.version };
+    return {
+      side,
+      analysis: summary,
+      n,
+      headDim,
+      image,
+      views,
+      notes,
+      timings,
+      matrix: this._side.version,
+    };
   }
 
   // View data by key; the key travels with it so that the page can skip redrawing what is unchanged.
@@ -132,7 +176,11 @@ export class SideEngine {
     const result = this.hr.analyze(code, { ...options, timeoutMs: pageParseBudget(code) });
     const n = Math.min(result.tokens.count, MAX_ATTENTION_TOKENS);
     const p = result.positions;
-    const positions = { token: p.token.subarray(0, n), unit: p.unit.subarray(0, n), statement: p.statement.subarray(0, n) };
+    const positions = {
+      token: p.token.subarray(0, n),
+      unit: p.unit.subarray(0, n),
+      statement: p.statement.subarray(0, n),
+    };
     this._analysis = { key, result, positions, n, version: (this._analysis?.version ?? 0) + 1 };
     this._side = null;
     return this._analysis;
@@ -148,7 +196,15 @@ export class SideEngine {
       end: r.tokens.end.slice(),
       unit: r.positions.unit.slice(),
       statement: r.positions.statement.slice(),
-      units: r.units.map(({ index, kind, name, nodeType, languageKind, start, end }) => ({ index, kind, name, nodeType, languageKind, start, end })),
+      units: r.units.map(({ index, kind, name, nodeType, languageKind, start, end }) => ({
+        index,
+        kind,
+        name,
+        nodeType,
+        languageKind,
+        start,
+        end,
+      })),
       errors: r.errors.map(({ start, end, missing }) => ({ start, end, missing })),
       statements: r.statements,
       version: analysis.version,
@@ -158,20 +214,45 @@ export class SideEngine {
   _qkFor(request, state, analysis, notes) {
     const n = analysis.n;
     if (state.source === 'file') {
-      if (typeof request.qkFile !== 'string') throw new PlaygroundError('Q/K source "file": load a q/k JSON file first');
-      if (this._file?.text !== request.qkFile) this._file = { text: request.qkFile, parsed: parseQKFile(request.qkFile), version: (this._file?.version ?? 0) + 1 };
+      if (typeof request.qkFile !== 'string')
+        throw new PlaygroundError('Q/K source "file": load a q/k JSON file first');
+      if (this._file?.text !== request.qkFile)
+        this._file = {
+          text: request.qkFile,
+          parsed: parseQKFile(request.qkFile),
+          version: (this._file?.version ?? 0) + 1,
+        };
       const f = this._file.parsed;
-      if (f.n < n) throw new PlaygroundError(`the q/k file has ${plural(f.n, 'row')} but the code has ${plural(n, 'token')}; it needs one row per token`);
-      if (f.n > n) notes.push(`The q/k file has ${plural(f.n, 'row')}; the first ${n === 1 ? 'is' : `${n} are`} used.`);
-      if (f.headDim !== state.headDim) notes.push(`Head dimension ${f.headDim} comes from the q/k file.`);
+      if (f.n < n)
+        throw new PlaygroundError(
+          `the q/k file has ${plural(f.n, 'row')} but the code has ${plural(n, 'token')}; it needs one row per token`,
+        );
+      if (f.n > n)
+        notes.push(
+          `The q/k file has ${plural(f.n, 'row')}; the first ${n === 1 ? 'is' : `${n} are`} used.`,
+        );
+      if (f.headDim !== state.headDim)
+        notes.push(`Head dimension ${f.headDim} comes from the q/k file.`);
       const key = `file:${this._file.version}:${n}:${analysis.version}`;
-      if (this._qk?.key !== key) this._qk = { key, q: f.q.subarray(0, n * f.headDim), k: f.k.subarray(0, n * f.headDim), headDim: f.headDim };
+      if (this._qk?.key !== key)
+        this._qk = {
+          key,
+          q: f.q.subarray(0, n * f.headDim),
+          k: f.k.subarray(0, n * f.headDim),
+          headDim: f.headDim,
+        };
       return this._qk;
     }
     const key = `${state.source}:${state.seed}:${state.headDim}:${analysis.version}`;
     if (this._qk?.key !== key) {
       const ids = analysis.result.tokens.ids.subarray(0, n);
-      const { q, k } = this.hr.qk({ source: state.source, n, headDim: state.headDim, tokenIds: ids, seed: state.seed });
+      const { q, k } = this.hr.qk({
+        source: state.source,
+        n,
+        headDim: state.headDim,
+        tokenIds: ids,
+        seed: state.seed,
+      });
       this._qk = { key, q, k, headDim: state.headDim };
     }
     return this._qk;
@@ -186,11 +267,37 @@ export class SideEngine {
     // Reuse the buffer: fresh large arrays cost page faults on every redraw.
     if (!this._buffer || this._buffer.length !== n * n) this._buffer = new Float32Array(n * n);
     const cells = grid.rows * grid.cols;
-    const pool = { rows: grid.rows, cols: grid.cols, region: grid.region, ratio: new Float32Array(cells), raw: new Float32Array(cells), rowMax: new Float32Array(n) };
-    const args = { q: qk.q, k: qk.k, n, headDim: qk.headDim, positions: positionsFor(scheme, analysis.positions), scheme, causal: true, output: 'probs', out: this._buffer, pool };
+    const pool = {
+      rows: grid.rows,
+      cols: grid.cols,
+      region: grid.region,
+      ratio: new Float32Array(cells),
+      raw: new Float32Array(cells),
+      rowMax: new Float32Array(n),
+    };
+    const args = {
+      q: qk.q,
+      k: qk.k,
+      n,
+      headDim: qk.headDim,
+      positions: positionsFor(scheme, analysis.positions),
+      scheme,
+      causal: true,
+      output: 'probs',
+      out: this._buffer,
+      pool,
+    };
     this._side = null; // a failed call leaves no stale matrix behind
     const probs = this.async ? await this.hr.attentionAsync(args) : this.hr.attention(args);
-    this._side = { key, probs, rowMax: pool.rowMax, scheme, stats: null, version: ++this._sideVersion, pooled: { key: JSON.stringify(grid), value: pool } };
+    this._side = {
+      key,
+      probs,
+      rowMax: pool.rowMax,
+      scheme,
+      stats: null,
+      version: ++this._sideVersion,
+      pooled: { key: JSON.stringify(grid), value: pool },
+    };
     return pool;
   }
 
@@ -237,7 +344,8 @@ export class SideEngine {
   }
 
   _require() {
-    if (!this._side || !this._analysis?.n) throw new PlaygroundError('nothing has been computed yet');
+    if (!this._side || !this._analysis?.n)
+      throw new PlaygroundError('nothing has been computed yet');
     return this._side;
   }
 
@@ -266,14 +374,24 @@ export class SideEngine {
   /** A copy of the whole probability matrix (n x n), to compare with the other side's, and its per-row numbers. */
   exportProbs() {
     const s = this._require();
-    return { n: this._analysis.n, probs: s.probs.slice(0, this._analysis.n * this._analysis.n), stats: this._stats() };
+    return {
+      n: this._analysis.n,
+      probs: s.probs.slice(0, this._analysis.n * this._analysis.n),
+      stats: this._stats(),
+    };
   }
 
   /** TV and KL per row between another side's matrix (as A) and this side's (as B), and this side's per-row numbers. */
   compare(other) {
     const s = this._require();
     const n = this._analysis.n;
-    if (!other || other.n !== n || !(other.probs instanceof Float32Array) || other.probs.length !== n * n) throw new PlaygroundError('the two sides disagree on the token count; run both first');
+    if (
+      !other ||
+      other.n !== n ||
+      !(other.probs instanceof Float32Array) ||
+      other.probs.length !== n * n
+    )
+      throw new PlaygroundError('the two sides disagree on the token count; run both first');
     return { ...compareRows(other.probs, s.probs, n), stats: this._stats() };
   }
 
@@ -281,12 +399,23 @@ export class SideEngine {
   cell(i, j) {
     const s = this._require();
     const n = this._analysis.n;
-    if (!Number.isInteger(i) || !Number.isInteger(j) || i < 0 || j < 0 || i >= n || j >= n) throw new PlaygroundError(`no cell (${i}, ${j})`);
+    if (!Number.isInteger(i) || !Number.isInteger(j) || i < 0 || j < 0 || i >= n || j >= n)
+      throw new PlaygroundError(`no cell (${i}, ${j})`);
     const p = this._analysis.positions;
     const pick = (arr) => Int32Array.of(arr[j], arr[i]);
-    const positions = positionsFor(s.scheme, { token: pick(p.token), unit: pick(p.unit), statement: pick(p.statement) });
+    const positions = positionsFor(s.scheme, {
+      token: pick(p.token),
+      unit: pick(p.unit),
+      statement: pick(p.statement),
+    });
     // Two tokens (key first) give the pair's relative distance per band at index [1][0].
-    const bands = this.hr.relativeDistances({ n: 2, headDim: this._qk.headDim, positions, scheme: s.scheme }).map((b) => ({ name: b.name, pairs: [b.pairBegin, b.pairEnd], distance: j > i ? null : b.distances[2] }));
+    const bands = this.hr
+      .relativeDistances({ n: 2, headDim: this._qk.headDim, positions, scheme: s.scheme })
+      .map((b) => ({
+        name: b.name,
+        pairs: [b.pairBegin, b.pairEnd],
+        distance: j > i ? null : b.distances[2],
+      }));
     return { p: j > i ? 0 : s.probs[i * n + j], bands };
   }
 

@@ -43,7 +43,8 @@ function distanceImage(distances, size, maxDistance) {
 // sides that use those schemes (the defaults otherwise), over evenly sampled tokens; `cached`
 // keeps the result by key (SideEngine's view cache).
 export function distanceViews(hr, schemes, headDim, analysis, cached) {
-  const find = (type) => (schemes.a.type === type ? schemes.a : schemes.b.type === type ? schemes.b : null);
+  const find = (type) =>
+    schemes.a.type === type ? schemes.a : schemes.b.type === type ? schemes.b : null;
   const windowed = [schemes.b, schemes.a].find((s) => WINDOWED.has(s.type));
   const window = windowed?.window ?? DEFAULTS.b.window;
   const list = [
@@ -55,14 +56,24 @@ export function distanceViews(hr, schemes, headDim, analysis, cached) {
   return cached(`distances|${JSON.stringify(list)}|${headDim}|${analysis.version}`, () => {
     const idx = sampleIndices(analysis.n, DISTANCE_VIEW_SIZE);
     const pick = (arr) => Int32Array.from(idx, (i) => arr[i]);
-    const positions = { token: pick(analysis.positions.token), unit: pick(analysis.positions.unit), statement: pick(analysis.positions.statement) };
+    const positions = {
+      token: pick(analysis.positions.token),
+      unit: pick(analysis.positions.unit),
+      statement: pick(analysis.positions.statement),
+    };
     const views = list.map(([name, scheme]) => ({
       name,
       window: scheme.window,
-      bands: hr.relativeDistances({ n: idx.length, headDim, positions: positionsFor(scheme, positions), scheme }),
+      bands: hr.relativeDistances({
+        n: idx.length,
+        headDim,
+        positions: positionsFor(scheme, positions),
+        scheme,
+      }),
     }));
     let maxDistance = 1;
-    for (const v of views) for (const b of v.bands) for (const d of b.distances) if (d > maxDistance) maxDistance = d;
+    for (const v of views)
+      for (const b of v.bands) for (const d of b.distances) if (d > maxDistance) maxDistance = d;
     const bandMax = (distances) => {
       let max = 0;
       for (const d of distances) if (d > max) max = d;
@@ -76,7 +87,12 @@ export function distanceViews(hr, schemes, headDim, analysis, cached) {
       views: views.map((v) => ({
         name: v.name,
         window: v.window,
-        bands: v.bands.map((b) => ({ name: b.name, pairs: [b.pairBegin, b.pairEnd], max: bandMax(b.distances), image: distanceImage(b.distances, idx.length, maxDistance) })),
+        bands: v.bands.map((b) => ({
+          name: b.name,
+          pairs: [b.pairBegin, b.pairEnd],
+          max: bandMax(b.distances),
+          image: distanceImage(b.distances, idx.length, maxDistance),
+        })),
       })),
     };
   });
@@ -96,9 +112,15 @@ export function angleView(hr, state, side, scheme, headDim, analysis) {
   bands.forEach((b, index) => bandsOfPairs.fill(index, b.pairBegin, b.pairEnd));
   const keys = sampleIndices(n, ANGLE_VIEW_COLUMNS);
   const pick = (arr) => Int32Array.from([...keys, n - 1], (i) => arr[i]);
-  const positions = { token: pick(analysis.positions.token), unit: pick(analysis.positions.unit), statement: pick(analysis.positions.statement) };
+  const positions = {
+    token: pick(analysis.positions.token),
+    unit: pick(analysis.positions.unit),
+    statement: pick(analysis.positions.statement),
+  };
   const m = keys.length + 1;
-  const distances = hr.relativeDistances({ n: m, headDim, positions: positionsFor(scheme, positions), scheme }).map((b) => b.distances.subarray((m - 1) * m, m * m - 1));
+  const distances = hr
+    .relativeDistances({ n: m, headDim, positions: positionsFor(scheme, positions), scheme })
+    .map((b) => b.distances.subarray((m - 1) * m, m * m - 1));
   const L = state.train;
   const cols = keys.length;
   const rgba = new Uint8ClampedArray(pairs * cols * 4);
@@ -125,7 +147,8 @@ export function angleView(hr, state, side, scheme, headDim, analysis) {
   // The training-length line: the key whose token distance to the last query is L.
   const lastToken = analysis.positions.token[n - 1];
   let trainColumn = null;
-  for (let c = 0; c < cols; c++) if (lastToken - analysis.positions.token[keys[c]] >= L) trainColumn = c + 1;
+  for (let c = 0; c < cols; c++)
+    if (lastToken - analysis.positions.token[keys[c]] >= L) trainColumn = c + 1;
   return {
     image: { rgba, rows: pairs, cols },
     pairs,

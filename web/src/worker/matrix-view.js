@@ -22,12 +22,23 @@ export function clampRegion(region, n) {
 export function gridFor(view = {}, n) {
   const size = Math.max(16, Math.min(2048, Math.round(view.size || 512)));
   const region = clampRegion(view.region, n);
-  return { region, rows: Math.min(size, region.r1 - region.r0), cols: Math.min(size, region.c1 - region.c0) };
+  return {
+    region,
+    rows: Math.min(size, region.r1 - region.r0),
+    cols: Math.min(size, region.c1 - region.c0),
+  };
 }
 
 /** The matrix mean-pooled on a grid by the core: { ratio (relative to each row's max), raw }. */
 export function poolMatrix(hr, matrix, n, grid) {
-  return hr.pool({ matrix, n, rows: grid.rows, cols: grid.cols, region: grid.region, causal: true });
+  return hr.pool({
+    matrix,
+    n,
+    rows: grid.rows,
+    cols: grid.cols,
+    region: grid.region,
+    causal: true,
+  });
 }
 
 /** The heatmap image of a pooled grid: magma colours, masked above the diagonal. */
@@ -51,9 +62,11 @@ export function matrixRow(matrix, n, i, max) {
 export function matrixValues(matrix, n, regionIn) {
   const region = clampRegion(regionIn, n);
   const { r0, r1, c0, c1 } = region;
-  if ((r1 - r0) * (c1 - c0) > MAX_VALUES) throw new PlaygroundError('the region has more than 4M cells; zoom in to export it as CSV');
+  if ((r1 - r0) * (c1 - c0) > MAX_VALUES)
+    throw new PlaygroundError('the region has more than 4M cells; zoom in to export it as CSV');
   const width = c1 - c0;
   const out = new Float32Array((r1 - r0) * width);
-  for (let i = r0; i < r1; i++) for (let j = c0; j < c1; j++) out[(i - r0) * width + j - c0] = j > i ? NaN : matrix[i * n + j];
+  for (let i = r0; i < r1; i++)
+    for (let j = c0; j < c1; j++) out[(i - r0) * width + j - c0] = j > i ? NaN : matrix[i * n + j];
   return { region, values: out };
 }

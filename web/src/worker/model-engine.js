@@ -18,8 +18,13 @@ export const ATTENTION_BYTES = 1024;
 
 /** The model API options for one side of the model state. */
 export function modelOptionsFor(side, language) {
-  if (side.type === 'sliding-window') return { scheme: { type: side.type, window: side.window }, language };
-  if (side.type === 'truncate') return { scheme: { type: side.type, length: side.window, stride: truncateStride(side.window) }, language };
+  if (side.type === 'sliding-window')
+    return { scheme: { type: side.type, window: side.window }, language };
+  if (side.type === 'truncate')
+    return {
+      scheme: { type: side.type, length: side.window, stride: truncateStride(side.window) },
+      language,
+    };
   const scheme = { type: side.type };
   if (side.scaling !== 'none') scheme.scaling = { type: side.scaling, factor: side.factor };
   if (side.type !== 'rope') scheme.window = side.window;
@@ -39,8 +44,6 @@ export function clipUtf8(text, limit) {
   const kept = bytes.subarray(0, end);
   return { bytes: kept, chars: new TextDecoder().decode(kept).length, clipped: true };
 }
-
-
 
 export class ModelEngine {
   constructor(hr) {
@@ -66,7 +69,8 @@ export class ModelEngine {
       if (this.name) return this.load(undefined, this.name);
       name = 'pybyte';
     }
-    if (!this._models.has(name)) this._models.set(name, this.hr.model.load(data ? { data } : { name }));
+    if (!this._models.has(name))
+      this._models.set(name, this.hr.model.load(data ? { data } : { name }));
     const model = await this._models.get(name);
     if (this.name !== name) {
       this.name = name;
@@ -90,7 +94,12 @@ export class ModelEngine {
     const bytes = first.bytes.subarray(0, cut);
     const m = Math.min(n, ATTENTION_TOKENS);
     const attentionBytes = m < n ? tokens.start[m] : cut;
-    return { bytes, count: Math.min(n, MODEL_TOKENS), clipped: first.clipped || n > MODEL_TOKENS, attentionText: bytes.subarray(0, attentionBytes) };
+    return {
+      bytes,
+      count: Math.min(n, MODEL_TOKENS),
+      clipped: first.clipped || n > MODEL_TOKENS,
+      attentionText: bytes.subarray(0, attentionBytes),
+    };
   }
 
   /**
@@ -99,7 +108,12 @@ export class ModelEngine {
    */
   _input(code, side, language) {
     const token = Boolean(this.model.tokenizer);
-    const { bytes, count = bytes.length, clipped, attentionText } = token ? this._tokenText(code) : clipUtf8(code, MODEL_BYTES);
+    const {
+      bytes,
+      count = bytes.length,
+      clipped,
+      attentionText,
+    } = token ? this._tokenText(code) : clipUtf8(code, MODEL_BYTES);
     if (bytes.length < 2) throw new PlaygroundError('The model needs at least 2 bytes of code.');
     const options = modelOptionsFor(side, language);
     const m = Math.min(bytes.length, ATTENTION_BYTES);
@@ -120,11 +134,22 @@ export class ModelEngine {
     const t0 = performance.now();
     const model = await this.load(undefined, name);
     const tLoad = performance.now();
-    const { bytes, count, clipped, options, attentionInput, key } = this._input(code, side, language);
+    const { bytes, count, clipped, options, attentionInput, key } = this._input(
+      code,
+      side,
+      language,
+    );
     const token = Boolean(model.tokenizer);
     // n counts the model's units (a token model: its tokens, bytes: the bytes read) whichever parts
     // run: an attention-only reply merges into the last loss result, whose n it must not change.
-    const out = { n: count, ...(token ? { bytes: bytes.length } : {}), clipped, config: model.config, unit: token ? 'token' : 'byte', ran: { loss: wantLoss, attention: wantAttention } };
+    const out = {
+      n: count,
+      ...(token ? { bytes: bytes.length } : {}),
+      clipped,
+      config: model.config,
+      unit: token ? 'token' : 'byte',
+      ran: { loss: wantLoss, attention: wantAttention },
+    };
     if (wantLoss) {
       const r = model.loss(bytes, options);
       this.counts.loss++;
@@ -133,15 +158,30 @@ export class ModelEngine {
       // more than the training context back). A token model's n counts tokens, with their ids and
       // byte spans.
       Object.assign(out, {
-        losses: r.losses, bitsPerByte: r.bitsPerByte, curve: lossCurve(r.losses), byteUnits: r.positions.unit,
-        recall: token ? tokenRecallClasses(bytes, r.tokens.start, r.tokens.end, model.config.trainingContext) : recallClasses(bytes, model.config.trainingContext),
+        losses: r.losses,
+        bitsPerByte: r.bitsPerByte,
+        curve: lossCurve(r.losses),
+        byteUnits: r.positions.unit,
+        recall: token
+          ? tokenRecallClasses(bytes, r.tokens.start, r.tokens.end, model.config.trainingContext)
+          : recallClasses(bytes, model.config.trainingContext),
       });
-      if (token) Object.assign(out, { n: r.n, bytes: bytes.length, bitsPerToken: r.bitsPerToken, tokens: r.tokens });
+      if (token)
+        Object.assign(out, {
+          n: r.n,
+          bytes: bytes.length,
+          bitsPerToken: r.bitsPerToken,
+          tokens: r.tokens,
+        });
     }
     const tLoss = performance.now();
     let tAttention = tLoss;
     if (wantAttention) {
-      const { matrix, positions, n: m } = model.attention(attentionInput, { ...options, layer, head });
+      const {
+        matrix,
+        positions,
+        n: m,
+      } = model.attention(attentionInput, { ...options, layer, head });
       this.counts.attention++;
       this.matrix = matrix;
       this.n = m;
@@ -150,10 +190,18 @@ export class ModelEngine {
       out.units = positions.unit; // the units the attention used (the heatmaps' strips)
       out.attentionBytes = m;
       // The same matrix gives this layer's and head's thumbnail for free.
-      this._thumbsOf(key).set(layer * model.config.heads + head, this._pooled(matrix, m, THUMB_SIZE, null));
+      this._thumbsOf(key).set(
+        layer * model.config.heads + head,
+        this._pooled(matrix, m, THUMB_SIZE, null),
+      );
     }
     out.counts = { ...this.counts };
-    out.timings = { load: tLoad - t0, loss: tLoss - tLoad, attention: tAttention - tLoss, image: performance.now() - tAttention };
+    out.timings = {
+      load: tLoad - t0,
+      loss: tLoss - tLoad,
+      attention: tAttention - tLoss,
+      image: performance.now() - tAttention,
+    };
     return out;
   }
 
@@ -181,7 +229,15 @@ export class ModelEngine {
       images.set(index, image);
     }
     // A copy goes out (the transfer detaches it); the cache keeps its own.
-    return { layer, head, rgba: image.rgba.slice(), rows: image.rows, cols: image.cols, cached, counts: { ...this.counts } };
+    return {
+      layer,
+      head,
+      rgba: image.rgba.slice(),
+      rows: image.rows,
+      cols: image.cols,
+      cached,
+      counts: { ...this.counts },
+    };
   }
 
   /** A matrix pooled to at most size x size cells over a region, coloured and masked. */
@@ -213,8 +269,19 @@ export class ModelEngine {
     const { bytes } = clipUtf8(code, model.tokenizer ? room : Math.min(room, MODEL_BYTES));
     if (bytes.length < 1) throw new PlaygroundError('Generation needs some code to continue.');
     const t0 = performance.now();
-    const { text, bytes: out } = model.generate(bytes, { ...modelOptionsFor(side, language), maxBytes, temperature, seed });
+    const { text, bytes: out } = model.generate(bytes, {
+      ...modelOptionsFor(side, language),
+      maxBytes,
+      temperature,
+      seed,
+    });
     const ms = performance.now() - t0;
-    return { text, promptBytes: bytes.length, bytes: out.length, ms, bytesPerSecond: (1000 * out.length) / ms };
+    return {
+      text,
+      promptBytes: bytes.length,
+      bytes: out.length,
+      ms,
+      bytesPerSecond: (1000 * out.length) / ms,
+    };
   }
 }

@@ -69,14 +69,18 @@ function roundMultiples(lo, hi, most, outward) {
  * @returns {{ lo: number, hi: number, ticks: number[], step: number }}
  */
 export function niceDomain(lo, hi, maxTicks = 6) {
-  if (!Number.isFinite(lo) || !Number.isFinite(hi)) return { lo: 0, hi: 1, ...niceTicks(0, 1, maxTicks) };
+  if (!Number.isFinite(lo) || !Number.isFinite(hi))
+    return { lo: 0, hi: 1, ...niceTicks(0, 1, maxTicks) };
   if (lo > hi) [lo, hi] = [hi, lo];
   if (lo === hi) {
     const pad = lo === 0 ? 1 : Math.abs(lo) / 10;
     [lo, hi] = [lo - pad, hi + pad];
   }
   // A range across zero has at least 3 round ticks (its ends and zero), whatever the step.
-  const most = Math.max(lo < 0 && hi > 0 ? 3 : 2, Math.floor(Number.isFinite(maxTicks) ? maxTicks : 6));
+  const most = Math.max(
+    lo < 0 && hi > 0 ? 3 : 2,
+    Math.floor(Number.isFinite(maxTicks) ? maxTicks : 6),
+  );
   const { ticks, step } = roundMultiples(lo, hi, most, true);
   return { lo: ticks[0], hi: ticks.at(-1), ticks, step };
 }
@@ -167,7 +171,10 @@ const FONT_SIZE = 11;
  * rather than clipped, and x labels that would overlap a neighbour are left out.
  * Returns { x, y }: functions from data values to canvas coordinates, for the caller's marks.
  */
-export function drawAxes(ctx, { box, x, y, ink = '#222', grid = false, font = `${FONT_SIZE}px system-ui, sans-serif` }) {
+export function drawAxes(
+  ctx,
+  { box, x, y, ink = '#222', grid = false, font = `${FONT_SIZE}px system-ui, sans-serif` },
+) {
   const { left, top, width, height } = box;
   const canvas = drawingSize(ctx);
   const ux = unitScale(x);
@@ -253,7 +260,11 @@ export function drawAxes(ctx, { box, x, y, ink = '#222', grid = false, font = `$
     ctx.textBaseline = 'bottom';
     const w = ctx.measureText(y.title).width;
     // Clear of a tick label centred on the frame's top edge.
-    ctx.fillText(y.title, Math.min(Math.max(left - 6 - widest, 0), canvas.width - w), top - FONT_SIZE / 2 - 3);
+    ctx.fillText(
+      y.title,
+      Math.min(Math.max(left - 6 - widest, 0), canvas.width - w),
+      top - FONT_SIZE / 2 - 3,
+    );
   } else if (y.title) {
     ctx.save();
     const w = ctx.measureText(y.title).width;

@@ -50,7 +50,8 @@ export function createLossChart(mx) {
       } else {
         const c = lossCurve(mx.result[side].losses, smooth);
         const x = new Float32Array(c.x.length);
-        for (let p = 0; p < c.x.length; p++) x[p] = c.x[p] + (Math.min(smooth, mx.result[side].losses.length - p * smooth) - 1) / 2;
+        for (let p = 0; p < c.x.length; p++)
+          x[p] = c.x[p] + (Math.min(smooth, mx.result[side].losses.length - p * smooth) - 1) / 2;
         curves[side] = { x, y: c.y };
       }
       for (const y of curves[side].y) yMax = Math.max(yMax, y);
@@ -60,7 +61,13 @@ export function createLossChart(mx) {
     const yTop = ticks.at(-1) < yMax ? ticks.at(-1) + step : ticks.at(-1);
     const box = { left: 50, top: 10, width: width - 50 - 14, height: height - 10 - 44 };
     const y = { lo: 0, hi: yTop, title: `bits per ${u}`, ticks: niceTicks(0, yTop, 6).ticks };
-    const axes = drawAxes(ctx, { box, x: { lo: 0, hi: n, title: `${u} position` }, y, ink, grid: true });
+    const axes = drawAxes(ctx, {
+      box,
+      x: { lo: 0, hi: n, title: `${u} position` },
+      y,
+      ink,
+      grid: true,
+    });
     ctx.save();
     ctx.beginPath();
     ctx.rect(box.left, box.top, box.width, box.height);
@@ -100,7 +107,8 @@ export function createLossChart(mx) {
         if (side === 'a') ctx.fill();
         else ctx.stroke();
       } else {
-        for (let p = 0; p < x.length; p++) (p ? ctx.lineTo : ctx.moveTo).call(ctx, axes.x(x[p]), axes.y(y[p]));
+        for (let p = 0; p < x.length; p++)
+          (p ? ctx.lineTo : ctx.moveTo).call(ctx, axes.x(x[p]), axes.y(y[p]));
         ctx.stroke();
       }
     }
@@ -109,19 +117,39 @@ export function createLossChart(mx) {
     const summary = ['a', 'b'].map((side) => {
       const r = mx.result[side];
       const head = `${side.toUpperCase()} ${describeModelSide(r.side, r.unit)}: `;
-      if (farOnly) return head + (far ? `${meanOver(r.losses, a.recall).toFixed(2)} bits/${u} on far-recall ${u}s` : `no far-recall ${u}s`);
-      return head + `${meanLoss(r, 0, L - 1).toFixed(2)} bits/${u} within ${L}, ${n > L ? meanLoss(r, L - 1, n).toFixed(2) : '—'} beyond`;
+      if (farOnly)
+        return (
+          head +
+          (far
+            ? `${meanOver(r.losses, a.recall).toFixed(2)} bits/${u} on far-recall ${u}s`
+            : `no far-recall ${u}s`)
+        );
+      return (
+        head +
+        `${meanLoss(r, 0, L - 1).toFixed(2)} bits/${u} within ${L}, ${n > L ? meanLoss(r, L - 1, n).toFixed(2) : '—'} beyond`
+      );
     });
-    const what = farOnly ? `far-recall ${u}s only: ${plural(far, u)} in ${plural(curves.a.x.length, 'name')}` : smooth === 1 ? `every ${u}` : `runs of ${smooth} ${u}s`;
+    const what = farOnly
+      ? `far-recall ${u}s only: ${plural(far, u)} in ${plural(curves.a.x.length, 'name')}`
+      : smooth === 1
+        ? `every ${u}`
+        : `runs of ${smooth} ${u}s`;
     lossCanvas.setAttribute('aria-label', `Loss by position (${what}). ${summary.join('; ')}.`);
     lossKey.replaceChildren();
     for (const [i, side] of ['a', 'b'].entries()) {
-      lossKey.append(el('span', { class: `swatch swatch-${side}` }), ` ${summary[i]}`, i === 0 ? el('br') : '');
+      lossKey.append(
+        el('span', { class: `swatch swatch-${side}` }),
+        ` ${summary[i]}`,
+        i === 0 ? el('br') : '',
+      );
     }
     if (farOnly) {
-      lossKey.append(el('br'), far
-        ? `${plural(far, `far-recall ${u}`)} in ${plural(curves.a.x.length, 'name')}: each dot is one name used again more than ${L} ${u}s after its previous use. Only on such ${u}s can context past the training length help; a truncated model cannot see the earlier use.`
-        : `This code has no far-recall ${u}s: no name is used again more than ${L} ${u}s after its previous use.`);
+      lossKey.append(
+        el('br'),
+        far
+          ? `${plural(far, `far-recall ${u}`)} in ${plural(curves.a.x.length, 'name')}: each dot is one name used again more than ${L} ${u}s after its previous use. Only on such ${u}s can context past the training length help; a truncated model cannot see the earlier use.`
+          : `This code has no far-recall ${u}s: no name is used again more than ${L} ${u}s after its previous use.`,
+      );
     }
   }
 

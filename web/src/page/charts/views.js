@@ -41,13 +41,20 @@ function chartWidth(parent) {
 function colours(parent) {
   const root = getComputedStyle(document.documentElement);
   const prop = (name, fallback) => root.getPropertyValue(name).trim() || fallback;
-  return { ink: getComputedStyle(parent).color || '#222', a: prop('--a', '#e69f00'), b: prop('--b', '#0072b2') };
+  return {
+    ink: getComputedStyle(parent).color || '#222',
+    a: prop('--a', '#e69f00'),
+    b: prop('--b', '#0072b2'),
+  };
 }
 
 /** An RGBA image (the worker's { rgba, rows, cols }) as something drawImage scales. */
 function imageSource(image) {
   const data = new ImageData(image.rgba, image.cols, image.rows);
-  const off = typeof OffscreenCanvas === 'function' ? new OffscreenCanvas(image.cols, image.rows) : Object.assign(document.createElement('canvas'), { width: image.cols, height: image.rows });
+  const off =
+    typeof OffscreenCanvas === 'function'
+      ? new OffscreenCanvas(image.cols, image.rows)
+      : Object.assign(document.createElement('canvas'), { width: image.cols, height: image.rows });
   off.getContext('2d').putImageData(data, 0, 0);
   return off;
 }
@@ -122,9 +129,17 @@ export function renderDistances(parent, data) {
     for (const band of view.bands) {
       const figure = el('figure', { class: 'tile' });
       const name = view.window ? `${view.name} (W ${view.window})` : view.name;
-      const bandName = band.name === 'all' ? 'all pairs' : `${band.name} band, pairs ${band.pairs[0]}–${band.pairs[1] - 1}`;
-      const canvas = chartCanvas(`${name}: ${bandName} relative distances, queries as rows, keys as columns`);
-      figure.append(canvas, el('figcaption', {}, `${name} · ${bandName} · max ${Math.round(band.max)}`));
+      const bandName =
+        band.name === 'all'
+          ? 'all pairs'
+          : `${band.name} band, pairs ${band.pairs[0]}–${band.pairs[1] - 1}`;
+      const canvas = chartCanvas(
+        `${name}: ${bandName} relative distances, queries as rows, keys as columns`,
+      );
+      figure.append(
+        canvas,
+        el('figcaption', {}, `${name} · ${bandName} · max ${Math.round(band.max)}`),
+      );
       grid.append(figure);
       tiles.push({ canvas, band });
     }
@@ -133,12 +148,21 @@ export function renderDistances(parent, data) {
   grid.style.setProperty('--tiles', String(Math.max(1, tiles.length)));
   parent.append(grid);
   const note = data.sampled ? `${data.size} of ${data.tokens} tokens, evenly sampled. ` : '';
-  parent.append(legend(cssGradient(LUTS.viridis), '0', String(Math.round(data.maxDistance)), `${note}Grey: masked (the key is after the query).`));
+  parent.append(
+    legend(
+      cssGradient(LUTS.viridis),
+      '0',
+      String(Math.round(data.maxDistance)),
+      `${note}Grey: masked (the key is after the query).`,
+    ),
+  );
 
   const { ink } = colours(parent);
   // Sampled rows and columns are the same evenly spaced token indices.
   const size = tiles[0]?.band.image.cols ?? 0;
-  const indices = Array.from({ length: size }, (_, i) => (size > 1 ? Math.round((i * (data.tokens - 1)) / (size - 1)) : 0));
+  const indices = Array.from({ length: size }, (_, i) =>
+    size > 1 ? Math.round((i * (data.tokens - 1)) / (size - 1)) : 0,
+  );
   const scale = sampledScale(indices);
   const last = Math.max(0, data.tokens - 1);
   for (const { canvas, band } of tiles) {
@@ -151,7 +175,12 @@ export function renderDistances(parent, data) {
     const box = { left: pad.left, top: pad.top, width: side, height: side };
     drawCells(ctx, band.image, box);
     const axis = { lo: 0, hi: last, map: scale, maxTicks: side >= 180 ? 4 : 3 };
-    drawAxes(ctx, { box, x: { ...axis, title: 'key →' }, y: { ...axis, reverse: true, title: 'query ↓', titleAt: 'top' }, ink });
+    drawAxes(ctx, {
+      box,
+      x: { ...axis, title: 'key →' },
+      y: { ...axis, reverse: true, title: 'query ↓', titleAt: 'top' },
+      ink,
+    });
   }
   remember(parent, renderDistances, [data], chartWidth(parent));
 }
@@ -165,7 +194,9 @@ export function renderAngles(parent, data, title, train) {
   parent.replaceChildren();
   const figure = el('figure', { class: 'angles' });
   if (!data) {
-    figure.append(el('figcaption', {}, `${title}: no rotation (this scheme does not rotate q and k).`));
+    figure.append(
+      el('figcaption', {}, `${title}: no rotation (this scheme does not rotate q and k).`),
+    );
     parent.append(figure);
     lastRender.delete(parent);
     return;
@@ -173,10 +204,19 @@ export function renderAngles(parent, data, title, train) {
   const width = chartWidth(parent);
   const canvas = chartCanvas(`${title}: rotation angle per frequency pair`);
   figure.append(canvas);
-  const bands = data.bands.length > 1 ? ` Bands: ${data.bands.map((b) => `${b.name} ${b.pairs[0]}–${b.pairs[1] - 1}`).join(', ')}.` : '';
+  const bands =
+    data.bands.length > 1
+      ? ` Bands: ${data.bands.map((b) => `${b.name} ${b.pairs[0]}–${b.pairs[1] - 1}`).join(', ')}.`
+      : '';
   const hasTrain = data.trainColumn !== null && data.trainColumn !== undefined;
   // Pair 0 (fastest) is drawn at the top (pairY below): the pairs that turn a full period lie above Split%.
-  figure.append(el('figcaption', {}, angleCaption({ title, oodPairs: data.oodPairs, pairs: data.pairs, train, hasTrain, bands })));
+  figure.append(
+    el(
+      'figcaption',
+      {},
+      angleCaption({ title, oodPairs: data.oodPairs, pairs: data.pairs, train, hasTrain, bands }),
+    ),
+  );
   parent.append(figure);
 
   const { ink } = colours(parent);
@@ -185,7 +225,12 @@ export function renderAngles(parent, data, title, train) {
   const rightLabel = Math.max(...[splitLabel, ...bandLabels].map(textWidth));
   const pad = { left: 52, right: Math.ceil(rightLabel) + 12, top: 18, bottom: AXIS_ROOM.bottom };
   const plotHeight = Math.max(120, Math.min(300, data.pairs * 5));
-  const box = { left: pad.left, top: pad.top, width: width - pad.left - pad.right, height: plotHeight };
+  const box = {
+    left: pad.left,
+    top: pad.top,
+    width: width - pad.left - pad.right,
+    height: plotHeight,
+  };
   const ctx = fitCanvas(canvas, width, pad.top + plotHeight + pad.bottom);
   ctx.font = FONT;
   drawCells(ctx, data.image, box);
@@ -193,7 +238,8 @@ export function renderAngles(parent, data, title, train) {
   const cols = data.image.cols;
   const pairY = (p) => box.top + (p / data.pairs) * box.height;
   // Band boundaries (HiRoPE): solid lines between the pairs of different position levels.
-  for (const band of data.bands.slice(1)) haloLine(ctx, box.left, pairY(band.pairs[0]), box.left + box.width, pairY(band.pairs[0]));
+  for (const band of data.bands.slice(1))
+    haloLine(ctx, box.left, pairY(band.pairs[0]), box.left + box.width, pairY(band.pairs[0]));
   const dash = [6, 4];
   const splitIn = data.splitPair >= 0 && data.splitPair <= data.pairs;
   const splitY = pairY(data.splitPair);
@@ -206,8 +252,19 @@ export function renderAngles(parent, data, title, train) {
 
   drawAxes(ctx, {
     box,
-    x: { lo: data.keys[0] ?? 0, hi: data.keys[cols - 1] ?? 0, map: sampledScale(data.keys), title: 'key token (the query is the last token)' },
-    y: { lo: 0, hi: data.pairs - 1, map: (p) => (p + 0.5) / data.pairs, reverse: true, title: 'frequency pair j' },
+    x: {
+      lo: data.keys[0] ?? 0,
+      hi: data.keys[cols - 1] ?? 0,
+      map: sampledScale(data.keys),
+      title: 'key token (the query is the last token)',
+    },
+    y: {
+      lo: 0,
+      hi: data.pairs - 1,
+      map: (p) => (p + 0.5) / data.pairs,
+      reverse: true,
+      title: 'frequency pair j',
+    },
     ink,
   });
 
@@ -219,14 +276,24 @@ export function renderAngles(parent, data, title, train) {
   ctx.textBaseline = 'middle';
   ctx.textAlign = 'left';
   const labelX = box.left + box.width + 8;
-  if (splitIn) ctx.fillText(splitLabel, labelX, Math.min(Math.max(splitY, box.top + 6), box.top + box.height - 6));
+  if (splitIn)
+    ctx.fillText(
+      splitLabel,
+      labelX,
+      Math.min(Math.max(splitY, box.top + 6), box.top + box.height - 6),
+    );
   ctx.globalAlpha = 0.7;
   for (const band of bandLabels.length ? data.bands : []) {
     const top = pairY(band.pairs[0]);
     const bottom = pairY(band.pairs[1]);
     // The band's middle, or the middle of its part above or below Split% where that label is.
-    const spots = [(top + bottom) / 2, ...(splitIn ? [(top + splitY) / 2, (splitY + bottom) / 2] : [])];
-    const y = spots.find((v) => v >= top + 6 && v <= bottom - 6 && (!splitIn || Math.abs(v - splitY) >= 13));
+    const spots = [
+      (top + bottom) / 2,
+      ...(splitIn ? [(top + splitY) / 2, (splitY + bottom) / 2] : []),
+    ];
+    const y = spots.find(
+      (v) => v >= top + 6 && v <= bottom - 6 && (!splitIn || Math.abs(v - splitY) >= 13),
+    );
     if (y !== undefined) ctx.fillText(band.name, labelX, y);
   }
   ctx.globalAlpha = 1;
@@ -255,10 +322,19 @@ export function renderDecay(parent, data, names) {
     ['b', 'swatch-b'],
   ]) {
     const item = el('span', { class: 'key' });
-    item.append(el('span', { class: `swatch ${colour}` }), document.createTextNode(ArrayBuffer.isView(data[side]) ? names[side] : `${names[side]}: ${data[side].error}`));
+    item.append(
+      el('span', { class: `swatch ${colour}` }),
+      document.createTextNode(
+        ArrayBuffer.isView(data[side]) ? names[side] : `${names[side]}: ${data[side].error}`,
+      ),
+    );
     caption.append(item);
   }
-  caption.append(document.createTextNode(` RoFormer's long-term-decay bound (1/(d/2))·Σⱼ|Sⱼ| against relative distance; dashed: training length ${data.train}.`));
+  caption.append(
+    document.createTextNode(
+      ` RoFormer's long-term-decay bound (1/(d/2))·Σⱼ|Sⱼ| against relative distance; dashed: training length ${data.train}.`,
+    ),
+  );
   figure.append(caption);
   parent.append(figure);
 
@@ -269,10 +345,17 @@ export function renderDecay(parent, data, names) {
   ].filter(([side]) => ArrayBuffer.isView(data[side]));
   let lo = Infinity;
   let hi = -Infinity;
-  for (const [side] of curves) for (const v of data[side]) if (Number.isFinite(v)) (lo = Math.min(lo, v)), (hi = Math.max(hi, v));
+  for (const [side] of curves)
+    for (const v of data[side])
+      if (Number.isFinite(v)) (lo = Math.min(lo, v)), (hi = Math.max(hi, v));
   if (!(hi >= lo)) (lo = 0), (hi = 1); // no curve: an empty frame
   const pad = { left: 58, right: 16, top: 20, bottom: AXIS_ROOM.bottom };
-  const plot = { left: pad.left, top: pad.top, width: width - pad.left - pad.right, height: height - pad.top - pad.bottom };
+  const plot = {
+    left: pad.left,
+    top: pad.top,
+    width: width - pad.left - pad.right,
+    height: height - pad.top - pad.bottom,
+  };
   // The y range widened to round values, so the frame's top and bottom are labelled ticks.
   const yDomain = niceDomain(lo, hi, Math.max(2, Math.floor(plot.height / 30)));
   const maxDistance = Math.max(1, data.maxDistance);
