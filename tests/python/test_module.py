@@ -385,11 +385,11 @@ def test_catalogue_is_the_core_table():
     assert cat["byteHierarchies"] and cat["contextLimits"]
 
 
-def test_catalogue_equals_js_vocabulary():
+def test_catalogue_equals_js_catalogue():
     if not os.path.isfile(DIST):
         pytest.skip("dist/index.js is not built")
     script = ("import init from './dist/index.js'; const hr = await init();"
-              "process.stdout.write(JSON.stringify(hr.vocabulary));")
+              "process.stdout.write(JSON.stringify(hr.catalogue));")
     out = subprocess.run(["node", "--input-type=module", "-e", script], cwd=ROOT, check=True,
                          capture_output=True, text=True, timeout=120).stdout
     assert json.loads(json.dumps(hirope.catalogue)) == json.loads(out)
@@ -479,5 +479,14 @@ def test_model_basics():
     assert m.generate("def f(", max_bytes=0) == ""
     t = hirope.Model.load("pyjs-llama2")
     assert t.tokenizer == "llama2"
-    rt = t.loss("import os\nprint(os.getcwd())\n")
+    text = "import os\nprint(os.getcwd())\n"
+    rt = t.loss(text)
     assert rt.tokens["ids"].shape == (rt.n,) and rt.bits_per_token > 0
+    # A token model takes its ids too, with the positions of the text's parse.
+    p = t.positions(text)
+    ri = t.loss(p["ids"], scheme={"type": "hirope"},
+                positions={"unit": p["unit"], "statement": p["statement"]})
+    rh = t.loss(text, scheme={"type": "hirope"})
+    assert np.array_equal(ri.losses, rh.losses) and ri.bits_per_token == rh.bits_per_token
+    with pytest.raises(hirope.HiRoPEError, match="token ids carry no parse"):
+        t.loss(p["ids"], scheme="hirope")
