@@ -490,3 +490,14 @@ def test_model_basics():
     assert np.array_equal(ri.losses, rh.losses) and ri.bits_per_token == rh.bits_per_token
     with pytest.raises(hirope.HiRoPEError, match="token ids carry no parse"):
         t.loss(p["ids"], scheme="hirope")
+
+
+def test_readme_example_runs(tmp_path, monkeypatch):
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        readme = f.read()
+    blocks = readme.split("<!-- runnable -->\n```python\n")[1:]
+    assert blocks
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "example.py").write_text(_read("/usr/lib/python3.11/textwrap.py"))
+    for block in blocks:
+        exec(compile(block.split("```")[0], "README.md", "exec"), {})
