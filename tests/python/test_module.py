@@ -501,3 +501,13 @@ def test_readme_example_runs(tmp_path, monkeypatch):
     (tmp_path / "example.py").write_text(_read("/usr/lib/python3.11/textwrap.py"))
     for block in blocks:
         exec(compile(block.split("```")[0], "README.md", "exec"), {})
+
+
+def test_stubs_cover_the_native_module():
+    import re
+
+    with open(os.path.join(os.path.dirname(hirope.__file__), "_hirope.pyi"), encoding="utf-8") as f:
+        stub = f.read()
+    names = [n for n in dir(hirope._hirope) if not n.startswith("__")]
+    assert [n for n in names if not re.search(rf"(def|class) {n}\b", stub)] == []
+    assert os.path.isfile(os.path.join(os.path.dirname(hirope.__file__), "py.typed"))
