@@ -7,7 +7,6 @@
 //
 // A baseline: `git worktree add /tmp/base <commit> && (cd /tmp/base && npm run build)`, then
 // `--baseline /tmp/base/dist`.
-import fs from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -67,11 +66,16 @@ const WORKLOADS = [
   [
     `analysis: Python, ${MB} MB, llama3 tokens`,
     ({ hr }) =>
-      texts.python.forEach((code) => hr.analyze(code, { language: 'python', tokenizer: 'llama3' })),
+      texts.python.forEach((code) => {
+        hr.analyze(code, { language: 'python', tokenizer: 'llama3' });
+      }),
   ],
   [
     `analysis: C++, ${MB} MB, lexical tokens`,
-    ({ hr }) => texts.cpp.forEach((code) => hr.analyze(code, { language: 'cpp' })),
+    ({ hr }) =>
+      texts.cpp.forEach((code) => {
+        hr.analyze(code, { language: 'cpp' });
+      }),
   ],
   ['model: byte model loss, 1,024 bytes', ({ model }) => model.loss(modelText)],
 ];

@@ -126,9 +126,10 @@ const sections = {
     console.log('|---|---|---|---|');
     const cjk = '日本語のテキスト、漢字。'.repeat(2e6 / 36);
     let seed = 1;
-    const random = Array.from({ length: 2e6 }, () =>
-      String.fromCharCode(((seed = (seed * 1103515245 + 12345) >>> 0) >>> 16) & 0xff),
-    ).join('');
+    const random = Array.from({ length: 2e6 }, () => {
+      seed = (seed * 1103515245 + 12345) >>> 0;
+      return String.fromCharCode((seed >>> 16) & 0xff);
+    }).join('');
     for (const tokenizer of ['cl100k', 'llama2']) {
       const row = [];
       for (const text of [python(), cjk, random]) {

@@ -226,14 +226,14 @@ const ratio = (t, ms) => (t ? `${(t / ms).toFixed(2)}x` : '—');
 // PyTorch's times on this VM spread widely (large temporaries, page faults), so both the
 // median and the fastest run are shown; speed-ups are median over median.
 console.log(
-  `| forward over ${input.bytes.length} bytes | median ms | fastest ms | ${torch.map((t, i) => `speed-up vs (${i + 1})`).join(' | ')} |`,
+  `| forward over ${input.bytes.length} bytes | median ms | fastest ms | ${torch.map((_t, i) => `speed-up vs (${i + 1})`).join(' | ')} |`,
 );
 console.log(`|---|---:|---:|${torch.map(() => '---:|').join('')}`);
-torch.forEach((t, i) =>
+torch.forEach((t, i) => {
   console.log(
     `| (${i + 1}) PyTorch ${t.torch}, ${t.label} | ${t.median_ms.toFixed(1)} | ${Math.min(...t.times_ms).toFixed(1)} |${torch.map(() => ' |').join('')}`,
-  ),
-);
+  );
+});
 for (const r of rows) {
   for (const [name, ms] of [
     ['RoPE', r.forward],

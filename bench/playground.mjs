@@ -5,7 +5,6 @@
 //   node bench/playground.mjs [--repeats 15] [--tokens 2000]
 import { startSite, openPage } from '../tests/browser/helpers.mjs';
 import init from '../dist/index.js';
-import { SAMPLES } from '../web/src/shared/samples.js';
 import fs from 'node:fs';
 
 const args = process.argv.slice(2);

@@ -208,7 +208,10 @@ function parseArgs(command, argv) {
     if (seen.has(flag) && !repeatable.includes(flag))
       throw new UsageError(`${flag} is given twice`);
     seen.add(flag);
-    if (flag === '--scheme') (opts.schemes ||= []).push(text);
+    if (flag === '--scheme') {
+      opts.schemes ||= [];
+      opts.schemes.push(text);
+    }
     opts[spec.key] = text;
   }
   return opts;

@@ -76,7 +76,10 @@ function windowOptions(model, w, options, cache) {
   const language = options.language ?? w.language;
   const key = `${hierarchy}\u0000${language ?? ''}\u0000${gap ?? ''}\u0000${descendClasses ?? ''}`;
   let perFile = cache.get(w.source);
-  if (!perFile) cache.set(w.source, (perFile = new Map()));
+  if (!perFile) {
+    perFile = new Map();
+    cache.set(w.source, perFile);
+  }
   let whole = perFile.get(key);
   if (!whole) {
     whole = model.positions(w.source, { hierarchy, language, gap, descendClasses });

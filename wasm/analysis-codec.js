@@ -65,7 +65,8 @@ export class AnalysisCodec {
    */
   analyze(code, { language, vocab, gap, descend, hierarchy, segmentSize, timeoutMs }) {
     const runtime = this.runtime;
-    const buffer = (this.buffer ||= new runtime.mod.AnalysisBuffer());
+    this.buffer ||= new runtime.mod.AnalysisBuffer();
+    const buffer = this.buffer;
     runtime.run((heap) => {
       const [ptr, size] = heap.text(code);
       runtime.check(
@@ -88,9 +89,9 @@ export class AnalysisCodec {
       at += length;
     }
     const strings = {};
-    buffer
-      .strings()
-      .forEach((joined, i) => (strings[ANALYSIS_LAYOUT.strings[i]] = joined.split('\0')));
+    buffer.strings().forEach((joined, i) => {
+      strings[ANALYSIS_LAYOUT.strings[i]] = joined.split('\0');
+    });
     const n = count.tokens;
     const tokens = {
       count: n,

@@ -181,7 +181,7 @@ export function ratioIndex(pA, pB) {
 export function ratioIndexOf(r) {
   // round(127.5 + r * 255 / (2 * RATIO_LIMIT)) clamped to 0..255, without Math calls (per cell).
   const x = 127.5 + r * RATIO_SCALE;
-  return x > 0 ? (x < 255 ? (x + 0.5) | 0 : 255) : r === r ? 0 : 128; // r !== r: NaN, neutral
+  return x > 0 ? (x < 255 ? (x + 0.5) | 0 : 255) : Number.isNaN(r) ? 128 : 0; // NaN: neutral
 }
 const RATIO_SCALE = 255 / (2 * RATIO_LIMIT);
 

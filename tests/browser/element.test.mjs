@@ -110,13 +110,13 @@ describe('<hirope-attention> on the demo article (headless Chromium)', () => {
           margin: MARGIN,
           n: expected.n,
         });
-        cells.forEach(([i, j], c) =>
+        cells.forEach(([i, j], c) => {
           assert.deepEqual(
             got[c].slice(0, 3),
             expected.colour(which, i, j, theme),
             `${id} ${which} (${i}, ${j})`,
-          ),
-        );
+          );
+        });
         if (which === 'diff')
           coloured = cells.filter(
             ([i, j]) =>
@@ -208,13 +208,13 @@ describe('<hirope-attention> on the demo article (headless Chromium)', () => {
       margin: MARGIN,
       n: expected.n,
     });
-    cells.forEach(([i, j], c) =>
+    cells.forEach(([i, j], c) => {
       assert.deepEqual(
         got[c].slice(0, 3),
         expected.colour('diff', i, j, 'dark'),
         `first diff (${i}, ${j}) dark`,
-      ),
-    );
+      );
+    });
     await screenshot(light, 'article-dark');
     assert.deepEqual(light.problems, []);
     await light.context().close();

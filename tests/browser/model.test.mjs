@@ -436,7 +436,10 @@ describe('playground Model mode (headless Chromium)', () => {
         let sum = 0;
         let count = 0;
         for (let t = 1; t <= losses.length; t++)
-          if (recall[t] === far) (sum += losses[t - 1]), count++;
+          if (recall[t] === far) {
+            sum += losses[t - 1];
+            count++;
+          }
         assert.match(
           key,
           new RegExp(

@@ -64,9 +64,9 @@ function tinyTokenizerJson() {
   let extra = 0;
   for (let b = 0; b < 256; b++) chars.push(String.fromCodePoint(printable(b) ? b : 256 + extra++));
   const vocab = Object.fromEntries(chars.map((c, b) => [c, b]));
-  vocab['se'] = 256;
-  vocab['self'] = 257;
-  vocab['lf'] = 258;
+  vocab.se = 256;
+  vocab.self = 257;
+  vocab.lf = 258;
   return JSON.stringify({
     version: '1.0',
     truncation: null,
@@ -148,13 +148,13 @@ async function checkColours(page, code, state, theme, { margin = MARGIN, count =
       `${which}: canvas size`,
     );
     const got = await readCells(page, `#map-${which} canvas[role=img]`, cells, { margin, n });
-    cells.forEach(([i, j], c) =>
+    cells.forEach(([i, j], c) => {
       assert.deepEqual(
         got[c].slice(0, 3),
         expected.colour(which, i, j, theme),
         `${which} cell (${i}, ${j}) ${theme}`,
-      ),
-    );
+      );
+    });
   }
   const masked = await readCells(
     page,
@@ -465,13 +465,13 @@ describe('playground (headless Chromium)', () => {
         margin,
         n: span,
       });
-      cells.forEach(([i, j], c) =>
+      cells.forEach(([i, j], c) => {
         assert.deepEqual(
           got[c].slice(0, 3),
           expected.colour(which, region.r0 + i, region.c0 + j),
           `${which} (${region.r0 + i}, ${region.c0 + j})`,
-        ),
-      );
+        );
+      });
     }
     // The labels: ink in the label margin beside the rows and above the columns.
     const ink = await page.evaluate(
@@ -888,7 +888,8 @@ describe('playground (headless Chromium)', () => {
     const ratio = (x, y) => {
       const lum = ([r, g, b]) =>
         [r, g, b]
-          .map((c) => ((c /= 255) <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4))
+          .map((c) => c / 255)
+          .map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4))
           .reduce((s, c, i) => s + c * [0.2126, 0.7152, 0.0722][i], 0);
       const [a, b] = [lum(x), lum(y)].sort((p, q) => q - p);
       return (a + 0.05) / (b + 0.05);
@@ -1486,11 +1487,11 @@ describe('playground (headless Chromium)', () => {
         n: expected.n,
       });
       // The scalar kernels round differently from the SIMD ones: allow one colour step.
-      cells.forEach(([i, j], c) =>
-        expected
-          .colour(which, i, j)
-          .forEach((v, k) => assert.ok(Math.abs(got[c][k] - v) <= 4, `${which} (${i}, ${j})`)),
-      );
+      cells.forEach(([i, j], c) => {
+        expected.colour(which, i, j).forEach((v, k) => {
+          assert.ok(Math.abs(got[c][k] - v) <= 4, `${which} (${i}, ${j})`);
+        });
+      });
     }
     assert.deepEqual(page.problems, []);
     await page.context().close();

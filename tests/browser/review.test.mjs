@@ -56,8 +56,10 @@ describe('first-time-visitor review (headless Chromium)', () => {
       for (let y = 0; y < c.height; y++) {
         for (let x = 60 * scale; x < c.width - 60 * scale; x++) {
           const o = 4 * (y * c.width + x);
-          if (d[o] > 170 && d[o + 1] < 90 && d[o + 2] < 90)
-            count++, (top = Math.min(top, y / scale));
+          if (d[o] > 170 && d[o + 1] < 90 && d[o + 2] < 90) {
+            count++;
+            top = Math.min(top, y / scale);
+          }
         }
       }
       return { top, count };

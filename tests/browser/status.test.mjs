@@ -35,6 +35,7 @@ describe('playground status line', { timeout: 300000 }, () => {
       const language = await page.inputValue('#c-language');
       const errors = hr.analyze(
         await page.evaluate(
+          // biome-ignore lint/performance/useDomNodeTextContent: innerText keeps the editor's line breaks (one div a line); textContent would join the lines
           () => document.querySelector('#editor').shadowRoot.querySelector('.cm-content').innerText,
         ),
         { language },

@@ -141,10 +141,10 @@ describe('a first-time visitor (headless Chromium)', () => {
     const page = await openPage(site.browser, site.url);
     await ready(page);
     let seed = 11;
-    const bytes = Array.from(
-      { length: 700 },
-      () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 16) & 255,
-    );
+    const bytes = Array.from({ length: 700 }, () => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return (seed >>> 16) & 255;
+    });
     const garbage = String.fromCharCode(...bytes.map((b) => (b < 32 && b !== 10 ? b + 32 : b)));
     const got = await outcome(page, () => pasteCode(page, garbage));
     const total = Number(/ and ([\d,]+) statements?;/.exec(got.status)[1].replace(/,/g, ''));

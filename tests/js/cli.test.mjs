@@ -169,9 +169,9 @@ describe('hirope CLI', () => {
     assert.match(summary.stdout, /python, \d+ lexical tokens, 5 units, 19 statements/);
     // Each unit with HiRoPE's kind and the language's own: Rust's struct and its impl.
     const rust = run('analyze', 'tests/fixtures/analysis/sample.rs').stdout;
-    assert.match(rust, /\n\s+1  class    struct     Vector /);
-    assert.match(rust, /\n\s+2  class    impl       Vector /);
-    assert.match(rust, /\n\s+4  function            main /);
+    assert.match(rust, /\n\s+1 {2}class {4}struct {5}Vector /);
+    assert.match(rust, /\n\s+2 {2}class {4}impl {7}Vector /);
+    assert.match(rust, /\n\s+4 {2}function {12}main /);
   });
 
   it('attention --png writes a heatmap image; bench times attention', () => {

@@ -7,10 +7,7 @@ import { BUILDS, load, range } from './builds.mjs';
 
 function throwsNaming(fn, pattern) {
   assert.throws(fn, (e) => {
-    assert.ok(
-      e instanceof HiRoPEError,
-      `expected HiRoPEError, got ${e && e.name}: ${e && e.message}`,
-    );
+    assert.ok(e instanceof HiRoPEError, `expected HiRoPEError, got ${e?.name}: ${e?.message}`);
     assert.ok(e instanceof Error);
     assert.equal(e.name, 'HiRoPEError');
     assert.match(e.message, pattern);
@@ -342,16 +339,16 @@ for (const build of BUILDS) {
       const args = { q, k, n, headDim };
       Object.defineProperty(args, 'scheme', {
         enumerable: true,
-        get: () => (
-          gets++,
-          {
+        get: () => {
+          gets++;
+          return {
             type: 'rope',
             get base() {
               gets++;
               return 500;
             },
-          }
-        ),
+          };
+        },
       });
       hr.attention(args);
       assert.equal(gets, 2);

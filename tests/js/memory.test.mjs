@@ -18,10 +18,16 @@ const MiB = 2 ** 20;
 function fillHeap(hr, headroom) {
   const mod = hr._runtime.mod;
   const blocks = [];
-  for (let p; (p = mod._malloc(MiB)); ) blocks.push(p);
+  for (;;) {
+    const p = mod._malloc(MiB);
+    if (!p) break;
+    blocks.push(p);
+  }
   for (let freed = 0; freed < headroom + hr.memory().reserveBytes; freed += MiB)
     mod._free(blocks.pop());
-  return () => blocks.forEach((p) => mod._free(p));
+  return () => {
+    for (const p of blocks) mod._free(p);
+  };
 }
 
 /** Takes every byte malloc can still give (the memory grown to its maximum). */

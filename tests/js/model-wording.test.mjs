@@ -2,7 +2,7 @@
 // every help text names the model's own unit, the ratio presets and hints agree on within/above
 // (from the core's splitBound), the Factor help follows the scaling, generation says why a count
 // differs from the one asked; and an attention-only run reports the same n (tokens) as a loss run.
-import { describe, it, before, after } from 'node:test';
+import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import init from '../../dist/index.js';
 import {

@@ -35,7 +35,10 @@ for (let i = 0; i < every.length; i += 256) {
 }
 
 let seed = 24681357;
-const rnd = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
+const rnd = () => {
+  seed = (seed * 1103515245 + 12345) >>> 0;
+  return seed / 2 ** 32;
+};
 const alphabet = [
   ...'abcXYZ019 \n\r\t.,;:\'"-_$&`',
   'é',

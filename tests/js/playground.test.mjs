@@ -15,7 +15,6 @@ import {
   encodeState,
   decodeState,
   schemeFor,
-  analyzeOptionsFor,
   DEFAULTS,
 } from '../../web/src/shared/playground-state.js';
 import {

@@ -27,9 +27,11 @@ for (const build of BUILDS) {
         ],
       );
       const rows = [[0], [1, 0], [2, 1, 0], [2, 2, 1, 0], [3, 3, 2, 1, 0], [3, 3, 3, 2, 1, 0]];
-      rows.forEach((row, i) =>
-        row.forEach((v, j) => assert.equal(bands[1].distances[i * 6 + j], v)),
-      );
+      rows.forEach((row, i) => {
+        row.forEach((v, j) => {
+          assert.equal(bands[1].distances[i * 6 + j], v);
+        });
+      });
       assert.ok(Number.isNaN(bands[1].distances[1]));
     });
 

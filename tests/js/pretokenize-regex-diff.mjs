@@ -48,7 +48,10 @@ patterns.push([
 ]);
 
 let seed = 987654321;
-const rnd = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
+const rnd = () => {
+  seed = (seed * 1103515245 + 12345) >>> 0;
+  return seed / 2 ** 32;
+};
 const alphabet = [
   ...'abcxyzXYZqQ019 \n\r\t\'"sStTdDlLmMvVeErR.,;:!?()[]{}<>-_=+*/\\|&^%$#@~`',
   'é',

@@ -29,7 +29,10 @@ describe('public API', () => {
     const calls = [];
     const hr = await init({
       simd: true,
-      locateFile: (file, scriptDirectory) => (calls.push([file, scriptDirectory]), moved),
+      locateFile: (file, scriptDirectory) => {
+        calls.push([file, scriptDirectory]);
+        return moved;
+      },
     });
     assert.deepEqual(calls, [['hirope-simd.wasm', pathToFileURL(dist + '/').href]]);
     assert.equal(hr.backend, 'wasm-simd');
@@ -160,7 +163,10 @@ describe('public API', () => {
     hr._gpu = {
       adapterInfo: 'stand-in',
       lost: false,
-      attention: async (a) => (calls.push(a.n), new Float32Array(a.n * a.n).fill(7)),
+      attention: async (a) => {
+        calls.push(a.n);
+        return new Float32Array(a.n * a.n).fill(7);
+      },
     };
     hr.attentionBackend = 'webgpu';
     assert.equal(hr.attentionBackend, 'webgpu');

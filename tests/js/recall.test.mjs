@@ -11,7 +11,7 @@ import {
 } from '../../dist/index.js';
 
 const bytes = (s) => new TextEncoder().encode(s);
-const classOf = (cls, text, from, to) => [...cls.subarray(from, to)].map((c) => RECALL_CLASSES[c]);
+const classOf = (cls, _text, from, to) => [...cls.subarray(from, to)].map((c) => RECALL_CLASSES[c]);
 
 describe('recallClasses', () => {
   it('marks first, near and far occurrences of identifiers', () => {
@@ -59,7 +59,7 @@ describe('recallClasses', () => {
           const re = /[A-Za-z_][A-Za-z0-9_]*/g;
           const seen = new Map();
           const expected = new Array(text.length).fill('other');
-          for (let m; (m = re.exec(text)); ) {
+          for (const m of text.matchAll(re)) {
             if (m.index > 0 && /[A-Za-z0-9_]/.test(text[m.index - 1])) continue;
             if (m[0].length < 2 || m[0] === 'def') continue;
             const prev = seen.get(m[0]);

@@ -36,7 +36,9 @@ describe('hirope/worker in worker threads', () => {
     simd = await load(true);
     scalar = await load(false);
   });
-  after(() => workers.forEach((w) => w.terminate()));
+  after(() => {
+    for (const w of workers) w.terminate();
+  });
 
   it('attention gives what hr.attention gives, in the build the options pick', async () => {
     for (const [options, hr] of [
@@ -78,9 +80,9 @@ describe('hirope/worker in worker threads', () => {
       want.map((b) => b.name),
     );
     // NaN marks a pair no band covers: compared as equal (deepStrictEqual's Object.is).
-    got.forEach((b, i) =>
-      assert.deepEqual(Array.from(b.distances), Array.from(want[i].distances), b.name),
-    );
+    got.forEach((b, i) => {
+      assert.deepEqual(Array.from(b.distances), Array.from(want[i].distances), b.name);
+    });
     assert.ok(got.some((b) => b.distances.some(Number.isFinite)));
     await w.loadTokenizer('cl100k');
     await simd.loadTokenizer('cl100k');

@@ -83,7 +83,7 @@ const where: 'webgpu' | 'wasm' = light.attentionBackend;
 light.attentionBackend = 'wasm';
 const adapter: string | null = light.gpuAdapter;
 const builtins: readonly BuiltinTokenizerName[] = BUILTIN_TOKENIZERS;
-console.log(onGpu.length, where);
+console.log(onGpu.length, where, adapter, builtins.length);
 const worker: HiRoPEWorker = createWorker({ tokenizers: ['llama2'] });
 const qwen: 'qwen3' = await hr.loadTokenizer('qwen3');
 const own: TokenizerName & `json-${string}` = await hr.loadTokenizer({ json: '{"model": {}}' });

@@ -11,5 +11,5 @@ try {
     backend: hr.attentionBackend,
   });
 } catch (e) {
-  document.body.dataset.result = JSON.stringify({ error: String((e && e.stack) || e) });
+  document.body.dataset.result = JSON.stringify({ error: String(e?.stack || e) });
 }

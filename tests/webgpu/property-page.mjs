@@ -37,5 +37,5 @@ try {
     recovered,
   });
 } catch (e) {
-  document.body.dataset.result = JSON.stringify({ error: String((e && e.stack) || e) });
+  document.body.dataset.result = JSON.stringify({ error: String(e?.stack || e) });
 }

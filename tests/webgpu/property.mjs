@@ -203,8 +203,7 @@ export async function runCases(hr, cases, log = () => {}) {
       }
       continue;
     }
-    if (s.status === 'rejected')
-      return `${where}: rejected with ${(s.reason && s.reason.stack) || s.reason}`;
+    if (s.status === 'rejected') return `${where}: rejected with ${s.reason?.stack || s.reason}`;
     const failure = compare(hr, p.args, p.want, s.value);
     if (failure) return `${where}: ${failure}`;
   }

@@ -233,7 +233,6 @@ function part(which, copy) {
   for (const run of runs) {
     const { multiple, length, edges, windows, counts } = run;
     const buckets = edges.length - 1;
-    const last = buckets - 1;
     const fileNames = [...new Set(windows.map((w) => w.file))];
     const bucketByFile = (name, b) =>
       perFile(

@@ -198,7 +198,8 @@ export class HiRoPEAttention extends HTMLElement {
   async _update() {
     const { state, problems } = readAttributes((name) => this.getAttribute(name));
     const t0 = performance.now();
-    const run = (this._runs = (this._runs ?? 0) + 1);
+    this._runs = (this._runs ?? 0) + 1;
+    const run = this._runs;
     if (problems.length) {
       this._fail(state, problems.join(' '), { bare: true });
       return;

@@ -138,7 +138,7 @@ export function tokenAt(tokens, pos) {
 export function createEditor({ parent, doc, language, onChange, onSelect, describeToken, label }) {
   const languageSlot = new Compartment();
   let tokens = null;
-  const tooltip = hoverTooltip((view, pos, side) => {
+  const tooltip = hoverTooltip((_view, pos, side) => {
     if (!tokens) return null;
     let index = tokenAt(tokens, pos);
     if (index < 0 && side < 0) index = tokenAt(tokens, pos - 1);

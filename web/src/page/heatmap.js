@@ -53,7 +53,9 @@ export function placeLabels(labels, measure, left = -Infinity, lineHeight = GUID
 }
 
 export function installUnitColours(root = document.documentElement) {
-  UNIT_PALETTE.forEach(([r, g, b], i) => root.style.setProperty(`--hr-u${i}`, `${r} ${g} ${b}`));
+  UNIT_PALETTE.forEach(([r, g, b], i) => {
+    root.style.setProperty(`--hr-u${i}`, `${r} ${g} ${b}`);
+  });
 }
 
 /**
@@ -234,13 +236,13 @@ export class Heatmap {
         ctx.textAlign = 'center';
         ctx.fillStyle = getComputedStyle(this.figure).color || '#222';
         const lines = this.emptyText.split('\n');
-        lines.forEach((line, i) =>
+        lines.forEach((line, i) => {
           ctx.fillText(
             line,
             this.margin + PLOT / 2,
             this.margin + PLOT / 2 + 32 * (i - (lines.length - 1) / 2),
-          ),
-        );
+          );
+        });
         ctx.restore();
       }
       return;

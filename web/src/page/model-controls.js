@@ -407,7 +407,9 @@ export function createModelControls(mx) {
       smooth: SMOOTHING.map((b) => (b === 1 ? `none (every ${u})` : `runs of ${b} ${u}s`)),
     };
     for (const [key, list] of Object.entries(texts))
-      [...$(`c-${key}`).options].forEach((o, i) => (o.textContent = list[i]));
+      [...$(`c-${key}`).options].forEach((o, i) => {
+        o.textContent = list[i];
+      });
     story.sync();
     // The help texts that name the unit the model reads, and the Factor's for the chosen scaling.
     const help = modelHelp(u);

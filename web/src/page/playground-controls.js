@@ -307,7 +307,9 @@ export function createControls(pg) {
   function showNote(text) {
     note.textContent = text;
     clearTimeout(noteTimer);
-    noteTimer = setTimeout(() => note.textContent === text && (note.textContent = ''), 6000);
+    noteTimer = setTimeout(() => {
+      if (note.textContent === text) note.textContent = '';
+    }, 6000);
   }
   return {
     syncControls,

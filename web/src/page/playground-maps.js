@@ -81,8 +81,7 @@ export function createMaps(pg) {
   const segmentStrips = new Map();
   function stripUnits(which) {
     const side = pg.result.snapshot?.[which];
-    if (!side || side.type !== 'hirope' || side.units !== 'segments')
-      return pg.result.analysis.unit;
+    if (side?.type !== 'hirope' || side.units !== 'segments') return pg.result.analysis.unit;
     const key = `${pg.result.analysis.count}|${side.segment}`;
     if (!segmentStrips.has(key)) {
       if (segmentStrips.size >= 4) segmentStrips.clear(); // A and B may each have their own size

@@ -62,9 +62,9 @@ export function createThumbnails(mx) {
 
     select(layer, head) {
       for (const side of ['a', 'b']) {
-        this.cells[side].forEach(({ button }, i) =>
-          button.setAttribute('aria-pressed', String(i === layer * this.heads + head)),
-        );
+        this.cells[side].forEach(({ button }, i) => {
+          button.setAttribute('aria-pressed', String(i === layer * this.heads + head));
+        });
       }
     },
 

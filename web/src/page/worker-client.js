@@ -224,7 +224,8 @@ export class PairClient {
     if (this._running || !this._queued) return;
     const job = this._queued;
     this._queued = null;
-    const running = (this._running = { started: performance.now(), superseded: false });
+    const running = { started: performance.now(), superseded: false };
+    this._running = running;
     try {
       job.resolve(await job.run(job.payload, job.progress));
     } catch (e) {

@@ -31,5 +31,6 @@ export function diffImage(rawA, rawB, rows, cols, region, theme = 'light') {
 
 const packedRamps = {};
 function packedDiverging(theme) {
-  return (packedRamps[theme] ??= packLut(divergingLut(theme)));
+  packedRamps[theme] ??= packLut(divergingLut(theme));
+  return packedRamps[theme];
 }

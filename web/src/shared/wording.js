@@ -152,7 +152,7 @@ export function formatProbability(p) {
   if (v === 0) return '0%';
   if (v >= 1e-3) return `${Number(v.toPrecision(3)) >= 100 ? '100' : v.toPrecision(3)}%`;
   const exponent = Math.floor(Math.log10(v));
-  let mantissa = (v / 10 ** exponent).toFixed(2);
+  const mantissa = (v / 10 ** exponent).toFixed(2);
   if (mantissa === '10.00') return `1.00 × ${powerOfTen(exponent + 1)}%`;
   return `${mantissa} × ${powerOfTen(exponent)}%`;
 }

@@ -109,7 +109,9 @@ export function angleView(hr, state, side, scheme, headDim, analysis) {
   const pairs = inv.length;
   const bandsOfPairs = new Array(pairs).fill(0);
   const bands = hr.bands(scheme, headDim);
-  bands.forEach((b, index) => bandsOfPairs.fill(index, b.pairBegin, b.pairEnd));
+  bands.forEach((b, index) => {
+    bandsOfPairs.fill(index, b.pairBegin, b.pairEnd);
+  });
   const keys = sampleIndices(n, ANGLE_VIEW_COLUMNS);
   const pick = (arr) => Int32Array.from([...keys, n - 1], (i) => arr[i]);
   const positions = {

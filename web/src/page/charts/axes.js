@@ -197,11 +197,17 @@ export function drawAxes(
     ctx.beginPath();
     for (const t of xTicks.values) {
       const px = crisp(X(t));
-      if (inside(px, left, left + width)) ctx.moveTo(px, top), ctx.lineTo(px, top + height);
+      if (inside(px, left, left + width)) {
+        ctx.moveTo(px, top);
+        ctx.lineTo(px, top + height);
+      }
     }
     for (const t of yTicks.values) {
       const py = crisp(Y(t));
-      if (inside(py, top, top + height)) ctx.moveTo(left, py), ctx.lineTo(left + width, py);
+      if (inside(py, top, top + height)) {
+        ctx.moveTo(left, py);
+        ctx.lineTo(left + width, py);
+      }
     }
     ctx.stroke();
     ctx.globalAlpha = 1;

@@ -28,7 +28,7 @@ export function createLossChart(mx) {
 
   function drawLossChart() {
     if (!mx.result || !mx.config) return;
-    const { a, b } = mx.result;
+    const { a } = mx.result;
     const width = Math.max(240, Math.floor($('loss-chart').clientWidth));
     const height = width < 560 ? 230 : 290;
     const ctx = fitCanvas(lossCanvas, width, height);

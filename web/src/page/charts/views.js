@@ -347,8 +347,15 @@ export function renderDecay(parent, data, names) {
   let hi = -Infinity;
   for (const [side] of curves)
     for (const v of data[side])
-      if (Number.isFinite(v)) (lo = Math.min(lo, v)), (hi = Math.max(hi, v));
-  if (!(hi >= lo)) (lo = 0), (hi = 1); // no curve: an empty frame
+      if (Number.isFinite(v)) {
+        lo = Math.min(lo, v);
+        hi = Math.max(hi, v);
+      }
+  if (!(hi >= lo)) {
+    // no curve: an empty frame
+    lo = 0;
+    hi = 1;
+  }
   const pad = { left: 58, right: 16, top: 20, bottom: AXIS_ROOM.bottom };
   const plot = {
     left: pad.left,
