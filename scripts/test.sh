@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Runs every test: the Catch2 suite natively and compiled to WASM (SIMD and scalar builds) under
-# Node, then the Python module's tests (against the npm package), the JS API tests against both
-# builds and the page in headless Chromium.
+# Runs every test: Biome's lint and format check of the JavaScript, the Catch2 suite natively and
+# compiled to WASM (SIMD and scalar builds) under Node, then the Python module's tests (against the
+# npm package), the JS API tests against both builds and the page in headless Chromium.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+echo "== lint and format check of the JavaScript (biome ci, as npm run lint)"
+node_modules/.bin/biome ci --error-on-warnings .
 echo "== native Catch2 tests ($(uname -m))"
 ./build/native/hirope_tests --use-colour no
 for variant in simd scalar; do
