@@ -529,9 +529,9 @@ def _resolve_files(files, entry, root):
     out = []
     for f in files:
         if isinstance(f, (tuple, list)):
-            out.append((f[0], f[1], f[2] if len(f) > 2 else None))
+            out.append((f[0], os.path.abspath(f[1]), f[2] if len(f) > 2 else None))
         else:
-            out.append((str(f), str(f), None))
+            out.append((str(f), os.path.abspath(str(f)), None))
     return out
 
 
@@ -544,11 +544,13 @@ def _window_length(window, L):
 
 
 def evaluate(files="held-out", model="pybyte", schemes=None, window=None, per_file=4, client=None,
-             scheduler=None, reach=None, root=None):
+             scheduler=None, weights=None, reach=None, root=None):
     """The report's per-window evaluation as a Dask job, one task per file.
 
     files: a split of the model's manifest ('held-out', the default; 'tuning'), or a list of paths
-    (or (name, path) pairs). model: a shipped model's name (the registry's) or a weights path.
+    (or (name, path) pairs). model: a shipped model's name (the registry's: its config's tuned
+    presets and its manifest) or a weights path; weights: other weights for a named model (the
+    report's --weights, e.g. a second training seed, under the same tuned settings).
     schemes: preset names (default: the report's, baselines first; see preset_schemes), or a dict
     name -> model options. window: the window length in units (bytes, or tokens for a token
     model), or 'Kx' for K times the training context (default 4x). per_file: at most this many
@@ -568,7 +570,7 @@ def evaluate(files="held-out", model="pybyte", schemes=None, window=None, per_fi
     reg = registry(root)
     if isinstance(model, str) and not os.path.exists(model):
         entry = model_entry(model, root)
-        weights = entry["weights"]
+        weights = weights or entry["weights"]
         tuned = entry["config"].get("evaluation", {}).get("tuned", {})
     else:
         entry, weights, tuned = None, model, {}
@@ -638,6 +640,7 @@ def main(argv=None):
         "bucket and recall class, per scheme, over a manifest split or files."))
     p.add_argument("files", nargs="*", help="files (default: the model's --split)")
     p.add_argument("--model", default=None, help="a shipped model (default: the registry's) or a weights file")
+    p.add_argument("--weights", default=None, help="other weights for the named model (its tuned settings)")
     p.add_argument("--split", default="held-out", help="the manifest split when no files are given")
     p.add_argument("--window", default="4x", help="window length in units, or Kx (K times the training context)")
     p.add_argument("--per-file", type=int, default=4, help="windows per file at most (0: all)")
@@ -661,7 +664,8 @@ def main(argv=None):
     try:
         result = evaluate(a.files or a.split, model=model,
                           schemes=a.schemes.split(",") if a.schemes else None, window=a.window,
-                          per_file=a.per_file or None, client=client, scheduler=scheduler)
+                          per_file=a.per_file or None, client=client, scheduler=scheduler,
+                          weights=a.weights)
     finally:
         if client is not None:
             client.close()
