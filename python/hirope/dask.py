@@ -240,7 +240,7 @@ class _TooLarge(Exception):
         self.size = size
 
 
-def _write(out, index, items, settings, fsync):
+def _write(out, index, items, settings, fsync, compress):
     """items: (path, bytes | str | exception). Writes the shard, returns its counts."""
     rows, arrays = [], []
     for path, data in items:
@@ -254,7 +254,7 @@ def _write(out, index, items, settings, fsync):
             row, arr = analyze_file(path, data, settings)
         rows.append(row)
         arrays.append(arr)
-    tokens = shards.write_shard(out, index, rows, arrays, fsync=fsync)
+    tokens = shards.write_shard(out, index, rows, arrays, fsync=fsync, compress=compress)
     return {"shard": index, "files": len(rows), "tokens": tokens,
             "errors": sum(r["error"] is not None for r in rows), "written": 1}
 
@@ -265,15 +265,15 @@ def _skipped(out, index):
             "errors": sum(r["error"] is not None for r in rows), "written": 0}
 
 
-def paths_task(out, index, paths, settings, fsync=True):
+def paths_task(out, index, paths, settings, fsync=True, compress=False):
     """A partition of paths: reads, analyzes and writes shard `index` (skipped when finished)."""
     if shards.is_finished(out, index):
         return _skipped(out, index)
     return _write(out, index, ((p, _read(p, settings["max_bytes"])) for p in paths), settings,
-                  fsync)
+                  fsync, compress)
 
 
-def records_task(records, out, index, settings, fsync=True):
+def records_task(records, out, index, settings, fsync=True, compress=False):
     """A bag partition of {path, text} records (text: str or bytes)."""
     if shards.is_finished(out, index):
         return _skipped(out, index)
@@ -284,7 +284,7 @@ def records_task(records, out, index, settings, fsync=True):
         except (KeyError, TypeError) as e:
             raise ValueError("a bag record must be a dict with 'path' and 'text', got %r"
                              % (type(r).__name__,)) from e
-    return _write(out, index, items, settings, fsync)
+    return _write(out, index, items, settings, fsync, compress)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -333,7 +333,8 @@ def _run(tasks, client, workers, progress):
 
 def positions(files, out, tokenizer="llama3", hierarchy="units", client=None,
               partition_size=DEFAULT_PARTITION_SIZE, progress=True, workers=None, language=None,
-              timeout_ms=None, max_bytes=DEFAULT_MAX_BYTES, fsync=True, **options):
+              timeout_ms=None, max_bytes=DEFAULT_MAX_BYTES, fsync=True, compress=False,
+              **options):
     """Writes the positions of every file into shards in `out`; returns a summary dict
     (files, tokens, errors, shards, written, skipped, seconds, out).
 
@@ -341,7 +342,8 @@ def positions(files, out, tokenizer="llama3", hierarchy="units", client=None,
     {path, text} records (one shard per bag partition). client: None (a LocalCluster of `workers`
     processes, default one per core, one thread each, closed at the end), a distributed.Client, a
     scheduler address ('tcp://host:8786'), or 'sync' / 'threads' / 'processes' for Dask's local
-    schedulers. options go to hirope.analyze (gap, descend_classes, segment_size, ...).
+    schedulers. compress: deflate the .npz shards (about 4x smaller, more CPU; the arrays read the
+    same). options go to hirope.analyze (gap, descend_classes, segment_size, ...).
     """
     start = time.perf_counter()
     settings = _settings(tokenizer, hierarchy, language, timeout_ms, max_bytes, options)
@@ -372,12 +374,13 @@ def positions(files, out, tokenizer="llama3", hierarchy="units", client=None,
     if todo:
         if parts is not None:
             task = dask.delayed(paths_task, pure=True)
-            tasks = [task(out, i, parts[i], settings, fsync, dask_key_name="hirope-shard-%d-%s"
+            tasks = [task(out, i, parts[i], settings, fsync, compress,
+                          dask_key_name="hirope-shard-%d-%s"
                           % (i, manifest["shards"][i]["sha256"][:16])) for i in todo]
         else:
             task = dask.delayed(records_task, pure=True)
             delayed_parts = bag.to_delayed()
-            tasks = [task(delayed_parts[i], out, i, settings, fsync,
+            tasks = [task(delayed_parts[i], out, i, settings, fsync, compress,
                           dask_key_name="hirope-shard-%d-%s" % (i, bag.name)) for i in todo]
         results += _run(tasks, client, workers, progress)
     results.sort(key=lambda r: r["shard"])

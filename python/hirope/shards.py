@@ -21,6 +21,7 @@ partial shard and a crashed writer leaves only ``*.tmp-*`` files behind.
 """
 
 import hashlib
+import io
 import json
 import os
 import uuid
@@ -93,20 +94,24 @@ def _fsync_dir(out):
         os.close(fd)
 
 
-def _savez(f, data):
-    """np.savez without its clock: members stored uncompressed with a fixed date, so the same
-    arrays always give the same bytes (np.load reads it as any .npz)."""
-    with zipfile.ZipFile(f, "w", zipfile.ZIP_STORED, allowZip64=True) as z:
+def _savez(f, data, compress=False):
+    """np.savez (or np.savez_compressed) without its clock: members with a fixed date, so the same
+    arrays always give the same bytes (np.load reads it as any .npz). Deflate at level 1: zlib's
+    default, 6, took twice the CPU time for 10% less."""
+    method = zipfile.ZIP_DEFLATED if compress else zipfile.ZIP_STORED
+    with zipfile.ZipFile(f, "w", method, allowZip64=True) as z:
         for name, array in data.items():
             info = zipfile.ZipInfo(name + ".npy", date_time=(1980, 1, 1, 0, 0, 0))
-            with z.open(info, "w", force_zip64=True) as member:
-                np.lib.format.write_array(member, np.ascontiguousarray(array), allow_pickle=False)
+            buf = io.BytesIO()
+            np.lib.format.write_array(buf, np.ascontiguousarray(array), allow_pickle=False)
+            z.writestr(info, buf.getbuffer(), compress_type=method, compresslevel=1)
 
 
-def write_shard(out, index, rows, arrays, fsync=True):
+def write_shard(out, index, rows, arrays, fsync=True, compress=False):
     """Writes shard `index`: rows (dicts with ROW_KEYS but shard and offset, in order) and per-row
     dicts of ARRAYS (None for a row without tokens). The same input gives the same bytes, so a
-    retried or duplicated task rewrites the same shard."""
+    retried or duplicated task rewrites the same shard. compress: deflate the .npz members (about
+    4x smaller, np.savez_compressed's format)."""
     parts = {name: [] for name in ARRAYS}
     offsets = np.zeros(len(rows) + 1, dtype=np.int64)
     total = 0
@@ -128,7 +133,7 @@ def write_shard(out, index, rows, arrays, fsync=True):
             for name in ARRAYS}
     data["offsets"] = offsets
     npz, jsonl = shard_paths(out, index)
-    _replace(lambda f: _savez(f, data), npz, fsync)
+    _replace(lambda f: _savez(f, data, compress), npz, fsync)
     text = "".join(line + "\n" for line in lines).encode("utf-8", "surrogateescape")
     _replace(lambda f: f.write(text), jsonl, fsync)
     if fsync:

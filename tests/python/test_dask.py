@@ -236,6 +236,19 @@ def test_a_bag_of_records_equals_the_paths(files, serial, tmp_path):
     assert again["written"] == 0
 
 
+def test_compressed_shards_hold_the_same_arrays(files, serial, tmp_path):
+    out = str(tmp_path / "deflated")
+    hd.positions(files[:100], out, tokenizer=TOKENIZER, client="sync", partition_size=PARTITION,
+                 progress=False, compress=True)
+    for i in range(2):
+        full, small = shards.read_arrays(serial[0], i), shards.read_arrays(out, i)
+        for name in shards.ARRAYS + ("offsets",):
+            np.testing.assert_array_equal(full[name], small[name], name)
+        assert shards.read_rows(out, i) == shards.read_rows(serial[0], i)
+        npz = shards.shard_paths(out, i)[0]
+        assert os.path.getsize(npz) * 3 < os.path.getsize(shards.shard_paths(serial[0], i)[0])
+
+
 READER = r"""
 import glob, json, numpy as np
 for npz in sorted(glob.glob(OUT + '/shard-*.npz')):
