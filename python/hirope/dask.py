@@ -265,12 +265,14 @@ def _skipped(out, index):
             "errors": sum(r["error"] is not None for r in rows), "written": 0}
 
 
-def paths_task(out, index, paths, settings, fsync=True, compress=False):
-    """A partition of paths: reads, analyzes and writes shard `index` (skipped when finished)."""
+def paths_task(out, index, paths, settings, fsync=True, compress=False, cwd=None):
+    """A partition of paths: reads, analyzes and writes shard `index` (skipped when finished).
+    Relative paths are read from `cwd` (the client's), whatever the worker's own directory."""
     if shards.is_finished(out, index):
         return _skipped(out, index)
-    return _write(out, index, ((p, _read(p, settings["max_bytes"])) for p in paths), settings,
-                  fsync, compress)
+    cwd = cwd or os.getcwd()
+    return _write(out, index, ((p, _read(os.path.join(cwd, p), settings["max_bytes"]))
+                               for p in paths), settings, fsync, compress)
 
 
 def records_task(records, out, index, settings, fsync=True, compress=False):
@@ -347,7 +349,7 @@ def positions(files, out, tokenizer="llama3", hierarchy="units", client=None,
     """
     start = time.perf_counter()
     settings = _settings(tokenizer, hierarchy, language, timeout_ms, max_bytes, options)
-    out = os.fspath(out)
+    out = os.path.abspath(os.fspath(out))  # the workers' view too: a shared file system
     os.makedirs(out, exist_ok=True)
     manifest = {"format": shards.FORMAT, "version": shards.VERSION, "settings": settings}
     if _is_bag(files):
@@ -374,7 +376,8 @@ def positions(files, out, tokenizer="llama3", hierarchy="units", client=None,
     if todo:
         if parts is not None:
             task = dask.delayed(paths_task, pure=True)
-            tasks = [task(out, i, parts[i], settings, fsync, compress,
+            cwd = os.getcwd()
+            tasks = [task(out, i, parts[i], settings, fsync, compress, cwd,
                           dask_key_name="hirope-shard-%d-%s"
                           % (i, manifest["shards"][i]["sha256"][:16])) for i in todo]
         else:
