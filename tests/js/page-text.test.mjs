@@ -18,7 +18,7 @@ import {
 import { SCHEME_TYPES } from '../../web/src/shared/schemes.js';
 import { readAttributes, ATTRIBUTES, NUMBER_PARAMETERS } from '../../web/src/element/attributes.js';
 import { plural, codeSentence, trainingSentence } from '../../web/src/shared/wording.js';
-import { placeLabels } from '../../web/src/page/heatmap.js';
+import { placeLabels } from '../../web/src/page/heatmap-draw.js';
 import { statementsPerUnit } from '../../web/src/shared/counts.js';
 import { SAMPLES } from '../../web/src/shared/samples.js';
 

@@ -10,7 +10,7 @@
 // WebAssembly module loads only when an element first scrolls into view, in one Web Worker shared
 // by every element on the page. Colours follow the surrounding page (light or dark text).
 import { PairClient } from '../page/worker-client.js';
-import { drawHeatmap } from '../page/heatmap.js';
+import { drawHeatmap } from '../page/heatmap-draw.js';
 import { describeScheme } from '../shared/playground-state.js';
 import { schemeName, SCHEME_TYPES } from '../shared/schemes.js';
 import { diffImage } from '../shared/diff-image.js';

@@ -1,14 +1,17 @@
 // Model mode's controls: the model, language and shading pickers, the loss chart's and the
-// attention's settings, generation's, both schemes (the ratio in whole frequency pairs, with its
-// Split% hint), B's one-click ratios and the token model's story presets.
+// attention's settings, generation's, both schemes' boxes (their fields in
+// model-scheme-fields.js; the ratio in whole frequency pairs, with its Split% hint), B's one-click
+// ratios, and the token model's story presets (model-stories.js) kept in step with the state.
 import { el } from './dom.js';
 import { $ } from './shell.js';
 import { buildControls, setPath } from './controls.js';
 import { SMOOTHING, BYTE_FILTERS, unitOf, normal, sampleOf } from './model-mode.js';
-import { SCALINGS, formatRatio } from '../shared/schemes.js';
+import { PAIRS, sideControls } from './model-scheme-fields.js';
+import { createStories } from './model-stories.js';
+import { formatRatio } from '../shared/schemes.js';
 import { MODEL_SPLIT_RATIO, modelDefaultsOf } from '../shared/model-state.js';
 import { normalizeWith } from '../shared/link-state.js';
-import { MODEL_NAMES, MODEL_SCHEMES, isBaseline } from '../shared/models.js';
+import { MODEL_NAMES } from '../shared/models.js';
 import { LANGUAGE_NAMES } from '../shared/samples.js';
 import {
   modelHelp,
@@ -17,95 +20,10 @@ import {
   ratioPresets,
   ratioHint,
 } from '../shared/model-wording.js';
-import { CATALOGUE, options, numberSpec } from '../shared/catalogue.js';
 
 /** Builds the controls once the workers are ready (mx.info names the languages); changes go into mx.state. */
 export function createModelControls(mx) {
   // ----- controls
-  const MODEL_SCALINGS = SCALINGS.filter(([s]) => s !== 'llama3');
-  const PAIRS = 16; // the shipped model's frequency pairs, until its config is known
-  // The numbers' ranges and steps are the core's scheme table's (web/src/shared/catalogue.js); the help
-  // is this page's, in bytes, and the ratio moves by one of the model's frequency pairs.
-  function range(name) {
-    const { min, max, minOpen, maxOpen, step, integer } = numberSpec(name);
-    return { min, max, minOpen, maxOpen, step, integer };
-  }
-
-  function sideControls(side) {
-    const k = (name) => `${side}.${name}`;
-    return [
-      {
-        key: k('type'),
-        label: 'Scheme',
-        type: 'select',
-        options: MODEL_SCHEMES,
-        help: "The position scheme applied to the model's queries and keys at inference (it was trained with RoPE).",
-      },
-      {
-        key: k('ratio'),
-        label: 'Ratio',
-        type: 'range',
-        ...range('ratio'),
-        step: 1 / PAIRS,
-        numeric: true,
-        help: modelHelp('byte').ratio,
-        show: (s) => s[side].type === 'hirope',
-      },
-      {
-        key: k('hierarchy'),
-        label: 'Hierarchy',
-        type: 'select',
-        options: options(CATALOGUE.byteHierarchies),
-        help: modelHelp('byte').hierarchy,
-        show: (s) => s[side].type === 'hirope',
-      },
-      {
-        key: k('segment'),
-        label: 'Segment',
-        noun: 'segment size',
-        type: 'number',
-        ...range('segmentSize'),
-        help: modelHelp('byte').segment,
-        show: (s) => s[side].type === 'hirope' && s[side].hierarchy === 'segments',
-      },
-      {
-        key: k('window'),
-        label: 'Window',
-        type: 'number',
-        ...range('window'),
-        help: modelHelp('byte').window,
-        show: (s) => s[side].type !== 'rope',
-      },
-      {
-        key: k('group'),
-        label: 'Group',
-        type: 'number',
-        ...range('group'),
-        help: 'Self-Extend: far distances are divided by G.',
-        show: (s) => s[side].type === 'self-extend',
-      },
-      {
-        key: k('scaling'),
-        label: 'Scaling',
-        type: 'select',
-        options: MODEL_SCALINGS,
-        help: 'Frequency scaling relative to the training length: position interpolation, NTK-aware, dynamic NTK or YaRN.',
-        show: (s) => !isBaseline(s[side].type),
-      },
-      {
-        key: k('factor'),
-        label: 'Factor',
-        noun: 'scaling factor',
-        type: 'number',
-        ...range('factor'),
-        help: factorHelp('linear'),
-        show: (s) =>
-          !isBaseline(s[side].type) &&
-          s[side].scaling !== 'none' &&
-          s[side].scaling !== 'dynamic-ntk',
-      },
-    ];
-  }
   const indexOptions = (count) => Array.from({ length: count }, (_, i) => [String(i), String(i)]);
   const controlGroups = [
     buildControls(
@@ -256,110 +174,10 @@ export function createModelControls(mx) {
   );
   $('scheme-b').querySelector('h3').after(presets);
 
-  // Presets that tell the story, one sentence each (the token model; the first is the first view).
-  const STORIES = [
-    {
-      id: 'baseline',
-      label: 'baseline vs HiRoPE',
-      sentence:
-        "Past 512 tokens a sliding window (A) forgets what lies farther back; HiRoPE on 64-token segments (B) still reads it, and its loss drops below A's where names come back from far.",
-      state: {},
-    },
-    {
-      id: 'verdict',
-      label: 'ReRoPE vs HiRoPE',
-      sentence:
-        'The held-out verdict: past 512 tokens HiRoPE on segments edges ReRoPE by a few hundredths of a bit, on ordinary tokens rather than far recall — on one file the two are hard to tell apart.',
-      state: { a: { type: 'rerope', window: 256 } },
-    },
-    {
-      id: 'rope',
-      label: 'RoPE vs ReRoPE',
-      sentence:
-        'Plain RoPE falls apart past the training length; a window (ReRoPE) keeps the loss level.',
-      state: { a: { type: 'rope' }, b: { type: 'rerope' } },
-    },
-    {
-      id: 'far',
-      label: 'far recall',
-      sentence:
-        'On names used again more than 512 tokens later (far-recall tokens only), a scheme that still sees them (Self-Extend) beats a sliding window that cannot.',
-      state: { bytes: 'far', b: { type: 'self-extend', window: 128, group: 22 } },
-    },
-  ];
-  const storyState = (story) => {
-    const d = modelDefaultsOf('pyjs-llama2');
-    return normalizeWith(d, {
-      ...d,
-      ...story.state,
-      a: { ...d.a, ...story.state.a },
-      b: { ...d.b, ...story.state.b },
-    });
-  };
-  const story = {
-    box: el('div', {
-      class: 'presets stories',
-      role: 'group',
-      'aria-label': 'Presets: the story in one click',
-      id: 'stories',
-    }),
-    line: el('p', { class: 'story-line', id: 'story-line', 'aria-live': 'polite' }),
-    buttons: [],
-    build() {
-      this.box.append(el('span', { class: 'presets-label' }, 'Token model:'));
-      for (const st of STORIES) {
-        const button = el(
-          'button',
-          { type: 'button', class: 'preset', id: `story-${st.id}`, title: st.sentence },
-          st.label,
-        );
-        button.addEventListener('click', () => {
-          const wasSample = mx.state.code === null || mx.state.code === sampleOf(mx.state);
-          const next = storyState(st);
-          const switching = mx.state.model !== next.model;
-          mx.state = {
-            ...next,
-            language: mx.state.language,
-            code: switching && wasSample ? null : mx.state.code,
-            layer: switching ? 0 : mx.state.layer,
-            head: switching ? 0 : mx.state.head,
-            colour: mx.state.colour,
-          };
-          if (switching) {
-            mx.zoom = null;
-            mx.result = null;
-            mx.chars = null;
-            if (wasSample) mx.editor.setText(sampleOf(mx.state) ?? '');
-            mx.useModel(mx.state.model);
-          }
-          syncControls();
-          mx.schedule();
-        });
-        this.buttons.push([st, button]);
-        this.box.append(button);
-      }
-      // Above the chart they explain: the first thing a visitor reads.
-      $('loss').querySelector('.loss-and-verdict').before(this.box, this.line);
-    },
-    sync() {
-      let on = null;
-      for (const [st, button] of this.buttons) {
-        const want = storyState(st);
-        const same =
-          mx.state.model === 'pyjs-llama2' &&
-          mx.state.bytes === want.bytes &&
-          ['a', 'b'].every((side) => JSON.stringify(mx.state[side]) === JSON.stringify(want[side]));
-        button.setAttribute('aria-pressed', String(same));
-        if (same) on = st;
-      }
-      this.line.textContent = on
-        ? on.sentence
-        : mx.state.model === 'pyjs-llama2'
-          ? 'Your own settings: pick a preset above to see one point of the story.'
-          : 'The byte model: pick the token model (Model, above the code) or a preset for the held-out story.';
-    },
-  };
-  story.build();
+  const story = createStories(mx, () => {
+    syncControls();
+    mx.schedule();
+  });
 
   const pairsOf = () => (mx.config ? mx.config.headDim / 2 : PAIRS);
 

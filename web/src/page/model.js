@@ -4,7 +4,7 @@
 // whole state lives in the URL hash. This module holds the page's state (mx) and runs the model;
 // the views are modules of their own.
 import { createEditor, HEAT_LEVELS } from './editor.js';
-import { installUnitColours } from './heatmap.js';
+import { installUnitColours } from './heatmap-draw.js';
 import {
   $,
   statusLine,

@@ -3,7 +3,7 @@
 // all fed by two workers (one per scheme). The whole state lives in the URL hash. This module
 // holds the page's state (pg) and runs the redraws; the views are modules of their own.
 import { createEditor, tokenAt } from './editor.js';
-import { installUnitColours } from './heatmap.js';
+import { installUnitColours } from './heatmap-draw.js';
 import { $, statusLine, progressAfter, showLinkNotice, startWorkers } from './shell.js';
 import { createControls } from './playground-controls.js';
 import { createMaps } from './playground-maps.js';
@@ -12,14 +12,15 @@ import { createOutline } from './outline.js';
 import { createSummary } from './summary.js';
 import { createViews } from './playground-views.js';
 import { createLinks, linkNotice } from './playground-url.js';
+import { plainStatus, errorText, retitleUncomputed } from './playground-status.js';
 import {
   normalizeState,
   readStateLink,
   describeScheme,
   analyzeOptionsFor,
 } from '../shared/playground-state.js';
-import { codeSentence, trainingSentence, splitHint, parseSentence } from '../shared/wording.js';
-import { SAMPLES, LANGUAGE_NAMES } from '../shared/samples.js';
+import { splitHint } from '../shared/wording.js';
+import { SAMPLES } from '../shared/samples.js';
 
 installUnitColours();
 const progress = progressAfter(150);
@@ -41,7 +42,7 @@ const pg = {
   syncSample: () => {}, // shows whether the code is a sample (set once the picker exists)
   schedule,
   showError,
-  plainStatus,
+  plainStatus: (value, snapshot) => plainStatus(pg, value, snapshot),
 };
 const backendTimes = {};
 showLinkNotice(linkNotice(link), $('story'));
@@ -175,7 +176,7 @@ async function run() {
   } catch (e) {
     progress.stop();
     showError(e);
-    if (e.name !== 'Superseded') retitleUncomputed(snapshot);
+    if (e.name !== 'Superseded') retitleUncomputed(pg, snapshot);
     return;
   }
   if (value === null) return; // superseded by a newer state
@@ -198,7 +199,7 @@ async function run() {
   const backends = Object.entries(backendTimes)
     .map(([name, ms]) => `${name} ${ms.toFixed(1)} ms`)
     .join(', ');
-  statusLine.show(plainStatus(value, snapshot));
+  statusLine.show(plainStatus(pg, value, snapshot));
   $('timing-text').textContent =
     `Last redraw ${total.toFixed(1)} ms: ${parts.join(', ')}, painting ${(now - tPaint).toFixed(1)} ms.${backends ? ` Attention A + B by backend: ${backends}.` : ''}`;
   document.body.dataset.ready = 'true';
@@ -241,37 +242,6 @@ async function compareSides(value) {
   } catch {
     // A newer run replaced a matrix in between; its own comparison follows.
   }
-}
-
-/** The status line in plain words: what was read, and what is out of distribution. */
-function plainStatus(value, snapshot) {
-  const a = value.analysis;
-  if (!a.count) return 'The code has no tokens: paste or type some code.';
-  // The tokenizer and the schemes under their display names: the Tokenizer control's and the map titles'.
-  const parts = [
-    codeSentence({
-      count: a.count,
-      languageName: LANGUAGE_NAMES[a.language],
-      tokenizer: controls.tokenizersBox.label(a.tokenizer),
-      units: a.units.length,
-      statements: a.statements,
-    }),
-  ];
-  // Which schemes meet angles they never saw in training: each side's own count of pairs.
-  const sides = ['a', 'b'].map((s) => ({
-    label: s.toUpperCase(),
-    name: describeScheme(snapshot[s]),
-    ood: value.views?.angles?.[s]?.value ?? null,
-  }));
-  parts.push(trainingSentence({ n: value.n, total: a.count, train: snapshot.train, sides }));
-  const parse = parseSentence({
-    languageName: LANGUAGE_NAMES[a.language] ?? a.language,
-    errors: a.errors?.length ?? 0,
-    detected: pg.detected?.code === value.code && pg.detected.language === a.language,
-  });
-  if (parse) parts.push(parse);
-  if (value.notes.length) parts.push(value.notes.join(' '));
-  return parts.join(' ');
 }
 
 // One result from the two workers' halves.
@@ -392,49 +362,8 @@ function paintRest(value, snapshot) {
     maps.selectRow(pg.selected.side, pg.selected.index);
 }
 
-/**
- * After a run that failed: a map whose scheme is no longer the one it shows is emptied and titled
- * with the scheme that could not be computed, so that no map keeps a result under a scheme's
- * title it does not belong to (the status line says why).
- */
-function retitleUncomputed(snapshot) {
-  const shown = pg.result?.snapshot;
-  const stale = {
-    a: !shown || JSON.stringify(shown.a) !== JSON.stringify(snapshot.a),
-    b: !shown || JSON.stringify(shown.b) !== JSON.stringify(snapshot.b),
-  };
-  if (!stale.a && !stale.b) return; // the code failed, not the schemes: the maps keep the last code
-  const names = { a: describeScheme(snapshot.a), b: describeScheme(snapshot.b) };
-  for (const side of ['a', 'b'])
-    if (stale[side]) pg.heatmaps[side].setTitle(side.toUpperCase(), `${names[side]}: not computed`);
-  pg.heatmaps.diff.setTitle('A vs B', 'not computed');
-  for (const which of ['a', 'b', 'diff'])
-    if (which === 'diff' || stale[which])
-      pg.heatmaps[which].clear('Not computed:\nsee the status line above.');
-  $('summary').replaceChildren(); // its numbers were the previous schemes'
-}
-
 function showError(e) {
-  statusLine.error(errorText(e));
-}
-/** The status line for an error: the code's own problems in the page's words, else the API's. */
-function errorText(e) {
-  const api = e.name === 'HiRoPEError' || e.name === 'PlaygroundError';
-  const kept = pg.result?.n ? ' The maps still show the last code that could be read.' : '';
-  if (e.name === 'NetworkError') return e.message; // a data file that could not be downloaded (worker-client.js)
-  // The parse budget (web/src/worker/attention-engine.js pageParseBudget) and the heap: the code, not the settings.
-  const slow =
-    api &&
-    /^parsing stopped after (\d+) ms at byte (\d+) of (\d+): the input is pathological for the tree-sitter (\w+) grammar/.exec(
-      e.message,
-    );
-  if (slow) {
-    const [, ms, at, of, language] = slow;
-    return `This code cannot be parsed in time: tree-sitter's ${LANGUAGE_NAMES[language] ?? language} grammar recovers from its syntax errors very slowly on it (stopped after ${(ms / 1000).toFixed(1)} s at byte ${Number(at).toLocaleString('en')} of ${Number(of).toLocaleString('en')}).${kept}`;
-  }
-  if (api && /^out of memory/.test(e.message))
-    return `This code is too large for the browser's WebAssembly memory: ${e.message.replace(/^out of memory: /, '')}.${kept}`;
-  return `${api ? 'These settings cannot be computed' : e.name}: ${e.message}`;
+  statusLine.error(errorText(pg, e));
 }
 // Window width changes redraw the width-filling charts.
 let resizeTimer = 0;

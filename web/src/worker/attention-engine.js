@@ -6,25 +6,13 @@ import { schemeFor, analyzeOptionsFor } from '../shared/playground-state.js';
 import { plural } from '../shared/wording.js';
 import { PlaygroundError } from './errors.js';
 import { parseQKFile } from './qk-file.js';
+import { detectLanguage } from './language-detection.js';
 import { rowStats, compareRows } from './attention-numbers.js';
 import { positionsFor, distanceViews, angleView, decayView } from './attention-views.js';
 import { gridFor, poolMatrix, heatImage, matrixRow, matrixValues } from './matrix-view.js';
 
 /** Heatmaps cover at most this many tokens (the analysis covers the whole text). */
 export const MAX_ATTENTION_TOKENS = 4096;
-
-/** Detection order: a language that parses as cleanly as a later one wins. */
-export const LANGUAGE_PREFERENCE = [
-  'python',
-  'javascript',
-  'typescript',
-  'tsx',
-  'c',
-  'cpp',
-  'java',
-  'go',
-  'rust',
-];
 
 /**
  * The page's parse budget in milliseconds: 3 s plus 1 s per million characters. Real code parses
@@ -33,8 +21,6 @@ export const LANGUAGE_PREFERENCE = [
  * default of 10 s.
  */
 export const pageParseBudget = (code) => 3000 + code.length / 1000;
-/** Detection parses the code once per grammar: 250 ms plus 0.25 s per million characters each. */
-const detectParseBudget = (code) => 250 + code.length / 4000;
 
 const now = () => performance.now();
 
@@ -319,28 +305,9 @@ export class SideEngine {
     return { ...heatImage(grid, pooled), raw: pooled.raw.slice() };
   }
 
-  /**
-   * The language whose grammar parses the code with the fewest error bytes (ties go to the earlier
-   * language in LANGUAGE_PREFERENCE: JavaScript is also valid TypeScript, C is mostly valid C++).
-   */
+  /** The language whose grammar parses the code best (language-detection.js). */
   detectLanguage(code) {
-    if (typeof code !== 'string') throw new PlaygroundError('code must be a string');
-    let best = null;
-    for (const language of LANGUAGE_PREFERENCE) {
-      if (!this.hr.languages.includes(language)) continue;
-      let errors;
-      try {
-        ({ errors } = this.hr.analyze(code, { language, timeoutMs: detectParseBudget(code) }));
-      } catch (e) {
-        if (e.name === 'HiRoPEError') continue; // past the budget: this grammar fails on it anyway
-        throw e;
-      }
-      let score = 0;
-      for (const e of errors) score += e.missing ? 1 : Math.max(1, e.byteEnd - e.byteStart);
-      if (!best || score < best.score) best = { language, score };
-      if (score === 0) break;
-    }
-    return best?.language ?? null;
+    return detectLanguage(this.hr, code);
   }
 
   _require() {

@@ -1,7 +1,7 @@
 // Chart axes for the playground's canvases: round tick values, their labels, and a frame with
 // tick marks, labels, titles and an optional grid. Dependency-free so that any chart (the views
-// below the maps in views.js, Model mode's loss chart in loss.js, the summary's TV chart) and the
-// Node tests can import it.
+// below the maps in distances.js, angles.js and decay.js, Model mode's loss chart in loss.js, the
+// summary's TV chart) and the Node tests can import it.
 
 const MANTISSAS = [1, 2, 2.5, 5];
 

@@ -1,0 +1,80 @@
+// The playground's status: the status line in words, what a redraw read and what is out of
+// distribution (plainStatus) or what went wrong when it failed (errorText), and the maps a failed
+// redraw leaves retitled as not computed (retitleUncomputed).
+import { $ } from './shell.js';
+import { describeScheme } from '../shared/playground-state.js';
+import { codeSentence, trainingSentence, parseSentence } from '../shared/wording.js';
+import { LANGUAGE_NAMES } from '../shared/samples.js';
+
+/** The status line in plain words: what was read, and what is out of distribution. */
+export function plainStatus(pg, value, snapshot) {
+  const a = value.analysis;
+  if (!a.count) return 'The code has no tokens: paste or type some code.';
+  // The tokenizer and the schemes under their display names: the Tokenizer control's and the map titles'.
+  const parts = [
+    codeSentence({
+      count: a.count,
+      languageName: LANGUAGE_NAMES[a.language],
+      tokenizer: pg.tokenizersBox.label(a.tokenizer),
+      units: a.units.length,
+      statements: a.statements,
+    }),
+  ];
+  // Which schemes meet angles they never saw in training: each side's own count of pairs.
+  const sides = ['a', 'b'].map((s) => ({
+    label: s.toUpperCase(),
+    name: describeScheme(snapshot[s]),
+    ood: value.views?.angles?.[s]?.value ?? null,
+  }));
+  parts.push(trainingSentence({ n: value.n, total: a.count, train: snapshot.train, sides }));
+  const parse = parseSentence({
+    languageName: LANGUAGE_NAMES[a.language] ?? a.language,
+    errors: a.errors?.length ?? 0,
+    detected: pg.detected?.code === value.code && pg.detected.language === a.language,
+  });
+  if (parse) parts.push(parse);
+  if (value.notes.length) parts.push(value.notes.join(' '));
+  return parts.join(' ');
+}
+
+/** The status line for an error: the code's own problems in the page's words, else the API's. */
+export function errorText(pg, e) {
+  const api = e.name === 'HiRoPEError' || e.name === 'PlaygroundError';
+  const kept = pg.result?.n ? ' The maps still show the last code that could be read.' : '';
+  if (e.name === 'NetworkError') return e.message; // a data file that could not be downloaded (worker-client.js)
+  // The parse budget (web/src/worker/attention-engine.js pageParseBudget) and the heap: the code, not the settings.
+  const slow =
+    api &&
+    /^parsing stopped after (\d+) ms at byte (\d+) of (\d+): the input is pathological for the tree-sitter (\w+) grammar/.exec(
+      e.message,
+    );
+  if (slow) {
+    const [, ms, at, of, language] = slow;
+    return `This code cannot be parsed in time: tree-sitter's ${LANGUAGE_NAMES[language] ?? language} grammar recovers from its syntax errors very slowly on it (stopped after ${(ms / 1000).toFixed(1)} s at byte ${Number(at).toLocaleString('en')} of ${Number(of).toLocaleString('en')}).${kept}`;
+  }
+  if (api && /^out of memory/.test(e.message))
+    return `This code is too large for the browser's WebAssembly memory: ${e.message.replace(/^out of memory: /, '')}.${kept}`;
+  return `${api ? 'These settings cannot be computed' : e.name}: ${e.message}`;
+}
+
+/**
+ * After a run that failed: a map whose scheme is no longer the one it shows is emptied and titled
+ * with the scheme that could not be computed, so that no map keeps a result under a scheme's
+ * title it does not belong to (the status line says why).
+ */
+export function retitleUncomputed(pg, snapshot) {
+  const shown = pg.result?.snapshot;
+  const stale = {
+    a: !shown || JSON.stringify(shown.a) !== JSON.stringify(snapshot.a),
+    b: !shown || JSON.stringify(shown.b) !== JSON.stringify(snapshot.b),
+  };
+  if (!stale.a && !stale.b) return; // the code failed, not the schemes: the maps keep the last code
+  const names = { a: describeScheme(snapshot.a), b: describeScheme(snapshot.b) };
+  for (const side of ['a', 'b'])
+    if (stale[side]) pg.heatmaps[side].setTitle(side.toUpperCase(), `${names[side]}: not computed`);
+  pg.heatmaps.diff.setTitle('A vs B', 'not computed');
+  for (const which of ['a', 'b', 'diff'])
+    if (which === 'diff' || stale[which])
+      pg.heatmaps[which].clear('Not computed:\nsee the status line above.');
+  $('summary').replaceChildren(); // its numbers were the previous schemes'
+}
