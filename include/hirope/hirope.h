@@ -261,6 +261,9 @@ struct SchemeCatalogue {
 };
 
 const SchemeCatalogue& scheme_catalogue();
+// A parameter kind's name as the bindings publish it: "number", "integer", "boolean", "enum",
+// "list", "scaling".
+const char* param_kind_name(ParamKind kind);
 
 // The row of a scheme type (nullptr for a value outside the enum).
 const SchemeInfo* scheme_info(SchemeType type);

@@ -58,24 +58,6 @@ py::object number(double x) {
     return py::float_(x);
 }
 
-const char* kind_name(ParamKind k) {
-    switch (k) {
-    case ParamKind::number:
-        return "number";
-    case ParamKind::integer:
-        return "integer";
-    case ParamKind::boolean:
-        return "boolean";
-    case ParamKind::enumeration:
-        return "enum";
-    case ParamKind::list:
-        return "list";
-    case ParamKind::scaling:
-        return "scaling";
-    }
-    return "";
-}
-
 py::object user_value(const ParamInfo& p, double x) {
     if (p.kind == ParamKind::boolean) return py::bool_(x != 0);
     if (p.kind == ParamKind::enumeration)
@@ -114,7 +96,7 @@ py::list param_list(const std::vector<ParamInfo>& params, bool scaling) {
         o["name"] = p.name;
         o["field"] = p.field ? py::object(py::str(std::string(scaling ? "scaling." : "") + p.field))
                              : py::object(py::none());
-        o["kind"] = kind_name(p.kind);
+        o["kind"] = param_kind_name(p.kind);
         o["description"] = p.description;
         if (p.kind == ParamKind::list)
             o["default"] = py::list();

@@ -423,6 +423,24 @@ const SchemeCatalogue& scheme_catalogue() {
     return v;
 }
 
+const char* param_kind_name(ParamKind kind) {
+    switch (kind) {
+    case ParamKind::number:
+        return "number";
+    case ParamKind::integer:
+        return "integer";
+    case ParamKind::boolean:
+        return "boolean";
+    case ParamKind::enumeration:
+        return "enum";
+    case ParamKind::list:
+        return "list";
+    case ParamKind::scaling:
+        return "scaling";
+    }
+    return "";
+}
+
 const SchemeInfo* scheme_info(SchemeType type) {
     const int i = static_cast<int>(type);
     constexpr int count = static_cast<int>(sizeof kSchemes / sizeof kSchemes[0]);

@@ -1,4 +1,5 @@
-// The model's part of the scheme catalogue (hirope.h): where HiRoPE's higher indices of bytes come from.
+// The model's part of the scheme catalogue (hirope.h): where HiRoPE's higher indices of bytes
+// come from.
 #include "hirope/model.h"
 
 namespace hirope {

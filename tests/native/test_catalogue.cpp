@@ -89,6 +89,16 @@ TEST_CASE("Every scheme and scaling type has one row, in enum order", "[catalogu
     CHECK(unit_kind_value("nonsense") == -1);
 }
 
+TEST_CASE("Parameter kinds have the names the bindings publish", "[catalogue]") {
+    // wasm/index.d.ts CatalogueParameter.kind and the Python catalogue use these words.
+    CHECK(std::string(param_kind_name(ParamKind::number)) == "number");
+    CHECK(std::string(param_kind_name(ParamKind::integer)) == "integer");
+    CHECK(std::string(param_kind_name(ParamKind::boolean)) == "boolean");
+    CHECK(std::string(param_kind_name(ParamKind::enumeration)) == "enum");
+    CHECK(std::string(param_kind_name(ParamKind::list)) == "list");
+    CHECK(std::string(param_kind_name(ParamKind::scaling)) == "scaling");
+}
+
 TEST_CASE("Parameters: unique names, working accessors, defaults in range", "[catalogue]") {
     const SchemeCatalogue& v = scheme_catalogue();
     for (const std::vector<ParamInfo>* params : {&v.scheme_params, &v.scaling_params}) {

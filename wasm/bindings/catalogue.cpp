@@ -72,24 +72,6 @@ val finite_or_null(double x) {
     return std::isfinite(x) ? val(x) : val::null();
 }
 
-const char* kind_name(ParamKind k) {
-    switch (k) {
-    case ParamKind::number:
-        return "number";
-    case ParamKind::integer:
-        return "integer";
-    case ParamKind::boolean:
-        return "boolean";
-    case ParamKind::enumeration:
-        return "enum";
-    case ParamKind::list:
-        return "list";
-    case ParamKind::scaling:
-        return "scaling";
-    }
-    return "";
-}
-
 // A value of a parameter as users write it: booleans, enum names, numbers.
 val user_value(const ParamInfo& p, double x) {
     if (p.kind == ParamKind::boolean) return val(x != 0);
@@ -130,7 +112,7 @@ val param_list(const std::vector<ParamInfo>& params, bool scaling) {
         o.set("name", std::string(p.name));
         o.set("field",
               p.field ? val(std::string(scaling ? "scaling." : "") + p.field) : val::null());
-        o.set("kind", std::string(kind_name(p.kind)));
+        o.set("kind", std::string(param_kind_name(p.kind)));
         o.set("description", std::string(p.description));
         if (p.kind == ParamKind::list)
             o.set("default", val::array());
