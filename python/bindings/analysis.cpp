@@ -39,6 +39,14 @@ std::optional<double> timeout_of(py::handle value) {
     return value.cast<double>();
 }
 
+// A byte span and its UTF-16 one, under the keys units and error regions share.
+template <typename Span> void add_span(py::dict* d, const Span& s) {
+    (*d)["start"] = s.start;
+    (*d)["end"] = s.end;
+    (*d)["start_utf16"] = s.start_utf16;
+    (*d)["end_utf16"] = s.end_utf16;
+}
+
 py::dict analyze_code(py::handle code, py::handle language, py::handle tokenizer, py::handle gap,
                       bool descend_classes, py::handle hierarchy, py::handle segment_size,
                       py::handle timeout_ms) {
@@ -79,9 +87,7 @@ py::dict analyze_code(py::handle code, py::handle language, py::handle tokenizer
     out["ends"] = numpy_copy(ends);
     out["starts_utf16"] = numpy_copy(a.start_utf16);
     out["ends_utf16"] = numpy_copy(a.end_utf16);
-    out["token"] = numpy_copy(token);
-    out["unit"] = numpy_copy(a.unit);
-    out["statement"] = numpy_copy(a.statement);
+    add_positions(&out, token, a.unit, a.statement);
     py::list units;
     for (const Unit& u : a.units) {
         py::dict d;
@@ -89,20 +95,14 @@ py::dict analyze_code(py::handle code, py::handle language, py::handle tokenizer
         d["name"] = u.name;
         d["node_type"] = u.node_type;
         d["language_kind"] = u.language_kind;
-        d["start"] = u.start;
-        d["end"] = u.end;
-        d["start_utf16"] = u.start_utf16;
-        d["end_utf16"] = u.end_utf16;
+        add_span(&d, u);
         units.append(d);
     }
     out["units"] = units;
     py::list errors;
     for (const ErrorRegion& r : a.errors) {
         py::dict d;
-        d["start"] = r.start;
-        d["end"] = r.end;
-        d["start_utf16"] = r.start_utf16;
-        d["end_utf16"] = r.end_utf16;
+        add_span(&d, r);
         d["missing"] = r.missing;
         errors.append(d);
     }

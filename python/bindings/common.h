@@ -90,6 +90,15 @@ py::array_t<T> numpy_copy(const std::vector<T>& v, std::vector<py::ssize_t> shap
     return out;
 }
 
+// Positions of n tokens under the keys the API's results share ({'token', 'unit', 'statement'}:
+// analyze()'s and Model.positions()'s), each a numpy copy.
+inline void add_positions(py::dict* out, const std::vector<int32_t>& token,
+                          const std::vector<int32_t>& unit, const std::vector<int32_t>& statement) {
+    (*out)["token"] = numpy_copy(token);
+    (*out)["unit"] = numpy_copy(unit);
+    (*out)["statement"] = numpy_copy(statement);
+}
+
 // The scheme table's value lists as lists of {name, value, label, description}.
 py::list enum_list(const std::vector<EnumValue>& list);
 

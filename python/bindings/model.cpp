@@ -104,9 +104,7 @@ class ModelHandle {
                 st = model::byte_positions(bytes, h, &p);
             }
             check(st);
-            out["token"] = numpy_copy(p.token);
-            out["unit"] = numpy_copy(p.unit);
-            out["statement"] = numpy_copy(p.statement);
+            add_positions(&out, p.token, p.unit, p.statement);
             return out;
         }
         model::TokenPositions p;
@@ -119,9 +117,7 @@ class ModelHandle {
         out["ids"] = numpy_copy(p.ids);
         out["starts"] = numpy_copy(p.start);
         out["ends"] = numpy_copy(p.end);
-        out["token"] = numpy_copy(p.token);
-        out["unit"] = numpy_copy(p.unit);
-        out["statement"] = numpy_copy(p.statement);
+        add_positions(&out, p.token, p.unit, p.statement);
         return out;
     }
 
