@@ -294,30 +294,7 @@ def _loss(model, code, options):
     if isinstance(code, (bytes, bytearray)):
         return np.asarray(_get(model.loss(code, **kwargs), "losses"), dtype=np.float32)
     ids = np.ascontiguousarray(code, dtype=np.int32)
-    try:
-        return np.asarray(_get(model.loss(ids, **kwargs), "losses"), dtype=np.float32)
-    except (TypeError, ValueError):
-        if not hasattr(model, "_handle"):
-            raise
-    # hirope.Model.loss takes text only: the ids as wasm/model.js takes an Int32Array (explicit
-    # positions, else segments of segment_size tokens), through the model's own planning.
-    scheme = kwargs.get("scheme", "rope")
-    core, limit = model._plan(scheme)
-    level, _language, _gap, _descend, size = model._hierarchy(
-        scheme, kwargs.get("hierarchy"), kwargs.get("language", "python"), kwargs.get("gap", "own"),
-        kwargs.get("descend_classes", False), kwargs.get("segment_size"))
-    kind = scheme if isinstance(scheme, str) else scheme.get("type")
-    positions = kwargs.get("positions")
-    if positions is not None:
-        unit = np.ascontiguousarray(positions.get("unit", np.zeros(len(ids))), dtype=np.int32)
-        statement = np.ascontiguousarray(positions.get("statement", np.zeros(len(ids))), dtype=np.int32)
-    elif level == "segments" or kind != "hirope":
-        unit = (np.arange(len(ids)) // size).astype(np.int32)
-        statement = unit.copy()
-    else:
-        raise ValueError("token ids carry no parse: pass positions or use hierarchy 'segments'")
-    return np.asarray(model._handle.losses(core, limit[0], limit[1], limit[2], ids, unit, statement),
-                      dtype=np.float32)
+    return np.asarray(_get(model.loss(ids, **kwargs), "losses"), dtype=np.float32)
 
 
 def _positions(model, code, options):

@@ -4,11 +4,6 @@
 //
 //   node tests/python/eval_reference.mjs --model pybyte --length 1024 --per-file 2 \
 //        [--schemes a,b,...] [--no-losses] FILE...
-//   node tests/python/eval_reference.mjs --model pybyte --serve 1
-//
-// --serve: the model itself for the test's stand-in of the native module (JSModel in
-// tests/python/test_eval.py), one JSON request per line on stdin ({ op: 'config' | 'loss' |
-// 'positions', bytes (base64) or ids, options }), one JSON answer per line on stdout.
 //
 // FILE: the repository's relative paths (the manifest's names). Prints { model, L, length, edges,
 // presets (every preset at this length, tuned included), report: { baselines, schemes },
@@ -48,7 +43,6 @@ for (let i = 0; i < args.length; i++) {
 const which = modelByName(opts.model ?? 'pybyte');
 const hr = await init();
 const model = await hr.model.load({ data: new Uint8Array(fs.readFileSync(which.weights)) });
-if (opts.serve !== undefined) await serve(model);
 const L = model.config.trainingContext;
 const length = Number(opts.length ?? 4 * L);
 const perFile = opts['per-file'] ? Number(opts['per-file']) : Infinity;
@@ -120,32 +114,3 @@ if (!opts.noLosses) {
 }
 model.dispose();
 process.stdout.write(JSON.stringify(out) + '\n');
-
-async function serve(model) {
-  const readline = await import('node:readline');
-  const lines = readline.createInterface({ input: process.stdin });
-  const arrays = (o) =>
-    Object.fromEntries(
-      Object.entries(o).map(([k, v]) => [
-        k,
-        ArrayBuffer.isView(v) ? Array.from(v) : v && typeof v === 'object' ? arrays(v) : v,
-      ]),
-    );
-  for await (const line of lines) {
-    const req = JSON.parse(line);
-    let answer;
-    try {
-      const code = req.ids
-        ? Int32Array.from(req.ids)
-        : new Uint8Array(Buffer.from(req.bytes ?? '', 'base64'));
-      if (req.op === 'config') answer = { config: model.config, tokenizer: model.tokenizer };
-      else if (req.op === 'loss')
-        answer = { losses: Array.from(model.loss(code, req.options).losses) };
-      else answer = arrays(model.positions(code, req.options));
-    } catch (e) {
-      answer = { error: String(e.message) };
-    }
-    process.stdout.write(JSON.stringify(answer) + '\n');
-  }
-  process.exit(0);
-}

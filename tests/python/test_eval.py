@@ -1,52 +1,23 @@
 """hirope.eval (python/hirope/eval.py) against the JavaScript evaluation (lib/model-eval.mjs, the
 one training/eval/report.mjs runs), through tests/python/eval_reference.mjs on the same held-out
 windows: the presets and the report's schemes, the windows, the recall classes (byte and token
-windows), and with the native module built (build/python) the per-window sums and the report's
+windows), and the per-window sums and the report's
 aggregates, run as a Dask job (the synchronous scheduler, and a LocalCluster of 2 workers).
 
     PYTHONPATH=build/python /usr/bin/python3 -m unittest -v tests.python.test_eval
 """
 
-import importlib.util
 import json
 import os
 import subprocess
 import sys
-import threading
 import unittest
+
+# The package with its native module (build/python, which npm test builds first).
+import hirope.eval as ev
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RTOL = 1e-6
-
-
-def _load_eval():
-    """hirope.eval from the package when the native module is built, else the source file alone
-    (its registry, windows, classes and statistics need no native module)."""
-    try:
-        import hirope.eval as ev  # noqa: F401
-
-        return ev, True
-    except Exception:  # noqa: BLE001 - the package's __init__ needs the native module
-        spec = importlib.util.spec_from_file_location("hirope_eval", os.path.join(ROOT, "python", "hirope", "eval.py"))
-        ev = importlib.util.module_from_spec(spec)
-        sys.modules["hirope_eval"] = ev  # Dask pickles its tasks by reference
-        spec.loader.exec_module(ev)
-        return ev, False
-
-
-ev, PACKAGE = _load_eval()
-
-
-def _native():
-    try:
-        import hirope
-
-        return hasattr(hirope, "Model")
-    except Exception:  # noqa: BLE001
-        return False
-
-
-NATIVE = PACKAGE and _native()
 
 
 def held_out(model, count):
@@ -144,106 +115,6 @@ class PresetsAndClasses(unittest.TestCase):
             ev.recall_classes(b"abc", 0)
 
 
-class JSModel:
-    """A stand-in for hirope.Model with the JavaScript model behind it (eval_reference.mjs --serve),
-    the module's words (snake_case keywords, config.training_context): the job's windows, options,
-    positions, sums and statistics are tested against lib/model-eval.mjs even where the native
-    module is not built."""
-
-    def __init__(self, name):
-        self.proc = subprocess.Popen(["node", os.path.join(ROOT, "tests", "python", "eval_reference.mjs"),
-                                      "--model", name, "--serve", "1"], cwd=ROOT, stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True)
-        self.lock = threading.Lock()
-        r = self._ask({"op": "config"})
-        self.config = {"training_context": r["config"]["trainingContext"], "name": r["config"]["name"],
-                       "tokenizer": r["tokenizer"]}
-        self.tokenizer = r["tokenizer"]
-
-    def _ask(self, req):
-        with self.lock:  # the workers of an in-process cluster share it
-            return self._exchange(req)
-
-    def _exchange(self, req):
-        self.proc.stdin.write(json.dumps(req) + "\n")
-        self.proc.stdin.flush()
-        r = json.loads(self.proc.stdout.readline())
-        if "error" in r:
-            raise ValueError(r["error"])
-        return r
-
-    def _request(self, op, code, options):
-        import base64
-
-        import numpy as np
-
-        camel = {"segment_size": "segmentSize", "descend_classes": "descendClasses"}
-        opts = {camel.get(k, k): v for k, v in options.items()}
-        if "positions" in opts:
-            opts["positions"] = {k: np.asarray(v).tolist() for k, v in opts["positions"].items()}
-        req = {"op": op, "options": opts}
-        if isinstance(code, (bytes, bytearray)):
-            req["bytes"] = base64.b64encode(code).decode()
-        else:
-            req["ids"] = np.asarray(code).tolist()
-        return self._ask(req)
-
-    def loss(self, code, **options):
-        return self._request("loss", code, options)
-
-    def positions(self, code, **options):
-        return self._request("positions", code, options)
-
-    def close(self):
-        self.proc.stdin.close()
-        self.proc.wait()
-        self.proc.stdout.close()
-
-
-@unittest.skipIf(NATIVE, "the native module is built: ParityWithTheJavaScript runs the job on it")
-class JobWithTheJavaScriptModel(unittest.TestCase):
-    """The whole job (windows, window options, positions cut from the file's parse, token windows,
-    sums, aggregates) on the synchronous scheduler, the model answered by the JavaScript one: run
-    where the native module is not built."""
-
-    def run_job(self, model, files, length, per_file, schemes=None, client=None):
-        ref = reference(model, length, per_file, files, schemes)
-        weights = ev.model_entry(model)["weights"]
-        shim = JSModel(model)
-        ev._LOADED[weights] = shim
-        try:
-            result = ev.evaluate(files, model=model, schemes=schemes, window=length, per_file=per_file, client=client)
-        finally:
-            del ev._LOADED[weights]
-            shim.close()
-        return result, ref
-
-    def test_byte_model_report_schemes(self):
-        files = held_out("pybyte", 3)
-        result, ref = self.run_job("pybyte", files, 1024, 2)
-        self.assertEqual(list(result["run"]["schemes"]), ref["report"]["schemes"])
-        ParityWithTheJavaScript.check(self, result, ref)
-
-    def test_byte_model_on_an_in_process_cluster(self):
-        # The client path: a LocalCluster of 2 workers (threads of this process, which hold the
-        # stand-in model; the native module's test runs worker processes).
-        from distributed import Client, LocalCluster
-
-        files = held_out("pybyte", 4)[1:]
-        schemes = ["truncate", "rope", "hirope-statements (tuned)"]
-        with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, \
-                Client(cluster) as client:
-            result, ref = self.run_job("pybyte", files, 2048, 1, schemes, client=client)
-        ParityWithTheJavaScript.check(self, result, ref)
-
-    def test_token_model(self):
-        files = held_out("pyjs-llama2", 1)
-        schemes = ["rope", "hirope-units (tuned)", "hirope-segments (tuned)"]
-        result, ref = self.run_job("pyjs-llama2", files, 2048, 1, schemes)
-        ParityWithTheJavaScript.check(self, result, ref)
-
-
-@unittest.skipUnless(NATIVE, "the native module hirope is not built (build/python)")
 class ParityWithTheJavaScript(unittest.TestCase):
     """The Dask job's per-window sums and the report's aggregates against lib/model-eval.mjs."""
 
