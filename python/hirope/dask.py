@@ -204,7 +204,7 @@ def analyze_file(path, data, settings):
                                                                       settings["max_bytes"])
         return row, None
     try:
-        text = data.decode("utf-8")
+        data.decode("utf-8")  # checked here; the bytes go to analyze (no second encoding)
     except UnicodeDecodeError as e:
         row["error"] = "not UTF-8: %s" % (e,)
         return row, None
@@ -212,7 +212,7 @@ def analyze_file(path, data, settings):
     if settings["timeout_ms"] is not None:
         kwargs["timeout_ms"] = settings["timeout_ms"]
     try:
-        result = hr.analyze(text, language=language, tokenizer=_tokenizer(settings["tokenizer"]),
+        result = hr.analyze(data, language=language, tokenizer=_tokenizer(settings["tokenizer"]),
                             hierarchy=settings["hierarchy"], **kwargs)
     except hr.HiRoPEError as e:
         row["error"] = str(e)
