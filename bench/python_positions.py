@@ -112,13 +112,13 @@ def native(files, tokenizer, repeats):
     return best
 
 
-def node(files, tokenizer, repeats):
+def node(files, tokenizer, repeats, dist):
     with tempfile.TemporaryDirectory() as d:
         listing = os.path.join(d, "files.json")
         with open(listing, "w") as f:
             json.dump(files, f)
         run = subprocess.run(["node", "--input-type=module", "-e", NODE,
-                              os.path.join(ROOT, "dist", "index.js"), listing, tokenizer,
+                              os.path.join(dist, "index.js"), listing, tokenizer,
                               str(repeats)], capture_output=True, text=True)
     if run.returncode != 0:
         raise SystemExit("the Node side failed:\n" + run.stderr)
@@ -178,6 +178,10 @@ def main():
     ap.add_argument("--repeats", type=int, default=2,
                     help="passes of each side (the fastest counts)")
     ap.add_argument("--skip-node", action="store_true")
+    ap.add_argument("--dask-only", action="store_true",
+                    help="only the Dask runs (the scaling; the projection uses their rate)")
+    ap.add_argument("--dist", default=os.path.join(ROOT, "dist"),
+                    help="the npm package's build (default dist/; a copy while dist/ is rebuilt)")
     ap.add_argument("--json")
     args = ap.parse_args()
 
@@ -188,10 +192,11 @@ def main():
           % (len(files), nbytes / 1e6, "Python stdlib + dist-packages", args.tokenizer,
              os.cpu_count()), flush=True)
     results = {"files": len(files), "bytes": nbytes, "tokenizer": args.tokenizer}
-    results["native"] = native(files, args.tokenizer, args.repeats)
-    print("native:", results["native"], flush=True)
-    if not args.skip_node:
-        results["node"] = node(files, args.tokenizer, args.repeats)
+    if not args.dask_only:
+        results["native"] = native(files, args.tokenizer, args.repeats)
+        print("native:", results["native"], flush=True)
+    if not args.skip_node and not args.dask_only:
+        results["node"] = node(files, args.tokenizer, args.repeats, args.dist)
         print("node:", results["node"], flush=True)
     for w in (1, 2):
         results["dask%d" % w] = on_dask(files, args.tokenizer, w, args.partition_size, args.repeats)
@@ -205,7 +210,8 @@ def main():
 
     lines = ["| run | cores | seconds | files/s per core | M tokens/s per core | MB/s per core "
              "| tokenizer load (ms) |", "|---|---|---|---|---|---|---|"]
-    lines.append(row("native module, one loop (Python)", results["native"], 1))
+    if "native" in results:
+        lines.append(row("native module, one loop (Python)", results["native"], 1))
     if "node" in results:
         lines.append(row("npm package, WASM SIMD (Node %s)" % subprocess.run(
             ["node", "--version"], capture_output=True, text=True).stdout.strip(),
@@ -213,9 +219,9 @@ def main():
     for w in (1, 2):
         lines.append(row("hirope.dask, LocalCluster %d worker%s" % (w, "s" if w > 1 else ""),
                          results["dask%d" % w], w))
-    n, d1, d2 = results["native"], results["dask1"], results["dask2"]
+    n, d1, d2 = results.get("native"), results["dask1"], results["dask2"]
     facts = []
-    if "node" in results:
+    if "node" in results and n:
         facts.append("native / WASM per core: %.2fx in wall time, %.2fx in CPU time (tokens: %d "
                      "native, %d WASM)" % (results["node"]["seconds"] / n["seconds"],
                                            results["node"]["cpu"] / n["cpu"], n["tokens"],
@@ -229,13 +235,18 @@ def main():
     per_core = nbytes / d2["seconds"] / 2  # bytes/s per core, scheduler overhead included
     facts.append("worker CPU time: %.1f s with 1 worker, %.1f s with 2 (%.2f MB per worker CPU "
                  "second)" % (d1["cpu"], d2["cpu"], nbytes / d2["cpu"] / 1e6))
-    facts.append("The Stack's Python subset (assumed ~%.0f GB, ~%.0f M files): %.0f core-hours at "
-                 "%.2f MB/s per core" % (STACK_PY_BYTES / 1e9, STACK_PY_FILES / 1e6,
-                                         STACK_PY_BYTES / per_core / 3600, per_core / 1e6))
+    hours = STACK_PY_BYTES / per_core / 3600
+    tokens_per_byte = d2["tokens"] / nbytes
+    facts.append("The Stack's Python subset (assumed ~%.0f GB, ~%.0f M files): %.1f core-hours at "
+                 "%.2f MB/s per core; shards ~%.0f GB (%.2f tokens per byte of source), ~%.0f GB "
+                 "with compress=True" % (STACK_PY_BYTES / 1e9, STACK_PY_FILES / 1e6, hours,
+                                         per_core / 1e6, STACK_PY_BYTES * tokens_per_byte * 24 / 1e9,
+                                         tokens_per_byte,
+                                         STACK_PY_BYTES * tokens_per_byte * 5.6 / 1e9))
     for machines in (1, 10, 100):
         cores = machines * 16
-        facts.append("  %d machine%s of 16 cores: %.1f hours" % (
-            machines, "s" if machines > 1 else "", STACK_PY_BYTES / per_core / cores / 3600))
+        facts.append("  %d machine%s of 16 cores: %.1f minutes" % (
+            machines, "s" if machines > 1 else "", hours / cores * 60))
     print("\n".join(lines + [""] + facts))
     results["table"] = lines
     results["facts"] = facts
