@@ -1,5 +1,5 @@
 """The trainer's copy-teaching helpers (training/copying.py): the rewrites, the copy-control probes
-and the choice of loss positions. Standard library only (run by tests/js/trainer.test.mjs)."""
+and the choice of loss positions. Standard library only (run by scripts/test.sh with the other tests/python files)."""
 import random
 import re
 import unittest

@@ -1,7 +1,7 @@
 """The trainer's PyTorch parts that decide what a training step learns (training/train.py,
 training/model.py, training/data.py) and the copying circuit's scores (training/circuits.py): the
 step loss with a reduced output vocabulary, the seeded previous-token head, the previous/induction
-scores. Needs Debian's python3-torch, so tests/js/trainer.test.mjs runs it with /usr/bin/python3,
+scores. Needs Debian's python3-torch, so scripts/test.sh runs it with /usr/bin/python3,
 from the repository root: /usr/bin/python3 -m unittest tests.python.test_train (or -m pytest)."""
 import math
 import random
