@@ -66,7 +66,12 @@ class Analysis:
     units: List[Unit]
     errors: List[ErrorRegion]
     statements: int
-    text: bytes = field(repr=False)
+    source: Union[str, bytes] = field(repr=False)
+
+    @property
+    def text(self) -> bytes:
+        """The analysed text as UTF-8 bytes (what starts and ends index)."""
+        return self.source if isinstance(self.source, bytes) else self.source.encode("utf-8")
 
     @property
     def has_error(self) -> bool:
@@ -81,7 +86,7 @@ class Analysis:
     @property
     def texts(self) -> List[str]:
         """Each token's text (a token inside a character reads as U+FFFD)."""
-        b = self.text
+        b = self.text  # encoded once per call, not per analysis: most callers never ask
         return [
             b[s:e].decode("utf-8", errors="replace")
             for s, e in zip(self.starts.tolist(), self.ends.tolist())
@@ -96,17 +101,29 @@ def _units(raw: List[dict], unit: np.ndarray, statement: np.ndarray) -> List[Uni
     n = unit.shape[0]
     first = {}
     last = {}
-    if n:
+    if n and (n == 1 or bool(np.all(unit[1:] >= unit[:-1]))):
+        # Units in token order (the usual case): each unit's run of tokens, found in one pass.
+        starts = np.flatnonzero(np.concatenate(([True], unit[1:] != unit[:-1])))
+        ends = np.append(starts[1:], n)
+        for v, a, b in zip(unit[starts].tolist(), starts.tolist(), ends.tolist()):
+            first[v] = a
+            last[v] = b - 1
+    elif n:
         values, idx = np.unique(unit, return_index=True)
         _, ridx = np.unique(unit[::-1], return_index=True)
         for v, i, r in zip(values.tolist(), idx.tolist(), ridx.tolist()):
             first[v] = i
             last[v] = n - 1 - r
+    # Statements in token order too (the usual case): a unit's first and last token give its range.
+    ordered = n < 2 or bool(np.all(statement[1:] >= statement[:-1]))
     for index, u in enumerate(raw):
         if index in first:
             t0, t1 = first[index], last[index] + 1
-            s = statement[t0:t1]
-            statements = range(int(s.min()), int(s.max()) + 1)
+            if ordered:
+                statements = range(int(statement[t0]), int(statement[t1 - 1]) + 1)
+            else:
+                s = statement[t0:t1]
+                statements = range(int(s.min()), int(s.max()) + 1)
         else:
             t0 = t1 = 0
             statements = range(0)
@@ -160,7 +177,6 @@ def analyze(
     r = _hirope.analyze(
         code, language, native, gap, descend_classes, hierarchy, segment_size, timeout_ms
     )
-    text = code if isinstance(code, bytes) else code.encode("utf-8")
     return Analysis(
         language=r["language"],
         tokenizer=r["tokenizer"],
@@ -175,7 +191,7 @@ def analyze(
         units=_units(r["units"], r["unit"], r["statement"]),
         errors=[ErrorRegion(**e) for e in r["errors"]],
         statements=r["statements"],
-        text=text,
+        source=code,
     )
 
 
