@@ -264,6 +264,9 @@ const SchemeCatalogue& scheme_catalogue();
 // A parameter kind's name as the bindings publish it: "number", "integer", "boolean", "enum",
 // "list", "scaling".
 const char* param_kind_name(ParamKind kind);
+// A value list's name as the bindings publish it: ParamInfo::values in camelCase
+// ("sinusoidal_variants" -> "sinusoidalVariants").
+std::string published_list_name(const char* values);
 
 // The row of a scheme type (nullptr for a value outside the enum).
 const SchemeInfo* scheme_info(SchemeType type);

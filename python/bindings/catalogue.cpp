@@ -36,17 +36,6 @@ std::vector<void (*)(py::dict*)>& catalogue_parts() {
     return parts;
 }
 
-std::string camel(const char* snake) {
-    std::string out;
-    for (const char* c = snake; *c; ++c) {
-        if (*c == '_' && c[1])
-            out += static_cast<char>(std::toupper(static_cast<unsigned char>(*++c)));
-        else
-            out += *c;
-    }
-    return out;
-}
-
 py::object finite_or_none(double x) {
     return std::isfinite(x) ? py::object(py::float_(x)) : py::object(py::none());
 }
@@ -120,7 +109,8 @@ py::list param_list(const std::vector<ParamInfo>& params, bool scaling) {
                     : p.kind == ParamKind::integer ? py::object(py::int_(1))
                                                    : py::object(py::none());
         o["range"] = numeric ? py::object(py::str(param_range(p))) : py::object(py::none());
-        o["values"] = p.values ? py::object(py::str(camel(p.values))) : py::object(py::none());
+        o["values"] =
+            p.values ? py::object(py::str(published_list_name(p.values))) : py::object(py::none());
         o[scaling ? "scalings" : "schemes"] =
             scaling ? names_taking(v.scalings, p.takes) : names_taking(v.schemes, p.takes);
         o["onlyIf"] = p.only_if ? py::object(condition(params, p.only_if, p.only_if_value))

@@ -14,6 +14,7 @@
 // order) are the explicit rules in validate() (schemes.cpp).
 #include "hirope/hirope.h"
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <type_traits>
@@ -421,6 +422,17 @@ std::string number_text(double x) {
 const SchemeCatalogue& scheme_catalogue() {
     static const SchemeCatalogue v = make_catalogue(); // immutable after first use
     return v;
+}
+
+std::string published_list_name(const char* values) {
+    std::string out;
+    for (const char* c = values; *c; ++c) {
+        if (*c == '_' && c[1])
+            out += static_cast<char>(std::toupper(static_cast<unsigned char>(*++c)));
+        else
+            out += *c;
+    }
+    return out;
 }
 
 const char* param_kind_name(ParamKind kind) {

@@ -97,6 +97,8 @@ TEST_CASE("Parameter kinds have the names the bindings publish", "[catalogue]") 
     CHECK(std::string(param_kind_name(ParamKind::enumeration)) == "enum");
     CHECK(std::string(param_kind_name(ParamKind::list)) == "list");
     CHECK(std::string(param_kind_name(ParamKind::scaling)) == "scaling");
+    CHECK(published_list_name("sinusoidal_variants") == "sinusoidalVariants");
+    CHECK(published_list_name("layouts") == "layouts");
 }
 
 TEST_CASE("Parameters: unique names, working accessors, defaults in range", "[catalogue]") {

@@ -51,17 +51,6 @@ void add_catalogue_part(void (*part)(val* out)) {
 
 namespace {
 
-std::string camel(const char* snake) {
-    std::string out;
-    for (const char* c = snake; *c; ++c) {
-        if (*c == '_' && c[1])
-            out += static_cast<char>(std::toupper(static_cast<unsigned char>(*++c)));
-        else
-            out += *c;
-    }
-    return out;
-}
-
 val string_array(const std::vector<const char*>& items) {
     val arr = val::array();
     for (const char* x : items) arr.call<void>("push", std::string(x));
@@ -137,7 +126,7 @@ val param_list(const std::vector<ParamInfo>& params, bool scaling) {
                       : p.kind == ParamKind::integer ? val(1)
                                                      : val::null());
         o.set("range", numeric ? val(param_range(p)) : val::null());
-        o.set("values", p.values ? val(camel(p.values)) : val::null());
+        o.set("values", p.values ? val(published_list_name(p.values)) : val::null());
         o.set(scaling ? "scalings" : "schemes",
               scaling ? names_taking(v.scalings, p.takes) : names_taking(v.schemes, p.takes));
         o.set("onlyIf", p.only_if ? condition(params, p.only_if, p.only_if_value) : val::null());
