@@ -26,6 +26,7 @@ import {
   quiet,
 } from './helpers.mjs';
 import { chromium } from 'playwright-core';
+import { tinyTokenizerFile } from '../fixtures/tiny-tokenizer.mjs';
 import { MARGIN, PLOT, LABEL_MARGIN } from '../../web/src/page/heatmap.js';
 import { SAMPLES } from '../../web/src/shared/samples.js';
 import { PRESETS, presetState } from '../../web/src/shared/presets.js';
@@ -56,44 +57,10 @@ class Box:
         self.h = h
 `;
 /** A tiny Hugging Face tokenizer.json: byte-level BPE over the 256 bytes with two merges. */
-function tinyTokenizerJson() {
-  // GPT-2's byte-to-character map: printable bytes stand for themselves, the rest from U+0100 on.
-  const printable = (b) =>
-    (b >= 0x21 && b <= 0x7e) || (b >= 0xa1 && b <= 0xac) || (b >= 0xae && b <= 0xff);
-  const chars = [];
-  let extra = 0;
-  for (let b = 0; b < 256; b++) chars.push(String.fromCodePoint(printable(b) ? b : 256 + extra++));
-  const vocab = Object.fromEntries(chars.map((c, b) => [c, b]));
-  vocab.se = 256;
-  vocab.self = 257;
-  vocab.lf = 258;
-  return JSON.stringify({
-    version: '1.0',
-    truncation: null,
-    padding: null,
-    added_tokens: [],
-    normalizer: null,
-    pre_tokenizer: {
-      type: 'ByteLevel',
-      add_prefix_space: false,
-      trim_offsets: true,
-      use_regex: true,
-    },
-    post_processor: null,
-    decoder: null,
-    model: {
-      type: 'BPE',
-      dropout: null,
-      unk_token: null,
-      continuing_subword_prefix: null,
-      end_of_word_suffix: null,
-      fuse_unk: false,
-      byte_fallback: false,
-      vocab,
-      merges: ['s e', 'l f', 'se lf'],
-    },
-  });
-}
+const tinyTokenizerJson = () =>
+  JSON.stringify(
+    tinyTokenizerFile({ tokens: ['se', 'self', 'lf'], merges: ['s e', 'l f', 'se lf'] }),
+  );
 const DESKTOP = { width: 1440, height: 900 };
 const PHONE = { width: 390, height: 844 };
 const MAPS = ['map-a', 'map-b', 'map-diff'];

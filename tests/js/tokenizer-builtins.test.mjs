@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
+import { tinyTokenizerFile } from '../fixtures/tiny-tokenizer.mjs';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { encode as gptEncode } from 'gpt-tokenizer/encoding/o200k_base';
 import { get_encoding } from 'tiktoken';
@@ -361,22 +362,8 @@ describe('the list of built-in tokenizers', () => {
 
 // A byte-level BPE file small enough to read: 256 bytes, one merge ("a", "b"), one added token.
 function tinyTokenizer() {
-  const chars = [];
-  let extra = 0;
-  for (let b = 0; b < 256; b++) {
-    const printable = (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174 && b <= 255);
-    chars.push(String.fromCodePoint(printable ? b : 256 + extra++));
-  }
-  const vocab = {};
-  chars.forEach((c, i) => {
-    vocab[c] = i;
-  });
-  vocab.ab = 256;
-  return {
-    version: '1.0',
-    truncation: null,
-    padding: null,
-    added_tokens: [
+  return tinyTokenizerFile({
+    addedTokens: [
       {
         id: 257,
         content: '<|end|>',
@@ -387,26 +374,6 @@ function tinyTokenizer() {
         special: true,
       },
     ],
-    normalizer: null,
-    pre_tokenizer: {
-      type: 'ByteLevel',
-      add_prefix_space: false,
-      trim_offsets: true,
-      use_regex: true,
-    },
-    post_processor: null,
-    decoder: null,
-    model: {
-      type: 'BPE',
-      dropout: null,
-      unk_token: null,
-      continuing_subword_prefix: null,
-      end_of_word_suffix: null,
-      fuse_unk: false,
-      byte_fallback: false,
-      ignore_merges: false,
-      vocab,
-      merges: ['a b'],
-    },
-  };
+    model: { ignore_merges: false },
+  });
 }

@@ -11,6 +11,7 @@ import http from 'node:http';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { tinyTokenizerFile } from '../fixtures/tiny-tokenizer.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const bin = (pkg, file) => path.join(root, 'node_modules', pkg, file);
@@ -27,41 +28,7 @@ const TYPES = {
 
 // A byte-level BPE tokenizer.json small enough to inline: the 256 bytes (GPT-2's byte-to-character
 // map, id = byte) and one merge, a + b = 256.
-const TINY_TOKENIZER = (() => {
-  const vocab = {};
-  let extra = 0;
-  for (let b = 0; b < 256; b++) {
-    const printable = (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174 && b <= 255);
-    vocab[String.fromCodePoint(printable ? b : 256 + extra++)] = b;
-  }
-  vocab.ab = 256;
-  return JSON.stringify({
-    version: '1.0',
-    truncation: null,
-    padding: null,
-    added_tokens: [],
-    normalizer: null,
-    pre_tokenizer: {
-      type: 'ByteLevel',
-      add_prefix_space: false,
-      trim_offsets: true,
-      use_regex: true,
-    },
-    post_processor: null,
-    decoder: null,
-    model: {
-      type: 'BPE',
-      dropout: null,
-      unk_token: null,
-      continuing_subword_prefix: null,
-      end_of_word_suffix: null,
-      fuse_unk: false,
-      byte_fallback: false,
-      vocab,
-      merges: ['a b'],
-    },
-  });
-})();
+const TINY_TOKENIZER = JSON.stringify(tinyTokenizerFile());
 
 // What every page and program computes: a tokenizer load, an analysis and an attention.
 const PROGRAM = (importFrom, workerFrom) => `
