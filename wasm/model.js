@@ -26,31 +26,14 @@ import {
   DECODER,
 } from './runtime.js';
 
+// The options every method takes for a text's positions; each method adds its own.
+const HIERARCHY_KEYS = ['hierarchy', 'language', 'segmentSize', 'gap', 'descendClasses'];
 const OPTION_KEYS = {
-  loss: ['scheme', 'hierarchy', 'language', 'segmentSize', 'gap', 'descendClasses', 'positions'],
-  logits: ['scheme', 'hierarchy', 'language', 'segmentSize', 'gap', 'descendClasses', 'positions'],
-  attention: [
-    'scheme',
-    'hierarchy',
-    'language',
-    'segmentSize',
-    'gap',
-    'descendClasses',
-    'layer',
-    'head',
-  ],
-  generate: [
-    'scheme',
-    'hierarchy',
-    'language',
-    'segmentSize',
-    'gap',
-    'descendClasses',
-    'maxBytes',
-    'temperature',
-    'seed',
-  ],
-  positions: ['hierarchy', 'language', 'segmentSize', 'gap', 'descendClasses'],
+  loss: ['scheme', ...HIERARCHY_KEYS, 'positions'],
+  logits: ['scheme', ...HIERARCHY_KEYS, 'positions'],
+  attention: ['scheme', ...HIERARCHY_KEYS, 'layer', 'head'],
+  generate: ['scheme', ...HIERARCHY_KEYS, 'maxBytes', 'temperature', 'seed'],
+  positions: HIERARCHY_KEYS,
 };
 
 // The weights of a CodeModel that was garbage-collected without dispose(): its WASM handle is
