@@ -124,15 +124,7 @@ export class AnalysisCodec {
       byteEnd: col['errors.byteEnd'][i],
       missing: col['errors.missing'][i] === 1,
     }));
-    let texts = null;
-    Object.defineProperty(tokens, 'texts', {
-      enumerable: true,
-      get() {
-        if (!texts)
-          texts = Array.from({ length: n }, (_, i) => code.slice(tokens.start[i], tokens.end[i]));
-        return texts;
-      },
-    });
+    withTexts(tokens, code);
     return {
       language: buffer.language(),
       tokenizer: buffer.tokenizer(),
@@ -143,4 +135,23 @@ export class AnalysisCodec {
       statements: count.statements,
     };
   }
+}
+
+/**
+ * Gives an analysis's tokens their `texts` (each token's slice of code), made on first read: most
+ * callers never ask. Also for an analysis that crossed from a worker, where getters do not travel.
+ */
+export function withTexts(tokens, code) {
+  let texts = null;
+  Object.defineProperty(tokens, 'texts', {
+    enumerable: true,
+    get() {
+      if (!texts)
+        texts = Array.from({ length: tokens.count }, (_, i) =>
+          code.slice(tokens.start[i], tokens.end[i]),
+        );
+      return texts;
+    },
+  });
+  return tokens;
 }

@@ -4,22 +4,7 @@
 //   const a = await analyzeInWorker(code, { language: 'python', tokenizer: 'llama2' });
 import { HiRoPEError, describe } from './errors.js';
 import { WorkerClient } from './worker-protocol.js';
-
-function withTexts(code, analysis) {
-  let texts = null;
-  const tokens = analysis.tokens;
-  Object.defineProperty(tokens, 'texts', {
-    enumerable: true,
-    get() {
-      if (!texts)
-        texts = Array.from({ length: tokens.count }, (_, i) =>
-          code.slice(tokens.start[i], tokens.end[i]),
-        );
-      return texts;
-    },
-  });
-  return analysis;
-}
+import { withTexts } from './analysis-codec.js';
 
 /**
  * Starts a module worker holding its own hirope instance. options are init() options that can
@@ -65,7 +50,9 @@ export function createWorker(options = {}) {
         !tokenizer.startsWith('json-')
       )
         await call('loadTokenizer', [tokenizer], { signal });
-      return withTexts(code, await call('analyze', [code, rest], { signal }));
+      const analysis = await call('analyze', [code, rest], { signal });
+      withTexts(analysis.tokens, code);
+      return analysis;
     },
     attention: (args, { signal } = {}) => call('attention', [args], { signal }),
     /** A built-in name, or { json } (a tokenizer.json as text or bytes): resolves to its name. */
