@@ -101,6 +101,8 @@ const ATTENTION_KEYS = [
   'kernel',
   'out',
   'pool',
+  'matrix',
+  'rows',
 ];
 const ROTATE_KEYS = [...SHAPE_KEYS, 'x', 'role', 'branch'];
 const POOL_OPTION_KEYS = [
@@ -402,7 +404,10 @@ export class HiRoPE {
    * 'logits' (masked = -Infinity) and 'probs' (masked = 0), n x heads*headDim for 'values'.
    * Pass `out` (a Float32Array of that length) to reuse a buffer across calls, and `pool`
    * ({ rows, cols, region?, ratio, raw, rowMax? }) to also get the matrix mean-pooled for display,
-   * as hr.pool() computes it, without another pass over it.
+   * as hr.pool() computes it, without another pass over it. With `matrix: false` (and pool) the
+   * matrix is only pooled, strip by strip in the heap, and never kept: it returns null. `rows:
+   * [r0, r1]` computes query rows r0 .. r1-1 only: heads x (r1-r0) x n (n x width for 'values'
+   * with r1-r0 rows), and pools only those rows (a region's rows, as on the whole matrix).
    */
   attention(args) {
     return this._attentionWasm(this._attentionArgs(args));
@@ -429,7 +434,8 @@ export class HiRoPE {
    */
   async attentionAsync(args) {
     const a = this._attentionArgs(args);
-    if (this.attentionBackend !== 'webgpu') return this._attentionWasm(a);
+    if (this.attentionBackend !== 'webgpu' || a.rowEnd - a.rowBegin < a.n)
+      return this._attentionWasm(a);
     // The GPU result arrives after an await, when the caller's code may have run: it is computed
     // into arrays of ours and copied into out and pool's arrays only if they still have their
     // lengths (a buffer detached or shrunk meanwhile is a HiRoPEError, not a partial write).
@@ -448,6 +454,7 @@ export class HiRoPE {
         pool.raw.set(raw);
         pool.rowMax?.set(rowMax);
       }
+      if (!a.matrix) return null;
       if (!a.out) return result;
       checkStill(a.out, a.outLength, 'out').set(result);
       return callerArray(a.out);
@@ -506,7 +513,27 @@ export class HiRoPE {
       );
     }
     const pos = normalizePositions(args.positions, n, scheme);
-    const outLength = output === 'values' ? n * width : heads * n * n;
+    const matrix = args.matrix === undefined ? true : args.matrix;
+    if (typeof matrix !== 'boolean') fail(`matrix must be a boolean, got ${describe(matrix)}`);
+    if (!matrix && (args.pool === undefined || args.out !== undefined))
+      fail('matrix: false needs pool (the matrix is only pooled) and no out');
+    let rowBegin = 0;
+    let rowEnd = n;
+    if (args.rows !== undefined) {
+      const rows = Array.isArray(args.rows) ? [args.rows[0], args.rows[1]] : args.rows;
+      if (
+        !Array.isArray(rows) ||
+        !Number.isInteger(rows[0]) ||
+        !Number.isInteger(rows[1]) ||
+        rows[0] < 0 ||
+        rows[0] >= rows[1] ||
+        rows[1] > n
+      )
+        fail(`rows must be [r0, r1] with 0 <= r0 < r1 <= n = ${n}, got ${describe(args.rows)}`);
+      [rowBegin, rowEnd] = rows;
+    }
+    const count = rowEnd - rowBegin;
+    const outLength = output === 'values' ? count * width : heads * count * n;
     const out =
       args.out === undefined
         ? null
@@ -514,7 +541,9 @@ export class HiRoPE {
             args.out,
             'out',
             outLength,
-            output === 'values' ? 'n * heads * headDim' : 'heads * n * n',
+            output === 'values'
+              ? `${count < n ? 'rows' : 'n'} * heads * headDim`
+              : `heads * ${count < n ? 'rows' : 'n'} * n`,
             { output: true },
           );
     let pool = null;
@@ -539,6 +568,9 @@ export class HiRoPE {
       outLength,
       out,
       pool,
+      matrix,
+      rowBegin,
+      rowEnd,
     };
   }
 
@@ -559,6 +591,9 @@ export class HiRoPE {
     outLength,
     out,
     pool,
+    matrix = true,
+    rowBegin = 0,
+    rowEnd = n,
   }) {
     const runtime = this._runtime;
     // After attentionAsync's await (a lost GPU): the caller may have detached or shrunk a buffer.
@@ -569,14 +604,17 @@ export class HiRoPE {
       [out, 'out'],
     ])
       if (x) checkStill(x, name === 'out' ? outLength : n * width, name);
+    const count = rowEnd - rowBegin;
     if (pool) poolStill(pool, n);
     const coreOutput = this._catalogue.value(
       'outputs',
       output === 'logits' ? 'logits' : 'probs',
       'output',
     );
+    // Pooling some rows: the rows' maxima go to the caller's rowMax, the others stay as they are.
+    const spec = pool?.rowMax && count < n ? { ...pool, rowMax: new Float32Array(n) } : pool;
     return runtime.run((heap) => {
-      const pooling = pool && runtime.pooling(heap, pool, causal);
+      const pooling = spec && runtime.pooling(heap, spec, causal);
       const plan = new runtime.mod.Plan();
       try {
         const [tp, up, sp] = heap.positions(pos);
@@ -602,21 +640,27 @@ export class HiRoPE {
           ),
         );
         const rowWidth = output === 'values' ? width : n;
-        const stripRows = runtime.stripRows(n, rowWidth);
+        // matrix: false keeps nothing: each strip is pooled while it is in the heap, then dropped;
+        // its strips are a quarter of the size, so that the pooling reads them from the cache.
+        const stripRows = runtime.stripRows(n, matrix ? rowWidth : rowWidth * 4);
         const strip = heap.alloc(stripRows * rowWidth * 4);
-        const result = out || new Float32Array(outLength);
+        const result = matrix ? out || new Float32Array(outLength) : null;
         for (let h = 0; h < (output === 'values' ? 1 : heads); h++) {
-          for (let r0 = 0; r0 < n; r0 += stripRows) {
-            const r1 = Math.min(n, r0 + stripRows);
+          for (let r0 = rowBegin; r0 < rowEnd; r0 += stripRows) {
+            const r1 = Math.min(rowEnd, r0 + stripRows);
             runtime.check(
               output === 'values' ? plan.outputRows(r0, r1, strip) : plan.rows(h, r0, r1, strip),
             );
-            result.set(heap.readFloat32(strip, (r1 - r0) * rowWidth), h * n * n + r0 * rowWidth);
+            result?.set(
+              heap.readFloat32(strip, (r1 - r0) * rowWidth),
+              h * count * n + (r0 - rowBegin) * rowWidth,
+            );
             if (pooling) pooling.add(strip, r0, r1); // while the strip is in the heap
           }
         }
         pooling?.finish();
-        return callerArray(result);
+        if (spec !== pool) pool.rowMax.set(spec.rowMax.subarray(rowBegin, rowEnd), rowBegin);
+        return result && callerArray(result);
       } finally {
         plan.delete();
       }

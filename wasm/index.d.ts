@@ -128,6 +128,10 @@ export interface AttentionOptions {
   out?: Float32Array;
   /** Also mean-pool the probabilities for display (output 'probs', one head), as pool() does. */
   pool?: PoolRegion & { ratio: Float32Array; raw: Float32Array; rowMax?: Float32Array };
+  /** false (with pool, without out): only pool the matrix, strip by strip, keep none; returns null. */
+  matrix?: boolean;
+  /** Query rows [r0, r1) only: heads x (r1-r0) x n (r1-r0 rows of outputs); pool pools those rows. */
+  rows?: [number, number];
 }
 export interface PoolRegion {
   /** Grid size: at most the region's row and column counts. */
@@ -538,6 +542,7 @@ export declare class HiRoPE {
   /** @deprecated The scheme catalogue's old name: use `catalogue` (the same object). */
   readonly vocabulary: Readonly<SchemeCatalogue>;
   /** heads x n x n for 'logits' and 'probs'; n x heads*headDim for 'values'. */
+  attention(options: AttentionOptions & { matrix: false }): null;
   attention(options: AttentionOptions): Float32Array;
   inverseFrequencies(scheme: Scheme, headDim: number, options?: { seqLen?: number }): Float64Array;
   attentionFactor(scheme: Scheme, headDim: number, options?: { seqLen?: number }): number;
@@ -578,6 +583,7 @@ export declare class HiRoPE {
   /** The GPU adapter's description, or null. */
   readonly gpuAdapter: string | null;
   /** attention() on the GPU when attentionBackend is 'webgpu' (WASM otherwise, and after a lost device). */
+  attentionAsync(options: AttentionOptions & { matrix: false }): Promise<null>;
   attentionAsync(options: AttentionOptions): Promise<Float32Array>;
   /** True when the build has code analysis (grammars and tokenizers). */
   readonly hasAnalysis: boolean;

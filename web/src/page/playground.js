@@ -109,6 +109,14 @@ const views = createViews(pg);
 const links = createLinks(pg);
 
 // ----- running
+// TV and KL per row need both matrices; the workers compute them once the maps are on screen and
+// no newer run has started or waits for the typing to pause for COMPARE_IDLE ms: while a slider
+// moves or keys are typed, each comparison would cost the next redraw its time in both workers
+// (each request waits for the one before it) and be replaced at once.
+const COMPARE_IDLE = 150;
+let compareTimer = 0;
+let compared = null; // the matrices whose comparison is on screen or being computed
+
 // Typing: a burst of keystrokes computes once the typing pauses (EDIT_IDLE) or at least every
 // EDIT_MAX_WAIT while it goes on, so the maps follow the code without a computation per key.
 const EDIT_IDLE = 150;
@@ -117,6 +125,7 @@ let editTimer = 0;
 let firstEdit = 0;
 function scheduleEdit() {
   pg.lastEdit = performance.now();
+  clearTimeout(compareTimer); // a run follows; the comparison waits for its result
   if (!pg.ready) return;
   const now = performance.now();
   if (!editTimer) firstEdit = now;
@@ -134,6 +143,7 @@ let scheduled = false;
 const lastHalves = { a: null, b: null }; // each worker's last full result
 let startedAt = 0;
 function schedule() {
+  clearTimeout(compareTimer); // the run's own end asks for the comparison again
   if (!scheduled) startedAt = performance.now();
   scheduled = true;
   queueMicrotask(run);
@@ -182,7 +192,7 @@ async function run() {
   if (value === null) return; // superseded by a newer state
   progress.stop();
   const tPaint = performance.now();
-  const compareNeeded = value.n > 0 && value.matrices !== pg.result?.matrices;
+  const compareNeeded = value.n > 0 && value.matrices !== compared;
   paint(value, snapshot);
   await new Promise((resolve) => setTimeout(resolve, 0));
   if (pg.result !== value) return; // a newer result was painted meanwhile
@@ -219,7 +229,7 @@ async function run() {
     }),
   );
   links.writeURL(snapshot);
-  if (compareNeeded) compareSides(value);
+  if (compareNeeded) compareSoon(value);
   // The views came into view while this run computed without them (the observer reports after the
   // first run has started, and reports again only when visibility changes): compute them now.
   if (value.n && !viewsWanted && views.visible && !value.views.distances) {
@@ -228,12 +238,19 @@ async function run() {
   }
 }
 
-// TV and KL per row need both matrices; B's worker computes them after the maps are on screen.
-async function compareSides(value) {
+function compareSoon(value) {
+  clearTimeout(compareTimer);
+  compared = null;
   pg.comparison = null;
   summary.renderSummary();
+  compareTimer = setTimeout(() => compareSides(value), COMPARE_IDLE);
+}
+
+async function compareSides(value) {
+  if (pg.result?.matrices !== value.matrices) return; // a newer result asks for its own
+  compared = value.matrices;
   try {
-    const c = await pg.client.compare();
+    const c = await pg.client.compare(value.n);
     // A later result with the same two matrices (a zoom, the views arriving) keeps the comparison.
     if (pg.result?.matrices !== value.matrices) return;
     pg.comparison = c;
@@ -241,6 +258,7 @@ async function compareSides(value) {
     document.dispatchEvent(new CustomEvent('hirope:compare', { detail: { tv: c.tv, kl: c.kl } }));
   } catch {
     // A newer run replaced a matrix in between; its own comparison follows.
+    if (compared === value.matrices) compared = null;
   }
 }
 

@@ -180,16 +180,31 @@ export class PairClient {
   }
 
   /**
-   * Per-row TV and KL between the two sides' current matrices, and each side's per-row numbers
-   * (own-unit mass, mean distance): A's worker hands a copy of its matrix over (transferred, not
-   * copied again) and B's worker compares.
+   * Per-row TV and KL between the two sides' current matrices of n tokens, and each side's per-row
+   * numbers (own-unit mass, mean distance). No matrix crosses between the workers: each recomputes
+   * both schemes' rows for its share of the queries (A the first n / sqrt(2), which cost as much
+   * as the rest under the causal mask) and compares them, at the same time.
    */
-  async compare() {
-    const a = await this.a.request('probs');
-    const b = await this.b.request('compare', { other: { n: a.n, probs: a.probs } }, null, [
-      a.probs.buffer,
+  async compare(n) {
+    const split = Math.round(n / Math.SQRT2);
+    const parts = await Promise.all([
+      this.a.request('compare', { other: { rows: [0, split] } }),
+      this.b.request('compare', { other: { rows: [split, n] } }),
     ]);
-    return { tv: b.tv, kl: b.kl, stats: { a: a.stats, b: b.stats } };
+    const join = (pick) => {
+      const out = new Float32Array(n);
+      for (const p of parts) out.set(pick(p), p.rows[0]);
+      return out;
+    };
+    const side = (s) => ({
+      own: join((p) => p.sides[s].own),
+      distance: join((p) => p.sides[s].distance),
+    });
+    return {
+      tv: join((p) => p.tv),
+      kl: join((p) => p.kl),
+      stats: { a: side('a'), b: side('b') },
+    };
   }
 
   /**

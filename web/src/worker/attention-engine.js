@@ -1,15 +1,23 @@
 // The playground's compute side: code analysis, attention under schemes A and B, the pooled and
 // coloured heatmap images, and the data for the distance, angle and decay views. It runs inside the
-// Web Worker (web/src/worker/main.js) and in Node tests; it keeps the full matrices so that zooming, row
-// selection and CSV export need no recomputation.
+// Web Worker (web/src/worker/main.js) and in Node tests. It keeps no matrix: the core pools each
+// strip of rows while it computes it, and rows, cells, CSV, zoom and the per-row numbers are
+// recomputed from q/k for what is asked (attention-rows.js).
 import { schemeFor, analyzeOptionsFor } from '../shared/playground-state.js';
 import { plural } from '../shared/wording.js';
 import { PlaygroundError } from './errors.js';
 import { parseQKFile } from './qk-file.js';
 import { detectLanguage } from './language-detection.js';
-import { rowStats, compareRows } from './attention-numbers.js';
+import { compareRows } from './attention-numbers.js';
 import { positionsFor, distanceViews, angleView, decayView } from './attention-views.js';
-import { gridFor, poolMatrix, heatImage, matrixRow, matrixValues } from './matrix-view.js';
+import { gridFor, heatImage, matrixValues, clampRegion, MAX_VALUES } from './matrix-view.js';
+import {
+  attentionRows,
+  eachStrip,
+  stripStats,
+  compareStrips,
+  bothCalls,
+} from './attention-rows.js';
 
 /** Heatmaps cover at most this many tokens (the analysis covers the whole text). */
 export const MAX_ATTENTION_TOKENS = 4096;
@@ -37,8 +45,7 @@ export class SideEngine {
     this._analysis = null; // { key, result, positions, n, version }
     this._qk = null; // { key, q, k, headDim }
     this._file = null; // { text, parsed }
-    this._side = null; // { key, probs, rowMax, scheme }
-    this._buffer = null; // the output array, reused across runs
+    this._side = null; // { key, args, argsOf, rowMax, scheme, ... }: the call, not the matrix
     this._sideVersion = 0; // counts the matrices computed (the page compares A and B once per pair)
     this._cache = new Map(); // view data by key
   }
@@ -87,6 +94,8 @@ export class SideEngine {
     t = now();
     const grid = this._grid(request.view);
     const pooled = await this._attention(schemes[side], qk, analysis, grid);
+    // Both schemes' calls as they are now (the other's may change while this side's is cached).
+    this._side.argsOf = bothCalls(this._side.args, schemes, side, analysis.positions);
     timings.attention = now() - t;
 
     const views = {};
@@ -244,14 +253,12 @@ export class SideEngine {
     return this._qk;
   }
 
-  // The side's attention matrix, pooled for `grid` on the way (the core pools each strip of rows
-  // while it is in WebAssembly memory); null when the matrix is cached and needs pooling anew.
+  // The side's attention, pooled for `grid` (the core pools each strip of rows while it is in
+  // WebAssembly memory and keeps nothing); null when it is cached and needs pooling anew.
   async _attention(scheme, qk, analysis, grid) {
     const n = analysis.n;
     const key = `${JSON.stringify(scheme)}|${qk.key}`;
     if (this._side?.key === key) return null;
-    // Reuse the buffer: fresh large arrays cost page faults on every redraw.
-    if (!this._buffer || this._buffer.length !== n * n) this._buffer = new Float32Array(n * n);
     const cells = grid.rows * grid.cols;
     const pool = {
       rows: grid.rows,
@@ -270,14 +277,13 @@ export class SideEngine {
       scheme,
       causal: true,
       output: 'probs',
-      out: this._buffer,
-      pool,
     };
     this._side = null; // a failed call leaves no stale matrix behind
-    const probs = this.async ? await this.hr.attentionAsync(args) : this.hr.attention(args);
+    const call = { ...args, matrix: false, pool };
+    await (this.async ? this.hr.attentionAsync(call) : this.hr.attention(call));
     this._side = {
       key,
-      probs,
+      args, // the call, for rows recomputed on demand
       rowMax: pool.rowMax,
       scheme,
       stats: null,
@@ -295,7 +301,21 @@ export class SideEngine {
   _pool(grid) {
     const key = JSON.stringify(grid);
     if (this._side.pooled?.key === key) return this._side.pooled.value;
-    const value = poolMatrix(this.hr, this._side.probs, this._analysis.n, grid);
+    // Only the region's rows are recomputed and pooled.
+    const { region, rows, cols } = grid;
+    const value = {
+      rows,
+      cols,
+      region,
+      ratio: new Float32Array(rows * cols),
+      raw: new Float32Array(rows * cols),
+    };
+    this.hr.attention({
+      ...this._side.args,
+      rows: [region.r0, region.r1],
+      matrix: false,
+      pool: value,
+    });
     this._side.pooled = { key, value };
     return value;
   }
@@ -326,7 +346,9 @@ export class SideEngine {
   /** Row i (a query token): its probabilities over keys 0 .. i. */
   row(i) {
     const s = this._require();
-    return matrixRow(s.probs, this._analysis.n, i, s.rowMax[i]);
+    const n = this._analysis.n;
+    if (!Number.isInteger(i) || i < 0 || i >= n) throw new PlaygroundError(`no row ${i}`);
+    return { probs: attentionRows(this.hr, s.args, i, i + 1).slice(0, i + 1), max: s.rowMax[i] };
   }
 
   // Per-row numbers of this side's matrix (rowStats), computed once per matrix and only when the
@@ -334,7 +356,7 @@ export class SideEngine {
   _stats() {
     const s = this._require();
     const p = this._analysis.positions;
-    s.stats ??= rowStats(s.probs, this._analysis.n, p.unit, p.token);
+    s.stats ??= stripStats(this.hr, s.args, p);
     return s.stats;
   }
 
@@ -343,15 +365,25 @@ export class SideEngine {
     const s = this._require();
     return {
       n: this._analysis.n,
-      probs: s.probs.slice(0, this._analysis.n * this._analysis.n),
+      probs: attentionRows(this.hr, s.args, 0, this._analysis.n),
       stats: this._stats(),
     };
   }
 
-  /** TV and KL per row between another side's matrix (as A) and this side's (as B), and this side's per-row numbers. */
+  /**
+   * TV and KL per row between another side's matrix (as A) and this side's (as B), and this side's
+   * per-row numbers. With `other` = { rows: [r0, r1] } instead, both schemes' rows r0 .. r1-1 are
+   * recomputed here from q/k and compared (compareStrips): no matrix crosses between workers.
+   */
   compare(other) {
     const s = this._require();
     const n = this._analysis.n;
+    if (other && !('probs' in other) && Array.isArray(other.rows)) {
+      const [r0, r1] = other.rows;
+      if (!Number.isInteger(r0) || !Number.isInteger(r1) || r0 < 0 || r0 > r1 || r1 > n)
+        throw new PlaygroundError(`no rows [${r0}, ${r1}) of ${n}`);
+      return compareStrips(this.hr, s.argsOf.a, s.argsOf.b, this._analysis.positions, r0, r1);
+    }
     if (
       !other ||
       other.n !== n ||
@@ -359,7 +391,11 @@ export class SideEngine {
       other.probs.length !== n * n
     )
       throw new PlaygroundError('the two sides disagree on the token count; run both first');
-    return { ...compareRows(other.probs, s.probs, n), stats: this._stats() };
+    const cmp = { tv: new Float32Array(n), kl: new Float32Array(n) };
+    eachStrip(this.hr, s.args, 0, n, (b, s0, s1) =>
+      compareRows(other.probs.subarray(s0 * n, s1 * n), b, n, s0, s1, cmp),
+    );
+    return { ...cmp, stats: this._stats() };
   }
 
   /** One cell: probability p(query i -> key j) and the distance each frequency band sees. */
@@ -383,11 +419,23 @@ export class SideEngine {
         pairs: [b.pairBegin, b.pairEnd],
         distance: j > i ? null : b.distances[2],
       }));
-    return { p: j > i ? 0 : s.probs[i * n + j], bands };
+    return { p: j > i ? 0 : attentionRows(this.hr, s.args, i, i + 1)[j], bands };
   }
 
   /** The probabilities of a region, row-major (NaN where masked), for CSV export. */
   values(region) {
-    return matrixValues(this._require().probs, this._analysis.n, region);
+    // The region's rows, recomputed strip by strip, into a region-sized array.
+    const s = this._require();
+    const n = this._analysis.n;
+    const r = clampRegion(region, n);
+    if ((r.r1 - r.r0) * (r.c1 - r.c0) > MAX_VALUES) return matrixValues(null, n, r); // throws
+    const width = r.c1 - r.c0;
+    const values = new Float32Array((r.r1 - r.r0) * width);
+    eachStrip(this.hr, s.args, r.r0, r.r1, (strip, s0, s1) => {
+      for (let i = s0; i < s1; i++)
+        for (let j = r.c0; j < r.c1; j++)
+          values[(i - r.r0) * width + j - r.c0] = j > i ? NaN : strip[(i - s0) * n + j];
+    });
+    return { region: r, values };
   }
 }
