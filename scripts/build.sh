@@ -36,13 +36,16 @@ for variant in simd scalar; do
     cp "build/wasm-$variant/$name.mjs" "build/wasm-$variant/$name.wasm" dist/
   done
 done
+# The grammars, one side module per language (the same for both builds), loaded when first needed.
+rm -f dist/tree-sitter-*.wasm
+cp build/wasm-simd/tree-sitter-*.wasm dist/
 rm -f dist/data/*.bin dist/data/*.json
 cp build/data/*.bin build/data/*.json dist/data/
 # The shipped code models (wasm/runtime.js MODEL_FILES), loaded lazily.
 rm -f dist/data/*.hrm
 cp models/*.hrm dist/data/
 node tools/embed-wgsl.mjs dist/webgpu-kernels.js
-cp wasm/api.js wasm/errors.js wasm/catalogue.js wasm/runtime.js wasm/init.js wasm/analysis-codec.js wasm/model.js wasm/webgpu.js \
+cp wasm/api.js wasm/errors.js wasm/catalogue.js wasm/runtime.js wasm/init.js wasm/analysis-codec.js wasm/grammars.js wasm/model.js wasm/webgpu.js \
   wasm/index.js wasm/core.js wasm/worker.js wasm/worker-client.js wasm/worker-protocol.js wasm/colormap.js wasm/recall.js \
   wasm/index.d.ts wasm/core.d.ts wasm/worker.d.ts dist/
 echo "build: dist/ ready ($(du -sh dist | cut -f1))"

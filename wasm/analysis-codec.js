@@ -60,17 +60,28 @@ export class AnalysisCodec {
 
   /**
    * Analyses code (checked and encoded by the runtime) with options already mapped to the core's
-   * numbers: { language, vocab (a tokenizer address, 0 = lexical), gap, descend, hierarchy,
-   * segmentSize }.
+   * numbers: { language, grammar (its address), vocab (a tokenizer address, 0 = lexical), gap,
+   * descend, hierarchy, segmentSize }.
    */
-  analyze(code, { language, vocab, gap, descend, hierarchy, segmentSize, timeoutMs }) {
+  analyze(code, { language, grammar, vocab, gap, descend, hierarchy, segmentSize, timeoutMs }) {
     const runtime = this.runtime;
     this.buffer ||= new runtime.mod.AnalysisBuffer();
     const buffer = this.buffer;
     runtime.run((heap) => {
       const [ptr, size] = heap.text(code);
       runtime.check(
-        buffer.run(ptr, size, language, vocab, gap, descend, hierarchy, segmentSize, timeoutMs),
+        buffer.run(
+          ptr,
+          size,
+          language,
+          grammar,
+          vocab,
+          gap,
+          descend,
+          hierarchy,
+          segmentSize,
+          timeoutMs,
+        ),
       );
     });
     return this.decode(code, buffer);

@@ -52,6 +52,7 @@ import {
 } from './runtime.js';
 import { AnalysisCodec } from './analysis-codec.js';
 import { ModelLoader } from './model.js';
+import { Grammars, prepareSyncReads } from './grammars.js';
 import { INIT_KEYS, loadModule, startGPU } from './init.js';
 
 export { HiRoPEError };
@@ -153,6 +154,9 @@ export class HiRoPE {
     this._tokenizerData = new Map(); // name -> { bytes, json }, to load again into a fresh instance
     this._dataFiles = dataFiles;
     this._codec = this.hasAnalysis ? new AnalysisCodec(runtime) : null;
+    // Each language's grammar, loaded when first needed (or ahead: loadLanguage).
+    const grammarURL = (language) => dataFiles[`grammar:${language}`]?.() ?? null;
+    this._grammars = this.hasAnalysis ? new Grammars(runtime, this.languages, grammarURL) : null;
     // A fresh instance (after a trap or abort) gets the tokenizers loaded so far; the codec's
     // buffer lived in the old one.
     runtime.onReset(() => {
@@ -180,6 +184,7 @@ export class HiRoPE {
           address: (name) => this._tokenizer(name),
           load: (name) => this.loadTokenizer(name),
           size: (name) => this._tokenizers.get(name).size(),
+          grammar: (language) => this._grammars.address(language),
         })
       : null;
   }
@@ -299,6 +304,32 @@ export class HiRoPE {
     );
   }
 
+  /**
+   * Loads a language's grammar (once) and resolves to its name. analyze() loads the grammar it
+   * needs by itself, synchronously (Node reads the file; a browser makes a synchronous request,
+   * which a page's main thread should avoid): call this first to load it without blocking.
+   * options.module: the grammar compiled elsewhere (a page compiles it once for its workers);
+   * options.data: its bytes. A grammar that cannot be loaded rejects with a HiRoPEError naming
+   * the language and the URL.
+   */
+  async loadLanguage(name, options) {
+    this._runtime.needAnalysis();
+    const { module, data } = readOptions(options, ['module', 'data'], {
+      name: 'loadLanguage options',
+      unknown: 'loadLanguage options',
+    });
+    this._catalogue.checkLanguage(name);
+    return this._grammars.load(name, {
+      module,
+      data: data === undefined ? undefined : checkBytes(data, 'options.data'),
+    });
+  }
+
+  /** The languages whose grammar is loaded in this instance. */
+  get loadedLanguages() {
+    return this.hasAnalysis ? this._grammars.loaded : [];
+  }
+
   /** Parses code and nothing more: { hasError } (a validity check, and the bare-parse baseline). */
   parse(code, options) {
     const { language, timeoutMs } = readOptions(options, ['language', 'timeoutMs']);
@@ -306,7 +337,10 @@ export class HiRoPE {
     runtime.needAnalysis();
     this._catalogue.checkLanguage(language);
     const timeout = timeoutOf(timeoutMs);
-    const r = runtime.run((heap) => runtime.mod.parse(...heap.text(code), language, timeout));
+    const grammar = this._grammars.address(language);
+    const r = runtime.run((heap) =>
+      runtime.mod.parse(...heap.text(code), language, grammar, timeout),
+    );
     runtime.check(r.error);
     return { hasError: r.hasError };
   }
@@ -390,6 +424,7 @@ export class HiRoPE {
     const timeoutMs = timeoutOf(options.timeoutMs);
     return this._codec.analyze(code, {
       language,
+      grammar: this._grammars.address(language),
       vocab,
       gap,
       descend,
@@ -930,6 +965,8 @@ export function makeInit(entry) {
     const gpu = await startGPU(entry, options);
     const hr = new HiRoPE(mod, backend, files, { gpu, respawn, respawnAsync });
     for (const name of options.tokenizers || []) await hr.loadTokenizer(name);
+    if (hr.hasAnalysis) await prepareSyncReads();
+    for (const name of options.languages || []) await hr.loadLanguage(name);
     return hr;
   };
 }

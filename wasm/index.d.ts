@@ -591,6 +591,17 @@ export declare class HiRoPE {
   /** 'lexical' and the built-ins (BuiltinTokenizerName). */
   readonly tokenizers: Array<'lexical' | BuiltinTokenizerName>;
   detectLanguage(filename: string): Language | null;
+  /**
+   * Loads a language's grammar (its side module tree-sitter-<language>.wasm) once; analyze() loads
+   * the grammar it needs by itself, synchronously. options.module: the grammar compiled elsewhere;
+   * options.data: its bytes. Rejects with a HiRoPEError naming the language and the URL.
+   */
+  loadLanguage<L extends Language>(
+    name: L,
+    options?: { module?: WebAssembly.Module; data?: Uint8Array | ArrayBuffer },
+  ): Promise<L>;
+  /** The languages whose grammar this instance has loaded. */
+  readonly loadedLanguages: Language[];
   /** Loads a built-in (its data file, or options.data) or your own tokenizer.json; resolves to the name to pass as options.tokenizer. */
   loadTokenizer<N extends TokenizerName>(
     name: N,
@@ -622,6 +633,8 @@ export interface InitOptions {
   dataURL?: string | URL;
   /** Vocabularies to load before init resolves. */
   tokenizers?: Array<Exclude<TokenizerName, 'lexical'>>;
+  /** Grammars to load before init resolves (others load when analyze() first needs them). */
+  languages?: Language[];
   /** 'wasm' (default), 'webgpu' (an error without an adapter) or 'auto' (WebGPU when available). */
   backend?: 'wasm' | 'webgpu' | 'auto';
   /** The WebGPU entry object; default navigator.gpu (in Node: the `webgpu` package's create()). */

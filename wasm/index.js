@@ -16,7 +16,8 @@ export { recallClasses, tokenRecallClasses, identifiers, RECALL_CLASSES } from '
  * default SIMD is used where WebAssembly.validate accepts a SIMD module. options.analysis: false
  * loads the small core module (encodings and attention, no grammars or tokenizers). locateFile
  * and wasmBinary are passed to the Emscripten loader (to serve the .wasm from elsewhere);
- * dataURL is the folder holding the tokenizer data; tokenizers lists vocabularies to load now.
+ * dataURL is the folder holding the tokenizer data; tokenizers lists vocabularies to load now;
+ * languages lists grammars to load now (others load when analyze() first needs them).
  */
 const init = makeInit({
   webgpu: () => import('./webgpu.js'),
@@ -35,6 +36,16 @@ const init = makeInit({
     'hirope-scalar.wasm': () => new URL('./hirope-scalar.wasm', import.meta.url),
     'hirope-core-simd.wasm': () => new URL('./hirope-core-simd.wasm', import.meta.url),
     'hirope-core-scalar.wasm': () => new URL('./hirope-core-scalar.wasm', import.meta.url),
+    // The grammars, one side module per language (wasm/grammars.js), loaded when first needed.
+    'tree-sitter-python.wasm': () => new URL('./tree-sitter-python.wasm', import.meta.url),
+    'tree-sitter-javascript.wasm': () => new URL('./tree-sitter-javascript.wasm', import.meta.url),
+    'tree-sitter-typescript.wasm': () => new URL('./tree-sitter-typescript.wasm', import.meta.url),
+    'tree-sitter-tsx.wasm': () => new URL('./tree-sitter-tsx.wasm', import.meta.url),
+    'tree-sitter-c.wasm': () => new URL('./tree-sitter-c.wasm', import.meta.url),
+    'tree-sitter-cpp.wasm': () => new URL('./tree-sitter-cpp.wasm', import.meta.url),
+    'tree-sitter-java.wasm': () => new URL('./tree-sitter-java.wasm', import.meta.url),
+    'tree-sitter-go.wasm': () => new URL('./tree-sitter-go.wasm', import.meta.url),
+    'tree-sitter-rust.wasm': () => new URL('./tree-sitter-rust.wasm', import.meta.url),
   },
   data: {
     cl100k: () => new URL('./data/cl100k.bin', import.meta.url),

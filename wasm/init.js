@@ -27,6 +27,7 @@ export const INIT_KEYS = [
   'wasmModule',
   'dataURL',
   'tokenizers',
+  'languages',
   'backend',
   'gpu',
 ];
@@ -120,7 +121,23 @@ export async function loadModule({ modules, wasm, data = {} }, options) {
   } else {
     for (const [name, url] of Object.entries(data)) files[name] = url();
   }
+  // The grammars' side modules (tree-sitter-<language>.wasm), where locateFile puts .wasm files:
+  // asked when a grammar is first needed (a function, so that locateFile is asked only then).
+  if (analysis) {
+    for (const file of Object.keys(wasm)) {
+      const language = /^tree-sitter-(.+)\.wasm$/.exec(file)?.[1];
+      if (language) files[`grammar:${language}`] = () => wasmURL(file, wasm, options);
+    }
+  }
   return { mod, backend: simd ? 'wasm-simd' : 'wasm-scalar', files, respawn, respawnAsync };
+}
+
+/** The URL of a .wasm file: beside the entry, or where options.locateFile says. */
+function wasmURL(file, wasm, options) {
+  const base = wasm[file]();
+  return options.locateFile
+    ? new URL(options.locateFile(file, new URL('.', base).href), base)
+    : base;
 }
 
 /**
@@ -144,10 +161,7 @@ async function compileModule(file, wasm, options) {
     }
   };
   if (options.wasmBinary) return compile(options.wasmBinary);
-  const base = wasm[file]();
-  const url = options.locateFile
-    ? new URL(options.locateFile(file, new URL('.', base).href), base)
-    : base;
+  const url = wasmURL(file, wasm, options);
   if (url.protocol !== 'file:' && typeof WebAssembly.compileStreaming === 'function') {
     try {
       return await WebAssembly.compileStreaming(fetch(url));

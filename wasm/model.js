@@ -77,10 +77,10 @@ function integer(value, name, min, max) {
 
 /** A loaded code model. Create with `await hr.model.load()`. */
 export class CodeModel {
-  constructor(runtime, handle, tokenizers) {
+  constructor(runtime, handle, host) {
     this._runtime = runtime;
     this._handle = handle;
-    this._tokenizers = tokenizers;
+    this._host = host;
     this._generation = runtime.generation; // the instance that holds the weights
     /**
      * { name, version, vocab, dModel, layers, heads, headDim, ffnHidden, trainingContext, ropeBase,
@@ -213,7 +213,10 @@ export class CodeModel {
       fail(`descendClasses must be a boolean, got ${describe(descend)}`);
     const segmentSize = o.segmentSize === undefined ? scheme?.segmentSize || 32 : o.segmentSize;
     integer(segmentSize, 'segmentSize', 1, 1 << 30);
-    return { level, language, gap, descendClasses: descend, segmentSize };
+    // Segments need no parse, so no grammar.
+    const grammar =
+      level === catalogue.value('byteHierarchies', 'segments') ? 0 : this._host.grammar(language);
+    return { level, language, grammar, gap, descendClasses: descend, segmentSize };
   }
 
   // The input in the heap: a string as UTF-8 (its length counted before anything is allocated) or
@@ -241,7 +244,7 @@ export class CodeModel {
     const r = this._runtime.mod.tokenPositions(
       ptr,
       n,
-      this._tokenizers.address(this.tokenizer),
+      this._host.address(this.tokenizer),
       hierarchy,
     );
     this._runtime.check(r.error);
@@ -441,7 +444,7 @@ export class CodeModel {
       const [ptr, n] = this._bytes(heap, prompt, 'prompt');
       // The core checks the rest: a prompt of at least 1 byte, prompt plus maxBytes within its
       // limit, a finite temperature >= 0.
-      const vocab = this.tokenizer ? this._tokenizers.address(this.tokenizer) : 0;
+      const vocab = this.tokenizer ? this._host.address(this.tokenizer) : 0;
       const r = handle.generate(
         scheme,
         limit,
@@ -461,12 +464,13 @@ export class CodeModel {
 
 /** hr.model: loading models. */
 export class ModelLoader {
-  // files: the shipped weights' URLs by model name (MODEL_FILES); tokenizers: { address(name),
-  // load(name), size(name) } of the API object (a token model's tokenizer).
-  constructor(runtime, files, tokenizers) {
+  // files: the shipped weights' URLs by model name (MODEL_FILES); host: what the model uses of
+  // the API object: a token model's tokenizer ({ address(name), load(name), size(name) }) and the
+  // grammar of the language that gives it units and statements (grammar(language): an address).
+  constructor(runtime, files, host) {
     this._runtime = runtime;
     this._files = files;
-    this._tokenizers = tokenizers;
+    this._host = host;
     /** The shipped models' names (load({ name })); the first is the default. */
     this.names = Object.keys(MODEL_FILES);
   }
@@ -517,8 +521,8 @@ export class ModelLoader {
         fail(
           `the model reads '${tokenizer}' tokens, which is not one of hirope's tokenizers (${orList(TOKENIZER_DATA)})`,
         );
-      await this._tokenizers.load(tokenizer);
-      const size = this._tokenizers.size(tokenizer);
+      await this._host.load(tokenizer);
+      const size = this._host.size(tokenizer);
       if (vocab < size)
         fail(
           `the model's vocabulary of ${vocab} is smaller than the '${tokenizer}' tokenizer's ${size} ids`,
@@ -531,7 +535,7 @@ export class ModelLoader {
       handle.delete();
       throw e;
     }
-    return new CodeModel(runtime, handle, this._tokenizers);
+    return new CodeModel(runtime, handle, this._host);
   }
 }
 guardMethods(

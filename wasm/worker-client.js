@@ -8,20 +8,22 @@ import { withTexts } from './analysis-codec.js';
 
 /**
  * Starts a module worker holding its own hirope instance. options are init() options that can
- * cross to a worker: simd, analysis, dataURL, tokenizers.
+ * cross to a worker: simd, analysis, dataURL, tokenizers, languages.
  *
  * Every call takes an AbortSignal (analyze's options.signal, call's third argument): aborting it
  * rejects the call with the signal's reason at once, and when the call is under way (a parse
  * cannot be interrupted from outside) the worker is terminated and a fresh one takes the other
  * pending calls, so a newer edit never waits for an older analysis (worker-protocol.js).
  */
+const WORKER_INIT_KEYS = ['simd', 'analysis', 'dataURL', 'tokenizers', 'languages'];
+
 export function createWorker(options = {}) {
   if (options === null || typeof options !== 'object' || Array.isArray(options))
     throw new HiRoPEError(`worker options must be an object, got ${describe(options)}`);
   for (const key of Object.keys(options)) {
-    if (!['simd', 'analysis', 'dataURL', 'tokenizers'].includes(key))
+    if (!WORKER_INIT_KEYS.includes(key))
       throw new HiRoPEError(
-        `worker options have an unknown key '${key}' (known keys: simd, analysis, dataURL, tokenizers)`,
+        `worker options have an unknown key '${key}' (known keys: ${WORKER_INIT_KEYS.join(', ')})`,
       );
   }
   const client = new WorkerClient(
@@ -34,7 +36,8 @@ export function createWorker(options = {}) {
   const call = (method, args = [], { signal } = {}) => client.request(method, args, { signal });
   return {
     /**
-     * analyze() in the worker; loads a vocabulary tokenizer first when one is named.
+     * analyze() in the worker; loads the language's grammar (without blocking the worker on a
+     * synchronous request) and a vocabulary tokenizer first when one is named.
      * analyzeOptions.signal: an AbortSignal that cancels it.
      */
     async analyze(code, analyzeOptions = {}) {
@@ -50,6 +53,8 @@ export function createWorker(options = {}) {
         !tokenizer.startsWith('json-')
       )
         await call('loadTokenizer', [tokenizer], { signal });
+      if (typeof rest.language === 'string')
+        await call('loadLanguage', [rest.language], { signal });
       const analysis = await call('analyze', [code, rest], { signal });
       withTexts(analysis.tokens, code);
       return analysis;
@@ -58,6 +63,8 @@ export function createWorker(options = {}) {
     /** A built-in name, or { json } (a tokenizer.json as text or bytes): resolves to its name. */
     loadTokenizer: (name, options) =>
       call('loadTokenizer', options === undefined ? [name] : [name, options]),
+    /** Loads a language's grammar in the worker ahead of its first analysis. */
+    loadLanguage: (name) => call('loadLanguage', [name]),
     /** Any other API method by name, e.g. call('relativeDistances', [{ n, headDim, scheme }]). */
     call,
     terminate: () => client.terminate(new HiRoPEError('the hirope worker was terminated')),

@@ -2,6 +2,7 @@ import type {
   Analysis,
   AnalyzeOptions,
   AttentionOptions,
+  Language,
   TokenizerName,
   TokenizerSource,
 } from './index.js';
@@ -11,6 +12,7 @@ export interface WorkerOptions {
   analysis?: boolean;
   dataURL?: string;
   tokenizers?: Array<Exclude<TokenizerName, 'lexical'>>;
+  languages?: Language[];
 }
 
 /** An AbortSignal cancels a call: it rejects with the signal's reason, and a busy worker is replaced. */
@@ -23,6 +25,8 @@ export interface HiRoPEWorker {
   attention(options: AttentionOptions, cancel?: CancelOptions): Promise<Float32Array>;
   loadTokenizer<N extends TokenizerName>(name: N): Promise<N>;
   loadTokenizer(source: TokenizerSource): Promise<`json-${string}`>;
+  /** Loads a language's grammar in the worker ahead of its first analysis. */
+  loadLanguage<L extends Language>(name: L): Promise<L>;
   call<T = unknown>(method: string, args?: unknown[], cancel?: CancelOptions): Promise<T>;
   terminate(): void;
 }

@@ -15,6 +15,7 @@ const METHODS = [
   'qk',
   'inverseFrequencies',
   'longTermDecay',
+  'loadLanguage',
 ];
 let options = {};
 let ready = null;
@@ -23,7 +24,7 @@ const hirope = () => (ready ||= init(options));
 const requests = { loadTokenizer: async (args) => (await hirope()).loadTokenizer(...args) };
 for (const method of METHODS) {
   requests[method] = async (args) => {
-    let result = (await hirope())[method](...args);
+    let result = await (await hirope())[method](...args); // loadLanguage resolves later
     if (method === 'analyze') {
       // texts is a lazy getter over the code; the client rebuilds it on its side.
       const { ids, start, end, byteStart, byteEnd, count } = result.tokens;

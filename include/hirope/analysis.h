@@ -22,6 +22,8 @@
 #include <string_view>
 #include <vector>
 
+struct TSLanguage; // tree-sitter's
+
 namespace hirope {
 
 // Limits, checked before parsing, derived from the heap ceiling (hirope.h) and the heap that
@@ -111,6 +113,27 @@ const std::vector<LanguageInfo>& language_info();
 // The language of a file name by its extension ("" when unknown).
 std::string detect_language(std::string_view filename);
 
+// A language's tree-sitter grammar, with what the analysis reads from it (which node types make
+// units and statements). Native builds have every grammar built in; the WebAssembly module has
+// none and makes a Grammar of each one it loads (wasm/grammars.js), so that a page downloads only
+// the grammars of the languages it shows.
+struct Grammar;
+struct GrammarDeleter {
+    void operator()(Grammar* g) const;
+};
+using GrammarPtr = std::unique_ptr<Grammar, GrammarDeleter>;
+
+// The grammar built into this program for a language, or nullptr (an unknown language, or a
+// build that loads its grammars at run time). Made once, immutable.
+const Grammar* built_in_grammar(std::string_view language);
+
+// A grammar for `language` from a tree-sitter language loaded at run time. Errors: an unknown
+// language, a null grammar, an ABI version this tree-sitter cannot read.
+Status make_grammar(std::string_view language, const TSLanguage* ts, GrammarPtr* out);
+
+// The language a grammar parses ("python").
+const char* grammar_language(const Grammar& grammar);
+
 // ---------------------------------------------------------------------------------------------
 // Analysis
 
@@ -138,7 +161,9 @@ struct ParseBudget {
 double default_timeout_ms(size_t bytes);
 
 struct AnalyzeOptions {
-    std::string language;                   // one of languages()
+    std::string language; // one of languages()
+    // The language's grammar; nullptr: the one built in (an error where none is).
+    const Grammar* grammar = nullptr;
     const Vocabulary* vocabulary = nullptr; // nullptr: the lexical tokenizer
     GapPolicy gap = GapPolicy::own;
     bool descend_classes = false; // methods become their own units
@@ -198,8 +223,10 @@ const AnalysisCatalogue& analysis_catalogue();
 int unit_kind_value(const std::string& kind);
 
 // Parses code and nothing else: whether the tree has syntax errors (for validation, and the
-// benchmark's bare-parse baseline). timeout_ms: the parse's budget, as AnalyzeOptions::timeout_ms.
+// benchmark's bare-parse baseline). timeout_ms: the parse's budget, as AnalyzeOptions::timeout_ms;
+// grammar: as AnalyzeOptions::grammar.
 Status parse_only(std::string_view code, const std::string& language, bool* has_error,
-                  std::optional<double> timeout_ms = std::nullopt, const HeapBudget& heap = {});
+                  std::optional<double> timeout_ms = std::nullopt, const HeapBudget& heap = {},
+                  const Grammar* grammar = nullptr);
 
 } // namespace hirope

@@ -63,6 +63,7 @@ const std::vector<EnumValue>& byte_hierarchies();
 struct HierarchyOptions {
     ByteHierarchy hierarchy = ByteHierarchy::units;
     std::string language = "python";
+    const Grammar* grammar = nullptr; // as AnalyzeOptions::grammar
     GapPolicy gap = GapPolicy::own;
     bool descend_classes = false;
     int64_t segment_size = 32;

@@ -38,7 +38,9 @@ bool listed(const std::vector<const char*>& list, const char* name) {
     return false;
 }
 
-// Per-symbol flags, so the walk compares numbers, not strings.
+} // namespace
+
+// A grammar with per-symbol flags, so that the walk compares numbers, not strings.
 struct Grammar {
     const detail::LanguageRules* rules = nullptr;
     const TSLanguage* language = nullptr;
@@ -46,7 +48,7 @@ struct Grammar {
     TSFieldId body = 0, name = 0, declarator = 0, value = 0, type = 0, declaration = 0,
               definition = 0, trait = 0;
 
-    explicit Grammar(const detail::LanguageRules& r) : rules(&r), language(r.language()) {
+    Grammar(const detail::LanguageRules& r, const TSLanguage* ts) : rules(&r), language(ts) {
         const uint32_t count = ts_language_symbol_count(language);
         flags.assign(count, 0);
         for (uint32_t s = 0; s < count; ++s) {
@@ -83,17 +85,42 @@ struct Grammar {
     }
 };
 
-// The flags of every language, computed once (immutable afterwards; thread-safe static init).
-const Grammar& grammar_for(const detail::LanguageRules& rules) {
+const Grammar* built_in_grammar(std::string_view language) {
+    // Made once, immutable afterwards (thread-safe static initialisation).
     static const std::vector<Grammar> all = [] {
         std::vector<Grammar> g;
-        for (const detail::LanguageRules& r : detail::language_rules()) g.emplace_back(r);
+        for (const detail::LanguageRules& r : detail::language_rules())
+            if (const TSLanguage* ts = detail::built_in_language(r.name)) g.emplace_back(r, ts);
         return g;
     }();
     for (const Grammar& g : all)
-        if (g.rules == &rules) return g;
-    return all.front(); // not reached: rules come from language_rules()
+        if (language == g.rules->name) return &g;
+    return nullptr;
 }
+
+Status make_grammar(std::string_view language, const TSLanguage* ts, GrammarPtr* out) {
+    const detail::LanguageRules* rules = detail::find_language(language);
+    if (!rules) return Status::error("language '" + std::string(language) + "' is not supported");
+    if (!ts) return Status::error(std::string("the ") + rules->name + " grammar is null");
+    const uint32_t abi = ts_language_abi_version(ts);
+    if (abi < TREE_SITTER_MIN_COMPATIBLE_LANGUAGE_VERSION || abi > TREE_SITTER_LANGUAGE_VERSION)
+        return Status::error(std::string("the ") + rules->name + " grammar has ABI version " +
+                             std::to_string(abi) + "; this tree-sitter reads versions " +
+                             std::to_string(TREE_SITTER_MIN_COMPATIBLE_LANGUAGE_VERSION) + " to " +
+                             std::to_string(TREE_SITTER_LANGUAGE_VERSION));
+    out->reset(new Grammar(*rules, ts));
+    return {};
+}
+
+void GrammarDeleter::operator()(Grammar* g) const {
+    delete g;
+}
+
+const char* grammar_language(const Grammar& grammar) {
+    return grammar.rules->name;
+}
+
+namespace {
 
 // Byte offset -> UTF-16 offset. Queries in non-decreasing order (token starts, token ends) sweep
 // forward in O(1) amortised; a query behind the sweep restarts from a checkpoint (every 256
@@ -589,8 +616,9 @@ Status resolve_timeout(std::optional<double> timeout_ms, size_t size, double* ms
 }
 
 // Parses code within timeout_ms milliseconds (0: no limit).
-Status parse(std::string_view code, const detail::LanguageRules& rules, double timeout_ms,
+Status parse(std::string_view code, const Grammar& grammar, double timeout_ms,
              const HeapBudget& heap, Parsed* p) {
+    const detail::LanguageRules& rules = *grammar.rules;
     Deadline deadline;
     deadline.code = code;
     deadline.limited = timeout_ms > 0;
@@ -599,7 +627,7 @@ Status parse(std::string_view code, const detail::LanguageRules& rules, double t
                   std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                       std::chrono::duration<double, std::milli>(timeout_ms));
     p->parser = ts_parser_new();
-    if (!p->parser || !ts_parser_set_language(p->parser, rules.language()))
+    if (!p->parser || !ts_parser_set_language(p->parser, grammar.language))
         return Status::error(std::string("could not load the ") + rules.name + " grammar");
     const TSInput input{&deadline, read_chunk, TSInputEncodingUTF8, nullptr};
     TSParseOptions options{};
@@ -638,46 +666,54 @@ Status parse(std::string_view code, const detail::LanguageRules& rules, double t
     return {};
 }
 
-Status check_input(std::string_view code, const std::string& language,
-                   const detail::LanguageRules** rules) {
+Status check_input(std::string_view code, const std::string& language, const Grammar* given,
+                   const Grammar** grammar) {
     if (code.size() > AnalysisLimits::max_bytes)
         return Status::error("code is " + std::to_string(code.size()) +
                              " bytes, over the limit of " +
                              std::to_string(AnalysisLimits::max_bytes));
-    *rules = detail::find_language(language);
-    if (!*rules) {
+    if (given) {
+        if (!language.empty() && language != given->rules->name)
+            return Status::error("language '" + language + "' was given the " + given->rules->name +
+                                 " grammar");
+        *grammar = given;
+        return {};
+    }
+    if (!detail::find_language(language)) {
         std::string known;
         for (const std::string& l : languages()) known += (known.empty() ? "" : ", ") + l;
         return Status::error("language '" + language + "' is not supported (supported: " + known +
                              ")");
     }
+    *grammar = built_in_grammar(language);
+    if (!*grammar)
+        return Status::error("the " + language +
+                             " grammar is not loaded (this build loads grammars at run time)");
     return {};
 }
 
-// Checks the input, parses it within the budget, and hands the grammar rules and the tree to
-// `use`.
+// Checks the input, parses it within the budget, and hands the grammar and the tree to `use`.
 template <typename F>
-Status with_tree(std::string_view code, const std::string& language,
+Status with_tree(std::string_view code, const std::string& language, const Grammar* given,
                  std::optional<double> timeout_ms, const HeapBudget& heap, F use) {
-    const detail::LanguageRules* rules;
-    Status st = check_input(code, language, &rules);
+    const Grammar* grammar = nullptr;
+    Status st = check_input(code, language, given, &grammar);
     if (!st.ok()) return st;
     double ms = 0;
     st = resolve_timeout(timeout_ms, code.size(), &ms);
     if (!st.ok()) return st;
     Parsed p;
-    st = parse(code, *rules, ms, heap, &p);
+    st = parse(code, *grammar, ms, heap, &p);
     if (!st.ok()) return st;
-    return use(*rules, p.tree);
+    return use(*grammar, p.tree);
 }
 
 // The analysis of a parsed tree (analyze() has checked the input).
-void analyze_tree(std::string_view code, const AnalyzeOptions& options,
-                  const detail::LanguageRules& rules, TSTree* tree, Analysis* out) {
-    const Grammar& g = grammar_for(rules);
+void analyze_tree(std::string_view code, const AnalyzeOptions& options, const Grammar& g,
+                  TSTree* tree, Analysis* out) {
     Analysis& a = *out;
     a = Analysis();
-    a.language = rules.name;
+    a.language = g.rules->name;
     a.tokenizer = options.vocabulary ? options.vocabulary->name() : "lexical";
 
     Walk w = walk_tree(g, code, tree, options.vocabulary == nullptr);
@@ -760,20 +796,20 @@ double default_timeout_ms(size_t bytes) {
 }
 
 Status parse_only(std::string_view code, const std::string& language, bool* has_error,
-                  std::optional<double> timeout_ms, const HeapBudget& heap) {
-    return with_tree(code, language, timeout_ms, heap,
-                     [&](const detail::LanguageRules&, TSTree* tree) {
-                         *has_error = ts_node_has_error(ts_tree_root_node(tree));
-                         return Status();
-                     });
+                  std::optional<double> timeout_ms, const HeapBudget& heap,
+                  const Grammar* grammar) {
+    return with_tree(code, language, grammar, timeout_ms, heap, [&](const Grammar&, TSTree* tree) {
+        *has_error = ts_node_has_error(ts_tree_root_node(tree));
+        return Status();
+    });
 }
 
 Status analyze(std::string_view code, const AnalyzeOptions& options, Analysis* out) {
     if (options.hierarchy == Hierarchy::segments && options.segment_size < 1)
         return Status::error("segment_size must be an integer >= 1, got " +
                              std::to_string(options.segment_size));
-    return with_tree(code, options.language, options.timeout_ms, options.heap,
-                     [&](const detail::LanguageRules& rules, TSTree* tree) {
+    return with_tree(code, options.language, options.grammar, options.timeout_ms, options.heap,
+                     [&](const Grammar& grammar, TSTree* tree) {
                          // The walk's bound covers the built-in tokenizers; a vocabulary
                          // whose encode takes more per byte adds the difference.
                          const size_t base = AnalysisLimits::encode_bytes_per_byte;
@@ -785,7 +821,7 @@ Status analyze(std::string_view code, const AnalyzeOptions& options, Analysis* o
                              static_cast<double>(AnalysisLimits::walk_bytes_per_byte + extra) *
                                  static_cast<double>(code.size()),
                              "the analysis of the syntax tree");
-                         if (st.ok()) analyze_tree(code, options, rules, tree, out);
+                         if (st.ok()) analyze_tree(code, options, grammar, tree, out);
                          return st;
                      });
 }

@@ -1,20 +1,8 @@
-// The compiled-in tree-sitter grammars and their unit and statement rules.
+// The languages and their unit and statement rules (their grammars: analysis/grammars/).
 #include "analysis/languages.h"
 #include "hirope/analysis.h"
 
 #include <algorithm>
-
-extern "C" {
-const TSLanguage* tree_sitter_python(void);
-const TSLanguage* tree_sitter_javascript(void);
-const TSLanguage* tree_sitter_typescript(void);
-const TSLanguage* tree_sitter_tsx(void);
-const TSLanguage* tree_sitter_c(void);
-const TSLanguage* tree_sitter_cpp(void);
-const TSLanguage* tree_sitter_java(void);
-const TSLanguage* tree_sitter_go(void);
-const TSLanguage* tree_sitter_rust(void);
-}
 
 namespace hirope {
 namespace detail {
@@ -33,7 +21,6 @@ std::vector<LanguageRules> make_rules() {
     std::vector<LanguageRules> r;
     r.push_back({"python",
                  "Python",
-                 tree_sitter_python,
                  {".py", ".pyi", ".pyw"},
                  {"function_definition"},
                  {"class_definition"},
@@ -44,7 +31,6 @@ std::vector<LanguageRules> make_rules() {
                  {"function_definition", "class_definition", "decorated_definition"}});
     LanguageRules js{"javascript",
                      "JavaScript",
-                     tree_sitter_javascript,
                      {".js", ".mjs", ".cjs", ".jsx"},
                      js_functions,
                      {"class_declaration"},
@@ -57,7 +43,6 @@ std::vector<LanguageRules> make_rules() {
     LanguageRules ts = js;
     ts.name = "typescript";
     ts.label = "TypeScript";
-    ts.language = tree_sitter_typescript;
     ts.extensions = {".ts", ".mts", ".cts"};
     ts.functions.push_back("function_signature");
     ts.classes = {"class_declaration", "abstract_class_declaration", "interface_declaration",
@@ -68,12 +53,10 @@ std::vector<LanguageRules> make_rules() {
     LanguageRules tsx = ts;
     tsx.name = "tsx";
     tsx.label = "TSX";
-    tsx.language = tree_sitter_tsx;
     tsx.extensions = {".tsx"};
     r.push_back(tsx);
     r.push_back({"c",
                  "C",
-                 tree_sitter_c,
                  {".c", ".h"},
                  {"function_definition"},
                  {"struct_specifier", "union_specifier", "enum_specifier", "type_definition"},
@@ -84,7 +67,6 @@ std::vector<LanguageRules> make_rules() {
                  c_statements});
     LanguageRules cpp{"cpp",
                       "C++",
-                      tree_sitter_cpp,
                       {".cpp", ".cc", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++", ".ipp"},
                       {"function_definition"},
                       {"class_specifier", "struct_specifier", "union_specifier", "enum_specifier",
@@ -102,7 +84,6 @@ std::vector<LanguageRules> make_rules() {
     r.push_back(cpp);
     r.push_back({"java",
                  "Java",
-                 tree_sitter_java,
                  {".java"},
                  {"method_declaration", "constructor_declaration"},
                  {"class_declaration", "interface_declaration", "enum_declaration",
@@ -114,7 +95,6 @@ std::vector<LanguageRules> make_rules() {
                  {}});
     r.push_back({"go",
                  "Go",
-                 tree_sitter_go,
                  {".go"},
                  {"function_declaration", "method_declaration"},
                  {"type_declaration"},
@@ -127,7 +107,6 @@ std::vector<LanguageRules> make_rules() {
                   "short_var_declaration", "field_declaration"}});
     r.push_back({"rust",
                  "Rust",
-                 tree_sitter_rust,
                  {".rs"},
                  {"function_item", "function_signature_item", "macro_definition"},
                  {"struct_item", "enum_item", "union_item", "trait_item", "impl_item", "type_item"},

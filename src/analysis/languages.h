@@ -13,7 +13,6 @@ namespace detail {
 struct LanguageRules {
     const char* name;
     const char* label; // display name: "C++"
-    const TSLanguage* (*language)();
     std::vector<const char*> extensions;
     std::vector<const char*> functions;  // definitions that make a "function" unit
     std::vector<const char*> classes;    // definitions that make a "class" unit
@@ -30,6 +29,11 @@ inline bool excluded_statement(const char* type) {
 }
 
 const std::vector<LanguageRules>& language_rules();
+
+// The tree-sitter grammar compiled into this program for a language, or nullptr. Defined by one of
+// analysis/grammars/built-in.cpp (every grammar linked in: native builds, the test binaries) or
+// analysis/grammars/none.cpp (the WebAssembly module, which loads each grammar when first needed).
+const TSLanguage* built_in_language(std::string_view name);
 
 // The language's own word for a definition of this node type: the type less its suffix
 // (_declaration, _definition, _specifier, _item) with spaces for underscores ("struct_item" ->

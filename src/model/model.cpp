@@ -503,6 +503,7 @@ Status byte_positions(std::string_view text, const HierarchyOptions& o, BytePosi
     }
     AnalyzeOptions ao;
     ao.language = o.language;
+    ao.grammar = o.grammar;
     ao.gap = o.gap;
     ao.descend_classes = o.descend_classes;
     Analysis a;

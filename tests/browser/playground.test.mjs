@@ -942,6 +942,8 @@ describe('playground (headless Chromium)', () => {
     await page.context().close();
   });
 
+  // Since the grammars became one file per language (issue 33), the sample's grammar is the one
+  // other .wasm: each file once, shared by both workers.
   it('downloads the .wasm once per visit', async () => {
     const page = await openPage(site.browser, 'about:blank');
     const wasm = [];
@@ -949,8 +951,9 @@ describe('playground (headless Chromium)', () => {
     await page.goto(site.url);
     await ready(page);
     await redraw(page, () => page.click('.preset[data-preset="windows"]'));
-    assert.equal(wasm.length, 1, wasm.join(', '));
+    assert.equal(wasm.length, 2, wasm.join(', '));
     assert.match(wasm[0], /\/hirope-simd(\.[0-9a-f]+)?\.wasm$/);
+    assert.match(wasm[1], /\/tree-sitter-python(\.[0-9a-f]+)?\.wasm$/);
     assert.deepEqual(page.problems, []);
     await page.context().close();
   });

@@ -5,6 +5,9 @@
 #include "common.h"
 
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <cwctype>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -148,11 +151,13 @@ val analysisLayout() {
 
 class AnalysisBuffer {
   public:
-    std::string run(uintptr_t code, double size, std::string language, uintptr_t vocab, int gap,
-                    bool descend, int hierarchy, double segment_size, double timeout_ms) {
+    std::string run(uintptr_t code, double size, std::string language, uintptr_t grammar,
+                    uintptr_t vocab, int gap, bool descend, int hierarchy, double segment_size,
+                    double timeout_ms) {
         AnalyzeOptions o;
         o.timeout_ms = optional_ms(timeout_ms);
         o.language = language;
+        o.grammar = ptr<const Grammar>(grammar);
         o.vocabulary = ptr<const Vocabulary>(vocab);
         o.gap = static_cast<GapPolicy>(gap);
         o.descend_classes = descend;
@@ -195,16 +200,62 @@ class AnalysisBuffer {
     std::string language_, tokenizer_;
 };
 
+// A language's grammar from the tree-sitter language that its side module made (wasm/grammars.js
+// loads the module into this instance and hands over the pointer tree_sitter_<name>() returned).
+class GrammarHandle {
+  public:
+    GrammarHandle(std::string language, uintptr_t ts) {
+        error_ = make_grammar(language, ptr<const TSLanguage>(ts), &grammar_).message();
+    }
+    std::string error() const { return error_; }
+    uintptr_t address() const { return reinterpret_cast<uintptr_t>(grammar_.get()); }
+
+  private:
+    GrammarPtr grammar_;
+    std::string error_;
+};
+
+// The C library functions that the grammars' external scanners import, each by its index in the
+// function table (a function pointer here): wasm/grammars.js links a side module to them.
+// tests/js/grammars.test.mjs checks that every side module imports only these.
+val grammarImports() {
+    val o = val::object();
+    const auto add = [&o](const char* name, auto* function) {
+        o.set(name, static_cast<double>(reinterpret_cast<uintptr_t>(function)));
+    };
+    add("malloc", &std::malloc);
+    add("calloc", &std::calloc);
+    add("realloc", &std::realloc);
+    add("free", &std::free);
+    add("memcpy", &std::memcpy);
+    add("memmove", &std::memmove);
+    add("memset", &std::memset);
+    add("memcmp", &std::memcmp);
+    add("strlen", &std::strlen);
+    add("strncmp", &std::strncmp);
+    add("iswspace", &std::iswspace);
+    add("iswdigit", &std::iswdigit);
+    add("iswalpha", &std::iswalpha);
+    add("iswalnum", &std::iswalnum);
+    add("iswupper", &std::iswupper);
+    add("iswlower", &std::iswlower);
+    add("towupper", &std::towupper);
+    add("towlower", &std::towlower);
+    return o;
+}
+
 val analysisLimits() {
     val o = val::object();
     o.set("maxBytes", static_cast<double>(AnalysisLimits::max_bytes));
     return o;
 }
 
-val parseCode(uintptr_t code, double size, std::string language, double timeout_ms) {
+val parseCode(uintptr_t code, double size, std::string language, uintptr_t grammar,
+              double timeout_ms) {
     bool has_error = false;
-    Status st = parse_only(std::string_view(ptr<const char>(code), static_cast<size_t>(size)),
-                           language, &has_error, optional_ms(timeout_ms), wasm_heap());
+    Status st =
+        parse_only(std::string_view(ptr<const char>(code), static_cast<size_t>(size)), language,
+                   &has_error, optional_ms(timeout_ms), wasm_heap(), ptr<const Grammar>(grammar));
     val out = val::object();
     out.set("error", result(st));
     out.set("hasError", has_error);
@@ -243,6 +294,11 @@ EMSCRIPTEN_BINDINGS(hirope_analysis) {
         .function("strings", &AnalysisBuffer::strings)
         .function("language", &AnalysisBuffer::language)
         .function("tokenizer", &AnalysisBuffer::tokenizer);
+    emscripten::class_<GrammarHandle>("GrammarHandle")
+        .constructor<std::string, uintptr_t>()
+        .function("error", &GrammarHandle::error)
+        .function("address", &GrammarHandle::address);
+    emscripten::function("grammarImports", &grammarImports);
     emscripten::function("parse", &parseCode);
     emscripten::function("analysisLayout", &analysisLayout);
     emscripten::function("analysisLimits", &analysisLimits);

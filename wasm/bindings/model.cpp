@@ -19,12 +19,16 @@ using namespace hirope::bindings;
 
 namespace {
 
-// hierarchy: { level (0 units, 1 statements, 2 segments), language, gap, descendClasses,
-// segmentSize }, normalised by the JS layer.
+// hierarchy: { level (0 units, 1 statements, 2 segments), language, grammar (an address), gap,
+// descendClasses, segmentSize }, normalised by the JS layer.
 model::HierarchyOptions to_hierarchy(const val& o) {
     model::HierarchyOptions h;
     h.hierarchy = static_cast<model::ByteHierarchy>(o["level"].as<int>());
     h.language = o["language"].as<std::string>();
+    // The language's grammar (wasm/grammars.js), or none where the caller has not loaded it.
+    const val grammar = o["grammar"];
+    if (!grammar.isUndefined() && !grammar.isNull())
+        h.grammar = ptr<const Grammar>(static_cast<uintptr_t>(grammar.as<double>()));
     h.gap = static_cast<GapPolicy>(o["gap"].as<int>());
     h.descend_classes = o["descendClasses"].as<bool>();
     h.segment_size = static_cast<int64_t>(o["segmentSize"].as<double>());

@@ -249,7 +249,7 @@ export function createControls(pg) {
     const code = pg.editor.text;
     let language;
     try {
-      language = await pg.client.a.request('detect', { code });
+      language = await pg.client.a.detectLanguage(code);
     } catch (e) {
       if (e.name === 'Superseded') return; // a newer edit replaced the busy worker
       throw e;

@@ -4,7 +4,9 @@
 import { simdSupported } from '../../../dist/api.js';
 import { TOKENIZER_FILES } from '../../../dist/runtime.js';
 import { WorkerClient } from '../../../dist/worker-protocol.js';
+import { grammarFile } from '../../../dist/grammars.js';
 import { assetURL } from '../shared/assets.js';
+import { detection } from '../shared/language-detection.js';
 
 export class WorkerError extends Error {
   constructor(name, message) {
@@ -13,22 +15,34 @@ export class WorkerError extends Error {
   }
 }
 
-// One download and one compile of the .wasm per page, shared by every worker (both sides of the
+// One download and one compile of each .wasm per page, shared by every worker (both sides of the
 // playground, every <hirope-attention> on a page): a compiled WebAssembly.Module can be posted to
-// a worker, which then only instantiates it. Null when compiling here fails (the worker then loads
-// the file itself).
-let compiled = null;
-export function compiledModule(simd) {
-  compiled ??= (async () => {
-    const url = assetURL(simd ? 'hirope-simd.wasm' : 'hirope-scalar.wasm', import.meta.url);
-    const response = await fetch(url);
-    if (!response.ok) throw new Error(`${url} answered ${response.status}`);
-    return WebAssembly.compileStreaming
-      ? WebAssembly.compileStreaming(response)
-      : WebAssembly.compile(await response.arrayBuffer());
-  })().catch(() => null);
-  return compiled;
+// a worker, which then only instantiates it. The module, and each language's grammar when a
+// worker first needs it. Null when compiling here fails (the worker then loads the file itself).
+const compiled = new Map(); // file name -> Promise of its WebAssembly.Module or null
+function compileAsset(name) {
+  if (!compiled.has(name))
+    compiled.set(
+      name,
+      (async () => {
+        const url = assetURL(name, import.meta.url);
+        const response = await fetch(url);
+        if (!response.ok) throw new Error(`${url} answered ${response.status}`);
+        return WebAssembly.compileStreaming
+          ? WebAssembly.compileStreaming(response)
+          : WebAssembly.compile(await response.arrayBuffer());
+      })().catch(() => null),
+    );
+  return compiled.get(name);
 }
+export const compiledModule = (simd) =>
+  compileAsset(simd ? 'hirope-simd.wasm' : 'hirope-scalar.wasm');
+export const grammarModule = (language) => compileAsset(grammarFile(language));
+
+// The requests that analyse code, and where their payload names its language.
+const languageOf = (payload) =>
+  payload.state?.language ?? payload.options?.language ?? payload.language;
+const ANALYSING = ['run', 'tokenCounts', 'modelRun', 'modelGenerate', 'modelThumbnail'];
 
 // The built-in tokenizers' vocabularies, each fetched once per page and handed to every worker
 // (both sides, every <hirope-attention>), as the model's weights are: two workers fetching the
@@ -82,6 +96,8 @@ export class PlaygroundClient {
   constructor(workerURL) {
     this.workerURL = workerURL;
     this._tokenizers = new Map(); // name -> Promise of the worker's having loaded its data
+    this._languages = new Map(); // language -> Promise of the worker's having its grammar
+    this._grammars = new Set(); // the languages whose grammar the worker has
     const simd =
       new URL(workerURL, location.href).searchParams.get('simd') !== '0' && simdSupported();
     // The package's worker protocol: the compiled module goes to every worker it starts.
@@ -109,9 +125,47 @@ export class PlaygroundClient {
     return this._tokenizers.get(name);
   }
 
-  /** One request; resolves with the worker's result. */
+  /**
+   * Hands the page's compiled grammar of a language to this worker, once (a worker whose page
+   * could not compile it loads the file itself).
+   */
+  loadLanguage(language) {
+    if (!this._languages.has(language)) {
+      const loaded = grammarModule(language)
+        .then((module) => this._client.request('grammar', { language, module }))
+        .then(() => this._grammars.add(language));
+      loaded.catch(
+        () => this._languages.get(language) === loaded && this._languages.delete(language),
+      );
+      this._languages.set(language, loaded);
+    }
+    return this._languages.get(language);
+  }
+
+  /**
+   * The language of the code: the grammars parse it in the worker, each one handed over when
+   * detection first tries it (shared/language-detection.js).
+   */
+  async detectLanguage(code) {
+    const run = detection(code);
+    let step = run.next();
+    while (!step.done) {
+      const language = step.value;
+      await this.loadLanguage(language).catch(() => {}); // the worker then reports the failure
+      step = run.next(await this.request('errorScore', { code, language }));
+    }
+    return step.value;
+  }
+
+  /**
+   * One request; resolves with the worker's result. A request that analyses code in a language
+   * whose grammar the worker does not have yet waits for the page to hand it over.
+   */
   request(type, payload = {}, progress = null, transfer = []) {
-    return this._client.request(type, payload, { progress, transfer });
+    const send = () => this._client.request(type, payload, { progress, transfer });
+    const language = ANALYSING.includes(type) ? languageOf(payload) : undefined;
+    if (typeof language !== 'string' || this._grammars.has(language)) return send();
+    return this.loadLanguage(language).then(send, send);
   }
 
   /**
@@ -121,6 +175,8 @@ export class PlaygroundClient {
    */
   restart() {
     this._tokenizers.clear(); // the fresh worker gets the data again with its next run
+    this._languages.clear(); // and the grammars
+    this._grammars.clear();
     this._client.restart(new WorkerError('Superseded', 'a newer request replaced this one'));
   }
 

@@ -8,6 +8,7 @@ import { SideEngine } from './attention-engine.js';
 import { assetURL } from '../shared/assets.js';
 import { ModelEngine } from './model-engine.js';
 import { PlaygroundError } from './errors.js';
+import { errorScore } from '../shared/language-detection.js';
 
 // worker.js?simd=0 forces the scalar build (the page passes its own ?simd=0 on), to see and test
 // the page as browsers without WebAssembly SIMD run it.
@@ -21,14 +22,14 @@ let qkFile = null;
 // page could not compile it) makes the worker load the file itself.
 let receiveModule;
 // The init options of every instance here: the page's module, or else the .wasm under the site's
-// hashed name.
+// hashed name (grammars a page has not handed over load from there too).
 const loadOptions = new Promise((resolve) => {
   receiveModule = resolve;
-}).then((module) =>
-  module
-    ? { ...options, wasmModule: module }
-    : { ...options, locateFile: (name) => assetURL(name, self.location.href).href },
-);
+}).then((module) => ({
+  ...options,
+  ...(module && { wasmModule: module }),
+  locateFile: (name) => assetURL(name, self.location.href).href,
+}));
 const ready = loadOptions.then(init).then((hr) => {
   engine = new SideEngine(hr);
   return hr;
@@ -114,10 +115,12 @@ serve(
     },
     splitBound: async ({ scheme, headDim }) => (await ready).splitBound(scheme, headDim),
     languageOf: async ({ name }) => (await ready).detectLanguage(String(name)) ?? null,
-    detect: async ({ code }) => {
-      await ready;
-      return engine.detectLanguage(code);
-    },
+    // A language's grammar, compiled once by the page for every worker (null: the page could not
+    // compile it, and this worker loads the file itself).
+    grammar: async ({ language, module }) =>
+      (await ready).loadLanguage(language, module ? { module } : undefined),
+    // One step of the page's language detection (language-detection.js): this grammar's errors.
+    errorScore: async ({ code, language }) => errorScore(await ready, code, language),
     // The weights' bytes, fetched once by the page for both workers; the answer is the model's
     // config. (Without it, the first model request loads the package's own file.)
     modelLoad: async ({ data, name }) => (await (await model()).load(data, name)).config,
