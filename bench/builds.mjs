@@ -4,6 +4,10 @@
 // refactor, a new binding), the ratio column says whether it did.
 //
 //   node bench/builds.mjs --baseline /path/to/old/dist [--repeats 9] [--mb 0.3]
+//                         [--per-language] [--only analysis]
+//
+// --per-language adds the analysis of each language's corpus (lexical tokens, so the parse and
+// the hierarchy are what is timed); --only PREFIX keeps the workloads whose name starts with it.
 //
 // A baseline: `git worktree add /tmp/base <commit> && (cd /tmp/base && npm run build)`, then
 // `--baseline /tmp/base/dist`.
@@ -20,11 +24,15 @@ const opt = (name, fallback) => {
 };
 const baseline = opt('baseline', null);
 if (!baseline) {
-  console.error('usage: node bench/builds.mjs --baseline DIST_DIR [--repeats 9] [--mb 0.3]');
+  console.error(
+    'usage: node bench/builds.mjs --baseline DIST_DIR [--repeats 9] [--mb 0.3] [--per-language] [--only PREFIX]',
+  );
   process.exit(2);
 }
 const REPEATS = Number(opt('repeats', 9));
 const MB = Number(opt('mb', 0.3));
+const PER_LANGUAGE = args.includes('--per-language');
+const ONLY = opt('only', '');
 
 async function load(dist) {
   const { default: init } = await import(
@@ -79,6 +87,19 @@ const WORKLOADS = [
   ],
   ['model: byte model loss, 1,024 bytes', ({ model }) => model.loss(modelText)],
 ];
+if (PER_LANGUAGE)
+  for (const [language, files] of Object.entries(texts)) {
+    if (!files.length) continue;
+    const mb = files.reduce((s, t) => s + Buffer.byteLength(t), 0) / 1e6;
+    WORKLOADS.push([
+      `analysis: ${language}, ${mb.toFixed(2)} MB, lexical tokens`,
+      ({ hr }) =>
+        files.forEach((code) => {
+          hr.analyze(code, { language });
+        }),
+    ]);
+  }
+const selected = WORKLOADS.filter(([name]) => name.startsWith(ONLY));
 
 const time = (fn) => {
   const t0 = performance.now();
@@ -93,7 +114,7 @@ console.log(
 );
 console.log('| workload | baseline, ms | this, ms | this / baseline |');
 console.log('|---|---:|---:|---:|');
-for (const [name, fn] of WORKLOADS) {
+for (const [name, fn] of selected) {
   const times = new Map(builds.map(([label]) => [label, []]));
   for (const [, b] of builds) for (let i = 0; i < 2; i++) fn(b); // warm-up: V8 tiers the WASM up
   for (let r = 0; r < REPEATS; r++) {
