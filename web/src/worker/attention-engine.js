@@ -7,7 +7,7 @@ import { schemeFor, analyzeOptionsFor } from '../shared/playground-state.js';
 import { plural } from '../shared/wording.js';
 import { PlaygroundError } from './errors.js';
 import { parseQKFile } from './qk-file.js';
-import { detectLanguage } from '../shared/language-detection.js';
+import { detectLanguage } from './language-detection.js';
 import { compareRows } from './attention-numbers.js';
 import { positionsFor, distanceViews, angleView, decayView } from './attention-views.js';
 import { gridFor, heatImage, matrixValues, clampRegion, MAX_VALUES } from './matrix-view.js';
@@ -348,7 +348,15 @@ export class SideEngine {
     const s = this._require();
     const n = this._analysis.n;
     if (!Number.isInteger(i) || i < 0 || i >= n) throw new PlaygroundError(`no row ${i}`);
-    return { probs: attentionRows(this.hr, s.args, i, i + 1).slice(0, i + 1), max: s.rowMax[i] };
+    return { probs: this._row(i).slice(0, i + 1), max: s.rowMax[i] };
+  }
+
+  // Row i of this side's matrix (n values), recomputed; the last one is kept, so that a hover that
+  // moves along a row, or a click and the hover card on its row, compute it once.
+  _row(i) {
+    const s = this._side;
+    if (s.lastRow?.i !== i) s.lastRow = { i, probs: attentionRows(this.hr, s.args, i, i + 1) };
+    return s.lastRow.probs;
   }
 
   // Per-row numbers of this side's matrix (rowStats), computed once per matrix and only when the
@@ -419,7 +427,7 @@ export class SideEngine {
         pairs: [b.pairBegin, b.pairEnd],
         distance: j > i ? null : b.distances[2],
       }));
-    return { p: j > i ? 0 : attentionRows(this.hr, s.args, i, i + 1)[j], bands };
+    return { p: j > i ? 0 : this._row(i)[j], bands };
   }
 
   /** The probabilities of a region, row-major (NaN where masked), for CSV export. */
