@@ -7,7 +7,7 @@ import { schemeFor, analyzeOptionsFor } from '../shared/playground-state.js';
 import { plural } from '../shared/wording.js';
 import { PlaygroundError } from './errors.js';
 import { parseQKFile } from './qk-file.js';
-import { detectLanguage } from './language-detection.js';
+import { detectLanguage } from '../shared/language-detection.js';
 import { compareRows } from './attention-numbers.js';
 import { positionsFor, distanceViews, angleView, decayView } from './attention-views.js';
 import { gridFor, heatImage, matrixValues, clampRegion, MAX_VALUES } from './matrix-view.js';
