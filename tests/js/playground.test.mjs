@@ -29,6 +29,7 @@ import {
 } from '../../web/src/shared/colormap.js';
 import { PRESETS, presetState, matchesPreset } from '../../web/src/shared/presets.js';
 import { SAMPLES } from '../../web/src/shared/samples.js';
+import { detectLanguage, detectionOrder } from '../../web/src/shared/language-detection.js';
 import { pageProbabilities } from './page-probabilities.mjs';
 import { expectedScheme, expectedPositions, expectedAnalyzeOptions } from './page-schemes.mjs';
 
@@ -462,6 +463,36 @@ describe('playground engine', () => {
     const engine = new SideEngine(hr);
     for (const [language, code] of Object.entries(SAMPLES))
       assert.equal(engine.detectLanguage(code), language);
+  });
+
+  // Each grammar is a download: the code's own words pick the first one to try (issue 33).
+  it('detection loads the grammar of each sample only, and keeps the preference on ties', async () => {
+    for (const [language, code] of Object.entries(SAMPLES)) {
+      const fresh = await init();
+      assert.equal(detectLanguage(fresh, code), language);
+      assert.deepEqual(fresh.loadedLanguages, [language], language);
+    }
+    // Nothing to go by: the preference order, Python first.
+    assert.deepEqual(detectionOrder('x = 1\n'), [
+      'python',
+      'javascript',
+      'typescript',
+      'tsx',
+      'c',
+      'cpp',
+      'java',
+      'go',
+      'rust',
+    ]);
+    assert.equal(detectLanguage(await init(), 'x = 1\n'), 'python');
+    // JavaScript is valid TypeScript: with no TypeScript words it stays JavaScript.
+    assert.equal(detectLanguage(hr, 'const f = (a, b) => a + b;\n'), 'javascript');
+    assert.equal(
+      detectLanguage(hr, 'interface P { x: number }\nconst p: P = { x: 1 };\n'),
+      'typescript',
+    );
+    assert.equal(detectLanguage(hr, '#include <vector>\nstd::vector<int> v;\n'), 'cpp');
+    assert.equal(detectLanguage(hr, '#include <stdio.h>\nint main(void) { printf("hi"); }\n'), 'c');
   });
 
   it('runs one side: analysis, attention, pooled image, views; and says when it truncates', async () => {

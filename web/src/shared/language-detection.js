@@ -31,9 +31,15 @@ const HINTS = {
   rust: [/\bfn \w+/, /\blet mut\b/, /\bimpl\b/, /^use [\w:]+/m, /\w+!\(/],
 };
 
+// A language that extends another: where its own hints show, the other's count for it too
+// (TypeScript code writes JavaScript's words as well).
+const EXTENDS = { typescript: 'javascript', tsx: 'typescript', cpp: 'c' };
+
 /** The languages in the order detection tries them: most hints first, ties by preference. */
 export function detectionOrder(code) {
-  const hints = (language) => HINTS[language].filter((re) => re.test(code)).length;
+  const own = (language) => HINTS[language].filter((re) => re.test(code)).length;
+  const hints = (language) =>
+    own(language) && EXTENDS[language] ? own(language) + hints(EXTENDS[language]) : own(language);
   const score = new Map(LANGUAGE_PREFERENCE.map((l) => [l, hints(l)]));
   return [...LANGUAGE_PREFERENCE].sort((x, y) => score.get(y) - score.get(x));
 }
