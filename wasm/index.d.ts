@@ -541,9 +541,10 @@ export declare class HiRoPE {
   readonly catalogue: Readonly<SchemeCatalogue>;
   /** @deprecated The scheme catalogue's old name: use `catalogue` (the same object). */
   readonly vocabulary: Readonly<SchemeCatalogue>;
-  /** heads x n x n for 'logits' and 'probs'; n x heads*headDim for 'values'. */
-  attention(options: AttentionOptions & { matrix: false }): null;
-  attention(options: AttentionOptions): Float32Array;
+  /** heads x n x n for 'logits' and 'probs'; n x heads*headDim for 'values'; null with matrix: false. */
+  attention<O extends AttentionOptions>(
+    options: O,
+  ): O extends { matrix: false } ? null : Float32Array;
   inverseFrequencies(scheme: Scheme, headDim: number, options?: { seqLen?: number }): Float64Array;
   attentionFactor(scheme: Scheme, headDim: number, options?: { seqLen?: number }): number;
   bands(scheme: Scheme, headDim: number): Band[];
@@ -583,8 +584,9 @@ export declare class HiRoPE {
   /** The GPU adapter's description, or null. */
   readonly gpuAdapter: string | null;
   /** attention() on the GPU when attentionBackend is 'webgpu' (WASM otherwise, and after a lost device). */
-  attentionAsync(options: AttentionOptions & { matrix: false }): Promise<null>;
-  attentionAsync(options: AttentionOptions): Promise<Float32Array>;
+  attentionAsync<O extends AttentionOptions>(
+    options: O,
+  ): Promise<O extends { matrix: false } ? null : Float32Array>;
   /** True when the build has code analysis (grammars and tokenizers). */
   readonly hasAnalysis: boolean;
   readonly languages: Language[];
