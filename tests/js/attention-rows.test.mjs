@@ -1,9 +1,11 @@
 // The attention matrix without the matrix (issue 33): attention({ matrix: false, pool }) pools as
 // pooling the whole matrix does, attention({ rows }) gives the rows of the whole matrix, and the
 // playground's SideEngine, which keeps no matrix, answers rows, cells, CSV values, zoomed images,
-// per-row numbers and the A vs B comparison as the whole matrices give them. Both WASM builds.
+// per-row numbers and the A vs B comparison as the whole matrices give them; attentionAsync does
+// the same with a GPU executor (a stand-in). Both WASM builds.
 import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
+import init from '../../dist/index.js';
 import { BUILDS, load, lcg, range } from './builds.mjs';
 import { SideEngine } from '../../web/src/worker/attention-engine.js';
 import { positionsFor } from '../../web/src/worker/attention-views.js';
@@ -171,6 +173,48 @@ for (const build of BUILDS) {
     });
   });
 }
+
+describe('attentionAsync without the matrix', () => {
+  it('pools a GPU result without returning it, and computes rows on WASM', async () => {
+    // A stand-in GPU executor (as in public-api.test.mjs) that answers with the WASM matrix.
+    const hr = await init();
+    const n = 40;
+    const args = {
+      q: lcg(n * 8, 21),
+      k: lcg(n * 8, 22),
+      n,
+      headDim: 8,
+      scheme: { type: 'hirope', window: 8, ratio: 0.5 },
+      positions: { token: range(n), unit: Int32Array.from(range(n), (i) => Math.floor(i / 5)) },
+    };
+    const full = hr.attention(args);
+    const calls = [];
+    hr._gpu = {
+      adapterInfo: 'stand-in',
+      lost: false,
+      attention: async (a) => {
+        calls.push(a.n);
+        return full.slice();
+      },
+    };
+    hr.attentionBackend = 'webgpu';
+    const pool = {
+      rows: 8,
+      cols: 8,
+      ratio: new Float32Array(64),
+      raw: new Float32Array(64),
+      rowMax: new Float32Array(n),
+    };
+    assert.equal(await hr.attentionAsync({ ...args, matrix: false, pool }), null);
+    const want = hr.pool({ matrix: full, n, rows: 8, cols: 8 });
+    assert.deepEqual([pool.ratio, pool.raw, pool.rowMax], [want.ratio, want.raw, want.rowMax]);
+    assert.deepEqual(calls, [n]);
+    // Some rows: computed on WASM, not by the executor.
+    const rows = await hr.attentionAsync({ ...args, rows: [7, 19] });
+    assert.deepEqual(rows, full.subarray(7 * n, 19 * n));
+    assert.deepEqual(calls, [n]);
+  });
+});
 
 describe('the playground engine keeps no matrix', () => {
   let hr;
