@@ -30,11 +30,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { busyNeighbours } from './busy.mjs';
 import { chromium } from 'playwright-core';
 import { createServer } from '../web/serve.mjs';
-import { ARGS } from '../tests/browser/helpers.mjs';
+import { ARGS, countResponses } from '../tests/browser/helpers.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -66,41 +66,18 @@ for (const dir of [options.site, options.before].filter(Boolean))
   if (!fs.existsSync(path.join(dir, 'index.html')))
     throw new Error(`${dir}: no index.html (build the site first)`);
 
-// ----- CPU-bound neighbours (as bench/typing.mjs): spawned by us, killed by pid, and each stops
-// by itself after --timeout seconds or once this process is gone.
-const busyChildren = new Set();
-function startBusy(count) {
-  const code = `const parent = ${process.pid}, end = Date.now() + ${Math.round(options.timeout * 1000)}; let i = 0, x = 0;
-for (;;) { x = (x * 1103515245 + 12345) | 0; if (++i % 20000000 === 0 && (Date.now() > end || process.ppid !== parent)) process.exit(0); }`;
-  const pids = [];
-  for (let i = 0; i < count; i++) {
-    const child = spawn(process.execPath, ['-e', code], { stdio: 'ignore' });
-    busyChildren.add(child.pid);
-    child.on('exit', () => busyChildren.delete(child.pid));
-    pids.push(child.pid);
-  }
-  return pids;
-}
-function stopBusy(pids = [...busyChildren]) {
-  for (const pid of pids) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-    busyChildren.delete(pid);
-  }
-}
+// ----- CPU-bound neighbours (bench/busy.mjs).
+const neighbours = busyNeighbours(options.timeout);
 const servers = [];
 let browser = null;
 async function cleanUp() {
-  stopBusy();
+  neighbours.stop();
   const b = browser;
   browser = null;
   for (const s of servers.splice(0)) s.close();
   if (b) await Promise.race([b.close().catch(() => {}), new Promise((r) => setTimeout(r, 5000))]);
 }
-process.on('exit', () => stopBusy());
+process.on('exit', () => neighbours.stop());
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
   process.on(signal, async () => {
     await cleanUp();
@@ -233,8 +210,8 @@ async function measure(label, url, pageName) {
   const ink = await page.evaluate(inkedCanvases);
   const records = [...requests.values()].filter((r) => r.done);
   await context.close();
-  // What the server sent (see the server's counter below): the files transferred.
-  const files = served[label].map((r) => ({ ...r, url: r.url.split('?')[0] }));
+  // What the server sent (countResponses, tests/browser/helpers.mjs): the files transferred.
+  const files = served[label].slice();
   const counts = new Map(); // URL -> how many times its body was sent
   for (const f of files) if (f.bytes > 0) counts.set(f.url, (counts.get(f.url) ?? 0) + 1);
   const readyMarks = marks.filter((m) => m.state === 'true' && m.tag === readySelector);
@@ -288,27 +265,7 @@ const served = {}; // label -> the responses its server sent during the current 
 for (const [label, base] of sites) {
   const server = createServer({ base });
   served[label] = [];
-  // Counts each response's body bytes as the server writes them (before web/serve.mjs's own
-  // handler runs, so every response is seen, 304s and HEADs with their empty bodies included).
-  server.prependListener('request', (req, res) => {
-    const record = { url: req.url.slice(1), method: req.method, status: 0, bytes: 0 };
-    served[label].push(record);
-    const write = res.write.bind(res);
-    const end = res.end.bind(res);
-    const count = (chunk) => {
-      if (chunk && typeof chunk !== 'function')
-        record.bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
-    };
-    res.write = (chunk, ...rest) => {
-      count(chunk);
-      return write(chunk, ...rest);
-    };
-    res.end = (chunk, ...rest) => {
-      count(chunk);
-      record.status = res.statusCode;
-      return end(chunk, ...rest);
-    };
-  });
+  countResponses(server, served[label]);
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   servers.push(server);
   urls[label] = `http://127.0.0.1:${server.address().port}/`;
@@ -320,7 +277,7 @@ browser = await chromium.launch({
 const browserVersion = browser.version();
 const results = [];
 for (const busy of options.busy) {
-  const pids = startBusy(busy);
+  const pids = neighbours.start(busy);
   if (busy) await new Promise((r) => setTimeout(r, 500));
   for (let rep = 0; rep < options.repeats; rep++)
     for (const pageName of options.pages) {
@@ -333,7 +290,7 @@ for (const busy of options.busy) {
         );
       }
     }
-  stopBusy(pids);
+  neighbours.stop(pids);
 }
 await cleanUp();
 

@@ -14,8 +14,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { busyNeighbours } from './busy.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -48,43 +49,19 @@ if (options.busy.some((k) => !Number.isInteger(k) || k < 0))
 if (options.repeats < 1 || options.chars < 1)
   throw new Error('--repeats and --chars must be at least 1');
 
-// ----- CPU-bound neighbours: spawned by us, killed by pid, never outliving the benchmark.
-// Each one also stops by itself after --timeout seconds, or as soon as its parent (this process)
-// is gone (it is re-parented), whatever way this process ends.
-const busyChildren = new Set();
-function startBusy(count) {
-  const code = `const parent = ${process.pid}, end = Date.now() + ${Math.round(options.timeout * 1000)}; let i = 0, x = 0;
-for (;;) { x = (x * 1103515245 + 12345) | 0; if (++i % 20000000 === 0 && (Date.now() > end || process.ppid !== parent)) process.exit(0); }`;
-  const pids = [];
-  for (let i = 0; i < count; i++) {
-    const child = spawn(process.execPath, ['-e', code], { stdio: 'ignore' });
-    busyChildren.add(child.pid);
-    child.on('exit', () => busyChildren.delete(child.pid));
-    pids.push(child.pid);
-  }
-  return pids;
-}
-function stopBusy(pids = [...busyChildren]) {
-  for (const pid of pids) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-    busyChildren.delete(pid);
-  }
-}
+// ----- CPU-bound neighbours (bench/busy.mjs).
+const neighbours = busyNeighbours(options.timeout);
 let site = null;
 async function cleanUp() {
-  stopBusy();
+  neighbours.stop();
   const s = site;
   site = null;
   if (s) await Promise.race([s.close().catch(() => {}), new Promise((r) => setTimeout(r, 5000))]);
 }
-process.on('exit', () => stopBusy());
+process.on('exit', () => neighbours.stop());
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
   process.on(signal, async () => {
-    stopBusy();
+    neighbours.stop();
     await cleanUp(); // the browser and the server, at most 5 s
     process.exit(128 + (os.constants.signals[signal] ?? 1));
   });
@@ -605,7 +582,7 @@ try {
 
   const conditions = [];
   for (const k of options.busy) {
-    const pids = startBusy(k);
+    const pids = neighbours.start(k);
     const label = k ? `busy: ${k} CPU-bound process${k === 1 ? '' : 'es'}` : 'idle';
     const runs = [];
     try {
@@ -635,7 +612,7 @@ try {
         );
       }
     } finally {
-      stopBusy(pids);
+      neighbours.stop(pids);
     }
     conditions.push({ condition: label, busy: k, busyPids: pids, runs });
   }

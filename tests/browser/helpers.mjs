@@ -43,6 +43,34 @@ export async function startSite() {
   };
 }
 
+/**
+ * Records every response a server sends into `served` ({ url (no query), method, status, bytes }),
+ * counting each body's bytes as the server writes them, before the server's own handler runs, so
+ * that 304s and HEADs (empty bodies) are seen too. web/serve.mjs compresses nothing: a 200's body
+ * is the file. Used by the page-weight budget and bench/page-load.mjs.
+ */
+export function countResponses(server, served) {
+  server.prependListener('request', (req, res) => {
+    const record = { url: req.url.slice(1).split('?')[0], method: req.method, status: 0, bytes: 0 };
+    served.push(record);
+    const write = res.write.bind(res);
+    const end = res.end.bind(res);
+    const count = (chunk) => {
+      if (chunk && typeof chunk !== 'function')
+        record.bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
+    };
+    res.write = (chunk, ...rest) => {
+      count(chunk);
+      return write(chunk, ...rest);
+    };
+    res.end = (chunk, ...rest) => {
+      count(chunk);
+      record.status = res.statusCode;
+      return end(chunk, ...rest);
+    };
+  });
+}
+
 /** A page that collects page errors, console errors and dialogs (none may happen). */
 export async function openPage(
   browser,

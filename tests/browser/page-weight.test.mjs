@@ -7,7 +7,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
 import { createServer } from '../../web/serve.mjs';
-import { ARGS, screenshot, pasteCode } from './helpers.mjs';
+import { ARGS, countResponses, screenshot, pasteCode } from './helpers.mjs';
 
 // The budgets. Issue 33 measured the pages before grammars were split per language (one 6.85 MB
 // .wasm with all nine grammars; every response counted, at 1440x900) and set the targets as
@@ -32,27 +32,7 @@ describe('page weight', { timeout: 120000 }, () => {
   const served = []; // every response the server sent: { url, method, status, bytes }
   before(async () => {
     server = createServer();
-    // Counts each response's body bytes as the server writes them (web/serve.mjs compresses
-    // nothing, so a 200's body is the file).
-    server.prependListener('request', (req, res) => {
-      const record = { url: req.url.slice(1).split('?')[0], method: req.method, bytes: 0 };
-      served.push(record);
-      const write = res.write.bind(res);
-      const end = res.end.bind(res);
-      const count = (chunk) => {
-        if (chunk && typeof chunk !== 'function')
-          record.bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
-      };
-      res.write = (chunk, ...rest) => {
-        count(chunk);
-        return write(chunk, ...rest);
-      };
-      res.end = (chunk, ...rest) => {
-        count(chunk);
-        record.status = res.statusCode;
-        return end(chunk, ...rest);
-      };
-    });
+    countResponses(server, served);
     await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${server.address().port}/`;
     browser = await chromium.launch({
