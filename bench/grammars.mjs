@@ -22,12 +22,10 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { has, value } from './options.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
-const args = process.argv.slice(2);
-const has = (name) => args.includes(name);
-const value = (name, fallback) => (has(name) ? args[args.indexOf(name) + 1] : fallback);
 
 // A few lines in each language: what the first analyze() parses.
 const SNIPPETS = {

@@ -35,17 +35,9 @@ import { busyNeighbours } from './busy.mjs';
 import { chromium } from 'playwright-core';
 import { createServer } from '../web/serve.mjs';
 import { ARGS, countResponses } from '../tests/browser/helpers.mjs';
+import { has, number, value } from './options.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const args = process.argv.slice(2);
-const has = (name) => args.includes(name);
-const value = (name, fallback) => (has(name) ? args[args.indexOf(name) + 1] : fallback);
-const number = (name, fallback) => {
-  const v = Number(value(name, fallback));
-  if (!Number.isFinite(v) || v < 0)
-    throw new Error(`${name}: not a number: ${value(name, fallback)}`);
-  return v;
-};
 const options = {
   site: path.resolve(value('--site', path.join(root, 'build/site'))),
   before: has('--before') ? path.resolve(value('--before')) : null,

@@ -17,17 +17,9 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { busyNeighbours } from './busy.mjs';
+import { args, number, value } from './options.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const args = process.argv.slice(2);
-const has = (name) => args.includes(name);
-const value = (name, fallback) => (has(name) ? args[args.indexOf(name) + 1] : fallback);
-const number = (name, fallback) => {
-  const v = Number(value(name, fallback));
-  if (!Number.isFinite(v) || v < 0)
-    throw new Error(`${name}: not a number: ${value(name, fallback)}`);
-  return v;
-};
 const options = {
   file: value('--file', null),
   lines: number('--lines', 400),
