@@ -9,8 +9,10 @@ import { readData, isNode } from './runtime.js';
 /** The side module of a language's grammar, beside the main module's .wasm. */
 export const grammarFile = (language) => `tree-sitter-${language}.wasm`;
 
-// URL -> Promise of its compiled WebAssembly.Module, for every instance in this thread.
+// URL -> Promise of its compiled WebAssembly.Module, and URL -> the module once compiled, for every
+// instance in this thread.
 const compiled = new Map();
+const compiledNow = new Map();
 
 function compileURL(url) {
   if (!compiled.has(url.href)) {
@@ -25,7 +27,10 @@ function compileURL(url) {
       }
       return WebAssembly.compile(await readData(url));
     })();
-    compiling.catch(() => compiled.delete(url.href)); // a later call tries again
+    compiling.then(
+      (module) => compiledNow.set(url.href, module),
+      () => compiled.delete(url.href), // a later call tries again
+    );
     compiled.set(url.href, compiling);
   }
   return compiled.get(url.href);
@@ -86,7 +91,7 @@ function dylinkInfo(module) {
   return { memorySize: 0, memoryAlign: 0, tableSize: 0 };
 }
 
-// Bytes of stack for a side module that has its own stack frames (a scanner's local arrays).
+// Bytes of stack for a side module whose functions have stack frames.
 const SIDE_STACK_BYTES = 64 * 1024;
 
 /**
@@ -105,15 +110,12 @@ function linkSideModule(mod, module) {
   const memory = exported.find((x) => x instanceof WebAssembly.Memory);
   const table = exported.find((x) => x instanceof WebAssembly.Table);
   const functions = mod.grammarImports();
-  const alloc = (bytes) => {
-    const block = mod._malloc(bytes);
-    if (!block) throw new Error(`out of WebAssembly memory allocating ${bytes} bytes`);
-    return block;
-  };
   const align = Math.max(2 ** memoryAlign, 16);
   let memoryBase = 0;
   if (memorySize) {
-    memoryBase = Math.ceil(alloc(memorySize + align) / align) * align;
+    const block = mod._malloc(memorySize + align);
+    if (!block) throw new Error(`out of WebAssembly memory allocating ${memorySize} bytes`);
+    memoryBase = Math.ceil(block / align) * align;
     mod.HEAPU8.fill(0, memoryBase, memoryBase + memorySize); // its zero-initialised data
   }
   const tableBase = table.length;
@@ -129,7 +131,10 @@ function linkSideModule(mod, module) {
       throw new Error(`it imports ${from}.${name}, which no side module here may`);
     if (name in env) continue;
     if (name === '__stack_pointer') {
-      const stack = alloc(SIDE_STACK_BYTES);
+      // A grammar with stack frames of its own (C's, C++'s and JavaScript's lexers): a stack of
+      // its own in the heap (it only ever runs inside a parse, never re-entered).
+      const stack = mod._malloc(SIDE_STACK_BYTES);
+      if (!stack) throw new Error(`out of WebAssembly memory allocating its stack`);
       env[name] = new WebAssembly.Global({ value: 'i32', mutable: true }, stack + SIDE_STACK_BYTES);
     } else if (kind === 'function' && Object.hasOwn(functions, name))
       env[name] = table.get(functions[name]);
@@ -217,17 +222,15 @@ export class Grammars {
         fail(
           `the ${language} grammar is not loaded: call await hr.loadLanguage('${language}') first`,
         );
-      let bytes;
-      try {
-        bytes = readSync(this._url(language));
-      } catch (e) {
-        this._failLoad(language, e.message);
-      }
-      let m;
-      try {
-        m = new WebAssembly.Module(bytes);
-      } catch (e) {
-        this._failLoad(language, e.message);
+      const url = this._url(language);
+      let m = compiledNow.get(url.href);
+      if (!m) {
+        try {
+          m = new WebAssembly.Module(readSync(url));
+        } catch (e) {
+          this._failLoad(language, e.message);
+        }
+        compiledNow.set(url.href, m);
       }
       this._accept(language, m);
     }
