@@ -52,7 +52,6 @@ import {
 } from './runtime.js';
 import { AnalysisCodec } from './analysis-codec.js';
 import { ModelLoader } from './model.js';
-import { Grammars, prepareSyncReads } from './grammars.js';
 import { INIT_KEYS, loadModule, startGPU } from './init.js';
 
 export { HiRoPEError };
@@ -124,7 +123,8 @@ export class HiRoPE {
   /**
    * mod: the Emscripten module; backend: 'wasm-simd' or 'wasm-scalar'; dataFiles: URLs of the
    * data files by name; options.gpu: the WebGPU executor (null: none found) when init() was asked
-   * for a GPU backend; options.respawn / respawnAsync: fresh instances of the module (Runtime.reset).
+   * for a GPU backend; options.respawn / respawnAsync: fresh instances of the module (Runtime.reset);
+   * options.grammars: wasm/grammars.js (the full module only).
    */
   constructor(mod, backend, dataFiles = {}, options = {}) {
     const catalogue = new Catalogue(mod.catalogue(), mod.limits());
@@ -154,9 +154,12 @@ export class HiRoPE {
     this._tokenizerData = new Map(); // name -> { bytes, json }, to load again into a fresh instance
     this._dataFiles = dataFiles;
     this._codec = this.hasAnalysis ? new AnalysisCodec(runtime) : null;
-    // Each language's grammar, loaded when first needed (or ahead: loadLanguage).
+    // Each language's grammar, loaded when first needed (or ahead: loadLanguage); wasm/grammars.js
+    // comes with the full module only (options.grammars), so that the core entry stays small.
     const grammarURL = (language) => dataFiles[`grammar:${language}`]?.() ?? null;
-    this._grammars = this.hasAnalysis ? new Grammars(runtime, this.languages, grammarURL) : null;
+    this._grammars = this.hasAnalysis
+      ? new options.grammars.Grammars(runtime, this.languages, grammarURL)
+      : null;
     // A fresh instance (after a trap or abort) gets the tokenizers loaded so far; the codec's
     // buffer lived in the old one.
     runtime.onReset(() => {
@@ -961,11 +964,15 @@ guardMethods(HiRoPE, function () {
 export function makeInit(entry) {
   return async function init(options) {
     options = readOptions(options, INIT_KEYS, { name: 'init options', unknown: 'init options' });
-    const { mod, backend, files, respawn, respawnAsync } = await loadModule(entry, options);
+    const { mod, backend, analysis, files, respawn, respawnAsync } = await loadModule(
+      entry,
+      options,
+    );
     const gpu = await startGPU(entry, options);
-    const hr = new HiRoPE(mod, backend, files, { gpu, respawn, respawnAsync });
+    const grammars = analysis ? await entry.grammars() : null;
+    const hr = new HiRoPE(mod, backend, files, { gpu, respawn, respawnAsync, grammars });
     for (const name of options.tokenizers || []) await hr.loadTokenizer(name);
-    if (hr.hasAnalysis) await prepareSyncReads();
+    if (grammars) await grammars.prepareSyncReads();
     for (const name of options.languages || []) await hr.loadLanguage(name);
     return hr;
   };

@@ -21,6 +21,7 @@ export { recallClasses, tokenRecallClasses, identifiers, RECALL_CLASSES } from '
  */
 const init = makeInit({
   webgpu: () => import('./webgpu.js'),
+  grammars: () => import('./grammars.js'),
   modules: {
     full: {
       simd: ['hirope-simd.wasm', () => import('./hirope-simd.mjs')],

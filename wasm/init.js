@@ -37,8 +37,9 @@ export const INIT_KEYS = [
  * 'full' and/or 'core' to { simd, scalar }, each a [.wasm file name, loader of the Emscripten
  * factory]), `wasm` (.wasm file names to their URLs) and `data` (data file names to their URLs),
  * each URL written as new URL('./literal', import.meta.url) in the entry so that bundlers copy
- * the files. Resolves to { mod, backend: 'wasm-simd' | 'wasm-scalar', files, respawn,
- * respawnAsync } (fresh instances of the same compiled module, see Runtime.reset).
+ * the files. Resolves to { mod, backend: 'wasm-simd' | 'wasm-scalar', analysis (whether it is
+ * the full module), files, respawn, respawnAsync } (fresh instances of the same compiled module,
+ * see Runtime.reset).
  */
 export async function loadModule({ modules, wasm, data = {} }, options) {
   if (options === null || typeof options !== 'object')
@@ -129,7 +130,14 @@ export async function loadModule({ modules, wasm, data = {} }, options) {
       if (language) files[`grammar:${language}`] = () => wasmURL(file, wasm, options);
     }
   }
-  return { mod, backend: simd ? 'wasm-simd' : 'wasm-scalar', files, respawn, respawnAsync };
+  return {
+    mod,
+    backend: simd ? 'wasm-simd' : 'wasm-scalar',
+    analysis,
+    files,
+    respawn,
+    respawnAsync,
+  };
 }
 
 /** The URL of a .wasm file: beside the entry, or where options.locateFile says. */
