@@ -223,6 +223,13 @@ export class PairClient {
       progress?.('loading the tokenizer');
       await this.loadTokenizer(tokenizer);
     }
+    // The language's grammar, compiled here once and handed to both workers (a grammar that
+    // cannot be loaded fails the run with the worker's message naming it and its URL).
+    const language = payload.state?.language;
+    if (typeof language === 'string') {
+      progress?.('loading the grammar');
+      await Promise.all([this.a.loadLanguage(language), this.b.loadLanguage(language)]);
+    }
     return Promise.all([
       // The distance views depend on both schemes; B's worker computes them, so that moving a
       // slider of scheme B (the HiRoPE side by default) leaves A's worker nothing to send.
