@@ -66,6 +66,13 @@ mx.splitBoundOf = (ratio) =>
     headDim: mx.config.headDim,
   });
 Object.assign(mx, startWorkers());
+// The code's grammar, compiled and handed to both workers while the model's weights download
+// (the first run would otherwise wait for it after them).
+for (const side of ['a', 'b'])
+  mx.client
+    .side(side)
+    .loadLanguage(mx.state.language)
+    .catch(() => {});
 
 const loading = createModelLoading(mx);
 Object.assign(mx, { useModel: loading.useModel, labelSizes: loading.labelSizes });
