@@ -263,8 +263,10 @@ export function createControls(pg) {
       pg.editor.setLanguage(language);
       syncControls();
       pg.schedule();
-    } else if (pg.result?.snapshot && !statusLine.failed)
-      statusLine.show(pg.plainStatus(pg.result, pg.result.snapshot)); // now it knows the code was detected
+    } else if (pg.result?.snapshot && pg.result.code === code && !statusLine.failed)
+      // Now it knows the code was detected. (A result of older code waits for the run of this
+      // code, which says so itself: re-showing it would describe the old code as this one.)
+      statusLine.show(pg.plainStatus(pg.result, pg.result.snapshot));
     showNote(`${fromPaste ? 'Detected' : 'Language'}: ${LANGUAGE_NAMES[language]}.`);
   }
   detectButton.addEventListener('click', () => detectLanguage(false));
