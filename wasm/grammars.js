@@ -4,10 +4,7 @@
 // this thread (and a page can post it to its workers: loadLanguage(name, { module })), so that it
 // is downloaded and compiled once; each instance (a fresh one after a trap too) instantiates it.
 import { fail, describe } from './errors.js';
-import { readData, isNode } from './runtime.js';
-
-/** The side module of a language's grammar, beside the main module's .wasm. */
-export const grammarFile = (language) => `tree-sitter-${language}.wasm`;
+import { readData, isNode, grammarFile } from './runtime.js';
 
 // URL -> Promise of its compiled WebAssembly.Module, and URL -> the module once compiled, for every
 // instance in this thread.

@@ -2,7 +2,7 @@
 // build to load, the Emscripten module options (locateFile, wasmBinary, a precompiled
 // wasmModule), where the data files are, and the WebGPU executor when a backend asks for one.
 import { HiRoPEError, fail, describe } from './errors.js';
-import { readData, TOKENIZER_FILES, MODEL_FILES } from './runtime.js';
+import { readData, TOKENIZER_FILES, MODEL_FILES, grammarLanguage } from './runtime.js';
 
 // (module (func (result v128) (i32x4.splat (i32.const 0)))): valid only where SIMD is.
 const SIMD_PROBE = new Uint8Array([
@@ -126,7 +126,7 @@ export async function loadModule({ modules, wasm, data = {} }, options) {
   // asked when a grammar is first needed (a function, so that locateFile is asked only then).
   if (analysis) {
     for (const file of Object.keys(wasm)) {
-      const language = /^tree-sitter-(.+)\.wasm$/.exec(file)?.[1];
+      const language = grammarLanguage(file);
       if (language) files[`grammar:${language}`] = () => wasmURL(file, wasm, options);
     }
   }

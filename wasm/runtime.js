@@ -47,6 +47,17 @@ export const MODEL_FILES = Object.freeze({
   'pyjs-llama2': 'pyjs-llama2.hrm',
 });
 export const DEFAULT_MODEL = 'pybyte';
+/**
+ * Each language's grammar is a side module beside the main module's .wasm (wasm/grammars.js):
+ * its file name, and the language of such a file name (null for any other file).
+ */
+const GRAMMAR_PREFIX = 'tree-sitter-';
+const GRAMMAR_SUFFIX = '.wasm';
+export const grammarFile = (language) => GRAMMAR_PREFIX + language + GRAMMAR_SUFFIX;
+export const grammarLanguage = (file) =>
+  file.startsWith(GRAMMAR_PREFIX) && file.endsWith(GRAMMAR_SUFFIX)
+    ? file.slice(GRAMMAR_PREFIX.length, -GRAMMAR_SUFFIX.length)
+    : null;
 /** The largest tokenizer.json accepted (the core's TokenizerJsonLimits), checked before copying. */
 export const MAX_TOKENIZER_JSON_BYTES = 128 * 1024 * 1024;
 

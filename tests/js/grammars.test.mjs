@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import init, { HiRoPEError } from '../../dist/index.js';
-import { grammarFile } from '../../dist/grammars.js';
+import { grammarFile } from '../../dist/runtime.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const dist = path.join(root, 'dist');

@@ -2,9 +2,8 @@
 // protocol (dist/worker-protocol.js), and "latest wins" scheduling (PairClient) so that a burst of
 // edits or slider moves computes only the newest state.
 import { simdSupported } from '../../../dist/api.js';
-import { TOKENIZER_FILES } from '../../../dist/runtime.js';
+import { TOKENIZER_FILES, grammarFile } from '../../../dist/runtime.js';
 import { WorkerClient } from '../../../dist/worker-protocol.js';
-import { grammarFile } from '../../../dist/grammars.js';
 import { assetURL } from '../shared/assets.js';
 import { detection } from '../shared/language-detection.js';
 
