@@ -964,12 +964,15 @@ guardMethods(HiRoPE, function () {
 export function makeInit(entry) {
   return async function init(options) {
     options = readOptions(options, INIT_KEYS, { name: 'init options', unknown: 'init options' });
+    // The grammar loader is fetched while the module loads (the full entry only).
+    const loader = entry.grammars && options.analysis !== false ? entry.grammars() : null;
+    loader?.catch(() => {}); // awaited below, where the module has analysis
     const { mod, backend, analysis, files, respawn, respawnAsync } = await loadModule(
       entry,
       options,
     );
     const gpu = await startGPU(entry, options);
-    const grammars = analysis ? await entry.grammars() : null;
+    const grammars = analysis ? await loader : null;
     const hr = new HiRoPE(mod, backend, files, { gpu, respawn, respawnAsync, grammars });
     for (const name of options.tokenizers || []) await hr.loadTokenizer(name);
     if (grammars) await grammars.prepareSyncReads();
