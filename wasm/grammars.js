@@ -144,7 +144,10 @@ function linkSideModule(mod, module) {
 
 /** The grammars of one HiRoPE instance: which are loaded, and each one's address in the module. */
 export class Grammars {
-  /** runtime: the module's Runtime; urlOf(language): the URL of its side module (null: none). */
+  /**
+   * runtime: the module's Runtime; languages: hr.languages (callers check a language against the
+   * catalogue first); urlOf(language): the URL of its side module (null: none).
+   */
   constructor(runtime, languages, urlOf) {
     this._runtime = runtime;
     this._languages = languages;
@@ -160,13 +163,6 @@ export class Grammars {
   /** Languages whose grammar this instance has (loaded, or ready to instantiate). */
   get loaded() {
     return this._languages.filter((l) => this._modules.has(l));
-  }
-
-  _check(language) {
-    if (!this._languages.includes(language))
-      fail(
-        `language must be one of ${this._languages.map((l) => `'${l}'`).join(', ')}, got ${describe(language)}`,
-      );
   }
 
   _url(language) {
@@ -188,7 +184,6 @@ export class Grammars {
    * by the page for its workers), `data` (its bytes), or the file at its URL.
    */
   async load(language, { module, data } = {}) {
-    this._check(language);
     if (!this._modules.has(language)) {
       let m = module;
       if (m !== undefined && !(m instanceof WebAssembly.Module))
@@ -214,7 +209,6 @@ export class Grammars {
     const handle = this._handles.get(language);
     if (handle) return handle.address();
     if (!this._modules.has(language)) {
-      this._check(language);
       if (!this._url(language))
         fail(
           `the ${language} grammar is not loaded: call await hr.loadLanguage('${language}') first`,

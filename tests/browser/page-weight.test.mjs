@@ -99,24 +99,28 @@ describe('page weight', { timeout: 120000 }, () => {
     return { bytes, files };
   }
 
-  it('article.html: within its budget, and only the Python grammar for its first screen', async () => {
-    const page = await open('article.html');
-    await page.waitForSelector('#first[data-ready=true]', { timeout: 60000 });
+  /**
+   * Opens a page, waits for its first maps (`ready`) and a quiet network, and checks its budget and
+   * that the Python grammar was its one grammar, fetched once.
+   */
+  async function firstScreen(name, ready) {
+    const page = await open(name);
+    await page.waitForSelector(ready, { timeout: 60000 });
     await quietNetwork();
-    checkBudget('article.html');
+    checkBudget(name);
     assert.deepEqual(grammarFetches(), ['python']);
     assert.equal(page.grammarRequests.length, 1, page.grammarRequests.join(', '));
+    return page;
+  }
+
+  it('article.html: within its budget, and only the Python grammar for its first screen', async () => {
+    const page = await firstScreen('article.html', '#first[data-ready=true]');
     assert.deepEqual(page.problems, []);
     await page.context().close();
   });
 
   it('index.html: within its budget; Detect on Python fetches nothing more; another language fetches its grammar once for both workers', async () => {
-    const page = await open('index.html');
-    await page.waitForSelector('body[data-ready=true]', { timeout: 60000 });
-    await quietNetwork();
-    checkBudget('index.html');
-    assert.deepEqual(grammarFetches(), ['python']);
-    assert.equal(page.grammarRequests.length, 1, page.grammarRequests.join(', '));
+    const page = await firstScreen('index.html', 'body[data-ready=true]');
 
     // Detect on the Python sample: Python parses it cleanly, so no other grammar is fetched.
     await page.click('#detect');

@@ -37,11 +37,11 @@ const EXTENDS = { typescript: 'javascript', tsx: 'typescript', cpp: 'c' };
 
 /** The languages in the order detection tries them: most hints first, ties by preference. */
 export function detectionOrder(code) {
-  const own = (language) => HINTS[language].filter((re) => re.test(code)).length;
-  const hints = (language) =>
-    own(language) && EXTENDS[language] ? own(language) + hints(EXTENDS[language]) : own(language);
-  const score = new Map(LANGUAGE_PREFERENCE.map((l) => [l, hints(l)]));
-  return [...LANGUAGE_PREFERENCE].sort((x, y) => score.get(y) - score.get(x));
+  const own = new Map(
+    LANGUAGE_PREFERENCE.map((l) => [l, HINTS[l].filter((re) => re.test(code)).length]),
+  );
+  const hints = (l) => (own.get(l) && EXTENDS[l] ? own.get(l) + hints(EXTENDS[l]) : own.get(l));
+  return [...LANGUAGE_PREFERENCE].sort((x, y) => hints(y) - hints(x));
 }
 
 /** Detection parses the code once per grammar: 250 ms plus 0.25 s per million characters each. */
