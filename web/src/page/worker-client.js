@@ -95,8 +95,8 @@ export class PlaygroundClient {
   constructor(workerURL) {
     this.workerURL = workerURL;
     this._tokenizers = new Map(); // name -> Promise of the worker's having loaded its data
-    this._languages = new Map(); // language -> Promise of the worker's having its grammar
-    this._grammars = new Set(); // the languages whose grammar the worker has
+    // language -> Promise of the worker's having its grammar, then true once it has it
+    this._languages = new Map();
     const simd =
       new URL(workerURL, location.href).searchParams.get('simd') !== '0' && simdSupported();
     // The package's worker protocol: the compiled module goes to every worker it starts.
@@ -129,16 +129,17 @@ export class PlaygroundClient {
    * could not compile it loads the file itself).
    */
   loadLanguage(language) {
-    if (!this._languages.has(language)) {
-      const loaded = grammarModule(language)
-        .then((module) => this._client.request('grammar', { language, module }))
-        .then(() => this._grammars.add(language));
-      loaded.catch(
-        () => this._languages.get(language) === loaded && this._languages.delete(language),
-      );
-      this._languages.set(language, loaded);
-    }
-    return this._languages.get(language);
+    const known = this._languages.get(language);
+    if (known === true) return Promise.resolve();
+    if (known) return known;
+    // A restart meanwhile forgets it: the fresh worker gets the grammar with its next request.
+    const mine = () => this._languages.get(language) === loaded;
+    const loaded = grammarModule(language)
+      .then((module) => this._client.request('grammar', { language, module }))
+      .then(() => mine() && this._languages.set(language, true));
+    loaded.catch(() => mine() && this._languages.delete(language));
+    this._languages.set(language, loaded);
+    return loaded;
   }
 
   /**
@@ -163,7 +164,7 @@ export class PlaygroundClient {
   request(type, payload = {}, progress = null, transfer = []) {
     const send = () => this._client.request(type, payload, { progress, transfer });
     const language = ANALYSING.includes(type) ? languageOf(payload) : undefined;
-    if (typeof language !== 'string' || this._grammars.has(language)) return send();
+    if (typeof language !== 'string' || this._languages.get(language) === true) return send();
     return this.loadLanguage(language).then(send, send);
   }
 
@@ -175,7 +176,6 @@ export class PlaygroundClient {
   restart() {
     this._tokenizers.clear(); // the fresh worker gets the data again with its next run
     this._languages.clear(); // and the grammars
-    this._grammars.clear();
     this._client.restart(new WorkerError('Superseded', 'a newer request replaced this one'));
   }
 
