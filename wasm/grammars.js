@@ -189,9 +189,10 @@ export class Grammars {
       if (m !== undefined && !(m instanceof WebAssembly.Module))
         fail(`options.module must be a WebAssembly.Module, got ${describe(m)}`);
       if (m === undefined) {
+        const url = this._url(language);
         try {
           if (data !== undefined) m = await WebAssembly.compile(data);
-          else if (this._url(language)) m = await compileURL(this._url(language));
+          else if (url) m = await compileURL(url);
           else throw new Error('no URL for it: pass options.module or options.data');
         } catch (e) {
           this._failLoad(language, e.message);
@@ -209,11 +210,11 @@ export class Grammars {
     const handle = this._handles.get(language);
     if (handle) return handle.address();
     if (!this._modules.has(language)) {
-      if (!this._url(language))
+      const url = this._url(language);
+      if (!url)
         fail(
           `the ${language} grammar is not loaded: call await hr.loadLanguage('${language}') first`,
         );
-      const url = this._url(language);
       let m = compiledNow.get(url.href);
       if (!m) {
         try {
