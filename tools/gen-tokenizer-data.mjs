@@ -8,11 +8,13 @@
 // as a user's own file: hr.loadTokenizer({ json })).
 // o200k.bin: tiktoken's o200k_base ranks from gpt-tokenizer, kind 3 (below).
 //
-// Format (little-endian): "HRTK", u32 version (1), u32 kind (1 = byte-level BPE ranked by id, as
+// Format (little-endian): "HRTK", u32 version (2), u32 kind (1 = byte-level BPE ranked by id, as
 // tiktoken, with cl100k's pre-tokenizer; 3 = the same with o200k's pre-tokenizer; 2 = BPE over
 // characters with byte fallback and ranked merges, as LLaMA/SentencePiece),
 // u32 name length + name bytes, u32 token count, per token u16 length + bytes,
 // kind 2 only: u32 merge count + (u32 left id, u32 right id) per merge in priority order;
+// version 2: u32 special-token count + per special token (u32 id, u16 length + its marker), the
+// tokens that encode matches only when asked (hr.encode(text, { specialTokens: true }));
 // then u32 FNV-1a hash of every byte before it.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -54,7 +56,7 @@ class Writer {
 
 function header(w, kind, name, tokens) {
   w.bytes(Buffer.from('HRTK'));
-  w.u32(1);
+  w.u32(2);
   w.u32(kind);
   w.u32(name.length);
   w.bytes(Buffer.from(name));
@@ -66,12 +68,34 @@ function header(w, kind, name, tokens) {
   }
 }
 
+// The special tokens section (version 2): [marker, id] pairs, in id order.
+function specials(w, pairs) {
+  const sorted = [...pairs].sort((a, b) => a[1] - b[1]);
+  w.u32(sorted.length);
+  for (const [marker, id] of sorted) {
+    const bytes = Buffer.from(marker, 'utf8');
+    w.u32(id);
+    w.u16(bytes.length);
+    w.bytes(bytes);
+  }
+}
+
+// tiktoken's special tokens of an encoding (its encoders/NAME.json), as encode(text, 'all')
+// matches them: cl100k_base's <|endoftext|>, <|fim_*|>, <|endofprompt|>; o200k_base's two.
+const require = createRequire(import.meta.url);
+const tiktokenSpecials = (encoding) =>
+  Object.entries(
+    JSON.parse(fs.readFileSync(require.resolve(`tiktoken/encoders/${encoding}.json`), 'utf8'))
+      .special_tokens,
+  );
+
 // cl100k_base from gpt-tokenizer: index = rank = id; strings are UTF-8, arrays are raw bytes.
 {
   const ranks = (await import('gpt-tokenizer/esm/bpeRanks/cl100k_base')).default;
   const tokens = ranks.map((t) => (Array.isArray(t) ? Buffer.from(t) : Buffer.from(t, 'utf8')));
   const w = new Writer();
   header(w, 1, 'cl100k', tokens);
+  specials(w, tiktokenSpecials('cl100k_base'));
   fs.writeFileSync(path.join(outDir, 'cl100k.bin'), w.finish());
 }
 
@@ -99,6 +123,15 @@ function header(w, kind, name, tokens) {
     w.u32(l);
     w.u32(r);
   }
+  // The control tokens before the byte tokens, special in the Hugging Face export of LLaMA's
+  // vocabulary (added_tokens with "special": true).
+  if (vocab[0] !== '<unk>' || vocab[1] !== '<s>' || vocab[2] !== '</s>')
+    throw new Error('llama-tokenizer-js does not hold <unk>, <s>, </s> at ids 0-2');
+  specials(w, [
+    ['<unk>', 0],
+    ['<s>', 1],
+    ['</s>', 2],
+  ]);
   fs.writeFileSync(path.join(outDir, 'llama2.bin'), w.finish());
 }
 
@@ -145,7 +178,6 @@ function minify(json) {
   });
 }
 
-const require = createRequire(import.meta.url);
 function packageJson(pkg) {
   let file;
   try {
@@ -179,6 +211,7 @@ for (const [name, pkg, required] of [
   const tokens = ranks.map((t) => (Array.isArray(t) ? Buffer.from(t) : Buffer.from(t, 'utf8')));
   const w = new Writer();
   header(w, 3, 'o200k', tokens);
+  specials(w, tiktokenSpecials('o200k_base'));
   fs.writeFileSync(path.join(outDir, 'o200k.bin'), w.finish());
 }
 console.log(`tokenizer data written to ${outDir}`);

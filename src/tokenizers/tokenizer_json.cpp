@@ -717,13 +717,14 @@ Status load_tokenizer_json(std::string_view text, std::string name,
         for (uint32_t t = added_count ? d.first(added) : 0; k < added_count; t = d.next(t), ++k) {
             const std::string where = "added_tokens[" + std::to_string(k) + "]";
             bool special, single_word, normalized;
-            AddedToken tok{added_ids[k], contents[k], false, false};
+            AddedToken tok{added_ids[k], contents[k], false, false, false};
             if (!(s = get_bool(d, t, "special", where, false, &special)).ok() ||
                 !(s = get_bool(d, t, "single_word", where, false, &single_word)).ok() ||
                 !(s = get_bool(d, t, "lstrip", where, false, &tok.lstrip)).ok() ||
                 !(s = get_bool(d, t, "rstrip", where, false, &tok.rstrip)).ok() ||
                 !(s = get_bool(d, t, "normalized", where, !special, &normalized)).ok())
                 return s;
+            tok.special = special;
             if (single_word) return fail(where + ".single_word true is not supported");
             const bool second_stage = normalized &&
                                       d.find(root, "normalizer") != json::Document::none &&

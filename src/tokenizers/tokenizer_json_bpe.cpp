@@ -234,9 +234,10 @@ void apply_op(const TextOp& op, Mapped* m, Mapped* tmp, OpScratch* sc) {
     std::swap(*m, *tmp);
 }
 
-void JsonBpe::encode(std::string_view text, std::vector<Token>* out) const {
+void JsonBpe::encode(std::string_view text, std::vector<Token>* out,
+                     const EncodeOptions& options) const {
     Work w;
-    encode_with(text, out, &w);
+    encode_with(text, options, out, &w);
 }
 
 void JsonBpe::normalize(std::string_view text, std::string* out,
@@ -267,19 +268,20 @@ void JsonBpe::normalize(std::string_view text, std::string* out,
 
 size_t JsonBpe::encode_peak(std::string_view text, std::vector<Token>* out) const {
     Work w;
-    encode_with(text, out, &w);
+    encode_with(text, EncodeOptions(), out, &w);
     w.note(*out);
     return w.peak;
 }
 
-void JsonBpe::encode_with(std::string_view text, std::vector<Token>* out, Work* work) const {
+void JsonBpe::encode_with(std::string_view text, const EncodeOptions& options,
+                          std::vector<Token>* out, Work* work) const {
     if (spm_ || !norm_ops_.empty()) {
-        encode_spm(text, out, work);
+        encode_spm(text, options, out, work);
         return;
     }
     Work& w = *work;
     std::vector<Section>& sections = w.sections;
-    split_added(text, stage1_, 0, &sections);
+    split_added(text, stage1_, 0, options.special_tokens, &sections);
     std::string norm;
     std::vector<unicode::NfcChange> changes;
     for (const Section& s : sections) {
@@ -295,7 +297,7 @@ void JsonBpe::encode_with(std::string_view text, std::vector<Token>* out, Work* 
             return s.start + (changed ? unicode::nfc_original_offset(changes, off) : off);
         };
         std::vector<Section>& subs = w.subs;
-        split_added(normalized, stage2_, 0, &subs);
+        split_added(normalized, stage2_, 0, options.special_tokens, &subs);
         for (const Section& u : subs) {
             if (u.token >= 0) {
                 out->push_back({added_[u.token].id, map(u.start), map(u.end)});
@@ -311,10 +313,11 @@ void JsonBpe::encode_with(std::string_view text, std::vector<Token>* out, Work* 
     }
 }
 
-void JsonBpe::encode_spm(std::string_view text, std::vector<Token>* out, Work* work) const {
+void JsonBpe::encode_spm(std::string_view text, const EncodeOptions& options,
+                         std::vector<Token>* out, Work* work) const {
     Work& w = *work;
     std::vector<Section>&sections = w.sections, &subs = w.subs;
-    split_added(text, stage1_, 0, &sections);
+    split_added(text, stage1_, 0, options.special_tokens, &sections);
     for (const Section& s : sections) {
         if (s.token >= 0) {
             out->push_back({added_[s.token].id, s.start, s.end});
@@ -333,7 +336,7 @@ void JsonBpe::encode_spm(std::string_view text, std::vector<Token>* out, Work* w
         w.note(*out);
         Mapped().from.swap(w.tmp.from); // the copy is not needed past this point
         std::string().swap(w.tmp.text);
-        split_added(m.text, stage2_, 0, &subs);
+        split_added(m.text, stage2_, 0, options.special_tokens, &subs);
         for (const Section& u : subs) {
             if (u.token >= 0) {
                 out->push_back({added_[u.token].id, m.at(u.start), m.at(u.end)});
@@ -494,7 +497,7 @@ void JsonBpe::run_merges(Work* w) const {
 }
 
 void JsonBpe::split_added(std::string_view text, const AddedTrie& trie, uint32_t base,
-                          std::vector<Section>* out) const {
+                          bool special_tokens, std::vector<Section>* out) const {
     out->clear();
     uint32_t text_start = 0;
     const uint32_t n = static_cast<uint32_t>(text.size());
@@ -504,6 +507,10 @@ void JsonBpe::split_added(std::string_view text, const AddedTrie& trie, uint32_t
             const int32_t t = trie.longest(text, i, &len);
             if (t < 0) {
                 ++i;
+                continue;
+            }
+            if (added_[t].special && !special_tokens) { // text is text: the marker stays text
+                i += static_cast<uint32_t>(len);
                 continue;
             }
             if (i > text_start) out->push_back({base + text_start, base + i, -1});

@@ -129,6 +129,7 @@ struct AddedToken {
     int32_t id;
     std::string content; // as matched (normalized tokens: after NFC when the normalizer is NFC)
     bool lstrip, rstrip;
+    bool special; // "special": true; matched only with EncodeOptions::special_tokens
 };
 
 enum class Behavior { removed, isolated, merged_with_previous, merged_with_next, contiguous };
@@ -219,7 +220,9 @@ class JsonBpe final : public Vocabulary {
         return std::string_view(arena_.data() + offset_[id], offset_[id + 1] - offset_[id]);
     }
 
-    void encode(std::string_view text, std::vector<Token>* out) const override;
+    using Vocabulary::encode;
+    void encode(std::string_view text, std::vector<Token>* out,
+                const EncodeOptions& options) const override;
 
     // The normalizer applied to text (one section), with each output byte's input offset.
     void normalize(std::string_view text, std::string* out, std::vector<uint32_t>* from) const;
@@ -227,7 +230,8 @@ class JsonBpe final : public Vocabulary {
     size_t encode_peak(std::string_view text, std::vector<Token>* out) const;
 
   private:
-    void encode_with(std::string_view text, std::vector<Token>* out, Work* work) const;
+    void encode_with(std::string_view text, const EncodeOptions& options, std::vector<Token>* out,
+                     Work* work) const;
 
   private:
     friend Status hirope::load_tokenizer_json(std::string_view, std::string,
@@ -281,7 +285,8 @@ class JsonBpe final : public Vocabulary {
     // The SentencePiece family, and the byte-level one with normalizer steps other than NFC
     // alone: normalizer steps, added tokens, Split steps (and ByteLevel) or Metaspace, BPE over
     // characters with byte fallback (or over bytes); offsets mapped back to the input.
-    void encode_spm(std::string_view text, std::vector<Token>* out, Work* work) const;
+    void encode_spm(std::string_view text, const EncodeOptions& options, std::vector<Token>* out,
+                    Work* work) const;
 
     int32_t char_id(std::string_view c, uint32_t cp) const;
 
@@ -306,9 +311,11 @@ class JsonBpe final : public Vocabulary {
     void run_merges(Work* w) const;
 
     // Splits text[start, end) on the added tokens of one stage; lstrip/rstrip remove the white
-    // space next to a token from the neighbouring text sections.
+    // space next to a token from the neighbouring text sections. Without special_tokens a
+    // special token's match stays text, as the reference's encode_special_tokens: the matches
+    // are found among all added tokens (leftmost, longest) and the special ones skipped.
     void split_added(std::string_view text, const AddedTrie& trie, uint32_t base,
-                     std::vector<Section>* out) const;
+                     bool special_tokens, std::vector<Section>* out) const;
     static uint32_t trim_end(std::string_view text, uint32_t base, uint32_t start, uint32_t end);
     static uint32_t trim_start(std::string_view text, uint32_t base, uint32_t start, uint32_t end);
 

@@ -40,6 +40,61 @@ struct TokenTable {
     }
 };
 
+// The special tokens a vocabulary file lists (cl100k's <|endoftext|>, llama2's <s>, ...): with
+// EncodeOptions::special_tokens the input is split on their markers (leftmost, then longest), each
+// marker becoming its id and each stretch between them encoded as text on its own, as Hugging Face
+// splits on added tokens; without it (the default) the whole input is text.
+class SpecialTokens {
+  public:
+    void add(std::string marker, int32_t id) {
+        first_byte_[static_cast<unsigned char>(marker[0])] = true;
+        tokens_.emplace_back(std::move(marker), id);
+    }
+    const std::vector<std::pair<std::string, int32_t>>& tokens() const { return tokens_; }
+
+    // encode_text(section, out) appends the tokens of one stretch of text, offsets relative to it.
+    template <class EncodeText>
+    void encode(std::string_view text, const EncodeOptions& options, std::vector<Token>* out,
+                EncodeText encode_text) const {
+        if (!options.special_tokens || tokens_.empty()) {
+            encode_text(text, out);
+            return;
+        }
+        auto section = [&](size_t start, size_t end) {
+            const size_t first = out->size();
+            encode_text(text.substr(start, end - start), out);
+            for (size_t k = first; k < out->size(); ++k) {
+                (*out)[k].start += static_cast<uint32_t>(start);
+                (*out)[k].end += static_cast<uint32_t>(start);
+            }
+        };
+        size_t start = 0;
+        for (size_t i = 0; i < text.size();) {
+            int32_t id = -1;
+            size_t len = 0;
+            if (first_byte_[static_cast<unsigned char>(text[i])])
+                for (const auto& t : tokens_)
+                    if (t.first.size() > len && text.compare(i, t.first.size(), t.first) == 0) {
+                        id = t.second;
+                        len = t.first.size();
+                    }
+            if (id < 0) {
+                ++i;
+                continue;
+            }
+            if (i > start) section(start, i);
+            out->push_back({id, static_cast<uint32_t>(i), static_cast<uint32_t>(i + len)});
+            i += len;
+            start = i;
+        }
+        if (text.size() > start) section(start, text.size());
+    }
+
+  private:
+    std::vector<std::pair<std::string, int32_t>> tokens_;
+    bool first_byte_[256] = {};
+};
+
 // ---------------------------------------------------------------------------------------------
 // cl100k
 
@@ -275,13 +330,24 @@ size_t o200k_piece(std::string_view s, size_t pos) {
 class Cl100k final : public Vocabulary {
   public:
     using Piece = size_t (*)(std::string_view, size_t);
-    Cl100k(TokenTable table, std::string name, Piece piece)
-        : table_(std::move(table)), name_(std::move(name)), piece_(piece) {}
+    Cl100k(TokenTable table, std::string name, Piece piece, SpecialTokens specials)
+        : table_(std::move(table)), name_(std::move(name)), piece_(piece),
+          specials_(std::move(specials)) {}
     const std::string& name() const override { return name_; }
     size_t size() const override { return table_.offset.size() - 1; }
     std::string_view token_bytes(int32_t id) const override { return table_.at(id); }
 
-    void encode(std::string_view text, std::vector<Token>* out) const override {
+    using Vocabulary::encode;
+    void encode(std::string_view text, std::vector<Token>* out,
+                const EncodeOptions& options) const override {
+        specials_.encode(
+            text, options, out,
+            [this](std::string_view section, std::vector<Token>* o) { ordinary(section, o); });
+    }
+
+  private:
+    // tiktoken's encode_ordinary: the pre-tokenizer's pieces, each by ranked merges.
+    void ordinary(std::string_view text, std::vector<Token>* out) const {
         size_t pos = 0;
         while (pos < text.size()) {
             const size_t len = piece_(text, pos);
@@ -290,7 +356,6 @@ class Cl100k final : public Vocabulary {
         }
     }
 
-  private:
     int32_t rank(std::string_view s) const { return table_.find(s); }
 
     // tiktoken's byte_pair_merge, with a heap so that long pieces (a megabyte of spaces) stay
@@ -351,9 +416,10 @@ class Cl100k final : public Vocabulary {
         }
     }
 
-    TokenTable table_;
+    TokenTable table_; // the ranks, then the special tokens (not in its index: never merged)
     std::string name_;
     Piece piece_;
+    SpecialTokens specials_;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -363,9 +429,9 @@ class Llama final : public Vocabulary {
   public:
     Llama(TokenTable table, std::string name,
           std::unordered_map<uint64_t, std::pair<int32_t, int32_t>> merges, int32_t space_id,
-          int32_t byte_base)
+          int32_t byte_base, SpecialTokens specials)
         : table_(std::move(table)), name_(std::move(name)), space_id_(space_id),
-          byte_base_(byte_base) {
+          byte_base_(byte_base), specials_(std::move(specials)) {
         merges_.reserve(merges.size());
         for (const auto& m : merges)
             merges_.insert(static_cast<int32_t>(m.first >> 32),
@@ -408,11 +474,22 @@ class Llama final : public Vocabulary {
     std::string_view token_bytes(int32_t id) const override { return decoded_.at(id); }
     bool prefix_space() const override { return true; }
 
+    using Vocabulary::encode;
+    // With special tokens, each stretch between markers gets its own dummy prefix, as the
+    // Hugging Face export of this vocabulary (a Prepend normalizer, run per section) does.
+    void encode(std::string_view text, std::vector<Token>* out,
+                const EncodeOptions& options) const override {
+        specials_.encode(
+            text, options, out,
+            [this](std::string_view section, std::vector<Token>* o) { ordinary(section, o); });
+    }
+
+  private:
     // Meta's LLaMA tokenizer: a dummy prefix space, spaces as U+2581, one symbol per character
     // (byte-fallback tokens <0xXX> for characters outside the vocabulary), then merges by rank,
     // leftmost first. No merge involves a byte token (checked at load), so the runs between
     // byte tokens (newlines, mostly) merge independently: small heaps, same result.
-    void encode(std::string_view text, std::vector<Token>* out) const override {
+    void ordinary(std::string_view text, std::vector<Token>* out) const {
         if (text.empty()) return;
         std::vector<Sym> syms;
         syms.reserve(text.size() + 1);
@@ -448,7 +525,6 @@ class Llama final : public Vocabulary {
         }
     }
 
-  private:
     struct Sym {
         int32_t id;
         uint32_t start, end;
@@ -529,6 +605,7 @@ class Llama final : public Vocabulary {
     TokenTable decoded_; // token_bytes: the pieces as the text they stand for
     bool split_at_bytes_ = true;
     int32_t ascii_[128];
+    SpecialTokens specials_;
 };
 
 } // namespace
@@ -549,9 +626,9 @@ Status load_vocabulary(const uint8_t* data, size_t size, std::unique_ptr<Vocabul
     uint32_t version, kind, name_len, count;
     std::string_view name;
     if (!r.u32(&version)) return truncated;
-    if (version != 1)
+    if (version != 1 && version != 2)
         return Status::error("tokenizer data version " + std::to_string(version) +
-                             " is not supported (this build reads version 1)");
+                             " is not supported (this build reads versions 1 and 2)");
     if (!r.u32(&kind) || !r.u32(&name_len) || name_len > 64 || !r.bytes(name_len, &name) ||
         !r.u32(&count))
         return truncated;
@@ -569,7 +646,40 @@ Status load_vocabulary(const uint8_t* data, size_t size, std::unique_ptr<Vocabul
         table.offset.push_back(static_cast<uint32_t>(table.arena.size()));
     }
     table.index();
+    // Version 2 ends with the special tokens: u32 count, then per token u32 id, u16 length and
+    // its marker. An id inside the table must be the token of that text (llama2's <s>); one past
+    // it (tiktoken's <|endoftext|>) extends the table, outside its index, so that BPE never
+    // produces it.
+    auto read_specials = [&](SpecialTokens* specials) -> Status {
+        if (version < 2) return {};
+        uint32_t special_count;
+        if (!r.u32(&special_count) || special_count > 1024 || special_count > r.remaining() / 6)
+            return truncated;
+        for (uint32_t i = 0; i < special_count; ++i) {
+            uint32_t id;
+            uint16_t len;
+            std::string_view marker;
+            if (!r.u32(&id) || !r.u16(&len) || !r.bytes(len, &marker)) return truncated;
+            const size_t table_size = table.offset.size() - 1;
+            if (len == 0 || id >= (1u << 22))
+                return Status::error("tokenizer data has a bad special token");
+            if (id < table_size) {
+                if (table.at(static_cast<int32_t>(id)) != marker)
+                    return Status::error("tokenizer data has a special token whose id is "
+                                         "another token");
+            } else {
+                table.offset.resize(id + 1, table.offset.back()); // ids without a token
+                table.arena.append(marker.data(), marker.size());
+                table.offset.push_back(static_cast<uint32_t>(table.arena.size()));
+            }
+            specials->add(std::string(marker), static_cast<int32_t>(id));
+        }
+        return {};
+    };
+    SpecialTokens specials;
     if (kind == 1 || kind == 3) {
+        const Status st = read_specials(&specials);
+        if (!st.ok()) return st;
         if (r.remaining() != 0) return truncated;
         for (int b = 0; b < 256; ++b) {
             const char c = static_cast<char>(b);
@@ -577,7 +687,7 @@ Status load_vocabulary(const uint8_t* data, size_t size, std::unique_ptr<Vocabul
                 return Status::error("tokenizer data lacks a token for byte " + std::to_string(b));
         }
         out->reset(new Cl100k(std::move(table), std::string(name),
-                              kind == 1 ? cl100k_piece : o200k_piece));
+                              kind == 1 ? cl100k_piece : o200k_piece, std::move(specials)));
         return {};
     }
     uint32_t merge_count;
@@ -597,6 +707,10 @@ Status load_vocabulary(const uint8_t* data, size_t size, std::unique_ptr<Vocabul
         const uint64_t k = (static_cast<uint64_t>(a) << 32) | b;
         merges.emplace(k, std::make_pair(static_cast<int32_t>(i), result));
     }
+    {
+        const Status st = read_specials(&specials);
+        if (!st.ok()) return st;
+    }
     if (r.remaining() != 0) return truncated;
     const int32_t space = table.find("\xE2\x96\x81"); // U+2581
     const int32_t byte_base = table.find("<0x00>");
@@ -607,7 +721,8 @@ Status load_vocabulary(const uint8_t* data, size_t size, std::unique_ptr<Vocabul
         if (table.find(hex) != byte_base + b)
             return Status::error("tokenizer data has byte-fallback tokens out of order");
     }
-    out->reset(new Llama(std::move(table), std::string(name), std::move(merges), space, byte_base));
+    out->reset(new Llama(std::move(table), std::string(name), std::move(merges), space, byte_base,
+                         std::move(specials)));
     return {};
 }
 

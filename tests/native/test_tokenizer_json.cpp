@@ -105,17 +105,23 @@ std::string load_error(const std::string& json, const TokenizerJsonLimits& limit
     return s.message();
 }
 
-std::vector<int32_t> ids(const Vocabulary& v, const std::string& text) {
+// The ids of text: by default its special tokens' markers are text; with special, their ids.
+std::vector<int32_t> ids(const Vocabulary& v, const std::string& text, bool special = false) {
     std::vector<Token> tokens;
-    v.encode(text, &tokens);
+    EncodeOptions options;
+    options.special_tokens = special;
+    v.encode(text, &tokens, options);
     std::vector<int32_t> out;
     for (const Token& t : tokens) out.push_back(t.id);
     return out;
 }
 
-std::vector<std::pair<uint32_t, uint32_t>> spans(const Vocabulary& v, const std::string& text) {
+std::vector<std::pair<uint32_t, uint32_t>> spans(const Vocabulary& v, const std::string& text,
+                                                 bool special = false) {
     std::vector<Token> tokens;
-    v.encode(text, &tokens);
+    EncodeOptions options;
+    options.special_tokens = special;
+    v.encode(text, &tokens, options);
     std::vector<std::pair<uint32_t, uint32_t>> out;
     for (const Token& t : tokens) out.push_back({t.start, t.end});
     return out;
@@ -282,11 +288,23 @@ TEST_CASE("tokenizer.json: NFC normalizer and added tokens", "[tokenizer_json]")
     CHECK(t->size() == 304);
     CHECK(t->token_bytes(300) == "<|x|>");
     CHECK(t->token_bytes(299).empty());
-    CHECK(ids(*t, "a<|x|>b") == Ids{97, 300, 98});
-    CHECK(spans(*t, "a<|x|>b") == Spans{{0, 1}, {1, 6}, {6, 7}});
-    CHECK(ids(*t, "<|x|<|x|>") == Ids{301, 124, 300});
-    CHECK(ids(*t, "a \t[L] b") == Ids{97, 302, 32, 98});
-    CHECK(ids(*t, "a [R] \nb") == Ids{97, 32, 303, 98});
+    const bool special = true;
+    CHECK(ids(*t, "a<|x|>b", special) == Ids{97, 300, 98});
+    CHECK(spans(*t, "a<|x|>b", special) == Spans{{0, 1}, {1, 6}, {6, 7}});
+    CHECK(ids(*t, "<|x|<|x|>", special) == Ids{301, 124, 300});
+    CHECK(ids(*t, "a \t[L] b", special) == Ids{97, 302, 32, 98});
+    CHECK(ids(*t, "a [R] \nb", special) == Ids{97, 32, 303, 98});
+    // By default text is text: a special token's marker is its bytes (here one token each), and
+    // lstrip/rstrip, which belong to the match, leave the white space alone. As the reference's
+    // encode_special_tokens, the matches are found among all added tokens and the special ones
+    // skipped: "<|x" (not special) inside a skipped "<|x|>" is text too, "<|x" elsewhere a match.
+    CHECK(ids(*t, "a<|x|>b") == Ids{97, 60, 124, 120, 124, 62, 98});
+    CHECK(spans(*t, "a<|x|>b") == Spans{{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 6}, {6, 7}});
+    CHECK(ids(*t, "<|x|<|x|>") == Ids{301, 124, 60, 124, 120, 124, 62});
+    CHECK(ids(*t, "a \t[L] b") == Ids{97, 32, 9, 91, 76, 93, 32, 98});
+    CHECK(ids(*t, "a [R] \nb") == Ids{97, 32, 91, 82, 93, 32, 10, 98});
+    CHECK(ids(*t, "<|xy") == Ids{301, 121}); // a non-special added token is matched either way
+    CHECK(ids(*t, "<|xy", special) == Ids{301, 121});
     // A normalized added token is matched after NFC, in its normalized form.
     Spec n = s;
     n.normalizer = R"({"type":"NFC"})";
@@ -466,16 +484,27 @@ TEST_CASE("tokenizer.json: SentencePiece family, Metaspace prepend schemes and s
     s.added = kAddedS;
     s.pre_tokenizer = metaspace("first", false);
     auto first = load(spm_json(s));
-    // Only the first section of the input gets the prepended U+2581.
-    CHECK(ids(*first, "ab<s>ab") == Ids{9, 12, 8});
-    CHECK(spans(*first, "ab<s>ab") == Spans{{0, 2}, {2, 5}, {5, 7}});
-    CHECK(ids(*first, "<s>ab") == Ids{12, 8});
+    // Only the first section of the input gets the prepended U+2581 (<s> is special: it makes a
+    // section only with special_tokens).
+    const bool special = true;
+    CHECK(ids(*first, "ab<s>ab", special) == Ids{9, 12, 8});
+    CHECK(spans(*first, "ab<s>ab", special) == Spans{{0, 2}, {2, 5}, {5, 7}});
+    CHECK(ids(*first, "<s>ab", special) == Ids{12, 8});
     CHECK(ids(*first, " ab") == Ids{9}); // already starts with the replacement
+    {
+        // By default <s> is text: the ids of the same file without the added token.
+        SpmSpec plain = s;
+        plain.added = "[]";
+        auto without = load(spm_json(plain));
+        CHECK(ids(*first, "ab<s>ab") == ids(*without, "ab<s>ab"));
+        CHECK(spans(*first, "ab<s>ab") == spans(*without, "ab<s>ab"));
+        CHECK(ids(*first, "<s>ab") == ids(*without, "<s>ab"));
+    }
     s.pre_tokenizer = metaspace("always", false);
-    CHECK(ids(*load(spm_json(s)), "ab<s>ab") == Ids{9, 12, 9});
+    CHECK(ids(*load(spm_json(s)), "ab<s>ab", special) == Ids{9, 12, 9});
     s.pre_tokenizer = metaspace("never", false);
     auto never = load(spm_json(s));
-    CHECK(ids(*never, "ab<s>ab") == Ids{8, 12, 8});
+    CHECK(ids(*never, "ab<s>ab", special) == Ids{8, 12, 8});
     // "c c" -> "c_c": one piece merges (c,_) r5; split at each U+2581 keeps "c" and "_c".
     CHECK(ids(*never, "c c") == Ids{13, 6});
     s.pre_tokenizer = metaspace("never", true);
@@ -685,7 +714,7 @@ TEST_CASE("tokenizer.json: merges and added tokens that do not fit", "[tokenizer
           std::string::npos);
     a.added =
         R"([{"id":300,"content":"<x>","special":true},{"id":300,"content":"<x>","special":true}])";
-    CHECK(ids(*load(make_json(a)), "<x>") == Ids{300}); // a repeated entry is harmless
+    CHECK(ids(*load(make_json(a)), "<x>", true) == Ids{300}); // a repeated entry is harmless
     a.added = R"([{"id":300,"content":"<x>","single_word":true,"special":true}])";
     CHECK(load_error(make_json(a)).find("added_tokens[0].single_word true is not supported") !=
           std::string::npos);

@@ -2,7 +2,10 @@
 //   tokjson_cli encode TOKENIZER.json [FILE...]   ids of each file (or stdin), one line per
 //                                                  file; with HIROPE_ROUNDTRIP=1 each line
 //                                                  ends with #rt=1 when the tokens' bytes give
-//                                                  the input back (#rt=0 otherwise)
+//                                                  the input back (#rt=0 otherwise); with
+//                                                  HIROPE_SPECIAL_TOKENS=1 special tokens'
+//                                                  markers are their ids (EncodeOptions), as
+//                                                  the reference encodes by default
 //   tokjson_cli bench TOKENIZER.json [FILE]       load time, memory, vocabulary size (and
 //                                                  the encoding speed of FILE)
 //   tokjson_cli split PATTERN                      reads NUL-separated strings on stdin and
@@ -178,6 +181,9 @@ int main(int argc, char** argv) {
             return 0;
         }
         const bool roundtrip = std::getenv("HIROPE_ROUNDTRIP") != nullptr;
+        hirope::EncodeOptions options;
+        const char* special = std::getenv("HIROPE_SPECIAL_TOKENS");
+        options.special_tokens = special && std::strcmp(special, "1") == 0;
         std::vector<std::string> inputs;
         if (argc == 3) inputs.push_back(read_all(std::cin));
         for (int k = 3; k < argc; ++k) {
@@ -191,7 +197,7 @@ int main(int argc, char** argv) {
         std::string out;
         for (const std::string& text : inputs) {
             std::vector<hirope::Token> tokens;
-            vocab->encode(text, &tokens);
+            vocab->encode(text, &tokens, options);
             std::string back;
             for (size_t i = 0; i < tokens.size(); ++i) {
                 if (i) out.push_back(' ');
