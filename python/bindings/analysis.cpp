@@ -31,12 +31,10 @@ std::string language_of(py::handle value) {
 // None: the core's default budget; else a number of milliseconds (0: no limit).
 std::optional<double> timeout_of(py::handle value) {
     if (value.is_none()) return std::nullopt;
-    const bool numeric = !py::isinstance<py::bool_>(value) &&
-                         (py::isinstance<py::int_>(value) || py::isinstance<py::float_>(value));
-    if (!numeric || std::isnan(value.cast<double>()))
-        fail("timeout_ms must be a number of milliseconds >= 0 (0: no limit), got " +
-             describe(value));
-    return value.cast<double>();
+    const char* requirement = "a number of milliseconds >= 0 (0: no limit)";
+    const double ms = number_arg(value, "timeout_ms", requirement);
+    if (std::isnan(ms)) fail(std::string("timeout_ms must be ") + requirement + ", got nan");
+    return ms;
 }
 
 // A byte span and its UTF-16 one, under the keys units and error regions share.
@@ -48,19 +46,16 @@ template <typename Span> void add_span(py::dict* d, const Span& s) {
 }
 
 py::dict analyze_code(py::handle code, py::handle language, py::handle tokenizer, py::handle gap,
-                      bool descend_classes, py::handle hierarchy, py::handle segment_size,
+                      py::handle descend_classes, py::handle hierarchy, py::handle segment_size,
                       py::handle timeout_ms) {
     const AnalysisCatalogue& av = analysis_catalogue();
     AnalyzeOptions o;
     o.language = language_of(language);
     o.vocabulary = vocabulary_of(tokenizer);
     o.gap = static_cast<GapPolicy>(enum_value(av.gaps, gap, "gap"));
-    o.descend_classes = descend_classes;
+    o.descend_classes = boolean_arg(descend_classes, "descend_classes");
     o.hierarchy = static_cast<Hierarchy>(enum_value(av.hierarchies, hierarchy, "hierarchy"));
-    if (py::isinstance<py::bool_>(segment_size) || !py::isinstance<py::int_>(segment_size) ||
-        segment_size.cast<long long>() < 1)
-        fail("segment_size must be an integer >= 1, got " + describe(segment_size));
-    o.segment_size = segment_size.cast<long long>();
+    o.segment_size = integer_arg(segment_size, "segment_size", 1, INT64_MAX, "an integer >= 1");
     o.timeout_ms = timeout_of(timeout_ms);
     const std::string text = text_bytes(code, "code", AnalysisLimits::max_bytes);
     Analysis a;

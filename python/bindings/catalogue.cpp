@@ -6,6 +6,7 @@
 #include "common.h"
 #include "hirope/hirope.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <limits>
@@ -213,23 +214,6 @@ std::string quoted_names(const std::vector<std::string>& names) {
     return out;
 }
 
-bool is_number(py::handle x) {
-    // bool is an int in Python; the JS API's numbers are never booleans.
-    if (py::isinstance<py::bool_>(x)) return false;
-    if (py::isinstance<py::int_>(x) || py::isinstance<py::float_>(x)) return true;
-    // numpy scalars (np.float32(2), np.int64(3))
-    py::module_ np = py::module_::import("numpy");
-    return py::isinstance(x, np.attr("integer")) || py::isinstance(x, np.attr("floating"));
-}
-
-double as_double(py::handle x) {
-    if (py::isinstance<py::int_>(x)) {
-        // A huge int is still a number (out of range, named by the range check).
-        return PyLong_AsDouble(x.ptr());
-    }
-    return py::cast<double>(x);
-}
-
 bool in_range(const ParamInfo& p, double x) {
     if (!std::isfinite(x)) return false;
     if (!p.allowed.empty()) {
@@ -269,22 +253,25 @@ double read_value(const ParamInfo& p, py::handle value, const std::string& where
         for (py::handle x : seq) {
             if (!is_number(x))
                 fail(path + "[" + std::to_string(i) + "] must be a number, got " + describe(x));
-            items.push_back(as_double(x));
+            items.push_back(number_value(x));
             ++i;
         }
         if (p.list) *p.list(*s) = items;
         return 0;
     }
-    case ParamKind::boolean:
-        if (!py::isinstance<py::bool_>(value))
-            fail(path + " must be a boolean, got " + describe(value));
-        if (p.set) p.set(*s, value.cast<bool>() ? 1 : 0);
-        return value.cast<bool>() ? 1 : 0;
+    case ParamKind::boolean: {
+        const bool b = boolean_arg(value, path);
+        if (p.set) p.set(*s, b ? 1 : 0);
+        return b ? 1 : 0;
+    }
     default: {
         if (!is_number(value)) fail(path + " must be a number, got " + describe(value));
-        const double x = as_double(value);
-        if (p.kind == ParamKind::integer && !(std::isfinite(x) && x == std::floor(x)))
+        const double x = number_value(value);
+        const bool integral = is_integer(value) || (std::isfinite(x) && x == std::floor(x));
+        if (p.kind == ParamKind::integer && !integral)
             fail(path + " must be an integer, got " + describe(value));
+        if (!std::isfinite(x) && is_integer(value)) // an int past a double's range
+            fail(path + (x > 0 ? " is too large: " : " is too small: ") + describe(value));
         if (!p.field && !in_range(p, x))
             fail(path + " must be " + param_range(p) + ", got " + describe(value));
         if (p.kind == ParamKind::integer && p.field && std::fabs(x) > 2147483647.0)
@@ -460,7 +447,10 @@ SchemeSpec read_scheme(py::handle value) {
             x = read_value(p, d[p.name], "scheme", &out.scheme);
         else if (p.required && takes(p, static_cast<int>(info->type)) && p.set)
             p.set(out.scheme, std::numeric_limits<double>::quiet_NaN());
-        if (!p.field && std::string(p.name) == "segmentSize") out.segment_size = (int64_t)x;
+        // Past max_tokens every token is in segment 0 (10**30 too, as in the JS API).
+        if (!p.field && std::string(p.name) == "segmentSize")
+            out.segment_size =
+                static_cast<int64_t>(std::min(x, static_cast<double>(Limits::max_tokens) + 1));
     }
     // Defaults that depend on the type or on another parameter (the table's rules).
     for (const DefaultRule& r : v.default_rules) {
@@ -494,33 +484,36 @@ void register_catalogue(py::module_& m) {
     m.def("catalogue", &catalogue,
           "The scheme table: schemes, scalings, their parameters (name, kind, default, range), "
           "value lists, default rules, languages, in the JS API's words (hr.catalogue).");
-    m.def("normalize_scheme", [](py::handle scheme) {
-        SchemeSpec s = read_scheme(scheme);
-        // The scheme as the core holds it, in the JS API's words (checked by validate() later).
-        py::dict out;
-        out["type"] = s.name;
-        const SchemeCatalogue& v = scheme_catalogue();
-        for (const ParamInfo& p : v.scheme_params) {
-            if (p.kind == ParamKind::scaling || !p.get) continue;
-            out[p.name] = user_value(p, p.get(s.scheme));
-        }
-        if (s.segment_size) out["segmentSize"] = s.segment_size;
-        py::dict scaling;
-        scaling["type"] = v.scalings[static_cast<size_t>(s.scheme.scaling.type)].name;
-        for (const ParamInfo& p : v.scaling_params) {
-            if (!takes(p, static_cast<int>(s.scheme.scaling.type))) continue;
-            if (p.kind == ParamKind::list) {
-                py::list l;
-                for (double x : *p.list(s.scheme)) l.append(x);
-                scaling[p.name] = l;
-            } else if (p.get) {
-                scaling[p.name] = user_value(p, p.get(s.scheme));
+    m.def(
+        "normalize_scheme",
+        [](py::handle scheme) {
+            SchemeSpec s = read_scheme(scheme);
+            // The scheme as the core holds it, in the JS API's words (checked by validate() later).
+            py::dict out;
+            out["type"] = s.name;
+            const SchemeCatalogue& v = scheme_catalogue();
+            for (const ParamInfo& p : v.scheme_params) {
+                if (p.kind == ParamKind::scaling || !p.get) continue;
+                out[p.name] = user_value(p, p.get(s.scheme));
             }
-        }
-        out["scaling"] = scaling;
-        return out;
-    });
-    m.def("core_message", &core_message);
+            if (s.segment_size) out["segmentSize"] = s.segment_size;
+            py::dict scaling;
+            scaling["type"] = v.scalings[static_cast<size_t>(s.scheme.scaling.type)].name;
+            for (const ParamInfo& p : v.scaling_params) {
+                if (!takes(p, static_cast<int>(s.scheme.scaling.type))) continue;
+                if (p.kind == ParamKind::list) {
+                    py::list l;
+                    for (double x : *p.list(s.scheme)) l.append(x);
+                    scaling[p.name] = l;
+                } else if (p.get) {
+                    scaling[p.name] = user_value(p, p.get(s.scheme));
+                }
+            }
+            out["scaling"] = scaling;
+            return out;
+        },
+        py::arg("scheme"));
+    m.def("core_message", &core_message, py::arg("message"));
 }
 
 } // namespace python

@@ -42,10 +42,31 @@ inline void check(const Status& st) {
     if (!st.ok()) fail(core_message(st.message()));
 }
 
-// repr() of a value, for messages ("got 'foo'").
-inline std::string describe(py::handle value) {
-    return py::repr(value).cast<std::string>();
-}
+// repr() of a value, for messages ("got 'foo'"); an integer of more than 40 digits by its size.
+std::string describe(py::handle value);
+
+// Arguments as Python callers pass them, read one way for every function (and for the package's
+// Python layer, through _hirope.as_integer, as_number and as_boolean): an integer is an int or a
+// numpy integer, a number also a float or a numpy floating, a boolean a bool or a numpy.bool_.
+// A boolean is never a number, as in the JS API.
+bool is_boolean(py::handle value);
+bool is_integer(py::handle value);
+bool is_number(py::handle value);
+
+// An integer argument in [min, max]; any other value (a float, a bool, an int past 64 bits) is a
+// HiRoPEError naming the argument: "must be an integer", "must be at least <min>" or "must be at
+// most <max>" (each "must be <requirement>" when it is given; past 64 bits always "at most"),
+// then ", got <value>".
+int64_t integer_arg(py::handle value, const std::string& name, int64_t min, int64_t max,
+                    const std::string& requirement = "");
+// A number argument as a double; anything else (an int too large for a double too) is a
+// HiRoPEError "<name> must be <requirement>, got <value>". Ranges are the caller's.
+double number_arg(py::handle value, const std::string& name, const std::string& requirement);
+// The value of an is_number() value as a double; an int past a double's range gives +-infinity
+// (for a range check that names the value).
+double number_value(py::handle value);
+// A boolean argument; anything else is "<name> must be a boolean, got <value>".
+bool boolean_arg(py::handle value, const std::string& name);
 
 // A scheme read from its dict (or a name for {'type': name}) and normalised: the table's defaults
 // and default rules filled in, names mapped to enumerators, kinds checked (ranges: validate()).

@@ -14,16 +14,7 @@ namespace python {
 namespace {
 
 int64_t count(py::handle value, const char* name, int64_t min, int64_t max) {
-    if (py::isinstance<py::bool_>(value) || !py::isinstance<py::int_>(value))
-        fail(std::string(name) + " must be an integer, got " + describe(value));
-    const long long x = value.cast<long long>();
-    if (x < min)
-        fail(std::string(name) + " must be at least " + std::to_string(min) + ", got " +
-             std::to_string(x));
-    if (x > max)
-        fail(std::string(name) + " must be at most " + std::to_string(max) + ", got " +
-             std::to_string(x));
-    return x;
+    return integer_arg(value, name, min, max);
 }
 
 struct Shape {
@@ -77,9 +68,11 @@ std::vector<int32_t> int32_column(py::handle value, const char* name, int64_t n)
 py::array_t<float> attention(py::handle scheme_value, py::handle q_value, py::handle k_value,
                              py::handle v_value, py::handle token, py::handle unit,
                              py::handle statement, py::handle n_value, py::handle head_dim_value,
-                             py::handle heads_value, bool causal, const std::string& output,
-                             py::handle scale_value, const std::string& kernel_name) {
+                             py::handle heads_value, py::handle causal_value,
+                             const std::string& output, py::handle scale_value,
+                             const std::string& kernel_name) {
     const Shape sh = shape(n_value, head_dim_value, heads_value);
+    const bool causal = boolean_arg(causal_value, "causal");
     const SchemeSpec spec = read_scheme(scheme_value);
     if (output != "logits" && output != "probs" && output != "values")
         fail("output must be 'logits', 'probs' or 'values', got '" + output + "'");
@@ -95,12 +88,10 @@ py::array_t<float> attention(py::handle scheme_value, py::handle q_value, py::ha
              "' is a windowed scheme, defined for causal attention: set causal to True");
     double scale = 0;
     if (!scale_value.is_none()) {
-        const bool numeric =
-            !py::isinstance<py::bool_>(scale_value) &&
-            (py::isinstance<py::int_>(scale_value) || py::isinstance<py::float_>(scale_value));
-        scale = numeric ? scale_value.cast<double>() : 0;
-        if (!(numeric && std::isfinite(scale) && scale > 0))
-            fail("scale must be a positive finite number, got " + describe(scale_value));
+        const char* requirement = "a positive finite number";
+        scale = number_arg(scale_value, "scale", requirement);
+        if (!(std::isfinite(scale) && scale > 0))
+            fail(std::string("scale must be ") + requirement + ", got " + describe(scale_value));
     }
     Kernel kernel = Kernel::fast;
     if (kernel_name == "reference")
@@ -218,10 +209,8 @@ py::dict frequencies(py::handle scheme_value, py::handle head_dim_value, py::han
 py::dict qk(py::handle n_value, py::handle head_dim_value, py::handle heads_value,
             py::handle ids_value, py::handle seed_value) {
     const Shape sh = shape(n_value, head_dim_value, heads_value);
-    if (py::isinstance<py::bool_>(seed_value) || !py::isinstance<py::int_>(seed_value) ||
-        seed_value.cast<long long>() < 0)
-        fail("seed must be a non-negative integer, got " + describe(seed_value));
-    const uint64_t seed = seed_value.cast<uint64_t>();
+    const uint64_t seed = static_cast<uint64_t>(
+        integer_arg(seed_value, "seed", 0, INT64_MAX, "a non-negative integer"));
     std::vector<int32_t> ids(static_cast<size_t>(sh.n));
     if (ids_value.is_none())
         for (int64_t i = 0; i < sh.n; ++i) ids[static_cast<size_t>(i)] = static_cast<int32_t>(i);
@@ -250,7 +239,96 @@ py::dict limits() {
     return o;
 }
 
+// The numeric value of an is_number() value; an int past a double's range gives +-infinity.
+double read_double(py::handle value, bool* overflow) {
+    *overflow = false;
+    if (!is_integer(value)) {
+        const double x = PyFloat_AsDouble(value.ptr());
+        if (x == -1.0 && PyErr_Occurred()) throw py::error_already_set();
+        return x;
+    }
+    py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(value.ptr()));
+    if (!index) throw py::error_already_set();
+    const double x = PyLong_AsDouble(index.ptr());
+    if (x == -1.0 && PyErr_Occurred()) {
+        PyErr_Clear(); // OverflowError: the int is past a double's range
+        *overflow = true;
+        return Py_SIZE(index.ptr()) < 0 ? -HUGE_VAL : HUGE_VAL;
+    }
+    return x;
+}
+
 } // namespace
+
+std::string describe(py::handle value) {
+    if (PyLong_Check(value.ptr()) && !PyBool_Check(value.ptr())) {
+        // Its repr would fill the message (or exceed Python's digit limit for str()).
+        const size_t bits = value.attr("bit_length")().cast<size_t>();
+        if (bits > 128)
+            return std::string(Py_SIZE(value.ptr()) < 0 ? "a negative" : "an") + " integer of " +
+                   std::to_string(bits) + " bits";
+    }
+    return py::repr(value).cast<std::string>();
+}
+
+bool is_boolean(py::handle value) {
+    if (PyBool_Check(value.ptr())) return true;
+    if (PyLong_Check(value.ptr()) || PyFloat_Check(value.ptr())) return false;
+    return py::isinstance(value, py::module_::import("numpy").attr("bool_"));
+}
+
+bool is_integer(py::handle value) {
+    if (PyBool_Check(value.ptr())) return false;
+    if (PyLong_Check(value.ptr())) return true;
+    if (PyFloat_Check(value.ptr())) return false;
+    return py::isinstance(value, py::module_::import("numpy").attr("integer"));
+}
+
+bool is_number(py::handle value) {
+    if (PyBool_Check(value.ptr())) return false;
+    if (PyLong_Check(value.ptr()) || PyFloat_Check(value.ptr())) return true;
+    py::module_ np = py::module_::import("numpy");
+    return py::isinstance(value, np.attr("integer")) || py::isinstance(value, np.attr("floating"));
+}
+
+int64_t integer_arg(py::handle value, const std::string& name, int64_t min, int64_t max,
+                    const std::string& requirement) {
+    auto refuse = [&](const std::string& what) {
+        fail(name + " must be " + (requirement.empty() ? what : requirement) + ", got " +
+             describe(value));
+    };
+    if (!is_integer(value)) refuse("an integer");
+    py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(value.ptr()));
+    if (!index) throw py::error_already_set();
+    int overflow = 0; // past 64 bits: -1 or 1, not an exception
+    const long long x = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+    if (x == -1 && PyErr_Occurred()) throw py::error_already_set();
+    if (overflow < 0 || (!overflow && x < min)) refuse("at least " + std::to_string(min));
+    if (overflow > 0) // past 64 bits: "at most", as a requirement such as ">= 1" would mislead
+        fail(name + " must be at most " + std::to_string(max) + ", got " + describe(value));
+    if (x > max) refuse("at most " + std::to_string(max));
+    return x;
+}
+
+double number_arg(py::handle value, const std::string& name, const std::string& requirement) {
+    if (!is_number(value)) fail(name + " must be " + requirement + ", got " + describe(value));
+    bool overflow = false;
+    const double x = read_double(value, &overflow);
+    if (overflow)
+        fail(name + " must be " + requirement + ", got " + describe(value) +
+             " (past a float's range)");
+    return x;
+}
+
+double number_value(py::handle value) {
+    bool overflow = false;
+    return read_double(value, &overflow);
+}
+
+bool boolean_arg(py::handle value, const std::string& name) {
+    if (!is_boolean(value)) fail(name + " must be a boolean, got " + describe(value));
+    return PyObject_IsTrue(value.ptr()) == 1;
+}
 
 py::array_t<float, py::array::c_style> float32_array(py::handle value, const char* name,
                                                      int64_t expected, const char* shape_text) {
@@ -258,13 +336,16 @@ py::array_t<float, py::array::c_style> float32_array(py::handle value, const cha
         fail(std::string(name) + " must be a numpy float32 array, got " +
              value.get_type().attr("__name__").cast<std::string>());
     py::array a = py::reinterpret_borrow<py::array>(value);
-    if (!a.dtype().is(py::dtype::of<float>()))
-        fail(std::string(name) + " must be a numpy float32 array, got dtype " +
+    // float64 (and other float dtypes) are converted once, here; integers are refused, as in
+    // the JS API (a Float32Array).
+    if (a.dtype().kind() != 'f')
+        fail(std::string(name) +
+             " must be a numpy float32 array (or float64, converted), got dtype " +
              py::str(a.dtype()).cast<std::string>());
     if (a.size() != expected)
         fail(std::string(name) + " has " + std::to_string(a.size()) + " elements, expected " +
              shape_text + " = " + std::to_string(expected));
-    return py::array_t<float, py::array::c_style>::ensure(a);
+    return py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(a);
 }
 
 PositionArrays read_positions(py::handle token, py::handle unit, py::handle statement, int64_t n,
@@ -297,15 +378,37 @@ void register_core(py::module_& m) {
           py::arg("heads"), py::arg("role"), py::arg("branch"));
     m.def("relative_distances", &distances, py::arg("scheme"), py::arg("token"), py::arg("unit"),
           py::arg("statement"), py::arg("n"), py::arg("head_dim"));
-    m.def("bands", [](py::handle scheme, py::handle head_dim) {
-        const Shape sh = shape(py::int_(1), head_dim, py::int_(1));
-        return band_list(read_scheme(scheme), sh.head_dim);
-    });
+    m.def(
+        "bands",
+        [](py::handle scheme, py::handle head_dim) {
+            const Shape sh = shape(py::int_(1), head_dim, py::int_(1));
+            return band_list(read_scheme(scheme), sh.head_dim);
+        },
+        py::arg("scheme"), py::arg("head_dim"));
     m.def("inverse_frequencies", &frequencies, py::arg("scheme"), py::arg("head_dim"),
           py::arg("seq_len"));
     m.def("qk", &qk, py::arg("n"), py::arg("head_dim"), py::arg("heads"), py::arg("token_ids"),
           py::arg("seed"));
     m.def("limits", &limits);
+    // The argument readers above, for the package's Python layer (one reading of numbers).
+    m.def(
+        "as_integer",
+        [](py::handle value, const std::string& name, int64_t min, int64_t max,
+           const std::string& requirement) {
+            return integer_arg(value, name, min, max, requirement);
+        },
+        py::arg("value"), py::arg("name"), py::arg("min"), py::arg("max"),
+        py::arg("requirement") = "");
+    m.def(
+        "as_number",
+        [](py::handle value, const std::string& name, const std::string& requirement) {
+            return number_arg(value, name, requirement);
+        },
+        py::arg("value"), py::arg("name"), py::arg("requirement"));
+    m.def(
+        "as_boolean",
+        [](py::handle value, const std::string& name) { return boolean_arg(value, name); },
+        py::arg("value"), py::arg("name"));
     m.def("kernel_name", [] { return std::string(kernel_name()); });
 }
 

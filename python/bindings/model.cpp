@@ -17,7 +17,7 @@ namespace python {
 namespace {
 
 model::HierarchyOptions to_hierarchy(py::handle level, py::handle language, py::handle gap,
-                                     bool descend_classes, py::handle segment_size) {
+                                     py::handle descend_classes, py::handle segment_size) {
     model::HierarchyOptions h;
     h.hierarchy = static_cast<model::ByteHierarchy>(
         enum_value(model::byte_hierarchies(), level, "hierarchy"));
@@ -32,11 +32,9 @@ model::HierarchyOptions to_hierarchy(py::handle level, py::handle language, py::
     }
     h.language = language.cast<std::string>();
     h.gap = static_cast<GapPolicy>(enum_value(analysis_catalogue().gaps, gap, "gap"));
-    h.descend_classes = descend_classes;
-    if (py::isinstance<py::bool_>(segment_size) || !py::isinstance<py::int_>(segment_size) ||
-        segment_size.cast<long long>() < 1 || segment_size.cast<long long>() > (1 << 30))
-        fail("segment_size must be an integer in [1, 1073741824], got " + describe(segment_size));
-    h.segment_size = segment_size.cast<long long>();
+    h.descend_classes = boolean_arg(descend_classes, "descend_classes");
+    h.segment_size =
+        integer_arg(segment_size, "segment_size", 1, 1 << 30, "an integer in [1, 1073741824]");
     return h;
 }
 
@@ -50,9 +48,22 @@ model::ContextLimit to_limit(py::handle type, int64_t length, int64_t stride) {
     return l;
 }
 
+// A name from a model file's header as a str: bytes that are not UTF-8 (a corrupted header,
+// read before any checksum by read_config) are a HiRoPEError, not a UnicodeDecodeError.
+py::str header_text(const std::string& bytes, const char* what) {
+    PyObject* text =
+        PyUnicode_DecodeUTF8(bytes.data(), static_cast<Py_ssize_t>(bytes.size()), "strict");
+    if (!text) {
+        PyErr_Clear();
+        fail(std::string("the model file's ") + what +
+             " is not UTF-8 text: the file is corrupted or not a hirope model");
+    }
+    return py::reinterpret_steal<py::str>(text);
+}
+
 py::dict config_dict(const model::Config& c) {
     py::dict o;
-    o["name"] = c.name;
+    o["name"] = header_text(c.name, "name");
     o["version"] = c.version;
     o["vocab"] = c.vocab;
     o["d_model"] = c.d_model;
@@ -64,8 +75,8 @@ py::dict config_dict(const model::Config& c) {
     o["rope_base"] = c.rope_base;
     o["norm_eps"] = c.norm_eps;
     o["parameters"] = c.parameters();
-    o["tokenizer"] =
-        c.tokenizer.empty() ? py::object(py::none()) : py::object(py::str(c.tokenizer));
+    o["tokenizer"] = c.tokenizer.empty() ? py::object(py::none())
+                                         : py::object(header_text(c.tokenizer, "tokenizer name"));
     return o;
 }
 
@@ -91,7 +102,7 @@ class ModelHandle {
 
     // Byte positions of a text (a byte model), or a token model's tokens and positions.
     py::dict positions(py::handle text, py::handle tokenizer, py::handle level, py::handle language,
-                       py::handle gap, bool descend, py::handle segment_size) {
+                       py::handle gap, py::handle descend, py::handle segment_size) {
         const model::HierarchyOptions h = to_hierarchy(level, language, gap, descend, segment_size);
         const std::string bytes = text_bytes(text, "code", AnalysisLimits::max_bytes);
         const Vocabulary* v = vocabulary_of(tokenizer);
@@ -121,10 +132,15 @@ class ModelHandle {
         return out;
     }
 
-    // Per-token losses in bits (n - 1 values) of ids (a token model's, or bytes as ids).
-    py::array_t<float> losses(py::handle scheme, py::handle limit_type, int64_t limit_length,
-                              int64_t limit_stride, py::handle ids_value, py::handle unit,
-                              py::handle statement) const {
+    // The forward pass over ids (a token model's, or bytes as ids), one output: 'losses' (per-token
+    // losses in bits, n - 1 values), 'logits' (n x vocab) or 'attention' (the probabilities of
+    // one layer and head, n x n).
+    py::array_t<float> forward(py::handle scheme, py::handle limit_type, int64_t limit_length,
+                               int64_t limit_stride, py::handle ids_value, py::handle unit,
+                               py::handle statement, const std::string& output, int layer,
+                               int head) const {
+        if (output != "losses" && output != "logits" && output != "attention")
+            fail("output must be 'losses', 'logits' or 'attention', got '" + output + "'");
         const SchemeSpec spec = read_scheme(scheme);
         check_layout(spec);
         const model::ContextLimit limit = to_limit(limit_type, limit_length, limit_stride);
@@ -138,13 +154,22 @@ class ModelHandle {
         if (pos.statement.empty()) pos.statement.assign(static_cast<size_t>(n), 0);
         auto ids =
             py::array_t<int32_t, py::array::c_style | py::array::forcecast>::ensure(ids_array);
-        py::array_t<float> out(std::max<int64_t>(0, n - 1));
+        const int64_t vocab = model_->config().vocab;
+        std::vector<py::ssize_t> shape{std::max<py::ssize_t>(0, n - 1)};
+        if (output == "logits") shape = {n, vocab};
+        if (output == "attention") shape = {n, n};
+        py::array_t<float> out(shape);
         model::Model::ForwardRequest r;
         r.ids = ids.data();
         r.n = n;
         r.scheme = spec.scheme;
         r.positions = pos.view();
-        r.losses = out.mutable_data();
+        float* dst = out.mutable_data();
+        if (output == "losses") r.losses = dst;
+        if (output == "logits") r.logits = dst;
+        if (output == "attention") r.attention = dst;
+        r.attention_layer = layer;
+        r.attention_head = head;
         r.limit = limit;
         Status st;
         {
@@ -157,7 +182,7 @@ class ModelHandle {
 
     py::bytes generate(py::handle scheme, py::handle limit_type, int64_t limit_length,
                        int64_t limit_stride, py::handle prompt, py::handle tokenizer,
-                       py::handle level, py::handle language, py::handle gap, bool descend,
+                       py::handle level, py::handle language, py::handle gap, py::handle descend,
                        py::handle segment_size, int64_t max_bytes, double temperature,
                        uint64_t seed) const {
         model::GenerateOptions o;
@@ -217,9 +242,17 @@ void register_model(py::module_& m) {
     py::class_<ModelHandle, std::shared_ptr<ModelHandle>>(m, "ModelHandle")
         .def_static("load", &ModelHandle::load, py::arg("data"))
         .def_property_readonly("config", &ModelHandle::config)
-        .def("positions", &ModelHandle::positions)
-        .def("losses", &ModelHandle::losses)
-        .def("generate", &ModelHandle::generate);
+        .def("positions", &ModelHandle::positions, py::arg("text"), py::arg("tokenizer"),
+             py::arg("level"), py::arg("language"), py::arg("gap"), py::arg("descend"),
+             py::arg("segment_size"))
+        .def("forward", &ModelHandle::forward, py::arg("scheme"), py::arg("limit_type"),
+             py::arg("limit_length"), py::arg("limit_stride"), py::arg("ids"), py::arg("unit"),
+             py::arg("statement"), py::arg("output"), py::arg("layer"), py::arg("head"))
+        .def("generate", &ModelHandle::generate, py::arg("scheme"), py::arg("limit_type"),
+             py::arg("limit_length"), py::arg("limit_stride"), py::arg("prompt"),
+             py::arg("tokenizer"), py::arg("level"), py::arg("language"), py::arg("gap"),
+             py::arg("descend"), py::arg("segment_size"), py::arg("max_bytes"),
+             py::arg("temperature"), py::arg("seed"));
     m.def("model_config", &read_model_config, py::arg("data"));
     m.def("model_limits", &model_limits);
     add_catalogue_part(&catalogue_part);

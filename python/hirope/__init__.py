@@ -34,8 +34,12 @@ __all__ = [
     "HiRoPEError", "Analysis", "ErrorRegion", "Unit", "analyze", "detect_language", "parse",
     "attention", "attention_factor", "bands", "inverse_frequencies", "normalize_scheme", "qk",
     "relative_distances", "rotate", "Loss", "Model", "Tokenizer", "load_tokenizer", "catalogue",
-    "schemes", "scalings", "languages", "tokenizers", "models", "limits", "kernel",
+    "schemes", "scalings", "languages", "tokenizer_names", "models", "limits", "kernel",
+    "__version__",
 ]
+
+#: The package's version: package.json's, the npm package's (one number for both bindings).
+__version__: str = _manifest()["version"]
 
 #: The core's scheme table (the JS API's hr.catalogue): schemes, scalings, their parameters
 #: (name, kind, default, range, description), value lists, default rules, languages.
@@ -46,8 +50,9 @@ schemes = [s["name"] for s in catalogue["schemes"]]
 scalings = [n for s in catalogue["scalings"] for n in [s["name"], *s["aliases"]]]
 #: Languages analyze() parses.
 languages = [l["name"] for l in catalogue["languages"]]
-#: Tokenizer names: 'lexical' (syntax-tree leaves) and the built-in vocabularies.
-tokenizers = ["lexical", *_manifest()["tokenizers"]]
+#: Tokenizer names: 'lexical' (syntax-tree leaves) and the built-in vocabularies. (Named so that
+#: hirope.tokenizers stays the module: ``import hirope.tokenizers as T``.)
+tokenizer_names = ["lexical", *_manifest()["tokenizers"]]
 #: The shipped code models (Model.load(name)); the first is the default.
 models = list(_manifest()["models"])
 #: Size limits, checked before any allocation.

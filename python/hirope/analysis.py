@@ -171,8 +171,6 @@ def analyze(
             )
     if language is None:
         raise HiRoPEError("language (or filename) is required")
-    if not isinstance(descend_classes, bool):
-        raise HiRoPEError(f"descend_classes must be a boolean, got {descend_classes!r}")
     native = _tokenizer(tokenizer)
     r = _hirope.analyze(
         code, language, native, gap, descend_classes, hierarchy, segment_size, timeout_ms

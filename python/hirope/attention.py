@@ -40,15 +40,15 @@ def _positions(positions) -> Tuple[Any, Any, Any]:
 
 
 def _shape(x, name: str, heads: int, head_dim: Optional[int]) -> Tuple[int, int]:
-    """n and head_dim of a (n, heads * head_dim) float32 array."""
+    """n and head_dim of a (n, heads * head_dim) float32 array (float64 is converted by the
+    binding); heads read as the binding reads every integer (numpy integers too)."""
     if not isinstance(x, np.ndarray):
         raise HiRoPEError(f"{name} must be a numpy float32 array, got {type(x).__name__}")
     if x.ndim != 2:
         raise HiRoPEError(
             f"{name} must be 2-D, (n, heads * head_dim), got shape {tuple(x.shape)}"
         )
-    if isinstance(heads, bool) or not isinstance(heads, int) or heads < 1:
-        raise HiRoPEError(f"heads must be an integer >= 1, got {heads!r}")
+    heads = _hirope.as_integer(heads, "heads", 1, _hirope.limits()["max_heads"], "an integer >= 1")
     n, width = x.shape
     if head_dim is None:
         if width % heads:
@@ -85,8 +85,6 @@ def attention(
     n, hd = _shape(q, "q", heads, head_dim)
     if output is None:
         output = "values" if v is not None else "probs"
-    if not isinstance(causal, bool):
-        raise HiRoPEError(f"causal must be a boolean, got {causal!r}")
     if not isinstance(output, str):
         raise HiRoPEError(f"output must be 'logits', 'probs' or 'values', got {output!r}")
     if not isinstance(kernel, str):

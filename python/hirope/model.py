@@ -36,10 +36,22 @@ class Loss:
     tokens: Optional[Dict[str, np.ndarray]]
 
 
+@dataclass(frozen=True, eq=False)
+class Attention:
+    """Model.attention()'s result: matrix[i, j] is the probability with which query i attends to
+    key j in one layer and head ((n, n) float32, 0 where j > i); n bytes (tokens); positions
+    {'token', 'unit', 'statement'}; tokens: a token model's {'ids', 'starts', 'ends'} of a text,
+    else None."""
+
+    matrix: np.ndarray
+    n: int
+    positions: Dict[str, np.ndarray]
+    tokens: Optional[Dict[str, np.ndarray]]
+
+
 def _integer(value, name: str, lo: int, hi: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not lo <= value <= hi:
-        raise HiRoPEError(f"{name} must be an integer in [{lo}, {hi}], got {value!r}")
-    return int(value)
+    # The binding's reading of integers (numpy integers too; past 64 bits a HiRoPEError).
+    return _hirope.as_integer(value, name, lo, hi, f"an integer in [{lo}, {hi}]")
 
 
 class Model:
@@ -183,8 +195,7 @@ class Model:
         level = hierarchy if hierarchy is not None else ("segments" if seg else "units")
         if segment_size is None:
             segment_size = seg or 32
-        if not isinstance(descend_classes, bool):
-            raise HiRoPEError(f"descend_classes must be a boolean, got {descend_classes!r}")
+        descend_classes = _hirope.as_boolean(descend_classes, "descend_classes")
         return level, language, gap, descend_classes, segment_size
 
     def _text(self, code, name: str, limit: int) -> bytes:
@@ -231,6 +242,63 @@ class Model:
         segmentSize, else 'units'), parsed as language. A token model also takes an int array of
         its token ids (with positions {'unit', 'statement'} from positions(), or segments).
         The GIL is released while it runs."""
+        losses, n, position_arrays, tokens = self._forward(
+            "losses", code, scheme, hierarchy, language, segment_size, gap, descend_classes,
+            positions)
+        total = float(np.sum(losses, dtype=np.float64))
+        mean = total / losses.shape[0] if losses.shape[0] else float("nan")
+        if not self.tokenizer:
+            return Loss(losses, mean, None, n, position_arrays, None)
+        if tokens is None:  # ids in: no bytes to count
+            return Loss(losses, float("nan"), mean, n, position_arrays, None)
+        nbytes = int(tokens["ends"][n - 1]) - int(tokens["starts"][1]) if n > 1 else 0
+        bpb = total / nbytes if nbytes > 0 else float("nan")
+        return Loss(losses, bpb, mean, n, position_arrays, tokens)
+
+    def logits(
+        self,
+        code: Union[str, bytes, np.ndarray],
+        scheme: Union[str, Mapping[str, Any]] = "rope",
+        hierarchy: Optional[str] = None,
+        language: str = "python",
+        segment_size: Optional[int] = None,
+        gap: str = "own",
+        descend_classes: bool = False,
+        positions: Optional[Mapping[str, Any]] = None,
+    ) -> np.ndarray:
+        """Next-byte (a token model: next-token) logits under a scheme (hr.model.logits): a float32
+        array of shape (n, vocab) whose row t predicts byte (token) t + 1. Takes what loss()
+        takes. The GIL is released while it runs."""
+        return self._forward("logits", code, scheme, hierarchy, language, segment_size, gap,
+                             descend_classes, positions)[0]
+
+    def attention(
+        self,
+        code: Union[str, bytes, np.ndarray],
+        scheme: Union[str, Mapping[str, Any]] = "rope",
+        layer: int = 0,
+        head: int = 0,
+        hierarchy: Optional[str] = None,
+        language: str = "python",
+        segment_size: Optional[int] = None,
+        gap: str = "own",
+        descend_classes: bool = False,
+    ) -> Attention:
+        """The model's own attention probabilities for one layer and head under a scheme
+        (hr.model.attention): an Attention with matrix (n, n) float32, rows the queries (causal:
+        0 above the diagonal), n, positions, and a token model's tokens of a text. The GIL is
+        released while it runs."""
+        layer = _integer(layer, "layer", 0, self.config["layers"] - 1)
+        head = _integer(head, "head", 0, self.config["heads"] - 1)
+        matrix, n, position_arrays, tokens = self._forward(
+            "attention", code, scheme, hierarchy, language, segment_size, gap, descend_classes,
+            None, layer, head)
+        return Attention(matrix, n, position_arrays, tokens)
+
+    def _forward(self, output, code, scheme, hierarchy, language, segment_size, gap,
+                 descend_classes, positions, layer=0, head=0):
+        """One forward pass (wasm/model.js _forward and _input): (the output array, n, positions
+        {'token', 'unit', 'statement'}, a token model's tokens of a text or None)."""
         core, limit = self._plan(scheme)
         h = self._hierarchy(scheme, hierarchy, language, gap, descend_classes, segment_size)
         tokens = None
@@ -275,9 +343,7 @@ class Model:
             unit, statement = positions.get("unit"), positions.get("statement")
         else:
             unit, statement = pos["unit"], pos["statement"]
-        losses = self._handle.losses(core, limit[0], limit[1], limit[2], ids, unit, statement)
-        total = float(np.sum(losses, dtype=np.float64))
-        mean = total / losses.shape[0] if losses.shape[0] else float("nan")
+        out = self._handle.forward(core, *limit, ids, unit, statement, output, layer, head)
         token = np.arange(n, dtype=np.int32)
         zeros = np.zeros(n, dtype=np.int32)
         position_arrays = {
@@ -285,13 +351,7 @@ class Model:
             "unit": np.asarray(unit, dtype=np.int32) if unit is not None else zeros,
             "statement": np.asarray(statement, dtype=np.int32) if statement is not None else zeros,
         }
-        if not self.tokenizer:
-            return Loss(losses, mean, None, n, position_arrays, None)
-        if tokens is None:  # ids in: no bytes to count
-            return Loss(losses, float("nan"), mean, n, position_arrays, None)
-        nbytes = int(tokens["ends"][n - 1]) - int(tokens["starts"][1]) if n > 1 else 0
-        bpb = total / nbytes if nbytes > 0 else float("nan")
-        return Loss(losses, bpb, mean, n, position_arrays, tokens)
+        return out, n, position_arrays, tokens
 
     def generate(
         self,
@@ -312,12 +372,11 @@ class Model:
         core, limit = self._plan(scheme)
         h = self._hierarchy(scheme, hierarchy, language, gap, descend_classes, segment_size)
         max_bytes = _integer(max_bytes, "max_bytes", 0, self.max_input_bytes)
-        if isinstance(temperature, bool) or not isinstance(temperature, (int, float)):
-            raise HiRoPEError(f"temperature must be a number, got {temperature!r}")
+        temperature = _hirope.as_number(temperature, "temperature", "a number")
         seed = _integer(seed, "seed", 0, 2**53 - 1)
         data = self._text(prompt, "prompt", self.max_input_bytes)
         out = self._handle.generate(core, limit[0], limit[1], limit[2], data, self._tokenizer,
-                                    *h, max_bytes, float(temperature), seed)
+                                    *h, max_bytes, temperature, seed)
         return out.decode("utf-8", errors="replace")
 
     def __repr__(self) -> str:

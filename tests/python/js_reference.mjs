@@ -3,7 +3,8 @@
 // results as JSON. Floats are written as the shortest text of the float32 value, so they read back
 // exactly. Usage: node tests/python/js_reference.mjs REQUEST.json OUT.json
 // REQUEST: { ops: [ { op: 'encode' | 'analyze' | 'attention' | 'rotate' | 'distances' | 'loss'
-// | 'generate', ...arguments } ] }; OUT: { results: [ result or { error } per op ] }.
+// | 'logits' | 'modelAttention' | 'generate', ...arguments } ] }; OUT: { results: [ result or
+// { error } per op ] }.
 import fs from 'node:fs';
 import init from '../../dist/index.js';
 
@@ -105,6 +106,25 @@ async function run(o) {
         bitsPerByte: r.bitsPerByte,
         bitsPerToken: r.bitsPerToken ?? null,
         n: r.n,
+      };
+    }
+    case 'logits': {
+      if (!models.has(o.model)) models.set(o.model, await hr.model.load({ name: o.model }));
+      return floats(models.get(o.model).logits(text(o), { scheme: o.scheme }));
+    }
+    case 'modelAttention': {
+      if (!models.has(o.model)) models.set(o.model, await hr.model.load({ name: o.model }));
+      const r = models.get(o.model).attention(text(o), {
+        scheme: o.scheme,
+        layer: o.layer,
+        head: o.head,
+      });
+      return {
+        matrix: floats(r.matrix),
+        n: r.n,
+        unit: Array.from(r.positions.unit),
+        statement: Array.from(r.positions.statement),
+        tokenIds: r.tokens ? Array.from(r.tokens.ids) : null,
       };
     }
     case 'generate': {

@@ -8,6 +8,7 @@ Run: /usr/bin/python3 -m pytest -q tests/python/test_module*.py (after npm run b
 import glob
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -63,7 +64,7 @@ def corpus():
 
 
 FILES = corpus()
-TOKENIZERS = [t for t in hirope.tokenizers if t != "lexical"]
+TOKENIZERS = [t for t in hirope.tokenizer_names if t != "lexical"]
 
 # Attention cases: every scheme (with scalings), positions from a real analysis.
 SCHEMES = [
@@ -116,6 +117,10 @@ def _requests():
         add(("loss", j), dict(op="loss", **case))
     for j, case in enumerate(generate_cases()):
         add(("generate", j), dict(op="generate", **case))
+    for j, case in enumerate(logits_cases()):
+        add(("logits", j), dict(op="logits", **case))
+    for j, case in enumerate(model_attention_cases()):
+        add(("modelAttention", j), dict(op="modelAttention", **case))
     return ops, index
 
 
@@ -214,6 +219,30 @@ def generate_cases():
          "temperature": 0.8, "seed": 5, "scheme": {"type": "hirope"}},
         {"model": "pyjs-llama2", "prompt": "import os\n", "maxBytes": 48, "temperature": 0.8,
          "seed": 2, "scheme": "rope"},
+    ]
+
+
+def logits_cases():
+    # Small inputs: a token model's logits are n x 32000 floats, through JSON.
+    return [
+        {"model": "pybyte", "text": _model_text(0, 160), "scheme": "rope"},
+        {"model": "pybyte", "text": _model_text(3, 200),
+         "scheme": {"type": "truncate", "length": 64, "stride": 16}},
+        {"model": "pyjs-llama2", "text": "import os\nprint(os.getcwd())\n",
+         "scheme": {"type": "hirope"}},
+    ]
+
+
+def model_attention_cases():
+    return [
+        {"model": "pybyte", "text": _model_text(0, 300), "scheme": "rope", "layer": 0, "head": 0},
+        {"model": "pybyte", "text": _model_text(3, 300), "scheme": {"type": "hirope"},
+         "layer": 1, "head": 2},
+        {"model": "pybyte", "text": _model_text(1, 200),
+         "scheme": {"type": "sliding-window", "window": 48}, "layer": 2, "head": 1},
+        {"model": "pyjs-llama2", "text": _model_text(5, 400),
+         "scheme": {"type": "rope", "scaling": {"type": "yarn", "factor": 4}}, "layer": 1,
+         "head": 3},
     ]
 
 
@@ -370,6 +399,45 @@ def test_generate_matches(js):
         assert text == js[("generate", j)]
 
 
+def test_model_logits_match(js):
+    for j, case in enumerate(logits_cases()):
+        m = hirope.Model.load(case["model"])
+        got = m.logits(case["text"], scheme=case["scheme"])
+        want = np.array(js[("logits", j)], dtype=np.float32)
+        n = want.shape[0] // m.config["vocab"]
+        assert got.dtype == np.float32 and got.shape == (n, m.config["vocab"])
+        np.testing.assert_allclose(got.ravel(), want, rtol=1e-4, atol=1e-4)
+        # Row t predicts t + 1: its log-softmax at the next id is minus the loss (in nats).
+        r = m.loss(case["text"], scheme=case["scheme"])
+        ids = r.tokens["ids"] if r.tokens else np.frombuffer(case["text"].encode(), np.uint8)
+        z = got.astype(np.float64)
+        logp = z - z.max(1, keepdims=True)
+        logp -= np.log(np.exp(logp).sum(1, keepdims=True))
+        nll_bits = -logp[np.arange(n - 1), ids[1:]] / np.log(2)
+        np.testing.assert_allclose(nll_bits, r.losses, rtol=1e-3, atol=1e-3)
+
+
+def test_model_attention_matches(js):
+    for j, case in enumerate(model_attention_cases()):
+        m = hirope.Model.load(case["model"])
+        got = m.attention(case["text"], scheme=case["scheme"], layer=case["layer"],
+                          head=case["head"])
+        want = js[("modelAttention", j)]
+        assert got.n == want["n"] and got.matrix.shape == (got.n, got.n)
+        assert got.matrix.dtype == np.float32
+        np.testing.assert_allclose(got.matrix.ravel(), np.array(want["matrix"], np.float32),
+                                   rtol=1e-4, atol=1e-5)
+        assert got.positions["unit"].tolist() == want["unit"]
+        assert got.positions["statement"].tolist() == want["statement"]
+        if want["tokenIds"] is None:
+            assert got.tokens is None
+        else:
+            assert got.tokens["ids"].tolist() == want["tokenIds"]
+        # Causal rows of probabilities.
+        assert np.all(np.triu(got.matrix, 1) == 0)
+        np.testing.assert_allclose(got.matrix.sum(1), 1, rtol=1e-4)
+
+
 # --------------------------------------------------------------------------------------------
 # The API itself
 
@@ -467,6 +535,48 @@ def test_seeded_qk_matches_js():
     assert r["k"].ravel().tolist() == json.loads(out)
 
 
+def test_version_is_package_json_s():
+    with open(os.path.join(ROOT, "package.json"), encoding="utf-8") as f:
+        assert hirope.__version__ == json.load(f)["version"]
+    assert "__version__" in hirope.__all__
+
+
+def test_submodules_are_modules():
+    # hirope.tokenizers is the module (the list of names is hirope.tokenizer_names), so that
+    # `import hirope.tokenizers as T` gives it.
+    import types
+
+    import hirope.tokenizers as T
+
+    assert isinstance(T, types.ModuleType) and T.load_tokenizer is hirope.load_tokenizer
+    for name in ("analysis", "model", "tokenizers"):
+        assert isinstance(getattr(hirope, name), types.ModuleType), name
+    assert hirope.tokenizer_names[0] == "lexical" and "llama3" in hirope.tokenizer_names
+
+
+def test_model_attention_and_logits():
+    m = hirope.Model.load()
+    code = "def f(x):\n    return x\n"
+    n = len(code.encode())
+    a = m.attention(code, scheme={"type": "hirope"}, layer=1, head=2)
+    assert a.n == n and a.matrix.shape == (n, n) and a.tokens is None
+    assert a.positions["unit"].shape == (n,)
+    assert not np.array_equal(a.matrix, m.attention(code, layer=0, head=0).matrix)
+    z = m.logits(code)
+    assert z.shape == (n, 256) and z.dtype == np.float32
+    with pytest.raises(hirope.HiRoPEError, match=r"head must be an integer in \[0, 3\], got 4"):
+        m.attention(code, head=4)
+    with pytest.raises(hirope.HiRoPEError, match=r"layer must be an integer in \[0, 2\]"):
+        m.attention(code, layer=-1)
+    t = hirope.Model.load("pyjs-llama2")
+    p = t.positions(code)
+    zt = t.logits(p["ids"], scheme={"type": "hirope"},
+                  positions={"unit": p["unit"], "statement": p["statement"]})
+    assert np.array_equal(zt, t.logits(code, scheme={"type": "hirope"}))
+    at = t.attention(code, layer=0, head=1)
+    assert at.tokens["ids"].tolist() == p["ids"].tolist() and at.n == p["ids"].shape[0]
+
+
 def test_model_basics():
     m = hirope.Model.load()
     assert m.config["name"] and m.tokenizer is None
@@ -504,10 +614,57 @@ def test_readme_example_runs(tmp_path, monkeypatch):
 
 
 def test_stubs_cover_the_native_module():
-    import re
-
     with open(os.path.join(os.path.dirname(hirope.__file__), "_hirope.pyi"), encoding="utf-8") as f:
         stub = f.read()
     names = [n for n in dir(hirope._hirope) if not n.startswith("__")]
     assert [n for n in names if not re.search(rf"(def|class) {n}\b", stub)] == []
     assert os.path.isfile(os.path.join(os.path.dirname(hirope.__file__), "py.typed"))
+
+
+def _runtime_parameters(function):
+    """The parameter names of a pybind11 function, from its signature line."""
+    line = function.__doc__.splitlines()[0]
+    inside = line[line.index("(") + 1:line.rindex(") ->")]
+    names, depth, part = [], 0, ""
+    for ch in inside + ",":
+        if ch == "," and depth == 0:
+            part = part.strip()
+            if part and part != "*":
+                names.append(part.split(":")[0].split("=")[0].strip())
+            part = ""
+            continue
+        depth += ch in "[(" and 1 or ch in "])" and -1 or 0
+        part += ch
+    return names
+
+
+def test_stubs_name_the_real_parameters():
+    # Every native function takes its parameters by name (no arg0, arg1 ...), the names the
+    # stubs give them.
+    import ast
+
+    with open(os.path.join(os.path.dirname(hirope.__file__), "_hirope.pyi"), encoding="utf-8") as f:
+        tree = ast.parse(f.read())
+    stubs = {}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            stubs[node.name] = node
+        elif isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef):
+                    stubs[f"{node.name}.{item.name}"] = item
+    checked = 0
+    for key, node in stubs.items():
+        owner, _, name = key.rpartition(".")
+        runtime = getattr(getattr(hirope._hirope, owner) if owner else hirope._hirope, name)
+        if isinstance(runtime, property) or not callable(runtime):
+            continue
+        got = _runtime_parameters(runtime)
+        assert not [n for n in got if re.fullmatch(r"arg\d+", n)], (key, got)
+        a = node.args
+        want = [x.arg for x in a.posonlyargs + a.args + a.kwonlyargs]
+        if got[:1] == ["self"] and want[:1] != ["self"]:
+            got = got[1:]
+        assert got == want, key
+        checked += 1
+    assert checked > 20

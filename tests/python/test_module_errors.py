@@ -193,8 +193,9 @@ def test_core_messages_use_the_js_words():
 
 def test_dtype_and_shape_errors():
     q = f32(6, 8)
-    with pytest.raises(E, match="q must be a numpy float32 array, got dtype float64"):
-        hirope.attention(q.astype(np.float64), q)
+    with pytest.raises(E, match=r"q must be a numpy float32 array \(or float64, converted\), got "
+                               "dtype int32"):
+        hirope.attention(q.astype(np.int32), q)
     with pytest.raises(E, match="k must be a numpy float32 array, got list"):
         hirope.attention(q, q.tolist())
     with pytest.raises(E, match="q must be a numpy float32 array, got list"):
@@ -214,7 +215,7 @@ def test_dtype_and_shape_errors():
     with pytest.raises(E, match=r"n must be at least 1, got 0"):
         hirope.attention(f32(0, 8), f32(0, 8))
     with pytest.raises(E, match=r"x must be a numpy float32 array"):
-        hirope.rotate(q.astype(np.float16))
+        hirope.rotate(q.astype(np.complex64))
 
 
 def test_size_limits_checked_before_allocating():
@@ -291,6 +292,20 @@ def test_model_load_errors(tmp_path):
         with pytest.raises(E) as e:
             hirope.Model.load(str(p))
         assert str(e.value)
+
+
+@pytest.mark.parametrize("offset", [48, 52, 56, 60, 64])
+def test_model_file_with_a_flipped_header_byte(tmp_path, offset):
+    # The header's name (length at 48, bytes from 52) is read before the checksum: a flipped byte
+    # there was a UnicodeDecodeError.
+    for model in ("pybyte.hrm", "pyjs-llama2.hrm"):
+        data = open(os.path.join(DATA, model), "rb").read()
+        for flip in (0x80, 0xFF, 0x01):
+            p = tmp_path / model
+            p.write_bytes(data[:offset] + bytes([data[offset] ^ flip]) + data[offset + 1:])
+            with pytest.raises(E) as e:
+                hirope.Model.load(str(p))
+            assert str(e.value)
 
 
 def test_model_call_errors():
