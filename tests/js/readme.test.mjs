@@ -25,4 +25,18 @@ describe('README examples', () => {
       assert.match(out, /headDim must be a positive even integer, got 15/);
     }
   });
+
+  it("lists every Debian package scripts/setup.sh installs (setup.sh's list is the source)", () => {
+    const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+    const setup = fs.readFileSync(path.join(root, 'scripts/setup.sh'), 'utf8');
+    const list = setup.match(/^APT_PACKAGES=\(([^)]*)\)/m);
+    assert.ok(list, 'APT_PACKAGES in scripts/setup.sh');
+    const packages = list[1].split(/\s+/).filter(Boolean);
+    assert.ok(packages.includes('python3-setuptools') && packages.includes('python3-wheel'));
+    const intro = readme.slice(0, readme.indexOf('Other commands:'));
+    assert.deepEqual(
+      packages.filter((name) => !intro.includes(`\`${name}\``)),
+      [],
+    );
+  });
 });

@@ -602,15 +602,31 @@ def test_model_basics():
         t.loss(p["ids"], scheme="hirope")
 
 
+def _readme_blocks(readme, marker, language):
+    return [b.split("```")[0] for b in readme.split(f"<!-- {marker} -->\n```{language}\n")[1:]]
+
+
 def test_readme_example_runs(tmp_path, monkeypatch):
+    # README "Python" runs as it stands, on the example.py it shows, and prints what it says.
+    import contextlib
+    import io
+
     with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
         readme = f.read()
-    blocks = readme.split("<!-- runnable -->\n```python\n")[1:]
-    assert blocks
+    blocks = _readme_blocks(readme, "runnable", "python")
+    (example,) = _readme_blocks(readme, "example.py", "python")
+    (output,) = _readme_blocks(readme, "output", "text")
+    assert len(blocks) == 1
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "example.py").write_text(_read("/usr/lib/python3.11/textwrap.py"))
-    for block in blocks:
-        exec(compile(block.split("```")[0], "README.md", "exec"), {})
+    (tmp_path / "example.py").write_text(example)
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(blocks[0], "README.md", "exec"), {})
+    # Line ends compared without trailing spaces (the generated text ends in an indent).
+    assert [line.rstrip() for line in printed.getvalue().rstrip().splitlines()] == \
+        output.rstrip().splitlines()
+    # The generated text is code, not the 64 spaces greedy decoding wrote after "def fib(n):".
+    assert "def " in printed.getvalue().split("(1, 60, 60)")[1]
 
 
 def test_stubs_cover_the_native_module():
