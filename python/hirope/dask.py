@@ -10,13 +10,20 @@ it). It is a batch job built on Dask's scheduler, not a pool of its own:
 - each partition is one task that writes its shard under temporary names and renames them into
   place, so a task retried after its worker died rewrites the same shard (never a lost or doubled
   file), and finished shards are skipped by a rerun;
-- a file that cannot be read, decoded as UTF-8, or analyzed (a ``HiRoPEError``: parse timeout,
-  size limit, unknown language) becomes a row with its error and no tokens; the job goes on.
+- the settings are checked before anything is planned or written (``SettingsError``): a wrong
+  setting never becomes a finished output of error rows;
+- a file that cannot be read (a dangling link, a link loop, not a regular file: a FIFO is never
+  opened for reading), is too large (checked before it is read), has a name or text that is not
+  UTF-8, or fails in ``hirope.analyze`` (a ``HiRoPEError``: parse timeout, size limit) becomes a
+  row with its error and no tokens; the job goes on.
 """
 
 import glob as _glob
 import hashlib
 import os
+import re
+import stat
+import sys
 import time
 
 import dask
@@ -27,11 +34,30 @@ DEFAULT_PARTITION_SIZE = 256
 # hr.limits.maxSourceBytes of the package; larger files are error rows without being read whole.
 DEFAULT_MAX_BYTES = 15 * 1024 * 1024
 LOCAL_SCHEDULERS = ("sync", "synchronous", "single-threaded", "threads", "processes")
+# How long a scheduler address may take to answer before the job gives up (distributed's own
+# default is 30 s).
+DEFAULT_CONNECT_TIMEOUT_S = 10
+# Progress when the stream is not a terminal: one line at most this often (and one at the end).
+PROGRESS_LINE_INTERVAL_S = 10
 
 
 class ManifestMismatch(ValueError):
     """The output directory holds a run planned differently (other files, settings, or
     partitioning); pick another directory or remove it."""
+
+
+class SettingsError(ValueError):
+    """A setting of the job is wrong; `option` names it (positions()'s keyword: 'tokenizer',
+    'timeout_ms', 'segment_size', 'workers', 'out', ...). Raised before anything is planned or
+    written."""
+
+    def __init__(self, option, message):
+        super().__init__(message)
+        self.option = option
+
+
+class SchedulerUnreachable(ConnectionError):
+    """The scheduler address did not answer within the connect timeout."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -50,25 +76,25 @@ def _walk(root):
 
 def collect(files):
     """The sorted, de-duplicated paths that `files` names: a path, a glob (``**`` recursive) or a
-    directory (every regular file below it whose language hirope detects from its name), or a
-    list of those. A path given by name is kept even when no language is detected for it (it
-    becomes an error row); so is every regular file a glob matches."""
+    directory (every entry below it but directories whose language hirope detects from its name;
+    links to directories are not followed), or a list of those. A path given by name is kept even
+    when no language is detected for it (it becomes an error row); so is everything but a
+    directory that a glob matches. Whatever cannot be read (a dangling link, a link loop, a FIFO,
+    a device) is listed the same way from a directory, a glob or by name, and becomes an error
+    row."""
     if isinstance(files, (str, os.PathLike)):
         files = [files]
     found = set()
-    detect = None
     for item in files:
         item = os.fspath(item)
         if os.path.isdir(item):
-            if detect is None:
-                detect = _detect_language
-            found.update(p for p in _walk(item) if os.path.isfile(p) and detect(p))
-        elif _is_glob(item) and not os.path.exists(item):
-            matched = [p for p in _glob.glob(item, recursive=True) if os.path.isfile(p)]
+            found.update(p for p in _walk(item) if _detect_language(p))
+        elif _is_glob(item) and not os.path.lexists(item):
+            matched = [p for p in _glob.glob(item, recursive=True) if not os.path.isdir(p)]
             if not matched:
                 raise FileNotFoundError("%s: no file matches" % item)
             found.update(matched)
-        elif os.path.exists(item):
+        elif os.path.lexists(item):
             found.add(item)
         else:
             raise FileNotFoundError("%s: no such file or directory" % item)
@@ -105,6 +131,56 @@ def _settings(tokenizer, hierarchy, language, timeout_ms, max_bytes, options):
     if os.path.isfile(tok):  # a tokenizer.json of one's own: the same file on a rerun
         settings["tokenizer_sha256"] = _file_digest(tok)
     return settings
+
+
+# positions()'s options that hirope.analyze takes (the rest of analyze's arguments are the job's)
+ANALYZE_OPTIONS = ("gap", "descend_classes", "segment_size")
+
+
+def check_settings(tokenizer="llama3", hierarchy="units", language=None, timeout_ms=None,
+                   max_bytes=DEFAULT_MAX_BYTES, partition_size=DEFAULT_PARTITION_SIZE, workers=None,
+                   client=None, out=None, **options):
+    """Raises SettingsError naming the first wrong setting; positions() calls it before it plans
+    or writes anything. The analysis settings are checked by hirope.analyze itself on an empty
+    file (one rule, the core's), the tokenizer by loading it."""
+    hr = _native()
+    for name, value, least in (("partition_size", partition_size, 1), ("workers", workers, 1),
+                               ("max_bytes", max_bytes, 0)):
+        if name == "workers" and value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            raise SettingsError(name, "%s must be an integer >= %d, got %r" % (name, least, value))
+    if workers is not None and client is not None:
+        raise SettingsError("workers", "workers starts a LocalCluster of hirope's (client=None); "
+                            "with a client or a scheduler the cluster has its own workers")
+    if isinstance(client, str) and client not in LOCAL_SCHEDULERS and ":" not in client:
+        raise SettingsError("client", "%r is neither a scheduler address (tcp://HOST:PORT) nor one "
+                            "of %s" % (client, ", ".join(LOCAL_SCHEDULERS)))
+    if out is not None and os.path.lexists(out) and not os.path.isdir(out):
+        raise SettingsError("out", "%s exists and is not a directory" % (out,))
+    unknown = sorted(set(options) - set(ANALYZE_OPTIONS))
+    if unknown:
+        raise SettingsError(unknown[0], "%s is not an option of the job (options: %s)"
+                            % (unknown[0], ", ".join(ANALYZE_OPTIONS)))
+    if not isinstance(tokenizer, (str, os.PathLike)):
+        raise SettingsError("tokenizer", "tokenizer must be a name or a tokenizer.json path, got %r"
+                            % (tokenizer,))
+    if os.fspath(tokenizer) != "lexical":
+        try:
+            _tokenizer(os.fspath(tokenizer))
+        except hr.HiRoPEError as e:
+            raise SettingsError("tokenizer", str(e)) from None
+    kwargs = dict(options)
+    if timeout_ms is not None:
+        kwargs["timeout_ms"] = timeout_ms
+    try:
+        hr.analyze(b"", language=language or hr.languages[0], tokenizer="lexical",
+                   hierarchy=hierarchy, **kwargs)
+    except (hr.HiRoPEError, TypeError, ValueError, OverflowError, RuntimeError) as e:
+        message = str(e)
+        named = [n for n in ("language", "hierarchy", "timeout_ms") + ANALYZE_OPTIONS
+                 if message.startswith(n + " ")]
+        raise SettingsError(named[0] if named else "options", message) from None
 
 
 def _check_manifest(out, manifest):
@@ -177,12 +253,51 @@ def _units(result):
     return 0 if units is None else len(units)
 
 
+class _Unread(Exception):
+    """Why a file was not read: its row's error (REASON or REASON: DETAIL) and its size if known."""
+
+    def __init__(self, error, size=None):
+        super().__init__(error)
+        self.error = error
+        self.size = size
+
+
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character "
+          "device"), (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def _not_regular(mode):
+    kind = next((what for test, what in _KINDS if test(mode)), "not a regular file")
+    return _Unread("not a regular file (%s)" % kind)
+
+
+def _name_error(path):
+    """The row's error for a path that is not UTF-8 (undecodable bytes of a file name), else
+    None."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return _Unread("file name is not UTF-8")
+    return None
+
+
+def error_reason(error):
+    """The kind of a row's error, for counting: its text before the first ': ', numbers as N
+    ('file too large', 'not UTF-8', 'cannot read (Permission denied)', 'parsing stopped after N ms
+    at byte N of N')."""
+    return re.sub(r"\d+", "N", error.split(": ", 1)[0])
+
+
 def analyze_file(path, data, settings):
-    """One file's row and arrays (None when it has no tokens). `data` is its bytes, or None when
-    it was not read (the row already says why)."""
+    """One file's row and arrays (None when it has no tokens). `data` is its bytes or text, or
+    an exception when it was not read (the row says why)."""
     hr = _native()
     row = {"path": path, "sha256": None, "bytes": None, "language": None, "units": 0,
            "error": None}
+    if isinstance(data, _Unread):
+        row.update(bytes=data.size, language=settings["language"] or _detect_language(path),
+                   error=data.error)
+        return row, None
     if isinstance(data, BaseException):
         row["error"] = "cannot read: %s" % (data,)
         return row, None
@@ -222,47 +337,62 @@ def analyze_file(path, data, settings):
     return row, arrays
 
 
+def _too_large(size, max_bytes):
+    return _Unread("file too large: %d bytes, the limit is %d" % (size, max_bytes), size)
+
+
 def _read(path, max_bytes):
+    """The bytes of a regular file, or an _Unread saying why not. The size and kind are checked
+    before the file is opened (a FIFO is never opened, a device never read) and again on the open
+    file, which is opened without blocking in case it was swapped for a FIFO in between."""
     try:
-        with open(path, "rb") as f:
-            data = f.read(max_bytes + 1)
-            if len(data) > max_bytes:  # count the rest without holding it
-                size = os.fstat(f.fileno()).st_size
-                return _TooLarge(size)
-            return data
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
+            return _not_regular(st.st_mode)
+        if st.st_size > max_bytes:
+            return _too_large(st.st_size, max_bytes)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError as e:
-        return e
+        return _Unread("cannot read (%s)" % (e.strerror or e,))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return _not_regular(st.st_mode)
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            data = f.read(max_bytes + 1)
+        if len(data) > max_bytes:  # it grew since: count the rest without holding it
+            return _too_large(os.fstat(fd).st_size, max_bytes)
+        return data
+    except OSError as e:
+        return _Unread("cannot read (%s)" % (e.strerror or e,))
+    finally:
+        os.close(fd)
 
 
-class _TooLarge(Exception):
-    def __init__(self, size):
-        super().__init__(size)
-        self.size = size
+def _counts(index, rows, written, tokens=None):
+    reasons = {}
+    for r in rows:
+        if r["error"] is not None:
+            reason = error_reason(r["error"])
+            reasons[reason] = reasons.get(reason, 0) + 1
+    return {"shard": index, "files": len(rows),
+            "tokens": sum(r["tokens"] for r in rows) if tokens is None else tokens,
+            "errors": sum(reasons.values()), "reasons": reasons, "written": written}
 
 
 def _write(out, index, items, settings, fsync, compress):
     """items: (path, bytes | str | exception). Writes the shard, returns its counts."""
     rows, arrays = [], []
     for path, data in items:
-        if isinstance(data, _TooLarge):
-            row = {"path": path, "sha256": None, "bytes": data.size,
-                   "language": settings["language"] or _detect_language(path), "units": 0,
-                   "error": "file too large: %d bytes, the limit is %d" % (data.size,
-                                                                           settings["max_bytes"])}
-            arr = None
-        else:
-            row, arr = analyze_file(path, data, settings)
+        row, arr = analyze_file(path, data, settings)
         rows.append(row)
         arrays.append(arr)
     tokens = shards.write_shard(out, index, rows, arrays, fsync=fsync, compress=compress)
-    return {"shard": index, "files": len(rows), "tokens": tokens,
-            "errors": sum(r["error"] is not None for r in rows), "written": 1}
+    return _counts(index, rows, 1, tokens)
 
 
 def _skipped(out, index):
-    rows = shards.read_rows(out, index)
-    return {"shard": index, "files": len(rows), "tokens": sum(r["tokens"] for r in rows),
-            "errors": sum(r["error"] is not None for r in rows), "written": 0}
+    return _counts(index, shards.read_rows(out, index), 0)
 
 
 def paths_task(out, index, paths, settings, fsync=True, compress=False, cwd=None):
@@ -271,7 +401,8 @@ def paths_task(out, index, paths, settings, fsync=True, compress=False, cwd=None
     if shards.is_finished(out, index):
         return _skipped(out, index)
     cwd = cwd or os.getcwd()
-    return _write(out, index, ((p, _read(os.path.join(cwd, p), settings["max_bytes"]))
+    return _write(out, index, ((p, _name_error(p) or _read(os.path.join(cwd, p),
+                                                           settings["max_bytes"]))
                                for p in paths), settings, fsync, compress)
 
 
@@ -282,10 +413,11 @@ def records_task(records, out, index, settings, fsync=True, compress=False):
     items = []
     for r in records:
         try:
-            items.append((r["path"], r["text"]))
+            path, text = r["path"], r["text"]
         except (KeyError, TypeError) as e:
             raise ValueError("a bag record must be a dict with 'path' and 'text', got %r"
                              % (type(r).__name__,)) from e
+        items.append((path, _name_error(path) or text))
     return _write(out, index, items, settings, fsync, compress)
 
 
@@ -300,17 +432,72 @@ def _is_bag(files):
     return isinstance(files, dask.bag.Bag)
 
 
-def _run(tasks, client, workers, progress):
+class Progress:
+    """Shards done out of the job's, on `stream` (stderr): a bar redrawn in place on a terminal,
+    else (a log file, a pipe) a line at most every `interval` seconds and one at the end, so a log
+    holds no carriage returns. interval None: a bar on a terminal, else lines every
+    PROGRESS_LINE_INTERVAL_S."""
+
+    def __init__(self, total, interval=None, stream=None):
+        self.stream = sys.stderr if stream is None else stream
+        self.total, self.done = total, 0
+        isatty = getattr(self.stream, "isatty", None)
+        self.bar = interval is None and bool(isatty and isatty())
+        self.interval = PROGRESS_LINE_INTERVAL_S if interval is None else interval
+        self.start = self.last = time.monotonic()
+
+    def update(self, count=1):
+        self.done += count
+        now = time.monotonic()
+        percent = 100 * self.done // max(self.total, 1)
+        if self.bar:
+            width = 30
+            filled = width * self.done // max(self.total, 1)
+            self.stream.write("\r[%s%s] %3d%% %d/%d shards, %.1f s" % (
+                "#" * filled, " " * (width - filled), percent, self.done, self.total,
+                now - self.start))
+            if self.done >= self.total:
+                self.stream.write("\n")
+        elif self.done >= self.total or now - self.last >= self.interval:
+            self.stream.write("hirope positions: %d/%d shards (%d%%), %.1f s\n" % (
+                self.done, self.total, percent, now - self.start))
+            self.last = now
+        self.stream.flush()
+
+
+def _local_progress(progress):
+    """A dask.callbacks.Callback counting hirope's shard tasks on a local scheduler."""
+    from dask.callbacks import Callback
+
+    def posttask(key, result, dsk, state, worker_id):
+        if isinstance(key, str) and key.startswith("hirope-shard-"):
+            progress.update()
+
+    return Callback(posttask=posttask)
+
+
+def _connect(address, timeout):
+    import distributed
+    try:
+        return distributed.Client(address, timeout=timeout)
+    except (OSError, TimeoutError) as e:  # distributed raises OSError("Timed out trying to ...")
+        raise SchedulerUnreachable(
+            "no Dask scheduler answered at %s within %g s (%s); start one there (dask scheduler) "
+            "or leave the address out for a LocalCluster" % (address, timeout, e)) from None
+
+
+def _run(tasks, client, workers, progress, connect_timeout=DEFAULT_CONNECT_TIMEOUT_S):
     """Computes the delayed tasks on `client`: a distributed Client, a scheduler address, one of
-    LOCAL_SCHEDULERS, or None for a LocalCluster of `workers` processes of one thread each."""
+    LOCAL_SCHEDULERS, or None for a LocalCluster of `workers` processes of one thread each.
+    progress: a Progress or None."""
     if isinstance(client, str) and client in LOCAL_SCHEDULERS:
-        if progress:
-            from dask.diagnostics import ProgressBar
-            with ProgressBar():
+        if progress is not None:
+            with _local_progress(progress):
                 return list(dask.compute(*tasks, scheduler=client))
         return list(dask.compute(*tasks, scheduler=client))
     import distributed
     owned = []
+    futures = None
     try:
         if client is None:
             cluster = distributed.LocalCluster(
@@ -320,14 +507,20 @@ def _run(tasks, client, workers, progress):
             client = distributed.Client(cluster)
             owned.append(client)
         elif isinstance(client, str):
-            client = distributed.Client(client)
+            client = _connect(client, connect_timeout)
             owned.append(client)
-        elif workers is not None:
-            raise ValueError("workers= goes with a LocalCluster of hirope's (client=None)")
         futures = client.compute(tasks)
-        if progress:
-            distributed.progress(futures)
+        if progress is not None:
+            for _ in distributed.as_completed(futures):
+                progress.update()
         return client.gather(futures)
+    except BaseException:
+        if futures is not None and not owned:  # a cluster of the caller's: stop our tasks there
+            try:
+                client.cancel(futures)
+            except Exception:  # the interruption, not the cancel, is what the caller must see
+                pass
+        raise
     finally:
         for thing in reversed(owned):
             thing.close()
@@ -336,21 +529,29 @@ def _run(tasks, client, workers, progress):
 def positions(files, out, tokenizer="llama3", hierarchy="units", client=None,
               partition_size=DEFAULT_PARTITION_SIZE, progress=True, workers=None, language=None,
               timeout_ms=None, max_bytes=DEFAULT_MAX_BYTES, fsync=True, compress=False,
-              **options):
+              connect_timeout=DEFAULT_CONNECT_TIMEOUT_S, **options):
     """Writes the positions of every file into shards in `out`; returns a summary dict
-    (files, tokens, errors, shards, written, skipped, seconds, out).
+    (files, tokens, errors, reasons: error rows by kind, shards, written, skipped, seconds, out).
 
     files: a path, glob or directory (or a list of them; see collect), or a dask.bag of
     {path, text} records (one shard per bag partition). client: None (a LocalCluster of `workers`
     processes, default one per core, one thread each, closed at the end), a distributed.Client, a
     scheduler address ('tcp://host:8786'), or 'sync' / 'threads' / 'processes' for Dask's local
     schedulers. compress: deflate the .npz shards (about 4x smaller, more CPU; the arrays read the
-    same). options go to hirope.analyze (gap, descend_classes, segment_size, ...).
+    same). options go to hirope.analyze (gap, descend_classes, segment_size). progress: True (a
+    bar on stderr when it is a terminal, else a line every PROGRESS_LINE_INTERVAL_S), a number of
+    seconds between lines, or False. connect_timeout: seconds a scheduler address may take to
+    answer (SchedulerUnreachable).
+
+    Raises SettingsError (a wrong setting) before anything is planned or written,
+    FileNotFoundError for a path of `files` that does not exist, ManifestMismatch for an `out`
+    planned differently.
     """
     start = time.perf_counter()
+    check_settings(tokenizer, hierarchy, language, timeout_ms, max_bytes, partition_size, workers,
+                   client, out, **options)
     settings = _settings(tokenizer, hierarchy, language, timeout_ms, max_bytes, options)
     out = os.path.abspath(os.fspath(out))  # the workers' view too: a shared file system
-    os.makedirs(out, exist_ok=True)
     manifest = {"format": shards.FORMAT, "version": shards.VERSION, "settings": settings}
     if _is_bag(files):
         bag = files
@@ -367,6 +568,7 @@ def positions(files, out, tokenizer="llama3", hierarchy="units", client=None,
                         partition_size=partition_size, files=len(paths),
                         shards=[{"shard": i, "files": len(p), "sha256": shards.paths_digest(p)}
                                 for i, p in enumerate(parts)])
+    os.makedirs(out, exist_ok=True)
     _check_manifest(out, manifest)
     shards.remove_temporaries(out)
     count = len(manifest["shards"])
@@ -385,13 +587,25 @@ def positions(files, out, tokenizer="llama3", hierarchy="units", client=None,
             delayed_parts = bag.to_delayed()
             tasks = [task(delayed_parts[i], out, i, settings, fsync, compress,
                           dask_key_name="hirope-shard-%d-%s" % (i, bag.name)) for i in todo]
-        results += _run(tasks, client, workers, progress)
+        bar = None
+        if progress is not False and progress is not None:
+            bar = Progress(len(tasks), None if progress is True else progress)
+        results += _run(tasks, client, workers, bar, connect_timeout)
+    # Every shard is finished now, so no writer is left: a *.tmp-* here is a killed writer's
+    # (its task ran again elsewhere under another temporary name).
+    if all(shards.is_finished(out, i) for i in range(count)):
+        shards.remove_temporaries(out)
     results.sort(key=lambda r: r["shard"])
+    reasons = {}
+    for r in results:
+        for reason, n in r["reasons"].items():
+            reasons[reason] = reasons.get(reason, 0) + n
     return {
         "out": out,
         "files": sum(r["files"] for r in results),
         "tokens": sum(r["tokens"] for r in results),
         "errors": sum(r["errors"] for r in results),
+        "reasons": dict(sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))),
         "shards": count,
         "written": sum(r["written"] for r in results),
         "skipped": count - sum(r["written"] for r in results),

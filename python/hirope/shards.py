@@ -17,13 +17,18 @@ An output directory holds:
 
 A shard is finished when both its final files exist; they are written under temporary names in the
 same directory and renamed into place (``os.replace``), the .npz first, so a reader never sees a
-partial shard and a crashed writer leaves only ``*.tmp-*`` files behind.
+partial shard and a crashed writer leaves only ``*.tmp-*`` files behind (``remove_temporaries``).
+
+Text is UTF-8: a path that is not (a file name's undecodable bytes, which Python keeps as lone
+surrogates) is written as JSON's ``\\udcXX`` escapes, which ``json.loads`` turns back into the same
+string (``os.fsencode`` gives the original bytes).
 """
 
 import hashlib
 import io
 import json
 import os
+import threading
 import uuid
 import zipfile
 
@@ -63,11 +68,35 @@ def _temporary(path):
     return "%s.tmp-%d-%s" % (path, os.getpid(), uuid.uuid4().hex[:8])
 
 
+# A test hook (tests/python/test_dask.py): with HOLD_WRITER set to the path of a FIFO, the first
+# writer of a shard file (the one that creates FIFO + '.claimed') reports "PID TEMPORARY" into the
+# FIFO once its temporary file is open, and then waits: the test kills or interrupts it at that
+# known point instead of guessing one by timing. A writer nobody stops fails after HOLD_LIMIT_S.
+HOLD_WRITER = "HIROPE_TEST_HOLD_WRITER"
+HOLD_LIMIT_S = 300
+
+
+def _hold_writer(path, tmp):
+    fifo = os.environ.get(HOLD_WRITER)
+    if not fifo or not os.path.basename(path).startswith("shard-"):
+        return
+    try:
+        os.close(os.open(fifo + ".claimed", os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        return  # another writer was held: this one (a retry, or any other shard) goes on
+    with open(fifo, "w") as f:
+        f.write("%d %s\n" % (os.getpid(), tmp))
+    if not threading.Event().wait(HOLD_LIMIT_S):
+        raise RuntimeError("%s: this writer was held for a test that never stopped it"
+                           % HOLD_WRITER)
+
+
 def _replace(write, path, fsync):
     """Writes through write(file) into a temporary name beside path, then renames it to path."""
     tmp = _temporary(path)
     try:
         with open(tmp, "wb") as f:
+            _hold_writer(path, tmp)
             write(f)
             if fsync:
                 f.flush()
@@ -107,6 +136,17 @@ def _savez(f, data, compress=False):
             z.writestr(info, buf.getbuffer(), compress_type=method, compresslevel=1)
 
 
+def _json_line(value, **kwargs):
+    """JSON text that encodes as UTF-8: non-ASCII as itself, unless the value holds lone
+    surrogates (a non-UTF-8 file name), which only JSON's escapes can carry."""
+    text = json.dumps(value, ensure_ascii=False, **kwargs)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(value, ensure_ascii=True, **kwargs)
+    return text
+
+
 def write_shard(out, index, rows, arrays, fsync=True, compress=False):
     """Writes shard `index`: rows (dicts with ROW_KEYS but shard and offset, in order) and per-row
     dicts of ARRAYS (None for a row without tokens). The same input gives the same bytes, so a
@@ -125,8 +165,7 @@ def write_shard(out, index, rows, arrays, fsync=True, compress=False):
                     raise ValueError("%s: %s has %d entries, ids %d" % (row["path"], name, len(a), n))
                 parts[name].append(a)
         full = dict(row, tokens=n, shard=index, offset=total)
-        lines.append(json.dumps({k: full.get(k) for k in ROW_KEYS}, ensure_ascii=False,
-                                separators=(",", ":")))
+        lines.append(_json_line({k: full.get(k) for k in ROW_KEYS}, separators=(",", ":")))
         total += n
         offsets[i + 1] = total
     data = {name: (np.concatenate(parts[name]) if parts[name] else np.zeros(0, np.int32))
@@ -134,7 +173,7 @@ def write_shard(out, index, rows, arrays, fsync=True, compress=False):
     data["offsets"] = offsets
     npz, jsonl = shard_paths(out, index)
     _replace(lambda f: _savez(f, data, compress), npz, fsync)
-    text = "".join(line + "\n" for line in lines).encode("utf-8", "surrogateescape")
+    text = "".join(line + "\n" for line in lines).encode("utf-8")
     _replace(lambda f: f.write(text), jsonl, fsync)
     if fsync:
         _fsync_dir(out)
@@ -147,8 +186,10 @@ def read_rows(out, index):
 
 
 def read_arrays(out, index):
+    """The shard's arrays, each read from the .npz once (``z[name]`` on np.load's result reads the
+    member again on every access: the slow way to slice per row)."""
     with np.load(shard_paths(out, index)[0]) as z:
-        return {name: z[name] for name in ARRAYS + ("offsets",)}
+        return dict(z)
 
 
 def read_manifest(out):
@@ -160,8 +201,7 @@ def read_manifest(out):
 
 
 def write_manifest(out, manifest):
-    text = (json.dumps(manifest, indent=1, ensure_ascii=False) + "\n").encode("utf-8",
-                                                                               "surrogateescape")
+    text = (_json_line(manifest, indent=1) + "\n").encode("utf-8")
     _replace(lambda f: f.write(text), os.path.join(out, MANIFEST), True)
 
 
@@ -180,7 +220,9 @@ def iter_files(out):
 
 
 def remove_temporaries(out):
-    """Removes the *.tmp-* files a killed writer left (call before any task runs)."""
+    """Removes the *.tmp-* files a killed writer left. Call it when no writer can be running:
+    before any task runs, and once every shard is finished (a writer killed mid-shard leaves its
+    temporary behind, and the task's retry writes the shard under another name)."""
     removed = 0
     for name in os.listdir(out):
         if ".tmp-" in name and name.startswith(("shard-", MANIFEST)):

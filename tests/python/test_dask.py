@@ -70,14 +70,6 @@ def serial(files, tmp_path_factory):
     return out, summary
 
 
-@pytest.fixture(scope="module")
-def client():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=":0") as cluster, \
-            distributed.Client(cluster) as c:
-        yield c
-
-
 def test_serial_run_covers_every_file(files, serial):
     out, summary = serial
     rows = all_rows(out)
@@ -89,45 +81,89 @@ def test_serial_run_covers_every_file(files, serial):
     assert summary["tokens"] == sum(r["tokens"] for r in rows) > 100 * len(files)
 
 
-def test_cluster_with_a_killed_worker_equals_serial(files, serial, client, tmp_path):
-    """Two worker processes; one is SIGKILLed while shards are being written. The nanny restarts
-    it, its task runs again, and the output is byte for byte the serial one."""
+def hold_a_writer(tmp_path, monkeypatch):
+    """Sets shards' test hook: the first process to write a shard stops with its temporary file
+    open and says so through a FIFO. Returns a function that waits for that moment (it blocks on
+    the FIFO, no polling) and gives (pid, temporary path)."""
+    fifo = str(tmp_path / "hold-writer")
+    os.mkfifo(fifo)
+    monkeypatch.setenv(shards.HOLD_WRITER, fifo)
+
+    def wait_for_the_held_writer():
+        with open(fifo) as f:
+            pid, tmp = f.readline().split(" ", 1)
+        return int(pid), tmp.rstrip("\n")
+
+    return wait_for_the_held_writer
+
+
+def test_cluster_with_a_killed_worker_equals_serial(files, serial, tmp_path, monkeypatch):
+    """Two worker processes; the first to write a shard is SIGKILLed with its temporary file open
+    (the test hook holds it there). The nanny restarts it, its task runs again, and the output is
+    byte for byte the serial one, with no temporary left behind."""
     out = str(tmp_path / "cluster")
-    pids = client.run(os.getpid)
-    assert len(pids) == 2
-    victim = sorted(pids)[0]
+    wait_for_the_held_writer = hold_a_writer(tmp_path, monkeypatch)  # before the workers start
     killed = {}
 
-    def kill_midway():
-        deadline = time.time() + 120
-        while time.time() < deadline:
-            done = sum(shards.is_finished(out, i) for i in range(48)) if os.path.isdir(out) else 0
-            if done >= 4:
-                killed["done_before"] = done
-                killed["processing"] = client.processing(workers=[victim])[victim]
-                os.kill(pids[victim], signal.SIGKILL)
-                return
-            time.sleep(0.02)
+    def kill_the_held_writer():
+        pid, tmp = wait_for_the_held_writer()
+        killed.update(pid=pid, tmp=tmp, tmp_existed=os.path.exists(tmp),
+                      done_before=sum(shards.is_finished(out, i) for i in range(48)))
+        os.kill(pid, signal.SIGKILL)
 
-    killer = threading.Thread(target=kill_midway)
-    killer.start()
-    try:
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=":0") as cluster, \
+            distributed.Client(cluster) as client:
+        pids = set(client.run(os.getpid).values())
+        assert len(pids) == 2
+        killer = threading.Thread(target=kill_the_held_writer, daemon=True)
+        killer.start()
         summary = hd.positions(files, out, tokenizer=TOKENIZER, client=client,
-                               partition_size=PARTITION, progress=True)
-    finally:
-        killer.join()
-    assert 4 <= killed["done_before"] < 48, killed  # it died mid-run,
-    assert killed["processing"], killed  # with a shard's task on it
+                               partition_size=PARTITION, progress=False)
+        killer.join(timeout=60)
+        assert killed["pid"] in pids, killed  # a worker died mid-shard,
+        assert killed["tmp_existed"] and killed["done_before"] < 48, killed
+        # the nanny brought it back
+        client.wait_for_workers(2, timeout=60)
+        assert killed["pid"] not in set(client.run(os.getpid).values())
     # results the dead worker held are recomputed: those tasks find their shard finished
     assert summary["files"] == len(files) and summary["shards"] == 48
     assert summary["written"] + summary["skipped"] == 48 and summary["written"] >= 40
     rows = all_rows(out)
     assert [r["path"] for r in rows] == files
+    assert not os.path.exists(killed["tmp"])
     assert not [n for n in os.listdir(out) if ".tmp-" in n]
     assert digests(out) == digests(serial[0])
-    # the nanny brought the worker back
-    client.wait_for_workers(2, timeout=60)
-    assert victim not in client.run(os.getpid) or len(client.run(os.getpid)) == 2
+
+
+def test_ctrl_c_stops_the_job_with_one_line(files, tmp_path, monkeypatch):
+    """SIGINT while a shard is being written (held there by the test hook): exit 130, one line on
+    stderr and no traceback, no temporary left, the finished shards kept; the same command then
+    resumes the job."""
+    out = str(tmp_path / "interrupted")
+    wait_for_the_held_writer = hold_a_writer(tmp_path, monkeypatch)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    cmd = [sys.executable, "-m", "hirope", "positions", *files[:40], "--out", out,
+           "--tokenizer", TOKENIZER, "--partition-size", "10", "--scheduler", "sync",
+           "--no-progress"]
+    job = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        pid, tmp = wait_for_the_held_writer()
+        assert pid == job.pid and os.path.exists(tmp)
+        job.send_signal(signal.SIGINT)
+        stdout, stderr = job.communicate(timeout=60)
+    finally:
+        if job.poll() is None:
+            job.kill()
+    assert job.returncode == 130, stderr
+    assert "Traceback" not in stderr and len(stderr.strip().splitlines()) == 1, stderr
+    assert "interrupted" in stderr and stdout == ""
+    assert not [n for n in os.listdir(out) if ".tmp-" in n]
+    monkeypatch.delenv(shards.HOLD_WRITER)
+    env.pop(shards.HOLD_WRITER)
+    again = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=180)
+    assert again.returncode == 0, again.stderr
+    assert "40 files" in again.stdout and "4 shards written" in again.stdout, again.stdout
 
 
 def test_rerun_skips_finished_shards(serial, files, tmp_path):
