@@ -31,22 +31,24 @@ def test_pip_install_leaves_the_source_folder_clean(tmp_path):
     shutil.copytree(PACKAGE, source, ignore=shutil.ignore_patterns("__pycache__"))
     before = _tree(source)
     venv = tmp_path / "venv"
+    # The venv's own interpreter, not the tests' PYTHONPATH (build/python).
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     # README's command, word for word but for the paths.
     subprocess.run(["/usr/bin/python3", "-m", "venv", "--system-site-packages", str(venv)],
-                   check=True, timeout=300)
+                   check=True, timeout=300, env=env)
     subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "--no-index",
                     "--no-build-isolation", str(source)], check=True, timeout=600,
-                   cwd=tmp_path)
+                   cwd=tmp_path, env=env)
     assert _tree(source) == before
     assert not [n for n in os.listdir(tmp_path) if n.endswith(".egg-info") or n == "build"]
     out = subprocess.run(
         [str(venv / "bin" / "python"), "-c",
          "import hirope, json; print(json.dumps([hirope.__version__, hirope.__file__]))"],
-        check=True, capture_output=True, text=True, timeout=300, cwd=tmp_path)
+        check=True, capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env)
     version, path = json.loads(out.stdout)
     with open(os.path.join(ROOT, "package.json"), encoding="utf-8") as f:
         assert version == json.load(f)["version"]
     assert path.startswith(str(venv))
     meta = subprocess.run([str(venv / "bin" / "pip"), "show", "hirope"], check=True,
-                          capture_output=True, text=True, timeout=300).stdout
+                          capture_output=True, text=True, timeout=300, env=env).stdout
     assert f"Version: {version}" in meta
