@@ -46,23 +46,25 @@ class Tokenizer {
     size_t size() const { return vocab_->size(); }
     const Vocabulary* vocabulary() const { return vocab_.get(); }
 
-    py::array_t<int32_t> encode(py::handle text) const {
+    py::array_t<int32_t> encode(py::handle text, py::handle special_tokens) const {
         const std::string bytes = text_bytes(text, "text", AnalysisLimits::max_bytes);
+        const EncodeOptions options = encode_options(special_tokens);
         std::vector<int32_t> ids;
         {
             py::gil_scoped_release release;
-            ids = encode_ids(bytes);
+            ids = encode_ids(bytes, options);
         }
         return numpy_copy(ids);
     }
 
     // ids, starts, ends (byte offsets into the UTF-8 text).
-    py::tuple encode_offsets(py::handle text) const {
+    py::tuple encode_offsets(py::handle text, py::handle special_tokens) const {
         const std::string bytes = text_bytes(text, "text", AnalysisLimits::max_bytes);
+        const EncodeOptions options = encode_options(special_tokens);
         std::vector<Token> tokens;
         {
             py::gil_scoped_release release;
-            vocab_->encode(bytes, &tokens);
+            vocab_->encode(bytes, &tokens, options);
         }
         std::vector<int32_t> ids(tokens.size());
         std::vector<uint32_t> starts(tokens.size()), ends(tokens.size());
@@ -74,9 +76,11 @@ class Tokenizer {
         return py::make_tuple(numpy_copy(ids), numpy_copy(starts), numpy_copy(ends));
     }
 
-    py::list encode_batch(py::handle texts) const {
-        if (py::isinstance<py::str>(texts) || py::isinstance<py::bytes>(texts))
+    py::list encode_batch(py::handle texts, py::handle special_tokens) const {
+        if (py::isinstance<py::str>(texts) || py::isinstance<py::bytes>(texts) ||
+            !py::isinstance<py::iterable>(texts))
             fail("texts must be a list of strings, got " + describe(texts));
+        const EncodeOptions options = encode_options(special_tokens);
         std::vector<std::string> inputs;
         size_t i = 0;
         for (py::handle t : py::iter(texts)) {
@@ -86,7 +90,7 @@ class Tokenizer {
         std::vector<std::vector<int32_t>> out(inputs.size());
         {
             py::gil_scoped_release release;
-            for (size_t k = 0; k < inputs.size(); ++k) out[k] = encode_ids(inputs[k]);
+            for (size_t k = 0; k < inputs.size(); ++k) out[k] = encode_ids(inputs[k], options);
         }
         py::list result;
         for (const auto& ids : out) result.append(numpy_copy(ids));
@@ -120,9 +124,17 @@ class Tokenizer {
     }
 
   private:
-    std::vector<int32_t> encode_ids(const std::string& text) const {
+    // special_tokens=False (text is text) or True (markers are their ids): EncodeOptions in
+    // hirope/analysis.h.
+    static EncodeOptions encode_options(py::handle special_tokens) {
+        EncodeOptions options;
+        options.special_tokens = boolean_arg(special_tokens, "special_tokens");
+        return options;
+    }
+
+    std::vector<int32_t> encode_ids(const std::string& text, const EncodeOptions& options) const {
         std::vector<Token> tokens;
-        vocab_->encode(text, &tokens);
+        vocab_->encode(text, &tokens, options);
         std::vector<int32_t> ids(tokens.size());
         for (size_t i = 0; i < tokens.size(); ++i) ids[i] = tokens[i].id;
         return ids;
@@ -186,9 +198,12 @@ void register_tokenizers(py::module_& m) {
         .def_static("from_json", &Tokenizer::from_json, py::arg("data"), py::arg("name"))
         .def_property_readonly("name", &Tokenizer::name)
         .def_property_readonly("size", &Tokenizer::size)
-        .def("encode", &Tokenizer::encode, py::arg("text"))
-        .def("encode_offsets", &Tokenizer::encode_offsets, py::arg("text"))
-        .def("encode_batch", &Tokenizer::encode_batch, py::arg("texts"))
+        .def("encode", &Tokenizer::encode, py::arg("text"), py::kw_only(),
+             py::arg("special_tokens") = false)
+        .def("encode_offsets", &Tokenizer::encode_offsets, py::arg("text"), py::kw_only(),
+             py::arg("special_tokens") = false)
+        .def("encode_batch", &Tokenizer::encode_batch, py::arg("texts"), py::kw_only(),
+             py::arg("special_tokens") = false)
         .def("decode_bytes", &Tokenizer::decode_bytes, py::arg("ids"));
     m.def("tokenizer_hash", &tokenizer_hash, py::arg("data"));
 }

@@ -32,21 +32,34 @@ class Tokenizer:
         """Number of ids (the largest id + 1)."""
         return self._native.size
 
-    def encode(self, text: Union[str, bytes]) -> np.ndarray:
-        """Token ids of text (a str, or bytes of UTF-8) as an int32 array. No special tokens."""
-        return self._native.encode(text)
+    def encode(self, text: Union[str, bytes], *, special_tokens: bool = False) -> np.ndarray:
+        """Token ids of text (a str, or bytes of UTF-8) as an int32 array. No special tokens are
+        added (no <|begin_of_text|> or <s> in front).
 
-    def encode_offsets(self, text: Union[str, bytes]) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+        Text is text: by default a special token's marker in the text (``<|endoftext|>``,
+        ``<|eot_id|>``, ``<|im_end|>``, ``<eos>``, llama2's ``<s>``) is encoded as the ordinary
+        text it is, as tiktoken's ``encode_ordinary``, so code that mentions a marker never gets
+        a control token in the middle. ``special_tokens=True`` makes each marker its special
+        token's id, as Hugging Face tokenizers encode by default. The special tokens are a
+        tokenizer.json's added tokens with ``"special": true`` (its other added tokens, such as
+        Qwen 3's ``<think>``, are matched either way, as Hugging Face does), tiktoken's for cl100k
+        and o200k, and ``<unk>``, ``<s>``, ``</s>`` for llama2."""
+        return self._native.encode(text, special_tokens=special_tokens)
+
+    def encode_offsets(
+        self, text: Union[str, bytes], *, special_tokens: bool = False
+    ) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(ids, starts, ends): ids as int32, starts/ends as uint32 byte offsets into the UTF-8
-        text."""
-        return self._native.encode_offsets(text)
+        text. ``special_tokens`` as for encode()."""
+        return self._native.encode_offsets(text, special_tokens=special_tokens)
 
-    def encode_batch(self, texts: Sequence[Union[str, bytes]]) -> List[np.ndarray]:
+    def encode_batch(
+        self, texts: Sequence[Union[str, bytes]], *, special_tokens: bool = False
+    ) -> List[np.ndarray]:
         """encode() of each text, in one call with the GIL released (sequentially: parallelise by
-        calling from several threads)."""
-        if isinstance(texts, (str, bytes)):
-            raise HiRoPEError(f"texts must be a list of strings, got {type(texts).__name__}")
-        return self._native.encode_batch(list(texts))
+        calling from several threads). ``texts`` is a list (or any iterable) of str or bytes;
+        ``special_tokens`` as for encode()."""
+        return self._native.encode_batch(texts, special_tokens=special_tokens)
 
     def decode(self, ids) -> str:
         """The text of token ids: their bytes concatenated, read as UTF-8 (a sequence that is not
