@@ -431,7 +431,8 @@ describe('Model mode with the token model (headless Chromium)', () => {
       /the Split% bound = the paper's 0\.5 \(8\/16\)/,
     );
     assert.doesNotMatch(await page.locator('#preset-bound').getAttribute('title'), /above/);
-    // The default ratio 1/3: the ratio and the 5 pairs the core assigns, as separate facts.
+    // The default ratio, the tuned 1/3 as the 5 pairs the core gives it: the label shows the
+    // value the slider holds, and the pairs.
     const third = hr.splitBound(
       { type: 'hirope', ratio: 1 / 3, base: c.ropeBase, trainingLength: c.trainingContext },
       c.headDim,
@@ -440,8 +441,9 @@ describe('Model mode with the token model (headless Chromium)', () => {
       await page
         .locator('#c-b-ratio')
         .evaluate((input) => input.closest('label').querySelector('output').textContent),
-      `0.333 · ${third.tokenPairs} of 16 pairs`,
+      `0.3125 · ${third.tokenPairs} of 16 pairs`,
     );
+    assert.equal(await page.locator('#c-b-ratio').inputValue(), '0.3125');
     const run = await nextRun(page, () => page.locator('#preset-bound').click());
     assert.equal(run.parts.b.loss, true);
     assert.equal(await page.locator('#c-b-ratio').inputValue(), '0.5');

@@ -5,13 +5,13 @@
 import { el } from './dom.js';
 import { $ } from './shell.js';
 import { buildControls, setPath } from './controls.js';
-import { SMOOTHING, BYTE_FILTERS, unitOf, normal, sampleOf } from './model-mode.js';
+import { SMOOTHING, BYTE_FILTERS, unitOf, normal, sampleOf, ratiosOnPairs } from './model-mode.js';
 import { PAIRS, sideControls } from './model-scheme-fields.js';
 import { createStories } from './model-stories.js';
 import { formatRatio } from '../shared/schemes.js';
 import { MODEL_SPLIT_RATIO, modelDefaultsOf } from '../shared/model-state.js';
 import { normalizeWith } from '../shared/link-state.js';
-import { MODEL_NAMES } from '../shared/models.js';
+import { MODEL_NAMES, TRAINED_ON } from '../shared/models.js';
 import { LANGUAGE_NAMES } from '../shared/samples.js';
 import {
   modelHelp,
@@ -19,6 +19,8 @@ import {
   ratioOutput,
   ratioPresets,
   ratioHint,
+  languageNote,
+  languageHelp,
 } from '../shared/model-wording.js';
 
 /** Builds the controls once the workers are ready (mx.info names the languages); changes go into mx.state. */
@@ -41,7 +43,7 @@ export function createModelControls(mx) {
           label: 'Language',
           type: 'select',
           options: mx.info.languages.map((l) => [l, LANGUAGE_NAMES[l] ?? l]),
-          help: 'The grammar that gives HiRoPE its units and statements. The model itself was trained on Python only.',
+          help: languageHelp(['Python']),
         },
         {
           key: 'colour',
@@ -174,8 +176,78 @@ export function createModelControls(mx) {
   );
   $('scheme-b').querySelector('h3').after(presets);
 
+  // A menu is a discrete choice: it adds a history entry (Back undoes it); sliders and numbers
+  // replace the entry.
+  const discrete = new Set(
+    [...controlGroups, sides.a, sides.b]
+      .flatMap((group) => group.built)
+      .filter((c) => c.spec.type === 'select')
+      .map((c) => c.spec.key),
+  );
+
+  // The Language picker lists the languages the model was trained on first, the other grammars
+  // after them under a heading that says so; the note beside it says when the code's language is
+  // not one the model knows, and what detection found in pasted code.
+  const languageNames = (list) => list.map((l) => LANGUAGE_NAMES[l] ?? l);
+  const modelWord = (name) =>
+    (MODEL_NAMES.find(([n]) => n === name)?.[1] ?? name).replace(/ \(.*\)$/, '');
+  const note = el('span', { id: 'language-note', class: 'note', role: 'status' });
+  $('c-language').closest('label').after(note);
+  let detected = null; // { code, language }: the last detection, of that code
+  let listedFor = null; // the model the Language picker's groups were built for
+  function syncLanguages() {
+    const trained = TRAINED_ON[mx.state.model] ?? [];
+    const select = $('c-language');
+    if (listedFor !== mx.state.model) {
+      listedFor = mx.state.model;
+      const option = (l) => el('option', { value: l }, LANGUAGE_NAMES[l] ?? l);
+      const others = mx.info.languages.filter((l) => !trained.includes(l));
+      const group = (label, list) => {
+        const g = el('optgroup', { label });
+        g.append(...list.map(option));
+        return g;
+      };
+      select.replaceChildren(
+        group('Trained on', trained),
+        group('Not in its training data', others),
+      );
+      select.value = mx.state.language;
+      const help = languageHelp(languageNames(trained));
+      select.closest('label').title = help;
+      $('c-language-help').textContent = help;
+    }
+    note.textContent = languageNote({
+      model: modelWord(mx.state.model),
+      language: LANGUAGE_NAMES[mx.state.language] ?? mx.state.language,
+      trained: languageNames(trained),
+      detected: detected?.code === mx.editor?.text && detected.language === mx.state.language,
+    });
+  }
+
+  /** Pasted code: its language, as the attention mode detects it (no history entry of its own). */
+  async function detectLanguage() {
+    const code = mx.editor.text;
+    let language;
+    try {
+      language = await mx.client.a.detectLanguage(code);
+    } catch (e) {
+      if (e.name === 'Superseded') return;
+      throw e;
+    }
+    if (!language || code !== mx.editor.text) return; // the code changed meanwhile
+    detected = { code, language };
+    if (language !== mx.state.language) {
+      mx.state.language = language;
+      mx.editor.setLanguage(language);
+      syncControls();
+      mx.writeURL();
+      mx.schedule();
+    } else syncLanguages();
+  }
+
   const story = createStories(mx, () => {
     syncControls();
+    mx.writeURL({ push: true });
     mx.schedule();
   });
 
@@ -186,6 +258,7 @@ export function createModelControls(mx) {
     mx.state[side].ratio = ratio;
     mx.state = normal(mx.state);
     syncControls();
+    mx.writeURL({ push: true });
     mx.schedule();
   }
 
@@ -203,11 +276,13 @@ export function createModelControls(mx) {
         );
     }
     for (const side of ['a', 'b']) $(`c-${side}-ratio`).step = String(1 / pairsOf());
+    ratiosOnPairs(mx.state, pairsOf());
     mx.thumbs.build(mx.config.layers, mx.config.heads);
     syncControls();
   }
 
   function syncControls() {
+    syncLanguages();
     for (const group of controlGroups) group.sync(mx.state);
     sides.a.sync(mx.state);
     sides.b.sync(mx.state);
@@ -220,6 +295,7 @@ export function createModelControls(mx) {
           : `runs of ${mx.state.smooth} ${u}s`;
     // The words that name the unit the model reads, and the filters' option texts.
     for (const span of document.querySelectorAll('.unit-word')) span.textContent = u;
+    mx.syncMapHint?.();
     const texts = {
       bytes: [`every ${u}`, `far-recall ${u}s only`],
       smooth: SMOOTHING.map((b) => (b === 1 ? `none (every ${u})` : `runs of ${b} ${u}s`)),
@@ -266,7 +342,7 @@ export function createModelControls(mx) {
     mx.syncGenerate();
   }
 
-  // The ratio as pairs ("8/24 pairs (0.333)") and the Split% hint, from the core once the model's
+  // The ratio and its pairs ("0.3125 · 5 of 16 pairs") and the Split% hint, from the core once the model's
   // config is known; a newer call supersedes an older one still waiting for the worker.
   let hintCall = 0;
   async function updateHints() {
@@ -281,7 +357,14 @@ export function createModelControls(mx) {
         hint.classList.remove('warn');
         continue;
       }
-      const sideBound = await mx.splitBoundOf(s.ratio);
+      let sideBound;
+      try {
+        sideBound = await mx.splitBoundOf(s.ratio);
+      } catch (e) {
+        // A newer run replaced the busy worker: that run updates the hints when it is done.
+        if (e.name === 'Superseded') return;
+        throw e;
+      }
       if (call !== hintCall) return;
       output.textContent = ratioOutput({
         ratio: s.ratio,
@@ -309,23 +392,25 @@ export function createModelControls(mx) {
       colour: mx.state.colour,
     });
     mx.zoom = null;
-    mx.selected = null;
+    mx.clearRow();
     mx.result = null;
     mx.chars = null;
     for (const side of ['a', 'b']) mx.computed[side] = null;
     if (wasSample) mx.editor.setText(sampleOf(mx.state) ?? '');
     mx.useModel(mx.state.model);
     syncControls();
+    mx.writeURL({ push: true });
     mx.schedule();
   }
 
   function onControl(key, value) {
     const wasSample = mx.state.code === null || mx.state.code === sampleOf(mx.state);
     if (key === 'model') return switchModel(value, wasSample);
-    // The ratio moves in whole pairs: k / pairs exactly (8/24 is the default, 1/3).
+    // The ratio moves in whole pairs: k / pairs exactly (the token model's default is 5/16).
     if (key.endsWith('.ratio')) value = Math.round(value * pairsOf()) / pairsOf();
     setPath(mx.state, key, value);
     mx.state = normal(mx.state);
+    mx.writeURL({ push: discrete.has(key) });
     if (key === 'language') {
       mx.editor.setLanguage(mx.state.language);
       if (wasSample) {
@@ -345,5 +430,5 @@ export function createModelControls(mx) {
     mx.schedule();
   }
 
-  return { syncControls, updateHints, configured, pairsOf };
+  return { syncControls, updateHints, configured, pairsOf, detectLanguage };
 }

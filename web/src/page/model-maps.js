@@ -6,6 +6,8 @@ import { heatLevel } from './editor.js';
 import { download } from './dom.js';
 import { modelCSV } from './export.js';
 import { describeModelSide } from '../shared/model-state.js';
+import { modelMapHint } from '../shared/model-wording.js';
+import { unitOf } from './model-mode.js';
 import { LUTS, cssGradient, DECADES } from '../shared/colormap.js';
 
 /** The maps in #maps, drawn from mx.result. */
@@ -22,6 +24,16 @@ export function createModelMaps(mx) {
     });
   }
   $('reset-zoom').addEventListener('click', () => setZoom(null));
+  // The hint over the maps names what a pointer does: click with a mouse, tap on a touch screen.
+  const touchScreen = matchMedia('(hover: none)');
+  function syncMapHint() {
+    $('maps-how').textContent = modelMapHint({
+      touch: touchScreen.matches,
+      unit: unitOf(mx.state),
+    });
+  }
+  syncMapHint();
+  touchScreen.addEventListener('change', syncMapHint);
 
   function drawMaps() {
     for (const side of ['a', 'b']) {
@@ -72,12 +84,22 @@ export function createModelMaps(mx) {
     }
   }
 
+  // No query row selected: the maps unmarked and the line under the code empty (its words
+  // belong to the result, model and scheme that the row was picked under).
+  function clearRow() {
+    mx.selected = null;
+    for (const h of Object.values(heatmaps)) if (h.selected >= 0) h.select(-1);
+    $('query-info').textContent = '';
+  }
+
   async function selectRow(side, index) {
     if (!mx.result || !mx.chars || index < 0 || index >= mx.result[side].attentionBytes) return;
-    mx.selected = { side, index };
+    const selected = { side, index };
+    mx.selected = selected;
     for (const h of Object.values(heatmaps)) h.select(index);
     try {
       const row = await mx.client.side(side).request('row', { index });
+      if (mx.selected !== selected) return; // a newer row, or none, since
       const levels = new Uint8Array(mx.chars.count);
       for (let j = 0; j <= index; j++) {
         const c = mx.chars.byteChar[j];
@@ -118,5 +140,5 @@ export function createModelMaps(mx) {
     }
   }
 
-  return { heatmaps, drawMaps, setZoom, selectRow };
+  return { heatmaps, drawMaps, setZoom, selectRow, clearRow, syncMapHint };
 }

@@ -1,6 +1,12 @@
 // Model mode's page-side helpers: the loss chart's filters, the unit a state's model reads, its
 // state normalized against that model's defaults, the sample it shows, and the state of a link.
-import { MODEL_DEFAULTS, readModelLink, modelDefaultsOf } from '../shared/model-state.js';
+import {
+  MODEL_DEFAULTS,
+  readModelLink,
+  modelDefaultsOf,
+  ratioOnPairs,
+} from '../shared/model-state.js';
+import { PAIRS } from './model-scheme-fields.js';
 import { normalizeWith } from '../shared/link-state.js';
 import { MODEL_NAMES } from '../shared/models.js';
 import { LONG_PYTHON_SAMPLE } from '../shared/model-samples.js';
@@ -18,6 +24,14 @@ export const normal = (s) => normalizeWith(modelDefaultsOf(s.model), s);
 /** The sample a state shows when its code is null: the token model reads a long real file. */
 export const sampleOf = (s) =>
   s.model === 'pyjs-llama2' && s.language === 'python' ? LONG_PYTHON_SAMPLE : SAMPLES[s.language];
+/**
+ * The state with both sides' ratios on the slider's grid of whole pairs (the same schemes: the
+ * core gives a ratio its nearest pair count), so that the slider holds the ratio the label shows.
+ */
+export function ratiosOnPairs(s, pairs = PAIRS) {
+  for (const side of ['a', 'b']) s[side].ratio = ratioOnPairs(s[side].ratio, pairs);
+  return s;
+}
 /** The state a URL hash describes, with values the controls can show. */
 export async function stateFromHash(hash) {
   const link = await readModelLink(hash);
@@ -27,5 +41,5 @@ export async function stateFromHash(hash) {
   const d = modelDefaultsOf(s.model);
   if (!SMOOTHING.includes(s.smooth)) s.smooth = d.smooth;
   if (!BYTE_FILTERS.some(([v]) => v === s.bytes)) s.bytes = d.bytes;
-  return s;
+  return ratiosOnPairs(s);
 }

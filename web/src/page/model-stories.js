@@ -82,6 +82,7 @@ export function createStories(mx, changed) {
           };
           if (switching) {
             mx.zoom = null;
+            mx.clearRow();
             mx.result = null;
             mx.chars = null;
             if (wasSample) mx.editor.setText(sampleOf(mx.state) ?? '');

@@ -11,9 +11,9 @@ import {
   progressAfter,
   showLinkNotice,
   startWorkers,
-  writeHash,
   bindModeLink,
 } from './shell.js';
+import { createLinkHistory } from './link-history.js';
 import { unitOf, normal, sampleOf, stateFromHash } from './model-mode.js';
 import { markTable, charBits } from './model-marks.js';
 import { createModelLoading } from './model-loading.js';
@@ -24,7 +24,8 @@ import { createGeneration } from './generation.js';
 import { createLossChart } from './charts/loss.js';
 import { readModelLink, encodeModelState, describeModelSide } from '../shared/model-state.js';
 import { DEFAULTS } from '../shared/playground-state.js';
-import { plural, LINK_UNREADABLE } from '../shared/wording.js';
+import { LINK_UNREADABLE } from '../shared/wording.js';
+import { readCount, clipSentence, modelErrorText } from '../shared/model-wording.js';
 
 installUnitColours();
 const progress = progressAfter(150);
@@ -87,7 +88,11 @@ Object.assign(mx, { syncControls: controls.syncControls, configured: controls.co
 const lossChart = createLossChart(mx);
 mx.drawLossChart = lossChart.drawLossChart;
 const maps = createModelMaps(mx);
-mx.heatmaps = maps.heatmaps;
+Object.assign(mx, {
+  heatmaps: maps.heatmaps,
+  clearRow: maps.clearRow,
+  syncMapHint: maps.syncMapHint,
+});
 mx.thumbs = createThumbnails(mx);
 
 // ----- editor: one mark per character, shaded by its loss
@@ -96,8 +101,14 @@ mx.editor = createEditor({
   doc: mx.state.code ?? sampleOf(mx.state) ?? '',
   language: mx.state.language,
   label: "Source code (shaded by the model's loss; hover a character for details)",
-  onChange(text) {
+  onChange(text, update) {
     mx.state.code = text === sampleOf(mx.state) ? null : text;
+    mx.syncGenerate();
+    // Pasted or dropped code: its language is detected, as in the attention mode.
+    const pasted = update.transactions.some(
+      (tr) => tr.isUserEvent('input.paste') || tr.isUserEvent('input.drop'),
+    );
+    if (pasted && text.length > 0) controls.detectLanguage().catch(showError);
     mx.schedule();
   },
   describeToken(index) {
@@ -238,7 +249,7 @@ async function run() {
       unit: mx.chars.unit,
       length: payload.code.length,
     });
-    mx.selected = null;
+    maps.clearRow();
     shadeCode();
     lossChart.drawLossChart();
   }
@@ -258,8 +269,9 @@ async function run() {
   // The status says what was read and how well each side predicts it; the timings are one click away.
   const u = pair.a.unit;
   const per = (r) => (u === 'token' ? r.bitsPerToken : r.bitsPerByte);
+  const cut = clipSentence({ unit: u, ...pair.a });
   statusLine.show(
-    `${plural(pair.a.n, u)}${u === 'token' ? ` (${plural(pair.a.bytes, 'byte')})` : ''}${pair.a.clipped ? ` (the first ${u === 'token' ? '2,560 tokens' : '4,096'}; the rest is not read)` : ''} read by ${mx.config.name} (${mx.config.parameters.toLocaleString('en')} parameters, ${mx.info.backend}): A ${per(pair.a).toFixed(3)} bits/${u}, B ${per(pair.b).toFixed(3)} (lower is better).`,
+    `${readCount({ unit: u, ...pair.a })} read by ${mx.config.name} (${mx.config.parameters.toLocaleString('en')} parameters, ${mx.info.backend}): A ${per(pair.a).toFixed(3)} bits/${u}, B ${per(pair.b).toFixed(3)} (lower is better).${cut ? ` ${cut}` : ''}`,
   );
   document.getElementById('timing-text').textContent =
     `Last run ${ms.toFixed(0)} ms in the workers, which run side by side: ${detail}.`;
@@ -280,24 +292,32 @@ async function run() {
 }
 
 function showError(e) {
-  statusLine.error(`${e.name}: ${e.message}`);
+  if (e.name === 'Superseded') return; // a newer request replaced this one, and reports itself
+  statusLine.error(modelErrorText(e));
 }
 
-let urlTimer = 0;
-function writeURL() {
-  clearTimeout(urlTimer);
-  urlTimer = setTimeout(async () => {
-    const hash = await encodeModelState(mx.state);
-    writeHash(hash);
-  }, 150);
+// The state in the URL: a discrete choice (a menu, a preset, a thumbnail) adds a history entry,
+// typing, sliders and numbers replace it (link-history.js, as the attention mode does).
+const links = createLinkHistory((state) => encodeModelState(state));
+function writeURL({ push = false } = {}) {
+  links.write(mx.state, { push });
 }
 
 // The mode links carry the code and language to the other mode.
 bindModeLink('mode-attention', 'index.html', DEFAULTS, () => mx.state);
 
+// Back and Forward (and a hash edited by hand) restore the state their entry holds; a write still
+// waiting belongs to the entry just left.
+window.addEventListener('popstate', () => links.cancel());
 window.addEventListener('hashchange', async () => {
+  links.cancel();
+  const previousModel = mx.state.model;
   mx.state = await stateFromHash(location.hash);
   const code = mx.state.code ?? sampleOf(mx.state) ?? '';
+  if (mx.state.model !== previousModel) {
+    mx.zoom = null;
+    mx.clearRow();
+  }
   if (!mx.config || mx.config.tokenizer !== (mx.state.model === 'pyjs-llama2' ? 'llama2' : null))
     loading.useModel(mx.state.model);
   mx.editor.setLanguage(mx.state.language);

@@ -128,6 +128,7 @@ export function createThumbnails(mx) {
     mx.state.layer = layer;
     mx.state.head = head;
     mx.syncControls();
+    mx.writeURL({ push: true }); // a discrete choice, as the Layer and Head menus are
     mx.schedule();
   }
 

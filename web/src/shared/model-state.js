@@ -1,7 +1,7 @@
 // Model mode's state: each model's defaults and its link (the model always named), and the
 // short names of its sides. Pure functions (no DOM), so the workers and Node tests use them too.
 import { plural } from './wording.js';
-import { MODEL_BASELINES, WINDOWED, schemeName, formatRatio } from './schemes.js';
+import { MODEL_BASELINES, WINDOWED, schemeName, scalingLabel, formatRatio } from './schemes.js';
 import { normalizeWith, encodeWith, readLink } from './link-state.js';
 
 // HiRoPE's default ratio in Model mode: 7 of the shipped model's 16 frequency pairs on the byte
@@ -20,6 +20,13 @@ const MODEL_SIDE = {
   hierarchy: 'units',
   segment: 32,
 };
+/**
+ * A ratio on the slider's grid of whole pairs: the pairs the core gives the ratio
+ * (src/core/schemes.cpp band_pairs: round half up, at most all), over the pairs.
+ */
+export const ratioOnPairs = (ratio, pairs) =>
+  Math.min(pairs, Math.floor(ratio * pairs + 0.5)) / pairs;
+
 export const MODEL_DEFAULTS = Object.freeze({
   model: 'pybyte',
   language: 'python',
@@ -40,13 +47,15 @@ export const MODEL_DEFAULTS = Object.freeze({
 // length (512 tokens: level with truncation past it on the held-out files, in one pass), and B =
 // HiRoPE on 64-token segments, with the settings the held-out evaluation tuned
 // (training/models/pyjs-llama2/config.json's evaluation.tuned: window 256 tokens, ratio 1/3; Self-Extend's G 22).
+// The ratio slider moves in whole pairs: the tuned 1/3 is written as the 5 of the model's 16 pairs
+// that the core gives it (round(16 / 3)), the same scheme, so the slider holds the value it shows.
 const TOKEN_SIDE = {
   type: 'hirope',
   scaling: 'none',
   factor: 4,
   window: 256,
   group: 22,
-  ratio: 1 / 3,
+  ratio: 5 / 16,
   hierarchy: 'segments',
   segment: 64,
 };
@@ -87,7 +96,7 @@ export async function encodeModelState(state, options) {
 // predictions, as the evaluation and the CLI run it).
 export { truncateStride } from '../../../training/registry.mjs';
 
-/** A short name for a Model-mode side, e.g. "HiRoPE (ratio 0.333, W 64, units)"; unit: 'byte' or 'token'. */
+/** A short name for a Model-mode side, e.g. "HiRoPE (ratio 0.4375, W 128, units)"; unit: 'byte' or 'token'. */
 export function describeModelSide(side, unit = 'byte') {
   const baseline = MODEL_BASELINES.find(([t]) => t === side.type);
   if (baseline)
@@ -101,6 +110,8 @@ export function describeModelSide(side, unit = 'byte') {
   if (side.type === 'self-extend') parts.push(`G ${side.group}`);
   if (side.type === 'hirope')
     parts.push(side.hierarchy === 'segments' ? `${side.segment}-${unit} segments` : side.hierarchy);
-  if (side.scaling !== 'none') parts.push(`${side.scaling} ×${side.factor}`);
-  return parts.length ? `${name} (${parts.join(', ')})` : name;
+  // The scaling under the catalogue's name, as the attention mode's titles write it.
+  const scaled =
+    side.scaling === 'none' ? '' : ` with ${scalingLabel(side.scaling)} scaling ×${side.factor}`;
+  return `${parts.length ? `${name} (${parts.join(', ')})` : name}${scaled}`;
 }

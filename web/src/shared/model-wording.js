@@ -92,11 +92,86 @@ export function ratioHint({ bound, paper, ratio, train, unit }) {
   return `${head} That is above the bound: pairs that never completed a period in training stay on the ${unit} distance and see angles the model never saw${ratioVerdict(paper) === 'above' ? " (the paper's 0.5 breaks this model)" : ''}.`;
 }
 
-/** What generation produced: "256 bytes after a 6,842-byte prompt, 900 bytes/s" (and why a count differs from the one asked). */
-export function generatedSentence({ unit, bytes, asked, promptBytes, bytesPerSecond }) {
-  let count = plural(bytes, 'byte');
+const count = (n) => n.toLocaleString('en');
+
+/** What the model read, for the status line: "2,271 tokens (8,000 bytes)" or "4,096 bytes". */
+export const readCount = ({ unit, n, bytes }) =>
+  unit === 'token' ? `${plural(n, 'token')} (${plural(bytes, 'byte')})` : plural(n, 'byte');
+
+/**
+ * When a limit cut the code, the sentence that says which one (clippedAt: { limit, unit }, the
+ * engine's) and how much of the code (totalBytes) was read; '' when the model read it all.
+ */
+export function clipSentence({ unit, n, bytes, clippedAt, totalBytes }) {
+  if (!clippedAt) return '';
+  const read = unit === 'token' ? bytes : n;
+  const limit = plural(clippedAt.limit, clippedAt.unit);
+  const rule =
+    clippedAt.unit === 'token'
+      ? `the page runs the model on at most ${limit}`
+      : unit === 'token'
+        ? `one run of the model reads at most ${limit}`
+        : `the page runs the model on at most ${limit}`;
+  return `Only the first ${count(read)} of the code's ${plural(totalBytes, 'byte')} were read, because ${rule}; the rest is left out.`;
+}
+
+/**
+ * What generation produced: "256 bytes after a 6,842-byte prompt, 900 bytes/s" (and why a count
+ * differs from the one asked). A prompt cut to leave room for the output (codeBytes: the code's
+ * bytes, more than promptBytes; promptLimit: the most bytes a prompt may hold) says so.
+ */
+export function generatedSentence({
+  unit,
+  bytes,
+  asked,
+  promptBytes,
+  bytesPerSecond,
+  codeBytes = promptBytes,
+  promptLimit,
+}) {
+  let made = plural(bytes, 'byte');
   if (bytes > asked && unit === 'token')
-    count += ` in whole tokens (the last one ends past the ${asked} asked)`;
-  else if (bytes < asked) count += ` (the model ended the text before the ${asked} asked)`;
-  return `${count} after a ${promptBytes.toLocaleString('en')}-byte prompt, ${Math.round(bytesPerSecond).toLocaleString('en')} bytes/s`;
+    made += ` in whole tokens (the last one ends past the ${asked} asked)`;
+  else if (bytes < asked) made += ` (the model ended the text before the ${asked} asked)`;
+  const speed = `${Math.round(bytesPerSecond).toLocaleString('en')} bytes/s`;
+  if (codeBytes <= promptBytes)
+    return `${made} after a ${count(promptBytes)}-byte prompt, ${speed}`;
+  return `${made} after the first ${count(promptBytes)} of the code's ${plural(codeBytes, 'byte')}, ${speed}. The prompt holds at most ${plural(promptLimit, 'byte')} here, so the model continues from there, not from the code's end`;
+}
+
+/**
+ * The status line for a run that failed, in plain words (no error class names): the engine's own
+ * sentences (PlaygroundError) and a download that failed (NetworkError) as they are, the API's
+ * refusals (HiRoPEError) as settings that cannot be computed, anything else as what went wrong.
+ */
+export function modelErrorText(e) {
+  const message = String(e?.message ?? e).replace(/\.$/, '');
+  if (e?.name === 'PlaygroundError') return `${capital(message)}.`;
+  if (e?.name === 'NetworkError') return `${capital(message)}. Reload the page to try again.`;
+  if (e?.name === 'HiRoPEError') return `These settings cannot be computed: ${message}.`;
+  return `Something went wrong: ${message}.`;
+}
+
+const andList = (xs) =>
+  xs.length < 2 ? String(xs[0] ?? '') : `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}`;
+
+/**
+ * The note beside the Language picker: the language detected in pasted code (detected: true), and
+ * whether the model was trained on it (names: the languages' display names).
+ */
+export function languageNote({ model, language, trained, detected = false }) {
+  const found = detected ? `Detected: ${language}. ` : '';
+  if (trained.includes(language)) return detected ? `Detected: ${language}.` : '';
+  return `${found}The ${model} was trained on ${andList(trained)} only, not ${language}: expect a high loss, and read the comparison of A and B with care.`;
+}
+
+/** The Language picker's help for a model (trained: the display names of its languages). */
+export const languageHelp = (trained) =>
+  `The grammar that gives HiRoPE its units and statements (pasting code detects it). The model was trained on ${andList(trained)} only; the other grammars are listed after them.`;
+
+/** The hint over the model's maps: what a pointer does, with a mouse or on a touch screen. */
+export function modelMapHint({ touch, unit }) {
+  return touch
+    ? `Tap a row to shade the ${unit}s that query attends to; drag sideways across a map to zoom. The small maps show every layer and head: tap one to open it here.`
+    : `Click a row to shade the ${unit}s that query attends to; drag to zoom. The small maps show every layer and head: click one to open it here.`;
 }

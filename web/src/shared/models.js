@@ -8,6 +8,15 @@ export const MODEL_NAMES = Object.freeze([
   ['pybyte', 'byte model (Python)'],
 ]);
 
+/**
+ * The languages each shipped model was trained on: the grammars of its training config's file
+ * extensions (training/models/NAME/config.json data.extensions, .py when none; tests/js check them).
+ */
+export const TRAINED_ON = Object.freeze({
+  'pyjs-llama2': Object.freeze(['python', 'javascript']),
+  pybyte: Object.freeze(['python']),
+});
+
 /** Bytes per point of the loss curve the engine returns (the page smooths the losses itself). */
 export const CURVE_STEP = 8;
 

@@ -34,7 +34,11 @@ export const schemeName = (type) => SCHEME_TYPES.find(([t]) => t === type)?.[1] 
 export const scalingLabel = (scaling) =>
   CATALOGUE.scalings.find((x) => x.name === scaling)?.label ?? scaling;
 
-/** A ratio as a short decimal (1/3 -> "0.333", 0.5 -> "0.5"). */
+/**
+ * A ratio as a short decimal: exact where it has a short one, as a whole number of a model's
+ * pairs does (5/16 -> "0.3125", 0.5 -> "0.5"), else to three places (1/3 -> "0.333").
+ */
 export function formatRatio(ratio) {
-  return String(Number(ratio.toFixed(3)));
+  const short = Number(ratio.toFixed(6));
+  return String(short === ratio ? short : Number(ratio.toFixed(3)));
 }

@@ -35,14 +35,18 @@ export function modelOptionsFor(side, language) {
   return options;
 }
 
-/** The first `limit` bytes of text's UTF-8, cut at a character boundary; and the characters kept. */
+/**
+ * The first `limit` bytes of text's UTF-8, cut at a character boundary; the characters kept, and
+ * the whole text's bytes (total).
+ */
 export function clipUtf8(text, limit) {
   const bytes = new TextEncoder().encode(text);
-  if (bytes.length <= limit) return { bytes, chars: text.length, clipped: false };
+  const total = bytes.length;
+  if (total <= limit) return { bytes, chars: text.length, clipped: false, total };
   let end = limit;
   while (end > 0 && (bytes[end] & 0xc0) === 0x80) end--; // not inside a multi-byte character
   const kept = bytes.subarray(0, end);
-  return { bytes: kept, chars: new TextDecoder().decode(kept).length, clipped: true };
+  return { bytes: kept, chars: new TextDecoder().decode(kept).length, clipped: true, total };
 }
 
 export class ModelEngine {
@@ -83,7 +87,8 @@ export class ModelEngine {
 
   /**
    * A token model's input: the text cut at MODEL_TOKENS tokens (and first at the bytes one call
-   * accepts), its bytes, and the text of its first ATTENTION_TOKENS tokens.
+   * accepts), its bytes, the limit that cut it (clippedAt: { limit, unit }, null when whole), the
+   * code's bytes, and the text of its first ATTENTION_TOKENS tokens.
    */
   _tokenText(code) {
     const model = this.model;
@@ -94,37 +99,63 @@ export class ModelEngine {
     const bytes = first.bytes.subarray(0, cut);
     const m = Math.min(n, ATTENTION_TOKENS);
     const attentionBytes = m < n ? tokens.start[m] : cut;
+    // The token limit cuts first when the bytes one call accepts hold more tokens than it.
+    const clippedAt =
+      n > MODEL_TOKENS
+        ? { limit: MODEL_TOKENS, unit: 'token' }
+        : first.clipped
+          ? { limit: model.maxInputBytes, unit: 'byte' }
+          : null;
     return {
       bytes,
       count: Math.min(n, MODEL_TOKENS),
-      clipped: first.clipped || n > MODEL_TOKENS,
+      clipped: clippedAt !== null,
+      clippedAt,
+      totalBytes: first.total,
       attentionText: bytes.subarray(0, attentionBytes),
     };
   }
 
   /**
-   * The bytes the model reads, the model options, the attention's input (its first `m` bytes, or a
-   * token model's text of its first ATTENTION_TOKENS tokens) and the key of the attention input.
+   * The bytes the model reads, the limit that cut them (clippedAt) and the code's bytes, the model
+   * options, the attention's input (its first `m` bytes, or a token model's text of its first
+   * ATTENTION_TOKENS tokens) and the key of the attention input.
    */
   _input(code, side, language) {
     const token = Boolean(this.model.tokenizer);
+    const byteInput = () => {
+      const r = clipUtf8(code, MODEL_BYTES);
+      return {
+        ...r,
+        totalBytes: r.total,
+        clippedAt: r.clipped ? { limit: MODEL_BYTES, unit: 'byte' } : null,
+      };
+    };
     const {
       bytes,
       count = bytes.length,
       clipped,
+      clippedAt,
+      totalBytes,
       attentionText,
-    } = token ? this._tokenText(code) : clipUtf8(code, MODEL_BYTES);
-    if (bytes.length < 2) throw new PlaygroundError('The model needs at least 2 bytes of code.');
+    } = token ? this._tokenText(code) : byteInput();
+    if (bytes.length < 2)
+      throw new PlaygroundError(
+        bytes.length === 0
+          ? 'The editor is empty: paste or type some code for the model to read.'
+          : 'The model needs at least 2 bytes of code: paste or type some more.',
+      );
     const options = modelOptionsFor(side, language);
     const m = Math.min(bytes.length, ATTENTION_BYTES);
     const attentionInput = token ? attentionText : bytes.subarray(0, m);
     const key = `${this.name}|${JSON.stringify(options)}|${new TextDecoder().decode(attentionInput)}`;
-    return { bytes, count, clipped, options, m, attentionInput, key };
+    return { bytes, count, clipped, clippedAt, totalBytes, options, m, attentionInput, key };
   }
 
   /**
    * run({ code, side, language, layer, head, view: { size, region }, parts: { loss, attention } })
-   * -> { n, clipped, config, ran, counts, timings } with, when parts.loss (the default): losses,
+   * -> { n, clipped, clippedAt ({ limit, unit } that cut the code, or null), totalBytes (the
+   * code's), config, ran, counts, timings } with, when parts.loss (the default): losses,
    * bitsPerByte, curve, byteUnits; when parts.attention (the default): image, units, attentionBytes. A layer
    * or head change asks for the attention alone: the loss does not depend on them.
    */
@@ -134,11 +165,8 @@ export class ModelEngine {
     const t0 = performance.now();
     const model = await this.load(undefined, name);
     const tLoad = performance.now();
-    const { bytes, count, clipped, options, attentionInput, key } = this._input(
-      code,
-      side,
-      language,
-    );
+    const { bytes, count, clipped, clippedAt, totalBytes, options, attentionInput, key } =
+      this._input(code, side, language);
     const token = Boolean(model.tokenizer);
     // n counts the model's units (a token model: its tokens, bytes: the bytes read) whichever parts
     // run: an attention-only reply merges into the last loss result, whose n it must not change.
@@ -146,6 +174,8 @@ export class ModelEngine {
       n: count,
       ...(token ? { bytes: bytes.length } : {}),
       clipped,
+      clippedAt,
+      totalBytes,
       config: model.config,
       unit: token ? 'token' : 'byte',
       ran: { loss: wantLoss, attention: wantAttention },
@@ -262,11 +292,17 @@ export class ModelEngine {
     return matrixValues(this.matrix, this.n, region);
   }
 
-  /** Continues the code (clipped to leave room) under this side's scheme. */
+  /**
+   * Continues the code (its first promptLimit bytes, to leave room for the output) under this
+   * side's scheme: { text, promptBytes, promptChars (the prompt's UTF-16 length), promptLimit,
+   * codeBytes, bytes, ms, bytesPerSecond }.
+   */
   async generate({ code, side, language, maxBytes, temperature, seed, model: name }) {
     const model = await this.load(undefined, name);
+    // The prompt leaves room for the output in one run (and the byte model reads MODEL_BYTES).
     const room = model.maxInputBytes - maxBytes;
-    const { bytes } = clipUtf8(code, model.tokenizer ? room : Math.min(room, MODEL_BYTES));
+    const promptLimit = model.tokenizer ? room : Math.min(room, MODEL_BYTES);
+    const { bytes, chars, total } = clipUtf8(code, promptLimit);
     if (bytes.length < 1) throw new PlaygroundError('Generation needs some code to continue.');
     const t0 = performance.now();
     const { text, bytes: out } = model.generate(bytes, {
@@ -279,6 +315,9 @@ export class ModelEngine {
     return {
       text,
       promptBytes: bytes.length,
+      promptChars: chars,
+      promptLimit,
+      codeBytes: total,
       bytes: out.length,
       ms,
       bytesPerSecond: (1000 * out.length) / ms,
