@@ -79,9 +79,11 @@ def main(argv=None):
     try:
         return _main(argv)
     except KeyboardInterrupt:
-        # the job stopped: finished shards stay, a rerun resumes (its temporaries are removed)
-        print("hirope: interrupted; finished shards are kept and the same command resumes the "
-              "job", file=sys.stderr)
+        if argv[:1] == ["eval"]:
+            print("hirope eval: interrupted", file=sys.stderr)
+        else:  # finished shards stay; a rerun removes the temporaries and resumes
+            print("hirope positions: interrupted; the finished shards are kept, and the same "
+                  "command resumes the job", file=sys.stderr)
         return EXIT_INTERRUPTED
 
 

@@ -135,7 +135,9 @@ def detect_language(filename: str) -> Optional[str]:
     """The language of a file name by its extension, or None."""
     if not isinstance(filename, str):
         raise HiRoPEError(f"filename must be a string, got {filename!r}")
-    return _hirope.detect_language(filename) or None
+    # A file name's undecodable bytes are lone surrogates in Python (surrogateescape), which no
+    # UTF-8 string can hold; the extension, all that is read, encodes either way.
+    return _hirope.detect_language(filename.encode("utf-8", "surrogatepass")) or None
 
 
 def _tokenizer(tokenizer) -> Optional[_hirope.Tokenizer]:

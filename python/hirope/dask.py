@@ -285,7 +285,7 @@ def error_reason(error):
     """The kind of a row's error, for counting: its text before the first ': ', numbers as N
     ('file too large', 'not UTF-8', 'cannot read (Permission denied)', 'parsing stopped after N ms
     at byte N of N')."""
-    return re.sub(r"\d+", "N", error.split(": ", 1)[0])
+    return re.sub(r"(?<![\w-])\d+(?![\w-])", "N", error.split(": ", 1)[0])
 
 
 def analyze_file(path, data, settings):
@@ -510,8 +510,10 @@ def _run(tasks, client, workers, progress, connect_timeout=DEFAULT_CONNECT_TIMEO
             client = _connect(client, connect_timeout)
             owned.append(client)
         futures = client.compute(tasks)
-        if progress is not None:
-            for _ in distributed.as_completed(futures):
+        # waited for here, not in gather: gather interrupted by Ctrl-C leaves asyncio tasks that
+        # print tracebacks at exit
+        for _ in distributed.as_completed(futures):
+            if progress is not None:
                 progress.update()
         return client.gather(futures)
     except BaseException:
@@ -590,7 +592,12 @@ def positions(files, out, tokenizer="llama3", hierarchy="units", client=None,
         bar = None
         if progress is not False and progress is not None:
             bar = Progress(len(tasks), None if progress is True else progress)
-        results += _run(tasks, client, workers, bar, connect_timeout)
+        try:
+            results += _run(tasks, client, workers, bar, connect_timeout)
+        except KeyboardInterrupt:
+            if client is None:  # our LocalCluster is closed: its writers are gone
+                shards.remove_temporaries(out)
+            raise
     # Every shard is finished now, so no writer is left: a *.tmp-* here is a killed writer's
     # (its task ran again elsewhere under another temporary name).
     if all(shards.is_finished(out, i) for i in range(count)):

@@ -38,22 +38,44 @@ import numpy as np
 # The repository's registry (the presets, the truncate stride, the models)
 
 
-def repository_root():
-    """The repository holding training/models/registry.json: $HIROPE_ROOT, else the first folder
-    above this file that has it (python/hirope/ in the source tree, build/python/hirope/ built)."""
-    env = os.environ.get("HIROPE_ROOT")
-    if env:
-        return os.path.abspath(env)
-    d = os.path.dirname(os.path.abspath(__file__))
+REGISTRY = os.path.join("training", "models", "registry.json")
+
+
+class NoRepository(FileNotFoundError):
+    """The evaluation needs the hirope repository (its registry and model configs), and none was
+    found."""
+
+
+def _repository_above(d):
     while True:
-        if os.path.exists(os.path.join(d, "training", "models", "registry.json")):
+        if os.path.exists(os.path.join(d, REGISTRY)):
             return d
         parent = os.path.dirname(d)
         if parent == d:
-            raise FileNotFoundError(
-                "hirope.eval: no training/models/registry.json above %s; set HIROPE_ROOT to the "
-                "hirope repository" % os.path.dirname(os.path.abspath(__file__)))
+            return None
         d = parent
+
+
+def repository_root():
+    """The repository holding training/models/registry.json: $HIROPE_ROOT, else the first folder
+    above this file that has it (python/hirope/ in the source tree, build/python/hirope/ built),
+    else the first above the working directory (an installed package, run from a checkout)."""
+    env = os.environ.get("HIROPE_ROOT")
+    if env:
+        root = os.path.abspath(env)
+        if not os.path.exists(os.path.join(root, REGISTRY)):
+            raise NoRepository("HIROPE_ROOT=%s has no %s: point it at the hirope repository"
+                               % (env, REGISTRY))
+        return root
+    root = (_repository_above(os.path.dirname(os.path.abspath(__file__)))
+            or _repository_above(os.getcwd()))
+    if root is None:
+        raise NoRepository(
+            "the evaluation reads the hirope repository's %s and model configs, and neither the "
+            "package (%s) nor the working directory is inside one: run it from the repository, "
+            "or set HIROPE_ROOT=/path/to/hirope" % (REGISTRY, os.path.dirname(os.path.abspath(
+                __file__))))
+    return root
 
 
 def _read_json(path):
@@ -63,7 +85,7 @@ def _read_json(path):
 
 def registry(root=None):
     """training/models/registry.json, as JSON."""
-    return _read_json(os.path.join(root or repository_root(), "training", "models", "registry.json"))
+    return _read_json(os.path.join(root or repository_root(), REGISTRY))
 
 
 def model_entry(name=None, root=None):
@@ -626,7 +648,12 @@ def main(argv=None):
                    "(a LocalCluster of N workers) or a dask scheduler name (default sync)")
     p.add_argument("--out", default=None, help="write the whole result as JSON here")
     a = p.parse_args(argv)
-    model = a.model or registry()["default"]
+    try:
+        root = repository_root()  # found before any work
+        model = a.model or registry(root)["default"]
+    except NoRepository as e:
+        print("hirope eval: %s" % (e,), file=sys.stderr)
+        return 2
     client = cluster = None
     scheduler = a.scheduler
     if scheduler and (scheduler.startswith("tcp://") or scheduler.startswith("local:")):
@@ -642,7 +669,7 @@ def main(argv=None):
         result = evaluate(a.files or a.split, model=model,
                           schemes=a.schemes.split(",") if a.schemes else None, window=a.window,
                           per_file=a.per_file or None, client=client, scheduler=scheduler,
-                          weights=a.weights)
+                          weights=a.weights, root=root)
     finally:
         if client is not None:
             client.close()
