@@ -155,7 +155,7 @@ describe('Model mode after a change (headless Chromium)', { timeout: 900000 }, (
     });
     assert.match(
       await page.textContent('#gen-title-a'),
-      /after the first [\d,]+ of the code's [\d,]+ bytes, .*not from the code's end/,
+      /after the first [\d,]+ of the code's [\d,]+ bytes \(a prompt holds at most [\d,]+ bytes here, so the model continues from there, not from the code's end\)/,
     );
     // An empty editor.
     await pasteCode(page, '');

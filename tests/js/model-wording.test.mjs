@@ -328,7 +328,7 @@ describe('Model mode wording', () => {
     assert.match(text, /after the first 7,936 of the code's 20,384 bytes/);
     assert.match(
       text,
-      /at most 7,936 bytes here, so the model continues from there, not from the code's end/,
+      /\(a prompt holds at most 7,936 bytes here, so the model continues from there, not from the code's end\), 80 bytes\/s$/,
     );
   });
 

@@ -192,7 +192,7 @@ export function createModelControls(mx) {
   const modelWord = (name) =>
     (MODEL_NAMES.find(([n]) => n === name)?.[1] ?? name).replace(/ \(.*\)$/, '');
   const note = el('span', { id: 'language-note', class: 'note', role: 'status' });
-  $('c-language').closest('label').after(note);
+  $('source-controls').append(note); // after the pickers: a long note wraps onto its own line
   let detected = null; // { code, language }: the last detection, of that code
   let listedFor = null; // the model the Language picker's groups were built for
   function syncLanguages() {

@@ -136,7 +136,7 @@ export function generatedSentence({
   const speed = `${Math.round(bytesPerSecond).toLocaleString('en')} bytes/s`;
   if (codeBytes <= promptBytes)
     return `${made} after a ${count(promptBytes)}-byte prompt, ${speed}`;
-  return `${made} after the first ${count(promptBytes)} of the code's ${plural(codeBytes, 'byte')}, ${speed}. The prompt holds at most ${plural(promptLimit, 'byte')} here, so the model continues from there, not from the code's end`;
+  return `${made} after the first ${count(promptBytes)} of the code's ${plural(codeBytes, 'byte')} (a prompt holds at most ${plural(promptLimit, 'byte')} here, so the model continues from there, not from the code's end), ${speed}`;
 }
 
 /**
