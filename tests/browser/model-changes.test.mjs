@@ -121,12 +121,21 @@ describe('Model mode after a change (headless Chromium)', { timeout: 900000 }, (
     await nextRun(page, () => page.goBack());
     assert.equal(await page.inputValue('#c-head'), '0');
     assert.match(page.url(), /model\.html/);
-    // Two menu choices in quick succession are two entries.
-    await page.locator('#c-layer').selectOption('1');
-    await page.locator('#c-head').selectOption('3');
+    // Two menu choices in quick succession are two entries (a new entry drops the forward ones:
+    // the first view, then layer 1, then head 3).
+    // Both in one task, so the second comes well before the first's link is written.
+    await page.evaluate(() => {
+      for (const [id, value] of [
+        ['c-layer', '1'],
+        ['c-head', '3'],
+      ]) {
+        const select = document.getElementById(id);
+        select.value = value;
+        select.dispatchEvent(new Event('input', { bubbles: true }));
+      }
+    });
     await ready(page);
-    await page.waitForFunction(() => /^#s=/.test(location.hash));
-    await page.waitForTimeout(400); // the last write's pause (150 ms) has passed
+    await page.waitForFunction((n) => history.length === n + 2, start);
     await nextRun(page, () => page.goBack());
     assert.equal(await page.inputValue('#c-layer'), '1');
     assert.equal(await page.inputValue('#c-head'), '0');
