@@ -267,7 +267,7 @@ _KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCH
 
 
 def _not_regular(mode):
-    kind = next((what for test, what in _KINDS if test(mode)), "not a regular file")
+    kind = next((what for test, what in _KINDS if test(mode)), "of an unknown kind")
     return _Unread("not a regular file (%s)" % kind)
 
 
@@ -417,6 +417,8 @@ def records_task(records, out, index, settings, fsync=True, compress=False):
         except (KeyError, TypeError) as e:
             raise ValueError("a bag record must be a dict with 'path' and 'text', got %r"
                              % (type(r).__name__,)) from e
+        if not isinstance(path, str):
+            raise ValueError("a bag record's path must be a str, got %r" % (type(path).__name__,))
         items.append((path, _name_error(path) or text))
     return _write(out, index, items, settings, fsync, compress)
 

@@ -289,3 +289,15 @@ def test_the_documented_reader_reads_each_array_once(code, tmp_path, monkeypatch
     reads.clear()
     assert len(list(shards.iter_files(out))) == 23
     assert len(reads) <= 3 * members, len(reads)
+
+
+def test_bag_records_with_names_that_are_not_utf8(tmp_path):
+    import dask.bag as db
+    records = [{"path": "ok.py", "text": "x = 1\n"}, {"path": "bad\udcffname.py", "text": "y = 2\n"}]
+    out = str(tmp_path / "bag")
+    summary = hd.positions(db.from_sequence(records), out, tokenizer=TOKENIZER, client="sync",
+                           progress=False)
+    assert summary["reasons"] == {"file name is not UTF-8": 1} and summary["files"] == 2
+    with pytest.raises(ValueError, match="path must be a str"):
+        hd.positions(db.from_sequence([{"path": b"x.py", "text": ""}]), str(tmp_path / "bytes"),
+                     tokenizer=TOKENIZER, client="sync", progress=False)
