@@ -261,7 +261,7 @@ describe('playground (headless Chromium)', () => {
       );
       assert.match(
         await page.textContent('#timing-text'),
-        /^Last redraw [\d.]+ ms: analysis [\d.]+ ms, attention A [\d.]+ ms, attention B [\d.]+ ms, .*Attention A \+ B by backend: wasm-simd [\d.]+ ms\.$/,
+        /^Last redraw [\d.]+ ms = [\d.]+ ms until both workers' results arrived \+ [\d.]+ ms painting them\. The two workers compute side by side: A [\d.]+ ms \(analysis [\d.]+, .*attention [\d.]+.*\), B [\d.]+ ms \(.*\); the other [\d.]+ ms .* was waiting .* Attention A \+ B by backend: wasm-simd [\d.]+ ms\.$/,
       );
       // The default is the first preset, with its caption.
       assert.equal(await page.getAttribute('.preset[data-preset=hirope]', 'aria-pressed'), 'true');

@@ -18,6 +18,8 @@ import {
   formatProbability,
   powerOfTen,
   DIFF_LEGEND,
+  redrawTimings,
+  alibiHint,
 } from '../../web/src/shared/wording.js';
 import { describeScheme, normalizeState } from '../../web/src/shared/playground-state.js';
 import { scalingLabel, SCALINGS } from '../../web/src/shared/schemes.js';
@@ -156,6 +158,104 @@ describe('wording', () => {
         /100\.0% of the pairs \(all of the 4 frequency pairs turn/,
       );
     });
+    // The bound log(L / 2π) / log(base) of the pairs falls outside them for a short L, a long L or
+    // a small base: the share stays within 0–100%, the count within 0–pairs, and the words say why.
+    const bound = (train, base, pairs = 32) =>
+      (pairs * Math.log(train / (2 * Math.PI))) / Math.log(base);
+    it('a training length of 2: 0%, the bound before the fastest pair (not -12.4%, -3 of 32)', () => {
+      const { text, over } = splitHint({
+        splitPair: bound(2, 10000),
+        pairs: 32,
+        tokenPairs: 13,
+        train: 2,
+      });
+      assert.equal(over, true);
+      assert.equal(
+        text,
+        'Split% at L = 2: 0% of the pairs. The bound falls before the fastest pair: even it needs 2π ≈ 6.3 tokens for a full period, so no frequency pair turns a full period within 2 tokens. HiRoPE keeps 13 pairs on token distance: 13 more than that, so its slowest token pairs meet angles never seen in training.',
+      );
+    });
+    it('a training length of 100000 or a base of 2: 100%, the bound past the slowest pair', () => {
+      for (const [train, base] of [
+        [100000, 10000],
+        [256, 2],
+      ]) {
+        const { text, over } = splitHint({
+          splitPair: bound(train, base),
+          pairs: 32,
+          tokenPairs: 16,
+          train,
+        });
+        assert.equal(over, false);
+        assert.equal(
+          text,
+          `Split% at L = ${train}: 100% of the pairs. The bound falls past the slowest pair: all 32 frequency pairs turn a full period within ${train} tokens. HiRoPE keeps 16 pairs on token distance: within the bound.`,
+        );
+      }
+    });
+    it('never a share outside 0–100% nor a count outside 0–pairs', () => {
+      for (const train of [1, 2, 6, 7, 100, 256, 4096, 100000, 1e9])
+        for (const base of [1.5, 2, 10, 10000, 1e6])
+          for (const pairs of [1, 4, 32]) {
+            const { text } = splitHint({
+              splitPair: bound(train, base, pairs),
+              pairs,
+              tokenPairs: 1,
+              train,
+            });
+            for (const [, share] of text.matchAll(/(-?[\d.]+)% of the pairs/g))
+              assert.ok(share >= 0 && share <= 100, text);
+            for (const [, count] of text.matchAll(/(-?\d+) of the \d+ frequency pairs/g))
+              assert.ok(count >= 0 && count <= pairs, text);
+            assert.doesNotMatch(text, /-\d/, text);
+          }
+    });
+  });
+
+  describe('the Timings line adds up', () => {
+    // A redraw of 309 ms whose listed parts summed to 44 ms: the rest was waiting, and says so.
+    const sides = {
+      a: { analysis: 8.2, qk: 0.4, attention: 12.5, views: 6.1, images: 2.3 },
+      b: { analysis: 8.0, qk: 0.4, attention: 14.9, views: 5.8, images: 2.2 },
+    };
+    const text = redrawTimings({ total: 309, received: 265, paint: 44, sides });
+    const number = (re) => Number(text.match(re)[1]);
+    it('the total is the wait for the workers plus the painting', () => {
+      assert.match(
+        text,
+        /^Last redraw 309\.0 ms = 265\.0 ms until both workers' results arrived \+ 44\.0 ms painting them\./,
+      );
+    });
+    it("each worker's time is the sum of its stages, and the slower one plus the waiting is the wait", () => {
+      const a = number(/A ([\d.]+) ms \(/);
+      const b = number(/B ([\d.]+) ms \(/);
+      assert.equal(a, 29.5);
+      assert.equal(b, 31.3);
+      assert.match(
+        text,
+        /A 29\.5 ms \(analysis 8\.2, q\/k 0\.4, attention 12\.5, views 6\.1, images 2\.3\)/,
+      );
+      const waiting = number(/the other ([\d.]+) ms of the 265\.0 ms was waiting/);
+      assert.ok(Math.abs(Math.max(a, b) + waiting - 265) < 0.06, text);
+      assert.match(
+        text,
+        /waiting — for an earlier run to finish, for a grammar or tokenizer to download/,
+      );
+    });
+    it('a side with no stages (the code has no tokens yet) counts 0 ms', () => {
+      const t = redrawTimings({ total: 5, received: 4, paint: 1, sides: { a: {}, b: {} } });
+      assert.match(t, /A 0\.0 ms, B 0\.0 ms; the other 4\.0 ms of the 4\.0 ms was waiting/);
+    });
+  });
+
+  it("the ALiBi hint names the slope used and the heads' slopes", () => {
+    const text = alibiHint(1 / 256);
+    assert.match(
+      text,
+      /^ALiBi's slope here is 1\/256: its bias lowers a logit by 1 for every 256 tokens of distance/,
+    );
+    assert.match(text, /2\^\(−8h\/n\), h = 1…n: one head gets 2\^\(−8\)/);
+    assert.match(alibiHint(0.3), /slope here is 0\.300: .* every 3\.3 tokens/);
   });
 
   describe('the parse sentence', () => {
@@ -164,14 +264,14 @@ describe('wording', () => {
     });
     it('after detection: no grammar parses it cleanly, with the count', () => {
       assert.equal(
-        parseSentence({ languageName: 'Go', errors: 37, detected: true }),
-        'No grammar parses this code cleanly: Go, the closest, finds 37 syntax error regions, so its units may not be real functions and classes.',
+        parseSentence({ languageName: 'Go', errors: 37, errorBytes: 412, detected: true }),
+        'No grammar parses this code cleanly: Go is the closest, its syntax errors covering the fewest bytes (412 bytes in 37 regions), so its units may not be real functions and classes.',
       );
     });
     it('without detection: the chosen grammar finds errors', () => {
       assert.equal(
-        parseSentence({ languageName: 'C++', errors: 1, detected: false }),
-        'The C++ grammar finds 1 syntax error region in this code: is it C++? (Detect picks the grammar with the fewest errors.)',
+        parseSentence({ languageName: 'C++', errors: 1, errorBytes: 1, detected: false }),
+        'The C++ grammar finds syntax errors in this code (1 byte in 1 region): is it C++? (Detect picks the grammar whose errors cover the fewest bytes.)',
       );
     });
   });

@@ -9,8 +9,14 @@ import { placeLabels, drawHeatmap } from './heatmap-draw.js';
 export const MARGIN = 14;
 export const PLOT = 512;
 /** Extra margin for token labels, shown when the view spans at most LABEL_TOKENS tokens. */
-export const LABEL_MARGIN = 64;
+export const LABEL_MARGIN = 96;
 export const LABEL_TOKENS = 64;
+/**
+ * The token labels' smallest size as displayed (CSS pixels): the canvas is drawn at 590 pixels
+ * and shown at its column's width (often half that), so the labels' font follows the displayed
+ * size, and where the rows are too close for it only every k-th token is labelled.
+ */
+export const LABEL_MIN_PX = 11;
 
 export class Heatmap {
   /**
@@ -71,6 +77,14 @@ export class Heatmap {
     this.labels = null; // (index) => short token text, for views of at most LABEL_TOKENS tokens
     this._bindPointer();
     this._bindKeys();
+    // The labels' size follows the canvas's displayed width: a new width redraws a labelled view.
+    this.shownWidth = 0;
+    new ResizeObserver(() => {
+      const width = this.canvas.clientWidth;
+      if (width === this.shownWidth) return;
+      this.shownWidth = width;
+      if (this.image && this.labelled) this.render();
+    }).observe(this.canvas);
   }
 
   setTitle(title, sub = '') {
@@ -164,6 +178,10 @@ export class Heatmap {
       stripAt,
     });
     if (this.labelled) this._drawLabels(ctx);
+    else {
+      delete this.canvas.dataset.labelPx;
+      delete this.canvas.dataset.labelPitchPx;
+    }
     if (this.highlight) this._drawHighlight(ctx);
     this._drawGuides();
     this.canvas.setAttribute(
@@ -176,9 +194,22 @@ export class Heatmap {
   _drawLabels(ctx) {
     const { r0, r1, c0, c1 } = this.region;
     const ink = getComputedStyle(this.figure).color || '#222';
+    // Canvas pixels per CSS pixel as shown (1 while the canvas is not laid out).
+    const shown = this.canvas.getBoundingClientRect().width;
+    const scale = shown > 0 ? this.canvas.width / shown : 1;
+    const size = Math.max(10, Math.ceil(LABEL_MIN_PX * scale));
+    // Labels at least a line apart: every k-th token where the cells are smaller than a line.
+    const line = size * 1.2;
+    const every = (span) => Math.max(1, Math.ceil(line / (PLOT / span)));
+    const rowStep = every(r1 - r0);
+    const colStep = every(c1 - c0);
+    this.canvas.dataset.labelPx = (size / scale).toFixed(1);
+    this.canvas.dataset.labelPitchPx = (
+      Math.min(rowStep * (PLOT / (r1 - r0)), colStep * (PLOT / (c1 - c0))) / scale
+    ).toFixed(1);
     ctx.save();
     ctx.fillStyle = ink;
-    ctx.font = '10px ui-monospace, Menlo, Consolas, monospace';
+    ctx.font = `${size}px ui-monospace, Menlo, Consolas, monospace`;
     ctx.textBaseline = 'middle';
     const room = LABEL_MARGIN - 4;
     const fit = (text) => {
@@ -187,14 +218,14 @@ export class Heatmap {
       return t === text ? t : `${t.slice(0, -1)}…`;
     };
     ctx.textAlign = 'right';
-    for (let i = r0; i < r1; i++)
+    for (let i = r0; i < r1; i += rowStep)
       ctx.fillText(
         fit(this.labels(i)),
         LABEL_MARGIN - 2,
         this.margin + ((i - r0 + 0.5) * PLOT) / (r1 - r0),
       );
     ctx.textAlign = 'left';
-    for (let j = c0; j < c1; j++) {
+    for (let j = c0; j < c1; j += colStep) {
       ctx.save();
       ctx.translate(this.margin + ((j - c0 + 0.5) * PLOT) / (c1 - c0), LABEL_MARGIN - 2);
       ctx.rotate(-Math.PI / 2);

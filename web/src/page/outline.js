@@ -20,6 +20,16 @@ export function createOutline(pg) {
       if (first[u] < 0) first[u] = t;
       last[u] = t;
     }
+    // No tokens (an empty editor, only spaces): no unit to list, though the parse has its root.
+    if (!a.count) {
+      outlineStructure = '';
+      outlineItems = [];
+      list.replaceChildren(
+        el('li', { class: 'outline-empty' }, 'No units: the code has no tokens yet.'),
+      );
+      $('outline-count').textContent = '(0)';
+      return;
+    }
     // Counted where each statement starts, so that they add up to the status's count.
     const statements = statementsPerUnit(a);
     const tokens = (u) =>

@@ -23,8 +23,8 @@ export function createControls(pg) {
       p.title,
     );
     b.addEventListener('click', () => {
+      pg.choose();
       pg.state = presetState(p.id, pg.state);
-      pg.pushNext = true;
       pg.zoom = null;
       syncControls();
       pg.schedule();
@@ -92,7 +92,8 @@ export function createControls(pg) {
       type: 'button',
       class: 'small',
       id: 'detect',
-      title: 'Detect the language: the grammar that parses the code with the fewest errors',
+      title:
+        'Detect the language: the grammar whose syntax errors cover the fewest bytes of the code',
     },
     'Detect',
   );
@@ -178,8 +179,25 @@ export function createControls(pg) {
     onControl('tokenizer', name);
   });
 
+  // With q/k from a file the head dimension is the file's: the Head dim control shows the one the
+  // maps on screen were computed with, and cannot be changed, until another source is chosen.
+  const headDim = shared.built.find((c) => c.spec.key === 'headDim');
+  const headDimHelp = headDim.label.querySelector(`#${headDim.input.id}-help`);
+  function syncHeadDim() {
+    const shown = pg.result?.snapshot?.source === 'file' && pg.state.source === 'file';
+    const fromFile = (shown && pg.result.headDim) || null;
+    headDim.input.disabled = fromFile !== null;
+    const help = fromFile
+      ? `Set by the q/k file ${pg.qkFileName ?? ''}: its rows hold ${fromFile} numbers (d/2 = ${fromFile / 2} frequency pairs). Choose another Q/K source to set it here.`
+      : headDim.spec.help;
+    headDim.label.title = help;
+    headDimHelp.textContent = help;
+    if (fromFile !== null) headDim.input.value = String(fromFile);
+  }
+
   function syncControls() {
     shared.sync(pg.state);
+    syncHeadDim();
     sides.a.sync(pg.state);
     sides.b.sync(pg.state);
     holdFileSource();
@@ -189,6 +207,8 @@ export function createControls(pg) {
     qkHint.hidden = qkPending === null;
     qkHint.textContent = qkPending === null ? '' : qkFileHint(sourceLabel(qkPending));
     pg.syncSample();
+    // A note naming a language the picker no longer shows (a file opened, Back, a sample) goes.
+    if (note.textContent && noteLanguage !== pg.state.language) note.textContent = '';
     qkText.textContent = pg.qkFileName ? `q/k: ${pg.qkFileName}` : 'Load q/k…';
     syncStory();
   }
@@ -213,7 +233,7 @@ export function createControls(pg) {
       }
       qkPending = null;
     }
-    if (isDiscrete(key)) pg.pushNext = true;
+    if (isDiscrete(key)) pg.choose();
     const languageChanged = key === 'language' && value !== pg.state.language;
     const wasSample = pg.state.code === null || pg.state.code === SAMPLES[pg.state.language];
     setPath(pg.state, key, value);
@@ -236,16 +256,17 @@ export function createControls(pg) {
   sampleSelect.addEventListener('change', () => {
     const language = sampleSelect.value;
     if (!SAMPLES[language]) return;
+    pg.choose();
     pg.state.language = language;
     pg.editor.setLanguage(language);
     setCode(null);
-    pg.pushNext = true;
     pg.zoom = null;
     syncControls();
     pg.schedule();
   });
 
-  async function detectLanguage(fromPaste) {
+  // chosen: the choice that asked for detection (opening a file) has its history entry already.
+  async function detectLanguage(fromPaste, chosen = false) {
     const code = pg.editor.text;
     let language;
     try {
@@ -258,7 +279,7 @@ export function createControls(pg) {
     // The status says when even the best grammar found errors in this code (plainStatus).
     pg.detected = { code, language };
     if (language !== pg.state.language) {
-      if (!fromPaste) pg.pushNext = true;
+      if (!fromPaste && !chosen) pg.choose();
       pg.state.language = language;
       pg.editor.setLanguage(language);
       syncControls();
@@ -274,6 +295,7 @@ export function createControls(pg) {
   openInput.addEventListener('change', async () => {
     const file = openInput.files[0];
     if (!file) return;
+    pg.choose();
     const text = await file.text();
     setCode(text);
     let byExt;
@@ -287,8 +309,8 @@ export function createControls(pg) {
       pg.state.language = byExt;
       pg.editor.setLanguage(byExt);
       syncControls();
-    } else await detectLanguage(false);
-    pg.pushNext = true;
+      showNote(`Language: ${LANGUAGE_NAMES[byExt]} (from the file name).`);
+    } else await detectLanguage(false, true);
     pg.zoom = null;
     pg.schedule();
   });
@@ -298,7 +320,7 @@ export function createControls(pg) {
     if (!file) return;
     pg.qkFileName = file.name;
     await pg.client.both('qkFile', { text: await file.text() });
-    if (pg.state.source !== 'file') pg.pushNext = true;
+    if (pg.state.source !== 'file') pg.choose();
     pg.state.source = 'file';
     qkPending = null;
     syncControls();
@@ -306,8 +328,10 @@ export function createControls(pg) {
   });
 
   let noteTimer = 0;
-  function showNote(text) {
+  let noteLanguage = null; // the language the note names: a note about another one is stale
+  function showNote(text, language = pg.state.language) {
     note.textContent = text;
+    noteLanguage = language;
     clearTimeout(noteTimer);
     noteTimer = setTimeout(() => {
       if (note.textContent === text) note.textContent = '';
@@ -315,6 +339,7 @@ export function createControls(pg) {
   }
   return {
     syncControls,
+    syncHeadDim,
     detectLanguage,
     showNote,
     sourceLabel,

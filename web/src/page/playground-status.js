@@ -5,6 +5,7 @@ import { $ } from './shell.js';
 import { describeScheme } from '../shared/playground-state.js';
 import { codeSentence, trainingSentence, parseSentence } from '../shared/wording.js';
 import { LANGUAGE_NAMES } from '../shared/samples.js';
+import { errorBytes } from '../shared/language-detection.js';
 
 /** The status line in plain words: what was read, and what is out of distribution. */
 export function plainStatus(pg, value, snapshot) {
@@ -30,6 +31,7 @@ export function plainStatus(pg, value, snapshot) {
   const parse = parseSentence({
     languageName: LANGUAGE_NAMES[a.language] ?? a.language,
     errors: a.errors?.length ?? 0,
+    errorBytes: errorBytes(a.errors ?? []),
     detected: pg.detected?.code === value.code && pg.detected.language === a.language,
   });
   if (parse) parts.push(parse);

@@ -23,22 +23,44 @@ export function createLinks(pg) {
     tokenizer: pg.info.tokenizers.includes(snapshot.tokenizer) ? snapshot.tokenizer : 'lexical',
     code: pg.state.code,
   });
+  // A discrete choice (preset, menu, checkbox, sample, file) adds a history entry, so that Back
+  // undoes it; typing and numbers replace the entry. The entry waits (pending) until the typing
+  // pauses, as compressing the code into the URL costs time; the writes keep their order.
+  let pending = null; // { snapshot, push }: the entry the timer will write
+  let writes = Promise.resolve();
+  function write(entry) {
+    writes = writes.then(async () => {
+      const hash = await encodeState(linkState(entry.snapshot));
+      writeHash(hash, entry.push);
+      showLinkSize(hash, entry.snapshot);
+    });
+  }
+  function flush() {
+    clearTimeout(urlTimer);
+    if (pending) write(pending);
+    pending = null;
+  }
   function writeURL(snapshot) {
     clearTimeout(urlTimer);
-    // Compressing the code into the URL waits until the typing pauses.
-    urlTimer = setTimeout(
-      async () => {
-        const hash = await encodeState(linkState(snapshot));
-        // A discrete choice (preset, menu, checkbox, sample, file) adds a history entry, so that Back
-        // undoes it; typing and numbers replace the entry.
-        const push = pg.pushNext;
-        pg.pushNext = false;
-        writeHash(hash, push);
-        showLinkSize(hash, snapshot);
-      },
-      Math.max(150, pg.lastEdit + 1000 - performance.now()),
-    );
+    pending = { snapshot, push: Boolean(pending?.push || pg.pushNext) };
+    pg.pushNext = false;
+    urlTimer = setTimeout(flush, Math.max(150, pg.lastEdit + 1000 - performance.now()));
   }
+  /**
+   * Called before a discrete choice changes pg.state: the choices before it get their entries
+   * now, so that a second choice made before the first one's entry was written (a menu, then
+   * another within a second) does not merge into it and Back undoes one choice at a time.
+   */
+  pg.choose = () => {
+    if (pg.pushNext) {
+      // The previous choice's redraw has not ended: its entry is the state as it is now.
+      clearTimeout(urlTimer);
+      pending = { snapshot: normalizeState(pg.state), push: true };
+      pg.pushNext = false;
+    }
+    flush();
+    pg.pushNext = true;
+  };
 
   // A link long enough to be cut by chat apps (the code is in it) offers one without the code.
   const linkSize = el('p', { id: 'link-size', class: 'link-size', hidden: true });
@@ -101,6 +123,7 @@ export function createLinks(pg) {
   // Back and Forward (and a hash edited by hand) restore the state their entry holds.
   window.addEventListener('popstate', async () => {
     clearTimeout(urlTimer); // a write pending for the entry just left must not land on this one
+    pending = null;
     pg.pushNext = false;
     const read = await readStateLink(location.hash);
     showLinkNotice(linkNotice(read), $('story'));

@@ -19,7 +19,7 @@ import {
   describeScheme,
   analyzeOptionsFor,
 } from '../shared/playground-state.js';
-import { splitHint } from '../shared/wording.js';
+import { splitHint, redrawTimings, alibiHint } from '../shared/wording.js';
 import { SAMPLES } from '../shared/samples.js';
 
 installUnitColours();
@@ -36,6 +36,9 @@ const pg = {
   qkFileName: null,
   ready: false,
   pushNext: false, // the next URL write adds a history entry (a discrete choice was made)
+  choose() {
+    pg.pushNext = true; // (playground-url.js replaces it: earlier choices get their entries first)
+  },
   detected: null, // { code, language }: the last language detection, of that code
   lastEdit: -Infinity,
   paintTimes: {},
@@ -201,17 +204,12 @@ async function run() {
   const total = now - t0;
   if (value.n) backendTimes[value.backend] = value.timings.a + value.timings.b;
   const t = value.timings;
-  const parts = ['analysis', 'a', 'b', 'images', 'views']
-    .filter((k) => Number.isFinite(t[k]))
-    .map(
-      (k) => `${k === 'a' ? 'attention A' : k === 'b' ? 'attention B' : k} ${t[k].toFixed(1)} ms`,
-    );
   const backends = Object.entries(backendTimes)
     .map(([name, ms]) => `${name} ${ms.toFixed(1)} ms`)
     .join(', ');
   statusLine.show(plainStatus(pg, value, snapshot));
   $('timing-text').textContent =
-    `Last redraw ${total.toFixed(1)} ms: ${parts.join(', ')}, painting ${(now - tPaint).toFixed(1)} ms.${backends ? ` Attention A + B by backend: ${backends}.` : ''}`;
+    `${redrawTimings({ total, received: tPaint - t0, paint: now - tPaint, sides: value.sideTimings })}${backends ? ` Attention A + B by backend: ${backends}.` : ''}`;
   document.body.dataset.ready = 'true';
   document.dispatchEvent(
     new CustomEvent('hirope:redraw', {
@@ -272,11 +270,14 @@ function combine(a, b, snapshot, length) {
     views: Math.max(a.timings.views ?? 0, b.timings.views ?? 0),
   };
   const analysis = { ...a.analysis, length };
-  if (!a.n) return { analysis, n: 0, notes: a.notes, timings, backend: a.backend };
+  const sideTimings = { a: a.timings, b: b.timings };
+  if (!a.n) return { analysis, n: 0, notes: a.notes, timings, sideTimings, backend: a.backend };
   return {
     analysis,
+    sideTimings,
     n: a.n,
     headDim: a.headDim,
+    alibiSlope: { a: a.alibiSlope, b: b.alibiSlope },
     notes: a.notes,
     backend: a.backend,
     timings,
@@ -321,6 +322,7 @@ function paint(value, snapshot) {
   pg.heatmaps.a.setTitle('A', names.a);
   pg.heatmaps.b.setTitle('B', names.b);
   pg.heatmaps.diff.setTitle('A vs B', 'B ÷ A');
+  controls.syncHeadDim(); // a q/k file's head dimension, once its result is on screen
   if (!value.n) {
     for (const h of Object.values(pg.heatmaps)) h.draw(null);
   } else {
@@ -360,6 +362,11 @@ function paintRest(value, snapshot) {
   for (const side of ['a', 'b']) {
     const angles = value.views.angles[side]?.value;
     const hint = controls.ratioHints[side];
+    if (snapshot[side].type === 'alibi' && value.alibiSlope?.[side]) {
+      hint.classList.remove('warn');
+      hint.textContent = alibiHint(value.alibiSlope[side]);
+      continue;
+    }
     if (snapshot[side].type !== 'hirope' || !angles) {
       hint.textContent = '';
       hint.classList.remove('warn');
@@ -393,6 +400,23 @@ addEventListener('resize', () => {
     views.redraw();
   }, 150);
 });
+
+// On a phone the maps come first: the comparison before the code, and in it the maps before the
+// scheme controls. The nodes are moved (not reordered by CSS), so that reading and tab order
+// follow what is seen; a wider window puts them back.
+const phone = matchMedia('(max-width: 760px)');
+function arrange() {
+  const bar = document.querySelector('#compare > .scheme-bar');
+  if (phone.matches) {
+    $('source').before($('compare'));
+    $('maps').after(bar);
+  } else {
+    $('compare').before($('source'));
+    document.querySelector('#compare > .section-head').before(bar);
+  }
+}
+phone.addEventListener('change', arrange);
+arrange();
 
 controls.syncControls();
 schedule();

@@ -48,7 +48,18 @@ export function detectionOrder(code) {
 const detectParseBudget = (code) => 250 + code.length / 4000;
 
 /**
- * The error bytes of the code parsed as `language` (a MISSING node counts one byte), or null
+ * Detection's measure of a parse: the bytes its syntax errors cover (a MISSING node counts one
+ * byte). The status's "the closest" sentence reports the same measure (wording.js parseSentence).
+ * errors: the analysis's error regions, each with byteStart, byteEnd and missing.
+ */
+export function errorBytes(errors) {
+  let bytes = 0;
+  for (const e of errors) bytes += e.missing ? 1 : Math.max(1, e.byteEnd - e.byteStart);
+  return bytes;
+}
+
+/**
+ * The error bytes of the code parsed as `language` (errorBytes), or null
  * when the parse runs past detection's budget (that grammar fails on it anyway) or the grammar
  * cannot be loaded.
  */
@@ -60,9 +71,7 @@ export function errorScore(hr, code, language) {
     if (e.name === 'HiRoPEError') return null; // past the budget, or the grammar would not load
     throw e;
   }
-  let score = 0;
-  for (const e of errors) score += e.missing ? 1 : Math.max(1, e.byteEnd - e.byteStart);
-  return score;
+  return errorBytes(errors);
 }
 
 /**

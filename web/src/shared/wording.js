@@ -55,17 +55,28 @@ export function trainingSentence({ n, total = n, train, sides }) {
 /**
  * The hint under a HiRoPE side: the Split% bound for the training length and the number of pairs
  * HiRoPE keeps on token distance, as two separate facts. splitPair is the bound in pairs (Split%
- * × pairs, fractional); a pair j turns a full period within L tokens when j < splitPair.
+ * × pairs, fractional); a pair j turns a full period within L tokens when j < splitPair. The bound
+ * can fall outside the pairs: below the fastest when L is shorter than its period (2π tokens),
+ * past the slowest when L is long or the base small. Split% is then 0% or 100%, and the hint says
+ * in words where the bound fell (never a share below 0% or above 100%).
  */
 export function splitHint({ splitPair, pairs, tokenPairs, train }) {
-  const fit = Math.min(pairs, Math.ceil(splitPair));
-  const over = tokenPairs - 1 >= splitPair;
-  const share = `${((100 * splitPair) / pairs).toFixed(1)}%`;
-  const turning =
-    fit === 0
-      ? 'no frequency pair turns'
-      : `${fit === pairs ? 'all' : fit} of the ${pairs} frequency pairs ${fit === 1 ? 'turns' : 'turn'}`;
-  const bound = `Split% at L = ${train}: ${share} of the pairs (${turning} a full period within ${train} tokens).`;
+  const fit = Math.max(0, Math.min(pairs, Math.ceil(splitPair)));
+  const over = tokenPairs > fit;
+  const share = `${Math.max(0, Math.min(100, (100 * splitPair) / pairs)).toFixed(1)}%`;
+  const within = `within ${train} ${train === 1 ? 'token' : 'tokens'}`;
+  let bound;
+  if (splitPair < 0)
+    bound = `Split% at L = ${train}: 0% of the pairs. The bound falls before the fastest pair: even it needs 2π ≈ 6.3 tokens for a full period, so no frequency pair turns a full period ${within}.`;
+  else if (splitPair > pairs)
+    bound = `Split% at L = ${train}: 100% of the pairs. The bound falls past the slowest pair: all ${pairs} frequency pairs turn a full period ${within}.`;
+  else {
+    const turning =
+      fit === 0
+        ? 'no frequency pair turns'
+        : `${fit === pairs ? 'all' : fit} of the ${pairs} frequency pairs ${fit === 1 ? 'turns' : 'turn'}`;
+    bound = `Split% at L = ${train}: ${share} of the pairs (${turning} a full period ${within}).`;
+  }
   const keeps = `HiRoPE keeps ${plural(tokenPairs, 'pair')} on token distance`;
   return {
     over,
@@ -76,16 +87,60 @@ export function splitHint({ splitPair, pairs, tokenPairs, train }) {
 }
 
 /**
+ * The Timings line: a redraw's total as parts that add up to it. received: ms from the change
+ * until both workers' results arrived; paint: ms painting them; sides: { a, b } each worker's own
+ * stage times in ms (analysis, qk, attention, views, images; the two workers run side by side,
+ * so the slower one is what the page waits for). The rest of `received` is named: waiting.
+ */
+export function redrawTimings({ total, received, paint, sides }) {
+  const ms = (v) => `${v.toFixed(1)} ms`;
+  const STAGES = [
+    ['analysis', 'analysis'],
+    ['qk', 'q/k'],
+    ['attention', 'attention'],
+    ['views', 'views'],
+    ['images', 'images'],
+  ];
+  const side = (label, t = {}) => {
+    const parts = STAGES.filter(([k]) => Number.isFinite(t[k]));
+    const sum = parts.reduce((s, [k]) => s + t[k], 0);
+    return {
+      sum,
+      text: `${label} ${ms(sum)}${parts.length ? ` (${parts.map(([k, name]) => `${name} ${t[k].toFixed(1)}`).join(', ')})` : ''}`,
+    };
+  };
+  const a = side('A', sides.a);
+  const b = side('B', sides.b);
+  const computing = Math.max(a.sum, b.sum);
+  const waiting = Math.max(0, received - computing);
+  return `Last redraw ${ms(total)} = ${ms(received)} until both workers' results arrived + ${ms(paint)} painting them. The two workers compute side by side: ${a.text}, ${b.text}; the other ${ms(waiting)} of the ${ms(received)} was waiting — for an earlier run to finish, for a grammar or tokenizer to download, and for the messages between the page and its workers.`;
+}
+
+/**
+ * The hint under an ALiBi side: the slope it uses and why the map changes slowly with distance.
+ * slope: the one head's slope (the core's alibiSlopes(1)[0]).
+ */
+export function alibiHint(slope) {
+  const per = 1 / slope;
+  const shown = Number.isInteger(per) ? `1/${per}` : slope.toPrecision(3);
+  return `ALiBi's slope here is ${shown}: its bias lowers a logit by 1 for every ${Number.isInteger(per) ? per : per.toFixed(1)} tokens of distance, so this map changes slowly with distance. The page computes one head, and ALiBi gives n heads the slopes 2^(−8h/n), h = 1…n: one head gets 2^(−8), the gentlest slope of an 8-head model, whose steepest (1/2) looks at the last few tokens only.`;
+}
+
+/**
  * The status sentence about syntax errors: none when the grammar parses the code cleanly. After
  * language detection of this very code (detected: true) a tree with errors means that no grammar
- * parsed it cleanly, since detection stops at the first clean parse.
+ * parsed it cleanly, since detection stops at the first clean parse. "The closest" is by
+ * detection's own measure, the bytes the errors cover (errorBytes, language-detection.js), which
+ * the sentence gives with the count of error regions (a grammar with fewer error bytes may split
+ * them into more regions).
  */
-export function parseSentence({ languageName, errors, detected }) {
+export function parseSentence({ languageName, errors, errorBytes, detected }) {
   if (!errors) return '';
-  const regions = plural(errors, 'syntax error region');
+  const regions = plural(errors, 'region');
+  const covered = `${plural(errorBytes, 'byte')} in ${regions}`;
   if (detected)
-    return `No grammar parses this code cleanly: ${languageName}, the closest, finds ${regions}, so its units may not be real functions and classes.`;
-  return `The ${languageName} grammar finds ${regions} in this code: is it ${languageName}? (Detect picks the grammar with the fewest errors.)`;
+    return `No grammar parses this code cleanly: ${languageName} is the closest, its syntax errors covering the fewest bytes (${covered}), so its units may not be real functions and classes.`;
+  return `The ${languageName} grammar finds syntax errors in this code (${covered}): is it ${languageName}? (Detect picks the grammar whose errors cover the fewest bytes.)`;
 }
 
 /** A unit's kinds: HiRoPE's (function, class, code) and, when it says more, the language's own. */

@@ -146,6 +146,8 @@ export class SideEngine {
       analysis: summary,
       n,
       headDim,
+      // The slope ALiBi uses here: the page computes one head (the API's default, heads: 1).
+      alibiSlope: state[side].type === 'alibi' ? hr.alibiSlopes(1)[0] : null,
       image,
       views,
       notes,
@@ -200,7 +202,13 @@ export class SideEngine {
         start,
         end,
       })),
-      errors: r.errors.map(({ start, end, missing }) => ({ start, end, missing })),
+      errors: r.errors.map(({ start, end, byteStart, byteEnd, missing }) => ({
+        start,
+        end,
+        byteStart,
+        byteEnd,
+        missing,
+      })),
       statements: r.statements,
       version: analysis.version,
     };

@@ -1,0 +1,332 @@
+// A second first-time visitor's defects in the attention playground (headless Chromium), each
+// held by what the page shows: the Split% hint within 0–100%, the language note after opening a
+// file, detection and "the closest" on one measure (glibc's stdio.h), the Head dim of a q/k file,
+// readable token labels on a zoomed map, 40 px touch targets, a history entry per discrete choice
+// however quick, an empty editor's outline, ALiBi's slope, a Timings line that adds up and the
+// first heatmap near the top on a phone. Screenshots go to build/screenshots/review2-*.png.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import {
+  root,
+  startSite,
+  openPage,
+  pasteCode,
+  ready,
+  quiet,
+  outcome,
+  screenshot,
+  api,
+} from './helpers.mjs';
+import { LABEL_MIN_PX } from '../../web/src/page/heatmap.js';
+import { errorBytes } from '../../web/src/shared/language-detection.js';
+import { LANGUAGE_NAMES } from '../../web/src/shared/samples.js';
+
+const STDIO = fs.readFileSync(path.join(root, 'tests/fixtures/glibc/stdio.h'), 'utf8');
+const openMore = (page, panel) =>
+  page.evaluate((panel) => (document.querySelector(`#${panel} details.more`).open = true), panel);
+async function redraw(page, action) {
+  await page.evaluate(() => {
+    window.__redrawn = false;
+    document.addEventListener('hirope:redraw', () => (window.__redrawn = true), { once: true });
+  });
+  await action();
+  await page.waitForFunction(() => window.__redrawn, null, { timeout: 60000 });
+  return page.textContent('#status');
+}
+const hash = (page) => page.evaluate(() => location.hash);
+async function hashChange(page, before) {
+  await page.waitForFunction((h) => location.hash !== h, before, { timeout: 60000 });
+  await quiet(page);
+  return hash(page);
+}
+// A Python snippet of 41 lexical tokens: its whole view carries token labels, as a 41-token zoom.
+const SNIPPET =
+  'def area(r):\n    return 3.14159 * r * r\n\n\ndef twice(x):\n    y = x + x\n    return y * area(x)\n\n\nz = twice(3) + area(2)\n';
+
+describe('a second first-time visitor (headless Chromium)', { timeout: 600000 }, () => {
+  let site;
+  before(async () => {
+    site = await startSite();
+  });
+  after(async () => site?.close());
+
+  it('the Split% hint stays within 0–100% and says where the bound fell (training length 2, 100000; base 2)', async () => {
+    const page = await openPage(site.browser, site.url);
+    await ready(page);
+    const hint = () => page.textContent('#ratio-hint-b');
+    await redraw(page, () => page.fill('#c-train', '2'));
+    await quiet(page);
+    let text = await hint();
+    assert.match(
+      text,
+      /^Split% at L = 2: 0% of the pairs\. The bound falls before the fastest pair/,
+    );
+    assert.doesNotMatch(text, /-\d/);
+    await redraw(page, () => page.fill('#c-train', '100000'));
+    await quiet(page);
+    text = await hint();
+    assert.match(
+      text,
+      /^Split% at L = 100000: 100% of the pairs\. The bound falls past the slowest pair: all 32/,
+    );
+    await redraw(page, () => page.fill('#c-train', '256'));
+    await openMore(page, 'scheme-b');
+    await redraw(page, () => page.fill('#c-b-base', '2'));
+    await quiet(page);
+    text = await hint();
+    assert.match(
+      text,
+      /^Split% at L = 256: 100% of the pairs\. The bound falls past the slowest pair/,
+    );
+    assert.doesNotMatch(text, /\d{3,}\.\d%/);
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+
+  it("the language note follows the file opened: a binary file's detected language, then tasks.py's", async () => {
+    const page = await openPage(site.browser, site.url);
+    await ready(page);
+    let seed = 7;
+    const binary = Buffer.from(
+      Array.from({ length: 600 }, () => {
+        seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+        return (seed >>> 16) & 255;
+      }),
+    );
+    await redraw(page, () =>
+      page.setInputFiles('#open-file', {
+        name: 'blob.bin',
+        mimeType: 'application/octet-stream',
+        buffer: binary,
+      }),
+    );
+    await page.waitForFunction(() =>
+      /^Language: /.test(document.getElementById('note').textContent),
+    );
+    const detected = await page.textContent('#note');
+    await quiet(page);
+    await redraw(page, () =>
+      page.setInputFiles('#open-file', {
+        name: 'tasks.py',
+        mimeType: 'text/x-python',
+        buffer: Buffer.from('import asyncio\n\n\nasync def main():\n    await asyncio.sleep(1)\n'),
+      }),
+    );
+    await quiet(page);
+    assert.equal(await page.inputValue('#c-language'), 'python');
+    const note = await page.textContent('#note');
+    assert.equal(note, 'Language: Python (from the file name).', `after ${detected}`);
+    // A language picked by hand clears a note that names another.
+    await redraw(page, () => page.selectOption('#c-language', 'go'));
+    assert.equal(await page.textContent('#note'), '');
+    page.problems = []; // the binary file's parse may log nothing, but its bytes are not text
+    await page.context().close();
+  });
+
+  it("glibc's stdio.h: the status's closest grammar is the one detection picks, by the same measure (error bytes)", async () => {
+    const hr = await api();
+    const measure = (language) => {
+      const errors = hr.analyze(STDIO, { language }).errors;
+      return { regions: errors.length, bytes: errorBytes(errors) };
+    };
+    const page = await openPage(site.browser, site.url);
+    await ready(page);
+    await pasteCode(page, STDIO);
+    await page.waitForFunction(
+      () =>
+        /No grammar parses this code cleanly/.test(document.getElementById('status').textContent),
+      null,
+      { timeout: 60000 },
+    );
+    const language = await page.inputValue('#c-language');
+    const status = await page.textContent('#status');
+    const chosen = measure(language);
+    // The grammar named the closest has the fewest error bytes of all, and the sentence says so
+    // with its numbers (C++ here: fewer error bytes than C, though in more regions).
+    for (const other of ['c', 'cpp', 'python', 'javascript', 'go', 'rust', 'java'])
+      assert.ok(measure(other).bytes >= chosen.bytes, `${other} against ${language}`);
+    assert.match(
+      status,
+      new RegExp(
+        `No grammar parses this code cleanly: ${LANGUAGE_NAMES[language].replace(/\+/g, '\\+')} is the closest, its syntax errors covering the fewest bytes \\(${chosen.bytes.toLocaleString('en')} bytes in ${chosen.regions} regions\\)`,
+      ),
+    );
+    await screenshot(page, 'review2-stdio', { fullPage: false });
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+
+  it("with a q/k file of head dimension 8, Head dim shows the file's 8 (locked) until another source is chosen", async () => {
+    const hr = await api();
+    const page = await openPage(site.browser, site.url);
+    await ready(page);
+    await redraw(page, () => pasteCode(page, SNIPPET));
+    const n = hr.analyze(SNIPPET, { language: 'python' }).tokens.count;
+    const rows = (s) =>
+      Array.from({ length: n }, (_, i) =>
+        Array.from({ length: 8 }, (_, c) => Math.sin(s * (i + 1) * (c + 1))),
+      );
+    await page.selectOption('#c-source', 'file');
+    await redraw(page, () =>
+      page.setInputFiles('#qk-file', {
+        name: 'qk8.json',
+        mimeType: 'application/json',
+        buffer: Buffer.from(JSON.stringify({ headDim: 8, q: rows(1), k: rows(2) })),
+      }),
+    );
+    await openMore(page, 'shared-controls');
+    assert.equal(await page.inputValue('#c-headDim'), '8');
+    assert.equal(await page.isDisabled('#c-headDim'), true);
+    assert.match(
+      await page.textContent('#c-headDim-help'),
+      /Set by the q\/k file qk8\.json: its rows hold 8 numbers \(d\/2 = 4 frequency pairs\)/,
+    );
+    await redraw(page, () => page.selectOption('#c-source', 'ones'));
+    assert.equal(await page.inputValue('#c-headDim'), '64');
+    assert.equal(await page.isDisabled('#c-headDim'), false);
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+
+  for (const [width, height] of [
+    [1440, 900],
+    [390, 844],
+  ]) {
+    it(`labels a 41-token map at least ${LABEL_MIN_PX} px tall as shown, a line apart (${width} px)`, async () => {
+      const page = await openPage(site.browser, site.url, { viewport: { width, height } });
+      await ready(page);
+      await redraw(page, () => pasteCode(page, SNIPPET));
+      await quiet(page);
+      for (const id of ['map-a', 'map-b', 'map-diff']) {
+        const got = await page.evaluate((id) => {
+          const c = document.querySelector(`#${id} canvas[role=img]`);
+          return { size: Number(c.dataset.labelPx), pitch: Number(c.dataset.labelPitchPx) };
+        }, id);
+        assert.ok(got.size >= LABEL_MIN_PX - 0.5, `${id}: labels ${got.size} px`);
+        assert.ok(
+          got.pitch >= got.size,
+          `${id}: labels ${got.pitch} px apart, ${got.size} px tall`,
+        );
+      }
+      await page.locator('#map-a').scrollIntoViewIfNeeded();
+      await screenshot(page, `review2-labels-${width}`, { fullPage: false });
+      assert.deepEqual(page.problems, []);
+      await page.context().close();
+    });
+  }
+
+  for (const colorScheme of ['light', 'dark'])
+    it(`on a phone every target is at least 40 px tall, sliders wide, button labels centred (${colorScheme})`, async () => {
+      const page = await openPage(site.browser, site.url, {
+        colorScheme,
+        viewport: { width: 390, height: 844 },
+      });
+      await ready(page);
+      for (const panel of ['scheme-a', 'scheme-b', 'shared-controls']) await openMore(page, panel);
+      const small = await page.evaluate(() => {
+        const out = [];
+        const targets = document.querySelectorAll(
+          'button, select, input:not(.sr-only), .button, summary, nav.modes a',
+        );
+        for (const t of targets) {
+          const box = t.getBoundingClientRect();
+          if (!box.width || t.closest('[hidden]')) continue;
+          const name = `${t.tagName.toLowerCase()}${t.id ? `#${t.id}` : ''} "${t.textContent.trim().slice(0, 30)}"`;
+          if (box.height < 39.5) out.push(`${name}: ${box.height.toFixed(1)} px tall`);
+          if (t.type === 'range' && box.width < 159.5)
+            out.push(`${name}: ${box.width.toFixed(1)} px wide`);
+          if (t.classList.contains('button')) {
+            const text = t.querySelector('span').getBoundingClientRect();
+            const off = text.top + text.height / 2 - (box.top + box.height / 2);
+            if (Math.abs(off) > 2) out.push(`${name}: text ${off.toFixed(1)} px off centre`);
+          }
+        }
+        return out;
+      });
+      assert.deepEqual(small, []);
+      await screenshot(page, `review2-phone-${colorScheme}`);
+      assert.deepEqual(page.problems, []);
+      await page.context().close();
+    });
+
+  it('a quick second choice gets its own history entry: Language, then Scheme A within a second, then Back', async () => {
+    const page = await openPage(site.browser, site.url);
+    await ready(page);
+    const entries = await page.evaluate(() => history.length);
+    await redraw(page, () => page.selectOption('#c-language', 'rust'));
+    // Within the second the URL waits before it is written.
+    await redraw(page, () => page.selectOption('#c-a-type', 'rerope'));
+    await hashChange(page, '');
+    await page.waitForFunction((k) => history.length === k, entries + 2, { timeout: 10000 });
+    await page.goBack();
+    await page.waitForFunction(() => document.getElementById('c-a-type').value !== 'rerope');
+    await quiet(page);
+    assert.equal(await page.inputValue('#c-language'), 'rust');
+    await page.goBack();
+    await page.waitForFunction(() => document.getElementById('c-language').value === 'python');
+    assert.equal(await hash(page), '');
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+
+  it('an empty editor lists no units', async () => {
+    const page = await openPage(site.browser, site.url);
+    await ready(page);
+    const got = await outcome(page, () => pasteCode(page, '   \n'));
+    assert.match(got.status, /no tokens/);
+    await page.waitForFunction(
+      () => document.getElementById('outline-count').textContent === '(0)',
+    );
+    assert.equal(await page.textContent('#outline'), 'No units: the code has no tokens yet.');
+    assert.doesNotMatch(await page.textContent('#outline'), /unnamed/);
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+
+  it("says which slope ALiBi uses (one head: the API's alibiSlopes(1))", async () => {
+    const hr = await api();
+    const slope = hr.alibiSlopes(1)[0];
+    const page = await openPage(site.browser, site.url);
+    await ready(page);
+    await redraw(page, () => page.selectOption('#c-a-type', 'alibi'));
+    await quiet(page);
+    assert.match(
+      await page.textContent('#ratio-hint-a'),
+      new RegExp(`^ALiBi's slope here is 1/${1 / slope}:`),
+    );
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+
+  it('the Timings line adds up: the wait for the workers plus the painting is the total', async () => {
+    const page = await openPage(site.browser, site.url);
+    await ready(page);
+    const text = await page.textContent('#timing-text');
+    const m =
+      /^Last redraw ([\d.]+) ms = ([\d.]+) ms until both workers' results arrived \+ ([\d.]+) ms painting them\./.exec(
+        text,
+      );
+    assert.ok(m, text);
+    assert.ok(Math.abs(Number(m[1]) - Number(m[2]) - Number(m[3])) <= 0.15, text);
+    const a = Number(/: A ([\d.]+) ms/.exec(text)[1]);
+    const b = Number(/, B ([\d.]+) ms/.exec(text)[1]);
+    const waiting = Number(/the other ([\d.]+) ms of the/.exec(text)[1]);
+    assert.ok(Math.abs(Math.max(a, b) + waiting - Number(m[2])) <= 0.15, text);
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+
+  it('on a phone the first heatmap starts on the first screen (the maps before the code and the scheme controls)', async () => {
+    const page = await openPage(site.browser, site.url, { viewport: { width: 390, height: 844 } });
+    await ready(page);
+    const top = await page.evaluate(
+      () => document.querySelector('#map-a canvas').getBoundingClientRect().top + scrollY,
+    );
+    assert.ok(top < 844, `the first map starts ${(top / 844).toFixed(2)} screens down`);
+    await screenshot(page, 'review2-phone-first-screen', { fullPage: false });
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+});
