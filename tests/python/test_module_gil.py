@@ -1,15 +1,20 @@
 """Every call of the Python module that takes time releases the GIL: while a thread runs it, the
 main thread keeps executing Python. A deterministic check, not a timing ratio: the worker reads
 the main thread's counter right before and right after the call; with the GIL held through the
-call nothing else runs in between (the switch interval is set long, so the worker does not lose
-the GIL in the few bytecodes around the call), so the counter would not move; released, it
-advances many times.
+call nothing else runs in between, so the counter would not move; released, it advances many
+times. The switch interval is set far longer than any call here, so the worker cannot be made to
+drop the GIL in the few bytecodes around the call, even when the OS deschedules it there for a
+while (a busy machine did that to the earlier 0.5 s interval). So that nobody waits for that
+interval, the main thread waits for the worker to start (an Event, which releases the GIL) and
+then hands the GIL over every 100 steps (time.sleep(0)), letting the worker take it back at once
+when its call returns.
 
 Run: /usr/bin/python3 -m pytest -q tests/python/test_module_gil.py"""
 
 import os
 import sys
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -20,13 +25,15 @@ if os.path.isdir(os.path.join(ROOT, "build", "python")) and "hirope" not in sys.
 
 import hirope  # noqa: E402
 
+# Each call checked below runs for 0.2 s or more, so that even on a busy machine the main thread
+# gets the CPU long enough to count this many steps (a 64-byte generate, 30 ms, sometimes did not).
 MIN_STEPS = 1000
 
 
 @pytest.fixture(autouse=True)
 def long_switch_interval():
     old = sys.getswitchinterval()
-    sys.setswitchinterval(0.5)
+    sys.setswitchinterval(30.0)
     yield
     sys.setswitchinterval(old)
 
@@ -35,10 +42,11 @@ def steps_during(call):
     """How many times the main thread's loop ran while `call` ran in another thread."""
     counter = [0]
     seen = {}
-    done = threading.Event()
+    started, done = threading.Event(), threading.Event()
 
     def worker():
         try:
+            started.set()
             seen["before"] = counter[0]
             seen["result"] = call()
             seen["after"] = counter[0]
@@ -49,8 +57,11 @@ def steps_during(call):
 
     t = threading.Thread(target=worker)
     t.start()
+    started.wait()
     while not done.is_set():
         counter[0] += 1
+        if counter[0] % 100 == 0:
+            time.sleep(0)  # releases the GIL: the worker takes it back at once when it waits
     t.join()
     if "error" in seen:
         raise seen["error"]
@@ -98,7 +109,7 @@ def test_model_loss_and_generate_release_the_gil():
     m = hirope.Model.load("pybyte")
     text = CODE[:4000]
     assert steps_during(lambda: m.loss(text, scheme={"type": "hirope"})) >= MIN_STEPS
-    assert steps_during(lambda: m.generate("def f(", max_bytes=64, temperature=0)) >= MIN_STEPS
+    assert steps_during(lambda: m.generate("def f(", max_bytes=1024, temperature=0)) >= MIN_STEPS
 
 
 def test_threads_share_a_tokenizer():
