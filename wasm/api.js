@@ -348,15 +348,27 @@ export class HiRoPE {
     return { hasError: r.hasError };
   }
 
-  /** Token ids of text under a loaded tokenizer (no parsing). */
+  /**
+   * Token ids of text under a loaded tokenizer (no parsing). Text is text: a special token's
+   * marker in it ('<|endoftext|>', '<|eot_id|>', '<eos>') is encoded as ordinary text, as
+   * tiktoken's encode_ordinary; { specialTokens: true } makes each marker its special token's id,
+   * as Hugging Face tokenizers encode by default (EncodeOptions in include/hirope/analysis.h).
+   */
   encode(text, options) {
-    const { tokenizer = 'cl100k' } = readOptions(options, ['tokenizer']);
+    const { tokenizer = 'cl100k', specialTokens = false } = readOptions(options, [
+      'tokenizer',
+      'specialTokens',
+    ]);
     const runtime = this._runtime;
     runtime.needAnalysis();
+    if (typeof specialTokens !== 'boolean')
+      fail(`options.specialTokens must be a boolean, got ${describe(specialTokens)}`);
     if (tokenizer === 'lexical')
       fail("encode() needs a vocabulary tokenizer; 'lexical' tokens come from analyze()");
     const vocab = this._tokenizer(tokenizer);
-    const ids = runtime.run((heap) => runtime.mod.encode(vocab, ...heap.text(text, 'text')));
+    const ids = runtime.run((heap) =>
+      runtime.mod.encode(vocab, ...heap.text(text, 'text'), specialTokens),
+    );
     if (typeof ids === 'string') runtime.check(ids);
     return ids;
   }

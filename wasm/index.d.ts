@@ -610,7 +610,12 @@ export declare class HiRoPE {
     options?: { data?: Uint8Array | ArrayBuffer },
   ): Promise<N>;
   loadTokenizer(source: TokenizerSource): Promise<`json-${string}`>;
-  encode(text: string, options?: { tokenizer?: Exclude<TokenizerName, 'lexical'> }): Int32Array;
+  /**
+   * Token ids of text. Text is text: a special token's marker in it ('<|endoftext|>',
+   * '<|eot_id|>', '<eos>') is encoded as ordinary text, as tiktoken's encode_ordinary; with
+   * specialTokens: true each marker is its special token's id, as Hugging Face tokenizers encode.
+   */
+  encode(text: string, options?: EncodeOptions): Int32Array;
   /** The text of token ids (their bytes as UTF-8); decode(encode(text)) === text. */
   decode(
     ids: Int32Array | number[],
@@ -618,6 +623,19 @@ export declare class HiRoPE {
   ): string;
   parse(code: string, options: { language: Language; timeoutMs?: number }): { hasError: boolean };
   analyze(code: string, options: AnalyzeOptions): Analysis;
+}
+
+/** Options of encode(). */
+export interface EncodeOptions {
+  /** A loaded vocabulary tokenizer (default 'cl100k'). */
+  tokenizer?: Exclude<TokenizerName, 'lexical'>;
+  /**
+   * false (default): text is text, a special token's marker is encoded as ordinary text. true:
+   * each marker is its special token's id (a tokenizer.json's added tokens with "special": true;
+   * tiktoken's for cl100k and o200k; <unk>, <s>, </s> for llama2). A tokenizer.json's added
+   * tokens that are not special (Qwen 3's <think>) are matched either way, as Hugging Face does.
+   */
+  specialTokens?: boolean;
 }
 
 export interface InitOptions {

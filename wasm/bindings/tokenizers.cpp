@@ -42,14 +42,16 @@ class TokenizerHandle {
     std::unique_ptr<Vocabulary> vocab_;
 };
 
-// The token ids of a text as an Int32Array, or an error string.
-val encodeText(uintptr_t vocab, uintptr_t code, double size) {
+// The token ids of a text as an Int32Array, or an error string; special_tokens: EncodeOptions.
+val encodeText(uintptr_t vocab, uintptr_t code, double size, bool special_tokens) {
     const Vocabulary* v = ptr<const Vocabulary>(vocab);
     Status st =
         wasm_heap().reserve(static_cast<double>(v->encode_heap_per_byte()) * size, "tokenizing");
     if (!st.ok()) return val(st.message());
     std::vector<Token> tokens;
-    v->encode(std::string_view(ptr<const char>(code), static_cast<size_t>(size)), &tokens);
+    EncodeOptions options;
+    options.special_tokens = special_tokens;
+    v->encode(std::string_view(ptr<const char>(code), static_cast<size_t>(size)), &tokens, options);
     std::vector<int32_t> ids(tokens.size());
     for (size_t i = 0; i < tokens.size(); ++i) ids[i] = tokens[i].id;
     return typed_copy("Int32Array", ids);
