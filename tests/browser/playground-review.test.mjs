@@ -225,6 +225,12 @@ describe('a second first-time visitor (headless Chromium)', { timeout: 600000 },
       });
       await ready(page);
       for (const panel of ['scheme-a', 'scheme-b', 'shared-controls']) await openMore(page, panel);
+      // The Tokenizers box holds "Load tokenizer.json…"; Timings its own disclosure.
+      await page.evaluate(() => {
+        document.getElementById('tokenizers-box').open = true;
+        document.getElementById('timings').open = true;
+      });
+      assert.equal(await page.locator('label.button:has-text("Load tokenizer.json")').count(), 1);
       const small = await page.evaluate(() => {
         const out = [];
         const targets = document.querySelectorAll(
