@@ -98,6 +98,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     fuzz::check_tokens(tokens, text.size());
     for (const hirope::Token& t : tokens)
         if (t.id < 0 || static_cast<size_t>(t.id) >= v->size()) std::abort();
+    {
+        // With special tokens' markers as their ids: the same checks of the tokens.
+        std::vector<hirope::Token> special;
+        hirope::EncodeOptions options;
+        options.special_tokens = true;
+        v->encode(text, &special, options);
+        fuzz::check_tokens(special, text.size());
+        for (const hirope::Token& t : special)
+            if (t.id < 0 || static_cast<size_t>(t.id) >= v->size()) std::abort();
+    }
     v->encode(text, &again);
     if (again.size() != tokens.size()) std::abort();
     for (size_t k = 0; k < tokens.size(); ++k)
