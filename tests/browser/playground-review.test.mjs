@@ -261,9 +261,12 @@ describe('a second first-time visitor (headless Chromium)', { timeout: 600000 },
     const page = await openPage(site.browser, site.url);
     await ready(page);
     const entries = await page.evaluate(() => history.length);
-    await redraw(page, () => page.selectOption('#c-language', 'rust'));
-    // Within the second the URL waits before it is written.
-    await redraw(page, () => page.selectOption('#c-a-type', 'rerope'));
+    // The second choice follows at once, before the first one's redraw or URL write (which waits
+    // a second after the sample is replaced): the first must still get an entry of its own.
+    await redraw(page, async () => {
+      await page.selectOption('#c-language', 'rust');
+      await page.selectOption('#c-a-type', 'rerope');
+    });
     await hashChange(page, '');
     await page.waitForFunction((k) => history.length === k, entries + 2, { timeout: 10000 });
     await page.goBack();
