@@ -64,6 +64,15 @@ describe('a second first-time visitor (headless Chromium)', { timeout: 600000 },
       /^Split% at L = 2: 0% of the pairs\. The bound falls before the fastest pair/,
     );
     assert.doesNotMatch(text, /-\d/);
+    // The angle view draws no Split% line then, and its caption says why.
+    await page.locator('#angles').scrollIntoViewIfNeeded();
+    await page.waitForFunction(() =>
+      /No Split% line: its bound falls before the fastest pair/.test(
+        document.querySelector('#angles-b figcaption')?.textContent ?? '',
+      ),
+    );
+    await screenshot(page, 'review2-split-below', { fullPage: false });
+    await page.evaluate(() => scrollTo(0, 0));
     await redraw(page, () => page.fill('#c-train', '100000'));
     await quiet(page);
     text = await hint();

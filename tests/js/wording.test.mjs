@@ -333,6 +333,31 @@ describe('wording found by the first-time-visitor review', () => {
       angleCaption({ title: 'B', oodPairs: 0, pairs: 32, train: 256, hasTrain: false }),
       /no key is 256 tokens back/,
     );
+    // A bound outside the pairs draws no Split% line, and the caption says so instead.
+    const below = angleCaption({
+      title: 'A: RoPE',
+      oodPairs: 32,
+      pairs: 32,
+      train: 2,
+      hasTrain: true,
+      splitPair: -4,
+    });
+    assert.match(
+      below,
+      /No Split% line: its bound falls before the fastest pair \(no pair turns a full period within 2 tokens\)\. Dashed: the key 2 tokens back\./,
+    );
+    assert.doesNotMatch(below, /Split% \(the faster pairs above it/);
+    assert.match(
+      angleCaption({
+        title: 'B',
+        oodPairs: 0,
+        pairs: 32,
+        train: 100000,
+        hasTrain: false,
+        splitPair: 33.6,
+      }),
+      /No Split% line: its bound falls past the slowest pair \(every pair turns a full period within 100000 tokens\)\. No key is 100000 tokens back/,
+    );
   });
 
   it("the status names each side by its display name, scaling included (the map titles' describeScheme)", () => {

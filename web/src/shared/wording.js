@@ -220,12 +220,32 @@ export const DIFF_LEGEND = 'blue: B more, orange: A more';
  * the pairs that turn a full period within the training length (j < Split% × pairs) lie ABOVE
  * the dashed Split% line, and only the slower pairs below it can be out of distribution (red).
  */
-export function angleCaption({ title, oodPairs, pairs, train, hasTrain, bands = '' }) {
+export function angleCaption({
+  title,
+  oodPairs,
+  pairs,
+  train,
+  hasTrain,
+  bands = '',
+  splitPair = 0,
+}) {
+  // Split% is drawn only where its bound falls within the pairs (splitHint says the same).
+  const outside =
+    splitPair < 0
+      ? ` No Split% line: its bound falls before the fastest pair (no pair turns a full period within ${train} tokens).`
+      : splitPair > pairs
+        ? ` No Split% line: its bound falls past the slowest pair (every pair turns a full period within ${train} tokens).`
+        : '';
   const split = `Split% (the faster pairs above it turn a full period within ${train} tokens; only the slower pairs below it can be out of distribution)`;
-  const dashed = hasTrain
-    ? `Dashed: ${split} and the key ${train} tokens back.`
-    : `Dashed: ${split}; no key is ${train} tokens back (the text is shorter).`;
-  return `${title}. Cells: cos(θⱼ·Δ) from the last token to each key, black −1 to white +1; red: out of distribution — ${oodPairs} of ${pairs} pairs. ${dashed}${bands}`;
+  const key = `the key ${train} tokens back`;
+  const dashed = outside
+    ? hasTrain
+      ? `${outside} Dashed: ${key}.`
+      : `${outside} No key is ${train} tokens back (the text is shorter).`
+    : hasTrain
+      ? ` Dashed: ${split} and ${key}.`
+      : ` Dashed: ${split}; no key is ${train} tokens back (the text is shorter).`;
+  return `${title}. Cells: cos(θⱼ·Δ) from the last token to each key, black −1 to white +1; red: out of distribution — ${oodPairs} of ${pairs} pairs.${dashed}${bands}`;
 }
 
 /**

@@ -45,7 +45,15 @@ export function renderAngles(parent, data, title, train) {
     el(
       'figcaption',
       {},
-      angleCaption({ title, oodPairs: data.oodPairs, pairs: data.pairs, train, hasTrain, bands }),
+      angleCaption({
+        title,
+        oodPairs: data.oodPairs,
+        pairs: data.pairs,
+        train,
+        hasTrain,
+        bands,
+        splitPair: data.splitPair,
+      }),
     ),
   );
   parent.append(figure);
