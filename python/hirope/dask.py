@@ -478,7 +478,9 @@ def _local_progress(progress):
     return Callback(posttask=posttask)
 
 
-def _connect(address, timeout):
+def connect_scheduler(address, timeout=DEFAULT_CONNECT_TIMEOUT_S):
+    """A distributed Client of the scheduler at `address`, or SchedulerUnreachable (one line)
+    when none answers within `timeout` seconds."""
     import distributed
     try:
         return distributed.Client(address, timeout=timeout)
@@ -509,7 +511,7 @@ def _run(tasks, client, workers, progress, connect_timeout=DEFAULT_CONNECT_TIMEO
             client = distributed.Client(cluster)
             owned.append(client)
         elif isinstance(client, str):
-            client = _connect(client, connect_timeout)
+            client = connect_scheduler(client, connect_timeout)
             owned.append(client)
         futures = client.compute(tasks)
         # waited for here, not in gather: gather interrupted by Ctrl-C leaves asyncio tasks that

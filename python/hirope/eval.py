@@ -646,6 +646,8 @@ def main(argv=None):
     p.add_argument("--schemes", default=None, help="comma-separated preset names (default: the report's)")
     p.add_argument("--scheduler", default=None, help="a dask.distributed scheduler address, 'local:N' "
                    "(a LocalCluster of N workers) or a dask scheduler name (default sync)")
+    p.add_argument("--connect-timeout", type=float, default=10.0, metavar="SECONDS",
+                   help="seconds a --scheduler address may take to answer (default %(default)s)")
     p.add_argument("--out", default=None, help="write the whole result as JSON here")
     a = p.parse_args(argv)
     try:
@@ -656,14 +658,25 @@ def main(argv=None):
         return 2
     client = cluster = None
     scheduler = a.scheduler
-    if scheduler and (scheduler.startswith("tcp://") or scheduler.startswith("local:")):
+    if scheduler and scheduler.startswith("local:"):
+        workers = scheduler[len("local:"):]
+        if not (workers.isdigit() and int(workers) >= 1):
+            print("hirope eval: --scheduler: local:N needs N, the number of worker processes, as "
+                  "a whole number >= 1, got %r" % (scheduler,), file=sys.stderr)
+            return 2
         from distributed import Client, LocalCluster
 
-        if scheduler.startswith("local:"):
-            cluster = LocalCluster(n_workers=int(scheduler[6:]), threads_per_worker=1, processes=True)
-            client = Client(cluster)
-        else:
-            client = Client(scheduler)
+        cluster = LocalCluster(n_workers=int(workers), threads_per_worker=1, processes=True)
+        client = Client(cluster)
+        scheduler = None
+    elif scheduler and "://" in scheduler:
+        from .dask import SchedulerUnreachable, connect_scheduler
+
+        try:
+            client = connect_scheduler(scheduler, a.connect_timeout)
+        except SchedulerUnreachable as e:
+            print("hirope eval: %s" % (e,), file=sys.stderr)
+            return 1
         scheduler = None
     try:
         result = evaluate(a.files or a.split, model=model,

@@ -301,3 +301,21 @@ def test_bag_records_with_names_that_are_not_utf8(tmp_path):
     with pytest.raises(ValueError, match="path must be a str"):
         hd.positions(db.from_sequence([{"path": b"x.py", "text": ""}]), str(tmp_path / "bytes"),
                      tokenizer=TOKENIZER, client="sync", progress=False)
+
+
+def test_eval_with_an_unreachable_scheduler_or_a_bad_local_cluster():
+    """python -m hirope eval: an address nobody answers is one line and exit 1; local:N with a
+    bad N is one line naming --scheduler and exit 2 (both before any work)."""
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    run = cli("eval", "--per-file", "1", "--scheduler", "tcp://127.0.0.1:%d" % port,
+              "--connect-timeout", "2", timeout=60)
+    assert run.returncode == 1, run.stderr
+    line = one_line(run.stderr)
+    assert line.startswith("hirope eval: no Dask scheduler answered at tcp://127.0.0.1:%d "
+                           "within 2 s" % port), line
+    for bad in ("local:", "local:0", "local:two"):
+        run = cli("eval", "--per-file", "1", "--scheduler", bad, timeout=60)
+        assert run.returncode == 2, run.stderr
+        assert one_line(run.stderr).startswith("hirope eval: --scheduler: local:N"), run.stderr
