@@ -127,6 +127,9 @@ def _settings(tokenizer, hierarchy, language, timeout_ms, max_bytes, options):
         "timeout_ms": timeout_ms,
         "max_bytes": max_bytes,
         "options": dict(sorted(options.items())),
+        # Special-token markers in the code are text (the tokenizers' default since it became one
+        # rule): recorded so that a job written while they were matched is not resumed into a mix.
+        "special_tokens": False,
     }
     if os.path.isfile(tok):  # a tokenizer.json of one's own: the same file on a rerun
         settings["tokenizer_sha256"] = _file_digest(tok)

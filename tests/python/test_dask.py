@@ -220,6 +220,14 @@ def test_a_different_job_is_refused(files, tmp_path):
     with pytest.raises(hd.ManifestMismatch, match="settings"):
         hd.positions(files[:20], out, tokenizer=TOKENIZER, hierarchy="segments", client="sync",
                      partition_size=10, progress=False)
+    # a job written while special-token markers were matched (its manifest has no
+    # special_tokens setting) is not resumed into a mix of both rules
+    manifest = shards.read_manifest(out)
+    del manifest["settings"]["special_tokens"]
+    shards.write_manifest(out, manifest)
+    with pytest.raises(hd.ManifestMismatch, match="special_tokens"):
+        hd.positions(files[:20], out, tokenizer=TOKENIZER, client="sync", partition_size=10,
+                     progress=False)
 
 
 def test_bad_files_become_error_rows(files, tmp_path):
