@@ -84,7 +84,7 @@ def builtin_tokenizers() -> List[str]:
 
 
 def load_tokenizer(name_or_path: Union[str, "os.PathLike[str]", Tokenizer]) -> Tokenizer:
-    """A built-in tokenizer by name (``hirope.tokenizers``: 'cl100k', 'o200k', 'llama2',
+    """A built-in tokenizer by name (``hirope.tokenizer_names``: 'cl100k', 'o200k', 'llama2',
     'llama3', 'qwen3', 'deepseek-v3', 'gemma3'), or a Hugging Face tokenizer.json (or a hirope
     .bin vocabulary) by path. Loaded once and cached; a tokenizer.json is named 'json-' followed by
     16 hex digits hashing its bytes, as the JS API names it."""
