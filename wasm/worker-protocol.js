@@ -133,6 +133,7 @@ export class WorkerClient {
     this._failed = failed;
     this._errors = errors;
     this._next = 1;
+    this._terminated = null; // after terminate(): makes the error a later request rejects with
     this._pending = new Map(); // id -> { resolve, reject, progress, message }, in the order posted
     this._sticky = new Map(); // type -> payload of the last sticky request
     this._start();
@@ -167,6 +168,7 @@ export class WorkerClient {
    */
   request(type, payload, { signal = null, progress = null, transfer = [] } = {}) {
     return new Promise((resolve, reject) => {
+      if (this._terminated) return reject(this._terminated());
       if (signal?.aborted) return reject(abortReason(signal));
       const id = this._next++;
       const message = { id, type, payload };
@@ -202,6 +204,7 @@ export class WorkerClient {
    * the pending calls, or (reason given) these reject with reason.
    */
   restart(reason) {
+    if (this._terminated) return; // stopped for good: nothing to replace
     this.worker.terminate();
     if (reason !== undefined) this._rejectAll(reason);
     this._start();
@@ -217,9 +220,18 @@ export class WorkerClient {
     }
   }
 
-  /** Stops the worker; the pending calls reject with reason, when given. */
+  /**
+   * Stops the worker for good: the pending calls reject with reason (when given), and so does every
+   * later request (a fresh error of reason's class and message each time), so none waits forever.
+   */
   terminate(reason) {
     this.worker.terminate();
+    const error = reason ?? new Error('the worker was terminated');
+    this._terminated ??= () => {
+      const later = new error.constructor(error.message);
+      if (later.name !== error.name) later.name = error.name;
+      return later;
+    };
     if (reason !== undefined) this._rejectAll(reason);
   }
 }

@@ -272,5 +272,16 @@ describe('worker protocol', () => {
     t.terminate(new HiRoPEError('terminated'));
     await assert.rejects(waiting, (e) => e.message === 'terminated');
     assert.equal(t._pending.size, 0);
+    // A request after terminate rejects at once with the same kind of error, and never posts.
+    for (const type of ['echo', 'spin'])
+      await assert.rejects(
+        t.request(type, 1),
+        (e) => e instanceof HiRoPEError && e.message === 'terminated',
+      );
+    assert.equal(t._pending.size, 0);
+    // Without a reason the later requests still reject (with a plain Error) rather than hang.
+    const u = client();
+    u.terminate();
+    await assert.rejects(u.request('echo', 1), /the worker was terminated/);
   });
 });

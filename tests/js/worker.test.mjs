@@ -158,6 +158,34 @@ describe('hirope/worker in worker threads', () => {
     );
   });
 
+  it('after terminate, every call rejects with a HiRoPEError instead of waiting forever', {
+    timeout: 30000, // before the fix the later calls never settled
+  }, async () => {
+    const w = createWorker();
+    // Pending when terminate() comes: the promises exist before it is called.
+    const pending = [
+      w.attention({ q, k, n, headDim, heads }),
+      w.analyze(code, { language: 'python', tokenizer: 'cl100k' }),
+      w.call('relativeDistances', [{ n, headDim }]),
+    ];
+    w.terminate();
+    const later = [
+      w.analyze(code, { language: 'python', tokenizer: 'cl100k' }),
+      w.analyze(code, { language: 'python' }),
+      w.attention({ q, k, n, headDim, heads }),
+      w.loadTokenizer('o200k'),
+      w.loadLanguage('python'),
+      w.call('encode', ['x']),
+    ];
+    for (const p of [...pending, ...later])
+      await assert.rejects(
+        p,
+        (e) => e instanceof HiRoPEError && e.message === 'the hirope worker was terminated',
+      );
+    w.terminate(); // a second terminate is harmless
+    await assert.rejects(w.attention({ q, k, n, headDim, heads }), HiRoPEError);
+  });
+
   it('terminate rejects the calls still waiting', async () => {
     const w = createWorker();
     const pending = w.attention({ q, k, n, headDim, heads });
