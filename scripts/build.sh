@@ -48,6 +48,8 @@ node tools/embed-wgsl.mjs dist/webgpu-kernels.js
 cp wasm/api.js wasm/errors.js wasm/catalogue.js wasm/runtime.js wasm/init.js wasm/analysis-codec.js wasm/grammars.js wasm/model.js wasm/webgpu.js \
   wasm/index.js wasm/core.js wasm/worker.js wasm/worker-client.js wasm/worker-protocol.js wasm/colormap.js wasm/recall.js \
   wasm/index.d.ts wasm/core.d.ts wasm/worker.d.ts dist/
+# <hirope-attention> for the package (hirope/element): the element, its worker, one module per asset.
+node scripts/build-element.mjs
 echo "build: dist/ ready ($(du -sh dist | cut -f1))"
 
 # The Python module (python/, issue 31): the package, the native module that the native build made

@@ -2,6 +2,7 @@
 // tests/js can check them against the core's table.
 import { normalizeState, DEFAULTS } from '../shared/playground-state.js';
 import { numberSpec, numberProblem, CATALOGUE } from '../shared/catalogue.js';
+import { TOKENIZER_DATA } from '../../../dist/runtime.js';
 
 // The scheme parameters an element takes as attributes (both sides use them), each named as the
 // core's table names it in kebab case (leakyFactor: leaky-factor), with the state's key; ranges
@@ -27,6 +28,10 @@ export const NAME_PARAMETERS = [
   ],
 ];
 
+/** The languages and tokenizers an element takes: the core's table and the package's files. */
+export const LANGUAGES = CATALOGUE.languages.map((x) => x.name);
+export const TOKENIZERS = ['lexical', ...TOKENIZER_DATA];
+
 /**
  * The element's attributes read into a state (a missing attribute keeps the page's default), and
  * the problems of those that are not acceptable, in plain words ([] when none).
@@ -46,6 +51,18 @@ export function readAttributes(get) {
     if (text === null) continue;
     if (names.includes(text)) params[key] = text;
     else
+      problems.push(
+        `The ${attribute} attribute must be one of ${names.join(', ')}, got "${text}".`,
+      );
+  }
+  // Checked here, before any request: an unknown language would first fetch a grammar file that
+  // is not there (tree-sitter-<name>.wasm, a 404), an unknown tokenizer a vocabulary.
+  for (const [attribute, names] of [
+    ['language', LANGUAGES],
+    ['tokenizer', TOKENIZERS],
+  ]) {
+    const text = get(attribute);
+    if (text !== null && text !== '' && !names.includes(text))
       problems.push(
         `The ${attribute} attribute must be one of ${names.join(', ')}, got "${text}".`,
       );

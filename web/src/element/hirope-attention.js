@@ -12,13 +12,14 @@
 import { PairClient } from '../page/worker-client.js';
 import { drawHeatmap } from '../page/heatmap-draw.js';
 import { describeScheme } from '../shared/playground-state.js';
-import { schemeName, SCHEME_TYPES } from '../shared/schemes.js';
+import { schemeName, SCHEME_TYPES, WINDOWED } from '../shared/schemes.js';
 import { diffImage } from '../shared/diff-image.js';
 import { LUTS, cssGradient, DECADES, RATIO_LIMIT, divergingLut } from '../shared/colormap.js';
 import { el } from '../page/dom.js';
 import { plural, powerOfTen, DIFF_LEGEND } from '../shared/wording.js';
 import { numberSpec, CATALOGUE } from '../shared/catalogue.js';
 import { ATTRIBUTES, readAttributes } from './attributes.js';
+import { assetURL } from '../shared/assets.js';
 
 const MARGIN = 10;
 const CSS = `
@@ -48,13 +49,15 @@ canvas { width: 100%; height: auto; display: block; image-rendering: pixelated; 
 .legend { display: inline-flex; gap: 0.35em; align-items: center; }
 .legend span.bar { display: inline-block; width: 90px; height: 8px; border-radius: 2px; margin: 0; }
 .error { color: #c62828; }
+.same { flex-basis: 100%; font-weight: 600; opacity: 1; }
 :host([data-theme=dark]) .error { color: #ff8a80; }
 `;
 
 let sharedClient = null;
 function client() {
-  // The site's worker.js (web/src/worker/main.js), bundled beside this module's bundle.
-  sharedClient ??= new PairClient(new URL('./worker.js', import.meta.url));
+  // The site's worker.js (web/src/worker/main.js), bundled beside this module's bundle; the
+  // package's element registers its own (dist/element-worker.js, see web/src/element/package.js).
+  sharedClient ??= new PairClient(assetURL('worker.js', import.meta.url));
   return sharedClient;
 }
 
@@ -66,6 +69,43 @@ function parseColour(text) {
   return m ? { r: +m[1], g: +m[2], b: +m[3], a: m[4] === undefined ? 1 : +m[4] } : null;
 }
 const luminance = ({ r, g, b }) => 0.2126 * r + 0.7152 * g + 0.0722 * b;
+
+/**
+ * What to say when the worker did not start. A browser's error event names no file, so the
+ * worker's URL is asked again: a missing file is named with the server's answer.
+ */
+async function workerFailure(reason) {
+  const url = assetURL('worker.js', import.meta.url);
+  let answer = '';
+  try {
+    const response = await fetch(url, { method: 'HEAD' });
+    if (!response.ok) answer = ` (${url.href} answered HTTP ${response.status})`;
+  } catch (e) {
+    answer = ` (${url.href} could not be fetched: ${e.message})`;
+  }
+  return `The hirope worker did not start: ${reason}${answer || ` (${url.href})`}.`;
+}
+
+/** Whether two pooled maps are the same, cell for cell. */
+function sameAttention(a, b) {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * Why A and B came out the same, in plain words. The defaults stay the API's (window 64), so that
+ * an element's numbers are the ones hr.attention gives for the same scheme; the hint says which
+ * attribute to set instead. A windowed scheme sees every token of a snippet no longer than its
+ * window as plain RoPE does.
+ */
+export function sameHint(state, n) {
+  const side = [state.b, state.a].find((x) => WINDOWED.has(x.type) && n <= x.window);
+  if (!side)
+    return 'A and B give the same attention for this code: try other schemes or longer code.';
+  const suggestion = Math.max(1, Math.floor(n / 4));
+  return `A and B are the same here: all ${plural(n, 'token')} are within ${schemeName(side.type)}'s window of ${side.window}, inside which it is plain RoPE. Set window="${suggestion}" (below ${n}) to see them differ.`;
+}
 
 export class HiRoPEAttention extends HTMLElement {
   static observedAttributes = ATTRIBUTES;
@@ -245,14 +285,21 @@ export class HiRoPEAttention extends HTMLElement {
           `${plural(result.analysis.count, 'token')}, ${plural(result.analysis.units.length, 'unit')} · ${ms.toFixed(0)} ms · hirope`,
         ),
       );
+      // Identical maps and an empty diff would read as "no effect": say why, and what to change.
+      const same = result.n > 0 && sameAttention(result.images.raw, result.images.rawB);
+      if (same) this._foot.append(el('span', { class: 'same' }, sameHint(state, result.n)));
+      this.dataset.same = String(same);
       this.dataset.ready = 'true';
-      this.dispatchEvent(new CustomEvent('hirope:ready', { detail: { tokens: result.n, ms } }));
+      this.dispatchEvent(
+        new CustomEvent('hirope:ready', { detail: { tokens: result.n, ms, same } }),
+      );
     } catch (e) {
       if (run !== this._runs) return;
-      this._fail(
-        state,
-        e.name === 'NetworkError' ? e.message : `These settings cannot be computed: ${e.message}`,
-      );
+      let message =
+        e.name === 'NetworkError' ? e.message : `These settings cannot be computed: ${e.message}`;
+      if (e.name === 'WorkerError') message = await workerFailure(e.message);
+      if (run !== this._runs) return;
+      this._fail(state, message);
     }
   }
 

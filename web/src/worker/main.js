@@ -2,7 +2,7 @@
 // two, one for A and one for B, so that both compute at once), so that analysis, attention and
 // image work never block the page. One handler per request type, on the package's worker
 // protocol (dist/worker-protocol.js): requests are handled one at a time, in order.
-import init from '../../../dist/index.js';
+import init from './hirope-init.js';
 import { buffers, serve, transfer } from '../../../dist/worker-protocol.js';
 import { SideEngine } from './attention-engine.js';
 import { assetURL } from '../shared/assets.js';
@@ -28,7 +28,8 @@ const loadOptions = new Promise((resolve) => {
 }).then((module) => ({
   ...options,
   ...(module && { wasmModule: module }),
-  locateFile: (name) => assetURL(name, self.location.href).href,
+  // Beside this module (self.location is a blob: URL where a page starts it from another origin).
+  locateFile: (name) => assetURL(name, import.meta.url).href,
 }));
 const ready = loadOptions.then(init).then((hr) => {
   engine = new SideEngine(hr);

@@ -1,0 +1,343 @@
+// <hirope-attention> from the packed npm package (hirope/element), as a blog author gets it: `npm
+// pack`, the tarball installed offline into fresh projects (one pack and one install shared by
+// every test), then the element from a plain <script type="module"> on a static server (the same
+// origin, and another origin as a CDN is), through a Vite build and through an esbuild bundle,
+// each in headless Chromium. Also: every path README's entry-point table lists resolves, the
+// tarball carries LICENSE and the docs README links, an unknown language is refused before any
+// request, a snippet inside the window says why A and B are the same, a missing file is named, and
+// a Vite page that uses one language and one tokenizer deploys under 3 MB.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import http from 'node:http';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { ARGS } from '../browser/helpers.mjs';
+import { TOKENIZER_FILES } from '../../dist/runtime.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const bin = (pkg, file) => path.join(root, 'node_modules', pkg, file);
+const CSP =
+  "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; style-src 'self' 'unsafe-inline'";
+const TYPES = {
+  '.html': 'text/html',
+  '.js': 'text/javascript',
+  '.mjs': 'text/javascript',
+  '.wasm': 'application/wasm',
+};
+const DEPLOY_LIMIT = 3 * 1024 * 1024;
+
+/** A static server of `dir` that records each request's path and status in `requests`. */
+function serve(dir, { csp = CSP, cors = false, requests = [] } = {}) {
+  const server = http.createServer((req, res) => {
+    const name = decodeURIComponent(req.url.split('?')[0]);
+    if (name === '/favicon.ico') {
+      res.writeHead(204);
+      res.end();
+      return;
+    }
+    const file = path.join(dir, name === '/' ? 'index.html' : name);
+    const found = file.startsWith(dir) && fs.existsSync(file) && fs.statSync(file).isFile();
+    requests.push({ path: name, status: found ? 200 : 404 });
+    const headers = {
+      ...(csp && { 'content-security-policy': csp }),
+      ...(cors && { 'access-control-allow-origin': '*' }),
+    };
+    if (!found) {
+      res.writeHead(404, headers);
+      res.end();
+      return;
+    }
+    res.writeHead(200, {
+      ...headers,
+      'content-type': TYPES[path.extname(file)] || 'application/octet-stream',
+    });
+    if (req.method === 'HEAD') res.end();
+    else fs.createReadStream(file).pipe(res);
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+const address = (server) => `http://127.0.0.1:${server.address().port}/`;
+
+// The elements every page shows: Python under cl100k (the window set below its length, so A and B
+// differ), a snippet shorter than the default window, and a language hirope does not know.
+const ELEMENTS = `
+<hirope-attention id="main" language="python" tokenizer="cl100k" window="4" code="def add(x, y):
+    total = x + y
+    return total
+"></hirope-attention>
+<hirope-attention id="short" language="python" code="x = 1
+"></hirope-attention>
+<hirope-attention id="ruby" language="ruby" code="puts 1"></hirope-attention>`;
+const PAGE = (src, body = ELEMENTS) =>
+  `<!doctype html><html><head><meta charset="utf-8"><title>hirope element</title></head><body>${body}<script type="module" src="${src}"></script></body></html>`;
+
+const settled = (page, id) =>
+  page.waitForFunction(
+    (id) => ['true', 'error'].includes(document.getElementById(id)?.dataset.ready),
+    id,
+    { timeout: 60000 },
+  );
+const foot = (page, id) =>
+  page.evaluate(
+    (id) => document.getElementById(id).shadowRoot.querySelector('[role=status]').textContent,
+    id,
+  );
+
+const dirBytes = (dir) =>
+  fs
+    .readdirSync(dir, { recursive: true })
+    .map((f) => path.join(dir, f))
+    .filter((f) => fs.statSync(f).isFile())
+    .reduce((sum, f) => sum + fs.statSync(f).size, 0);
+
+describe('<hirope-attention> from the packed package', () => {
+  let tmp, tarball, project, browser;
+  const dist = () => path.join(project, 'node_modules/hirope/dist');
+
+  before(async () => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'hirope-element-'));
+    const out = execFileSync(
+      'npm',
+      ['pack', '--pack-destination', tmp, '--json', '--loglevel=error'],
+      { cwd: root, encoding: 'utf8' },
+    );
+    tarball = path.join(tmp, JSON.parse(out)[0].filename);
+    project = path.join(tmp, 'site');
+    fs.mkdirSync(path.join(project, 'src'), { recursive: true });
+    fs.writeFileSync(
+      path.join(project, 'package.json'),
+      JSON.stringify({ name: 'element-site', private: true, type: 'module' }),
+    );
+    execFileSync(
+      'npm',
+      [
+        'install',
+        tarball,
+        '--offline',
+        '--no-audit',
+        '--no-fund',
+        '--ignore-scripts',
+        '--loglevel=error',
+      ],
+      { cwd: project },
+    );
+    browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+      args: ARGS,
+    });
+  });
+  after(async () => {
+    await browser?.close();
+    if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  /** Opens `url`, waits for the elements named, returns the page and its console problems. */
+  async function open(url, ids = ['main', 'short', 'ruby']) {
+    const page = await browser.newPage({ viewport: { width: 1100, height: 2000 } });
+    const problems = [];
+    page.on('pageerror', (e) => problems.push(e.message));
+    page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
+    await page.goto(url);
+    for (const id of ids) await settled(page, id);
+    return { page, problems };
+  }
+
+  /** The checks every page with ELEMENTS passes: drawn, the hint, the language refused. */
+  async function checkElements(page, requests) {
+    assert.equal(
+      await page.evaluate(() => document.getElementById('main').dataset.ready),
+      'true',
+      await foot(page, 'main'),
+    );
+    assert.match(await foot(page, 'main'), /\d+ tokens?, \d+ units?/);
+    assert.equal(await page.evaluate(() => document.getElementById('main').dataset.same), 'false');
+    const cells = await page.evaluate(
+      () => document.getElementById('main').shadowRoot.querySelector('canvas').dataset.cells,
+    );
+    assert.ok(Number(cells) > 0, `cells ${cells}`);
+    // Under 64 tokens, HiRoPE with the default window is RoPE: the element says so.
+    assert.equal(await page.evaluate(() => document.getElementById('short').dataset.same), 'true');
+    assert.match(await foot(page, 'short'), /A and B are the same here: .* window of 64.*window="/);
+    // An unknown language is refused from the table, with no request for its grammar.
+    assert.equal(await page.evaluate(() => document.getElementById('ruby').dataset.ready), 'error');
+    assert.match(await foot(page, 'ruby'), /language attribute must be one of python, .*"ruby"/);
+    assert.ok(!requests.some((r) => /ruby/.test(r.path)), JSON.stringify(requests));
+  }
+
+  it('ships the element, LICENSE, the docs README links, and resolves every README entry point', () => {
+    const pkg = path.join(project, 'node_modules/hirope');
+    assert.match(fs.readFileSync(path.join(pkg, 'LICENSE'), 'utf8'), /^MIT License/);
+    const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+    const linked = [...new Set(readme.match(/docs\/[\w.-]+\.(?:md|svg)/g))];
+    assert.ok(linked.length > 3, linked.join());
+    for (const doc of linked) assert.ok(fs.existsSync(path.join(pkg, doc)), doc);
+    // The entry-point table's import paths, with {a,b}, <language> and * expanded.
+    const table = readme.slice(readme.indexOf('### Entry points'));
+    const rows = [
+      ...table.slice(0, table.indexOf('\n\n', table.indexOf('|'))).matchAll(/^\| `([^`]+)`/gm),
+    ];
+    const languages = fs
+      .readdirSync(path.join(pkg, 'dist'))
+      .filter((f) => f.startsWith('tree-sitter-'))
+      .map((f) => f.slice('tree-sitter-'.length, -'.wasm'.length));
+    const data = fs.readdirSync(path.join(pkg, 'dist/data'));
+    const expand = (spec) => {
+      const brace = /\{([^}]*)\}/.exec(spec);
+      if (brace) return brace[1].split(',').flatMap((x) => expand(spec.replace(brace[0], x)));
+      if (spec.includes('<language>')) return languages.map((l) => spec.replace('<language>', l));
+      if (spec.includes('/language/<name>')) return languages.map((l) => spec.replace('<name>', l));
+      if (spec.includes('/tokenizer/<name>'))
+        return Object.keys(TOKENIZER_FILES).map((t) => spec.replace('<name>', t));
+      if (spec.includes('*')) {
+        const [prefix, suffix] = spec.replace(/^hirope\/data\//, '').split('*');
+        return data
+          .filter((f) => f.startsWith(prefix) && f.endsWith(suffix))
+          .map((f) => `hirope/data/${f}`);
+      }
+      return [spec];
+    };
+    const specs = rows.flatMap((m) => m[1].split(/`, `|, /).flatMap(expand));
+    for (const must of ['hirope', 'hirope/element', 'hirope/tree-sitter-python.wasm'])
+      assert.ok(specs.includes(must), `README's table lists ${must}: ${specs.join(' ')}`);
+    const resolved = JSON.parse(
+      execFileSync(
+        process.execPath,
+        [
+          '--input-type=module',
+          '-e',
+          `console.log(JSON.stringify(${JSON.stringify(specs)}.map((s) => { try { return import.meta.resolve(s); } catch (e) { return 'ERROR ' + e.code; } })))`,
+        ],
+        { cwd: project, encoding: 'utf8' },
+      ),
+    );
+    specs.forEach((spec, i) => {
+      assert.ok(resolved[i].startsWith('file:'), `${spec}: ${resolved[i]}`);
+      assert.ok(fs.existsSync(fileURLToPath(resolved[i])), `${spec}: ${resolved[i]} is not there`);
+    });
+  });
+
+  it('runs from a plain <script type="module"> on a static server, no build step', async () => {
+    fs.writeFileSync(
+      path.join(project, 'plain.html'),
+      PAGE('./node_modules/hirope/dist/element.js'),
+    );
+    const requests = [];
+    const server = await serve(project, { requests });
+    try {
+      const { page, problems } = await open(`${address(server)}plain.html`);
+      await checkElements(page, requests);
+      assert.deepEqual(problems, []);
+      await page.close();
+    } finally {
+      server.close();
+    }
+  });
+
+  it('runs from another origin, as from a CDN (the page names only element.js)', async () => {
+    const cdnRequests = [];
+    const cdn = await serve(project, { csp: null, cors: true, requests: cdnRequests });
+    const site = path.join(tmp, 'blog');
+    fs.mkdirSync(site, { recursive: true });
+    fs.writeFileSync(
+      path.join(site, 'index.html'),
+      PAGE(`${address(cdn)}node_modules/hirope/dist/element.js`),
+    );
+    const server = await serve(site, { csp: null });
+    try {
+      const { page, problems } = await open(address(server));
+      await checkElements(page, cdnRequests);
+      assert.ok(cdnRequests.some((r) => r.path.endsWith('/element-worker.js')));
+      assert.deepEqual(problems, []);
+      await page.close();
+    } finally {
+      server.close();
+      cdn.close();
+    }
+  });
+
+  it('builds with Vite: the page ships only what it imports, under 3 MB, and names a missing file', async () => {
+    const dir = path.join(project, 'vite');
+    fs.mkdirSync(path.join(dir, 'src'), { recursive: true });
+    fs.writeFileSync(
+      path.join(dir, 'src/main.js'),
+      "import 'hirope/element';\nimport 'hirope/element/language/python';\nimport 'hirope/element/tokenizer/cl100k';\n",
+    );
+    // One more element, in a language the page did not import: its grammar is not deployed.
+    const go = '<hirope-attention id="go" language="go" code="package main\n"></hirope-attention>';
+    fs.writeFileSync(path.join(dir, 'index.html'), PAGE('/src/main.js', ELEMENTS + go));
+    const log = execFileSync(
+      process.execPath,
+      [bin('vite', 'bin/vite.js'), 'build', '--logLevel', 'warn'],
+      { cwd: dir, encoding: 'utf8', stdio: 'pipe' },
+    );
+    assert.equal(log.trim(), '', 'Vite builds without warnings');
+    const out = path.join(dir, 'dist');
+    const files = fs.readdirSync(path.join(out, 'assets'));
+    const assets = files
+      .filter((f) => !f.endsWith('.js'))
+      .map((f) => f.replace(/-[\w-]{8}\./, '.'));
+    assert.deepEqual(assets.sort(), ['cl100k.bin', 'hirope-simd.wasm', 'tree-sitter-python.wasm']);
+    assert.ok(
+      files.some((f) => /^element-worker-.*\.js$/.test(f)),
+      files.join(),
+    );
+    const bytes = dirBytes(out);
+    console.log(`Vite page (python + cl100k) deploys ${bytes} bytes`);
+    assert.ok(bytes < DEPLOY_LIMIT, `${bytes} bytes deployed`);
+    const requests = [];
+    const server = await serve(out, { requests });
+    try {
+      const { page, problems } = await open(address(server), ['main', 'short', 'ruby', 'go']);
+      await checkElements(page, requests);
+      // The grammar the page did not import: the error names the URL it looked for.
+      assert.match(await foot(page, 'go'), /tree-sitter-go\.wasm.*(404|HTTP)/);
+      assert.ok(
+        problems.every((p) => /404/.test(p)),
+        problems.join('\n'),
+      );
+      await page.close();
+    } finally {
+      server.close();
+    }
+  });
+
+  it('bundles with esbuild (worker and files copied beside the bundle); a missing worker is named', async () => {
+    const dir = path.join(project, 'esbuild');
+    fs.mkdirSync(path.join(dir, 'src'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'src/main.js'), "import 'hirope/element';\n");
+    execFileSync(
+      bin('esbuild', 'bin/esbuild'),
+      ['src/main.js', '--bundle', '--format=esm', '--outdir=out', '--log-level=warning'],
+      { cwd: dir, stdio: 'pipe' },
+    );
+    const out = path.join(dir, 'out');
+    fs.writeFileSync(path.join(out, 'index.html'), PAGE('./main.js'));
+    const server = await serve(out);
+    try {
+      // Nothing copied yet: the element says which file is missing.
+      const first = await open(address(server), ['short']);
+      assert.match(
+        await foot(first.page, 'short'),
+        /The hirope worker did not start: .*http:\/\/127\.0\.0\.1:\d+\/element-worker\.js answered HTTP 404/,
+      );
+      await first.page.close();
+      // What docs/playground.md says to copy: the worker, the module, the grammars and data used.
+      for (const f of ['element-worker.js', 'hirope-simd.wasm', 'tree-sitter-python.wasm'])
+        fs.copyFileSync(path.join(dist(), f), path.join(out, f));
+      fs.mkdirSync(path.join(out, 'data'));
+      fs.copyFileSync(path.join(dist(), 'data/cl100k.bin'), path.join(out, 'data/cl100k.bin'));
+      const requests = [];
+      server.on('request', (req) => requests.push({ path: req.url }));
+      const { page, problems } = await open(address(server));
+      await checkElements(page, requests);
+      assert.deepEqual(problems, []);
+      await page.close();
+    } finally {
+      server.close();
+    }
+  });
+});

@@ -1,0 +1,14 @@
+// hirope/element: importing it defines <hirope-attention> (see docs/playground.md).
+
+/** The <hirope-attention> element's class (customElements.get('hirope-attention')). */
+export declare class HiRoPEAttention extends HTMLElement {
+  /** The code shown: the code attribute, a <template> child, or the element's text. */
+  code: string;
+}
+
+/**
+ * Says where a file the element loads is served, by its name in the package: 'hirope-simd.wasm',
+ * 'hirope-scalar.wasm', 'tree-sitter-<language>.wasm', 'data/<vocabulary file>'. The modules
+ * hirope/element/language/<name> and hirope/element/tokenizer/<name> do this for a bundler.
+ */
+export declare function registerAsset(name: string, url: string | URL): void;
