@@ -5,6 +5,7 @@
 import { HiRoPEError, describe } from './errors.js';
 import { WorkerClient } from './worker-protocol.js';
 import { withTexts } from './analysis-codec.js';
+import { isNode } from './runtime.js';
 
 /**
  * Starts a module worker holding its own hirope instance. options are init() options that can
@@ -17,6 +18,113 @@ import { withTexts } from './analysis-codec.js';
  */
 const WORKER_INIT_KEYS = ['simd', 'analysis', 'dataURL', 'tokenizers', 'languages'];
 
+/**
+ * A Node worker thread behind the browser Worker's interface (onmessage, onerror, postMessage,
+ * terminate), running the same worker.js. node:worker_threads is loaded only here, by a variable
+ * name, so bundlers leave it out of browser code. A thread holds the process open only while a
+ * call waits for it (a script that used the worker still exits when it is done).
+ */
+class NodeThreadWorker {
+  constructor(url) {
+    this.onmessage = null;
+    this.onerror = null;
+    this._thread = null;
+    this._queued = []; // [data, transfer] posted before the thread exists (older Node only)
+    this._waiting = new Set(); // ids of the requests posted and not yet answered
+    this._stopped = false;
+    this._failure = null; // why the thread stopped on its own
+    const name = 'node:worker_threads'; // a variable, so bundlers leave it alone
+    // Node >= 20.16 gives the module synchronously; older versions import it first.
+    const threads = process.getBuiltinModule?.(name);
+    if (threads) this._begin(threads, url);
+    else
+      import(/* webpackIgnore: true */ /* @vite-ignore */ name).then(
+        (loaded) => this._begin(loaded, url),
+        (e) => this._fail(`cannot load ${name}: ${e.message}`),
+      );
+  }
+
+  _begin({ Worker: Thread }, url) {
+    if (this._stopped) return;
+    let thread;
+    try {
+      thread = new Thread(url);
+    } catch (e) {
+      return this._fail(`cannot start a worker thread for ${url.href}: ${e.message}`);
+    }
+    this._thread = thread;
+    thread.on('message', (data) => {
+      if (data && (data.kind === 'result' || data.kind === 'error')) this._waiting.delete(data.id);
+      this._hold();
+      this.onmessage?.({ data });
+    });
+    thread.on('error', (e) => this._fail(e?.message || String(e)));
+    thread.on('exit', (code) => this._fail(`the worker thread exited with code ${code}`));
+    for (const [data, transfer] of this._queued.splice(0)) {
+      try {
+        this.postMessage(data, transfer);
+      } catch (e) {
+        this._fail(`cannot send a request to the worker thread: ${e.message}`);
+      }
+    }
+    this._hold();
+  }
+
+  // ref() while a call waits, unref() when none does.
+  _hold() {
+    if (!this._thread) return;
+    if (this._waiting.size > 0) this._thread.ref();
+    else this._thread.unref();
+  }
+
+  _fail(message) {
+    if (this._stopped) return;
+    this._stopped = true;
+    this._failure = message;
+    this._thread?.terminate();
+    this.onerror?.({ message });
+  }
+
+  postMessage(data, transfer = []) {
+    if (this._stopped) {
+      // A dead thread answers a later call with the reason it died (terminate() is the client's
+      // to answer).
+      if (this._failure !== null && data?.id > 0) {
+        const value = {
+          name: 'HiRoPEError',
+          message: `the hirope worker failed: ${this._failure}`,
+          hirope: true,
+        };
+        queueMicrotask(() => this.onmessage?.({ data: { id: data.id, kind: 'error', value } }));
+      }
+      return;
+    }
+    if (data?.id > 0) this._waiting.add(data.id);
+    if (!this._thread) return void this._queued.push([data, transfer]);
+    this._thread.postMessage(data, transfer);
+    this._hold();
+  }
+
+  terminate() {
+    this._stopped = true;
+    this._queued.length = 0;
+    this._thread?.terminate();
+  }
+}
+
+/** A module worker running worker.js: the browser's Worker, else a Node worker thread. */
+function spawnWorker() {
+  if (typeof Worker === 'function')
+    return new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  if (isNode()) {
+    const file = './worker.js'; // a variable, so bundlers do not copy it a second time
+    return new NodeThreadWorker(new URL(file, import.meta.url));
+  }
+  throw new HiRoPEError(
+    'hirope/worker needs Web Workers (a browser, Deno) or node:worker_threads (Node); this environment has neither',
+  );
+}
+
 export function createWorker(options = {}) {
   if (options === null || typeof options !== 'object' || Array.isArray(options))
     throw new HiRoPEError(`worker options must be an object, got ${describe(options)}`);
@@ -26,13 +134,10 @@ export function createWorker(options = {}) {
         `worker options have an unknown key '${key}' (known keys: ${WORKER_INIT_KEYS.join(', ')})`,
       );
   }
-  const client = new WorkerClient(
-    () => new Worker(new URL('./worker.js', import.meta.url), { type: 'module' }),
-    {
-      onStart: (notify) => notify('init', options),
-      failed: (e) => new HiRoPEError(`the hirope worker failed: ${e.message || 'could not start'}`),
-    },
-  );
+  const client = new WorkerClient(spawnWorker, {
+    onStart: (notify) => notify('init', options),
+    failed: (e) => new HiRoPEError(`the hirope worker failed: ${e.message || 'could not start'}`),
+  });
   const call = (method, args = [], { signal } = {}) => client.request(method, args, { signal });
   return {
     /**
@@ -74,7 +179,7 @@ export function createWorker(options = {}) {
 let shared = null;
 
 /** One call: analyze(code, options) in a shared worker, started on first use (options.signal cancels it). */
-export function analyzeInWorker(code, options) {
+export async function analyzeInWorker(code, options) {
   shared ||= createWorker();
   return shared.analyze(code, options);
 }

@@ -28,9 +28,15 @@ export interface HiRoPEWorker {
   /** Loads a language's grammar in the worker ahead of its first analysis. */
   loadLanguage<L extends Language>(name: L): Promise<L>;
   call<T = unknown>(method: string, args?: unknown[], cancel?: CancelOptions): Promise<T>;
+  /** Stops the worker: the calls waiting and every later call reject with a HiRoPEError. */
   terminate(): void;
 }
 
+/**
+ * A worker with its own hirope instance: a module Web Worker in browsers, a node:worker_threads
+ * thread in Node (which holds the process open only while a call waits). Throws a HiRoPEError for
+ * bad options or where neither exists; a worker that fails rejects its calls with a HiRoPEError.
+ */
 export declare function createWorker(options?: WorkerOptions): HiRoPEWorker;
 export declare function analyzeInWorker(
   code: string,

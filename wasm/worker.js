@@ -34,7 +34,27 @@ for (const method of METHODS) {
   };
 }
 
+/**
+ * The worker's scope: a Web Worker's self, or in a Node worker thread (worker-client.js) a stand-in
+ * over its parentPort. node:worker_threads is imported by a variable name, so bundlers leave it
+ * out; messages wait in the port until the import resolves and the handler is attached.
+ */
+function workerScope() {
+  if (globalThis.self !== undefined) return globalThis.self;
+  const scope = { onmessage: null, postMessage: null };
+  const name = 'node:worker_threads';
+  const attach = ({ parentPort }) => {
+    scope.postMessage = (data, list) => parentPort.postMessage(data, list);
+    parentPort.on('message', (data) => scope.onmessage?.({ data }));
+  };
+  const threads = globalThis.process?.getBuiltinModule?.(name);
+  if (threads) attach(threads);
+  else import(/* webpackIgnore: true */ /* @vite-ignore */ name).then(attach);
+  return scope;
+}
+
 serve(requests, {
+  scope: workerScope(),
   notices: { init: (o) => (options = o) },
   unknown: (method) =>
     new HiRoPEError(

@@ -1,7 +1,8 @@
 // hirope/worker in Node's worker threads (tests/js/node-web-worker.mjs stands in for the browser's
 // module Worker): createWorker(options), HiRoPEWorker.attention, .call, .analyze, .loadTokenizer
 // and terminate, each result checked against the same call in this thread. The browser runs the
-// same worker in tests/package/smoke.test.mjs.
+// same worker in tests/package/smoke.test.mjs; tests/package/worker-node.test.mjs runs the shipped
+// entry in Node with no shim (its node:worker_threads path).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
