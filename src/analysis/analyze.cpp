@@ -25,6 +25,8 @@ enum Flag : uint8_t {
     kWrapper = 8,
     kBinding = 16,
     kContainer = 32,
+    kExpression = 64,
+    kPair = 128,
 };
 
 bool ends_with(const char* s, const char* suffix) {
@@ -46,7 +48,8 @@ struct Grammar {
     const TSLanguage* language = nullptr;
     std::vector<uint8_t> flags;
     TSFieldId body = 0, name = 0, declarator = 0, value = 0, type = 0, declaration = 0,
-              definition = 0, trait = 0;
+              definition = 0, trait = 0, left = 0, right = 0, function = 0, arguments = 0,
+              argument = 0, key = 0, object = 0, property = 0;
 
     Grammar(const detail::LanguageRules& r, const TSLanguage* ts) : rules(&r), language(ts) {
         const uint32_t count = ts_language_symbol_count(language);
@@ -64,6 +67,8 @@ struct Grammar {
             if (listed(r.wrappers, n)) f |= kWrapper;
             if (listed(r.bindings, n)) f |= kBinding;
             if (listed(r.containers, n)) f |= kContainer;
+            if (listed(r.expressions, n)) f |= kExpression;
+            if (listed(r.pairs, n)) f |= kPair;
             flags[s] = f;
         }
         auto field = [&](const char* n) {
@@ -78,6 +83,14 @@ struct Grammar {
         declaration = field("declaration");
         definition = field("definition");
         trait = field("trait");
+        left = field("left");
+        right = field("right");
+        function = field("function");
+        arguments = field("arguments");
+        argument = field("argument");
+        key = field("key");
+        object = field("object");
+        property = field("property");
     }
     uint8_t of(TSNode n) const {
         const TSSymbol s = ts_node_symbol(n);
@@ -219,7 +232,85 @@ struct Definition {
     TSNode node{}; // the definition itself (inside any wrapper)
     std::string name;
     std::string language_kind; // the language's own word: "struct", "impl", "interface"
+    // Not a definition, but nodes whose members are scanned as this level's own: the object
+    // literal of `module.exports = {...}`, the bodies an IIFE or UMD wrapper runs.
+    std::vector<TSNode> scopes;
 };
+
+bool type_is(TSNode n, const char* type) {
+    return !ts_node_is_null(n) && std::strcmp(ts_node_type(n), type) == 0;
+}
+
+// A function or class as a value: `function () {}`, `function* () {}`, `() => {}`, `class {}`.
+bool is_function_value(TSNode n) {
+    if (ts_node_is_null(n) || !ts_node_is_named(n)) return false;
+    const char* t = ts_node_type(n);
+    return std::strcmp(t, "function_expression") == 0 || std::strcmp(t, "function") == 0 ||
+           std::strcmp(t, "generator_function") == 0 || std::strcmp(t, "arrow_function") == 0;
+}
+
+// An expression less its parentheses and prefix operators (`!function () {}()`).
+TSNode unwrap_expression(const Grammar& g, TSNode n) {
+    for (int guard = 0; guard < 16 && !ts_node_is_null(n); ++guard) {
+        if (type_is(n, "parenthesized_expression"))
+            n = ts_node_named_child(n, 0);
+        else if (type_is(n, "unary_expression"))
+            n = ts_node_child_by_field_id(n, g.argument);
+        else
+            break;
+    }
+    return n;
+}
+
+// The bodies an immediately invoked function expression runs, in source order: the callee's
+// (`(function () {...})()`, `!function () {...}()`, `(function () {...}).call(this)`) and each
+// function argument's (UMD: `(function (root, factory) {...})(this, function () {...})`).
+// Empty when `n` is no such call.
+std::vector<TSNode> wrapper_bodies(const Grammar& g, TSNode n) {
+    std::vector<TSNode> out;
+    TSNode call = unwrap_expression(g, n);
+    if (!type_is(call, "call_expression")) return out;
+    TSNode callee = unwrap_expression(g, ts_node_child_by_field_id(call, g.function));
+    if (type_is(callee, "member_expression")) {
+        TSNode p = ts_node_child_by_field_id(callee, g.property);
+        const uint32_t s = ts_node_start_byte(p), e = ts_node_end_byte(p);
+        if (ts_node_is_null(p) || (e - s != 4 && e - s != 5)) return out; // call, apply
+        callee = unwrap_expression(g, ts_node_child_by_field_id(callee, g.object));
+    }
+    if (!is_function_value(callee)) return out;
+    auto add_body = [&](TSNode f) {
+        TSNode body = ts_node_child_by_field_id(f, g.body);
+        if (type_is(body, "statement_block")) out.push_back(body);
+    };
+    add_body(callee);
+    TSNode args = ts_node_child_by_field_id(call, g.arguments);
+    if (ts_node_is_null(args)) return out;
+    TSTreeCursor c = ts_tree_cursor_new(args);
+    for (bool more = ts_tree_cursor_goto_first_child(&c); more;
+         more = ts_tree_cursor_goto_next_sibling(&c)) {
+        TSNode a = unwrap_expression(g, ts_tree_cursor_current_node(&c));
+        if (is_function_value(a)) add_body(a);
+    }
+    ts_tree_cursor_delete(&c);
+    return out;
+}
+
+// What a value bound to a name makes: a definition (function or class), or scopes (an object
+// literal's members, a wrapper's bodies).
+void classify_value(const Grammar& g, TSNode value, Definition* d) {
+    value = unwrap_expression(g, value);
+    if (ts_node_is_null(value)) return;
+    const bool cls = type_is(value, "class");
+    if (cls || is_function_value(value)) {
+        d->found = true;
+        d->is_class = cls;
+        d->language_kind = cls ? "class" : "function";
+    } else if (type_is(value, "object")) {
+        d->scopes.push_back(value);
+    } else {
+        d->scopes = wrapper_bodies(g, value);
+    }
+}
 
 // The language's own word for a definition node: from its type, and for Go's type_declaration
 // from the type its first spec declares (struct, interface, or another type).
@@ -270,20 +361,44 @@ Definition classify(const Grammar& g, std::string_view code, TSNode n) {
                 if (!ts_node_is_named(decl)) continue;
                 TSNode value = ts_node_child_by_field_id(decl, g.value);
                 if (ts_node_is_null(value)) continue;
-                const char* vt = ts_node_type(value);
-                const bool fn =
-                    std::strstr(vt, "function") != nullptr || !std::strcmp(vt, "arrow_function");
-                const bool cls = !std::strcmp(vt, "class");
-                if (fn || cls) {
-                    d.found = true;
-                    d.is_class = cls;
+                Definition v;
+                classify_value(g, value, &v);
+                if (v.found) {
+                    d = std::move(v);
                     d.node = cur;
                     d.name = node_text(code, ts_node_child_by_field_id(decl, g.name));
-                    d.language_kind = cls ? "class" : "function";
                     break;
                 }
+                // `var api = {...}` or `var lib = (function () {...})()`: the first such value.
+                if (d.scopes.empty()) d.scopes = std::move(v.scopes);
             }
             ts_tree_cursor_delete(&c);
+            return d;
+        }
+        if (f & kPair) { // `key: function () {}` in an object literal
+            classify_value(g, ts_node_child_by_field_id(cur, g.value), &d);
+            if (d.found) {
+                d.node = cur;
+                d.name = node_text(code, ts_node_child_by_field_id(cur, g.key));
+            }
+            return d;
+        }
+        if (f & kExpression) {
+            TSNode e = unwrap_expression(g, ts_node_named_child(cur, 0));
+            if (type_is(e, "assignment_expression")) {
+                // `a = b = function () {}`: named by the first target.
+                TSNode target = ts_node_child_by_field_id(e, g.left);
+                TSNode value = ts_node_child_by_field_id(e, g.right);
+                for (int guard = 0; guard < 16 && type_is(value, "assignment_expression"); ++guard)
+                    value = ts_node_child_by_field_id(value, g.right);
+                classify_value(g, value, &d);
+                if (d.found) {
+                    d.node = e;
+                    d.name = node_text(code, target);
+                }
+            } else {
+                d.scopes = wrapper_bodies(g, e);
+            }
             return d;
         }
         if (!(f & kWrapper)) return d;
@@ -309,64 +424,41 @@ struct Item {
     bool header = false; // a class whose members follow as their own items (descend_classes)
 };
 
-// Top-level units by an iterative cursor walk over containers (no recursion).
+// Top-level units by an iterative walk (no recursion): one tree cursor per level entered (a
+// container, a class body with descend_classes, a scope of a JavaScript statement), on a stack.
 std::vector<Item> scan_units(const Grammar& g, std::string_view code, TSTree* tree,
                              bool descend_classes) {
     std::vector<Item> items;
-    TSNode root = ts_tree_root_node(tree);
-    TSTreeCursor cur = ts_tree_cursor_new(root);
     struct Level {
-        int pops;      // goto_parent calls that return to the container
-        bool in_class; // scanning a class body (descend_classes)
+        TSTreeCursor cursor; // on the member to scan next
+        bool in_class;       // scanning a class body (descend_classes)
     };
     std::vector<Level> stack;
-    if (!ts_tree_cursor_goto_first_child(&cur)) {
-        ts_tree_cursor_delete(&cur);
-        return items;
-    }
-    stack.push_back({1, false});
-    // Moves the cursor from its node down to `target`, a descendant; returns the levels moved.
-    auto descend_to = [&](TSNode target) {
-        int levels = 0;
-        while (!ts_node_eq(ts_tree_cursor_current_node(&cur), target)) {
-            if (!ts_tree_cursor_goto_first_child(&cur)) break;
-            ++levels;
-            while (ts_node_end_byte(ts_tree_cursor_current_node(&cur)) < ts_node_end_byte(target) ||
-                   ts_node_start_byte(ts_tree_cursor_current_node(&cur)) >
-                       ts_node_start_byte(target)) {
-                if (!ts_tree_cursor_goto_next_sibling(&cur)) break;
-            }
+    // Pushes a level over the children of n; false when it has none.
+    auto open = [&](TSNode n, bool in_class) {
+        TSTreeCursor c = ts_tree_cursor_new(n);
+        if (!ts_tree_cursor_goto_first_child(&c)) {
+            ts_tree_cursor_delete(&c);
+            return false;
         }
-        return levels;
+        stack.push_back({c, in_class});
+        return true;
     };
-    // Moves into the members of the current node n (its `body` field if any), after `extra`
-    // levels already descended; false (cursor restored) when there are none.
-    auto enter = [&](TSNode n, bool in_class, int extra) {
+    // A definition's or container's members: its `body` field if any, else its children.
+    auto members = [&](TSNode n) {
         TSNode body = ts_node_child_by_field_id(n, g.body);
-        if (ts_tree_cursor_goto_first_child(&cur)) {
-            if (ts_node_is_null(body)) {
-                stack.push_back({1 + extra, in_class});
-                return true;
-            }
-            do {
-                if (ts_node_eq(ts_tree_cursor_current_node(&cur), body)) {
-                    if (ts_tree_cursor_goto_first_child(&cur)) {
-                        stack.push_back({2 + extra, in_class});
-                        return true;
-                    }
-                    break;
-                }
-            } while (ts_tree_cursor_goto_next_sibling(&cur));
-            ts_tree_cursor_goto_parent(&cur);
-        }
-        for (int i = 0; i < extra; ++i) ts_tree_cursor_goto_parent(&cur);
-        return false;
+        return ts_node_is_null(body) ? n : body;
     };
-    for (;;) {
-        TSNode n = ts_tree_cursor_current_node(&cur);
+    open(ts_tree_root_node(tree), false);
+    while (!stack.empty()) {
+        TSNode n = ts_tree_cursor_current_node(&stack.back().cursor);
         const bool in_class = stack.back().in_class;
+        // Step past n first: the levels n opens are scanned before its next sibling.
+        if (!ts_tree_cursor_goto_next_sibling(&stack.back().cursor)) {
+            ts_tree_cursor_delete(&stack.back().cursor);
+            stack.pop_back();
+        }
         const uint8_t f = g.of(n);
-        bool entered = false;
         Definition d = classify(g, code, n);
         if (d.found) {
             // A function in a class body (descend_classes) is a method, whatever its node type.
@@ -374,28 +466,19 @@ std::vector<Item> scan_units(const Grammar& g, std::string_view code, TSTree* tr
             if (in_class && !d.is_class && own == "function") own = "method";
             items.push_back({ts_node_start_byte(n), d.is_class ? 2 : 1, d.name,
                              ts_node_type(d.node), std::move(own)});
-            if (d.is_class && descend_classes && !in_class) {
-                const int levels = descend_to(d.node);
-                entered = enter(d.node, true, levels);
-                items.back().header = entered;
-            }
+            if (d.is_class && descend_classes && !in_class)
+                items.back().header = open(members(d.node), true);
+        } else if (!d.scopes.empty() && !in_class) {
+            items.push_back({ts_node_start_byte(n), 0, "", "", ""}); // the statement's own code
+            for (size_t i = d.scopes.size(); i-- > 0;) open(d.scopes[i], false); // first on top
         } else if ((f & kContainer) && !in_class) {
             items.push_back({ts_node_start_byte(n), 0, "", "", ""}); // the container's header
-            entered = enter(n, false, 0);
+            open(members(n), false);
         } else if (ts_node_is_named(n)) {
             items.push_back({ts_node_start_byte(n), 0, "", "", ""});
         }
-        if (entered) continue;
-        while (!ts_tree_cursor_goto_next_sibling(&cur)) {
-            const int pops = stack.back().pops;
-            stack.pop_back();
-            if (stack.empty()) {
-                ts_tree_cursor_delete(&cur);
-                return items;
-            }
-            for (int i = 0; i < pops; ++i) ts_tree_cursor_goto_parent(&cur);
-        }
     }
+    return items;
 }
 
 std::vector<Unit> build_units(std::vector<Item> items, GapPolicy gap, uint32_t size) {

@@ -38,7 +38,9 @@ std::vector<LanguageRules> make_rules() {
                      {"lexical_declaration", "variable_declaration"},
                      {"ERROR"},
                      js_statements,
-                     {}};
+                     {},
+                     {"expression_statement"},
+                     {"pair"}};
     r.push_back(js);
     LanguageRules ts = js;
     ts.name = "typescript";

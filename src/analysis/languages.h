@@ -21,6 +21,11 @@ struct LanguageRules {
     std::vector<const char*> containers; // transparent: their members are scanned (namespaces)
     std::vector<const char*> statement_suffixes;
     std::vector<const char*> statements; // statement node types beyond the suffix rule
+    // JavaScript's CommonJS and bundle shapes: expression statements that bind a function or class
+    // (`exports.f = function`, `Foo.prototype.bar = ...`), hold an object literal whose members
+    // are scanned, or run a wrapper (IIFE, UMD) whose body is scanned as the top level.
+    std::vector<const char*> expressions;
+    std::vector<const char*> pairs; // `key: function () {}` in a scanned object literal
 };
 
 // Blocks are not statements, whatever their grammar calls them.

@@ -208,3 +208,56 @@ TEST_CASE("Units carry the language's own kind of definition", "[analysis]") {
     CHECK(unit_kinds("python", "class C:\n    def m(self):\n        pass\n", true) ==
           V{"class class C", "function method m"});
 }
+
+TEST_CASE("CommonJS, object-literal and IIFE/UMD shapes give JavaScript units", "[analysis]") {
+    using V = std::vector<std::string>;
+    // Assignments name their unit by the target; object literals' methods and `key: function`
+    // pairs are units; a wrapper's body (IIFE, UMD factory) is scanned as the top level.
+    CHECK(unit_kinds("javascript",
+                     "'use strict';\nmodule.exports = class Parser {};\n"
+                     "exports.f = function () {};\nFoo.prototype.bar = async () => 1;\n"
+                     "a.b = c.d = function* g() {};\nexports.x = 1;\n") ==
+          V{"code", "class class module.exports", "function function exports.f",
+            "function function Foo.prototype.bar", "function function a.b", "code"});
+    CHECK(unit_kinds("javascript", "module.exports = {\n  parse(s) {},\n  n: 1,\n"
+                                   "  run: function () {},\n  inner: { deep: () => 0 },\n};\n") ==
+          V{"code", "function method parse", "code", "function function run", "code",
+            "function function deep"});
+    CHECK(unit_kinds("javascript",
+                     "(function (root, factory) {\n  if (typeof define === 'function') "
+                     "define(factory);\n  else root.X = factory();\n})(this, function () {\n"
+                     "  function parse() {}\n  class Node {}\n  return { parse };\n});\n") ==
+          V{"code", "function function parse", "class class Node", "code"});
+    CHECK(unit_kinds("javascript", "!function () { function a() {} }();\n"
+                                   "(function () { var b = function () {}; }).call(this);\n"
+                                   "var lib = (() => { function c() {} return c; })();\n") ==
+          V{"code", "function function a", "code", "function function b", "code",
+            "function function c", "code"});
+    // Calls that are not wrappers stay code: a callback is not the file's top level.
+    CHECK(unit_kinds("javascript", "describe('x', function () { function d() {} });\n") ==
+          V{"code"});
+    CHECK(unit_kinds("typescript", "exports.f = (x: number) => x;\n") ==
+          V{"function function exports.f"});
+}
+
+TEST_CASE("Deeply nested wrappers and object literals are scanned without recursion",
+          "[analysis]") {
+    // 20,000 nested IIFEs and object literals: the scan keeps its levels on the heap.
+    std::string iife, object = "x = ";
+    for (int i = 0; i < 20000; ++i) iife += "(function () {\n";
+    iife += "function f() {}\n";
+    for (int i = 0; i < 20000; ++i) iife += "})();\n";
+    for (int i = 0; i < 20000; ++i) object += "{ a: ";
+    object += "function () {}";
+    for (int i = 0; i < 20000; ++i) object += " }";
+    for (const std::string& code : {iife, object}) {
+        AnalyzeOptions o;
+        o.language = "javascript";
+        o.timeout_ms = 0;
+        Analysis a;
+        Status st = analyze(code, o, &a);
+        INFO(st.message());
+        REQUIRE(st.ok());
+        REQUIRE(a.units.back().end == code.size());
+    }
+}
