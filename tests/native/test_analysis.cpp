@@ -150,8 +150,13 @@ TEST_CASE("A 10 MB file is analyzed", "[analysis]") {
     AnalyzeOptions o;
     o.language = "python";
     o.vocabulary = &vocabulary("cl100k");
+    // The size is under test, not the time (bench/worst-cases.mjs measures that): the default
+    // budget is wall-clock, and a sanitizer build on a busy machine can run past it.
+    o.timeout_ms = 0;
     Analysis a;
-    REQUIRE(analyze(code, o, &a).ok()); // its time: bench/worst-cases.mjs
+    const Status status = analyze(code, o, &a);
+    INFO(status.message());
+    REQUIRE(status.ok());
     CHECK(a.units.size() == 2 * (code.size() / chunk.size()));
 }
 
