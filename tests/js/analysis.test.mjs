@@ -1,5 +1,6 @@
 // analyze(): fixtures with hand-checked units and statement counts for every language, the
-// standard library's own `ast` module as an oracle for Python units, policies, and bad input.
+// standard library's own `ast` module as an oracle for Python units, acorn's syntax tree as one
+// for JavaScript units, policies, and bad input.
 import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -8,7 +9,8 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { HiRoPEError } from '../../dist/index.js';
 import { BUILDS, load } from './builds.mjs';
-import { pythonFiles, take } from './corpus.mjs';
+import { acornUnits } from './acorn-units.mjs';
+import { commonJsFiles, javascriptFiles, pythonFiles, take } from './corpus.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const fixtures = path.join(here, '../fixtures/analysis');
@@ -261,6 +263,94 @@ describe('Python units against the standard library ast module', () => {
         mismatches.push(`${file}: ours ${ours.length}, ast ${oracle[file].length}`);
     }
     console.log(`# ast oracle: ${compared} files, ${definitions} top-level definitions compared`);
+    assert.ok(compared > 100);
+    assert.deepEqual(mismatches, []);
+  });
+});
+
+describe("JavaScript units against acorn's syntax tree", () => {
+  // acorn parses independently of tree-sitter; tests/js/acorn-units.mjs applies the unit rules
+  // of docs/analysis.md to its tree.
+  const definitions = (hr, text) =>
+    hr
+      .analyze(text, { language: 'javascript' })
+      .units.filter((u) => u.kind !== 'code')
+      .map((u) => u.name);
+
+  it('finds CommonJS, object-literal and IIFE/UMD units as acorn does', async () => {
+    const hr = await load(true);
+    const shapes = [
+      "(function (root, factory) {\n  if (typeof define === 'function' && define.amd) define([], factory);",
+      "  else if (typeof module === 'object') module.exports = factory();\n  else root.lib = factory();",
+      '})(this, function () {',
+      "  'use strict';\n  function Parser(input) { this.input = input; }",
+      '  Parser.prototype.parse = function () { return this.input; };',
+      '  Parser.prototype = Object.create(null);\n  var util = { trim(s) { return s; }, n: 1,',
+      '    pad: function (s) { return s; }, deep: { nested: () => 0 } };',
+      '  !function () { exports.f = function f() {}; }();',
+      '  var Api = (function () { class Client {} return Client; }).call(this);',
+      '  module.exports = class Tokenizer {};\n  exports.g = exports.h = async () => {};',
+      '  return Parser;\n});\n',
+    ].join('\n');
+    const expected = [
+      'Parser',
+      'Parser.prototype.parse',
+      'trim',
+      'pad',
+      'nested',
+      'exports.f',
+      'Client',
+      'module.exports',
+      'exports.g',
+    ];
+    assert.deepEqual(acornUnits(shapes), expected);
+    assert.deepEqual(definitions(hr, shapes), expected);
+  });
+
+  it('agrees on the main files of the CommonJS and UMD packages installed', async () => {
+    const hr = await load(true);
+    const files = commonJsFiles();
+    assert.equal(files.length, 49);
+    const mismatches = [];
+    let total = 0,
+      none = 0;
+    for (const { file, text } of files) {
+      const ours = definitions(hr, text);
+      const oracle = acornUnits(text);
+      assert.ok(oracle, `acorn parses ${file}`);
+      total += ours.length;
+      if (ours.length === 0) none++;
+      if (JSON.stringify(ours) !== JSON.stringify(oracle))
+        mismatches.push(`${file}: ours ${ours.length}, acorn ${oracle.length}`);
+    }
+    console.log(`# acorn oracle: 49 CommonJS/UMD files, ${total} units, ${none} files with none`);
+    assert.deepEqual(mismatches, []);
+    assert.equal(none, 0);
+    // acorn.js (a UMD bundle) is no longer one code unit: its parser's functions are units.
+    const acornFile = files.find((f) => f.file.endsWith(path.join('acorn', 'dist', 'acorn.js')));
+    assert.ok(acornFile);
+    const a = hr.analyze(acornFile.text, { language: 'javascript' });
+    const biggest = Math.max(...a.units.map((u) => u.end - u.start));
+    assert.ok(biggest < acornFile.text.length / 10, `largest unit ${biggest} bytes`);
+  });
+
+  it('agrees on a sample of every JavaScript file installed', async () => {
+    const hr = await load(true);
+    let compared = 0,
+      units = 0;
+    const mismatches = [];
+    for (const { file, text } of take(javascriptFiles(), 4 << 20)) {
+      const oracle = acornUnits(text);
+      if (!oracle) continue; // not JavaScript acorn reads (a syntax extension)
+      const a = hr.analyze(text, { language: 'javascript' });
+      if (a.errors.length) continue; // tree-sitter recovered from an error: no common tree
+      const ours = a.units.filter((u) => u.kind !== 'code').map((u) => u.name);
+      compared++;
+      units += oracle.length;
+      if (JSON.stringify(ours) !== JSON.stringify(oracle))
+        mismatches.push(`${file}: ours ${ours.length}, acorn ${oracle.length}`);
+    }
+    console.log(`# acorn oracle: ${compared} files, ${units} units compared`);
     assert.ok(compared > 100);
     assert.deepEqual(mismatches, []);
   });

@@ -36,3 +36,36 @@ export function javascriptFiles() {
 
 export const goFiles = goSources;
 export const rustFiles = rustSources;
+
+// The main .js files of the installed packages that are CommonJS or UMD (they assign to
+// `module.exports`/`exports`, or test `define.amd`), in package-name order, up to `count`: code
+// as a tool builder meets it, written for require() or bundled.
+export function commonJsFiles(count = 49) {
+  const modules = path.join(root, 'node_modules');
+  const packages = [];
+  for (const name of fs.readdirSync(modules).sort()) {
+    if (name.startsWith('.')) continue;
+    if (name.startsWith('@')) {
+      for (const sub of fs.readdirSync(path.join(modules, name)).sort())
+        packages.push(path.join(modules, name, sub));
+    } else packages.push(path.join(modules, name));
+  }
+  const out = [];
+  for (const dir of packages) {
+    if (out.length >= count) break;
+    let main;
+    try {
+      main = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).main || 'index.js';
+    } catch {
+      continue;
+    }
+    let file = path.join(dir, main);
+    if (!file.endsWith('.js') && fs.existsSync(`${file}.js`)) file = `${file}.js`;
+    else if (fs.existsSync(path.join(file, 'index.js'))) file = path.join(file, 'index.js');
+    if (!file.endsWith('.js') || !fs.existsSync(file) || !fs.statSync(file).isFile()) continue;
+    const text = fs.readFileSync(file, 'utf8');
+    if (text.length < 512 || text.length > 1 << 20) continue;
+    if (/module\.exports|\bexports\.|define\.amd/.test(text)) out.push({ file, text });
+  }
+  return out;
+}
