@@ -1,8 +1,9 @@
 // Builds <hirope-attention> for the npm package (hirope/element): dist/element.js (the element,
 // web/src/element/package.js) and dist/element-worker.js (its worker, web/src/worker/main.js on
 // web/src/element/worker-init.js), each one self-contained ES module beside the .wasm files, and
-// dist/element-assets/, one module per grammar and vocabulary that registers its URL as
-// new URL('../file', import.meta.url), so that a bundled page copies only what it imports.
+// dist/assets/, one module per grammar, vocabulary and model (hirope/assets/<kind>/<name>) that
+// registers its URL (dist/assets.js) as new URL('../file', import.meta.url), so that a bundled page
+// copies only what it imports; hirope/lean and hirope/element read them.
 // dist/element.js goes through the page's bundler, so it keeps the package's comments: without
 // /* @vite-ignore */ Vite folds the import(variable) of node:fs (Node only) into a literal and warns
 // that it externalized it. The worker is copied as it is, so it is fully minified.
@@ -10,8 +11,8 @@ import * as esbuild from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { REGISTRY_KEY } from '../web/src/shared/assets.js';
-import { TOKENIZER_FILES, grammarLanguage } from '../dist/runtime.js';
+import { ASSET_REGISTRY_KEY } from '../dist/assets.js';
+import { TOKENIZER_FILES, MODEL_FILES, grammarLanguage } from '../dist/runtime.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
@@ -46,24 +47,43 @@ await esbuild.build({
   plugins: [leanInit],
 });
 
-// One module per asset: [module name, the file under dist/, the name the element asks for].
-const assets = [['scalar', 'hirope-scalar.wasm', 'hirope-scalar.wasm']];
+// One module per asset: [module name, the files under dist/ it registers, by their names there].
+// The scalar build (browsers without WebAssembly SIMD) and the core build (init({ analysis: false })
+// in hirope/lean) are each a loader and its .wasm.
+const assets = [
+  ['scalar', 'hirope-scalar.mjs', 'hirope-scalar.wasm'],
+  [
+    'core',
+    'hirope-core-simd.mjs',
+    'hirope-core-simd.wasm',
+    'hirope-core-scalar.mjs',
+    'hirope-core-scalar.wasm',
+  ],
+];
 for (const file of fs.readdirSync(dist).sort()) {
   const language = grammarLanguage(file);
-  if (language) assets.push([`language-${language}`, file, file]);
+  if (language) assets.push([`language-${language}`, file]);
 }
 for (const [name, file] of Object.entries(TOKENIZER_FILES))
-  assets.push([`tokenizer-${name}`, `data/${file}`, `data/${file}`]);
-const out = path.join(dist, 'element-assets');
+  assets.push([`tokenizer-${name}`, `data/${file}`]);
+for (const [name, file] of Object.entries(MODEL_FILES))
+  assets.push([`model-${name}`, `data/${file}`]);
+const out = path.join(dist, 'assets');
 fs.rmSync(out, { recursive: true, force: true });
 fs.mkdirSync(out);
-for (const [module, file, name] of assets)
+const key = JSON.stringify(ASSET_REGISTRY_KEY);
+for (const [module, ...files] of assets)
   fs.writeFileSync(
     path.join(out, `${module}.js`),
-    `// hirope/element: where ${file} is served (scripts/build-element.mjs).\n` +
-      `const key = Symbol.for(${JSON.stringify(REGISTRY_KEY)});\n` +
-      `globalThis[key] ??= new Map();\n` +
-      `globalThis[key].set(${JSON.stringify(name)}, new URL(${JSON.stringify(`../${file}`)}, import.meta.url));\n`,
+    `// hirope/assets/${module.replace('-', '/')}: where ${files.join(', ')} ${files.length > 1 ? 'are' : 'is'} served (scripts/build-element.mjs).\n` +
+      `const key = Symbol.for(${key});\n` +
+      'globalThis[key] ??= new Map();\n' +
+      files
+        .map(
+          (f) =>
+            `globalThis[key].set(${JSON.stringify(f)}, new URL(${JSON.stringify(`../${f}`)}, import.meta.url));\n`,
+        )
+        .join(''),
   );
 fs.copyFileSync(path.join(root, 'web/src/element/element.d.ts'), path.join(dist, 'element.d.ts'));
 console.log(

@@ -48,7 +48,9 @@ node tools/embed-wgsl.mjs dist/webgpu-kernels.js
 cp wasm/api.js wasm/errors.js wasm/catalogue.js wasm/runtime.js wasm/init.js wasm/analysis-codec.js wasm/grammars.js wasm/model.js wasm/webgpu.js \
   wasm/index.js wasm/core.js wasm/worker.js wasm/worker-client.js wasm/worker-protocol.js wasm/colormap.js wasm/recall.js \
   wasm/index.d.ts wasm/core.d.ts wasm/worker.d.ts dist/
-# <hirope-attention> for the package (hirope/element): the element, its worker, one module per asset.
+# hirope/lean and the asset modules it and <hirope-attention> (hirope/element) read; the element
+# and its worker; one module per grammar, vocabulary and model (dist/assets/).
+cp wasm/assets.js wasm/lean.js wasm/lean.d.ts dist/
 node scripts/build-element.mjs
 echo "build: dist/ ready ($(du -sh dist | cut -f1))"
 

@@ -16,7 +16,7 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { ARGS } from '../browser/helpers.mjs';
-import { TOKENIZER_FILES } from '../../dist/runtime.js';
+import { TOKENIZER_FILES, MODEL_FILES } from '../../dist/runtime.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const bin = (pkg, file) => path.join(root, 'node_modules', pkg, file);
@@ -178,8 +178,8 @@ describe('<hirope-attention> from the packed package', () => {
     // The entry-point table's import paths, with {a,b}, <language> and * expanded.
     const table = readme.slice(readme.indexOf('### Entry points'));
     const rows = [
-      ...table.slice(0, table.indexOf('\n\n', table.indexOf('|'))).matchAll(/^\| `([^`]+)`/gm),
-    ];
+      ...table.slice(0, table.indexOf('\n\n', table.indexOf('|'))).matchAll(/^\| ([^|]+) \|/gm),
+    ].filter((m) => m[1].startsWith('`hirope'));
     const languages = fs
       .readdirSync(path.join(pkg, 'dist'))
       .filter((f) => f.startsWith('tree-sitter-'))
@@ -192,6 +192,8 @@ describe('<hirope-attention> from the packed package', () => {
       if (spec.includes('/language/<name>')) return languages.map((l) => spec.replace('<name>', l));
       if (spec.includes('/tokenizer/<name>'))
         return Object.keys(TOKENIZER_FILES).map((t) => spec.replace('<name>', t));
+      if (spec.includes('/model/<name>'))
+        return Object.keys(MODEL_FILES).map((m) => spec.replace('<name>', m));
       if (spec.includes('*')) {
         const [prefix, suffix] = spec.replace(/^hirope\/data\//, '').split('*');
         return data
@@ -200,8 +202,21 @@ describe('<hirope-attention> from the packed package', () => {
       }
       return [spec];
     };
-    const specs = rows.flatMap((m) => m[1].split(/`, `|, /).flatMap(expand));
-    for (const must of ['hirope', 'hirope/element', 'hirope/tree-sitter-python.wasm'])
+    // Every backticked name of a row's first cell; `*.json` after `hirope/data/*.bin` is in its folder.
+    const specs = rows.flatMap((m) => {
+      const names = [...m[1].matchAll(/`([^`]+)`/g)].map((x) => x[1]);
+      const folder = names[0].slice(0, names[0].lastIndexOf('/') + 1);
+      return names.map((n) => (n.startsWith('hirope') ? n : folder + n)).flatMap(expand);
+    });
+    for (const must of [
+      'hirope',
+      'hirope/lean',
+      'hirope/element',
+      'hirope/assets/model/pybyte',
+      'hirope/assets/core',
+      'hirope/data/qwen3.json',
+      'hirope/tree-sitter-python.wasm',
+    ])
       assert.ok(specs.includes(must), `README's table lists ${must}: ${specs.join(' ')}`);
     const resolved = JSON.parse(
       execFileSync(
@@ -264,7 +279,7 @@ describe('<hirope-attention> from the packed package', () => {
     fs.mkdirSync(path.join(dir, 'src'), { recursive: true });
     fs.writeFileSync(
       path.join(dir, 'src/main.js'),
-      "import 'hirope/element';\nimport 'hirope/element/language/python';\nimport 'hirope/element/tokenizer/cl100k';\n",
+      "import 'hirope/element';\nimport 'hirope/assets/language/python';\nimport 'hirope/assets/tokenizer/cl100k';\n",
     );
     // One more element, in a language the page did not import: its grammar is not deployed.
     const go = '<hirope-attention id="go" language="go" code="package main\n"></hirope-attention>';
@@ -335,6 +350,80 @@ describe('<hirope-attention> from the packed package', () => {
       const { page, problems } = await open(address(server));
       await checkElements(page, requests);
       assert.deepEqual(problems, []);
+      await page.close();
+    } finally {
+      server.close();
+    }
+  });
+  it('hirope/lean in Node reads every file from the package, and knows every grammar', () => {
+    const out = execFileSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import init, { GRAMMAR_LANGUAGES } from 'hirope/lean';
+const hr = await init();
+await hr.loadTokenizer('o200k');
+const a = hr.analyze('fn main() {}\\n', { language: 'rust', tokenizer: 'o200k' });
+const core = await init({ analysis: false, simd: false });
+const model = await hr.model.load();
+console.log(JSON.stringify({ languages: [...hr.languages].sort(), grammars: [...GRAMMAR_LANGUAGES].sort(), units: a.units.map((u) => u.kind), core: core.hasAnalysis, bits: model.loss('def f(x):\\n    return x\\n').bitsPerByte > 0 }));`,
+      ],
+      { cwd: project, encoding: 'utf8' },
+    );
+    const r = JSON.parse(out);
+    assert.deepEqual(r.grammars, r.languages);
+    assert.deepEqual(r.units, ['function']);
+    assert.equal(r.core, false);
+    assert.equal(r.bits, true);
+  });
+
+  it('hirope/lean through Vite: one language and one tokenizer deploy under 3 MB', async () => {
+    const dir = path.join(project, 'vite-lean');
+    fs.mkdirSync(path.join(dir, 'src'), { recursive: true });
+    fs.writeFileSync(
+      path.join(dir, 'src/main.js'),
+      `import init from 'hirope/lean';
+import 'hirope/assets/language/python';
+import 'hirope/assets/tokenizer/cl100k';
+const hr = await init();
+await hr.loadTokenizer('cl100k');
+const a = hr.analyze('def add(x, y):\\n    return x + y\\n', { language: 'python', tokenizer: 'cl100k' });
+let missing = '';
+try { await hr.loadLanguage('go'); } catch (e) { missing = e.message; }
+document.body.dataset.result = JSON.stringify({ ids: Array.from(a.tokens.ids.slice(0, 4)), units: a.units.map((u) => u.kind), missing });
+`,
+    );
+    fs.writeFileSync(path.join(dir, 'index.html'), PAGE('/src/main.js', ''));
+    const log = execFileSync(
+      process.execPath,
+      [bin('vite', 'bin/vite.js'), 'build', '--logLevel', 'warn'],
+      { cwd: dir, encoding: 'utf8', stdio: 'pipe' },
+    );
+    assert.equal(log.trim(), '', 'Vite builds without warnings');
+    const out = path.join(dir, 'dist');
+    const assets = fs
+      .readdirSync(path.join(out, 'assets'))
+      .filter((f) => !f.endsWith('.js'))
+      .map((f) => f.replace(/-[\w-]{8}\./, '.'));
+    assert.deepEqual(assets.sort(), ['cl100k.bin', 'hirope-simd.wasm', 'tree-sitter-python.wasm']);
+    const bytes = dirBytes(out);
+    console.log(`Vite page on hirope/lean (python + cl100k) deploys ${bytes} bytes`);
+    assert.ok(bytes < DEPLOY_LIMIT, `${bytes} bytes deployed`);
+    const server = await serve(out);
+    try {
+      const page = await browser.newPage();
+      await page.goto(address(server));
+      await page.waitForFunction(() => document.body.dataset.result, null, { timeout: 60000 });
+      const r = JSON.parse(await page.evaluate(() => document.body.dataset.result));
+      // cl100k ids of "def add(x, y):" (gpt-tokenizer), and the function unit.
+      assert.deepEqual(r.ids, [755, 923, 2120, 11]);
+      assert.deepEqual(r.units, ['function']);
+      // A grammar the page did not import: the error names the URL that failed.
+      assert.match(
+        r.missing,
+        /go grammar could not be loaded from http:.*tree-sitter-go\.wasm.*404/,
+      );
       await page.close();
     } finally {
       server.close();

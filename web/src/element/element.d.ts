@@ -9,6 +9,6 @@ export declare class HiRoPEAttention extends HTMLElement {
 /**
  * Says where a file the element loads is served, by its name in the package: 'hirope-simd.wasm',
  * 'hirope-scalar.wasm', 'tree-sitter-<language>.wasm', 'data/<vocabulary file>'. The modules
- * hirope/element/language/<name> and hirope/element/tokenizer/<name> do this for a bundler.
+ * hirope/assets/language/<name> and hirope/assets/tokenizer/<name> do this for a bundler.
  */
 export declare function registerAsset(name: string, url: string | URL): void;

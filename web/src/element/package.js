@@ -1,9 +1,9 @@
 // hirope/element (dist/element.js): <hirope-attention> as the npm package ships it. The worker and
 // the module are named here as new URL('./file', import.meta.url), so that a bundler (Vite,
 // webpack, Rollup) copies them; on a static host or CDN they are the package's own files. Each
-// grammar and vocabulary is its own module (hirope/element/language/<name>,
-// hirope/element/tokenizer/<name>: dist/element-assets/), imported by a page that uses it, so that
-// a bundled page ships only those; one not imported is read beside this file.
+// grammar and vocabulary is its own module (hirope/assets/language/<name>,
+// hirope/assets/tokenizer/<name>: dist/assets/), imported by a page that uses it, so that a
+// bundled page ships only those; one not imported is read beside this file.
 import { registerAsset } from '../shared/assets.js';
 
 const worker = new URL('./element-worker.js', import.meta.url);
