@@ -16,6 +16,7 @@ import {
   typedArrayName,
   typedLength,
   fixedView,
+  checkKnownKeys,
 } from './errors.js';
 import {
   readData,
@@ -62,6 +63,7 @@ function readModelOptions(options, kind, runtime, cap) {
     o.scheme = runtime.catalogue.readScheme(o.scheme);
   if (isPlainObject(o.positions)) {
     const p = readObject(o.positions, ['unit', 'statement']);
+    checkKnownKeys(p, ['unit', 'statement'], 'positions'); // as Python's
     for (const key of ['unit', 'statement'])
       if (p[key] !== undefined) p[key] = readArray(p[key], cap);
     o.positions = p;
@@ -76,6 +78,17 @@ function integer(value, name, min, max) {
 }
 
 /** A loaded code model. Create with `await hr.model.load()`. */
+
+/**
+ * The truncate baseline's default stride for a context of `length`: length / 8, at least 1 (the
+ * registry's truncate.stride_divisor, which the evaluation uses; python/hirope/model.py has the
+ * same). The model re-runs on the last `length` bytes every `stride` bytes, so each byte sees
+ * between length - stride + 1 and length bytes: stride 1 is exact but runs one forward pass per
+ * byte (48.6 s for 4,000 bytes at length 256); length / 8 is about 30x faster and its loss differs
+ * by thousandths of a bit per byte.
+ */
+export const TRUNCATE_STRIDE_DIVISOR = 8;
+export const truncateStride = (length) => Math.max(1, Math.floor(length / TRUNCATE_STRIDE_DIVISOR));
 export class CodeModel {
   constructor(runtime, handle, host) {
     this._runtime = runtime;
@@ -121,8 +134,8 @@ export class CodeModel {
    * The scheme with the model's own defaults filled in: base and layout of its training RoPE,
    * trainingLength and scaling.originalLength = its training context, window = half of it.
    * The baselines 'sliding-window' ({ window }) and 'truncate' ({ length, stride }) default to the
-   * training context (stride 1) and run the training RoPE: { name, window | length, stride,
-   * rope, limit }.
+   * training context (stride length / 8, see truncateStride) and run the training RoPE:
+   * { name, window | length, stride, rope, limit }.
    */
   scheme(scheme = 'rope') {
     const baseline = this._baseline(scheme);
@@ -180,7 +193,10 @@ export class CodeModel {
         : readOptions(scheme, keys, { name: 'scheme', unknown: `scheme (type '${type}') options` });
     const size = type === 'truncate' ? 'length' : 'window';
     const length = integer(o[size] ?? L, `scheme.${size}`, 1, max);
-    const stride = type === 'truncate' ? integer(o.stride ?? 1, 'scheme.stride', 1, length) : 1;
+    const stride =
+      type === 'truncate'
+        ? integer(o.stride ?? truncateStride(length), 'scheme.stride', 1, length)
+        : 1;
     const rope = this.scheme({ type: 'rope' });
     const limit = { type: catalogue.value('contextLimits', type, 'scheme.type'), length, stride };
     return type === 'truncate'

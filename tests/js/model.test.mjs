@@ -5,6 +5,8 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { HiRoPEError } from '../../dist/index.js';
+import { TRUNCATE_STRIDE_DIVISOR, truncateStride } from '../../dist/model.js';
+import { REGISTRY } from '../../training/registry.mjs';
 import { BUILDS, load } from './builds.mjs';
 import {
   CODE,
@@ -159,7 +161,9 @@ for (const build of BUILDS) {
     it('baselines: truncate is the plain model on the last L bytes; a sliding window bites only past W', () => {
       const text = new TextEncoder().encode(CODE.slice(0, 260));
       const L = 40;
-      const truncated = model.loss(text, { scheme: { type: 'truncate', length: L } }).losses;
+      const truncated = model.loss(text, {
+        scheme: { type: 'truncate', length: L, stride: 1 },
+      }).losses;
       // losses[t] predicts byte t + 1 from bytes t - L + 1 .. t.
       for (const t of [0, 10, L - 1, L, L + 1, 100, 200, text.length - 2]) {
         const from = Math.max(0, t - L + 1);
@@ -201,23 +205,35 @@ for (const build of BUILDS) {
         }
         assert.ok(Math.abs(sum - 1) < 1e-5);
       }
-      // Defaults: the training context, stride 1, the training RoPE.
+      // Defaults: the training context, stride L / 8 (the registry's, as the evaluation runs it:
+      // stride 1 would run one forward pass per byte), the training RoPE.
       const L0 = model.config.trainingContext;
+      const S0 = truncateStride(L0);
+      assert.equal(TRUNCATE_STRIDE_DIVISOR, REGISTRY.truncate.stride_divisor);
+      assert.equal(S0, Math.floor(L0 / 8));
       assert.deepEqual(
         { ...model.scheme('truncate'), rope: undefined },
         {
           name: 'truncate',
           length: L0,
-          stride: 1,
+          stride: S0,
           rope: undefined,
-          limit: { type: 2, length: L0, stride: 1 },
+          limit: { type: 2, length: L0, stride: S0 },
         },
+      );
+      // The stride follows a given length, and 1 is the least.
+      assert.equal(model.scheme({ type: 'truncate', length: 100 }).stride, 12);
+      assert.equal(model.scheme({ type: 'truncate', length: 7 }).stride, 1);
+      // The default answers as the explicit stride does.
+      assert.deepEqual(
+        model.loss(text, { scheme: { type: 'truncate', length: L } }).losses,
+        model.loss(text, { scheme: { type: 'truncate', length: L, stride: 5 } }).losses,
       );
       assert.equal(model.scheme({ type: 'sliding-window' }).window, L0);
       assert.equal(model.scheme('sliding-window').rope.base, model.config.ropeBase);
       // Generation under both, greedy, follows the baselines' forwards.
       for (const scheme of [
-        { type: 'truncate', length: 48 },
+        { type: 'truncate', length: 48, stride: 1 }, // exact: each byte from the last 48
         { type: 'sliding-window', window: 24 },
       ]) {
         const g = model.generate(text.subarray(0, 60), { scheme, maxBytes: 12, temperature: 0 });

@@ -201,6 +201,7 @@ def model_cases():
         text = _model_text(i, 1200)
         for scheme in ["rope", {"type": "hirope", "ratio": 0.5},
                        {"type": "truncate", "length": 256, "stride": 32},
+                       {"type": "truncate", "length": 200},  # the default stride, both packages
                        {"type": "rope", "scaling": {"type": "yarn", "factor": 4}}]:
             cases.append({"model": "pybyte", "text": text, "scheme": scheme})
     text = _model_text(5, 2500)
@@ -583,6 +584,15 @@ def test_model_basics():
     s = m.scheme({"type": "hirope"})
     assert s["window"] == m.config["training_context"] // 2
     assert s["trainingLength"] == m.config["training_context"]
+    # The truncate baseline's default stride is length // 8, the registry's divisor (the
+    # evaluation's), not 1 (one forward pass per byte): the JS package has the same default.
+    with open(os.path.join(os.path.dirname(__file__), "../../training/models/registry.json")) as f:
+        divisor = json.load(f)["truncate"]["stride_divisor"]
+    assert hirope.model.TRUNCATE_STRIDE_DIVISOR == divisor
+    L = m.config["training_context"]
+    assert m.scheme("truncate")["stride"] == L // divisor
+    assert m.scheme({"type": "truncate", "length": 100})["stride"] == 100 // divisor
+    assert m.scheme({"type": "truncate", "length": 3})["stride"] == 1
     r = m.loss("def f(x):\n    return x\n")
     assert r.losses.shape == (r.n - 1,) and r.bits_per_token is None
     assert np.isclose(r.bits_per_byte, r.losses.astype(np.float64).mean())
