@@ -26,7 +26,9 @@ import {
   checkStill,
   checkBytes,
   readOptions,
+  closestName,
   readArray,
+  ArrayCopy,
   callerArray,
   isPlainObject,
   typedArrayName,
@@ -37,6 +39,9 @@ import {
   Runtime,
   TOKENIZER_DATA,
   TOKENIZER_FILES,
+  DEFAULT_TOKENIZER,
+  MODEL_TOKENIZERS,
+  canonicalTokenizer,
   MODEL_FILES,
   MAX_TOKENIZER_JSON_BYTES,
   tokenizerHash,
@@ -60,6 +65,25 @@ export { segmentPositions } from './runtime.js';
 /** The built-in tokenizers' names (each loads its data file with hr.loadTokenizer(name)). */
 export const BUILTIN_TOKENIZERS = Object.freeze([...TOKENIZER_DATA]);
 export { simdSupported } from './init.js';
+
+/**
+ * The built-in tokenizer a model reads ('gpt-4o' -> 'o200k', 'llama-3.1-8b-instruct' -> 'llama3'),
+ * from the one table MODEL_TOKENIZERS (wasm/runtime.js); a model whose tokenizer hirope does not
+ * ship is a HiRoPEError.
+ */
+export function tokenizerForModel(model) {
+  if (typeof model !== 'string') fail(`model must be a string, got ${describe(model)}`);
+  const name = model.toLowerCase();
+  let best = null;
+  for (const key of Object.keys(MODEL_TOKENIZERS))
+    if ((name === key || name.startsWith(`${key}-`)) && (!best || key.length > best.length))
+      best = key;
+  if (best) return MODEL_TOKENIZERS[best];
+  const guess = closestName(name, Object.keys(MODEL_TOKENIZERS));
+  return fail(
+    `no built-in tokenizer for the model ${describe(model)}${guess ? ` (did you mean '${guess}'?)` : ''}; known models: ${Object.keys(MODEL_TOKENIZERS).join(', ')}`,
+  );
+}
 
 const ENCODER = new TextEncoder();
 
@@ -104,6 +128,7 @@ const ATTENTION_KEYS = [
   'matrix',
   'rows',
 ];
+const ENCODE_KEYS = ['tokenizer', 'specialTokens'];
 const ROTATE_KEYS = [...SHAPE_KEYS, 'x', 'role', 'branch'];
 const POOL_OPTION_KEYS = [
   'matrix',
@@ -220,7 +245,8 @@ export class HiRoPE {
       if (options !== undefined) fail('loadTokenizer({ json }) takes no options');
       return this._loadTokenizerJson(name);
     }
-    const { data } = readOptions(options, ['data']);
+    name = canonicalTokenizer(name);
+    const { data } = readOptions(options, ['data'], { unknown: 'loadTokenizer options' });
     if (name === 'lexical') return name;
     if (!TOKENIZER_DATA.includes(name))
       fail(
@@ -293,6 +319,7 @@ export class HiRoPE {
   }
 
   _tokenizer(name) {
+    name = canonicalTokenizer(name);
     if (name === 'lexical') return 0;
     const handle = typeof name === 'string' ? this._tokenizers.get(name) : undefined;
     if (handle) return handle.address();
@@ -335,7 +362,9 @@ export class HiRoPE {
 
   /** Parses code and nothing more: { hasError } (a validity check, and the bare-parse baseline). */
   parse(code, options) {
-    const { language, timeoutMs } = readOptions(options, ['language', 'timeoutMs']);
+    const { language, timeoutMs } = readOptions(options, ['language', 'timeoutMs'], {
+      unknown: 'parse options',
+    });
     const runtime = this._runtime;
     runtime.needAnalysis();
     this._catalogue.checkLanguage(language);
@@ -353,19 +382,62 @@ export class HiRoPE {
    * marker in it ('<|endoftext|>', '<|eot_id|>', '<eos>') is encoded as ordinary text, as
    * tiktoken's encode_ordinary; { specialTokens: true } makes each marker its special token's id,
    * as Hugging Face tokenizers encode by default (EncodeOptions in include/hirope/analysis.h).
+   * options.tokenizer defaults to 'cl100k' (DEFAULT_TOKENIZER); 'cl100k_base' and 'o200k_base'
+   * are accepted as aliases, and tokenizerForModel('gpt-4o') names a model's tokenizer.
    */
   encode(text, options) {
-    const { tokenizer = 'cl100k', specialTokens = false } = readOptions(options, [
-      'tokenizer',
-      'specialTokens',
-    ]);
-    const runtime = this._runtime;
-    runtime.needAnalysis();
+    const { vocab, specialTokens } = this._encodeOptions(options, 'encode');
+    return this._encode(vocab, text, specialTokens);
+  }
+
+  /** The number of tokens of text: encode(text, options).length (options as encode's). */
+  countTokens(text, options) {
+    const { vocab, specialTokens } = this._encodeOptions(options, 'countTokens');
+    return this._encode(vocab, text, specialTokens).length;
+  }
+
+  /**
+   * The token count of text when it is at most limit tokens, else false (as gpt-tokenizer's
+   * isWithinTokenLimit); options as encode's.
+   */
+  isWithinTokenLimit(text, limit, options) {
+    const { vocab, specialTokens } = this._encodeOptions(options, 'isWithinTokenLimit');
+    checkCount(limit, 'limit', { min: 0, max: Number.MAX_SAFE_INTEGER });
+    const count = this._encode(vocab, text, specialTokens).length;
+    return count <= limit ? count : false;
+  }
+
+  /** encode() of each text of an array, with one options object: an array of Int32Array. */
+  encodeBatch(texts, options) {
+    const { vocab, specialTokens } = this._encodeOptions(options, 'encodeBatch');
+    const list = readArray(texts, this.limits.maxTokens);
+    if (!(list instanceof ArrayCopy))
+      fail(`texts must be an array of strings, got ${describe(texts)}`);
+    if (list.items === null)
+      fail(`texts has ${list.length} entries, more than the limit of ${this.limits.maxTokens}`);
+    list.items.forEach((text, i) => {
+      if (typeof text !== 'string') fail(`texts[${i}] must be a string, got ${describe(text)}`);
+    });
+    return list.items.map((text) => this._encode(vocab, text, specialTokens));
+  }
+
+  // encode()'s options (tokenizer, default DEFAULT_TOKENIZER; specialTokens), read and checked.
+  _encodeOptions(options, caller) {
+    const { tokenizer = DEFAULT_TOKENIZER, specialTokens = false } = readOptions(
+      options,
+      ENCODE_KEYS,
+      { unknown: `${caller} options` },
+    );
+    this._runtime.needAnalysis();
     if (typeof specialTokens !== 'boolean')
       fail(`options.specialTokens must be a boolean, got ${describe(specialTokens)}`);
     if (tokenizer === 'lexical')
-      fail("encode() needs a vocabulary tokenizer; 'lexical' tokens come from analyze()");
-    const vocab = this._tokenizer(tokenizer);
+      fail(`${caller}() needs a vocabulary tokenizer; 'lexical' tokens come from analyze()`);
+    return { vocab: this._tokenizer(tokenizer), specialTokens };
+  }
+
+  _encode(vocab, text, specialTokens) {
+    const runtime = this._runtime;
     const ids = runtime.run((heap) =>
       runtime.mod.encode(vocab, ...heap.text(text, 'text'), specialTokens),
     );
@@ -379,7 +451,9 @@ export class HiRoPE {
    * decode(encode(text)) is text for well-formed text (NFC text for an NFC tokenizer).
    */
   decode(ids, options) {
-    const { tokenizer = 'cl100k' } = readOptions(options, ['tokenizer']);
+    const { tokenizer = DEFAULT_TOKENIZER } = readOptions(options, ['tokenizer'], {
+      unknown: 'decode options',
+    });
     const runtime = this._runtime;
     runtime.needAnalysis();
     if (tokenizer === 'lexical')
@@ -460,7 +534,7 @@ export class HiRoPE {
    * with r1-r0 rows), and pools only those rows (a region's rows, as on the whole matrix).
    */
   attention(args) {
-    return this._attentionWasm(this._attentionArgs(args));
+    return this._attentionWasm(this._attentionArgs(args, 'attention'));
   }
 
   /** 'webgpu' or 'wasm': where attentionAsync() runs; set it to choose (webgpu needs an adapter). */
@@ -483,7 +557,7 @@ export class HiRoPE {
    * Float32Array), else on WASM. A lost GPU device falls back to WASM for this and later calls.
    */
   async attentionAsync(args) {
-    const a = this._attentionArgs(args);
+    const a = this._attentionArgs(args, 'attentionAsync');
     if (this.attentionBackend !== 'webgpu' || a.rowEnd - a.rowBegin < a.n)
       return this._attentionWasm(a);
     // The GPU result arrives after an await, when the caller's code may have run: it is computed
@@ -522,9 +596,9 @@ export class HiRoPE {
   // The checks that must happen before anything is copied into the heap (types, lengths, sizes,
   // limits) and those the GPU path needs, which never reaches the core's request checks; the core
   // checks the scheme's values.
-  _attentionArgs(options) {
+  _attentionArgs(options, caller) {
     const runtime = this._runtime;
-    const args = this._read(options, ATTENTION_KEYS);
+    const args = this._read(options, ATTENTION_KEYS, caller);
     const { n, headDim, heads, width } = runtime.shape(args);
     const scheme = this._catalogue.normalizeScheme(
       args.scheme === undefined ? 'rope' : args.scheme,
@@ -719,17 +793,17 @@ export class HiRoPE {
 
   /** Inverse frequencies theta_j after scaling (rotaryDim / 2 values). */
   inverseFrequencies(scheme, headDim, options) {
-    return this._frequencies(scheme, headDim, options).values;
+    return this._frequencies(scheme, headDim, options, 'inverseFrequencies').values;
   }
 
   /** The factor multiplying cos and sin (YaRN, LongRoPE); logits scale by its square. */
   attentionFactor(scheme, headDim, options) {
-    return this._frequencies(scheme, headDim, options).attentionFactor;
+    return this._frequencies(scheme, headDim, options, 'attentionFactor').attentionFactor;
   }
 
-  _frequencies(scheme, headDim, options) {
+  _frequencies(scheme, headDim, options, caller) {
     scheme = this._catalogue.readScheme(scheme);
-    const { seqLen = 1 } = readOptions(options, ['seqLen']);
+    const { seqLen = 1 } = readOptions(options, ['seqLen'], { unknown: `${caller} options` });
     const s = this._catalogue.normalizeScheme(scheme);
     if (!s.rotary) fail(`scheme '${s.name}' has no rotary frequencies`);
     this._runtime.headDim(headDim);
@@ -758,7 +832,7 @@ export class HiRoPE {
    */
   relativeDistances(options) {
     const runtime = this._runtime;
-    const args = this._read(options, SHAPE_KEYS);
+    const args = this._read(options, SHAPE_KEYS, 'relativeDistances');
     const { n, headDim } = runtime.shape(args);
     const scheme = this._catalogue.normalizeScheme(
       args.scheme === undefined ? 'rope' : args.scheme,
@@ -786,7 +860,7 @@ export class HiRoPE {
    */
   rotate(options) {
     const runtime = this._runtime;
-    const args = this._read(options, ROTATE_KEYS);
+    const args = this._read(options, ROTATE_KEYS, 'rotate');
     const { n, headDim, heads, width } = runtime.shape(args);
     const scheme = this._catalogue.normalizeScheme(
       args.scheme === undefined ? 'rope' : args.scheme,
@@ -904,7 +978,7 @@ export class HiRoPE {
    * vector), reproducible from seed.
    */
   qk(options) {
-    const o = readOptions(options, QK_KEYS);
+    const o = readOptions(options, QK_KEYS, { unknown: 'qk options' });
     if (o.tokenIds !== undefined) o.tokenIds = readArray(o.tokenIds, this.limits.maxTokens);
     const { source = 'seeded', n, headDim, heads = 1, tokenIds: ids, seed = 0 } = o;
     const runtime = this._runtime;
@@ -939,8 +1013,8 @@ export class HiRoPE {
 
   // Phase 1 of a call on an options object (see errors.js): its keys, the scheme, the positions
   // and the pooling spec read once, before anything is checked.
-  _read(options, keys) {
-    const args = readOptions(options, keys, { required: true });
+  _read(options, keys, caller) {
+    const args = readOptions(options, keys, { unknown: `${caller} options`, required: true });
     if (args.scheme !== undefined) args.scheme = this._catalogue.readScheme(args.scheme);
     if (args.positions !== undefined)
       args.positions = readPositions(args.positions, this.limits.maxTokens);

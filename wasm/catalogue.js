@@ -13,6 +13,7 @@ import {
   typedArrayName,
   typedLength,
   fixedView,
+  checkKnownKeys,
 } from './errors.js';
 
 const quoted = (names) => names.map((n) => `'${n}'`).join(', ');
@@ -25,16 +26,9 @@ function deepFreeze(value) {
   return value;
 }
 
-function checkKeys(obj, allowed, where) {
-  for (const key of Object.keys(obj)) {
-    if (key !== 'type' && !allowed.includes(key)) {
-      fail(
-        `${where} has an unknown key '${key}'` +
-          (allowed.length ? ` (known keys: ${allowed.join(', ')})` : ' (it takes no parameters)'),
-      );
-    }
-  }
-}
+// A scheme's or scaling's keys: 'type' and its own parameters (the shared unknown-key check).
+const checkKeys = (obj, allowed, where) =>
+  checkKnownKeys(obj, allowed, where, { ignored: ['type'] });
 
 // A list parameter (an array, Float64Array or Float32Array, read once) as a new array of numbers,
 // its length checked against `cap` before anything is copied.

@@ -161,23 +161,79 @@ export function checkBytes(value, name) {
   return resizable(value) ? new Uint8Array(view) : view;
 }
 
+// Optimal string alignment distance (edits: insert, delete, substitute, swap two neighbours),
+// ignoring case: 'casual' is 1 from 'causal', 'ratoi' 1 from 'ratio', 'headdim' 0 from 'headDim'.
+function editDistance(a, b) {
+  a = a.toLowerCase();
+  b = b.toLowerCase();
+  let before = null;
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(
+        previous[j] + 1,
+        row[j - 1] + 1,
+        previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        row[j] = Math.min(row[j], before[j - 2] + 1);
+    }
+    before = previous;
+    previous = row;
+  }
+  return previous[b.length];
+}
+
+/** The known name closest to a misspelt one, or null when none is close (a third of it edited). */
+export function closestName(name, known) {
+  let best = null;
+  let bestDistance = Infinity;
+  const lower = name.toLowerCase();
+  for (const candidate of known) {
+    const other = candidate.toLowerCase();
+    // A key cut short or run on ('lang', 'languages') is as close as one edit.
+    const prefix =
+      Math.min(lower.length, other.length) >= 3 &&
+      (other.startsWith(lower) || lower.startsWith(other));
+    const d = prefix ? 1 : editDistance(name, candidate);
+    if (d < bestDistance) {
+      best = candidate;
+      bestDistance = d;
+    }
+  }
+  return best !== null && bestDistance <= Math.max(2, Math.floor(best.length / 3)) ? best : null;
+}
+
+/**
+ * The one check for unknown keys, used by every options object and nested object (schemes,
+ * scalings, positions, pooling): a key of `value` outside `known` (and `ignored`) is a HiRoPEError
+ * "<where> <verb> an unknown key 'casual' (did you mean 'causal'? known keys: ...)".
+ */
+export function checkKnownKeys(value, known, where, { verb = 'has', ignored = [] } = {}) {
+  for (const key of Object.keys(value)) {
+    if (known.includes(key) || ignored.includes(key)) continue;
+    const guess = closestName(key, known);
+    const list = known.length ? `known keys: ${known.join(', ')}` : 'it takes no parameters';
+    fail(
+      `${where} ${verb} an unknown key '${key}' (${guess ? `did you mean '${guess}'? ` : ''}${list})`,
+    );
+  }
+}
+
 /**
  * An options argument, read once: undefined is {} (unless required), anything but an object a
- * HiRoPEError; with `unknown`, keys outside `keys` are errors named '<unknown> have an unknown key'.
+ * HiRoPEError; keys outside `keys` are errors '<unknown> have an unknown key ... did you mean'
+ * (unknown defaults to name; false: the caller checks them).
  */
 export function readOptions(
   value,
   keys,
-  { name = 'options', unknown = null, required = false } = {},
+  { name = 'options', unknown = name, required = false } = {},
 ) {
   if (value === undefined && !required) return readObject({}, keys);
   if (!isPlainObject(value)) fail(`${name} must be an object, got ${describe(value)}`);
-  if (unknown && !READ.has(value)) {
-    for (const key of Object.keys(value)) {
-      if (!keys.includes(key))
-        fail(`${unknown} have an unknown key '${key}' (known keys: ${keys.join(', ')})`);
-    }
-  }
+  if (unknown && !READ.has(value)) checkKnownKeys(value, keys, unknown, { verb: 'have' });
   return readObject(value, keys);
 }
 

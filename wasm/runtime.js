@@ -20,6 +20,7 @@ import {
   typedArrayName,
   typedBuffer,
   utf8Length,
+  checkKnownKeys,
 } from './errors.js';
 
 /** Floats per strip buffer in the heap (4 MB): outputs are computed and copied out in strips. */
@@ -41,6 +42,46 @@ export const TOKENIZER_FILES = Object.freeze({
   gemma3: 'gemma3.json',
 });
 export const TOKENIZER_DATA = Object.keys(TOKENIZER_FILES);
+/**
+ * The tokenizer encode(), decode(), countTokens() and encodeBatch() use when options.tokenizer is
+ * left out: cl100k, as it always was (kept so that existing callers get the same ids).
+ */
+export const DEFAULT_TOKENIZER = 'cl100k';
+/** Other names of the built-in tokenizers: tiktoken's encoding names. */
+export const TOKENIZER_ALIASES = Object.freeze({ cl100k_base: 'cl100k', o200k_base: 'o200k' });
+/**
+ * Model names -> the built-in tokenizer whose ids the model reads (tokenizerForModel), written
+ * once here. Only models whose tokenizer ships: a name followed by '-' and more ('gpt-4o-2024-08-06',
+ * 'llama-3.1-8b-instruct', 'qwen3-8b') takes its longest listed prefix, as tiktoken's
+ * encoding_for_model does.
+ */
+export const MODEL_TOKENIZERS = Object.freeze({
+  'gpt-5': 'o200k',
+  'gpt-4.1': 'o200k',
+  'gpt-4o': 'o200k',
+  o1: 'o200k',
+  o3: 'o200k',
+  'o4-mini': 'o200k',
+  'gpt-4': 'cl100k',
+  'gpt-3.5-turbo': 'cl100k',
+  'text-embedding-3-small': 'cl100k',
+  'text-embedding-3-large': 'cl100k',
+  'text-embedding-ada-002': 'cl100k',
+  'llama-2': 'llama2',
+  'llama-3': 'llama3',
+  'llama-3.1': 'llama3',
+  'llama-3.2': 'llama3',
+  'llama-3.3': 'llama3',
+  qwen3: 'qwen3',
+  'deepseek-v3': 'deepseek-v3',
+  'deepseek-r1': 'deepseek-v3',
+  'gemma-3': 'gemma3',
+});
+/** A built-in tokenizer's own name for one of its aliases ('cl100k_base' -> 'cl100k'); else the name. */
+export const canonicalTokenizer = (name) =>
+  typeof name === 'string' && Object.hasOwn(TOKENIZER_ALIASES, name)
+    ? TOKENIZER_ALIASES[name]
+    : name;
 /** The shipped code models' weights files (data/), by the name hr.model.load({ name }) takes. */
 export const MODEL_FILES = Object.freeze({
   pybyte: 'pybyte.hrm',
@@ -463,10 +504,7 @@ export function normalizePositions(positions, n, scheme) {
   } else if (positions instanceof ArrayCopy || typedArrayName(positions) === 'Int32Array') {
     token = checkInt32s(positions, 'positions', n);
   } else if (isPlainObject(positions)) {
-    for (const key of Object.keys(positions)) {
-      if (!POSITION_KEYS.includes(key))
-        fail(`positions has an unknown key '${key}' (known keys: token, unit, statement)`);
-    }
+    checkKnownKeys(positions, POSITION_KEYS, 'positions');
     if (positions.token === undefined) fail('positions.token is required');
     token = checkInt32s(positions.token, 'positions.token', n);
     if (positions.unit !== undefined) unit = checkInt32s(positions.unit, 'positions.unit', n);
@@ -522,12 +560,15 @@ export function poolStill(spec, n) {
 export function checkPool(pool, n, { outputs }) {
   if (!isPlainObject(pool)) fail(`pool must be an object, got ${describe(pool)}`);
   pool = readPool(pool);
+  // hr.pool()'s options are the spec itself, their keys checked by pool(); attention's pool here.
+  if (outputs) checkKnownKeys(pool, POOL_KEYS, 'pool');
   const r =
     pool.region === undefined || pool.region === null
       ? { r0: 0, r1: n, c0: 0, c1: n }
       : pool.region;
   if (!isPlainObject(r))
     fail(`pool.region must be an object { r0, r1, c0, c1 }, got ${describe(r)}`);
+  checkKnownKeys(r, REGION_KEYS, 'pool.region');
   for (const key of REGION_KEYS) {
     if (!Number.isInteger(r[key]) || r[key] < 0 || r[key] > n)
       fail(`pool.region.${key} must be an integer from 0 to n = ${n}, got ${describe(r[key])}`);

@@ -1,0 +1,151 @@
+// The tokenizer conveniences users expect from gpt-tokenizer and tiktoken (issue 43): countTokens,
+// isWithinTokenLimit, encodeBatch, tiktoken's names as aliases, tokenizerForModel, and encode's
+// default tokenizer (cl100k) stated in the README and the .d.ts.
+import { before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import init, { HiRoPEError, BUILTIN_TOKENIZERS, tokenizerForModel } from '../../dist/index.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const CODE = 'def f(x):\n    return x  # <|endoftext|> ünïcödé\n';
+const refuses = (f, pattern) =>
+  assert.throws(f, (e) => e instanceof HiRoPEError && pattern.test(e.message), String(pattern));
+
+describe('tokenizer conveniences', () => {
+  let hr;
+  before(async () => {
+    hr = await init({ tokenizers: ['cl100k', 'o200k', 'llama3'] });
+  });
+
+  it('countTokens is encode().length, for each tokenizer and with specialTokens', () => {
+    for (const tokenizer of ['cl100k', 'o200k', 'llama3'])
+      for (const specialTokens of [false, true])
+        assert.equal(
+          hr.countTokens(CODE, { tokenizer, specialTokens }),
+          hr.encode(CODE, { tokenizer, specialTokens }).length,
+        );
+    // The marker is one special token with specialTokens, several ordinary ones without.
+    assert.equal(hr.countTokens('<|endoftext|>', { specialTokens: true }), 1);
+    assert.ok(hr.countTokens('<|endoftext|>') > 1);
+    assert.equal(hr.countTokens(''), 0);
+  });
+
+  it('isWithinTokenLimit gives the count within the limit and false past it', () => {
+    const count = hr.countTokens(CODE, { tokenizer: 'o200k' });
+    assert.equal(hr.isWithinTokenLimit(CODE, count, { tokenizer: 'o200k' }), count);
+    assert.equal(hr.isWithinTokenLimit(CODE, count + 10, { tokenizer: 'o200k' }), count);
+    assert.equal(hr.isWithinTokenLimit(CODE, count - 1, { tokenizer: 'o200k' }), false);
+    assert.equal(hr.isWithinTokenLimit('', 0), 0);
+    refuses(() => hr.isWithinTokenLimit(CODE, -1), /^limit must be at least 0, got -1$/);
+    refuses(() => hr.isWithinTokenLimit(CODE, 1.5), /^limit must be an integer, got 1.5$/);
+    refuses(() => hr.isWithinTokenLimit(CODE, '10'), /^limit must be an integer, got '10'$/);
+  });
+
+  it('encodeBatch encodes each text with one options object', () => {
+    const texts = [CODE, '', 'x = 1', '<|endoftext|>'];
+    for (const options of [undefined, { tokenizer: 'llama3' }, { specialTokens: true }]) {
+      const batch = hr.encodeBatch(texts, options);
+      assert.equal(batch.length, texts.length);
+      batch.forEach((ids, i) => {
+        assert.ok(ids instanceof Int32Array);
+        assert.deepEqual(ids, hr.encode(texts[i], options));
+      });
+    }
+    assert.deepEqual(hr.encodeBatch([]), []);
+    refuses(() => hr.encodeBatch('x = 1'), /^texts must be an array of strings, got 'x = 1'$/);
+    refuses(() => hr.encodeBatch(['a', 2]), /^texts\[1\] must be a string, got 2$/);
+  });
+
+  it("accepts tiktoken's names cl100k_base and o200k_base as aliases", async () => {
+    assert.deepEqual(hr.encode(CODE, { tokenizer: 'cl100k_base' }), hr.encode(CODE));
+    assert.deepEqual(
+      hr.encode(CODE, { tokenizer: 'o200k_base' }),
+      hr.encode(CODE, { tokenizer: 'o200k' }),
+    );
+    const ids = hr.encode(CODE, { tokenizer: 'o200k_base' });
+    assert.equal(hr.decode(ids, { tokenizer: 'o200k_base' }), CODE);
+    assert.equal(hr.countTokens(CODE, { tokenizer: 'cl100k_base' }), hr.countTokens(CODE));
+    const fresh = await init({ tokenizers: ['o200k_base'] });
+    assert.equal(await fresh.loadTokenizer('o200k_base'), 'o200k');
+    assert.deepEqual(fresh.encode(CODE, { tokenizer: 'o200k' }), ids);
+    assert.equal(
+      fresh.analyze(CODE, { language: 'python', tokenizer: 'o200k_base' }).tokens.count,
+      ids.length,
+    );
+    // Aliases are not new tokenizers: only these two, and nothing from Object.prototype.
+    refuses(() => hr.encode('x', { tokenizer: 'p50k_base' }), /^tokenizer must be one of/);
+    refuses(() => hr.encode('x', { tokenizer: 'toString' }), /^tokenizer must be one of/);
+  });
+
+  it('tokenizerForModel maps model names to the tokenizers that ship', () => {
+    const cases = {
+      'gpt-4o': 'o200k',
+      'gpt-4o-mini': 'o200k',
+      'gpt-4o-2024-08-06': 'o200k',
+      'gpt-4.1': 'o200k',
+      o1: 'o200k',
+      'gpt-4': 'cl100k',
+      'gpt-4-turbo': 'cl100k',
+      'gpt-3.5-turbo': 'cl100k',
+      'text-embedding-3-small': 'cl100k',
+      'llama-2': 'llama2',
+      'llama-3.1': 'llama3',
+      'Llama-3.1-8B-Instruct': 'llama3',
+      qwen3: 'qwen3',
+      'Qwen3-Coder-30B': 'qwen3',
+      'deepseek-r1': 'deepseek-v3',
+      'gemma-3': 'gemma3',
+    };
+    for (const [model, tokenizer] of Object.entries(cases))
+      assert.equal(tokenizerForModel(model), tokenizer, model);
+    refuses(
+      () => tokenizerForModel('gpt4o'),
+      /^no built-in tokenizer for the model 'gpt4o' \(did you mean 'gpt-4o'\?\)/,
+    );
+    refuses(
+      () => tokenizerForModel('claude-sonnet'),
+      /^no built-in tokenizer for the model 'claude-sonnet'; known models: /,
+    );
+    refuses(() => tokenizerForModel('gpt-4oo'), /^no built-in tokenizer/); // a prefix needs its '-'
+    refuses(() => tokenizerForModel(4), /^model must be a string, got 4$/);
+  });
+
+  it('maps only to built-in tokenizers, each of which loads', async () => {
+    const runtime = await import('../../dist/runtime.js');
+    for (const [model, tokenizer] of Object.entries(runtime.MODEL_TOKENIZERS)) {
+      assert.ok(BUILTIN_TOKENIZERS.includes(tokenizer), `${model} -> ${tokenizer}`);
+      assert.equal(tokenizerForModel(model), tokenizer);
+    }
+    for (const alias of Object.values(runtime.TOKENIZER_ALIASES))
+      assert.ok(BUILTIN_TOKENIZERS.includes(alias));
+  });
+
+  it("encode's default tokenizer is cl100k, and the README and the .d.ts say so", () => {
+    assert.deepEqual(hr.encode(CODE), hr.encode(CODE, { tokenizer: 'cl100k' }));
+    assert.notDeepEqual(hr.encode(CODE), hr.encode(CODE, { tokenizer: 'o200k' }));
+    const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+    assert.match(
+      readme,
+      /Without `tokenizer`, `encode`, `decode`,\s+`countTokens` and `encodeBatch` use \*\*`'cl100k'`\*\*/,
+    );
+    const types = fs.readFileSync(path.join(root, 'wasm/index.d.ts'), 'utf8');
+    const encodeOptions = types.slice(types.indexOf('export interface EncodeOptions'));
+    assert.match(encodeOptions.slice(0, 400), /Default: 'cl100k'/);
+  });
+
+  it("the README's example gives the counts it states", () => {
+    const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+    const tokenizer = 'o200k';
+    const count = readme.match(
+      /hr\.countTokens\('def f\(x\):\\n {4}return x', \{ tokenizer \}\);\s+\/\/ (\d+)/,
+    );
+    const within = readme.match(
+      /hr\.isWithinTokenLimit\('def f\(x\):', 100, \{ tokenizer \}\);\s+\/\/ (\d+)/,
+    );
+    assert.ok(count && within, 'the example lines');
+    assert.equal(hr.countTokens('def f(x):\n    return x', { tokenizer }), Number(count[1]));
+    assert.equal(hr.isWithinTokenLimit('def f(x):', 100, { tokenizer }), Number(within[1]));
+  });
+});
