@@ -42,6 +42,9 @@ Status check_param(const ParamInfo& p, const Scheme& s, const std::string& prefi
     }
     if (p.kind != ParamKind::number && p.kind != ParamKind::integer) return {};
     const double x = p.get(s);
+    // The bindings pass NaN for a required parameter left out (the scaling factor).
+    if (p.required && std::isnan(x))
+        return Status::error(name + " is required (" + param_range(p) + ")");
     bool ok = finite(x);
     if (ok && !p.allowed.empty())
         ok = std::find(p.allowed.begin(), p.allowed.end(), x) != p.allowed.end();

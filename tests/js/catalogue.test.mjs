@@ -333,7 +333,12 @@ for (const build of BUILDS) {
       );
       throwsMessage(
         () => hr.bands({ type: 'rope', scaling: { type: 'linear' } }, 8),
-        /^scheme\.scaling\.factor must be a positive number, got nan$/,
+        /^scheme\.scaling\.factor is required \(a positive number\)$/,
+      );
+      // YaRN too (issue 43: it said "factor must be a positive number, got nan").
+      throwsMessage(
+        () => hr.bands({ type: 'rope', scaling: { type: 'yarn', originalLength: 4096 } }, 8),
+        /^scheme\.scaling\.factor is required \(a positive number\)$/,
       );
     });
 

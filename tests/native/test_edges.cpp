@@ -483,3 +483,17 @@ TEST_CASE("Relative distances do not move with the positions", "[edges][shift]")
     for (int i = 0; i < 6; ++i)
         for (int j = 0; j <= i; ++j) CHECK(d[i * 6 + j] == expected[i][j]);
 }
+
+TEST_CASE("A scaling without its factor says the factor is required", "[edges][errors]") {
+    // The bindings pass NaN for a required parameter left out; the message names it as missing,
+    // not as a bad value ("must be a positive number, got nan").
+    for (ScalingType type : {ScalingType::yarn, ScalingType::linear, ScalingType::llama3}) {
+        Scheme s;
+        s.type = SchemeType::rope;
+        s.scaling.type = type;
+        s.scaling.original_length = 4096;
+        s.scaling.factor = std::nan("");
+        const std::string message = validate(s, 64).message();
+        CHECK(message.rfind("scheme.scaling.factor is required (", 0) == 0);
+    }
+}

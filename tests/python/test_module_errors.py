@@ -335,3 +335,12 @@ def test_model_call_errors():
         m.generate("")
     with pytest.raises(E, match="code must be a str or bytes"):
         m.loss(12)
+
+
+@pytest.mark.parametrize("scaling", ["yarn", "linear", "llama3"])
+def test_a_scaling_without_its_factor_says_it_is_required(scaling):
+    # The core's message (src/core/schemes.cpp), not "factor must be a positive number, got nan".
+    given = {"type": scaling} if scaling == "linear" else {"type": scaling, "originalLength": 4096}
+    scheme = {"type": "rope", "scaling": given}
+    with pytest.raises(E, match=r"^scheme\.scaling\.factor is required \(a positive number\)$"):
+        hirope.inverse_frequencies(scheme, 8)
