@@ -13,6 +13,14 @@ import {
 } from '../lib/model-eval.mjs';
 import { REGISTRY } from '../training/registry.mjs';
 
+/**
+ * What generate runs with when not told: the models at their best on a real file. A prompt is
+ * usually longer than the training context, where plain RoPE falls apart; a window of the
+ * training context (the 'sliding-window' preset, which the tuning kept for both models:
+ * docs/model-eval.md) writes code there, and a low temperature keeps a small model on it.
+ */
+const GENERATE_DEFAULTS = { scheme: 'sliding-window', temperature: 0.3 };
+
 const HELP = {
   main: `usage: hirope <command> [options]
 
@@ -74,13 +82,17 @@ bytes (a name whose previous use is more than L bytes back, none nearer) and nea
 (previous use within L), one column per scheme.
 
 options:
-  --scheme S          a preset (repeatable): sliding-window, truncate (the baselines: attention
-                      reaching L bytes back; each prediction from the last L bytes, one forward per
+  --scheme S          repeatable: a scheme as for attention (hirope, rope, rerope, self-extend,
+                      ...; the model fills in the rest, window L/2), a JSON scheme such as
+                      '{"type":"hirope","ratio":0.25}', a JSON model option object such as
+                      '{"scheme":{"type":"hirope","ratio":0.25},"hierarchy":"segments"}', or a
+                      preset: sliding-window, truncate (the baselines: attention reaching L bytes
+                      back; each prediction from the last L bytes, one forward per
                       L/${REGISTRY.truncate.stride_divisor}), rope, pi, ntk, dynamic-ntk, yarn, rerope, self-extend,
                       hirope-0.5-units, hirope-1/3-units, hirope-1/3-statements,
-                      hirope-1/3-segments32, or a JSON model option object such as
-                      '{"scheme":{"type":"hirope","ratio":0.25},"hierarchy":"segments"}'
-                      (default: every preset)
+                      hirope-1/3-segments32 (default: every preset)
+  --window W, --ratio R, --base B
+                      fields of each named --scheme, as for attention
   --length N          window length in bytes, or tokens (default 8 x the training context)
   --per-file K        at most K windows per file (default: all)
   --model NAME        a shipped model: pybyte (bytes, the default) or pyjs-llama2 (llama2
@@ -93,9 +105,13 @@ options:
 Continues the contents of FILE (the prompt) with hirope's code model and prints the new text.
 
 options:
-  --scheme S          as for eval-model (default rope)
+  --scheme S          as for eval-model (default ${GENERATE_DEFAULTS.scheme}: attention over the last
+                      training context, which writes code past it; plain rope does not)
+  --window W, --ratio R, --base B
+                      fields of a named --scheme, as for attention
   --max-bytes N       bytes to generate (default 256)
-  --temperature T     sampling temperature, 0 = greedy (default 0.8)
+  --temperature T     sampling temperature, 0 = greedy (default ${GENERATE_DEFAULTS.temperature}; greedy decoding
+                      of this small model tends to repeat itself)
   --seed N            sampling seed (default 1)
   --model NAME        a shipped model: pybyte (default) or pyjs-llama2
   --weights FILE      a weights file (default: the shipped model's)
@@ -159,8 +175,28 @@ const COMMAND_OPTIONS = {
     ...ANALYSIS_OPTIONS,
   ],
   bench: ['--n', '--head-dim', '--repeats'],
-  'eval-model': ['--scheme', '--length', '--per-file', '--model', '--weights', '--json'],
-  generate: ['--scheme', '--max-bytes', '--temperature', '--seed', '--model', '--weights'],
+  'eval-model': [
+    '--scheme',
+    '--window',
+    '--ratio',
+    '--base',
+    '--length',
+    '--per-file',
+    '--model',
+    '--weights',
+    '--json',
+  ],
+  generate: [
+    '--scheme',
+    '--window',
+    '--ratio',
+    '--base',
+    '--max-bytes',
+    '--temperature',
+    '--seed',
+    '--model',
+    '--weights',
+  ],
 };
 // Options that may be given more than once (each value kept, in order).
 const REPEATABLE = { 'eval-model': ['--scheme'] };
@@ -622,21 +658,38 @@ async function loadModel(hr, opts) {
   );
 }
 
-// A preset name or a JSON object of model options ({ scheme, hierarchy, segmentSize, ... }).
-function modelOptions(spec, presets) {
+/**
+ * The model options of one --scheme, in the vocabulary attention takes too: a scheme name of the
+ * package's catalogue (hirope, rope, rerope, ...: the model fills in its own defaults, window
+ * L / 2) with --window, --ratio and --base as its fields; a JSON scheme ('{"type":"hirope",...}');
+ * a JSON object of model options ('{"scheme":...,"hierarchy":"statements"}'); or an evaluation
+ * preset (sliding-window, truncate, hirope-1/3-units, ...), kept as an alias.
+ */
+function modelOptions(spec, presets, opts, hr) {
+  const flags = SCHEME_FLAGS.filter(([key]) => opts[key] !== undefined);
   if (spec.trimStart().startsWith('{')) {
-    try {
-      return JSON.parse(spec);
-    } catch {
-      throw new UsageError(`--scheme is not valid JSON: ${spec}`);
-    }
+    const parsed = schemeFrom({ ...opts, scheme: spec }, hr);
+    // A scheme object ({ type, ... }) is the scheme; anything else is the model options.
+    return isObject(parsed) && Object.hasOwn(parsed, 'type') ? { scheme: parsed } : parsed;
   }
-  if (!presets[spec])
-    throw new UsageError(
-      `unknown scheme preset '${spec}' (presets: ${Object.keys(presets).join(', ')})`,
-    );
-  return presets[spec];
+  const named = hr.catalogue.schemes.some((x) => x.name === spec);
+  // A catalogue name given fields (or one no preset has) is a scheme; a preset name is the preset.
+  if (named && (flags.length > 0 || !presets[spec]))
+    return { scheme: schemeFrom({ ...opts, scheme: spec }, hr) };
+  if (presets[spec]) {
+    if (flags.length > 0)
+      throw new UsageError(
+        `${flagOf(flags[0][0])} does not apply to the preset '${spec}' (it sets its own fields; name a scheme such as hirope, or pass JSON)`,
+      );
+    return presets[spec];
+  }
+  const schemes = hr.catalogue.schemes.map((x) => x.name);
+  throw new UsageError(
+    `unknown scheme '${spec}' (schemes: ${schemes.join(', ')}; presets: ${Object.keys(presets).join(', ')}; or JSON)`,
+  );
 }
+
+const isObject = (x) => x !== null && typeof x === 'object' && !Array.isArray(x);
 
 async function evalModel(opts) {
   checkPositional(opts, 'eval-model', 1, Infinity);
@@ -647,7 +700,7 @@ async function evalModel(opts) {
   const perFile = intOption(opts, 'perFile', 1, Number.MAX_SAFE_INTEGER);
   const presets = presetSchemes(L, length);
   const names = opts.schemes || Object.keys(presets);
-  const options = names.map((name) => modelOptions(name, presets));
+  const options = names.map((name) => modelOptions(name, presets, opts, hr));
   const files = opts.positional.map((name) => ({
     name,
     bytes: readInput(name, hr.limits.maxSourceBytes, 'source'),
@@ -721,15 +774,16 @@ async function generate(opts) {
   const hr = await init();
   const model = await loadModel(hr, opts);
   const maxBytes = intOption(opts, 'maxBytes', 0, model.maxInputBytes, 256);
-  const temperature = numberOption(opts, 'temperature', { min: 0 });
+  const temperature =
+    numberOption(opts, 'temperature', { min: 0 }) ?? GENERATE_DEFAULTS.temperature;
   const seed = intOption(opts, 'seed', 0, Number.MAX_SAFE_INTEGER);
   const presets = presetSchemes(model.config.trainingContext, 8 * model.config.trainingContext);
-  const options = modelOptions(opts.scheme ?? 'rope', presets);
+  const options = modelOptions(opts.scheme ?? GENERATE_DEFAULTS.scheme, presets, opts, hr);
   const prompt = readInput(opts.positional[0], model.maxInputBytes, "model's input");
   const { text } = model.generate(prompt, {
     ...options,
     maxBytes,
-    ...(temperature !== undefined ? { temperature } : {}),
+    temperature,
     ...(seed !== undefined ? { seed } : {}),
   });
   process.stdout.write(text + '\n');

@@ -644,7 +644,19 @@ describe('hirope CLI', () => {
     for (const [args, message] of [
       [['analyze', sample, '--png', png], 'analyze takes no option --png'],
       [['bench', '--json'], 'bench takes no option --json'],
-      [['generate', sample, '--window', '8'], 'generate takes no option --window'],
+      [['generate', sample, '--png', 'x.png'], 'generate takes no option --png'],
+      [
+        ['generate', sample, '--scheme', 'hirope-1/3-units', '--window', '8'],
+        "--window does not apply to the preset 'hirope-1/3-units' (it sets its own fields; name a scheme such as hirope, or pass JSON)",
+      ],
+      [
+        ['generate', sample, '--scheme', 'alibi', '--ratio', '0.5'],
+        "--ratio does not apply to scheme 'alibi' (it applies to hirope)",
+      ],
+      [
+        ['generate', sample, '--scheme', '{"type":"hirope"}', '--window', '8'],
+        '--window cannot be combined with a JSON --scheme: put "window" in the JSON',
+      ],
       [['analyze', sample, '--frobnicate=1'], 'unknown option --frobnicate'],
       [['attention', sample, '--png'], '--png needs a value'],
       [['attention', sample, '--png', '--size', '8'], '--png needs a value, got the option --size'],
@@ -695,17 +707,54 @@ describe('hirope CLI', () => {
       [
         'pybyte',
         ['--max-bytes', '30', '--seed', '2', '--scheme', 'rerope'],
-        (L) => ({ scheme: { type: 'rerope', window: L / 2 }, maxBytes: 30, seed: 2 }),
+        (L) => ({
+          scheme: { type: 'rerope', window: L / 2 },
+          maxBytes: 30,
+          seed: 2,
+          temperature: 0.3,
+        }),
       ],
+      // The defaults: a window of the training context (the tuned sliding-window), temperature 0.3.
       [
         'pybyte',
         ['--max-bytes', '17', '--temperature', '0'],
-        () => ({ scheme: 'rope', maxBytes: 17, temperature: 0 }),
+        (L) => ({ scheme: { type: 'sliding-window', window: L }, maxBytes: 17, temperature: 0 }),
       ],
       [
         'pyjs-llama2',
         ['--model', 'pyjs-llama2', '--max-bytes', '30', '--seed', '2'],
-        () => ({ scheme: 'rope', maxBytes: 30, seed: 2 }),
+        () => ({ scheme: 'sliding-window', maxBytes: 30, seed: 2, temperature: 0.3 }),
+      ],
+      // attention's scheme vocabulary: a name with --window/--ratio/--base, and a JSON scheme.
+      [
+        'pybyte',
+        ['--max-bytes', '20', '--scheme', 'hirope', '--window', '64', '--ratio', '0.5'],
+        () => ({
+          scheme: { type: 'hirope', window: 64, ratio: 0.5 },
+          maxBytes: 20,
+          temperature: 0.3,
+        }),
+      ],
+      [
+        'pybyte',
+        ['--max-bytes', '20', '--scheme', '{"type":"hirope","ratio":0.25}', '--temperature', '0'],
+        () => ({ scheme: { type: 'hirope', ratio: 0.25 }, maxBytes: 20, temperature: 0 }),
+      ],
+      [
+        'pybyte',
+        ['--max-bytes', '20', '--scheme', 'xpos', '--temperature', '0'],
+        () => ({ scheme: 'xpos', maxBytes: 20, temperature: 0 }),
+      ],
+      // A preset stays an alias.
+      [
+        'pybyte',
+        ['--max-bytes', '20', '--scheme', 'hirope-1/3-units', '--temperature', '0'],
+        (L) => ({
+          scheme: { type: 'hirope', ratio: 1 / 3, window: L / 2 },
+          hierarchy: 'units',
+          maxBytes: 20,
+          temperature: 0,
+        }),
       ],
     ]) {
       const model = await hr.model.load({ name });
@@ -733,6 +782,75 @@ describe('hirope CLI', () => {
     assert.notEqual(
       seeded.stdout,
       run('generate', sample, '--max-bytes', '30', '--seed', '2', '--scheme', 'rerope').stdout,
+    );
+  });
+
+  // Before: rope at temperature 0.8 printed letter soup past the training context (a 2.1 KB
+  // prompt), and greedy decoding indents forever. "Reads as code": at least three lines, each
+  // indented by a multiple of 4, no run of 3+ spaces inside a line, at most half whitespace.
+  const readsAsCode = (text) => {
+    const lines = text.split('\n').slice(0, -1); // the last line may be cut off
+    const inner = (l) => l.trimStart().replace(/^"[^"]*"|'[^']*'/g, '');
+    return (
+      lines.length >= 3 &&
+      lines.every(
+        (l) => (l.length - l.trimStart().length) % 4 === 0 && !/\S {3,}\S/.test(inner(l)),
+      ) &&
+      text.replace(/\s/g, '').length >= text.length / 2
+    );
+  };
+  it('generate with its defaults continues a real file with code', () => {
+    const file = 'tests/fixtures/model/sample.py';
+    assert.ok(fs.statSync(path.join(root, file)).size > 2000);
+    const r = run('generate', file, '--max-bytes', '200');
+    assert.equal(r.status, 0, r.stderr);
+    assert.ok(readsAsCode(r.stdout), r.stdout);
+    // The heuristic tells the old default apart: plain rope at 0.8 past the training context.
+    const old = run(
+      'generate',
+      file,
+      '--max-bytes',
+      '200',
+      '--scheme',
+      'rope',
+      '--temperature',
+      '0.8',
+    );
+    assert.equal(old.status, 0, old.stderr);
+    assert.ok(!readsAsCode(old.stdout), old.stdout);
+  });
+
+  it('eval-model takes the same scheme vocabulary as attention, presets as aliases', () => {
+    const r = run(
+      'eval-model',
+      'tests/fixtures/model/sample.py',
+      '--length',
+      '512',
+      '--per-file',
+      '1',
+      '--json',
+      '--scheme',
+      'hirope',
+      '--scheme',
+      '{"type":"rerope","window":128}',
+      '--scheme',
+      'rerope',
+    );
+    assert.equal(r.status, 0, r.stderr);
+    const { bitsPerByte } = JSON.parse(r.stdout);
+    assert.deepEqual(Object.keys(bitsPerByte), [
+      'hirope',
+      '{"type":"rerope","window":128}',
+      'rerope',
+    ]);
+    // The rerope preset (window L / 2 = 128 for pybyte) is the JSON scheme: the same numbers.
+    assert.deepEqual(bitsPerByte.rerope, bitsPerByte['{"type":"rerope","window":128}']);
+    assert.ok(bitsPerByte.hirope.every((x) => x > 0 && x < 8));
+    const bad = run('eval-model', 'tests/fixtures/model/sample.py', '--scheme', 'hiroep');
+    assert.equal(bad.status, 2);
+    assert.match(
+      bad.stderr,
+      /^hirope: unknown scheme 'hiroep' \(schemes: .*hirope.*; presets: .*hirope-1\/3-units.*; or JSON\)/,
     );
   });
 
