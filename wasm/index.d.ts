@@ -133,6 +133,8 @@ export interface AttentionOptions {
   /** Query rows [r0, r1) only: heads x (r1-r0) x n (r1-r0 rows of outputs); pool pools those rows. */
   rows?: [number, number];
 }
+/** attention()'s result by its matrix option: null for false, a Float32Array for true or none. */
+export type AttentionResult<M extends boolean | undefined> = M extends false ? null : Float32Array;
 export interface PoolRegion {
   /** Grid size: at most the region's row and column counts. */
   rows: number;
@@ -326,8 +328,16 @@ export type BuiltinTokenizerName =
   | 'gemma3';
 /** The built-in tokenizers' names (each loads its data file with hr.loadTokenizer(name)). */
 export declare const BUILTIN_TOKENIZERS: readonly BuiltinTokenizerName[];
-/** 'lexical', a built-in, or the name loadTokenizer({ json }) returned ('json-' + 16 hex digits). */
-export type TokenizerName = 'lexical' | BuiltinTokenizerName | `json-${string}`;
+/** tiktoken's names of two built-ins, accepted wherever a tokenizer is named. */
+export type TokenizerAlias = 'cl100k_base' | 'o200k_base';
+/** 'lexical', a built-in (or its alias), or the name loadTokenizer({ json }) returned ('json-' + 16 hex digits). */
+export type TokenizerName = 'lexical' | BuiltinTokenizerName | TokenizerAlias | `json-${string}`;
+/**
+ * The built-in tokenizer a model reads: 'gpt-4o' -> 'o200k', 'gpt-4' -> 'cl100k', 'llama-3.1' ->
+ * 'llama3', 'qwen3' -> 'qwen3'; a longer name takes its listed prefix ('llama-3.1-8b-instruct').
+ * A HiRoPEError for a model whose tokenizer hirope does not ship.
+ */
+export declare function tokenizerForModel(model: string): BuiltinTokenizerName;
 /** A Hugging Face tokenizer.json of your own, as text or bytes. */
 export interface TokenizerSource {
   json: string | Uint8Array | ArrayBuffer;
@@ -528,7 +538,10 @@ export declare class ModelLoader {
 }
 
 export declare class HiRoPE {
-  /** The code models (full build; null in hirope/core). */
+  /**
+   * The code models: a ModelLoader from the full entry's init() (FullHiRoPE), null in hirope/core
+   * and after init({ analysis: false }).
+   */
   readonly model: ModelLoader | null;
   /** Which build runs. */
   readonly backend: 'wasm-simd' | 'wasm-scalar';
@@ -541,10 +554,14 @@ export declare class HiRoPE {
   readonly catalogue: Readonly<SchemeCatalogue>;
   /** @deprecated The scheme catalogue's old name: use `catalogue` (the same object). */
   readonly vocabulary: Readonly<SchemeCatalogue>;
-  /** heads x n x n for 'logits' and 'probs'; n x heads*headDim for 'values'; null with matrix: false. */
-  attention<O extends AttentionOptions>(
-    options: O,
-  ): O extends { matrix: false } ? null : Float32Array;
+  /**
+   * heads x n x n for 'logits' and 'probs'; n x heads*headDim for 'values'; null with matrix:
+   * false. Only `matrix` is generic (the options are not a type parameter), so that a misspelt
+   * key is a compile error.
+   */
+  attention<M extends boolean | undefined = undefined>(
+    options: AttentionOptions & { matrix?: M },
+  ): AttentionResult<M>;
   inverseFrequencies(scheme: Scheme, headDim: number, options?: { seqLen?: number }): Float64Array;
   attentionFactor(scheme: Scheme, headDim: number, options?: { seqLen?: number }): number;
   bands(scheme: Scheme, headDim: number): Band[];
@@ -584,9 +601,9 @@ export declare class HiRoPE {
   /** The GPU adapter's description, or null. */
   readonly gpuAdapter: string | null;
   /** attention() on the GPU when attentionBackend is 'webgpu' (WASM otherwise, and after a lost device). */
-  attentionAsync<O extends AttentionOptions>(
-    options: O,
-  ): Promise<O extends { matrix: false } ? null : Float32Array>;
+  attentionAsync<M extends boolean | undefined = undefined>(
+    options: AttentionOptions & { matrix?: M },
+  ): Promise<AttentionResult<M>>;
   /** True when the build has code analysis (grammars and tokenizers). */
   readonly hasAnalysis: boolean;
   readonly languages: Language[];
@@ -608,7 +625,7 @@ export declare class HiRoPE {
   loadTokenizer<N extends TokenizerName>(
     name: N,
     options?: { data?: Uint8Array | ArrayBuffer },
-  ): Promise<N>;
+  ): Promise<N extends 'cl100k_base' ? 'cl100k' : N extends 'o200k_base' ? 'o200k' : N>;
   loadTokenizer(source: TokenizerSource): Promise<`json-${string}`>;
   /**
    * Token ids of text. Text is text: a special token's marker in it ('<|endoftext|>',
@@ -616,7 +633,13 @@ export declare class HiRoPE {
    * specialTokens: true each marker is its special token's id, as Hugging Face tokenizers encode.
    */
   encode(text: string, options?: EncodeOptions): Int32Array;
-  /** The text of token ids (their bytes as UTF-8); decode(encode(text)) === text. */
+  /** The number of tokens of text: encode(text, options).length (tokenizer default 'cl100k'). */
+  countTokens(text: string, options?: EncodeOptions): number;
+  /** The token count when text has at most limit tokens, else false (as gpt-tokenizer's). */
+  isWithinTokenLimit(text: string, limit: number, options?: EncodeOptions): number | false;
+  /** encode() of each text with one options object (tokenizer default 'cl100k'). */
+  encodeBatch(texts: readonly string[], options?: EncodeOptions): Int32Array[];
+  /** The text of token ids (their bytes as UTF-8); decode(encode(text)) === text. Tokenizer default 'cl100k'. */
   decode(
     ids: Int32Array | number[],
     options?: { tokenizer?: Exclude<TokenizerName, 'lexical'> },
@@ -625,9 +648,12 @@ export declare class HiRoPE {
   analyze(code: string, options: AnalyzeOptions): Analysis;
 }
 
-/** Options of encode(). */
+/** Options of encode(), countTokens(), isWithinTokenLimit() and encodeBatch(). */
 export interface EncodeOptions {
-  /** A loaded vocabulary tokenizer (default 'cl100k'). */
+  /**
+   * A loaded vocabulary tokenizer. Default: 'cl100k' (GPT-4's), whatever the text; name the one
+   * your model reads (tokenizerForModel('gpt-4o') is 'o200k').
+   */
   tokenizer?: Exclude<TokenizerName, 'lexical'>;
   /**
    * false (default): text is text, a special token's marker is encoded as ordinary text. true:
@@ -668,6 +694,17 @@ export declare function segmentPositions(
 ): { token: Int32Array; unit: Int32Array };
 /** A scheme with every default filled in, names mapped to the core's numbers (after init()). */
 export declare function normalizeScheme(scheme: Scheme): Record<string, unknown>;
+/**
+ * The API object of the full entry ('hirope'): code analysis and the code models, so that
+ * `await hr.model.load()` needs no null check.
+ */
+export interface FullHiRoPE extends HiRoPE {
+  readonly model: ModelLoader;
+  readonly hasAnalysis: true;
+}
+/** init({ analysis: false }) loads the core module: no analysis, model is null. */
+export declare function init(options: InitOptions & { analysis: false }): Promise<HiRoPE>;
+export declare function init(options?: InitOptions & { analysis?: true }): Promise<FullHiRoPE>;
 export declare function init(options?: InitOptions): Promise<HiRoPE>;
 /** Byte classes of recallClasses, in the order of its codes. */
 export declare const RECALL_CLASSES: readonly ['other', 'first', 'near', 'far'];
