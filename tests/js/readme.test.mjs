@@ -26,6 +26,48 @@ describe('README examples', () => {
     }
   });
 
+  // The JS model example writes code, the same as the Python example (same prompt, temperature
+  // and seed), whose printed output the README shows. Before, it sampled at 0.8 under self-extend.
+  it('the JS generate example prints the code the Python example prints', () => {
+    const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+    const jsPrompt = readme.match(/^const prompt = '(.*)';$/m);
+    const jsCall = readme.match(
+      /^(model\.generate\(prompt, \{ maxBytes: (\d+), temperature: ([\d.]+), seed: (\d+) \}\)\.text);/m,
+    );
+    const pyPrompt = readme.match(/^prompt = "(.*)"$/m);
+    const pyCall = readme.match(
+      /^print\(model\.generate\(prompt, max_bytes=(\d+), temperature=([\d.]+), seed=(\d+)\)\)$/m,
+    );
+    assert.ok(jsPrompt && jsCall && pyPrompt && pyCall, 'the two generate examples');
+    assert.equal(jsPrompt[1], pyPrompt[1]);
+    assert.deepEqual(jsCall.slice(2), pyCall.slice(1));
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hirope-readme-'));
+    try {
+      const file = path.join(dir, 'generate.mjs');
+      fs.writeFileSync(
+        file,
+        `import init from '${path.join(root, 'dist/index.js')}';
+const hr = await init();
+const model = await hr.model.load();
+${jsPrompt[0]}
+process.stdout.write(${jsCall[1]});
+`,
+      );
+      const text = execFileSync(process.execPath, [file], { encoding: 'utf8' });
+      // Code: indented lines, mostly not blank (greedy decoding gave 80 spaces here).
+      assert.ok(text.replace(/\s/g, '').length >= text.length / 2, JSON.stringify(text));
+      assert.match(text, /\n {4}def \w+\(self/);
+      const output = readme.slice(readme.indexOf('<!-- output -->'));
+      const printed = output.slice(0, output.indexOf('\n```\n', output.indexOf('```text') + 1));
+      assert.ok(
+        printed.includes(text.trimEnd()),
+        `README output block lacks ${JSON.stringify(text)}`,
+      );
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("lists every Debian package scripts/setup.sh installs (setup.sh's list is the source)", () => {
     const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
     const setup = fs.readFileSync(path.join(root, 'scripts/setup.sh'), 'utf8');
