@@ -197,6 +197,8 @@ export function closestName(name, known) {
       Math.min(lower.length, other.length) >= 3 &&
       (other.startsWith(lower) || lower.startsWith(other));
     const d = prefix ? 1 : editDistance(name, candidate);
+    // Not when the edits are as many as the shorter name's letters ('x' is no typo of 'n').
+    if (d >= Math.min(lower.length, other.length)) continue;
     if (d < bestDistance) {
       best = candidate;
       bestDistance = d;

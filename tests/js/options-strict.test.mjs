@@ -296,6 +296,11 @@ describe('every options object refuses unknown keys', () => {
   });
 
   it('suggests nothing for a key close to no known one', () => {
+    // One letter is no typo of another one-letter key ('x' of 'n').
+    assert.throws(
+      () => context.hr.attention({ q, k, n, headDim, x: 1 }),
+      (e) => e instanceof HiRoPEError && /unknown key 'x' \(known keys: /.test(e.message),
+    );
     assert.throws(
       () => context.hr.encode('x', { zzzzzzzz: 1 }),
       (e) =>
