@@ -513,7 +513,7 @@ async function analyze(opts) {
     `${file}: ${a.language}, ${a.tokens.count} ${a.tokenizer} tokens, ${a.units.length} units, ${a.statements} statements, ${a.errors.length} syntax error regions`,
   );
   for (const u of a.units) {
-    const tokens = a.positions.unit.filter((x) => x === u.index).length;
+    const tokens = u.tokens.end - u.tokens.start;
     // HiRoPE's kind, then the language's own where it says more (a Rust struct and its impl).
     const own = u.languageKind && u.languageKind !== u.kind ? u.languageKind : '';
     console.log(

@@ -20,6 +20,10 @@ export const ANALYSIS_LAYOUT = Object.freeze({
     ['units.end', 'units', 'uint32'],
     ['units.byteStart', 'units', 'uint32'],
     ['units.byteEnd', 'units', 'uint32'],
+    ['units.tokenStart', 'units', 'uint32'],
+    ['units.tokenEnd', 'units', 'uint32'],
+    ['units.statementStart', 'units', 'uint32'],
+    ['units.statementEnd', 'units', 'uint32'],
     ['errors.start', 'errors', 'uint32'],
     ['errors.end', 'errors', 'uint32'],
     ['errors.byteStart', 'errors', 'uint32'],
@@ -127,6 +131,12 @@ export class AnalysisCodec {
       end: col['units.end'][index],
       byteStart: col['units.byteStart'][index],
       byteEnd: col['units.byteEnd'][index],
+      // Half-open index ranges, as Python's Unit.tokens and Unit.statements ranges.
+      tokens: { start: col['units.tokenStart'][index], end: col['units.tokenEnd'][index] },
+      statements: {
+        start: col['units.statementStart'][index],
+        end: col['units.statementEnd'][index],
+      },
     }));
     const errors = Array.from(col['errors.start'], (start, i) => ({
       start,

@@ -380,6 +380,20 @@ export interface CodeUnit {
   end: number;
   byteStart: number;
   byteEnd: number;
+  /**
+   * The unit's tokens, a half-open range of token indices (`tokens.ids.subarray(start, end)`;
+   * `end - start` is its token count), as Python's `Unit.tokens`. `{ start: 0, end: 0 }` when
+   * it has none.
+   */
+  tokens: IndexRange;
+  /** The statement indices its tokens carry (`positions.statement`), half-open. */
+  statements: IndexRange;
+}
+
+/** A half-open range of indices: start <= i < end. */
+export interface IndexRange {
+  start: number;
+  end: number;
 }
 
 export interface ErrorRegion {

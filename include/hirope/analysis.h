@@ -210,6 +210,10 @@ struct Unit {
     std::string language_kind;
     uint32_t start = 0, end = 0;             // bytes; units partition the input
     uint32_t start_utf16 = 0, end_utf16 = 0; // the same in UTF-16 code units
+    // The unit's tokens [token_start, token_end) and the statement indices they carry
+    // [statement_start, statement_end) (Analysis::statement); both 0, 0 for a unit without tokens.
+    uint32_t token_start = 0, token_end = 0;
+    uint32_t statement_start = 0, statement_end = 0;
 };
 
 struct ErrorRegion {

@@ -84,6 +84,7 @@ py::dict analyze_code(py::handle code, py::handle language, py::handle tokenizer
     out["ends_utf16"] = numpy_copy(a.end_utf16);
     add_positions(&out, token, a.unit, a.statement);
     py::list units;
+    const py::object range = py::module_::import("builtins").attr("range"); // the core's ranges
     for (const Unit& u : a.units) {
         py::dict d;
         d["kind"] = u.kind;
@@ -91,6 +92,8 @@ py::dict analyze_code(py::handle code, py::handle language, py::handle tokenizer
         d["node_type"] = u.node_type;
         d["language_kind"] = u.language_kind;
         add_span(&d, u);
+        d["tokens"] = range(u.token_start, u.token_end);
+        d["statements"] = range(u.statement_start, u.statement_end);
         units.append(d);
     }
     out["units"] = units;

@@ -96,39 +96,9 @@ class Analysis:
         return int(self.ids.shape[0])
 
 
-def _units(raw: List[dict], unit: np.ndarray, statement: np.ndarray) -> List[Unit]:
-    out = []
-    n = unit.shape[0]
-    first = {}
-    last = {}
-    if n and (n == 1 or bool(np.all(unit[1:] >= unit[:-1]))):
-        # Units in token order (the usual case): each unit's run of tokens, found in one pass.
-        starts = np.flatnonzero(np.concatenate(([True], unit[1:] != unit[:-1])))
-        ends = np.append(starts[1:], n)
-        for v, a, b in zip(unit[starts].tolist(), starts.tolist(), ends.tolist()):
-            first[v] = a
-            last[v] = b - 1
-    elif n:
-        values, idx = np.unique(unit, return_index=True)
-        _, ridx = np.unique(unit[::-1], return_index=True)
-        for v, i, r in zip(values.tolist(), idx.tolist(), ridx.tolist()):
-            first[v] = i
-            last[v] = n - 1 - r
-    # Statements in token order too (the usual case): a unit's first and last token give its range.
-    ordered = n < 2 or bool(np.all(statement[1:] >= statement[:-1]))
-    for index, u in enumerate(raw):
-        if index in first:
-            t0, t1 = first[index], last[index] + 1
-            if ordered:
-                statements = range(int(statement[t0]), int(statement[t1 - 1]) + 1)
-            else:
-                s = statement[t0:t1]
-                statements = range(int(s.min()), int(s.max()) + 1)
-        else:
-            t0 = t1 = 0
-            statements = range(0)
-        out.append(Unit(index=index, tokens=range(t0, t1), statements=statements, **u))
-    return out
+def _units(raw: List[dict]) -> List[Unit]:
+    # tokens and statements are ranges the core computes (JS units carry the same).
+    return [Unit(index=index, **u) for index, u in enumerate(raw)]
 
 
 def detect_language(filename: str) -> Optional[str]:
@@ -188,7 +158,7 @@ def analyze(
         token=r["token"],
         unit=r["unit"],
         statement=r["statement"],
-        units=_units(r["units"], r["unit"], r["statement"]),
+        units=_units(r["units"]),
         errors=[ErrorRegion(**e) for e in r["errors"]],
         statements=r["statements"],
         source=code,

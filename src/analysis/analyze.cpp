@@ -837,6 +837,19 @@ void analyze_tree(std::string_view code, const AnalyzeOptions& options, const Gr
         while (s < w.statement_starts.size() && w.statement_starts[s] <= a.tokens[t].start) ++s;
         a.statement[t] = static_cast<int32_t>(s);
     }
+    // Each unit's run of tokens (units partition the text, so a unit's tokens are contiguous)
+    // and the statement indices they carry: what a reader of units needs without scanning.
+    for (size_t t = 0; t < n; ++t) {
+        Unit& u = a.units[static_cast<size_t>(a.unit[t])];
+        const uint32_t st = static_cast<uint32_t>(a.statement[t]);
+        if (u.token_end == 0) {
+            u.token_start = static_cast<uint32_t>(t);
+            u.statement_start = st;
+        }
+        u.token_end = static_cast<uint32_t>(t + 1);
+        u.statement_start = std::min(u.statement_start, st);
+        u.statement_end = std::max(u.statement_end, st + 1);
+    }
 
     a.start_utf16.resize(n);
     a.end_utf16.resize(n);

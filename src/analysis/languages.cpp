@@ -28,7 +28,9 @@ std::vector<LanguageRules> make_rules() {
                  {},
                  {"ERROR"},
                  {"_statement"},
-                 {"function_definition", "class_definition", "decorated_definition"}});
+                 {"function_definition", "class_definition", "decorated_definition"},
+                 {},
+                 {}});
     LanguageRules js{"javascript",
                      "JavaScript",
                      {".js", ".mjs", ".cjs", ".jsx"},
@@ -66,7 +68,9 @@ std::vector<LanguageRules> make_rules() {
                  {},
                  c_containers,
                  {"_statement"},
-                 c_statements});
+                 c_statements,
+                 {},
+                 {}});
     LanguageRules cpp{"cpp",
                       "C++",
                       {".cpp", ".cc", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++", ".ipp"},
@@ -77,7 +81,9 @@ std::vector<LanguageRules> make_rules() {
                       {},
                       c_containers,
                       {"_statement"},
-                      c_statements};
+                      c_statements,
+                      {},
+                      {}};
     cpp.containers.push_back("namespace_definition");
     cpp.containers.push_back("linkage_specification");
     for (const char* s :
@@ -94,6 +100,8 @@ std::vector<LanguageRules> make_rules() {
                  {},
                  {"ERROR"},
                  {"_statement", "_declaration"},
+                 {},
+                 {},
                  {}});
     r.push_back({"go",
                  "Go",
@@ -106,7 +114,9 @@ std::vector<LanguageRules> make_rules() {
                  {"_statement"},
                  {"package_clause", "import_declaration", "const_declaration", "var_declaration",
                   "type_declaration", "function_declaration", "method_declaration",
-                  "short_var_declaration", "field_declaration"}});
+                  "short_var_declaration", "field_declaration"},
+                 {},
+                 {}});
     r.push_back({"rust",
                  "Rust",
                  {".rs"},
@@ -116,7 +126,9 @@ std::vector<LanguageRules> make_rules() {
                  {},
                  {"mod_item", "foreign_mod_item", "ERROR"},
                  {"_statement", "_item"},
-                 {"let_declaration", "use_declaration", "field_declaration"}});
+                 {"let_declaration", "use_declaration", "field_declaration"},
+                 {},
+                 {}});
     return r;
 }
 

@@ -35,6 +35,25 @@ function checkConsistency(code, a) {
       assert.ok(a.tokens.start[i] >= a.tokens.end[i - 1]);
     }
   }
+  // Each unit's token range is exactly its tokens, its statement range their statements.
+  for (const unit of a.units) {
+    const mine = [];
+    for (let i = 0; i < n; i++) if (a.positions.unit[i] === unit.index) mine.push(i);
+    const statements = mine.map((i) => a.positions.statement[i]);
+    assert.deepEqual(
+      unit.tokens,
+      mine.length ? { start: mine[0], end: mine.at(-1) + 1 } : { start: 0, end: 0 },
+    );
+    assert.deepEqual(
+      unit.statements,
+      mine.length
+        ? {
+            start: statements.reduce((x, y) => Math.min(x, y)),
+            end: statements.reduce((x, y) => Math.max(x, y)) + 1,
+          }
+        : { start: 0, end: 0 },
+    );
+  }
 }
 
 for (const build of BUILDS) {

@@ -266,3 +266,42 @@ TEST_CASE("Deeply nested wrappers and object literals are scanned without recurs
         REQUIRE(a.units.back().end == code.size());
     }
 }
+
+TEST_CASE("Units carry their token and statement ranges", "[analysis]") {
+    const std::string code = "import os\n\ndef f(x):\n    return x\n\n\nclass C:\n    pass\n";
+    for (const Vocabulary* v : {static_cast<const Vocabulary*>(nullptr), &vocabulary("cl100k")}) {
+        AnalyzeOptions o;
+        o.language = "python";
+        o.vocabulary = v;
+        Analysis a;
+        REQUIRE(analyze(code, o, &a).ok());
+        REQUIRE(a.units.size() == 3);
+        // The ranges tile the tokens and agree with the per-token unit and statement indices.
+        uint32_t next = 0;
+        for (size_t k = 0; k < a.units.size(); ++k) {
+            const Unit& u = a.units[k];
+            CHECK(u.token_start == next);
+            REQUIRE(u.token_end > u.token_start);
+            next = u.token_end;
+            for (uint32_t t = u.token_start; t < u.token_end; ++t) {
+                CHECK(a.unit[t] == static_cast<int32_t>(k));
+                CHECK(a.statement[t] >= static_cast<int32_t>(u.statement_start));
+                CHECK(a.statement[t] < static_cast<int32_t>(u.statement_end));
+            }
+            CHECK(a.statement[u.token_start] == static_cast<int32_t>(u.statement_start));
+            CHECK(a.statement[u.token_end - 1] + 1 == static_cast<int32_t>(u.statement_end));
+        }
+        CHECK(next == a.tokens.size());
+    }
+    // A unit without tokens has empty ranges at 0.
+    AnalyzeOptions o;
+    o.language = "python";
+    o.hierarchy = Hierarchy::segments;
+    o.segment_size = 4;
+    Analysis a;
+    REQUIRE(analyze("", o, &a).ok());
+    REQUIRE(a.units.size() == 1);
+    CHECK(a.units[0].token_start == 0);
+    CHECK(a.units[0].token_end == 0);
+    CHECK(a.units[0].statement_end == 0);
+}

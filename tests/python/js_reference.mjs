@@ -51,6 +51,8 @@ async function run(o) {
           languageKind: u.languageKind,
           start: u.byteStart,
           end: u.byteEnd,
+          tokens: [u.tokens.start, u.tokens.end],
+          statements: [u.statements.start, u.statements.end],
         })),
         errors: a.errors.map((e) => ({ start: e.byteStart, end: e.byteEnd, missing: e.missing })),
         statements: a.statements,

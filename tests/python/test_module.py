@@ -316,15 +316,20 @@ def test_analyses_identical(js):
         assert a.token.tolist() == list(range(len(a)))
         assert [
             {"kind": u.kind, "name": u.name, "nodeType": u.node_type,
-             "languageKind": u.language_kind, "start": u.start, "end": u.end}
+             "languageKind": u.language_kind, "start": u.start, "end": u.end,
+             "tokens": [u.tokens.start, u.tokens.stop],
+             "statements": [u.statements.start, u.statements.stop]}
             for u in a.units
         ] == expected["units"], path
         assert [{"start": e.start, "end": e.end, "missing": e.missing} for e in a.errors] == \
             expected["errors"]
         assert a.has_error == bool(expected["errors"])
         assert a.statements == expected["statements"]
-        for u in a.units:  # token ranges: the tokens whose unit is u
-            assert all(a.unit[t] == u.index for t in u.tokens)
+        for u in a.units:  # token ranges: exactly the tokens whose unit is u, and their statements
+            mine = np.flatnonzero(a.unit == u.index)
+            assert u.tokens == range(int(mine[0]), int(mine[-1]) + 1) if len(mine) else not u.tokens
+            s = a.statement[mine]
+            assert u.statements == (range(int(s.min()), int(s.max()) + 1) if len(mine) else range(0))
         tokens += len(a)
         count += 1
     print(f"\nanalysis parity: {count} analyses, {tokens} tokens, 0 mismatches")

@@ -96,6 +96,22 @@ const Column kAnalysisColumns[] = {
      [](const Analysis& a, Words& d) { each(a.units, d, [](const Unit& u) { return u.start; }); }},
     {"units.byteEnd", "units", "uint32",
      [](const Analysis& a, Words& d) { each(a.units, d, [](const Unit& u) { return u.end; }); }},
+    {"units.tokenStart", "units", "uint32",
+     [](const Analysis& a, Words& d) {
+         each(a.units, d, [](const Unit& u) { return u.token_start; });
+     }},
+    {"units.tokenEnd", "units", "uint32",
+     [](const Analysis& a, Words& d) {
+         each(a.units, d, [](const Unit& u) { return u.token_end; });
+     }},
+    {"units.statementStart", "units", "uint32",
+     [](const Analysis& a, Words& d) {
+         each(a.units, d, [](const Unit& u) { return u.statement_start; });
+     }},
+    {"units.statementEnd", "units", "uint32",
+     [](const Analysis& a, Words& d) {
+         each(a.units, d, [](const Unit& u) { return u.statement_end; });
+     }},
     {"errors.start", "errors", "uint32",
      [](const Analysis& a, Words& d) {
          each(a.errors, d, [](const ErrorRegion& r) { return r.start_utf16; });
