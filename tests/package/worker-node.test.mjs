@@ -96,6 +96,32 @@ describe('hirope/worker in Node from the packed tarball, with no Worker shim', (
     );
   });
 
+  it('where there is neither Worker nor Node, createWorker throws and analyzeInWorker rejects with a HiRoPEError', () => {
+    // Node without its process global stands for such a runtime (before: a ReferenceError, thrown).
+    fs.writeFileSync(
+      path.join(dir, 'bare.mjs'),
+      `const real = globalThis.process;
+delete globalThis.process;
+const { createWorker, analyzeInWorker } = await import('hirope/worker');
+const { HiRoPEError } = await import('hirope');
+const seen = (e) => (e instanceof HiRoPEError ? 'HiRoPEError: ' : e?.name + ': ') + e?.message;
+const out = [];
+try { createWorker(); out.push('created'); } catch (e) { out.push(seen(e)); }
+const call = analyzeInWorker('x = 1', { language: 'python' });
+out.push(call instanceof Promise ? 'a promise' : 'not a promise');
+await call.then(() => out.push('resolved'), (e) => out.push(seen(e)));
+globalThis.process = real;
+console.log(JSON.stringify(out));
+`,
+    );
+    const out = JSON.parse(
+      execFileSync(process.execPath, ['bare.mjs'], { cwd: dir, encoding: 'utf8', timeout: 60000 }),
+    );
+    const refused =
+      'HiRoPEError: hirope/worker needs Web Workers (a browser, Deno) or node:worker_threads (Node); this environment has neither';
+    assert.deepEqual(out, [refused, 'a promise', refused]);
+  });
+
   it('a browser bundle of hirope/worker does not import node:worker_threads', () => {
     fs.writeFileSync(
       path.join(dir, 'page.js'),
