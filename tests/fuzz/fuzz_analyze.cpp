@@ -29,5 +29,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (a.tokens[i].start < u.start || (a.tokens[i].start >= u.end && u.end > u.start))
             std::abort();
     }
+    // Each unit's token range is exactly its run of tokens; together they cover every token.
+    size_t covered = 0;
+    for (size_t k = 0; k < a.units.size(); ++k) {
+        const hirope::Unit& u = a.units[k];
+        if (u.token_end < u.token_start || u.token_end > a.tokens.size()) std::abort();
+        if (u.token_end > u.token_start && u.statement_end <= u.statement_start) std::abort();
+        for (uint32_t t = u.token_start; t < u.token_end; ++t)
+            if (a.unit[t] != static_cast<int32_t>(k)) std::abort();
+        covered += u.token_end - u.token_start;
+    }
+    if (covered != a.tokens.size()) std::abort();
     return 0;
 }
