@@ -16,6 +16,7 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { ARGS } from '../browser/helpers.mjs';
+import { installTarball, packTarball } from './packed.mjs';
 import { TOKENIZER_FILES, MODEL_FILES } from '../../dist/runtime.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -100,31 +101,8 @@ describe('<hirope-attention> from the packed package', () => {
 
   before(async () => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'hirope-element-'));
-    const out = execFileSync(
-      'npm',
-      ['pack', '--pack-destination', tmp, '--json', '--loglevel=error'],
-      { cwd: root, encoding: 'utf8' },
-    );
-    tarball = path.join(tmp, JSON.parse(out)[0].filename);
-    project = path.join(tmp, 'site');
-    fs.mkdirSync(path.join(project, 'src'), { recursive: true });
-    fs.writeFileSync(
-      path.join(project, 'package.json'),
-      JSON.stringify({ name: 'element-site', private: true, type: 'module' }),
-    );
-    execFileSync(
-      'npm',
-      [
-        'install',
-        tarball,
-        '--offline',
-        '--no-audit',
-        '--no-fund',
-        '--ignore-scripts',
-        '--loglevel=error',
-      ],
-      { cwd: project },
-    );
+    tarball = packTarball(tmp);
+    project = installTarball(path.join(tmp, 'site'), tarball, 'element-site');
     browser = await chromium.launch({
       executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
       args: ARGS,

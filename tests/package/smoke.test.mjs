@@ -12,6 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { tinyTokenizerFile } from '../fixtures/tiny-tokenizer.mjs';
+import { installTarball, packTarball } from './packed.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const bin = (pkg, file) => path.join(root, 'node_modules', pkg, file);
@@ -138,24 +139,7 @@ describe('the npm package in other projects', () => {
   let tmp, tarball, browser;
   const project = (name) => {
     const dir = path.join(tmp, name);
-    fs.mkdirSync(path.join(dir, 'src'), { recursive: true });
-    fs.writeFileSync(
-      path.join(dir, 'package.json'),
-      JSON.stringify({ name: `smoke-${name}`, private: true, type: 'module' }),
-    );
-    execFileSync(
-      'npm',
-      [
-        'install',
-        tarball,
-        '--offline',
-        '--no-audit',
-        '--no-fund',
-        '--ignore-scripts',
-        '--loglevel=error',
-      ],
-      { cwd: dir },
-    );
+    installTarball(dir, tarball, `smoke-${name}`);
     return dir;
   };
   async function runPage(dir) {
@@ -179,12 +163,7 @@ describe('the npm package in other projects', () => {
 
   before(async () => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'hirope-smoke-'));
-    const out = execFileSync(
-      'npm',
-      ['pack', '--pack-destination', tmp, '--json', '--loglevel=error'],
-      { cwd: root, encoding: 'utf8' },
-    );
-    tarball = path.join(tmp, JSON.parse(out)[0].filename);
+    tarball = packTarball(tmp);
     browser = await chromium.launch({
       executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
       args: [

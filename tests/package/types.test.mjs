@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { installTarball, packTarball } from './packed.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const tsc = path.join(root, 'node_modules/typescript/bin/tsc');
@@ -140,31 +141,8 @@ describe('the packed types refuse typos under tsc --strict', () => {
   let tmp, dir;
   before(() => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'hirope-types-'));
-    const out = execFileSync(
-      'npm',
-      ['pack', '--pack-destination', tmp, '--json', '--loglevel=error'],
-      { cwd: root, encoding: 'utf8' },
-    );
-    const tarball = path.join(tmp, JSON.parse(out)[0].filename);
-    dir = path.join(tmp, 'project');
-    fs.mkdirSync(dir);
-    fs.writeFileSync(
-      path.join(dir, 'package.json'),
-      JSON.stringify({ name: 'types-check', private: true, type: 'module' }),
-    );
-    execFileSync(
-      'npm',
-      [
-        'install',
-        tarball,
-        '--offline',
-        '--no-audit',
-        '--no-fund',
-        '--ignore-scripts',
-        '--loglevel=error',
-      ],
-      { cwd: dir },
-    );
+    const tarball = packTarball(tmp);
+    dir = installTarball(path.join(tmp, 'project'), tarball, 'types-check');
   });
   after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 

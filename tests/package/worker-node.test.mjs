@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { installTarball, packTarball } from './packed.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -47,31 +48,8 @@ describe('hirope/worker in Node from the packed tarball, with no Worker shim', (
   let tmp, dir;
   before(() => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'hirope-worker-node-'));
-    const out = execFileSync(
-      'npm',
-      ['pack', '--pack-destination', tmp, '--json', '--loglevel=error'],
-      { cwd: root, encoding: 'utf8' },
-    );
-    const tarball = path.join(tmp, JSON.parse(out)[0].filename);
-    dir = path.join(tmp, 'project');
-    fs.mkdirSync(dir);
-    fs.writeFileSync(
-      path.join(dir, 'package.json'),
-      JSON.stringify({ name: 'worker-node', private: true, type: 'module' }),
-    );
-    execFileSync(
-      'npm',
-      [
-        'install',
-        tarball,
-        '--offline',
-        '--no-audit',
-        '--no-fund',
-        '--ignore-scripts',
-        '--loglevel=error',
-      ],
-      { cwd: dir },
-    );
+    const tarball = packTarball(tmp);
+    dir = installTarball(path.join(tmp, 'project'), tarball, 'worker-node');
   });
   after(() => {
     if (tmp) fs.rmSync(tmp, { recursive: true, force: true });

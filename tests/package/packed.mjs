@@ -1,0 +1,44 @@
+// The package as users get it: `npm pack` of this checkout, installed offline into a fresh
+// project. Shared by the tests in tests/package.
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+// Packs the checkout into `dir`; returns the tarball's path.
+export function packTarball(dir) {
+  const out = execFileSync(
+    'npm',
+    ['pack', '--pack-destination', dir, '--json', '--loglevel=error'],
+    {
+      cwd: root,
+      encoding: 'utf8',
+    },
+  );
+  return path.join(dir, JSON.parse(out)[0].filename);
+}
+
+// A fresh ESM project in `dir` (with an empty src/) that has installed `tarball`, offline.
+export function installTarball(dir, tarball, name) {
+  fs.mkdirSync(path.join(dir, 'src'), { recursive: true });
+  fs.writeFileSync(
+    path.join(dir, 'package.json'),
+    JSON.stringify({ name, private: true, type: 'module' }),
+  );
+  execFileSync(
+    'npm',
+    [
+      'install',
+      tarball,
+      '--offline',
+      '--no-audit',
+      '--no-fund',
+      '--ignore-scripts',
+      '--loglevel=error',
+    ],
+    { cwd: dir },
+  );
+  return dir;
+}
