@@ -48,10 +48,8 @@ node tools/embed-wgsl.mjs dist/webgpu-kernels.js
 cp wasm/api.js wasm/errors.js wasm/catalogue.js wasm/runtime.js wasm/init.js wasm/analysis-codec.js wasm/grammars.js wasm/model.js wasm/webgpu.js \
   wasm/index.js wasm/core.js wasm/worker.js wasm/worker-client.js wasm/worker-protocol.js wasm/colormap.js wasm/recall.js \
   wasm/index.d.ts wasm/core.d.ts wasm/worker.d.ts dist/
-# hirope/lean and the asset modules it and <hirope-attention> (hirope/element) read; the element
-# and its worker; one module per grammar, vocabulary and model (dist/assets/).
+# hirope/lean and the asset modules it and <hirope-attention> (hirope/element) read.
 cp wasm/assets.js wasm/lean.js wasm/lean.d.ts dist/
-node scripts/build-element.mjs
 echo "build: dist/ ready ($(du -sh dist | cut -f1))"
 
 # The Python module (python/, issue 31): the package, the native module that the native build made
@@ -71,6 +69,10 @@ fi
 
 # The core's scheme catalogue as a module for the page (web/src/shared/catalogue.js reads it).
 node tools/write-catalogue.mjs build/generated/catalogue.js
+
+# The package's element and its worker (hirope/element), and one module per grammar, vocabulary
+# and model (dist/assets/). After the catalogue: the element's bundle reads it.
+node scripts/build-element.mjs
 
 # The static site: playground, embeddable element and demo article (build/site).
 node scripts/build-site.mjs
