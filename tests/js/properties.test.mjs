@@ -393,6 +393,9 @@ describe('properties', () => {
     for (const b of BUILDS) {
       const hr = await load(b.simd);
       await hr.loadTokenizer('cl100k');
+      // Every grammar in ahead: a grammar's first load links its side module into the heap
+      // once (wasm/grammars.js), which is a cache, not a leak.
+      for (const language of hr.languages) await hr.loadLanguage(language);
       builds[b.name] = hr;
       // Warm-up at the largest sizes the properties draw, then the heap's level.
       for (const output of ['probs', 'logits', 'values']) {
