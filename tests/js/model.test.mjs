@@ -526,7 +526,7 @@ describe('hirope eval-model and generate (CLI)', () => {
     assert.throws(
       () =>
         execFileSync('node', [cli, 'eval-model', file, '--scheme', 'nosuch'], { stdio: 'pipe' }),
-      (e) => e.status === 2 && /unknown scheme preset 'nosuch'/.test(e.stderr),
+      (e) => e.status === 2 && /unknown scheme 'nosuch' \(schemes: .*; presets: /.test(e.stderr),
     );
     assert.throws(
       () =>
