@@ -224,9 +224,7 @@ describe('playground Model mode (headless Chromium)', () => {
     await nextRun(page, () => page.locator('#preset-bound').click());
     assert.match(
       await page.locator('#ratio-hint-b').textContent(),
-      new RegExp(
-        `ratio ${bound.maxRatio} keeps ${bound.tokenPairs} pairs.*Within the bound`,
-      ),
+      new RegExp(`ratio ${bound.maxRatio} keeps ${bound.tokenPairs} pairs.*Within the bound`),
     );
     assert.match(
       await page.locator('#status').textContent(),

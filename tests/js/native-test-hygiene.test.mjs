@@ -16,7 +16,8 @@ describe('native test hygiene', () => {
       readFileSync(dir + name, 'utf8')
         .split('\n')
         .forEach((line, i) => {
-          if (!line.trim().startsWith('//') && NAN_BLIND.some((re) => re.test(line))) found.push(`${name}:${i + 1}: ${line.trim()}`);
+          if (!line.trim().startsWith('//') && NAN_BLIND.some((re) => re.test(line)))
+            found.push(`${name}:${i + 1}: ${line.trim()}`);
         });
     }
     assert.deepEqual(found, [], 'use hirope_test::worse (test_compare.h) instead');
