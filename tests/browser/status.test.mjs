@@ -3,7 +3,7 @@
 // error regions (the API's), and the training-length sentence names only the schemes shown.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSite, openPage, pasteCode, api, ready } from './helpers.mjs';
+import { startSite, openPage, pasteCode, api, ready, quiet } from './helpers.mjs';
 import { LANGUAGE_NAMES } from '../../web/src/shared/samples.js';
 import { errorBytes } from '../../web/src/shared/language-detection.js';
 
@@ -32,6 +32,7 @@ describe('playground status line', { timeout: 300000 }, () => {
         null,
         { timeout: 60000 },
       );
+      await quiet(page); // the redraws that the paste's detection starts have ended
       const status = await page.textContent('#status');
       const language = await page.inputValue('#c-language');
       const found = hr.analyze(
