@@ -16,13 +16,9 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { ARGS } from '../browser/helpers.mjs';
-import { installTarball, packTarball } from './packed.mjs';
+import { CSP, bin, installTarball, packTarball, root } from './packed.mjs';
 import { TOKENIZER_FILES, MODEL_FILES } from '../../dist/runtime.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const bin = (pkg, file) => path.join(root, 'node_modules', pkg, file);
-const CSP =
-  "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; style-src 'self' 'unsafe-inline'";
 const TYPES = {
   '.html': 'text/html',
   '.js': 'text/javascript',

@@ -6,6 +6,25 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+/** A file of one of this checkout's npm packages (the bundlers and tsc the tests drive). */
+export const bin = (pkg, file) => path.join(root, 'node_modules', pkg, file);
+/** The strict Content Security Policy the test pages are served with. */
+export const CSP =
+  "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; style-src 'self' 'unsafe-inline'";
+/** A tsconfig.json for `tsc -p` over one file: --strict, Node's module resolution. */
+export const tsconfig = (file) =>
+  JSON.stringify({
+    compilerOptions: {
+      strict: true,
+      noEmit: true,
+      target: 'es2022',
+      module: 'nodenext',
+      moduleResolution: 'nodenext',
+      lib: ['es2022', 'dom'],
+      skipLibCheck: false,
+    },
+    files: [file],
+  });
 
 // Packs the checkout into `dir`; returns the tarball's path.
 export function packTarball(dir) {

@@ -9,15 +9,10 @@ import os from 'node:os';
 import path from 'node:path';
 import http from 'node:http';
 import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { tinyTokenizerFile } from '../fixtures/tiny-tokenizer.mjs';
-import { installTarball, packTarball } from './packed.mjs';
+import { CSP, bin, installTarball, packTarball, root, tsconfig } from './packed.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const bin = (pkg, file) => path.join(root, 'node_modules', pkg, file);
-const CSP =
-  "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; style-src 'self' 'unsafe-inline'";
 const TYPES = {
   '.html': 'text/html',
   '.js': 'text/javascript',
@@ -307,21 +302,7 @@ console.log(JSON.stringify(r));`,
   it('type-checks a typed usage example with tsc', () => {
     const dir = project('types');
     fs.copyFileSync(path.join(root, 'tests/package/usage.ts'), path.join(dir, 'usage.ts'));
-    fs.writeFileSync(
-      path.join(dir, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          strict: true,
-          noEmit: true,
-          target: 'es2022',
-          module: 'nodenext',
-          moduleResolution: 'nodenext',
-          lib: ['es2022', 'dom'],
-          skipLibCheck: false,
-        },
-        files: ['usage.ts'],
-      }),
-    );
+    fs.writeFileSync(path.join(dir, 'tsconfig.json'), tsconfig('usage.ts'));
     execFileSync(process.execPath, [bin('typescript', 'bin/tsc'), '-p', '.'], {
       cwd: dir,
       encoding: 'utf8',

@@ -10,10 +10,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { installTarball, packTarball } from './packed.mjs';
+import { installTarball, packTarball, root, tsconfig } from './packed.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const tsc = path.join(root, 'node_modules/typescript/bin/tsc');
 
 const PRELUDE = `import init, { tokenizerForModel } from 'hirope';
@@ -100,23 +98,9 @@ const { bitsPerByte } = model.loss('x = 1\\n', { scheme: { type: 'truncate', len
 console.log(bitsPerByte, none, probs, m, w);
 `;
 
-const TSCONFIG = (file) =>
-  JSON.stringify({
-    compilerOptions: {
-      strict: true,
-      noEmit: true,
-      target: 'es2022',
-      module: 'nodenext',
-      moduleResolution: 'nodenext',
-      lib: ['es2022', 'dom'],
-      skipLibCheck: false,
-    },
-    files: [file],
-  });
-
 // tsc's diagnostics as { line, text } (text: the message with its indented details).
 function check(dir, file) {
-  fs.writeFileSync(path.join(dir, 'tsconfig.json'), TSCONFIG(file));
+  fs.writeFileSync(path.join(dir, 'tsconfig.json'), tsconfig(file));
   try {
     execFileSync(process.execPath, [tsc, '-p', '.', '--pretty', 'false'], {
       cwd: dir,

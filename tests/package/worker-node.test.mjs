@@ -9,10 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { installTarball, packTarball } from './packed.mjs';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+import { installTarball, packTarball, root } from './packed.mjs';
 
 const PROGRAM = `
 import init, { HiRoPEError } from 'hirope';
