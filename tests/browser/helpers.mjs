@@ -256,3 +256,14 @@ export async function outcome(page, action) {
     status: await page.textContent('#status'),
   };
 }
+
+/** Runs action() on model.html and resolves with the detail of the next hirope:model-run event. */
+export async function nextModelRun(page, action) {
+  await page.evaluate(() => {
+    window.__run = new Promise((resolve) =>
+      document.addEventListener('hirope:model-run', (e) => resolve(e.detail), { once: true }),
+    );
+  });
+  await action();
+  return page.evaluate(() => window.__run);
+}

@@ -7,7 +7,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { startSite, openPage, screenshot, pasteCode } from './helpers.mjs';
+import { startSite, openPage, screenshot, pasteCode, nextModelRun as nextRun } from './helpers.mjs';
 import { encodeWith, normalizeWith } from '../../web/src/shared/link-state.js';
 import {
   MODEL_DEFAULTS,
@@ -26,17 +26,6 @@ async function open(site, defaults, partial = {}, options = undefined) {
   const page = await openPage(site.browser, `${site.url}model.html${hash}`, options);
   await ready(page);
   return page;
-}
-
-/** Runs action() and resolves once the page has finished the run it starts. */
-async function nextRun(page, action) {
-  await page.evaluate(() => {
-    window.__run = new Promise((resolve) =>
-      document.addEventListener('hirope:model-run', (e) => resolve(e.detail), { once: true }),
-    );
-  });
-  await action();
-  return page.evaluate(() => window.__run);
 }
 
 // asyncio/tasks.py: past one run's 8,192 bytes with fewer than 2,560 tokens (the issue's file).

@@ -11,7 +11,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startSite, openPage, screenshot, api, root } from './helpers.mjs';
+import { startSite, openPage, screenshot, api, root, nextModelRun as nextRun } from './helpers.mjs';
 import { tokenRecallClasses, RECALL_CLASSES } from '../../dist/index.js';
 import { encodeWith, normalizeWith } from '../../web/src/shared/link-state.js';
 import {
@@ -33,17 +33,6 @@ async function open(site, hash = '', options) {
   const page = await openPage(site.browser, `${site.url}model.html${hash}`, options);
   await ready(page);
   return page;
-}
-
-/** Runs action() and resolves with the detail of the next hirope:model-run event. */
-async function nextRun(page, action) {
-  await page.evaluate(() => {
-    window.__run = new Promise((resolve) =>
-      document.addEventListener('hirope:model-run', (e) => resolve(e.detail), { once: true }),
-    );
-  });
-  await action();
-  return page.evaluate(() => window.__run);
 }
 
 const readJSON = (file) => JSON.parse(fs.readFileSync(path.join(root, 'models', file), 'utf8'));
