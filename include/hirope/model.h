@@ -229,5 +229,73 @@ struct GenerateOptions {
 Status generate(const Model& model, std::string_view prompt, const GenerateOptions& options,
                 std::string* out);
 
+// ---------------------------------------------------------------------------------------------
+// The evaluation (src/model/evaluation.cpp; docs/model-eval.md): which units of a text need far
+// context (recall classes), the windows a file is cut into, the position buckets and the
+// per-window sums by bucket and by class, and the numbers a preset's symbols stand for. Both
+// bindings expose these; the statistics over files are the package's eval-stats module.
+
+// A unit's recall class (its numeric code): far for the units of an identifier whose previous
+// occurrence starts more than `reach` units before it, with none nearer; near within `reach`;
+// first at an identifier's first occurrence; other for every other unit.
+enum class RecallClass : uint8_t { other = 0, first = 1, near = 2, far = 3 };
+constexpr int kRecallClassCount = 4;
+
+// The classes' names ("other", "first", "near", "far"), in code order.
+const std::vector<std::string>& recall_class_names();
+
+// An identifier of a text: bytes [start, end), ASCII letters, digits and '_' not starting with a
+// digit nor preceded by one of those; common keywords (Python's and JavaScript's) and one-letter
+// names left out.
+struct Identifier {
+    int64_t start = 0, end = 0;
+};
+void identifiers(std::string_view text, std::vector<Identifier>* out);
+
+// A class per byte of text, distances counted in bytes. reach >= 1.
+Status recall_classes(std::string_view text, int64_t reach, std::vector<uint8_t>* out);
+
+// A class per token, given each token's byte span [start[k], end[k]) in text: distances count
+// tokens (from the token holding an identifier's first byte), and a token takes the highest class
+// of the identifiers it overlaps (far over near over first).
+Status token_recall_classes(std::string_view text, const std::vector<int64_t>& start,
+                            const std::vector<int64_t>& end, int64_t reach,
+                            std::vector<uint8_t>* out);
+
+// The language the evaluation parses a file in, by its name: "javascript" for .js, .mjs, .cjs,
+// else "python".
+const char* evaluation_language(std::string_view file_name);
+
+// The first units of a file's windows: of the floor(units / length) consecutive windows of
+// `length` units, at most per_file (negative: all), evenly spread (window floor(w * count / take)).
+Status window_offsets(int64_t units, int64_t length, int64_t per_file, std::vector<int64_t>* out);
+
+// Bucket edges for a training context L and windows of `length` units: 0, L, 2L, 4L, ... up to
+// length (bucket b holds positions [edges[b], edges[b + 1])).
+Status default_buckets(int64_t training_context, int64_t length, std::vector<int64_t>* edges);
+
+// One window's sums. losses[p - 1] is the loss (bits) of unit p, p = 1..count (unit 0 has none),
+// in the bucket holding p and in the class classes[p] (classes has at least count + 1 entries).
+struct WindowSums {
+    std::vector<double> bucket_sums;    // per bucket: bits
+    std::vector<int64_t> bucket_counts; // per bucket: units
+    double class_sums[kRecallClassCount] = {};
+    int64_t class_counts[kRecallClassCount] = {};
+};
+Status window_sums(const float* losses, size_t count, const uint8_t* classes, size_t class_count,
+                   const std::vector<int64_t>& edges, WindowSums* out);
+
+// The numbers the preset table's symbols stand for (training/models/registry.json
+// evaluation.symbols) for a model trained at context L evaluated on windows of `length` units:
+// "L", "L/2" (the window of the windowed schemes), "length/L" (the scaled RoPEs' factor),
+// "self-extend group" (the smallest group G >= 2 whose usable length (L - W) * G + W covers the
+// window, W = L / 2) and "truncate stride" (L / stride_divisor, at least 1).
+struct PresetSymbols {
+    int64_t training_context = 0, window = 0, self_extend_group = 0, truncate_stride = 0;
+    double factor = 0;
+};
+Status preset_symbols(int64_t training_context, int64_t length, int64_t stride_divisor,
+                      PresetSymbols* out);
+
 } // namespace model
 } // namespace hirope
