@@ -41,15 +41,24 @@ rm -f dist/tree-sitter-*.wasm
 cp build/wasm-simd/tree-sitter-*.wasm dist/
 rm -f dist/data/*.bin dist/data/*.json
 cp build/data/*.bin build/data/*.json dist/data/
-# The shipped code models (wasm/runtime.js MODEL_FILES), loaded lazily.
+# The shipped code models (models/registry.json, the one list of the models and the tokenizers'
+# data files), loaded lazily; the registry as a module for wasm/registry.js (dist/registry-data.js)
+# and the models' URL literals for bundlers (dist/model-urls.js, index.js).
 rm -f dist/data/*.hrm
 cp models/*.hrm dist/data/
 node tools/embed-wgsl.mjs dist/webgpu-kernels.js
-cp wasm/api.js wasm/errors.js wasm/catalogue.js wasm/runtime.js wasm/init.js wasm/analysis-codec.js wasm/grammars.js wasm/model.js wasm/webgpu.js \
-  wasm/index.js wasm/core.js wasm/worker.js wasm/worker-client.js wasm/worker-protocol.js wasm/colormap.js wasm/recall.js \
-  wasm/index.d.ts wasm/core.d.ts wasm/worker.d.ts dist/
-# hirope/lean and the asset modules it and <hirope-attention> (hirope/element) read.
-cp wasm/assets.js wasm/lean.js wasm/lean.d.ts dist/
+# The package's modules and type declarations: every wasm/*.js and wasm/*.d.ts but the scripts that
+# CMakeLists.txt links into the Emscripten loaders (--extern-pre-js, --post-js: not modules). The
+# copies of the last build go first, so that a module renamed or removed in wasm/ leaves none behind.
+linked=$(grep -oE '\$\{CMAKE_SOURCE_DIR\}/wasm/[A-Za-z0-9_.-]+\.js' CMakeLists.txt | sed 's|.*/||' || true)
+[ -f build/dist-modules.txt ] && (cd dist && xargs rm -f <../build/dist-modules.txt)
+shipped=()
+for file in wasm/*.js wasm/*.d.ts; do
+  name=${file#wasm/}
+  grep -qxF "$name" <<<"$linked" || shipped+=("$name")
+done
+(cd wasm && cp "${shipped[@]}" ../dist/)
+printf '%s\n' "${shipped[@]}" >build/dist-modules.txt
 echo "build: dist/ ready ($(du -sh dist | cut -f1))"
 
 # The Python module (python/, issue 31): the package, the native module that the native build made

@@ -2,7 +2,8 @@
 // (kAnalysisColumns in wasm/bindings/analysis.cpp) and exports that layout as analysisLayout(); the decoder
 // below states the layout it reads, and checks at start-up that the two are the same, so that a
 // change on one side cannot silently shift the columns read on the other.
-import { HiRoPEError, iota } from './errors.js';
+import { HiRoPEError } from './errors.js';
+import { iota } from './marshal.js';
 
 /** The layout this decoder reads: header words, then columns (length = a header word), strings. */
 export const ANALYSIS_LAYOUT = Object.freeze({

@@ -14,7 +14,7 @@ import {
   typedLength,
   fixedView,
   checkKnownKeys,
-} from './errors.js';
+} from './marshal.js';
 
 const quoted = (names) => names.map((n) => `'${n}'`).join(', ');
 
@@ -139,7 +139,7 @@ export class Catalogue {
   }
 
   /**
-   * A scheme read once (phase 1, see errors.js): its type and parameters, its scaling's, and each
+   * A scheme read once (phase 1, see marshal.js): its type and parameters, its scaling's, and each
    * list's elements (up to rotaryDim / 2 at most). A string is { type }; anything else that is
    * not an object is returned as it is, for normalizeScheme to name.
    */

@@ -3,7 +3,7 @@
 // and compiles the Python grammar only. A compiled grammar is kept per URL for every instance in
 // this thread (and a page can post it to its workers: loadLanguage(name, { module })), so that it
 // is downloaded and compiled once; each instance (a fresh one after a trap too) instantiates it.
-import { fail, describe } from './errors.js';
+import { fail, describe } from './marshal.js';
 import { readData, isNode, grammarFile } from './runtime.js';
 
 // URL -> Promise of its compiled WebAssembly.Module, and URL -> the module once compiled, for every

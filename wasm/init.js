@@ -1,7 +1,8 @@
 // Loading the WebAssembly module for an entry point: the SIMD probe, the init() options, which
 // build to load, the Emscripten module options (locateFile, wasmBinary, a precompiled
 // wasmModule), where the data files are, and the WebGPU executor when a backend asks for one.
-import { HiRoPEError, fail, describe } from './errors.js';
+import { HiRoPEError } from './errors.js';
+import { fail, describe } from './marshal.js';
 import { readData, TOKENIZER_FILES, MODEL_FILES, grammarLanguage } from './runtime.js';
 
 // (module (func (result v128) (i32x4.splat (i32.const 0)))): valid only where SIMD is.

@@ -17,7 +17,7 @@ import {
   typedLength,
   fixedView,
   checkKnownKeys,
-} from './errors.js';
+} from './marshal.js';
 import {
   readData,
   guardMethods,
@@ -50,7 +50,7 @@ const unreleased =
       })
     : null;
 
-// A call's options read once (phase 1, see errors.js): its keys, the scheme and the positions.
+// A call's options read once (phase 1, see marshal.js): its keys, the scheme and the positions.
 function readModelOptions(options, kind, runtime, cap) {
   const o = readOptions(options, OPTION_KEYS[kind], {
     name: `${kind} options`,

@@ -4,8 +4,8 @@
 // encoded into the heap, and the core's Status strings turned into HiRoPEErrors that name
 // arguments as users write them (through the scheme catalogue). Its members without an underscore are
 // public to the other modules of wasm/.
+import { HiRoPEError } from './errors.js';
 import {
-  HiRoPEError,
   fail,
   describe,
   iota,
@@ -14,6 +14,7 @@ import {
   checkStill,
   checkInt32s,
   readObject,
+  readOptions,
   readArray,
   isPlainObject,
   ArrayCopy,
@@ -21,8 +22,10 @@ import {
   typedBuffer,
   utf8Length,
   checkKnownKeys,
-} from './errors.js';
+} from './marshal.js';
 
+/** The options that give a call's shape, scheme and positions (Runtime.shape, readCall). */
+export const SHAPE_KEYS = Object.freeze(['n', 'headDim', 'heads', 'scheme', 'positions']);
 /** Floats per strip buffer in the heap (4 MB): outputs are computed and copied out in strips. */
 export const STRIP_ELEMENTS = 1 << 20;
 /**
@@ -154,7 +157,7 @@ class Heap {
     this.blocks.push(ptr);
     return ptr;
   }
-  // Typed arrays arrive checked, of fixed length (errors.js). One that views the heap itself is
+  // Typed arrays arrive checked, of fixed length (marshal.js). One that views the heap itself is
   // copied first: an allocation that grows the memory would detach it.
   _own(data) {
     return typedArrayName(data) && typedBuffer(data) === this.mod.HEAPU8.buffer
@@ -371,6 +374,19 @@ export class Runtime {
     return this.mod.HEAPU8.buffer.byteLength;
   }
 
+  /**
+   * Phase 1 of a call on an options object (see marshal.js): its keys, and in them the scheme,
+   * the positions and the pooling spec, read once before anything is checked.
+   */
+  readCall(options, keys, caller) {
+    const args = readOptions(options, keys, { unknown: `${caller} options`, required: true });
+    if (args.scheme !== undefined) args.scheme = this.catalogue.readScheme(args.scheme);
+    if (args.positions !== undefined)
+      args.positions = readPositions(args.positions, this.limits.maxTokens);
+    if (args.pool !== undefined) args.pool = readPool(args.pool);
+    return args;
+  }
+
   /** Rows per strip of `rowWidth` floats. */
   stripRows(n, rowWidth) {
     return Math.max(1, Math.min(n, Math.floor(STRIP_ELEMENTS / rowWidth)));
@@ -480,7 +496,7 @@ export function tokenIds(value, n) {
 const POSITION_KEYS = ['token', 'unit', 'statement'];
 
 /**
- * Positions read once (phase 1, see errors.js): an array's elements (at most `cap`), or an
+ * Positions read once (phase 1, see marshal.js): an array's elements (at most `cap`), or an
  * object's token, unit and statement and their elements. Typed arrays stay as they are.
  */
 export function readPositions(positions, cap) {
@@ -537,7 +553,7 @@ export function segmentPositions(n, size) {
 const POOL_KEYS = ['rows', 'cols', 'region', 'ratio', 'raw', 'rowMax'];
 const REGION_KEYS = ['r0', 'r1', 'c0', 'c1'];
 
-/** A pooling spec read once (phase 1, see errors.js). */
+/** A pooling spec read once (phase 1, see marshal.js). */
 export function readPool(pool) {
   if (!isPlainObject(pool)) return pool;
   const p = readObject(pool, POOL_KEYS);

@@ -2,7 +2,8 @@
 //
 //   import { analyzeInWorker } from 'hirope/worker';
 //   const a = await analyzeInWorker(code, { language: 'python', tokenizer: 'llama2' });
-import { HiRoPEError, describe } from './errors.js';
+import { HiRoPEError } from './errors.js';
+import { describe } from './marshal.js';
 import { WorkerClient } from './worker-protocol.js';
 import { withTexts } from './analysis-codec.js';
 import { isNode } from './runtime.js';

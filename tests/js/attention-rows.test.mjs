@@ -189,7 +189,7 @@ describe('attentionAsync without the matrix', () => {
     };
     const full = hr.attention(args);
     const calls = [];
-    hr._gpu = {
+    hr._attention.gpu = {
       adapterInfo: 'stand-in',
       lost: false,
       attention: async (a) => {

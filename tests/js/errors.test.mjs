@@ -2,7 +2,7 @@
 import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import init, { HiRoPEError } from '../../dist/index.js';
-import { utf8Length } from '../../dist/errors.js';
+import { utf8Length } from '../../dist/marshal.js';
 import { BUILDS, load, range } from './builds.mjs';
 
 function throwsNaming(fn, pattern) {

@@ -165,7 +165,7 @@ for (const { name, simd } of BUILDS) {
       const hr = await init({ simd, tokenizers: ['cl100k'] });
       const ids = hr.encode('x = 1');
       // A corrupted handle (standing in for a bug in the core): the core reads far outside memory.
-      hr._tokenizers.get('cl100k').address = () => 2 ** 31 - 64;
+      hr._tokenizers.handles.get('cl100k').address = () => 2 ** 31 - 64;
       assert.throws(
         () => hr.encode('x'),
         (e) =>

@@ -10,11 +10,21 @@ import { code, imports, reachable } from './module-graph.mjs';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const wasm = path.join(root, 'wasm');
 const dist = path.join(root, 'dist');
-// esm-shim.js is prepended to the Emscripten loaders (--extern-pre-js), not a module of its own.
+// The scripts CMakeLists.txt links into the Emscripten loaders (esm-shim.js: --extern-pre-js), not
+// modules of their own; scripts/build.sh leaves out the same ones from dist/.
+const linked = new Set(
+  [
+    ...fs
+      .readFileSync(path.join(root, 'CMakeLists.txt'), 'utf8')
+      .matchAll(/\$\{CMAKE_SOURCE_DIR\}\/wasm\/([\w.-]+\.js)/g),
+  ].map((m) => m[1]),
+);
 const modules = fs
   .readdirSync(wasm)
-  .filter((f) => f.endsWith('.js') && f !== 'esm-shim.js')
+  .filter((f) => f.endsWith('.js') && !linked.has(f))
   .sort();
+// The libraries behind the facade (api.js's HiRoPE), one per part of the API.
+const libraries = modules.filter((m) => m.endsWith('-api.js'));
 // Members of the Emscripten module that its C exports get (named by Emscripten with an underscore).
 const EMSCRIPTEN_EXPORTS = new Set(['_malloc', '_free']);
 
@@ -40,11 +50,22 @@ describe('wasm/ modules', () => {
     console.log(`# ${[...edges].map(([m, t]) => `${m} -> ${t.join(', ') || '-'}`).join('; ')}`);
     // The leaves import nothing of the API; only the entry points that carry the whole API
     // (package.json's '.', './core' and './lean') import api.js.
+    // errors.js is the leaf; marshal.js (reading and checking the caller's values) builds on it only.
     assert.deepEqual(edges.get('errors.js'), []);
+    assert.deepEqual(edges.get('marshal.js'), ['errors.js']);
     for (const [m, targets] of edges) {
       if (!['index.js', 'core.js', 'lean.js'].includes(m))
         assert.ok(!targets.includes('api.js'), `${m} imports api.js`);
+      // Each library is the facade's alone: none imports another, and only api.js imports them.
+      for (const library of libraries)
+        if (m !== 'api.js') assert.ok(!targets.includes(library), `${m} imports ${library}`);
     }
+    assert.deepEqual(libraries, [
+      'analysis-api.js',
+      'attention-api.js',
+      'schemes-api.js',
+      'tokenizers-api.js',
+    ]);
   });
 
   it("read no other module's underscore members", () => {
@@ -61,6 +82,8 @@ describe('wasm/ modules', () => {
   });
 
   it('are all in dist/, for every entry point', () => {
+    for (const script of linked)
+      assert.ok(!fs.existsSync(path.join(dist, script)), `dist/${script} (linked, not a module)`);
     for (const entry of ['index.js', 'core.js', 'worker.js', 'worker-client.js']) {
       for (const i of [...reachable(path.join(dist, entry), { dynamic: true })].flatMap((f) =>
         imports(f),

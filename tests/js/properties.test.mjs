@@ -10,7 +10,7 @@ import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { HiRoPEError } from '../../dist/index.js';
-import { utf8Length } from '../../dist/errors.js';
+import { utf8Length } from '../../dist/marshal.js';
 import { BUILDS, load, lcg, range, maxAbsDiff } from './builds.mjs';
 
 // A fixed seed; FC_SEED=n explores others (a failure prints the seed and path to replay it).

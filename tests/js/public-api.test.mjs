@@ -1,6 +1,7 @@
 // Public API that no other test ran (issue 35 item 8): init's locateFile, wasmBinary and dataURL;
 // hr.model.load({ name }) and ModelLoader.names; gpuAdapter and setting attentionBackend; every
-// runtime export declared in index.d.ts (BUILTIN_TOKENIZERS was missing). Each result checked.
+// runtime export declared in index.d.ts (BUILTIN_TOKENIZERS was missing); hr's members through the
+// facade of issue 41. Each result checked.
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -160,7 +161,7 @@ describe('public API', () => {
     // A stand-in executor (what init({ backend }) starts from wasm/webgpu.js), marking its result.
     const hr = await init();
     const calls = [];
-    hr._gpu = {
+    hr._attention.gpu = {
       adapterInfo: 'stand-in',
       lost: false,
       attention: async (a) => {
@@ -200,5 +201,48 @@ describe('public API', () => {
     );
     assert.deepEqual(undeclared, []);
     assert.match(dts, /^export default init;$/m);
+  });
+
+  it('hr is the facade over the four libraries: the same members as before the split (issue 41)', async () => {
+    const proto = Object.getPrototypeOf(await init());
+    const members = Object.getOwnPropertyNames(proto).filter(
+      (name) => name !== 'constructor' && !name.startsWith('_'),
+    );
+    // The public API of wasm/api.js when it was one class; each method now one line into its library.
+    assert.deepEqual(members.sort(), [
+      'alibiSlopes',
+      'analyze',
+      'attention',
+      'attentionAsync',
+      'attentionBackend',
+      'attentionFactor',
+      'bands',
+      'countTokens',
+      'decode',
+      'detectLanguage',
+      'encode',
+      'encodeBatch',
+      'heapBytes',
+      'inverseFrequencies',
+      'isWithinTokenLimit',
+      'loadLanguage',
+      'loadTokenizer',
+      'loadedLanguages',
+      'longTermDecay',
+      'memory',
+      'parse',
+      'pool',
+      'qk',
+      'relativeDistances',
+      'rotate',
+      'splitBound',
+      'splitFraction',
+      'vocabulary',
+    ]);
+    const accessors = members.filter((name) => !Object.getOwnPropertyDescriptor(proto, name).value);
+    assert.deepEqual(accessors.sort(), ['attentionBackend', 'loadedLanguages', 'vocabulary']);
+    // Declared in index.d.ts, each of them.
+    const dts = fs.readFileSync(path.join(root, 'wasm/index.d.ts'), 'utf8');
+    for (const name of members) assert.match(dts, new RegExp(`\\b${name}\\b`), name);
   });
 });

@@ -83,10 +83,10 @@ if (mode === 'snippet') {
     );
   const bad = q.slice();
   bad[3] = NaN;
-  const saved = hr._gpu.limits.maxStorageBufferBindingSize;
-  hr._gpu.limits.maxStorageBufferBindingSize = 4096;
+  const saved = hr._attention.gpu.limits.maxStorageBufferBindingSize;
+  hr._attention.gpu.limits.maxStorageBufferBindingSize = 4096;
   say(`refused ${await reason({ q, k, n: 64, headDim: 8 })}`);
-  hr._gpu.limits.maxStorageBufferBindingSize = saved;
+  hr._attention.gpu.limits.maxStorageBufferBindingSize = saved;
   say(`refused ${await reason({ q: bad, k, n: 64, headDim: 8 })}`);
   // The device still works after the refusals.
   const want = hr.attention({ q, k, n: 64, headDim: 8 });

@@ -233,7 +233,7 @@ export async function loseDeviceMidCall(hr) {
   const args = argsOf(LOST_CASE);
   const want = hr.attention(args);
   const call = hr.attentionAsync(args); // its work is queued on the GPU; the device goes now
-  hr._gpu.device.destroy();
+  hr._attention.gpu.device.destroy();
   const got = await call;
   if (hr.attentionBackend !== 'wasm')
     throw new Error(`backend is ${hr.attentionBackend} after the device was lost`);

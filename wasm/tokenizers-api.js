@@ -1,0 +1,261 @@
+// The tokenizers library of the JS API: loading vocabularies (built-in data files or a user's
+// tokenizer.json) and encode / decode / countTokens under them. HiRoPE (api.js) delegates to it;
+// analysis-api.js and model.js reach a loaded tokenizer through address().
+import {
+  fail,
+  describe,
+  checkCount,
+  checkBytes,
+  readOptions,
+  closestName,
+  readArray,
+  ArrayCopy,
+  isPlainObject,
+  typedArrayName,
+  utf8Length,
+} from './marshal.js';
+import {
+  TOKENIZER_DATA,
+  TOKENIZER_FILES,
+  DEFAULT_TOKENIZER,
+  MODEL_TOKENIZERS,
+  canonicalTokenizer,
+  MAX_TOKENIZER_JSON_BYTES,
+  tokenizerHash,
+  readData,
+  guardMethods,
+  DECODER,
+} from './runtime.js';
+
+/** The built-in tokenizers' names (each loads its data file with hr.loadTokenizer(name)). */
+export const BUILTIN_TOKENIZERS = Object.freeze([...TOKENIZER_DATA]);
+
+/**
+ * The built-in tokenizer a model reads ('gpt-4o' -> 'o200k', 'llama-3.1-8b-instruct' -> 'llama3'),
+ * from the one table MODEL_TOKENIZERS (wasm/runtime.js); a model whose tokenizer hirope does not
+ * ship is a HiRoPEError.
+ */
+export function tokenizerForModel(model) {
+  if (typeof model !== 'string') fail(`model must be a string, got ${describe(model)}`);
+  const name = model.toLowerCase();
+  let best = null;
+  for (const key of Object.keys(MODEL_TOKENIZERS))
+    if ((name === key || name.startsWith(`${key}-`)) && (!best || key.length > best.length))
+      best = key;
+  if (best) return MODEL_TOKENIZERS[best];
+  const guess = closestName(name, Object.keys(MODEL_TOKENIZERS));
+  return fail(
+    `no built-in tokenizer for the model ${describe(model)}${guess ? ` (did you mean '${guess}'?)` : ''}; known models: ${Object.keys(MODEL_TOKENIZERS).join(', ')}`,
+  );
+}
+
+const ENCODER = new TextEncoder();
+const ENCODE_KEYS = ['tokenizer', 'specialTokens'];
+
+/** The tokenizers of one runtime: their handles in the current instance, reloaded after a reset. */
+export class Tokenizers {
+  /** dataFiles: URLs of the data files by name (init.js). */
+  constructor(runtime, dataFiles) {
+    this.runtime = runtime;
+    /** Tokenizer names; all but 'lexical' load their vocabulary on first use (load). */
+    this.names = runtime.hasAnalysis ? ['lexical', ...TOKENIZER_DATA] : [];
+    /** name -> TokenizerHandle in the current instance. */
+    this.handles = new Map();
+    this._data = new Map(); // name -> { bytes, json }, to load again into a fresh instance
+    this._dataFiles = dataFiles;
+    // A fresh instance (after a trap or abort) gets the tokenizers loaded so far.
+    runtime.onReset(() => {
+      this.handles = new Map();
+      for (const [name, { bytes, json }] of this._data) this._loadBytes(name, bytes, json);
+    });
+  }
+
+  /** hr.loadTokenizer (see api.js). */
+  async load(name, options) {
+    this.runtime.needAnalysis();
+    if (isPlainObject(name)) {
+      if (options !== undefined) fail('loadTokenizer({ json }) takes no options');
+      return this._loadJson(name);
+    }
+    name = canonicalTokenizer(name);
+    const { data } = readOptions(options, ['data'], { unknown: 'loadTokenizer options' });
+    if (name === 'lexical') return name;
+    if (!TOKENIZER_DATA.includes(name))
+      fail(
+        `tokenizer must be one of ${this.names.map((t) => `'${t}'`).join(', ')} or { json }, got ${describe(name)}`,
+      );
+    if (this.handles.has(name)) return name;
+    let bytes = data;
+    if (bytes === undefined) {
+      const url = this._dataFiles[name];
+      if (!url)
+        fail(
+          `no location for the '${name}' tokenizer data: pass options.data or init({ dataURL })`,
+        );
+      bytes = await readData(url);
+    }
+    bytes = checkBytes(bytes, 'options.data');
+    if (this.handles.has(name)) return name; // loaded by a call that finished during the await
+    const json = TOKENIZER_FILES[name].endsWith('.json');
+    if (json && bytes.length > MAX_TOKENIZER_JSON_BYTES)
+      fail(
+        `the '${name}' tokenizer data is ${bytes.length} bytes, over the limit of ${MAX_TOKENIZER_JSON_BYTES} bytes`,
+      );
+    this._loadBytes(name, bytes, json);
+    this._data.set(name, { bytes: bytes.slice(), json });
+    return name;
+  }
+
+  _loadJson(source) {
+    const { json } = readOptions(source, ['json'], {
+      name: 'the tokenizer source',
+      unknown: 'the tokenizer source',
+    });
+    const max = MAX_TOKENIZER_JSON_BYTES;
+    let bytes;
+    if (typeof json === 'string') {
+      // Sizes checked before anything is encoded or copied into the heap.
+      if (json.length > max)
+        fail(`json is ${json.length} characters, over the limit of ${max} bytes`);
+      const n = utf8Length(json);
+      if (n > max) fail(`json is ${n} bytes of UTF-8, over the limit of ${max} bytes`);
+      bytes = ENCODER.encode(json);
+    } else if (json === undefined) {
+      fail('loadTokenizer needs a built-in name or { json } (a tokenizer.json as text or bytes)');
+    } else {
+      bytes = checkBytes(json, 'json');
+      if (bytes.length > max) fail(`json is ${bytes.length} bytes, over the limit of ${max} bytes`);
+    }
+    const name = `json-${tokenizerHash(bytes)}`;
+    if (!this.handles.has(name)) {
+      this._loadBytes(name, bytes, true);
+      this._data.set(name, { bytes: bytes.slice(), json: true });
+    }
+    return name;
+  }
+
+  _loadBytes(name, bytes, json) {
+    const runtime = this.runtime;
+    const handle = new runtime.mod.TokenizerHandle();
+    try {
+      runtime.run((heap) =>
+        runtime.check(
+          json ? handle.loadJson(...heap.bytes(bytes), name) : handle.load(...heap.bytes(bytes)),
+        ),
+      );
+    } catch (e) {
+      handle.delete();
+      throw e;
+    }
+    this.handles.set(name, handle);
+  }
+
+  /** The core's address of a loaded tokenizer by name (0: 'lexical'); a HiRoPEError if not loaded. */
+  address(name) {
+    name = canonicalTokenizer(name);
+    if (name === 'lexical') return 0;
+    const handle = typeof name === 'string' ? this.handles.get(name) : undefined;
+    if (handle) return handle.address();
+    if (TOKENIZER_DATA.includes(name))
+      fail(`tokenizer '${name}' is not loaded: call await hr.loadTokenizer('${name}') first`);
+    if (typeof name === 'string' && /^json-[0-9a-f]{16}$/.test(name))
+      fail(
+        `tokenizer '${name}' is not loaded: pass its tokenizer.json to await hr.loadTokenizer({ json }) first`,
+      );
+    fail(
+      `tokenizer must be one of ${this.names.map((t) => `'${t}'`).join(', ')} or a name hr.loadTokenizer({ json }) returned, got ${describe(name)}`,
+    );
+  }
+
+  /** The vocabulary size of a loaded tokenizer. */
+  size(name) {
+    return this.handles.get(name).size();
+  }
+
+  /** hr.encode (see api.js). */
+  encode(text, options) {
+    const { vocab, specialTokens } = this._encodeOptions(options, 'encode');
+    return this._encode(vocab, text, specialTokens);
+  }
+
+  /** hr.countTokens (see api.js). */
+  countTokens(text, options) {
+    const { vocab, specialTokens } = this._encodeOptions(options, 'countTokens');
+    return this._encode(vocab, text, specialTokens).length;
+  }
+
+  /** hr.isWithinTokenLimit (see api.js). */
+  isWithinTokenLimit(text, limit, options) {
+    const { vocab, specialTokens } = this._encodeOptions(options, 'isWithinTokenLimit');
+    checkCount(limit, 'limit', { min: 0, max: Number.MAX_SAFE_INTEGER });
+    const count = this._encode(vocab, text, specialTokens).length;
+    return count <= limit ? count : false;
+  }
+
+  /** hr.encodeBatch (see api.js). */
+  encodeBatch(texts, options) {
+    const { vocab, specialTokens } = this._encodeOptions(options, 'encodeBatch');
+    const max = this.runtime.limits.maxTokens;
+    const list = readArray(texts, max);
+    if (!(list instanceof ArrayCopy))
+      fail(`texts must be an array of strings, got ${describe(texts)}`);
+    if (list.items === null)
+      fail(`texts has ${list.length} entries, more than the limit of ${max}`);
+    list.items.forEach((text, i) => {
+      if (typeof text !== 'string') fail(`texts[${i}] must be a string, got ${describe(text)}`);
+    });
+    return list.items.map((text) => this._encode(vocab, text, specialTokens));
+  }
+
+  // encode()'s options (tokenizer, default DEFAULT_TOKENIZER; specialTokens), read and checked.
+  _encodeOptions(options, caller) {
+    const { tokenizer = DEFAULT_TOKENIZER, specialTokens = false } = readOptions(
+      options,
+      ENCODE_KEYS,
+      { unknown: `${caller} options` },
+    );
+    this.runtime.needAnalysis();
+    if (typeof specialTokens !== 'boolean')
+      fail(`options.specialTokens must be a boolean, got ${describe(specialTokens)}`);
+    if (tokenizer === 'lexical')
+      fail(`${caller}() needs a vocabulary tokenizer; 'lexical' tokens come from analyze()`);
+    return { vocab: this.address(tokenizer), specialTokens };
+  }
+
+  _encode(vocab, text, specialTokens) {
+    const runtime = this.runtime;
+    const ids = runtime.run((heap) =>
+      runtime.mod.encode(vocab, ...heap.text(text, 'text'), specialTokens),
+    );
+    if (typeof ids === 'string') runtime.check(ids);
+    return ids;
+  }
+
+  /** hr.decode (see api.js). */
+  decode(ids, options) {
+    const { tokenizer = DEFAULT_TOKENIZER } = readOptions(options, ['tokenizer'], {
+      unknown: 'decode options',
+    });
+    const runtime = this.runtime;
+    runtime.needAnalysis();
+    if (tokenizer === 'lexical')
+      fail("decode() needs a vocabulary tokenizer; 'lexical' has no ids to decode");
+    const vocab = this.address(tokenizer);
+    let list;
+    if (typedArrayName(ids) === 'Int32Array') list = ids;
+    else if (Array.isArray(ids)) {
+      list = new Int32Array(ids.length);
+      ids.forEach((id, i) => {
+        if (!Number.isInteger(id) || id < 0 || id > 0x7fffffff)
+          fail(`ids[${i}] must be a token id (an integer >= 0), got ${describe(id)}`);
+        list[i] = id;
+      });
+    } else fail(`ids must be an Int32Array or an array of token ids, got ${describe(ids)}`);
+    const bytes = runtime.run((heap) => runtime.mod.decode(vocab, heap.int32(list), list.length));
+    if (typeof bytes === 'string') runtime.check(bytes);
+    return DECODER.decode(bytes);
+  }
+}
+guardMethods(Tokenizers, function () {
+  return this.runtime;
+});
