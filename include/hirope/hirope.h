@@ -268,6 +268,19 @@ const char* param_kind_name(ParamKind kind);
 // ("sinusoidal_variants" -> "sinusoidalVariants").
 std::string published_list_name(const char* values);
 
+// The catalogue as JSON text, the one export both bindings parse (JSON.parse, json.loads):
+// schemes, scalings, parameters and scalingParameters (name, field, kind, default, range ...),
+// the value lists, defaultRules and arguments, keys in camelCase, null for "none" (an unbounded
+// range, no step). hr.catalogue and hirope.catalogue are this object plus the other libraries'
+// parts (languages, the model's lists).
+std::string catalogue_json();
+// A value list as a JSON array of {name, value, label, description} (for those parts too).
+std::string enum_list_json(const std::vector<EnumValue>& list);
+// A scheme as users write it, as JSON text: {"type": "rope", "base": 10000, ..., "scaling":
+// {"type": "none"}}, every parameter of Scheme by its user name (enumerations by name), the
+// scaling with the parameters its type takes.
+std::string scheme_json(const Scheme& scheme);
+
 // The row of a scheme type (nullptr for a value outside the enum).
 const SchemeInfo* scheme_info(SchemeType type);
 

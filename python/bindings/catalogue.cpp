@@ -1,8 +1,8 @@
 // The scheme table (scheme_catalogue() in src/core/catalogue.cpp) for Python: the catalogue as
-// plain dicts and lists in the JS API's words (hirope.catalogue, the same object as hr.catalogue:
-// keys in camelCase, None for "none"), the scheme dicts read through its rows (read_scheme: what
-// wasm/catalogue.js normalizeScheme does on the JS side), and the core's messages with their
-// field names mapped (core_message). Nothing about a particular scheme is written here.
+// the core writes it (catalogue_json, parsed by json.loads: hirope.catalogue, the same object as
+// hr.catalogue), the scheme dicts read through its rows (read_scheme: what wasm/catalogue.js
+// normalizeScheme does on the JS side), and the core's messages with their field names mapped
+// (core_message). Nothing about a particular scheme is written here.
 #include "common.h"
 #include "hirope/hirope.h"
 
@@ -17,17 +17,12 @@
 namespace hirope {
 namespace python {
 
+py::object parse_json(const std::string& text) {
+    return py::module_::import("json").attr("loads")(py::str(text));
+}
+
 py::list enum_list(const std::vector<EnumValue>& list) {
-    py::list out;
-    for (const EnumValue& e : list) {
-        py::dict o;
-        o["name"] = e.name;
-        o["value"] = e.value;
-        o["label"] = e.label;
-        o["description"] = e.description;
-        out.append(o);
-    }
-    return out;
+    return parse_json(enum_list_json(list));
 }
 
 namespace {
@@ -37,173 +32,18 @@ std::vector<void (*)(py::dict*)>& catalogue_parts() {
     return parts;
 }
 
-py::object finite_or_none(double x) {
-    return std::isfinite(x) ? py::object(py::float_(x)) : py::object(py::none());
-}
-
-// Integers in the table as Python ints (JSON writes 1 and 1.0 alike; Python compares them equal).
-py::object number(double x) {
-    if (std::isfinite(x) && x == std::floor(x) && std::fabs(x) < 9007199254740992.0)
-        return py::int_(static_cast<long long>(x));
-    return py::float_(x);
-}
-
-py::object user_value(const ParamInfo& p, double x) {
-    if (p.kind == ParamKind::boolean) return py::bool_(x != 0);
-    if (p.kind == ParamKind::enumeration)
-        for (const EnumValue& e : *value_list(p.values))
-            if (e.value == static_cast<int>(x)) return py::str(e.name);
-    return number(x);
-}
-
 const ParamInfo* find_param(const std::vector<ParamInfo>& params, const char* field) {
     for (const ParamInfo& p : params)
         if (p.field && std::string(p.field) == field) return &p;
     return nullptr;
 }
 
-py::dict condition(const std::vector<ParamInfo>& params, const char* field, double value) {
-    const ParamInfo* p = find_param(params, field);
-    py::dict o;
-    o["parameter"] = p ? std::string(p->name) : std::string(field);
-    o["equals"] = p ? user_value(*p, value) : number(value);
-    return o;
-}
-
-template <typename Info> py::list names_taking(const std::vector<Info>& types, uint32_t mask) {
-    py::list out;
-    for (const Info& t : types)
-        if (mask >> static_cast<int>(t.type) & 1u) out.append(t.name);
-    return out;
-}
-
-py::list param_list(const std::vector<ParamInfo>& params, bool scaling) {
-    const SchemeCatalogue& v = scheme_catalogue();
-    const Scheme defaults;
-    py::list out;
-    for (const ParamInfo& p : params) {
-        py::dict o;
-        o["name"] = p.name;
-        o["field"] = p.field ? py::object(py::str(std::string(scaling ? "scaling." : "") + p.field))
-                             : py::object(py::none());
-        o["kind"] = param_kind_name(p.kind);
-        o["description"] = p.description;
-        if (p.kind == ParamKind::list)
-            o["default"] = py::list();
-        else if (p.kind == ParamKind::scaling)
-            o["default"] = "none";
-        else if (p.get)
-            o["default"] = user_value(p, p.get(defaults));
-        else
-            o["default"] = number(p.option_default);
-        o["required"] = p.required;
-        const bool numeric = p.kind == ParamKind::number || p.kind == ParamKind::integer;
-        o["min"] = finite_or_none(p.min);
-        o["max"] = finite_or_none(p.max);
-        o["minOpen"] = p.min_open;
-        o["maxOpen"] = p.max_open;
-        py::list allowed;
-        for (double x : p.allowed) allowed.append(number(x));
-        o["allowed"] = allowed;
-        o["limit"] = finite_or_none(p.limit);
-        o["step"] = p.step > 0                     ? number(p.step)
-                    : p.kind == ParamKind::integer ? py::object(py::int_(1))
-                                                   : py::object(py::none());
-        o["range"] = numeric ? py::object(py::str(param_range(p))) : py::object(py::none());
-        o["values"] =
-            p.values ? py::object(py::str(published_list_name(p.values))) : py::object(py::none());
-        o[scaling ? "scalings" : "schemes"] =
-            scaling ? names_taking(v.scalings, p.takes) : names_taking(v.schemes, p.takes);
-        o["onlyIf"] = p.only_if ? py::object(condition(params, p.only_if, p.only_if_value))
-                                : py::object(py::none());
-        out.append(o);
-    }
-    return out;
-}
-
-template <typename Info>
-py::list parameters_taken(const Info& t, const std::vector<ParamInfo>& params) {
-    py::list out;
-    for (const ParamInfo& p : params)
-        if (takes(p, static_cast<int>(t.type))) out.append(p.name);
-    return out;
-}
-
+// The core's table as the core writes it (catalogue_json), then the other libraries' parts.
 py::dict catalogue() {
-    const SchemeCatalogue& v = scheme_catalogue();
-    py::dict out;
-    py::list schemes;
-    for (const SchemeInfo& s : v.schemes) {
-        py::dict o;
-        o["name"] = s.name;
-        o["value"] = static_cast<int>(s.type);
-        o["label"] = s.label;
-        o["rotary"] = s.rotary;
-        o["windowed"] = s.windowed;
-        o["needsUnits"] = s.needs_units;
-        o["description"] = s.description;
-        o["parameters"] = parameters_taken(s, v.scheme_params);
-        schemes.append(o);
-    }
-    out["schemes"] = schemes;
-    py::list scalings;
-    for (const ScalingInfo& s : v.scalings) {
-        py::dict o;
-        o["name"] = s.name;
-        o["value"] = static_cast<int>(s.type);
-        o["label"] = s.label;
-        py::list aliases;
-        for (const char* a : s.aliases) aliases.append(a);
-        o["aliases"] = aliases;
-        o["description"] = s.description;
-        o["parameters"] = parameters_taken(s, v.scaling_params);
-        scalings.append(o);
-    }
-    out["scalings"] = scalings;
-    out["parameters"] = param_list(v.scheme_params, false);
-    out["scalingParameters"] = param_list(v.scaling_params, true);
-    out["layouts"] = enum_list(v.layouts);
-    out["sinusoidalVariants"] = enum_list(v.sinusoidal_variants);
-    out["outputs"] = enum_list(v.outputs);
-    out["roles"] = enum_list(v.roles);
-    out["branches"] = enum_list(v.branches);
-    out["kernels"] = enum_list(v.kernels);
-    py::list rules;
-    for (const DefaultRule& r : v.default_rules) {
-        const ParamInfo* target = find_param(v.scheme_params, r.field);
-        py::dict o;
-        o["parameter"] = target ? std::string(target->name) : std::string(r.field);
-        o["schemes"] = names_taking(v.schemes, r.schemes);
-        o["when"] = r.when ? py::object(condition(v.scheme_params, r.when, r.when_value))
-                           : py::object(py::none());
-        if (r.from) {
-            o["from"] = find_param(v.scheme_params, r.from)->name;
-            o["offset"] = number(r.offset);
-            o["scale"] = number(r.scale);
-            o["divisor"] = number(r.divisor);
-        } else {
-            o["value"] =
-                target ? user_value(*target, r.offset / r.divisor) : number(r.offset / r.divisor);
-        }
-        o["description"] = r.description;
-        rules.append(o);
-    }
-    out["defaultRules"] = rules;
-    py::list names;
-    for (const NameInfo& n : v.arguments) {
-        py::dict o;
-        o["field"] = n.field;
-        o["name"] = n.name;
-        names.append(o);
-    }
-    out["arguments"] = names;
-    const std::vector<EnumValue> none;
+    py::dict out = parse_json(catalogue_json());
     out["languages"] = py::list();
-    out["gaps"] = enum_list(none);
-    out["hierarchies"] = enum_list(none);
-    out["unitKinds"] = enum_list(none);
-    out["byteHierarchies"] = enum_list(none);
-    out["contextLimits"] = enum_list(none);
+    for (const char* key : {"gaps", "hierarchies", "unitKinds", "byteHierarchies", "contextLimits"})
+        out[key] = py::list();
     for (auto part : catalogue_parts()) part(&out);
     return out;
 }
@@ -489,27 +329,8 @@ void register_catalogue(py::module_& m) {
         [](py::handle scheme) {
             SchemeSpec s = read_scheme(scheme);
             // The scheme as the core holds it, in the JS API's words (checked by validate() later).
-            py::dict out;
-            out["type"] = s.name;
-            const SchemeCatalogue& v = scheme_catalogue();
-            for (const ParamInfo& p : v.scheme_params) {
-                if (p.kind == ParamKind::scaling || !p.get) continue;
-                out[p.name] = user_value(p, p.get(s.scheme));
-            }
+            py::dict out = parse_json(scheme_json(s.scheme));
             if (s.segment_size) out["segmentSize"] = s.segment_size;
-            py::dict scaling;
-            scaling["type"] = v.scalings[static_cast<size_t>(s.scheme.scaling.type)].name;
-            for (const ParamInfo& p : v.scaling_params) {
-                if (!takes(p, static_cast<int>(s.scheme.scaling.type))) continue;
-                if (p.kind == ParamKind::list) {
-                    py::list l;
-                    for (double x : *p.list(s.scheme)) l.append(x);
-                    scaling[p.name] = l;
-                } else if (p.get) {
-                    scaling[p.name] = user_value(p, p.get(s.scheme));
-                }
-            }
-            out["scaling"] = scaling;
             return out;
         },
         py::arg("scheme"));

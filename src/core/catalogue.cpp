@@ -17,6 +17,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <type_traits>
 
 namespace hirope {
@@ -417,7 +418,255 @@ std::string number_text(double x) {
     return buf;
 }
 
+// ---- The catalogue as JSON text (catalogue_json): the one export both bindings parse.
+
+std::string json_text(const char* s) {
+    std::string out = "\"";
+    for (const char* c = s ? s : ""; *c; ++c) {
+        const unsigned char u = static_cast<unsigned char>(*c);
+        if (u == '"' || u == '\\') {
+            out += '\\';
+            out += *c;
+        } else if (u < 0x20) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\u%04x", u);
+            out += buf;
+        } else {
+            out += *c;
+        }
+    }
+    return out + "\"";
+}
+
+std::string json_text(const std::string& s) {
+    return json_text(s.c_str());
+}
+
+// Integers without a fraction (Python's json reads them as ints), others in the shortest text
+// that reads back as the same double; null for +-infinity (unbounded) and NaN.
+std::string json_number(double x) {
+    if (!std::isfinite(x)) return "null";
+    char buf[64];
+    if (x == std::floor(x) && std::fabs(x) < 9007199254740992.0) {
+        std::snprintf(buf, sizeof buf, "%.0f", x);
+        return buf;
+    }
+    for (int digits = 15; digits <= 17; ++digits) {
+        std::snprintf(buf, sizeof buf, "%.*g", digits, x);
+        if (std::strtod(buf, nullptr) == x) break;
+    }
+    return buf;
+}
+
+std::string json_bool(bool b) {
+    return b ? "true" : "false";
+}
+
+// An object written key by key, in order.
+class JsonObject {
+  public:
+    JsonObject& add(const char* key, const std::string& json) {
+        text_ += (text_.size() > 1 ? "," : "") + json_text(key) + ":" + json;
+        return *this;
+    }
+    std::string str() const { return text_ + "}"; }
+
+  private:
+    std::string text_ = "{";
+};
+
+std::string json_array(const std::vector<std::string>& items) {
+    std::string out = "[";
+    for (size_t i = 0; i < items.size(); ++i) out += (i ? "," : "") + items[i];
+    return out + "]";
+}
+
+// A value of a parameter as users write it: booleans, enum names, numbers.
+std::string user_value(const ParamInfo& p, double x) {
+    if (p.kind == ParamKind::boolean) return json_bool(x != 0);
+    if (p.kind == ParamKind::enumeration)
+        for (const EnumValue& e : *value_list(p.values))
+            if (e.value == static_cast<int>(x)) return json_text(e.name);
+    return json_number(x);
+}
+
+const ParamInfo* find_param(const std::vector<ParamInfo>& params, const char* field) {
+    for (const ParamInfo& p : params)
+        if (p.field && std::string(p.field) == field) return &p;
+    return nullptr;
+}
+
+// A reference inside the table to another parameter, by its user name, with a value it compares
+// to.
+std::string condition(const std::vector<ParamInfo>& params, const char* field, double value) {
+    const ParamInfo* p = find_param(params, field);
+    return JsonObject()
+        .add("parameter", json_text(p ? p->name : field))
+        .add("equals", p ? user_value(*p, value) : json_number(value))
+        .str();
+}
+
+template <typename Info> std::string names_taking(const std::vector<Info>& types, uint32_t mask) {
+    std::vector<std::string> names;
+    for (const Info& t : types)
+        if (mask >> static_cast<int>(t.type) & 1u) names.push_back(json_text(t.name));
+    return json_array(names);
+}
+
+template <typename Info>
+std::string parameters_taken(const Info& t, const std::vector<ParamInfo>& params) {
+    std::vector<std::string> names;
+    for (const ParamInfo& p : params)
+        if (takes(p, static_cast<int>(t.type))) names.push_back(json_text(p.name));
+    return json_array(names);
+}
+
+std::string param_list(const SchemeCatalogue& v, const std::vector<ParamInfo>& params,
+                       bool scaling) {
+    const Scheme defaults;
+    std::vector<std::string> items;
+    for (const ParamInfo& p : params) {
+        JsonObject o;
+        o.add("name", json_text(p.name))
+            .add("field",
+                 p.field ? json_text(std::string(scaling ? "scaling." : "") + p.field) : "null")
+            .add("kind", json_text(param_kind_name(p.kind)))
+            .add("description", json_text(p.description));
+        if (p.kind == ParamKind::list)
+            o.add("default", "[]");
+        else if (p.kind == ParamKind::scaling)
+            o.add("default", json_text("none"));
+        else if (p.get)
+            o.add("default", user_value(p, p.get(defaults)));
+        else
+            o.add("default", json_number(p.option_default));
+        const bool numeric = p.kind == ParamKind::number || p.kind == ParamKind::integer;
+        std::vector<std::string> allowed;
+        for (double x : p.allowed) allowed.push_back(json_number(x));
+        // The step of a form control: the table's, 1 for integers, null for any value.
+        const std::string step = p.step > 0                     ? json_number(p.step)
+                                 : p.kind == ParamKind::integer ? "1"
+                                                                : "null";
+        o.add("required", json_bool(p.required))
+            .add("min", json_number(p.min))
+            .add("max", json_number(p.max))
+            .add("minOpen", json_bool(p.min_open))
+            .add("maxOpen", json_bool(p.max_open))
+            .add("allowed", json_array(allowed))
+            .add("limit", json_number(p.limit))
+            .add("step", step)
+            .add("range", numeric ? json_text(param_range(p)) : "null")
+            .add("values", p.values ? json_text(published_list_name(p.values)) : "null")
+            .add(scaling ? "scalings" : "schemes",
+                 scaling ? names_taking(v.scalings, p.takes) : names_taking(v.schemes, p.takes))
+            .add("onlyIf", p.only_if ? condition(params, p.only_if, p.only_if_value) : "null");
+        items.push_back(o.str());
+    }
+    return json_array(items);
+}
+
 } // namespace
+
+std::string enum_list_json(const std::vector<EnumValue>& list) {
+    std::vector<std::string> items;
+    for (const EnumValue& e : list)
+        items.push_back(JsonObject()
+                            .add("name", json_text(e.name))
+                            .add("value", json_number(e.value))
+                            .add("label", json_text(e.label))
+                            .add("description", json_text(e.description))
+                            .str());
+    return json_array(items);
+}
+
+std::string catalogue_json() {
+    const SchemeCatalogue& v = scheme_catalogue();
+    std::vector<std::string> schemes, scalings, rules, names;
+    for (const SchemeInfo& s : v.schemes)
+        schemes.push_back(JsonObject()
+                              .add("name", json_text(s.name))
+                              .add("value", json_number(static_cast<int>(s.type)))
+                              .add("label", json_text(s.label))
+                              .add("rotary", json_bool(s.rotary))
+                              .add("windowed", json_bool(s.windowed))
+                              .add("needsUnits", json_bool(s.needs_units))
+                              .add("description", json_text(s.description))
+                              .add("parameters", parameters_taken(s, v.scheme_params))
+                              .str());
+    for (const ScalingInfo& s : v.scalings) {
+        std::vector<std::string> aliases;
+        for (const char* a : s.aliases) aliases.push_back(json_text(a));
+        scalings.push_back(JsonObject()
+                               .add("name", json_text(s.name))
+                               .add("value", json_number(static_cast<int>(s.type)))
+                               .add("label", json_text(s.label))
+                               .add("aliases", json_array(aliases))
+                               .add("description", json_text(s.description))
+                               .add("parameters", parameters_taken(s, v.scaling_params))
+                               .str());
+    }
+    for (const DefaultRule& r : v.default_rules) {
+        const ParamInfo* target = find_param(v.scheme_params, r.field);
+        JsonObject o;
+        o.add("parameter", json_text(target ? target->name : r.field))
+            .add("schemes", names_taking(v.schemes, r.schemes))
+            .add("when", r.when ? condition(v.scheme_params, r.when, r.when_value) : "null");
+        if (r.from) {
+            // value = (offset + scale * from) / divisor
+            o.add("from", json_text(find_param(v.scheme_params, r.from)->name))
+                .add("offset", json_number(r.offset))
+                .add("scale", json_number(r.scale))
+                .add("divisor", json_number(r.divisor));
+        } else {
+            o.add("value", target ? user_value(*target, r.offset / r.divisor)
+                                  : json_number(r.offset / r.divisor));
+        }
+        rules.push_back(o.add("description", json_text(r.description)).str());
+    }
+    for (const NameInfo& n : v.arguments)
+        names.push_back(
+            JsonObject().add("field", json_text(n.field)).add("name", json_text(n.name)).str());
+    return JsonObject()
+        .add("schemes", json_array(schemes))
+        .add("scalings", json_array(scalings))
+        .add("parameters", param_list(v, v.scheme_params, false))
+        .add("scalingParameters", param_list(v, v.scaling_params, true))
+        .add("layouts", enum_list_json(v.layouts))
+        .add("sinusoidalVariants", enum_list_json(v.sinusoidal_variants))
+        .add("outputs", enum_list_json(v.outputs))
+        .add("roles", enum_list_json(v.roles))
+        .add("branches", enum_list_json(v.branches))
+        .add("kernels", enum_list_json(v.kernels))
+        .add("defaultRules", json_array(rules))
+        .add("arguments", json_array(names))
+        .str();
+}
+
+std::string scheme_json(const Scheme& s) {
+    const SchemeCatalogue& v = scheme_catalogue();
+    const SchemeInfo* info = scheme_info(s.type);
+    JsonObject out;
+    out.add("type", info ? json_text(info->name) : json_number(static_cast<int>(s.type)));
+    for (const ParamInfo& p : v.scheme_params)
+        if (p.kind != ParamKind::scaling && p.get) out.add(p.name, user_value(p, p.get(s)));
+    const int type = static_cast<int>(s.scaling.type);
+    JsonObject scaling;
+    scaling.add("type", type >= 0 && type < static_cast<int>(v.scalings.size())
+                            ? json_text(v.scalings[static_cast<size_t>(type)].name)
+                            : json_number(type));
+    Scheme copy = s; // list accessors take a mutable scheme
+    for (const ParamInfo& p : v.scaling_params) {
+        if (!takes(p, type)) continue;
+        if (p.kind == ParamKind::list) {
+            std::vector<std::string> items;
+            for (double x : *p.list(copy)) items.push_back(json_number(x));
+            scaling.add(p.name, json_array(items));
+        } else if (p.get) {
+            scaling.add(p.name, user_value(p, p.get(s)));
+        }
+    }
+    return out.add("scaling", scaling.str()).str();
+}
 
 const SchemeCatalogue& scheme_catalogue() {
     static const SchemeCatalogue v = make_catalogue(); // immutable after first use

@@ -215,3 +215,50 @@ TEST_CASE("Languages: each extension detects its language", "[catalogue]") {
             CHECK(detect_language("a/b" + ext) == info[i].name);
     }
 }
+
+TEST_CASE("catalogue_json: the one export, as JSON text both bindings parse", "[catalogue]") {
+    const std::string json = catalogue_json();
+    REQUIRE(json.front() == '{');
+    REQUIRE(json.back() == '}');
+    for (const char* key :
+         {"\"schemes\":[", "\"scalings\":[", "\"parameters\":[", "\"scalingParameters\":[",
+          "\"layouts\":[", "\"defaultRules\":[", "\"arguments\":["})
+        CHECK(json.find(key) != std::string::npos);
+    // Integers without a fraction (Python reads ints), unbounded ends as null, user names.
+    CHECK(json.find(
+              "\"name\":\"rotaryFraction\",\"field\":\"rotary_fraction\",\"kind\":\"number\"") !=
+          std::string::npos);
+    CHECK(json.find("\"default\":10000,") != std::string::npos);
+    CHECK(json.find("\"step\":0.05,") != std::string::npos);
+    CHECK(json.find("\"max\":null,") != std::string::npos);
+    CHECK(json.find("\"limit\":1073741824,") != std::string::npos);
+    CHECK(enum_list_json(scheme_catalogue().layouts) ==
+          "[{\"name\":\"interleaved\",\"value\":0,\"label\":\"interleaved (Meta)\","
+          "\"description\":\"Pairs are adjacent dims (2j, 2j + 1): Meta LLaMA, GPT-J\"},"
+          "{\"name\":\"half\",\"value\":1,\"label\":\"half-split (HF)\","
+          "\"description\":\"Pairs are dims (j, j + d / 2): rotate_half of Hugging Face, "
+          "GPT-NeoX\"}]");
+    // Every bracket closes: a quick structural check (strings hold no brackets' escapes here).
+    int depth = 0;
+    bool in_string = false;
+    for (size_t i = 0; i < json.size(); ++i) {
+        const char c = json[i];
+        if (in_string) {
+            if (c == '\\')
+                ++i;
+            else if (c == '"')
+                in_string = false;
+            continue;
+        }
+        if (c == '"') in_string = true;
+        if (c == '{' || c == '[') ++depth;
+        if (c == '}' || c == ']') REQUIRE(--depth >= 0);
+    }
+    CHECK(depth == 0);
+    Scheme s;
+    s.type = SchemeType::xpos;
+    const std::string scheme = scheme_json(s);
+    CHECK(scheme.rfind("{\"type\":\"xpos\",\"base\":10000,\"layout\":\"half\",", 0) == 0);
+    CHECK(scheme.find("\"gamma\":0.4,") != std::string::npos);
+    CHECK(scheme.find("\"scaling\":{\"type\":\"none\"}}") != std::string::npos);
+}

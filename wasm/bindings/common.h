@@ -76,8 +76,11 @@ template <typename T> emscripten::val typed_copy(const char* ctor, const std::ve
     return arr;
 }
 
-// The scheme table's value lists as JS arrays of { name, value, label, description }
-// (catalogue.cpp).
+// JSON text the core wrote, as a JS value (JSON.parse).
+emscripten::val parse_json(const std::string& text);
+
+// A value list as a JS array of { name, value, label, description } (the core's
+// enum_list_json, parsed).
 emscripten::val enum_list(const std::vector<EnumValue>& list);
 
 // A library outside the core adds its part of the catalogue (languages, gap policies, model
