@@ -11,7 +11,7 @@ import {
   presetSchemes,
   windowsOf,
 } from '../lib/model-eval.mjs';
-import { REGISTRY } from '../training/registry.mjs';
+import { REGISTRY } from '../dist/registry.js';
 
 /**
  * What generate runs with when not told: the models at their best on a real file. A prompt is

@@ -3,7 +3,7 @@
 // position bucket and by recall class (recallClasses / tokenRecallClasses: far, near, first,
 // other), and the preset schemes. The report's recall probe is in training/eval/probes.mjs.
 import { recallClasses, tokenRecallClasses, RECALL_CLASSES } from '../dist/index.js';
-import { REGISTRY, truncateStride } from '../training/registry.mjs';
+import { REGISTRY, truncateStride } from '../dist/registry.js';
 
 /** The language of a file by its extension: Python, or JavaScript for .js, .mjs, .cjs. */
 export function languageOf(file) {
@@ -138,7 +138,7 @@ export function bucketLabel(edges, b) {
 
 /**
  * The schemes the evaluation compares, for a model trained at context L evaluated on windows of
- * `length` bytes: the preset table of training/models/registry.json (evaluation.presets, read by
+ * `length` bytes: the preset table of models/registry.json (evaluation.presets, read by
  * hirope.eval in Python too), its symbols replaced: factors of the scaled RoPEs are length / L;
  * windows are L / 2; Self-Extend's group is the smallest whose usable length (L - W) * G + W
  * covers the window. The baselines: a sliding window of L bytes, and truncation to the last L

@@ -46,6 +46,7 @@ cp build/data/*.bin build/data/*.json dist/data/
 # and the models' URL literals for bundlers (dist/model-urls.js, index.js).
 rm -f dist/data/*.hrm
 cp models/*.hrm dist/data/
+node tools/write-registry-data.mjs dist
 node tools/embed-wgsl.mjs dist/webgpu-kernels.js
 # The package's modules and type declarations: every wasm/*.js and wasm/*.d.ts but the scripts that
 # CMakeLists.txt links into the Emscripten loaders (--extern-pre-js, --post-js: not modules). The
@@ -70,8 +71,8 @@ if compgen -G "build/native/_hirope*.so" >/dev/null; then
     build/python/hirope/data/*
   cp python/hirope/*.py python/hirope/*.pyi python/hirope/py.typed build/python/hirope/
   cp build/native/_hirope*.so build/python/hirope/
-  cp build/data/*.bin build/data/*.json models/*.hrm build/python/hirope/data/
-  node python/write-manifest.mjs build/python/hirope/data/manifest.json
+  cp build/data/*.bin build/data/*.json models/*.hrm models/registry.json build/python/hirope/data/
+  node tools/write-python-manifest.mjs build/python/hirope/data/manifest.json
   cp python/pyproject.toml python/setup.py build/python/
   echo "build: build/python/ ready (PYTHONPATH=build/python /usr/bin/python3 -c 'import hirope')"
 fi

@@ -2,7 +2,7 @@
 
     /usr/bin/python3 -m training.train [--model NAME] ...     (the entry point; npm run train-model)
 
-registry: the model registry (training/models/registry.json) and manifests; data: loading the
+registry: the model registry (models/registry.json) and manifests; data: loading the
 manifest's files, the tokenizer subprocess (tokenize.mjs), training batches; model: the decoder;
 reference: the inference schemes' reference scores (the oracle the C++ inference is checked
 against); export: the .hrm weights file and the test vectors; copying, circuits: copy teaching and

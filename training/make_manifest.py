@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes a model's manifest (its manifest.json in training/models/registry.json): every file
+"""Writes a model's manifest (its manifest.json in models/registry.json): every file
 its config's data rules select, with its size, SHA-256 and split. The split is by file, from a
 hash of the path, so it never depends on file order.
 

@@ -1,33 +1,37 @@
-"""The model registry (training/models/registry.json) and the manifests it names, for the trainer
-and its diagnostics; training/registry.mjs reads the same file for JavaScript. Both files are JSON,
-so each side reads them with its standard library and the format is written down once, in the
-registry's comment and in docs/model.md."""
+"""The model registry (models/registry.json) and the manifests it names, for the trainer and its
+diagnostics. The registry is read by the package's Python reader (python/hirope/_registry.py,
+loaded from its file so that the trainer needs no built package); the manifests are JSON, read with
+the standard library, and the format is written down once, in the registry's comment and in
+docs/model.md."""
+import importlib.util
 import json
 import os
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-REGISTRY_PATH = os.path.join(ROOT, "training", "models", "registry.json")
+REGISTRY_PATH = os.path.join(ROOT, "models", "registry.json")
+
+_spec = importlib.util.spec_from_file_location(
+    "hirope_registry", os.path.join(ROOT, "python", "hirope", "_registry.py"))
+_reader = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_reader)
 
 
 def load():
-    with open(REGISTRY_PATH) as f:
-        return json.load(f)
+    return _reader.load(REGISTRY_PATH)
 
 
 def names():
-    return [m["name"] for m in load()["models"]]
+    return _reader.model_names(load())
 
 
 def model(name=None):
-    """A model's registry entry ({name, config, manifest}, paths absolute); the default model when
-    name is None."""
-    registry = load()
-    name = name or registry["default"]
-    for entry in registry["models"]:
-        if entry["name"] == name:
-            return dict(entry, config=os.path.join(ROOT, entry["config"]),
-                        manifest=os.path.join(ROOT, entry["manifest"]))
-    raise SystemExit("--model must be one of %s, got %s" % (", ".join(names()), name))
+    """A model's registry entry ({name, weights, config, manifest}, config and manifest paths
+    absolute); the default model when name is None."""
+    entry = _reader.entry(name, load())
+    if entry is None:
+        raise SystemExit("--model must be one of %s, got %s" % (", ".join(names()), name))
+    return dict(entry, config=os.path.join(ROOT, entry["config"]),
+                manifest=os.path.join(ROOT, entry["manifest"]))
 
 
 def read_manifest(path, split=None):

@@ -2,7 +2,7 @@
 # Trains one of hirope's code models from scratch: installs Debian's PyTorch (with the pthread OpenBLAS,
 # ~8x faster than the reference BLAS) through scripts/setup.sh when missing, then runs the trainer
 # (python3 -m training.train) with the model's committed config and manifest
-# (training/models/registry.json names them). About an hour with one thread on this kind of 2-core
+# (models/registry.json names them). About an hour with one thread on this kind of 2-core
 # machine; the result replaces models/pybyte.hrm, models/pybyte-vectors.json and
 # models/pybyte-training.json (the loss curve, drawn to docs/pybyte-training.svg). Extra
 # arguments go to the trainer (--steps, --context, --batch, --threads, --seed, --config,

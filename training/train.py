@@ -4,7 +4,7 @@
     /usr/bin/python3 -m training.train [--model NAME] [--config FILE] [--steps N] [--device cpu|cuda]
         [--out DIR]                                    (from the repository root)
 
-Reads a model's config and manifest from the registry (training/models/registry.json: pybyte,
+Reads a model's config and manifest from the registry (models/registry.json: pybyte,
 the byte model, by default; pyjs-llama2, the token model; the config holds the seed,
 hyperparameters and export paths, the manifest the files, their SHA-256 and split). A config whose
 model names a tokenizer trains on its token ids: hirope's own tokenizer (training/tokenize.mjs,
@@ -259,7 +259,7 @@ def main():
     ap.add_argument("--batch", type=int, help="override the config's batch size")
     ap.add_argument("--threads", type=int, help="override the config's thread count")
     ap.add_argument("--seed", type=int, help="override the config's seed")
-    ap.add_argument("--model", help="the registry's model to train (training/models/registry.json; "
+    ap.add_argument("--model", help="the registry's model to train (models/registry.json; "
                     "default %s)" % registry.load()["default"])
     ap.add_argument("--config", help="another config file for the model (default: its registry's, "
                     "training/models/NAME/config.json)")

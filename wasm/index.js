@@ -7,6 +7,7 @@
 // The new URL('./file', import.meta.url) literals below let bundlers (webpack 5, Vite, Rollup)
 // copy the .wasm and data files; see README for esbuild and for serving them elsewhere.
 import { makeInit } from './api.js';
+import { MODEL_URLS } from './model-urls.js';
 
 export * from './api.js';
 export { recallClasses, tokenRecallClasses, identifiers, RECALL_CLASSES } from './recall.js';
@@ -56,8 +57,8 @@ const init = makeInit({
     qwen3: () => new URL('./data/qwen3.json', import.meta.url),
     'deepseek-v3': () => new URL('./data/deepseek-v3.json', import.meta.url),
     gemma3: () => new URL('./data/gemma3.json', import.meta.url),
-    'model:pybyte': () => new URL('./data/pybyte.hrm', import.meta.url),
-    'model:pyjs-llama2': () => new URL('./data/pyjs-llama2.hrm', import.meta.url),
+    // The shipped models' weights (models/registry.json, written out by tools/write-registry-data.mjs).
+    ...MODEL_URLS,
   },
 });
 

@@ -28,22 +28,14 @@ import {
 export const SHAPE_KEYS = Object.freeze(['n', 'headDim', 'heads', 'scheme', 'positions']);
 /** Floats per strip buffer in the heap (4 MB): outputs are computed and copied out in strips. */
 export const STRIP_ELEMENTS = 1 << 20;
-/**
- * The built-in tokenizers, each a data file under data/ loaded on first use: name -> file. The
- * one list of names: hr.tokenizers, the CLI's --tokenizer choices and dataURL's files come from
- * it; index.js's URL literals (for bundlers) and index.d.ts's TokenizerName are checked against
- * it (tests/js/tokenizer-builtins.test.mjs). .bin: hirope's binary format; .json: a minified
- * Hugging Face tokenizer.json (tools/gen-tokenizer-data.mjs).
- */
-export const TOKENIZER_FILES = Object.freeze({
-  cl100k: 'cl100k.bin',
-  o200k: 'o200k.bin',
-  llama2: 'llama2.bin',
-  llama3: 'llama3.json',
-  qwen3: 'qwen3.json',
-  'deepseek-v3': 'deepseek-v3.json',
-  gemma3: 'gemma3.json',
-});
+// The data files' names (models/registry.json, through registry.js: the one list).
+import {
+  TOKENIZER_FILES,
+  MODEL_FILES,
+  DEFAULT_MODEL,
+  MAX_TOKENIZER_JSON_BYTES,
+} from './registry.js';
+export { TOKENIZER_FILES, MODEL_FILES, DEFAULT_MODEL, MAX_TOKENIZER_JSON_BYTES };
 export const TOKENIZER_DATA = Object.keys(TOKENIZER_FILES);
 /**
  * The tokenizer encode(), decode(), countTokens() and encodeBatch() use when options.tokenizer is
@@ -85,12 +77,6 @@ export const canonicalTokenizer = (name) =>
   typeof name === 'string' && Object.hasOwn(TOKENIZER_ALIASES, name)
     ? TOKENIZER_ALIASES[name]
     : name;
-/** The shipped code models' weights files (data/), by the name hr.model.load({ name }) takes. */
-export const MODEL_FILES = Object.freeze({
-  pybyte: 'pybyte.hrm',
-  'pyjs-llama2': 'pyjs-llama2.hrm',
-});
-export const DEFAULT_MODEL = 'pybyte';
 /**
  * Each language's grammar is a side module beside the main module's .wasm (wasm/grammars.js):
  * its file name, and the language of such a file name (null for any other file).
@@ -102,8 +88,6 @@ export const grammarLanguage = (file) =>
   file.startsWith(GRAMMAR_PREFIX) && file.endsWith(GRAMMAR_SUFFIX)
     ? file.slice(GRAMMAR_PREFIX.length, -GRAMMAR_SUFFIX.length)
     : null;
-/** The largest tokenizer.json accepted (the core's TokenizerJsonLimits), checked before copying. */
-export const MAX_TOKENIZER_JSON_BYTES = 128 * 1024 * 1024;
 
 const ENCODER = new TextEncoder();
 // UTF-8 out of the heap. ignoreBOM: a text that starts with U+FEFF decodes back to itself (by

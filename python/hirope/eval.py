@@ -34,16 +34,19 @@ import sys
 
 import numpy as np
 
+from . import _registry
+
 # ---------------------------------------------------------------------------------------------
-# The repository's registry (the presets, the truncate stride, the models)
+# The registry (the presets, the truncate stride, the models: the package's data, _registry.py)
+# and the repository (the models' training configs and data manifests, training/models/NAME)
 
 
-REGISTRY = os.path.join("training", "models", "registry.json")
+REGISTRY = os.path.join("models", "registry.json")  # what marks the repository
 
 
 class NoRepository(FileNotFoundError):
-    """The evaluation needs the hirope repository (its registry and model configs), and none was
-    found."""
+    """The evaluation needs the hirope repository (its model configs and data manifests), and
+    none was found."""
 
 
 def _repository_above(d):
@@ -57,7 +60,7 @@ def _repository_above(d):
 
 
 def repository_root():
-    """The repository holding training/models/registry.json: $HIROPE_ROOT, else the first folder
+    """The repository (it holds models/registry.json): $HIROPE_ROOT, else the first folder
     above this file that has it (python/hirope/ in the source tree, build/python/hirope/ built),
     else the first above the working directory (an installed package, run from a checkout)."""
     env = os.environ.get("HIROPE_ROOT")
@@ -71,10 +74,10 @@ def repository_root():
             or _repository_above(os.getcwd()))
     if root is None:
         raise NoRepository(
-            "the evaluation reads the hirope repository's %s and model configs, and neither the "
-            "package (%s) nor the working directory is inside one: run it from the repository, "
-            "or set HIROPE_ROOT=/path/to/hirope" % (REGISTRY, os.path.dirname(os.path.abspath(
-                __file__))))
+            "the evaluation reads the hirope repository's model configs and data manifests "
+            "(training/models/), and neither the package (%s) nor the working directory is inside "
+            "one: run it from the repository, or set HIROPE_ROOT=/path/to/hirope"
+            % os.path.dirname(os.path.abspath(__file__)))
     return root
 
 
@@ -84,8 +87,9 @@ def _read_json(path):
 
 
 def registry(root=None):
-    """training/models/registry.json, as JSON."""
-    return _read_json(os.path.join(root or repository_root(), REGISTRY))
+    """The registry (models/registry.json), as JSON: the package's copy, so that it needs no
+    repository (root, kept for the callers, is not read)."""
+    return _registry.load()
 
 
 def model_entry(name=None, root=None):

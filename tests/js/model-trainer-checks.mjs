@@ -21,7 +21,7 @@ export const CODE = fs.readFileSync(path.join(root, 'tests/fixtures/model/sample
 
 /**
  * A shipped model's weights bytes, its trainer's test vectors and its training config, found
- * through the model registry (training/models/registry.json; the config's export paths).
+ * through the model registry (models/registry.json; the config's export paths).
  */
 export function trainerExports(name) {
   const which = modelByName(name);

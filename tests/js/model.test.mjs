@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { HiRoPEError } from '../../dist/index.js';
 import { TRUNCATE_STRIDE_DIVISOR, truncateStride } from '../../dist/model.js';
-import { REGISTRY } from '../../training/registry.mjs';
+import { REGISTRY } from '../../dist/registry.js';
 import { BUILDS, load } from './builds.mjs';
 import {
   CODE,

@@ -591,7 +591,7 @@ def test_model_basics():
     assert s["trainingLength"] == m.config["training_context"]
     # The truncate baseline's default stride is length // 8, the registry's divisor (the
     # evaluation's), not 1 (one forward pass per byte): the JS package has the same default.
-    with open(os.path.join(os.path.dirname(__file__), "../../training/models/registry.json")) as f:
+    with open(os.path.join(os.path.dirname(__file__), "../../models/registry.json")) as f:
         divisor = json.load(f)["truncate"]["stride_divisor"]
     assert hirope.model.TRUNCATE_STRIDE_DIVISOR == divisor
     L = m.config["training_context"]

@@ -51,7 +51,7 @@ export function splitFiles(split, which) {
 }
 
 /**
- * The shipped models (training/models/registry.json): name, training config, manifest and
+ * The shipped models (models/registry.json): name, training config, manifest and
  * weights (the config's export.weights), as absolute paths. The report has a part for each;
  * the tune, report and plot programs take --model NAME.
  */
