@@ -1,12 +1,16 @@
 // pybind11 glue of the code model (hirope_model): loading weights, the forward pass (per-token
-// losses), generation, byte and token positions, the model's limits and its part of the
-// catalogue (byte hierarchies, context limits). The Python layer (hirope/model.py) fills in the
-// model's scheme defaults as wasm/model.js does; the work runs here with the GIL released.
+// losses), generation, byte and token positions, the model's limits, its part of the catalogue
+// (byte hierarchies, context limits) and the evaluation's rules (for hirope.eval). The Python
+// layer (hirope/model.py) fills in the model's scheme defaults as wasm/model.js does; the work
+// runs here with the GIL released.
 #include "hirope/model.h"
 #include "common.h"
 #include "hirope/analysis.h"
 
+#include <pybind11/stl.h>
+
 #include <cmath>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -236,6 +240,78 @@ void catalogue_part(py::dict* out) {
     (*out)["contextLimits"] = enum_list(model::context_limits());
 }
 
+// ---------------------------------------------------------------------------------------------
+// The evaluation's rules (model.h, "The evaluation"), for hirope.eval: each a thin conversion.
+
+// reach as the evaluation functions take it, named in their messages.
+int64_t reach_arg(py::handle reach, const std::string& who) {
+    return integer_arg(reach, who + ": reach", 1, INT64_MAX, "an integer >= 1");
+}
+
+void check_as(const Status& st, const std::string& who) {
+    if (!st.ok()) fail(who + ": " + st.message());
+}
+
+py::array_t<uint8_t> recall_classes_of(const py::bytes& data, py::handle reach) {
+    const int64_t r = reach_arg(reach, "recall_classes");
+    std::vector<uint8_t> out;
+    check_as(model::recall_classes(std::string_view(data), r, &out), "recall_classes");
+    return numpy_copy(out);
+}
+
+using Spans = py::array_t<int64_t, py::array::c_style | py::array::forcecast>;
+
+py::array_t<uint8_t> token_recall_classes_of(const py::bytes& data, const Spans& start,
+                                             const Spans& end, py::handle reach) {
+    const int64_t r = reach_arg(reach, "token_recall_classes");
+    const std::vector<int64_t> s(start.data(), start.data() + start.size());
+    const std::vector<int64_t> e(end.data(), end.data() + end.size());
+    std::vector<uint8_t> out;
+    check_as(model::token_recall_classes(std::string_view(data), s, e, r, &out),
+             "token_recall_classes");
+    return numpy_copy(out);
+}
+
+std::vector<int64_t> window_offsets_of(int64_t units, int64_t length, int64_t per_file) {
+    std::vector<int64_t> out;
+    check_as(model::window_offsets(units, length, per_file, &out), "window_offsets");
+    return out;
+}
+
+std::vector<int64_t> default_buckets_of(int64_t training_context, int64_t length) {
+    std::vector<int64_t> out;
+    check_as(model::default_buckets(training_context, length, &out), "default_buckets");
+    return out;
+}
+
+py::tuple
+window_sums_of(const py::array_t<float, py::array::c_style | py::array::forcecast>& losses,
+               const py::array_t<uint8_t, py::array::c_style | py::array::forcecast>& classes,
+               const std::vector<int64_t>& edges) {
+    model::WindowSums s;
+    check_as(model::window_sums(losses.data(), static_cast<size_t>(losses.size()), classes.data(),
+                                static_cast<size_t>(classes.size()), edges, &s),
+             "window_sums");
+    py::list class_sums, class_counts;
+    for (int c = 0; c < model::kRecallClassCount; ++c) {
+        class_sums.append(s.class_sums[c]);
+        class_counts.append(s.class_counts[c]);
+    }
+    return py::make_tuple(py::cast(s.bucket_sums), class_sums, class_counts);
+}
+
+py::dict preset_symbols_of(int64_t training_context, int64_t length, int64_t stride_divisor) {
+    model::PresetSymbols p;
+    check_as(model::preset_symbols(training_context, length, stride_divisor, &p), "preset_symbols");
+    py::dict o; // keyed by the registry's symbol names (evaluation.symbols)
+    o["L"] = p.training_context;
+    o["L/2"] = p.window;
+    o["length/L"] = p.factor;
+    o["self-extend group"] = p.self_extend_group;
+    o["truncate stride"] = p.truncate_stride;
+    return o;
+}
+
 } // namespace
 
 void register_model(py::module_& m) {
@@ -255,6 +331,17 @@ void register_model(py::module_& m) {
              py::arg("temperature"), py::arg("seed"));
     m.def("model_config", &read_model_config, py::arg("data"));
     m.def("model_limits", &model_limits);
+    m.def("recall_class_names", &model::recall_class_names);
+    m.def("recall_classes", &recall_classes_of, py::arg("data"), py::arg("reach"));
+    m.def("token_recall_classes", &token_recall_classes_of, py::arg("data"), py::arg("start"),
+          py::arg("end"), py::arg("reach"));
+    m.def("evaluation_language", &model::evaluation_language, py::arg("file_name"));
+    m.def("window_offsets", &window_offsets_of, py::arg("units"), py::arg("length"),
+          py::arg("per_file"));
+    m.def("default_buckets", &default_buckets_of, py::arg("training_context"), py::arg("length"));
+    m.def("window_sums", &window_sums_of, py::arg("losses"), py::arg("classes"), py::arg("edges"));
+    m.def("preset_symbols", &preset_symbols_of, py::arg("training_context"), py::arg("length"),
+          py::arg("stride_divisor"));
     add_catalogue_part(&catalogue_part);
 }
 

@@ -34,6 +34,7 @@ import sys
 
 import numpy as np
 
+from . import _hirope
 from . import _registry
 
 # ---------------------------------------------------------------------------------------------
@@ -108,9 +109,10 @@ def model_entry(name=None, root=None):
 
 
 def truncate_stride(L, reg=None):
-    """The truncate baseline's stride at a training context L: L / stride_divisor, at least 1."""
+    """The truncate baseline's stride at a training context L: L / stride_divisor, at least 1 (the
+    core's rule: preset_symbols)."""
     reg = reg or registry()
-    return max(1, L // reg["truncate"]["stride_divisor"])
+    return _hirope.preset_symbols(L, L, reg["truncate"]["stride_divisor"])["truncate stride"]
 
 
 def _with_symbols(options, symbols):
@@ -132,13 +134,11 @@ def preset_schemes(L, length, tuned=None, reg=None):
     """The preset schemes (name -> model options, in the JavaScript words) for a model trained at
     context L on windows of `length` units: the registry's evaluation.presets with its symbols
     replaced, then the tuned presets (a model config's evaluation.tuned), their factor 'length/L'
-    replaced. The same table as lib/model-eval.mjs presetSchemes."""
+    replaced. The symbols' numbers are the core's (preset_symbols), as lib/model-eval.mjs
+    presetSchemes reads them."""
     reg = reg or registry()
-    window = L // 2
-    factor = _js_number(length / L)
-    group = max(2, math.ceil((length - window) / (L - window)))
-    symbols = {"L": L, "L/2": window, "length/L": factor, "self-extend group": group,
-               "truncate stride": truncate_stride(L, reg)}
+    symbols = _hirope.preset_symbols(L, length, reg["truncate"]["stride_divisor"])
+    symbols["length/L"] = factor = _js_number(symbols["length/L"])
     presets = _with_symbols(reg["evaluation"]["presets"], symbols)
     for name, options in (tuned or {}).items():
         presets[name] = _with_symbols(options, {"length/L": factor})
@@ -155,11 +155,8 @@ def report_schemes(tuned=None, reg=None):
 
 
 def default_buckets(L, length):
-    """Bucket edges [0, L, 2L, 4L, ..., length] (lib/model-eval.mjs defaultBuckets)."""
-    edges = [0, L]
-    while edges[-1] < length:
-        edges.append(min(length, edges[-1] * 2))
-    return edges
+    """Bucket edges [0, L, 2L, 4L, ..., length] (the core's default_buckets)."""
+    return _hirope.default_buckets(L, length)
 
 
 def bucket_label(edges, b):
@@ -167,96 +164,28 @@ def bucket_label(edges, b):
 
 
 def language_of(name):
-    """JavaScript for .js, .mjs, .cjs; Python otherwise."""
-    return "javascript" if name.endswith((".js", ".mjs", ".cjs")) else "python"
+    """JavaScript for .js, .mjs, .cjs; Python otherwise (the core's evaluation_language)."""
+    return _hirope.evaluation_language(name)
 
 
 # ---------------------------------------------------------------------------------------------
-# Recall classes (wasm/recall.js: recallClasses, tokenRecallClasses)
+# Recall classes (the core's: model.h "The evaluation")
 
-RECALL_CLASSES = ("other", "first", "near", "far")
-FAR, NEAR, FIRST, OTHER = 3, 2, 1, 0
-
-_COMMON = frozenset((
-    "False None True and as assert async await break class continue def del elif else except "
-    "finally for from global if import in is lambda nonlocal not or pass raise return try while with yield self cls "
-    "print len range str int dict list set tuple match case "
-    "const let var function new this typeof instanceof void delete switch default throw catch do of "
-    "null undefined true false export extends super static get").split(" "))
-
-
-def _is_start(b):
-    return 0x41 <= b <= 0x5A or 0x61 <= b <= 0x7A or b == 0x5F
-
-
-def _is_part(b):
-    return _is_start(b) or 0x30 <= b <= 0x39
-
-
-def identifiers(data):
-    """(start, end, name) of the identifiers of bytes: ASCII letters, digits and '_' not starting
-    with a digit; common keywords and one-letter names left out."""
-    out = []
-    i = 0
-    n = len(data)
-    while i < n:
-        if not _is_start(data[i]) or (i > 0 and _is_part(data[i - 1])):
-            i += 1
-            continue
-        j = i + 1
-        while j < n and _is_part(data[j]):
-            j += 1
-        if j - i > 1:
-            name = bytes(data[i:j]).decode("latin-1")
-            if name not in _COMMON:
-                out.append((i, j, name))
-        i = j
-    return out
-
-
-def _classify(data, count, unit_of, reach):
-    classes = np.zeros(count, dtype=np.uint8)
-    last = {}
-    for start, end, name in identifiers(data):
-        first = unit_of(start)
-        last_unit = unit_of(end - 1)
-        if first < 0 or last_unit < 0:
-            continue
-        prev = last.get(name)
-        cls = FIRST if prev is None else FAR if first - prev > reach else NEAR
-        seg = classes[first:last_unit + 1]
-        np.maximum(seg, cls, out=seg)
-        last[name] = first
-    return classes
-
-
-def _check_reach(reach, who):
-    if not isinstance(reach, (int, np.integer)) or isinstance(reach, bool) or reach < 1:
-        raise ValueError("%s: reach must be an integer >= 1, got %r" % (who, reach))
+RECALL_CLASSES = tuple(_hirope.recall_class_names())
+OTHER, FIRST, NEAR, FAR = (RECALL_CLASSES.index(c) for c in ("other", "first", "near", "far"))
 
 
 def recall_classes(data, reach):
     """A class per byte (uint8 indices of RECALL_CLASSES): far for the bytes of an identifier whose
     previous occurrence starts more than `reach` bytes before it, near within, first at its first
     occurrence, other for every other byte."""
-    _check_reach(reach, "recall_classes")
-    data = bytes(data)
-    return _classify(data, len(data), lambda b: b, reach)
+    return _hirope.recall_classes(bytes(data), reach)
 
 
 def token_recall_classes(data, start, end, reach):
     """The same classes per token, given each token's byte span [start[k], end[k]) in data;
     distances count tokens and a token takes the highest class of the identifiers it overlaps."""
-    _check_reach(reach, "token_recall_classes")
-    data = bytes(data)
-    if len(start) != len(end):
-        raise ValueError("token_recall_classes: start and end must have one entry per token")
-    token_of = np.full(len(data), -1, dtype=np.int64)
-    for k, (s, e) in enumerate(zip(start, end)):
-        if not (s <= e <= len(data)):
-            raise ValueError("token_recall_classes: token %d spans [%d, %d) outside the %d bytes" % (k, s, e, len(data)))
-        token_of[s:e] = k
-    return _classify(data, len(start), lambda b: int(token_of[b]), reach)
+    return _hirope.token_recall_classes(bytes(data), start, end, reach)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -348,12 +277,8 @@ def windows_of_file(name, data, length, per_file=None, model=None):
     if model is not None and _tokenizer(model):
         tokens = _positions(model, data, {"hierarchy": "segments"})["tokens"]
     total = len(tokens["ids"]) if tokens is not None else len(data)
-    count = total // length
-    take = count if per_file is None else min(count, per_file)
     out = []
-    for w in range(take):
-        index = w if take == count else (w * count) // take
-        a = index * length
+    for a in _hirope.window_offsets(total, length, -1 if per_file is None else per_file):
         if tokens is None:
             out.append({"file": name, "language": language, "offset": a, "bytes": data[a:a + length]})
             continue
@@ -394,16 +319,9 @@ def _window_options(model, w, source, options, cache):
 
 def window_sums(losses, classes, edges):
     """One window's sums: bits per bucket, bits and counts per recall class. losses[p - 1] is the
-    loss of unit p (p >= 1), in the bucket holding p and the class of unit p."""
-    losses = np.asarray(losses, dtype=np.float64)
-    p = np.arange(1, len(losses) + 1)
-    bucket = np.searchsorted(np.asarray(edges), p, side="right") - 1
-    nb = len(edges) - 1
-    sums = np.bincount(bucket, weights=losses, minlength=nb)[:nb]
-    cls = np.asarray(classes)[1:len(losses) + 1]
-    class_sums = np.bincount(cls, weights=losses, minlength=len(RECALL_CLASSES))
-    class_counts = np.bincount(cls, minlength=len(RECALL_CLASSES))
-    return sums.tolist(), class_sums.tolist(), class_counts.astype(int).tolist()
+    loss of unit p (p >= 1), in the bucket holding p and the class of unit p (the core's
+    window_sums)."""
+    return _hirope.window_sums(losses, classes, edges)
 
 
 def evaluate_file(name, path, model, length, per_file, presets, edges, reach=None, sha256=None):
@@ -674,7 +592,7 @@ def main(argv=None):
         client = Client(cluster)
         scheduler = None
     elif scheduler and "://" in scheduler:
-        from .dask import SchedulerUnreachable, connect_scheduler
+        from .corpus import SchedulerUnreachable, connect_scheduler
 
         try:
             client = connect_scheduler(scheduler, a.connect_timeout)
