@@ -6,13 +6,15 @@
 // copies only what it imports; hirope/lean and hirope/element read them.
 // dist/element.js goes through the page's bundler, so it keeps the package's comments: without
 // /* @vite-ignore */ Vite folds the import(variable) of node:fs (Node only) into a literal and warns
-// that it externalized it. The worker is copied as it is, so it is fully minified.
+// that it externalized it. The worker is copied as it is, so it is fully minified. web/src names
+// the package by its entry points (hirope/lean, hirope/protocol, ...), resolved as its own name.
 import * as esbuild from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ASSET_REGISTRY_KEY } from '../dist/assets.js';
-import { TOKENIZER_FILES, MODEL_FILES, grammarLanguage } from '../dist/runtime.js';
+import { grammarLanguage } from '../dist/runtime.js';
+import { TOKENIZER_FILES, MODEL_FILES } from '../dist/registry.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');

@@ -1,6 +1,8 @@
 // Builds the static site (playground, embeddable element, sample article) into build/site/:
 // one esbuild pass over the page, worker and element entries with shared chunks, and the hirope
 // WebAssembly and tokenizer data files beside them (the package names them relative to itself).
+// The page imports the package by its name only (hirope, hirope/protocol, ...: package.json
+// "exports", tests/js/page-imports.test.mjs), which esbuild resolves as the package's own name.
 import * as esbuild from 'esbuild';
 import fs from 'node:fs';
 import crypto from 'node:crypto';

@@ -11,7 +11,7 @@ import { normalizeState } from '../../web/src/shared/playground-state.js';
 import { pageProbabilities } from '../js/page-probabilities.mjs';
 
 export { pageProbabilities };
-import { LUTS, probIndex, ratioIndex, divergingLut, rgb } from '../../web/src/shared/colormap.js';
+import { LUTS, probIndex, ratioIndex, divergingLut, rgb } from '../../dist/colormap.js';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const SCREENSHOTS = path.join(root, 'build/screenshots');

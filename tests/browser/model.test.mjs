@@ -24,8 +24,8 @@ import { encodeWith, decodeWith, normalizeWith } from '../../web/src/shared/link
 import { MODEL_DEFAULTS } from '../../web/src/shared/model-state.js';
 import { modelOptionsFor, ATTENTION_BYTES } from '../../web/src/worker/model-engine.js';
 import { THUMB_SIZE } from '../../web/src/shared/models.js';
-import { maskUpper } from '../../web/src/shared/colormap.js';
-import { LUTS, probIndex, probPixels, rgb } from '../../web/src/shared/colormap.js';
+import { maskUpper } from '../../dist/colormap.js';
+import { LUTS, probIndex, probPixels, rgb } from '../../dist/colormap.js';
 import { MARGIN } from '../../web/src/page/heatmap.js';
 
 const CODE = `import math

@@ -32,7 +32,7 @@ import { SAMPLES } from '../../web/src/shared/samples.js';
 import { PRESETS, presetState } from '../../web/src/shared/presets.js';
 import { VISIBLE_RATIO } from '../../web/src/shared/diff-image.js';
 import { rowStats, compareRows } from '../../web/src/worker/attention-numbers.js';
-import { ratioIndex, divergingLut } from '../../web/src/shared/colormap.js';
+import { ratioIndex, divergingLut } from '../../dist/colormap.js';
 import {
   normalizeState,
   encodeState,

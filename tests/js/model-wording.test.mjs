@@ -20,7 +20,7 @@ import {
   modelMapHint,
 } from '../../web/src/shared/model-wording.js';
 import { ModelEngine, MODEL_BYTES, MODEL_TOKENS } from '../../web/src/worker/model-engine.js';
-import { PlaygroundError } from '../../web/src/worker/errors.js';
+import { PlaygroundError } from '../../web/src/worker/playground-error.js';
 import { LONG_PYTHON_SAMPLE } from '../../web/src/shared/model-samples.js';
 import {
   MODEL_DEFAULTS,

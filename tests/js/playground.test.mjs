@@ -26,7 +26,7 @@ import {
   DECADES,
   RATIO_FLOOR,
   RATIO_LIMIT,
-} from '../../web/src/shared/colormap.js';
+} from '../../dist/colormap.js';
 import { PRESETS, presetState, matchesPreset } from '../../web/src/shared/presets.js';
 import { SAMPLES } from '../../web/src/shared/samples.js';
 import {

@@ -200,19 +200,28 @@ describe('the npm package in other projects', () => {
       'dist/data/gemma3.json',
       'dist/model.js',
       'dist/data/pybyte.hrm',
+    // The runtime data (models/registry.json) ships as dist/registry-data.js: nothing of training/.
       'dist/data/pyjs-llama2.hrm',
       'bin/hirope.mjs',
       'lib/model-eval.mjs',
       'lib/png.mjs',
-      'training/registry.mjs',
-      'training/models/registry.json',
+      'dist/registry.js',
+      'dist/registry-data.js',
+      'dist/model-urls.js',
       'dist/colormap.js',
     ]) {
       assert.ok(list.includes(f), f);
     }
     assert.ok(
-      !list.some((f) => f.startsWith('src/') || f.startsWith('tests/') || f.startsWith('build/')),
+import { MODEL_NAMES, DEFAULT_MODEL, truncateStride } from 'hirope/registry';
+import { LUTS } from 'hirope/colormap';
+import { WorkerClient } from 'hirope/protocol';
+import { RECALL_CLASSES } from 'hirope/recall';
+      !list.some((f) => /^(src|tests|build|training|models)\//.test(f)),
+      list.filter((f) => /^(src|tests|build|training|models)\//.test(f)).join(', '),
     );
+r.entries = { models: MODEL_NAMES, model: DEFAULT_MODEL, stride: truncateStride(256),
+  luts: typeof LUTS, client: typeof WorkerClient, classes: RECALL_CLASSES.length };
   });
 
   it('runs in plain Node ESM, full and core entries', () => {
@@ -220,6 +229,15 @@ describe('the npm package in other projects', () => {
     fs.writeFileSync(
       path.join(dir, 'main.mjs'),
       `${PROGRAM('hirope')}
+    // The subpath entries the playground imports (package.json "exports"), from an installed package.
+    assert.deepEqual(r.entries, {
+      models: ['pybyte', 'pyjs-llama2'],
+      model: 'pybyte',
+      stride: 32,
+      luts: 'object',
+      client: 'function',
+      classes: 4,
+    });
 import core from 'hirope/core';
 const r = await run();
 const c = await core();

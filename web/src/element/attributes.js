@@ -2,7 +2,7 @@
 // tests/js can check them against the core's table.
 import { normalizeState, DEFAULTS } from '../shared/playground-state.js';
 import { numberSpec, numberProblem, CATALOGUE } from '../shared/catalogue.js';
-import { TOKENIZER_DATA } from '../../../dist/runtime.js';
+import { TOKENIZER_DATA } from 'hirope/runtime';
 
 // The scheme parameters an element takes as attributes (both sides use them), each named as the
 // core's table names it in kebab case (leakyFactor: leaky-factor), with the state's key; ranges

@@ -9,12 +9,12 @@
 // The code comes from the `code` attribute, a <template> child, or the element's text. The
 // WebAssembly module loads only when an element first scrolls into view, in one Web Worker shared
 // by every element on the page. Colours follow the surrounding page (light or dark text).
-import { PairClient } from '../page/worker-client.js';
+import { PairClient } from '../page/worker-requests.js';
 import { drawHeatmap } from '../page/heatmap-draw.js';
 import { describeScheme } from '../shared/playground-state.js';
 import { schemeName, SCHEME_TYPES, WINDOWED } from '../shared/schemes.js';
 import { diffImage } from '../shared/diff-image.js';
-import { LUTS, cssGradient, DECADES, RATIO_LIMIT, divergingLut } from '../shared/colormap.js';
+import { LUTS, cssGradient, DECADES, RATIO_LIMIT, divergingLut } from 'hirope/colormap';
 import { el } from '../page/dom.js';
 import { plural, powerOfTen, DIFF_LEGEND } from '../shared/wording.js';
 import { numberSpec, CATALOGUE } from '../shared/catalogue.js';

@@ -1,10 +1,10 @@
 // init() for the element's worker in the package (dist/element-worker.js): the full module's
 // loaders, and no new URL() literal for any .wasm or data file. The page side compiles the module
-// and the grammars and downloads the vocabularies (web/src/page/worker-client.js, at the URLs the
+// and the grammars and downloads the vocabularies (web/src/page/worker-requests.js, at the URLs the
 // page registered, web/src/shared/assets.js) and posts them here; the worker reads a file itself
 // only where the page could not, beside itself (locateFile in web/src/worker/main.js).
-import { makeInit } from '../../../dist/api.js';
-import { grammarFile } from '../../../dist/runtime.js';
+import { makeInit } from 'hirope/lean';
+import { grammarFile } from 'hirope/runtime';
 import { CATALOGUE } from '../shared/catalogue.js';
 
 const beside = (file) => () => new URL(file, import.meta.url);
@@ -17,11 +17,11 @@ const wasm = Object.fromEntries(
 );
 
 export default makeInit({
-  grammars: () => import('../../../dist/grammars.js'),
+  grammars: () => import('hirope/grammars'),
   modules: {
     full: {
-      simd: ['hirope-simd.wasm', () => import('../../../dist/hirope-simd.mjs')],
-      scalar: ['hirope-scalar.wasm', () => import('../../../dist/hirope-scalar.mjs')],
+      simd: ['hirope-simd.wasm', () => import('hirope/hirope-simd.mjs')],
+      scalar: ['hirope-scalar.wasm', () => import('hirope/hirope-scalar.mjs')],
     },
   },
   wasm,

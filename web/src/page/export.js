@@ -3,7 +3,7 @@
 import { download } from './dom.js';
 import { theme } from './shell.js';
 import { describeScheme } from '../shared/playground-state.js';
-import { logRatio } from '../shared/colormap.js';
+import { logRatio } from 'hirope/colormap';
 import { LANGUAGE_NAMES } from '../shared/samples.js';
 import { plural } from '../shared/wording.js';
 

@@ -8,7 +8,7 @@ import { modelCSV } from './export.js';
 import { describeModelSide } from '../shared/model-state.js';
 import { modelMapHint } from '../shared/model-wording.js';
 import { unitOf } from './model-mode.js';
-import { LUTS, cssGradient, DECADES } from '../shared/colormap.js';
+import { LUTS, cssGradient, DECADES } from 'hirope/colormap';
 
 /** The maps in #maps, drawn from mx.result. */
 export function createModelMaps(mx) {

@@ -5,7 +5,7 @@ import { $, dark, theme } from './shell.js';
 import { heatLevel } from './editor.js';
 import { exportHandler } from './export.js';
 import { diffImage, VISIBLE_RATIO } from '../shared/diff-image.js';
-import { LUTS, cssGradient, DECADES, RATIO_LIMIT, divergingLut } from '../shared/colormap.js';
+import { LUTS, cssGradient, DECADES, RATIO_LIMIT, divergingLut } from 'hirope/colormap';
 import { WINDOWED } from '../shared/schemes.js';
 import { mapHint, powerOfTen, formatProbability, unitPhrase } from '../shared/wording.js';
 

@@ -43,7 +43,7 @@ export function plainStatus(pg, value, snapshot) {
 export function errorText(pg, e) {
   const api = e.name === 'HiRoPEError' || e.name === 'PlaygroundError';
   const kept = pg.result?.n ? ' The maps still show the last code that could be read.' : '';
-  if (e.name === 'NetworkError') return e.message; // a data file that could not be downloaded (worker-client.js)
+  if (e.name === 'NetworkError') return e.message; // a data file that could not be downloaded (worker-requests.js)
   // The parse budget (web/src/worker/attention-engine.js pageParseBudget) and the heap: the code, not the settings.
   const slow =
     api &&

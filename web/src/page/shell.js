@@ -2,7 +2,7 @@
 // lookup, the status line and progress bar, the notice about the link that opened the page, the
 // two workers, the history entry a state is written to, the mode links, and the theme.
 import { el } from './dom.js';
-import { PairClient } from './worker-client.js';
+import { PairClient } from './worker-requests.js';
 import { encodeWith } from '../shared/link-state.js';
 
 export const $ = (id) => document.getElementById(id);

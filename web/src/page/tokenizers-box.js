@@ -5,7 +5,7 @@
 // for, or all of them after "Count with every tokenizer").
 import { el } from './dom.js';
 import { tokenizerLabel } from './controls.js';
-import { hasTokenizerData } from './worker-client.js';
+import { hasTokenizerData } from './worker-requests.js';
 
 const number = (x, digits = 0) =>
   x.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits });
@@ -156,7 +156,7 @@ export class TokenizersBox {
     if (names.some((n) => this.builtins.includes(n))) this.message.textContent = 'Counting…';
     let rows;
     try {
-      // The vocabularies come from the page's one download of each (worker-client.js tokenizerData); one
+      // The vocabularies come from the page's one download of each (worker-requests.js tokenizerData); one
       // that cannot be downloaded gets its reason in its row.
       await Promise.allSettled(
         names.filter(hasTokenizerData).map((n) => this.client.a.loadTokenizer(n)),

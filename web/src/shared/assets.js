@@ -3,7 +3,7 @@
 // them for good (web/serve.mjs sends them as immutable). Where no map was bundled in (Node tests,
 // another bundler) the plain names are used.
 /* global __HIROPE_ASSETS__ */
-import { registerAsset, registeredAsset } from '../../../dist/assets.js';
+import { registerAsset, registeredAsset } from 'hirope/assets';
 
 const ASSETS = typeof __HIROPE_ASSETS__ === 'object' && __HIROPE_ASSETS__ ? __HIROPE_ASSETS__ : {};
 

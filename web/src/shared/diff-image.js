@@ -1,13 +1,13 @@
 // The A vs B heatmap, made on the page's thread (and the element's) from the two workers' pooled
 // raw means, so that a theme change recolours it without asking the workers. Pure (no DOM).
-import { packLut, ratioIndexOf, tableLogRatios, divergingLut, maskUpper } from './colormap.js';
+import { packLut, ratioIndexOf, tableLogRatios, divergingLut, maskUpper } from 'hirope/colormap';
 
 /** A cell counts as visibly coloured when B attends at least this factor more or less than A. */
 export const VISIBLE_RATIO = 1.25;
 
 /**
  * The A vs B heatmap from the two sides' pooled raw means: log2(pB / pA) per cell on the theme's
- * diverging ramp (see colormap.js), and the share of lower-triangle cells whose ratio is at least
+ * diverging ramp (see hirope/colormap), and the share of lower-triangle cells whose ratio is at least
  * VISIBLE_RATIO (the cells a reader sees coloured).
  */
 export function diffImage(rawA, rawB, rows, cols, region, theme = 'light') {

@@ -94,7 +94,7 @@ export async function encodeModelState(state, options) {
 
 // Truncate's stride in Model mode, truncateStride(W): the model registry's (one forward per W / 8
 // predictions, as the evaluation and the CLI run it).
-export { truncateStride } from '../../../training/registry.mjs';
+export { truncateStride } from 'hirope/registry';
 
 /** A short name for a Model-mode side, e.g. "HiRoPE (ratio 0.4375, W 128, units)"; unit: 'byte' or 'token'. */
 export function describeModelSide(side, unit = 'byte') {

@@ -5,7 +5,7 @@
 // recomputed from q/k for what is asked (attention-rows.js).
 import { schemeFor, analyzeOptionsFor } from '../shared/playground-state.js';
 import { plural } from '../shared/wording.js';
-import { PlaygroundError } from './errors.js';
+import { PlaygroundError } from './playground-error.js';
 import { parseQKFile } from './qk-file.js';
 import { detectLanguage } from '../shared/language-detection.js';
 import { compareRows } from './attention-numbers.js';

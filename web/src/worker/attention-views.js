@@ -1,7 +1,7 @@
 // The views below the playground's maps, computed in the worker for one side: the per-band
 // effective relative distance matrices (RoPE, ReRoPE, Self-Extend, HiRoPE), the rotation angle of
 // every frequency pair from the last token, and RoFormer's long-term decay.
-import { LUTS, MASKED, linearIndex } from '../shared/colormap.js';
+import { LUTS, MASKED, linearIndex } from 'hirope/colormap';
 import { ROTARY, WINDOWED } from '../shared/schemes.js';
 import { DEFAULTS } from '../shared/playground-state.js';
 

@@ -1,4 +1,4 @@
 // The hirope init() the playground's worker loads: the package's full entry. The package's
 // element worker (scripts/build-element.mjs) puts web/src/element/worker-init.js in its place,
 // which names no data file, so that a bundler copies only the files a page registers.
-export { default } from '../../../dist/index.js';
+export { default } from 'hirope';

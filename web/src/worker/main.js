@@ -3,11 +3,11 @@
 // image work never block the page. One handler per request type, on the package's worker
 // protocol (dist/worker-protocol.js): requests are handled one at a time, in order.
 import init from './hirope-init.js';
-import { buffers, serve, transfer } from '../../../dist/worker-protocol.js';
+import { buffers, serve, transfer } from 'hirope/protocol';
 import { SideEngine } from './attention-engine.js';
 import { assetURL } from '../shared/assets.js';
 import { ModelEngine } from './model-engine.js';
-import { PlaygroundError } from './errors.js';
+import { PlaygroundError } from './playground-error.js';
 import { errorScore } from '../shared/language-detection.js';
 
 // worker.js?simd=0 forces the scalar build (the page passes its own ?simd=0 on), to see and test

@@ -3,8 +3,8 @@
 // one query's row, and a region's values for CSV export. One masking rule for both: a key after
 // its query (j > i, above the diagonal) is masked, in the masked colour in images (probImage)
 // and NaN in values (an empty CSV cell).
-import { probImage } from '../shared/colormap.js';
-import { PlaygroundError } from './errors.js';
+import { probImage } from 'hirope/colormap';
+import { PlaygroundError } from './playground-error.js';
 
 /** CSV export takes at most this many cells (zoom in for more). */
 export const MAX_VALUES = 4 * 1024 * 1024;

@@ -3,8 +3,8 @@
 // pooled image, and generation. Pure of DOM, so Node tests drive it directly.
 import { truncateStride } from '../shared/model-state.js';
 import { THUMB_SIZE, lossCurve } from '../shared/models.js';
-import { recallClasses, tokenRecallClasses } from '../../../dist/recall.js';
-import { PlaygroundError } from './errors.js';
+import { recallClasses, tokenRecallClasses } from 'hirope/recall';
+import { PlaygroundError } from './playground-error.js';
 import { gridFor, poolMatrix, heatImage, matrixRow, matrixValues } from './matrix-view.js';
 
 /** Bytes of code the byte model reads (the rest is noted and left out). */

@@ -1,6 +1,6 @@
 // The q/k file format (docs/playground.md): a person's own queries and keys, one row per token.
 import { plural } from '../shared/wording.js';
-import { PlaygroundError } from './errors.js';
+import { PlaygroundError } from './playground-error.js';
 
 /** The q/k file format's size limit (bytes of JSON), checked before parsing. */
 export const MAX_QK_FILE_BYTES = 64 * 1024 * 1024;

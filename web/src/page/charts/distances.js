@@ -1,6 +1,6 @@
 // The playground's distance view: per-band effective relative-distance matrices, side by side,
 // drawn on canvases from worker data with titled axes and round ticks (axes.js).
-import { LUTS, cssGradient } from '../../shared/colormap.js';
+import { LUTS, cssGradient } from 'hirope/colormap';
 import { el, legend } from '../dom.js';
 import { AXIS_ROOM, drawAxes, fitCanvas } from './axes.js';
 import {

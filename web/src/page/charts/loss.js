@@ -7,7 +7,7 @@ import { drawAxes, fitCanvas, niceTicks } from './axes.js';
 import { describeModelSide } from '../../shared/model-state.js';
 import { lossCurve } from '../../shared/models.js';
 import { plural } from '../../shared/wording.js';
-import { RECALL_CLASSES } from '../../../../dist/recall.js';
+import { RECALL_CLASSES } from 'hirope/recall';
 
 /** drawLossChart() draws #loss-chart from mx.result (and mx.config's training length). */
 export function createLossChart(mx) {

@@ -1,0 +1,327 @@
+// The page side of the playground workers: promise-based requests on the package's worker
+// protocol (hirope/protocol), and "latest wins" scheduling (PairClient) so that a burst of
+// edits or slider moves computes only the newest state.
+import { simdSupported } from 'hirope';
+import { grammarFile } from 'hirope/runtime';
+import { TOKENIZER_FILES } from 'hirope/registry';
+import { WorkerClient } from 'hirope/protocol';
+import { assetURL } from '../shared/assets.js';
+import { detection } from '../shared/language-detection.js';
+
+export class WorkerError extends Error {
+  constructor(name, message) {
+    super(message);
+    this.name = name === 'Error' ? 'WorkerError' : name;
+  }
+}
+
+// One download and one compile of each .wasm per page, shared by every worker (both sides of the
+// playground, every <hirope-attention> on a page): a compiled WebAssembly.Module can be posted to
+// a worker, which then only instantiates it. The module, and each language's grammar when a
+// worker first needs it. Null when compiling here fails (the worker then loads the file itself).
+const compiled = new Map(); // file name -> Promise of its WebAssembly.Module or null
+function compileAsset(name) {
+  if (!compiled.has(name))
+    compiled.set(
+      name,
+      (async () => {
+        const url = assetURL(name, import.meta.url);
+        const response = await fetch(url);
+        if (!response.ok) throw new Error(`${url} answered ${response.status}`);
+        return WebAssembly.compileStreaming
+          ? WebAssembly.compileStreaming(response)
+          : WebAssembly.compile(await response.arrayBuffer());
+      })().catch(() => null),
+    );
+  return compiled.get(name);
+}
+export const compiledModule = (simd) =>
+  compileAsset(simd ? 'hirope-simd.wasm' : 'hirope-scalar.wasm');
+export const grammarModule = (language) => compileAsset(grammarFile(language));
+
+// The requests that analyse code, and where their payload names its language.
+const languageOf = (payload) =>
+  payload.state?.language ?? payload.options?.language ?? payload.language;
+const ANALYSING = ['run', 'tokenCounts', 'modelRun', 'modelGenerate', 'modelThumbnail'];
+
+// The built-in tokenizers' vocabularies, each fetched once per page and handed to every worker
+// (both sides, every <hirope-attention>), as the model's weights are: two workers fetching the
+// 14 MB Gemma 3 file at the same moment made one of them fail in a fresh browser profile
+// (net::ERR_CACHE_WRITE_FAILURE). A network error is tried once more; if that fails too, the
+// error says which file could not be downloaded.
+const tokenizerDownloads = new Map(); // name -> Promise<Uint8Array>
+
+/** Whether a tokenizer name is a built-in one with a data file (not 'lexical', not a file's own). */
+export const hasTokenizerData = (name) => Object.hasOwn(TOKENIZER_FILES, name);
+
+/** The message of a data file that could not be downloaded, in plain words. */
+export function downloadFailure(name, file, reason) {
+  return `The ${name} tokenizer's vocabulary (${file}) could not be downloaded: ${reason}. Choose the tokenizer again to retry, or another one.`;
+}
+
+/** A built-in tokenizer's data file: fetched once, a network error retried once. */
+export function tokenizerData(name, fetchFn = fetch) {
+  if (!tokenizerDownloads.has(name)) {
+    const file = `data/${TOKENIZER_FILES[name]}`;
+    const url = assetURL(file, import.meta.url);
+    const once = async () => {
+      const response = await fetchFn(url);
+      if (!response.ok)
+        throw Object.assign(
+          new Error(downloadFailure(name, file, `the server answered HTTP ${response.status}`)),
+          { name: 'NetworkError', http: true },
+        );
+      return new Uint8Array(await response.arrayBuffer());
+    };
+    const download = once()
+      .catch((e) => (e.http ? Promise.reject(e) : once()))
+      .catch((e) => {
+        tokenizerDownloads.delete(name); // a later choice tries again
+        throw e.name === 'NetworkError'
+          ? e
+          : Object.assign(new Error(downloadFailure(name, file, e.message || String(e))), {
+              name: 'NetworkError',
+            });
+      });
+    tokenizerDownloads.set(name, download);
+  }
+  return tokenizerDownloads.get(name);
+}
+
+// Requests whose effect a worker keeps (a q/k file, a tokenizer.json, the model's weights): a
+// fresh worker that replaces a busy one gets them again first.
+const STICKY = ['qkFile', 'tokenizerFile', 'modelLoad'];
+
+export class PlaygroundClient {
+  constructor(workerURL) {
+    this.workerURL = workerURL;
+    this._tokenizers = new Map(); // name -> Promise of the worker's having loaded its data
+    // language -> Promise of the worker's having its grammar, then true once it has it
+    this._languages = new Map();
+    const simd =
+      new URL(workerURL, location.href).searchParams.get('simd') !== '0' && simdSupported();
+    // The package's worker protocol: the compiled module goes to every worker it starts.
+    this._client = new WorkerClient(
+      () => new Worker(this.workerURL, { type: 'module', name: 'hirope' }),
+      {
+        onStart: (notify) => compiledModule(simd).then((module) => notify('module', { module })),
+        sticky: STICKY,
+        failed: (event) =>
+          new WorkerError('WorkerError', event.message || 'the worker failed to start'),
+        errors: { fallback: (name, message) => new WorkerError(name, message) },
+      },
+    );
+  }
+
+  /** Hands the page's copy of a built-in tokenizer's data to this worker, once. */
+  loadTokenizer(name) {
+    if (!this._tokenizers.has(name)) {
+      const loaded = tokenizerData(name).then((data) =>
+        this.request('tokenizerData', { name, data }),
+      );
+      loaded.catch(() => this._tokenizers.get(name) === loaded && this._tokenizers.delete(name));
+      this._tokenizers.set(name, loaded);
+    }
+    return this._tokenizers.get(name);
+  }
+
+  /**
+   * Hands the page's compiled grammar of a language to this worker, once (a worker whose page
+   * could not compile it loads the file itself).
+   */
+  loadLanguage(language) {
+    const known = this._languages.get(language);
+    if (known === true) return Promise.resolve();
+    if (known) return known;
+    // A restart meanwhile forgets it: the fresh worker gets the grammar with its next request.
+    const mine = () => this._languages.get(language) === loaded;
+    const loaded = grammarModule(language)
+      .then((module) => this._client.request('grammar', { language, module }))
+      .then(() => mine() && this._languages.set(language, true));
+    loaded.catch(() => mine() && this._languages.delete(language));
+    this._languages.set(language, loaded);
+    return loaded;
+  }
+
+  /**
+   * The language of the code: the grammars parse it in the worker, each one handed over when
+   * detection first tries it (shared/language-detection.js).
+   */
+  async detectLanguage(code) {
+    const run = detection(code);
+    let step = run.next();
+    while (!step.done) {
+      const language = step.value;
+      await this.loadLanguage(language).catch(() => {}); // the worker then reports the failure
+      step = run.next(await this.request('errorScore', { code, language }));
+    }
+    return step.value;
+  }
+
+  /**
+   * One request; resolves with the worker's result. A request that analyses code in a language
+   * whose grammar the worker does not have yet waits for the page to hand it over.
+   */
+  request(type, payload = {}, progress = null, transfer = []) {
+    const send = () => this._client.request(type, payload, { progress, transfer });
+    const language = ANALYSING.includes(type) ? languageOf(payload) : undefined;
+    if (typeof language !== 'string' || this._languages.get(language) === true) return send();
+    return this.loadLanguage(language).then(send, send);
+  }
+
+  /**
+   * Replaces a busy worker (a parse cannot be interrupted from outside): its pending requests
+   * reject with a WorkerError named 'Superseded', and the fresh worker gets the sticky requests
+   * again.
+   */
+  restart() {
+    this._tokenizers.clear(); // the fresh worker gets the data again with its next run
+    this._languages.clear(); // and the grammars
+    this._client.restart(new WorkerError('Superseded', 'a newer request replaced this one'));
+  }
+
+  terminate() {
+    this._client.terminate();
+  }
+}
+
+/**
+ * Two workers, one per scheme, driven as one: a run computes A and B at the same time (each
+ * worker analyses the code itself, which costs less than shipping the analysis across), and
+ * "latest wins" applies to the pair.
+ */
+export class PairClient {
+  constructor(workerURL) {
+    this.a = new PlaygroundClient(workerURL);
+    this.b = new PlaygroundClient(workerURL);
+    this._running = null; // { started } of the run under way
+    this._queued = null;
+    this._restartedAt = -Infinity;
+  }
+
+  side(name) {
+    return name === 'b' ? this.b : this.a;
+  }
+
+  /** The same request to both workers. */
+  both(type, payload = {}) {
+    return Promise.all([
+      this.a.request(type, { ...payload, side: 'a' }),
+      this.b.request(type, { ...payload, side: 'b' }),
+    ]);
+  }
+
+  /** A built-in tokenizer's data into both workers (fetched once by the page). */
+  loadTokenizer(name) {
+    return Promise.all([this.a.loadTokenizer(name), this.b.loadTokenizer(name)]);
+  }
+
+  /** A run of both sides: resolves with { a, b }, the two workers' results. */
+  async run(payload, progress = null) {
+    const tokenizer = payload.state?.tokenizer;
+    if (hasTokenizerData(tokenizer)) {
+      progress?.('loading the tokenizer');
+      await this.loadTokenizer(tokenizer);
+    }
+    // The language's grammar, compiled here once and handed to both workers (a grammar that
+    // cannot be loaded fails the run with the worker's message naming it and its URL).
+    const language = payload.state?.language;
+    if (typeof language === 'string') {
+      progress?.('loading the grammar');
+      await Promise.all([this.a.loadLanguage(language), this.b.loadLanguage(language)]);
+    }
+    return Promise.all([
+      // The distance views depend on both schemes; B's worker computes them, so that moving a
+      // slider of scheme B (the HiRoPE side by default) leaves A's worker nothing to send.
+      this.a.request('run', { ...payload, side: 'a', summary: true }, progress),
+      this.b.request(
+        'run',
+        { ...payload, side: 'b', distances: payload.distancesWanted ?? payload.views !== false },
+        progress,
+      ),
+    ]).then(([a, b]) => ({ a, b }));
+  }
+
+  /**
+   * Per-row TV and KL between the two sides' current matrices of n tokens, and each side's per-row
+   * numbers (own-unit mass, mean distance). No matrix crosses between the workers: each recomputes
+   * both schemes' rows for its share of the queries (A the first n / sqrt(2), which cost as much
+   * as the rest under the causal mask) and compares them, at the same time.
+   */
+  async compare(n) {
+    const split = Math.round(n / Math.SQRT2);
+    const parts = await Promise.all([
+      this.a.request('compare', { other: { rows: [0, split] } }),
+      this.b.request('compare', { other: { rows: [split, n] } }),
+    ]);
+    const join = (pick) => {
+      const out = new Float32Array(n);
+      for (const p of parts) out.set(pick(p), p.rows[0]);
+      return out;
+    };
+    const side = (s) => ({
+      own: join((p) => p.sides[s].own),
+      distance: join((p) => p.sides[s].distance),
+    });
+    return {
+      tv: join((p) => p.tv),
+      kl: join((p) => p.kl),
+      stats: { a: side('a'), b: side('b') },
+    };
+  }
+
+  /**
+   * A run of both sides where only the newest matters; superseded calls resolve with null.
+   * `run(payload, progress)` replaces the playground's run (Model mode passes its own).
+   */
+  latest(payload, progress, run = (p, pr) => this.run(p, pr)) {
+    if (this._queued) this._queued.resolve(null);
+    const queued = new Promise((resolve, reject) => {
+      this._queued = { payload, progress, resolve, reject, run };
+    });
+    // A run that has taken long (pathological input keeps a parse busy for seconds) is not
+    // waited for: both workers are replaced and the newest request runs at once.
+    // Not a run that started on workers replaced moments ago: its time is their start-up.
+    const now = performance.now();
+    if (
+      this._running &&
+      now - this._running.started > PairClient.CANCEL_AFTER_MS &&
+      this._running.started - this._restartedAt > PairClient.RESTART_SETTLE_MS
+    ) {
+      this._running.superseded = true;
+      this._restartedAt = now;
+      this.a.restart();
+      this.b.restart();
+      globalThis.document?.dispatchEvent(new Event('hirope:restart'));
+    }
+    this._pump();
+    return queued;
+  }
+
+  async _pump() {
+    if (this._running || !this._queued) return;
+    const job = this._queued;
+    this._queued = null;
+    const running = { started: performance.now(), superseded: false };
+    this._running = running;
+    try {
+      job.resolve(await job.run(job.payload, job.progress));
+    } catch (e) {
+      if (running.superseded) job.resolve(null);
+      else job.reject(e);
+    } finally {
+      this._running = null;
+      this._pump();
+    }
+  }
+
+  terminate() {
+    this.a.terminate();
+    this.b.terminate();
+  }
+}
+
+/** Milliseconds after which a newer request replaces a running one instead of waiting for it. */
+PairClient.CANCEL_AFTER_MS = 500;
+/** Runs that start this soon after a replacement are not replaced again (the workers are starting). */
+PairClient.RESTART_SETTLE_MS = 3000;
