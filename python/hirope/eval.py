@@ -10,7 +10,7 @@ report's aggregates: per-file ratio means, their mean over files with its standa
 L, and the paired difference of each scheme to the better baseline on far-recall units.
 
 The numbers are the JavaScript evaluation's: the presets come from the one table both read
-(``training/models/registry.json`` ``evaluation.presets`` and the model config's
+(``models/registry.json`` ``evaluation.presets``, the package's copy, and the model config's
 ``evaluation.tuned``), the windows, bucket edges and recall classes follow ``lib/model-eval.mjs``
 and ``wasm/recall.js`` (tested against them on real windows: tests/python/test_eval.py), and the
 result's ``runs`` entry has the layout of the report's kept per-window data
