@@ -1,6 +1,6 @@
 """Where the package's data files are: the built-in tokenizers' vocabularies and the shipped
-code models, listed by data/manifest.json (written at build time from wasm/runtime.js, the one
-list both APIs read)."""
+code models, listed by data/manifest.json (written at build time by tools/write-python-manifest.mjs
+from models/registry.json, the one list both APIs read)."""
 
 from __future__ import annotations
 
