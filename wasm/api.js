@@ -319,9 +319,14 @@ export class HiRoPE {
     return { inUseBytes, peakBytes, memoryBytes, ceilingBytes, reserveBytes };
   }
 }
-guardMethods(HiRoPE, function () {
-  return this._runtime;
-});
+// Each library guards its own methods; of the facade's, only those that reach the module themselves.
+guardMethods(
+  HiRoPE,
+  function () {
+    return this._runtime;
+  },
+  { only: ['heapBytes', 'memory'] },
+);
 
 /**
  * Builds an entry point's init() from its module table (see loadModule in init.js): loads the

@@ -440,12 +440,14 @@ export class Runtime {
  * with the instance as `this`)
  * so that an error escaping it goes through runtime.failed: a trap or abort discards the module
  * and becomes a HiRoPEError. Calls made while no module is ready fail with a HiRoPEError.
- * Methods named in `except` stay as they are (dispose(), which must work whatever the module).
+ * Methods named in `except` stay as they are (dispose(), which must work whatever the module);
+ * with `only`, the methods named there are the only ones wrapped.
  */
-export function guardMethods(cls, runtimeOf, { except = [] } = {}) {
+export function guardMethods(cls, runtimeOf, { except = [], only = null } = {}) {
   for (const name of Object.getOwnPropertyNames(cls.prototype)) {
     const d = Object.getOwnPropertyDescriptor(cls.prototype, name);
     if (name === 'constructor' || except.includes(name) || typeof d.value !== 'function') continue;
+    if (only && !only.includes(name)) continue;
     const f = d.value;
     const wrapped =
       f.constructor.name === 'AsyncFunction'
