@@ -358,19 +358,6 @@ export class Runtime {
     return this.mod.HEAPU8.buffer.byteLength;
   }
 
-  /**
-   * Phase 1 of a call on an options object (see marshal.js): its keys, and in them the scheme,
-   * the positions and the pooling spec, read once before anything is checked.
-   */
-  readCall(options, keys, caller) {
-    const args = readOptions(options, keys, { unknown: `${caller} options`, required: true });
-    if (args.scheme !== undefined) args.scheme = this.catalogue.readScheme(args.scheme);
-    if (args.positions !== undefined)
-      args.positions = readPositions(args.positions, this.limits.maxTokens);
-    if (args.pool !== undefined) args.pool = readPool(args.pool);
-    return args;
-  }
-
   /** Rows per strip of `rowWidth` floats. */
   stripRows(n, rowWidth) {
     return Math.max(1, Math.min(n, Math.floor(STRIP_ELEMENTS / rowWidth)));
@@ -385,6 +372,19 @@ export class Runtime {
     checkCount(headDim, 'headDim', { max: this.limits.maxHeadDim });
     if (headDim % 2 !== 0) fail(`headDim must be a positive even integer, got ${headDim}`);
     return headDim;
+  }
+
+  /**
+   * Phase 1 of a call on an options object (see marshal.js): its keys, and in them the scheme,
+   * the positions and the pooling spec, read once before anything is checked.
+   */
+  readCall(options, keys, caller) {
+    const args = readOptions(options, keys, { unknown: `${caller} options`, required: true });
+    if (args.scheme !== undefined) args.scheme = this.catalogue.readScheme(args.scheme);
+    if (args.positions !== undefined)
+      args.positions = readPositions(args.positions, this.limits.maxTokens);
+    if (args.pool !== undefined) args.pool = readPool(args.pool);
+    return args;
   }
 
   /** n, headDim and heads of an options object, within the limits: { n, headDim, heads, width }. */
