@@ -1,5 +1,5 @@
 """Corpus positions: the native Python module per core against the npm package (the same core in
-WebAssembly, Node), and hirope.dask.positions on a LocalCluster of 1 and 2 workers (scaling,
+WebAssembly, Node), and hirope.corpus.positions on a LocalCluster of 1 and 2 workers (scaling,
 memory per worker), with a projection to a corpus the size of The Stack's Python subset.
 
 Run from the repository root after the build (build/python, dist/):
@@ -29,7 +29,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "build", "python"))
 
 import hirope  # noqa: E402
-import hirope.dask as hd  # noqa: E402
+import hirope.corpus as hd  # noqa: E402
 
 # The Stack's Python subset, an assumption from one public source: bigcode's the-stack holds 3.1 TB
 # in 30 languages; nilq/small-python-stack on the Hugging Face Hub is "a random sample of 20% of the
@@ -132,7 +132,7 @@ def _worker_memory():
 
 
 def _warm(tokenizer):
-    import hirope.dask as hd_
+    import hirope.corpus as hd_
     t = time.perf_counter()
     hd_._tokenizer(tokenizer)
     return time.perf_counter() - t
@@ -217,7 +217,7 @@ def main():
             ["node", "--version"], capture_output=True, text=True).stdout.strip(),
             results["node"], 1))
     for w in (1, 2):
-        lines.append(row("hirope.dask, LocalCluster %d worker%s" % (w, "s" if w > 1 else ""),
+        lines.append(row("hirope.corpus, LocalCluster %d worker%s" % (w, "s" if w > 1 else ""),
                          results["dask%d" % w], w))
     n, d1, d2 = results.get("native"), results["dask1"], results["dask2"]
     facts = []

@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 # builds the Python module (python/, found by CMake's find_package(pybind11 CONFIG)); python3-pytest
 # runs its tests (tests/python/test_module*.py); python3-venv, -setuptools and -wheel install it
 # offline into a virtual environment (README "Python"); python3-dask and python3-distributed run
-# the Dask layer over it (python/hirope/dask.py).
+# the Dask layer over it (python/hirope/corpus.py).
 APT_PACKAGES=(cmake g++ make emscripten libeigen3-dev catch2 wabt chromium python3 clang libclang-rt-14-dev libvulkan1
   golang-1.19-src librust-regex-dev librust-syn-dev librust-serde-dev
   python3-torch python3-numpy libopenblas0-pthread

@@ -24,7 +24,7 @@ _FLAGS = {"tokenizer": "--tokenizer", "hierarchy": "--hierarchy", "language": "-
 
 
 def _positions(args):
-    from . import dask as hd  # imports Dask only for this command
+    from . import corpus as hd  # imports Dask only for this command
     options = {}
     if args.segment_size is not None:
         options["segment_size"] = args.segment_size
@@ -92,7 +92,7 @@ def _main(argv):
         from . import eval as model_eval
         return model_eval.main(argv[1:])
     try:
-        from . import dask as hd  # the positions job (its defaults name the help's numbers)
+        from . import corpus as hd  # the positions job (its defaults name the help's numbers)
     except ImportError as e:
         return _fail(EXIT_FAILED, "needs Dask (Debian: python3-dask python3-distributed): %s" % e)
     parser = argparse.ArgumentParser(prog="python -m hirope")

@@ -1,4 +1,4 @@
-"""The shard format of `hirope.dask.positions` (docs/python.md#the-shard-format), written and read
+"""The shard format of `hirope.corpus.positions` (docs/python.md#the-shard-format), written and read
 with numpy and json only: nothing here imports the native module, so a reader needs neither hirope
 nor Dask.
 

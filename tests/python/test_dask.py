@@ -1,4 +1,4 @@
-"""hirope.dask.positions on a LocalCluster of 2 worker processes over 2,400 real files (Python's
+"""hirope.corpus.positions on a LocalCluster of 2 worker processes over 2,400 real files (Python's
 standard library and Debian's Python packages, smallest first): the same shards as a serial run,
 a worker killed mid-run, error rows, resuming, the manifest check, a bag input, and the shard
 format read with numpy and json alone. Run: PYTHONPATH=build/python /usr/bin/python3 -m pytest
@@ -22,7 +22,7 @@ if os.path.isdir(os.path.join(ROOT, "build", "python")) and "hirope" not in sys.
     sys.path.insert(0, os.path.join(ROOT, "build", "python"))
 
 import hirope  # noqa: E402
-import hirope.dask as hd  # noqa: E402
+import hirope.corpus as hd  # noqa: E402
 from hirope import shards  # noqa: E402
 
 distributed = pytest.importorskip("distributed")

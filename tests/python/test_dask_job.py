@@ -1,4 +1,4 @@
-"""hirope.dask.positions and `python -m hirope` on small inputs with Dask's serial scheduler: wrong
+"""hirope.corpus.positions and `python -m hirope` on small inputs with Dask's serial scheduler: wrong
 settings refused before anything is written, files that are not plain UTF-8-named regular files
 as error rows (from a directory, a glob or named), one-line messages with documented exit codes,
 progress lines in a log, the documented shard reader, and `python -m hirope eval` outside the
@@ -22,7 +22,7 @@ if os.path.isdir(os.path.join(ROOT, "build", "python")) and "hirope" not in sys.
 
 import hirope  # noqa: E402
 
-hd = pytest.importorskip("hirope.dask")
+hd = pytest.importorskip("hirope.corpus")
 from hirope import shards  # noqa: E402
 
 TOKENIZER = "cl100k"
