@@ -136,9 +136,8 @@ if (!has('--no-node')) {
 // ----- Chromium.
 const browserTimes = {};
 if (!has('--no-browser')) {
-  const { chromium } = await import('playwright-core');
+  const { launchChromium } = await import('../tools/chromium.mjs');
   const { createServer } = await import('../web/serve.mjs');
-  const { ARGS } = await import('../tests/browser/helpers.mjs');
   // A test page beside a link to dist/ (web/serve.mjs follows links; its CSP allows same-origin
   // module scripts and WebAssembly).
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hirope-grammars-'));
@@ -176,10 +175,7 @@ window.ready = true;
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${server.address().port}/`;
   const fresh = async (fn) => {
-    const browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-      args: ARGS,
-    });
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage();
       await page.goto(url);

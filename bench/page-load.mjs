@@ -32,9 +32,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { busyNeighbours } from './busy.mjs';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../tools/chromium.mjs';
 import { createServer } from '../web/serve.mjs';
-import { ARGS, countResponses } from '../tests/browser/helpers.mjs';
+import { countResponses } from '../tests/browser/helpers.mjs';
 import { has, number, value } from './options.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -262,10 +262,7 @@ for (const [label, base] of sites) {
   servers.push(server);
   urls[label] = `http://127.0.0.1:${server.address().port}/`;
 }
-browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  args: ARGS,
-});
+browser = await launchChromium();
 const browserVersion = browser.version();
 const results = [];
 for (const busy of options.busy) {

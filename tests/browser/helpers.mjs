@@ -1,10 +1,10 @@
-// Shared set-up for the browser tests: the site server, Debian's Chromium through playwright-core,
+// Shared set-up for the browser tests: the site server, Chromium (tools/chromium.mjs),
 // pages that record errors (CSP violations arrive as console errors), screenshots, and expected
 // heatmap colours computed in Node from the hirope API.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../../tools/chromium.mjs';
 import { createServer } from '../../web/serve.mjs';
 import init from '../../dist/index.js';
 import { normalizeState } from '../../web/src/shared/playground-state.js';
@@ -15,24 +15,12 @@ import { LUTS, probIndex, ratioIndex, divergingLut, rgb } from '../../dist/color
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const SCREENSHOTS = path.join(root, 'build/screenshots');
-export const ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-dev-shm-usage',
-];
 
 export async function startSite() {
   const server = createServer();
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${server.address().port}/`;
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    args: ARGS,
-  });
+  const browser = await launchChromium();
   return {
     url,
     browser,

@@ -5,9 +5,9 @@
 // screenshots, light and dark, desktop and phone (build/screenshots/article-*-{light,dark}.png).
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../../tools/chromium.mjs';
 import { createServer } from '../../web/serve.mjs';
-import { ARGS, countResponses, screenshot, pasteCode } from './helpers.mjs';
+import { countResponses, screenshot, pasteCode } from './helpers.mjs';
 
 // The budgets. Issue 33 measured the pages before grammars were split per language (one 6.85 MB
 // .wasm with all nine grammars; every response counted, at 1440x900) and set the targets as
@@ -35,10 +35,7 @@ describe('page weight', { timeout: 120000 }, () => {
     countResponses(server, served);
     await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${server.address().port}/`;
-    browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-      args: ARGS,
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

@@ -20,12 +20,11 @@ import {
   fingerprint,
   sampleCells,
   api,
-  ARGS,
   pasteCode,
   ready,
   quiet,
 } from './helpers.mjs';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../../tools/chromium.mjs';
 import { tinyTokenizerFile } from '../fixtures/tiny-tokenizer.mjs';
 import { MARGIN, PLOT, LABEL_MARGIN } from '../../web/src/page/heatmap.js';
 import { SAMPLES } from '../../web/src/shared/samples.js';
@@ -1467,10 +1466,7 @@ describe('playground (headless Chromium)', () => {
   });
 
   it("switches to the WebGPU backend and shows each backend's time", async () => {
-    const browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-      args: [...ARGS, '--enable-unsafe-webgpu'],
-    });
+    const browser = await launchChromium({ webgpu: true });
     try {
       const page = await openPage(browser, site.url);
       await ready(page);

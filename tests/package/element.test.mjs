@@ -14,8 +14,7 @@ import path from 'node:path';
 import http from 'node:http';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-import { ARGS } from '../browser/helpers.mjs';
+import { launchChromium } from '../../tools/chromium.mjs';
 import { CSP, bin, installTarball, packTarball, root } from './packed.mjs';
 import { TOKENIZER_FILES, MODEL_FILES } from '../../dist/runtime.js';
 
@@ -99,10 +98,7 @@ describe('<hirope-attention> from the packed package', () => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'hirope-element-'));
     tarball = packTarball(tmp);
     project = installTarball(path.join(tmp, 'site'), tarball, 'element-site');
-    browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-      args: ARGS,
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

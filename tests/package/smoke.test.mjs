@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import http from 'node:http';
 import { execFileSync } from 'node:child_process';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../../tools/chromium.mjs';
 import { tinyTokenizerFile } from '../fixtures/tiny-tokenizer.mjs';
 import { CSP, bin, installTarball, packTarball, root, tsconfig } from './packed.mjs';
 
@@ -159,18 +159,7 @@ describe('the npm package in other projects', () => {
   before(async () => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'hirope-smoke-'));
     tarball = packTarball(tmp);
-    browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-        '--disable-dev-shm-usage',
-      ],
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../../tools/chromium.mjs';
 import { propertySeed } from './seed.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -56,18 +56,7 @@ describe('WebGPU backend (headless Chromium)', () => {
     });
     await new Promise((r) => server.listen(0, '127.0.0.1', r));
     base = `http://localhost:${server.address().port}`;
-    browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-      args: [
-        '--no-sandbox',
-        '--enable-unsafe-webgpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-        '--disable-dev-shm-usage',
-      ],
-    });
+    browser = await launchChromium({ webgpu: true, gpu: true });
   });
   after(async () => {
     await browser?.close();
