@@ -1,8 +1,7 @@
 // hirope code analysis: from source text to tokens and hierarchical positions.
 //
-// Tokenizers: `lexical` (tree-sitter leaves; needs no data), and vocabularies loaded from
-// hirope's compact binary files: `cl100k` (GPT-4 family, byte-level BPE with the cl100k
-// pre-tokenizer) and `llama2` (LLaMA-1/2 / CodeLlama SentencePiece BPE with byte fallback).
+// Tokenizers: `lexical` (tree-sitter leaves; needs no data), and the vocabularies of
+// hirope/tokenizers.h (which this header includes).
 // Parsing: tree-sitter grammars for Python, JavaScript, TypeScript, TSX, C, C++, Java, Go, Rust.
 // Positions (docs/schemes.md section 6.1): global token index; top-level function/class unit;
 // statement index; or fixed-size segments floor(t / S).
@@ -14,7 +13,9 @@
 // error.
 #pragma once
 
-#include "hirope/hirope.h"
+#include "hirope/hirope.h" // EnumValue (the catalogue's value lists); header only
+#include "hirope/status.h"
+#include "hirope/tokenizers.h" // Token, Vocabulary and the loaders (hirope_tokenizers)
 
 #include <memory>
 #include <optional>
@@ -37,85 +38,14 @@ struct AnalysisLimits {
     // Of that, what the walk after the parse allocates (tokens, positions, units), reserved
     // before it starts.
     static constexpr size_t walk_bytes_per_byte = 40;
-    // What tokenizing alone (hr.encode) takes per byte, reserved before it starts.
-    static constexpr size_t encode_bytes_per_byte = 48;
-    // What loading a tokenizer.json takes per byte of the file at its peak (the parse tape, the
-    // vocabulary and its tables while the file is still held), reserved before it starts. In
-    // WebAssembly the real files measure 4.9 (DeepSeek-V3) to 10.3 (Gemma 3).
-    static constexpr size_t tokenizer_json_load_bytes_per_byte = 12;
+    // The tokenizers' own (tokenizers.h), under their old names.
+    static constexpr size_t encode_bytes_per_byte = TokenizerLimits::encode_bytes_per_byte;
+    static constexpr size_t tokenizer_json_load_bytes_per_byte =
+        TokenizerLimits::tokenizer_json_load_bytes_per_byte;
     // The largest source whose analysis fits the budget at heap_per_byte, in whole MiB.
     static constexpr size_t max_bytes =
         (HeapCeiling::bytes - HeapCeiling::reserve) / heap_per_byte >> 20 << 20;
 };
-
-// ---------------------------------------------------------------------------------------------
-// Tokenizers: the hirope_tokenizers library (src/tokenizers/). Languages and Analysis below are
-// hirope_analysis (src/analysis/), which links it.
-
-struct Token {
-    int32_t id = 0;
-    uint32_t start = 0; // byte offsets into the input
-    uint32_t end = 0;
-};
-
-// What encode() makes of a special token's marker in the input ("<|endoftext|>", "<|eot_id|>",
-// "<|im_end|>", "<eos>", llama2's "<s>"): one rule for every tokenizer (docs/tokenizer-json.md
-// "Special tokens").
-struct EncodeOptions {
-    // false (the default): text is text. A special token's marker is encoded as ordinary text, as
-    // tiktoken's encode_ordinary and Hugging Face's encode_special_tokens / split_special_tokens,
-    // so that code which mentions a marker never gets a control token in the middle.
-    // true: a marker is its special token's id, as Hugging Face tokenizers and tiktoken's
-    // encode(allowed_special="all") encode. The special tokens: a tokenizer.json's added tokens
-    // with "special": true; cl100k's and o200k's tiktoken special tokens; llama2's <unk>, <s>
-    // and </s>. A tokenizer.json's added tokens that are not special are matched either way, as
-    // Hugging Face does (they are part of the vocabulary's text, e.g. Qwen 3's <think>).
-    bool special_tokens = false;
-};
-
-class Vocabulary {
-  public:
-    virtual ~Vocabulary() = default;
-    virtual const std::string& name() const = 0;
-    virtual size_t size() const = 0;
-    // Appends the tokens of text to out; offsets are relative to text.
-    virtual void encode(std::string_view text, std::vector<Token>* out,
-                        const EncodeOptions& options) const = 0;
-    // encode() with the default options: text is text.
-    void encode(std::string_view text, std::vector<Token>* out) const {
-        encode(text, out, EncodeOptions());
-    }
-    // The bytes of one token id: the text it stands for (a special token's marker for the
-    // tokenizer.json ones and cl100k's/o200k's; empty for an unknown id or a control token
-    // such as llama2's <s>).
-    virtual std::string_view token_bytes(int32_t id) const = 0;
-    // True when encode() puts a space before the text (SentencePiece's dummy prefix: llama2's
-    // first token "▁def" stands for " def"); decoding a whole sequence drops that space.
-    virtual bool prefix_space() const { return false; }
-    // The heap encode() takes per byte of input at most (working buffers and the output tokens),
-    // reserved before it runs: AnalysisLimits::encode_bytes_per_byte for the built-in formats;
-    // tokenizer.json vocabularies state their own, larger bound.
-    virtual size_t encode_heap_per_byte() const { return AnalysisLimits::encode_bytes_per_byte; }
-};
-
-// Parses a vocabulary file (tools/gen-tokenizer-data.mjs writes them). Every length and index is
-// checked and a trailing FNV-1a hash must match, so a truncated or corrupted file is an error.
-// Version 2 files list their special tokens (EncodeOptions); version 1 files have none.
-Status load_vocabulary(const uint8_t* data, size_t size, std::unique_ptr<Vocabulary>* out);
-
-// Parses a Hugging Face tokenizer.json (byte-level BPE: model.type "BPE" with a ByteLevel
-// pre-tokenizer, optionally inside a Sequence with Split(Regex) pre-tokenizers, ranked merges,
-// added/special tokens; or the SentencePiece-style BPE of Gemma 3 and Llama 2 exports: merges
-// over characters, byte fallback to <0xNN> tokens, Metaspace or Prepend/Replace normalizers).
-// Anything the format can say that this loader does not support is an error naming the component
-// (e.g. "tokenizer.json: normalizer type 'NFKC' is not supported"), never tokenized differently.
-// Size limits are checked before allocating. The tokenizer adds no special tokens (no
-// post-processor), matches added tokens in the input (the special ones only with
-// EncodeOptions::special_tokens), and gives each token the byte offsets of its
-// input: with an NFC normalizer, a token inside a stretch that NFC changed reports that stretch's
-// end (docs/tokenizer-json.md).
-Status load_tokenizer_json(std::string_view json, std::string name,
-                           std::unique_ptr<Vocabulary>* out);
 
 // ---------------------------------------------------------------------------------------------
 // Languages

@@ -143,21 +143,6 @@ class Tokenizer {
     std::unique_ptr<Vocabulary> vocab_;
 };
 
-// 16 hex digits hashing bytes (two FNV-1a 32 streams), as wasm/runtime.js tokenizerHash: the name
-// of a user's tokenizer.json ('json-' + hash), the same in both APIs.
-std::string tokenizer_hash(const py::bytes& data) {
-    std::string_view bytes = data;
-    uint32_t a = 0x811c9dc5u, b = 0x9747b28cu;
-    for (size_t i = 0; i < bytes.size(); ++i) {
-        const uint32_t x = static_cast<uint8_t>(bytes[i]);
-        a = (a ^ x) * 0x01000193u;
-        b = (b ^ x) * 0x01000193u + static_cast<uint32_t>(i);
-    }
-    char buf[17];
-    std::snprintf(buf, sizeof buf, "%08x%08x", a, b);
-    return buf;
-}
-
 } // namespace
 
 std::string text_bytes(py::handle value, const char* name, size_t limit) {
@@ -205,7 +190,11 @@ void register_tokenizers(py::module_& m) {
         .def("encode_batch", &Tokenizer::encode_batch, py::arg("texts"), py::kw_only(),
              py::arg("special_tokens") = false)
         .def("decode_bytes", &Tokenizer::decode_bytes, py::arg("ids"));
-    m.def("tokenizer_hash", &tokenizer_hash, py::arg("data"));
+    // The name of a user's tokenizer.json is "json-" + this (the core's, as the JS API's).
+    m.def(
+        "tokenizer_hash",
+        [](const py::bytes& data) { return tokenizer_json_hash(std::string_view(data)); },
+        py::arg("data"));
 }
 
 } // namespace python

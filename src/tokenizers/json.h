@@ -7,7 +7,7 @@
 // pair), bytes that are not UTF-8, and anything after the top-level value.
 #pragma once
 
-#include "hirope/hirope.h"
+#include "hirope/status.h"
 
 #include <cstdint>
 #include <string>

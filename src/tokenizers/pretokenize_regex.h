@@ -24,7 +24,7 @@
 // match the empty string.
 #pragma once
 
-#include "hirope/hirope.h"
+#include "hirope/status.h"
 
 #include <cstdint>
 #include <string>

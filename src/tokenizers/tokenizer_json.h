@@ -1,8 +1,8 @@
-// The tokenizer.json loader's limits (hirope::load_tokenizer_json in hirope/analysis.h uses the
+// The tokenizer.json loader's limits (hirope::load_tokenizer_json in hirope/tokenizers.h uses the
 // defaults; tests pass smaller ones).
 #pragma once
 
-#include "hirope/analysis.h"
+#include "hirope/tokenizers.h"
 
 namespace hirope {
 
@@ -23,7 +23,7 @@ Status load_tokenizer_json(std::string_view json, std::string name,
 
 // The heap an encode() of a tokenizer.json vocabulary takes per byte of input (its working
 // buffers and the output tokens; docs/tokenizer-json.md "Memory"). A bound of its own, above
-// AnalysisLimits::encode_bytes_per_byte (48, the built-in tokenizers'), returned by the
+// TokenizerLimits::encode_bytes_per_byte (48, the built-in tokenizers'), returned by the
 // vocabulary's encode_heap_per_byte(): the bindings reserve this much before encoding with such a
 // vocabulary. The BPE part is fixed by construction (16 bytes per symbol, 12 of candidate heap, the
 // normalized text and its offset map at most 15 per byte, 12 per output token); the Split regex's

@@ -1,5 +1,5 @@
-// The tokenizer of a tokenizer.json (tokenizer_json_bpe.h): the normalizer steps, the
-// pre-tokenizer steps, added tokens and ranked BPE merges, with each token's input offsets.
+// The tokenizer of a tokenizer.json (tokenizer_json_bpe.h): the pipeline over the normalizer
+// steps, added tokens, pre-tokenizer steps and ranked BPE merges, with each token's input offsets.
 #include "tokenizers/tokenizer_json_bpe.h"
 
 #include "tokenizers/unicode.h"
@@ -9,230 +9,6 @@
 
 namespace hirope {
 namespace tokenizer_json {
-
-namespace {
-
-// The code point before text[pos], with its start (a byte that is not UTF-8: itself, as 0xFFFD).
-uint32_t prev_cp(std::string_view text, size_t pos, size_t* start) {
-    size_t p = pos - 1;
-    while (p > 0 && pos - p < 4 && (static_cast<unsigned char>(text[p]) & 0xC0) == 0x80) --p;
-    size_t len;
-    uint32_t cp = unicode::decode(text, p, &len);
-    if (p + len != pos) {
-        p = pos - 1;
-        cp = 0xFFFD;
-    }
-    *start = p;
-    return cp;
-}
-
-// Final_Sigma as ICU applies it in toLowerCase: a cased letter before Σ and none after it,
-// skipping case-ignorable code points (case-ignorable first: one that is both is skipped).
-bool final_sigma(std::string_view text, size_t pos, size_t len) {
-    bool before = false;
-    for (size_t p = pos; p > 0;) {
-        const uint32_t cp = prev_cp(text, p, &p);
-        if (unicode::is_case_ignorable(cp)) continue;
-        before = unicode::is_cased(cp);
-        break;
-    }
-    if (!before) return false;
-    for (size_t p = pos + len; p < text.size();) {
-        size_t l;
-        const uint32_t cp = unicode::decode(text, p, &l);
-        p += l;
-        if (l == 1 && cp == 0xFFFD) return true; // a raw byte: neither
-        if (unicode::is_case_ignorable(cp)) continue;
-        return !unicode::is_cased(cp);
-    }
-    return true;
-}
-
-// The lowercase of the code point at text[i] (len bytes) as UTF-8 into buf; false when unchanged.
-bool lower_at(std::string_view text, size_t i, size_t len, uint32_t cp, std::string* buf) {
-    uint32_t lo[2];
-    size_t n = unicode::to_lower(cp, lo);
-    if (cp == 0x3A3 && final_sigma(text, i, len)) lo[0] = 0x3C2;
-    if (n == 1 && lo[0] == cp) return false;
-    buf->clear();
-    for (size_t k = 0; k < n; ++k) unicode::append_utf8(lo[k], buf);
-    return true;
-}
-
-} // namespace
-
-void apply_op(const TextOp& op, Mapped* m, Mapped* tmp, OpScratch* sc) {
-    tmp->text.clear();
-    tmp->from.clear();
-    tmp->end = m->end;
-    const std::string_view text(m->text);
-    const size_t n = text.size();
-    auto copy = [&](size_t a, size_t b) {
-        tmp->text.append(m->text, a, b - a);
-        tmp->from.insert(tmp->from.end(), m->from.begin() + static_cast<ptrdiff_t>(a),
-                         m->from.begin() + static_cast<ptrdiff_t>(b));
-    };
-    auto stretch = [&](std::string_view with, size_t a, size_t b) {
-        if (with.empty()) return;
-        tmp->text.append(with);
-        tmp->from.push_back(m->at(static_cast<uint32_t>(a)));
-        tmp->from.insert(tmp->from.end(), with.size() - 1, m->at(static_cast<uint32_t>(b)));
-    };
-    auto reserve = [&](size_t size) {
-        tmp->text.reserve(size);
-        tmp->from.reserve(size);
-    };
-    switch (op.kind) {
-    case TextOp::prepend: {
-        if (m->text.empty()) return; // the reference prepends to non-empty text only
-        const uint32_t o = m->at(0);
-        reserve(op.content.size() + n);
-        tmp->text = op.content;
-        tmp->from.assign(op.content.size(), o);
-        copy(0, n);
-        break;
-    }
-    case TextOp::replace:
-    case TextOp::replace_regex: {
-        // Exact sizes first: the result is allocated once (no growth by doubling).
-        auto find = [&](size_t from, size_t* ms, size_t* me) {
-            if (op.kind == TextOp::replace_regex) return op.re.find(text, from, ms, me, &sc->re);
-            *ms = text.find(op.pattern, from);
-            *me = *ms + op.pattern.size();
-            return *ms != std::string_view::npos;
-        };
-        size_t size = n, ms, me;
-        bool any = false;
-        for (size_t k = 0; k < n && find(k, &ms, &me); k = me) { // matches are never empty
-            size = size + op.content.size() - (me - ms);
-            any = true;
-        }
-        if (!any) return;
-        reserve(size);
-        size_t i = 0;
-        while (i < n && find(i, &ms, &me)) {
-            copy(i, ms);
-            tmp->text.append(op.content);
-            tmp->from.insert(tmp->from.end(), op.content.size(), m->from[ms]);
-            i = me;
-        }
-        copy(i, n);
-        break;
-    }
-    case TextOp::nfc:
-    case TextOp::nfd:
-    case TextOp::nfkc:
-    case TextOp::nfkd: {
-        const unicode::Form f = op.kind == TextOp::nfc    ? unicode::Form::nfc
-                                : op.kind == TextOp::nfd  ? unicode::Form::nfd
-                                : op.kind == TextOp::nfkc ? unicode::Form::nfkc
-                                                          : unicode::Form::nfkd;
-        size_t size = n, b, e;
-        bool any = false;
-        for (size_t i = 0; unicode::next_change(f, text, i, &b, &e, &sc->norm); i = e) {
-            size = size + sc->norm.norm.size() - (e - b);
-            any = true;
-        }
-        if (!any) return; // already normalized: nothing copied
-        reserve(size);
-        size_t i = 0;
-        while (unicode::next_change(f, text, i, &b, &e, &sc->norm)) {
-            copy(i, b);
-            stretch(sc->norm.norm, b, e);
-            i = e;
-        }
-        copy(i, n);
-        break;
-    }
-    case TextOp::lowercase: {
-        std::string& buf = sc->norm.norm;
-        size_t size = 0;
-        bool any = false;
-        for (size_t i = 0; i < n;) {
-            size_t len;
-            const uint32_t cp = unicode::decode(text, i, &len);
-            const bool raw = cp == 0xFFFD && len == 1;
-            if (!raw && cp >= 0x80 && lower_at(text, i, len, cp, &buf)) {
-                size += buf.size();
-                any = true;
-            } else {
-                any = any || (cp >= 'A' && cp <= 'Z');
-                size += len;
-            }
-            i += len;
-        }
-        if (!any) return;
-        reserve(size);
-        for (size_t i = 0; i < n;) {
-            size_t len;
-            const uint32_t cp = unicode::decode(text, i, &len);
-            const bool raw = cp == 0xFFFD && len == 1;
-            if (cp < 0x80) {
-                tmp->text.push_back(cp >= 'A' && cp <= 'Z' ? static_cast<char>(cp + 32) : text[i]);
-                tmp->from.push_back(m->from[i]);
-            } else if (!raw && lower_at(text, i, len, cp, &buf)) {
-                if (buf.size() == len) { // same length: byte for byte
-                    tmp->text.append(buf);
-                    tmp->from.insert(tmp->from.end(), m->from.begin() + static_cast<ptrdiff_t>(i),
-                                     m->from.begin() + static_cast<ptrdiff_t>(i + len));
-                } else {
-                    stretch(buf, i, i + len);
-                }
-            } else {
-                copy(i, i + len);
-            }
-            i += len;
-        }
-        break;
-    }
-    case TextOp::strip_accents: {
-        auto mark = [](uint32_t cp) {
-            const auto gc = unicode::general_category(cp);
-            return gc == unicode::Mn || gc == unicode::Mc || gc == unicode::Me;
-        };
-        size_t size = 0;
-        for (size_t i = 0; i < n;) {
-            size_t len;
-            const uint32_t cp = unicode::decode(text, i, &len);
-            if (!mark(cp)) size += len;
-            i += len;
-        }
-        if (size == n) return;
-        reserve(size);
-        for (size_t i = 0; i < n;) {
-            size_t len;
-            const uint32_t cp = unicode::decode(text, i, &len);
-            if (!mark(cp)) copy(i, i + len);
-            i += len;
-        }
-        break;
-    }
-    case TextOp::strip: {
-        // String.prototype.trim's white space (WhiteSpace and LineTerminator: U+FEFF yes, U+0085
-        // no; Rust's char::is_whitespace says the opposite for both) is JavaScript's \s, which
-        // unicode::is_space is.
-        size_t a = 0, b = n;
-        while (op.left && a < b) {
-            size_t len;
-            const uint32_t cp = unicode::decode(text, a, &len);
-            if (!unicode::is_space(cp)) break;
-            a += len;
-        }
-        while (op.right && b > a) {
-            size_t p;
-            const uint32_t cp = prev_cp(text, b, &p);
-            if (p < a || !unicode::is_space(cp)) break;
-            b = p;
-        }
-        if (a == 0 && b == n) return;
-        reserve(b - a);
-        copy(a, b);
-        tmp->end = m->at(static_cast<uint32_t>(b));
-        break;
-    }
-    }
-    std::swap(*m, *tmp);
-}
 
 void JsonBpe::encode(std::string_view text, std::vector<Token>* out,
                      const EncodeOptions& options) const {
@@ -412,7 +188,7 @@ void JsonBpe::spm_bpe(const Mapped& m, Span p, Work* w, std::vector<Token>* out)
         unicode::decode(text, i, &len);
         i += static_cast<uint32_t>(len);
     }
-    reserve_exact(&nodes, chars);
+    bpe::reserve_exact(&nodes, chars);
     for (uint32_t i = p.start; i < p.end;) {
         size_t len;
         const uint32_t cp = unicode::decode(text, i, &len);
@@ -421,11 +197,11 @@ void JsonBpe::spm_bpe(const Mapped& m, Span p, Work* w, std::vector<Token>* out)
         i += static_cast<uint32_t>(len);
     }
     const int32_t count = static_cast<int32_t>(nodes.size());
-    run_merges(w);
+    bpe::merge(&nodes, p.end, &w->heap, bpe::MergeList{merges_});
     w->note(*out);
     for (int32_t i = 0; i < count; i = nodes[i].next) {
-        const Node& nd = nodes[i];
-        const uint32_t end = nd.next < count ? nodes[nd.next].start : p.end;
+        const bpe::Symbol& nd = nodes[i];
+        const uint32_t end = bpe::symbol_end(nodes, i, p.end);
         if (nd.id >= 0) {
             out->push_back({nd.id, m.at(nd.start), m.at(end)});
             continue;
@@ -442,58 +218,6 @@ void JsonBpe::spm_bpe(const Mapped& m, Span p, Work* w, std::vector<Token>* out)
         }
     }
     w->note(*out);
-}
-
-void JsonBpe::run_merges(Work* w) const {
-    auto& nodes = w->nodes;
-    auto& heap = w->heap;
-    const int32_t count = static_cast<int32_t>(nodes.size());
-    const size_t cap = static_cast<size_t>(count) + static_cast<size_t>(count) / 2 + 16;
-    reserve_exact(&heap, cap);
-    const std::greater<Cand> later;
-    auto rank_of = [&](int32_t i, int32_t* rank) {
-        const int32_t j = nodes[i].next;
-        int32_t result;
-        return j < count && nodes[i].id >= 0 && nodes[j].id >= 0 &&
-               merges_.find(nodes[i].id, nodes[j].id, rank, &result);
-    };
-    auto live = [&](const Cand& c) {
-        int32_t rank;
-        return rank_of(c.left, &rank) && rank == c.rank;
-    };
-    for (int32_t i = 0; i + 1 < count; ++i) {
-        int32_t rank;
-        if (rank_of(i, &rank)) heap.push_back({rank, i});
-    }
-    std::make_heap(heap.begin(), heap.end(), later);
-    auto push = [&](int32_t i) {
-        int32_t rank;
-        if (i < 0 || !rank_of(i, &rank)) return;
-        if (heap.size() == cap) {
-            heap.erase(
-                std::remove_if(heap.begin(), heap.end(), [&](const Cand& c) { return !live(c); }),
-                heap.end());
-            std::make_heap(heap.begin(), heap.end(), later);
-        }
-        heap.push_back({rank, i});
-        std::push_heap(heap.begin(), heap.end(), later);
-    };
-    while (!heap.empty()) {
-        std::pop_heap(heap.begin(), heap.end(), later);
-        const Cand c = heap.back();
-        heap.pop_back();
-        if (!live(c)) continue;
-        Node& a = nodes[c.left];
-        Node& b = nodes[a.next];
-        int32_t rank = 0, result = 0;
-        merges_.find(a.id, b.id, &rank, &result);
-        a.id = result;
-        b.id = kDead;
-        a.next = b.next;
-        if (b.next < count) nodes[b.next].prev = c.left;
-        push(a.prev);
-        push(c.left);
-    }
 }
 
 void JsonBpe::split_added(std::string_view text, const AddedTrie& trie, uint32_t base,
@@ -560,117 +284,6 @@ uint32_t JsonBpe::trim_start(std::string_view text, uint32_t base, uint32_t star
     return i;
 }
 
-void JsonBpe::find_matches(const Step& st, std::string_view text, Span piece, Work* w) const {
-    w->splits.clear();
-    const std::string_view s = text.substr(piece.start, piece.end - piece.start);
-    size_t prev = 0, from = 0;
-    for (;;) {
-        size_t ms, me;
-        bool found;
-        if (st.kind == Step::split_regex) {
-            found = st.re.find(s, from, &ms, &me, &w->re);
-        } else {
-            ms = s.find(st.literal, from);
-            found = ms != std::string_view::npos;
-            me = found ? ms + st.literal.size() : 0;
-        }
-        if (!found) break;
-        if (ms > prev)
-            w->splits.push_back({{piece.start + static_cast<uint32_t>(prev),
-                                  piece.start + static_cast<uint32_t>(ms)},
-                                 false});
-        w->splits.push_back(
-            {{piece.start + static_cast<uint32_t>(ms), piece.start + static_cast<uint32_t>(me)},
-             true});
-        prev = me;
-        from = me; // patterns never match empty (checked when compiled)
-        if (from >= s.size()) break;
-    }
-    if (prev < s.size())
-        w->splits.push_back({{piece.start + static_cast<uint32_t>(prev), piece.end}, false});
-}
-
-void JsonBpe::digit_matches(std::string_view text, Span piece, Work* w) const {
-    w->splits.clear();
-    for (uint32_t i = piece.start; i < piece.end;) {
-        size_t len;
-        const uint32_t cp = unicode::decode(text, i, &len);
-        const auto gc = unicode::general_category(cp);
-        const bool numeric = gc == unicode::Nd || gc == unicode::Nl || gc == unicode::No;
-        const uint32_t e = i + static_cast<uint32_t>(len);
-        if (!numeric && !w->splits.empty() && !w->splits.back().second)
-            w->splits.back().first.end = e;
-        else
-            w->splits.push_back({{i, e}, numeric});
-        i = e;
-    }
-}
-
-void JsonBpe::apply_behavior(Behavior b, bool invert, Work* w) {
-    auto& m = w->splits;
-    if (invert)
-        for (auto& x : m) x.second = !x.second;
-    std::vector<std::pair<Span, bool>> acc;
-    switch (b) {
-    case Behavior::isolated:
-        acc = m;
-        break;
-    case Behavior::removed:
-        for (auto& x : m)
-            if (!x.second) acc.push_back(x);
-        break;
-    case Behavior::merged_with_previous: {
-        bool previous_match = false;
-        for (auto& x : m) {
-            if (x.second && !previous_match) {
-                if (!acc.empty())
-                    acc.back().first.end = x.first.end;
-                else
-                    acc.push_back({x.first, true});
-            } else {
-                acc.push_back({x.first, false});
-            }
-            previous_match = x.second;
-        }
-        break;
-    }
-    case Behavior::merged_with_next: {
-        bool previous_match = false;
-        for (size_t k = m.size(); k-- > 0;) {
-            auto& x = m[k];
-            if (x.second && !previous_match) {
-                if (!acc.empty())
-                    acc.back().first.start = x.first.start;
-                else
-                    acc.push_back({x.first, true});
-            } else {
-                acc.push_back({x.first, false});
-            }
-            previous_match = x.second;
-        }
-        std::reverse(acc.begin(), acc.end());
-        break;
-    }
-    case Behavior::contiguous: {
-        bool previous_match = false;
-        for (auto& x : m) {
-            if (x.second == previous_match) {
-                if (!acc.empty())
-                    acc.back().first.end = x.first.end;
-                else
-                    acc.push_back({x.first, false});
-            } else {
-                acc.push_back({x.first, false});
-            }
-            previous_match = x.second;
-        }
-        break;
-    }
-    }
-    for (auto& x : acc)
-        if (x.first.end > x.first.start) w->next.push_back(x.first);
-}
-
 void JsonBpe::encode_section(std::string_view text, uint32_t start, uint32_t end, Work* w,
                              std::vector<Token>* out) const {
     w->pieces.assign(1, Span{start, end});
@@ -680,18 +293,7 @@ void JsonBpe::encode_section(std::string_view text, uint32_t start, uint32_t end
             return;
         }
         w->next.clear();
-        for (const Span& p : w->pieces) {
-            if (st.kind == Step::digits)
-                digit_matches(text, p, w);
-            else
-                find_matches(st, text, p, w);
-            // Digits: Isolated for individual digits, else Contiguous (as Rust).
-            const Behavior b =
-                st.kind == Step::digits
-                    ? (st.individual_digits ? Behavior::isolated : Behavior::contiguous)
-                    : st.behavior;
-            apply_behavior(b, st.kind == Step::digits ? false : st.invert, w);
-        }
+        for (const Span& p : w->pieces) split_piece(st, text, p, &w->re, &w->splits, &w->next);
         std::swap(w->pieces, w->next);
     }
     for (const Span& p : w->pieces) spm_bpe(*w->mapped, p, w, out);
@@ -699,33 +301,19 @@ void JsonBpe::encode_section(std::string_view text, uint32_t start, uint32_t end
 
 void JsonBpe::byte_level(const Step& st, std::string_view text, Span p, Work* w,
                          std::vector<Token>* out) const {
-    const bool prefix = st.add_prefix_space && text[p.start] != ' ';
-    if (!st.use_regex) {
-        bpe(text, p, prefix, w, out);
-        return;
-    }
-    if (prefix) {
-        // The regex sees " " + piece: split a copy and map offsets back.
-        std::string s = " ";
-        s.append(text.substr(p.start, p.end - p.start));
-        size_t from = 0, ms, me;
-        while (from < s.size() && st.re.find(s, from, &ms, &me, &w->re)) {
-            // Gaps cannot occur: the GPT-2 pattern matches every code point.
-            const bool has_prefix = ms == 0;
-            const uint32_t a = p.start + static_cast<uint32_t>(has_prefix ? 0 : ms - 1);
-            const uint32_t b = p.start + static_cast<uint32_t>(me - 1);
-            bpe(text, Span{a, b}, has_prefix, w, out);
-            from = me;
-        }
-        return;
-    }
-    const std::string_view s = text.substr(p.start, p.end - p.start);
-    size_t from = 0, ms, me;
-    while (from < s.size() && st.re.find(s, from, &ms, &me, &w->re)) {
-        bpe(text, Span{p.start + static_cast<uint32_t>(ms), p.start + static_cast<uint32_t>(me)},
-            false, w, out);
-        from = me;
-    }
+    struct Sink {
+        const JsonBpe* self;
+        std::string_view text;
+        Work* w;
+        std::vector<Token>* out;
+    } sink{this, text, w, out};
+    byte_level_split(
+        st, text, p, &w->re,
+        [](void* ctx, Span span, bool prefix) {
+            Sink& k = *static_cast<Sink*>(ctx);
+            k.self->bpe(k.text, span, prefix, k.w, k.out);
+        },
+        &sink);
 }
 
 void JsonBpe::bpe(std::string_view text, Span p, bool prefix, Work* w,
@@ -748,17 +336,16 @@ void JsonBpe::bpe(std::string_view text, Span p, bool prefix, Work* w,
         }
     }
     auto& nodes = w->nodes;
-    reserve_exact(&nodes, p.end - p.start + (prefix ? 1 : 0));
+    bpe::reserve_exact(&nodes, p.end - p.start + (prefix ? 1 : 0));
     if (prefix) nodes.push_back({byte_id_[0x20], p.start, -1, 1});
     for (uint32_t i = p.start; i < p.end; ++i) {
         const int32_t k = static_cast<int32_t>(nodes.size());
         nodes.push_back({byte_id_[static_cast<unsigned char>(text[i])], i, k - 1, k + 1});
     }
     const int32_t count = static_cast<int32_t>(nodes.size());
-    run_merges(w);
+    bpe::merge(&nodes, p.end, &w->heap, bpe::MergeList{merges_});
     for (int32_t i = 0; i < count; i = nodes[i].next)
-        out->push_back({nodes[i].id, nodes[i].start,
-                        nodes[i].next < count ? nodes[nodes[i].next].start : p.end});
+        out->push_back({nodes[i].id, nodes[i].start, bpe::symbol_end(nodes, i, p.end)});
     w->note(*out);
 }
 

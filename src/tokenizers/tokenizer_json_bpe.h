@@ -1,6 +1,7 @@
 // The tokenizer that a Hugging Face tokenizer.json describes, byte-level BPE family (GPT-2,
 // Llama 3, Qwen 2/3, DeepSeek V3 ...) and SentencePiece-style BPE (Gemma 3, Llama 2 exports):
-// JsonBpe, its normalizer steps (TextOp), pre-tokenizer steps (Step) and added tokens. The
+// JsonBpe and its added tokens; the normalizer steps (TextOp) are normalizers.h, the pre-tokenizer
+// steps (Step) pre_tokenizers.h and the merge loop bpe.h. The
 // pipeline is the reference's (Rust `tokenizers`, reproduced by @huggingface/tokenizers): split
 // the input on added tokens that are matched before normalization (leftmost, longest), normalize
 // the rest (the normalizer steps: Unicode forms, Lowercase, StripAccents, Strip, Replace, Prepend;
@@ -9,7 +10,10 @@
 // tokenizer_json.cpp reads the file, checks every field and fills a JsonBpe in.
 #pragma once
 
+#include "tokenizers/bpe.h"
+#include "tokenizers/normalizers.h"
 #include "tokenizers/pair_table.h"
+#include "tokenizers/pre_tokenizers.h"
 #include "tokenizers/pretokenize_regex.h"
 #include "tokenizers/tokenizer_json.h"
 #include "tokenizers/unicode_props.h"
@@ -132,79 +136,6 @@ struct AddedToken {
     bool special; // "special": true; matched only with EncodeOptions::special_tokens
 };
 
-enum class Behavior { removed, isolated, merged_with_previous, merged_with_next, contiguous };
-
-struct Step {
-    enum Kind { split_regex, split_string, digits, byte_level } kind;
-    regex::Regex re;     // split_regex, and byte_level with use_regex
-    std::string literal; // split_string
-    Behavior behavior = Behavior::isolated;
-    bool invert = false;
-    bool individual_digits = false;
-    bool add_prefix_space = false, use_regex = false; // byte_level
-};
-
-struct Span {
-    uint32_t start, end;
-};
-
-// A text with, for each of its bytes, the offset in the original input it came from (the
-// normalizers and Metaspace of the SentencePiece family rewrite the text: Replace, Prepend).
-struct Mapped {
-    std::string text;
-    std::vector<uint32_t> from; // per byte of text
-    uint32_t end = 0;           // the original offset of text.size()
-    uint32_t at(uint32_t pos) const { return pos < from.size() ? from[pos] : end; }
-};
-
-// One normalizer step (as @huggingface/tokenizers applies it to a section's text): Prepend(content)
-// (to non-empty text), Replace(pattern -> content) with a String pattern (non-overlapping,
-// leftmost, as String.replaceAll) or a Regex one (as replaceAll with the pattern's RegExp), the
-// four Unicode normalization forms (String.prototype.normalize), Lowercase (toLowerCase, with
-// Final_Sigma), StripAccents (removes every \p{M}), Strip (trimStart / trimEnd).
-struct TextOp {
-    enum Kind {
-        prepend,
-        replace,
-        replace_regex,
-        nfc,
-        nfd,
-        nfkc,
-        nfkd,
-        lowercase,
-        strip_accents,
-        strip
-    };
-    Kind kind = replace;
-    std::string pattern, content;     // replace: pattern; prepend, replace, replace_regex: content
-    regex::Regex re;                  // replace_regex
-    bool left = false, right = false; // strip
-    static TextOp make_prepend(std::string content) {
-        TextOp op;
-        op.kind = prepend;
-        op.content = std::move(content);
-        return op;
-    }
-    static TextOp make_replace(std::string pattern, std::string content) {
-        TextOp op;
-        op.pattern = std::move(pattern);
-        op.content = std::move(content);
-        return op;
-    }
-};
-
-// Buffers the normalizer steps reuse.
-struct OpScratch {
-    regex::Scratch re;
-    unicode::NormalizeScratch norm;
-};
-
-// Applies one step to m (tmp is scratch); offsets: a byte the step keeps keeps its input offset;
-// what replaces a stretch (a Replace match, a changed normalization segment or lowercase code
-// point of another length) maps its first byte to the stretch's start and the others to its end,
-// as NFC alone does (a Replace content: all to the match's start).
-void apply_op(const TextOp& op, Mapped* m, Mapped* tmp, OpScratch* sc);
-
 class JsonBpe final : public Vocabulary {
     struct Work;
 
@@ -241,27 +172,12 @@ class JsonBpe final : public Vocabulary {
         uint32_t start, end;
         int32_t token; // index into added_, or -1 for text
     };
-    // BPE symbols: 16 bytes each; a symbol ends where the next live one starts (or the piece).
-    struct Node {
-        int32_t id; // vocabulary id, kDead once merged into its left neighbour, kUnknown
-        uint32_t start;
-        int32_t prev, next;
-    };
-    // A candidate merge of node `left` with its right neighbour: the rank identifies the pair
-    // (each rank is one line of merges), so a stale candidate is one whose node no longer forms
-    // that pair.
-    struct Cand {
-        int32_t rank, left;
-        bool operator>(const Cand& o) const {
-            return rank != o.rank ? rank > o.rank : left > o.left;
-        }
-    };
     struct Work {
         regex::Scratch re;
         std::vector<Span> pieces, next;
-        std::vector<std::pair<Span, bool>> splits;
-        std::vector<Node> nodes;
-        std::vector<Cand> heap;
+        std::vector<Split> splits;
+        std::vector<bpe::Symbol> nodes;
+        std::vector<bpe::Candidate> heap;
         const Mapped* mapped = nullptr; // SentencePiece family: the text pieces are spans of
         Mapped norm, piece, tmp;
         OpScratch ops;
@@ -295,21 +211,6 @@ class JsonBpe final : public Vocabulary {
     // token, as @huggingface/tokenizers does it after the merges.
     void spm_bpe(const Mapped& m, Span p, Work* w, std::vector<Token>* out) const;
 
-    // Empties v and gives it room for n elements, allocated once at that size when it has less
-    // (push_back's doubling would take up to twice the memory).
-    template <class T> static void reserve_exact(std::vector<T>* v, size_t n) {
-        v->clear();
-        if (v->capacity() < n) {
-            std::vector<T>().swap(*v);
-            v->reserve(n);
-        }
-    }
-
-    // Ranked merges over w->nodes, the lowest rank first, leftmost among equals. The heap holds
-    // at most 1.5 candidates per symbol: when full it drops its stale candidates (there is at
-    // most one live candidate per live symbol), so its memory is fixed before the merges start.
-    void run_merges(Work* w) const;
-
     // Splits text[start, end) on the added tokens of one stage; lstrip/rstrip remove the white
     // space next to a token from the neighbouring text sections. Without special_tokens a
     // special token's match stays text, as the reference's encode_special_tokens: the matches
@@ -318,16 +219,6 @@ class JsonBpe final : public Vocabulary {
                      bool special_tokens, std::vector<Section>* out) const;
     static uint32_t trim_end(std::string_view text, uint32_t base, uint32_t start, uint32_t end);
     static uint32_t trim_start(std::string_view text, uint32_t base, uint32_t start, uint32_t end);
-
-    // Finds the matches of a Split step in piece, as (span, is_match) covering it.
-    void find_matches(const Step& st, std::string_view text, Span piece, Work* w) const;
-
-    // The digit splits of a Digits step: each code point of category N is a match.
-    void digit_matches(std::string_view text, Span piece, Work* w) const;
-
-    // Applies a behavior (Rust tokenizers' SplitDelimiterBehavior) to w->splits, appending the
-    // non-empty pieces to w->next.
-    static void apply_behavior(Behavior b, bool invert, Work* w);
 
     void encode_section(std::string_view text, uint32_t start, uint32_t end, Work* w,
                         std::vector<Token>* out) const;
@@ -352,7 +243,7 @@ class JsonBpe final : public Vocabulary {
     size_t heap_per_byte_ = kTokenizerJsonEncodeBytesPerByte;
     // The SentencePiece family (no ByteLevel step): vocabulary strings in arena_ are the
     // model's own (with U+2581 and <0xNN>); token_bytes gives them decoded from dec_arena_.
-    static constexpr int32_t kUnknown = -2, kDead = -1;
+    static constexpr int32_t kUnknown = -2; // a character outside the vocabulary (bpe::kDead: -1)
     static constexpr uint32_t kSmallChars = 0x800;
     bool spm_ = false, byte_fallback_ = false, fuse_unk_ = false;
     int32_t unk_id_ = -1;

@@ -1,7 +1,8 @@
 // Vocabulary files and the BPE tokenizers: byte-level BPE ranked by id with the cl100k or o200k
 // pre-tokenizer (as tiktoken and gpt-tokenizer), and LLaMA's character BPE with byte fallback
 // and ranked merges (as Meta's SentencePiece model, reproduced by llama-tokenizer-js).
-#include "hirope/analysis.h"
+#include "hirope/tokenizers.h"
+#include "tokenizers/bpe.h"
 #include "tokenizers/pair_table.h"
 #include "tokenizers/unicode.h"
 #include "tokenizers/unicode_props.h"
@@ -10,7 +11,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <queue>
 #include <unordered_map>
 
 namespace hirope {
@@ -93,6 +93,32 @@ class SpecialTokens {
   private:
     std::vector<std::pair<std::string, int32_t>> tokens_;
     bool first_byte_[256] = {};
+};
+
+// The built-in formats: the input split on the special tokens (SpecialTokens), each stretch
+// between them encoded on its own by ordinary().
+class BuiltIn : public Vocabulary {
+  public:
+    using Vocabulary::encode;
+    void encode(std::string_view text, std::vector<Token>* out,
+                const EncodeOptions& options) const override {
+        specials_.encode(
+            text, options, out,
+            [this](std::string_view section, std::vector<Token>* o) { ordinary(section, o); });
+    }
+
+  protected:
+    explicit BuiltIn(SpecialTokens specials) : specials_(std::move(specials)) {}
+    virtual void ordinary(std::string_view text, std::vector<Token>* out) const = 0;
+
+    // The merge loop's buffers, reused by every piece of one encode() call.
+    struct Scratch {
+        std::vector<bpe::Symbol> symbols;
+        std::vector<bpe::Candidate> heap;
+    };
+
+  private:
+    SpecialTokens specials_;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -327,111 +353,79 @@ size_t o200k_piece(std::string_view s, size_t pos) {
     return l0; // not reachable: every character is in some class; one keeps progress
 }
 
-class Cl100k final : public Vocabulary {
+class Cl100k final : public BuiltIn {
   public:
     using Piece = size_t (*)(std::string_view, size_t);
     Cl100k(TokenTable table, std::string name, Piece piece, SpecialTokens specials)
-        : table_(std::move(table)), name_(std::move(name)), piece_(piece),
-          specials_(std::move(specials)) {}
+        : BuiltIn(std::move(specials)), table_(std::move(table)), name_(std::move(name)),
+          piece_(piece) {
+        for (int b = 0; b < 256; ++b) {
+            const char c = static_cast<char>(b);
+            byte_rank_[b] = table_.find(std::string_view(&c, 1)); // every byte has one (load)
+        }
+    }
     const std::string& name() const override { return name_; }
     size_t size() const override { return table_.offset.size() - 1; }
     std::string_view token_bytes(int32_t id) const override { return table_.at(id); }
 
-    using Vocabulary::encode;
-    void encode(std::string_view text, std::vector<Token>* out,
-                const EncodeOptions& options) const override {
-        specials_.encode(
-            text, options, out,
-            [this](std::string_view section, std::vector<Token>* o) { ordinary(section, o); });
-    }
-
   private:
     // tiktoken's encode_ordinary: the pre-tokenizer's pieces, each by ranked merges.
-    void ordinary(std::string_view text, std::vector<Token>* out) const {
+    void ordinary(std::string_view text, std::vector<Token>* out) const override {
+        Scratch scratch;
         size_t pos = 0;
         while (pos < text.size()) {
             const size_t len = piece_(text, pos);
-            encode_piece(text.substr(pos, len), static_cast<uint32_t>(pos), out);
+            encode_piece(text.substr(pos, len), static_cast<uint32_t>(pos), &scratch, out);
             pos += len;
         }
     }
 
     int32_t rank(std::string_view s) const { return table_.find(s); }
 
-    // tiktoken's byte_pair_merge, with a heap so that long pieces (a megabyte of spaces) stay
-    // O(n log n): repeatedly merge the adjacent pair whose concatenation has the lowest rank,
-    // leftmost first among equal ranks.
-    void encode_piece(std::string_view piece, uint32_t base, std::vector<Token>* out) const {
+    // tiktoken's byte_pair_merge: a pair ranks as the token of the bytes it spans (the id is the
+    // rank), so every symbol is a token and the merged one is the token of the pair's bytes.
+    void encode_piece(std::string_view piece, uint32_t base, Scratch* scratch,
+                      std::vector<Token>* out) const {
         const int32_t whole = rank(piece);
         if (whole >= 0) {
             out->push_back({whole, base, base + static_cast<uint32_t>(piece.size())});
             return;
         }
-        const size_t n = piece.size();
-        std::vector<uint32_t> start(n), next(n), prev(n);
-        std::vector<char> alive(n, 1);
-        for (size_t i = 0; i < n; ++i) {
-            start[i] = static_cast<uint32_t>(i);
-            next[i] = static_cast<uint32_t>(i + 1);
-            prev[i] = static_cast<uint32_t>(i) - 1;
-        }
-        auto end_of = [&](uint32_t i) { return next[i] < n ? start[next[i]] : n; };
-        struct Cand {
-            int32_t rank;
-            uint32_t left;
-            uint32_t version;
-            bool operator>(const Cand& o) const {
-                return rank != o.rank ? rank > o.rank : left > o.left;
-            }
-        };
-        std::vector<uint32_t> version(n, 0);
-        std::priority_queue<Cand, std::vector<Cand>, std::greater<Cand>> heap;
-        auto push = [&](uint32_t i) {
-            if (i >= n || next[i] >= n) return;
-            const uint32_t j = next[i];
-            const int32_t r = rank(piece.substr(start[i], end_of(j) - start[i]));
-            if (r >= 0) heap.push({r, i, version[i]});
-        };
-        for (uint32_t i = 0; i + 1 < n; ++i) push(i);
-        while (!heap.empty()) {
-            const Cand c = heap.top();
-            heap.pop();
-            const uint32_t i = c.left;
-            if (!alive[i] || c.version != version[i] || next[i] >= n) continue;
-            const uint32_t j = next[i];
-            alive[j] = 0;
-            next[i] = next[j];
-            if (next[j] < n) prev[next[j]] = i;
-            ++version[i];
-            push(i);
-            if (prev[i] < n) {
-                ++version[prev[i]];
-                push(prev[i]);
-            }
-        }
-        for (uint32_t i = 0; i < n; i = next[i]) {
-            const uint32_t e = end_of(i);
-            const int32_t r = rank(piece.substr(start[i], e - start[i]));
-            out->push_back({r, base + start[i], base + e});
-        }
+        std::vector<bpe::Symbol>& symbols = scratch->symbols;
+        const int32_t n = static_cast<int32_t>(piece.size());
+        bpe::reserve_exact(&symbols, piece.size());
+        for (int32_t i = 0; i < n; ++i)
+            symbols.push_back({byte_rank_[static_cast<unsigned char>(piece[i])],
+                               static_cast<uint32_t>(i), i - 1, i + 1});
+        const uint32_t end = static_cast<uint32_t>(n);
+        bpe::merge(&symbols, end, &scratch->heap,
+                   [&](const bpe::Symbol& a, const bpe::Symbol&, uint32_t right_end,
+                       int32_t* pair_rank, int32_t* result) {
+                       *pair_rank = rank(piece.substr(a.start, right_end - a.start));
+                       *result = *pair_rank;
+                       return *pair_rank >= 0;
+                   });
+        for (int32_t i = 0; i < n; i = symbols[i].next)
+            out->push_back(
+                {symbols[i].id, base + symbols[i].start, base + bpe::symbol_end(symbols, i, end)});
     }
 
     TokenTable table_; // the ranks, then the special tokens (not in its index: never merged)
     std::string name_;
     Piece piece_;
-    SpecialTokens specials_;
+    int32_t byte_rank_[256];
 };
 
 // ---------------------------------------------------------------------------------------------
 // llama2
 
-class Llama final : public Vocabulary {
+class Llama final : public BuiltIn {
   public:
     Llama(TokenTable table, std::string name,
           std::unordered_map<uint64_t, std::pair<int32_t, int32_t>> merges, int32_t space_id,
           int32_t byte_base, SpecialTokens specials)
-        : table_(std::move(table)), name_(std::move(name)), space_id_(space_id),
-          byte_base_(byte_base), specials_(std::move(specials)) {
+        : BuiltIn(std::move(specials)), table_(std::move(table)), name_(std::move(name)),
+          space_id_(space_id), byte_base_(byte_base) {
         merges_.reserve(merges.size());
         for (const auto& m : merges)
             merges_.insert(static_cast<int32_t>(m.first >> 32),
@@ -474,22 +468,14 @@ class Llama final : public Vocabulary {
     std::string_view token_bytes(int32_t id) const override { return decoded_.at(id); }
     bool prefix_space() const override { return true; }
 
-    using Vocabulary::encode;
-    // With special tokens, each stretch between markers gets its own dummy prefix, as the
-    // Hugging Face export of this vocabulary (a Prepend normalizer, run per section) does.
-    void encode(std::string_view text, std::vector<Token>* out,
-                const EncodeOptions& options) const override {
-        specials_.encode(
-            text, options, out,
-            [this](std::string_view section, std::vector<Token>* o) { ordinary(section, o); });
-    }
-
   private:
     // Meta's LLaMA tokenizer: a dummy prefix space, spaces as U+2581, one symbol per character
     // (byte-fallback tokens <0xXX> for characters outside the vocabulary), then merges by rank,
     // leftmost first. No merge involves a byte token (checked at load), so the runs between
-    // byte tokens (newlines, mostly) merge independently: small heaps, same result.
-    void ordinary(std::string_view text, std::vector<Token>* out) const {
+    // byte tokens (newlines, mostly) merge independently: small heaps, same result. With special
+    // tokens each stretch between markers gets its own dummy prefix, as the Hugging Face export
+    // of this vocabulary (a Prepend normalizer, run per section) does.
+    void ordinary(std::string_view text, std::vector<Token>* out) const override {
         if (text.empty()) return;
         std::vector<Sym> syms;
         syms.reserve(text.size() + 1);
@@ -531,70 +517,19 @@ class Llama final : public Vocabulary {
         bool byte; // a byte-fallback token
     };
 
-    struct Node {
-        int32_t id;
-        uint32_t start, end;
-        int32_t prev, next;
-        bool alive;
-    };
-    struct Cand {
-        int32_t rank;
-        int32_t left;
-        int32_t left_id, right_id;
-        bool operator>(const Cand& o) const {
-            return rank != o.rank ? rank > o.rank : left > o.left;
-        }
-    };
-    // Buffers reused by every run of one encode() call.
-    struct Scratch {
-        std::vector<Node> nodes;
-        std::vector<Cand> heap;
-    };
-
     // Merges syms[begin, end) by rank, leftmost first, and appends the result.
     void merge_run(const std::vector<Sym>& syms, size_t begin, size_t end, Scratch* scratch,
                    std::vector<Token>* out) const {
         if (begin >= end) return;
         const int32_t count = static_cast<int32_t>(end - begin);
-        std::vector<Node>& nodes = scratch->nodes;
-        nodes.resize(count);
-        for (int32_t k = 0; k < count; ++k) {
-            const Sym& s = syms[begin + k];
-            nodes[k] = {s.id, s.start, s.end, k - 1, k + 1, true};
-        }
-        std::vector<Cand>& heap = scratch->heap; // a min-heap by (rank, position)
-        heap.clear();
-        const std::greater<Cand> later;
-        auto push = [&](int32_t i) {
-            if (i < 0 || i >= count || nodes[i].next >= count) return;
-            const int32_t j = nodes[i].next;
-            int32_t rank = 0, result = 0;
-            if (merges_.find(nodes[i].id, nodes[j].id, &rank, &result)) {
-                heap.push_back({rank, i, nodes[i].id, nodes[j].id});
-                std::push_heap(heap.begin(), heap.end(), later);
-            }
-        };
-        for (int32_t i = 0; i + 1 < count; ++i) push(i);
-        while (!heap.empty()) {
-            std::pop_heap(heap.begin(), heap.end(), later);
-            const Cand c = heap.back();
-            heap.pop_back();
-            Node& a = nodes[c.left];
-            if (!a.alive || a.next >= count || a.id != c.left_id) continue;
-            Node& b = nodes[a.next];
-            if (b.id != c.right_id) continue;
-            int32_t rank = 0, result = 0;
-            merges_.find(c.left_id, c.right_id, &rank, &result);
-            a.id = result;
-            a.end = b.end;
-            b.alive = false;
-            a.next = b.next;
-            if (b.next < count) nodes[b.next].prev = c.left;
-            push(a.prev);
-            push(c.left);
-        }
-        for (int32_t i = 0; i < count; i = nodes[i].next)
-            out->push_back({nodes[i].id, nodes[i].start, nodes[i].end});
+        std::vector<bpe::Symbol>& symbols = scratch->symbols;
+        bpe::reserve_exact(&symbols, end - begin);
+        for (int32_t k = 0; k < count; ++k)
+            symbols.push_back({syms[begin + k].id, syms[begin + k].start, k - 1, k + 1});
+        const uint32_t run_end = syms[end - 1].end; // symbols are contiguous
+        bpe::merge(&symbols, run_end, &scratch->heap, bpe::MergeList{merges_});
+        for (int32_t i = 0; i < count; i = symbols[i].next)
+            out->push_back({symbols[i].id, symbols[i].start, bpe::symbol_end(symbols, i, run_end)});
     }
 
     TokenTable table_;
@@ -605,10 +540,13 @@ class Llama final : public Vocabulary {
     TokenTable decoded_; // token_bytes: the pieces as the text they stand for
     bool split_at_bytes_ = true;
     int32_t ascii_[128];
-    SpecialTokens specials_;
 };
 
 } // namespace
+
+std::string tokenizer_json_hash(std::string_view json) {
+    return util::fnv1a_pair_hex(json);
+}
 
 Status load_vocabulary(const uint8_t* data, size_t size, std::unique_ptr<Vocabulary>* out) {
     const Status truncated = Status::error("tokenizer data is truncated or corrupted");

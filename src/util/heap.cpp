@@ -1,5 +1,5 @@
-// HeapBudget: the probe before allocating where the heap has a hard ceiling (see hirope.h).
-#include "hirope/hirope.h"
+// HeapBudget: the probe before allocating where the heap has a hard ceiling (see status.h).
+#include "hirope/status.h"
 
 #include <cstdio>
 #include <cstdlib>
