@@ -5,6 +5,7 @@
 // is downloaded and compiled once; each instance (a fresh one after a trap too) instantiates it.
 import { fail, describe } from './marshal.js';
 import { readData, isNode, grammarFile } from './runtime.js';
+import { linkSideModule } from './side-module-linker.js';
 
 // URL -> Promise of its compiled WebAssembly.Module, and URL -> the module once compiled, for every
 // instance in this thread.
@@ -61,85 +62,6 @@ function readSync(url) {
   const bytes = new Uint8Array(text.length);
   for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i) & 0xff;
   return bytes;
-}
-
-// A side module's needs, from its dylink.0 section: bytes of data (aligned to 2^memoryAlign) and
-// function table slots.
-function dylinkInfo(module) {
-  const [section] = WebAssembly.Module.customSections(module, 'dylink.0');
-  if (!section) throw new Error('it is not a WebAssembly side module (no dylink.0 section)');
-  const bytes = new Uint8Array(section);
-  let at = 0;
-  const leb = () => {
-    let value = 0;
-    for (let shift = 0; ; shift += 7) {
-      const byte = bytes[at++];
-      value += (byte & 0x7f) * 2 ** shift;
-      if (!(byte & 0x80)) return value;
-    }
-  };
-  while (at < bytes.length) {
-    const type = bytes[at++];
-    const size = leb();
-    const end = at + size;
-    if (type === 1) return { memorySize: leb(), memoryAlign: leb(), tableSize: leb() };
-    at = end;
-  }
-  return { memorySize: 0, memoryAlign: 0, tableSize: 0 };
-}
-
-// Bytes of stack for a side module whose functions have stack frames.
-const SIDE_STACK_BYTES = 64 * 1024;
-
-/**
- * Links a grammar's side module into an Emscripten module instance, as a dynamic linker would:
- * its data in a block of the instance's heap (from malloc, never freed: the grammar lives as long
- * as the instance), its functions appended to the function table, its imports (the C library
- * functions a scanner calls) taken from that table (the module's grammarImports() says where),
- * then its constructors run.
- * Returns the side module's exports. The module stays a plain Emscripten module, not a
- * position-independent "main module", so the rest of it is as fast as before.
- */
-function linkSideModule(mod, module) {
-  const { memorySize, memoryAlign, tableSize } = dylinkInfo(module);
-  // The instance's memory and table: its only ones (Emscripten minifies the export names).
-  const exported = Object.values(mod.asm);
-  const memory = exported.find((x) => x instanceof WebAssembly.Memory);
-  const table = exported.find((x) => x instanceof WebAssembly.Table);
-  const functions = mod.grammarImports();
-  const align = Math.max(2 ** memoryAlign, 16);
-  let memoryBase = 0;
-  if (memorySize) {
-    const block = mod._malloc(memorySize + align);
-    if (!block) throw new Error(`out of WebAssembly memory allocating ${memorySize} bytes`);
-    memoryBase = Math.ceil(block / align) * align;
-    mod.HEAPU8.fill(0, memoryBase, memoryBase + memorySize); // its zero-initialised data
-  }
-  const tableBase = table.length;
-  if (tableSize) table.grow(tableSize);
-  const env = {
-    memory,
-    __indirect_function_table: table,
-    __memory_base: memoryBase,
-    __table_base: tableBase,
-  };
-  for (const { module: from, name, kind } of WebAssembly.Module.imports(module)) {
-    if (from !== 'env')
-      throw new Error(`it imports ${from}.${name}, which no side module here may`);
-    if (name in env) continue;
-    if (name === '__stack_pointer') {
-      // A grammar with stack frames of its own (C's, C++'s and JavaScript's lexers): a stack of
-      // its own in the heap (it only ever runs inside a parse, never re-entered).
-      const stack = mod._malloc(SIDE_STACK_BYTES);
-      if (!stack) throw new Error(`out of WebAssembly memory allocating its stack`);
-      env[name] = new WebAssembly.Global({ value: 'i32', mutable: true }, stack + SIDE_STACK_BYTES);
-    } else if (kind === 'function' && Object.hasOwn(functions, name))
-      env[name] = table.get(functions[name]);
-    else throw new Error(`it imports ${name}, which the module does not provide`);
-  }
-  const instance = new WebAssembly.Instance(module, { env });
-  instance.exports.__wasm_call_ctors?.();
-  return instance.exports;
 }
 
 /** The grammars of one HiRoPE instance: which are loaded, and each one's address in the module. */
@@ -240,7 +162,9 @@ export class Grammars {
     const mod = this._runtime.mod;
     let ts;
     try {
-      const exports = linkSideModule(mod, this._modules.get(language));
+      // Its imports, the C library functions a scanner calls, from the table entries that
+      // wasm/bindings/analysis.cpp lists.
+      const exports = linkSideModule(mod, this._modules.get(language), mod.grammarImports());
       ts = exports[`tree_sitter_${language}`]();
     } catch (e) {
       this._failLoad(language, `it could not be instantiated: ${e.message}`);
