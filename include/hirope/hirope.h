@@ -49,7 +49,7 @@ enum class SchemeType {
 
 enum class Layout { interleaved, half };
 
-enum class ScalingType { none, linear, ntk, dynamic_ntk, yarn, longrope, llama3 };
+enum class ScalingType { none, linear, ntk, dynamic_ntk, yarn, longrope, llama3, proportional };
 
 enum class SinusoidalVariant { vaswani, fairseq };
 
@@ -62,11 +62,12 @@ struct Scaling {
     bool truncate = true;        // yarn: floor/ceil the correction range
     double mscale = 0.0;         // yarn DeepSeek variant (used when both are > 0)
     double mscale_all_dim = 0.0; // yarn DeepSeek variant
-    double attention_factor = -1;     // override of the scaling's own factor when >= 0
-    double low_freq_factor = 1.0;     // llama3
-    double high_freq_factor = 4.0;    // llama3
-    std::vector<double> short_factor; // longrope, rotary_dim / 2 entries
-    std::vector<double> long_factor;  // longrope, rotary_dim / 2 entries
+    double attention_factor = -1;       // override of the scaling's own factor when >= 0
+    double low_freq_factor = 1.0;       // llama3
+    double high_freq_factor = 4.0;      // llama3
+    std::vector<double> short_factor;   // longrope, rotary_dim / 2 entries
+    std::vector<double> long_factor;    // longrope, rotary_dim / 2 entries
+    double partial_rotary_factor = 1.0; // proportional: the share of pairs that rotate
 };
 
 struct Scheme {

@@ -196,6 +196,11 @@ SchemeCatalogue make_catalogue() {
          "Llama 3",
          {},
          "Llama 3.1: interpolate the low frequencies, keep the high, blend between"},
+        {ScalingType::proportional,
+         "proportional",
+         "proportional (p-RoPE)",
+         {},
+         "p-RoPE (Gemma 4): the fast pairs keep their frequencies, the slowest ones stop rotating"},
     };
 
     v.scheme_params = {
@@ -294,11 +299,11 @@ SchemeCatalogue make_catalogue() {
     const uint32_t original = bit(ScalingType::dynamic_ntk) | bit(ScalingType::yarn) |
                               bit(ScalingType::longrope) | bit(ScalingType::llama3);
     const uint32_t yarn = bit(ScalingType::yarn), longrope = bit(ScalingType::longrope),
-                   llama3 = bit(ScalingType::llama3);
+                   llama3 = bit(ScalingType::llama3), proportional = bit(ScalingType::proportional);
     v.scaling_params = {
         P("factor", "factor", K::number, "The scale factor s: the context stretches s times")
             .above(0)
-            .takes(scaled)
+            .takes(scaled & ~proportional)
             .required()
             .access(ACCESS(scaling.factor)),
         P("original_length", "originalLength", K::number,
@@ -350,6 +355,12 @@ SchemeCatalogue make_catalogue() {
           "LongRoPE: rotaryDim / 2 positive factors for longer sequences")
             .takes(longrope)
             .list([](Scheme& s) { return &s.scaling.long_factor; }),
+        P("partial_rotary_factor", "partialRotaryFactor", K::number,
+          "p-RoPE: the share p of frequency pairs that rotate (the fast ones); the others stop")
+            .range(0, 1)
+            .step(0.05)
+            .takes(proportional)
+            .access(ACCESS(scaling.partial_rotary_factor)),
     };
 
     v.layouts = {

@@ -106,6 +106,8 @@ const DOC_SCALING_PARAMETERS = {
   highFreqFactor: [4, 'a positive number', 0, 8],
   shortFactor: [[], null],
   longFactor: [[], null],
+  // p-RoPE (docs/schemes.md): every pair rotates unless given, as transformers' default 1.
+  partialRotaryFactor: [1, 'in [0, 1]', 1.5, 0],
 };
 // The enum values normalizeScheme gives for the named defaults (hirope.h's Layout::half = 1,
 // SinusoidalVariant::vaswani = 0, ScalingType::none = 0).
@@ -169,6 +171,7 @@ for (const build of BUILDS) {
         'yarn',
         'longrope',
         'llama3',
+        'proportional',
       ]);
       assert.deepEqual(
         hr.languages,
@@ -457,6 +460,42 @@ describe('scheme catalogue of the core build', () => {
     }
     assert.deepEqual(core.catalogue.languages, []);
     assert.deepEqual(core.languages, []);
+  });
+});
+
+// A scaling added in the core alone (its row in src/core/catalogue.cpp and its formula in
+// schemes.cpp) reaches the JS API with no edit in wasm/: p-RoPE, transformers' "proportional"
+// (Gemma 4). theta_j = 10000^(-2j/8) for j < floor(0.5 * 8 / 2) = 2, else 0: [1, 0.1, 0, 0].
+describe('a scaling written only in the core', () => {
+  it('proportional: its option, default, range and frequencies come through untouched', async () => {
+    const hr = await load(true);
+    const row = hr.catalogue.scalings.find((s) => s.name === 'proportional');
+    assert.deepEqual(row.parameters, ['partialRotaryFactor']);
+    const f = hr.inverseFrequencies(
+      { type: 'rope', scaling: { type: 'proportional', partialRotaryFactor: 0.5 } },
+      8,
+    );
+    assert.equal(f[0], 1);
+    assert.ok(Math.abs(f[1] - 0.1) < 1e-15);
+    assert.deepEqual(Array.from(f.slice(2)), [0, 0]);
+    // Left out, p is 1: every pair rotates, as plain RoPE.
+    assert.deepEqual(
+      hr.inverseFrequencies({ type: 'rope', scaling: { type: 'proportional' } }, 8),
+      hr.inverseFrequencies('rope', 8),
+    );
+    throwsMessage(
+      () =>
+        hr.inverseFrequencies(
+          { type: 'rope', scaling: { type: 'proportional', partialRotaryFactor: 1.5 } },
+          8,
+        ),
+      /^scheme\.scaling\.partialRotaryFactor must be in \[0, 1\], got 1\.5$/,
+    );
+    throwsMessage(
+      () =>
+        hr.inverseFrequencies({ type: 'rope', scaling: { type: 'proportional', factor: 2 } }, 8),
+      /unknown key 'factor'/,
+    );
   });
 });
 

@@ -68,7 +68,7 @@ TEST_CASE("Every scheme and scaling type has one row, in enum order", "[catalogu
     CHECK(std::string(scheme_info(SchemeType::leaky_rerope)->name) == "leaky-rerope");
     CHECK(scheme_info(SchemeType::hirope)->needs_units);
 
-    REQUIRE(v.scalings.size() == static_cast<size_t>(ScalingType::llama3) + 1);
+    REQUIRE(v.scalings.size() == static_cast<size_t>(ScalingType::proportional) + 1);
     for (size_t i = 0; i < v.scalings.size(); ++i) {
         CHECK(static_cast<size_t>(v.scalings[i].type) == i);
         CHECK(names.insert(v.scalings[i].name).second);

@@ -226,6 +226,60 @@ TEST_CASE("Llama-3 band boundaries", "[scaling][spec]") {
     CHECK(divided == 29);
 }
 
+// p-RoPE, transformers' "proportional" rope type (Gemma 4's global layers): theta_j = b^(-2j/d)
+// for j < floor(p * d / 2), else 0, with d the full head_dim and pairs (j, j + d/2) kept.
+TEST_CASE("Proportional (p-RoPE) stops the slowest pairs", "[scaling][spec]") {
+    Scheme s;
+    s.scaling.type = ScalingType::proportional;
+    s.scaling.partial_rotary_factor = 0.5;
+    std::vector<double> f;
+    // d = 8, b = 10000: floor(0.5 * 8 / 2) = 2 pairs rotate, at 10000^0 = 1 and 10000^(-1/4) = 0.1.
+    REQUIRE(inverse_frequencies(s, 8, 1, &f).ok());
+    REQUIRE(f.size() == 4);
+    CHECK(f[0] == 1.0);
+    CHECK(f[1] == Approx(0.1).epsilon(1e-15));
+    CHECK(f[2] == 0.0);
+    CHECK(f[3] == 0.0);
+    CHECK(attention_factor(s, 1) == 1.0);
+    // Gemma 4's global layers: p = 0.25, b = 1e6, head_dim 512: 64 of 256 pairs rotate.
+    s.base = 1e6;
+    s.scaling.partial_rotary_factor = 0.25;
+    REQUIRE(inverse_frequencies(s, 512, 1, &f).ok());
+    REQUIRE(f.size() == 256);
+    CHECK(f[63] == Approx(std::pow(1e6, -126.0 / 512)).epsilon(1e-15));
+    CHECK(f[64] == 0.0);
+    CHECK(f[255] == 0.0);
+    // floor, as int(p * head_dim // 2): p = 0.3 of d = 8 is 1.2 pairs -> 1; p = 0 -> none; 1 ->
+    // all.
+    s.base = 10000;
+    s.scaling.partial_rotary_factor = 0.3;
+    REQUIRE(inverse_frequencies(s, 8, 1, &f).ok());
+    CHECK((f[0] == 1.0 && f[1] == 0.0));
+    s.scaling.partial_rotary_factor = 0;
+    REQUIRE(inverse_frequencies(s, 8, 1, &f).ok());
+    CHECK(f == std::vector<double>(4, 0.0));
+    s.scaling.partial_rotary_factor = 1;
+    REQUIRE(inverse_frequencies(s, 8, 1, &f).ok());
+    CHECK(f[3] == Approx(std::pow(10000.0, -0.75)).epsilon(1e-15));
+    s.scaling.partial_rotary_factor = 1.5;
+    CHECK(validate(s, 8).message() ==
+          "scheme.scaling.partial_rotary_factor must be in [0, 1], got 1.5");
+
+    // Rotation, half layout, position 3, p = 0.5: pair 0 turns by 3 rad, pair 1 by 0.3 rad, the
+    // stopped pairs (dims 2, 3, 6, 7) pass through unchanged.
+    s.scaling.partial_rotary_factor = 0.5;
+    const std::vector<float> x = {1, 2, 3, 4, 5, 6, 7, 8};
+    std::vector<float> out(8);
+    const int32_t tok[] = {3};
+    REQUIRE(rotate(s, 8, 1, 1, Positions{tok}, Role::key, Branch::near, x.data(), out.data()).ok());
+    const double a0 = 3.0, a1 = 0.3;
+    CHECK(out[0] == Approx(1 * std::cos(a0) - 5 * std::sin(a0)).margin(1e-6));
+    CHECK(out[4] == Approx(5 * std::cos(a0) + 1 * std::sin(a0)).margin(1e-6));
+    CHECK(out[1] == Approx(2 * std::cos(a1) - 6 * std::sin(a1)).margin(1e-6));
+    CHECK(out[5] == Approx(6 * std::cos(a1) + 2 * std::sin(a1)).margin(1e-6));
+    for (int i : {2, 3, 6, 7}) CHECK(out[i] == x[i]);
+}
+
 TEST_CASE("ALiBi slopes for 8 and 12 heads", "[alibi][spec]") {
     const std::vector<double> s8 = alibi_slopes(8);
     REQUIRE(s8.size() == 8);

@@ -469,6 +469,21 @@ def test_catalogue_equals_js_catalogue():
     assert json.loads(json.dumps(hirope.catalogue)) == json.loads(out)
 
 
+def test_a_scaling_written_only_in_the_core_reaches_python():
+    # p-RoPE, transformers' "proportional" (Gemma 4), added in src/core alone (no edit in python/):
+    # theta_j = 10000^(-2j/8) for j < floor(0.5 * 8 / 2) = 2, else 0.
+    assert "proportional" in hirope.scalings
+    scheme = {"type": "rope", "scaling": {"type": "proportional", "partialRotaryFactor": 0.5}}
+    f = hirope.inverse_frequencies(scheme, 8)
+    assert f[0] == 1.0 and abs(f[1] - 0.1) < 1e-15 and f[2:].tolist() == [0.0, 0.0]
+    assert hirope.normalize_scheme(scheme)["scaling"] == {
+        "type": "proportional", "partialRotaryFactor": 0.5}
+    with pytest.raises(hirope.HiRoPEError,
+                       match=r"^scheme\.scaling\.partialRotaryFactor must be in \[0, 1\], got 1\.5$"):
+        hirope.inverse_frequencies(
+            {"type": "rope", "scaling": {"type": "proportional", "partialRotaryFactor": 1.5}}, 8)
+
+
 def test_normalize_scheme_defaults_from_the_table():
     s = hirope.normalize_scheme({"type": "rerope"})
     assert s["logN"] is True  # the table's default rule for ReRoPE
