@@ -2,21 +2,23 @@
 // and training/eval/report.mjs: windows of files, per-byte (a token model: per-token) losses by
 // position bucket and by recall class (recallClasses / tokenRecallClasses: far, near, first,
 // other), and the preset schemes. The report's recall probe is in training/eval/probes.mjs.
-import { recallClasses, tokenRecallClasses, RECALL_CLASSES } from '../dist/index.js';
-import { REGISTRY, truncateStride } from '../dist/registry.js';
+// The rules (recall classes, window offsets, bucket edges and sums, the presets' symbols) are the
+// core's (src/model/evaluation.cpp, through dist/recall.js; hirope.eval in Python calls the same):
+// here they are applied to files and models. They run in the module an init() loaded.
+import { recallClasses, tokenRecallClasses } from '../dist/index.js';
+import {
+  defaultBuckets,
+  evaluationLanguage,
+  presetSymbols,
+  windowOffsets,
+  windowSums,
+} from '../dist/recall.js';
+import { REGISTRY } from '../dist/registry.js';
+
+export { defaultBuckets };
 
 /** The language of a file by its extension: Python, or JavaScript for .js, .mjs, .cjs. */
-export function languageOf(file) {
-  return /\.[cm]?js$/.test(file) ? 'javascript' : 'python';
-}
-
-/** Bucket edges for a training context L: [0, L), [L, 2L), [2L, 4L), [4L, 8L), ... up to length. */
-export function defaultBuckets(trainingContext, length) {
-  const edges = [0, trainingContext];
-  while (edges[edges.length - 1] < length)
-    edges.push(Math.min(length, edges[edges.length - 1] * 2));
-  return edges;
-}
+export const languageOf = evaluationLanguage;
 
 /**
  * Consecutive windows of `length` bytes of each file (at most `perFile`, evenly spread). With a
@@ -30,11 +32,7 @@ export function windowsOf(files, length, perFile = Infinity, model = null) {
     const tokens = model?.tokenizer
       ? model.positions(bytes, { hierarchy: 'segments' }).tokens
       : null;
-    const count = Math.floor((tokens ? tokens.ids.length : bytes.length) / length);
-    const take = Math.min(count, perFile);
-    for (let w = 0; w < take; w++) {
-      const index = take === count ? w : Math.floor((w * count) / take);
-      const a = index * length;
+    for (const a of windowOffsets(tokens ? tokens.ids.length : bytes.length, length, perFile)) {
       if (!tokens) {
         out.push({
           file: name,
@@ -102,7 +100,7 @@ function windowOptions(model, w, options, cache) {
  */
 export function bucketLosses(model, windows, options, edges, reach = model.config.trainingContext) {
   const sums = [];
-  const counts = new Array(edges.length - 1).fill(0);
+  let counts = new Array(edges.length - 1).fill(0);
   const classSums = [];
   const classCounts = [];
   const cache = new Map();
@@ -111,20 +109,11 @@ export function bucketLosses(model, windows, options, edges, reach = model.confi
     const classes = w.ids
       ? tokenRecallClasses(w.bytes, w.start, w.end, reach)
       : recallClasses(w.bytes, reach);
-    const row = new Array(edges.length - 1).fill(0);
-    const cs = new Array(RECALL_CLASSES.length).fill(0);
-    const cc = new Array(RECALL_CLASSES.length).fill(0);
-    let b = 0;
-    for (let p = 1; p <= losses.length; p++) {
-      while (p >= edges[b + 1]) b++;
-      row[b] += losses[p - 1];
-      if (wi === 0) counts[b]++;
-      cs[classes[p]] += losses[p - 1];
-      cc[classes[p]]++;
-    }
-    sums.push(row);
-    classSums.push(cs);
-    classCounts.push(cc);
+    const one = windowSums(losses, classes, edges);
+    if (wi === 0) counts = one.counts;
+    sums.push(one.sums);
+    classSums.push(one.classSums);
+    classCounts.push(one.classCounts);
   });
   return { sums, counts, classSums, classCounts };
 }
@@ -147,19 +136,10 @@ export function bucketLabel(edges, b) {
  * evaluation.tuned, chosen on the tuning split).
  */
 export function presetSchemes(L, length, tuned = {}) {
-  const factor = length / L;
-  const window = Math.floor(L / 2);
-  const group = Math.max(2, Math.ceil((length - window) / (L - window)));
-  const symbols = {
-    L,
-    'L/2': window,
-    'length/L': factor,
-    'self-extend group': group,
-    'truncate stride': truncateStride(L),
-  };
+  const symbols = presetSymbols(L, length, REGISTRY.truncate.stride_divisor);
   const presets = withSymbols(REGISTRY.evaluation.presets, symbols);
   for (const [name, options] of Object.entries(tuned))
-    presets[name] = withSymbols(options, { 'length/L': factor });
+    presets[name] = withSymbols(options, { 'length/L': symbols['length/L'] });
   return presets;
 }
 

@@ -26,6 +26,7 @@ import {
   TOKENIZER_DATA,
   DECODER,
 } from './runtime.js';
+import { useEvaluationRuntime } from './recall.js';
 
 // The options every method takes for a text's positions; each method adds its own.
 const HIERARCHY_KEYS = ['hierarchy', 'language', 'segmentSize', 'gap', 'descendClasses'];
@@ -487,6 +488,7 @@ export class ModelLoader {
     this._runtime = runtime;
     this._files = files;
     this._host = host;
+    useEvaluationRuntime(runtime); // the evaluation's rules (wasm/recall.js) run in this module
     /** The shipped models' names (load({ name })); the first is the default. */
     this.names = Object.keys(MODEL_FILES);
   }

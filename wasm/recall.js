@@ -1,43 +1,67 @@
-// Which bytes of a text need far context: the long-range measurement of the code model
-// (docs/model-eval.md). A byte inside an identifier that occurred before can be copied from that
-// earlier occurrence; whether the earlier one lies within the last `reach` bytes (the training
-// context) decides whether a model limited to its training length can see it.
+// The code models' evaluation rules (docs/model-eval.md), over the core's (src/model/evaluation.cpp
+// through wasm/bindings/model.cpp): which bytes of a text need far context (recall classes), and
+// for lib/model-eval.mjs the windows of a file, the position buckets, one window's sums by bucket
+// and by class and the numbers a preset's symbols stand for. A byte inside an identifier that
+// occurred before can be copied from that earlier occurrence; whether the earlier one lies within
+// the last `reach` bytes (the training context) decides whether a model limited to its training
+// length can see it.
+//
+// The functions run in the full module: the one an init() loaded (hr.model's runtime, registered
+// by wasm/model.js); before any init() they throw.
 
-/** Byte classes of recallClasses(), in the order of its numeric codes. */
+/**
+ * Byte classes of recallClasses(), in the order of its numeric codes: the names of the core's
+ * codes (model::recall_class_names, checked equal in tests/js/recall.test.mjs), kept here so that
+ * code with no module (the statistics, a page's chart) can name them.
+ */
 export const RECALL_CLASSES = Object.freeze(['other', 'first', 'near', 'far']);
 
-// Words that occur in every file: Python's and JavaScript's keywords and the commonest names.
-const COMMON = new Set(
-  (
-    'False None True and as assert async await break class continue def del elif else except ' +
-    'finally for from global if import in is lambda nonlocal not or pass raise return try while with yield self cls ' +
-    'print len range str int dict list set tuple match case ' +
-    'const let var function new this typeof instanceof void delete switch default throw catch do of ' +
-    'null undefined true false export extends super static get'
-  ).split(' '),
-);
+let loaded = null; // the runtime of the latest full module an init() loaded
 
-const isStart = (b) => (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || b === 0x5f;
-const isPart = (b) => isStart(b) || (b >= 0x30 && b <= 0x39);
+/** Called by wasm/model.js's ModelLoader: the runtime these functions run in. */
+export function useEvaluationRuntime(runtime) {
+  loaded = runtime;
+}
+
+function module(who) {
+  if (!loaded)
+    throw new Error(`${who}: the hirope module is not loaded: await init() (the full build) first`);
+  return loaded.mod;
+}
+
+// A Status string of the core as the error type the function has always thrown.
+function checked(r, who, ErrorType = RangeError) {
+  if (r.error) throw new ErrorType(`${who}: ${r.error}`);
+  return r;
+}
+
+function checkReach(reach, who) {
+  if (!Number.isInteger(reach) || reach < 1)
+    throw new RangeError(`${who}: reach must be an integer >= 1, got ${reach}`);
+  return Math.min(reach, Number.MAX_SAFE_INTEGER); // any reach past the text is the same
+}
 
 /**
  * The identifiers of bytes (a Uint8Array): [{ start, end, name }], ASCII letters, digits and '_'
- * not starting with a digit; common keywords and one-letter names left out.
+ * not starting with a digit; common keywords and one-letter names left out. The spans are the
+ * bytes recallClasses() marks 'first' or 'far' or 'near' (an identifier always has one of those).
  */
 export function identifiers(bytes) {
+  if (!(bytes instanceof Uint8Array))
+    throw new TypeError('identifiers: bytes must be a Uint8Array');
+  const classes = recallClasses(bytes, 1);
   const out = [];
+  // Runs of identifier bytes split at what is not one (the core's classes mark whole identifiers;
+  // two identifiers are never adjacent: a name ends where a non-name byte begins).
   let i = 0;
-  while (i < bytes.length) {
-    if (!isStart(bytes[i]) || (i > 0 && isPart(bytes[i - 1]))) {
+  while (i < classes.length) {
+    if (classes[i] === 0) {
       i++;
       continue;
     }
     let j = i + 1;
-    while (j < bytes.length && isPart(bytes[j])) j++;
-    if (j - i > 1) {
-      const name = String.fromCharCode(...bytes.subarray(i, j));
-      if (!COMMON.has(name)) out.push({ start: i, end: j, name });
-    }
+    while (j < classes.length && classes[j] !== 0) j++;
+    out.push({ start: i, end: j, name: String.fromCharCode(...bytes.subarray(i, j)) });
     i = j;
   }
   return out;
@@ -51,29 +75,10 @@ export function identifiers(bytes) {
  * from bytes before it) belongs to the class of byte t.
  */
 export function recallClasses(bytes, reach) {
-  if (!(bytes instanceof Uint8Array))
-    throw new TypeError('recallClasses: bytes must be a Uint8Array');
-  if (!Number.isInteger(reach) || reach < 1)
-    throw new RangeError(`recallClasses: reach must be an integer >= 1, got ${reach}`);
-  return classify(bytes, bytes.length, (b) => b, reach);
-}
-
-// The classes of `count` units (bytes or tokens) of bytes: unitOf(b) is the unit holding byte b
-// (-1 for none); distances count units, and a unit takes the highest class of the identifiers it
-// overlaps.
-function classify(bytes, count, unitOf, reach) {
-  const classes = new Uint8Array(count);
-  const last = new Map();
-  for (const { start, end, name } of identifiers(bytes)) {
-    const first = unitOf(start);
-    const lastUnit = unitOf(end - 1);
-    if (first < 0 || lastUnit < 0) continue; // bytes no unit covers
-    const prev = last.get(name);
-    const cls = prev === undefined ? 1 : first - prev > reach ? 3 : 2;
-    for (let k = first; k <= lastUnit; k++) if (classes[k] < cls) classes[k] = cls;
-    last.set(name, first);
-  }
-  return classes;
+  const who = 'recallClasses';
+  if (!(bytes instanceof Uint8Array)) throw new TypeError(`${who}: bytes must be a Uint8Array`);
+  const r = checkReach(reach, who);
+  return checked(module(who).recallClasses(bytes, r), who).classes;
 }
 
 /**
@@ -84,19 +89,59 @@ function classify(bytes, count, unitOf, reach) {
  * identifiers it overlaps (the highest: far over near over first), 'other' if none.
  */
 export function tokenRecallClasses(bytes, start, end, reach) {
-  if (!(bytes instanceof Uint8Array))
-    throw new TypeError('tokenRecallClasses: bytes must be a Uint8Array');
+  const who = 'tokenRecallClasses';
+  if (!(bytes instanceof Uint8Array)) throw new TypeError(`${who}: bytes must be a Uint8Array`);
   if (start.length !== end.length)
-    throw new RangeError('tokenRecallClasses: start and end must have one entry per token');
-  if (!Number.isInteger(reach) || reach < 1)
-    throw new RangeError(`tokenRecallClasses: reach must be an integer >= 1, got ${reach}`);
-  const tokenOf = new Int32Array(bytes.length).fill(-1);
-  for (let k = 0; k < start.length; k++) {
-    if (!(start[k] <= end[k] && end[k] <= bytes.length))
-      throw new RangeError(
-        `tokenRecallClasses: token ${k} spans [${start[k]}, ${end[k]}) outside the ${bytes.length} bytes`,
-      );
-    tokenOf.fill(k, start[k], end[k]);
-  }
-  return classify(bytes, start.length, (b) => tokenOf[b], reach);
+    throw new RangeError(`${who}: start and end must have one entry per token`);
+  const r = checkReach(reach, who);
+  return checked(module(who).tokenRecallClasses(bytes, start, end, r), who).classes;
 }
+
+// ---------------------------------------------------------------------------------------------
+// The windowing rules, for lib/model-eval.mjs (not in the package's index: the evaluation's own)
+
+/** The language the evaluation parses a file in: 'javascript' for .js, .mjs, .cjs, else 'python'. */
+export const evaluationLanguage = (file) => module('evaluationLanguage').evaluationLanguage(file);
+
+/**
+ * The first units of a file's windows: of its floor(units / length) consecutive windows of
+ * `length` units, at most perFile (Infinity: all), evenly spread.
+ */
+export function windowOffsets(units, length, perFile = Infinity) {
+  const who = 'windowOffsets';
+  const all = perFile === Infinity ? -1 : perFile;
+  return checked(module(who).windowOffsets(units, length, all), who).offsets;
+}
+
+/** Bucket edges for a training context L: [0, L), [L, 2L), [2L, 4L), ... up to length. */
+export function defaultBuckets(trainingContext, length) {
+  const who = 'defaultBuckets';
+  return checked(module(who).defaultBuckets(trainingContext, length), who).edges;
+}
+
+/**
+ * One window's sums: { sums (bits per bucket), counts (units per bucket), classSums, classCounts
+ * (per recall class) }. losses[p - 1] is the loss of unit p (p >= 1), in the bucket holding p and
+ * in the class classes[p].
+ */
+export function windowSums(losses, classes, edges) {
+  const who = 'windowSums';
+  const { sums, counts, classSums, classCounts } = checked(
+    module(who).windowSums(losses, classes, edges),
+    who,
+  );
+  return { sums, counts, classSums, classCounts };
+}
+
+/**
+ * The numbers the preset table's symbols stand for (the registry's evaluation.symbols: 'L',
+ * 'L/2', 'length/L', 'self-extend group', 'truncate stride') at training context L, windows of
+ * `length` units and the truncate baseline's stride divisor.
+ */
+export function presetSymbols(trainingContext, length, strideDivisor) {
+  const who = 'presetSymbols';
+  return checked(module(who).presetSymbols(trainingContext, length, strideDivisor), who).symbols;
+}
+
+/** The core's class names (for the test that RECALL_CLASSES names them in order). */
+export const coreRecallClasses = () => module('coreRecallClasses').recallClassNames();

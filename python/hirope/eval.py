@@ -11,9 +11,10 @@ L, and the paired difference of each scheme to the better baseline on far-recall
 
 The numbers are the JavaScript evaluation's: the presets come from the one table both read
 (``models/registry.json`` ``evaluation.presets``, the package's copy, and the model config's
-``evaluation.tuned``), the windows, bucket edges and recall classes follow ``lib/model-eval.mjs``
-and ``wasm/recall.js`` (tested against them on real windows: tests/python/test_eval.py), and the
-result's ``runs`` entry has the layout of the report's kept per-window data
+``evaluation.tuned``), the windows, bucket edges, per-window sums, recall classes and the presets'
+symbols are the core's (``src/model/evaluation.cpp``, which ``lib/model-eval.mjs`` calls too), the
+statistics are the JavaScript package's (``dist/eval-stats.js``, run by node: ``summarize``), and
+the result's ``runs`` entry has the layout of the report's kept per-window data
 (``models/<name>-eval.json`` ``runs[multiple]``).
 
     from hirope.eval import evaluate
@@ -28,8 +29,10 @@ result's ``runs`` entry has the layout of the report's kept per-window data
 import argparse
 import hashlib
 import json
-import math
 import os
+import pathlib
+import shutil
+import subprocess
 import sys
 
 import numpy as np
@@ -356,82 +359,49 @@ def evaluate_file(name, path, model, length, per_file, presets, edges, reach=Non
 
 
 # ---------------------------------------------------------------------------------------------
-# The report's statistics (training/eval/stats.mjs)
+# The report's statistics: the JavaScript package's (wasm/eval-stats.js, their one home, which the
+# report and the playground read), run by node on the run's JSON; this reads the JSON it writes.
+
+STATS = os.path.join("dist", "eval-stats.js")
+_SUMMARIZE = ("import { summarize } from %s; let text = ''; process.stdin.setEncoding('utf8'); "
+              "process.stdin.on('data', (d) => { text += d; }).on('end', () => { "
+              "const { run, baselines } = JSON.parse(text); "
+              "process.stdout.write(JSON.stringify(summarize(run, baselines))); });")
 
 
-def _mean(xs):
-    return sum(xs) / len(xs)
+def _nan_for_null(stat):
+    """A {mean | diff, se, files} from JSON, its nulls (JavaScript's NaN) back to NaN."""
+    return {k: float("nan") if v is None else v for k, v in stat.items()}
 
 
-def _sd(xs):
-    m = _mean(xs)
-    return math.sqrt(sum((x - m) ** 2 for x in xs) / max(1, len(xs) - 1))
-
-
-def per_file(rows):
-    """{file: sum(num) / sum(den)} over rows (file, num, den), files with den > 0, in first-seen order."""
-    acc = {}
-    for f, num, den in rows:
-        a = acc.setdefault(f, [0.0, 0.0])
-        a[0] += num
-        a[1] += den
-    return {f: n / d for f, (n, d) in acc.items() if d > 0}
-
-
-def over_files(m):
-    xs = list(m.values())
-    if not xs:
-        return {"mean": float("nan"), "se": float("nan"), "files": 0}
-    return {"mean": _mean(xs), "se": _sd(xs) / math.sqrt(len(xs)) if len(xs) > 1 else float("nan"), "files": len(xs)}
-
-
-def paired_by_file(a, b):
-    d = [a[f] - b[f] for f in a if f in b]
-    if not d:
-        return {"diff": float("nan"), "se": float("nan"), "files": 0}
-    return {"diff": _mean(d), "se": _sd(d) / math.sqrt(len(d)) if len(d) > 1 else float("nan"), "files": len(d)}
-
-
-def bucket_by_file(run, name, b):
-    return per_file((w["file"], run["schemes"][name]["sums"][i][b], run["counts"][b]) for i, w in enumerate(run["windows"]))
-
-
-def class_by_file(run, name, cls):
-    s = run["schemes"][name]
-    return per_file((w["file"], s["classSums"][i][cls], s["classCounts"][i][cls]) for i, w in enumerate(run["windows"]))
-
-
-def beyond_by_file(run, name):
-    buckets = len(run["edges"]) - 1
-    s = run["schemes"][name]
-    return per_file((w["file"], sum(s["sums"][i][b] for b in range(1, buckets)),
-                     sum(run["counts"][b] for b in range(1, buckets))) for i, w in enumerate(run["windows"]))
-
-
-def summarize(run, baselines):
+def summarize(run, baselines, root=None):
     """The report's table of a run: per scheme the mean over files of each bucket's, far, near,
     first and other units' and every unit past L's bits per unit (with standard errors), far
     minus the better baseline's (paired by file), and by_file: each file's means. Returns
-    (summary, baseline)."""
-    names = list(run["schemes"])
-    far_mean = lambda n: over_files(class_by_file(run, n, FAR))["mean"]  # noqa: E731
-    present = [b for b in baselines if b in run["schemes"]]
-    baseline = sorted(present, key=far_mean)[0] if present else None
-    summary = {}
-    for n in names:
-        buckets = [bucket_by_file(run, n, b) for b in range(len(run["edges"]) - 1)]
-        classes = {label: class_by_file(run, n, cls) for cls, label in ((FAR, "far"), (NEAR, "near"), (FIRST, "first"), (OTHER, "other"))}
-        beyond = beyond_by_file(run, n)
-        row = {"buckets": [over_files(m) for m in buckets]}
-        row.update({label: over_files(m) for label, m in classes.items()})
-        row["beyond"] = over_files(beyond)
-        # The per-file means the statistics are made of (a file without such units has none).
-        row["by_file"] = {f: dict({"buckets": [m.get(f) for m in buckets], "beyond": beyond.get(f)},
-                                  **{label: m.get(f) for label, m in classes.items()}) for f in beyond}
-        row["far_minus_baseline"] = (None if baseline is None or n == baseline else
-                                     paired_by_file(class_by_file(run, n, FAR), class_by_file(run, baseline, FAR)))
-        summary[n] = row
-    return summary, baseline
+    (summary, baseline). Computed by the package's statistics (eval-stats.js summarize) under
+    node, from the repository's dist/ (scripts/build.sh)."""
+    node = shutil.which("node")
+    if node is None:
+        raise RuntimeError("the evaluation's statistics are the JavaScript package's (%s): they "
+                           "need node on the PATH" % STATS)
+    stats = os.path.join(root or repository_root(), STATS)
+    if not os.path.exists(stats):
+        raise FileNotFoundError("the evaluation's statistics are the JavaScript package's, and %s "
+                                "is missing: build the package (scripts/build.sh)" % stats)
+    program = _SUMMARIZE % json.dumps(pathlib.Path(stats).as_uri())
+    done = subprocess.run([node, "--input-type=module", "-e", program], capture_output=True,
+                          text=True, input=json.dumps({"run": run, "baselines": list(baselines)}))
+    if done.returncode != 0:
+        raise RuntimeError("the evaluation's statistics (%s) failed: %s" % (stats, done.stderr.strip()))
+    result = json.loads(done.stdout)
+    summary = result["summary"]
+    for row in summary.values():
+        row["buckets"] = [_nan_for_null(c) for c in row["buckets"]]
+        for k in ("far", "near", "first", "other", "beyond"):
+            row[k] = _nan_for_null(row[k])
+        if row["far_minus_baseline"] is not None:
+            row["far_minus_baseline"] = _nan_for_null(row["far_minus_baseline"])
+    return summary, result["baseline"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -531,7 +501,7 @@ def evaluate(files="held-out", model="pybyte", schemes=None, window=None, per_fi
                            "sums": [w["schemes"][n][0] for w in windows],
                            "classSums": [w["schemes"][n][1] for w in windows],
                            "classCounts": [w["schemes"][n][2] for w in windows]} for n in chosen}}
-    summary, baseline = summarize(run, baselines) if windows else ({}, None)
+    summary, baseline = summarize(run, baselines, root) if windows else ({}, None)
     return {"model": config["name"], "length": length, "per_file": per_file, "baselines": baselines,
             "baseline": baseline, "skipped": [p["skipped"] for p in parts if p["skipped"]],
             "run": run, "summary": summary}

@@ -1,5 +1,6 @@
 // The report's copy control summary (training/eval/data.mjs's copyStyle): means, standard errors,
-// the first unit's floor and the pass / copies verdicts, against values worked out by hand.
+// the first unit's floor and the pass / copies verdicts; and the evaluation's table of a run
+// (dist/eval-stats.js summarize): against values worked out by hand.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
@@ -9,6 +10,7 @@ import {
   copyGateProbe,
   copyStyle,
 } from '../../training/eval/data.mjs';
+import { summarize } from '../../dist/eval-stats.js';
 
 const close = (actual, expected, what) =>
   assert.ok(Math.abs(actual - expected) < 1e-12, `${what}: ${actual}, expected ${expected}`);
@@ -128,5 +130,86 @@ describe('the copy gate (issue 32)', () => {
     );
     assert.equal(copyGate(rows([6, 6, 1.9])).pass, false); // one style under 2
     assert.equal(copyGate(rows([3, 2.5, 2.5])).pass, false); // average under 3
+  });
+});
+
+describe('summarize (the statistics hirope.eval reads)', () => {
+  // Two files: a has two windows, b one; edges [0, 2, 4] (1 unit in bucket 0, 2 in bucket 1).
+  const run = {
+    length: 4,
+    edges: [0, 2, 4],
+    counts: [1, 2],
+    windows: [
+      { file: 'a', offset: 0 },
+      { file: 'a', offset: 4 },
+      { file: 'b', offset: 0 },
+    ],
+    schemes: {
+      x: {
+        sums: [
+          [1, 4],
+          [3, 2],
+          [2, 6],
+        ],
+        classSums: [
+          [0, 1, 0, 4],
+          [0, 0, 0, 2],
+          [0, 0, 0, 6],
+        ],
+        classCounts: [
+          [0, 1, 0, 2],
+          [0, 0, 0, 2],
+          [0, 0, 0, 1],
+        ],
+      },
+      y: {
+        sums: [
+          [1, 2],
+          [1, 2],
+          [1, 2],
+        ],
+        classSums: [
+          [0, 1, 0, 2],
+          [0, 0, 0, 2],
+          [0, 0, 0, 2],
+        ],
+        classCounts: [
+          [0, 1, 0, 2],
+          [0, 0, 0, 2],
+          [0, 0, 0, 1],
+        ],
+      },
+    },
+  };
+
+  it('gives per-file means, their mean and standard error, and the paired far difference', () => {
+    const { summary, baseline } = summarize(run, ['y', 'x']);
+    assert.equal(baseline, 'y'); // far 1.5 against x's 3.75
+    const x = summary.x;
+    // Bucket 0: a (1 + 3) / 2 = 2, b 2 / 1 = 2. Bucket 1: a 6 / 4 = 1.5, b 6 / 2 = 3: mean 2.25,
+    // sd 1.5 / √2, se sd / √2 = 0.75.
+    close(x.buckets[0].mean, 2, 'bucket 0');
+    close(x.buckets[0].se, 0, 'bucket 0 se');
+    close(x.buckets[1].mean, 2.25, 'bucket 1');
+    close(x.buckets[1].se, 0.75, 'bucket 1 se');
+    close(x.beyond.mean, 2.25, 'beyond');
+    // Far: a 6 / 4 = 1.5, b 6 / 1 = 6: mean 3.75, se 4.5 / 2 = 2.25.
+    close(x.far.mean, 3.75, 'far');
+    close(x.far.se, 2.25, 'far se');
+    assert.equal(x.first.files, 1); // only a has a first occurrence: no standard error
+    assert.ok(Number.isNaN(x.first.se));
+    assert.ok(Number.isNaN(x.near.mean));
+    // x - y on far by file: a 1.5 - 1 = 0.5, b 6 - 2 = 4: mean 2.25, se 3.5 / 2 = 1.75.
+    close(x.far_minus_baseline.diff, 2.25, 'far - baseline');
+    close(x.far_minus_baseline.se, 1.75, 'far - baseline se');
+    assert.equal(summary.y.far_minus_baseline, null);
+    assert.deepEqual(x.by_file.b, {
+      buckets: [2, 3],
+      beyond: 3,
+      far: 6,
+      near: null,
+      first: null,
+      other: null,
+    });
   });
 });

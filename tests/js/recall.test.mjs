@@ -1,14 +1,26 @@
 // recallClasses: which bytes of a text could be copied from an earlier occurrence near or far
-// back. Expected classes written out by hand; a property test against a brute-force scan.
+// back, and the evaluation's window rules, both the core's (src/model/evaluation.cpp) through
+// dist/recall.js. Expected classes written out by hand; a property test against a brute-force
+// scan; the wrappers' conversions (the values themselves are the native tests' [evaluation]).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import {
+import init, {
   identifiers,
   recallClasses,
   tokenRecallClasses,
   RECALL_CLASSES,
 } from '../../dist/index.js';
+import {
+  coreRecallClasses,
+  defaultBuckets,
+  evaluationLanguage,
+  presetSymbols,
+  windowOffsets,
+  windowSums,
+} from '../../dist/recall.js';
+
+await init(); // the functions run in the loaded module
 
 const bytes = (s) => new TextEncoder().encode(s);
 const classOf = (cls, _text, from, to) => [...cls.subarray(from, to)].map((c) => RECALL_CLASSES[c]);
@@ -148,5 +160,35 @@ describe('tokenRecallClasses', () => {
     assert.throws(() => tokenRecallClasses(b, [0], [99], 1), RangeError);
     assert.throws(() => tokenRecallClasses(b, [0, 1], [1], 1), RangeError);
     assert.throws(() => tokenRecallClasses(b, start, end, 0), RangeError);
+  });
+});
+
+describe('the evaluation rules through the module', () => {
+  it('names the core classes in order', () => {
+    assert.deepEqual([...coreRecallClasses()], [...RECALL_CLASSES]);
+  });
+
+  it('converts windows, buckets, sums and symbols', () => {
+    assert.deepEqual(windowOffsets(1050, 100), [0, 100, 200, 300, 400, 500, 600, 700, 800, 900]);
+    assert.deepEqual(windowOffsets(1050, 100, 4), [0, 200, 500, 700]);
+    assert.deepEqual(defaultBuckets(256, 1500), [0, 256, 512, 1024, 1500]);
+    assert.equal(evaluationLanguage('a/b.mjs'), 'javascript');
+    assert.equal(evaluationLanguage('a/b.py'), 'python');
+    // Units 1..3 (losses 1, 2, 4) in buckets [0, 2) and [2, 4); classes of units 0..3.
+    assert.deepEqual(windowSums(Float32Array.of(1, 2, 4), Uint8Array.of(0, 3, 3, 1), [0, 2, 4]), {
+      sums: [1, 6],
+      counts: [1, 2],
+      classSums: [0, 4, 0, 3],
+      classCounts: [0, 1, 0, 2],
+    });
+    assert.deepEqual(presetSymbols(256, 1024, 8), {
+      L: 256,
+      'L/2': 128,
+      'length/L': 4,
+      'self-extend group': 7,
+      'truncate stride': 32,
+    });
+    assert.throws(() => windowSums([1, 2], [0, 0], [0, 4]), /windowSums: classes must have/);
+    assert.throws(() => defaultBuckets(0, 8), /defaultBuckets: the training context must be >= 1/);
   });
 });

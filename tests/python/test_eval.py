@@ -1,17 +1,20 @@
-"""hirope.eval (python/hirope/eval.py) against the JavaScript evaluation (lib/model-eval.mjs, the
-one training/eval/report.mjs runs), through tests/python/eval_reference.mjs on the same held-out
-windows: the presets and the report's schemes, the windows, the recall classes (byte and token
-windows), and the per-window sums and the report's
-aggregates, run as a Dask job (the synchronous scheduler, and a LocalCluster of 2 workers).
+"""hirope.eval (python/hirope/eval.py): the presets and the report's schemes, and the Dask job's
+per-window sums and the report's aggregates (the synchronous scheduler, and a LocalCluster of 2
+workers) against the JavaScript evaluation (lib/model-eval.mjs, the one training/eval/report.mjs
+runs) through tests/python/eval_reference.mjs on the same held-out windows; the core's rules
+(recall classes, windows, sums) and the package's statistics (summarize) through it by hand.
 
     PYTHONPATH=build/python /usr/bin/python3 -m unittest -v tests.python.test_eval
 """
 
 import json
+import math
 import os
 import subprocess
 import sys
 import unittest
+
+import numpy as np
 
 # The package with its native module (build/python, which npm test builds first).
 import hirope.eval as ev
@@ -62,7 +65,8 @@ def assert_close(case, a, b, what):
 
 
 class PresetsAndClasses(unittest.TestCase):
-    """The parts that need no native module: the presets, windows and recall classes."""
+    """The presets against the JavaScript's (each language substitutes the registry's symbols), and
+    the core's rules and the package's statistics through hirope.eval."""
 
     def test_presets_and_report_schemes_equal_the_javascript(self):
         for model, L in (("pybyte", 256), ("pyjs-llama2", 512)):
@@ -78,30 +82,36 @@ class PresetsAndClasses(unittest.TestCase):
                 self.assertEqual(baselines, ref["report"]["baselines"])
                 self.assertEqual(schemes, ref["report"]["schemes"])
 
-    def test_byte_windows_and_recall_classes_equal_the_javascript(self):
-        files = held_out("pybyte", 8)
-        for length, per_file in ((1024, 4), (2048, 3)):
-            ref = reference("pybyte", length, per_file, files, losses=False)
-            windows = [w for f in files for w in ev.windows_of_file(f, read(f), length, per_file)]
-            self.assertEqual([(w["file"], w["offset"]) for w in windows], [(w["file"], w["offset"]) for w in ref["windows"]])
-            classes = 0
-            for w, r in zip(windows, ref["windows"]):
-                got = ev.recall_classes(w["bytes"], 256).tolist()
-                self.assertEqual(got, r["classes"], "%s @ %d" % (w["file"], w["offset"]))
-                classes += sum(1 for c in got if c == ev.FAR)
-            self.assertGreater(classes, 0, "no far-recall byte: the test would show nothing")
+    def test_recall_classes_through_the_binding(self):
+        # The core's classes (src/model/evaluation.cpp; the values are its native tests'), through
+        # the binding: bytes-like input, numpy or list spans, and its errors as ValueError.
+        text = b"alpha = beta\nalpha beta"
+        self.assertEqual([ev.RECALL_CLASSES[c] for c in ev.recall_classes(bytearray(text), 13)[13:18]], ["near"] * 5)
+        self.assertEqual([ev.RECALL_CLASSES[c] for c in ev.recall_classes(memoryview(text), 12)[13:18]], ["far"] * 5)
+        start, end = [0, 5, 7, 12, 13, 18], [5, 7, 12, 13, 18, 23]
+        got = ev.token_recall_classes(text, np.asarray(start, dtype=np.uint32), end, 3)
+        self.assertEqual(got.dtype, np.uint8)
+        self.assertEqual([ev.RECALL_CLASSES[c] for c in got], ["first", "other", "first", "other", "far", "near"])
+        self.assertEqual((ev.OTHER, ev.FIRST, ev.NEAR, ev.FAR), (0, 1, 2, 3))
+        with self.assertRaisesRegex(ValueError, r"^recall_classes: reach must be an integer >= 1, got 0$"):
+            ev.recall_classes(b"abc", 0)
+        with self.assertRaisesRegex(ValueError, r"token_recall_classes: reach must be an integer >= 1, got True"):
+            ev.token_recall_classes(b"abc", [0], [1], True)
+        with self.assertRaisesRegex(ValueError, r"token_recall_classes: token 0 spans \[0, 99\) outside the 3 bytes"):
+            ev.token_recall_classes(b"abc", [0], [99], 1)
+        with self.assertRaisesRegex(ValueError, "one entry per token"):
+            ev.token_recall_classes(b"abc", [0, 1], [1], 1)
 
-    def test_token_recall_classes_equal_the_javascript(self):
-        files = held_out("pyjs-llama2", 4)
-        ref = reference("pyjs-llama2", 2048, 2, files, losses=False)
-        self.assertTrue(ref["windows"])
-        far = 0
-        for r in ref["windows"]:
-            data = read(r["file"])[r["byteStart"]:r["byteStart"] + r["bytes"]]
-            got = ev.token_recall_classes(data, r["start"], r["end"], 512).tolist()
-            self.assertEqual(got, r["classes"], "%s @ %d" % (r["file"], r["offset"]))
-            far += got.count(ev.FAR)
-        self.assertGreater(far, 0)
+    def test_windows_buckets_and_language(self):
+        data = bytes(range(256)) * 4  # 1,024 bytes: 4 windows of 256, or 2 spread (0 and 2)
+        self.assertEqual([w["offset"] for w in ev.windows_of_file("x.py", data, 256)], [0, 256, 512, 768])
+        windows = ev.windows_of_file("x.mjs", data, 256, per_file=2)
+        self.assertEqual([w["offset"] for w in windows], [0, 512])
+        self.assertEqual(windows[1]["bytes"], data[512:768])
+        self.assertEqual(windows[0]["language"], "javascript")
+        self.assertEqual(ev.language_of("a.py"), "python")
+        self.assertEqual(ev.default_buckets(256, 1500), [0, 256, 512, 1024, 1500])
+        self.assertEqual(ev.truncate_stride(256), 32)
 
     def test_window_sums_and_statistics(self):
         # Two windows of one file and one of another, with known losses.
@@ -110,9 +120,31 @@ class PresetsAndClasses(unittest.TestCase):
         self.assertEqual(sums, [1.0, 6.0])
         self.assertEqual(class_sums, [0.0, 4.0, 0.0, 3.0])
         self.assertEqual(class_counts, [0, 1, 0, 2])
-        self.assertEqual(ev.per_file([("a", 1, 2), ("a", 3, 2), ("b", 1, 0)]), {"a": 1.0})
-        with self.assertRaises(ValueError):
-            ev.recall_classes(b"abc", 0)
+        with self.assertRaisesRegex(ValueError, "window_sums: classes must have one entry per unit"):
+            ev.window_sums([1.0, 2.0], [0, 3], edges)
+        # The statistics are the JavaScript package's (summarize, under node): the values by hand
+        # (tests/js/model-report.test.mjs has the same run), read back with NaN for JSON's null.
+        run = {"length": 4, "edges": edges, "counts": [1, 2],
+               "windows": [{"file": "a", "offset": 0}, {"file": "a", "offset": 4}, {"file": "b", "offset": 0}],
+               "schemes": {"x": {"sums": [[1, 4], [3, 2], [2, 6]],
+                                 "classSums": [[0, 1, 0, 4], [0, 0, 0, 2], [0, 0, 0, 6]],
+                                 "classCounts": [[0, 1, 0, 2], [0, 0, 0, 2], [0, 0, 0, 1]]},
+                           "y": {"sums": [[1, 2], [1, 2], [1, 2]],
+                                 "classSums": [[0, 1, 0, 2], [0, 0, 0, 2], [0, 0, 0, 2]],
+                                 "classCounts": [[0, 1, 0, 2], [0, 0, 0, 2], [0, 0, 0, 1]]}}}
+        summary, baseline = ev.summarize(run, ["y", "x"])
+        self.assertEqual(baseline, "y")
+        x = summary["x"]
+        self.assertEqual([c["mean"] for c in x["buckets"]], [2, 2.25])
+        self.assertAlmostEqual(x["buckets"][1]["se"], 0.75)
+        self.assertEqual(x["far"]["mean"], 3.75)
+        self.assertAlmostEqual(x["far"]["se"], 2.25)
+        self.assertTrue(math.isnan(x["near"]["mean"]) and math.isnan(x["first"]["se"]))
+        self.assertEqual(x["far_minus_baseline"]["diff"], 2.25)
+        self.assertAlmostEqual(x["far_minus_baseline"]["se"], 1.75)
+        self.assertIsNone(summary["y"]["far_minus_baseline"])
+        self.assertEqual(x["by_file"]["b"], {"buckets": [2, 3], "beyond": 3, "far": 6, "near": None,
+                                             "first": None, "other": None})
 
 
 class ParityWithTheJavaScript(unittest.TestCase):

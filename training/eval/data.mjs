@@ -72,7 +72,8 @@ export const modelByName = (name = DEFAULT_MODEL) => {
   return MODELS[MODEL_NAMES.indexOf(name)];
 };
 
-// The statistics live in stats.mjs (no Node there: the playground's verdict panel reads them too).
+// The statistics live in the package (wasm/eval-stats.js: the playground's verdict panel and
+// hirope.eval read them too).
 export {
   mean,
   sd,
@@ -81,10 +82,12 @@ export {
   overFiles,
   beyondByFile,
   classByFile,
+  bucketByFile,
+  summarize,
   verdictOf,
   FAR,
-} from './stats.mjs';
-import { mean, sd } from './stats.mjs';
+} from '../../dist/eval-stats.js';
+import { mean, sd } from '../../dist/eval-stats.js';
 
 /**
  * The copy control for one probe style. rows: one per probe, { units, first, second, head,

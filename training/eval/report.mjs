@@ -41,6 +41,7 @@ import {
   DEFAULT_MODEL,
   MODELS,
   beyondByFile as beyondOf,
+  bucketByFile as bucketOf,
   classByFile as classOf,
   copyGate,
   copyGateProbe,
@@ -50,7 +51,6 @@ import {
   modelByName,
   overFiles,
   pairedByFile,
-  perFile,
   pm,
   readConfig,
   root,
@@ -234,15 +234,8 @@ function part(which, copy) {
     const { multiple, length, edges, windows, counts } = run;
     const buckets = edges.length - 1;
     const fileNames = [...new Set(windows.map((w) => w.file))];
-    const bucketByFile = (name, b) =>
-      perFile(
-        windows.map((w, i) => ({
-          file: w.file,
-          num: run.schemes[name].sums[i][b],
-          den: counts[b],
-        })),
-      );
-    // The same per-file readings as the playground's verdict panel (training/eval/stats.mjs).
+    // The same per-file readings as the playground's verdict panel (the package's eval-stats).
+    const bucketByFile = (name, b) => bucketOf(run, name, b);
     const classByFile = (name, c) => classOf(run, name, c);
     const beyondByFile = (name) => beyondOf(run, name);
     const overall = (m) => overFiles(m).mean;

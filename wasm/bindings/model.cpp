@@ -1,10 +1,12 @@
 // Embind glue of the code model (hirope_model): loading weights, the forward pass (logits,
 // losses, attention), generation, byte and token positions, the model's limits and its part of
-// the scheme catalogue (byte hierarchies, context limits).
+// the scheme catalogue (byte hierarchies, context limits), and the evaluation's rules (for
+// wasm/recall.js).
 #include "hirope/model.h"
 #include "common.h"
 #include "hirope/analysis.h"
 
+#include <cmath>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -189,6 +191,147 @@ void catalogue_part(val* out) {
     out->set("contextLimits", enum_list(model::context_limits()));
 }
 
+// ---------------------------------------------------------------------------------------------
+// The evaluation's rules (model.h, "The evaluation"), for wasm/recall.js: each a thin conversion.
+// Arrays arrive as JS arrays or typed arrays; the heap they take is checked first.
+
+// Whether the heap can take `bytes` more for a call of the evaluation; the error otherwise.
+Status evaluation_heap(double bytes) {
+    return wasm_heap().reserve(bytes, "the evaluation");
+}
+
+val classes_result(const Status& st, const std::vector<uint8_t>& classes) {
+    val out = val::object();
+    out.set("error", result(st));
+    if (st.ok()) out.set("classes", typed_copy("Uint8Array", classes));
+    return out;
+}
+
+val recallClasses(val bytes, double reach) {
+    const double n = bytes["length"].as<double>();
+    Status st = evaluation_heap(3 * n);
+    std::vector<uint8_t> classes;
+    if (st.ok()) {
+        const std::vector<uint8_t> b = emscripten::convertJSArrayToNumberVector<uint8_t>(bytes);
+        st = model::recall_classes(
+            std::string_view(reinterpret_cast<const char*>(b.data()), b.size()),
+            static_cast<int64_t>(reach), &classes);
+    }
+    return classes_result(st, classes);
+}
+
+val tokenRecallClasses(val bytes, val start, val end, double reach) {
+    const double n = bytes["length"].as<double>(), count = start["length"].as<double>();
+    Status st = evaluation_heap(10 * n + 40 * count);
+    std::vector<uint8_t> classes;
+    if (st.ok()) {
+        const std::vector<uint8_t> b = emscripten::convertJSArrayToNumberVector<uint8_t>(bytes);
+        const std::vector<double> s = emscripten::convertJSArrayToNumberVector<double>(start);
+        const std::vector<double> e = emscripten::convertJSArrayToNumberVector<double>(end);
+        // Whole numbers as they are (the core reports a span outside the bytes with them); any
+        // other number as -1, outside too.
+        auto whole = [](const std::vector<double>& x) {
+            std::vector<int64_t> out(x.size());
+            for (size_t k = 0; k < x.size(); ++k) {
+                const bool exact = std::isfinite(x[k]) && x[k] == std::floor(x[k]) &&
+                                   std::fabs(x[k]) <= 9007199254740992.0;
+                out[k] = exact ? static_cast<int64_t>(x[k]) : -1;
+            }
+            return out;
+        };
+        std::vector<int64_t> s64 = whole(s), e64 = whole(e);
+        st = model::token_recall_classes(
+            std::string_view(reinterpret_cast<const char*>(b.data()), b.size()), s64, e64,
+            static_cast<int64_t>(reach), &classes);
+    }
+    return classes_result(st, classes);
+}
+
+val recallClassNames() {
+    val out = val::array();
+    for (const std::string& name : model::recall_class_names()) out.call<void>("push", name);
+    return out;
+}
+
+std::string evaluationLanguage(std::string file) {
+    return model::evaluation_language(file);
+}
+
+val number_list(const std::vector<int64_t>& v) {
+    val out = val::array();
+    for (int64_t x : v) out.call<void>("push", static_cast<double>(x));
+    return out;
+}
+
+// per_file < 0: every window.
+val windowOffsets(double units, double length, double per_file) {
+    std::vector<int64_t> offsets;
+    Status st = model::window_offsets(static_cast<int64_t>(units), static_cast<int64_t>(length),
+                                      static_cast<int64_t>(per_file), &offsets);
+    val out = val::object();
+    out.set("error", result(st));
+    if (st.ok()) out.set("offsets", number_list(offsets));
+    return out;
+}
+
+val defaultBuckets(double training_context, double length) {
+    std::vector<int64_t> edges;
+    Status st = model::default_buckets(static_cast<int64_t>(training_context),
+                                       static_cast<int64_t>(length), &edges);
+    val out = val::object();
+    out.set("error", result(st));
+    if (st.ok()) out.set("edges", number_list(edges));
+    return out;
+}
+
+val windowSums(val losses, val classes, val edges) {
+    const double n = losses["length"].as<double>() + classes["length"].as<double>();
+    Status st = evaluation_heap(6 * n);
+    model::WindowSums sums;
+    if (st.ok()) {
+        const std::vector<float> l = emscripten::convertJSArrayToNumberVector<float>(losses);
+        const std::vector<uint8_t> c = emscripten::convertJSArrayToNumberVector<uint8_t>(classes);
+        const std::vector<double> e = emscripten::convertJSArrayToNumberVector<double>(edges);
+        st = model::window_sums(l.data(), l.size(), c.data(), c.size(),
+                                std::vector<int64_t>(e.begin(), e.end()), &sums);
+    }
+    val out = val::object();
+    out.set("error", result(st));
+    if (st.ok()) {
+        val bucket_sums = val::array(), class_sums = val::array(), class_counts = val::array();
+        for (double x : sums.bucket_sums) bucket_sums.call<void>("push", x);
+        for (int c = 0; c < model::kRecallClassCount; ++c) {
+            class_sums.call<void>("push", sums.class_sums[c]);
+            class_counts.call<void>("push", static_cast<double>(sums.class_counts[c]));
+        }
+        out.set("sums", bucket_sums);
+        out.set("counts", number_list(sums.bucket_counts));
+        out.set("classSums", class_sums);
+        out.set("classCounts", class_counts);
+    }
+    return out;
+}
+
+// Keyed by the registry's symbol names (evaluation.symbols).
+val presetSymbols(double training_context, double length, double stride_divisor) {
+    model::PresetSymbols p;
+    Status st =
+        model::preset_symbols(static_cast<int64_t>(training_context), static_cast<int64_t>(length),
+                              static_cast<int64_t>(stride_divisor), &p);
+    val out = val::object();
+    out.set("error", result(st));
+    if (st.ok()) {
+        val o = val::object();
+        o.set("L", static_cast<double>(p.training_context));
+        o.set("L/2", static_cast<double>(p.window));
+        o.set("length/L", p.factor);
+        o.set("self-extend group", static_cast<double>(p.self_extend_group));
+        o.set("truncate stride", static_cast<double>(p.truncate_stride));
+        out.set("symbols", o);
+    }
+    return out;
+}
+
 } // namespace
 
 EMSCRIPTEN_BINDINGS(hirope_model) {
@@ -202,5 +345,13 @@ EMSCRIPTEN_BINDINGS(hirope_model) {
     emscripten::function("bytePositions", &bytePositions);
     emscripten::function("modelLimits", &modelLimits);
     emscripten::function("tokenPositions", &tokenPositions);
+    emscripten::function("recallClasses", &recallClasses);
+    emscripten::function("tokenRecallClasses", &tokenRecallClasses);
+    emscripten::function("recallClassNames", &recallClassNames);
+    emscripten::function("evaluationLanguage", &evaluationLanguage);
+    emscripten::function("windowOffsets", &windowOffsets);
+    emscripten::function("defaultBuckets", &defaultBuckets);
+    emscripten::function("windowSums", &windowSums);
+    emscripten::function("presetSymbols", &presetSymbols);
     add_catalogue_part(&catalogue_part);
 }

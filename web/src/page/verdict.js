@@ -1,6 +1,6 @@
 // Model mode's held-out verdict panel: built from the same models/<name>-eval.json files that
 // training/eval/report.mjs turns into docs/model-eval.md, read with the same statistics
-// (training/eval/stats.mjs), so no number is typed twice. verdictData is pure (Node tests call it
+// (the package's hirope/eval-stats), so no number is typed twice. verdictData is pure (Node tests call it
 // on the files); renderVerdict draws it.
 import {
   FAR,
@@ -9,7 +9,7 @@ import {
   overFiles,
   pairedByFile,
   verdictOf,
-} from '../../../training/eval/stats.mjs';
+} from 'hirope/eval-stats';
 // An element with attributes and children (strings or nodes).
 function el(tag, attrs = {}, ...children) {
   const e = document.createElement(tag);
