@@ -93,10 +93,6 @@ const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'))
 // the package; the page reads them where the build writes them.
 const GENERATED = path.join(root, 'build/generated') + path.sep;
 
-// Imports that wait for their module's move into the package, each with its reason: the
-// statistics get one home that the report and the page share (issue 41, "One evaluator").
-const PENDING = new Map([['web/src/page/verdict.js', '../../../training/eval/stats.mjs']]);
-
 /** Why a specifier in `file` (under web/src) reaches past the package's public entries; null if it does not. */
 function forbidden(file, spec) {
   if (spec.startsWith('.')) {
@@ -121,8 +117,7 @@ describe('web/src imports the package by its public entry points', () => {
     for (const file of modulesUnder(src))
       for (const spec of specifiers(code(file))) {
         const why = forbidden(file, spec);
-        if (why && PENDING.get(path.relative(root, file)) !== spec)
-          found.push(`${path.relative(root, file)}: ${why}`);
+        if (why) found.push(`${path.relative(root, file)}: ${why}`);
       }
     assert.deepEqual(found, []);
   });
