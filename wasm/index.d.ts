@@ -723,7 +723,11 @@ export interface FullHiRoPE extends HiRoPE {
 export declare function init(options: InitOptions & { analysis: false }): Promise<HiRoPE>;
 export declare function init(options?: InitOptions & { analysis?: true }): Promise<FullHiRoPE>;
 export declare function init(options?: InitOptions): Promise<HiRoPE>;
-/** Byte classes of recallClasses, in the order of its codes. */
+/**
+ * Byte classes of recallClasses, in the order of its codes. identifiers, recallClasses and
+ * tokenRecallClasses run in the full module (the core's src/model/evaluation.cpp): call them after
+ * init() has loaded it; before, they throw.
+ */
 export declare const RECALL_CLASSES: readonly ['other', 'first', 'near', 'far'];
 /** Identifiers of a text (ASCII names of 2+ characters, common keywords left out). */
 export declare function identifiers(
