@@ -8,7 +8,7 @@ import { launchChromium } from '../../tools/chromium.mjs';
 import { createServer } from '../../web/serve.mjs';
 import init from '../../dist/index.js';
 import { normalizeState } from '../../web/src/shared/playground-state.js';
-import { pageProbabilities } from '../js/page-probabilities.mjs';
+import { pageProbabilities } from '../js/support/page-probabilities.mjs';
 
 export { pageProbabilities };
 import { LUTS, probIndex, ratioIndex, divergingLut, rgb } from '../../dist/colormap.js';

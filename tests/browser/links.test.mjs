@@ -9,7 +9,7 @@ import { startSite, openPage, screenshot, pasteCode, ready, quiet } from './help
 import { SAMPLES } from '../../web/src/shared/samples.js';
 import { normalizeState, encodeState, decodeState } from '../../web/src/shared/playground-state.js';
 import { LINK_UNREADABLE } from '../../web/src/shared/wording.js';
-import { OLD_LINK, OLD_LINK_STATE } from '../js/old-link.mjs';
+import { OLD_LINK, OLD_LINK_STATE } from '../js/support/old-link.mjs';
 
 const hash = (page) => page.evaluate(() => location.hash);
 const urlState = async (page) => decodeState(await hash(page));

@@ -44,7 +44,7 @@ import {
   expectedScheme as schemeFor,
   expectedPositions as positionsFor,
   expectedAnalyzeOptions as analyzeOptionsFor,
-} from '../js/page-schemes.mjs';
+} from '../js/support/page-schemes.mjs';
 
 const SMALL = `def area(r):
     return 3.14159 * r * r

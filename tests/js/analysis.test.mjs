@@ -8,9 +8,9 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { HiRoPEError } from '../../dist/index.js';
-import { BUILDS, load } from './builds.mjs';
-import { acornUnits } from './acorn-units.mjs';
-import { commonJsFiles, javascriptFiles, pythonFiles, take } from './corpus.mjs';
+import { BUILDS, load } from './support/builds.mjs';
+import { acornUnits } from './support/acorn-units.mjs';
+import { commonJsFiles, javascriptFiles, pythonFiles, take } from './support/corpus.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const fixtures = path.join(here, '../fixtures/analysis');
@@ -288,7 +288,7 @@ describe('Python units against the standard library ast module', () => {
 });
 
 describe("JavaScript units against acorn's syntax tree", () => {
-  // acorn parses independently of tree-sitter; tests/js/acorn-units.mjs applies the unit rules
+  // acorn parses independently of tree-sitter; tests/js/support/acorn-units.mjs applies the unit rules
   // of docs/analysis.md to its tree.
   const definitions = (hr, text) =>
     hr

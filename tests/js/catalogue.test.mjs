@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import init, { HiRoPEError, normalizeScheme } from '../../dist/index.js';
 import { checkAnalysisLayout, ANALYSIS_LAYOUT } from '../../dist/analysis-codec.js';
-import { BUILDS, load, range } from './builds.mjs';
+import { BUILDS, load, range } from './support/builds.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 

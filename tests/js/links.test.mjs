@@ -10,7 +10,7 @@ import {
   readStateLink,
 } from '../../web/src/shared/playground-state.js';
 
-import { OLD_LINK, OLD_LINK_STATE } from './old-link.mjs';
+import { OLD_LINK, OLD_LINK_STATE } from './support/old-link.mjs';
 
 describe('links', () => {
   it('loads a link in the earlier format', async () => {

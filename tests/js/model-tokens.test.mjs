@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { HiRoPEError } from '../../dist/index.js';
-import { BUILDS, load } from './builds.mjs';
+import { BUILDS, load } from './support/builds.mjs';
 import {
   CODE,
   optionsOf,
@@ -16,7 +16,7 @@ import {
   trainerChecks,
   trainerExports,
   trainedContext,
-} from './model-trainer-checks.mjs';
+} from './support/model-trainer-checks.mjs';
 
 const { weights, vectors, trainerConfig } = trainerExports('pyjs-llama2');
 

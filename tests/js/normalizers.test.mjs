@@ -1,5 +1,5 @@
 // The tokenizer.json normalizers against @huggingface/tokenizers' own, in npm test: runs the
-// differential script (tests/js/normalizers-diff.mjs: NFC, NFD, NFKC, NFKD, Lowercase and
+// differential script (tests/js/support/normalizers-diff.mjs: NFC, NFD, NFKC, NFKD, Lowercase and
 // StripAccents on every code point alone and in blocks, Final_Sigma's context around every code
 // point, Strip, Replace, Prepend and nested Sequences on random strings) against the native
 // helper that build.sh builds.
@@ -18,7 +18,7 @@ it('normalizes as @huggingface/tokenizers (String.prototype.normalize, toLowerCa
   // A mismatch exits 1 (execFileSync throws with the script's output).
   const out = execFileSync(
     process.execPath,
-    [path.join(root, 'tests/js/normalizers-diff.mjs'), '--cli', cli],
+    [path.join(root, 'tests/js/support/normalizers-diff.mjs'), '--cli', cli],
     { encoding: 'utf8', maxBuffer: 1 << 26 },
   );
   const lines = out

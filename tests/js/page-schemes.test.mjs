@@ -1,5 +1,5 @@
 // The playground asks the API for the schemes its controls say: every preset and every control
-// against schemes written by hand (tests/js/page-schemes.mjs), not against the page's own mapping.
+// against schemes written by hand (tests/js/support/page-schemes.mjs), not against the page's own mapping.
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
@@ -18,7 +18,7 @@ import {
   expectedScheme,
   expectedPositions,
   expectedAnalyzeOptions,
-} from './page-schemes.mjs';
+} from './support/page-schemes.mjs';
 
 describe('playground state to API', () => {
   before(() => init());

@@ -1,5 +1,5 @@
 // The pre-tokenizer regex engine and NFC against JavaScript's, in npm test: runs the differential
-// script (tests/js/pretokenize-regex-diff.mjs: every Split pattern of the real tokenizer.json
+// script (tests/js/support/pretokenize-regex-diff.mjs: every Split pattern of the real tokenizer.json
 // files, GPT-2's, cl100k's, o200k's and two syntax mixes, on 3,005 random Unicode strings each;
 // NFC on every code point) against the native helper that build.sh builds.
 import { it } from 'node:test';
@@ -17,7 +17,7 @@ it('splits as JavaScript RegExp (u) and normalizes as String.prototype.normalize
   // A mismatch exits 1 (execFileSync throws with the script's output).
   const out = execFileSync(
     process.execPath,
-    [path.join(root, 'tests/js/pretokenize-regex-diff.mjs'), '--cli', cli],
+    [path.join(root, 'tests/js/support/pretokenize-regex-diff.mjs'), '--cli', cli],
     { encoding: 'utf8' },
   );
   const lines = out

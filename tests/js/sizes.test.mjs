@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import zlib from 'node:zlib';
 
 import { fileURLToPath } from 'node:url';
-import { reachable } from './module-graph.mjs';
+import { reachable } from './support/module-graph.mjs';
 
 const dist = new URL('../../dist/', import.meta.url);
 const gz = (files) =>

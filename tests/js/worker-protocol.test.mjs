@@ -1,6 +1,6 @@
 // The one worker protocol of the package and the page (wasm/worker-protocol.js), in Node's worker
-// threads (tests/js/node-web-worker.mjs stands in for the browser's module Worker) against the
-// worker of tests/js/protocol-worker.mjs: the pending map, transfer lists, errors rehydrated into
+// threads (tests/js/support/node-web-worker.mjs stands in for the browser's module Worker) against the
+// worker of tests/js/support/protocol-worker.mjs: the pending map, transfer lists, errors rehydrated into
 // their classes, progress, cancellation, and restarts that post the start notices, the sticky
 // requests and the pending calls again. tests/js/worker.test.mjs runs the package's client on it,
 // and the page's browser tests its playground client.
@@ -14,14 +14,14 @@ import {
   serializeError,
   transfer,
 } from '../../dist/worker-protocol.js';
-import { installWorker } from './node-web-worker.mjs';
+import { installWorker } from './support/node-web-worker.mjs';
 
 installWorker();
 
 const clients = [];
 const client = (options = {}) => {
   const c = new WorkerClient(
-    () => new Worker(new URL('./protocol-worker.mjs', import.meta.url), { type: 'module' }),
+    () => new Worker(new URL('./support/protocol-worker.mjs', import.meta.url), { type: 'module' }),
     {
       onStart: (notify) => notify('open', 'opened'),
       ...options,

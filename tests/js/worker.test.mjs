@@ -1,4 +1,4 @@
-// hirope/worker in Node's worker threads (tests/js/node-web-worker.mjs stands in for the browser's
+// hirope/worker in Node's worker threads (tests/js/support/node-web-worker.mjs stands in for the browser's
 // module Worker): createWorker(options), HiRoPEWorker.attention, .call, .analyze, .loadTokenizer
 // and terminate, each result checked against the same call in this thread. The browser runs the
 // same worker in tests/package/smoke.test.mjs; tests/package/worker-node.test.mjs runs the shipped
@@ -10,8 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { HiRoPEError } from '../../dist/index.js';
-import { load, lcg, range, maxAbsDiff } from './builds.mjs';
-import { installWorker } from './node-web-worker.mjs';
+import { load, lcg, range, maxAbsDiff } from './support/builds.mjs';
+import { installWorker } from './support/node-web-worker.mjs';
 
 installWorker();
 const { createWorker } = await import('../../dist/worker-client.js');

@@ -6,7 +6,7 @@
 // Replace (String and Regex), Prepend and Sequences (nested too) on random strings. The expected
 // strings come from the reference, never from hirope. npm test runs it
 // (tests/js/normalizers.test.mjs); by hand:
-//   node tests/js/normalizers-diff.mjs [--cli build/native/tokjson_cli] [--n 3000]
+//   node tests/js/support/normalizers-diff.mjs [--cli build/native/tokjson_cli] [--n 3000]
 import { Tokenizer } from '@huggingface/tokenizers';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';

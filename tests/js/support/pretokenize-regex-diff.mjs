@@ -4,7 +4,7 @@
 // rewrite, then RegExp with the `u` flag) and a few more exercising the rest of the syntax, on
 // random Unicode strings; and NFC against String.prototype.normalize. npm test runs it
 // (tests/js/pretokenize-regex.test.mjs); by hand:
-//   node tests/js/pretokenize-regex-diff.mjs --cli build/native/tokjson_cli [--n 3000]
+//   node tests/js/support/pretokenize-regex-diff.mjs --cli build/native/tokjson_cli [--n 3000]
 import { SplitPreTokenizer } from '@huggingface/tokenizers';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';

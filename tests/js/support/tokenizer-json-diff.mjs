@@ -2,7 +2,7 @@
 // @huggingface/tokenizers, id for id, on real code found on this machine and on edge text.
 // Not part of `npm test` (it takes minutes; npm test compares the WASM builds on 5.5 MB per
 // vocabulary in tests/js/tokenizer-builtins.test.mjs); with the native helper build.sh builds:
-//   node tests/js/tokenizer-json-diff.mjs [--cli build/native/tokjson_cli] [--mb 8]
+//   node tests/js/support/tokenizer-json-diff.mjs [--cli build/native/tokjson_cli] [--mb 8]
 //        [--only llama3,qwen3,deepseek_v3,gemma3,claude]  (also gemma3:prepend, gemma3:metaspace,
 //        and the normalizer variants llama3:accents, deepseek_v3:regex, gemma3:nfkc, claude:nfkd)
 // Also checks the round trip: the tokens' bytes give the input back (for a tokenizer with a
@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { root, opt, cli } from './diff-args.mjs';
-import { edgeTexts } from '../fixtures/edge-text.mjs';
+import { edgeTexts } from '../../fixtures/edge-text.mjs';
 
 const budget = Number(opt('mb', '8')) * 1e6; // bytes of real files per vocabulary
 const only = opt('only', 'llama3,qwen3,deepseek_v3,gemma3,claude').split(',');

@@ -1,6 +1,6 @@
 // Every JS test runs against both WASM builds, the way sql.js runs one suite per variant.
 import assert from 'node:assert/strict';
-import init from '../../dist/index.js';
+import init from '../../../dist/index.js';
 
 export const BUILDS = [
   { name: 'wasm-simd', simd: true },

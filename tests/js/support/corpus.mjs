@@ -4,9 +4,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { walk, pythonStdlib, goSources, rustSources } from '../../tools/files.mjs';
+import { walk, pythonStdlib, goSources, rustSources } from '../../../tools/files.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
 // Files with their text, skipping huge ones, until `budget` bytes.
 export function take(files, budget, maxFile = 256 * 1024) {

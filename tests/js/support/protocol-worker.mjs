@@ -1,8 +1,8 @@
 // The worker of tests/js/worker-protocol.test.mjs: requests and notices served by the protocol's
 // worker half, each showing one thing the test checks.
 import { threadId } from 'node:worker_threads';
-import { HiRoPEError } from '../../dist/errors.js';
-import { serve, transfer } from '../../dist/worker-protocol.js';
+import { HiRoPEError } from '../../../dist/errors.js';
+import { serve, transfer } from '../../../dist/worker-protocol.js';
 
 class ShapeError extends HiRoPEError {
   constructor(message) {

@@ -6,16 +6,16 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { HiRoPEError } from '../../dist/index.js';
+import { HiRoPEError } from '../../../dist/index.js';
 import {
   COPY_GATE,
   copyGate,
   copyGateProbe,
   modelByName,
   readConfig,
-} from '../../training/eval/data.mjs';
+} from '../../../training/eval/data.mjs';
 
-export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 /** The Python file both model tests feed their models. */
 export const CODE = fs.readFileSync(path.join(root, 'tests/fixtures/model/sample.py'), 'utf8');
 
