@@ -39,7 +39,11 @@ import { pageProbabilities } from './support/page-probabilities.mjs';
 import { parseSentence } from '../../web/src/shared/wording.js';
 import { LANGUAGE_NAMES } from '../../web/src/shared/samples.js';
 import fs from 'node:fs';
-import { expectedScheme, expectedPositions, expectedAnalyzeOptions } from './support/page-schemes.mjs';
+import {
+  expectedScheme,
+  expectedPositions,
+  expectedAnalyzeOptions,
+} from './support/page-schemes.mjs';
 
 function naivePool(p, inv, n, region, rows, cols) {
   const out = { ratio: new Float64Array(rows * cols), raw: new Float64Array(rows * cols) };
