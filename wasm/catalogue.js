@@ -1,8 +1,9 @@
-// The scheme catalogue on the JS side, built at start-up from the core's table (vocabulary() in
-// wasm/bindings/catalogue.cpp, written in src/core/catalogue.cpp): the option names each scheme and scaling
-// type takes, their defaults (with the core's default rules), type checks, enum names to numbers,
-// and the mapping of the core's field names in its messages to the names users write. Nothing
-// about a particular scheme is written here.
+// The scheme catalogue on the JS side, built at start-up from the core's table (catalogue_json()
+// in src/core/catalogue.cpp, parsed by wasm/bindings/catalogue.cpp): the option names each scheme
+// and scaling type takes, their defaults (with the core's default rules), type checks, enum names
+// to numbers, and the JS spelling of the function arguments the core's messages name (scheme
+// parameters come from the core in the users' words). Nothing about a particular scheme is
+// written here.
 import {
   fail,
   describe,
@@ -83,21 +84,9 @@ export class Catalogue {
     this._scalings = new Map(
       data.scalings.flatMap((s) => [s.name, ...s.aliases].map((n) => [n, s])),
     );
-    // The core's names in messages -> ours: qualified paths (scheme.scaling.original_length) and
-    // bare snake_case words (long_factor, head_dim).
-    this._paths = new Map([['type', 'type']]);
-    this._words = new Map(data.arguments.map((a) => [a.field, a.name]));
-    for (const [params, prefix] of [
-      [data.parameters, ''],
-      [data.scalingParameters, 'scaling.'],
-    ]) {
-      for (const p of params) {
-        if (p.field === null) continue;
-        this._paths.set(p.field, prefix + p.name);
-        const bare = p.field.slice(prefix.length);
-        if (bare.includes('_')) this._words.set(bare, p.name);
-      }
-    }
+    // The core writes scheme parameters as users write them; function arguments keep the C++
+    // and Python spelling there (head_dim), which JS callers write in camelCase (headDim).
+    this._arguments = new Map(data.arguments.map((a) => [a.field, a.name]));
   }
 
   /** The row of a scheme type by name, or undefined. */
@@ -129,13 +118,12 @@ export class Catalogue {
     return language;
   }
 
-  /** A core message with its field names as users write them (scheme.scaling.originalLength). */
+  /** A core message with the function arguments it names in JS spelling (head_dim -> headDim). */
   coreMessage(message) {
-    return message
-      .replace(/\bscheme\.((?:scaling\.)?[a-z][a-z0-9_]*)/g, (m, path) =>
-        this._paths.has(path) ? `scheme.${this._paths.get(path)}` : m,
-      )
-      .replace(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g, (w) => this._words.get(w) ?? w);
+    return message.replace(
+      /\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g,
+      (w) => this._arguments.get(w) ?? w,
+    );
   }
 
   /**

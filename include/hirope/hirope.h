@@ -101,9 +101,10 @@ struct Scheme {
 };
 
 // Scheme-level validation for a given head dimension: every parameter range, the scaling's own
-// parameters, list lengths. Also called by every function below. Messages name fields by their
-// C++ path ("scheme.scaling.original_length", "head_dim"); the catalogue below maps them to
-// other spellings (the JS layer's "scheme.scaling.originalLength").
+// parameters, list lengths. Also called by every function below. Messages name scheme parameters
+// as users write them, by their catalogue names (ParamInfo::name: "scheme.scaling.originalLength",
+// "scheme.gamma"), so the bindings pass them on as they are; function arguments keep their C++
+// names ("head_dim"), which the JS layer spells in camelCase (SchemeCatalogue::arguments).
 Status validate(const Scheme& scheme, int head_dim);
 
 // True for the schemes that merge a near and a far branch by the window rule.

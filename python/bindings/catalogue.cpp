@@ -1,8 +1,8 @@
 // The scheme table (scheme_catalogue() in src/core/catalogue.cpp) for Python: the catalogue as
 // the core writes it (catalogue_json, parsed by json.loads: hirope.catalogue, the same object as
 // hr.catalogue), the scheme dicts read through its rows (read_scheme: what wasm/catalogue.js
-// normalizeScheme does on the JS side), and the core's messages with their field names mapped
-// (core_message). Nothing about a particular scheme is written here.
+// normalizeScheme does on the JS side). The core writes its messages in the users' words
+// already. Nothing about a particular scheme is written here.
 #include "common.h"
 #include "hirope/hirope.h"
 
@@ -10,7 +10,6 @@
 #include <cctype>
 #include <cmath>
 #include <limits>
-#include <regex>
 #include <string>
 #include <vector>
 
@@ -185,52 +184,6 @@ void read_scaling(py::handle given, Scheme* s) {
     }
 }
 
-// A word of the core's messages -> the word Python callers write.
-struct NameMaps {
-    std::vector<std::pair<std::string, std::string>> paths, words;
-    static const std::string* find(const std::vector<std::pair<std::string, std::string>>& m,
-                                   const std::string& k) {
-        for (const auto& e : m)
-            if (e.first == k) return &e.second;
-        return nullptr;
-    }
-};
-
-const NameMaps& name_maps() {
-    static const NameMaps maps = [] {
-        NameMaps m;
-        const SchemeCatalogue& v = scheme_catalogue();
-        m.paths.push_back({"type", "type"});
-        for (int scaling = 0; scaling < 2; ++scaling) {
-            for (const ParamInfo& p : scaling ? v.scaling_params : v.scheme_params) {
-                if (!p.field) continue;
-                const std::string field = p.field;
-                m.paths.push_back({(scaling ? "scaling." : "") + field,
-                                   (scaling ? "scaling." : "") + std::string(p.name)});
-                if (field.find('_') != std::string::npos) m.words.push_back({field, p.name});
-            }
-        }
-        // Function arguments (head_dim, segment_size, timeout_ms ...) keep the core's words: they
-        // are Python's spelling too.
-        return m;
-    }();
-    return maps;
-}
-
-std::string replace_all(const std::string& text, const std::regex& re,
-                        std::string (*replace)(const std::smatch&)) {
-    std::string out;
-    auto begin = std::sregex_iterator(text.begin(), text.end(), re);
-    size_t last = 0;
-    for (auto it = begin; it != std::sregex_iterator(); ++it) {
-        out.append(text, last, static_cast<size_t>(it->position()) - last);
-        out += replace(*it);
-        last = static_cast<size_t>(it->position() + it->length());
-    }
-    out.append(text, last, std::string::npos);
-    return out;
-}
-
 } // namespace
 
 void add_catalogue_part(void (*part)(py::dict* out)) {
@@ -307,19 +260,6 @@ SchemeSpec read_scheme(py::handle value) {
     return out;
 }
 
-std::string core_message(const std::string& message) {
-    static const std::regex path(R"(\bscheme\.((?:scaling\.)?[a-z][a-z0-9_]*))");
-    static const std::regex word(R"(\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b)");
-    std::string out = replace_all(message, path, [](const std::smatch& m) {
-        const std::string* to = NameMaps::find(name_maps().paths, m[1].str());
-        return to ? "scheme." + *to : m[0].str();
-    });
-    return replace_all(out, word, [](const std::smatch& m) {
-        const std::string* to = NameMaps::find(name_maps().words, m[0].str());
-        return to ? *to : m[0].str();
-    });
-}
-
 void register_catalogue(py::module_& m) {
     m.def("catalogue", &catalogue,
           "The scheme table: schemes, scalings, their parameters (name, kind, default, range), "
@@ -334,7 +274,6 @@ void register_catalogue(py::module_& m) {
             return out;
         },
         py::arg("scheme"));
-    m.def("core_message", &core_message, py::arg("message"));
 }
 
 } // namespace python

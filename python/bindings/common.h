@@ -4,7 +4,7 @@
 // int32 positions); schemes arrive as dicts in the JS API's words ({'type': 'hirope',
 // 'segmentSize': 64}) and are read through the scheme table's rows (read_scheme, catalogue.cpp),
 // never a second copy of it; a core Status that is not ok is raised as hirope.HiRoPEError (a
-// ValueError) with the core's message, its field names mapped to the words Python callers write.
+// ValueError) with the core's message, written in the words Python callers write.
 // Public headers only (include/hirope/).
 #pragma once
 
@@ -34,12 +34,10 @@ class Failure : public std::runtime_error {
     throw Failure(message);
 }
 
-// The core's message with its C++ field names as Python callers write them: scheme fields by
-// their JS names (scheme.scaling.originalLength), function arguments as they are (head_dim).
-std::string core_message(const std::string& message);
-
+// A core Status as a HiRoPEError: the core names scheme parameters as users write them
+// (scheme.scaling.originalLength) and function arguments as Python does (head_dim).
 inline void check(const Status& st) {
-    if (!st.ok()) fail(core_message(st.message()));
+    if (!st.ok()) fail(st.message());
 }
 
 // repr() of a value, for messages ("got 'foo'"); an integer of more than 40 digits by its size.

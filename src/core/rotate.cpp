@@ -40,7 +40,7 @@ Status rotation_overflow(const Context& c, const Positions& pos, Role role, int6
             largest = std::max(largest, xpos_scale(c, pos, role, p, t));
         msg += "xPos scale at position " + std::to_string(pos.token[t]) + " of the " + who +
                " is up to " + number(largest) + ", centre " +
-               std::to_string(static_cast<int64_t>(c.xpos_centre)) + ", scheme.xpos_scale_base " +
+               std::to_string(static_cast<int64_t>(c.xpos_centre)) + ", scheme.scaleBase " +
                number(c.scheme.xpos_scale_base) +
                ": the positions span too far for the float range, or the values are too large)";
     } else {

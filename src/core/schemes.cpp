@@ -26,10 +26,11 @@ std::string integer_text(double x) {
     return std::isfinite(x) ? std::to_string(static_cast<int64_t>(x)) : num(x);
 }
 
-// A parameter's value against its range in the catalogue; the message names the C++ field.
+// A parameter's value against its range in the catalogue; the message names it as users write it
+// (ParamInfo::name).
 Status check_param(const ParamInfo& p, const Scheme& s, const std::string& prefix) {
-    if (!p.field) return {}; // an option of the JS layer, no field
-    const std::string name = prefix + p.field;
+    if (!p.field) return {}; // an option of the bindings, no field
+    const std::string name = prefix + p.name;
     if (p.kind == ParamKind::enumeration) {
         const std::vector<EnumValue>* list = value_list(p.values);
         const int x = static_cast<int>(p.get(s));
@@ -95,7 +96,7 @@ Status validate_scaling(const Scheme& scheme, int rdim) {
     case ScalingType::longrope: {
         const size_t want = static_cast<size_t>(rdim / 2);
         if (s.short_factor.size() != want || s.long_factor.size() != want)
-            return Status::error(p + "short_factor and long_factor must each have rotary_dim/2 = " +
+            return Status::error(p + "shortFactor and longFactor must each have rotary_dim/2 = " +
                                  std::to_string(want) + " entries, got " +
                                  std::to_string(s.short_factor.size()) + " and " +
                                  std::to_string(s.long_factor.size()));
@@ -103,7 +104,7 @@ Status validate_scaling(const Scheme& scheme, int rdim) {
             if (!finite(s.short_factor[i]) || s.short_factor[i] <= 0 || !finite(s.long_factor[i]) ||
                 s.long_factor[i] <= 0)
                 return Status::error(p +
-                                     "short_factor and long_factor entries must be positive "
+                                     "shortFactor and longFactor entries must be positive "
                                      "numbers (entry " +
                                      std::to_string(i) + ")");
         }
@@ -111,7 +112,7 @@ Status validate_scaling(const Scheme& scheme, int rdim) {
     }
     case ScalingType::llama3:
         if (s.high_freq_factor <= s.low_freq_factor)
-            return Status::error(p + "llama3 needs 0 < low_freq_factor < high_freq_factor, got " +
+            return Status::error(p + "llama3 needs 0 < lowFreqFactor < highFreqFactor, got " +
                                  num(s.low_freq_factor) + " and " + num(s.high_freq_factor));
         break;
     default:
@@ -179,7 +180,7 @@ Status validate(const Scheme& s, int head_dim) {
             }
             // After rotary_fraction (its range is checked): the dims it leaves, then the scaling.
             if (rotary_dim(s, head_dim) < 2)
-                return Status::error("scheme.rotary_fraction * head_dim must leave at least 2 "
+                return Status::error("scheme.rotaryFraction * head_dim must leave at least 2 "
                                      "rotated dims, got " +
                                      num(s.rotary_fraction) + " * " + std::to_string(head_dim));
             Status st = validate_scaling(s, rotary_dim(s, head_dim));
@@ -191,7 +192,7 @@ Status validate(const Scheme& s, int head_dim) {
         if (!st.ok()) return st;
     }
     if (s.type == SchemeType::hirope && s.levels == 3 && s.ratio + s.statement_ratio > 1 + 1e-12)
-        return Status::error("scheme.ratio + scheme.statement_ratio must be at most 1, got " +
+        return Status::error("scheme.ratio + scheme.statementRatio must be at most 1, got " +
                              num(s.ratio + s.statement_ratio));
     if (s.type == SchemeType::sinusoidal && s.sinusoidal == SinusoidalVariant::fairseq &&
         head_dim < 4)
@@ -240,21 +241,21 @@ std::vector<Band> bands(const Scheme& s, int head_dim) {
 Status yarn_correction_range(double beta_fast, double beta_slow, int dim, double base,
                              double original_length, double* low, double* high) {
     if (!finite(beta_fast) || beta_fast <= 0)
-        return Status::error("beta_fast must be a positive number, got " + num(beta_fast));
+        return Status::error("betaFast must be a positive number, got " + num(beta_fast));
     if (!finite(beta_slow) || beta_slow <= 0)
-        return Status::error("beta_slow must be a positive number, got " + num(beta_slow));
+        return Status::error("betaSlow must be a positive number, got " + num(beta_slow));
     if (dim < 2) return Status::error("dim must be at least 2, got " + std::to_string(dim));
     if (!finite(base) || base <= 1)
         return Status::error("base must be a number > 1, got " + num(base));
     if (!finite(original_length) || original_length <= 0)
-        return Status::error("original_length must be a positive number, got " +
+        return Status::error("originalLength must be a positive number, got " +
                              num(original_length));
     auto correction_dim = [&](double rotations) {
         return dim * std::log(original_length / (rotations * 2 * kPi)) / (2 * std::log(base));
     };
     const double lo = correction_dim(beta_fast), hi = correction_dim(beta_slow);
     if (!finite(lo) || !finite(hi))
-        return Status::error("the YaRN correction range overflows for original_length " +
+        return Status::error("the YaRN correction range overflows for originalLength " +
                              num(original_length) + " and betas " + num(beta_fast) + ", " +
                              num(beta_slow));
     *low = lo;
@@ -383,7 +384,7 @@ double split_fraction(double training_length, double base) {
 
 Status split_fraction_checked(double training_length, double base, double* out) {
     if (!finite(training_length) || !(training_length > 0))
-        return Status::error("training_length must be a positive number, got " +
+        return Status::error("trainingLength must be a positive number, got " +
                              num(training_length));
     if (!finite(base) || !(base > 1))
         return Status::error("base must be a number > 1, got " + num(base));
@@ -399,7 +400,7 @@ Status split_bound(const Scheme& scheme, int head_dim, SplitBound* out) {
     Status st = validate(scheme, head_dim);
     if (!st.ok()) return st;
     if (!finite(scheme.training_length) || !(scheme.training_length > 0))
-        return Status::error("scheme.training_length must be a positive number, got " +
+        return Status::error("scheme.trainingLength must be a positive number, got " +
                              num(scheme.training_length));
     SplitBound b;
     st = split_fraction_checked(scheme.training_length, scheme.base, &b.split);

@@ -204,6 +204,11 @@ Status Model::Impl::check_scheme(const Scheme& scheme) const {
         return Status::error("the code model was trained with RoPE; its schemes must rotate q and "
                              "k (" +
                              scheme_names(&SchemeInfo::rotary) + ", with any scaling) or be nope");
+    // Its weights learnt RoPE's half-split pairs (j, j + d/2): another layout would pair dims the
+    // model never saw rotate together.
+    if (is_rotary(scheme.type) && scheme.layout != Layout::half)
+        return Status::error(
+            "the code model rotates in the half-split layout: scheme.layout must be 'half'");
     return {};
 }
 

@@ -1,6 +1,7 @@
 // The scheme catalogue (src/core/catalogue.cpp): one row per enumerator in enum order, accessors
 // that reach the fields they name, defaults inside their ranges, and validate() rejecting each
-// out-of-range parameter with a message that names its C++ field and states the table's range.
+// out-of-range parameter with a message that names it as users write it (ParamInfo::name) and
+// states the table's range.
 #include "hirope/analysis.h"
 #include "hirope/hirope.h"
 #include "hirope/model.h"
@@ -153,7 +154,8 @@ TEST_CASE("Parameters: unique names, working accessors, defaults in range", "[ca
     CHECK(param_range(*find_param(v.scaling_params, "attention_factor")) == "a finite number");
 }
 
-TEST_CASE("validate() checks each parameter's range and names its C++ field", "[catalogue]") {
+TEST_CASE("validate() checks each parameter's range and names it as users write it",
+          "[catalogue]") {
     const SchemeCatalogue& v = scheme_catalogue();
     int checked = 0;
     for (const SchemeInfo& info : v.schemes)
@@ -180,8 +182,8 @@ TEST_CASE("validate() checks each parameter's range and names its C++ field", "[
                     // NaN is how the bindings pass a required parameter left out.
                     const std::string want =
                         p.required && std::isnan(bad)
-                            ? prefix + p.field + " is required (" + param_range(p) + ")"
-                            : prefix + p.field + " must be " + param_range(p);
+                            ? prefix + p.name + " is required (" + param_range(p) + ")"
+                            : prefix + p.name + " must be " + param_range(p);
                     CHECK(st.message().rfind(want, 0) == 0);
                     ++checked;
                 }

@@ -421,11 +421,11 @@ TEST_CASE("split_fraction's domain: NaN outside it, errors from the checked form
     CHECK(std::isnan(split_fraction(nan, 10000)));
     split = 7;
     CHECK(split_fraction_checked(inf, inf, &split).message() ==
-          "training_length must be a positive number, got inf");
+          "trainingLength must be a positive number, got inf");
     CHECK(split_fraction_checked(-1, 10000, &split).message() ==
-          "training_length must be a positive number, got -1");
+          "trainingLength must be a positive number, got -1");
     CHECK(split_fraction_checked(nan, 10000, &split).message() ==
-          "training_length must be a positive number, got nan");
+          "trainingLength must be a positive number, got nan");
     CHECK(split_fraction_checked(4096, inf, &split).message() ==
           "base must be a number > 1, got inf");
     CHECK(split_fraction_checked(4096, 1, &split).message() == "base must be a number > 1, got 1");
@@ -437,9 +437,9 @@ TEST_CASE("split_fraction's domain: NaN outside it, errors from the checked form
     SplitBound b;
     s.training_length = inf;
     CHECK(split_bound(s, 64, &b).message() ==
-          "scheme.training_length must be a positive number, got inf");
+          "scheme.trainingLength must be a positive number, got inf");
     s.training_length = nan;
-    CHECK(mentions(split_bound(s, 64, &b).message(), "scheme.training_length"));
+    CHECK(mentions(split_bound(s, 64, &b).message(), "scheme.trainingLength"));
     s.training_length = 4096;
     s.base = inf;
     CHECK(mentions(split_bound(s, 64, &b).message(), "scheme.base"));
@@ -454,15 +454,15 @@ TEST_CASE("yarn_correction_range checks its arguments", "[edges][scaling]") {
     CHECK(high == Approx(128 * std::log(4096 / (2 * kPi)) / (2 * std::log(10000.0))));
     low = high = -1;
     CHECK(yarn_correction_range(inf, 1, 128, 10000, 4096, &low, &high).message() ==
-          "beta_fast must be a positive number, got inf");
+          "betaFast must be a positive number, got inf");
     CHECK(yarn_correction_range(32, 0, 128, 10000, 4096, &low, &high).message() ==
-          "beta_slow must be a positive number, got 0");
+          "betaSlow must be a positive number, got 0");
     CHECK(yarn_correction_range(32, 1, 0, 10000, 4096, &low, &high).message() ==
           "dim must be at least 2, got 0");
     CHECK(yarn_correction_range(32, 1, 128, inf, 4096, &low, &high).message() ==
           "base must be a number > 1, got inf");
     CHECK(yarn_correction_range(32, 1, 128, 10000, std::nan(""), &low, &high).message() ==
-          "original_length must be a positive number, got nan");
+          "originalLength must be a positive number, got nan");
     CHECK(low == -1);
     CHECK(high == -1);
 }

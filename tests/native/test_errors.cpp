@@ -76,13 +76,13 @@ TEST_CASE("Invalid requests are reported with the argument's name", "[errors]") 
     r = f.req();
     r.scheme.scaling.type = ScalingType::yarn;
     r.scheme.scaling.factor = 4;
-    CHECK(mentions(f.error(r), "scheme.scaling.original_length"));
+    CHECK(mentions(f.error(r), "scheme.scaling.originalLength"));
     r = f.req();
     r.heads = 0;
     CHECK(mentions(f.error(r), "heads"));
     r = f.req();
     r.scheme.rotary_fraction = 0.1;
-    CHECK(mentions(f.error(r), "scheme.rotary_fraction"));
+    CHECK(mentions(f.error(r), "scheme.rotaryFraction"));
 }
 
 TEST_CASE("Sizes beyond the limits fail before allocating", "[errors]") {

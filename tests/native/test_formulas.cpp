@@ -263,7 +263,7 @@ TEST_CASE("Proportional (p-RoPE) stops the slowest pairs", "[scaling][spec]") {
     CHECK(f[3] == Approx(std::pow(10000.0, -0.75)).epsilon(1e-15));
     s.scaling.partial_rotary_factor = 1.5;
     CHECK(validate(s, 8).message() ==
-          "scheme.scaling.partial_rotary_factor must be in [0, 1], got 1.5");
+          "scheme.scaling.partialRotaryFactor must be in [0, 1], got 1.5");
 
     // Rotation, half layout, position 3, p = 0.5: pair 0 turns by 3 rad, pair 1 by 0.3 rad, the
     // stopped pairs (dims 2, 3, 6, 7) pass through unchanged.

@@ -621,6 +621,13 @@ TEST_CASE("model: bad requests are errors", "[model][errors]") {
     }
     r.scheme.type = SchemeType::alibi;
     CHECK(m.forward(r).message().find("trained with RoPE") != std::string::npos);
+    // The half-layout rule is the model's own (check_scheme), not only the bindings'.
+    r.scheme = base_scheme(m);
+    r.scheme.layout = Layout::interleaved;
+    CHECK(m.forward(r).message() ==
+          "the code model rotates in the half-split layout: scheme.layout must be 'half'");
+    r.scheme.type = SchemeType::nope; // takes no layout
+    CHECK(m.forward(r).ok());
     r.scheme = base_scheme(m);
     r.n = ModelLimits::max_input_bytes + 1;
     CHECK(m.forward(r).message().find("limit") != std::string::npos);

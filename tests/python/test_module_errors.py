@@ -182,10 +182,14 @@ def test_scheme_errors(scheme, message):
 
 
 def test_core_messages_use_the_js_words():
-    # The core names scheme.scaling.original_length; Python callers read the JS API's key.
-    assert hirope._hirope.core_message("scheme.scaling.original_length must be > 0") == \
-        "scheme.scaling.originalLength must be > 0"
-    assert hirope._hirope.core_message("head_dim must be even") == "head_dim must be even"
+    # The core writes scheme keys as users write them (no rewriter in the binding), and function
+    # arguments as Python spells them.
+    assert not hasattr(hirope._hirope, "core_message")
+    with pytest.raises(E, match=r"^scheme\.scaling\.originalLength must be a number >= 1, got 0$"):
+        hirope.inverse_frequencies(
+            {"type": "rope", "scaling": {"type": "yarn", "factor": 2, "originalLength": 0}}, 8)
+    with pytest.raises(E, match=r"^scheme\.rotaryFraction \* head_dim must leave at least 2"):
+        hirope.inverse_frequencies({"type": "rope", "rotaryFraction": 0.1}, 8)
 
 
 # -- arrays ----------------------------------------------------------------------------------
