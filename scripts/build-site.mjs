@@ -36,8 +36,8 @@ for (const file of fs.readdirSync(path.join(dist, 'data')))
 await esbuild.build({
   absWorkingDir: root,
   entryPoints: {
-    playground: 'web/src/page/playground.js',
-    'model-page': 'web/src/page/model.js',
+    playground: 'web/src/page/playground/playground.js',
+    'model-page': 'web/src/page/model/model.js',
     worker: 'web/src/worker/main.js',
     'hirope-attention': 'web/src/element/hirope-attention.js',
   },

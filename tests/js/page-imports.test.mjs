@@ -74,8 +74,20 @@ describe('web/src import graph', () => {
     assert.deepEqual(violations('worker', ['page', 'element']), []);
   });
 
+  it("keeps each mode's modules in its own folder (page/playground/, page/model/)", () => {
+    for (const mode of ['playground', 'model']) {
+      const flat = fs.readdirSync(folder('page')).filter((f) => f.startsWith(`${mode}`));
+      assert.deepEqual(
+        flat.filter((f) => f !== mode),
+        [],
+        `web/src/page/${mode}/ holds ${mode} mode's modules`,
+      );
+      assert.ok(fs.existsSync(path.join(src, 'page', mode, `${mode}.js`)), `${mode}'s entry`);
+    }
+  });
+
   it("sees the imports it checks (the pages' entries reach the shell and the shared state)", () => {
-    const reached = reachable(path.join(src, 'page/playground.js'));
+    const reached = reachable(path.join(src, 'page/playground/playground.js'));
     for (const f of ['page/shell.js', 'shared/playground-state.js', 'shared/diff-image.js'])
       assert.ok(reached.has(path.join(src, f)), f);
     const worker = reachable(path.join(src, 'worker/attention-engine.js'));

@@ -1,14 +1,14 @@
 // The attention playground's controls: the presets and their caption, both schemes' and the shared
 // settings, and the editor's toolbar (sample, Detect, Open file, q/k file, backend) with the
 // Tokenizers box under the units.
-import { el } from './dom.js';
-import { $, statusLine } from './shell.js';
-import { buildControls, schemeControls, sharedControls, setPath } from './controls.js';
+import { el } from '../dom.js';
+import { $, statusLine } from '../shell.js';
+import { buildControls, schemeControls, sharedControls, setPath } from '../controls.js';
 import { TokenizersBox } from './tokenizers-box.js';
-import { normalizeState, describeScheme } from '../shared/playground-state.js';
-import { PRESETS, presetState, matchesPreset } from '../shared/presets.js';
-import { SAMPLES, LANGUAGE_NAMES } from '../shared/samples.js';
-import { qkFileHint } from '../shared/wording.js';
+import { normalizeState, describeScheme } from '../../shared/playground-state.js';
+import { PRESETS, presetState, matchesPreset } from '../../shared/presets.js';
+import { SAMPLES, LANGUAGE_NAMES } from '../../shared/samples.js';
+import { qkFileHint } from '../../shared/wording.js';
 
 /**
  * Builds the controls once the workers are ready (pg.info names the languages and tokenizers);

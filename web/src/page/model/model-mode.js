@@ -5,12 +5,12 @@ import {
   readModelLink,
   modelDefaultsOf,
   ratioOnPairs,
-} from '../shared/model-state.js';
+} from '../../shared/model-state.js';
 import { PAIRS } from './model-scheme-fields.js';
-import { normalizeWith } from '../shared/link-state.js';
-import { MODEL_NAMES } from '../shared/models.js';
-import { LONG_PYTHON_SAMPLE } from '../shared/model-samples.js';
-import { SAMPLES } from '../shared/samples.js';
+import { normalizeWith } from '../../shared/link-state.js';
+import { MODEL_NAMES } from '../../shared/models.js';
+import { LONG_PYTHON_SAMPLE } from '../../shared/model-samples.js';
+import { SAMPLES } from '../../shared/samples.js';
 
 export const SMOOTHING = [1, 8, 32, 128];
 export const BYTE_FILTERS = [

@@ -1,10 +1,10 @@
 // The units outline under the editor: every unit with its kinds, name, token range and statements;
 // clicking one selects its code and outlines it on the maps.
-import { el } from './dom.js';
-import { $ } from './shell.js';
-import { statementsPerUnit } from '../shared/counts.js';
-import { plural, unitKinds } from '../shared/wording.js';
-import { LANGUAGE_NAMES } from '../shared/samples.js';
+import { el } from '../dom.js';
+import { $ } from '../shell.js';
+import { statementsPerUnit } from '../../shared/counts.js';
+import { plural, unitKinds } from '../../shared/wording.js';
+import { LANGUAGE_NAMES } from '../../shared/samples.js';
 
 /** renderOutline(analysis) fills #outline; markUnit(u) marks a unit there and on the maps. */
 export function createOutline(pg) {

@@ -1,8 +1,8 @@
 // The comparison in numbers under the maps: own-unit attention and mean distance for A and B (over
 // all queries and for the selected one), TV and KL, and the chart of TV along the rows.
-import { el } from './dom.js';
-import { $ } from './shell.js';
-import { fitCanvas, drawAxes } from './charts/axes.js';
+import { el } from '../dom.js';
+import { $ } from '../shell.js';
+import { fitCanvas, drawAxes } from '../charts/axes.js';
 
 /** renderSummary() draws #summary from pg.result and pg.comparison (which arrives after the maps). */
 export function createSummary(pg) {

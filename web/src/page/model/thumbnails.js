@@ -1,8 +1,8 @@
 // Model mode's every layer and head (as bertviz's model view): A's and B's layer x head grids of
 // thumbnails in the heatmaps' colours, computed one request at a time and kept per input.
-import { el } from './dom.js';
-import { $ } from './shell.js';
-import { THUMB_SIZE } from '../shared/models.js';
+import { el } from '../dom.js';
+import { $ } from '../shell.js';
+import { THUMB_SIZE } from '../../shared/models.js';
 
 /** The thumbnails' figure under the maps; clicking one opens its layer and head. */
 export function createThumbnails(mx) {

@@ -1,10 +1,10 @@
 // Model mode's downloads: each model's weights (and the token model's llama2 vocabulary) fetched
 // once per visit for both workers and only when picked, their sizes before the download (for the
 // picker), and the held-out verdict of the model shown, from the evaluation's own files.
-import { el } from './dom.js';
-import { $ } from './shell.js';
-import { assetURL } from '../shared/assets.js';
-import { MODEL_NAMES } from '../shared/models.js';
+import { el } from '../dom.js';
+import { $ } from '../shell.js';
+import { assetURL } from '../../shared/assets.js';
+import { MODEL_NAMES } from '../../shared/models.js';
 import { EVAL_FILES, verdictData, renderVerdict } from './verdict.js';
 
 /**

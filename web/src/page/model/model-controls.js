@@ -2,17 +2,17 @@
 // attention's settings, generation's, both schemes' boxes (their fields in
 // model-scheme-fields.js; the ratio in whole frequency pairs, with its Split% hint), B's one-click
 // ratios, and the token model's story presets (model-stories.js) kept in step with the state.
-import { el } from './dom.js';
-import { $ } from './shell.js';
-import { buildControls, setPath } from './controls.js';
+import { el } from '../dom.js';
+import { $ } from '../shell.js';
+import { buildControls, setPath } from '../controls.js';
 import { SMOOTHING, BYTE_FILTERS, unitOf, normal, sampleOf, ratiosOnPairs } from './model-mode.js';
 import { PAIRS, sideControls } from './model-scheme-fields.js';
 import { createStories } from './model-stories.js';
-import { formatRatio } from '../shared/schemes.js';
-import { MODEL_SPLIT_RATIO, modelDefaultsOf } from '../shared/model-state.js';
-import { normalizeWith } from '../shared/link-state.js';
-import { MODEL_NAMES, TRAINED_ON } from '../shared/models.js';
-import { LANGUAGE_NAMES } from '../shared/samples.js';
+import { formatRatio } from '../../shared/schemes.js';
+import { MODEL_SPLIT_RATIO, modelDefaultsOf } from '../../shared/model-state.js';
+import { normalizeWith } from '../../shared/link-state.js';
+import { MODEL_NAMES, TRAINED_ON } from '../../shared/models.js';
+import { LANGUAGE_NAMES } from '../../shared/samples.js';
 import {
   modelHelp,
   factorHelp,
@@ -21,7 +21,7 @@ import {
   ratioHint,
   languageNote,
   languageHelp,
-} from '../shared/model-wording.js';
+} from '../../shared/model-wording.js';
 
 /** Builds the controls once the workers are ready (mx.info names the languages); changes go into mx.state. */
 export function createModelControls(mx) {

@@ -3,9 +3,9 @@
 // dropped, which becomes a choice of the Tokenizer control. Counting runs in worker A after each
 // redraw, for the tokenizers whose vocabularies are loaded (the one in use, any the person asked
 // for, or all of them after "Count with every tokenizer").
-import { el } from './dom.js';
-import { tokenizerLabel } from './controls.js';
-import { hasTokenizerData } from './worker-requests.js';
+import { el } from '../dom.js';
+import { tokenizerLabel } from '../controls.js';
+import { hasTokenizerData } from '../worker-requests.js';
 
 const number = (x, digits = 0) =>
   x.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits });

@@ -3,8 +3,8 @@
 // thumbnails), and generation — computed by the same two workers as the attention mode. The
 // whole state lives in the URL hash. This module holds the page's state (mx) and runs the model;
 // the views are modules of their own.
-import { createEditor, HEAT_LEVELS } from './editor.js';
-import { installUnitColours } from './heatmap-draw.js';
+import { createEditor, HEAT_LEVELS } from '../editor.js';
+import { installUnitColours } from '../heatmap-draw.js';
 import {
   $,
   statusLine,
@@ -12,8 +12,8 @@ import {
   showLinkNotice,
   startWorkers,
   bindModeLink,
-} from './shell.js';
-import { createLinkHistory } from './link-history.js';
+} from '../shell.js';
+import { createLinkHistory } from '../link-history.js';
 import { unitOf, normal, sampleOf, stateFromHash } from './model-mode.js';
 import { markTable, charBits } from './model-marks.js';
 import { createModelLoading } from './model-loading.js';
@@ -21,11 +21,11 @@ import { createModelControls } from './model-controls.js';
 import { createModelMaps } from './model-maps.js';
 import { createThumbnails } from './thumbnails.js';
 import { createGeneration } from './generation.js';
-import { createLossChart } from './charts/loss.js';
-import { readModelLink, encodeModelState, describeModelSide } from '../shared/model-state.js';
-import { DEFAULTS } from '../shared/playground-state.js';
-import { LINK_UNREADABLE } from '../shared/wording.js';
-import { readCount, clipSentence, modelErrorText } from '../shared/model-wording.js';
+import { createLossChart } from '../charts/loss.js';
+import { readModelLink, encodeModelState, describeModelSide } from '../../shared/model-state.js';
+import { DEFAULTS } from '../../shared/playground-state.js';
+import { LINK_UNREADABLE } from '../../shared/wording.js';
+import { readCount, clipSentence, modelErrorText } from '../../shared/model-wording.js';
 
 installUnitColours();
 const progress = progressAfter(150);

@@ -1,9 +1,9 @@
 // Model mode's scheme boxes: the fields of scheme A's and B's controls (scheme, ratio in whole
 // frequency pairs, hierarchy, segment, window, group, scaling, factor), with the core's ranges.
-import { SCALINGS } from '../shared/schemes.js';
-import { MODEL_SCHEMES, isBaseline } from '../shared/models.js';
-import { modelHelp, factorHelp } from '../shared/model-wording.js';
-import { CATALOGUE, options, numberSpec } from '../shared/catalogue.js';
+import { SCALINGS } from '../../shared/schemes.js';
+import { MODEL_SCHEMES, isBaseline } from '../../shared/models.js';
+import { modelHelp, factorHelp } from '../../shared/model-wording.js';
+import { CATALOGUE, options, numberSpec } from '../../shared/catalogue.js';
 
 const MODEL_SCALINGS = SCALINGS.filter(([s]) => s !== 'llama3');
 export const PAIRS = 16; // the shipped model's frequency pairs, until its config is known

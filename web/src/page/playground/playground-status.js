@@ -1,11 +1,11 @@
 // The playground's status: the status line in words, what a redraw read and what is out of
 // distribution (plainStatus) or what went wrong when it failed (errorText), and the maps a failed
 // redraw leaves retitled as not computed (retitleUncomputed).
-import { $ } from './shell.js';
-import { describeScheme } from '../shared/playground-state.js';
-import { codeSentence, trainingSentence, parseSentence } from '../shared/wording.js';
-import { LANGUAGE_NAMES } from '../shared/samples.js';
-import { errorBytes } from '../shared/language-detection.js';
+import { $ } from '../shell.js';
+import { describeScheme } from '../../shared/playground-state.js';
+import { codeSentence, trainingSentence, parseSentence } from '../../shared/wording.js';
+import { LANGUAGE_NAMES } from '../../shared/samples.js';
+import { errorBytes } from '../../shared/language-detection.js';
 
 /** The status line in plain words: what was read, and what is out of distribution. */
 export function plainStatus(pg, value, snapshot) {

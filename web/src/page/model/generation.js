@@ -1,10 +1,10 @@
 // Model mode's generation: both schemes continue the code from its end, with the length,
 // temperature and seed controls; the button waits while it runs or a field is invalid.
-import { el } from './dom.js';
-import { $ } from './shell.js';
+import { el } from '../dom.js';
+import { $ } from '../shell.js';
 import { normal, unitOf } from './model-mode.js';
-import { describeModelSide } from '../shared/model-state.js';
-import { generatedSentence } from '../shared/model-wording.js';
+import { describeModelSide } from '../../shared/model-state.js';
+import { generatedSentence } from '../../shared/model-wording.js';
 
 const NOTHING_YET = 'Nothing generated for these settings yet: press “Continue under A and B”.';
 

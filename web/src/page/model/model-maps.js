@@ -1,12 +1,12 @@
 // Model mode's two heatmaps (the model's real attention for a layer and head under A and B): zoom,
 // the query row that shades the code, and PNG and CSV export.
-import { Heatmap } from './heatmap.js';
-import { $ } from './shell.js';
-import { heatLevel } from './editor.js';
-import { download } from './dom.js';
-import { modelCSV } from './export.js';
-import { describeModelSide } from '../shared/model-state.js';
-import { modelMapHint } from '../shared/model-wording.js';
+import { Heatmap } from '../heatmap.js';
+import { $ } from '../shell.js';
+import { heatLevel } from '../editor.js';
+import { download } from '../dom.js';
+import { modelCSV } from '../export.js';
+import { describeModelSide } from '../../shared/model-state.js';
+import { modelMapHint } from '../../shared/model-wording.js';
 import { unitOf } from './model-mode.js';
 import { LUTS, cssGradient, DECADES } from 'hirope/colormap';
 

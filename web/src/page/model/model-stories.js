@@ -1,10 +1,10 @@
 // Model mode's story presets: one click each sets both schemes (and the filter) to one point of
 // the token model's held-out story, with its sentence above the loss chart.
-import { el } from './dom.js';
-import { $ } from './shell.js';
+import { el } from '../dom.js';
+import { $ } from '../shell.js';
 import { sampleOf } from './model-mode.js';
-import { modelDefaultsOf } from '../shared/model-state.js';
-import { normalizeWith } from '../shared/link-state.js';
+import { modelDefaultsOf } from '../../shared/model-state.js';
+import { normalizeWith } from '../../shared/link-state.js';
 
 /**
  * Builds the presets' buttons and sentence above the loss chart; a click sets mx.state and calls

@@ -2,9 +2,9 @@
 // A / B / A vs B with the comparison in numbers, and the distance, angle and decay views below,
 // all fed by two workers (one per scheme). The whole state lives in the URL hash. This module
 // holds the page's state (pg) and runs the redraws; the views are modules of their own.
-import { createEditor, tokenAt } from './editor.js';
-import { installUnitColours } from './heatmap-draw.js';
-import { $, statusLine, progressAfter, showLinkNotice, startWorkers } from './shell.js';
+import { createEditor, tokenAt } from '../editor.js';
+import { installUnitColours } from '../heatmap-draw.js';
+import { $, statusLine, progressAfter, showLinkNotice, startWorkers } from '../shell.js';
 import { createControls } from './playground-controls.js';
 import { createMaps } from './playground-maps.js';
 import { createHoverCard } from './hover-card.js';
@@ -18,9 +18,9 @@ import {
   readStateLink,
   describeScheme,
   analyzeOptionsFor,
-} from '../shared/playground-state.js';
-import { splitHint, redrawTimings, alibiHint } from '../shared/wording.js';
-import { SAMPLES } from '../shared/samples.js';
+} from '../../shared/playground-state.js';
+import { splitHint, redrawTimings, alibiHint } from '../../shared/wording.js';
+import { SAMPLES } from '../../shared/samples.js';
 
 installUnitColours();
 const progress = progressAfter(150);

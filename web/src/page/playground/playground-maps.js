@@ -1,13 +1,13 @@
 // The attention playground's three heatmaps (A, B, A vs B): their images, unit strips, guides,
 // legends and zoom, the row a person selects, and the token texts their axes and cards show.
-import { Heatmap } from './heatmap.js';
-import { $, dark, theme } from './shell.js';
-import { heatLevel } from './editor.js';
-import { exportHandler } from './export.js';
-import { diffImage, VISIBLE_RATIO } from '../shared/diff-image.js';
+import { Heatmap } from '../heatmap.js';
+import { $, dark, theme } from '../shell.js';
+import { heatLevel } from '../editor.js';
+import { exportHandler } from '../export.js';
+import { diffImage, VISIBLE_RATIO } from '../../shared/diff-image.js';
 import { LUTS, cssGradient, DECADES, RATIO_LIMIT, divergingLut } from 'hirope/colormap';
-import { WINDOWED } from '../shared/schemes.js';
-import { mapHint, powerOfTen, formatProbability, unitPhrase } from '../shared/wording.js';
+import { WINDOWED } from '../../shared/schemes.js';
+import { mapHint, powerOfTen, formatProbability, unitPhrase } from '../../shared/wording.js';
 
 /** The maps in #maps, fed from pg.result; hover and export go to their own modules. */
 export function createMaps(pg) {

@@ -1,10 +1,10 @@
 // The views below the attention playground's maps (distances per band, rotation angles, long-term
 // decay): drawn in their own task, only once scrolled near, and after the typing pauses.
-import { $ } from './shell.js';
-import { renderDistances } from './charts/distances.js';
-import { renderAngles } from './charts/angles.js';
-import { renderDecay } from './charts/decay.js';
-import { describeScheme } from '../shared/playground-state.js';
+import { $ } from '../shell.js';
+import { renderDistances } from '../charts/distances.js';
+import { renderAngles } from '../charts/angles.js';
+import { renderDecay } from '../charts/decay.js';
+import { describeScheme } from '../../shared/playground-state.js';
 
 /** The views of pg.result, kept drawn while they are on screen. */
 export function createViews(pg) {

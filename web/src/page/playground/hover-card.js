@@ -1,7 +1,7 @@
 // The hover card over the heatmaps: both tokens, both probabilities, B ÷ A and the distance each
 // frequency band of each scheme sees for exactly that cell (asked of the workers).
-import { el } from './dom.js';
-import { formatProbability } from '../shared/wording.js';
+import { el } from '../dom.js';
+import { formatProbability } from '../../shared/wording.js';
 import { RATIO_FLOOR } from 'hirope/colormap';
 
 /** hover(cell, event): shows the card for a cell (null hides it); a tapped cell's card stays. */

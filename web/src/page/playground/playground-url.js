@@ -1,12 +1,12 @@
 // The attention playground's link: the state written into the hash once the typing pauses (a
 // history entry per discrete choice), the long-link line with its link without the code, the
 // mode link to Model mode, and Back and Forward.
-import { el } from './dom.js';
-import { $, showLinkNotice, writeHash, bindModeLink } from './shell.js';
-import { normalizeState, encodeState, readStateLink } from '../shared/playground-state.js';
-import { MODEL_DEFAULTS } from '../shared/model-state.js';
-import { LINK_UNREADABLE, linkWithoutCode, LONG_LINK, linkSizeText } from '../shared/wording.js';
-import { SAMPLES, LANGUAGE_NAMES } from '../shared/samples.js';
+import { el } from '../dom.js';
+import { $, showLinkNotice, writeHash, bindModeLink } from '../shell.js';
+import { normalizeState, encodeState, readStateLink } from '../../shared/playground-state.js';
+import { MODEL_DEFAULTS } from '../../shared/model-state.js';
+import { LINK_UNREADABLE, linkWithoutCode, LONG_LINK, linkSizeText } from '../../shared/wording.js';
+import { SAMPLES, LANGUAGE_NAMES } from '../../shared/samples.js';
 
 /** The notice for a link that could not be read or was made without its code ('' for none). */
 export const linkNotice = (l) =>
