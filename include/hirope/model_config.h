@@ -1,0 +1,114 @@
+// hirope model configs: what a Hugging Face config.json says about positions, layer by layer.
+//
+// read_model_config takes the text of a config.json (a text decoder, or a multimodal wrapper whose
+// "text_config" is one) and returns a ModelSetup: the model-wide dimensions and lengths, and for
+// every layer its attention kind (full, sliding window, chunked), RoPE or NoPE, the hirope Scheme
+// that layer rotates with (base and Scaling, as every other hirope call takes it), sinks and the
+// query temperature. The meaning of every key is transformers' (vLLM's for Dual Chunk Attention);
+// docs/real-models.md states each rule with its source.
+//
+// What it reads
+// - Dimensions: head_dim, else hidden_size / num_attention_heads; the rotated part from
+//   partial_rotary_factor (top level or inside the rope parameters), qk_rope_head_dim (MLA: the
+//   head is qk_nope_head_dim + qk_rope_head_dim, the RoPE part last), rotary_dim or rotary_pct.
+//   Gemma 4's global_head_dim for its full-attention layers.
+// - Lengths: max_position_embeddings; the trained length is original_max_position_embeddings
+//   (inside the rope parameters or at the top level) where present, else the maximum.
+// - RoPE, both formats: v4 rope_theta + rope_scaling (keyed by "rope_type" or "type"); v5
+//   rope_parameters, flat or nested per layer type ({"full_attention": {...}, ...}). Types:
+//   default, linear, dynamic, yarn, longrope, llama3, proportional (ScalingType none, linear,
+//   dynamic_ntk, yarn, longrope, llama3, proportional). Gemma 3's rope_local_base_freq for its
+//   sliding layers.
+// - Layer patterns: layer_types; sliding_window with sliding_window_pattern, or with
+//   use_sliding_window and max_window_layers; the defaults transformers applies per model type when
+//   layer_types is absent (gemma2, gemma3, cohere2, gpt_oss, olmo3, llama4, qwen2/qwen3 and the
+//   models that slide every layer); no_rope_layers, no_rope_layer_interval; attention_chunk_size;
+//   Llama 4's attn_temperature_tuning, floor_scale, attn_scale and Ministral 3's
+//   llama_4_scaling_beta; dual_chunk_attention_config.
+// - Refused: M-RoPE (a "mrope" type or an mrope_section: vision position ids), with a message
+//   saying that only text decoders are read.
+//
+// Errors and warnings
+// - A key that matters for positions but that the setup does not model (logit soft-capping, a
+//   query pre-attention scalar, QK norm, an unknown rope parameter ...) is listed in
+//   ModelSetup::warnings with what it does; nothing is dropped silently.
+// - A malformed config is an error naming the key ("rope_scaling.factor must be a number >= 1,
+//   got -2"). Limits (ModelConfigLimits) are checked before the memory they guard is taken: the
+//   text's size, nesting depth and value count (the JSON parser is iterative), the layer count,
+//   a factor list's length (it must match the rotated dims).
+#pragma once
+
+#include "hirope/hirope.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hirope {
+
+enum class AttentionKind {
+    full,    // key k seen by query q when k <= q
+    sliding, // k <= q and q - k < window (transformers' sliding_window_overlay)
+    chunked, // k <= q and floor(q / chunk_size) == floor(k / chunk_size) (chunked_overlay)
+};
+
+// Query temperature (Llama 4's attn_temperature_tuning, Ministral 3's llama_4_scaling_beta): the
+// query of position p is multiplied by 1 + scale * ln(floor((p + offset) / floor_scale) + 1).
+// Llama 4: offset 1 (its cache_position + 1), floor_scale = floor_scale, scale = attn_scale;
+// Ministral 3: offset 0, floor_scale = original_max_position_embeddings, scale = the beta.
+struct QueryTemperature {
+    bool enabled = false;
+    double floor_scale = 8192;
+    double scale = 0.1;
+    int64_t offset = 1;
+};
+
+// Dual Chunk Attention (Qwen2.5-1M, run by vLLM): keys at p mod (chunk_size - local_size); queries
+// within the chunk likewise, in the next chunk up to chunk_size, and farther a constant.
+struct DualChunk {
+    bool enabled = false;
+    int64_t chunk_size = 0;
+    int64_t local_size = 0;
+    int64_t original_length = 0;
+};
+
+struct LayerSetup {
+    AttentionKind attention = AttentionKind::full;
+    int64_t window = 0;     // sliding
+    int64_t chunk_size = 0; // chunked
+    bool rope = true;       // false: NoPE (scheme.type is SchemeType::nope)
+    Scheme scheme;      // this layer's own frequencies: inverse_frequencies(scheme, head_dim, n)
+    int head_dim = 0;   // the head dim to pass with scheme (Gemma 4's global layers differ)
+    bool sinks = false; // a learned sink logit per head (GPT-oss): a weight, not in the config
+    QueryTemperature temperature;
+    std::string type; // the layer type as transformers names it: "sliding_attention" ...
+};
+
+struct ModelSetup {
+    std::string model_type; // of the text decoder ("gemma3_text" inside a gemma3 wrapper)
+    int head_dim = 0;       // the query/key head dim (MLA: qk_nope_head_dim + qk_rope_head_dim)
+    int rotary_dim = 0;     // dims rotated on the RoPE layers (model-wide)
+    Layout layout = Layout::half;
+    std::string layout_source;  // why that layout: "model type llama4 (view_as_complex)" ...
+    int64_t trained_length = 0; // original_max_position_embeddings, else max_length
+    int64_t max_length = 0;     // max_position_embeddings (0 when the config has none)
+    std::vector<LayerSetup> layers;
+    DualChunk dual_chunk;
+    std::vector<std::string> warnings; // keys read but not modeled, each with why it matters
+};
+
+struct ModelConfigLimits {
+    size_t max_bytes = size_t{1} << 20; // real config.json files are < 100 KB
+    size_t max_depth = 32;
+    size_t max_values = size_t{1} << 17;
+    int64_t max_layers = 4096;
+};
+
+// Reads a config.json (see above). On error *out is left empty and the message names the key.
+Status read_model_config(std::string_view text, ModelSetup* out,
+                         const ModelConfigLimits& limits = ModelConfigLimits());
+
+const char* attention_kind_name(AttentionKind kind); // "full", "sliding", "chunked"
+
+} // namespace hirope

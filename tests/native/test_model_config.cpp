@@ -1,0 +1,608 @@
+// The config.json reader (include/hirope/model_config.h) against transformers' formulas,
+// transcribed here independently in double precision from modeling_rope_utils.py
+// (_compute_default/linear/dynamic_ntk/yarn/longrope/llama3/proportional_rope_parameters), and
+// against the layer patterns of the configuration_*.py files (docs/real-models.md).
+#include "hirope/model_config.h"
+#include "test_files.h"
+#include "tokenizers/json.h"
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <string>
+#include <vector>
+
+using namespace hirope;
+
+namespace {
+
+const double kPi = 3.14159265358979323846;
+
+// _compute_default_rope_parameters: 1 / base^(arange(0, dim, 2) / dim).
+std::vector<double> tf_default(double base, int dim) {
+    std::vector<double> f;
+    for (int i = 0; i < dim; i += 2)
+        f.push_back(1.0 / std::pow(base, static_cast<double>(i) / dim));
+    return f;
+}
+
+std::vector<double> tf_linear(double base, int dim, double factor) {
+    std::vector<double> f = tf_default(base, dim);
+    for (double& x : f) x /= factor;
+    return f;
+}
+
+// _compute_dynamic_ntk_parameters: base * ((factor * seq / orig) - (factor - 1))^(dim / (dim - 2)),
+// seq = max(seq_len, orig).
+std::vector<double> tf_dynamic(double base, int dim, double factor, double orig, double seq) {
+    seq = std::max(seq, orig);
+    const double b = base * std::pow(factor * seq / orig - (factor - 1), dim / (dim - 2.0));
+    return tf_default(b, dim);
+}
+
+double tf_get_mscale(double scale, double m) {
+    return scale <= 1 ? 1.0 : 0.1 * m * std::log(scale) + 1.0;
+}
+
+// _compute_yarn_parameters.
+std::vector<double> tf_yarn(double base, int dim, double factor, double orig, double beta_fast,
+                            double beta_slow, bool truncate) {
+    auto corr = [&](double rot) {
+        return dim * std::log(orig / (rot * 2 * kPi)) / (2 * std::log(base));
+    };
+    double low = corr(beta_fast), high = corr(beta_slow);
+    if (truncate) low = std::floor(low), high = std::ceil(high);
+    low = std::max(low, 0.0);
+    high = std::min(high, dim - 1.0);
+    if (low == high) high += 0.001;
+    std::vector<double> f;
+    for (int i = 0; i < dim / 2; ++i) {
+        const double pos = std::pow(base, 2.0 * i / dim);
+        const double ramp = std::min(1.0, std::max(0.0, (i - low) / (high - low)));
+        const double extrapolation = 1 - ramp;
+        f.push_back((1 / (factor * pos)) * (1 - extrapolation) + (1 / pos) * extrapolation);
+    }
+    return f;
+}
+
+// _compute_llama3_parameters.
+std::vector<double> tf_llama3(double base, int dim, double factor, double low_ff, double high_ff,
+                              double orig) {
+    std::vector<double> f = tf_default(base, dim);
+    const double low_wl = orig / low_ff, high_wl = orig / high_ff;
+    for (double& x : f) {
+        const double wl = 2 * kPi / x;
+        if (wl > low_wl) {
+            x = x / factor;
+        } else if (!(wl < high_wl)) {
+            const double smooth = (orig / wl - low_ff) / (high_ff - low_ff);
+            x = (1 - smooth) * x / factor + smooth * x;
+        }
+    }
+    return f;
+}
+
+// _compute_longrope_parameters: 1 / (ext * base^(arange(0,dim,2)/dim)), long past orig.
+std::vector<double> tf_longrope(double base, int dim, const std::vector<double>& sf,
+                                const std::vector<double>& lf, double orig, double seq) {
+    const std::vector<double>& ext = seq > orig ? lf : sf;
+    std::vector<double> f;
+    for (int i = 0; i < dim / 2; ++i) f.push_back(1 / (ext[i] * std::pow(base, 2.0 * i / dim)));
+    return f;
+}
+
+// _compute_proportional_rope_parameters: the first floor(p * dim / 2) of the default, then 0.
+std::vector<double> tf_proportional(double base, int dim, double p) {
+    std::vector<double> f = tf_default(base, dim);
+    const int rope_angles = static_cast<int>(p * dim / 2);
+    for (int i = rope_angles; i < dim / 2; ++i) f[i] = 0;
+    return f;
+}
+
+void check_freqs(const LayerSetup& layer, int64_t seq, const std::vector<double>& want) {
+    std::vector<double> got;
+    const Status st = inverse_frequencies(layer.scheme, layer.head_dim, seq, &got);
+    INFO(st.message());
+    REQUIRE(st.ok());
+    REQUIRE(got.size() == want.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+        INFO("pair " << i);
+        REQUIRE(got[i] == Approx(want[i]).epsilon(1e-12).margin(1e-300));
+    }
+}
+
+ModelSetup read_ok(const std::string& text) {
+    ModelSetup m;
+    const Status st = read_model_config(text, &m);
+    INFO(st.message());
+    REQUIRE(st.ok());
+    return m;
+}
+
+std::string read_error(const std::string& text,
+                       const ModelConfigLimits& limits = ModelConfigLimits()) {
+    ModelSetup m;
+    const Status st = read_model_config(text, &m, limits);
+    REQUIRE(!st.ok());
+    REQUIRE(m.layers.empty());
+    return st.message();
+}
+
+bool same_scheme(const Scheme& a, const Scheme& b) {
+    return a.type == b.type && a.base == b.base && a.layout == b.layout &&
+           a.rotary_fraction == b.rotary_fraction && a.scaling.type == b.scaling.type &&
+           a.scaling.factor == b.scaling.factor &&
+           a.scaling.original_length == b.scaling.original_length &&
+           a.scaling.beta_fast == b.scaling.beta_fast &&
+           a.scaling.beta_slow == b.scaling.beta_slow && a.scaling.truncate == b.scaling.truncate &&
+           a.scaling.mscale == b.scaling.mscale &&
+           a.scaling.mscale_all_dim == b.scaling.mscale_all_dim &&
+           a.scaling.attention_factor == b.scaling.attention_factor &&
+           a.scaling.low_freq_factor == b.scaling.low_freq_factor &&
+           a.scaling.high_freq_factor == b.scaling.high_freq_factor &&
+           a.scaling.short_factor == b.scaling.short_factor &&
+           a.scaling.long_factor == b.scaling.long_factor &&
+           a.scaling.partial_rotary_factor == b.scaling.partial_rotary_factor;
+}
+
+void check_same_setup(const ModelSetup& a, const ModelSetup& b) {
+    REQUIRE(a.head_dim == b.head_dim);
+    REQUIRE(a.rotary_dim == b.rotary_dim);
+    REQUIRE(a.trained_length == b.trained_length);
+    REQUIRE(a.max_length == b.max_length);
+    REQUIRE(a.layers.size() == b.layers.size());
+    for (size_t i = 0; i < a.layers.size(); ++i) {
+        INFO("layer " << i);
+        REQUIRE(a.layers[i].attention == b.layers[i].attention);
+        REQUIRE(a.layers[i].window == b.layers[i].window);
+        REQUIRE(a.layers[i].chunk_size == b.layers[i].chunk_size);
+        REQUIRE(a.layers[i].rope == b.layers[i].rope);
+        REQUIRE(a.layers[i].head_dim == b.layers[i].head_dim);
+        REQUIRE(same_scheme(a.layers[i].scheme, b.layers[i].scheme));
+    }
+}
+
+std::string list_of(int n, double v) {
+    std::string s = "[";
+    for (int i = 0; i < n; ++i) s += (i ? "," : "") + std::to_string(v + 0.01 * i);
+    return s + "]";
+}
+std::vector<double> values_of(int n, double v) {
+    std::vector<double> out;
+    for (int i = 0; i < n; ++i) out.push_back(std::stod(std::to_string(v + 0.01 * i)));
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("model config: default and linear, v4 and v5", "[model_config]") {
+    const ModelSetup v4 = read_ok(R"({"model_type":"llama","num_hidden_layers":2,"hidden_size":512,
+        "num_attention_heads":8,"max_position_embeddings":4096,"rope_theta":10000.0,
+        "rope_scaling":{"type":"linear","factor":4.0}})");
+    const ModelSetup v5 = read_ok(R"({"model_type":"llama","num_hidden_layers":2,"hidden_size":512,
+        "num_attention_heads":8,"max_position_embeddings":4096,
+        "rope_parameters":{"rope_type":"linear","factor":4.0,"rope_theta":10000.0}})");
+    REQUIRE(v4.head_dim == 64);
+    REQUIRE(v4.rotary_dim == 64);
+    REQUIRE(v4.layout == Layout::half);
+    check_same_setup(v4, v5);
+    check_freqs(v4.layers[1], 100, tf_linear(10000, 64, 4));
+    REQUIRE(attention_factor(v4.layers[0].scheme, 100) == 1.0);
+    const ModelSetup plain =
+        read_ok(R"({"num_hidden_layers":1,"head_dim":128,"rope_theta":500000})");
+    check_freqs(plain.layers[0], 1, tf_default(500000, 128));
+    REQUIRE(plain.layers[0].scheme.scaling.type == ScalingType::none);
+    // No rope_theta at all: transformers' default base 10000.
+    const ModelSetup none = read_ok(R"({"num_hidden_layers":1,"head_dim":16})");
+    check_freqs(none.layers[0], 1, tf_default(10000, 16));
+}
+
+TEST_CASE("model config: dynamic NTK follows the sequence length", "[model_config]") {
+    const ModelSetup m =
+        read_ok(R"({"num_hidden_layers":1,"head_dim":64,"max_position_embeddings":2048,
+        "rope_theta":10000,"rope_scaling":{"rope_type":"dynamic","factor":2.0}})");
+    for (int64_t seq : {100, 2048, 5000, 100000})
+        check_freqs(m.layers[0], seq, tf_dynamic(10000, 64, 2, 2048, seq));
+}
+
+TEST_CASE("model config: Llama 3.1 llama3 scaling, both formats", "[model_config]") {
+    const char* v4 =
+        R"({"architectures":["LlamaForCausalLM"],"model_type":"llama","hidden_size":4096,
+        "num_attention_heads":32,"num_hidden_layers":32,"max_position_embeddings":131072,"rope_theta":500000.0,
+        "rope_scaling":{"factor":8.0,"low_freq_factor":1.0,"high_freq_factor":4.0,
+        "original_max_position_embeddings":8192,"rope_type":"llama3"}})";
+    const char* v5 =
+        R"({"model_type":"llama","hidden_size":4096,"num_attention_heads":32,"num_hidden_layers":32,
+        "max_position_embeddings":131072,"rope_parameters":{"rope_theta":500000.0,"factor":8.0,
+        "low_freq_factor":1.0,"high_freq_factor":4.0,"original_max_position_embeddings":8192,"rope_type":"llama3"}})";
+    const ModelSetup a = read_ok(v4), b = read_ok(v5);
+    check_same_setup(a, b);
+    REQUIRE(a.trained_length == 8192); // original_max_position_embeddings inside rope_scaling
+    REQUIRE(a.max_length == 131072);
+    for (const LayerSetup& l : a.layers)
+        check_freqs(l, 1000, tf_llama3(500000, 128, 8, 1, 4, 8192));
+    REQUIRE(a.warnings.empty());
+}
+
+TEST_CASE("model config: YaRN (GPT-oss): layers, sinks, attention factor", "[model_config]") {
+    const char* v4 =
+        R"({"model_type":"gpt_oss","num_hidden_layers":4,"hidden_size":2880,"head_dim":64,
+        "num_attention_heads":64,"max_position_embeddings":131072,"rope_theta":150000,"sliding_window":128,
+        "initial_context_length":4096,
+        "layer_types":["sliding_attention","full_attention","sliding_attention","full_attention"],
+        "rope_scaling":{"beta_fast":32.0,"beta_slow":1.0,"factor":32.0,"original_max_position_embeddings":4096,
+        "rope_type":"yarn","truncate":false}})";
+    const ModelSetup m = read_ok(v4);
+    REQUIRE(m.layers.size() == 4);
+    for (size_t i = 0; i < 4; ++i) {
+        const LayerSetup& l = m.layers[i];
+        REQUIRE(l.sinks);
+        REQUIRE(l.attention == (i % 2 ? AttentionKind::full : AttentionKind::sliding));
+        if (i % 2 == 0) REQUIRE(l.window == 128);
+        check_freqs(l, 10, tf_yarn(150000, 64, 32, 4096, 32, 1, false));
+        REQUIRE(attention_factor(l.scheme, 10) == Approx(0.1 * std::log(32.0) + 1).epsilon(1e-14));
+    }
+    // Without layer_types, gpt_oss's default alternates starting with sliding.
+    std::string no_types = v4;
+    const size_t at = no_types.find("\"layer_types\"");
+    no_types.erase(at, no_types.find(']', at) - at + 2);
+    check_same_setup(m, read_ok(no_types));
+    REQUIRE(m.warnings.size() == 1);
+    REQUIRE(m.warnings[0].find("initial_context_length") == 0);
+    // The nested v5 form gives the same setup.
+    const ModelSetup v5 = read_ok(R"({"model_type":"gpt_oss","num_hidden_layers":4,"head_dim":64,
+        "max_position_embeddings":131072,"sliding_window":128,"rope_parameters":{
+        "full_attention":{"rope_type":"yarn","rope_theta":150000,"factor":32.0,"beta_fast":32.0,"beta_slow":1.0,
+           "original_max_position_embeddings":4096,"truncate":false},
+        "sliding_attention":{"rope_type":"yarn","rope_theta":150000,"factor":32.0,"beta_fast":32.0,"beta_slow":1.0,
+           "original_max_position_embeddings":4096,"truncate":false}}})");
+    check_same_setup(m, v5);
+}
+
+TEST_CASE("model config: YaRN defaults, truncate, factor from the lengths", "[model_config]") {
+    // Qwen2.5's opt-in YaRN, keyed by "type"; betas default to 32 / 1 and truncate to true.
+    const ModelSetup q = read_ok(R"({"model_type":"qwen2","num_hidden_layers":2,"hidden_size":3584,
+        "num_attention_heads":28,"max_position_embeddings":32768,"rope_theta":1000000.0,
+        "sliding_window":131072,"use_sliding_window":false,"max_window_layers":28,
+        "rope_scaling":{"factor":4.0,"original_max_position_embeddings":32768,"type":"yarn"}})");
+    REQUIRE(q.layers[0].attention == AttentionKind::full);
+    REQUIRE(q.trained_length == 32768);
+    check_freqs(q.layers[0], 1, tf_yarn(1e6, 128, 4, 32768, 32, 1, true));
+    REQUIRE(attention_factor(q.layers[0].scheme, 1) ==
+            Approx(0.1 * std::log(4.0) + 1).epsilon(1e-14));
+    // No factor: max / original (transformers' fallback).
+    const ModelSetup f =
+        read_ok(R"({"num_hidden_layers":1,"head_dim":64,"max_position_embeddings":65536,
+        "rope_parameters":{"rope_type":"yarn","rope_theta":10000,"original_max_position_embeddings":4096,
+        "attention_factor":0.5}})");
+    check_freqs(f.layers[0], 1, tf_yarn(10000, 64, 16, 4096, 32, 1, true));
+    REQUIRE(attention_factor(f.layers[0].scheme, 1) == 0.5);
+}
+
+TEST_CASE("model config: DeepSeek-V3 MLA, mscale, interleaved pairs", "[model_config]") {
+    const ModelSetup m =
+        read_ok(R"({"model_type":"deepseek_v3","num_hidden_layers":3,"hidden_size":7168,
+        "num_attention_heads":128,"qk_nope_head_dim":128,"qk_rope_head_dim":64,"v_head_dim":128,
+        "kv_lora_rank":512,"max_position_embeddings":163840,"rope_theta":10000,
+        "rope_scaling":{"beta_fast":32,"beta_slow":1,"factor":40,"mscale":1.0,"mscale_all_dim":1.0,
+        "original_max_position_embeddings":4096,"type":"yarn"}})");
+    REQUIRE(m.head_dim == 192);
+    REQUIRE(m.rotary_dim == 64);
+    REQUIRE(m.layout == Layout::interleaved);
+    REQUIRE(m.trained_length == 4096);
+    REQUIRE(rotary_dim(m.layers[0].scheme, m.head_dim) == 64);
+    check_freqs(m.layers[0], 1, tf_yarn(10000, 64, 40, 4096, 32, 1, true));
+    REQUIRE(attention_factor(m.layers[0].scheme, 1) ==
+            Approx(tf_get_mscale(40, 1) / tf_get_mscale(40, 1)));
+    const ModelSetup lite =
+        read_ok(R"({"model_type":"deepseek_v2","num_hidden_layers":1,"qk_nope_head_dim":128,
+        "qk_rope_head_dim":64,"max_position_embeddings":163840,"rope_theta":10000,"rope_scaling":{"type":"yarn",
+        "factor":40,"mscale":0.707,"mscale_all_dim":0.707,"original_max_position_embeddings":4096}})");
+    REQUIRE(attention_factor(lite.layers[0].scheme, 1) == Approx(1.0));
+    const ModelSetup one =
+        read_ok(R"({"num_hidden_layers":1,"head_dim":64,"max_position_embeddings":163840,
+        "rope_scaling":{"type":"yarn","factor":40,"mscale":0.707,"mscale_all_dim":1,"original_max_position_embeddings":4096}})");
+    REQUIRE(attention_factor(one.layers[0].scheme, 1) ==
+            Approx(tf_get_mscale(40, 0.707) / tf_get_mscale(40, 1)).epsilon(1e-14));
+}
+
+TEST_CASE("model config: LongRoPE (Phi-3.5) switches factor lists past the original length",
+          "[model_config]") {
+    const std::string sf = list_of(48, 1.0), lf = list_of(48, 1.5);
+    const std::string v4 =
+        R"({"model_type":"phi3","num_hidden_layers":2,"hidden_size":3072,"num_attention_heads":32,
+        "max_position_embeddings":131072,"original_max_position_embeddings":4096,"rope_theta":10000.0,
+        "sliding_window":262144,"rope_scaling":{"type":"longrope","short_factor":)" +
+        sf + R"(,"long_factor":)" + lf + "}}";
+    const ModelSetup m = read_ok(v4);
+    REQUIRE(m.head_dim == 96);
+    REQUIRE(m.trained_length == 4096);
+    REQUIRE(m.layers[0].attention == AttentionKind::sliding);
+    REQUIRE(m.layers[0].window == 262144);
+    check_freqs(m.layers[0], 4096,
+                tf_longrope(10000, 96, values_of(48, 1.0), values_of(48, 1.5), 4096, 4096));
+    check_freqs(m.layers[0], 4097,
+                tf_longrope(10000, 96, values_of(48, 1.0), values_of(48, 1.5), 4096, 4097));
+    REQUIRE(attention_factor(m.layers[0].scheme, 1) ==
+            Approx(std::sqrt(1 + std::log(32.0) / std::log(4096.0))).epsilon(1e-14));
+    // v5: the original length inside, the same setup.
+    const std::string v5 =
+        R"({"model_type":"phi3","num_hidden_layers":2,"hidden_size":3072,"num_attention_heads":32,
+        "max_position_embeddings":131072,"sliding_window":262144,"rope_parameters":{"rope_type":"longrope",
+        "rope_theta":10000.0,"original_max_position_embeddings":4096,"short_factor":)" +
+        sf + R"(,"long_factor":)" + lf + "}}";
+    const ModelSetup b = read_ok(v5);
+    check_same_setup(m, b);
+    // A list of the wrong length names the key.
+    const std::string bad =
+        R"({"num_hidden_layers":1,"head_dim":96,"max_position_embeddings":131072,
+        "original_max_position_embeddings":4096,"rope_scaling":{"type":"longrope","short_factor":)" +
+        list_of(47, 1) + R"(,"long_factor":)" + lf + "}}";
+    REQUIRE(read_error(bad) ==
+            "rope_scaling.short_factor must have rotary_dim / 2 = 48 entries, got 47");
+}
+
+TEST_CASE("model config: Gemma 3 local/global, v4 and nested v5, text_config", "[model_config]") {
+    const char* v4 = R"({"architectures":["Gemma3ForConditionalGeneration"],"model_type":"gemma3",
+        "vision_config":{"model_type":"siglip_vision_model"},"text_config":{"model_type":"gemma3_text",
+        "num_hidden_layers":12,"hidden_size":5376,"head_dim":128,"num_attention_heads":32,
+        "max_position_embeddings":131072,"rope_theta":1000000.0,"rope_local_base_freq":10000.0,
+        "rope_scaling":{"factor":8.0,"rope_type":"linear"},"sliding_window":1024,"sliding_window_pattern":6,
+        "query_pre_attn_scalar":168}})";
+    const char* v5 = R"({"model_type":"gemma3_text","num_hidden_layers":12,"head_dim":128,
+        "max_position_embeddings":131072,"sliding_window":1024,
+        "layer_types":["sliding_attention","sliding_attention","sliding_attention","sliding_attention",
+        "sliding_attention","full_attention","sliding_attention","sliding_attention","sliding_attention",
+        "sliding_attention","sliding_attention","full_attention"],
+        "rope_parameters":{"full_attention":{"rope_type":"linear","factor":8.0,"rope_theta":1000000.0},
+        "sliding_attention":{"rope_type":"default","rope_theta":10000.0}}})";
+    const ModelSetup a = read_ok(v4), b = read_ok(v5);
+    REQUIRE(a.model_type == "gemma3_text");
+    check_same_setup(a, b);
+    for (size_t i = 0; i < 12; ++i) {
+        const LayerSetup& l = a.layers[i];
+        if ((i + 1) % 6 == 0) {
+            REQUIRE(l.attention == AttentionKind::full);
+            check_freqs(l, 1, tf_linear(1e6, 128, 8));
+        } else {
+            REQUIRE(l.attention == AttentionKind::sliding);
+            REQUIRE(l.window == 1024);
+            check_freqs(l, 1, tf_default(1e4, 128));
+        }
+    }
+    REQUIRE(a.warnings.size() == 2); // the vision tower; query_pre_attn_scalar
+    REQUIRE(a.warnings[0].find("vision_config") == 0);
+    REQUIRE(a.warnings[1].find("text_config.query_pre_attn_scalar") == 0);
+    // Gemma 2: every even layer slides; one RoPE for all.
+    const ModelSetup g2 = read_ok(R"({"model_type":"gemma2","num_hidden_layers":4,"head_dim":256,
+        "sliding_window":4096,"rope_theta":10000.0,"attn_logit_softcapping":50.0})");
+    REQUIRE(g2.layers[0].attention == AttentionKind::sliding);
+    REQUIRE(g2.layers[1].attention == AttentionKind::full);
+    REQUIRE(g2.layers[2].attention == AttentionKind::sliding);
+    REQUIRE(g2.warnings.size() == 1);
+}
+
+TEST_CASE("model config: Gemma 4 proportional RoPE and global head dim", "[model_config]") {
+    const ModelSetup m =
+        read_ok(R"({"model_type":"gemma4_text","num_hidden_layers":6,"head_dim":256,
+        "global_head_dim":512,"sliding_window":512,
+        "layer_types":["sliding_attention","sliding_attention","sliding_attention","sliding_attention",
+        "sliding_attention","full_attention"],"rope_parameters":{
+        "sliding_attention":{"rope_type":"default","rope_theta":10000.0},
+        "full_attention":{"rope_type":"proportional","partial_rotary_factor":0.25,"rope_theta":1000000.0}}})");
+    check_freqs(m.layers[0], 1, tf_default(1e4, 256));
+    REQUIRE(m.layers[5].head_dim == 512);
+    check_freqs(m.layers[5], 1, tf_proportional(1e6, 512, 0.25));
+}
+
+TEST_CASE("model config: Llama 4 chunked and NoPE layers, temperature", "[model_config]") {
+    const char* text =
+        R"({"model_type":"llama4","text_config":{"model_type":"llama4_text","num_hidden_layers":8,
+        "hidden_size":5120,"head_dim":128,"num_attention_heads":40,"max_position_embeddings":10485760,
+        "rope_theta":500000.0,"rope_scaling":{"factor":16.0,"high_freq_factor":1.0,"low_freq_factor":1.0,
+        "original_max_position_embeddings":8192,"rope_type":"llama3"},"attention_chunk_size":8192,
+        "attn_temperature_tuning":true,"floor_scale":8192,"attn_scale":0.1,
+        "no_rope_layers":[1,1,1,0,1,1,1,0],"use_qk_norm":true}})";
+    const ModelSetup m = read_ok(text);
+    REQUIRE(m.layout == Layout::interleaved);
+    for (size_t i = 0; i < 8; ++i) {
+        const LayerSetup& l = m.layers[i];
+        INFO("layer " << i);
+        if ((i + 1) % 4 == 0) {
+            REQUIRE(!l.rope);
+            REQUIRE(l.scheme.type == SchemeType::nope);
+            REQUIRE(l.attention == AttentionKind::full);
+            REQUIRE(l.temperature.enabled);
+            REQUIRE(l.temperature.floor_scale == 8192);
+            REQUIRE(l.temperature.scale == 0.1);
+            REQUIRE(l.temperature.offset == 1);
+        } else {
+            REQUIRE(l.rope);
+            REQUIRE(l.attention == AttentionKind::chunked);
+            REQUIRE(l.chunk_size == 8192);
+            REQUIRE(!l.temperature.enabled);
+            // low == high: the ramp is a step at 8192 (no pair's wavelength falls in 1e-9 of it).
+            check_freqs(l, 1, tf_llama3(500000, 128, 16, 1, 1, 8192));
+        }
+    }
+    // Without no_rope_layers: every 4th layer by no_rope_layer_interval.
+    std::string interval = text;
+    const size_t at = interval.find("\"no_rope_layers\"");
+    interval.erase(at, interval.find(']', at) - at + 2);
+    check_same_setup(m, read_ok(interval));
+    bool warned = false;
+    for (const std::string& w : m.warnings)
+        warned |= w.find("high_freq_factor") != std::string::npos;
+    REQUIRE(warned);
+}
+
+TEST_CASE("model config: sliding patterns, NoPE patterns, Ministral temperature, DCA",
+          "[model_config]") {
+    // Qwen: sliding only from max_window_layers on, when use_sliding_window.
+    const ModelSetup q = read_ok(R"({"model_type":"qwen2","num_hidden_layers":4,"head_dim":64,
+        "sliding_window":4096,"use_sliding_window":true,"max_window_layers":2})");
+    REQUIRE(q.layers[1].attention == AttentionKind::full);
+    REQUIRE(q.layers[2].attention == AttentionKind::sliding);
+    // Mistral 7B v0.1: every layer slides.
+    const ModelSetup mi =
+        read_ok(R"({"model_type":"mistral","num_hidden_layers":2,"hidden_size":4096,
+        "num_attention_heads":32,"sliding_window":4096,"rope_theta":10000.0})");
+    REQUIRE(mi.layers[0].attention == AttentionKind::sliding);
+    REQUIRE(mi.layers[1].window == 4096);
+    // Cohere2: sliding_window_pattern 4, the global layers NoPE, interleaved pairs.
+    const ModelSetup c = read_ok(R"({"model_type":"cohere2","num_hidden_layers":8,"head_dim":128,
+        "sliding_window":4096,"sliding_window_pattern":4,"rope_theta":50000})");
+    REQUIRE(c.layout == Layout::interleaved);
+    REQUIRE(c.layers[3].attention == AttentionKind::full);
+    REQUIRE(!c.layers[3].rope);
+    REQUIRE(c.layers[2].rope);
+    REQUIRE(c.layers[2].attention == AttentionKind::sliding);
+    // SmolLM3: no_rope_layers, no sliding.
+    const ModelSetup s = read_ok(R"({"model_type":"smollm3","num_hidden_layers":4,"head_dim":128,
+        "no_rope_layers":[1,1,1,0],"use_sliding_window":false,"sliding_window":null,"rope_theta":5000000.0})");
+    REQUIRE(!s.layers[3].rope);
+    REQUIRE(!s.layers[3].temperature.enabled);
+    REQUIRE(s.layers[0].attention == AttentionKind::full);
+    // Ministral 3: the temperature on every layer, offset 0, floor at the original length.
+    const ModelSetup mn =
+        read_ok(R"({"model_type":"ministral3","num_hidden_layers":2,"head_dim":128,
+        "max_position_embeddings":262144,"rope_parameters":{"rope_type":"yarn","factor":16.0,
+        "original_max_position_embeddings":16384,"beta_fast":32.0,"beta_slow":1.0,"mscale":1.0,
+        "mscale_all_dim":1.0,"llama_4_scaling_beta":0.1,"rope_theta":1000000.0}})");
+    REQUIRE(mn.layers[1].temperature.enabled);
+    REQUIRE(mn.layers[1].temperature.offset == 0);
+    REQUIRE(mn.layers[1].temperature.floor_scale == 16384);
+    check_freqs(mn.layers[0], 1, tf_yarn(1e6, 128, 16, 16384, 32, 1, true));
+    // Qwen2.5-1M: Dual Chunk Attention.
+    const ModelSetup d = read_ok(R"({"model_type":"qwen2","num_hidden_layers":1,"head_dim":128,
+        "max_position_embeddings":1010000,"rope_theta":10000000.0,"dual_chunk_attention_config":{
+        "chunk_size":262144,"local_size":8192,"original_max_position_embeddings":262144}})");
+    REQUIRE(d.dual_chunk.enabled);
+    REQUIRE(d.dual_chunk.chunk_size == 262144);
+    REQUIRE(d.dual_chunk.local_size == 8192);
+    // Partial rotation: Phi-4-mini's partial_rotary_factor.
+    const ModelSetup p =
+        read_ok(R"({"num_hidden_layers":1,"head_dim":128,"partial_rotary_factor":0.75,
+        "rope_theta":10000})");
+    REQUIRE(p.rotary_dim == 96);
+    check_freqs(p.layers[0], 1, tf_default(10000, 96));
+}
+
+TEST_CASE("model config: M-RoPE and malformed configs are errors naming the key",
+          "[model_config]") {
+    REQUIRE(read_error(R"({"num_hidden_layers":1,"head_dim":128,"rope_scaling":{"type":"mrope",
+        "mrope_section":[16,24,24]}})")
+                .find("only text decoders") != std::string::npos);
+    REQUIRE(read_error(R"({"text_config":{"num_hidden_layers":1,"head_dim":128,"rope_parameters":{
+        "rope_type":"default","rope_theta":1e6,"mrope_section":[24,20,20]}}})")
+                .find("M-RoPE") != std::string::npos);
+    REQUIRE(
+        read_error(
+            R"({"num_hidden_layers":1,"head_dim":64,"rope_scaling":{"type":"linear","factor":"8"}})") ==
+        "rope_scaling.factor must be a number, got a string");
+    REQUIRE(
+        read_error(
+            R"({"num_hidden_layers":1,"head_dim":64,"rope_scaling":{"type":"linear","factor":-2}})") ==
+        "rope_scaling.factor must be a number >= 1, got -2");
+    REQUIRE(read_error(
+                R"({"num_hidden_layers":1,"head_dim":64,"rope_scaling":{"type":"su","factor":2}})")
+                .find("rope_scaling.rope_type 'su'") == 0);
+    REQUIRE(
+        read_error(R"({"num_hidden_layers":2,"head_dim":64,"layer_types":["full_attention"]})") ==
+        "layer_types has 1 entries for num_hidden_layers = 2");
+    REQUIRE(read_error(
+                R"({"num_hidden_layers":1,"head_dim":64,"layer_types":["sliding_attention"]})") ==
+            "sliding_window is required: layer 0 is sliding_attention");
+    REQUIRE(read_error(R"({"num_hidden_layers":1,"hidden_size":100,"num_attention_heads":3})")
+                .find("head_dim must be an even integer") == 0);
+    REQUIRE(read_error(R"({"num_hidden_layers":1,"head_dim":64,"rope_theta":1e999})")
+                .find("rope_theta must be a finite number") == 0);
+    REQUIRE(read_error(R"({"num_hidden_layers":1,"head_dim":64,"rope_theta":NaN})")
+                .find("config.json: invalid JSON") == 0);
+    REQUIRE(read_error(R"({"head_dim":64})") == "num_hidden_layers is required");
+    REQUIRE(read_error("[1]") == "config.json must be an object, got an array");
+    REQUIRE(
+        read_error(
+            R"({"num_hidden_layers":1,"head_dim":64,"rope_parameters":{"full_attention":{"rope_theta":1e4}},
+        "layer_types":["sliding_attention"],"sliding_window":5})")
+            .find("rope_parameters.sliding_attention is required") == 0);
+    // Unknown keys in the rope parameters are warned about.
+    const ModelSetup w =
+        read_ok(R"({"num_hidden_layers":1,"head_dim":64,"rope_scaling":{"type":"linear",
+        "factor":2,"finetuned":true}})");
+    REQUIRE(w.warnings.size() == 1);
+    REQUIRE(w.warnings[0].find("rope_scaling.finetuned") == 0);
+}
+
+TEST_CASE("model config: hostile inputs are refused quickly", "[model_config]") {
+    const auto t0 = std::chrono::steady_clock::now();
+    // 10^5-deep nesting.
+    const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+    REQUIRE(read_error(deep).find("nesting deeper than") != std::string::npos);
+    const std::string deep_obj = "{\"num_hidden_layers\":1,\"x\":" + std::string(100000, '[') +
+                                 std::string(100000, ']') + "}";
+    REQUIRE(read_error(deep_obj).find("nesting deeper than") != std::string::npos);
+    // 10^9 layers.
+    REQUIRE(read_error(R"({"num_hidden_layers":1000000000,"head_dim":64})")
+                .find("num_hidden_layers must be an integer in [1, 4096]") == 0);
+    // A factor list of 10^7 numbers: refused by size (20 MB), and with the size limit raised, by
+    // its length before any copy.
+    std::string big =
+        R"({"num_hidden_layers":1,"head_dim":64,"original_max_position_embeddings":4096,
+        "max_position_embeddings":8192,"rope_scaling":{"type":"longrope","short_factor":[)";
+    big.reserve(big.size() + 20000010);
+    for (int i = 0; i < 10000000; ++i) big += i ? ",1" : "1";
+    big += R"(],"long_factor":[1]}})";
+    REQUIRE(read_error(big).find("bytes is more than the limit") != std::string::npos);
+    ModelConfigLimits wide;
+    wide.max_bytes = size_t{64} << 20;
+    wide.max_values = size_t{1} << 25;
+    REQUIRE(read_error(big, wide) ==
+            "rope_scaling.short_factor must have rotary_dim / 2 = 32 entries, got 10000000");
+    // A 50 MB file.
+    const std::string huge(50u << 20, ' ');
+    REQUIRE(read_error(huge).find("bytes is more than the limit") != std::string::npos);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    REQUIRE(seconds < 5);
+}
+
+TEST_CASE("model config: every gallery config loads with its expected warnings", "[model_config]") {
+    const std::vector<uint8_t> index_bytes = read_file("models/configs/index.json");
+    REQUIRE(!index_bytes.empty());
+    const std::string index(index_bytes.begin(), index_bytes.end());
+    json::Document d;
+    REQUIRE(d.parse(index).ok());
+    const uint32_t entries = d.find(json::Document::root, "entries");
+    REQUIRE(entries != json::Document::none);
+    size_t count = 0;
+    for (uint32_t e = d.first(entries); e != d.end(entries); e = d.next(e), ++count) {
+        const std::string id = d.string(d.find(e, "id"));
+        INFO(id);
+        REQUIRE(d.find(e, "model") != json::Document::none);
+        REQUIRE(d.find(e, "source") != json::Document::none);
+        const std::vector<uint8_t> bytes = read_file("models/configs/" + id + ".json");
+        REQUIRE(!bytes.empty());
+        ModelSetup m;
+        const Status st = read_model_config(std::string(bytes.begin(), bytes.end()), &m);
+        INFO(st.message());
+        REQUIRE(st.ok());
+        std::vector<std::string> expected;
+        const uint32_t w = d.find(e, "warnings");
+        if (w != json::Document::none)
+            for (uint32_t x = d.first(w); x != d.end(w); x = d.next(x)) {
+                REQUIRE(d.find(x, "reason") != json::Document::none);
+                expected.push_back(d.string(d.find(x, "key")));
+            }
+        std::vector<std::string> got;
+        for (const std::string& s : m.warnings) got.push_back(s.substr(0, s.find(':')));
+        REQUIRE(got == expected);
+        for (const LayerSetup& l : m.layers) {
+            std::vector<double> f;
+            REQUIRE(
+                inverse_frequencies(l.scheme, l.head_dim, m.max_length > 0 ? m.max_length : 1, &f)
+                    .ok());
+        }
+    }
+    REQUIRE(count >= 15);
+}
