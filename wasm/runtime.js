@@ -94,17 +94,6 @@ const ENCODER = new TextEncoder();
 // default TextDecoder drops it).
 export const DECODER = new TextDecoder('utf-8', { ignoreBOM: true });
 
-/** 16 hex digits hashing bytes (two FNV-1a 32 streams): the name of a user's tokenizer.json. */
-export function tokenizerHash(bytes) {
-  let a = 0x811c9dc5,
-    b = 0x9747b28c;
-  for (let i = 0; i < bytes.length; i++) {
-    a = Math.imul(a ^ bytes[i], 0x01000193);
-    b = Math.imul(b ^ bytes[i], 0x01000193) + i;
-  }
-  return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
-}
-
 export const isNode = () => typeof process === 'object' && !!process.versions?.node;
 
 /** The bytes at a URL: a file read in Node (file: URLs), a fetch elsewhere. */

@@ -21,7 +21,6 @@ import {
   MODEL_TOKENIZERS,
   canonicalTokenizer,
   MAX_TOKENIZER_JSON_BYTES,
-  tokenizerHash,
   readData,
   guardMethods,
   DECODER,
@@ -126,7 +125,8 @@ export class Tokenizers {
       bytes = checkBytes(json, 'json');
       if (bytes.length > max) fail(`json is ${bytes.length} bytes, over the limit of ${max} bytes`);
     }
-    const name = `json-${tokenizerHash(bytes)}`;
+    const runtime = this.runtime;
+    const name = `json-${runtime.run((heap) => runtime.mod.tokenizerJsonHash(...heap.bytes(bytes)))}`;
     if (!this.handles.has(name)) {
       this._loadBytes(name, bytes, true);
       this._data.set(name, { bytes: bytes.slice(), json: true });

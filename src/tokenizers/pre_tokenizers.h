@@ -39,9 +39,38 @@ void split_piece(const Step& st, std::string_view text, Span piece, regex::Scrat
                  std::vector<Split>* splits, std::vector<Span>* out);
 
 // ByteLevel's split of text[p] (a prefix space if asked, GPT-2's pattern if asked): calls
-// emit(ctx, span, prefix) for each piece in order, prefix when a space comes before it.
+// emit(span, prefix) for each piece in order, prefix when a space comes before it. A template:
+// its caller, the byte-level BPE, is the encoder's inner loop.
+template <class Emit>
 void byte_level_split(const Step& st, std::string_view text, Span p, regex::Scratch* re,
-                      void (*emit)(void* ctx, Span span, bool prefix), void* ctx);
+                      const Emit& emit) {
+    const bool prefix = st.add_prefix_space && text[p.start] != ' ';
+    if (!st.use_regex) {
+        emit(p, prefix);
+        return;
+    }
+    if (prefix) {
+        // The regex sees " " + piece: split a copy and map offsets back.
+        std::string s = " ";
+        s.append(text.substr(p.start, p.end - p.start));
+        size_t from = 0, ms, me;
+        while (from < s.size() && st.re.find(s, from, &ms, &me, re)) {
+            // Gaps cannot occur: the GPT-2 pattern matches every code point.
+            const bool has_prefix = ms == 0;
+            const uint32_t a = p.start + static_cast<uint32_t>(has_prefix ? 0 : ms - 1);
+            const uint32_t b = p.start + static_cast<uint32_t>(me - 1);
+            emit(Span{a, b}, has_prefix);
+            from = me;
+        }
+        return;
+    }
+    const std::string_view s = text.substr(p.start, p.end - p.start);
+    size_t from = 0, ms, me;
+    while (from < s.size() && st.re.find(s, from, &ms, &me, re)) {
+        emit(Span{p.start + static_cast<uint32_t>(ms), p.start + static_cast<uint32_t>(me)}, false);
+        from = me;
+    }
+}
 
 } // namespace tokenizer_json
 } // namespace hirope

@@ -301,19 +301,8 @@ void JsonBpe::encode_section(std::string_view text, uint32_t start, uint32_t end
 
 void JsonBpe::byte_level(const Step& st, std::string_view text, Span p, Work* w,
                          std::vector<Token>* out) const {
-    struct Sink {
-        const JsonBpe* self;
-        std::string_view text;
-        Work* w;
-        std::vector<Token>* out;
-    } sink{this, text, w, out};
-    byte_level_split(
-        st, text, p, &w->re,
-        [](void* ctx, Span span, bool prefix) {
-            Sink& k = *static_cast<Sink*>(ctx);
-            k.self->bpe(k.text, span, prefix, k.w, k.out);
-        },
-        &sink);
+    byte_level_split(st, text, p, &w->re,
+                     [&](Span span, bool prefix) { bpe(text, span, prefix, w, out); });
 }
 
 void JsonBpe::bpe(std::string_view text, Span p, bool prefix, Work* w,

@@ -1,7 +1,7 @@
 // Embind glue of the tokenizers (hirope_tokenizers): loading a vocabulary file or a
 // tokenizer.json, encoding text to ids and decoding ids to bytes.
+#include "hirope/tokenizers.h"
 #include "common.h"
-#include "hirope/analysis.h"
 
 #include <memory>
 #include <string>
@@ -27,7 +27,7 @@ class TokenizerHandle {
     // A Hugging Face tokenizer.json (load_tokenizer_json); the JSON text is not kept.
     std::string loadJson(uintptr_t data, double size, std::string name) {
         Status st = wasm_heap().reserve(
-            static_cast<double>(AnalysisLimits::tokenizer_json_load_bytes_per_byte) * size,
+            static_cast<double>(TokenizerLimits::tokenizer_json_load_bytes_per_byte) * size,
             "loading a tokenizer.json");
         if (!st.ok()) return st.message();
         return load_tokenizer_json(
@@ -81,6 +81,12 @@ val decodeIds(uintptr_t vocab, uintptr_t ids, double count) {
     return typed_copy("Uint8Array", out);
 }
 
+// The 16 hex digits that name a user's tokenizer.json (the core's tokenizer_json_hash, as
+// Python's).
+std::string tokenizerJsonHash(uintptr_t data, double size) {
+    return tokenizer_json_hash(std::string_view(ptr<const char>(data), static_cast<size_t>(size)));
+}
+
 } // namespace
 
 EMSCRIPTEN_BINDINGS(hirope_tokenizers) {
@@ -92,4 +98,5 @@ EMSCRIPTEN_BINDINGS(hirope_tokenizers) {
         .function("size", &TokenizerHandle::size);
     emscripten::function("encode", &encodeText);
     emscripten::function("decode", &decodeIds);
+    emscripten::function("tokenizerJsonHash", &tokenizerJsonHash);
 }
