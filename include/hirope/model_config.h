@@ -111,4 +111,11 @@ Status read_model_config(std::string_view text, ModelSetup* out,
 
 const char* attention_kind_name(AttentionKind kind); // "full", "sliding", "chunked"
 
+// Whether the query at position `query` sees the key at `key` on this layer (the mask above; every
+// kind is causal). For callers that build masks and for tests; positions are >= 0.
+bool layer_sees(const LayerSetup& layer, int64_t query, int64_t key);
+
+// The factor on the query at `position` (1 when the temperature is off).
+double query_scale(const QueryTemperature& temperature, int64_t position);
+
 } // namespace hirope

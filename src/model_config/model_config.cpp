@@ -27,6 +27,26 @@ const char* attention_kind_name(AttentionKind kind) {
     return "?";
 }
 
+bool layer_sees(const LayerSetup& layer, int64_t query, int64_t key) {
+    if (key > query) return false;
+    switch (layer.attention) {
+    case AttentionKind::full:
+        return true;
+    case AttentionKind::sliding:
+        return query - key < layer.window;
+    case AttentionKind::chunked:
+        return layer.chunk_size > 0 && query / layer.chunk_size == key / layer.chunk_size;
+    }
+    return false;
+}
+
+double query_scale(const QueryTemperature& t, int64_t position) {
+    if (!t.enabled) return 1.0;
+    return 1.0 +
+           t.scale *
+               std::log(std::floor(static_cast<double>(position + t.offset) / t.floor_scale) + 1.0);
+}
+
 namespace {
 
 using json::Document;
@@ -259,6 +279,13 @@ class Builder {
         if ((st = refuse_mrope()).ok() && (st = dimensions()).ok() && (st = lengths()).ok() &&
             (st = layer_pattern()).ok() && (st = rope_layers()).ok() && (st = extras()).ok()) {
             if (top_orig_ == 0 && params_orig_ > 0) out_->trained_length = params_orig_;
+            // v5 may state partial_rotary_factor inside the rope parameters only.
+            for (const LayerSetup& l : out_->layers)
+                if (l.rope && l.head_dim == out_->head_dim &&
+                    l.scheme.scaling.type != ScalingType::proportional) {
+                    out_->rotary_dim = rotary_dim(l.scheme, l.head_dim);
+                    break;
+                }
             unmodeled();
         }
         return st;

@@ -606,3 +606,100 @@ TEST_CASE("model config: every gallery config loads with its expected warnings",
     }
     REQUIRE(count >= 15);
 }
+
+TEST_CASE("model config: masks and query temperature against plain references", "[model_config]") {
+    LayerSetup sliding, chunked, full;
+    sliding.attention = AttentionKind::sliding;
+    sliding.window = 5;
+    chunked.attention = AttentionKind::chunked;
+    chunked.chunk_size = 4;
+    for (int64_t q = 0; q < 40; ++q)
+        for (int64_t k = 0; k < 40; ++k) {
+            INFO("q " << q << " k " << k);
+            REQUIRE(layer_sees(full, q, k) == (k <= q));
+            // The window as the last 5 keys up to the query.
+            bool in_window = false;
+            for (int64_t j = q; j >= 0 && j > q - 5; --j) in_window |= j == k;
+            REQUIRE(layer_sees(sliding, q, k) == in_window);
+            // The chunk as the run of keys from the chunk's first position to the query.
+            const int64_t start = q - q % 4;
+            REQUIRE(layer_sees(chunked, q, k) == (k >= start && k <= q));
+        }
+    // Llama 4: q * (log(floor((p + 1) / floor_scale) + 1) * attn_scale + 1) on NoPE layers.
+    const ModelSetup l4 =
+        read_ok(R"({"model_type":"llama4_text","num_hidden_layers":4,"head_dim":128,
+        "rope_theta":500000.0,"floor_scale":8192,"attn_scale":0.1})");
+    const QueryTemperature& t = l4.layers[3].temperature;
+    for (int64_t p : {0, 8190, 8191, 8192, 16383, 16384, 100000, 10000000}) {
+        const double want = std::log(std::floor((p + 1.0) / 8192) + 1) * 0.1 + 1.0;
+        REQUIRE(query_scale(t, p) == Approx(want).epsilon(1e-15));
+        REQUIRE(query_scale(l4.layers[0].temperature, p) == 1.0);
+    }
+    // Ministral 3: 1 + beta * log(1 + floor(p / original)).
+    const ModelSetup mn =
+        read_ok(R"({"model_type":"ministral3","num_hidden_layers":1,"head_dim":128,
+        "max_position_embeddings":262144,"rope_parameters":{"rope_type":"yarn","factor":16.0,
+        "original_max_position_embeddings":16384,"llama_4_scaling_beta":0.1,"rope_theta":1000000.0}})");
+    for (int64_t p : {0, 16383, 16384, 40000, 262143})
+        REQUIRE(query_scale(mn.layers[0].temperature, p) ==
+                Approx(1 + 0.1 * std::log(1 + std::floor(p / 16384.0))).epsilon(1e-15));
+}
+
+TEST_CASE("model config: every rope type gives the same setup in v4 and v5", "[model_config]") {
+    struct Pair {
+        const char* v4;
+        const char* v5;
+    };
+    const Pair pairs[] = {
+        {R"({"num_hidden_layers":2,"head_dim":64,"max_position_embeddings":4096,"rope_theta":10000,
+            "rope_scaling":{"type":"dynamic","factor":2.0}})",
+         R"({"num_hidden_layers":2,"head_dim":64,"max_position_embeddings":4096,
+            "rope_parameters":{"rope_type":"dynamic","factor":2.0,"rope_theta":10000}})"},
+        {R"({"model_type":"deepseek_v3","num_hidden_layers":2,"qk_nope_head_dim":128,"qk_rope_head_dim":64,
+            "max_position_embeddings":163840,"rope_theta":10000,"rope_scaling":{"beta_fast":32,"beta_slow":1,
+            "factor":40,"mscale":1.0,"mscale_all_dim":1.0,"original_max_position_embeddings":4096,"type":"yarn"}})",
+         R"({"model_type":"deepseek_v3","num_hidden_layers":2,"qk_nope_head_dim":128,"qk_rope_head_dim":64,
+            "max_position_embeddings":163840,"rope_parameters":{"beta_fast":32,"beta_slow":1,"factor":40,
+            "mscale":1.0,"mscale_all_dim":1.0,"original_max_position_embeddings":4096,"rope_type":"yarn",
+            "rope_theta":10000}})"},
+        {R"({"model_type":"llama4_text","num_hidden_layers":4,"head_dim":128,"max_position_embeddings":10485760,
+            "rope_theta":500000.0,"rope_scaling":{"factor":16.0,"high_freq_factor":1.0,"low_freq_factor":1.0,
+            "original_max_position_embeddings":8192,"rope_type":"llama3"},"attention_chunk_size":8192})",
+         R"({"model_type":"llama4_text","num_hidden_layers":4,"head_dim":128,"max_position_embeddings":10485760,
+            "layer_types":["chunked_attention","chunked_attention","chunked_attention","full_attention"],
+            "no_rope_layers":[1,1,1,0],"attention_chunk_size":8192,"rope_parameters":{"factor":16.0,
+            "high_freq_factor":1.0,"low_freq_factor":1.0,"original_max_position_embeddings":8192,
+            "rope_type":"llama3","rope_theta":500000.0}})"},
+        {R"({"model_type":"cohere2","num_hidden_layers":4,"head_dim":128,"sliding_window":4096,"rope_theta":50000})",
+         R"({"model_type":"cohere2","num_hidden_layers":4,"head_dim":128,"sliding_window":4096,
+            "layer_types":["sliding_attention","sliding_attention","sliding_attention","full_attention"],
+            "rope_parameters":{"rope_type":"default","rope_theta":50000}})"},
+        {R"({"model_type":"phi3","num_hidden_layers":1,"head_dim":128,"partial_rotary_factor":0.75,
+            "rope_theta":10000,"rope_scaling":{"type":"linear","factor":2}})",
+         R"({"model_type":"phi3","num_hidden_layers":1,"head_dim":128,
+            "rope_parameters":{"rope_type":"linear","factor":2,"partial_rotary_factor":0.75,"rope_theta":10000}})"},
+    };
+    for (const Pair& p : pairs) {
+        INFO(p.v4);
+        const ModelSetup a = read_ok(p.v4), b = read_ok(p.v5);
+        check_same_setup(a, b);
+        for (size_t i = 0; i < a.layers.size(); ++i)
+            for (int64_t n : {int64_t{1}, int64_t{5000}, int64_t{200000}}) {
+                std::vector<double> fa, fb;
+                REQUIRE(inverse_frequencies(a.layers[i].scheme, a.layers[i].head_dim, n, &fa).ok());
+                REQUIRE(inverse_frequencies(b.layers[i].scheme, b.layers[i].head_dim, n, &fb).ok());
+                REQUIRE(fa == fb);
+                REQUIRE(attention_factor(a.layers[i].scheme, n) ==
+                        attention_factor(b.layers[i].scheme, n));
+            }
+    }
+    // And against transformers' formulas: dynamic at several lengths, DeepSeek's YaRN, partial
+    // linear.
+    const ModelSetup dyn = read_ok(pairs[0].v5);
+    for (int64_t n : {100, 4096, 9000})
+        check_freqs(dyn.layers[1], n, tf_dynamic(10000, 64, 2, 4096, n));
+    const ModelSetup part = read_ok(pairs[4].v5);
+    REQUIRE(part.rotary_dim == 96);
+    REQUIRE(rotary_dim(part.layers[0].scheme, 128) == 96);
+    check_freqs(part.layers[0], 1, tf_linear(10000, 96, 2));
+}
