@@ -90,10 +90,8 @@ export class AttentionCall {
     this.causal = args.causal === undefined ? true : args.causal;
     if (typeof this.causal !== 'boolean')
       fail(`causal must be a boolean, got ${describe(this.causal)}`);
-    if (scheme.windowed && !this.causal)
-      fail(
-        `scheme '${scheme.name}' is a windowed scheme, defined for causal attention: set causal to true`,
-      );
+    const causalRule = runtime.mod.causalRule(scheme.type, this.causal); // the core's rule
+    if (causalRule) fail(causalRule);
     /** The logits' scale; 0: the core's 1 / sqrt(headDim). */
     this.scale = args.scale === undefined ? 0 : args.scale;
     if (

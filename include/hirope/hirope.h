@@ -109,6 +109,10 @@ Status validate(const Scheme& scheme, int head_dim);
 
 // True for the schemes that merge a near and a far branch by the window rule.
 bool is_windowed(SchemeType type);
+// The window rule is defined for causal attention only: an error naming the scheme when a
+// windowed one runs without the causal mask. AttentionPlan::prepare checks it; the bindings call it
+// for executors that do not reach prepare (the WebGPU path).
+Status check_causal(SchemeType type, bool causal);
 // True for schemes that rotate q and k.
 bool is_rotary(SchemeType type);
 

@@ -83,9 +83,7 @@ py::array_t<float> attention(py::handle scheme_value, py::handle q_value, py::ha
     py::array_t<float, py::array::c_style> v;
     if (!v_value.is_none()) v = float32_array(v_value, "v", n * width, shape_text);
     if (output == "values" && v_value.is_none()) fail("output 'values' needs v");
-    if (spec.windowed && !causal)
-        fail("scheme '" + spec.name +
-             "' is a windowed scheme, defined for causal attention: set causal to True");
+    check(check_causal(spec.scheme.type, causal));
     double scale = 0;
     if (!scale_value.is_none()) {
         const char* requirement = "a positive finite number";

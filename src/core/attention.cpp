@@ -64,10 +64,7 @@ Status check_request(const AttentionRequest& r) {
             " elements");
     if (!std::isfinite(r.scale) || r.scale < 0)
         return Status::error("scale must be a finite number >= 0 (0 means 1/sqrt(headDim))");
-    if (is_windowed(r.scheme.type) && !r.causal)
-        return Status::error("windowed schemes (" + scheme_names(&SchemeInfo::windowed) +
-                             ") are defined for causal attention: set causal to true");
-    return {};
+    return check_causal(r.scheme.type, r.causal);
 }
 
 } // namespace

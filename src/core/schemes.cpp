@@ -142,6 +142,12 @@ std::string scheme_names(bool SchemeInfo::*flag) {
     return out;
 }
 
+Status check_causal(SchemeType type, bool causal) {
+    if (causal || !is_windowed(type)) return {};
+    return Status::error("scheme '" + std::string(scheme_info(type)->name) +
+                         "' is a windowed scheme, defined for causal attention: leave causal on");
+}
+
 bool is_rotary(SchemeType t) {
     const SchemeInfo* info = scheme_info(t);
     return info && info->rotary;

@@ -70,6 +70,14 @@ TEST_CASE("Invalid requests are reported with the argument's name", "[errors]") 
     r.positions.unit = f.unit.data();
     r.causal = false;
     CHECK(mentions(f.error(r), "causal"));
+    // The one home of the rule, which the bindings call too (the WebGPU path skips prepare).
+    CHECK(check_causal(SchemeType::hirope, false).message() ==
+          "scheme 'hirope' is a windowed scheme, defined for causal attention: leave causal on");
+    CHECK(
+        check_causal(SchemeType::leaky_rerope, false).message().rfind("scheme 'leaky-rerope'", 0) ==
+        0);
+    CHECK(check_causal(SchemeType::hirope, true).ok());
+    CHECK(check_causal(SchemeType::rope, false).ok());
     r = f.req();
     r.scheme.base = 1;
     CHECK(mentions(f.error(r), "scheme.base"));

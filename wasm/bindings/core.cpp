@@ -207,6 +207,11 @@ val limits() {
     return o;
 }
 
+// The window rule's causal check, for the executors that do not reach AttentionPlan::prepare.
+std::string causalRule(int type, bool causal) {
+    return check_causal(static_cast<SchemeType>(type), causal).message();
+}
+
 std::string kernelName() {
     return kernel_name();
 }
@@ -234,4 +239,5 @@ EMSCRIPTEN_BINDINGS(hirope_core) {
     emscripten::function("limits", &limits);
     emscripten::function("heapStats", &heapStats);
     emscripten::function("kernelName", &kernelName);
+    emscripten::function("causalRule", &causalRule);
 }
