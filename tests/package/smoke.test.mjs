@@ -189,7 +189,6 @@ describe('the npm package in other projects', () => {
       'dist/data/gemma3.json',
       'dist/model.js',
       'dist/data/pybyte.hrm',
-    // The runtime data (models/registry.json) ships as dist/registry-data.js: nothing of training/.
       'dist/data/pyjs-llama2.hrm',
       'bin/hirope.mjs',
       'lib/model-eval.mjs',
@@ -201,16 +200,11 @@ describe('the npm package in other projects', () => {
     ]) {
       assert.ok(list.includes(f), f);
     }
+    // The runtime data (models/registry.json) ships as dist/registry-data.js: nothing of training/.
     assert.ok(
-import { MODEL_NAMES, DEFAULT_MODEL, truncateStride } from 'hirope/registry';
-import { LUTS } from 'hirope/colormap';
-import { WorkerClient } from 'hirope/protocol';
-import { RECALL_CLASSES } from 'hirope/recall';
       !list.some((f) => /^(src|tests|build|training|models)\//.test(f)),
       list.filter((f) => /^(src|tests|build|training|models)\//.test(f)).join(', '),
     );
-r.entries = { models: MODEL_NAMES, model: DEFAULT_MODEL, stride: truncateStride(256),
-  luts: typeof LUTS, client: typeof WorkerClient, classes: RECALL_CLASSES.length };
   });
 
   it('runs in plain Node ESM, full and core entries', () => {
@@ -218,6 +212,23 @@ r.entries = { models: MODEL_NAMES, model: DEFAULT_MODEL, stride: truncateStride(
     fs.writeFileSync(
       path.join(dir, 'main.mjs'),
       `${PROGRAM('hirope')}
+import core from 'hirope/core';
+import { MODEL_NAMES, DEFAULT_MODEL, truncateStride } from 'hirope/registry';
+import { LUTS } from 'hirope/colormap';
+import { WorkerClient } from 'hirope/protocol';
+import { RECALL_CLASSES } from 'hirope/recall';
+const r = await run();
+const c = await core();
+r.core = { hasAnalysis: c.hasAnalysis, backend: c.backend };
+r.entries = { models: MODEL_NAMES, model: DEFAULT_MODEL, stride: truncateStride(256),
+  luts: typeof LUTS, client: typeof WorkerClient, classes: RECALL_CLASSES.length };
+console.log(JSON.stringify(r));`,
+    );
+    const r = JSON.parse(
+      execFileSync(process.execPath, ['main.mjs'], { cwd: dir, encoding: 'utf8' }),
+    );
+    checkResult(r);
+    assert.deepEqual(r.core, { hasAnalysis: false, backend: 'wasm-simd' });
     // The subpath entries the playground imports (package.json "exports"), from an installed package.
     assert.deepEqual(r.entries, {
       models: ['pybyte', 'pyjs-llama2'],
@@ -227,17 +238,6 @@ r.entries = { models: MODEL_NAMES, model: DEFAULT_MODEL, stride: truncateStride(
       client: 'function',
       classes: 4,
     });
-import core from 'hirope/core';
-const r = await run();
-const c = await core();
-r.core = { hasAnalysis: c.hasAnalysis, backend: c.backend };
-console.log(JSON.stringify(r));`,
-    );
-    const r = JSON.parse(
-      execFileSync(process.execPath, ['main.mjs'], { cwd: dir, encoding: 'utf8' }),
-    );
-    checkResult(r);
-    assert.deepEqual(r.core, { hasAnalysis: false, backend: 'wasm-simd' });
     const cli = execFileSync(path.join(dir, 'node_modules/.bin/hirope'), ['--help'], {
       encoding: 'utf8',
     });
