@@ -78,17 +78,6 @@ function integer(value, name, min, max) {
   return value;
 }
 
-/**
- * The truncate baseline's default stride for a context of `length`: length / 8, at least 1 (the
- * registry's truncate.stride_divisor, which the evaluation uses; python/hirope/model.py has the
- * same). The model re-runs on the last `length` bytes every `stride` bytes, so each byte sees
- * between length - stride + 1 and length bytes: stride 1 is exact but runs one forward pass per
- * byte (48.6 s for 4,000 bytes at length 256); length / 8 is 25-60x faster and its loss differs by
- * about 0.001 bits/byte on real files (README).
- */
-export const TRUNCATE_STRIDE_DIVISOR = 8;
-export const truncateStride = (length) => Math.max(1, Math.floor(length / TRUNCATE_STRIDE_DIVISOR));
-
 /** A loaded code model. Create with `await hr.model.load()`. */
 export class CodeModel {
   constructor(runtime, handle, host) {
@@ -135,8 +124,8 @@ export class CodeModel {
    * The scheme with the model's own defaults filled in: base and layout of its training RoPE,
    * trainingLength and scaling.originalLength = its training context, window = half of it.
    * The baselines 'sliding-window' ({ window }) and 'truncate' ({ length, stride }) default to the
-   * training context (stride length / 8, see truncateStride) and run the training RoPE:
-   * { name, window | length, stride, rope, limit }.
+   * training context (stride length / 8: the core's model::truncate_stride) and run the training
+   * RoPE: { name, window | length, stride, rope, limit }.
    */
   scheme(scheme = 'rope') {
     const baseline = this._baseline(scheme);
@@ -146,36 +135,24 @@ export class CodeModel {
     if (!isPlainObject(spec))
       fail(`scheme must be an object such as { type: 'hirope' }, got ${describe(spec)}`);
     const s = { ...spec };
-    // The model runs rotary schemes (it was trained with RoPE) and NoPE (src/model check_scheme).
-    const usable = catalogue.data.schemes
-      .filter((x) => x.rotary)
-      .map((x) => x.name)
-      .concat('nope');
-    const info = catalogue.scheme(s.type);
-    if (!info || !usable.includes(s.type)) {
-      const baselines = catalogue.names('contextLimits').filter((name) => name !== 'none');
-      fail(
-        `the code model was trained with RoPE: scheme.type must be one of ${orList(usable.concat(baselines))}, got ${describe(s.type)}`,
-      );
-    }
-    const L = this.config.trainingContext;
-    const takes = (key) => info.parameters.includes(key);
-    if (takes('base') && s.base === undefined) s.base = this.config.ropeBase;
-    if (takes('layout') && s.layout === undefined) s.layout = 'half';
-    if (
-      takes('scaling') &&
+    // The model's defaults (model::model_scheme_defaults) where the user left a key out.
+    const scaling =
       isPlainObject(s.scaling) &&
       s.scaling.originalLength === undefined &&
-      catalogue.scaling(s.scaling.type)?.parameters.includes('originalLength')
-    ) {
-      s.scaling = { ...s.scaling, originalLength: L };
+      typeof s.scaling.type === 'string'
+        ? s.scaling.type
+        : null;
+    const r = this._live().schemeDefaults(
+      typeof s.type === 'string' ? s.type : '',
+      describe(s.type),
+      scaling,
+    );
+    if (r.error) fail(r.error);
+    for (const { key, value } of r.defaults) {
+      if (key === 'scaling.originalLength') s.scaling = { ...s.scaling, originalLength: value };
+      else if (s[key] === undefined) s[key] = value;
     }
-    if (takes('window') && s.window === undefined) s.window = Math.max(1, Math.floor(L / 2));
-    if (takes('trainingLength') && s.trainingLength === undefined) s.trainingLength = L;
-    const normalized = catalogue.normalizeScheme(s);
-    if (normalized.rotary && normalized.layout !== catalogue.value('layouts', 'half'))
-      fail("the code model rotates in the half-split layout: scheme.layout must be 'half'");
-    return normalized;
+    return catalogue.normalizeScheme(s);
   }
 
   // A baseline's normalised form, or null for a position scheme.
@@ -185,21 +162,26 @@ export class CodeModel {
     const type =
       typeof scheme === 'string' ? scheme : isPlainObject(scheme) ? scheme.type : undefined;
     if (!names.includes(type)) return null;
-    const L = this.config.trainingContext;
-    const max = this.maxInputBytes;
     const keys = type === 'truncate' ? ['type', 'length', 'stride'] : ['type', 'window'];
     const o =
       typeof scheme === 'string'
         ? { type }
         : readOptions(scheme, keys, { name: 'scheme', unknown: `scheme (type '${type}') options` });
-    const size = type === 'truncate' ? 'length' : 'window';
-    const length = integer(o[size] ?? L, `scheme.${size}`, 1, max);
-    const stride =
-      type === 'truncate'
-        ? integer(o.stride ?? truncateStride(length), 'scheme.stride', 1, length)
-        : 1;
+    const size = o[type === 'truncate' ? 'length' : 'window'];
+    const limitType = catalogue.value('contextLimits', type, 'scheme.type');
+    // The defaults and ranges are the core's (model::model_baseline).
+    const r = this._live().baseline(
+      limitType,
+      this.maxInputBytes,
+      size,
+      describe(size),
+      o.stride,
+      describe(o.stride),
+    );
+    if (r.error) fail(r.error);
+    const { length, stride } = r;
     const rope = this.scheme({ type: 'rope' });
-    const limit = { type: catalogue.value('contextLimits', type, 'scheme.type'), length, stride };
+    const limit = { type: limitType, length, stride };
     return type === 'truncate'
       ? { name: type, length, stride, rope, limit }
       : { name: type, window: length, rope, limit };

@@ -112,6 +112,50 @@ struct ContextLimit {
 };
 Status validate(const ContextLimit& limit);
 
+// ---------------------------------------------------------------------------------------------
+// A model's scheme defaults and baselines (the bindings' model.scheme() reads the user's scheme
+// and calls these; the rules live here once).
+
+// The truncate baseline's default stride is length / kTruncateStrideDivisor, at least 1 (the
+// registry's truncate.stride_divisor). The model re-runs on the last `length` bytes every `stride`
+// bytes, so each byte sees between length - stride + 1 and length bytes: stride 1 is exact but runs
+// one forward pass per byte; length / 8 is 25-60x faster and its loss differs by about 0.001
+// bits/byte on real files (README).
+constexpr int64_t kTruncateStrideDivisor = 8;
+int64_t truncate_stride(int64_t length, int64_t divisor = kTruncateStrideDivisor);
+
+// One default a model fills into a scheme where the user left `key` out: a number or a name.
+// `key` is the user's name; "scaling.originalLength" is a key of the scheme's scaling object.
+struct SchemeDefault {
+    std::string key;
+    double number = 0;
+    std::string name; // not empty: the default is this name ("half"), not `number`
+};
+
+// The defaults a model fills into a scheme of `type` (the user's name; `type_shown` is how the
+// binding writes the value it read, for the message): base = its RoPE base, layout = 'half',
+// trainingLength and scaling.originalLength = its training context, window = half of it, each
+// only where the scheme takes the key. `scaling_type`: the type of the scheme's scaling object
+// when it is one without originalLength, else null. Error: a type the model cannot run.
+Status model_scheme_defaults(const Config& config, const std::string& type,
+                             const std::string& type_shown, const std::string* scaling_type,
+                             std::vector<SchemeDefault>* out);
+
+// A number the binding read from the user's scheme: absent, a number (JS number, Python int) or
+// another value; `shown` is how the binding writes it in messages.
+struct UserNumber {
+    bool present = false, number = false;
+    double value = 0;
+    std::string shown;
+};
+
+// The context limit a baseline ("sliding-window" { window }, "truncate" { length, stride }) runs
+// with: the size defaults to the training context, the stride to truncate_stride(length); both are
+// integers in [1, max_input] ([1, length] for the stride), else "scheme.<key> must be an integer in
+// [1, max], got <shown>".
+Status model_baseline(const Config& config, int64_t max_input, ContextLimitType type,
+                      const UserNumber& size, const UserNumber& stride, ContextLimit* out);
+
 class Decoder;
 
 // The heap that one step through the model takes beyond its weights: `count` new bytes in a

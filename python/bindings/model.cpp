@@ -104,6 +104,50 @@ class ModelHandle {
 
     py::dict config() const { return config_dict(model_->config()); }
 
+    // The model's defaults for a scheme (model::model_scheme_defaults): [(key, value)] with value
+    // a number or a name. scaling_type: the type of a scaling dict without originalLength, else
+    // None.
+    py::list scheme_defaults(py::handle type, py::handle scaling_type) const {
+        const std::string name = py::isinstance<py::str>(type) ? type.cast<std::string>() : "";
+        std::string scaling;
+        const bool has_scaling = py::isinstance<py::str>(scaling_type);
+        if (has_scaling) scaling = scaling_type.cast<std::string>();
+        std::vector<model::SchemeDefault> defaults;
+        check(model::model_scheme_defaults(model_->config(), name, describe(type),
+                                           has_scaling ? &scaling : nullptr, &defaults));
+        py::list out;
+        for (const model::SchemeDefault& d : defaults) {
+            // Integral numbers as ints (a training context, a window), the base as a float.
+            py::object value = !d.name.empty() ? py::object(py::str(d.name))
+                               : d.key == "base"
+                                   ? py::object(py::float_(d.number))
+                                   : py::object(py::int_(static_cast<int64_t>(d.number)));
+            out.append(py::make_tuple(d.key, value));
+        }
+        return out;
+    }
+
+    // A baseline's context limit (model::model_baseline): (length, stride). size and stride: the
+    // user's values, Ellipsis when left out.
+    py::tuple baseline(const std::string& type, int64_t max_input, py::handle size,
+                       py::handle stride) const {
+        auto user = [](py::handle v) {
+            model::UserNumber u;
+            u.present = !v.is(py::ellipsis());
+            u.number = u.present && is_integer(v);
+            if (u.number) u.value = number_value(v);
+            u.shown = u.present ? describe(v) : "";
+            return u;
+        };
+        const model::ContextLimitType t = type == "truncate"
+                                              ? model::ContextLimitType::truncate
+                                              : model::ContextLimitType::sliding_window;
+        model::ContextLimit limit;
+        check(model::model_baseline(model_->config(), max_input, t, user(size), user(stride),
+                                    &limit));
+        return py::make_tuple(limit.length, limit.stride);
+    }
+
     // Byte positions of a text (a byte model), or a token model's tokens and positions.
     py::dict positions(py::handle text, py::handle tokenizer, py::handle level, py::handle language,
                        py::handle gap, py::handle descend, py::handle segment_size) {
@@ -146,7 +190,6 @@ class ModelHandle {
         if (output != "losses" && output != "logits" && output != "attention")
             fail("output must be 'losses', 'logits' or 'attention', got '" + output + "'");
         const SchemeSpec spec = read_scheme(scheme);
-        check_layout(spec);
         const model::ContextLimit limit = to_limit(limit_type, limit_length, limit_stride);
         py::array ids_array = py::reinterpret_borrow<py::array>(ids_value);
         const int64_t n = ids_array.size();
@@ -191,7 +234,6 @@ class ModelHandle {
                        uint64_t seed) const {
         model::GenerateOptions o;
         const SchemeSpec spec = read_scheme(scheme);
-        check_layout(spec);
         o.scheme = spec.scheme;
         o.limit = to_limit(limit_type, limit_length, limit_stride);
         o.hierarchy = to_hierarchy(level, language, gap, descend, segment_size);
@@ -213,10 +255,6 @@ class ModelHandle {
 
   private:
     std::string unit_word() const { return model_->config().tokenizer.empty() ? "byte" : "token"; }
-    void check_layout(const SchemeSpec& spec) const {
-        if (spec.rotary && spec.scheme.layout != Layout::half)
-            fail("the code model rotates in the half-split layout: scheme.layout must be 'half'");
-    }
     std::unique_ptr<model::Model> model_;
 };
 
@@ -318,6 +356,10 @@ void register_model(py::module_& m) {
     py::class_<ModelHandle, std::shared_ptr<ModelHandle>>(m, "ModelHandle")
         .def_static("load", &ModelHandle::load, py::arg("data"))
         .def_property_readonly("config", &ModelHandle::config)
+        .def("scheme_defaults", &ModelHandle::scheme_defaults, py::arg("type"),
+             py::arg("scaling_type"))
+        .def("baseline", &ModelHandle::baseline, py::arg("type"), py::arg("max_input"),
+             py::arg("size"), py::arg("stride"))
         .def("positions", &ModelHandle::positions, py::arg("text"), py::arg("tokenizer"),
              py::arg("level"), py::arg("language"), py::arg("gap"), py::arg("descend"),
              py::arg("segment_size"))

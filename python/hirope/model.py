@@ -49,19 +49,6 @@ class Attention:
     tokens: Optional[Dict[str, np.ndarray]]
 
 
-# The truncate baseline's default stride is length // TRUNCATE_STRIDE_DIVISOR, at least 1 (the
-# registry's truncate.stride_divisor, which the evaluation uses; wasm/model.js has the same). The
-# model re-runs on the last `length` bytes every `stride` bytes, so each byte sees between
-# length - stride + 1 and length bytes: stride 1 is exact but runs one forward pass per byte;
-# length // 8 is 25-60x faster and its loss differs by about 0.001 bits/byte (README).
-TRUNCATE_STRIDE_DIVISOR = 8
-
-
-def truncate_stride(length: int) -> int:
-    """The truncate baseline's default stride for a context of `length` bytes (or tokens)."""
-    return max(1, length // TRUNCATE_STRIDE_DIVISOR)
-
-
 def _integer(value, name: str, lo: int, hi: int) -> int:
     # The binding's reading of integers (numpy integers too; past 64 bits a HiRoPEError).
     return _hirope.as_integer(value, name, lo, hi, f"an integer in [{lo}, {hi}]")
@@ -128,47 +115,26 @@ class Model:
         """The scheme with the model's defaults filled in: base and layout of its training RoPE,
         trainingLength and scaling.originalLength = its training context, window = half of it.
         The baselines 'sliding-window' ({'window'}) and 'truncate' ({'length', 'stride'}) default
-        to the training context (stride length // 8, see truncate_stride) and run the training RoPE: then a dict {name, window |
-        length, stride, rope, limit}."""
+        to the training context (stride length // 8, the core's truncate_stride) and run the
+        training RoPE: then a dict {name, window | length, stride, rope, limit}."""
         baseline = self._baseline(scheme)
         if baseline:
             return baseline
-        cat = _catalogue()
         if isinstance(scheme, str):
             s: Dict[str, Any] = {"type": scheme}
         elif isinstance(scheme, Mapping):
             s = dict(scheme)
         else:
             raise HiRoPEError(f"scheme must be a dict such as {{'type': 'hirope'}}, got {scheme!r}")
-        usable = [x["name"] for x in cat["schemes"] if x["rotary"]] + ["nope"]
-        info = next((x for x in cat["schemes"] if x["name"] == s.get("type")), None)
-        if info is None or s.get("type") not in usable:
-            baselines = [x["name"] for x in cat["contextLimits"] if x["name"] != "none"]
-            raise HiRoPEError(
-                "the code model was trained with RoPE: scheme.type must be one of "
-                f"{quoted(usable + baselines)}, got {s.get('type')!r}"
-            )
-        L = self.config["training_context"]
-
-        def takes(key):
-            return key in info["parameters"]
-
-        if takes("base") and "base" not in s:
-            s["base"] = self.config["rope_base"]
-        if takes("layout") and "layout" not in s:
-            s["layout"] = "half"
+        # The model's defaults where the user left a key out (the core's model_scheme_defaults).
         sc = s.get("scaling")
-        if takes("scaling") and isinstance(sc, Mapping) and "originalLength" not in sc:
-            stype = sc.get("type", "none")
-            sinfo = next(
-                (x for x in cat["scalings"] if stype == x["name"] or stype in x["aliases"]), None
-            )
-            if sinfo and "originalLength" in sinfo["parameters"]:
-                s["scaling"] = {**sc, "originalLength": L}
-        if takes("window") and "window" not in s:
-            s["window"] = max(1, L // 2)
-        if takes("trainingLength") and "trainingLength" not in s:
-            s["trainingLength"] = L
+        scaling = (sc.get("type", "none") if isinstance(sc, Mapping) and "originalLength" not in sc
+                   else None)
+        for key, value in self._handle.scheme_defaults(s.get("type"), scaling):
+            if key == "scaling.originalLength":
+                s["scaling"] = {**sc, "originalLength": value}
+            elif key not in s:
+                s[key] = value
         _hirope.normalize_scheme(s)  # checks keys and kinds now
         return s
 
@@ -177,7 +143,6 @@ class Model:
         kind = scheme if isinstance(scheme, str) else scheme.get("type") if isinstance(scheme, Mapping) else None
         if kind not in names:
             return None
-        L = self.config["training_context"]
         keys = ["type", "length", "stride"] if kind == "truncate" else ["type", "window"]
         o = {"type": kind} if isinstance(scheme, str) else dict(scheme)
         for key in o:
@@ -187,9 +152,9 @@ class Model:
                     f"{', '.join(keys)})"
                 )
         size = "length" if kind == "truncate" else "window"
-        length = _integer(o.get(size, L), f"scheme.{size}", 1, self.max_input_bytes)
-        stride = (_integer(o.get("stride", truncate_stride(length)), "scheme.stride", 1, length)
-                  if kind == "truncate" else 1)
+        # The defaults and ranges are the core's (model_baseline).
+        length, stride = self._handle.baseline(kind, self.max_input_bytes, o.get(size, ...),
+                                               o.get("stride", ...))
         rope = self.scheme({"type": "rope"})
         out = {"name": kind, "rope": rope, "limit": (kind, length, stride)}
         if kind == "truncate":

@@ -205,7 +205,7 @@ Status preset_symbols(int64_t training_context, int64_t length, int64_t stride_d
     const int64_t usable = L - out->window, rest = length - out->window;
     const int64_t group = rest <= 0 ? 0 : (rest + usable - 1) / usable;
     out->self_extend_group = std::max<int64_t>(2, group);
-    out->truncate_stride = std::max<int64_t>(1, L / stride_divisor);
+    out->truncate_stride = truncate_stride(L, stride_divisor);
     return Status();
 }
 

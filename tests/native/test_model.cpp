@@ -1075,3 +1075,63 @@ TEST_CASE("model: the token model's decoder equals its forward; greedy generatio
     REQUIRE(generate(m, prompt_text, o, &b).ok());
     CHECK(a == b);
 }
+
+TEST_CASE("model: scheme defaults and baselines are the core's", "[model]") {
+    Config c;
+    c.training_context = 256;
+    c.rope_base = 10000;
+    std::vector<SchemeDefault> d;
+    auto value = [&](const std::string& key) -> const SchemeDefault* {
+        for (const SchemeDefault& x : d)
+            if (x.key == key) return &x;
+        return nullptr;
+    };
+    const std::string yarn = "yarn", none = "none";
+    REQUIRE(model_scheme_defaults(c, "rope", "'rope'", &yarn, &d).ok());
+    REQUIRE(value("base"));
+    CHECK(value("base")->number == 10000);
+    CHECK(value("layout")->name == "half");
+    CHECK(value("scaling.originalLength")->number == 256);
+    CHECK(!value("window"));
+    REQUIRE(model_scheme_defaults(c, "rope", "'rope'", &none, &d).ok());
+    CHECK(!value("scaling.originalLength")); // no originalLength without a scaling that takes it
+    REQUIRE(model_scheme_defaults(c, "hirope", "'hirope'", nullptr, &d).ok());
+    CHECK(value("window")->number == 128);
+    CHECK(value("trainingLength")->number == 256);
+    REQUIRE(model_scheme_defaults(c, "nope", "'nope'", nullptr, &d).ok());
+    CHECK(d.empty());
+    const Status bad = model_scheme_defaults(c, "alibi", "'alibi'", nullptr, &d);
+    CHECK(bad.message().rfind("the code model was trained with RoPE: scheme.type must be one of "
+                              "'rope', ",
+                              0) == 0);
+    CHECK(bad.message().find("'nope', 'sliding-window' or 'truncate', got 'alibi'") !=
+          std::string::npos);
+
+    // Baselines: the training context, the stride length / 8 (at least 1), ranges named.
+    CHECK(truncate_stride(256) == 32);
+    CHECK(truncate_stride(7) == 1);
+    UserNumber absent, length, stride;
+    length.present = length.number = true;
+    ContextLimit l;
+    REQUIRE(model_baseline(c, 8192, ContextLimitType::truncate, absent, absent, &l).ok());
+    CHECK((l.length == 256 && l.stride == 32));
+    length.value = 100;
+    REQUIRE(model_baseline(c, 8192, ContextLimitType::truncate, length, absent, &l).ok());
+    CHECK((l.length == 100 && l.stride == 12));
+    REQUIRE(model_baseline(c, 8192, ContextLimitType::sliding_window, absent, absent, &l).ok());
+    CHECK((l.type == ContextLimitType::sliding_window && l.length == 256 && l.stride == 1));
+    length.value = 8;
+    stride.present = stride.number = true;
+    stride.value = 9;
+    stride.shown = "9";
+    CHECK(model_baseline(c, 8192, ContextLimitType::truncate, length, stride, &l).message() ==
+          "scheme.stride must be an integer in [1, 8], got 9");
+    length.value = 2.5;
+    length.shown = "2.5";
+    CHECK(model_baseline(c, 8192, ContextLimitType::sliding_window, length, absent, &l).message() ==
+          "scheme.window must be an integer in [1, 8192], got 2.5");
+    length.number = false;
+    length.shown = "'x'";
+    CHECK(model_baseline(c, 8192, ContextLimitType::truncate, length, absent, &l).message() ==
+          "scheme.length must be an integer in [1, 8192], got 'x'");
+}

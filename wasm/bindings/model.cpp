@@ -74,6 +74,58 @@ class ModelHandle {
             .message();
     }
     val config() const { return model_ ? config_object(model_->config()) : val::null(); }
+    // The model's defaults for a scheme (model::model_scheme_defaults): { error } or { defaults:
+    // [{ key, value }] } (value a number or a name). typeShown: the JS layer's describe(type);
+    // scalingType: the type of a scaling object without originalLength, else null.
+    val schemeDefaults(const std::string& type, const std::string& type_shown,
+                       val scaling_type) const {
+        std::vector<model::SchemeDefault> defaults;
+        std::string scaling;
+        const bool has_scaling = scaling_type.isString();
+        if (has_scaling) scaling = scaling_type.as<std::string>();
+        val out = val::object();
+        const Status st = model::model_scheme_defaults(model_->config(), type, type_shown,
+                                                       has_scaling ? &scaling : nullptr, &defaults);
+        if (!st.ok()) {
+            out.set("error", st.message());
+            return out;
+        }
+        val list = val::array();
+        for (const model::SchemeDefault& d : defaults) {
+            val item = val::object();
+            item.set("key", d.key);
+            item.set("value", d.name.empty() ? val(d.number) : val(d.name));
+            list.call<void>("push", item);
+        }
+        out.set("defaults", list);
+        return out;
+    }
+    // A baseline's context limit (model::model_baseline): { error } or { length, stride }. size and
+    // stride: the user's values (undefined when left out), shown as the JS layer's describe().
+    val baseline(int type, double max_input, val size, const std::string& size_shown, val stride,
+                 const std::string& stride_shown) const {
+        auto user = [](const val& v, const std::string& shown) {
+            model::UserNumber u;
+            u.present = !v.isUndefined();
+            u.number = v.isNumber();
+            if (u.number) u.value = v.as<double>();
+            u.shown = shown;
+            return u;
+        };
+        model::ContextLimit limit;
+        const Status st =
+            model::model_baseline(model_->config(), static_cast<int64_t>(max_input),
+                                  static_cast<model::ContextLimitType>(type),
+                                  user(size, size_shown), user(stride, stride_shown), &limit);
+        val out = val::object();
+        if (!st.ok()) {
+            out.set("error", st.message());
+            return out;
+        }
+        out.set("length", static_cast<double>(limit.length));
+        out.set("stride", static_cast<double>(limit.stride));
+        return out;
+    }
     // bytes (a byte model's input) or ids (a token model's), the other 0.
     std::string forward(val scheme, val limit, uintptr_t bytes, uintptr_t ids, double n,
                         uintptr_t token, uintptr_t unit, uintptr_t statement, uintptr_t logits,
@@ -339,6 +391,8 @@ EMSCRIPTEN_BINDINGS(hirope_model) {
         .constructor<>()
         .function("load", &ModelHandle::load)
         .function("config", &ModelHandle::config)
+        .function("schemeDefaults", &ModelHandle::schemeDefaults)
+        .function("baseline", &ModelHandle::baseline)
         .function("forward", &ModelHandle::forward)
         .function("generate", &ModelHandle::generate);
     emscripten::function("modelConfig", &modelConfig);
