@@ -23,7 +23,7 @@
 // First maps: article.html, the first <hirope-attention> whose data-ready turns 'true' (set
 // after its three canvases are drawn; web/src/element/hirope-attention.js), and all embeds in or
 // near the first screen (they load when visible); index.html and model.html, body[data-ready]
-// (set after the first result is painted; web/src/page/playground/playground.js, model.js). Times are
+// (set after the first result is painted; web/src/page/playground/playground-page.js, model.js). Times are
 // performance.now() in the page, so from the start of navigation. Each time is checked against
 // the canvases: a map counts only if its canvas has a non-blank pixel.
 // It is a benchmark, not a test: timings on a shared 2-core machine are noisy; medians are shown.

@@ -18,7 +18,7 @@ fs.rmSync(out, { recursive: true, force: true });
 fs.mkdirSync(out, { recursive: true });
 
 // The large files get content-hashed names (name.<hash>.ext), so that a host can serve them as
-// immutable; the bundle learns the names through __HIROPE_ASSETS__ (web/src/shared/assets.js).
+// immutable; the bundle learns the names through __HIROPE_ASSETS__ (web/src/shared/hashed-assets.js).
 const dist = path.join(root, 'dist');
 const hashed = (file) => {
   const hash = crypto
@@ -36,8 +36,8 @@ for (const file of fs.readdirSync(path.join(dist, 'data')))
 await esbuild.build({
   absWorkingDir: root,
   entryPoints: {
-    playground: 'web/src/page/playground/playground.js',
-    'model-page': 'web/src/page/model/model.js',
+    playground: 'web/src/page/playground/playground-page.js',
+    'model-page': 'web/src/page/model/model-page.js',
     worker: 'web/src/worker/main.js',
     'hirope-attention': 'web/src/element/hirope-attention.js',
   },

@@ -77,7 +77,7 @@ if compgen -G "build/native/_hirope*.so" >/dev/null; then
   echo "build: build/python/ ready (PYTHONPATH=build/python /usr/bin/python3 -c 'import hirope')"
 fi
 
-# The core's scheme catalogue as a module for the page (web/src/shared/catalogue.js reads it).
+# The core's scheme catalogue as a module for the page (web/src/shared/core-catalogue.js reads it).
 node tools/write-catalogue.mjs build/generated/catalogue.js
 
 # The package's element and its worker (hirope/element), and one module per grammar, vocabulary

@@ -8,9 +8,9 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { HiRoPEError } from '../../dist/index.js';
-import { BUILDS, load } from './support/builds.mjs';
+import { BUILDS, load } from './support/both-builds.mjs';
 import { acornUnits } from './support/acorn-units.mjs';
-import { commonJsFiles, javascriptFiles, pythonFiles, take } from './support/corpus.mjs';
+import { commonJsFiles, javascriptFiles, pythonFiles, take } from './support/real-code.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const fixtures = path.join(here, '../fixtures/analysis');

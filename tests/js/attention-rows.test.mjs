@@ -6,7 +6,7 @@
 import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import init from '../../dist/index.js';
-import { BUILDS, load, lcg, range } from './support/builds.mjs';
+import { BUILDS, load, lcg, range } from './support/both-builds.mjs';
 import { SideEngine } from '../../web/src/worker/attention-engine.js';
 import { positionsFor } from '../../web/src/worker/attention-views.js';
 import { rowStats, compareRows } from '../../web/src/worker/attention-numbers.js';

@@ -1,7 +1,7 @@
 // Attention through the JS API against a plain-JavaScript implementation of the formulas.
 import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { BUILDS, load, lcg, range, maxAbsDiff } from './support/builds.mjs';
+import { BUILDS, load, lcg, range, maxAbsDiff } from './support/both-builds.mjs';
 
 // RoPE (half layout) or HiRoPE (two bands, window rule of docs/schemes.md §6.3), per element, in
 // doubles.

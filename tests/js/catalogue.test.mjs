@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import init, { HiRoPEError, normalizeScheme } from '../../dist/index.js';
 import { checkAnalysisLayout, ANALYSIS_LAYOUT } from '../../dist/analysis-codec.js';
-import { BUILDS, load, range } from './support/builds.mjs';
+import { BUILDS, load, range } from './support/both-builds.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -501,7 +501,7 @@ describe('a scaling written only in the core', () => {
 
 describe('readers of the catalogue', () => {
   it('the page reads the catalogue of the built package, not a copy', async () => {
-    const { CATALOGUE } = await import('../../web/src/shared/catalogue.js');
+    const { CATALOGUE } = await import('../../web/src/shared/core-catalogue.js');
     const { SCHEME_TYPES, ROTARY, WINDOWED } = await import('../../web/src/shared/schemes.js');
     const hr = await load(true);
     assert.deepEqual(CATALOGUE, hr.catalogue);

@@ -866,3 +866,70 @@ describe('hirope CLI', () => {
     }
   });
 });
+
+// hirope config: each group of identical layers of a real model, its numbers computed here from
+// transformers' formulas (theta_j = base^(-2j/d), linear: / factor), not from hirope.
+describe('hirope config', () => {
+  // What a group's line says about a RoPE layer over distances up to `span` - 1 (window or all).
+  const ropeFacts = (base, factor, d, trained, n, span) => {
+    const theta = Array.from({ length: d / 2 }, (_, j) => base ** ((-2 * j) / d) / factor);
+    const seen = Math.min(trained, span) - 1;
+    const now = Math.min(n, span) - 1;
+    const unseen = theta.filter((t) => t * now > t * seen && t * seen < 2 * Math.PI).length;
+    const wavelength = Math.round((2 * Math.PI) / Math.min(...theta));
+    return `rotates ${d} of ${d} dims, longest wavelength ${wavelength} tokens vs trained ${trained}, unseen at ${n}: ${unseen} of ${d / 2} pairs (${((100 * unseen) / (d / 2)).toFixed(1)}%), attention factor 1`;
+  };
+
+  it('prints Mistral 7B: one group of full layers, 24 of 64 pairs unseen at twice its length', () => {
+    const r = run('config', 'models/configs/mistral-7b-v0.3.json', '--length', '65536');
+    assert.equal(r.status, 0, r.stderr);
+    const lines = r.stdout.trimEnd().split('\n');
+    assert.equal(
+      lines[0],
+      'models/configs/mistral-7b-v0.3.json: mistral, 32 layers, head dim 128, rotary dim 128, trained length 32768, max length 32768; at 65536 tokens:',
+    );
+    const facts = ropeFacts(1e6, 1, 128, 32768, 65536, Infinity);
+    // 1e6^(-2j/128) * 32767 < 2 pi from j = 40: pairs 40..63.
+    assert.match(facts, /unseen at 65536: 24 of 64 pairs \(37\.5%\)/);
+    assert.deepEqual(lines.slice(1), [
+      `  layers 0-31 (32): full, RoPE base 1000000, scaling none, ${facts}`,
+    ]);
+    // At its own length nothing is unseen.
+    const own = run('config', 'models/configs/mistral-7b-v0.3.json');
+    assert.match(own.stdout, /unseen at 32768: 0 of 64 pairs \(0\.0%\)/);
+  });
+
+  it('prints Gemma 3 27B: sliding layers at base 10,000 and every sixth global at 1,000,000 / 8', () => {
+    const r = run('config', 'models/configs/gemma-3-27b-it.json', '--length', '262144');
+    assert.equal(r.status, 0, r.stderr);
+    const lines = r.stdout.trimEnd().split('\n');
+    const local = [];
+    for (let i = 0; i < 62; i += 6) local.push(i + 4 < 62 ? `${i}-${i + 4}` : `${i}-61`);
+    const global = Array.from({ length: 10 }, (_, k) => 6 * k + 5).join(',');
+    // Transformers' gemma3_text defaults: 131,072 positions; the window caps the local layers'
+    // distances at 1,023 at any length, so none of their pairs meets a new angle.
+    assert.deepEqual(lines.slice(0, 3), [
+      'models/configs/gemma-3-27b-it.json: gemma3_text, 62 layers, head dim 128, rotary dim 128, trained length 131072, max length 131072; at 262144 tokens:',
+      `  layers ${local.join(',')} (52): sliding window 1024, RoPE base 10000, scaling none, ${ropeFacts(1e4, 1, 128, 131072, 262144, 1024)}`,
+      `  layers ${global} (10): full, RoPE base 1000000, scaling linear x8, ${ropeFacts(1e6, 8, 128, 131072, 262144, Infinity)}`,
+    ]);
+    assert.match(lines[1], /unseen at 262144: 0 of 64 pairs/);
+    assert.ok(lines.slice(3).every((l) => l.startsWith('  warning: ')));
+  });
+
+  it('prints the setup as JSON, and refuses bad input with one line', () => {
+    const r = run('config', 'models/configs/gpt-oss-20b.json', '--json');
+    assert.equal(r.status, 0, r.stderr);
+    const setup = JSON.parse(r.stdout);
+    assert.equal(setup.layerCount, 24);
+    assert.ok(setup.layers.every((l) => l.sinks));
+    const missing = run('config', 'models/configs/no-such.json');
+    assert.equal(missing.status, 2);
+    assert.equal(missing.stderr, 'hirope: cannot read models/configs/no-such.json: no such file\n');
+    const bad = run('config', 'tests/js/cli.test.mjs');
+    assert.equal(bad.status, 1);
+    assert.match(bad.stderr, /^hirope: tests\/js\/cli\.test\.mjs: config\.json/);
+    assert.equal(run('config').status, 2);
+    assert.equal(run('config', 'models/configs/mistral-7b-v0.3.json', '--length', '0').status, 2);
+  });
+});

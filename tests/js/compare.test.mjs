@@ -1,7 +1,7 @@
 // The shared comparison helpers of builds.mjs fail on NaN and on a length mismatch (issue 35).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { maxAbsDiff, assertClose } from './support/builds.mjs';
+import { maxAbsDiff, assertClose } from './support/both-builds.mjs';
 
 describe('comparison helpers', () => {
   it('maxAbsDiff measures the largest difference', () => {

@@ -3,7 +3,7 @@ import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import init, { HiRoPEError } from '../../dist/index.js';
 import { utf8Length } from '../../dist/marshal.js';
-import { BUILDS, load, range } from './support/builds.mjs';
+import { BUILDS, load, range } from './support/both-builds.mjs';
 
 function throwsNaming(fn, pattern) {
   assert.throws(fn, (e) => {

@@ -7,7 +7,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import init, { HiRoPEError } from '../../dist/index.js';
-import { BUILDS } from './support/builds.mjs';
+import { BUILDS } from './support/both-builds.mjs';
 
 const MiB = 2 ** 20;
 

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { HiRoPEError } from '../../dist/index.js';
-import { BUILDS, load } from './support/builds.mjs';
+import { BUILDS, load } from './support/both-builds.mjs';
 import {
   CODE,
   optionsOf,

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { HiRoPEError } from '../../dist/index.js';
 import { REGISTRY } from '../../dist/registry.js';
-import { BUILDS, load } from './support/builds.mjs';
+import { BUILDS, load } from './support/both-builds.mjs';
 import {
   CODE,
   optionsOf,

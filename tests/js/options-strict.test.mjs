@@ -6,7 +6,7 @@ import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as hirope from '../../dist/index.js';
 import init, { HiRoPEError, normalizeScheme } from '../../dist/index.js';
-import { lcg } from './support/builds.mjs';
+import { lcg } from './support/both-builds.mjs';
 
 const n = 6;
 const headDim = 8;

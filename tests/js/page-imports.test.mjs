@@ -82,12 +82,12 @@ describe('web/src import graph', () => {
         [],
         `web/src/page/${mode}/ holds ${mode} mode's modules`,
       );
-      assert.ok(fs.existsSync(path.join(src, 'page', mode, `${mode}.js`)), `${mode}'s entry`);
+      assert.ok(fs.existsSync(path.join(src, 'page', mode, `${mode}-page.js`)), `${mode}'s entry`);
     }
   });
 
   it("sees the imports it checks (the pages' entries reach the shell and the shared state)", () => {
-    const reached = reachable(path.join(src, 'page/playground/playground.js'));
+    const reached = reachable(path.join(src, 'page/playground/playground-page.js'));
     for (const f of ['page/shell.js', 'shared/playground-state.js', 'shared/diff-image.js'])
       assert.ok(reached.has(path.join(src, f)), f);
     const worker = reachable(path.join(src, 'worker/attention-engine.js'));

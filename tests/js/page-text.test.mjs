@@ -7,7 +7,7 @@
 import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import init from '../../dist/index.js';
-import { numberSpec, numberProblem, parameter } from '../../web/src/shared/catalogue.js';
+import { numberSpec, numberProblem, parameter } from '../../web/src/shared/core-catalogue.js';
 import { schemeControls, sharedControls, invalidNumber } from '../../web/src/page/controls.js';
 import {
   normalizeState,

@@ -2,7 +2,7 @@
 import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { segmentPositions, normalizeScheme, simdSupported } from '../../dist/index.js';
-import { BUILDS, load, lcg, range, maxAbsDiff } from './support/builds.mjs';
+import { BUILDS, load, lcg, range, maxAbsDiff } from './support/both-builds.mjs';
 
 for (const build of BUILDS) {
   describe(`positions and frequencies (${build.name})`, () => {

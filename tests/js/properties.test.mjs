@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { HiRoPEError } from '../../dist/index.js';
 import { utf8Length } from '../../dist/marshal.js';
-import { BUILDS, load, lcg, range, maxAbsDiff } from './support/builds.mjs';
+import { BUILDS, load, lcg, range, maxAbsDiff } from './support/both-builds.mjs';
 
 // A fixed seed; FC_SEED=n explores others (a failure prints the seed and path to replay it).
 const SEED = process.env.FC_SEED === undefined ? 0x5eed : Number(process.env.FC_SEED);

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as hirope from '../../dist/index.js';
 import init, { HiRoPEError, BUILTIN_TOKENIZERS } from '../../dist/index.js';
-import { lcg, maxAbsDiff } from './support/builds.mjs';
+import { lcg, maxAbsDiff } from './support/both-builds.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const dist = path.join(root, 'dist');

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import init from '../../dist/index.js';
 import { dylinkInfo, linkSideModule } from '../../dist/side-module-linker.js';
-import { BUILDS } from './support/builds.mjs';
+import { BUILDS } from './support/both-builds.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const FIXTURE = path.join(root, 'build/wasm-simd/side-module-fixture.wasm');

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import { get_encoding } from 'tiktoken';
 import llama from 'llama-tokenizer-js';
 import { HiRoPEError, BUILTIN_TOKENIZERS } from '../../dist/index.js';
-import { BUILDS, load } from './support/builds.mjs';
+import { BUILDS, load } from './support/both-builds.mjs';
 import { installWorker } from './support/node-web-worker.mjs';
 import { edgeTexts } from '../fixtures/edge-text.mjs';
 

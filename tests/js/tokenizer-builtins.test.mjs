@@ -20,8 +20,8 @@ import { Tokenizer } from '@huggingface/tokenizers';
 import { encode as gptEncode } from 'gpt-tokenizer/encoding/o200k_base';
 import { get_encoding } from 'tiktoken';
 import { HiRoPEError, BUILTIN_TOKENIZERS } from '../../dist/index.js';
-import { load } from './support/builds.mjs';
-import { pythonFiles, javascriptFiles, goFiles, rustFiles, take } from './support/corpus.mjs';
+import { load } from './support/both-builds.mjs';
+import { pythonFiles, javascriptFiles, goFiles, rustFiles, take } from './support/real-code.mjs';
 import { walk } from '../../tools/files.mjs';
 import { edgeTexts as edgeStrings } from '../fixtures/edge-text.mjs';
 

@@ -6,8 +6,8 @@ import fs from 'node:fs';
 import { encode as gptEncode } from 'gpt-tokenizer/encoding/cl100k_base';
 import llama from 'llama-tokenizer-js';
 import { HiRoPEError } from '../../dist/index.js';
-import { load } from './support/builds.mjs';
-import { pythonFiles, javascriptFiles, take } from './support/corpus.mjs';
+import { load } from './support/both-builds.mjs';
+import { pythonFiles, javascriptFiles, take } from './support/real-code.mjs';
 
 const NO_SPECIAL = { disallowedSpecial: new Set() };
 

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { HiRoPEError } from '../../dist/index.js';
-import { load, lcg, range, maxAbsDiff } from './support/builds.mjs';
+import { load, lcg, range, maxAbsDiff } from './support/both-builds.mjs';
 import { installWorker } from './support/node-web-worker.mjs';
 
 installWorker();

@@ -1,12 +1,12 @@
 // The attributes of <hirope-attention> read into a playground state: pure (no DOM), so that
 // tests/js can check them against the core's table.
 import { normalizeState, DEFAULTS } from '../shared/playground-state.js';
-import { numberSpec, numberProblem, CATALOGUE } from '../shared/catalogue.js';
+import { numberSpec, numberProblem, CATALOGUE } from '../shared/core-catalogue.js';
 import { TOKENIZER_DATA } from 'hirope/runtime';
 
 // The scheme parameters an element takes as attributes (both sides use them), each named as the
 // core's table names it in kebab case (leakyFactor: leaky-factor), with the state's key; ranges
-// and defaults are the table's (web/src/shared/catalogue.js), so the element accepts what the API does.
+// and defaults are the table's (web/src/shared/core-catalogue.js), so the element accepts what the API does.
 const kebab = (name) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 export const NUMBER_PARAMETERS = [
   ['ratio', 'ratio'],

@@ -17,9 +17,9 @@ import { diffImage } from '../shared/diff-image.js';
 import { LUTS, cssGradient, DECADES, RATIO_LIMIT, divergingLut } from 'hirope/colormap';
 import { el } from '../page/dom.js';
 import { plural, powerOfTen, DIFF_LEGEND } from '../shared/wording.js';
-import { numberSpec, CATALOGUE } from '../shared/catalogue.js';
+import { numberSpec, CATALOGUE } from '../shared/core-catalogue.js';
 import { ATTRIBUTES, readAttributes } from './attributes.js';
-import { assetURL } from '../shared/assets.js';
+import { assetURL } from '../shared/hashed-assets.js';
 
 const MARGIN = 10;
 const CSS = `

@@ -4,7 +4,7 @@
 // grammar and vocabulary is its own module (hirope/assets/language/<name>,
 // hirope/assets/tokenizer/<name>: dist/assets/), imported by a page that uses it, so that a
 // bundled page ships only those; one not imported is read beside this file.
-import { registerAsset } from '../shared/assets.js';
+import { registerAsset } from '../shared/hashed-assets.js';
 
 const worker = new URL('./element-worker.js', import.meta.url);
 // A page cannot start a worker from another origin (a CDN): it starts a same-origin blob: module

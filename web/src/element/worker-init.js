@@ -1,11 +1,11 @@
 // init() for the element's worker in the package (dist/element-worker.js): the full module's
 // loaders, and no new URL() literal for any .wasm or data file. The page side compiles the module
 // and the grammars and downloads the vocabularies (web/src/page/worker-requests.js, at the URLs the
-// page registered, web/src/shared/assets.js) and posts them here; the worker reads a file itself
+// page registered, web/src/shared/hashed-assets.js) and posts them here; the worker reads a file itself
 // only where the page could not, beside itself (locateFile in web/src/worker/main.js).
 import { makeInit } from 'hirope/lean';
 import { grammarFile } from 'hirope/runtime';
-import { CATALOGUE } from '../shared/catalogue.js';
+import { CATALOGUE } from '../shared/core-catalogue.js';
 
 const beside = (file) => () => new URL(file, import.meta.url);
 const wasm = Object.fromEntries(

@@ -3,7 +3,7 @@
 import { SCHEME_TYPES, SCALINGS, ROTARY, WINDOWED } from '../shared/schemes.js';
 import { LANGUAGE_NAMES } from '../shared/samples.js';
 import { el } from './dom.js';
-import { CATALOGUE, parameter, numberSpec, numberProblem } from '../shared/catalogue.js';
+import { CATALOGUE, parameter, numberSpec, numberProblem } from '../shared/core-catalogue.js';
 
 // Layouts with the core's default (half-split) first.
 const LAYOUT_DEFAULT = parameter('layout').default;
@@ -78,7 +78,7 @@ export function invalidNumber(spec, text) {
 }
 
 // A number control's range, step, default and help come from the core's scheme table
-// (web/src/shared/catalogue.js numberSpec), as the API checks them; `key` is the state's name for it.
+// (web/src/shared/core-catalogue.js numberSpec), as the API checks them; `key` is the state's name for it.
 const fromTable = (name) => {
   const { min, max, minOpen, maxOpen, allowed, step, integer, help } = numberSpec(name);
   return { min, max, minOpen, maxOpen, allowed, step, integer, help };

@@ -5,7 +5,7 @@ import { simdSupported } from 'hirope';
 import { grammarFile } from 'hirope/runtime';
 import { TOKENIZER_FILES } from 'hirope/registry';
 import { WorkerClient } from 'hirope/protocol';
-import { assetURL } from '../shared/assets.js';
+import { assetURL } from '../shared/hashed-assets.js';
 import { detection } from '../shared/language-detection.js';
 
 export class WorkerError extends Error {

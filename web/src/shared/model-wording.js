@@ -1,7 +1,7 @@
 // Model mode's sentences that depend on the model's unit ('byte' for pybyte, 'token' for
 // pyjs-llama2) and on the core's numbers: pure functions (no DOM), one source for every help text
 // and label that names the unit, tested in tests/js/model-wording.test.mjs.
-import { CATALOGUE } from './catalogue.js';
+import { CATALOGUE } from './core-catalogue.js';
 import { formatRatio } from './schemes.js';
 import { plural } from './wording.js';
 

@@ -1,6 +1,6 @@
 // The attention playground's state: defaults, the schemes it builds for the API, and its link.
 // Pure functions (no DOM), so the workers and Node tests use them too.
-import { parameter } from './catalogue.js';
+import { parameter } from './core-catalogue.js';
 import { ROTARY, WINDOWED, TAKES_LENGTH, schemeName, scalingLabel } from './schemes.js';
 import { normalizeWith, encodeWith, decodeWith, readLink } from './link-state.js';
 

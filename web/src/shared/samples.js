@@ -1,6 +1,6 @@
 // One real-world-shaped sample per supported language: several top-level definitions of different
 // sizes, so the units, statements and HiRoPE's hierarchy have something to show.
-import { CATALOGUE } from './catalogue.js';
+import { CATALOGUE } from './core-catalogue.js';
 
 export const SAMPLES = {
   python: `"""A small LRU cache with hit statistics, and a memoizing decorator built on it."""

@@ -1,7 +1,7 @@
 // The scheme catalogue as the page's menus and names use it: scheme types, scalings and the
 // model's baselines, from the core's table. Pure (no DOM), shared by the pages, the element and
 // the workers.
-import { CATALOGUE, options, namesWhere } from './catalogue.js';
+import { CATALOGUE, options, namesWhere } from './core-catalogue.js';
 
 // Scheme names, labels and flags come from the core's catalogue. The menu lists the schemes a
 // comparison starts from first (RoPE, HiRoPE), then the other windowed ones, the other rotary

@@ -5,7 +5,7 @@
 import init from './hirope-init.js';
 import { buffers, serve, transfer } from 'hirope/protocol';
 import { SideEngine } from './attention-engine.js';
-import { assetURL } from '../shared/assets.js';
+import { assetURL } from '../shared/hashed-assets.js';
 import { ModelEngine } from './model-engine.js';
 import { PlaygroundError } from './playground-error.js';
 import { errorScore } from '../shared/language-detection.js';

@@ -3,7 +3,7 @@
 // picker), and the held-out verdict of the model shown, from the evaluation's own files.
 import { el } from '../dom.js';
 import { $ } from '../shell.js';
-import { assetURL } from '../../shared/assets.js';
+import { assetURL } from '../../shared/hashed-assets.js';
 import { MODEL_NAMES } from '../../shared/models.js';
 import { EVAL_FILES, verdictData, renderVerdict } from './verdict.js';
 

@@ -3,11 +3,11 @@
 import { SCALINGS } from '../../shared/schemes.js';
 import { MODEL_SCHEMES, isBaseline } from '../../shared/models.js';
 import { modelHelp, factorHelp } from '../../shared/model-wording.js';
-import { CATALOGUE, options, numberSpec } from '../../shared/catalogue.js';
+import { CATALOGUE, options, numberSpec } from '../../shared/core-catalogue.js';
 
 const MODEL_SCALINGS = SCALINGS.filter(([s]) => s !== 'llama3');
 export const PAIRS = 16; // the shipped model's frequency pairs, until its config is known
-// The numbers' ranges and steps are the core's scheme table's (web/src/shared/catalogue.js); the help
+// The numbers' ranges and steps are the core's scheme table's (web/src/shared/core-catalogue.js); the help
 // is this page's, in bytes, and the ratio moves by one of the model's frequency pairs.
 function range(name) {
   const { min, max, minOpen, maxOpen, step, integer } = numberSpec(name);
