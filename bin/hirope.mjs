@@ -28,6 +28,7 @@ commands:
   analyze FILE     tokenize and parse a source file, print tokens, units and positions
   attention FILE   attention of a source file under a position encoding, as a PNG heatmap
   bench            time attention on this machine
+  config FILE      what each layer of a model sees, from its Hugging Face config.json
   eval-model FILES bits/byte of hirope's code model per position bucket, for each scheme
   generate FILE    continue a file with the code model under a scheme
 
@@ -74,6 +75,20 @@ options:
 
 Times attention probabilities (RoPE and HiRoPE, one head) with this package's WASM build and
 prints milliseconds and GFLOP/s of the q.k part. The repository's bench/ has the full comparisons.`,
+  config: `usage: hirope config FILE [--length N] [--json]
+
+Reads a Hugging Face config.json (either format; a multimodal wrapper's text_config) and prints,
+for each group of identical layers: their attention (full, sliding window, chunked) and sinks,
+NoPE or the RoPE base and scaling, the dims rotated, the longest wavelength 2*pi/theta_min in
+tokens against the trained length, the share of frequency pairs that meet angles unseen in
+training at N tokens, and the attention factor at N. A pair is unseen at N when the largest angle
+it turns through over the distances the layer sees at N exceeds the largest it turned through at
+the trained length, and that one stayed under a full turn (docs/real-models.md).
+
+options:
+  --length N   the length to look at (default: the model's maximum length, else its trained one)
+  --json       print the whole setup (hr.fromConfig) as JSON instead
+  --help       this text`,
   'eval-model': `usage: hirope eval-model FILES... [options]
 
 Runs hirope's byte-level code model over windows of each file and prints bits/byte per position
@@ -175,6 +190,7 @@ const COMMAND_OPTIONS = {
     ...ANALYSIS_OPTIONS,
   ],
   bench: ['--n', '--head-dim', '--repeats'],
+  config: ['--length', '--json'],
   'eval-model': [
     '--scheme',
     '--window',
@@ -645,6 +661,107 @@ async function bench(opts) {
   }
 }
 
+// ---- config: a real model's layers ----------------------------------------------------------
+
+/** Layer indices as ranges: [0, 1, 2, 4] -> '0-2,4'. */
+function layerRanges(indices) {
+  const parts = [];
+  for (let i = 0; i < indices.length; ) {
+    let j = i;
+    while (j + 1 < indices.length && indices[j + 1] === indices[j] + 1) j++;
+    parts.push(j > i ? `${indices[i]}-${indices[j]}` : `${indices[i]}`);
+    i = j + 1;
+  }
+  return parts.join(',');
+}
+
+/** The largest query-key distance a layer sees in a sequence of `length` tokens. */
+function largestDistance(layer, length) {
+  const { type, window, chunkSize } = layer.attention;
+  const span = type === 'sliding' ? window : type === 'chunked' ? chunkSize : length;
+  return Math.min(length, span) - 1;
+}
+
+/** What one group of identical layers sees (the numbers come from hr, none computed here). */
+function layerFacts(hr, layer, trained, length) {
+  const { attention, scheme, headDim } = layer;
+  const facts = {
+    attention:
+      attention.type === 'sliding'
+        ? `sliding window ${attention.window}`
+        : attention.type === 'chunked'
+          ? `chunked ${attention.chunkSize}`
+          : 'full',
+  };
+  if (layer.sinks) facts.attention += ' + sinks';
+  if (layer.temperature) {
+    const t = layer.temperature;
+    facts.temperature = `query temperature (floor ${t.floorScale}, scale ${t.scale})`;
+  }
+  if (!layer.rope) return facts;
+  const { scaling } = scheme;
+  facts.rope = `RoPE base ${scheme.base}, scaling ${scaling.type}${scaling.factor !== undefined ? ` x${scaling.factor}` : ''}`;
+  // theta_j at the trained length and at N (dynamic scalings depend on the length).
+  const before = hr.inverseFrequencies(scheme, headDim, { seqLen: trained });
+  const after = hr.inverseFrequencies(scheme, headDim, { seqLen: length });
+  const rotated = [...after.keys()].filter((j) => after[j] > 0);
+  facts.rotated = `rotates ${2 * rotated.length} of ${headDim} dims`;
+  const thetaMin = Math.min(...rotated.map((j) => after[j]));
+  facts.wavelength = `longest wavelength ${Math.round((2 * Math.PI) / thetaMin)} tokens vs trained ${trained}`;
+  const seen = largestDistance(layer, trained);
+  const now = largestDistance(layer, length);
+  const unseen = rotated.filter(
+    (j) => after[j] * now > before[j] * seen && before[j] * seen < 2 * Math.PI,
+  ).length;
+  const share = rotated.length ? (100 * unseen) / rotated.length : 0;
+  facts.unseen = `unseen at ${length}: ${unseen} of ${rotated.length} pairs (${share.toFixed(1)}%)`;
+  const factor = hr.attentionFactor(scheme, headDim, { seqLen: length });
+  facts.factor = `attention factor ${Number(factor.toFixed(4))}`;
+  return facts;
+}
+
+// The largest config.json read (the reader's own limit, which hr.fromConfig checks again).
+const MAX_CONFIG_FILE = 1 << 20;
+
+async function config(opts) {
+  checkPositional(opts, 'config', 1, 1, 'a config.json');
+  const file = opts.positional[0];
+  const length = intOption(opts, 'length', 1, Number.MAX_SAFE_INTEGER);
+  const hr = await init();
+  const text = new TextDecoder().decode(readInput(file, MAX_CONFIG_FILE, 'config.json'));
+  let setup;
+  try {
+    setup = hr.fromConfig(text);
+  } catch (e) {
+    if (e instanceof HiRoPEError) throw new HiRoPEError(`${file}: ${e.message}`);
+    throw e;
+  }
+  if (opts.json) return console.log(JSON.stringify(setup, null, 2));
+  const trained = setup.trainedLength || setup.maxLength;
+  const n = length ?? (setup.maxLength || trained);
+  if (!trained) throw new HiRoPEError(`${file}: the config gives no trained or maximum length`);
+  console.log(
+    `${file}: ${setup.modelType}, ${setup.layerCount} layers, head dim ${setup.headDim}, rotary dim ${setup.rotaryDim}, trained length ${trained}, max length ${setup.maxLength}; at ${n} tokens:`,
+  );
+  // Identical layers, in the order each first appears.
+  const groups = new Map();
+  setup.layers.forEach((layer, i) => {
+    const { type, ...same } = layer; // the name transformers gives the type is not what it sees
+    const key = JSON.stringify(same);
+    if (!groups.has(key)) groups.set(key, { layer, indices: [] });
+    groups.get(key).indices.push(i);
+  });
+  for (const { layer, indices } of groups.values()) {
+    const facts = layerFacts(hr, layer, trained, n);
+    const parts = [facts.attention, facts.rope ?? 'NoPE', facts.temperature, facts.rotated];
+    parts.push(facts.wavelength, facts.unseen, facts.factor);
+    console.log(
+      `  layers ${layerRanges(indices)} (${indices.length}): ${parts.filter(Boolean).join(', ')}`,
+    );
+  }
+  for (const w of setup.warnings) console.log(`  warning: ${w}`);
+}
+
 async function loadModel(hr, opts) {
   if (opts.model !== undefined && opts.weights !== undefined)
     throw new UsageError('give --model or --weights, not both');
@@ -789,7 +906,7 @@ async function generate(opts) {
   process.stdout.write(text + '\n');
 }
 
-const COMMANDS = { analyze, attention, bench, 'eval-model': evalModel, generate };
+const COMMANDS = { analyze, attention, bench, config, 'eval-model': evalModel, generate };
 
 async function main(argv) {
   const [command, ...rest] = argv;

@@ -12,11 +12,12 @@
 //
 // HiRoPE is a thin facade: each method is one library's, documented here, implemented there:
 // tokenizers-api.js (loadTokenizer, encode, decode, ...), analysis-api.js (loadLanguage, parse,
-// analyze), attention-api.js (attention, attentionAsync, pool, qk) and schemes-api.js (frequencies,
-// bands, rotate, Split%, ...). The modules beside them, by role: errors.js (HiRoPEError),
-// marshal.js (reading and checking the caller's values), catalogue.js (scheme names, defaults and
-// checks from the core's table), runtime.js (the heap, strips, pooling, data files, position
-// checks, core calls), analysis-codec.js (the packed analysis result), model.js (hr.model),
+// analyze), attention-api.js (attention, attentionAsync, pool, qk), schemes-api.js (frequencies,
+// bands, rotate, Split%, ...) and model-config-api.js (fromConfig). The modules beside them, by
+// role: errors.js (HiRoPEError), marshal.js (reading and checking the caller's values),
+// catalogue.js (scheme names, defaults and checks from the core's table), runtime.js (the heap,
+// strips, pooling, data files, position checks, core calls), analysis-codec.js (the packed
+// analysis result), model.js (hr.model),
 // init.js (loading the module), webgpu.js (attentionAsync on the GPU), worker.js /
 // worker-client.js ('hirope/worker').
 
@@ -28,6 +29,7 @@ import { Tokenizers } from './tokenizers-api.js';
 import { Analysis } from './analysis-api.js';
 import { Attention } from './attention-api.js';
 import { SchemeMaths } from './schemes-api.js';
+import { ModelConfigs } from './model-config-api.js';
 import { ModelLoader } from './model.js';
 import { INIT_KEYS, loadModule, startGPU } from './init.js';
 
@@ -64,7 +66,7 @@ export class HiRoPE {
     this.scalings = [...catalogue.scalingNames];
     /** True when code analysis (tree-sitter grammars, tokenizers) is compiled in. */
     this.hasAnalysis = runtime.hasAnalysis;
-    // The four libraries the methods below delegate to.
+    // The five libraries the methods below delegate to.
     this._tokenizers = new Tokenizers(runtime, dataFiles);
     this._analysis = new Analysis(runtime, catalogue, {
       grammars: options.grammars,
@@ -73,6 +75,7 @@ export class HiRoPE {
     });
     this._attention = new Attention(runtime, options.gpu ?? null);
     this._schemes = new SchemeMaths(runtime, catalogue);
+    this._modelConfigs = new ModelConfigs(runtime);
     /** Languages analyze() parses. */
     this.languages = [...this._analysis.languages];
     /** Tokenizer names; all but 'lexical' load their vocabulary on first use (loadTokenizer). */
@@ -240,6 +243,18 @@ export class HiRoPE {
    */
   qk(options) {
     return this._attention.qk(options);
+  }
+
+  // Real models' configs (model-config-api.js).
+
+  /**
+   * A Hugging Face config.json (its text, or the parsed object) as a model setup: headDim,
+   * rotaryDim, trainedLength, maxLength, layerCount, and per layer its attention ({ type: 'full' |
+   * 'sliding' | 'chunked', window?, chunkSize? }), rope, scheme (one every call here takes), headDim,
+   * sinks and temperature?; warnings lists what it read but does not model (docs/real-models.md).
+   */
+  fromConfig(config) {
+    return this._modelConfigs.fromConfig(config);
   }
 
   // Scheme maths (schemes-api.js).

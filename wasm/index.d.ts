@@ -1,5 +1,46 @@
 // Type declarations for the hirope package.
 
+/** One layer of a model setup (hr.fromConfig). */
+export interface LayerSetup {
+  /** The layer type as transformers names it ('sliding_attention', 'full_attention', ...). */
+  type: string;
+  /** Which keys a query sees: causal, within a window (q - k < window) or a chunk (same q / chunkSize). */
+  attention:
+    | { type: 'full' }
+    | { type: 'sliding'; window: number }
+    | { type: 'chunked'; chunkSize: number };
+  /** false: NoPE (scheme.type is 'nope'). */
+  rope: boolean;
+  /** This layer's scheme, as every call takes it: hr.inverseFrequencies(scheme, headDim). */
+  scheme: Scheme;
+  /** The head dim to pass with the scheme (Gemma 4's global layers differ from the model's). */
+  headDim: number;
+  /** A learned sink logit per head (GPT-oss): one more softmax column, dropped after it. */
+  sinks: boolean;
+  /** Query temperature: q at position p times 1 + scale * ln(floor((p + offset) / floorScale) + 1). */
+  temperature?: { floorScale: number; scale: number; offset: number };
+}
+
+/** What a config.json says about positions (hr.fromConfig, hirope.from_config in Python). */
+export interface ModelSetup {
+  modelType: string;
+  headDim: number;
+  /** Dims rotated on the RoPE layers. */
+  rotaryDim: number;
+  layout: 'interleaved' | 'half';
+  layoutSource: string;
+  /** original_max_position_embeddings where given, else maxLength. */
+  trainedLength: number;
+  /** max_position_embeddings (0 when the config has none). */
+  maxLength: number;
+  layerCount: number;
+  layers: LayerSetup[];
+  /** Dual Chunk Attention (Qwen2.5-1M, as vLLM runs it). */
+  dualChunk?: { chunkSize: number; localSize: number; originalLength: number };
+  /** Keys read but not modelled, each with why it matters. */
+  warnings: string[];
+}
+
 /** Thrown for every invalid argument or failed computation; the message names the argument. */
 export declare class HiRoPEError extends Error {
   constructor(message: string);
@@ -579,6 +620,11 @@ export declare class HiRoPE {
   attention<M extends boolean | undefined = undefined>(
     options: AttentionOptions & { matrix?: M },
   ): AttentionResult<M>;
+  /**
+   * A Hugging Face config.json (its text, or the parsed object) as a model setup: what each layer
+   * sees (docs/real-models.md). In the full module only; the core one throws.
+   */
+  fromConfig(config: string | Record<string, unknown>): ModelSetup;
   inverseFrequencies(scheme: Scheme, headDim: number, options?: { seqLen?: number }): Float64Array;
   attentionFactor(scheme: Scheme, headDim: number, options?: { seqLen?: number }): number;
   bands(scheme: Scheme, headDim: number): Band[];

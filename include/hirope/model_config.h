@@ -111,6 +111,13 @@ Status read_model_config(std::string_view text, ModelSetup* out,
 
 const char* attention_kind_name(AttentionKind kind); // "full", "sliding", "chunked"
 
+// A setup as JSON text, the shape hr.fromConfig and hirope.from_config return (keys in camelCase
+// as the JS API writes them): {modelType, headDim, rotaryDim, layout, layoutSource, trainedLength,
+// maxLength, layerCount, layers: [{type, attention: {type, window?, chunkSize?}, rope, scheme,
+// headDim, sinks, temperature?: {floorScale, scale, offset}}], dualChunk?, warnings}. Each scheme
+// is scheme_json's, which every other call takes back. (src/model_config/model_setup_json.cpp)
+std::string model_setup_json(const ModelSetup& setup);
+
 // Whether the query at position `query` sees the key at `key` on this layer (the mask above; every
 // kind is causal). For callers that build masks and for tests; positions are >= 0.
 bool layer_sees(const LayerSetup& layer, int64_t query, int64_t key);

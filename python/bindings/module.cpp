@@ -23,4 +23,5 @@ PYBIND11_MODULE(_hirope, m) {
     register_tokenizers(m);
     register_analysis(m);
     register_model(m);
+    register_model_config(m);
 }

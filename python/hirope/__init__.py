@@ -27,14 +27,15 @@ from .attention import (
     rotate,
 )
 from .model import Loss, Model
+from .model_config import from_config
 from .tokenizers import Tokenizer, load_tokenizer
 from ._data import manifest as _manifest
 
 __all__ = [
     "HiRoPEError", "Analysis", "ErrorRegion", "Unit", "analyze", "detect_language", "parse",
     "attention", "attention_factor", "bands", "inverse_frequencies", "normalize_scheme", "qk",
-    "relative_distances", "rotate", "Loss", "Model", "Tokenizer", "load_tokenizer", "catalogue",
-    "schemes", "scalings", "languages", "tokenizer_names", "models", "limits", "kernel",
+    "relative_distances", "rotate", "Loss", "Model", "from_config", "Tokenizer", "load_tokenizer",
+    "catalogue", "schemes", "scalings", "languages", "tokenizer_names", "models", "limits", "kernel",
     "__version__",
 ]
 

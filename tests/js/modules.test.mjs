@@ -63,6 +63,7 @@ describe('wasm/ modules', () => {
     assert.deepEqual(libraries, [
       'analysis-api.js',
       'attention-api.js',
+      'model-config-api.js',
       'schemes-api.js',
       'tokenizers-api.js',
     ]);

@@ -203,7 +203,7 @@ describe('public API', () => {
     assert.match(dts, /^export default init;$/m);
   });
 
-  it('hr is the facade over the four libraries: the same members as before the split (issue 41)', async () => {
+  it('hr is the facade over its libraries: the same members as before the split (issue 41), and fromConfig (issue 42)', async () => {
     const proto = Object.getPrototypeOf(await init());
     const members = Object.getOwnPropertyNames(proto).filter(
       (name) => name !== 'constructor' && !name.startsWith('_'),
@@ -222,6 +222,7 @@ describe('public API', () => {
       'detectLanguage',
       'encode',
       'encodeBatch',
+      'fromConfig',
       'heapBytes',
       'inverseFrequencies',
       'isWithinTokenLimit',

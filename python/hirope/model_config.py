@@ -1,0 +1,85 @@
+"""Real models' configs: a Hugging Face config.json read by the core into a model setup.
+
+The reader is the C++ core's (src/model_config): this module only turns what it is given into
+text. The setup is the dict hr.fromConfig returns in JS, with the same keys (camelCase, as the
+scheme dicts that every call here takes and normalize_scheme returns)::
+
+    setup = hirope.from_config("config.json")
+    layer = setup["layers"][0]
+    hirope.inverse_frequencies(layer["scheme"], layer["headDim"])
+
+See docs/real-models.md for what each key means and where its rule comes from.
+"""
+
+import json
+import os
+from typing import Any, Dict, Union
+
+from . import _hirope
+from ._hirope import HiRoPEError
+
+__all__ = ["from_config"]
+
+
+#: The largest config.json read, in bytes (the core's ModelConfigLimits().max_bytes).
+_MAX_BYTES = _hirope.hf_config_max_bytes()
+
+
+def _object_text(config: Dict[str, Any]) -> str:
+    """A dict written as JSON, stopping as soon as its text outgrows the limit."""
+    parts, size = [], 0
+    try:
+        for chunk in json.JSONEncoder(allow_nan=True).iterencode(config):
+            size += len(chunk)
+            if size > _MAX_BYTES:
+                raise HiRoPEError(f"config is over the limit of {_MAX_BYTES} bytes as JSON")
+            parts.append(chunk)
+    except (TypeError, ValueError, RecursionError) as e:
+        if isinstance(e, HiRoPEError):
+            raise
+        raise HiRoPEError(f"config could not be written as JSON: {e}") from None
+    return "".join(parts)
+
+
+def _file_text(path: Union[str, "os.PathLike[str]"]) -> bytes:
+    """A file's bytes, its size checked before it is read."""
+    try:
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if size > _MAX_BYTES:
+                raise HiRoPEError(
+                    f"config file {os.fspath(path)!r} is {size} bytes, over the limit of "
+                    f"{_MAX_BYTES} bytes")
+            data = f.read(_MAX_BYTES + 1)
+    except OSError as e:
+        raise HiRoPEError(f"config file {os.fspath(path)!r} could not be read: {e.strerror}") from None
+    if len(data) > _MAX_BYTES:
+        raise HiRoPEError(f"config file {os.fspath(path)!r} is over the limit of {_MAX_BYTES} bytes")
+    return data
+
+
+def from_config(config: Union[Dict[str, Any], str, bytes, "os.PathLike[str]"]) -> Dict[str, Any]:
+    """A Hugging Face config.json as a model setup (hr.fromConfig in JS).
+
+    ``config`` is the parsed dict, the file's text (a str whose first non-blank character is
+    ``{``, or bytes of UTF-8), or a path to the file (any other str, or an os.PathLike).
+
+    Returns ``{modelType, headDim, rotaryDim, layout, layoutSource, trainedLength, maxLength,
+    layerCount, layers, dualChunk?, warnings}``; each layer is ``{type, attention: {type:
+    'full' | 'sliding' | 'chunked', window?, chunkSize?}, rope, scheme, headDim, sinks,
+    temperature?: {floorScale, scale, offset}}``. ``warnings`` lists keys read but not modelled.
+    A malformed config raises HiRoPEError naming the key.
+    """
+    if isinstance(config, dict):
+        text: Union[str, bytes] = _object_text(config)
+    elif isinstance(config, bytes):
+        text = config
+    elif isinstance(config, str) and config.lstrip().startswith("{"):
+        text = config
+    elif isinstance(config, (str, os.PathLike)):
+        text = _file_text(config)
+    else:
+        raise HiRoPEError(
+            "config must be a dict, the text of a config.json, or a path to one, got "
+            f"{type(config).__name__}")
+    return _hirope.hf_config(text)
