@@ -82,3 +82,33 @@ process.stdout.write(${jsCall[1]});
     );
   });
 });
+
+describe("README's Layout", () => {
+  const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+  const block = readme.slice(readme.indexOf('## Layout'), readme.indexOf('## Benchmark'));
+  const tracked = execFileSync('git', ['ls-files'], { cwd: root, encoding: 'utf8' })
+    .split('\n')
+    .filter((f) => f.includes('/') && !f.startsWith('.'));
+  // The folder names that start a line of the block: "src/        portable C++17 ..."
+  const named = new Set([...block.matchAll(/^([\w-]+(?:\/[\w-]+)*)\/ /gm)].map((m) => m[1]));
+
+  it('names every top-level folder, and only folders that exist', () => {
+    const top = new Set(tracked.map((f) => f.split('/')[0]));
+    const topNamed = new Set([...named].map((n) => n.split('/')[0]));
+    assert.deepEqual(
+      [...top].filter((d) => !topNamed.has(d)),
+      [],
+      'folders the Layout leaves out',
+    );
+    for (const n of named) assert.ok(fs.existsSync(path.join(root, n)), `${n}/ exists`);
+  });
+
+  it('names every library folder of src/, every public header and every docs/ page', () => {
+    for (const dir of fs.readdirSync(path.join(root, 'src')))
+      assert.ok(block.includes(`${dir}/`), `src/${dir}/ in the Layout`);
+    for (const header of fs.readdirSync(path.join(root, 'include/hirope')))
+      assert.ok(block.includes(header), `include/hirope/${header} in the Layout`);
+    for (const doc of fs.readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md')))
+      assert.ok(block.includes(doc), `docs/${doc} in the Layout`);
+  });
+});
