@@ -759,6 +759,11 @@ async function config(opts) {
       `  layers ${layerRanges(indices)} (${indices.length}): ${parts.filter(Boolean).join(', ')}`,
     );
   }
+  const dca = setup.dualChunk;
+  if (dca)
+    console.log(
+      `  dual chunk attention: chunk ${dca.chunkSize}, local ${dca.localSize} (vLLM remaps the positions; the lines above count the plain ones)`,
+    );
   for (const w of setup.warnings) console.log(`  warning: ${w}`);
 }
 

@@ -929,6 +929,9 @@ describe('hirope config', () => {
     const bad = run('config', 'tests/js/cli.test.mjs');
     assert.equal(bad.status, 1);
     assert.match(bad.stderr, /^hirope: tests\/js\/cli\.test\.mjs: config\.json/);
+    // Qwen2.5-1M: its Dual Chunk Attention sizes on a line of their own.
+    const dca = run('config', 'models/configs/qwen2.5-7b-instruct-1m.json');
+    assert.match(dca.stdout, /^ {2}dual chunk attention: chunk \d+, local \d+ /m);
     assert.equal(run('config').status, 2);
     assert.equal(run('config', 'models/configs/mistral-7b-v0.3.json', '--length', '0').status, 2);
   });
