@@ -21,7 +21,7 @@
 // init.js (loading the module), webgpu.js (attentionAsync on the GPU), worker.js /
 // worker-client.js ('hirope/worker').
 
-import { HiRoPEError } from './errors.js';
+import { HiRoPEError, fail } from './errors.js';
 import { readOptions } from './marshal.js';
 import { Catalogue, registerCatalogue } from './catalogue.js';
 import { Runtime, MODEL_FILES, guardMethods } from './runtime.js';
@@ -29,8 +29,6 @@ import { Tokenizers } from './tokenizers-api.js';
 import { Analysis } from './analysis-api.js';
 import { Attention } from './attention-api.js';
 import { SchemeMaths } from './schemes-api.js';
-import { ModelConfigs } from './model-config-api.js';
-import { ModelLoader } from './model.js';
 import { INIT_KEYS, loadModule, startGPU } from './init.js';
 
 export { HiRoPEError };
@@ -45,7 +43,9 @@ export class HiRoPE {
    * mod: the Emscripten module; backend: 'wasm-simd' or 'wasm-scalar'; dataFiles: URLs of the
    * data files by name; options.gpu: the WebGPU executor (null: none found) when init() was asked
    * for a GPU backend; options.respawn / respawnAsync: fresh instances of the module (Runtime.reset);
-   * options.grammars: wasm/grammars.js (the full module only).
+   * options.grammars: wasm/grammars.js (the full module only); options.full: the libraries only
+   * the full module has, { ModelLoader, ModelConfigs } (model.js, model-config-api.js), imported
+   * by init() when it loads that module, so that the core entry never downloads them.
    */
   constructor(mod, backend, dataFiles = {}, options = {}) {
     const catalogue = new Catalogue(mod.catalogue(), mod.limits());
@@ -75,7 +75,8 @@ export class HiRoPE {
     });
     this._attention = new Attention(runtime, options.gpu ?? null);
     this._schemes = new SchemeMaths(runtime, catalogue);
-    this._modelConfigs = new ModelConfigs(runtime);
+    const full = options.full ?? null;
+    this._modelConfigs = full ? new full.ModelConfigs(runtime) : null;
     /** Languages analyze() parses. */
     this.languages = [...this._analysis.languages];
     /** Tokenizer names; all but 'lexical' load their vocabulary on first use (loadTokenizer). */
@@ -86,8 +87,8 @@ export class HiRoPE {
     const modelFiles = Object.fromEntries(
       Object.keys(MODEL_FILES).map((name) => [name, dataFiles[`model:${name}`]]),
     );
-    this.model = this.hasAnalysis
-      ? new ModelLoader(runtime, modelFiles, {
+    this.model = full
+      ? new full.ModelLoader(runtime, modelFiles, {
           address: (name) => this._tokenizers.address(name),
           load: (name) => this.loadTokenizer(name),
           size: (name) => this._tokenizers.size(name),
@@ -254,6 +255,8 @@ export class HiRoPE {
    * sinks and temperature?; warnings lists what it read but does not model (docs/real-models.md).
    */
   fromConfig(config) {
+    if (!this._modelConfigs)
+      fail('fromConfig is not in the core module (load the full hirope module)');
     return this._modelConfigs.fromConfig(config);
   }
 
@@ -359,7 +362,16 @@ export function makeInit(entry) {
     );
     const gpu = await startGPU(entry, options);
     const grammars = analysis ? await loader : null;
-    const hr = new HiRoPE(mod, backend, files, { gpu, respawn, respawnAsync, grammars });
+    // The full module's own libraries, fetched only where it loaded (the core entry's download).
+    const full = analysis
+      ? await Promise.all([import('./model.js'), import('./model-config-api.js')]).then(
+          ([model, configs]) => ({
+            ModelLoader: model.ModelLoader,
+            ModelConfigs: configs.ModelConfigs,
+          }),
+        )
+      : null;
+    const hr = new HiRoPE(mod, backend, files, { gpu, respawn, respawnAsync, grammars, full });
     for (const name of options.tokenizers || []) await hr.loadTokenizer(name);
     if (grammars) await grammars.prepareSyncReads();
     for (const name of options.languages || []) await hr.loadLanguage(name);

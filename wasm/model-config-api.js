@@ -10,15 +10,13 @@ import { guardMethods } from './runtime.js';
 export class ModelConfigs {
   constructor(runtime) {
     this.runtime = runtime;
-    /** The largest config.json read, in bytes (null: no reader in this module). */
-    this.maxBytes = runtime.mod.hfConfigMaxBytes ? runtime.mod.hfConfigMaxBytes() : null;
+    /** The largest config.json read, in bytes (the full module's reader; api.js gives the core
+     * module no ModelConfigs). */
+    this.maxBytes = runtime.mod.hfConfigMaxBytes();
   }
 
   /** hr.fromConfig (see api.js). */
   fromConfig(config) {
-    // The core module leaves the reader out (its download budget: CMakeLists.txt).
-    if (this.maxBytes === null)
-      fail('fromConfig is not in the core module (load the full hirope module)');
     const text = this._text(config);
     const res = this.runtime.mod.hfConfig(text);
     if (res.error) fail(res.error);
