@@ -66,9 +66,10 @@ export type ScalingType =
   | 'dynamic'
   | 'yarn'
   | 'longrope'
-  | 'llama3';
+  | 'llama3'
+  | 'proportional';
 
-/** RoPE frequency scaling (docs/schemes.md §3.1 – §3.6). */
+/** RoPE frequency scaling (docs/schemes.md §3.1 – §3.7). */
 export interface Scaling {
   type: ScalingType;
   /** s: the scale factor (all scalings). */
@@ -91,6 +92,8 @@ export interface Scaling {
   /** longrope: rotaryDim / 2 entries each. */
   shortFactor?: ArrayLike<number>;
   longFactor?: ArrayLike<number>;
+  /** proportional: the share of frequency pairs that rotate, in [0, 1] (default 1). */
+  partialRotaryFactor?: number;
 }
 
 interface RotaryOptions {
