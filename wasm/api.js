@@ -44,8 +44,9 @@ export class HiRoPE {
    * data files by name; options.gpu: the WebGPU executor (null: none found) when init() was asked
    * for a GPU backend; options.respawn / respawnAsync: fresh instances of the module (Runtime.reset);
    * options.grammars: wasm/grammars.js (the full module only); options.full: the libraries only
-   * the full module has, { ModelLoader, ModelConfigs } (model.js, model-config-api.js), imported
-   * by init() when it loads that module, so that the core entry never downloads them.
+   * the full module has, { ModelLoader, ModelConfigs } (model.js, model-config-api.js), which the
+   * full entries (index.js, lean.js) import and hand to makeInit (entry.fullLibraries), so that
+   * the core entry never downloads them.
    */
   constructor(mod, backend, dataFiles = {}, options = {}) {
     const catalogue = new Catalogue(mod.catalogue(), mod.limits());
@@ -362,15 +363,8 @@ export function makeInit(entry) {
     );
     const gpu = await startGPU(entry, options);
     const grammars = analysis ? await loader : null;
-    // The full module's own libraries, fetched only where it loaded (the core entry's download).
-    const full = analysis
-      ? await Promise.all([import('./model.js'), import('./model-config-api.js')]).then(
-          ([model, configs]) => ({
-            ModelLoader: model.ModelLoader,
-            ModelConfigs: configs.ModelConfigs,
-          }),
-        )
-      : null;
+    // The full module's own libraries, which only the full entries import (entry.fullLibraries).
+    const full = analysis ? (entry.fullLibraries ?? null) : null;
     const hr = new HiRoPE(mod, backend, files, { gpu, respawn, respawnAsync, grammars, full });
     for (const name of options.tokenizers || []) await hr.loadTokenizer(name);
     if (grammars) await grammars.prepareSyncReads();

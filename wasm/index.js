@@ -7,6 +7,8 @@
 // The new URL('./file', import.meta.url) literals below let bundlers (webpack 5, Vite, Rollup)
 // copy the .wasm and data files; see README for esbuild and for serving them elsewhere.
 import { makeInit } from './api.js';
+import { ModelLoader } from './model.js';
+import { ModelConfigs } from './model-config-api.js';
 import { MODEL_URLS } from './model-urls.js';
 
 export * from './api.js';
@@ -21,6 +23,8 @@ export { recallClasses, tokenRecallClasses, identifiers, RECALL_CLASSES } from '
  * languages lists grammars to load now (others load when analyze() first needs them).
  */
 const init = makeInit({
+  // The libraries of the full module only (the core entry leaves them out).
+  fullLibraries: { ModelLoader, ModelConfigs },
   webgpu: () => import('./webgpu.js'),
   grammars: () => import('./grammars.js'),
   modules: {

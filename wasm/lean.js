@@ -11,6 +11,8 @@
 // A file no import registered is read beside this module: on a static host, a CDN or in Node (the
 // package's own folder) that is where it is; in a bundle the error names the URL that failed.
 import { makeInit } from './api.js';
+import { ModelLoader } from './model.js';
+import { ModelConfigs } from './model-config-api.js';
 import { registeredAsset } from './assets.js';
 import { TOKENIZER_FILES, MODEL_FILES, grammarFile } from './runtime.js';
 
@@ -41,6 +43,8 @@ const loader = (file) => () =>
   import(/* webpackIgnore: true */ /* @vite-ignore */ located(file)().href);
 
 const init = makeInit({
+  // The libraries of the full module only (the core entry leaves them out).
+  fullLibraries: { ModelLoader, ModelConfigs },
   webgpu: () => import('./webgpu.js'),
   grammars: () => import('./grammars.js'),
   modules: {

@@ -112,6 +112,9 @@ const TABLE = {
     'trainingLength',
   ),
   'hr.qk': typo(({ hr }) => hr.qk({ n, headDim, sed: 3 }), 'sed', 'seed'),
+  'hr.fromConfig': none(
+    "takes a model's config.json: keys it reads but does not model are warnings",
+  ),
   'hr.heapBytes': none('takes no arguments'),
   'hr.memory': none('takes no arguments'),
   // The code models.
