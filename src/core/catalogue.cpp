@@ -13,6 +13,7 @@
 // fields (rotary dims left, the scaling's list lengths, ratio + statement_ratio, llama3's factor
 // order) are the explicit rules in validate() (schemes.cpp).
 #include "hirope/hirope.h"
+#include "util/json_writer.h"
 
 #include <cctype>
 #include <cmath>
@@ -431,66 +432,11 @@ std::string number_text(double x) {
 
 // ---- The catalogue as JSON text (catalogue_json): the one export both bindings parse.
 
-std::string json_text(const char* s) {
-    std::string out = "\"";
-    for (const char* c = s ? s : ""; *c; ++c) {
-        const unsigned char u = static_cast<unsigned char>(*c);
-        if (u == '"' || u == '\\') {
-            out += '\\';
-            out += *c;
-        } else if (u < 0x20) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\u%04x", u);
-            out += buf;
-        } else {
-            out += *c;
-        }
-    }
-    return out + "\"";
-}
-
-std::string json_text(const std::string& s) {
-    return json_text(s.c_str());
-}
-
-// Integers without a fraction (Python's json reads them as ints), others in the shortest text
-// that reads back as the same double; null for +-infinity (unbounded) and NaN.
-std::string json_number(double x) {
-    if (!std::isfinite(x)) return "null";
-    char buf[64];
-    if (x == std::floor(x) && std::fabs(x) < 9007199254740992.0) {
-        std::snprintf(buf, sizeof buf, "%.0f", x);
-        return buf;
-    }
-    for (int digits = 15; digits <= 17; ++digits) {
-        std::snprintf(buf, sizeof buf, "%.*g", digits, x);
-        if (std::strtod(buf, nullptr) == x) break;
-    }
-    return buf;
-}
-
-std::string json_bool(bool b) {
-    return b ? "true" : "false";
-}
-
-// An object written key by key, in order.
-class JsonObject {
-  public:
-    JsonObject& add(const char* key, const std::string& json) {
-        text_ += (text_.size() > 1 ? "," : "") + json_text(key) + ":" + json;
-        return *this;
-    }
-    std::string str() const { return text_ + "}"; }
-
-  private:
-    std::string text_ = "{";
-};
-
-std::string json_array(const std::vector<std::string>& items) {
-    std::string out = "[";
-    for (size_t i = 0; i < items.size(); ++i) out += (i ? "," : "") + items[i];
-    return out + "]";
-}
+using util::json_array;
+using util::json_bool;
+using util::json_number;
+using util::json_text;
+using util::JsonObject;
 
 // A value of a parameter as users write it: booleans, enum names, numbers.
 std::string user_value(const ParamInfo& p, double x) {

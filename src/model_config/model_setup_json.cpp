@@ -3,6 +3,7 @@
 // so the JS and Python setups cannot drift apart. Each layer's scheme is scheme_json's: the scheme
 // as users write it, which every other call takes back.
 #include "hirope/model_config.h"
+#include "util/json_writer.h"
 
 #include <cmath>
 #include <cstdio>
@@ -13,71 +14,26 @@
 namespace hirope {
 namespace {
 
-std::string text(const std::string& s) {
-    std::string out = "\"";
-    for (const char c : s) {
-        const unsigned char u = static_cast<unsigned char>(c);
-        if (u == '"' || u == '\\') {
-            out += '\\';
-            out += c;
-        } else if (u < 0x20) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\u%04x", u);
-            out += buf;
-        } else {
-            out += c;
-        }
-    }
-    return out + "\"";
-}
-
-// Integers without a fraction, others in the shortest text that reads back as the same double.
-std::string number(double x) {
-    if (!std::isfinite(x)) return "null";
-    char buf[64];
-    if (x == std::floor(x) && std::fabs(x) < 9007199254740992.0) {
-        std::snprintf(buf, sizeof buf, "%.0f", x);
-        return buf;
-    }
-    for (int digits = 15; digits <= 17; ++digits) {
-        std::snprintf(buf, sizeof buf, "%.*g", digits, x);
-        if (std::strtod(buf, nullptr) == x) break;
-    }
-    return buf;
-}
-
-const char* boolean(bool b) {
-    return b ? "true" : "false";
-}
-
-// An object written key by key, in order.
-class Object {
-  public:
-    Object& add(const char* key, const std::string& json) {
-        text_ += (text_.size() > 1 ? "," : "") + text(key) + ":" + json;
-        return *this;
-    }
-    std::string str() const { return text_ + "}"; }
-
-  private:
-    std::string text_ = "{";
-};
+using util::json_bool;
+using util::json_number;
+using util::json_text;
+using util::JsonObject;
 
 std::string layout_name(Layout layout) {
     if (const std::vector<EnumValue>* list = value_list("layouts"))
         for (const EnumValue& e : *list)
-            if (e.value == static_cast<int>(layout)) return text(e.name);
-    return number(static_cast<int>(layout));
+            if (e.value == static_cast<int>(layout)) return json_text(e.name);
+    return json_number(static_cast<int>(layout));
 }
 
 // A parameter's value as users write it: booleans, enumerations by name, numbers.
 std::string user_value(const ParamInfo& p, double x) {
-    if (p.kind == ParamKind::boolean) return boolean(x != 0);
+    if (p.kind == ParamKind::boolean) return json_bool(x != 0);
     if (p.kind == ParamKind::enumeration)
         if (const std::vector<EnumValue>* list = value_list(p.values))
             for (const EnumValue& e : *list)
-                if (e.value == static_cast<int>(x)) return text(e.name);
-    return number(x);
+                if (e.value == static_cast<int>(x)) return json_text(e.name);
+    return json_number(x);
 }
 
 // The scheme as users write it, with only the parameters its type (and its scaling's type) takes:
@@ -87,22 +43,23 @@ std::string scheme_taken_json(const Scheme& s) {
     const SchemeCatalogue& v = scheme_catalogue();
     const SchemeInfo* info = scheme_info(s.type);
     const int type = static_cast<int>(s.type);
-    Object out;
-    out.add("type", info ? text(info->name) : number(type));
+    JsonObject out;
+    out.add("type", info ? json_text(info->name) : json_number(type));
     for (const ParamInfo& p : v.scheme_params)
         if (p.kind != ParamKind::scaling && p.get && takes(p, type))
             out.add(p.name, user_value(p, p.get(s)));
     const int scaling_type = static_cast<int>(s.scaling.type);
-    Object scaling;
+    JsonObject scaling;
     scaling.add("type", scaling_type >= 0 && scaling_type < static_cast<int>(v.scalings.size())
-                            ? text(v.scalings[static_cast<size_t>(scaling_type)].name)
-                            : number(scaling_type));
+                            ? json_text(v.scalings[static_cast<size_t>(scaling_type)].name)
+                            : json_number(scaling_type));
     Scheme copy = s; // list accessors take a mutable scheme
     for (const ParamInfo& p : v.scaling_params) {
         if (!takes(p, scaling_type)) continue;
         if (p.kind == ParamKind::list) {
             std::string items = "[";
-            for (const double x : *p.list(copy)) items += (items.size() > 1 ? "," : "") + number(x);
+            for (const double x : *p.list(copy))
+                items += (items.size() > 1 ? "," : "") + json_number(x);
             scaling.add(p.name, items + "]");
         } else if (p.get) {
             scaling.add(p.name, user_value(p, p.get(s)));
@@ -114,23 +71,25 @@ std::string scheme_taken_json(const Scheme& s) {
 }
 
 std::string layer_json(const LayerSetup& l) {
-    Object attention;
-    attention.add("type", text(attention_kind_name(l.attention)));
-    if (l.attention == AttentionKind::sliding) attention.add("window", number(l.window));
-    if (l.attention == AttentionKind::chunked) attention.add("chunkSize", number(l.chunk_size));
-    Object out;
-    out.add("type", text(l.type))
+    JsonObject attention;
+    attention.add("type", json_text(attention_kind_name(l.attention)));
+    if (l.attention == AttentionKind::sliding) attention.add("window", json_number(l.window));
+    if (l.attention == AttentionKind::chunked)
+        attention.add("chunkSize", json_number(l.chunk_size));
+    JsonObject out;
+    out.add("type", json_text(l.type))
         .add("attention", attention.str())
-        .add("rope", boolean(l.rope))
+        .add("rope", json_bool(l.rope))
         .add("scheme", scheme_taken_json(l.scheme))
-        .add("headDim", number(l.head_dim))
-        .add("sinks", boolean(l.sinks));
+        .add("headDim", json_number(l.head_dim))
+        .add("sinks", json_bool(l.sinks));
     if (l.temperature.enabled)
-        out.add("temperature", Object()
-                                   .add("floorScale", number(l.temperature.floor_scale))
-                                   .add("scale", number(l.temperature.scale))
-                                   .add("offset", number(static_cast<double>(l.temperature.offset)))
-                                   .str());
+        out.add("temperature",
+                JsonObject()
+                    .add("floorScale", json_number(l.temperature.floor_scale))
+                    .add("scale", json_number(l.temperature.scale))
+                    .add("offset", json_number(static_cast<double>(l.temperature.offset)))
+                    .str());
     return out.str();
 }
 
@@ -143,25 +102,25 @@ std::string model_setup_json(const ModelSetup& setup) {
     layers += "]";
     std::string warnings = "[";
     for (size_t i = 0; i < setup.warnings.size(); ++i)
-        warnings += (i ? "," : "") + text(setup.warnings[i]);
+        warnings += (i ? "," : "") + json_text(setup.warnings[i]);
     warnings += "]";
-    Object out;
-    out.add("modelType", text(setup.model_type))
-        .add("headDim", number(setup.head_dim))
-        .add("rotaryDim", number(setup.rotary_dim))
+    JsonObject out;
+    out.add("modelType", json_text(setup.model_type))
+        .add("headDim", json_number(setup.head_dim))
+        .add("rotaryDim", json_number(setup.rotary_dim))
         .add("layout", layout_name(setup.layout))
-        .add("layoutSource", text(setup.layout_source))
-        .add("trainedLength", number(static_cast<double>(setup.trained_length)))
-        .add("maxLength", number(static_cast<double>(setup.max_length)))
-        .add("layerCount", number(static_cast<double>(setup.layers.size())))
+        .add("layoutSource", json_text(setup.layout_source))
+        .add("trainedLength", json_number(static_cast<double>(setup.trained_length)))
+        .add("maxLength", json_number(static_cast<double>(setup.max_length)))
+        .add("layerCount", json_number(static_cast<double>(setup.layers.size())))
         .add("layers", layers);
     if (setup.dual_chunk.enabled)
         out.add("dualChunk",
-                Object()
-                    .add("chunkSize", number(static_cast<double>(setup.dual_chunk.chunk_size)))
-                    .add("localSize", number(static_cast<double>(setup.dual_chunk.local_size)))
+                JsonObject()
+                    .add("chunkSize", json_number(static_cast<double>(setup.dual_chunk.chunk_size)))
+                    .add("localSize", json_number(static_cast<double>(setup.dual_chunk.local_size)))
                     .add("originalLength",
-                         number(static_cast<double>(setup.dual_chunk.original_length)))
+                         json_number(static_cast<double>(setup.dual_chunk.original_length)))
                     .str());
     return out.add("warnings", warnings).str();
 }
