@@ -89,6 +89,8 @@ for (const file of fs.readdirSync(path.join(root, 'models')))
   if (/-(eval|training)\.json$/.test(file))
     fs.copyFileSync(path.join(root, 'models', file), path.join(out, 'data/eval', file));
 fs.copyFileSync(path.join(root, 'docs/model-eval.md'), path.join(out, 'model-eval.md'));
+// The real models' gallery (models/configs/), which the workers read when a side picks one.
+fs.cpSync(path.join(root, 'models/configs'), path.join(out, 'data/configs'), { recursive: true });
 for (const [file, name] of Object.entries(assets))
   fs.copyFileSync(path.join(dist, file), path.join(out, name));
 const size = fs

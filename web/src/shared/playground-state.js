@@ -2,6 +2,7 @@
 // Pure functions (no DOM), so the workers and Node tests use them too.
 import { parameter } from './core-catalogue.js';
 import { ROTARY, WINDOWED, TAKES_LENGTH, schemeName, scalingLabel } from './schemes.js';
+import { DEFAULT_SINK, modelSource } from './model-gallery.js';
 import { normalizeWith, encodeWith, decodeWith, readLink } from './link-state.js';
 
 // Each parameter's default is the core's (the scheme table), except three that set up the page's
@@ -21,6 +22,14 @@ const SCHEME_DEFAULTS = {
   leakyFactor: tableDefault('leakyFactor'),
   scaling: 'none',
   factor: 4,
+  // A real model (model-gallery.js): a gallery id or OWN_CONFIG with its text in `config`; the
+  // layer shown; HiRoPE on the layer's own frequencies; its sinks, with one logit for every head.
+  model: '',
+  config: null,
+  layer: 0,
+  onModel: false,
+  sinks: true,
+  sink: DEFAULT_SINK,
 };
 // The defaults tell the story on their own: the sample (394 tokens) is longer than the training
 // length, the window is a quarter of it, and B's ratio keeps HiRoPE's token band within Split%
@@ -36,6 +45,7 @@ export const DEFAULTS = Object.freeze({
   source: 'ones',
   seed: 1,
   train: 256,
+  stride: 1, // token i at position i * stride: a sample's few hundred tokens reach long positions
   a: Object.freeze({ ...SCHEME_DEFAULTS, type: 'rope' }),
   b: Object.freeze({ ...SCHEME_DEFAULTS, type: 'hirope' }),
 });
@@ -78,6 +88,11 @@ export function schemeFor(side, state) {
  * "HiRoPE (ratio 0.5, W 128)", "RoPE with NTK-aware scaling ×4".
  */
 export function describeScheme(side) {
+  const model = modelSource(side);
+  if (model) {
+    const name = model.id ?? 'your config.json';
+    return `${name}, layer ${side.layer}${side.onModel ? ', HiRoPE on its frequencies' : ''}`;
+  }
   const name = schemeName(side.type);
   const scaled =
     ROTARY.has(side.type) && side.scaling !== 'none'

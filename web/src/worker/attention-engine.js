@@ -3,7 +3,8 @@
 // Web Worker (web/src/worker/main.js) and in Node tests. It keeps no matrix: the core pools each
 // strip of rows while it computes it, and rows, cells, CSV, zoom and the per-row numbers are
 // recomputed from q/k for what is asked (attention-rows.js).
-import { schemeFor, analyzeOptionsFor } from '../shared/playground-state.js';
+import { analyzeOptionsFor } from '../shared/playground-state.js';
+import { ModelSetups } from './model-sides.js';
 import { plural } from '../shared/wording.js';
 import { PlaygroundError } from './playground-error.js';
 import { parseQKFile } from './qk-file.js';
@@ -39,9 +40,10 @@ const now = () => performance.now();
  */
 export class SideEngine {
   /** @param options.async run attention with attentionAsync (the WebGPU backend) */
-  constructor(hr, { async = false } = {}) {
+  constructor(hr, { async = false, loadConfig } = {}) {
     this.hr = hr;
     this.async = async;
+    this.models = new ModelSetups(hr, loadConfig); // real models' setups (model-sides.js)
     this._analysis = null; // { key, result, positions, n, version }
     this._qk = null; // { key, q, k, headDim }
     this._file = null; // { text, parsed }
@@ -89,13 +91,13 @@ export class SideEngine {
     const qk = this._qkFor(request, state, analysis, notes);
     timings.qk = now() - t;
     const headDim = qk.headDim;
-    const schemes = { a: schemeFor(state.a, state), b: schemeFor(state.b, state) };
+    const { schemes, extras } = await this.models.sides(state, headDim, notes);
     progress(`attention ${side.toUpperCase()}`);
     t = now();
     const grid = this._grid(request.view);
-    const pooled = await this._attention(schemes[side], qk, analysis, grid);
+    const pooled = await this._attention(schemes[side], qk, analysis, grid, extras[side]);
     // Both schemes' calls as they are now (the other's may change while this side's is cached).
-    this._side.argsOf = bothCalls(this._side.args, schemes, side, analysis.positions);
+    this._side.argsOf = bothCalls(this._side.args, schemes, side, analysis.positions, extras);
     timings.attention = now() - t;
 
     const views = {};
@@ -108,7 +110,7 @@ export class SideEngine {
       );
       const maxDistance = Math.min(
         this.hr.limits.maxTokens - 1,
-        Math.max(analysis.n, 2 * state.train, 256),
+        Math.max(analysis.positions.token[analysis.n - 1] + 1, 2 * state.train, 256),
       );
       views.decay = this._cached(
         `decay|${JSON.stringify(schemes[side])}|${headDim}|${maxDistance}`,
@@ -168,13 +170,14 @@ export class SideEngine {
 
   _analyze(code, state) {
     const options = analyzeOptionsFor(state);
-    const key = JSON.stringify(options) + '\u0000' + code;
+    const stride = state.stride ?? 1; // token i sits at position i * stride (long positions)
+    const key = `${JSON.stringify(options)}|${stride}\u0000${code}`;
     if (this._analysis?.key === key) return this._analysis;
     const result = this.hr.analyze(code, { ...options, timeoutMs: pageParseBudget(code) });
     const n = Math.min(result.tokens.count, MAX_ATTENTION_TOKENS);
     const p = result.positions;
     const positions = {
-      token: p.token.subarray(0, n),
+      token: stride === 1 ? p.token.subarray(0, n) : p.token.slice(0, n).map((t) => t * stride),
       unit: p.unit.subarray(0, n),
       statement: p.statement.subarray(0, n),
     };
@@ -263,9 +266,9 @@ export class SideEngine {
 
   // The side's attention, pooled for `grid` (the core pools each strip of rows while it is in
   // WebAssembly memory and keeps nothing); null when it is cached and needs pooling anew.
-  async _attention(scheme, qk, analysis, grid) {
+  async _attention(scheme, qk, analysis, grid, extras = {}) {
     const n = analysis.n;
-    const key = `${JSON.stringify(scheme)}|${qk.key}`;
+    const key = `${JSON.stringify([scheme, extras, [...(extras.sinks ?? [])]])}|${qk.key}`;
     if (this._side?.key === key) return null;
     const cells = grid.rows * grid.cols;
     const pool = {
@@ -285,6 +288,7 @@ export class SideEngine {
       scheme,
       causal: true,
       output: 'probs',
+      ...extras, // a real model's layer: its mask, sinks, temperature
     };
     this._side = null; // a failed call leaves no stale matrix behind
     const call = { ...args, matrix: false, pool };

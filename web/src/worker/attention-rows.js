@@ -15,12 +15,21 @@ export function attentionRows(hr, args, r0, r1) {
   return hr.attention({ ...args, output: 'probs', rows: [r0, r1] });
 }
 
-/** The calls of schemes.a and schemes.b, from `args` (side's call) with the other's scheme. */
-export function bothCalls(args, schemes, side, positions) {
-  const call = (s) =>
-    s === side
-      ? args
-      : { ...args, scheme: schemes[s], positions: positionsFor(schemes[s], positions) };
+/**
+ * The calls of schemes.a and schemes.b, from `args` (side's call) with the other's scheme and
+ * extras (a real model's layer: mask, sinks, temperature; model-sides.js).
+ */
+export function bothCalls(args, schemes, side, positions, extras = { a: {}, b: {} }) {
+  const call = (s) => {
+    if (s === side) return args;
+    const { mask, sinks, temperature, ...rest } = args;
+    return {
+      ...rest,
+      scheme: schemes[s],
+      positions: positionsFor(schemes[s], positions),
+      ...extras[s],
+    };
+  };
   return { a: call('a'), b: call('b') };
 }
 

@@ -9,6 +9,7 @@ import { assetURL } from '../shared/hashed-assets.js';
 import { ModelEngine } from './model-engine.js';
 import { PlaygroundError } from './playground-error.js';
 import { errorScore } from '../shared/language-detection.js';
+import { setupSummary } from '../shared/model-gallery.js';
 
 // worker.js?simd=0 forces the scalar build (the page passes its own ?simd=0 on), to see and test
 // the page as browsers without WebAssembly SIMD run it.
@@ -17,6 +18,7 @@ let engine = null;
 let modelEngine = null; // Model mode: created on its first request
 let gpuEngine; // undefined: not tried; null: no adapter
 let qkFile = null;
+let running = null; // the AbortController of the run under way
 // The page compiles the .wasm once and posts the WebAssembly.Module as a notice ('module') to
 // every worker it starts, so that no worker downloads or compiles it again; a null module (the
 // page could not compile it) makes the worker load the file itself.
@@ -71,22 +73,38 @@ serve(
         limits: hr.limits,
       };
     },
+    // A real model's setup as the page draws it (its layer strip): source { id } or { config }.
+    modelSetup: async ({ source }) => {
+      await ready;
+      return setupSummary(await engine.models.setup(source));
+    },
     qkFile: async ({ text }) => {
       await ready;
       qkFile = text;
       return true;
     },
     run: async (message, { progress }) => {
+      // A 'cancel' notice aborts this run (before its map, or between two chunks of it).
+      const controller = new AbortController();
+      running = controller;
       const hr = await ready;
       const e = await engineFor(message.backend);
       const { code, state, side, view, views, distances, summary, reuse } = message;
-      // Progress messages only once a run is slow enough for the page to show its indicator.
+      // Progress messages only once a run is slow enough for the page to show its indicator:
+      // a stage name, or { stage, fraction } between the chunks of a long map (pooled-map.js).
       const started = performance.now();
-      const slow = (stage) => performance.now() - started > 100 && progress(stage);
-      const result = await e.run(
-        { code, state, side, qkFile, view, views, distances, summary, reuse },
-        slow,
-      );
+      const slow = (stage, fraction) =>
+        performance.now() - started > 100 &&
+        progress(fraction === undefined ? stage : { stage, fraction });
+      const result = await e
+        .run(
+          { code, state, side, qkFile, view, views, distances, summary, reuse },
+          slow,
+          controller.signal,
+        )
+        .finally(() => {
+          if (running === controller) running = null;
+        });
       result.backend = message.backend === 'webgpu' ? 'WebGPU' : hr.backend;
       current = e;
       // Only fresh arrays are transferred; cached view data is copied by structured clone.
@@ -167,6 +185,8 @@ serve(
   },
   {
     notices: {
+      // The page's Cancel: the run under way stops at its next chunk (none under way: nothing).
+      cancel: () => running?.abort(),
       module: ({ module }) => receiveModule(module instanceof WebAssembly.Module ? module : null),
     },
   },

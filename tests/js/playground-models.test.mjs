@@ -1,0 +1,191 @@
+// Real models on the playground's sides (web/src/shared/model-gallery.js, web/src/worker/model-sides.js):
+// the gallery the page offers is models/configs/index.json's; a side's model, layer, HiRoPE switch,
+// sinks and position stride survive a link; a layer becomes the attention call that
+// hr.fromConfig's setup stands for; a SideEngine run on a model computes what that call computes.
+import { describe, it, before } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import init from '../../dist/index.js';
+import {
+  GALLERY,
+  OWN_CONFIG,
+  DEFAULT_SINK,
+  modelSource,
+  layerCall,
+  layerKind,
+  setupSummary,
+} from '../../web/src/shared/model-gallery.js';
+import {
+  normalizeState,
+  encodeState,
+  decodeState,
+  describeScheme,
+} from '../../web/src/shared/playground-state.js';
+import { SideEngine } from '../../web/src/worker/attention-engine.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const configText = (id) => fs.readFileSync(path.join(root, 'models/configs', `${id}.json`), 'utf8');
+const loadConfig = async (id) => configText(id);
+
+let hr;
+before(async () => {
+  hr = await init();
+});
+
+describe('the model gallery of the playground', () => {
+  it('offers exactly the gallery index, in its order', () => {
+    const index = JSON.parse(configText('index'));
+    assert.deepEqual(
+      GALLERY,
+      index.entries.map((e) => e.id),
+    );
+  });
+
+  it('names a side model by gallery id, or by its own config text', () => {
+    assert.deepEqual(modelSource({ model: 'gpt-oss-20b', config: null }), { id: 'gpt-oss-20b' });
+    assert.deepEqual(modelSource({ model: OWN_CONFIG, config: '{}' }), { config: '{}' });
+    assert.equal(modelSource({ model: OWN_CONFIG, config: null }), null);
+    assert.equal(modelSource({ model: 'no-such-model', config: null }), null);
+    assert.equal(modelSource({ model: '', config: null }), null);
+  });
+
+  it('keeps a side model, layer, switch, sinks and the stride through a link', async () => {
+    const own = configText('llama-3.2-1b');
+    const state = normalizeState({
+      stride: 20,
+      a: { model: 'gemma-3-27b-it', layer: 5, onModel: true },
+      b: { model: OWN_CONFIG, config: own, layer: 3, sinks: false, sink: 2.5 },
+    });
+    const hash = await encodeState(state);
+    assert.deepEqual(await decodeState(hash), state);
+    // The pasted config travels deflated: the link is much shorter than the text.
+    assert.ok(hash.length < own.length, `${hash.length} vs ${own.length}`);
+    assert.equal(normalizeState({}).a.sink, DEFAULT_SINK);
+    assert.equal(describeScheme(state.a), 'gemma-3-27b-it, layer 5, HiRoPE on its frequencies');
+    assert.equal(describeScheme(state.b), 'your config.json, layer 3');
+  });
+});
+
+describe('a layer of a real model as the playground computes it', () => {
+  const side = (over) => normalizeState({ b: over }).b;
+  const state = normalizeState({ train: 8192 });
+
+  it("takes Gemma 3's sliding and global layers with their own bases and mask", () => {
+    const setup = hr.fromConfig(configText('gemma-3-27b-it'));
+    const local = layerCall(setup, side({ layer: 0 }), state);
+    assert.deepEqual(local.extras, { mask: { type: 'sliding', window: 1024 } });
+    assert.equal(local.scheme.base, 10000);
+    const global = layerCall(setup, side({ layer: 5 }), state);
+    assert.deepEqual(global.extras, {});
+    assert.equal(global.scheme.base, 1000000);
+    assert.deepEqual(
+      { type: global.scheme.scaling.type, factor: global.scheme.scaling.factor },
+      { type: 'linear', factor: 8 },
+    );
+    assert.equal(layerKind(setupSummary(setup).layers[0]), 'sliding 1,024');
+    assert.equal(layerKind(setupSummary(setup).layers[5]), 'full');
+    // A layer past the model's last is its last.
+    assert.equal(layerCall(setup, side({ layer: 999 }), state).scheme, setup.layers[61].scheme);
+  });
+
+  it("gives GPT-oss's sinks the side's logit, or none when they are off", () => {
+    const setup = hr.fromConfig(configText('gpt-oss-20b'));
+    const on = layerCall(setup, side({ layer: 1, sink: 3 }), state, 2);
+    assert.deepEqual([...on.extras.sinks], [3, 3]);
+    assert.ok(on.extras.sinks instanceof Float32Array);
+    const off = layerCall(setup, side({ layer: 1, sinks: false }), state);
+    assert.equal(off.extras.sinks, undefined);
+    assert.equal(layerKind(setupSummary(setup).layers[0]), 'sliding 128, sinks');
+  });
+
+  it("applies HiRoPE to the layer's own frequencies", () => {
+    const setup = hr.fromConfig(configText('llama-3.1-8b'));
+    const call = layerCall(
+      setup,
+      side({ layer: 0, onModel: true, ratio: 0.25, window: 512 }),
+      state,
+    );
+    assert.equal(call.hirope, true);
+    assert.equal(call.scheme.type, 'hirope');
+    assert.equal(call.scheme.window, 512);
+    assert.equal(call.scheme.trainingLength, 8192);
+    // The same frequencies as the model's layer (base 500000, llama3 ×8): HiRoPE changes which
+    // position each pair reads, not the pair's frequency.
+    const own = hr.inverseFrequencies(setup.layers[0].scheme, 128);
+    const hirope = hr.inverseFrequencies(call.scheme, 128);
+    assert.deepEqual([...hirope], [...own]);
+    // Against transformers' llama3 rule, transcribed: the fastest pair keeps θ^0 = 1, the slowest
+    // (wavelength past 8192 / low = 8192) is divided by the factor 8.
+    assert.equal(own[0], 1);
+    assert.ok(Math.abs(own[63] - 500000 ** (-126 / 128) / 8) < 1e-12);
+  });
+
+  it('leaves a NoPE layer without frequencies under the HiRoPE switch', () => {
+    const setup = hr.fromConfig(
+      JSON.stringify({
+        model_type: 'smollm3',
+        hidden_size: 256,
+        num_attention_heads: 4,
+        num_hidden_layers: 4,
+        max_position_embeddings: 4096,
+        rope_theta: 10000,
+        no_rope_layer_interval: 4,
+      }),
+    );
+    const nope = setup.layers.findIndex((l) => !l.rope);
+    assert.ok(nope >= 0);
+    const call = layerCall(setup, side({ layer: nope, onModel: true }), state);
+    assert.equal(call.hirope, false);
+    assert.equal(call.scheme.type, 'nope');
+  });
+});
+
+describe('a SideEngine run on a real model', () => {
+  const code = 'def f(x):\n    return x + 1\n\n\ndef g(y):\n    return f(y) * 2\n';
+
+  it('computes the layer scheme at the strided positions', async () => {
+    const state = normalizeState({
+      headDim: 128,
+      train: 8192,
+      stride: 100,
+      source: 'seeded',
+      b: { model: 'llama-3.1-8b', layer: 0 },
+    });
+    const engine = new SideEngine(hr, { loadConfig });
+    const result = await engine.run({ code, state, side: 'b' });
+    const n = result.n;
+    const got = engine.exportProbs().probs;
+    const analysis = hr.analyze(code, { language: 'python' });
+    const token = analysis.positions.token.slice(0, n).map((t) => t * 100);
+    const { q, k } = hr.qk({
+      source: 'seeded',
+      n,
+      headDim: 128,
+      tokenIds: analysis.tokens.ids.subarray(0, n),
+      seed: state.seed,
+    });
+    const setup = hr.fromConfig(configText('llama-3.1-8b'));
+    const want = hr.attention({
+      q,
+      k,
+      n,
+      headDim: 128,
+      positions: { token },
+      scheme: setup.layers[0].scheme,
+      causal: true,
+      output: 'probs',
+    });
+    assert.equal(got.length, want.length);
+    for (let i = 0; i < got.length; i++) assert.ok(Math.abs(got[i] - want[i]) < 1e-6, `cell ${i}`);
+    // The decay view reaches the last token's position.
+    assert.ok(result.views.maxDistance >= token[n - 1] + 1);
+  });
+
+  it('names a config the reader refuses', async () => {
+    const state = normalizeState({ b: { model: OWN_CONFIG, config: '{"model_type": 5' } });
+    const engine = new SideEngine(hr, { loadConfig });
+    await assert.rejects(engine.run({ code, state, side: 'b' }), /config\.json could not be read/);
+  });
+});

@@ -1,0 +1,122 @@
+// Real models on the playground's sides: which gallery configs the page offers (models/configs/,
+// shipped as the site's data/configs/), and what one layer of a model setup (hr.fromConfig) turns
+// into for the attention call: its scheme (or HiRoPE on its own frequencies), mask, sinks and
+// temperature. Pure functions (no DOM, no module), so the workers and Node tests use them.
+
+/** The gallery's ids, as models/configs/index.json lists them (a test keeps the two equal). */
+export const GALLERY = [
+  'llama-3.1-8b',
+  'llama-3.2-1b',
+  'llama-3.2-3b',
+  'codellama-7b',
+  'mistral-7b-v0.3',
+  'phi-3.5-mini',
+  'gemma-2-9b',
+  'gemma-3-1b-it',
+  'gemma-3-27b-it',
+  'gpt-oss-20b',
+  'deepseek-v3',
+  'deepseek-v2-lite',
+  'qwen2.5-3b',
+  'qwen2.5-3b-yarn',
+  'qwen2.5-7b-instruct-1m',
+  'qwen3-0.6b',
+  'qwen3-8b',
+  'starcoder2-7b',
+  'ministral-3-3b',
+  'aya-23-8b',
+  'smollm2-135m',
+  'olmo2-7b',
+  'minicpm-2b',
+];
+
+/** A side's keys that choose a real model and its layer (the worker reads the scheme from it). */
+export const MODEL_KEYS = ['model', 'config', 'layer', 'onModel', 'sinks', 'sink'];
+
+/** A side's model value for a pasted or dropped config.json (the text is the side's `config`). */
+export const OWN_CONFIG = 'config';
+
+/**
+ * GPT-oss's sink logits are learned weights, not in the config: the page gives every head the
+ * same logit, this one unless the person sets another. 0 is the logit of a key whose q·k is 0,
+ * so a sink takes about as much as a key the query does not look at in particular.
+ */
+export const DEFAULT_SINK = 0;
+
+/** Whether a side shows a real model: { id } for a gallery entry, { config } for its own, else null. */
+export function modelSource(side) {
+  if (side.model === OWN_CONFIG)
+    return typeof side.config === 'string' ? { config: side.config } : null;
+  return GALLERY.includes(side.model) ? { id: side.model } : null;
+}
+
+/** The site path of a gallery config. */
+export const galleryPath = (id) => `data/configs/${id}.json`;
+
+/** What the page draws of a setup: its size, lengths and each layer's kind (the layer strip). */
+export function setupSummary(setup) {
+  return {
+    modelType: setup.modelType,
+    headDim: setup.headDim,
+    rotaryDim: setup.rotaryDim,
+    trainedLength: setup.trainedLength,
+    maxLength: setup.maxLength,
+    warnings: setup.warnings.slice(),
+    layers: setup.layers.map((l) => ({
+      attention: { ...l.attention },
+      rope: l.rope,
+      sinks: l.sinks,
+      temperature: Boolean(l.temperature),
+      scaling: l.scheme.scaling?.type ?? 'none',
+      base: l.scheme.base,
+    })),
+  };
+}
+
+/** The layer a side looks at: its `layer`, within the model's layers. */
+export const layerIndex = (side, setup) =>
+  Math.min(Math.max(0, Math.floor(side.layer)), setup.layers.length - 1);
+
+/**
+ * One layer of a setup as the playground computes it for `side`: { scheme, extras, headDim,
+ * hirope } where extras holds the attention call's mask, sinks and temperature (only those the
+ * layer has, since hr.attention refuses keys it does not know). With side.onModel, HiRoPE takes
+ * the layer's own frequencies (base, scaling, rotated share, layout) and the side's ratio and
+ * window; a NoPE layer has no frequencies to apply it to, and stays NoPE (hirope: false).
+ */
+export function layerCall(setup, side, state, heads = 1) {
+  const layer = setup.layers[layerIndex(side, setup)];
+  let scheme = layer.scheme;
+  const hirope = side.onModel && layer.rope;
+  if (hirope) {
+    scheme = {
+      ...layer.scheme,
+      type: 'hirope',
+      ratio: side.ratio,
+      levels: side.levels,
+      window: side.window,
+      trainingLength: state.train,
+    };
+    if (side.units === 'segments') scheme.segmentSize = side.segment;
+  }
+  const extras = {};
+  if (layer.attention.type === 'sliding')
+    extras.mask = { type: 'sliding', window: layer.attention.window };
+  if (layer.attention.type === 'chunked')
+    extras.mask = { type: 'chunked', chunkSize: layer.attention.chunkSize };
+  if (layer.sinks && side.sinks) extras.sinks = new Float32Array(heads).fill(side.sink);
+  if (layer.temperature) extras.temperature = { ...layer.temperature };
+  return { scheme, extras, headDim: layer.headDim, hirope };
+}
+
+/** A layer's kind in words: "sliding 1,024", "chunked 8,192", "full", with "NoPE" and "sinks". */
+export function layerKind(layer) {
+  const a = layer.attention;
+  const kind =
+    a.type === 'sliding'
+      ? `sliding ${a.window.toLocaleString('en')}`
+      : a.type === 'chunked'
+        ? `chunked ${a.chunkSize.toLocaleString('en')}`
+        : 'full';
+  return [kind, ...(layer.rope ? [] : ['NoPE']), ...(layer.sinks ? ['sinks'] : [])].join(', ');
+}
