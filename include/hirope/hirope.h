@@ -17,7 +17,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace hirope {
@@ -259,6 +261,65 @@ inline bool takes(const ParamInfo& p, int type) {
 // The range of a number or integer parameter as messages state it: "a number > 1",
 // "an integer >= 1", "in [0, 1]", "a positive number", "2 or 3".
 std::string param_range(const ParamInfo& p);
+
+// ---------------------------------------------------------------------------------------------
+// Reading a scheme from a binding's own values (src/core/scheme_reader.cpp). Each binding wraps
+// its values in a SchemeSource (Embind `val`, a pybind11 handle); read_scheme reads one through
+// the catalogue (the type, each parameter's kind, defaults and default rules, unknown keys,
+// lists) and writes its messages in the users' words (ParamInfo::name), with the few phrases a
+// language spells its own way from the source's SchemeDialect. Ranges stay validate()'s, except
+// for options that are no Scheme field.
+
+// The phrases of messages that differ between the languages.
+struct SchemeDialect {
+    // What a scheme and a scaling must be: "an object such as { type: 'rope' }".
+    const char* scheme_shape;
+    const char* scaling_shape;
+    // What a list parameter must be: "an array of numbers", "a list of numbers".
+    const char* list_shape;
+    // Whether a null scaling (Python's None) means the default, no scaling.
+    bool null_scaling_is_none;
+};
+
+// One value of the caller's: the scheme, a value at one of its keys, an item of a list. The
+// reader asks each value's kind before reading it, and a list's length before its items.
+class SchemeSource {
+  public:
+    enum class Kind { absent, null, number, boolean, string, object, list, other };
+    virtual ~SchemeSource() = default;
+    virtual Kind kind() const = 0;
+    // The value as messages name it ("'yarn'", "an array", "None", "undefined").
+    virtual std::string describe() const = 0;
+    // kind() == number: the value, and (*integer) whether it is of the language's own integer
+    // type (a Python int: exact; one past a double's range reads as +-infinity).
+    virtual double number(bool* integer) const = 0;
+    virtual bool boolean() const = 0;
+    virtual std::string text() const = 0; // kind() == string
+    // kind() == object: its keys in order. A key that is no string stops the walk: false, with
+    // *bad_key describing it.
+    virtual bool keys(std::vector<std::string>* out, std::string* bad_key) const = 0;
+    // kind() == object: the value at a key (kind() absent where there is none).
+    virtual std::unique_ptr<SchemeSource> at(const std::string& key) const = 0;
+    // kind() == list: its length (read first, so that a long list is refused before its items
+    // are read) and its items.
+    virtual size_t length() const = 0;
+    virtual std::unique_ptr<SchemeSource> item(size_t i) const = 0;
+    virtual const SchemeDialect& dialect() const = 0;
+};
+
+// A scheme as read: the core's Scheme, its catalogue row and the options that are no Scheme
+// field (segmentSize), given or defaulted, in the catalogue's order.
+struct SchemeReading {
+    Scheme scheme;
+    const SchemeInfo* info = nullptr;
+    std::vector<std::pair<const ParamInfo*, double>> options;
+    // An option's value by its name (0 when the scheme has no such option).
+    double option(const char* name) const;
+};
+
+// Reads a scheme (a scheme name, or an object of a type and its parameters) into *out. A
+// required parameter left out (a scaling's factor) is NaN, for validate() to name.
+Status read_scheme(const SchemeSource& source, SchemeReading* out);
 
 // Number of rotated dims: rotary_fraction * head_dim rounded down to an even number.
 int rotary_dim(const Scheme& scheme, int head_dim);

@@ -1,0 +1,372 @@
+// read_scheme: a scheme read from a binding's values (a SchemeSource) through the catalogue, once
+// for every language. The depth is fixed (scheme -> scaling -> a list's items), so nothing here
+// recurses on the caller's data; a list's length is checked before its items are read.
+#include "hirope/hirope.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace hirope {
+
+namespace {
+
+using Kind = SchemeSource::Kind;
+
+constexpr double kInt32Max = 2147483647.0;
+
+// A failed read: the message, kept until read_scheme returns it as a Status.
+struct Reader {
+    std::string error;
+    bool fail(std::string message) {
+        if (error.empty()) error = std::move(message);
+        return false;
+    }
+};
+
+std::string quoted_names(const std::vector<std::string>& names) {
+    std::string out;
+    for (size_t i = 0; i < names.size(); ++i) out += (i ? ", '" : "'") + names[i] + "'";
+    return out;
+}
+
+std::string lower(std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+size_t edit_distance(const std::string& a, const std::string& b) {
+    std::vector<size_t> previous(b.size() + 1), row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) previous[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+        row[0] = i;
+        for (size_t j = 1; j <= b.size(); ++j)
+            row[j] = std::min({previous[j] + 1, row[j - 1] + 1,
+                               previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+        std::swap(previous, row);
+    }
+    return previous[b.size()];
+}
+
+// The known name closest to a misspelt one, or "" when none is close (a third of it edited); the
+// rule of the JS layer's closestName (wasm/marshal.js), which every other options object uses.
+std::string closest_name(const std::string& name, const std::vector<std::string>& known) {
+    std::string best;
+    size_t best_distance = std::numeric_limits<size_t>::max();
+    const std::string l = lower(name);
+    for (const std::string& candidate : known) {
+        const std::string other = lower(candidate);
+        const size_t shorter = std::min(l.size(), other.size());
+        // A key cut short or run on is as close as one edit.
+        const bool prefix = shorter >= 3 && (other.compare(0, l.size(), l) == 0 ||
+                                             l.compare(0, other.size(), other) == 0);
+        const size_t d = prefix ? 1 : edit_distance(name, candidate);
+        if (d >= shorter) continue; // as many edits as the shorter name's letters: no typo
+        if (d < best_distance) {
+            best = candidate;
+            best_distance = d;
+        }
+    }
+    return !best.empty() && best_distance <= std::max<size_t>(2, best.size() / 3) ? best : "";
+}
+
+bool in_range(const ParamInfo& p, double x) {
+    if (!std::isfinite(x)) return false;
+    if (!p.allowed.empty())
+        return std::find(p.allowed.begin(), p.allowed.end(), x) != p.allowed.end();
+    if (std::isfinite(p.min) && (p.min_open ? !(x > p.min) : !(x >= p.min))) return false;
+    if (std::isfinite(p.max) && (p.max_open ? !(x < p.max) : !(x <= p.max))) return false;
+    return true;
+}
+
+// The keys of a scheme or scaling object: each a string, 'type' or a parameter the type takes.
+bool check_keys(Reader* r, const SchemeSource& object, const std::vector<ParamInfo>& params,
+                int type, const std::string& where) {
+    std::vector<std::string> keys;
+    std::string bad;
+    if (!object.keys(&keys, &bad))
+        return r->fail(where + " has a key that is not a string: " + bad);
+    std::vector<std::string> allowed;
+    for (const ParamInfo& p : params)
+        if (takes(p, type)) allowed.push_back(p.name);
+    for (const std::string& key : keys) {
+        if (key == "type" || std::find(allowed.begin(), allowed.end(), key) != allowed.end())
+            continue;
+        const std::string guess = closest_name(key, allowed);
+        std::string list;
+        for (size_t i = 0; i < allowed.size(); ++i) list += (i ? ", " : "") + allowed[i];
+        return r->fail(where + " has an unknown key '" + key + "' (" +
+                       (guess.empty() ? "" : "did you mean '" + guess + "'? ") +
+                       (allowed.empty() ? "it takes no parameters" : "known keys: " + list) + ")");
+    }
+    return true;
+}
+
+bool read_enum(Reader* r, const std::vector<EnumValue>& list, const SchemeSource& value,
+               const std::string& path, int* out) {
+    if (value.kind() == Kind::string) {
+        const std::string name = value.text();
+        for (const EnumValue& e : list)
+            if (name == e.name) return *out = e.value, true;
+    }
+    std::vector<std::string> names;
+    for (const EnumValue& e : list) names.push_back(e.name);
+    return r->fail(path + " must be one of " + quoted_names(names) + ", got " + value.describe());
+}
+
+bool read_list(Reader* r, const SchemeSource& value, const std::string& path,
+               std::vector<double>* out) {
+    const size_t cap = static_cast<size_t>(Limits::max_head_dim / 2);
+    if (value.kind() != Kind::list)
+        return r->fail(path + " must be " + value.dialect().list_shape + ", got " +
+                       value.describe());
+    const size_t length = value.length();
+    if (length > cap)
+        return r->fail(path + " has " + std::to_string(length) +
+                       " entries, more than rotaryDim/2 can be (at most " + std::to_string(cap) +
+                       ")");
+    out->clear();
+    out->reserve(length);
+    for (size_t i = 0; i < length; ++i) {
+        const std::unique_ptr<SchemeSource> x = value.item(i);
+        bool integer = false;
+        if (x->kind() != Kind::number)
+            return r->fail(path + "[" + std::to_string(i) + "] must be a number, got " +
+                           x->describe());
+        out->push_back(x->number(&integer));
+    }
+    return true;
+}
+
+// One given value of a parameter, checked for its kind (its range is validate()'s, except for an
+// option that is no field), into the scheme; *x is its value as a number.
+bool read_value(Reader* r, const ParamInfo& p, const SchemeSource& value, const std::string& where,
+                Scheme* s, double* x) {
+    const std::string path = where + "." + p.name;
+    switch (p.kind) {
+    case ParamKind::enumeration: {
+        int e = 0;
+        if (!read_enum(r, *value_list(p.values), value, path, &e)) return false;
+        if (p.set) p.set(*s, e);
+        *x = e;
+        return true;
+    }
+    case ParamKind::list: {
+        std::vector<double> items;
+        if (!read_list(r, value, path, &items)) return false;
+        if (p.list) *p.list(*s) = std::move(items);
+        *x = 0;
+        return true;
+    }
+    case ParamKind::boolean: {
+        if (value.kind() != Kind::boolean)
+            return r->fail(path + " must be a boolean, got " + value.describe());
+        *x = value.boolean() ? 1 : 0;
+        if (p.set) p.set(*s, *x);
+        return true;
+    }
+    case ParamKind::scaling:
+        return true; // read by read_scaling
+    default: {
+        if (value.kind() != Kind::number)
+            return r->fail(path + " must be a number, got " + value.describe());
+        bool integer = false;
+        const double v = value.number(&integer);
+        const bool integral = integer || (std::isfinite(v) && v == std::floor(v));
+        if (p.kind == ParamKind::integer && !integral)
+            return r->fail(path + " must be an integer, got " + value.describe());
+        if (!std::isfinite(v) && integer) // an exact integer past a double's range
+            return r->fail(path + (v > 0 ? " is too large: " : " is too small: ") +
+                           value.describe());
+        if (!p.field && !in_range(p, v))
+            return r->fail(path + " must be " + param_range(p) + ", got " + value.describe());
+        // The core's integer fields hold 32 bits: larger values are named here, as given.
+        if (p.kind == ParamKind::integer && p.field && std::fabs(v) > kInt32Max)
+            return r->fail(!in_range(p, v)
+                               ? path + " must be " + param_range(p) + ", got " + value.describe()
+                               : path + " is too large: " + value.describe());
+        if (p.set) p.set(*s, v);
+        *x = v;
+        return true;
+    }
+    }
+    return true;
+}
+
+bool read_scaling(Reader* r, const SchemeSource& given, Scheme* s) {
+    const SchemeCatalogue& v = scheme_catalogue();
+    const Kind kind = given.kind();
+    if (kind == Kind::absent || (kind == Kind::null && given.dialect().null_scaling_is_none))
+        return true; // the default: no scaling
+    if (kind != Kind::object)
+        return r->fail(std::string("scheme.scaling must be ") + given.dialect().scaling_shape +
+                       ", got " + given.describe());
+    const std::unique_ptr<SchemeSource> type = given.at("type");
+    std::string name = "none";
+    const ScalingInfo* info = nullptr;
+    std::vector<std::string> names;
+    for (const ScalingInfo& x : v.scalings) {
+        names.push_back(x.name);
+        for (const char* a : x.aliases) names.push_back(a);
+    }
+    if (type->kind() == Kind::string) name = type->text();
+    if (type->kind() == Kind::string || type->kind() == Kind::absent) {
+        for (const ScalingInfo& x : v.scalings) {
+            if (name == x.name) info = &x;
+            for (const char* a : x.aliases)
+                if (name == a) info = &x;
+        }
+    }
+    if (!info)
+        return r->fail("scheme.scaling.type must be one of " + quoted_names(names) + ", got " +
+                       type->describe());
+    const int t = static_cast<int>(info->type);
+    if (!check_keys(r, given, v.scaling_params, t, "scheme.scaling (type '" + name + "')"))
+        return false;
+    s->scaling.type = info->type;
+    for (const ParamInfo& p : v.scaling_params) {
+        const std::unique_ptr<SchemeSource> value = given.at(p.name);
+        double x = 0;
+        if (value->kind() != Kind::absent) {
+            if (!read_value(r, p, *value, "scheme.scaling", s, &x)) return false;
+        } else if (p.required && takes(p, t) && p.set) {
+            p.set(*s, std::numeric_limits<double>::quiet_NaN()); // validate() names it
+        }
+    }
+    return true;
+}
+
+const ParamInfo* param_by_field(const std::vector<ParamInfo>& params, const char* field) {
+    for (const ParamInfo& p : params)
+        if (p.field && std::string(p.field) == field) return &p;
+    return nullptr;
+}
+
+// A scheme given as a name stands for {type: name}: the name, and no parameters.
+class NameOnly final : public SchemeSource {
+  public:
+    explicit NameOnly(const SchemeSource& name) : name_(name) {}
+    Kind kind() const override { return Kind::object; }
+    std::string describe() const override { return name_.describe(); }
+    double number(bool*) const override { return 0; }
+    bool boolean() const override { return false; }
+    std::string text() const override { return ""; }
+    bool keys(std::vector<std::string>* out, std::string*) const override {
+        out->assign(1, "type");
+        return true;
+    }
+    std::unique_ptr<SchemeSource> at(const std::string& key) const override {
+        return std::unique_ptr<SchemeSource>(new Forward(key == "type" ? &name_ : nullptr, name_));
+    }
+    size_t length() const override { return 0; }
+    std::unique_ptr<SchemeSource> item(size_t) const override { return nullptr; }
+    const SchemeDialect& dialect() const override { return name_.dialect(); }
+
+  private:
+    // The name itself at 'type'; nothing at any other key.
+    class Forward final : public SchemeSource {
+      public:
+        Forward(const SchemeSource* value, const SchemeSource& any) : value_(value), any_(any) {}
+        Kind kind() const override { return value_ ? value_->kind() : Kind::absent; }
+        std::string describe() const override { return value_ ? value_->describe() : ""; }
+        double number(bool* integer) const override { return value_->number(integer); }
+        bool boolean() const override { return value_->boolean(); }
+        std::string text() const override { return value_->text(); }
+        bool keys(std::vector<std::string>* out, std::string* bad) const override {
+            return value_->keys(out, bad);
+        }
+        std::unique_ptr<SchemeSource> at(const std::string& key) const override {
+            return value_->at(key);
+        }
+        size_t length() const override { return value_->length(); }
+        std::unique_ptr<SchemeSource> item(size_t i) const override { return value_->item(i); }
+        const SchemeDialect& dialect() const override { return any_.dialect(); }
+
+      private:
+        const SchemeSource* value_;
+        const SchemeSource& any_;
+    };
+    const SchemeSource& name_;
+};
+
+bool read(Reader* r, const SchemeSource& given, SchemeReading* out) {
+    const SchemeCatalogue& v = scheme_catalogue();
+    const NameOnly named(given);
+    const bool is_name = given.kind() == Kind::string;
+    const SchemeSource& object = is_name ? static_cast<const SchemeSource&>(named) : given;
+    if (object.kind() != Kind::object)
+        return r->fail(std::string("scheme must be ") + given.dialect().scheme_shape + ", got " +
+                       given.describe());
+    const std::unique_ptr<SchemeSource> type = object.at("type");
+    const SchemeInfo* info = nullptr;
+    std::vector<std::string> names;
+    const std::string type_name = type->kind() == Kind::string ? type->text() : "";
+    for (const SchemeInfo& s : v.schemes) {
+        names.push_back(s.name);
+        if (type->kind() == Kind::string && type_name == s.name) info = &s;
+    }
+    if (!info)
+        return r->fail("scheme.type must be one of " + quoted_names(names) + ", got " +
+                       type->describe());
+    const int t = static_cast<int>(info->type);
+    if (!check_keys(r, object, v.scheme_params, t,
+                    "scheme (type '" + std::string(info->name) + "')"))
+        return false;
+    *out = SchemeReading();
+    out->info = info;
+    out->scheme.type = info->type;
+    std::vector<const ParamInfo*> given_params;
+    for (const ParamInfo& p : v.scheme_params) {
+        const std::unique_ptr<SchemeSource> value = object.at(p.name);
+        if (p.kind == ParamKind::scaling) {
+            if (!read_scaling(r, *value, &out->scheme)) return false;
+            continue;
+        }
+        double x = p.option_default;
+        if (value->kind() != Kind::absent) {
+            if (!read_value(r, p, *value, "scheme", &out->scheme, &x)) return false;
+            given_params.push_back(&p);
+        } else if (p.required && takes(p, t) && p.set) {
+            p.set(out->scheme, std::numeric_limits<double>::quiet_NaN()); // validate() names it
+        }
+        if (!p.field) out->options.emplace_back(&p, x);
+    }
+    // Defaults that depend on the type or on another parameter (the table's rules).
+    for (const DefaultRule& rule : v.default_rules) {
+        const ParamInfo* target = param_by_field(v.scheme_params, rule.field);
+        if (!target || !target->set ||
+            std::find(given_params.begin(), given_params.end(), target) != given_params.end())
+            continue;
+        if (!(rule.schemes >> t & 1u)) continue;
+        if (rule.when) {
+            const ParamInfo* when = param_by_field(v.scheme_params, rule.when);
+            if (!when || !when->get || when->get(out->scheme) != rule.when_value) continue;
+        }
+        const ParamInfo* from = rule.from ? param_by_field(v.scheme_params, rule.from) : nullptr;
+        const double x = from && from->get ? from->get(out->scheme) : 0;
+        target->set(out->scheme, (rule.offset + rule.scale * x) / rule.divisor);
+    }
+    return true;
+}
+
+} // namespace
+
+double SchemeReading::option(const char* name) const {
+    for (const auto& o : options)
+        if (std::string(o.first->name) == name) return o.second;
+    return 0;
+}
+
+Status read_scheme(const SchemeSource& source, SchemeReading* out) {
+    Reader r;
+    SchemeReading reading;
+    if (!read(&r, source, &reading)) return Status::error(r.error);
+    *out = std::move(reading);
+    return Status();
+}
+
+} // namespace hirope
