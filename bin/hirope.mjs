@@ -82,8 +82,9 @@ for each group of identical layers: their attention (full, sliding window, chunk
 NoPE or the RoPE base and scaling, the dims rotated, the longest wavelength 2*pi/theta_min in
 tokens against the trained length, the share of frequency pairs that meet angles unseen in
 training at N tokens, and the attention factor at N. A pair is unseen at N when the largest angle
-it turns through over the distances the layer sees at N exceeds the largest it turned through at
-the trained length, and that one stayed under a full turn (docs/real-models.md).
+it turns through over the distances the layer sees at N exceeds the largest it turned through in
+training (at the trained length, before a context extension's scaling), and that one stayed
+under a full turn (docs/real-models.md).
 
 options:
   --length N   the length to look at (default: the model's maximum length, else its trained one)
@@ -682,6 +683,9 @@ function largestDistance(layer, length) {
   return Math.min(length, span) - 1;
 }
 
+/** The scalings that extend a model past the length it was trained at (their originalLength). */
+const EXTENSIONS = new Set(['yarn', 'llama3']);
+
 /** What one group of identical layers sees (the numbers come from hr, none computed here). */
 function layerFacts(hr, layer, trained, length) {
   const { attention, scheme, headDim } = layer;
@@ -701,8 +705,14 @@ function layerFacts(hr, layer, trained, length) {
   if (!layer.rope) return facts;
   const { scaling } = scheme;
   facts.rope = `RoPE base ${scheme.base}, scaling ${scaling.type}${scaling.factor !== undefined ? ` x${scaling.factor}` : ''}`;
-  // theta_j at the trained length and at N (dynamic scalings depend on the length).
-  const before = hr.inverseFrequencies(scheme, headDim, { seqLen: trained });
+  // theta_j as training turned it at the trained length L, and at N. YaRN and llama3 name the
+  // length before their extension (originalLength = L): training there turned the unscaled
+  // theta_j. A scaling without one (Gemma 3's linear x8) was trained with at L; LongRoPE trained
+  // on its short factors, which the scheme gives at L (dynamic NTK is unscaled there too).
+  const trainedScheme = EXTENSIONS.has(scaling.type)
+    ? { ...scheme, scaling: { type: 'none' } }
+    : scheme;
+  const before = hr.inverseFrequencies(trainedScheme, headDim, { seqLen: trained });
   const after = hr.inverseFrequencies(scheme, headDim, { seqLen: length });
   const rotated = [...after.keys()].filter((j) => after[j] > 0);
   facts.rotated = `rotates ${2 * rotated.length} of ${headDim} dims`;
@@ -710,8 +720,11 @@ function layerFacts(hr, layer, trained, length) {
   facts.wavelength = `longest wavelength ${Math.round((2 * Math.PI) / thetaMin)} tokens vs trained ${trained}`;
   const seen = largestDistance(layer, trained);
   const now = largestDistance(layer, length);
+  // Past training's largest angle by more than one more position's step: interpolating N = sL
+  // tokens maps distance N - 1 to (N - 1) / s, between L - 1 and L, which is still interpolated
+  // between trained positions (Position Interpolation's argument), not an unseen angle.
   const unseen = rotated.filter(
-    (j) => after[j] * now > before[j] * seen && before[j] * seen < 2 * Math.PI,
+    (j) => after[j] * now > before[j] * (seen + 1) && before[j] * seen < 2 * Math.PI,
   ).length;
   const share = rotated.length ? (100 * unseen) / rotated.length : 0;
   facts.unseen = `unseen at ${length}: ${unseen} of ${rotated.length} pairs (${share.toFixed(1)}%)`;

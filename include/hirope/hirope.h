@@ -239,9 +239,12 @@ std::string catalogue_json();
 // A value list as a JSON array of {name, value, label, description} (for those parts too).
 std::string enum_list_json(const std::vector<EnumValue>& list);
 // A scheme as users write it, as JSON text: {"type": "rope", "base": 10000, ..., "scaling":
-// {"type": "none"}}, every parameter of Scheme by its user name (enumerations by name), the
-// scaling with the parameters its type takes.
-std::string scheme_json(const Scheme& scheme);
+// {"type": "none"}}, parameters by their user names (enumerations by name), the scaling with the
+// parameters its type takes. SchemeKeys::all writes every parameter of Scheme (a normalized
+// scheme); SchemeKeys::taken only those the scheme's type takes, the object every call accepts
+// back as it is (the calls refuse the others as unknown keys for the type).
+enum class SchemeKeys { all, taken };
+std::string scheme_json(const Scheme& scheme, SchemeKeys keys = SchemeKeys::all);
 
 // The row of a scheme type (nullptr for a value outside the enum).
 const SchemeInfo* scheme_info(SchemeType type);

@@ -599,13 +599,16 @@ std::string catalogue_json() {
         .str();
 }
 
-std::string scheme_json(const Scheme& s) {
+std::string scheme_json(const Scheme& s, SchemeKeys keys) {
     const SchemeCatalogue& v = scheme_catalogue();
     const SchemeInfo* info = scheme_info(s.type);
+    const int scheme_type = static_cast<int>(s.type);
+    const bool all = keys == SchemeKeys::all;
     JsonObject out;
-    out.add("type", info ? json_text(info->name) : json_number(static_cast<int>(s.type)));
+    out.add("type", info ? json_text(info->name) : json_number(scheme_type));
     for (const ParamInfo& p : v.scheme_params)
-        if (p.kind != ParamKind::scaling && p.get) out.add(p.name, user_value(p, p.get(s)));
+        if (p.kind != ParamKind::scaling && p.get && (all || takes(p, scheme_type)))
+            out.add(p.name, user_value(p, p.get(s)));
     const int type = static_cast<int>(s.scaling.type);
     JsonObject scaling;
     scaling.add("type", type >= 0 && type < static_cast<int>(v.scalings.size())
@@ -622,7 +625,10 @@ std::string scheme_json(const Scheme& s) {
             scaling.add(p.name, user_value(p, p.get(s)));
         }
     }
-    return out.add("scaling", scaling.str()).str();
+    for (const ParamInfo& p : v.scheme_params) // the scaling, where asked or the type takes one
+        if (p.kind == ParamKind::scaling && (all || takes(p, scheme_type)))
+            out.add(p.name, scaling.str());
+    return out.str();
 }
 
 const SchemeCatalogue& scheme_catalogue() {

@@ -111,8 +111,9 @@ Status validate_scaling(const Scheme& scheme, int rdim) {
         break;
     }
     case ScalingType::llama3:
-        if (s.high_freq_factor <= s.low_freq_factor)
-            return Status::error(p + "llama3 needs 0 < lowFreqFactor < highFreqFactor, got " +
+        // Equal factors are Llama 4 Scout's (transformers only warns): the band is a step.
+        if (s.high_freq_factor < s.low_freq_factor)
+            return Status::error(p + "llama3 needs 0 < lowFreqFactor <= highFreqFactor, got " +
                                  num(s.low_freq_factor) + " and " + num(s.high_freq_factor));
         break;
     default:
@@ -328,6 +329,9 @@ Status inverse_frequencies(const Scheme& s, int head_dim, int64_t seq_len,
                 out->at(j) = f / sc.factor;
                 continue;
             }
+            // low == high leaves no band: a wavelength exactly at the step keeps f (transformers'
+            // 0/0 there would be NaN).
+            if (sc.high_freq_factor == sc.low_freq_factor) continue;
             const double smooth = (sc.original_length / wavelen - sc.low_freq_factor) /
                                   (sc.high_freq_factor - sc.low_freq_factor);
             out->at(j) = (1 - smooth) * f / sc.factor + smooth * f;

@@ -112,6 +112,19 @@ class Reader {
         *out = d_.boolean(v);
         return {};
     }
+    // A switch that Python code tests for truth (`if config.x:`): a boolean, or a number that is
+    // on unless 0 (Llama 4 Scout's file says "attn_temperature_tuning": 4).
+    Status truthy(uint32_t obj, const char* key, const std::string& path, bool* out) const {
+        const uint32_t v = get(obj, key);
+        if (v != Document::none && d_.type(v) == Type::number) {
+            const double x = d_.number(v);
+            if (!std::isfinite(x))
+                return Status::error(path + key + " must be a boolean or a finite number");
+            *out = x != 0;
+            return {};
+        }
+        return boolean(obj, key, path, out);
+    }
     Status string(uint32_t obj, const char* key, const std::string& path, std::string* out,
                   bool* present = nullptr) const {
         const uint32_t v = get(obj, key);
@@ -292,8 +305,12 @@ class Builder {
     }
 
   private:
+    // Once per key and reason: a rope block read for several layer types warns once.
     void warn(const std::string& key, const std::string& what) {
-        out_->warnings.push_back(key + ": " + what);
+        std::string line = key + ": " + what;
+        for (const std::string& w : out_->warnings)
+            if (w == line) return;
+        out_->warnings.push_back(std::move(line));
     }
     std::string key(const char* k) const { return prefix_ + k; }
 
@@ -778,14 +795,10 @@ class Builder {
                 return Status::error(path +
                                      "llama3 needs 0 < low_freq_factor <= high_freq_factor, got " +
                                      num(lo) + " and " + num(hi));
-            if (hi == lo) {
-                // Llama 4: transformers only warns; the smooth band is empty (a step at
-                // original/low). The core needs low < high: a band 1e-9 wide keeps the step.
-                hi = lo * (1 + 1e-9);
+            if (hi == lo)
                 warn(path + "high_freq_factor",
                      "equals low_freq_factor (transformers warns): the llama3 ramp is a step at "
                      "wavelength original_max_position_embeddings / low_freq_factor");
-            }
             sc.low_freq_factor = lo;
             sc.high_freq_factor = hi;
         } else if (type == "proportional") {
@@ -810,7 +823,7 @@ class Builder {
         const std::string& t = out_->model_type;
         bool tuning = t == "llama4" || t == "llama4_text";
         double floor_scale = 8192, attn_scale = 0.1;
-        Status st = r_.boolean(cfg_, "attn_temperature_tuning", prefix_, &tuning);
+        Status st = r_.truthy(cfg_, "attn_temperature_tuning", prefix_, &tuning);
         if (st.ok()) st = r_.number(cfg_, "floor_scale", prefix_, &floor_scale);
         if (st.ok()) st = r_.number(cfg_, "attn_scale", prefix_, &attn_scale);
         if (!st.ok()) return st;

@@ -1,7 +1,7 @@
 // model_setup_json (include/hirope/model_config.h): a ModelSetup as JSON text, the one shape both
 // bindings publish (hr.fromConfig parses it with JSON.parse, hirope.from_config with json.loads),
-// so the JS and Python setups cannot drift apart. Each layer's scheme is scheme_json's: the scheme
-// as users write it, which every other call takes back.
+// so the JS and Python setups cannot drift apart. Each layer's scheme is scheme_json's with the
+// keys its type takes: the scheme as users write it, which every other call takes back.
 #include "hirope/model_config.h"
 #include "util/json_writer.h"
 
@@ -26,50 +26,6 @@ std::string layout_name(Layout layout) {
     return json_number(static_cast<int>(layout));
 }
 
-// A parameter's value as users write it: booleans, enumerations by name, numbers.
-std::string user_value(const ParamInfo& p, double x) {
-    if (p.kind == ParamKind::boolean) return json_bool(x != 0);
-    if (p.kind == ParamKind::enumeration)
-        if (const std::vector<EnumValue>* list = value_list(p.values))
-            for (const EnumValue& e : *list)
-                if (e.value == static_cast<int>(x)) return json_text(e.name);
-    return json_number(x);
-}
-
-// The scheme as users write it, with only the parameters its type (and its scaling's type) takes:
-// scheme_json writes every parameter, which the calls' checks refuse as unknown keys for the type;
-// this is the object every call takes back.
-std::string scheme_taken_json(const Scheme& s) {
-    const SchemeCatalogue& v = scheme_catalogue();
-    const SchemeInfo* info = scheme_info(s.type);
-    const int type = static_cast<int>(s.type);
-    JsonObject out;
-    out.add("type", info ? json_text(info->name) : json_number(type));
-    for (const ParamInfo& p : v.scheme_params)
-        if (p.kind != ParamKind::scaling && p.get && takes(p, type))
-            out.add(p.name, user_value(p, p.get(s)));
-    const int scaling_type = static_cast<int>(s.scaling.type);
-    JsonObject scaling;
-    scaling.add("type", scaling_type >= 0 && scaling_type < static_cast<int>(v.scalings.size())
-                            ? json_text(v.scalings[static_cast<size_t>(scaling_type)].name)
-                            : json_number(scaling_type));
-    Scheme copy = s; // list accessors take a mutable scheme
-    for (const ParamInfo& p : v.scaling_params) {
-        if (!takes(p, scaling_type)) continue;
-        if (p.kind == ParamKind::list) {
-            std::string items = "[";
-            for (const double x : *p.list(copy))
-                items += (items.size() > 1 ? "," : "") + json_number(x);
-            scaling.add(p.name, items + "]");
-        } else if (p.get) {
-            scaling.add(p.name, user_value(p, p.get(s)));
-        }
-    }
-    for (const ParamInfo& p : v.scheme_params) // the scaling, where the type takes one
-        if (p.kind == ParamKind::scaling && takes(p, type)) out.add(p.name, scaling.str());
-    return out.str();
-}
-
 std::string layer_json(const LayerSetup& l) {
     JsonObject attention;
     attention.add("type", json_text(attention_kind_name(l.attention)));
@@ -80,7 +36,7 @@ std::string layer_json(const LayerSetup& l) {
     out.add("type", json_text(l.type))
         .add("attention", attention.str())
         .add("rope", json_bool(l.rope))
-        .add("scheme", scheme_taken_json(l.scheme))
+        .add("scheme", scheme_json(l.scheme, SchemeKeys::taken))
         .add("headDim", json_number(l.head_dim))
         .add("sinks", json_bool(l.sinks));
     if (l.temperature.enabled)

@@ -875,7 +875,7 @@ describe('hirope config', () => {
     const theta = Array.from({ length: d / 2 }, (_, j) => base ** ((-2 * j) / d) / factor);
     const seen = Math.min(trained, span) - 1;
     const now = Math.min(n, span) - 1;
-    const unseen = theta.filter((t) => t * now > t * seen && t * seen < 2 * Math.PI).length;
+    const unseen = theta.filter((t) => t * now > t * (seen + 1) && t * seen < 2 * Math.PI).length;
     const wavelength = Math.round((2 * Math.PI) / Math.min(...theta));
     return `rotates ${d} of ${d} dims, longest wavelength ${wavelength} tokens vs trained ${trained}, unseen at ${n}: ${unseen} of ${d / 2} pairs (${((100 * unseen) / (d / 2)).toFixed(1)}%), attention factor 1`;
   };
@@ -915,6 +915,27 @@ describe('hirope config', () => {
     ]);
     assert.match(lines[1], /unseen at 262144: 0 of 64 pairs/);
     assert.ok(lines.slice(3).every((l) => l.startsWith('  warning: ')));
+  });
+
+  it('counts an extended model against the unscaled angles of its original training', () => {
+    // Llama 3.1 8B: llama3 x8 over L = 8192 (low 1, high 4), base 500000, d = 128, at 131072.
+    const r = run('config', 'models/configs/llama-3.1-8b.json');
+    assert.equal(r.status, 0, r.stderr);
+    const theta = Array.from({ length: 64 }, (_, j) => 500000 ** ((-2 * j) / 128));
+    const scaled = theta.map((t) => {
+      const wavelen = (2 * Math.PI) / t;
+      if (wavelen < 8192 / 4) return t;
+      if (wavelen > 8192) return t / 8;
+      const smooth = (8192 / wavelen - 1) / (4 - 1);
+      return ((1 - smooth) * t) / 8 + smooth * t;
+    });
+    const unseen = theta.filter((t, j) => scaled[j] * 131071 > t * 8192 && t * 8191 < 2 * Math.PI);
+    // The 29 divided pairs turn 131071 / 8 = 16384 steps of their pretraining angle: twice L.
+    assert.equal(unseen.length, 29);
+    assert.match(r.stdout, /unseen at 131072: 29 of 64 pairs \(45\.3%\)/);
+    // GPT-oss: YaRN x32 over 4096 reaches 131072 = 32 x 4096 exactly, so nothing is unseen.
+    const oss = run('config', 'models/configs/gpt-oss-20b.json');
+    assert.equal((oss.stdout.match(/unseen at 131072: 0 of 32 pairs/g) ?? []).length, 2);
   });
 
   it('prints the setup as JSON, and refuses bad input with one line', () => {

@@ -226,6 +226,33 @@ TEST_CASE("Llama-3 band boundaries", "[scaling][spec]") {
     CHECK(divided == 29);
 }
 
+// Llama 4 Scout's llama3 block has low_freq_factor == high_freq_factor == 1 (transformers only
+// warns): no band, so pair j keeps b^(-2j/d) while its wavelength 2 pi / theta_j is below 8192
+// and is divided by the factor above it. b = 500000, d = 128: 2 pi * 500000^(2j/128) < 8192 for
+// j < 128 * ln(8192 / 2 pi) / (2 ln 500000) = 34.97, so 35 pairs keep theta_j and 29 divide it.
+TEST_CASE("Llama-3 scaling with equal low and high factors is a step", "[scaling][spec]") {
+    Scheme s;
+    s.base = 500000;
+    s.scaling.type = ScalingType::llama3;
+    s.scaling.factor = 16;
+    s.scaling.original_length = 8192;
+    s.scaling.low_freq_factor = 1;
+    s.scaling.high_freq_factor = 1;
+    std::vector<double> f;
+    REQUIRE(inverse_frequencies(s, 128, 1, &f).ok());
+    for (int j = 0; j < 64; ++j) {
+        const double orig = std::pow(500000.0, -2.0 * j / 128);
+        if (j < 35)
+            CHECK(f[j] == orig);
+        else
+            CHECK(f[j] == Approx(orig / 16).epsilon(1e-15));
+    }
+    s.scaling.high_freq_factor = 0.5;
+    const Status st = inverse_frequencies(s, 128, 1, &f);
+    REQUIRE_FALSE(st.ok());
+    CHECK(st.message().find("lowFreqFactor <= highFreqFactor") != std::string::npos);
+}
+
 // p-RoPE, transformers' "proportional" rope type (Gemma 4's global layers): theta_j = b^(-2j/d)
 // for j < floor(p * d / 2), else 0, with d the full head_dim and pairs (j, j + d/2) kept.
 TEST_CASE("Proportional (p-RoPE) stops the slowest pairs", "[scaling][spec]") {

@@ -420,7 +420,7 @@ TEST_CASE("model config: Llama 4 chunked and NoPE layers, temperature", "[model_
             REQUIRE(l.attention == AttentionKind::chunked);
             REQUIRE(l.chunk_size == 8192);
             REQUIRE(!l.temperature.enabled);
-            // low == high: the ramp is a step at 8192 (no pair's wavelength falls in 1e-9 of it).
+            // low == high: the ramp is a step at wavelength 8192, which the core takes as it is.
             check_freqs(l, 1, tf_llama3(500000, 128, 16, 1, 1, 8192));
         }
     }
@@ -429,10 +429,21 @@ TEST_CASE("model config: Llama 4 chunked and NoPE layers, temperature", "[model_
     const size_t at = interval.find("\"no_rope_layers\"");
     interval.erase(at, interval.find(']', at) - at + 2);
     check_same_setup(m, read_ok(interval));
-    bool warned = false;
+    int warned = 0;
     for (const std::string& w : m.warnings)
-        warned |= w.find("high_freq_factor") != std::string::npos;
-    REQUIRE(warned);
+        warned += w.find("high_freq_factor") != std::string::npos;
+    REQUIRE(warned == 1); // once, though both layer types read the block
+    // attn_temperature_tuning is tested for truth (Scout's own file says 4); 0 turns it off.
+    auto with_tuning = [&](const std::string& value) {
+        std::string t = text;
+        const std::string on = "\"attn_temperature_tuning\":true";
+        t.replace(t.find(on), on.size(), "\"attn_temperature_tuning\":" + value);
+        return t;
+    };
+    check_same_setup(m, read_ok(with_tuning("4")));
+    REQUIRE_FALSE(read_ok(with_tuning("0")).layers[3].temperature.enabled);
+    REQUIRE(read_error(with_tuning("\"yes\"")).find("attn_temperature_tuning") !=
+            std::string::npos);
 }
 
 TEST_CASE("model config: sliding patterns, NoPE patterns, Ministral temperature, DCA",
