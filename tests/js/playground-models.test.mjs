@@ -55,8 +55,8 @@ describe('the model gallery of the playground', () => {
     const own = configText('llama-3.2-1b');
     const state = normalizeState({
       stride: 20,
-      a: { model: 'gemma-3-27b-it', layer: 5, onModel: true },
-      b: { model: OWN_CONFIG, config: own, layer: 3, sinks: false, sink: 2.5 },
+      a: { model: 'gemma-3-27b-it', layer: 5, type: 'hirope' },
+      b: { model: OWN_CONFIG, config: own, layer: 3, sinks: false, sink: 2.5, type: 'rope' },
     });
     const hash = await encodeState(state);
     assert.deepEqual(await decodeState(hash), state);
@@ -69,7 +69,7 @@ describe('the model gallery of the playground', () => {
 });
 
 describe('a layer of a real model as the playground computes it', () => {
-  const side = (over) => normalizeState({ b: over }).b;
+  const side = (over) => normalizeState({ b: { type: 'rope', ...over } }).b;
   const state = normalizeState({ train: 8192 });
 
   it("takes Gemma 3's sliding and global layers with their own bases and mask", () => {
@@ -104,7 +104,7 @@ describe('a layer of a real model as the playground computes it', () => {
     const setup = hr.fromConfig(configText('llama-3.1-8b'));
     const call = layerCall(
       setup,
-      side({ layer: 0, onModel: true, ratio: 0.25, window: 512 }),
+      side({ layer: 0, type: 'hirope', ratio: 0.25, window: 512 }),
       state,
     );
     assert.equal(call.hirope, true);
@@ -136,7 +136,7 @@ describe('a layer of a real model as the playground computes it', () => {
     );
     const nope = setup.layers.findIndex((l) => !l.rope);
     assert.ok(nope >= 0);
-    const call = layerCall(setup, side({ layer: nope, onModel: true }), state);
+    const call = layerCall(setup, side({ layer: nope, type: 'hirope' }), state);
     assert.equal(call.hirope, false);
     assert.equal(call.scheme.type, 'nope');
   });
@@ -151,7 +151,7 @@ describe('a SideEngine run on a real model', () => {
       train: 8192,
       stride: 100,
       source: 'seeded',
-      b: { model: 'llama-3.1-8b', layer: 0 },
+      b: { model: 'llama-3.1-8b', layer: 0, type: 'rope' },
     });
     const engine = new SideEngine(hr, { loadConfig });
     const result = await engine.run({ code, state, side: 'b' });

@@ -273,6 +273,17 @@ export function sharedControls(languages, tokenizers) {
       help: 'Dimension d of the attention head: d/2 frequency pairs.',
     },
     {
+      key: 'stride',
+      label: 'Position stride',
+      noun: 'position stride',
+      type: 'number',
+      min: 1,
+      max: 4096,
+      step: 1,
+      advanced: true,
+      help: "Token i sits at position i × stride: the code's few hundred tokens then span stride times as many positions, as a long context would (a real model's windows, chunks and scalings count positions).",
+    },
+    {
       key: 'tokenizer',
       label: 'Tokenizer',
       type: 'select',

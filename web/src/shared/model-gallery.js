@@ -8,6 +8,7 @@ export const GALLERY = [
   'llama-3.1-8b',
   'llama-3.2-1b',
   'llama-3.2-3b',
+  'llama-4-scout-17b-16e',
   'codellama-7b',
   'mistral-7b-v0.3',
   'phi-3.5-mini',
@@ -19,6 +20,8 @@ export const GALLERY = [
   'deepseek-v2-lite',
   'qwen2.5-3b',
   'qwen2.5-3b-yarn',
+  'qwen2.5-coder-7b-instruct',
+  'qwen2.5-coder-7b-instruct-yarn',
   'qwen2.5-7b-instruct-1m',
   'qwen3-0.6b',
   'qwen3-8b',
@@ -31,7 +34,7 @@ export const GALLERY = [
 ];
 
 /** A side's keys that choose a real model and its layer (the worker reads the scheme from it). */
-export const MODEL_KEYS = ['model', 'config', 'layer', 'onModel', 'sinks', 'sink'];
+export const MODEL_KEYS = ['model', 'config', 'layer', 'sinks', 'sink'];
 
 /** A side's model value for a pasted or dropped config.json (the text is the side's `config`). */
 export const OWN_CONFIG = 'config';
@@ -80,14 +83,15 @@ export const layerIndex = (side, setup) =>
 /**
  * One layer of a setup as the playground computes it for `side`: { scheme, extras, headDim,
  * hirope } where extras holds the attention call's mask, sinks and temperature (only those the
- * layer has, since hr.attention refuses keys it does not know). With side.onModel, HiRoPE takes
+ * layer has, since hr.attention refuses keys it does not know). With the side's type 'hirope'
+ * (the page's "HiRoPE on this model" switch; any other type shows the model as it is), HiRoPE takes
  * the layer's own frequencies (base, scaling, rotated share, layout) and the side's ratio and
  * window; a NoPE layer has no frequencies to apply it to, and stays NoPE (hirope: false).
  */
 export function layerCall(setup, side, state, heads = 1) {
   const layer = setup.layers[layerIndex(side, setup)];
   let scheme = layer.scheme;
-  const hirope = side.onModel && layer.rope;
+  const hirope = side.type === 'hirope' && layer.rope;
   if (hirope) {
     scheme = {
       ...layer.scheme,

@@ -23,11 +23,11 @@ const SCHEME_DEFAULTS = {
   scaling: 'none',
   factor: 4,
   // A real model (model-gallery.js): a gallery id or OWN_CONFIG with its text in `config`; the
-  // layer shown; HiRoPE on the layer's own frequencies; its sinks, with one logit for every head.
+  // layer shown; its sinks, with one logit for every head. With a model, type 'hirope' applies
+  // HiRoPE to the layer's own frequencies and any other type shows the layer as it is.
   model: '',
   config: null,
   layer: 0,
-  onModel: false,
   sinks: true,
   sink: DEFAULT_SINK,
 };
@@ -91,7 +91,7 @@ export function describeScheme(side) {
   const model = modelSource(side);
   if (model) {
     const name = model.id ?? 'your config.json';
-    return `${name}, layer ${side.layer}${side.onModel ? ', HiRoPE on its frequencies' : ''}`;
+    return `${name}, layer ${side.layer}${side.type === 'hirope' ? ', HiRoPE on its frequencies' : ''}`;
   }
   const name = schemeName(side.type);
   const scaled =

@@ -65,9 +65,86 @@ export const PRESETS = [
   },
 ];
 
+/**
+ * Presets on real models (models/configs/, web/src/shared/model-gallery.js): a side with `model`
+ * shows that model's layer `layer` as its config says (type 'rope'; 'hirope' applies HiRoPE to
+ * it). The samples are a few hundred tokens, so `stride` spaces them out over the length a story
+ * needs (token i at position i × stride), and each caption says so.
+ */
+export const MODEL_PRESETS = [
+  {
+    id: 'gemma-3',
+    title: 'Gemma 3: local vs global at 8k',
+    caption:
+      "Gemma 3 27B with the code's tokens spread 20 positions apart, about 8k positions in all: A is a local layer (base 10,000), which sees only the last 1,024 positions, about 51 tokens here; B is a global layer (base 1,000,000, ×8 linear), which sees them all, so everything B (blue) attends beyond A's window is attention A cannot give.",
+    state: {
+      train: 131072,
+      headDim: 128,
+      stride: 20,
+      a: { type: 'rope', model: 'gemma-3-27b-it', layer: 0 },
+      b: { type: 'rope', model: 'gemma-3-27b-it', layer: 5 },
+    },
+  },
+  {
+    id: 'gpt-oss-sinks',
+    title: 'GPT-oss with and without sinks',
+    caption:
+      'The same full-attention layer of GPT-oss 20B (YaRN ×32) with seeded q/k, without (A) and with (B) a sink: one more softmax column per head, dropped after the softmax, so a row may give part of its attention to nothing. GPT-oss learns its sink logits; they are not in the config, so B uses 4 for every head: early rows, with few keys to share it, give most of it to the sink and are lighter (orange).',
+    state: {
+      train: 4096,
+      headDim: 64,
+      source: 'seeded',
+      a: { type: 'rope', model: 'gpt-oss-20b', layer: 1, sinks: false },
+      b: { type: 'rope', model: 'gpt-oss-20b', layer: 1, sinks: true, sink: 4 },
+    },
+  },
+  {
+    id: 'llama-4',
+    title: 'Llama 4: chunked vs NoPE layers',
+    caption:
+      "Llama 4 Scout with the code's tokens spread 64 positions apart (about 25k positions, three of its 8,192-position chunks): A is a RoPE layer with chunked attention, which sees only the keys in its query's chunk (the blocks); B is a NoPE layer, which sees every earlier key with no rotation at all, only a query temperature that grows with position.",
+    state: {
+      train: 8192,
+      headDim: 128,
+      stride: 64,
+      a: { type: 'rope', model: 'llama-4-scout-17b-16e', layer: 0 },
+      b: { type: 'rope', model: 'llama-4-scout-17b-16e', layer: 3 },
+    },
+  },
+  {
+    id: 'llama-3.1',
+    title: 'Llama 3.1 at 128k vs its base',
+    caption:
+      "Llama 3.1 8B's tokens spread 332 positions apart, about 128k positions, 16× its original 8,192: A is its RoPE base 500,000 unscaled, whose slow pairs turn past any angle training showed; B is the model's own llama3 scaling (×8 on the slow pairs, the fast ones kept), which keeps them in range and reaches further back.",
+    state: {
+      train: 8192,
+      headDim: 128,
+      stride: 332,
+      a: { type: 'rope', base: 500000 },
+      b: { type: 'rope', model: 'llama-3.1-8b', layer: 0 },
+    },
+  },
+  {
+    id: 'yarn-llama3',
+    title: 'YaRN vs Llama-3 scaling',
+    caption:
+      "Llama 3.1 8B at about 64k positions (tokens 166 apart), 8× its original 8,192: A is the model's own llama3 scaling, B the same base and length with YaRN ×8 instead. Both keep the fast pairs and slow the slow ones, but YaRN also sharpens the softmax (its attention factor), so B stays closer to the query.",
+    state: {
+      train: 8192,
+      headDim: 128,
+      stride: 166,
+      a: { type: 'rope', model: 'llama-3.1-8b', layer: 0 },
+      b: { type: 'rope', base: 500000, scaling: 'yarn', factor: 8 },
+    },
+  },
+];
+
+const findPreset = (id) =>
+  PRESETS.find((p) => p.id === id) ?? MODEL_PRESETS.find((p) => p.id === id);
+
 /** The full state of a preset, keeping the person's code and language (and tokenizer). */
 export function presetState(id, current = {}) {
-  const preset = PRESETS.find((p) => p.id === id);
+  const preset = findPreset(id);
   if (!preset) return null;
   const keep = {
     language: current.language,
@@ -81,12 +158,12 @@ export function presetState(id, current = {}) {
 
 /** Whether a state still shows its preset (no control moved away from it). */
 export function matchesPreset(state) {
-  const preset = PRESETS.find((p) => p.id === state.preset);
+  const preset = findPreset(state.preset);
   if (!preset) return false;
   const expected = presetState(preset.id, state);
   const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
   return (
-    ['train', 'headDim', 'source', 'seed'].every((k) => expected[k] === state[k]) &&
+    ['train', 'headDim', 'source', 'seed', 'stride'].every((k) => expected[k] === state[k]) &&
     same(expected.a, state.a) &&
     same(expected.b, state.b)
   );

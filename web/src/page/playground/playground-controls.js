@@ -6,9 +6,11 @@ import { $, statusLine } from '../shell.js';
 import { buildControls, schemeControls, sharedControls, setPath } from '../controls.js';
 import { TokenizersBox } from './tokenizers-box.js';
 import { normalizeState, describeScheme } from '../../shared/playground-state.js';
-import { PRESETS, presetState, matchesPreset } from '../../shared/presets.js';
+import { PRESETS, MODEL_PRESETS, presetState, matchesPreset } from '../../shared/presets.js';
 import { SAMPLES, LANGUAGE_NAMES } from '../../shared/samples.js';
 import { qkFileHint } from '../../shared/wording.js';
+import { modelSource } from '../../shared/model-gallery.js';
+import { createModelPickers } from './model-picker.js';
 
 /**
  * Builds the controls once the workers are ready (pg.info names the languages and tokenizers);
@@ -16,7 +18,10 @@ import { qkFileHint } from '../../shared/wording.js';
  */
 export function createControls(pg) {
   // ----- presets
-  const presetButtons = PRESETS.map((p) => {
+  // The scheme presets, then those on real models (in their own group, with its label).
+  const realModels = el('span', { class: 'preset-group', id: 'model-presets' });
+  realModels.append(el('span', { class: 'preset-group-label' }, 'Real models:'));
+  const presetButtons = [...PRESETS, ...MODEL_PRESETS].map((p) => {
     const b = el(
       'button',
       { type: 'button', class: 'preset', 'data-preset': p.id, 'aria-pressed': 'false' },
@@ -29,12 +34,15 @@ export function createControls(pg) {
       syncControls();
       pg.schedule();
     });
-    $('presets').append(b);
+    (MODEL_PRESETS.includes(p) ? realModels : $('presets')).append(b);
     return b;
   });
+  $('presets').append(realModels);
 
   function syncStory() {
-    const active = matchesPreset(pg.state) ? PRESETS.find((p) => p.id === pg.state.preset) : null;
+    const active = matchesPreset(pg.state)
+      ? [...PRESETS, ...MODEL_PRESETS].find((p) => p.id === pg.state.preset)
+      : null;
     if (!active) pg.state.preset = '';
     for (const b of presetButtons)
       b.setAttribute('aria-pressed', String(b.dataset.preset === active?.id));
@@ -57,6 +65,10 @@ export function createControls(pg) {
   };
   $('scheme-a').prepend(el('h3', { class: 'side-title' }, 'A'));
   $('scheme-b').prepend(el('h3', { class: 'side-title' }, 'B'));
+  const models = createModelPickers(pg, () => {
+    syncControls();
+    pg.schedule();
+  });
   const ratioHints = {};
   for (const side of ['a', 'b']) {
     ratioHints[side] = el('p', { class: 'hint', id: `ratio-hint-${side}` });
@@ -200,6 +212,20 @@ export function createControls(pg) {
     syncHeadDim();
     sides.a.sync(pg.state);
     sides.b.sync(pg.state);
+    // A side showing a real model takes its scheme from the model's layer: only HiRoPE's own
+    // settings stay, when the switch applies it to the model.
+    for (const side of ['a', 'b']) {
+      if (!modelSource(pg.state[side])) continue;
+      const keep =
+        pg.state[side].type === 'hirope' ? ['ratio', 'window', 'levels', 'units', 'segment'] : [];
+      for (const c of sides[side].built)
+        if (!keep.includes(c.spec.key.slice(2))) c.label.hidden = true;
+      if (sides[side].more)
+        sides[side].more.hidden = sides[side].built.every(
+          (c) => !c.spec.advanced || c.label.hidden,
+        );
+    }
+    models.sync();
     holdFileSource();
     const sourceSelect = shared.built.find((c) => c.spec.key === 'source').input;
     if (qkPending !== null) sourceSelect.value = 'file';

@@ -1,0 +1,122 @@
+// Real models in the playground, in headless Chromium: a side picks a gallery model and shows its
+// layer strip; clicking a layer picks it for that side; the "HiRoPE on this model" switch applies
+// HiRoPE to the layer's frequencies; a pasted config.json works as a gallery entry does; a link
+// restores all of it; a model preset sets both sides and its caption.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { startSite, openPage, ready, quiet, root } from './helpers.mjs';
+import { decodeState } from '../../web/src/shared/playground-state.js';
+import { MODEL_PRESETS } from '../../web/src/shared/presets.js';
+
+const hash = (page) => page.evaluate(() => location.hash);
+async function hashChange(page, before) {
+  await page.waitForFunction((h) => location.hash !== h, before, { timeout: 60000 });
+  await quiet(page);
+  return hash(page);
+}
+const title = (page, side) => page.locator(`#map-${side} .hm-sub`).first().textContent();
+const pressedLayer = (page, side) =>
+  page.evaluate(
+    (s) => document.querySelector(`#scheme-${s} .layer[aria-pressed=true]`)?.dataset.layer ?? '',
+    side,
+  );
+const layers = (page, side) => page.locator(`#scheme-${side} .layer-strip .layer`).count();
+
+describe('real models in the playground', { timeout: 600000 }, () => {
+  let site;
+  before(async () => {
+    site = await startSite();
+  });
+  after(async () => {
+    await site?.close();
+  });
+
+  it('picks a gallery model, a layer and HiRoPE on it, and a link restores them', async () => {
+    const page = await openPage(site.browser, `${site.url}index.html`);
+    await ready(page);
+    let h = await hash(page);
+    await page.selectOption('#model-select-b', 'llama-3.1-8b');
+    await page.waitForSelector('#scheme-b .layer-strip .layer');
+    h = await hashChange(page, h);
+    assert.equal(await layers(page, 'b'), 32);
+    assert.equal(await pressedLayer(page, 'b'), '0');
+    // The model sets the shared head dim and training length (its original length).
+    let state = await decodeState(h);
+    assert.deepEqual([state.headDim, state.train], [128, 8192]);
+    assert.match(await title(page, 'b'), /llama-3\.1-8b, layer 0/);
+    assert.match(
+      await page.locator('#scheme-b .model-info').textContent(),
+      /^Layer 0 of 32: full attention, RoPE base 500,000, llama3 scaling\. Head dim 128/,
+    );
+
+    await page.click('#scheme-b .layer[data-layer="7"]');
+    h = await hashChange(page, h);
+    assert.equal(await pressedLayer(page, 'b'), '7');
+    assert.match(await title(page, 'b'), /layer 7/);
+
+    await page.check('#model-hirope-b');
+    h = await hashChange(page, h);
+    assert.match(await title(page, 'b'), /layer 7, HiRoPE on its frequencies/);
+    // HiRoPE's ratio and window stay; the scheme menu goes (the model's layer is the scheme).
+    assert.equal(await page.locator('#c-b-ratio').isVisible(), true);
+    assert.equal(await page.locator('#c-b-type').isVisible(), false);
+    state = await decodeState(h);
+    assert.deepEqual([state.b.model, state.b.layer, state.b.type], ['llama-3.1-8b', 7, 'hirope']);
+    assert.deepEqual(page.problems, []);
+
+    const again = await openPage(site.browser, `${site.url}index.html${h}`);
+    await ready(again);
+    await again.waitForSelector('#scheme-b .layer-strip .layer');
+    assert.equal(await again.locator('#model-select-b').inputValue(), 'llama-3.1-8b');
+    assert.equal(await pressedLayer(again, 'b'), '7');
+    assert.equal(await again.locator('#model-hirope-b').isChecked(), true);
+    assert.match(await title(again, 'b'), /layer 7, HiRoPE on its frequencies/);
+    assert.deepEqual(again.problems, []);
+    await again.context().close();
+    await page.context().close();
+  });
+
+  it('reads a pasted config.json, and its link carries the config', async () => {
+    const page = await openPage(site.browser, `${site.url}index.html`);
+    await ready(page);
+    let h = await hash(page);
+    const text = fs.readFileSync(path.join(root, 'models/configs/qwen3-0.6b.json'), 'utf8');
+    await page.selectOption('#model-select-a', 'config');
+    await page.fill('#model-config-a', text);
+    await page.click('#model-a button:has-text("Use this config")');
+    await page.waitForSelector('#scheme-a .layer-strip .layer');
+    h = await hashChange(page, h);
+    assert.equal(await layers(page, 'a'), 28);
+    assert.match(await title(page, 'a'), /your config\.json, layer 0/);
+    const state = await decodeState(h);
+    assert.equal(state.a.config, text);
+    // A config the reader refuses is named under the side.
+    await page.fill('#model-config-a', '{"model_type": ');
+    await page.click('#model-a button:has-text("Use this config")');
+    await page.waitForFunction(() =>
+      /could not be read/.test(document.querySelector('#scheme-a .model-info').textContent),
+    );
+    assert.equal(await page.locator('#scheme-a .layer-strip').isVisible(), false);
+    await page.context().close();
+  });
+
+  it('sets both sides and the caption from a model preset', async () => {
+    const page = await openPage(site.browser, `${site.url}index.html`);
+    await ready(page);
+    const preset = MODEL_PRESETS.find((p) => p.id === 'llama-3.1');
+    await page.click(`.preset[data-preset="${preset.id}"]`);
+    await page.waitForSelector('#scheme-b .layer-strip .layer');
+    await quiet(page);
+    assert.equal(await page.locator('#caption').textContent(), preset.caption);
+    assert.equal(
+      await page.locator(`.preset[data-preset="${preset.id}"]`).getAttribute('aria-pressed'),
+      'true',
+    );
+    assert.match(await title(page, 'b'), /llama-3\.1-8b, layer 0/);
+    assert.match(await title(page, 'a'), /^RoPE/);
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+});

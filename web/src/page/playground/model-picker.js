@@ -1,0 +1,298 @@
+// The "Real model" choice of each side: a gallery config or the person's own config.json (pasted,
+// opened or dropped), the model's layer strip (each layer's kind drawn; click one to pick it), the
+// "HiRoPE on this model" switch and, on layers with sinks, their logit. The worker reads the
+// config (its modelSetup request) and computes the chosen layer (web/src/worker/model-sides.js).
+import { el } from '../dom.js';
+import {
+  GALLERY,
+  OWN_CONFIG,
+  modelSource,
+  layerIndex,
+  layerKind,
+} from '../../shared/model-gallery.js';
+import { normalizeState } from '../../shared/playground-state.js';
+
+const fmt = (x) => x.toLocaleString('en');
+
+/** The sentence under a side's strip: the chosen layer and the model's lengths. */
+export function layerSentence(summary, index) {
+  const layer = summary.layers[index];
+  const a = layer.attention;
+  const kind =
+    a.type === 'sliding'
+      ? `sliding-window attention (${fmt(a.window)} tokens)`
+      : a.type === 'chunked'
+        ? `chunked attention (${fmt(a.chunkSize)}-token chunks)`
+        : 'full attention';
+  const rope = layer.rope
+    ? `RoPE base ${fmt(layer.base)}${layer.scaling === 'none' ? '' : `, ${layer.scaling} scaling`}`
+    : 'no rotation (NoPE)';
+  const temperature = layer.temperature ? ', query temperature' : '';
+  const sinks = layer.sinks ? ' with sinks' : '';
+  return `Layer ${index} of ${summary.layers.length}: ${kind}${sinks}, ${rope}${temperature}. Head dim ${summary.headDim}, trained at ${fmt(summary.trainedLength)} tokens (max ${fmt(summary.maxLength)}).`;
+}
+
+/**
+ * Builds both sides' pickers into #scheme-a and #scheme-b; `changed(discrete)` is called after
+ * each change of pg.state (a discrete one adds a history entry first).
+ */
+export function createModelPickers(pg, changed) {
+  const summaries = new Map(); // model source key -> the worker's setup summary, or { error }
+  const sourceKey = (source) => (source.id ? `id:${source.id}` : `config:${source.config}`);
+
+  // The worker's reading of a source, once (a promise of it); the pickers redraw when it comes.
+  const readings = new Map();
+  function reading(source) {
+    const key = sourceKey(source);
+    if (!readings.has(key)) {
+      summaries.set(key, null);
+      const done = (summary) => {
+        summaries.set(key, summary);
+        sync();
+        return summary;
+      };
+      readings.set(
+        key,
+        pg.client.a.request('modelSetup', { source }).then(done, (e) => done({ error: e.message })),
+      );
+    }
+    return readings.get(key);
+  }
+  function summaryOf(source) {
+    reading(source);
+    return summaries.get(sourceKey(source));
+  }
+
+  // A new model sets the side's head dim and training length from the model (both shared by
+  // the sides: the q/k and the training-length line are the same for A and B).
+  async function choose(side, patch) {
+    pg.choose();
+    // The model as it is first (the switch applies HiRoPE to it).
+    Object.assign(pg.state[side], patch, { layer: 0, type: 'rope', scaling: 'none' });
+    pg.state = normalizeState(pg.state);
+    const source = modelSource(pg.state[side]);
+    changed();
+    if (!source) return;
+    const summary = await reading(source);
+    if (summary.error || !modelSource(pg.state[side])) return;
+    if (summary.headDim <= 256) pg.state.headDim = summary.headDim;
+    pg.state.train = summary.trainedLength;
+    changed();
+  }
+
+  function set(side, patch, discrete) {
+    if (discrete) pg.choose();
+    Object.assign(pg.state[side], patch);
+    pg.state = normalizeState(pg.state);
+    changed();
+  }
+
+  const pickers = {};
+  for (const side of ['a', 'b']) {
+    const S = side.toUpperCase();
+    const box = el('div', { class: 'model-picker', id: `model-${side}` });
+    const label = el('label', {
+      class: 'field',
+      title:
+        "A real model's own positions: a config.json from the gallery, or your own. Pick a layer in the strip below.",
+    });
+    const select = el('select', { id: `model-select-${side}`, name: `${side}.model` });
+    select.append(new Option('none (a scheme below)', ''));
+    for (const id of GALLERY) select.append(new Option(id, id));
+    select.append(new Option('your config.json…', OWN_CONFIG));
+    label.append(
+      el('span', { class: 'field-label' }, 'Real model'),
+      el('span', { class: 'sr-only' }, ` (scheme ${S})`),
+      select,
+    );
+    select.addEventListener('change', () => {
+      if (select.value === OWN_CONFIG) {
+        own.hidden = false;
+        text.focus();
+        return;
+      }
+      choose(side, { model: select.value });
+    });
+
+    // The person's own config.json: pasted into the box, opened, or dropped on the side's panel.
+    const own = el('div', { class: 'model-own', hidden: true });
+    const text = el('textarea', {
+      id: `model-config-${side}`,
+      rows: '3',
+      spellcheck: 'false',
+      placeholder: 'Paste a config.json here, or drop the file on this panel',
+      'aria-label': `config.json text (scheme ${S})`,
+    });
+    const use = el('button', { type: 'button', class: 'small' }, 'Use this config');
+    const openLabel = el('label', { class: 'button small', title: 'Open a config.json file' });
+    const openInput = el('input', {
+      type: 'file',
+      accept: '.json,application/json',
+      class: 'sr-only',
+    });
+    openLabel.append(el('span', {}, 'Open config.json'), openInput);
+    own.append(text, use, openLabel);
+    const useText = (value) => {
+      text.value = value;
+      choose(side, { model: OWN_CONFIG, config: value });
+    };
+    use.addEventListener('click', () => useText(text.value));
+    openInput.addEventListener('change', async () => {
+      if (openInput.files[0]) useText(await openInput.files[0].text());
+    });
+    const panel = document.getElementById(`scheme-${side}`);
+    panel.addEventListener('dragover', (e) => {
+      if ([...e.dataTransfer.types].includes('Files')) e.preventDefault();
+    });
+    panel.addEventListener('drop', async (e) => {
+      const file = e.dataTransfer.files[0];
+      if (!file) return;
+      e.preventDefault();
+      own.hidden = false;
+      useText(await file.text());
+    });
+
+    const strip = el('div', {
+      class: 'layer-strip',
+      role: 'group',
+      'aria-label': `Layers of scheme ${S}'s model (click one to show it)`,
+    });
+    const legend = el('p', { class: 'layer-legend', 'aria-hidden': 'true' });
+    for (const [cls, name] of [
+      ['layer-full', 'full'],
+      ['layer-sliding', 'sliding window'],
+      ['layer-chunked', 'chunked'],
+      ['layer-full layer-nope', 'NoPE'],
+      ['layer-full layer-sinks', 'sinks'],
+    ]) {
+      const item = el('span', { class: 'layer-key' });
+      item.append(el('span', { class: `layer ${cls}` }), name);
+      legend.append(item);
+    }
+    const info = el('p', { class: 'hint model-info', 'aria-live': 'polite' });
+    const hiropeLabel = el('label', {
+      class: 'field field-checkbox',
+      title:
+        "HiRoPE with this layer's own frequencies (base, scaling, rotated dims): beyond the window, the slow pairs count units instead of tokens. Ratio and window below.",
+    });
+    const hirope = el('input', { type: 'checkbox', id: `model-hirope-${side}` });
+    hiropeLabel.append(
+      hirope,
+      el('span', { class: 'field-label' }, 'HiRoPE on this model'),
+      el('span', { class: 'sr-only' }, ` (scheme ${S})`),
+    );
+    hirope.addEventListener('change', () =>
+      set(side, { type: hirope.checked ? 'hirope' : 'rope' }, true),
+    );
+    const sinksLabel = el('label', {
+      class: 'field field-checkbox',
+      title:
+        'Sinks: one more softmax column per head with a learned logit, dropped after the softmax, so a row may attend to nothing.',
+    });
+    const sinks = el('input', { type: 'checkbox', id: `model-sinks-${side}` });
+    sinksLabel.append(
+      sinks,
+      el('span', { class: 'field-label' }, 'Sinks'),
+      el('span', { class: 'sr-only' }, ` (scheme ${S})`),
+    );
+    sinks.addEventListener('change', () => set(side, { sinks: sinks.checked }, true));
+    const sinkLabel = el('label', {
+      class: 'field',
+      title:
+        'The sink logit of every head. GPT-oss learns one per head; they are weights, not in the config, so the page uses one value for all (0 unless set: about a key the query does not look at in particular; q·k/√d of the content-free q/k is up to √d).',
+    });
+    const sink = el('input', {
+      type: 'number',
+      id: `model-sink-${side}`,
+      step: '0.5',
+      min: '-100',
+      max: '100',
+      inputmode: 'decimal',
+    });
+    sinkLabel.append(
+      el('span', { class: 'field-label' }, 'Sink logit'),
+      el('span', { class: 'sr-only' }, ` (scheme ${S})`),
+      sink,
+    );
+    sink.addEventListener('input', () => {
+      const v = Number(sink.value);
+      if (sink.value !== '' && Number.isFinite(v) && Math.abs(v) <= 100) set(side, { sink: v });
+    });
+    box.append(label, own, strip, legend, info, hiropeLabel, sinksLabel, sinkLabel);
+    panel.querySelector('.side-title').after(box);
+    pickers[side] = {
+      select,
+      own,
+      text,
+      strip,
+      legend,
+      info,
+      hiropeLabel,
+      hirope,
+      sinksLabel,
+      sinks,
+      sinkLabel,
+      sink,
+      drawn: '',
+    };
+  }
+
+  function drawStrip(side, summary, index) {
+    const p = pickers[side];
+    const key = `${JSON.stringify(summary.layers)}|${index}`;
+    if (p.drawn === key) return;
+    p.drawn = key;
+    p.strip.replaceChildren(
+      ...summary.layers.map((layer, i) => {
+        const b = el('button', {
+          type: 'button',
+          class: `layer layer-${layer.attention.type}${layer.rope ? '' : ' layer-nope'}${layer.sinks ? ' layer-sinks' : ''}`,
+          'aria-pressed': String(i === index),
+          'aria-label': `Layer ${i}: ${layerKind(layer)}`,
+          title: `Layer ${i}: ${layerKind(layer)}`,
+          'data-layer': String(i),
+        });
+        b.addEventListener('click', () => set(side, { layer: i }, true));
+        return b;
+      }),
+    );
+  }
+
+  /** Shows the state: each side's model, strip, layer sentence and switches. */
+  function sync() {
+    for (const side of ['a', 'b']) {
+      const p = pickers[side];
+      const s = pg.state[side];
+      const source = modelSource(s);
+      p.select.value = source ? s.model : '';
+      if (source?.config && p.text.value !== source.config) p.text.value = source.config;
+      if (s.model === OWN_CONFIG) p.own.hidden = false;
+      const summary = source ? summaryOf(source) : null;
+      const ready = summary && !summary.error;
+      p.strip.hidden = !ready;
+      p.legend.hidden = !ready;
+      p.hiropeLabel.hidden = !ready;
+      p.info.hidden = !source;
+      if (!source) p.info.textContent = '';
+      else if (!summary) p.info.textContent = 'Reading the config…';
+      else if (summary.error) p.info.textContent = summary.error;
+      if (!ready) {
+        p.sinksLabel.hidden = p.sinkLabel.hidden = true;
+        p.drawn = '';
+        continue;
+      }
+      const index = layerIndex(s, summary);
+      drawStrip(side, summary, index);
+      const layer = summary.layers[index];
+      p.info.textContent =
+        layerSentence(summary, index) +
+        (s.type === 'hirope' && !layer.rope ? ' A NoPE layer has no frequencies for HiRoPE.' : '');
+      p.hirope.checked = s.type === 'hirope';
+      p.sinksLabel.hidden = !layer.sinks;
+      p.sinks.checked = s.sinks;
+      p.sinkLabel.hidden = !layer.sinks || !s.sinks;
+      if (document.activeElement !== p.sink) p.sink.value = String(s.sink);
+    }
+  }
+  return { sync };
+}
