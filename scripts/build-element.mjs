@@ -88,6 +88,8 @@ for (const [module, ...files] of assets)
         .join(''),
   );
 fs.copyFileSync(path.join(root, 'web/src/element/element.d.ts'), path.join(dist, 'element.d.ts'));
+// The real models' gallery, which an element's model="<id>" reads beside its worker.
+fs.cpSync(path.join(root, 'models/configs'), path.join(dist, 'data/configs'), { recursive: true });
 console.log(
   `build: dist/element.js, dist/element-worker.js and ${assets.length} asset modules ready`,
 );

@@ -102,6 +102,44 @@ describe('real models in the playground', { timeout: 600000 }, () => {
     await page.context().close();
   });
 
+  it('draws <hirope-attention model=…> with its layer, and HiRoPE on it beside', async () => {
+    const page = await openPage(site.browser, `${site.url}article.html`);
+    await page.evaluate(() => {
+      const e = document.createElement('hirope-attention');
+      e.id = 'real';
+      e.setAttribute('model', 'llama-3.2-1b');
+      e.setAttribute('layer', '3');
+      e.setAttribute('window', '8');
+      e.setAttribute('code', 'def f(x):\n    return x + 1\n\n\ndef g(y):\n    return f(y) * 2\n');
+      document.body.prepend(e);
+    });
+    await page.waitForFunction(
+      () => ['true', 'error'].includes(document.getElementById('real').dataset.ready),
+      null,
+      { timeout: 60000 },
+    );
+    const foot = await page.locator('#real').locator('.foot').first().textContent();
+    assert.equal(await page.getAttribute('#real', 'data-ready'), 'true', foot);
+    const captions = await page
+      .locator('#real')
+      .locator('figcaption')
+      .evaluateAll((fs) => fs.map((f) => f.textContent));
+    assert.deepEqual(captions.slice(0, 2), [
+      'A llama-3.2-1b, layer 3',
+      'B llama-3.2-1b, layer 3, HiRoPE on its frequencies',
+    ]);
+    assert.equal(await page.getAttribute('#real', 'data-same'), 'false');
+    // A model the gallery does not have is named, before anything is fetched.
+    await page.evaluate(() => document.getElementById('real').setAttribute('model', 'gpt-5'));
+    await page.waitForFunction(() => document.getElementById('real').dataset.ready === 'error');
+    assert.match(
+      await page.locator('#real').locator('.foot').first().textContent(),
+      /The model attribute must be one of the gallery's models/,
+    );
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+
   it('sets both sides and the caption from a model preset', async () => {
     const page = await openPage(site.browser, `${site.url}index.html`);
     await ready(page);

@@ -24,6 +24,7 @@ import {
   describeScheme,
 } from '../../web/src/shared/playground-state.js';
 import { SideEngine } from '../../web/src/worker/attention-engine.js';
+import { readAttributes, galleryId, ATTRIBUTES } from '../../web/src/element/attributes.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const configText = (id) => fs.readFileSync(path.join(root, 'models/configs', `${id}.json`), 'utf8');
@@ -187,5 +188,40 @@ describe('a SideEngine run on a real model', () => {
     const state = normalizeState({ b: { model: OWN_CONFIG, config: '{"model_type": 5' } });
     const engine = new SideEngine(hr, { loadConfig });
     await assert.rejects(engine.run({ code, state, side: 'b' }), /config\.json could not be read/);
+  });
+});
+
+describe('<hirope-attention> on a real model', () => {
+  const attrs = (map) => (name) => (name in map ? map[name] : null);
+
+  it('reads model (a gallery id, or the id without -it), config and layer', () => {
+    const named = readAttributes(attrs({ model: 'gemma-3-27b', layer: '5' }));
+    assert.deepEqual(named.problems, []);
+    for (const side of ['a', 'b']) {
+      assert.equal(named.state[side].model, 'gemma-3-27b-it');
+      assert.equal(named.state[side].layer, 5);
+    }
+    // A: the layer as the model computes it; B: HiRoPE on its frequencies.
+    assert.deepEqual([named.state.a.type, named.state.b.type], ['rope', 'hirope']);
+    assert.equal(galleryId('gpt-oss-20b'), 'gpt-oss-20b');
+    assert.equal(galleryId('gpt-oss'), null);
+    const own = readAttributes(attrs({ config: '{"model_type": "llama"}', 'scheme-b': 'rope' }));
+    assert.deepEqual(modelSource(own.state.b), { config: '{"model_type": "llama"}' });
+    assert.equal(own.state.b.type, 'rope');
+    assert.ok(ATTRIBUTES.includes('model') && ATTRIBUTES.includes('config'));
+    assert.ok(ATTRIBUTES.includes('layer'));
+  });
+
+  it('names a model it does not have and a layer that is not an index', () => {
+    const bad = readAttributes(attrs({ model: 'gpt-5', layer: '1.5' }));
+    assert.equal(bad.problems.length, 2);
+    assert.match(
+      bad.problems[0],
+      /^The model attribute must be one of the gallery's models \(llama-3\.1-8b, .*\), got "gpt-5"\.$/,
+    );
+    assert.equal(
+      bad.problems[1],
+      'The layer attribute must be a layer index (an integer >= 0), got "1.5".',
+    );
   });
 });

@@ -3,6 +3,16 @@
 import { normalizeState, DEFAULTS } from '../shared/playground-state.js';
 import { numberSpec, numberProblem, CATALOGUE } from '../shared/core-catalogue.js';
 import { TOKENIZER_DATA } from 'hirope/runtime';
+import { GALLERY, OWN_CONFIG } from '../shared/model-gallery.js';
+
+/**
+ * The gallery id a model attribute names: the id itself, or the id without its "-it" (the
+ * instruction-tuned checkpoint's suffix: model="gemma-3-27b" is gemma-3-27b-it); null if none.
+ */
+export function galleryId(name) {
+  if (GALLERY.includes(name)) return name;
+  return GALLERY.includes(`${name}-it`) ? `${name}-it` : null;
+}
 
 // The scheme parameters an element takes as attributes (both sides use them), each named as the
 // core's table names it in kebab case (leakyFactor: leaky-factor), with the state's key; ranges
@@ -68,6 +78,30 @@ export function readAttributes(get) {
       );
   }
   if (params.segment !== undefined) params.units = 'segments';
+  // A real model on both sides: A shows its layer as it is (scheme-a rope), B with HiRoPE on its
+  // frequencies (scheme-b hirope); the worker reads the config (web/src/worker/model-sides.js).
+  const modelName = get('model');
+  const configText = get('config');
+  if (modelName !== null && modelName !== '') {
+    const id = galleryId(modelName);
+    if (id) params.model = id;
+    else
+      problems.push(
+        `The model attribute must be one of the gallery's models (${GALLERY.join(', ')}), got "${modelName}".`,
+      );
+  } else if (configText !== null && configText.trim() !== '') {
+    params.model = OWN_CONFIG;
+    params.config = configText;
+  }
+  const layerText = get('layer');
+  if (layerText !== null) {
+    const layer = Number(layerText);
+    if (layerText.trim() !== '' && Number.isInteger(layer) && layer >= 0) params.layer = layer;
+    else
+      problems.push(
+        `The layer attribute must be a layer index (an integer >= 0), got "${layerText}".`,
+      );
+  }
   const num = (name, fallback) => {
     const v = Number(get(name));
     return get(name) !== null && Number.isFinite(v) ? v : fallback;
@@ -96,4 +130,7 @@ export const ATTRIBUTES = [
   'tokenizer',
   'train',
   'source',
+  'model',
+  'config',
+  'layer',
 ];

@@ -19,6 +19,7 @@ import { el } from '../page/dom.js';
 import { plural, powerOfTen, DIFF_LEGEND } from '../shared/wording.js';
 import { numberSpec, CATALOGUE } from '../shared/core-catalogue.js';
 import { ATTRIBUTES, readAttributes } from './attributes.js';
+import { modelSource } from '../shared/model-gallery.js';
 import { assetURL } from '../shared/hashed-assets.js';
 
 const MARGIN = 10;
@@ -247,6 +248,15 @@ export class HiRoPEAttention extends HTMLElement {
     this._foot.textContent = 'Computing…';
     this._foot.classList.remove('error');
     try {
+      // A real model sets the head dim and training length, unless the attributes do.
+      const source = modelSource(state.a);
+      if (source) {
+        const setup = await client().a.request('modelSetup', { source });
+        if (run !== this._runs) return;
+        if (this.getAttribute('head-dim') === null && setup.headDim <= 256)
+          state.headDim = setup.headDim;
+        if (this.getAttribute('train') === null) state.train = setup.trainedLength;
+      }
       const { a, b } = await client().run({
         code: this.code,
         state,
