@@ -24,6 +24,7 @@ import {
   describeScheme,
 } from '../../web/src/shared/playground-state.js';
 import { SideEngine } from '../../web/src/worker/attention-engine.js';
+import { trainingSentence } from '../../web/src/shared/wording.js';
 import { readAttributes, galleryId, ATTRIBUTES } from '../../web/src/element/attributes.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -222,6 +223,19 @@ describe('<hirope-attention> on a real model', () => {
     assert.equal(
       bad.problems[1],
       'The layer attribute must be a layer index (an integer >= 0), got "1.5".',
+    );
+  });
+});
+
+describe('the status line under a position stride', () => {
+  it('counts the tokens past the training length by their positions', () => {
+    assert.equal(
+      trainingSentence({ n: 394, train: 8192, sides: [], stride: 332 }),
+      'The last 369 tokens are beyond the training length of 8,192 positions (the tokens are 332 positions apart).',
+    );
+    assert.match(
+      trainingSentence({ n: 394, train: 131072, sides: [], stride: 20 }),
+      /^All 394 tokens are within the training length of 131,072 positions/,
     );
   });
 });

@@ -23,12 +23,17 @@ export function codeSentence({ count, languageName, tokenizer, units, statements
  * (name: the side's display name, playground-state.js describeScheme, as the map titles show it; ood null: the
  * scheme does not rotate, or its angles are not known yet).
  */
-export function trainingSentence({ n, total = n, train, sides }) {
+export function trainingSentence({ n, total = n, train, sides, stride = 1 }) {
   // Counted over the whole file (total tokens), of which the maps show the first n (a note says so).
-  const rest = `the training length of ${train}`;
-  if (total <= train)
+  // With a position stride, token i sits at position i × stride: the first ⌈train / stride⌉ are within.
+  const rest =
+    stride === 1
+      ? `the training length of ${train}`
+      : `the training length of ${train.toLocaleString('en')} positions (the tokens are ${stride} positions apart)`;
+  const inside = Math.ceil(train / stride);
+  if (total <= inside)
     return `${total === 1 ? 'The only token is' : `All ${plural(total, 'token')} are`} within ${rest}: no scheme is out of distribution here — raise the code's length or lower the training length.`;
-  const beyond = total - train;
+  const beyond = total - inside;
   const first =
     total > n
       ? `The last ${beyond.toLocaleString('en')} of the file's ${plural(total, 'token')} ${beyond === 1 ? 'is' : 'are'} beyond ${rest}`

@@ -27,7 +27,15 @@ export function plainStatus(pg, value, snapshot) {
     name: describeScheme(snapshot[s]),
     ood: value.views?.angles?.[s]?.value ?? null,
   }));
-  parts.push(trainingSentence({ n: value.n, total: a.count, train: snapshot.train, sides }));
+  parts.push(
+    trainingSentence({
+      n: value.n,
+      total: a.count,
+      train: snapshot.train,
+      sides,
+      stride: snapshot.stride,
+    }),
+  );
   const parse = parseSentence({
     languageName: LANGUAGE_NAMES[a.language] ?? a.language,
     errors: a.errors?.length ?? 0,
