@@ -479,6 +479,46 @@ class Rotator {
 
 enum class Output { logits, probs };
 
+// Which keys a query sees (transformers' masking_utils; every kind is causal). Query row i and key
+// row j are the rows' indices in the request, as for the causal mask.
+enum class AttentionKind {
+    full,    // key k seen by query q when k <= q (causal), every key without the causal mask
+    sliding, // k <= q and q - k < window (transformers' sliding_window_overlay)
+    chunked, // k <= q and floor(q / chunk_size) == floor(k / chunk_size) (chunked_overlay)
+};
+
+// "full", "sliding", "chunked"; attention_kind_from_name reads them back (false for another name).
+const char* attention_kind_name(AttentionKind kind);
+bool attention_kind_from_name(const std::string& name, AttentionKind* kind);
+
+// Whether query row `query` sees key row `key` under a mask (window: sliding; chunk_size:
+// chunked; both >= 1 where used); positions are >= 0. Every kind is causal.
+bool mask_sees(AttentionKind kind, int64_t window, int64_t chunk_size, int64_t query, int64_t key);
+
+// A mask's values for one request, checked: window >= 1 for sliding, chunk_size >= 1 for chunked,
+// and causal attention for both (their overlays are causal). Messages name "mask.window",
+// "mask.chunkSize" as the JS API and the setups of read_model_config write them.
+Status check_attention_mask(AttentionKind kind, int64_t window, int64_t chunk_size, bool causal);
+
+// Query temperature (Llama 4's attn_temperature_tuning, Ministral 3's llama_4_scaling_beta): the
+// query of position p is multiplied by 1 + scale * ln(floor((p + offset) / floor_scale) + 1).
+// Llama 4: offset 1 (its cache_position + 1), floor_scale = floor_scale, scale = attn_scale;
+// Ministral 3: offset 0, floor_scale = original_max_position_embeddings, scale = the beta.
+struct QueryTemperature {
+    bool enabled = false;
+    double floor_scale = 8192;
+    double scale = 0.1;
+    int64_t offset = 1;
+};
+
+// The factor on the query at `position` (1 when the temperature is off).
+double query_scale(const QueryTemperature& temperature, int64_t position);
+
+// An enabled temperature's values, checked: floor_scale a finite number > 0, scale a finite
+// number >= 0, offset in [0, 2^53], and the factor at positions [0, n) finite within the float
+// range. Messages name "temperature.floorScale", "temperature.scale", "temperature.offset".
+Status check_query_temperature(const QueryTemperature& temperature, int64_t n);
+
 struct AttentionRequest {
     const float* q = nullptr;
     const float* k = nullptr;
@@ -491,6 +531,18 @@ struct AttentionRequest {
     bool causal = true;
     Output output = Output::probs;
     double scale = 0; // logit scale; 0 means 1 / sqrt(head_dim)
+    // The layer's mask on top of `causal` (sliding and chunked need causal): masked entries are
+    // logits -inf and probabilities 0, as the causal mask's.
+    AttentionKind mask_kind = AttentionKind::full;
+    int64_t window = 0;     // sliding: q - k < window
+    int64_t chunk_size = 0; // chunked
+    // Sinks (GPT-oss): one logit per head (heads values, finite), an extra softmax column compared
+    // with the scaled logits and dropped after the softmax, so a row's probabilities sum to < 1.
+    // Logits are unchanged. nullptr: none.
+    const float* sinks = nullptr;
+    // Query row i multiplied by query_scale(temperature, i) as it enters the product (after the
+    // scheme's transform; an ALiBi bias is not scaled).
+    QueryTemperature temperature;
 };
 
 // Which implementation computes the logits.

@@ -47,22 +47,7 @@
 
 namespace hirope {
 
-enum class AttentionKind {
-    full,    // key k seen by query q when k <= q
-    sliding, // k <= q and q - k < window (transformers' sliding_window_overlay)
-    chunked, // k <= q and floor(q / chunk_size) == floor(k / chunk_size) (chunked_overlay)
-};
-
-// Query temperature (Llama 4's attn_temperature_tuning, Ministral 3's llama_4_scaling_beta): the
-// query of position p is multiplied by 1 + scale * ln(floor((p + offset) / floor_scale) + 1).
-// Llama 4: offset 1 (its cache_position + 1), floor_scale = floor_scale, scale = attn_scale;
-// Ministral 3: offset 0, floor_scale = original_max_position_embeddings, scale = the beta.
-struct QueryTemperature {
-    bool enabled = false;
-    double floor_scale = 8192;
-    double scale = 0.1;
-    int64_t offset = 1;
-};
+// AttentionKind and QueryTemperature are the core's (hirope.h): attention takes them per layer.
 
 // Dual Chunk Attention (Qwen2.5-1M, run by vLLM): keys at p mod (chunk_size - local_size); queries
 // within the chunk likewise, in the next chunk up to chunk_size, and farther a constant.
@@ -109,8 +94,6 @@ struct ModelConfigLimits {
 Status read_model_config(std::string_view text, ModelSetup* out,
                          const ModelConfigLimits& limits = ModelConfigLimits());
 
-const char* attention_kind_name(AttentionKind kind); // "full", "sliding", "chunked"
-
 // A setup as JSON text, the shape hr.fromConfig and hirope.from_config return (keys in camelCase
 // as the JS API writes them): {modelType, headDim, rotaryDim, layout, layoutSource, trainedLength,
 // maxLength, layerCount, layers: [{type, attention: {type, window?, chunkSize?}, rope, scheme,
@@ -118,11 +101,9 @@ const char* attention_kind_name(AttentionKind kind); // "full", "sliding", "chun
 // is scheme_json's, which every other call takes back. (src/model_config/model_setup_json.cpp)
 std::string model_setup_json(const ModelSetup& setup);
 
-// Whether the query at position `query` sees the key at `key` on this layer (the mask above; every
-// kind is causal). For callers that build masks and for tests; positions are >= 0.
+// Whether the query at position `query` sees the key at `key` on this layer (the core's mask_sees
+// with the layer's mask; every kind is causal). For callers that build masks and for tests;
+// positions are >= 0. The query temperature's factor is the core's query_scale.
 bool layer_sees(const LayerSetup& layer, int64_t query, int64_t key);
-
-// The factor on the query at `position` (1 when the temperature is off).
-double query_scale(const QueryTemperature& temperature, int64_t position);
 
 } // namespace hirope

@@ -27,7 +27,10 @@ struct AttentionPlan::Impl {
     Positions pos;
     bool windowed = false;
     float scale = 1;
-    std::vector<float> slopes; // ALiBi, per head
+    std::vector<float> slopes;        // ALiBi, per head
+    detail::KeyRange keys;            // the run of keys each query row sees (mask and causal)
+    std::vector<float> sinks;         // per head; empty: none
+    std::vector<double> query_scales; // per query row; empty: no temperature
 
     // fast kernel state: rotated q rows (n + kMR padding rows) and packed key panels per head
     int64_t panels = 0;
@@ -64,7 +67,15 @@ Status check_request(const AttentionRequest& r) {
             " elements");
     if (!std::isfinite(r.scale) || r.scale < 0)
         return Status::error("scale must be a finite number >= 0 (0 means 1/sqrt(headDim))");
-    return check_causal(r.scheme.type, r.causal);
+    Status st = check_causal(r.scheme.type, r.causal);
+    if (st.ok()) st = check_attention_mask(r.mask_kind, r.window, r.chunk_size, r.causal);
+    if (st.ok()) st = check_query_temperature(r.temperature, r.n);
+    if (!st.ok() || !r.sinks) return st;
+    for (int h = 0; h < r.heads; ++h)
+        if (!std::isfinite(r.sinks[h]))
+            return Status::error("sinks[" + std::to_string(h) + "] must be a finite number, got " +
+                                 (std::isnan(r.sinks[h]) ? "NaN" : "an infinity"));
+    return {};
 }
 
 } // namespace
@@ -112,6 +123,12 @@ Status AttentionPlan::prepare(const AttentionRequest& r, Kernel kernel) {
     if (r.scheme.type == SchemeType::alibi) {
         for (double s : alibi_slopes(r.heads)) m.slopes.push_back(static_cast<float>(s));
     }
+    m.keys = detail::KeyRange{r.mask_kind, r.window, r.chunk_size, r.causal, m.n};
+    if (r.sinks) m.sinks.assign(r.sinks, r.sinks + m.heads);
+    if (r.temperature.enabled) {
+        m.query_scales.resize(m.n);
+        for (int64_t i = 0; i < m.n; ++i) m.query_scales[i] = query_scale(r.temperature, i);
+    }
 
     if (kernel == Kernel::reference) {
         m.q_ref.assign(r.q, r.q + m.n * m.width);
@@ -131,6 +148,13 @@ Status AttentionPlan::prepare(const AttentionRequest& r, Kernel kernel) {
             rotated =
                 detail::rotate_rows(m.ctx, m.pos, Role::key, branch, r.k, m.heads, rows.data());
         if (!rotated.ok()) return rotated;
+        // The temperature multiplies the query as it enters the product (Llama 4: after RoPE).
+        if (!m.query_scales.empty())
+            for (int64_t i = 0; i < m.n; ++i) {
+                const float f = static_cast<float>(m.query_scales[i]);
+                float* row = q->data() + i * m.width;
+                for (int64_t c = 0; c < m.width; ++c) row[c] *= f;
+            }
         k->resize(m.panels * kNR * m.width);
         for (int h = 0; h < m.heads; ++h)
             kernels::pack_panels(rows.data() + h * m.hd, m.n, m.width, m.hd,
@@ -162,7 +186,9 @@ Status AttentionPlan::prepare(const AttentionRequest& r, Kernel kernel) {
 namespace {
 
 // Fills out rows [r0, r1) x [0, n) of one head with scaled logits (+ ALiBi bias), choosing near or
-// far per element for windowed schemes; masked entries are left untouched (callers fill them).
+// far per element for windowed schemes; masked entries are left untouched or hold values (callers
+// fill them). Key panels wholly before the rows' mask start (a sliding window, a chunk) are
+// skipped.
 void fast_logits(const AttentionPlan::Impl& m, int h, int64_t r0, int64_t r1, float* out) {
     const int64_t n = m.n;
     const int hd = m.hd;
@@ -176,6 +202,7 @@ void fast_logits(const AttentionPlan::Impl& m, int h, int64_t r0, int64_t r1, fl
         const int rows = static_cast<int>(std::min<int64_t>(kMR, r1 - i0));
         const int64_t last_row = i0 + rows - 1;
         const int64_t jend = causal ? last_row + 1 : n;
+        const int64_t jbegin = m.keys.first(i0); // first is non-decreasing in the row
         int32_t tmin = m.token[i0], tmax = m.token[i0];
         for (int r = 1; r < rows; ++r) {
             tmin = std::min(tmin, m.token[i0 + r]);
@@ -184,7 +211,7 @@ void fast_logits(const AttentionPlan::Impl& m, int h, int64_t r0, int64_t r1, fl
         const float* qn = m.q_near.data() + i0 * m.width + static_cast<int64_t>(h) * hd;
         const float* qf =
             m.windowed ? m.q_far.data() + i0 * m.width + static_cast<int64_t>(h) * hd : nullptr;
-        for (int64_t p = 0; p * kNR < jend; ++p) {
+        for (int64_t p = jbegin / kNR; p * kNR < jend; ++p) {
             const int64_t j0 = p * kNR;
             bool need_near = true, need_far = false;
             if (m.windowed) {
@@ -208,7 +235,7 @@ void fast_logits(const AttentionPlan::Impl& m, int h, int64_t r0, int64_t r1, fl
                 const int64_t i = i0 + r;
                 const int64_t jmax = std::min<int64_t>(causal ? i + 1 : n, j0 + kNR);
                 float* o = out + (i - r0) * n;
-                for (int64_t j = j0; j < jmax; ++j) {
+                for (int64_t j = std::max(j0, m.keys.first(i)); j < jmax; ++j) {
                     const int l = static_cast<int>(j - j0);
                     bool near =
                         !need_far ||
@@ -231,26 +258,29 @@ Status strip(const AttentionPlan::Impl& m, int head, int64_t r0, int64_t r1, boo
     const int64_t n = m.n;
     if (m.kernel == Kernel::reference) {
         detail::reference_logits(m.ctx, m.pos, m.q_ref.data(), m.k_ref.data(), m.heads, head,
-                                 m.req.causal, m.scale, m.slopes.empty() ? 0.0 : m.slopes[head], r0,
-                                 r1, out);
+                                 m.keys, m.query_scales.empty() ? nullptr : m.query_scales.data(),
+                                 m.scale, m.slopes.empty() ? 0.0 : m.slopes[head], r0, r1, out);
     } else {
         fast_logits(m, head, r0, r1, out);
     }
     const float masked = probs ? 0.0f : -std::numeric_limits<float>::infinity();
+    const float sink = m.sinks.empty() ? -std::numeric_limits<float>::infinity() : m.sinks[head];
     for (int64_t i = r0; i < r1; ++i) {
         float* o = out + (i - r0) * n;
-        const int64_t len = m.req.causal ? i + 1 : n;
+        const int64_t first = m.keys.first(i), end = m.keys.end(i);
+        const size_t len = static_cast<size_t>(end - first);
         bool finite;
         if (!probs)
-            finite = kernels::all_finite(o, static_cast<size_t>(len));
+            finite = kernels::all_finite(o + first, len);
         else if (m.kernel == Kernel::reference)
-            finite = detail::reference_softmax(o, len);
+            finite = detail::reference_softmax(o + first, end - first, sink);
         else
-            finite = kernels::softmax_row(o, static_cast<size_t>(len));
+            finite = kernels::softmax_row(o + first, len, sink);
         if (!finite)
             return Status::error("logits overflow the float range at row " + std::to_string(i) +
                                  " (q and k values are too large)");
-        std::fill(o + len, o + n, masked);
+        std::fill(o, o + first, masked);
+        std::fill(o + end, o + n, masked);
     }
     return {};
 }
@@ -296,8 +326,10 @@ Status AttentionPlan::output_rows(int64_t r0, int64_t r1, float* out) const {
             for (int64_t i0 = 0; i0 < rows; i0 += kMR) {
                 const int rcount = static_cast<int>(std::min<int64_t>(kMR, rows - i0));
                 const int64_t kdepth = m.req.causal ? r0 + i0 + rcount : n;
-                kernels::gemm_rows(probs.data() + i0 * n, n, v, m.width, static_cast<int>(kdepth),
-                                   rcount, hd, o + i0 * m.width, m.width);
+                const int64_t kfirst = m.keys.first(r0 + i0); // the keys before are masked (0)
+                kernels::gemm_rows(probs.data() + i0 * n + kfirst, n, v + kfirst * m.width, m.width,
+                                   static_cast<int>(kdepth - kfirst), rcount, hd, o + i0 * m.width,
+                                   m.width);
             }
         }
     }

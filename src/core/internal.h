@@ -29,6 +29,22 @@ struct Context {
     std::vector<double> xpos_zeta; // per pair, xPos only
 };
 
+// The keys query row i sees under a request's mask form one run [first(i), end(i)): the causal
+// end (or n) and the mask's start (sliding: i - window + 1; chunked: i's chunk start). first is
+// non-decreasing in i, so a tile of rows starts at its first row's.
+struct KeyRange {
+    AttentionKind kind = AttentionKind::full;
+    int64_t window = 0, chunk_size = 0;
+    bool causal = true;
+    int64_t n = 0;
+    int64_t first(int64_t i) const {
+        if (kind == AttentionKind::sliding) return i - window + 1 > 0 ? i - window + 1 : 0;
+        if (kind == AttentionKind::chunked) return i / chunk_size * chunk_size;
+        return 0;
+    }
+    int64_t end(int64_t i) const { return causal ? i + 1 : n; }
+};
+
 // Validates scheme, sizes and the position arrays the scheme needs, then resolves frequencies.
 Status make_context(const Scheme& scheme, int head_dim, int64_t n, const Positions& pos,
                     Context* ctx);

@@ -8,8 +8,8 @@ namespace hirope {
 namespace detail {
 
 void reference_logits(const Context& c, const Positions& pos, const double* q, const double* k,
-                      int heads, int h, bool causal, double scale, double alibi_slope, int64_t r0,
-                      int64_t r1, float* out) {
+                      int heads, int h, const KeyRange& keys, const double* query_scales,
+                      double scale, double alibi_slope, int64_t r0, int64_t r1, float* out) {
     const Scheme& s = c.scheme;
     const int hd = c.head_dim;
     const int64_t width = static_cast<int64_t>(heads) * hd;
@@ -18,8 +18,8 @@ void reference_logits(const Context& c, const Positions& pos, const double* q, c
     for (int p = 0; p < c.pairs; ++p) pair_band[p] = band_of_pair(c, p);
     const double af2 = c.attn_factor * c.attn_factor;
     for (int64_t i = r0; i < r1; ++i) {
-        const int64_t jmax = causal ? i + 1 : c.n;
-        for (int64_t j = 0; j < jmax; ++j) {
+        const int64_t jmax = keys.end(i);
+        for (int64_t j = keys.first(i); j < jmax; ++j) {
             for (int d = 0; d < hd; ++d) {
                 qv[d] = q[i * width + h * hd + d];
                 kv[d] = k[j * width + h * hd + d];
@@ -44,6 +44,7 @@ void reference_logits(const Context& c, const Positions& pos, const double* q, c
                 for (int d = c.rdim; d < hd; ++d) score += qv[d] * kv[d];
                 score *= log_n_scale(s, pos.token[i]);
             }
+            if (query_scales) score *= query_scales[i];
             double logit = score * scale;
             if (s.type == SchemeType::alibi)
                 logit -= alibi_slope * std::fabs(static_cast<double>(pos.token[i]) - pos.token[j]);
@@ -52,14 +53,14 @@ void reference_logits(const Context& c, const Positions& pos, const double* q, c
     }
 }
 
-bool reference_softmax(float* x, int64_t len) {
-    double m = x[0];
+bool reference_softmax(float* x, int64_t len, double sink) {
+    double m = sink;
     for (int64_t j = 0; j < len; ++j) {
         if (!std::isfinite(x[j])) return false;
         m = std::max(m, static_cast<double>(x[j]));
     }
     std::vector<double> e(len);
-    double sum = 0;
+    double sum = std::isfinite(sink) ? std::exp(sink - m) : 0.0;
     for (int64_t j = 0; j < len; ++j) sum += e[j] = std::exp(x[j] - m);
     for (int64_t j = 0; j < len; ++j) x[j] = static_cast<float>(e[j] / sum);
     return true;

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstddef>
+#include <limits>
 
 namespace hirope {
 namespace kernels {
@@ -29,7 +30,10 @@ inline void silu_gate(float* a, const float* g, size_t len) {
 
 // In place: x[0..len) = softmax(x[0..len)). Returns false (x unspecified) when the row holds a
 // NaN or an infinity, which finite inputs produce only when q.k overflows the float range.
-inline bool softmax_row(float* x, size_t len) {
+// A finite `sink` is one more column (attention sinks): in the maximum and the sum, then dropped,
+// so the row sums to < 1; -infinity: none.
+inline bool softmax_row(float* x, size_t len,
+                        float sink = -std::numeric_limits<float>::infinity()) {
     using namespace simd;
     size_t j = 0;
     f4 vmax = splat(-3.4e38f);
@@ -46,6 +50,8 @@ inline bool softmax_row(float* x, size_t len) {
         tail_check += x[j] - x[j];
     }
     if (!std::isfinite(m) || tail_check != 0.0f) return false;
+    const bool has_sink = std::isfinite(sink);
+    if (has_sink && sink > m) m = sink;
     const f4 vm = splat(m);
     f4 vsum = splat(0);
     for (j = 0; j + 4 <= len; j += 4) {
@@ -60,6 +66,7 @@ inline bool softmax_row(float* x, size_t len) {
         x[j] = tail[0];
         sum += tail[0];
     }
+    if (has_sink) sum += std::exp(sink - m);
     const float inv = 1.0f / sum;
     const f4 vinv = splat(inv);
     for (j = 0; j + 4 <= len; j += 4) store(x + j, mul(load(x + j), vinv));

@@ -15,36 +15,8 @@
 
 namespace hirope {
 
-const char* attention_kind_name(AttentionKind kind) {
-    switch (kind) {
-    case AttentionKind::full:
-        return "full";
-    case AttentionKind::sliding:
-        return "sliding";
-    case AttentionKind::chunked:
-        return "chunked";
-    }
-    return "?";
-}
-
 bool layer_sees(const LayerSetup& layer, int64_t query, int64_t key) {
-    if (key > query) return false;
-    switch (layer.attention) {
-    case AttentionKind::full:
-        return true;
-    case AttentionKind::sliding:
-        return query - key < layer.window;
-    case AttentionKind::chunked:
-        return layer.chunk_size > 0 && query / layer.chunk_size == key / layer.chunk_size;
-    }
-    return false;
-}
-
-double query_scale(const QueryTemperature& t, int64_t position) {
-    if (!t.enabled) return 1.0;
-    return 1.0 +
-           t.scale *
-               std::log(std::floor(static_cast<double>(position + t.offset) / t.floor_scale) + 1.0);
+    return mask_sees(layer.attention, layer.window, layer.chunk_size, query, key);
 }
 
 namespace {
