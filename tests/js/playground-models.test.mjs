@@ -239,3 +239,70 @@ describe('the status line under a position stride', () => {
     );
   });
 });
+
+describe('masks and temperature under a position stride', () => {
+  // transformers' rules on positions (docs/real-models.md), transcribed: key at position k is
+  // seen from position q when k <= q and q - k < W (sliding), floor(q / C) = floor(k / C) (chunked).
+  const seesSliding = (W, q, k) => k <= q && q - k < W;
+  const seesChunked = (C, q, k) => k <= q && Math.floor(q / C) === Math.floor(k / C);
+  // The core's rules on rows (src/core/internal.h KeyRange): i - W' < j <= i; floor(i/C') = floor(j/C').
+  const rowsSliding = (W, i, j) => j <= i && i - j < W;
+  const rowsChunked = (C, i, j) => j <= i && Math.floor(i / C) === Math.floor(j / C);
+  const side = normalizeState({ b: { type: 'rope' } }).b;
+  const layerOf = (attention, temperature) => ({
+    layers: [
+      { attention, rope: true, sinks: false, temperature, scheme: { type: 'rope' }, headDim: 64 },
+    ],
+  });
+
+  it('puts the same keys in a window or chunk of positions as the rows the core masks', () => {
+    for (const [stride, W] of [
+      [1, 7],
+      [20, 1024],
+      [3, 128],
+      [64, 100],
+    ]) {
+      const { extras } = layerCall(layerOf({ type: 'sliding', window: W }), side, { stride });
+      for (let i = 0; i < 300; i += 7)
+        for (let j = 0; j <= i; j++)
+          assert.equal(
+            rowsSliding(extras.mask.window, i, j),
+            seesSliding(W, i * stride, j * stride),
+            `stride ${stride}, W ${W}, ${i}->${j}`,
+          );
+    }
+    for (const [stride, C] of [
+      [1, 10],
+      [64, 8192],
+      [4, 100],
+    ]) {
+      const { extras } = layerCall(layerOf({ type: 'chunked', chunkSize: C }), side, { stride });
+      for (let i = 0; i < 400; i += 5)
+        for (let j = 0; j <= i; j++)
+          assert.equal(
+            rowsChunked(extras.mask.chunkSize, i, j),
+            seesChunked(C, i * stride, j * stride),
+            `stride ${stride}, C ${C}, ${i}->${j}`,
+          );
+    }
+    assert.throws(
+      () => layerCall(layerOf({ type: 'chunked', chunkSize: 8192 }), side, { stride: 20 }),
+      /chunk size \(8,192 positions\) is not a multiple of the position stride 20/,
+    );
+  });
+
+  it("scales Llama 4's query temperature at position i × stride", () => {
+    // 1 + scale * ln(floor((p + offset) / floor) + 1), transformers' Llama4TextAttention.
+    const t = { floorScale: 8192, scale: 0.1, offset: 1 };
+    const formula = (u, p) => 1 + u.scale * Math.log(Math.floor((p + u.offset) / u.floorScale) + 1);
+    for (const stride of [1, 64, 8, 8192]) {
+      const { extras } = layerCall(layerOf({ type: 'full' }, t), side, { stride });
+      for (let i = 0; i < 2000; i += 3)
+        assert.equal(
+          formula(extras.temperature, i),
+          formula(t, i * stride),
+          `stride ${stride}, ${i}`,
+        );
+    }
+  });
+});

@@ -104,13 +104,36 @@ export function layerCall(setup, side, state, heads = 1) {
     if (side.units === 'segments') scheme.segmentSize = side.segment;
   }
   const extras = {};
-  if (layer.attention.type === 'sliding')
-    extras.mask = { type: 'sliding', window: layer.attention.window };
-  if (layer.attention.type === 'chunked')
-    extras.mask = { type: 'chunked', chunkSize: layer.attention.chunkSize };
+  const stride = state.stride ?? 1;
+  const a = layer.attention;
+  if (a.type === 'sliding') extras.mask = { type: 'sliding', window: Math.ceil(a.window / stride) };
+  if (a.type === 'chunked')
+    extras.mask = { type: 'chunked', chunkSize: strided(a.chunkSize, stride, 'chunk size') };
   if (layer.sinks && side.sinks) extras.sinks = new Float32Array(heads).fill(side.sink);
-  if (layer.temperature) extras.temperature = { ...layer.temperature };
+  if (layer.temperature) {
+    const t = layer.temperature;
+    extras.temperature = {
+      ...t,
+      floorScale: strided(t.floorScale, stride, "query temperature's floor scale"),
+      offset: Math.floor(t.offset / stride),
+    };
+  }
   return { scheme, extras, headDim: layer.headDim, hirope };
+}
+
+/**
+ * A length in positions as a count of rows, where token i sits at position i × stride: the core's
+ * masks and temperature count rows (query i, key j). A window W holds keys with
+ * (i − j) × stride < W, i.e. i − j < ⌈W / stride⌉, at any stride; a chunk C (and the temperature's
+ * floor F) puts positions i × stride in ⌊i × stride / C⌋ = ⌊i / (C / stride)⌋ only when the stride
+ * divides C, so another stride is refused rather than drawn wrong. (The temperature's offset o
+ * adds less than one row: ⌊(i·s + o) / F⌋ = ⌊(i + ⌊o/s⌋) / (F/s)⌋.)
+ */
+function strided(length, stride, what) {
+  if (length % stride === 0) return length / stride;
+  throw new Error(
+    `this layer's ${what} (${length.toLocaleString('en')} positions) is not a multiple of the position stride ${stride}; choose a stride that divides it`,
+  );
 }
 
 /** A layer's kind in words: "sliding 1,024", "chunked 8,192", "full", with "NoPE" and "sinks". */

@@ -54,7 +54,13 @@ export class ModelSetups {
         extras[name] = {};
         continue;
       }
-      const call = layerCall(await this.setup(source), side, state);
+      const setup = await this.setup(source);
+      let call;
+      try {
+        call = layerCall(setup, side, state);
+      } catch (e) {
+        throw new PlaygroundError(`${name.toUpperCase()}: ${e.message}`);
+      }
       schemes[name] = call.scheme;
       extras[name] = call.extras;
       if (call.headDim !== headDim)
