@@ -2,8 +2,8 @@
 // wasm/bindings/, each with a register_* function that module.cpp calls): arrays travel as numpy
 // arrays whose dtype and length are checked here before anything is read (float32 matrices,
 // int32 positions); schemes arrive as dicts in the JS API's words ({'type': 'hirope',
-// 'segmentSize': 64}) and are read through the scheme table's rows (read_scheme, catalogue.cpp),
-// never a second copy of it; a core Status that is not ok is raised as hirope.HiRoPEError (a
+// 'segmentSize': 64}) and are read by the core's read_scheme through a SchemeSource over
+// pybind11 handles (catalogue.cpp), never a second copy of its rules; a core Status that is not ok is raised as hirope.HiRoPEError (a
 // ValueError) with the core's message, written in the words Python callers write.
 // Public headers only (include/hirope/).
 #pragma once
@@ -66,8 +66,9 @@ double number_value(py::handle value);
 // A boolean argument; anything else is "<name> must be a boolean, got <value>".
 bool boolean_arg(py::handle value, const std::string& name);
 
-// A scheme read from its dict (or a name for {'type': name}) and normalised: the table's defaults
-// and default rules filled in, names mapped to enumerators, kinds checked (ranges: validate()).
+// A scheme read from its dict (or a name for {'type': name}) by the core (hirope::read_scheme):
+// the table's defaults and default rules filled in, names mapped to enumerators, kinds checked
+// (ranges: validate()).
 struct SchemeSpec {
     Scheme scheme;
     std::string name;
