@@ -89,13 +89,13 @@ export const MODEL_PRESETS = [
     id: 'gpt-oss-sinks',
     title: 'GPT-oss with and without sinks',
     caption:
-      'The same full-attention layer of GPT-oss 20B (YaRN ×32) with seeded q/k, without (A) and with (B) a sink: one more softmax column per head, dropped after the softmax, so a row may give part of its attention to nothing. GPT-oss learns its sink logits; they are not in the config, so B uses 4 for every head: early rows, with few keys to share it, give most of it to the sink and are lighter (orange).',
+      'The same full-attention layer of GPT-oss 20B (YaRN ×32, seeded q/k) without (A) and with (B) a sink: one more softmax column per head, dropped after the softmax, so a row can give part of its attention to nothing. GPT-oss learns its sink logits and the config does not hold them, so B uses 6 for every head: each row keeps e^l / (e^6 + Σ e^l) of each key, and rows whose keys all score low give most of their attention to the sink (orange rows).',
     state: {
       train: 4096,
       headDim: 64,
       source: 'seeded',
       a: { type: 'rope', model: 'gpt-oss-20b', layer: 1, sinks: false },
-      b: { type: 'rope', model: 'gpt-oss-20b', layer: 1, sinks: true, sink: 4 },
+      b: { type: 'rope', model: 'gpt-oss-20b', layer: 1, sinks: true, sink: 6 },
     },
   },
   {
