@@ -107,11 +107,6 @@ export class AttentionCall {
       );
     /** The core's kernel code. */
     this.kernel = catalogue.value('kernels', KERNELS.get(kernelName), 'kernel');
-    if (heads * n * n > limits.maxOutputElements) {
-      fail(
-        `heads * n * n = ${heads * n * n} exceeds the output limit of ${limits.maxOutputElements} elements`,
-      );
-    }
     /** Positions as { token, unit?, statement? } Int32Arrays (normalizePositions). */
     this.pos = normalizePositions(args.positions, n, scheme);
     /** false: the matrix is only pooled, never kept (the call returns null). */
@@ -198,7 +193,14 @@ export class Attention {
   /** hr.attentionAsync (see api.js). */
   async attentionAsync(options) {
     const call = new AttentionCall(this.runtime, options, 'attentionAsync');
-    if (this.backend !== 'webgpu' || !call.allRows) return this.runWasm(call);
+    // The GPU computes the whole matrix: past the output limit (a pooled map of 32,768 tokens)
+    // the core's strips do it instead.
+    if (
+      this.backend !== 'webgpu' ||
+      !call.allRows ||
+      call.heads * call.n * call.n > this.runtime.limits.maxOutputElements
+    )
+      return this.runWasm(call);
     // The GPU result arrives after an await, when the caller's code may have run: it is computed
     // into arrays of ours and copied into out and pool's arrays only if they still have their
     // lengths (a buffer detached or shrunk meanwhile is a HiRoPEError, not a partial write).
@@ -231,6 +233,12 @@ export class Attention {
       return this.runWasm(call);
     }
   }
+    // Held to the limit: the matrix returned (the rows asked for), never the pooled-only strips.
+    if (this.matrix && output !== 'values' && this.outLength > limits.maxOutputElements) {
+      fail(
+        `heads * ${count < n ? 'rows' : 'n'} * n = ${this.outLength} exceeds the output limit of ${limits.maxOutputElements} elements`,
+      );
+    }
 
   /** A checked call computed by the core, strip by strip (see attention in api.js). */
   runWasm(call) {

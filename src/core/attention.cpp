@@ -60,11 +60,6 @@ Status check_request(const AttentionRequest& r) {
     if (r.heads < 1 || r.heads > Limits::max_heads)
         return Status::error("heads must be in [1, " + std::to_string(Limits::max_heads) +
                              "], got " + std::to_string(r.heads));
-    if (static_cast<double>(r.heads) * r.n * r.n > static_cast<double>(Limits::max_output_elements))
-        return Status::error(
-            "heads * n * n = " + std::to_string(static_cast<double>(r.heads) * r.n * r.n) +
-            " exceeds the output limit of " + std::to_string(Limits::max_output_elements) +
-            " elements");
     if (!std::isfinite(r.scale) || r.scale < 0)
         return Status::error("scale must be a finite number >= 0 (0 means 1/sqrt(headDim))");
     Status st = check_causal(r.scheme.type, r.causal);
@@ -340,9 +335,25 @@ const char* kernel_name() {
     return simd::kName;
 }
 
+namespace {
+
+// The whole matrix: a plan computes strips of rows, so only a whole output is held to the limit.
+Status check_output_size(const AttentionRequest& r) {
+    if (static_cast<double>(r.heads) * r.n * r.n > static_cast<double>(Limits::max_output_elements))
+        return Status::error(
+            "heads * n * n = " + std::to_string(static_cast<double>(r.heads) * r.n * r.n) +
+            " exceeds the output limit of " + std::to_string(Limits::max_output_elements) +
+            " elements");
+    return {};
+}
+
+} // namespace
+
 Status attention(const AttentionRequest& request, float* out, Kernel kernel) {
+    Status st = check_output_size(request);
+    if (!st.ok()) return st;
     AttentionPlan plan;
-    Status st = plan.prepare(request, kernel);
+    st = plan.prepare(request, kernel);
     if (!st.ok()) return st;
     for (int h = 0; h < request.heads; ++h) {
         st = plan.rows(h, 0, request.n, out + static_cast<int64_t>(h) * request.n * request.n);

@@ -543,15 +543,16 @@ describe('playground engine', () => {
     const row = engine.row(10);
     assert.equal(row.probs.length, 11);
     assert.ok(Math.abs(row.probs.reduce((a, b) => a + b) - 1) < 1e-5);
+    // 33,000 tokens: the map covers the first 32,768 (head dim 8 keeps the run short).
     const big = await engine.run({
-      code: 'x = 1\n'.repeat(1500),
-      state,
+      code: 'x = 1\n'.repeat(11000),
+      state: normalizeState({ headDim: 8 }),
       side: 'a',
       views: false,
       view: { size: 32 },
     });
     assert.equal(big.n, MAX_ATTENTION_TOKENS);
-    assert.match(big.notes[0], /^The heatmaps show the first 4,096 of 4,500 tokens\.$/);
+    assert.match(big.notes[0], /^The heatmaps show the first 32,768 of 33,000 tokens\.$/);
     await assert.rejects(
       engine.run({ code: 'x = 1\n', state: normalizeState({ source: 'file' }), side: 'a' }),
       /load a q\/k JSON file first/,

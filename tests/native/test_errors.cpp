@@ -101,7 +101,21 @@ TEST_CASE("Sizes beyond the limits fail before allocating", "[errors]") {
     CHECK(mentions(plan.prepare(r).message(), "n must be at most"));
     r.n = 1 << 15;
     r.heads = 1;
-    CHECK(mentions(plan.prepare(r).message(), "exceeds the output limit"));
+    // The whole matrix is held to the output limit, checked before q and k are read...
+    CHECK(mentions(f.error(r), "exceeds the output limit"));
+    // ...a plan, which computes strips of rows, is not: a pooled map of 32,768 tokens.
+    std::vector<float> qk(static_cast<size_t>(r.n) * 2, 0.5f);
+    std::vector<int32_t> tok(static_cast<size_t>(r.n));
+    for (int32_t t = 0; t < r.n; ++t) tok[t] = t;
+    r.q = r.k = qk.data();
+    r.head_dim = 2;
+    r.positions = Positions{tok.data()};
+    REQUIRE(plan.prepare(r).ok());
+    std::vector<float> strip(static_cast<size_t>(r.n) * 2);
+    REQUIRE(plan.rows(0, r.n - 2, r.n, strip.data()).ok());
+    float sum = 0;
+    for (int64_t j = 0; j < r.n; ++j) sum += strip[r.n + j];
+    CHECK(sum == Approx(1.0).epsilon(1e-3));
 }
 
 TEST_CASE("Plans reject bad row ranges and missing v", "[errors]") {

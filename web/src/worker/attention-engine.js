@@ -19,9 +19,31 @@ import {
   compareStrips,
   bothCalls,
 } from './attention-rows.js';
+import { poolInChunks, MAX_EXPORT_TOKENS } from './pooled-map.js';
 
 /** Heatmaps cover at most this many tokens (the analysis covers the whole text). */
-export const MAX_ATTENTION_TOKENS = 4096;
+export const MAX_ATTENTION_TOKENS = 32768;
+
+/** The longest viewLength a run takes (positions are 32-bit integers). */
+export const MAX_VIEW_LENGTH = 2 ** 30;
+
+// A run's viewLength: 0 (none given) or an integer from 2 to MAX_VIEW_LENGTH.
+function viewLength(value) {
+  if (value === undefined || value === null) return 0;
+  if (!Number.isInteger(value) || value < 2 || value > MAX_VIEW_LENGTH)
+    throw new PlaygroundError(
+      `viewLength must be an integer from 2 to ${MAX_VIEW_LENGTH.toLocaleString('en')}, got ${value}`,
+    );
+  return value;
+}
+
+// A whole n x n copy (exportProbs, compare({ probs })) is refused past MAX_EXPORT_TOKENS.
+function wholeMatrixAllowed(n) {
+  if (n > MAX_EXPORT_TOKENS)
+    throw new PlaygroundError(
+      `a whole matrix of ${plural(n, 'token')} is too large to copy (at most ${MAX_EXPORT_TOKENS.toLocaleString('en')}); compare({ rows }) recomputes strips instead`,
+    );
+}
 
 /**
  * The page's parse budget in milliseconds: 3 s plus 1 s per million characters. Real code parses
@@ -56,10 +78,14 @@ export class SideEngine {
    * Everything one redraw needs from this side. request: { code, state, side: 'a' | 'b',
    * qkFile?: string, view?: { size, region }, summary?: true for the analysis summary,
    * views?: false to skip the angle and decay views, distances?: true for the distance views,
-   * reuse?: true to get { unchanged: true } when the result equals the previous reuse run's }.
-   * `progress(stage)` is called between stages.
+   * reuse?: true to get { unchanged: true } when the result equals the previous reuse run's,
+   * viewLength?: the length the angle and decay views run to (a model's maximum length, up to
+   * MAX_VIEW_LENGTH; by default the code's and twice the training length) }.
+   * `progress(stage, fraction?)` is called between stages, and with the share of the map done
+   * between its chunks (pooled-map.js); `signal` (an AbortSignal) cancels the run there: it
+   * rejects with a CancelledError (name 'Cancelled') and keeps no half-computed map.
    */
-  async run(request, progress = () => {}) {
+  async run(request, progress = () => {}, signal = null) {
     const { code, state, side } = request;
     if (typeof code !== 'string') throw new PlaygroundError('code must be a string');
     if (side !== 'a' && side !== 'b') throw new PlaygroundError("side must be 'a' or 'b'");
@@ -92,7 +118,9 @@ export class SideEngine {
     timings.qk = now() - t;
     const headDim = qk.headDim;
     const { schemes, extras } = await this.models.sides(state, headDim, notes);
-    progress(`attention ${side.toUpperCase()}`);
+    const stage = `attention ${side.toUpperCase()}`;
+    progress(stage);
+    this._chunking = { progress: (fraction) => progress(stage, fraction), signal };
     t = now();
     const grid = this._grid(request.view);
     const pooled = await this._attention(schemes[side], qk, analysis, grid, extras[side]);
@@ -104,14 +132,17 @@ export class SideEngine {
     t = now();
     if (request.views !== false) {
       progress('views');
+      const length = viewLength(request.viewLength);
       views.angles = this._cached(
-        `angles|${JSON.stringify(schemes[side])}|${headDim}|${state.train}|${analysis.version}`,
-        () => angleView(this.hr, state, state[side], schemes[side], headDim, analysis),
+        `angles|${JSON.stringify(schemes[side])}|${headDim}|${state.train}|${analysis.version}|${length}`,
+        () => angleView(this.hr, state, state[side], schemes[side], headDim, analysis, length),
       );
-      const maxDistance = Math.min(
-        this.hr.limits.maxTokens - 1,
-        Math.max(analysis.positions.token[analysis.n - 1] + 1, 2 * state.train, 256),
-      );
+      const maxDistance = length
+        ? length - 1
+        : Math.min(
+            this.hr.limits.maxTokens - 1,
+            Math.max(analysis.positions.token[analysis.n - 1] + 1, 2 * state.train, 256),
+          );
       views.decay = this._cached(
         `decay|${JSON.stringify(schemes[side])}|${headDim}|${maxDistance}`,
         () => decayView(this.hr, schemes[side], headDim, maxDistance),
@@ -291,8 +322,9 @@ export class SideEngine {
       ...extras, // a real model's layer: its mask, sinks, temperature
     };
     this._side = null; // a failed call leaves no stale matrix behind
-    const call = { ...args, matrix: false, pool };
-    await (this.async ? this.hr.attentionAsync(call) : this.hr.attention(call));
+    await (this.async
+      ? this.hr.attentionAsync({ ...args, matrix: false, pool })
+      : poolInChunks(this.hr, args, pool, this._chunking));
     this._side = {
       key,
       args, // the call, for rows recomputed on demand
@@ -383,6 +415,7 @@ export class SideEngine {
   /** A copy of the whole probability matrix (n x n), to compare with the other side's, and its per-row numbers. */
   exportProbs() {
     const s = this._require();
+    wholeMatrixAllowed(this._analysis.n);
     return {
       n: this._analysis.n,
       probs: attentionRows(this.hr, s.args, 0, this._analysis.n),
@@ -411,6 +444,7 @@ export class SideEngine {
       other.probs.length !== n * n
     )
       throw new PlaygroundError('the two sides disagree on the token count; run both first');
+    wholeMatrixAllowed(n);
     const cmp = { tv: new Float32Array(n), kl: new Float32Array(n) };
     eachStrip(this.hr, s.args, 0, n, (b, s0, s1) =>
       compareRows(other.probs.subarray(s0 * n, s1 * n), b, n, s0, s1, cmp),

@@ -9,6 +9,52 @@ import { DEFAULTS } from '../shared/playground-state.js';
 export const DISTANCE_VIEW_SIZE = 160;
 /** Columns of the angle view (keys are sampled evenly beyond it). */
 export const ANGLE_VIEW_COLUMNS = 384;
+/** Up to this distance the decay view is the core's curve at every distance; beyond, sampled. */
+export const DENSE_DECAY_DISTANCE = 4096;
+/** Distances of a sampled decay curve (log-spaced from 1 to its maximum distance). */
+export const DECAY_SAMPLES = 512;
+
+/**
+ * At most `count` distinct distances, log-spaced from `max` down to 1 (descending: the farthest
+ * key first, as the angle view's columns run from the far past to the query).
+ */
+export function logDistances(max, count) {
+  const out = [];
+  for (let c = 0; c < count; c++) {
+    const d = Math.round(Math.exp(Math.log(max) * (1 - c / (count - 1))));
+    if (d >= 1 && d !== out.at(-1)) out.push(d);
+  }
+  return Int32Array.from(out);
+}
+
+/**
+ * Positions for a query at `query` and keys `distances` before it, all in one unit and statement
+ * (as the core's long_term_decay places them): the keys first (ascending), the query last.
+ */
+function farPositions(query, distances) {
+  const m = distances.length + 1;
+  const token = new Int32Array(m);
+  distances.forEach((d, c) => {
+    token[c] = query - d;
+  });
+  token[m - 1] = query;
+  return { token, unit: new Int32Array(m), statement: new Int32Array(m) };
+}
+
+/**
+ * Each band's distance for the query at `query` and each key `distances` before it
+ * (hr.relativeDistances on those positions): one array per band, one entry per distance. With
+ * `segments`, HiRoPE on fixed segments gets no unit (the core derives it from the segments); else
+ * every key is in the query's unit, as in the core's long_term_decay.
+ */
+function bandDistances(hr, scheme, headDim, query, distances, segments = false) {
+  const m = distances.length + 1;
+  const placed = farPositions(query, distances);
+  const positions = segments ? positionsFor(scheme, placed) : placed;
+  return hr
+    .relativeDistances({ n: m, headDim, positions, scheme })
+    .map((b) => b.distances.subarray((m - 1) * m, m * m - 1));
+}
 
 /** Evenly spaced indices 0 .. n-1, at most `count` of them, always including the last. */
 export function sampleIndices(n, count) {
@@ -100,18 +146,18 @@ export function distanceViews(hr, schemes, headDim, analysis, cached) {
 
 // The rotation angle theta_j * distance for the last token as the query against every key, per
 // frequency pair j; a pair is out of distribution where the distance exceeds what training showed
-// (trainingLength - 1) and the pair never turned a full period within the training length.
-export function angleView(hr, state, side, scheme, headDim, analysis) {
+// (trainingLength - 1) and the pair never turned a full period within the training length. With
+// a `length` beyond the code's (a model's maximum length, 10^6 and more), the columns are
+// distances log-spaced from length - 1 down to 1 instead of the code's keys, all in one unit (as
+// the decay view places them): `distances` says so.
+export function angleView(hr, state, side, scheme, headDim, analysis, length = 0) {
   if (!ROTARY.has(scheme.type)) return null;
   const n = analysis.n;
+  const lastToken = analysis.positions.token[n - 1];
+  if (length > lastToken + 1) return farAngleView(hr, state, side, scheme, headDim, length);
   const inv = hr.inverseFrequencies(scheme, headDim, { seqLen: n });
-  const original = hr.inverseFrequencies({ type: 'rope', base: side.base }, headDim);
   const pairs = inv.length;
-  const bandsOfPairs = new Array(pairs).fill(0);
   const bands = hr.bands(scheme, headDim);
-  bands.forEach((b, index) => {
-    bandsOfPairs.fill(index, b.pairBegin, b.pairEnd);
-  });
   const keys = sampleIndices(n, ANGLE_VIEW_COLUMNS);
   const pick = (arr) => Int32Array.from([...keys, n - 1], (i) => arr[i]);
   const positions = {
@@ -125,6 +171,56 @@ export function angleView(hr, state, side, scheme, headDim, analysis) {
     .map((b) => b.distances.subarray((m - 1) * m, m * m - 1));
   const L = state.train;
   const cols = keys.length;
+  const { rgba, oodPairs } = angleImage(hr, scheme, headDim, side, L, inv, distances, cols);
+  // The training-length line: the key whose token distance to the last query is L.
+  let trainColumn = null;
+  for (let c = 0; c < cols; c++)
+    if (lastToken - analysis.positions.token[keys[c]] >= L) trainColumn = c + 1;
+  return {
+    image: { rgba, rows: pairs, cols },
+    pairs,
+    bands: bands.map((b) => ({ name: b.name, pairs: [b.pairBegin, b.pairEnd] })),
+    splitPair: hr.splitFraction(L, side.base) * pairs,
+    trainColumn,
+    oodPairs,
+    keys: Array.from(keys),
+  };
+}
+
+// The angle view over log-spaced distances up to `length` (angleView).
+function farAngleView(hr, state, side, scheme, headDim, length) {
+  const inv = hr.inverseFrequencies(scheme, headDim, { seqLen: length });
+  const pairs = inv.length;
+  const bands = hr.bands(scheme, headDim);
+  const distances = logDistances(length - 1, ANGLE_VIEW_COLUMNS);
+  const cols = distances.length;
+  const L = state.train;
+  const perBand = bandDistances(hr, scheme, headDim, length - 1, distances, true);
+  const { rgba, oodPairs } = angleImage(hr, scheme, headDim, side, L, inv, perBand, cols);
+  let trainColumn = null;
+  for (let c = 0; c < cols; c++) if (distances[c] >= L) trainColumn = c + 1;
+  return {
+    image: { rgba, rows: pairs, cols },
+    pairs,
+    bands: bands.map((b) => ({ name: b.name, pairs: [b.pairBegin, b.pairEnd] })),
+    splitPair: hr.splitFraction(L, side.base) * pairs,
+    trainColumn,
+    oodPairs,
+    keys: Array.from(distances, (d) => length - 1 - d),
+    distances: Array.from(distances),
+    length,
+  };
+}
+
+// cos(angle) per pair and column, out-of-distribution cells tinted red; `distances` holds each
+// band's distance per column.
+function angleImage(hr, scheme, headDim, side, L, inv, distances, cols) {
+  const pairs = inv.length;
+  const original = hr.inverseFrequencies({ type: 'rope', base: side.base }, headDim);
+  const bandsOfPairs = new Array(pairs).fill(0);
+  hr.bands(scheme, headDim).forEach((b, index) => {
+    bandsOfPairs.fill(index, b.pairBegin, b.pairEnd);
+  });
   const rgba = new Uint8ClampedArray(pairs * cols * 4);
   let oodPairs = 0;
   for (let j = 0; j < pairs; j++) {
@@ -146,27 +242,56 @@ export function angleView(hr, state, side, scheme, headDim, analysis) {
     }
     if (ood) oodPairs++;
   }
-  // The training-length line: the key whose token distance to the last query is L.
-  const lastToken = analysis.positions.token[n - 1];
-  let trainColumn = null;
-  for (let c = 0; c < cols; c++)
-    if (lastToken - analysis.positions.token[keys[c]] >= L) trainColumn = c + 1;
-  return {
-    image: { rgba, rows: pairs, cols },
-    pairs,
-    bands: bands.map((b) => ({ name: b.name, pairs: [b.pairBegin, b.pairEnd] })),
-    splitPair: hr.splitFraction(L, side.base) * pairs,
-    trainColumn,
-    oodPairs,
-    keys: Array.from(keys),
-  };
+  return { rgba, oodPairs };
 }
 
-/** RoFormer's long-term decay of a scheme up to maxDistance, or { error } where the core has none. */
+/**
+ * RoFormer's long-term decay of a scheme up to maxDistance, or { error } where the core has none:
+ * the core's curve at every distance (a Float32Array) up to DENSE_DECAY_DISTANCE; beyond (a model's
+ * maximum length, 10^6 and more, where the core's O(d * maxDistance) curve would be slow and the
+ * chart could not show a million points), { distances, values, sampled: true } at DECAY_SAMPLES
+ * log-spaced distances (sampledDecay).
+ */
 export function decayView(hr, scheme, headDim, maxDistance) {
   try {
-    return hr.longTermDecay(scheme, headDim, maxDistance);
+    if (maxDistance <= DENSE_DECAY_DISTANCE) return hr.longTermDecay(scheme, headDim, maxDistance);
+    return sampledDecay(hr, scheme, headDim, maxDistance, DECAY_SAMPLES);
   } catch (e) {
     return { error: e.message };
   }
+}
+
+/**
+ * The core's long_term_decay (hirope.h: (1 / (d/2)) sum_j |S_j|, S_j = sum_{k<j} e^{i r theta_k},
+ * the query at maxDistance and every key in one unit) at distance 0 and `count` log-spaced
+ * distances up to maxDistance: the band distances from hr.relativeDistances and the frequencies
+ * from hr.inverseFrequencies (seqLen maxDistance + 1, as the core's), summed here.
+ */
+export function sampledDecay(hr, scheme, headDim, maxDistance, count) {
+  if (!ROTARY.has(scheme.type)) throw new Error('longTermDecay needs a rotary scheme');
+  const inv = hr.inverseFrequencies(scheme, headDim, { seqLen: maxDistance + 1 });
+  const bandOf = new Int32Array(inv.length);
+  hr.bands(scheme, headDim).forEach((b, index) => {
+    bandOf.fill(index, b.pairBegin, b.pairEnd);
+  });
+  const far = logDistances(maxDistance, count); // descending
+  const perBand = bandDistances(hr, scheme, headDim, maxDistance, far);
+  const m = far.length + 1;
+  const distances = new Float64Array(m); // ascending, 0 first
+  const values = new Float32Array(m);
+  for (let c = 0; c < m; c++) {
+    const column = m - 2 - (c - 1); // distances[c] = far[column] for c >= 1
+    distances[c] = c === 0 ? 0 : far[column];
+    let re = 0;
+    let im = 0;
+    let total = 0;
+    for (let p = 0; p < inv.length; p++) {
+      const angle = c === 0 ? 0 : perBand[bandOf[p]][column] * inv[p];
+      re += Math.cos(angle);
+      im += Math.sin(angle);
+      total += Math.hypot(re, im);
+    }
+    values[c] = total / inv.length;
+  }
+  return { distances, values, sampled: true };
 }

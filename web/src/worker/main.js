@@ -89,7 +89,7 @@ serve(
       running = controller;
       const hr = await ready;
       const e = await engineFor(message.backend);
-      const { code, state, side, view, views, distances, summary, reuse } = message;
+      const { code, state, side, view, views, distances, summary, reuse, viewLength } = message;
       // Progress messages only once a run is slow enough for the page to show its indicator:
       // a stage name, or { stage, fraction } between the chunks of a long map (pooled-map.js).
       const started = performance.now();
@@ -98,7 +98,7 @@ serve(
         progress(fraction === undefined ? stage : { stage, fraction });
       const result = await e
         .run(
-          { code, state, side, qkFile, view, views, distances, summary, reuse },
+          { code, state, side, qkFile, view, views, distances, summary, reuse, viewLength },
           slow,
           controller.signal,
         )

@@ -3,6 +3,7 @@
 import { el } from '../dom.js';
 import { AXIS_ROOM, drawAxes, fitCanvas } from './axes.js';
 import { angleCaption } from '../../shared/wording.js';
+import { logTicks, distanceLabel } from './decay.js';
 import {
   FONT,
   remember,
@@ -89,6 +90,16 @@ export function renderAngles(parent, data, title, train) {
     haloLine(ctx, trainX, box.top, trainX, box.top + box.height, dash);
   }
 
+  // Up to a model's length (data.distances): the columns are log-spaced distances, far to near.
+  const far = data.distances
+    ? {
+        ticks: logTicks(data.distances[0])
+          .filter((d) => d >= 1)
+          .map((d) => data.length - 1 - d),
+        format: (key) => distanceLabel(data.length - 1 - key),
+        title: `distance from the query (tokens, log scale; the query at ${distanceLabel(data.length - 1)})`,
+      }
+    : {};
   drawAxes(ctx, {
     box,
     x: {
@@ -96,6 +107,7 @@ export function renderAngles(parent, data, title, train) {
       hi: data.keys[cols - 1] ?? 0,
       map: sampledScale(data.keys),
       title: 'key token (the query is the last token)',
+      ...far,
     },
     y: {
       lo: 0,

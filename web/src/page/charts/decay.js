@@ -4,6 +4,28 @@ import { el } from '../dom.js';
 import { AXIS_ROOM, drawAxes, fitCanvas, niceDomain } from './axes.js';
 import { FONT, remember, chartWidth, colours, chartCanvas } from './chart-kit.js';
 
+// A side's curve as { distances, values }: the core's curve at every distance (a Float32Array,
+// distance = index), or one sampled at log-spaced distances (attention-views.js decayView); null
+// for { error }.
+function curveOf(value) {
+  if (ArrayBuffer.isView(value)) return { distances: null, values: value };
+  return value && ArrayBuffer.isView(value.values) ? value : null;
+}
+
+/** Log-scale ticks for distances 0 .. max: 0 and the powers of ten up to max. */
+export function logTicks(max) {
+  const ticks = [0];
+  for (let t = 1; t <= max; t *= 10) ticks.push(t);
+  return ticks;
+}
+
+/** A distance's label: exact below 10,000, else 10k, 1.05M, 1G. */
+export function distanceLabel(v) {
+  if (v < 1e4) return String(v);
+  const [size, unit] = v >= 1e9 ? [1e9, 'G'] : v >= 1e6 ? [1e6, 'M'] : [1e3, 'k'];
+  return `${+(v / size).toPrecision(3)}${unit}`;
+}
+
 /** Long-term decay curves of both sides on one chart. */
 export function renderDecay(parent, data, names) {
   parent.replaceChildren();
@@ -21,14 +43,19 @@ export function renderDecay(parent, data, names) {
     item.append(
       el('span', { class: `swatch ${colour}` }),
       document.createTextNode(
-        ArrayBuffer.isView(data[side]) ? names[side] : `${names[side]}: ${data[side].error}`,
+        curveOf(data[side]) ? names[side] : `${names[side]}: ${data[side].error}`,
       ),
     );
     caption.append(item);
   }
+  const sampled = ['a', 'b'].map((side) => curveOf(data[side])).find((c) => c?.distances);
   caption.append(
     document.createTextNode(
-      ` RoFormer's long-term-decay bound (1/(d/2))·Σⱼ|Sⱼ| against relative distance; dashed: training length ${data.train}.`,
+      ` RoFormer's long-term-decay bound (1/(d/2))·Σⱼ|Sⱼ| against relative distance; dashed: training length ${data.train}.${
+        sampled
+          ? ` Up to ${Math.max(1, data.maxDistance).toLocaleString('en')} tokens on a log scale, computed at ${sampled.distances.length.toLocaleString('en')} log-spaced distances.`
+          : ''
+      }`,
     ),
   );
   figure.append(caption);
@@ -38,11 +65,13 @@ export function renderDecay(parent, data, names) {
   const curves = [
     ['a', colour.a],
     ['b', colour.b],
-  ].filter(([side]) => ArrayBuffer.isView(data[side]));
+  ]
+    .map(([side, stroke]) => [curveOf(data[side]), stroke])
+    .filter(([curve]) => curve);
   let lo = Infinity;
   let hi = -Infinity;
-  for (const [side] of curves)
-    for (const v of data[side])
+  for (const [curve] of curves)
+    for (const v of curve.values)
       if (Number.isFinite(v)) {
         lo = Math.min(lo, v);
         hi = Math.max(hi, v);
@@ -66,7 +95,16 @@ export function renderDecay(parent, data, names) {
   ctx.font = FONT;
   const scale = drawAxes(ctx, {
     box: plot,
-    x: { lo: 0, hi: maxDistance, title: 'relative distance (tokens)' },
+    x: sampled
+      ? {
+          lo: 0,
+          hi: maxDistance,
+          map: (v) => Math.log1p(Math.max(0, v)) / Math.log1p(maxDistance),
+          ticks: logTicks(maxDistance),
+          format: distanceLabel,
+          title: 'relative distance (tokens, log scale)',
+        }
+      : { lo: 0, hi: maxDistance, title: 'relative distance (tokens)' },
     y: { lo: yDomain.lo, hi: yDomain.hi, ticks: yDomain.ticks, title: 'decay bound' },
     ink: colour.ink,
     grid: true,
@@ -78,18 +116,18 @@ export function renderDecay(parent, data, names) {
   ctx.clip();
   ctx.lineWidth = 1.75;
   ctx.lineJoin = 'round';
-  for (const [side, stroke] of curves) {
-    const values = data[side];
+  for (const [{ distances, values }, stroke] of curves) {
     ctx.strokeStyle = stroke;
     ctx.beginPath();
     let pen = false;
-    for (let d = 0; d < values.length; d++) {
-      if (!Number.isFinite(values[d])) {
+    for (let i = 0; i < values.length; i++) {
+      if (!Number.isFinite(values[i])) {
         pen = false;
         continue;
       }
-      if (pen) ctx.lineTo(scale.x(d), scale.y(values[d]));
-      else ctx.moveTo(scale.x(d), scale.y(values[d]));
+      const x = scale.x(distances ? distances[i] : i);
+      if (pen) ctx.lineTo(x, scale.y(values[i]));
+      else ctx.moveTo(x, scale.y(values[i]));
       pen = true;
     }
     ctx.stroke();

@@ -1,0 +1,152 @@
+// The angle and decay views up to a model's maximum length (issue 42 section 6): past
+// DENSE_DECAY_DISTANCE the decay curve is the core's long_term_decay at log-spaced distances
+// (checked against the core's curve at every distance it can give), the angle view's columns are
+// log-spaced distances up to the length asked (checked against theta_j * distance from the core's
+// frequencies), and a run takes the length as viewLength. Both WASM builds.
+import { describe, it, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { BUILDS, load } from './support/both-builds.mjs';
+import {
+  sampledDecay,
+  decayView,
+  angleView,
+  logDistances,
+  DECAY_SAMPLES,
+  DENSE_DECAY_DISTANCE,
+  ANGLE_VIEW_COLUMNS,
+} from '../../web/src/worker/attention-views.js';
+import { SideEngine, MAX_VIEW_LENGTH } from '../../web/src/worker/attention-engine.js';
+import { logTicks, distanceLabel } from '../../web/src/page/charts/decay.js';
+import { normalizeState } from '../../web/src/shared/playground-state.js';
+import { SAMPLES } from '../../web/src/shared/samples.js';
+
+const SCHEMES = [
+  { type: 'rope' },
+  { type: 'rope', scaling: { type: 'yarn', factor: 8, originalLength: 4096 } },
+  { type: 'hirope', window: 64, ratio: 0.4 },
+  { type: 'hirope', segmentSize: 64 },
+  { type: 'rerope', window: 512 },
+  { type: 'self-extend', window: 512, group: 8 },
+];
+
+describe('log-spaced distances and their ticks', () => {
+  it('descend from the maximum to 1 without repeats', () => {
+    for (const max of [2, 10, 1000, 1e6, 2 ** 30 - 1]) {
+      const d = logDistances(max, 384);
+      assert.equal(d[0], max);
+      assert.equal(d.at(-1), 1);
+      for (let i = 1; i < d.length; i++) assert.ok(d[i] < d[i - 1]);
+    }
+  });
+  it('label powers of ten briefly', () => {
+    assert.deepEqual(logTicks(2e6), [0, 1, 10, 100, 1000, 1e4, 1e5, 1e6]);
+    assert.deepEqual([0, 100, 4096, 1e4, 2e6, 1048575, 1e9].map(distanceLabel), [
+      '0',
+      '100',
+      '4096',
+      '10k',
+      '2M',
+      '1.05M',
+      '1G',
+    ]);
+  });
+});
+
+for (const build of BUILDS) {
+  describe(`views at long lengths (${build.name})`, () => {
+    let hr;
+    before(async () => {
+      hr = await load(build.simd);
+    });
+
+    it("the sampled decay is the core's curve at its distances", () => {
+      const max = 20000;
+      for (const scheme of SCHEMES) {
+        const dense = hr.longTermDecay(scheme, 16, max);
+        const s = sampledDecay(hr, scheme, 16, max, 128);
+        assert.equal(s.distances[0], 0);
+        assert.equal(s.distances.at(-1), max);
+        for (let i = 0; i < s.distances.length; i++)
+          assert.ok(
+            Math.abs(s.values[i] - dense[s.distances[i]]) < 1e-5,
+            `${JSON.stringify(scheme)} at ${s.distances[i]}: ${s.values[i]} vs ${dense[s.distances[i]]}`,
+          );
+      }
+    });
+
+    it('the decay view is dense up to DENSE_DECAY_DISTANCE and sampled beyond, to 10^9', () => {
+      assert.equal(
+        decayView(hr, { type: 'rope' }, 64, DENSE_DECAY_DISTANCE).length,
+        DENSE_DECAY_DISTANCE + 1,
+      );
+      for (const max of [DENSE_DECAY_DISTANCE + 1, 1_048_575, MAX_VIEW_LENGTH - 1]) {
+        const v = decayView(hr, { type: 'rope' }, 128, max);
+        assert.equal(v.sampled, true);
+        assert.ok(v.values.length <= DECAY_SAMPLES + 1);
+        assert.equal(v.distances.at(-1), max);
+        assert.ok(v.values.every(Number.isFinite));
+      }
+      assert.match(decayView(hr, { type: 'alibi' }, 64, 1e6).error, /rotary/);
+    });
+
+    it("the angle view runs to a model's length on log-spaced distances", () => {
+      const state = normalizeState({ train: 256 });
+      const headDim = 64;
+      const analysis = {
+        n: 3,
+        positions: {
+          token: Int32Array.of(0, 1, 2),
+          unit: new Int32Array(3),
+          statement: new Int32Array(3),
+        },
+      };
+      const length = 1_000_000;
+      const scheme = { type: 'rope' };
+      const v = angleView(hr, state, state.a, scheme, headDim, analysis, length);
+      assert.equal(v.length, length);
+      assert.equal(v.image.cols, v.distances.length);
+      assert.ok(v.distances.length <= ANGLE_VIEW_COLUMNS);
+      assert.equal(v.distances[0], length - 1);
+      assert.deepEqual(
+        v.keys,
+        v.distances.map((d) => length - 1 - d),
+      );
+      // cos(theta_j * distance) in grey where in distribution (attention-views.js angleImage).
+      const inv = hr.inverseFrequencies(scheme, headDim);
+      const seen = (j) => inv[j] * 255;
+      let ood = 0;
+      for (let j = 0; j < inv.length; j++) {
+        if (seen(j) < 2 * Math.PI) ood++; // never a full turn in training, and 10^6 is far past it
+        const c = v.distances.length - 1; // distance 1: in distribution
+        const o = 4 * (j * v.image.cols + c);
+        assert.ok(Math.abs(v.image.rgba[o] - Math.round(40 + 100 * (1 + Math.cos(inv[j])))) <= 1);
+      }
+      assert.equal(v.oodPairs, ood);
+      // The training line: after the last column at least L back.
+      const last = v.distances.findLastIndex((d) => d >= 256);
+      assert.equal(v.trainColumn, last + 1);
+      // Within the code's length the view keeps the code's keys.
+      assert.equal(
+        angleView(hr, state, state.a, scheme, headDim, analysis, 3).distances,
+        undefined,
+      );
+    });
+
+    it('a run takes viewLength for its angle and decay views, and refuses a bad one', async () => {
+      const engine = new SideEngine(hr);
+      const state = normalizeState({});
+      const request = { code: SAMPLES.python, state, side: 'b', view: { size: 32 } };
+      const r = await engine.run({ ...request, viewLength: 131072 });
+      assert.equal(r.views.maxDistance, 131071);
+      assert.equal(r.views.decay.value.sampled, true);
+      assert.equal(r.views.angles.value.length, 131072);
+      const plain = await engine.run(request);
+      assert.equal(plain.views.angles.value.distances, undefined);
+      for (const bad of [1, 2.5, MAX_VIEW_LENGTH + 1, '1000'])
+        await assert.rejects(engine.run({ ...request, viewLength: bad }), {
+          name: 'PlaygroundError',
+          message: /^viewLength must be an integer from 2 to 1,073,741,824/,
+        });
+    });
+  });
+}
