@@ -49,7 +49,7 @@ export class HiRoPE {
    * the core entry never downloads them.
    */
   constructor(mod, backend, dataFiles = {}, options = {}) {
-    const catalogue = new Catalogue(mod.catalogue(), mod.limits());
+    const catalogue = new Catalogue(mod.catalogue(), mod.limits(), mod.readScheme);
     registerCatalogue(catalogue);
     const runtime = new Runtime(mod, catalogue, options);
     this._runtime = runtime;

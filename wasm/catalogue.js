@@ -1,9 +1,10 @@
 // The scheme catalogue on the JS side, built at start-up from the core's table (catalogue_json()
-// in src/core/catalogue.cpp, parsed by wasm/bindings/catalogue.cpp): the option names each scheme
-// and scaling type takes, their defaults (with the core's default rules), type checks, enum names
-// to numbers, and the JS spelling of the function arguments the core's messages name (scheme
-// parameters come from the core in the users' words). Nothing about a particular scheme is
-// written here.
+// in src/core/catalogue.cpp, parsed by wasm/bindings/catalogue.cpp): scheme and scaling rows by
+// name, enum names to numbers, the JS spelling of the function arguments the core's messages name
+// (scheme parameters come from the core in the users' words). A scheme is read once here (phase 1
+// of marshal.js) and then read and checked by the core (read_scheme through the binding's
+// readScheme: kinds, defaults, unknown keys, lists). Nothing about a particular scheme is written
+// here.
 import {
   fail,
   describe,
@@ -14,7 +15,6 @@ import {
   typedArrayName,
   typedLength,
   fixedView,
-  checkKnownKeys,
 } from './marshal.js';
 
 const quoted = (names) => names.map((n) => `'${n}'`).join(', ');
@@ -27,37 +27,16 @@ function deepFreeze(value) {
   return value;
 }
 
-// A scheme's or scaling's keys: 'type' and its own parameters (the shared unknown-key check).
-const checkKeys = (obj, allowed, where) =>
-  checkKnownKeys(obj, allowed, where, { ignored: ['type'] });
-
-// A list parameter (an array, Float64Array or Float32Array, read once) as a new array of numbers,
-// its length checked against `cap` before anything is copied.
-function numberList(value, where, cap) {
+// A list parameter (an array, Float64Array or Float32Array) read once, as a plain array of its
+// items when it has at most `cap`, else as an empty array of its length (the core refuses it by
+// its length); anything else as it is, for the core to name.
+function listValue(value, cap) {
   const read = readArray(value, cap);
+  if (read instanceof ArrayCopy) return read.items ?? new Array(read.length);
   const typed = typedArrayName(read);
-  if (!(read instanceof ArrayCopy) && typed !== 'Float64Array' && typed !== 'Float32Array') {
-    fail(`${where} must be an array of numbers, got ${describe(read)}`);
-  }
-  const length = read instanceof ArrayCopy ? read.length : typedLength(read);
-  if (!(length <= cap))
-    fail(`${where} has ${length} entries, more than rotaryDim/2 can be (at most ${cap})`);
-  const items = read instanceof ArrayCopy ? read.items : Array.from(fixedView(read, length));
-  items.forEach((x, i) => {
-    if (typeof x !== 'number') fail(`${where}[${i}] must be a number, got ${describe(x)}`);
-  });
-  return items.slice();
-}
-
-const INT32_MAX = 2147483647;
-
-/** Whether x lies in a parameter's range as the table states it. */
-function inRange(p, x) {
-  if (!Number.isFinite(x)) return false;
-  if (p.allowed.length) return p.allowed.includes(x);
-  if (p.min !== null && (p.minOpen ? !(x > p.min) : !(x >= p.min))) return false;
-  if (p.max !== null && (p.maxOpen ? !(x < p.max) : !(x <= p.max))) return false;
-  return true;
+  if (typed !== 'Float64Array' && typed !== 'Float32Array') return read;
+  const length = typedLength(read);
+  return length <= cap ? Array.from(fixedView(read, length)) : new Array(length);
 }
 
 /**
@@ -65,8 +44,13 @@ function inRange(p, x) {
  * scalings, parameters, scalingParameters, value lists, defaultRules, arguments, languages.
  */
 export class Catalogue {
-  /** maxHeadDim: the core's limit (lists of rotaryDim / 2 entries are checked against it first). */
-  constructor(data, { maxHeadDim = Infinity } = {}) {
+  /**
+   * maxHeadDim: the core's limit (lists of rotaryDim / 2 entries are checked against it first);
+   * readScheme: the module's reader (the core's read_scheme), which gives the normalized scheme or
+   * its message.
+   */
+  constructor(data, { maxHeadDim = Infinity } = {}, readScheme = null) {
+    this._readScheme = readScheme;
     this.data = deepFreeze(data);
     this.maxListLength = maxHeadDim / 2;
     this._schemeKeys = ['type', ...data.parameters.map((p) => p.name)];
@@ -129,7 +113,7 @@ export class Catalogue {
   /**
    * A scheme read once (phase 1, see marshal.js): its type and parameters, its scaling's, and each
    * list's elements (up to rotaryDim / 2 at most). A string is { type }; anything else that is
-   * not an object is returned as it is, for normalizeScheme to name.
+   * not an object is returned as it is, for the core to name.
    */
   readScheme(scheme) {
     if (typeof scheme === 'string') return readObject({ type: scheme }, this._schemeKeys);
@@ -137,7 +121,7 @@ export class Catalogue {
     const lists = (o, params) => {
       for (const p of params)
         if (p.kind === 'list' && o[p.name] !== undefined)
-          o[p.name] = readArray(o[p.name], this.maxListLength);
+          o[p.name] = listValue(o[p.name], this.maxListLength);
       return o;
     };
     const s = lists(readObject(scheme, this._schemeKeys), this.data.parameters);
@@ -149,100 +133,12 @@ export class Catalogue {
   /**
    * Fills in a scheme's defaults and maps names to the core's enum numbers. Accepts a string
    * ('rope') as shorthand for { type: 'rope' }. Unknown keys are errors (they are usually typos);
-   * values are checked for their kind here and for their range by the core.
+   * the core reads and checks the kinds here and the ranges when the scheme is used.
    */
   normalizeScheme(scheme) {
-    scheme = this.readScheme(scheme);
-    if (!isPlainObject(scheme)) {
-      fail(`scheme must be an object such as { type: 'rope' }, got ${describe(scheme)}`);
-    }
-    const type = scheme.type;
-    const info = this.scheme(type);
-    if (!info)
-      fail(`scheme.type must be one of ${quoted(this.schemeNames)}, got ${describe(type)}`);
-    checkKeys(scheme, info.parameters, `scheme (type '${type}')`);
-    const out = { name: type, type: info.value };
-    for (const p of this.data.parameters) {
-      if (p.kind === 'scaling') out.scaling = this._scaling(scheme.scaling);
-      else
-        out[p.name] =
-          scheme[p.name] === undefined
-            ? this._fallback(p, info.parameters)
-            : this._read(p, scheme[p.name], 'scheme');
-    }
-    for (const rule of this.data.defaultRules) {
-      if (scheme[rule.parameter] !== undefined || !rule.schemes.includes(type)) continue;
-      if (rule.when && out[rule.when.parameter] !== rule.when.equals) continue;
-      out[rule.parameter] =
-        rule.from === undefined
-          ? rule.value
-          : (rule.offset + rule.scale * out[rule.from]) / rule.divisor;
-    }
-    out.rotary = info.rotary;
-    out.windowed = info.windowed;
+    const out = this._readScheme(this.readScheme(scheme), describe);
+    if (typeof out === 'string') fail(out);
     return out;
-  }
-
-  _scaling(given) {
-    const scaling = given === undefined ? { type: 'none' } : given;
-    if (!isPlainObject(scaling)) {
-      fail(
-        `scheme.scaling must be an object such as { type: 'yarn', factor: 4, originalLength: 4096 }, got ${describe(scaling)}`,
-      );
-    }
-    const name = scaling.type === undefined ? 'none' : scaling.type;
-    const info = this.scaling(name);
-    if (!info)
-      fail(
-        `scheme.scaling.type must be one of ${quoted(this.scalingNames)}, got ${describe(name)}`,
-      );
-    checkKeys(scaling, info.parameters, `scheme.scaling (type '${name}')`);
-    const out = { type: info.value };
-    for (const p of this.data.scalingParameters) {
-      out[p.name] =
-        scaling[p.name] === undefined
-          ? this._fallback(p, info.parameters)
-          : this._read(p, scaling[p.name], 'scheme.scaling');
-    }
-    return out;
-  }
-
-  // The value of a parameter left out: NaN where the type takes a required one (the core then
-  // names it), else the table's default.
-  _fallback(p, taken) {
-    if (p.required && taken.includes(p.name)) return NaN;
-    if (p.kind === 'enum') return this.value(p.values, p.default, p.name);
-    if (p.kind === 'list') return [];
-    return p.default;
-  }
-
-  // A given value, checked for its kind; options that are no core field get their range here.
-  _read(p, value, where) {
-    const path = `${where}.${p.name}`;
-    switch (p.kind) {
-      case 'enum':
-        return this.value(p.values, value, path);
-      case 'list':
-        return numberList(value, path, this.maxListLength);
-      case 'boolean':
-        if (typeof value !== 'boolean') fail(`${path} must be a boolean, got ${describe(value)}`);
-        return value;
-      default:
-        if (typeof value !== 'number') fail(`${path} must be a number, got ${describe(value)}`);
-        if (p.kind === 'integer' && !Number.isInteger(value))
-          fail(`${path} must be an integer, got ${value}`);
-        if (p.field === null && !inRange(p, value))
-          fail(`${path} must be ${p.range}, got ${value}`);
-        // The core's integer fields hold 32 bits: larger values are named here, as given.
-        if (p.kind === 'integer' && p.field !== null && Math.abs(value) > INT32_MAX) {
-          fail(
-            !inRange(p, value)
-              ? `${path} must be ${p.range}, got ${value}`
-              : `${path} is too large: ${value}`,
-          );
-        }
-        return value;
-    }
   }
 }
 
