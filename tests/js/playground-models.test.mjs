@@ -25,6 +25,10 @@ import {
 } from '../../web/src/shared/playground-state.js';
 import { SideEngine } from '../../web/src/worker/attention-engine.js';
 import { trainingSentence } from '../../web/src/shared/wording.js';
+import { MODEL_PRESETS, presetState, matchesPreset } from '../../web/src/shared/presets.js';
+import { SAMPLES } from '../../web/src/shared/samples.js';
+import { diffImage } from '../../web/src/shared/diff-image.js';
+import { expectedScheme } from './support/page-schemes.mjs';
 import { readAttributes, galleryId, ATTRIBUTES } from '../../web/src/element/attributes.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -302,6 +306,102 @@ describe('masks and temperature under a position stride', () => {
           formula(extras.temperature, i),
           formula(t, i * stride),
           `stride ${stride}, ${i}`,
+        );
+    }
+  });
+});
+
+describe('the presets on real models', () => {
+  // Each side's attention call written out by hand from the setup (not the page's layerCall): the
+  // layer's scheme; its mask and temperature in rows at the preset's stride (checked against
+  // transformers' rules on positions above); the sink logit for every head.
+  function expectedCall(state, sideName, setups) {
+    const side = state[sideName];
+    if (!side.model) return { scheme: expectedScheme(side, state) };
+    const layer = setups[side.model].layers[side.layer];
+    const call = { scheme: layer.scheme };
+    const s = state.stride;
+    if (layer.attention.type === 'sliding')
+      call.mask = { type: 'sliding', window: Math.ceil(layer.attention.window / s) };
+    if (layer.attention.type === 'chunked')
+      call.mask = { type: 'chunked', chunkSize: layer.attention.chunkSize / s };
+    if (layer.sinks && side.sinks) call.sinks = [side.sink];
+    if (layer.temperature)
+      call.temperature = {
+        ...layer.temperature,
+        floorScale: layer.temperature.floorScale / s,
+        offset: Math.floor(layer.temperature.offset / s),
+      };
+    return call;
+  }
+
+  it('keep the code, match until a control moves, and show a visible difference on every sample', async () => {
+    const setups = {};
+    for (const preset of MODEL_PRESETS) {
+      const state = presetState(preset.id, normalizeState({ language: 'go', code: 'package x\n' }));
+      assert.equal(state.code, 'package x\n');
+      assert.equal(matchesPreset(state), true, preset.id);
+      assert.equal(matchesPreset({ ...state, stride: state.stride + 1 }), false);
+      assert.equal(matchesPreset({ ...state, b: { ...state.b, layer: state.b.layer + 1 } }), false);
+      for (const side of ['a', 'b']) {
+        const id = state[side].model;
+        if (id) {
+          assert.ok(GALLERY.includes(id), id);
+          setups[id] ??= hr.fromConfig(configText(id));
+        }
+      }
+      for (const [language, code] of Object.entries(SAMPLES)) {
+        const s = presetState(preset.id, normalizeState({ language }));
+        const analysis = hr.analyze(code, { language });
+        const n = Math.min(analysis.tokens.count, 4096);
+        const { q, k } = hr.qk({
+          source: s.source,
+          n,
+          headDim: s.headDim,
+          tokenIds: analysis.tokens.ids.subarray(0, n),
+          seed: s.seed,
+        });
+        const token = Int32Array.from({ length: n }, (_, i) => i * s.stride);
+        const probs = {};
+        for (const side of ['a', 'b'])
+          probs[side] = hr.attention({
+            q,
+            k,
+            n,
+            headDim: s.headDim,
+            positions: { token },
+            causal: true,
+            ...expectedCall(s, side, setups),
+          });
+        if (language === 'python')
+          // The page's worker computes the same matrices (its own mapping, layerCall).
+          for (const side of ['a', 'b']) {
+            const engine = new SideEngine(hr, { loadConfig });
+            await engine.run({ code, state: s, side, views: false });
+            const got = engine.exportProbs().probs;
+            let worst = 0;
+            for (let c = 0; c < got.length; c++)
+              worst = Math.max(worst, Math.abs(got[c] - probs[side][c]));
+            assert.ok(worst < 1e-6, `${preset.id} ${side}: ${worst}`);
+          }
+        const region = { r0: 0, r1: n, c0: 0, c1: n };
+        const { visibleShare } = diffImage(probs.a, probs.b, n, n, region);
+        assert.ok(
+          visibleShare >= 0.1,
+          `${preset.id} on ${language}: ${(100 * visibleShare).toFixed(1)}%`,
+        );
+      }
+    }
+  });
+
+  it('say how far apart the tokens are wherever a stride spreads them', () => {
+    for (const preset of MODEL_PRESETS) {
+      const stride = presetState(preset.id).stride;
+      if (stride > 1)
+        assert.match(
+          preset.caption,
+          new RegExp(`${stride} positions apart|tokens ${stride} apart`),
+          preset.id,
         );
     }
   });
