@@ -76,7 +76,7 @@ export const MODEL_PRESETS = [
     id: 'gemma-3',
     title: 'Gemma 3: local vs global at 8k',
     caption:
-      "Gemma 3 27B with the code's tokens spread 20 positions apart, about 8k positions in all: A is a local layer (base 10,000), which sees only the last 1,024 positions, about 51 tokens here; B is a global layer (base 1,000,000, ×8 linear), which sees them all, so everything B (blue) attends beyond A's window is attention A cannot give.",
+      "Gemma 3 27B with the code's tokens spread 20 positions apart, about 8k positions in all: A is a local layer (base 10,000), which sees only the last 1,024 positions, 52 tokens here (the W line), and at 20 positions a token its fast pairs turn so far that it attends almost only to the query itself; B is a global layer (base 1,000,000, ×8 linear), which sees every key, so B (blue) attends more nearly everywhere, and beyond the W line only B attends at all.",
     state: {
       train: 131072,
       headDim: 128,
@@ -89,7 +89,7 @@ export const MODEL_PRESETS = [
     id: 'gpt-oss-sinks',
     title: 'GPT-oss with and without sinks',
     caption:
-      'The same full-attention layer of GPT-oss 20B (YaRN ×32, seeded q/k) without (A) and with (B) a sink: one more softmax column per head, dropped after the softmax, so a row can give part of its attention to nothing. GPT-oss learns its sink logits and the config does not hold them, so B uses 6 for every head: each row keeps e^l / (e^6 + Σ e^l) of each key, and rows whose keys all score low give most of their attention to the sink (orange rows).',
+      "The same full-attention layer of GPT-oss 20B (YaRN ×32, seeded q/k) without (A) and with (B) a sink: one more softmax column per head, dropped after the softmax, so a row can give part of its attention to nothing. GPT-oss learns its sink logits and the config does not hold them, so B uses 6 for every head. A row scales all its keys by one factor, so A's and B's maps (each relative to its row's maximum) look alike, and the A vs B map shows what each row gives the sink (orange): most in the first rows, which have few keys to share with, and in rows whose keys all score low.",
     state: {
       train: 4096,
       headDim: 64,
@@ -102,7 +102,7 @@ export const MODEL_PRESETS = [
     id: 'llama-4',
     title: 'Llama 4: chunked vs NoPE layers',
     caption:
-      "Llama 4 Scout with the code's tokens spread 64 positions apart (about 25k positions, three of its 8,192-position chunks): A is a RoPE layer with chunked attention, which sees only the keys in its query's chunk (the blocks); B is a NoPE layer, which sees every earlier key with no rotation at all, only a query temperature that grows with position.",
+      "Llama 4 Scout with the code's tokens spread 64 positions apart (about 25k positions, three of its 8,192-position chunks): A is a RoPE layer with chunked attention, which sees only the keys in its query's chunk (the blocks); B is a NoPE layer, which sees every earlier key with no rotation at all: with content-free q/k every key it sees gets the same share (its query temperature, which grows with position, scales logits that are all equal, and changes nothing here).",
     state: {
       train: 8192,
       headDim: 128,

@@ -181,6 +181,7 @@ export class SideEngine {
       headDim,
       // The slope ALiBi uses here: the page computes one head (the API's default, heads: 1).
       alibiSlope: state[side].type === 'alibi' ? hr.alibiSlopes(1)[0] : null,
+      mask: extras[side].mask ?? null, // a real model's layer mask, in rows (model-sides.js)
       image,
       views,
       notes,

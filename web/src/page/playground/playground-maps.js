@@ -7,6 +7,7 @@ import { exportHandler } from '../export.js';
 import { diffImage, VISIBLE_RATIO } from '../../shared/diff-image.js';
 import { LUTS, cssGradient, DECADES, RATIO_LIMIT, divergingLut } from 'hirope/colormap';
 import { WINDOWED } from '../../shared/schemes.js';
+import { modelSource } from '../../shared/model-gallery.js';
 import { mapHint, powerOfTen, formatProbability, unitPhrase } from '../../shared/wording.js';
 
 /** The maps in #maps, fed from pg.result; hover and export go to their own modules. */
@@ -101,11 +102,24 @@ export function createMaps(pg) {
     const snap = pg.result.snapshot;
     if (!snap) return [];
     const list = [];
+    // The guides are drawn in tokens: under a position stride a length of W positions is
+    // ⌈W / stride⌉ tokens. A real model's sliding layer draws its window (the worker's mask, in rows).
+    const stride = snap.stride ?? 1;
+    const add = (distance, label) => {
+      if (!list.some((g) => g.distance === distance)) list.push({ distance, label });
+    };
     for (const side of which === 'diff' ? ['a', 'b'] : [which]) {
-      if (WINDOWED.has(snap[side].type) && !list.some((g) => g.distance === snap[side].window))
-        list.push({ distance: snap[side].window, label: `W ${snap[side].window}` });
+      const mask = pg.result.masks?.[side];
+      if (mask?.type === 'sliding')
+        add(mask.window, `W ${mask.window}${stride > 1 ? ' tokens' : ''}`);
+      if (
+        WINDOWED.has(snap[side].type) &&
+        (!modelSource(snap[side]) || snap[side].type === 'hirope')
+      )
+        add(Math.ceil(snap[side].window / stride), `W ${snap[side].window}`);
     }
-    if (snap.train < pg.result.n) list.push({ distance: snap.train, label: `L ${snap.train}` });
+    const train = Math.ceil(snap.train / stride);
+    if (train < pg.result.n) list.push({ distance: train, label: `L ${snap.train}` });
     return list;
   }
 

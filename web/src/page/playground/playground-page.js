@@ -278,6 +278,7 @@ function combine(a, b, snapshot, length) {
     n: a.n,
     headDim: a.headDim,
     alibiSlope: { a: a.alibiSlope, b: b.alibiSlope },
+    masks: { a: a.mask, b: b.mask },
     notes: a.notes,
     backend: a.backend,
     timings,
