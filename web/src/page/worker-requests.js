@@ -180,6 +180,11 @@ export class PlaygroundClient {
     this._client.restart(new WorkerError('Superseded', 'a newer request replaced this one'));
   }
 
+  /** Stops this worker's run at its map's next chunk (a notice: it skips the request queue). */
+  cancel() {
+    this._client.worker.postMessage({ type: 'cancel' });
+  }
+
   terminate() {
     this._client.terminate();
   }
@@ -313,6 +318,12 @@ export class PairClient {
       this._running = null;
       this._pump();
     }
+  }
+
+  /** Cancels the run under way in both workers (PlaygroundClient.cancel). */
+  cancel() {
+    this.a.cancel();
+    this.b.cancel();
   }
 
   terminate() {

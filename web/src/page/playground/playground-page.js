@@ -11,6 +11,7 @@ import { createHoverCard } from './hover-card.js';
 import { createOutline } from './outline.js';
 import { createSummary } from './summary.js';
 import { createViews } from './playground-views.js';
+import { createRunProgress, cancelledText } from './run-progress.js';
 import { createLinks, linkNotice } from './playground-url.js';
 import { plainStatus, errorText, retitleUncomputed } from './playground-status.js';
 import {
@@ -24,6 +25,9 @@ import { SAMPLES } from '../../shared/samples.js';
 
 installUnitColours();
 const progress = progressAfter(150);
+const runProgress = createRunProgress(document.querySelector('.status-line'), () =>
+  pg.client.cancel(),
+);
 
 const link = await readStateLink(location.hash);
 /** The page's state, shared with its views: what the URL holds, and what is on screen. */
@@ -160,6 +164,7 @@ async function run() {
   const snapshot = normalizeState(pg.state);
   const viewsWanted = views.visible;
   progress.start();
+  const reportProgress = runProgress.begin();
   let value;
   try {
     const pair = await pg.client.latest(
@@ -172,9 +177,11 @@ async function run() {
         views: true,
         distancesWanted: viewsWanted,
       },
-      (stage) => {
+      (report) => {
+        const stage = typeof report === 'string' ? report : report.stage;
         $('progress').title = stage;
         $('status').dataset.stage = stage;
+        reportProgress(report); // a long map's share done, with Cancel (run-progress.js)
       },
     );
     if (pair) {
@@ -188,12 +195,19 @@ async function run() {
     if (value) value.code = code;
   } catch (e) {
     progress.stop();
+    runProgress.stop();
+    if (e.name === 'Cancelled') {
+      statusLine.show(cancelledText(pg));
+      document.dispatchEvent(new Event('hirope:cancelled'));
+      return;
+    }
     showError(e);
     if (e.name !== 'Superseded') retitleUncomputed(pg, snapshot);
     return;
   }
   if (value === null) return; // superseded by a newer state
   progress.stop();
+  runProgress.stop();
   const tPaint = performance.now();
   const compareNeeded = value.n > 0 && value.matrices !== compared;
   paint(value, snapshot);
