@@ -11,6 +11,8 @@ import {
   readOptions,
   readArray,
   callerArray,
+  orList,
+  ArrayCopy,
 } from './marshal.js';
 import {
   SHAPE_KEYS,
@@ -41,6 +43,9 @@ const ATTENTION_KEYS = [
   'pool',
   'matrix',
   'rows',
+  'mask',
+  'sinks',
+  'temperature',
 ];
 const POOL_OPTION_KEYS = [
   'matrix',
@@ -54,6 +59,74 @@ const POOL_OPTION_KEYS = [
   'rowMax',
 ];
 const QK_KEYS = ['source', 'n', 'headDim', 'heads', 'tokenIds', 'seed'];
+// A layer's mask (hr.fromConfig's layer.attention) and query temperature (layer.temperature).
+const MASK_TYPES = ['full', 'sliding', 'chunked'];
+const MASK_SIZES = { sliding: 'window', chunked: 'chunkSize' };
+const TEMPERATURE_KEYS = ['floorScale', 'scale', 'offset'];
+
+/** The mask option as { type, window, chunkSize } (0 where unused); the core checks the values. */
+function readMask(value) {
+  if (value === undefined) return { type: 'full', window: 0, chunkSize: 0 };
+  const m = readOptions(value, ['type', 'window', 'chunkSize'], { name: 'mask', required: true });
+  const type = m.type === undefined ? 'full' : m.type;
+  if (!MASK_TYPES.includes(type))
+    fail(`mask.type must be ${orList(MASK_TYPES)}, got ${describe(type)}`);
+  const sizes = { window: 0, chunkSize: 0 };
+  for (const key of Object.keys(sizes)) {
+    const x = m[key];
+    if (MASK_SIZES[type] !== key) {
+      if (x !== undefined)
+        fail(`mask.${key} is for ${key === 'window' ? 'sliding' : 'chunked'} masks, not '${type}'`);
+      continue;
+    }
+    if (x === undefined) fail(`mask '${type}' needs mask.${key} (an integer >= 1)`);
+    if (!Number.isSafeInteger(x)) fail(`mask.${key} must be an integer, got ${describe(x)}`);
+    sizes[key] = x;
+  }
+  return { type, ...sizes };
+}
+
+/** The sinks option: one finite logit per head, as a Float32Array. */
+function readSinks(value, heads) {
+  if (typeof value === 'boolean')
+    fail(
+      `sinks must be a Float32Array or an array of numbers (one logit per head), got ${value} ` +
+        "(a setup's layer.sinks says only that the layer has them: the logits are weights)",
+    );
+  const read = readArray(value, heads);
+  let out;
+  if (read instanceof ArrayCopy) {
+    if (read.length !== heads) fail(`sinks has length ${read.length}, expected heads = ${heads}`);
+    out = new Float32Array(heads);
+    for (let h = 0; h < heads; h++) {
+      if (typeof read.items[h] !== 'number')
+        fail(`sinks[${h}] must be a number, got ${describe(read.items[h])}`);
+      out[h] = read.items[h];
+    }
+  } else {
+    out = checkFloat32(value, 'sinks', heads, 'heads');
+  }
+  for (let h = 0; h < heads; h++)
+    if (!Number.isFinite(out[h]))
+      fail(
+        `sinks[${h}] must be a finite number, got ${Number.isNaN(out[h]) ? 'NaN' : 'an infinity'}`,
+      );
+  return out;
+}
+
+/** The temperature option as { floorScale, scale, offset }; the core checks the values. */
+function readTemperature(value) {
+  const t = readOptions(value, TEMPERATURE_KEYS, { name: 'temperature', required: true });
+  const out = {};
+  for (const key of TEMPERATURE_KEYS) {
+    if (typeof t[key] !== 'number')
+      fail(`temperature.${key} must be a number, got ${describe(t[key])}`);
+    out[key] = t[key];
+  }
+  if (!Number.isSafeInteger(out.offset))
+    fail(`temperature.offset must be an integer, got ${describe(out.offset)}`);
+  return out;
+}
 
 /**
  * One attention() call's arguments, read once and checked before anything is copied into the
@@ -92,6 +165,25 @@ export class AttentionCall {
       fail(`causal must be a boolean, got ${describe(this.causal)}`);
     const causalRule = runtime.mod.causalRule(scheme.type, this.causal); // the core's rule
     if (causalRule) fail(causalRule);
+    /** The layer's mask { type, window, chunkSize } (0 where unused). */
+    this.mask = readMask(args.mask);
+    /** One sink logit per head (a Float32Array), or null. */
+    this.sinks = args.sinks === undefined ? null : readSinks(args.sinks, heads);
+    /** The query temperature { floorScale, scale, offset }, or null. */
+    this.temperature = args.temperature === undefined ? null : readTemperature(args.temperature);
+    const t = this.temperature;
+    const layerRule = runtime.mod.layerRule(
+      this.mask.type,
+      this.mask.window,
+      this.mask.chunkSize,
+      this.causal,
+      t !== null,
+      t ? t.floorScale : 0,
+      t ? t.scale : 0,
+      t ? t.offset : 0,
+      n,
+    ); // the core's checks of the values
+    if (layerRule) fail(layerRule);
     /** The logits' scale; 0: the core's 1 / sqrt(headDim). */
     this.scale = args.scale === undefined ? 0 : args.scale;
     if (
@@ -134,6 +226,12 @@ export class AttentionCall {
     const count = this.rowEnd - this.rowBegin;
     /** The result's length, and the caller's array for it (an output view) or null. */
     this.outLength = output === 'values' ? count * width : heads * count * n;
+    // Held to the limit: the matrix returned (the rows asked for), never the pooled-only strips.
+    if (this.matrix && output !== 'values' && this.outLength > limits.maxOutputElements) {
+      fail(
+        `heads * ${count < n ? 'rows' : 'n'} * n = ${this.outLength} exceeds the output limit of ${limits.maxOutputElements} elements`,
+      );
+    }
     this.out =
       args.out === undefined
         ? null
@@ -233,12 +331,6 @@ export class Attention {
       return this.runWasm(call);
     }
   }
-    // Held to the limit: the matrix returned (the rows asked for), never the pooled-only strips.
-    if (this.matrix && output !== 'values' && this.outLength > limits.maxOutputElements) {
-      fail(
-        `heads * ${count < n ? 'rows' : 'n'} * n = ${this.outLength} exceeds the output limit of ${limits.maxOutputElements} elements`,
-      );
-    }
 
   /** A checked call computed by the core, strip by strip (see attention in api.js). */
   runWasm(call) {
@@ -285,6 +377,14 @@ export class Attention {
             coreOutput,
             call.scale,
             call.kernel,
+            call.mask.type,
+            call.mask.window,
+            call.mask.chunkSize,
+            call.sinks ? heap.float32(call.sinks) : 0,
+            call.temperature !== null,
+            call.temperature?.floorScale ?? 0,
+            call.temperature?.scale ?? 0,
+            call.temperature?.offset ?? 0,
           ),
         );
         const rowWidth = output === 'values' ? width : n;

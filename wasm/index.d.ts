@@ -4,11 +4,8 @@
 export interface LayerSetup {
   /** The layer type as transformers names it ('sliding_attention', 'full_attention', ...). */
   type: string;
-  /** Which keys a query sees: causal, within a window (q - k < window) or a chunk (same q / chunkSize). */
-  attention:
-    | { type: 'full' }
-    | { type: 'sliding'; window: number }
-    | { type: 'chunked'; chunkSize: number };
+  /** Which keys a query sees (hr.attention's mask option). */
+  attention: AttentionMask;
   /** false: NoPE (scheme.type is 'nope'). */
   rope: boolean;
   /** This layer's scheme, as every call takes it: hr.inverseFrequencies(scheme, headDim). */
@@ -17,8 +14,23 @@ export interface LayerSetup {
   headDim: number;
   /** A learned sink logit per head (GPT-oss): one more softmax column, dropped after it. */
   sinks: boolean;
-  /** Query temperature: q at position p times 1 + scale * ln(floor((p + offset) / floorScale) + 1). */
-  temperature?: { floorScale: number; scale: number; offset: number };
+  /** Query temperature (hr.attention's temperature option). */
+  temperature?: QueryTemperature;
+}
+
+/**
+ * Which keys a query sees (transformers' masks, all causal): key k by query q when k <= q, and
+ * q - k < window (sliding) or floor(q / chunkSize) == floor(k / chunkSize) (chunked).
+ */
+export type AttentionMask =
+  | { type: 'full' }
+  | { type: 'sliding'; window: number }
+  | { type: 'chunked'; chunkSize: number };
+/** The query at position p times 1 + scale * ln(floor((p + offset) / floorScale) + 1) (Llama 4). */
+export interface QueryTemperature {
+  floorScale: number;
+  scale: number;
+  offset: number;
 }
 
 /** What a config.json says about positions (hr.fromConfig, hirope.from_config in Python). */
@@ -47,95 +59,9 @@ export declare class HiRoPEError extends Error {
   readonly name: 'HiRoPEError';
 }
 
-export type SchemeType =
-  | 'nope'
-  | 'sinusoidal'
-  | 'rope'
-  | 'xpos'
-  | 'alibi'
-  | 'rerope'
-  | 'leaky-rerope'
-  | 'self-extend'
-  | 'hirope';
-
-export type ScalingType =
-  | 'none'
-  | 'linear'
-  | 'ntk'
-  | 'dynamic-ntk'
-  | 'dynamic'
-  | 'yarn'
-  | 'longrope'
-  | 'llama3'
-  | 'proportional';
-
-/** RoPE frequency scaling (docs/schemes.md §3.1 – §3.7). */
-export interface Scaling {
-  type: ScalingType;
-  /** s: the scale factor (all scalings). */
-  factor?: number;
-  /** The original context length (dynamic-ntk, yarn, longrope, llama3). */
-  originalLength?: number;
-  /** yarn: defaults 32 and 1. */
-  betaFast?: number;
-  betaSlow?: number;
-  /** yarn: floor/ceil the correction range (default true). */
-  truncate?: boolean;
-  /** yarn, DeepSeek variant. */
-  mscale?: number;
-  mscaleAllDim?: number;
-  /** Overrides the scaling's own attention factor (yarn, longrope). */
-  attentionFactor?: number;
-  /** llama3: defaults 1 and 4. */
-  lowFreqFactor?: number;
-  highFreqFactor?: number;
-  /** longrope: rotaryDim / 2 entries each. */
-  shortFactor?: ArrayLike<number>;
-  longFactor?: ArrayLike<number>;
-  /** proportional: the share of frequency pairs that rotate, in [0, 1] (default 1). */
-  partialRotaryFactor?: number;
-}
-
-interface RotaryOptions {
-  /** RoPE base (default 10000). */
-  base?: number;
-  /** Pair layout: 'half' (HF/NeoX rotate_half, default) or 'interleaved' (Meta/GPT-J). */
-  layout?: 'half' | 'interleaved';
-  /** Fraction of headDim that is rotated (default 1). */
-  rotaryFraction?: number;
-  scaling?: Scaling;
-}
-
-interface WindowOptions extends RotaryOptions {
-  /** Near (plain RoPE) when the token distance is below window (default 512). */
-  window?: number;
-  /** ReRoPE's query scale max(1, ln(t + 1) / ln(trainingLength)); default on for rerope. */
-  logN?: boolean;
-  trainingLength?: number;
-}
-
-export type Scheme =
-  | SchemeType
-  | { type: 'nope' | 'alibi' }
-  | { type: 'sinusoidal'; base?: number; variant?: 'vaswani' | 'fairseq' }
-  | ({ type: 'rope' } & RotaryOptions)
-  | ({ type: 'xpos'; gamma?: number; scaleBase?: number } & RotaryOptions)
-  | ({ type: 'rerope' } & WindowOptions)
-  | ({ type: 'leaky-rerope'; leakyFactor?: number } & WindowOptions)
-  | ({ type: 'self-extend'; group?: number } & WindowOptions)
-  | ({
-      type: 'hirope';
-      /** Fraction of frequency pairs that carry the token index (default 0.5). */
-      ratio?: number;
-      /** 2: (unit, token) as in the paper; 3: (unit, statement, token). */
-      levels?: 2 | 3;
-      /** levels 3: fraction of pairs on the statement index (default (1 - ratio) / 2). */
-      statementRatio?: number;
-      /** Eq. (3) as printed: the token index on the high frequency indices (default false). */
-      tokenOnHigh?: boolean;
-      /** Derive unit = floor(token / segmentSize) when positions carry no unit. */
-      segmentSize?: number;
-    } & WindowOptions);
+// The scheme types are generated from the core's catalogue (tools/write-scheme-types.mjs).
+import type { ScalingName, ScalingType, Scheme, SchemeType } from './scheme-types.js';
+export type { Scaling, ScalingName, ScalingType, Scheme, SchemeType } from './scheme-types.js';
 
 /** Token positions, or hierarchical positions for hirope. */
 export type Positions =
@@ -176,6 +102,12 @@ export interface AttentionOptions {
   matrix?: boolean;
   /** Query rows [r0, r1) only: heads x (r1-r0) x n (r1-r0 rows of outputs); pool pools those rows. */
   rows?: [number, number];
+  /** A layer's mask (default full; sliding and chunked need causal): a setup's layer.attention. */
+  mask?: AttentionMask;
+  /** One sink logit per head: a softmax column dropped after the softmax (rows sum to < 1). */
+  sinks?: Float32Array | number[];
+  /** Query row i times the temperature's factor at i: a setup's layer.temperature. */
+  temperature?: QueryTemperature;
 }
 /** attention()'s result by its matrix option: null for false, a Float32Array for true or none. */
 export type AttentionResult<M extends boolean | undefined> = M extends false ? null : Float32Array;
@@ -262,7 +194,7 @@ export interface CatalogueScheme extends CatalogueValue<SchemeType> {
   parameters: string[];
 }
 
-export interface CatalogueScaling extends CatalogueValue<Exclude<ScalingType, 'dynamic'>> {
+export interface CatalogueScaling extends CatalogueValue<ScalingName> {
   /** Other accepted names ('dynamic' for 'dynamic-ntk'). */
   aliases: string[];
   parameters: string[];

@@ -10,6 +10,44 @@ const STORAGE = 0x80 | 0x8 | 0x4; // STORAGE | COPY_DST | COPY_SRC
 const UNIFORM = 0x40 | 0x8; // UNIFORM | COPY_DST
 const READBACK = 0x1 | 0x8; // MAP_READ | COPY_DST
 
+// The layer masks' codes in the kernels' parameters (logits.wgsl, softmax.wgsl).
+const MASK_CODES = { full: 0, sliding: 1, chunked: 2 };
+// A mask's window or chunk size as the kernels' u32: sizes past n act as n (sliding: every key;
+// chunked: one chunk), so they are clamped.
+const maskSize = (a) =>
+  Math.min(a.mask.type === 'sliding' ? a.mask.window : a.mask.chunkSize, 2 ** 31 - 1);
+
+/**
+ * logits.wgsl's parameters for head h of a checked call `a` (AttentionCall): 12 words, as its
+ * Params struct lays them out.
+ */
+export function logitsParams(a, h, scale, slope) {
+  const params = new ArrayBuffer(48);
+  const u = new Uint32Array(params),
+    f = new Float32Array(params),
+    s = new Int32Array(params);
+  u.set([a.n, a.headDim, a.width, h, a.causal ? 1 : 0, a.scheme.windowed ? 1 : 0]);
+  s[6] = Math.min(a.scheme.window, 2 ** 31 - 1);
+  f[7] = scale;
+  f[8] = slope;
+  f[9] = -Infinity;
+  u[10] = MASK_CODES[a.mask.type];
+  u[11] = a.mask.type === 'full' ? 0 : maskSize(a);
+  return u;
+}
+
+/** softmax.wgsl's parameters for head h from row row0: 8 words, as its Params struct. */
+export function softmaxParams(a, h, row0) {
+  const params = new ArrayBuffer(32);
+  const u = new Uint32Array(params),
+    f = new Float32Array(params);
+  u.set([a.n, a.causal ? 1 : 0, row0, MASK_CODES[a.mask.type]]);
+  u[4] = a.mask.type === 'full' ? 0 : maskSize(a);
+  u[5] = a.sinks ? 1 : 0;
+  f[6] = a.sinks ? a.sinks[h] : 0;
+  return u;
+}
+
 /** A GPU attention executor on `gpu` (navigator.gpu, or Dawn's in Node), or null without an adapter. */
 export async function createGPUAttention(gpu) {
   if (!gpu || typeof gpu.requestAdapter !== 'function') return null;
@@ -222,6 +260,14 @@ class GPUAttention {
       ? this.transform(encoder, uniforms, runtime, a, a.k, roles.key, branches.far, 'kf')
       : kn;
     const tokens = this.upload('tokens', a.pos.token);
+    // The query temperature's factor per row (the core's query_scale), 1 without one.
+    const t = a.temperature;
+    const qscale = this.upload(
+      'qscale',
+      t
+        ? runtime.mod.queryScales(t.floorScale, t.scale, t.offset, a.n)
+        : new Float32Array(a.n).fill(1),
+    );
     const v = a.v ? this.upload('v', a.v) : null;
     device.queue.submit([encoder.finish()]);
 
@@ -234,19 +280,11 @@ class GPUAttention {
     const out = values ? this.buffer('out', a.n * a.width * 4) : null;
     for (let h = 0; h < a.heads; h++) {
       const enc = device.createCommandEncoder();
-      const params = new ArrayBuffer(48);
-      const u = new Uint32Array(params),
-        f = new Float32Array(params),
-        s = new Int32Array(params);
-      u.set([a.n, a.headDim, a.width, h, a.causal ? 1 : 0, windowed ? 1 : 0]);
-      s[6] = Math.min(a.scheme.window, 2 ** 31 - 1);
-      f[7] = scale;
-      f[8] = slopes ? slopes[h] : 0;
-      f[9] = -Infinity;
+      const u = logitsParams(a, h, scale, slopes ? slopes[h] : 0);
       this.dispatch(
         enc,
         this.pipelines.logits,
-        [this.uniform(uniforms, u), qn, kn, qf, kf, tokens, logits],
+        [this.uniform(uniforms, u), qn, kn, qf, kf, tokens, qscale, logits],
         tiles,
         tiles,
       );
@@ -255,7 +293,7 @@ class GPUAttention {
           this.dispatch(
             enc,
             this.pipelines.softmax,
-            [this.uniform(uniforms, new Uint32Array([a.n, a.causal ? 1 : 0, row0, 0])), logits],
+            [this.uniform(uniforms, softmaxParams(a, h, row0)), logits],
             Math.min(65535, a.n - row0),
           );
         }

@@ -1,5 +1,5 @@
 // Typos are refused (issue 43): every options object of every public function, and every nested
-// object (scheme, scheme.scaling, positions, pool, pool.region), rejects an unknown key with a
+// object (scheme, scheme.scaling, positions, pool, pool.region, mask, temperature), rejects an unknown key with a
 // HiRoPEError naming it and the closest known key ("did you mean 'causal'?"). The table is checked
 // against the public API itself: a public function with no entry fails the first test.
 import { before, describe, it } from 'node:test';
@@ -200,6 +200,23 @@ const NESTED = [
         hr.pool({ matrix: matrix(), n, rows: 2, cols: 2, region: { r0: 0, r1: 6, c0: 0, c_1: 6 } }),
       'c_1',
       'c1',
+    ),
+  ],
+  [
+    'attention mask',
+    typo(
+      ({ hr }) => hr.attention({ q, k, n, headDim, mask: { type: 'sliding', widow: 4 } }),
+      'widow',
+      'window',
+    ),
+  ],
+  [
+    'attention temperature',
+    typo(
+      ({ hr }) =>
+        hr.attention({ q, k, n, headDim, temperature: { floorScale: 4, scale: 0.1, ofset: 1 } }),
+      'ofset',
+      'offset',
     ),
   ],
   ['tokenizer source', typo(({ hr }) => hr.loadTokenizer({ jsn: '{}' }), 'jsn', 'json')],

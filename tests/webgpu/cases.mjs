@@ -41,6 +41,26 @@ export const SHAPES = [
   { n: 70, headDim: 16, heads: 2 },
 ];
 
+// A real model layer's options on a few schemes (every shape): masks with windows and chunks that
+// cut tiles, sinks above and below the logits, the query temperature.
+export const LAYER_SCHEMES = ['rope', 'alibi', { type: 'hirope', window: 6 }];
+export const LAYER_OPTIONS = (heads) => [
+  { mask: { type: 'sliding', window: 5 } },
+  { mask: { type: 'sliding', window: 1 }, sinks: Array.from({ length: heads }, (_, h) => h - 0.5) },
+  { mask: { type: 'chunked', chunkSize: 7 } },
+  {
+    mask: { type: 'chunked', chunkSize: 16 },
+    temperature: { floorScale: 3, scale: 0.4, offset: 1 },
+  },
+  { sinks: Array.from({ length: heads }, (_, h) => 2 - h) },
+  { temperature: { floorScale: 5, scale: 0.2, offset: 0 } },
+  {
+    mask: { type: 'sliding', window: 20 },
+    sinks: Array.from({ length: heads }, () => 0.3),
+    temperature: { floorScale: 2, scale: 0.1, offset: 1 },
+  },
+];
+
 export async function crossCheck(hr) {
   let worst = 0,
     compared = 0;
@@ -74,6 +94,32 @@ export async function crossCheck(hr) {
           if (!(err <= 1e-4))
             failures.push(
               `${JSON.stringify(scheme)} n=${n} d=${headDim} h=${heads} ${output} causal=${causal}: ${err}`,
+            );
+        }
+      }
+    }
+  }
+  for (const shape of SHAPES) {
+    const { n, headDim, heads } = shape;
+    const { q, k, v } = hr.qk({ n, headDim, heads, seed: 9 });
+    const token = Int32Array.from({ length: n }, (_, i) => i);
+    const positions = { token, unit: token.map((t) => Math.floor(t / 5)) };
+    for (const scheme of LAYER_SCHEMES) {
+      for (const layer of LAYER_OPTIONS(heads)) {
+        for (const output of ['logits', 'probs', 'values']) {
+          const args = { q, k, v, n, headDim, heads, positions, scheme, output, ...layer };
+          const want = hr.attention(args);
+          const got = await hr.attentionAsync(args);
+          let err = 0;
+          for (let i = 0; i < want.length; i++) {
+            if (want[i] === got[i]) continue;
+            err = Math.max(err, Math.abs(want[i] - got[i]) / (1 + Math.abs(want[i])));
+          }
+          compared++;
+          worst = Math.max(worst, err);
+          if (!(err <= 1e-4))
+            failures.push(
+              `${JSON.stringify(scheme)} ${JSON.stringify(layer)} n=${n} d=${headDim} h=${heads} ${output}: ${err}`,
             );
         }
       }

@@ -34,12 +34,24 @@ val heapStats() {
     return o;
 }
 
+// A query temperature from the JS call's numbers (enabled false: none).
+QueryTemperature to_temperature(bool enabled, double floor_scale, double scale, double offset) {
+    QueryTemperature t;
+    t.enabled = enabled;
+    t.floor_scale = floor_scale;
+    t.scale = scale;
+    t.offset = static_cast<int64_t>(offset);
+    return t;
+}
+
 // A prepared attention held by the JS side between strip calls.
 class Plan {
   public:
     std::string prepare(val scheme, uintptr_t q, uintptr_t k, uintptr_t v, double n, int head_dim,
                         int heads, uintptr_t token, uintptr_t unit, uintptr_t statement,
-                        bool causal, int output, double scale, int kernel) {
+                        bool causal, int output, double scale, int kernel, std::string mask,
+                        double window, double chunk_size, uintptr_t sinks, bool temperature,
+                        double floor_scale, double temperature_scale, double offset) {
         AttentionRequest r;
         r.q = ptr<const float>(q);
         r.k = ptr<const float>(k);
@@ -52,6 +64,12 @@ class Plan {
         r.causal = causal;
         r.output = static_cast<Output>(output);
         r.scale = scale;
+        if (!attention_kind_from_name(mask, &r.mask_kind))
+            return "mask.type must be 'full', 'sliding' or 'chunked', got '" + mask + "'";
+        r.window = static_cast<int64_t>(window);
+        r.chunk_size = static_cast<int64_t>(chunk_size);
+        r.sinks = sinks ? ptr<const float>(sinks) : nullptr;
+        r.temperature = to_temperature(temperature, floor_scale, temperature_scale, offset);
         return plan_.prepare(r, static_cast<Kernel>(kernel)).message();
     }
     std::string rows(int head, double r0, double r1, uintptr_t out) const {
@@ -212,6 +230,34 @@ std::string causalRule(int type, bool causal) {
     return check_causal(static_cast<SchemeType>(type), causal).message();
 }
 
+// A layer's mask and temperature checked by the core, for every executor (the WebGPU path never
+// reaches AttentionPlan::prepare): "" or the message.
+std::string layerRule(std::string mask, double window, double chunk_size, bool causal,
+                      bool temperature, double floor_scale, double temperature_scale, double offset,
+                      double n) {
+    AttentionKind kind;
+    if (!attention_kind_from_name(mask, &kind))
+        return "mask.type must be 'full', 'sliding' or 'chunked', got '" + mask + "'";
+    Status st = check_attention_mask(kind, static_cast<int64_t>(window),
+                                     static_cast<int64_t>(chunk_size), causal);
+    if (st.ok())
+        st = check_query_temperature(
+            to_temperature(temperature, floor_scale, temperature_scale, offset),
+            static_cast<int64_t>(n));
+    return st.message();
+}
+
+// The query temperature's factors for positions [0, n), for the WebGPU path (the core's formula).
+val queryScales(double floor_scale, double temperature_scale, double offset, double n) {
+    const QueryTemperature t = to_temperature(true, floor_scale, temperature_scale, offset);
+    const int64_t count = static_cast<int64_t>(n);
+    val arr = val::global("Float32Array").new_(static_cast<double>(count));
+    std::vector<float> f(static_cast<size_t>(count));
+    for (int64_t i = 0; i < count; ++i) f[i] = static_cast<float>(query_scale(t, i));
+    arr.call<void>("set", val(emscripten::typed_memory_view(f.size(), f.data())));
+    return arr;
+}
+
 std::string kernelName() {
     return kernel_name();
 }
@@ -240,4 +286,6 @@ EMSCRIPTEN_BINDINGS(hirope_core) {
     emscripten::function("heapStats", &heapStats);
     emscripten::function("kernelName", &kernelName);
     emscripten::function("causalRule", &causalRule);
+    emscripten::function("layerRule", &layerRule);
+    emscripten::function("queryScales", &queryScales);
 }

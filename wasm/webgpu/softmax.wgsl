@@ -1,6 +1,10 @@
 // Row softmax in place, one workgroup per row: a max and a sum reduced through workgroup memory.
-// With the causal mask a row i covers keys 0..i; the masked rest becomes 0.
-struct Params { n: u32, causal: u32, row0: u32, pad: u32 }
+// A row i covers keys first..i with the causal mask (first: 0; a sliding window's start; i's chunk
+// start), the masked rest becomes 0. A sink is one more column in the max and the sum, dropped.
+struct Params {
+  n: u32, causal: u32, row0: u32, mask: u32,
+  mask_size: u32, has_sink: u32, sink: f32, pad: u32,
+}
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read_write> x: array<f32>;
@@ -13,9 +17,12 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
   let row = p.row0 + wg.x;
   if (row >= p.n) { return; }
   let len = select(p.n, row + 1u, p.causal == 1u);
+  var first = 0u;
+  if (p.mask == 1u && row + 1u > p.mask_size) { first = row + 1u - p.mask_size; }
+  if (p.mask == 2u) { first = row / p.mask_size * p.mask_size; }
   let base = row * p.n;
-  var m = -3.4e38;
-  for (var j = lid.x; j < len; j += W) { m = max(m, x[base + j]); }
+  var m = select(-3.4e38, p.sink, p.has_sink == 1u);
+  for (var j = first + lid.x; j < len; j += W) { m = max(m, x[base + j]); }
   part[lid.x] = m;
   workgroupBarrier();
   for (var s = W / 2u; s > 0u; s >>= 1u) {
@@ -25,7 +32,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
   let row_max = part[0];
   workgroupBarrier();
   var sum = 0.0;
-  for (var j = lid.x; j < len; j += W) {
+  for (var j = first + lid.x; j < len; j += W) {
     let e = exp(x[base + j] - row_max);
     x[base + j] = e;
     sum += e;
@@ -36,8 +43,9 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
     if (lid.x < s) { part[lid.x] += part[lid.x + s]; }
     workgroupBarrier();
   }
-  let inv = 1.0 / part[0];
+  let sink = select(0.0, exp(p.sink - row_max), p.has_sink == 1u);
+  let inv = 1.0 / (part[0] + sink);
   for (var j = lid.x; j < p.n; j += W) {
-    x[base + j] = select(0.0, x[base + j] * inv, j < len);
+    x[base + j] = select(0.0, x[base + j] * inv, j >= first && j < len);
   }
 }
