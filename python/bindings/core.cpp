@@ -70,7 +70,9 @@ py::array_t<float> attention(py::handle scheme_value, py::handle q_value, py::ha
                              py::handle statement, py::handle n_value, py::handle head_dim_value,
                              py::handle heads_value, py::handle causal_value,
                              const std::string& output, py::handle scale_value,
-                             const std::string& kernel_name) {
+                             const std::string& kernel_name, const std::string& mask_type,
+                             py::handle window_value, py::handle chunk_size_value,
+                             py::handle sinks_value, py::handle temperature_value) {
     const Shape sh = shape(n_value, head_dim_value, heads_value);
     const bool causal = boolean_arg(causal_value, "causal");
     const SchemeSpec spec = read_scheme(scheme_value);
@@ -100,6 +102,27 @@ py::array_t<float> attention(py::handle scheme_value, py::handle q_value, py::ha
         fail("heads * n * n = " + std::to_string(sh.heads * n * n) +
              " exceeds the output limit of " + std::to_string(Limits::max_output_elements) +
              " elements");
+    // A layer's mask, sinks and temperature (hirope.attention's mask, sinks, temperature): the
+    // wrapper passes the dicts' values, the core checks them (AttentionPlan::prepare).
+    AttentionKind mask_kind = AttentionKind::full;
+    if (!attention_kind_from_name(mask_type, &mask_kind))
+        fail("mask.type must be 'full', 'sliding' or 'chunked', got '" + mask_type + "'");
+    const int64_t most = int64_t{1} << 53;
+    const int64_t window =
+        window_value.is_none() ? 0 : integer_arg(window_value, "mask.window", -most, most);
+    const int64_t chunk_size = chunk_size_value.is_none()
+                                   ? 0
+                                   : integer_arg(chunk_size_value, "mask.chunkSize", -most, most);
+    py::array_t<float, py::array::c_style> sinks;
+    if (!sinks_value.is_none()) sinks = float32_array(sinks_value, "sinks", sh.heads, "heads");
+    QueryTemperature temperature;
+    if (!temperature_value.is_none()) {
+        const py::tuple t = py::reinterpret_borrow<py::tuple>(temperature_value);
+        temperature.enabled = true;
+        temperature.floor_scale = number_arg(t[0], "temperature.floorScale", "a number");
+        temperature.scale = number_arg(t[1], "temperature.scale", "a number");
+        temperature.offset = integer_arg(t[2], "temperature.offset", -most, most);
+    }
     PositionArrays pos = read_positions(token, unit, statement, n, spec.segment_size);
     AttentionRequest r;
     r.q = q.data();
@@ -113,6 +136,11 @@ py::array_t<float> attention(py::handle scheme_value, py::handle q_value, py::ha
     r.causal = causal;
     r.output = output == "logits" ? Output::logits : Output::probs;
     r.scale = scale;
+    r.mask_kind = mask_kind;
+    r.window = window;
+    r.chunk_size = chunk_size;
+    r.sinks = sinks_value.is_none() ? nullptr : sinks.data();
+    r.temperature = temperature;
     const bool values = output == "values";
     py::array_t<float> out = values ? py::array_t<float>({n, width})
                                     : py::array_t<float>({static_cast<int64_t>(sh.heads), n, n});
@@ -370,7 +398,9 @@ void register_core(py::module_& m) {
     m.def("attention", &attention, py::arg("scheme"), py::arg("q"), py::arg("k"), py::arg("v"),
           py::arg("token"), py::arg("unit"), py::arg("statement"), py::arg("n"),
           py::arg("head_dim"), py::arg("heads"), py::arg("causal"), py::arg("output"),
-          py::arg("scale"), py::arg("kernel"));
+          py::arg("scale"), py::arg("kernel"), py::arg("mask_type") = "full",
+          py::arg("window") = py::none(), py::arg("chunk_size") = py::none(),
+          py::arg("sinks") = py::none(), py::arg("temperature") = py::none());
     m.def("rotate", &rotate_rows, py::arg("scheme"), py::arg("x"), py::arg("token"),
           py::arg("unit"), py::arg("statement"), py::arg("n"), py::arg("head_dim"),
           py::arg("heads"), py::arg("role"), py::arg("branch"));

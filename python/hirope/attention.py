@@ -39,6 +39,88 @@ def _positions(positions) -> Tuple[Any, Any, Any]:
     )
 
 
+# A layer's mask and temperature, as hirope.from_config writes them (layer["attention"],
+# layer["temperature"]), or in Python's spelling.
+_MASK_SIZE_KEYS = {"window": "window", "chunkSize": "chunkSize", "chunk_size": "chunkSize"}
+_MASK_SIZE_OF = {"sliding": "window", "chunked": "chunkSize"}
+_TEMPERATURE_KEYS = {
+    "floorScale": "floorScale",
+    "floor_scale": "floorScale",
+    "scale": "scale",
+    "offset": "offset",
+}
+
+
+def _mask(mask) -> Tuple[str, Any, Any]:
+    """(type, window, chunk size) of a mask dict {'type', 'window'?, 'chunkSize'?}; the core
+    checks the values."""
+    if mask is None:
+        return "full", None, None
+    if not isinstance(mask, Mapping):
+        raise HiRoPEError(
+            f"mask must be a dict {{'type', 'window'?, 'chunkSize'?}}, got {mask!r}"
+        )
+    sizes: Dict[str, Any] = {}
+    for key, value in mask.items():
+        if key == "type":
+            continue
+        if key not in _MASK_SIZE_KEYS:
+            raise HiRoPEError(
+                f"mask has an unknown key {key!r} (known keys: type, window, chunkSize)"
+            )
+        sizes[_MASK_SIZE_KEYS[key]] = value
+    kind = mask.get("type", "full")
+    if kind not in ("full", "sliding", "chunked"):
+        raise HiRoPEError(f"mask.type must be 'full', 'sliding' or 'chunked', got {kind!r}")
+    for key in sizes:
+        if _MASK_SIZE_OF.get(kind) != key:
+            what = "sliding" if key == "window" else "chunked"
+            raise HiRoPEError(f"mask.{key} is for {what} masks, not {kind!r}")
+    needed = _MASK_SIZE_OF.get(kind)
+    if needed and sizes.get(needed) is None:
+        raise HiRoPEError(f"mask {kind!r} needs mask.{needed} (an integer >= 1)")
+    return kind, sizes.get("window"), sizes.get("chunkSize")
+
+
+def _sinks(sinks):
+    """One sink logit per head as a float array (the binding checks dtype and length)."""
+    if sinks is None:
+        return None
+    if isinstance(sinks, (bool, np.bool_)):
+        raise HiRoPEError(
+            f"sinks must be an array of numbers (one logit per head), got {sinks!r} (a setup's "
+            "layer['sinks'] says only that the layer has them: the logits are weights)"
+        )
+    if isinstance(sinks, (list, tuple)):
+        try:
+            return np.asarray(sinks, dtype=np.float32)
+        except (TypeError, ValueError) as e:
+            raise HiRoPEError(f"sinks must be an array of numbers, got {sinks!r}") from e
+    return sinks
+
+
+def _temperature(temperature) -> Optional[Tuple[Any, Any, Any]]:
+    """(floorScale, scale, offset) of a temperature dict; the core checks the values."""
+    if temperature is None:
+        return None
+    if not isinstance(temperature, Mapping):
+        raise HiRoPEError(
+            "temperature must be a dict {'floorScale', 'scale', 'offset'}, got "
+            f"{temperature!r}"
+        )
+    values: Dict[str, Any] = {}
+    for key, value in temperature.items():
+        if key not in _TEMPERATURE_KEYS:
+            raise HiRoPEError(
+                f"temperature has an unknown key {key!r} (known keys: floorScale, scale, offset)"
+            )
+        values[_TEMPERATURE_KEYS[key]] = value
+    for key in ("floorScale", "scale", "offset"):
+        if key not in values:
+            raise HiRoPEError(f"temperature.{key} is required")
+    return values["floorScale"], values["scale"], values["offset"]
+
+
 def _shape(x, name: str, heads: int, head_dim: Optional[int]) -> Tuple[int, int]:
     """n and head_dim of a (n, heads * head_dim) float32 array (float64 is converted by the
     binding); heads read as the binding reads every integer (numpy integers too)."""
@@ -71,6 +153,9 @@ def attention(
     head_dim: Optional[int] = None,
     scale: Optional[float] = None,
     kernel: str = "tiled",
+    mask: Optional[Mapping[str, Any]] = None,
+    sinks=None,
+    temperature: Optional[Mapping[str, Any]] = None,
 ) -> np.ndarray:
     """Attention logits, probabilities or outputs under a position scheme (hr.attention).
 
@@ -81,7 +166,11 @@ def attention(
     (default; 'values' when v is given), 'logits' or 'values'. Returns (heads, n, n) for probs
     (masked = 0) and logits (masked = -inf), (n, heads * head_dim) for values. scale: the logit
     scale (None: 1 / sqrt(head_dim)). kernel: 'tiled' or 'reference' (double precision).
-    The GIL is released while it runs."""
+    One layer of a real model (hirope.from_config's layer): mask {'type': 'full' | 'sliding' |
+    'chunked', 'window'?, 'chunkSize'?} (layer['attention']; causal), sinks (one logit per head:
+    an extra softmax column, dropped after it) and temperature {'floorScale', 'scale', 'offset'}
+    (layer['temperature']: query row i times 1 + scale * ln(floor((i + offset) / floorScale) +
+    1)). The GIL is released while it runs."""
     n, hd = _shape(q, "q", heads, head_dim)
     if output is None:
         output = "values" if v is not None else "probs"
@@ -90,8 +179,27 @@ def attention(
     if not isinstance(kernel, str):
         raise HiRoPEError(f"kernel must be one of 'tiled', 'reference', got {kernel!r}")
     token, unit, statement = _positions(positions)
+    mask_type, window, chunk_size = _mask(mask)
     return _hirope.attention(
-        scheme, q, k, v, token, unit, statement, n, hd, heads, causal, output, scale, kernel
+        scheme,
+        q,
+        k,
+        v,
+        token,
+        unit,
+        statement,
+        n,
+        hd,
+        heads,
+        causal,
+        output,
+        scale,
+        kernel,
+        mask_type,
+        window,
+        chunk_size,
+        _sinks(sinks),
+        _temperature(temperature),
     )
 
 
