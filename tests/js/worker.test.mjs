@@ -51,6 +51,17 @@ describe('hirope/worker in worker threads', () => {
         { q, k, n, headDim, heads, positions, scheme: { type: 'hirope', window: 3 } },
         { q, k, v, n, headDim, heads, scheme: 'rope' },
         { q, k, n, headDim, heads, scheme: 'alibi', output: 'logits' },
+        // A real model's layer: its mask, sinks and temperature pass through the worker.
+        {
+          q,
+          k,
+          n,
+          headDim,
+          heads,
+          mask: { type: 'sliding', window: 3 },
+          sinks: Float32Array.of(0.5, -1),
+          temperature: { floorScale: 2, scale: 0.3, offset: 1 },
+        },
       ]) {
         const got = await w.attention(args);
         const want = hr().attention(args);
@@ -62,6 +73,12 @@ describe('hirope/worker in worker threads', () => {
           `${JSON.stringify(options)} ${JSON.stringify(args.scheme)}`,
         );
       }
+      await assert.rejects(
+        w.attention({ q, k, n, headDim, heads, mask: { type: 'chunked', chunkSize: 0 } }),
+        (e) =>
+          e instanceof HiRoPEError &&
+          /^mask\.chunkSize must be an integer >= 1, got 0/.test(e.message),
+      );
       await assert.rejects(
         w.attention({ q, k, n, headDim: 7 }),
         (e) =>
