@@ -323,7 +323,8 @@ export class SideEngine {
       ...extras, // a real model's layer: its mask, sinks, temperature
     };
     this._side = null; // a failed call leaves no stale matrix behind
-    await (this.async
+    // WebGPU computes a whole matrix: within the output limit (16,384 tokens); chunks beyond.
+    await (this.async && n * n <= this.hr.limits.maxOutputElements
       ? this.hr.attentionAsync({ ...args, matrix: false, pool })
       : poolInChunks(this.hr, args, pool, this._chunking));
     this._side = {
