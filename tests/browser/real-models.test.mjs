@@ -140,6 +140,30 @@ describe('real models in the playground', { timeout: 600000 }, () => {
     await page.context().close();
   });
 
+  it("turns GPT-oss's sinks off and sets their logit", async () => {
+    const page = await openPage(site.browser, `${site.url}index.html`);
+    await ready(page);
+    let h = await hash(page);
+    await page.click('.preset[data-preset="gpt-oss-sinks"]');
+    await page.waitForSelector('#scheme-b .layer-strip .layer');
+    h = await hashChange(page, h);
+    assert.equal(await page.locator('#model-sinks-b').isChecked(), true);
+    assert.equal(await page.locator('#model-sink-b').inputValue(), '6');
+    assert.equal(await page.locator('#model-sinks-a').isChecked(), false);
+    assert.equal(await page.locator('#model-sink-a').isVisible(), false);
+    // Every GPT-oss layer has sinks: the strip marks them all.
+    assert.equal(await page.locator('#scheme-b .layer-strip .layer-sinks').count(), 24);
+    await page.fill('#model-sink-b', '2.5');
+    h = await hashChange(page, h);
+    assert.equal((await decodeState(h)).b.sink, 2.5);
+    await page.uncheck('#model-sinks-b');
+    h = await hashChange(page, h);
+    assert.equal((await decodeState(h)).b.sinks, false);
+    assert.equal(await page.locator('#model-sink-b').isVisible(), false);
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+
   it('sets both sides and the caption from a model preset', async () => {
     const page = await openPage(site.browser, `${site.url}index.html`);
     await ready(page);
