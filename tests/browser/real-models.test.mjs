@@ -92,6 +92,18 @@ describe('real models in the playground', { timeout: 600000 }, () => {
     assert.match(await title(page, 'a'), /your config\.json, layer 0/);
     const state = await decodeState(h);
     assert.equal(state.a.config, text);
+    // A config.json dropped on a side's panel is read as a pasted one.
+    const dropped = fs.readFileSync(path.join(root, 'models/configs/gemma-2-9b.json'), 'utf8');
+    const transfer = await page.evaluateHandle((t) => {
+      const d = new DataTransfer();
+      d.items.add(new File([t], 'config.json', { type: 'application/json' }));
+      return d;
+    }, dropped);
+    await page.dispatchEvent('#scheme-b', 'drop', { dataTransfer: transfer });
+    await page.waitForSelector('#scheme-b .layer-strip .layer');
+    h = await hashChange(page, h);
+    assert.equal(await layers(page, 'b'), 42);
+    assert.equal((await decodeState(h)).b.config, dropped);
     // A config the reader refuses is named under the side.
     await page.fill('#model-config-a', '{"model_type": ');
     await page.click('#model-a button:has-text("Use this config")');
