@@ -49,6 +49,7 @@ export function createModelPickers(pg, changed) {
       const done = (summary) => {
         summaries.set(key, summary);
         sync();
+        pg.schedule(); // the views run to the model's length (viewLength)
         return summary;
       };
       readings.set(
@@ -294,5 +295,16 @@ export function createModelPickers(pg, changed) {
       if (document.activeElement !== p.sink) p.sink.value = String(s.sink);
     }
   }
-  return { sync };
+  /** The longest maximum length of the models shown, which the angle and decay views run to. */
+  function viewLength() {
+    let length = null;
+    for (const side of ['a', 'b']) {
+      const source = modelSource(pg.state[side]);
+      const summary = source && summaries.get(sourceKey(source));
+      if (summary && !summary.error)
+        length = Math.max(length ?? 2, Math.min(summary.maxLength, 2 ** 30));
+    }
+    return length;
+  }
+  return { sync, viewLength };
 }

@@ -372,5 +372,6 @@ export function createControls(pg) {
     ratioHints,
     tokenizersBox,
     backendSelect,
+    modelViewLength: models.viewLength,
   };
 }

@@ -176,6 +176,7 @@ async function run() {
         reuse: true,
         views: true,
         distancesWanted: viewsWanted,
+        viewLength: controls.modelViewLength() ?? undefined, // a real model's maximum length
       },
       (report) => {
         const stage = typeof report === 'string' ? report : report.stage;
