@@ -79,6 +79,9 @@ fi
 
 # The core's scheme catalogue as a module for the page (web/src/shared/core-catalogue.js reads it).
 node tools/write-catalogue.mjs build/generated/catalogue.js
+# The package's scheme types from the same catalogue: the checked-in copy in wasm/ and the shipped one
+# (tests/js/scheme-types.test.mjs fails when the checked-in copy is stale).
+node tools/write-scheme-types.mjs wasm/scheme-types.d.ts dist/scheme-types.d.ts
 
 # The package's element and its worker (hirope/element), and one module per grammar, vocabulary
 # and model (dist/assets/). After the catalogue: the element's bundle reads it.

@@ -7,8 +7,10 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <initializer_list>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace hirope {
@@ -20,58 +22,75 @@ using Kind = SchemeSource::Kind;
 constexpr double kInt32Max = 2147483647.0;
 
 // A failed read: the message, kept until read_scheme returns it as a Status.
+// Messages are joined from parts by one function (not by std::string's operator+ at each call,
+// which the WebAssembly core entry would pay for in size).
 struct Reader {
     std::string error;
-    bool fail(std::string message) {
-        if (error.empty()) error = std::move(message);
+    bool fail(std::initializer_list<std::string_view> parts) {
+        if (error.empty())
+            for (std::string_view part : parts) error.append(part.data(), part.size());
         return false;
+    }
+    // "<path> must be <requirement>, got <value>".
+    bool must(std::string_view path, std::string_view requirement, const SchemeSource& value) {
+        return fail({path, " must be ", requirement, ", got ", value.describe()});
     }
 };
 
-std::string quoted_names(const std::vector<std::string>& names) {
-    std::string out;
-    for (size_t i = 0; i < names.size(); ++i) out += (i ? ", '" : "'") + names[i] + "'";
-    return out;
+// "'a', 'b', 'c'": a list of names as messages quote them.
+void add_quoted(std::string* out, const char* name) {
+    out->append(out->empty() ? "'" : ", '").append(name).append("'");
 }
 
-std::string lower(std::string s) {
-    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
+char lower(char c) {
+    return static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
 }
 
-size_t edit_distance(const std::string& a, const std::string& b) {
+// Case-insensitive: whether `a` starts with `b`.
+bool starts_with(std::string_view a, std::string_view b) {
+    if (a.size() < b.size()) return false;
+    for (size_t i = 0; i < b.size(); ++i)
+        if (lower(a[i]) != lower(b[i])) return false;
+    return true;
+}
+
+size_t edit_distance(std::string_view a, std::string_view b) {
     std::vector<size_t> previous(b.size() + 1), row(b.size() + 1);
     for (size_t j = 0; j <= b.size(); ++j) previous[j] = j;
     for (size_t i = 1; i <= a.size(); ++i) {
         row[0] = i;
         for (size_t j = 1; j <= b.size(); ++j)
-            row[j] = std::min({previous[j] + 1, row[j - 1] + 1,
-                               previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            row[j] = std::min(std::min(previous[j], row[j - 1]) + 1,
+                              previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1));
         std::swap(previous, row);
     }
     return previous[b.size()];
 }
 
-// The known name closest to a misspelt one, or "" when none is close (a third of it edited); the
-// rule of the JS layer's closestName (wasm/marshal.js), which every other options object uses.
-std::string closest_name(const std::string& name, const std::vector<std::string>& known) {
-    std::string best;
+// The parameter a type takes whose name is closest to a misspelt key, or "" when none is close (a
+// third of it edited): the rule of the JS layer's closestName (wasm/marshal.js), which every other
+// options object uses.
+std::string_view closest_name(std::string_view key, const std::vector<ParamInfo>& params,
+                              int type) {
+    std::string_view best;
     size_t best_distance = std::numeric_limits<size_t>::max();
-    const std::string l = lower(name);
-    for (const std::string& candidate : known) {
-        const std::string other = lower(candidate);
-        const size_t shorter = std::min(l.size(), other.size());
+    for (const ParamInfo& p : params) {
+        if (!takes(p, type)) continue;
+        const std::string_view candidate = p.name;
+        const size_t shorter = std::min(key.size(), candidate.size());
         // A key cut short or run on is as close as one edit.
-        const bool prefix = shorter >= 3 && (other.compare(0, l.size(), l) == 0 ||
-                                             l.compare(0, other.size(), other) == 0);
-        const size_t d = prefix ? 1 : edit_distance(name, candidate);
+        const bool prefix =
+            shorter >= 3 && (starts_with(candidate, key) || starts_with(key, candidate));
+        const size_t d = prefix ? 1 : edit_distance(key, candidate);
         if (d >= shorter) continue; // as many edits as the shorter name's letters: no typo
         if (d < best_distance) {
             best = candidate;
             best_distance = d;
         }
     }
-    return !best.empty() && best_distance <= std::max<size_t>(2, best.size() / 3) ? best : "";
+    return !best.empty() && best_distance <= std::max<size_t>(2, best.size() / 3)
+               ? best
+               : std::string_view();
 }
 
 bool in_range(const ParamInfo& p, double x) {
@@ -89,19 +108,18 @@ bool check_keys(Reader* r, const SchemeSource& object, const std::vector<ParamIn
     std::vector<std::string> keys;
     std::string bad;
     if (!object.keys(&keys, &bad))
-        return r->fail(where + " has a key that is not a string: " + bad);
-    std::vector<std::string> allowed;
-    for (const ParamInfo& p : params)
-        if (takes(p, type)) allowed.push_back(p.name);
+        return r->fail({where, " has a key that is not a string: ", bad});
     for (const std::string& key : keys) {
-        if (key == "type" || std::find(allowed.begin(), allowed.end(), key) != allowed.end())
-            continue;
-        const std::string guess = closest_name(key, allowed);
+        bool known = key == "type";
+        for (const ParamInfo& p : params) known = known || (takes(p, type) && key == p.name);
+        if (known) continue;
+        const std::string_view guess = closest_name(key, params, type);
         std::string list;
-        for (size_t i = 0; i < allowed.size(); ++i) list += (i ? ", " : "") + allowed[i];
-        return r->fail(where + " has an unknown key '" + key + "' (" +
-                       (guess.empty() ? "" : "did you mean '" + guess + "'? ") +
-                       (allowed.empty() ? "it takes no parameters" : "known keys: " + list) + ")");
+        for (const ParamInfo& p : params)
+            if (takes(p, type)) list.append(list.empty() ? "" : ", ").append(p.name);
+        return r->fail({where, " has an unknown key '", key, "' (",
+                        guess.empty() ? "" : "did you mean '", guess, guess.empty() ? "" : "'? ",
+                        list.empty() ? "it takes no parameters" : "known keys: ", list, ")"});
     }
     return true;
 }
@@ -113,30 +131,27 @@ bool read_enum(Reader* r, const std::vector<EnumValue>& list, const SchemeSource
         for (const EnumValue& e : list)
             if (name == e.name) return *out = e.value, true;
     }
-    std::vector<std::string> names;
-    for (const EnumValue& e : list) names.push_back(e.name);
-    return r->fail(path + " must be one of " + quoted_names(names) + ", got " + value.describe());
+    std::string names;
+    for (const EnumValue& e : list) add_quoted(&names, e.name);
+    return r->must(path, "one of " + names, value);
 }
 
 bool read_list(Reader* r, const SchemeSource& value, const std::string& path,
                std::vector<double>* out) {
     const size_t cap = static_cast<size_t>(Limits::max_head_dim / 2);
-    if (value.kind() != Kind::list)
-        return r->fail(path + " must be " + value.dialect().list_shape + ", got " +
-                       value.describe());
+    if (value.kind() != Kind::list) return r->must(path, value.dialect().list_shape, value);
     const size_t length = value.length();
     if (length > cap)
-        return r->fail(path + " has " + std::to_string(length) +
-                       " entries, more than rotaryDim/2 can be (at most " + std::to_string(cap) +
-                       ")");
+        return r->fail({path, " has ", std::to_string(length),
+                        " entries, more than rotaryDim/2 can be (at most ", std::to_string(cap),
+                        ")"});
     out->clear();
     out->reserve(length);
     for (size_t i = 0; i < length; ++i) {
         const std::unique_ptr<SchemeSource> x = value.item(i);
         bool integer = false;
         if (x->kind() != Kind::number)
-            return r->fail(path + "[" + std::to_string(i) + "] must be a number, got " +
-                           x->describe());
+            return r->must(path + "[" + std::to_string(i) + "]", "a number", *x);
         out->push_back(x->number(&integer));
     }
     return true;
@@ -163,8 +178,7 @@ bool read_value(Reader* r, const ParamInfo& p, const SchemeSource& value, const 
         return true;
     }
     case ParamKind::boolean: {
-        if (value.kind() != Kind::boolean)
-            return r->fail(path + " must be a boolean, got " + value.describe());
+        if (value.kind() != Kind::boolean) return r->must(path, "a boolean", value);
         *x = value.boolean() ? 1 : 0;
         if (p.set) p.set(*s, *x);
         return true;
@@ -172,23 +186,18 @@ bool read_value(Reader* r, const ParamInfo& p, const SchemeSource& value, const 
     case ParamKind::scaling:
         return true; // read by read_scaling
     default: {
-        if (value.kind() != Kind::number)
-            return r->fail(path + " must be a number, got " + value.describe());
+        if (value.kind() != Kind::number) return r->must(path, "a number", value);
         bool integer = false;
         const double v = value.number(&integer);
         const bool integral = integer || (std::isfinite(v) && v == std::floor(v));
-        if (p.kind == ParamKind::integer && !integral)
-            return r->fail(path + " must be an integer, got " + value.describe());
+        if (p.kind == ParamKind::integer && !integral) return r->must(path, "an integer", value);
         if (!std::isfinite(v) && integer) // an exact integer past a double's range
-            return r->fail(path + (v > 0 ? " is too large: " : " is too small: ") +
-                           value.describe());
-        if (!p.field && !in_range(p, v))
-            return r->fail(path + " must be " + param_range(p) + ", got " + value.describe());
+            return r->fail({path, v > 0 ? " is too large: " : " is too small: ", value.describe()});
+        if (!p.field && !in_range(p, v)) return r->must(path, param_range(p), value);
         // The core's integer fields hold 32 bits: larger values are named here, as given.
         if (p.kind == ParamKind::integer && p.field && std::fabs(v) > kInt32Max)
-            return r->fail(!in_range(p, v)
-                               ? path + " must be " + param_range(p) + ", got " + value.describe()
-                               : path + " is too large: " + value.describe());
+            return in_range(p, v) ? r->fail({path, " is too large: ", value.describe()})
+                                  : r->must(path, param_range(p), value);
         if (p.set) p.set(*s, v);
         *x = v;
         return true;
@@ -197,22 +206,19 @@ bool read_value(Reader* r, const ParamInfo& p, const SchemeSource& value, const 
     return true;
 }
 
-bool read_scaling(Reader* r, const SchemeSource& given, Scheme* s) {
+// The scaling at scheme.scaling (nullptr: none given).
+bool read_scaling(Reader* r, const SchemeSource* at, Scheme* s) {
     const SchemeCatalogue& v = scheme_catalogue();
+    if (!at) return true;
+    const SchemeSource& given = *at;
     const Kind kind = given.kind();
     if (kind == Kind::absent || (kind == Kind::null && given.dialect().null_scaling_is_none))
         return true; // the default: no scaling
     if (kind != Kind::object)
-        return r->fail(std::string("scheme.scaling must be ") + given.dialect().scaling_shape +
-                       ", got " + given.describe());
+        return r->must("scheme.scaling", given.dialect().scaling_shape, given);
     const std::unique_ptr<SchemeSource> type = given.at("type");
     std::string name = "none";
     const ScalingInfo* info = nullptr;
-    std::vector<std::string> names;
-    for (const ScalingInfo& x : v.scalings) {
-        names.push_back(x.name);
-        for (const char* a : x.aliases) names.push_back(a);
-    }
     if (type->kind() == Kind::string) name = type->text();
     if (type->kind() == Kind::string || type->kind() == Kind::absent) {
         for (const ScalingInfo& x : v.scalings) {
@@ -221,9 +227,14 @@ bool read_scaling(Reader* r, const SchemeSource& given, Scheme* s) {
                 if (name == a) info = &x;
         }
     }
-    if (!info)
-        return r->fail("scheme.scaling.type must be one of " + quoted_names(names) + ", got " +
-                       type->describe());
+    if (!info) {
+        std::string names;
+        for (const ScalingInfo& x : v.scalings) {
+            add_quoted(&names, x.name);
+            for (const char* a : x.aliases) add_quoted(&names, a);
+        }
+        return r->must("scheme.scaling.type", "one of " + names, *type);
+    }
     const int t = static_cast<int>(info->type);
     if (!check_keys(r, given, v.scaling_params, t, "scheme.scaling (type '" + name + "')"))
         return false;
@@ -246,88 +257,39 @@ const ParamInfo* param_by_field(const std::vector<ParamInfo>& params, const char
     return nullptr;
 }
 
-// A scheme given as a name stands for {type: name}: the name, and no parameters.
-class NameOnly final : public SchemeSource {
-  public:
-    explicit NameOnly(const SchemeSource& name) : name_(name) {}
-    Kind kind() const override { return Kind::object; }
-    std::string describe() const override { return name_.describe(); }
-    double number(bool*) const override { return 0; }
-    bool boolean() const override { return false; }
-    std::string text() const override { return ""; }
-    bool keys(std::vector<std::string>* out, std::string*) const override {
-        out->assign(1, "type");
-        return true;
-    }
-    std::unique_ptr<SchemeSource> at(const std::string& key) const override {
-        return std::unique_ptr<SchemeSource>(new Forward(key == "type" ? &name_ : nullptr, name_));
-    }
-    size_t length() const override { return 0; }
-    std::unique_ptr<SchemeSource> item(size_t) const override { return nullptr; }
-    const SchemeDialect& dialect() const override { return name_.dialect(); }
-
-  private:
-    // The name itself at 'type'; nothing at any other key.
-    class Forward final : public SchemeSource {
-      public:
-        Forward(const SchemeSource* value, const SchemeSource& any) : value_(value), any_(any) {}
-        Kind kind() const override { return value_ ? value_->kind() : Kind::absent; }
-        std::string describe() const override { return value_ ? value_->describe() : ""; }
-        double number(bool* integer) const override { return value_->number(integer); }
-        bool boolean() const override { return value_->boolean(); }
-        std::string text() const override { return value_->text(); }
-        bool keys(std::vector<std::string>* out, std::string* bad) const override {
-            return value_->keys(out, bad);
-        }
-        std::unique_ptr<SchemeSource> at(const std::string& key) const override {
-            return value_->at(key);
-        }
-        size_t length() const override { return value_->length(); }
-        std::unique_ptr<SchemeSource> item(size_t i) const override { return value_->item(i); }
-        const SchemeDialect& dialect() const override { return any_.dialect(); }
-
-      private:
-        const SchemeSource* value_;
-        const SchemeSource& any_;
-    };
-    const SchemeSource& name_;
-};
-
 bool read(Reader* r, const SchemeSource& given, SchemeReading* out) {
     const SchemeCatalogue& v = scheme_catalogue();
-    const NameOnly named(given);
+    // A scheme given as a name stands for {type: name}: the name, and no parameters.
     const bool is_name = given.kind() == Kind::string;
-    const SchemeSource& object = is_name ? static_cast<const SchemeSource&>(named) : given;
-    if (object.kind() != Kind::object)
-        return r->fail(std::string("scheme must be ") + given.dialect().scheme_shape + ", got " +
-                       given.describe());
-    const std::unique_ptr<SchemeSource> type = object.at("type");
+    if (!is_name && given.kind() != Kind::object)
+        return r->must("scheme", given.dialect().scheme_shape, given);
+    const std::unique_ptr<SchemeSource> type_at = is_name ? nullptr : given.at("type");
+    const SchemeSource* type = is_name ? &given : type_at.get();
     const SchemeInfo* info = nullptr;
-    std::vector<std::string> names;
     const std::string type_name = type->kind() == Kind::string ? type->text() : "";
-    for (const SchemeInfo& s : v.schemes) {
-        names.push_back(s.name);
+    for (const SchemeInfo& s : v.schemes)
         if (type->kind() == Kind::string && type_name == s.name) info = &s;
+    if (!info) {
+        std::string names;
+        for (const SchemeInfo& s : v.schemes) add_quoted(&names, s.name);
+        return r->must("scheme.type", "one of " + names, *type);
     }
-    if (!info)
-        return r->fail("scheme.type must be one of " + quoted_names(names) + ", got " +
-                       type->describe());
     const int t = static_cast<int>(info->type);
-    if (!check_keys(r, object, v.scheme_params, t,
-                    "scheme (type '" + std::string(info->name) + "')"))
+    if (!is_name && !check_keys(r, given, v.scheme_params, t,
+                                "scheme (type '" + std::string(info->name) + "')"))
         return false;
     *out = SchemeReading();
     out->info = info;
     out->scheme.type = info->type;
     std::vector<const ParamInfo*> given_params;
     for (const ParamInfo& p : v.scheme_params) {
-        const std::unique_ptr<SchemeSource> value = object.at(p.name);
+        const std::unique_ptr<SchemeSource> value = is_name ? nullptr : given.at(p.name);
         if (p.kind == ParamKind::scaling) {
-            if (!read_scaling(r, *value, &out->scheme)) return false;
+            if (!read_scaling(r, value.get(), &out->scheme)) return false;
             continue;
         }
         double x = p.option_default;
-        if (value->kind() != Kind::absent) {
+        if (value && value->kind() != Kind::absent) {
             if (!read_value(r, p, *value, "scheme", &out->scheme, &x)) return false;
             given_params.push_back(&p);
         } else if (p.required && takes(p, t) && p.set) {
