@@ -190,6 +190,10 @@ describe('real models in the playground', { timeout: 600000 }, () => {
     );
     assert.match(await title(page, 'b'), /llama-3\.1-8b, layer 0/);
     assert.match(await title(page, 'a'), /^RoPE/);
+    // The tokens are 332 positions apart: distances are counted in positions.
+    await page.waitForFunction(() =>
+      document.body.textContent.includes('mean distance attended (positions)'),
+    );
     assert.deepEqual(page.problems, []);
     await page.context().close();
   });

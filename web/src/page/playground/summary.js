@@ -54,9 +54,13 @@ export function createSummary(pg) {
       b.own,
       pct,
     );
+    // Under a position stride the distances are positions (token i at i × stride).
+    const stride = pg.result?.snapshot?.stride ?? 1;
     row(
-      'mean distance attended (tokens)',
-      'Σⱼ p(i→j)·(i − j): how far back a query looks on average.',
+      stride > 1 ? 'mean distance attended (positions)' : 'mean distance attended (tokens)',
+      stride > 1
+        ? `Σⱼ p(i→j)·(pᵢ − pⱼ) over positions, ${stride} a token: how far back a query looks on average.`
+        : 'Σⱼ p(i→j)·(i − j): how far back a query looks on average.',
       a.distance,
       b.distance,
       tok,
