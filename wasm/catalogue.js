@@ -1,6 +1,6 @@
 // The scheme catalogue on the JS side, built at start-up from the core's table (catalogue_json()
-// in src/core/catalogue.cpp, parsed by wasm/bindings/catalogue.cpp): scheme and scaling rows by
-// name, enum names to numbers, the JS spelling of the function arguments the core's messages name
+// in src/core/catalogue.cpp, parsed by wasm/bindings/catalogue.cpp): scheme and scaling names,
+// enum names to numbers, the JS spelling of the function arguments the core's messages name
 // (scheme parameters come from the core in the users' words). A scheme is read once here (phase 1
 // of marshal.js) and then read and checked by the core (read_scheme through the binding's
 // readScheme: kinds, defaults, unknown keys, lists). Nothing about a particular scheme is written
@@ -64,23 +64,9 @@ export class Catalogue {
     this.schemeNames = data.schemes.map((s) => s.name);
     this.scalingNames = data.scalings.flatMap((s) => [s.name, ...s.aliases]);
     this.languageNames = data.languages.map((l) => l.name);
-    this._schemes = new Map(data.schemes.map((s) => [s.name, s]));
-    this._scalings = new Map(
-      data.scalings.flatMap((s) => [s.name, ...s.aliases].map((n) => [n, s])),
-    );
     // The core writes scheme parameters as users write them; function arguments keep the C++
     // and Python spelling there (head_dim), which JS callers write in camelCase (headDim).
     this._arguments = new Map(data.arguments.map((a) => [a.field, a.name]));
-  }
-
-  /** The row of a scheme type by name, or undefined. */
-  scheme(name) {
-    return typeof name === 'string' ? this._schemes.get(name) : undefined;
-  }
-
-  /** The row of a scaling type by name or alias, or undefined. */
-  scaling(name) {
-    return typeof name === 'string' ? this._scalings.get(name) : undefined;
   }
 
   /** The enum number of `name` in one of the value lists ('layouts', 'gaps', ...). */
