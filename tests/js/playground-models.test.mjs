@@ -189,6 +189,24 @@ describe('a SideEngine run on a real model', () => {
     assert.ok(result.views.maxDistance >= token[n - 1] + 1);
   });
 
+  it("stops a sliding or chunked layer's views at its window or chunk", async () => {
+    const state = normalizeState({
+      headDim: 128,
+      stride: 64,
+      a: { type: 'rope', model: 'llama-4-scout-17b-16e', layer: 0 },
+      b: { type: 'rope', model: 'llama-4-scout-17b-16e', layer: 3 },
+    });
+    for (const [side, viewLength, farthest] of [
+      ['a', 10485760, 8191], // chunked (8,192): no key further back, whatever the length asked
+      ['b', 10485760, 10485759], // the NoPE layer is full attention
+      ['a', undefined, 8191],
+    ]) {
+      const engine = new SideEngine(hr, { loadConfig });
+      const result = await engine.run({ code, state, side, viewLength });
+      assert.equal(result.views.maxDistance, farthest, `${side} ${viewLength}`);
+    }
+  });
+
   it('names a config the reader refuses', async () => {
     const state = normalizeState({ b: { model: OWN_CONFIG, config: '{"model_type": 5' } });
     const engine = new SideEngine(hr, { loadConfig });

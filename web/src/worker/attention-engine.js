@@ -117,7 +117,7 @@ export class SideEngine {
     const qk = this._qkFor(request, state, analysis, notes);
     timings.qk = now() - t;
     const headDim = qk.headDim;
-    const { schemes, extras } = await this.models.sides(state, headDim, notes);
+    const { schemes, extras, reach } = await this.models.sides(state, headDim, notes);
     const stage = `attention ${side.toUpperCase()}`;
     progress(stage);
     this._chunking = { progress: (fraction) => progress(stage, fraction), signal };
@@ -132,7 +132,10 @@ export class SideEngine {
     t = now();
     if (request.views !== false) {
       progress('views');
-      const length = viewLength(request.viewLength);
+      // A real model's sliding or chunked layer sees no key further back than its window or
+      // chunk (model-sides.js reach): its angle and decay views stop there.
+      const asked = viewLength(request.viewLength);
+      const length = reach[side] ? Math.max(2, Math.min(asked || Infinity, reach[side])) : asked;
       views.angles = this._cached(
         `angles|${JSON.stringify(schemes[side])}|${headDim}|${state.train}|${analysis.version}|${length}`,
         () => angleView(this.hr, state, state[side], schemes[side], headDim, analysis, length),

@@ -2,7 +2,7 @@
 // a gallery config, fetched once from the site's data/configs/, or on the person's own text), and
 // the chosen layer's scheme, mask, sinks and temperature (shared/model-gallery.js layerCall).
 import { schemeFor } from '../shared/playground-state.js';
-import { modelSource, galleryPath, layerCall } from '../shared/model-gallery.js';
+import { modelSource, galleryPath, layerCall, layerIndex } from '../shared/model-gallery.js';
 import { assetURL } from '../shared/hashed-assets.js';
 import { PlaygroundError } from './playground-error.js';
 
@@ -40,12 +40,13 @@ export class ModelSetups {
   }
 
   /**
-   * Both sides' schemes and call extras ({ mask, sinks, temperature } where a layer has them),
-   * and a note where a side's layer has another head dim than the q/k's.
+   * Both sides' schemes and call extras ({ mask, sinks, temperature } where a layer has them), the
+   * reach of a sliding or chunked layer (its window or chunk, in positions), and a note where a side's layer has another head dim than the q/k's.
    */
   async sides(state, headDim, notes = []) {
     const schemes = {};
     const extras = {};
+    const reach = { a: 0, b: 0 }; // a sliding or chunked layer's farthest key, in positions (0: none)
     for (const name of ['a', 'b']) {
       const side = state[name];
       const source = modelSource(side);
@@ -63,11 +64,13 @@ export class ModelSetups {
       }
       schemes[name] = call.scheme;
       extras[name] = call.extras;
+      const attention = setup.layers[layerIndex(side, setup)].attention;
+      reach[name] = attention.window ?? attention.chunkSize ?? 0;
       if (call.headDim !== headDim)
         notes.push(
           `${name.toUpperCase()}'s layer has head dim ${call.headDim}; the maps use ${headDim}, the q/k's.`,
         );
     }
-    return { schemes, extras };
+    return { schemes, extras, reach };
   }
 }
