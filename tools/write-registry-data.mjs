@@ -4,7 +4,9 @@
 // OUT_DIR/registry-data.js: the registry as a module (wasm/registry.js reads it), so that browsers
 // and bundlers load it without JSON modules; OUT_DIR/model-urls.js: each model's weights as a
 // new URL() literal beside the package (wasm/index.js spreads them into its data files), so that a
-// bundler copies them; only the full entry imports it, never hirope/lean or hirope/core.
+// bundler copies them; only the full entry imports it, never hirope/lean or hirope/core;
+// OUT_DIR/config-gallery.js: the real-model configs of models/configs/index.json, each its id and
+// model id (the page and the element offer them; the files ship as data/configs/<id>.json).
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -50,4 +52,9 @@ fs.writeFileSync(
       )
       .join('') +
     '};\n',
+);
+const gallery = JSON.parse(fs.readFileSync(path.join(root, 'models/configs/index.json'), 'utf8'));
+fs.writeFileSync(
+  path.join(outDir, 'config-gallery.js'),
+  `// Written by tools/write-registry-data.mjs from models/configs/index.json (scripts/build.sh): the gallery's configs, id and model id, read through registry.js.\nexport default ${JSON.stringify(gallery.entries.map(({ id, model }) => ({ id, model })))};\n`,
 );

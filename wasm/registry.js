@@ -2,11 +2,19 @@
 // models, the built-in tokenizers' data files, the truncate baseline's stride and the evaluation's
 // presets. The one reader: the runtime, bin/, lib/, training/ and the playground import it. Free
 // of Node; the registry comes as a module (registry-data.js, written by
-// tools/write-registry-data.mjs when dist/ is assembled). python/hirope/_registry.py reads the
+// tools/write-registry-data.mjs when dist/ is assembled), and so does the config gallery's list
+// (config-gallery.js, from models/configs/index.json). python/hirope/_registry.py reads the
 // same file for Python. Paths in it are the repository's.
 import REGISTRY from './registry-data.js';
+import CONFIGS from './config-gallery.js';
 
 export { REGISTRY };
+
+/**
+ * The gallery of real config.json files (models/configs/index.json), in its order: { id, model },
+ * each file shipped as data/configs/<id>.json (hr.fromConfig reads one).
+ */
+export const CONFIG_GALLERY = Object.freeze(CONFIGS.map((c) => Object.freeze({ ...c })));
 
 /** The registry's model names, in its order. */
 export const MODEL_NAMES = Object.freeze(REGISTRY.models.map((m) => m.name));

@@ -87,7 +87,7 @@ describe('models/registry.json, read through hirope/registry', () => {
   it('the generator writes the same modules again (dist/ is current)', () => {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), 'hirope-registry-'));
     execFileSync(process.execPath, [path.join(root, 'tools/write-registry-data.mjs'), out]);
-    for (const f of ['registry-data.js', 'model-urls.js'])
+    for (const f of ['registry-data.js', 'model-urls.js', 'config-gallery.js'])
       assert.equal(
         fs.readFileSync(path.join(out, f), 'utf8'),
         fs.readFileSync(path.join(root, 'dist', f), 'utf8'),

@@ -2,36 +2,10 @@
 // shipped as the site's data/configs/), and what one layer of a model setup (hr.fromConfig) turns
 // into for the attention call: its scheme (or HiRoPE on its own frequencies), mask, sinks and
 // temperature. Pure functions (no DOM, no module), so the workers and Node tests use them.
+import { CONFIG_GALLERY } from 'hirope/registry';
 
-/** The gallery's ids, as models/configs/index.json lists them (a test keeps the two equal). */
-export const GALLERY = [
-  'llama-3.1-8b',
-  'llama-3.2-1b',
-  'llama-3.2-3b',
-  'llama-4-scout-17b-16e',
-  'codellama-7b',
-  'mistral-7b-v0.3',
-  'phi-3.5-mini',
-  'gemma-2-9b',
-  'gemma-3-1b-it',
-  'gemma-3-27b-it',
-  'gpt-oss-20b',
-  'deepseek-v3',
-  'deepseek-v2-lite',
-  'qwen2.5-3b',
-  'qwen2.5-3b-yarn',
-  'qwen2.5-coder-7b-instruct',
-  'qwen2.5-coder-7b-instruct-yarn',
-  'qwen2.5-7b-instruct-1m',
-  'qwen3-0.6b',
-  'qwen3-8b',
-  'starcoder2-7b',
-  'ministral-3-3b',
-  'aya-23-8b',
-  'smollm2-135m',
-  'olmo2-7b',
-  'minicpm-2b',
-];
+/** The gallery's ids, in models/configs/index.json's order (through hirope/registry). */
+export const GALLERY = CONFIG_GALLERY.map((c) => c.id);
 
 /** A side's keys that choose a real model and its layer (the worker reads the scheme from it). */
 export const MODEL_KEYS = ['model', 'config', 'layer', 'sinks', 'sink'];
