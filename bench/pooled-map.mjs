@@ -4,7 +4,8 @@
 // both WASM builds, against the same map in one call of the core. Medians over repeats after a
 // warm-up; the target, 8k/d128 <= 1.5 s in WASM on this machine, is printed against the figure.
 //
-//   node bench/pooled-map.mjs [--repeats 5] [--n 8192,32768] [--d 128] [--json out.json]
+//   node bench/pooled-map.mjs [--repeats 5] [--n 8192,32768] [--d 128] [--builds simd,scalar]
+//                             [--json out.json]
 //
 // 32,768 tokens take seconds per map (tens in the scalar build): there only RoPE's chunked map
 // runs, 3 times, with no warm-up of its own (the 8k runs before it warmed the module up).
@@ -22,6 +23,7 @@ const REPEATS = Number(opt('repeats', 5));
 const NS = opt('n', '8192,32768').split(',').map(Number);
 const DS = opt('d', '128').split(',').map(Number);
 const JSON_OUT = opt('json', null);
+const BUILDS = opt('builds', 'simd,scalar').split(',');
 const TARGET = { n: 8192, d: 128, ms: 1500 };
 const SIZE = 512;
 
@@ -43,6 +45,7 @@ const SCHEMES = {
 };
 const results = [];
 for (const simd of [true, false]) {
+  if (!BUILDS.includes(simd ? 'simd' : 'scalar')) continue;
   const hr = await init({ simd });
   const build = simd ? 'simd' : 'scalar';
   for (const d of DS)
