@@ -95,9 +95,10 @@ export function renderAngles(parent, data, title, train) {
     ? {
         ticks: logTicks(data.distances[0])
           .filter((d) => d >= 1)
-          .map((d) => data.length - 1 - d),
+          .map((d) => data.length - 1 - d)
+          .reverse(), // left to right (drawAxes skips a label that would overlap the last one)
         format: (key) => distanceLabel(data.length - 1 - key),
-        title: `distance from the query (tokens, log scale; the query at ${distanceLabel(data.length - 1)})`,
+        title: `distance from the query, log scale (query at ${distanceLabel(data.length - 1)})`,
       }
     : {};
   drawAxes(ctx, {
