@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace hirope {
@@ -26,7 +27,40 @@ std::string layout_name(Layout layout) {
     return json_number(static_cast<int>(layout));
 }
 
-std::string layer_json(const LayerSetup& l) {
+// Whether two schemes write the same JSON: every parameter of the catalogue equal (NaN never is,
+// which only costs a second write).
+bool same_scheme(const Scheme& a, const Scheme& b) {
+    const SchemeCatalogue& v = scheme_catalogue();
+    if (a.type != b.type || a.scaling.type != b.scaling.type) return false;
+    for (const ParamInfo& p : v.scheme_params)
+        if (p.get && p.get(a) != p.get(b)) return false;
+    for (const ParamInfo& p : v.scaling_params) {
+        if (p.kind == ParamKind::list) {
+            Scheme ca = a, cb = b; // list accessors take a mutable scheme
+            if (*p.list(ca) != *p.list(cb)) return false;
+        } else if (p.get && p.get(a) != p.get(b)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// Each distinct scheme written once: the layers of one type share theirs, and Phi-3.5's 96
+// LongRoPE factors on each of 32 layers were 3,072 numbers to print (7.7 ms a read).
+class SchemeTexts {
+  public:
+    const std::string& of(const Scheme& s) {
+        for (const auto& [scheme, text] : written_)
+            if (same_scheme(*scheme, s)) return text;
+        written_.emplace_back(&s, scheme_json(s, SchemeKeys::taken));
+        return written_.back().second;
+    }
+
+  private:
+    std::vector<std::pair<const Scheme*, std::string>> written_;
+};
+
+std::string layer_json(const LayerSetup& l, SchemeTexts& schemes) {
     JsonObject attention;
     attention.add("type", json_text(attention_kind_name(l.attention)));
     if (l.attention == AttentionKind::sliding) attention.add("window", json_number(l.window));
@@ -36,7 +70,7 @@ std::string layer_json(const LayerSetup& l) {
     out.add("type", json_text(l.type))
         .add("attention", attention.str())
         .add("rope", json_bool(l.rope))
-        .add("scheme", scheme_json(l.scheme, SchemeKeys::taken))
+        .add("scheme", schemes.of(l.scheme))
         .add("headDim", json_number(l.head_dim))
         .add("sinks", json_bool(l.sinks));
     if (l.temperature.enabled)
@@ -52,9 +86,10 @@ std::string layer_json(const LayerSetup& l) {
 } // namespace
 
 std::string model_setup_json(const ModelSetup& setup) {
+    SchemeTexts schemes;
     std::string layers = "[";
     for (size_t i = 0; i < setup.layers.size(); ++i)
-        layers += (i ? "," : "") + layer_json(setup.layers[i]);
+        layers += (i ? "," : "") + layer_json(setup.layers[i], schemes);
     layers += "]";
     std::string warnings = "[";
     for (size_t i = 0; i < setup.warnings.size(); ++i)
