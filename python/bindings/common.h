@@ -3,9 +3,9 @@
 // arrays whose dtype and length are checked here before anything is read (float32 matrices,
 // int32 positions); schemes arrive as dicts in the JS API's words ({'type': 'hirope',
 // 'segmentSize': 64}) and are read by the core's read_scheme through a SchemeSource over
-// pybind11 handles (catalogue.cpp), never a second copy of its rules; a core Status that is not ok is raised as hirope.HiRoPEError (a
-// ValueError) with the core's message, written in the words Python callers write.
-// Public headers only (include/hirope/).
+// pybind11 handles (catalogue.cpp), never a second copy of its rules; a core Status that is not ok
+// is raised as hirope.HiRoPEError (a ValueError) with the core's message, written in the words
+// Python callers write. Public headers only (include/hirope/).
 #pragma once
 
 #include "hirope/analysis.h"

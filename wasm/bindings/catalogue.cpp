@@ -91,7 +91,8 @@ class ValSource final : public SchemeSource {
     }
     size_t length() const override { return value_["length"].as<size_t>(); }
     std::unique_ptr<SchemeSource> item(size_t i) const override {
-        return std::unique_ptr<SchemeSource>(new ValSource(value_[static_cast<unsigned>(i)], describe_));
+        return std::unique_ptr<SchemeSource>(
+            new ValSource(value_[static_cast<unsigned>(i)], describe_));
     }
     const SchemeDialect& dialect() const override { return kJsDialect; }
 

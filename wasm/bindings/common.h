@@ -2,9 +2,9 @@
 // EMSCRIPTEN_BINDINGS block): arrays travel as heap addresses that the JS layer allocates and
 // frees (ptr); schemes arrive as the plain objects the core's reader made (readScheme in
 // catalogue.cpp: every field present, names mapped to enum numbers) and are read back field by
-// field through the catalogue's accessors (to_scheme); errors come back as strings, empty on success (result), that
-// name fields in C++ terms, which the JS layer maps through the catalogue and throws as
-// HiRoPEError. Public headers only (include/hirope/).
+// field through the catalogue's accessors (to_scheme); errors come back as strings, empty on
+// success (result), that name fields in C++ terms, which the JS layer maps through the catalogue
+// and throws as HiRoPEError. Public headers only (include/hirope/).
 #pragma once
 
 #include "hirope/hirope.h"
