@@ -132,6 +132,29 @@ for (const build of BUILDS) {
       );
     });
 
+    it("stops at a sliding or chunked layer's reach when the code spans more", () => {
+      // Tokens 100 positions apart over 0 .. 29,900; a chunked layer (8,192) with L = 8,192 sees
+      // distances up to 8,191 only, which training showed: no pair is out of distribution, where
+      // the code's keys (up to 29,900 back) would count the slow pairs.
+      const state = normalizeState({ train: 8192 });
+      const n = 300;
+      const analysis = {
+        n,
+        positions: {
+          token: Int32Array.from({ length: n }, (_, i) => 100 * i),
+          unit: new Int32Array(n),
+          statement: new Int32Array(n),
+        },
+      };
+      const scheme = { type: 'rope', base: 500000 };
+      const state500k = { ...state.a, base: 500000 };
+      const whole = angleView(hr, state, state500k, scheme, 128, analysis, 0);
+      assert.ok(whole.oodPairs > 0);
+      const chunk = angleView(hr, state, state500k, scheme, 128, analysis, 8192);
+      assert.equal(chunk.distances[0], 8191);
+      assert.equal(chunk.oodPairs, 0);
+    });
+
     it('a run takes viewLength for its angle and decay views, and refuses a bad one', async () => {
       const engine = new SideEngine(hr);
       const state = normalizeState({});

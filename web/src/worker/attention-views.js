@@ -154,7 +154,10 @@ export function angleView(hr, state, side, scheme, headDim, analysis, length = 0
   if (!ROTARY.has(scheme.type)) return null;
   const n = analysis.n;
   const lastToken = analysis.positions.token[n - 1];
-  if (length > lastToken + 1) return farAngleView(hr, state, side, scheme, headDim, length);
+  // Past the code (a model's maximum length), or short of it (a sliding or chunked layer sees no
+  // key further back than its window or chunk): the distances the layer sees, not the code's keys.
+  if (length > 0 && length !== lastToken + 1)
+    return farAngleView(hr, state, side, scheme, headDim, length);
   const inv = hr.inverseFrequencies(scheme, headDim, { seqLen: n });
   const pairs = inv.length;
   const bands = hr.bands(scheme, headDim);
