@@ -5,6 +5,7 @@
 // frequencies), and a run takes the length as viewLength. Both WASM builds.
 import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { BUILDS, load } from './support/both-builds.mjs';
 import {
   sampledDecay,
@@ -130,6 +131,35 @@ for (const build of BUILDS) {
         angleView(hr, state, state.a, scheme, headDim, analysis, 3).distances,
         undefined,
       );
+    });
+
+    it("counts a real model's pairs against its own base and rotated dims", () => {
+      // Llama 3.1 8B's layer (base 500000, llama3 x8 over 8,192) on tokens 332 positions apart,
+      // on a side whose own base is the page's default: the 29 pairs divided by 8 (wavelength
+      // over 8,192, so never a full turn in training) reach 130,476 / 8 > 8,191 steps.
+      const state = normalizeState({ train: 8192 });
+      const n = 394;
+      const analysis = {
+        n,
+        positions: {
+          token: Int32Array.from({ length: n }, (_, i) => 332 * i),
+          unit: new Int32Array(n),
+          statement: new Int32Array(n),
+        },
+      };
+      const text = fs.readFileSync(
+        new URL('../../models/configs/llama-3.1-8b.json', import.meta.url),
+        'utf8',
+      );
+      const { scheme, headDim } = hr.fromConfig(text).layers[0];
+      assert.notEqual(state.a.base, 500000);
+      assert.equal(angleView(hr, state, state.a, scheme, headDim, analysis, 0).oodPairs, 29);
+      // DeepSeek-V3 rotates 64 of its 192 dims: 32 pairs, each against its own plain frequency.
+      const ds = hr.fromConfig(
+        fs.readFileSync(new URL('../../models/configs/deepseek-v3.json', import.meta.url), 'utf8'),
+      ).layers[0];
+      const v = angleView(hr, state, state.a, ds.scheme, ds.headDim, analysis, 0);
+      assert.equal(v.pairs, 32);
     });
 
     it("stops at a sliding or chunked layer's reach when the code spans more", () => {

@@ -183,7 +183,7 @@ export function angleView(hr, state, side, scheme, headDim, analysis, length = 0
     image: { rgba, rows: pairs, cols },
     pairs,
     bands: bands.map((b) => ({ name: b.name, pairs: [b.pairBegin, b.pairEnd] })),
-    splitPair: hr.splitFraction(L, side.base) * pairs,
+    splitPair: hr.splitFraction(L, scheme.base ?? side.base) * pairs,
     trainColumn,
     oodPairs,
     keys: Array.from(keys),
@@ -206,7 +206,7 @@ function farAngleView(hr, state, side, scheme, headDim, length) {
     image: { rgba, rows: pairs, cols },
     pairs,
     bands: bands.map((b) => ({ name: b.name, pairs: [b.pairBegin, b.pairEnd] })),
-    splitPair: hr.splitFraction(L, side.base) * pairs,
+    splitPair: hr.splitFraction(L, scheme.base ?? side.base) * pairs,
     trainColumn,
     oodPairs,
     keys: Array.from(distances, (d) => length - 1 - d),
@@ -219,7 +219,12 @@ function farAngleView(hr, state, side, scheme, headDim, length) {
 // band's distance per column.
 function angleImage(hr, scheme, headDim, side, L, inv, distances, cols) {
   const pairs = inv.length;
-  const original = hr.inverseFrequencies({ type: 'rope', base: side.base }, headDim);
+  // What training turned: plain RoPE at the scheme's own base and rotated dims (a real model's,
+  // which the side's own base and head dim need not be), before any scaling.
+  const original = hr.inverseFrequencies(
+    { type: 'rope', base: scheme.base ?? side.base, rotaryFraction: scheme.rotaryFraction ?? 1 },
+    headDim,
+  );
   const bandsOfPairs = new Array(pairs).fill(0);
   hr.bands(scheme, headDim).forEach((b, index) => {
     bandsOfPairs.fill(index, b.pairBegin, b.pairEnd);
