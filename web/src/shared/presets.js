@@ -115,7 +115,7 @@ export const MODEL_PRESETS = [
     id: 'llama-3.1',
     title: 'Llama 3.1 at 128k vs its base',
     caption:
-      "Llama 3.1 8B's tokens spread 332 positions apart, about 128k positions, 16× its original 8,192: A is its RoPE base 500,000 unscaled, whose slow pairs turn past any angle training showed; B is the model's own llama3 scaling (×8 on the slow pairs, the fast ones kept), which keeps them in range and reaches further back.",
+      "Llama 3.1 8B's tokens spread 332 positions apart, about 128k positions, 16× its original 8,192: A is its RoPE base 500,000 unscaled, whose slow pairs turn past any angle training showed; B is the model's own llama3 scaling (×8 on the slow pairs, the fast ones kept), which spreads its attention further back; ×8 at 16× the length still turns those slow pairs twice past what the 8,192-token pretraining showed (the status line counts them; Meta's long-context training stage saw them, which the config does not say).",
     state: {
       train: 8192,
       headDim: 128,
