@@ -49,9 +49,12 @@ export class HiRoPE {
    * the core entry never downloads them.
    */
   constructor(mod, backend, dataFiles = {}, options = {}) {
-    const catalogue = new Catalogue(mod.catalogue(), mod.limits(), mod.readScheme);
+    // The reader of the runtime's current module: after Runtime.reset() the first one is gone.
+    let runtime = null;
+    const readScheme = (scheme, describe) => runtime.mod.readScheme(scheme, describe);
+    const catalogue = new Catalogue(mod.catalogue(), mod.limits(), readScheme);
     registerCatalogue(catalogue);
-    const runtime = new Runtime(mod, catalogue, options);
+    runtime = new Runtime(mod, catalogue, options);
     this._runtime = runtime;
     /** 'wasm-simd' or 'wasm-scalar': which build runs. */
     this.backend = backend;
