@@ -65,6 +65,19 @@ export async function crossCheck(hr) {
   let worst = 0,
     compared = 0;
   const failures = [];
+  // One call on both backends: the largest relative difference, a failure past 1e-4.
+  const compare = async (args, label) => {
+    const want = hr.attention(args);
+    const got = await hr.attentionAsync(args);
+    let err = 0;
+    for (let i = 0; i < want.length; i++) {
+      if (want[i] === got[i]) continue;
+      err = Math.max(err, Math.abs(want[i] - got[i]) / (1 + Math.abs(want[i])));
+    }
+    compared++;
+    worst = Math.max(worst, err);
+    if (!(err <= 1e-4)) failures.push(`${label}: ${err}`);
+  };
   for (const shape of SHAPES) {
     const { n, headDim, heads } = shape;
     const { q, k, v } = hr.qk({ n, headDim, heads, seed: 7 });
@@ -82,19 +95,10 @@ export async function crossCheck(hr) {
       for (const causal of windowed ? [true] : [true, false]) {
         for (const output of ['logits', 'probs', 'values']) {
           const args = { q, k, v, n, headDim, heads, positions, scheme, output, causal };
-          const want = hr.attention(args);
-          const got = await hr.attentionAsync(args);
-          let err = 0;
-          for (let i = 0; i < want.length; i++) {
-            if (want[i] === got[i]) continue;
-            err = Math.max(err, Math.abs(want[i] - got[i]) / (1 + Math.abs(want[i])));
-          }
-          compared++;
-          worst = Math.max(worst, err);
-          if (!(err <= 1e-4))
-            failures.push(
-              `${JSON.stringify(scheme)} n=${n} d=${headDim} h=${heads} ${output} causal=${causal}: ${err}`,
-            );
+          await compare(
+            args,
+            `${JSON.stringify(scheme)} n=${n} d=${headDim} h=${heads} ${output} causal=${causal}`,
+          );
         }
       }
     }
@@ -108,19 +112,10 @@ export async function crossCheck(hr) {
       for (const layer of LAYER_OPTIONS(heads)) {
         for (const output of ['logits', 'probs', 'values']) {
           const args = { q, k, v, n, headDim, heads, positions, scheme, output, ...layer };
-          const want = hr.attention(args);
-          const got = await hr.attentionAsync(args);
-          let err = 0;
-          for (let i = 0; i < want.length; i++) {
-            if (want[i] === got[i]) continue;
-            err = Math.max(err, Math.abs(want[i] - got[i]) / (1 + Math.abs(want[i])));
-          }
-          compared++;
-          worst = Math.max(worst, err);
-          if (!(err <= 1e-4))
-            failures.push(
-              `${JSON.stringify(scheme)} ${JSON.stringify(layer)} n=${n} d=${headDim} h=${heads} ${output}: ${err}`,
-            );
+          await compare(
+            args,
+            `${JSON.stringify(scheme)} ${JSON.stringify(layer)} n=${n} d=${headDim} h=${heads} ${output}`,
+          );
         }
       }
     }

@@ -180,13 +180,20 @@ export function angleView(hr, state, side, scheme, headDim, analysis, length = 0
   for (let c = 0; c < cols; c++)
     if (lastToken - analysis.positions.token[keys[c]] >= L) trainColumn = c + 1;
   return {
+    ...angleFields(hr, scheme, side, L, bands, rgba, pairs, cols, trainColumn, oodPairs),
+    keys: Array.from(keys),
+  };
+}
+
+// What both angle views return besides their columns' keys.
+function angleFields(hr, scheme, side, L, bands, rgba, pairs, cols, trainColumn, oodPairs) {
+  return {
     image: { rgba, rows: pairs, cols },
     pairs,
     bands: bands.map((b) => ({ name: b.name, pairs: [b.pairBegin, b.pairEnd] })),
     splitPair: hr.splitFraction(L, scheme.base ?? side.base) * pairs,
     trainColumn,
     oodPairs,
-    keys: Array.from(keys),
   };
 }
 
@@ -203,12 +210,7 @@ function farAngleView(hr, state, side, scheme, headDim, length) {
   let trainColumn = null;
   for (let c = 0; c < cols; c++) if (distances[c] >= L) trainColumn = c + 1;
   return {
-    image: { rgba, rows: pairs, cols },
-    pairs,
-    bands: bands.map((b) => ({ name: b.name, pairs: [b.pairBegin, b.pairEnd] })),
-    splitPair: hr.splitFraction(L, scheme.base ?? side.base) * pairs,
-    trainColumn,
-    oodPairs,
+    ...angleFields(hr, scheme, side, L, bands, rgba, pairs, cols, trainColumn, oodPairs),
     keys: Array.from(distances, (d) => length - 1 - d),
     distances: Array.from(distances),
     length,
