@@ -38,6 +38,7 @@ const ATTENTION_KEYS = [
   'output',
   'causal',
   'scale',
+  'softcap',
   'kernel',
   'out',
   'pool',
@@ -171,19 +172,6 @@ export class AttentionCall {
     this.sinks = args.sinks === undefined ? null : readSinks(args.sinks, heads);
     /** The query temperature { floorScale, scale, offset }, or null. */
     this.temperature = args.temperature === undefined ? null : readTemperature(args.temperature);
-    const t = this.temperature;
-    const layerRule = runtime.mod.layerRule(
-      this.mask.type,
-      this.mask.window,
-      this.mask.chunkSize,
-      this.causal,
-      t !== null,
-      t ? t.floorScale : 0,
-      t ? t.scale : 0,
-      t ? t.offset : 0,
-      n,
-    ); // the core's checks of the values
-    if (layerRule) fail(layerRule);
     /** The logits' scale; 0: the core's 1 / sqrt(headDim). */
     this.scale = args.scale === undefined ? 0 : args.scale;
     if (
@@ -191,6 +179,14 @@ export class AttentionCall {
       !(typeof this.scale === 'number' && Number.isFinite(this.scale) && this.scale > 0)
     ) {
       fail(`scale must be a positive finite number, got ${describe(this.scale)}`);
+    }
+    /** Logit soft-capping (Gemma 2: softcap * tanh(x / softcap)); 0: none. */
+    this.softcap = args.softcap === undefined ? 0 : args.softcap;
+    if (
+      args.softcap !== undefined &&
+      !(typeof this.softcap === 'number' && Number.isFinite(this.softcap) && this.softcap > 0)
+    ) {
+      fail(`softcap must be a positive finite number, got ${describe(this.softcap)}`);
     }
     const kernelName = args.kernel === undefined ? 'tiled' : args.kernel;
     if (!KERNELS.has(kernelName))
@@ -201,6 +197,25 @@ export class AttentionCall {
     this.kernel = catalogue.value('kernels', KERNELS.get(kernelName), 'kernel');
     /** Positions as { token, unit?, statement? } Int32Arrays (normalizePositions). */
     this.pos = normalizePositions(args.positions, n, scheme);
+    // The core's checks of the mask and the temperature, which follow the tokens' positions, and
+    // their per-row values for the GPU kernels: each row's first key, each query's factor.
+    const t = this.temperature;
+    const layer = runtime.mod.layerRows(
+      this.mask.type,
+      this.mask.window,
+      this.mask.chunkSize,
+      this.causal,
+      t !== null,
+      t ? t.floorScale : 0,
+      t ? t.scale : 0,
+      t ? t.offset : 0,
+      this.pos.token,
+    );
+    if (layer.error) fail(layer.error);
+    /** Per query row: the first key row the mask lets it see (Int32Array), null: full. */
+    this.keyStarts = layer.starts;
+    /** Per query row: the temperature's factor (Float32Array), null: none. */
+    this.queryScales = layer.queryScales;
     /** false: the matrix is only pooled, never kept (the call returns null). */
     this.matrix = args.matrix === undefined ? true : args.matrix;
     if (typeof this.matrix !== 'boolean')
@@ -385,6 +400,7 @@ export class Attention {
             call.temperature?.floorScale ?? 0,
             call.temperature?.scale ?? 0,
             call.temperature?.offset ?? 0,
+            call.softcap,
           ),
         );
         const rowWidth = output === 'values' ? width : n;

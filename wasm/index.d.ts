@@ -4,8 +4,11 @@
 export interface LayerSetup {
   /** The layer type as transformers names it ('sliding_attention', 'full_attention', ...). */
   type: string;
-  /** Which keys a query sees (hr.attention's mask option). */
-  attention: AttentionMask;
+  /**
+   * Which keys a query sees (hr.attention's mask option); { type: 'linear' } for a linear-attention
+   * layer (Qwen3-Next), which has no softmax map and which no mask option takes.
+   */
+  attention: AttentionMask | { type: 'linear' };
   /** false: NoPE (scheme.type is 'nope'). */
   rope: boolean;
   /** This layer's scheme, as every call takes it: hr.inverseFrequencies(scheme, headDim). */
@@ -16,11 +19,16 @@ export interface LayerSetup {
   sinks: boolean;
   /** Query temperature (hr.attention's temperature option). */
   temperature?: QueryTemperature;
+  /** The softmax scale on q.k (hr.attention's scale option); absent: 1 / sqrt(headDim). */
+  scale?: number;
+  /** Logit soft-capping (hr.attention's softcap option, Gemma 2); absent: none. */
+  softcap?: number;
 }
 
 /**
- * Which keys a query sees (transformers' masks, all causal): key k by query q when k <= q, and
- * q - k < window (sliding) or floor(q / chunkSize) == floor(k / chunkSize) (chunked).
+ * Which keys a query sees (transformers' masks, all causal), by the tokens' positions p (cache
+ * positions, non-decreasing under a sliding or chunked mask): key k by query q when k <= q, and
+ * p(q) - p(k) < window (sliding) or floor(p(q) / chunkSize) == floor(p(k) / chunkSize) (chunked).
  */
 export type AttentionMask =
   | { type: 'full' }
@@ -92,6 +100,8 @@ export interface AttentionOptions {
   output?: 'logits' | 'probs' | 'values';
   /** Logit scale; default 1 / sqrt(headDim). */
   scale?: number;
+  /** Logit soft-capping: each scaled logit x becomes softcap * tanh(x / softcap) (Gemma 2). */
+  softcap?: number;
   /** Kernel family: 'tiled' (default) or the double-precision 'reference'. */
   kernel?: 'tiled' | 'reference';
   /** Write into this buffer (length heads*n*n, or n*heads*headDim for 'values') and return it. */
@@ -106,7 +116,7 @@ export interface AttentionOptions {
   mask?: AttentionMask;
   /** One sink logit per head: a softmax column dropped after the softmax (rows sum to < 1). */
   sinks?: Float32Array | number[];
-  /** Query row i times the temperature's factor at i: a setup's layer.temperature. */
+  /** The query at position p times the temperature's factor at p: a setup's layer.temperature. */
   temperature?: QueryTemperature;
 }
 /** attention()'s result by its matrix option: null for false, a Float32Array for true or none. */
@@ -117,6 +127,56 @@ export interface PoolRegion {
   cols: number;
   /** Matrix rows [r0, r1) and columns [c0, c1); default the whole matrix. */
   region?: { r0: number; r1: number; c0: number; c1: number };
+}
+/** hr.unseenPairs() options (docs/real-models.md, "Angles unseen in training"). */
+export interface UnseenOptions {
+  /** L: the length training ran at (an integer from 1 to 2^53). */
+  trainedLength: number;
+  /** N: the positions the code reaches, its last position + 1 (an integer from 1 to 2^53). */
+  length: number;
+  /** A sliding layer's window or a chunked layer's chunk, in positions; 0 (default): none. */
+  reach?: number;
+  /**
+   * The largest distance each band of hr.bands(scheme, headDim) sees in the N positions (a
+   * windowed scheme's clamped or grouped distances, HiRoPE's unit distances), in place of
+   * min(N, reach) - 1.
+   */
+  bandDistances?: number[] | Float64Array;
+  /**
+   * Linear and NTK-aware scalings only: true when they were put on a model trained at L without
+   * them (Position Interpolation: the unscaled frequencies are what training turned), false
+   * (default) when the model trained with them at L (Gemma 3's linear ×8).
+   */
+  scaledAfterTraining?: boolean;
+}
+/** hr.unseenPairs(): which frequency pairs meet rotation angles unseen in training. */
+export interface UnseenPairs {
+  /** Pairs unseen: θⱼ(N)·Dⱼ(N) > θⱼᵗʳᵃⁱⁿ·(D(L) + 1) and θⱼᵗʳᵃⁱⁿ·D(L) < 2π. */
+  count: number;
+  /** rotaryDim / 2. */
+  pairs: number;
+  /** Pairs with θⱼ(N) > 0. */
+  rotated: number;
+  /** D(L) = min(L, reach) − 1: the largest distance training showed. */
+  trainedDistance: number;
+  /** D(N) = min(N, reach) − 1: the largest distance the layer sees in the N positions. */
+  distance: number;
+  /** Where θⱼᵗʳᵃⁱⁿ·L = 2π, as a fractional pair index: the pairs before it turn a full period within L. */
+  splitPair: number;
+  /** Per pair: 1 where it meets angles unseen in training. */
+  unseen: Uint8Array;
+  /** Per pair: θⱼᵗʳᵃⁱⁿ, what training turned at L. */
+  trainedFrequencies: Float64Array;
+  /** Per pair: θⱼ(N), the scheme's frequencies for N positions. */
+  frequencies: Float64Array;
+  /** Per pair: Dⱼ(N), the largest distance it sees. */
+  distances: Float64Array;
+  /** Per pair: θⱼ(N)·Dⱼ(N). */
+  angles: Float64Array;
+  /** Per pair: θⱼᵗʳᵃⁱⁿ·D(L), the largest angle training showed. */
+  seenAngles: Float64Array;
+  /** Per pair: θⱼᵗʳᵃⁱⁿ·(D(L) + 1), past which an angle is unseen; Infinity where the pair turned a full period in training or does not rotate. */
+  limits: Float64Array;
 }
 /** hr.splitBound(): the Split% bound of a HiRoPE scheme (docs/schemes.md §6.5). */
 export interface SplitBound {
@@ -210,6 +270,8 @@ export interface CatalogueParameter {
   default: number | boolean | string | number[];
   /** Must be given where it is taken (the scaling factor). */
   required: boolean;
+  /** The types that take a required parameter without requiring it (proportional's factor). */
+  optionalFor: string[];
   /** The range the core checks: min <= x <= max (strict where minOpen / maxOpen); null: unbounded. */
   min: number | null;
   max: number | null;
@@ -579,6 +641,11 @@ export declare class HiRoPE {
   splitFraction(trainingLength: number, base?: number): number;
   /** Whether a HiRoPE scheme's token band stays within Split% at its trainingLength and base. */
   splitBound(scheme: Scheme, headDim: number): SplitBound;
+  /**
+   * Which frequency pairs of a layer meet rotation angles that training at trainedLength never
+   * showed, at the `length` positions a code reaches (docs/real-models.md).
+   */
+  unseenPairs(scheme: Scheme, headDim: number, options: UnseenOptions): UnseenPairs;
   qk(options: {
     source?: 'seeded' | 'ones';
     n: number;

@@ -10,12 +10,8 @@ const STORAGE = 0x80 | 0x8 | 0x4; // STORAGE | COPY_DST | COPY_SRC
 const UNIFORM = 0x40 | 0x8; // UNIFORM | COPY_DST
 const READBACK = 0x1 | 0x8; // MAP_READ | COPY_DST
 
-// The layer masks' codes in the kernels' parameters (logits.wgsl, softmax.wgsl).
-const MASK_CODES = { full: 0, sliding: 1, chunked: 2 };
-// A mask's window or chunk size as the kernels' u32: sizes past n act as n (sliding: every key;
-// chunked: one chunk), so they are clamped.
-const maskSize = (a) =>
-  Math.min(a.mask.type === 'sliding' ? a.mask.window : a.mask.chunkSize, 2 ** 31 - 1);
+// A layer's mask reaches the kernels (logits.wgsl, softmax.wgsl) as each query row's first key
+// row (the core's layer_rows, by the tokens' positions): mask 1 and a starts buffer, 0 for full.
 
 /**
  * logits.wgsl's parameters for head h of a checked call `a` (AttentionCall): 12 words, as its
@@ -31,8 +27,8 @@ export function logitsParams(a, h, scale, slope) {
   f[7] = scale;
   f[8] = slope;
   f[9] = -Infinity;
-  u[10] = MASK_CODES[a.mask.type];
-  u[11] = a.mask.type === 'full' ? 0 : maskSize(a);
+  u[10] = a.keyStarts ? 1 : 0;
+  f[11] = a.softcap;
   return u;
 }
 
@@ -41,8 +37,7 @@ export function softmaxParams(a, h, row0) {
   const params = new ArrayBuffer(32);
   const u = new Uint32Array(params),
     f = new Float32Array(params);
-  u.set([a.n, a.causal ? 1 : 0, row0, MASK_CODES[a.mask.type]]);
-  u[4] = a.mask.type === 'full' ? 0 : maskSize(a);
+  u.set([a.n, a.causal ? 1 : 0, row0, a.keyStarts ? 1 : 0]);
   u[5] = a.sinks ? 1 : 0;
   f[6] = a.sinks ? a.sinks[h] : 0;
   return u;
@@ -260,14 +255,10 @@ class GPUAttention {
       ? this.transform(encoder, uniforms, runtime, a, a.k, roles.key, branches.far, 'kf')
       : kn;
     const tokens = this.upload('tokens', a.pos.token);
-    // The query temperature's factor per row (the core's query_scale), 1 without one.
-    const t = a.temperature;
-    const qscale = this.upload(
-      'qscale',
-      t
-        ? runtime.mod.queryScales(t.floorScale, t.scale, t.offset, a.n)
-        : new Float32Array(a.n).fill(1),
-    );
+    // The query temperature's factor per row (the core's query_scale of each query's position),
+    // 1 without one; each row's first key under the mask (0 without one).
+    const qscale = this.upload('qscale', a.queryScales ?? new Float32Array(a.n).fill(1));
+    const starts = this.upload('starts', a.keyStarts ?? new Int32Array(a.n));
     const v = a.v ? this.upload('v', a.v) : null;
     device.queue.submit([encoder.finish()]);
 
@@ -284,7 +275,7 @@ class GPUAttention {
       this.dispatch(
         enc,
         this.pipelines.logits,
-        [this.uniform(uniforms, u), qn, kn, qf, kf, tokens, qscale, logits],
+        [this.uniform(uniforms, u), qn, kn, qf, kf, tokens, qscale, starts, logits],
         tiles,
         tiles,
       );
@@ -293,7 +284,7 @@ class GPUAttention {
           this.dispatch(
             enc,
             this.pipelines.softmax,
-            [this.uniform(uniforms, softmaxParams(a, h, row0)), logits],
+            [this.uniform(uniforms, softmaxParams(a, h, row0)), starts, logits],
             Math.min(65535, a.n - row0),
           );
         }

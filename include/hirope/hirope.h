@@ -77,6 +77,9 @@ struct Scheme {
     double base = 10000.0;
     Layout layout = Layout::half;
     double rotary_fraction = 1.0; // fraction of head_dim that is rotated
+    // Which dims rotate: the first rotary_fraction of head_dim (false), or the last (true: MLA,
+    // DeepSeek's q = cat(q_nope, q_pe), the RoPE part at the end of the head).
+    bool rotary_last = false;
     Scaling scaling;
 
     // Windowed schemes (rerope, leaky_rerope, self_extend, hirope): near if delta < window.
@@ -174,10 +177,12 @@ struct ParamInfo {
     bool min_open = false, max_open = false;
     std::vector<double> allowed;
     double limit = std::numeric_limits<double>::infinity();
-    const char* values = nullptr;  // enumeration: its value list ("layouts", "sinusoidal_variants")
-    uint32_t takes = 0;            // bit 1 << type for each SchemeType (scheme parameters) or
-                                   // ScalingType (scaling parameters) that takes it
-    bool required = false;         // must be given where it is taken (the scaling factor)
+    const char* values = nullptr; // enumeration: its value list ("layouts", "sinusoidal_variants")
+    uint32_t takes = 0;           // bit 1 << type for each SchemeType (scheme parameters) or
+                                  // ScalingType (scaling parameters) that takes it
+    bool required = false;        // must be given where it is taken (the scaling factor)
+    uint32_t optional = 0; // types (bits as `takes`) where a required parameter may be left out:
+                           // its field's default then (proportional's factor, 1)
     const char* only_if = nullptr; // checked only when this field equals only_if_value
     double only_if_value = 0;
     const char* description = "";
@@ -259,6 +264,10 @@ const std::vector<EnumValue>* value_list(const char* name);
 // Whether a parameter is taken by a scheme or scaling type (its enumerator as an int).
 inline bool takes(const ParamInfo& p, int type) {
     return type >= 0 && type < 32 && (p.takes >> type & 1u);
+}
+// Whether a parameter must be given for this type: required, taken, and not optional there.
+inline bool required_for(const ParamInfo& p, int type) {
+    return p.required && takes(p, type) && !(p.optional >> type & 1u);
 }
 
 // The range of a number or integer parameter as messages state it: "a number > 1",
@@ -479,21 +488,30 @@ class Rotator {
 
 enum class Output { logits, probs };
 
-// Which keys a query sees (transformers' masking_utils; every kind is causal). Query row i and key
-// row j are the rows' indices in the request, as for the causal mask.
+// Which keys a query sees (transformers' masking_utils; every kind is causal). The mask follows
+// the tokens' positions (positions.token, transformers' cache positions), not the rows' indices:
+// with a start offset or spread-out positions the window and the chunk boundaries move with them.
 enum class AttentionKind {
     full,    // key k seen by query q when k <= q (causal), every key without the causal mask
-    sliding, // k <= q and q - k < window (transformers' sliding_window_overlay)
-    chunked, // k <= q and floor(q / chunk_size) == floor(k / chunk_size) (chunked_overlay)
+    sliding, // pos(k) <= pos(q) and pos(q) - pos(k) < window (transformers' sliding_window_overlay)
+    chunked, // floor(pos(q) / chunk_size) == floor(pos(k) / chunk_size) (chunked_overlay)
 };
 
 // "full", "sliding", "chunked"; attention_kind_from_name reads them back (false for another name).
 const char* attention_kind_name(AttentionKind kind);
 bool attention_kind_from_name(const std::string& name, AttentionKind* kind);
 
-// Whether query row `query` sees key row `key` under a mask (window: sliding; chunk_size:
-// chunked; both >= 1 where used); positions are >= 0. Every kind is causal.
+// Whether the query at position `query` sees the key at position `key` under a mask (window:
+// sliding; chunk_size: chunked; both >= 1 where used). Every kind is causal (key <= query).
 bool mask_sees(AttentionKind kind, int64_t window, int64_t chunk_size, int64_t query, int64_t key);
+
+// The first key row each query row sees under a mask, for rows of positions token[0 .. n): with
+// the causal mask, query row i sees key rows [starts[i], i], exactly those j <= i with
+// mask_sees(kind, window, chunk_size, token[i], token[j]). A sliding or chunked mask needs
+// non-decreasing positions (as a sequence's cache positions are): otherwise an error naming the
+// first row that goes back. Full attention: every start is 0. starts receives n values.
+Status attention_key_starts(AttentionKind kind, int64_t window, int64_t chunk_size,
+                            const int32_t* token, int64_t n, int64_t* starts);
 
 // A mask's values for one request, checked: window >= 1 for sliding, chunk_size >= 1 for chunked,
 // and causal attention for both (their overlays are causal). Messages name "mask.window",
@@ -501,7 +519,8 @@ bool mask_sees(AttentionKind kind, int64_t window, int64_t chunk_size, int64_t q
 Status check_attention_mask(AttentionKind kind, int64_t window, int64_t chunk_size, bool causal);
 
 // Query temperature (Llama 4's attn_temperature_tuning, Ministral 3's llama_4_scaling_beta): the
-// query of position p is multiplied by 1 + scale * ln(floor((p + offset) / floor_scale) + 1).
+// query at position p (positions.token, transformers' cache_position) is multiplied by
+// 1 + scale * ln(floor((p + offset) / floor_scale) + 1).
 // Llama 4: offset 1 (its cache_position + 1), floor_scale = floor_scale, scale = attn_scale;
 // Ministral 3: offset 0, floor_scale = original_max_position_embeddings, scale = the beta.
 struct QueryTemperature {
@@ -515,9 +534,10 @@ struct QueryTemperature {
 double query_scale(const QueryTemperature& temperature, int64_t position);
 
 // An enabled temperature's values, checked: floor_scale a finite number > 0, scale a finite
-// number >= 0, offset in [0, 2^53], and the factor at positions [0, n) finite within the float
-// range. Messages name "temperature.floorScale", "temperature.scale", "temperature.offset".
-Status check_query_temperature(const QueryTemperature& temperature, int64_t n);
+// number >= 0, offset in [0, 2^53], and the factor at positions [0, end) finite within the float
+// range (end: the largest query position + 1). Messages name "temperature.floorScale",
+// "temperature.scale", "temperature.offset".
+Status check_query_temperature(const QueryTemperature& temperature, int64_t end);
 
 struct AttentionRequest {
     const float* q = nullptr;
@@ -531,19 +551,33 @@ struct AttentionRequest {
     bool causal = true;
     Output output = Output::probs;
     double scale = 0; // logit scale; 0 means 1 / sqrt(head_dim)
+    // Logit soft-capping (Gemma 2's attn_logit_softcapping): each scaled logit x becomes
+    // softcap * tanh(x / softcap) before the mask and the softmax; 0: none.
+    double softcap = 0;
     // The layer's mask on top of `causal` (sliding and chunked need causal): masked entries are
     // logits -inf and probabilities 0, as the causal mask's.
+    // By the tokens' positions (positions.token), which must then be non-decreasing.
     AttentionKind mask_kind = AttentionKind::full;
-    int64_t window = 0;     // sliding: q - k < window
+    int64_t window = 0;     // sliding: pos(q) - pos(k) < window
     int64_t chunk_size = 0; // chunked
     // Sinks (GPT-oss): one logit per head (heads values, finite), an extra softmax column compared
     // with the scaled logits and dropped after the softmax, so a row's probabilities sum to < 1.
     // Logits are unchanged. nullptr: none.
     const float* sinks = nullptr;
-    // Query row i multiplied by query_scale(temperature, i) as it enters the product (after the
-    // scheme's transform; an ALiBi bias is not scaled).
+    // Query row i multiplied by query_scale(temperature, positions.token[i]) as it enters the
+    // product (after the scheme's transform; an ALiBi bias is not scaled). Needs positions >= 0.
     QueryTemperature temperature;
 };
+
+// A request's mask and query temperature as per-row values, checked as AttentionPlan::prepare
+// checks them (for executors that do not reach it: the WebGPU path): the mask's values and
+// causal attention (check_attention_mask), positions that do not decrease under a sliding or
+// chunked mask, the temperature's values with positions >= 0 and its factor at the largest
+// position within the float range. Needs request.n >= 1 and request.positions.token.
+// starts: n first key rows (attention_key_starts), empty for full attention; query_factors: n
+// factors query_scale(temperature, positions.token[i]), empty without a temperature.
+Status layer_rows(const AttentionRequest& request, std::vector<int64_t>* starts,
+                  std::vector<double>* query_factors);
 
 // Which implementation computes the logits.
 enum class Kernel {
@@ -627,5 +661,75 @@ Status pool_rows(const PoolGrid& grid, const float* data, int64_t first, int64_t
 
 // Turns the sums into means over each cell's entries (masked entries count, as 0).
 void pool_finish(const PoolGrid& grid, float* ratio_sum, float* raw_sum);
+
+// ---------------------------------------------------------------------------------------------
+// Angles unseen in training (src/core/unseen.cpp; docs/real-models.md, "Angles unseen in
+// training"): the one rule behind `hirope config`'s "unseen at N" and the playground's angle view
+// and status line.
+//
+// Attention depends on q - k only through the angles (q - k) * theta_j. Training at length L
+// showed pair j the angles [0, theta_j^train * D(L)], so every angle once that reaches 2 pi. A pair
+// that never turned a full period there meets angles it never saw where the largest distance D it
+// sees turns it further, by more than one more position's step (Position Interpolation's argument:
+// N = sL positions scaled by s put distance N - 1 at (N - 1) / s, between L - 1 and L, still
+// interpolated between trained positions):
+//
+//   unseen_j  <=>  theta_j(N) * D_j(N) > theta_j^train * (D(L) + 1)  and  theta_j^train * D(L) < 2
+//   pi
+//
+// - theta_j(N): the scheme's frequencies for a sequence of N positions (inverse_frequencies with
+//   seq_len N), N the positions the code reaches (its last position + 1).
+// - D(x) = min(x, reach) - 1: the largest query-key distance a layer sees in x positions; reach is
+//   a sliding layer's window or a chunked layer's chunk, 0 for none (a full layer). D_j(N) is D(N),
+//   or the largest distance of pair j's band where the caller gives them (band_distances: a
+//   windowed scheme's clamped or grouped distances, HiRoPE's unit distances, from
+//   relative_distances).
+// - theta_j^train, what training turned at L: YaRN and llama3 extend from their original_length,
+//   so with L <= original_length training turned the unscaled theta_j (beyond it, the scaling as it
+//   is); dynamic NTK and LongRoPE give what training used at L themselves (unscaled, the short
+//   factors: inverse_frequencies with seq_len L); linear and NTK-aware scalings name no length, so
+//   the caller says whether they were put on a model trained at L without them
+//   (scaled_after_training: Position Interpolation, the playground's scaled RoPE: the unscaled
+//   theta_j) or the model trained with them at L (Gemma 3's linear x8, whose config names no
+//   length before it: the scaled theta_j). Proportional RoPE's zeroed pairs never rotate.
+//
+// Comparisons allow a relative 1e-12 for rounding (an exact PI factor reaches the limit exactly).
+struct UnseenRequest {
+    Scheme scheme; // a rotary scheme
+    int head_dim = 0;
+    int64_t trained_length = 0; // L, >= 1
+    int64_t length = 0;         // N, >= 1: the positions reached (the last position + 1)
+    int64_t reach = 0;          // a sliding window or a chunk, in positions; 0: none
+    // Empty, or one entry per band of bands(scheme, head_dim): the largest distance that band's
+    // pairs see in the N positions (finite, >= 0), in place of D(N).
+    std::vector<double> band_distances;
+    bool scaled_after_training = false; // linear and NTK-aware scalings only (see above)
+};
+
+struct UnseenPairs {
+    int64_t trained_distance = 0; // D(L)
+    int64_t distance = 0;         // D(N)
+    // Per pair (rotary_dim / 2 entries): theta_j^train, theta_j(N), the largest distance D_j(N) and
+    // angle theta_j(N) * D_j(N) it meets, the largest angle training showed theta_j^train * D(L),
+    // and the limit past which an angle is unseen: theta_j^train * (D(L) + 1), or +infinity for a
+    // pair that turned a full period in training or does not rotate.
+    std::vector<double> trained_frequencies, frequencies, distances, angles, seen_angles, limits;
+    std::vector<uint8_t> unseen; // 1 where the pair meets angles unseen in training
+    int pairs = 0;               // rotary_dim / 2
+    int rotated = 0;             // pairs with theta_j(N) > 0
+    int count = 0;               // pairs unseen
+    // Where theta_j^train * L = 2 pi, as a fractional pair index (log-linear between the two pairs
+    // around it; before the first or past the last pair along the two nearest; never past the
+    // rotating pairs of proportional RoPE): the pairs before it turn a full period within L
+    // tokens. For plain RoPE it is
+    // split_fraction(L, base) * pairs (docs/schemes.md section 6.5); for a layer it follows the
+    // layer's own trained frequencies.
+    double split_pair = 0;
+};
+
+// The verdicts above. An error naming the argument unless the scheme is rotary and valid for
+// head_dim, trained_length and length are integers in [1, 2^53], reach one in [0, 2^53], and
+// band_distances empty or one finite number >= 0 per band; *out is then left unchanged.
+Status unseen_pairs(const UnseenRequest& request, UnseenPairs* out);
 
 } // namespace hirope

@@ -65,14 +65,13 @@ std::vector<int32_t> int32_column(py::handle value, const char* name, int64_t n)
     return out;
 }
 
-py::array_t<float> attention(py::handle scheme_value, py::handle q_value, py::handle k_value,
-                             py::handle v_value, py::handle token, py::handle unit,
-                             py::handle statement, py::handle n_value, py::handle head_dim_value,
-                             py::handle heads_value, py::handle causal_value,
-                             const std::string& output, py::handle scale_value,
-                             const std::string& kernel_name, const std::string& mask_type,
-                             py::handle window_value, py::handle chunk_size_value,
-                             py::handle sinks_value, py::handle temperature_value) {
+py::array_t<float>
+attention(py::handle scheme_value, py::handle q_value, py::handle k_value, py::handle v_value,
+          py::handle token, py::handle unit, py::handle statement, py::handle n_value,
+          py::handle head_dim_value, py::handle heads_value, py::handle causal_value,
+          const std::string& output, py::handle scale_value, const std::string& kernel_name,
+          const std::string& mask_type, py::handle window_value, py::handle chunk_size_value,
+          py::handle sinks_value, py::handle temperature_value, py::handle softcap_value) {
     const Shape sh = shape(n_value, head_dim_value, heads_value);
     const bool causal = boolean_arg(causal_value, "causal");
     const SchemeSpec spec = read_scheme(scheme_value);
@@ -92,6 +91,14 @@ py::array_t<float> attention(py::handle scheme_value, py::handle q_value, py::ha
         scale = number_arg(scale_value, "scale", requirement);
         if (!(std::isfinite(scale) && scale > 0))
             fail(std::string("scale must be ") + requirement + ", got " + describe(scale_value));
+    }
+    double softcap = 0;
+    if (!softcap_value.is_none()) {
+        const char* requirement = "a positive finite number";
+        softcap = number_arg(softcap_value, "softcap", requirement);
+        if (!(std::isfinite(softcap) && softcap > 0))
+            fail(std::string("softcap must be ") + requirement + ", got " +
+                 describe(softcap_value));
     }
     Kernel kernel = Kernel::fast;
     if (kernel_name == "reference")
@@ -141,6 +148,7 @@ py::array_t<float> attention(py::handle scheme_value, py::handle q_value, py::ha
     r.chunk_size = chunk_size;
     r.sinks = sinks_value.is_none() ? nullptr : sinks.data();
     r.temperature = temperature;
+    r.softcap = softcap;
     const bool values = output == "values";
     py::array_t<float> out = values ? py::array_t<float>({n, width})
                                     : py::array_t<float>({static_cast<int64_t>(sh.heads), n, n});
@@ -222,7 +230,10 @@ py::list distances(py::handle scheme_value, py::handle token, py::handle unit, p
 py::dict frequencies(py::handle scheme_value, py::handle head_dim_value, py::handle seq_len) {
     const Shape sh = shape(py::int_(1), head_dim_value, py::int_(1));
     const SchemeSpec spec = read_scheme(scheme_value);
-    if (!spec.rotary) fail("scheme '" + spec.name + "' has no rotary frequencies");
+    // NoPE (a model's NoPE layer) has no frequencies and the factor 1; other schemes without
+    // rotary frequencies are refused.
+    if (!spec.rotary && spec.scheme.type != SchemeType::nope)
+        fail("scheme '" + spec.name + "' has no rotary frequencies");
     const int64_t len = count(seq_len, "seq_len", 1, INT64_MAX / 2);
     std::vector<double> f;
     check(inverse_frequencies(spec.scheme, sh.head_dim, len, &f));
@@ -400,7 +411,8 @@ void register_core(py::module_& m) {
           py::arg("head_dim"), py::arg("heads"), py::arg("causal"), py::arg("output"),
           py::arg("scale"), py::arg("kernel"), py::arg("mask_type") = "full",
           py::arg("window") = py::none(), py::arg("chunk_size") = py::none(),
-          py::arg("sinks") = py::none(), py::arg("temperature") = py::none());
+          py::arg("sinks") = py::none(), py::arg("temperature") = py::none(),
+          py::arg("softcap") = py::none());
     m.def("rotate", &rotate_rows, py::arg("scheme"), py::arg("x"), py::arg("token"),
           py::arg("unit"), py::arg("statement"), py::arg("n"), py::arg("head_dim"),
           py::arg("heads"), py::arg("role"), py::arg("branch"));

@@ -18,7 +18,8 @@ def attention(scheme: Any, q: np.ndarray, k: np.ndarray, v: Optional[np.ndarray]
               output: str, scale: Optional[float], kernel: str, mask_type: str = ...,
               window: Optional[int] = ..., chunk_size: Optional[int] = ...,
               sinks: Optional[np.ndarray] = ...,
-              temperature: Optional[Tuple[float, float, int]] = ...) -> npt.NDArray[np.float32]: ...
+              temperature: Optional[Tuple[float, float, int]] = ...,
+              softcap: Optional[float] = ...) -> npt.NDArray[np.float32]: ...
 def rotate(scheme: Any, x: np.ndarray, token: Any, unit: Any, statement: Any, n: int,
            head_dim: int, heads: int, role: str, branch: str) -> npt.NDArray[np.float32]: ...
 def relative_distances(scheme: Any, token: Any, unit: Any, statement: Any, n: int,

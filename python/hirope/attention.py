@@ -156,6 +156,7 @@ def attention(
     mask: Optional[Mapping[str, Any]] = None,
     sinks=None,
     temperature: Optional[Mapping[str, Any]] = None,
+    softcap: Optional[float] = None,
 ) -> np.ndarray:
     """Attention logits, probabilities or outputs under a position scheme (hr.attention).
 
@@ -169,8 +170,11 @@ def attention(
     One layer of a real model (hirope.from_config's layer): mask {'type': 'full' | 'sliding' |
     'chunked', 'window'?, 'chunkSize'?} (layer['attention']; causal), sinks (one logit per head:
     an extra softmax column, dropped after it) and temperature {'floorScale', 'scale', 'offset'}
-    (layer['temperature']: query row i times 1 + scale * ln(floor((i + offset) / floorScale) +
-    1)). The GIL is released while it runs."""
+    (layer['temperature']: the query at position p times 1 + scale * ln(floor((p + offset) /
+    floorScale) + 1)); the mask and the temperature follow the tokens' positions (transformers'
+    cache positions; non-decreasing under a mask). scale (layer['scale'] when set) and softcap
+    (layer['softcap']: each scaled logit x becomes softcap * tanh(x / softcap), Gemma 2). The GIL
+    is released while it runs."""
     n, hd = _shape(q, "q", heads, head_dim)
     if output is None:
         output = "values" if v is not None else "probs"
@@ -200,6 +204,7 @@ def attention(
         chunk_size,
         _sinks(sinks),
         _temperature(temperature),
+        softcap,
     )
 
 

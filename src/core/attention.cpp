@@ -62,9 +62,10 @@ Status check_request(const AttentionRequest& r) {
                              "], got " + std::to_string(r.heads));
     if (!std::isfinite(r.scale) || r.scale < 0)
         return Status::error("scale must be a finite number >= 0 (0 means 1/sqrt(headDim))");
+    if (!std::isfinite(r.softcap) || r.softcap < 0)
+        return Status::error("softcap must be a finite number >= 0 (0 means none)");
     Status st = check_causal(r.scheme.type, r.causal);
     if (st.ok()) st = check_attention_mask(r.mask_kind, r.window, r.chunk_size, r.causal);
-    if (st.ok()) st = check_query_temperature(r.temperature, r.n);
     if (!st.ok() || !r.sinks) return st;
     for (int h = 0; h < r.heads; ++h)
         if (!std::isfinite(r.sinks[h]))
@@ -93,6 +94,13 @@ Status AttentionPlan::prepare(const AttentionRequest& r, Kernel kernel) {
     if (!st.ok()) return st;
     st = detail::make_context(r.scheme, r.head_dim, r.n, r.positions, &m.ctx);
     if (!st.ok()) return st;
+    m.keys.causal = r.causal;
+    m.keys.n = r.n;
+    st = layer_rows(r, &m.keys.starts, &m.query_scales);
+    if (!st.ok()) {
+        m = Impl();
+        return st;
+    }
     m.n = r.n;
     m.heads = r.heads;
     m.hd = r.head_dim;
@@ -118,12 +126,7 @@ Status AttentionPlan::prepare(const AttentionRequest& r, Kernel kernel) {
     if (r.scheme.type == SchemeType::alibi) {
         for (double s : alibi_slopes(r.heads)) m.slopes.push_back(static_cast<float>(s));
     }
-    m.keys = detail::KeyRange{r.mask_kind, r.window, r.chunk_size, r.causal, m.n};
     if (r.sinks) m.sinks.assign(r.sinks, r.sinks + m.heads);
-    if (r.temperature.enabled) {
-        m.query_scales.resize(m.n);
-        for (int64_t i = 0; i < m.n; ++i) m.query_scales[i] = query_scale(r.temperature, i);
-    }
 
     if (kernel == Kernel::reference) {
         m.q_ref.assign(r.q, r.q + m.n * m.width);
@@ -254,9 +257,19 @@ Status strip(const AttentionPlan::Impl& m, int head, int64_t r0, int64_t r1, boo
     if (m.kernel == Kernel::reference) {
         detail::reference_logits(m.ctx, m.pos, m.q_ref.data(), m.k_ref.data(), m.heads, head,
                                  m.keys, m.query_scales.empty() ? nullptr : m.query_scales.data(),
-                                 m.scale, m.slopes.empty() ? 0.0 : m.slopes[head], r0, r1, out);
+                                 m.scale, m.slopes.empty() ? 0.0 : m.slopes[head], m.req.softcap,
+                                 r0, r1, out);
     } else {
         fast_logits(m, head, r0, r1, out);
+        // Soft-capping (Gemma 2) on the scaled logits, before the mask and the softmax.
+        if (m.req.softcap > 0) {
+            const double cap = m.req.softcap;
+            for (int64_t i = r0; i < r1; ++i) {
+                float* o = out + (i - r0) * n;
+                for (int64_t j = m.keys.first(i), end = m.keys.end(i); j < end; ++j)
+                    if (std::isfinite(o[j])) o[j] = static_cast<float>(cap * std::tanh(o[j] / cap));
+            }
+        }
     }
     const float masked = probs ? 0.0f : -std::numeric_limits<float>::infinity();
     const float sink = m.sinks.empty() ? -std::numeric_limits<float>::infinity() : m.sinks[head];

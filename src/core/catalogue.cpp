@@ -126,6 +126,10 @@ struct P {
         p.required = true;
         return *this;
     }
+    P& optional(uint32_t types) {
+        p.optional = types;
+        return *this;
+    }
     P& only_if(const char* field, double value) {
         p.only_if = field;
         p.only_if_value = value;
@@ -220,6 +224,11 @@ SchemeCatalogue make_catalogue() {
             .range(0, 1, true)
             .takes(rotary)
             .access(ACCESS(rotary_fraction)),
+        P("rotary_last", "rotaryLast", K::boolean,
+          "Rotate the last rotaryFraction of headDim instead of the first (MLA: DeepSeek's "
+          "q = cat(q_nope, q_pe))")
+            .takes(rotary)
+            .access(ACCESS(rotary_last)),
         P("scaling", "scaling", K::scaling,
           "RoPE frequency scaling for longer contexts: its type and parameters")
             .takes(rotary),
@@ -302,10 +311,13 @@ SchemeCatalogue make_catalogue() {
     const uint32_t yarn = bit(ScalingType::yarn), longrope = bit(ScalingType::longrope),
                    llama3 = bit(ScalingType::llama3), proportional = bit(ScalingType::proportional);
     v.scaling_params = {
-        P("factor", "factor", K::number, "The scale factor s: the context stretches s times")
+        P("factor", "factor", K::number,
+          "The scale factor s: the context stretches s times (proportional: its frequencies are "
+          "divided by s, 1 when left out)")
             .above(0)
-            .takes(scaled & ~proportional)
+            .takes(scaled)
             .required()
+            .optional(proportional)
             .access(ACCESS(scaling.factor)),
         P("original_length", "originalLength", K::number,
           "The original context length L_orig the model was trained at")
@@ -505,6 +517,8 @@ std::string param_list(const SchemeCatalogue& v, const std::vector<ParamInfo>& p
                                  : p.kind == ParamKind::integer ? "1"
                                                                 : "null";
         o.add("required", json_bool(p.required))
+            .add("optionalFor", scaling ? names_taking(v.scalings, p.optional)
+                                        : names_taking(v.schemes, p.optional))
             .add("min", json_number(p.min))
             .add("max", json_number(p.max))
             .add("minOpen", json_bool(p.min_open))

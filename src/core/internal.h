@@ -14,6 +14,7 @@ struct Context {
     Scheme scheme;
     int head_dim = 0;
     int rdim = 0;
+    int rot_begin = 0; // the first rotated dim: 0, or head_dim - rdim with scheme.rotary_last
     int pairs = 0;
     int64_t n = 0;
     int64_t seq_len = 0; // max token position + 1 (at least 1): L of dynamic NTK and LongRoPE
@@ -30,18 +31,15 @@ struct Context {
 };
 
 // The keys query row i sees under a request's mask form one run [first(i), end(i)): the causal
-// end (or n) and the mask's start (sliding: i - window + 1; chunked: i's chunk start). first is
-// non-decreasing in i, so a tile of rows starts at its first row's.
+// end (or n) and the mask's start, found from the token positions (attention_key_starts): the
+// first row whose position is within the window, or in the query's chunk. Positions are
+// non-decreasing under a sliding or chunked mask, so first is non-decreasing in i and a tile of
+// rows starts at its first row's.
 struct KeyRange {
-    AttentionKind kind = AttentionKind::full;
-    int64_t window = 0, chunk_size = 0;
+    std::vector<int64_t> starts; // per query row; empty: 0 for every row (full attention)
     bool causal = true;
     int64_t n = 0;
-    int64_t first(int64_t i) const {
-        if (kind == AttentionKind::sliding) return i - window + 1 > 0 ? i - window + 1 : 0;
-        if (kind == AttentionKind::chunked) return i / chunk_size * chunk_size;
-        return 0;
-    }
+    int64_t first(int64_t i) const { return starts.empty() ? 0 : starts[i]; }
     int64_t end(int64_t i) const { return causal ? i + 1 : n; }
 };
 
@@ -83,15 +81,20 @@ inline double log_n_scale(const Scheme& s, int32_t t) {
 // Sinusoidal absolute position vector of head_dim values (docs/schemes.md section 4.2).
 void sinusoid(const Scheme& s, int head_dim, double pos, double* out);
 
-// Memory dims of pair p in the rotated part.
-inline void pair_dims(Layout layout, int rdim, int p, int* a, int* b) {
+// Memory dims of pair p in the rotated part, which starts at dim `begin` (Context::rot_begin).
+inline void pair_dims(Layout layout, int rdim, int p, int* a, int* b, int begin = 0) {
     if (layout == Layout::interleaved) {
-        *a = 2 * p;
-        *b = 2 * p + 1;
+        *a = begin + 2 * p;
+        *b = begin + 2 * p + 1;
     } else {
-        *a = p;
-        *b = p + rdim / 2;
+        *a = begin + p;
+        *b = begin + p + rdim / 2;
     }
+}
+
+// Whether memory dim i is outside the rotated part (passed through, times the scheme's factor).
+inline bool passes_through(const Context& c, int i) {
+    return i < c.rot_begin || i >= c.rot_begin + c.rdim;
 }
 
 // Which band a pair belongs to.

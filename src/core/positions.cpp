@@ -25,6 +25,7 @@ Status make_context(const Scheme& scheme, int head_dim, int64_t n, const Positio
     c->head_dim = head_dim;
     c->rdim = rotary_dim(scheme, head_dim);
     c->pairs = c->rdim / 2;
+    c->rot_begin = is_rotary(scheme.type) && scheme.rotary_last ? head_dim - c->rdim : 0;
     c->n = n;
     int32_t min_pos = pos.token[0], max_pos = pos.token[0];
     for (int64_t t = 1; t < n; ++t) {

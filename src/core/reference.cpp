@@ -9,7 +9,8 @@ namespace detail {
 
 void reference_logits(const Context& c, const Positions& pos, const double* q, const double* k,
                       int heads, int h, const KeyRange& keys, const double* query_scales,
-                      double scale, double alibi_slope, int64_t r0, int64_t r1, float* out) {
+                      double scale, double alibi_slope, double softcap, int64_t r0, int64_t r1,
+                      float* out) {
     const Scheme& s = c.scheme;
     const int hd = c.head_dim;
     const int64_t width = static_cast<int64_t>(heads) * hd;
@@ -33,7 +34,7 @@ void reference_logits(const Context& c, const Positions& pos, const double* q, c
                 const double dt = static_cast<double>(pos.token[i]) - pos.token[j];
                 for (int p = 0; p < c.pairs; ++p) {
                     int a, b;
-                    pair_dims(s.layout, c.rdim, p, &a, &b);
+                    pair_dims(s.layout, c.rdim, p, &a, &b, c.rot_begin);
                     const double angle = pair_distance(c, pos, pair_band[p], i, j) * c.inv_freq[p];
                     double term = (qv[a] * kv[a] + qv[b] * kv[b]) * std::cos(angle) +
                                   (qv[a] * kv[b] - qv[b] * kv[a]) * std::sin(angle);
@@ -41,13 +42,15 @@ void reference_logits(const Context& c, const Positions& pos, const double* q, c
                         term *= std::pow(c.xpos_zeta[p], dt / s.xpos_scale_base);
                     score += term * af2;
                 }
-                for (int d = c.rdim; d < hd; ++d) score += qv[d] * kv[d];
+                for (int d = 0; d < hd; ++d)
+                    if (passes_through(c, d)) score += qv[d] * kv[d];
                 score *= log_n_scale(s, pos.token[i]);
             }
             if (query_scales) score *= query_scales[i];
             double logit = score * scale;
             if (s.type == SchemeType::alibi)
                 logit -= alibi_slope * std::fabs(static_cast<double>(pos.token[i]) - pos.token[j]);
+            if (softcap > 0) logit = softcap * std::tanh(logit / softcap);
             out[(i - r0) * c.n + j] = static_cast<float>(logit);
         }
     }

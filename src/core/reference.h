@@ -9,10 +9,12 @@ namespace hirope {
 namespace detail {
 
 // out rows [r0, r1) x n of head h: scaled logits for the entries of keys (the others are left
-// as they are), query row i's score multiplied by query_scales[i] (nullptr: 1).
+// as they are), query row i's score multiplied by query_scales[i] (nullptr: 1), soft-capped to
+// softcap * tanh(logit / softcap) when softcap > 0.
 void reference_logits(const Context& c, const Positions& pos, const double* q, const double* k,
                       int heads, int h, const KeyRange& keys, const double* query_scales,
-                      double scale, double alibi_slope, int64_t r0, int64_t r1, float* out);
+                      double scale, double alibi_slope, double softcap, int64_t r0, int64_t r1,
+                      float* out);
 
 // In place softmax over x[0..len) and one more column `sink` (-infinity: none) that is dropped,
 // computed in double; false when a value is not finite.

@@ -123,12 +123,13 @@ Status rotate_range(const Context& c, const Positions& pos, Role role, Branch br
                 float* yh = yr + h * hd;
                 for (int p = 0; p < c.pairs; ++p) {
                     int a, b;
-                    pair_dims(s.layout, c.rdim, p, &a, &b);
+                    pair_dims(s.layout, c.rdim, p, &a, &b, c.rot_begin);
                     const double xa = xh[a], xb = xh[b];
                     yh[a] = static_cast<float>(xa * tr.cos()[p] - xb * tr.sin()[p]);
                     yh[b] = static_cast<float>(xa * tr.sin()[p] + xb * tr.cos()[p]);
                 }
-                for (int i = c.rdim; i < hd; ++i) yh[i] = static_cast<float>(xh[i] * tr.pass());
+                for (int i = 0; i < hd; ++i)
+                    if (passes_through(c, i)) yh[i] = static_cast<float>(xh[i] * tr.pass());
             }
         }
         // Finite inputs give a non-finite row only when a factor (xPos scale, attention factor,
@@ -173,7 +174,7 @@ Status transform_coefficients(const Scheme& scheme, int head_dim, int64_t n, con
         }
         for (int p = 0; p < ctx.pairs; ++p) {
             int da, db;
-            detail::pair_dims(scheme.layout, ctx.rdim, p, &da, &db);
+            detail::pair_dims(scheme.layout, ctx.rdim, p, &da, &db, ctx.rot_begin);
             partner[da] = db;
             partner[db] = da;
             at[da] = at[db] = static_cast<float>(tr.cos()[p]);

@@ -1,6 +1,8 @@
-// One layer of a real model through hr.attention: its mask (full, sliding, chunked), sinks and
-// query temperature, against a plain-JavaScript reference written from transformers' definitions
-// (docs/real-models.md), on both builds; the options' errors; and gallery layers from hr.fromConfig.
+// One layer of a real model through hr.attention: its mask (full, sliding, chunked), sinks, query
+// temperature, softmax scale and logit soft-cap, against a plain-JavaScript reference written from
+// transformers' definitions (masking_utils.py: masks by cache position; modeling_llama4.py: the
+// temperature of the query's position; modeling_gemma2.py: softcap * tanh(x / softcap) before the
+// mask), on both builds; the options' errors; and gallery layers from hr.fromConfig.
 import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -8,22 +10,39 @@ import { BUILDS, load, lcg, maxAbsDiff } from './support/both-builds.mjs';
 import { HiRoPEError } from '../../dist/index.js';
 import { logitsParams, softmaxParams } from '../../dist/webgpu.js';
 
-// Logits (masked -Infinity) or probabilities (masked 0) of every head, heads x n x n, in doubles.
-// RoPE, when asked, by hand: half layout, theta_j = 10000^(-2j/d).
-function jsLayer({ q, k, n, d, heads, rope, mask, sinks, temperature, probs }) {
+// Logits (masked -Infinity) or probabilities (masked 0) of every head, heads x n x n, in doubles,
+// for tokens at positions pos (default 0 .. n-1). RoPE, when asked, by hand: half layout,
+// theta_j = 10000^(-2j/d).
+function jsLayer({
+  q,
+  k,
+  n,
+  d,
+  heads,
+  rope,
+  mask,
+  sinks,
+  temperature,
+  probs,
+  pos,
+  scale,
+  softcap,
+}) {
   const width = d * heads;
+  const at = (i) => (pos ? pos[i] : i);
   const seen = (i, j) =>
     j <= i &&
+    at(j) <= at(i) &&
     (mask.type === 'sliding'
-      ? i - j < mask.window
+      ? at(i) - at(j) < mask.window
       : mask.type === 'chunked'
-        ? Math.floor(i / mask.chunkSize) === Math.floor(j / mask.chunkSize)
+        ? Math.floor(at(i) / mask.chunkSize) === Math.floor(at(j) / mask.chunkSize)
         : true);
   const factor = (i) =>
     temperature
       ? 1 +
         temperature.scale *
-          Math.log(Math.floor((i + temperature.offset) / temperature.floorScale) + 1)
+          Math.log(Math.floor((at(i) + temperature.offset) / temperature.floorScale) + 1)
       : 1;
   const out = new Float64Array(heads * n * n);
   for (let h = 0; h < heads; h++) {
@@ -34,7 +53,7 @@ function jsLayer({ q, k, n, d, heads, rope, mask, sinks, temperature, probs }) {
         let s = 0;
         if (rope) {
           for (let p = 0; p < d / 2; p++) {
-            const angle = (i - j) * 10000 ** ((-2 * p) / d);
+            const angle = (at(i) - at(j)) * 10000 ** ((-2 * p) / d);
             const [a, b] = [h * d + p, h * d + p + d / 2];
             const [qa, qb, ka, kb] = [
               q[i * width + a],
@@ -47,7 +66,8 @@ function jsLayer({ q, k, n, d, heads, rope, mask, sinks, temperature, probs }) {
         } else {
           for (let e = 0; e < d; e++) s += q[i * width + h * d + e] * k[j * width + h * d + e];
         }
-        row[j] = (factor(i) * s) / Math.sqrt(d);
+        const x = factor(i) * s * (scale ?? 1 / Math.sqrt(d));
+        row[j] = softcap ? softcap * Math.tanh(x / softcap) : x;
       }
       if (probs) {
         const sink = sinks ? sinks[h] : -Infinity;
@@ -121,6 +141,132 @@ for (const build of BUILDS) {
                   const what = JSON.stringify({ mask, sinks, temperature, rope, kernel, output });
                   assert.ok(maxAbsDiff(got, want) < (output === 'probs' ? 1e-5 : 1e-4), what);
                 }
+    });
+
+    it('masks and the temperature follow the positions; the scale and the soft-cap', () => {
+      const from = (start, stride) => Int32Array.from({ length: n }, (_, i) => start + i * stride);
+      const cases = [
+        // A Llama-4-style chunked layer at positions 20,000.. (a boundary at 20,032 inside).
+        { pos: from(20000, 1), mask: { type: 'chunked', chunkSize: 32 } },
+        {
+          pos: from(20000, 1),
+          mask: { type: 'chunked', chunkSize: 32 },
+          temperature: { floorScale: 20010, scale: 0.1, offset: 1 },
+          rope: false,
+        },
+        // Ministral 3's temperature (offset 0) from 32,750: its factor steps at 32,768.
+        { pos: from(32750, 1), temperature: { floorScale: 16384, scale: 0.1, offset: 0 } },
+        // Spread-out positions: a window and a chunk the stride does not divide.
+        { pos: from(5, 7), mask: { type: 'sliding', window: 20 }, sinks: SINKS },
+        { pos: from(5, 7), mask: { type: 'chunked', chunkSize: 50 } },
+        // Gemma 2: query_pre_attn_scalar's scale and the soft-cap, with a window.
+        { scale: 0.9, softcap: 3, mask: { type: 'sliding', window: 9 } },
+        { pos: from(100, 3), scale: 0.9, softcap: 3 },
+      ];
+      for (const c of cases)
+        for (const kernel of ['tiled', 'reference'])
+          for (const output of ['logits', 'probs']) {
+            const rope = c.rope ?? true;
+            const mask = c.mask ?? { type: 'full' };
+            const got = hr.attention({
+              q,
+              k,
+              n,
+              headDim: d,
+              heads,
+              positions: c.pos && { token: c.pos },
+              scheme: rope ? 'rope' : 'nope',
+              mask,
+              sinks: c.sinks,
+              temperature: c.temperature,
+              scale: c.scale,
+              softcap: c.softcap,
+              kernel,
+              output,
+            });
+            const want = jsLayer({
+              ...c,
+              q,
+              k,
+              n,
+              d,
+              heads,
+              rope,
+              mask,
+              probs: output === 'probs',
+            });
+            const what = JSON.stringify({ ...c, pos: c.pos?.[0], kernel, output });
+            assert.ok(maxAbsDiff(got, want) < (output === 'probs' ? 1e-5 : 1e-4), what);
+          }
+      // Positions that go back under a mask, and negative ones under a temperature, are refused.
+      const back = from(0, 1);
+      back[5] = 2;
+      assert.throws(
+        () =>
+          hr.attention({
+            q,
+            k,
+            n,
+            headDim: d,
+            heads,
+            positions: { token: back },
+            mask: { type: 'sliding', window: 4 },
+          }),
+        (e) =>
+          e instanceof HiRoPEError &&
+          /positions\.token\[5\] = 2 comes after 4/.test(e.message) &&
+          /must not decrease/.test(e.message),
+      );
+      assert.throws(
+        () =>
+          hr.attention({
+            q,
+            k,
+            n,
+            headDim: d,
+            heads,
+            positions: { token: from(-3, 1) },
+            temperature: TEMPERATURE,
+          }),
+        (e) =>
+          e instanceof HiRoPEError && /must be >= 0, got positions\.token = -3/.test(e.message),
+      );
+      for (const softcap of [0, -1, Number.NaN, '2'])
+        assert.throws(
+          () => hr.attention({ q, k, n, headDim: d, heads, softcap }),
+          (e) =>
+            e instanceof HiRoPEError && /softcap must be a positive finite number/.test(e.message),
+        );
+    });
+
+    it('rotaryLast rotates the last dims (MLA: q = cat(q_nope, q_pe)), by hand', () => {
+      // headDim 12, the last 4 in adjacent pairs: DeepSeek's q_pe after its q_nope.
+      const hd = 12;
+      const m = 6;
+      const x = lcg(m * hd, 21);
+      const token = Int32Array.of(0, 3, 7, 100, 2000, 40000);
+      const scheme = {
+        type: 'rope',
+        layout: 'interleaved',
+        rotaryFraction: 4 / 12,
+        rotaryLast: true,
+      };
+      const got = hr.rotate({ x, n: m, headDim: hd, positions: { token }, scheme });
+      for (let t = 0; t < m; t++) {
+        for (let i = 0; i < 8; i++) assert.equal(got[t * hd + i], x[t * hd + i]);
+        for (let j = 0; j < 2; j++) {
+          const angle = token[t] * 10000 ** ((-2 * j) / 4);
+          const [xa, xb] = [x[t * hd + 8 + 2 * j], x[t * hd + 9 + 2 * j]];
+          assert.ok(
+            Math.abs(got[t * hd + 8 + 2 * j] - (xa * Math.cos(angle) - xb * Math.sin(angle))) <
+              1e-5,
+          );
+          assert.ok(
+            Math.abs(got[t * hd + 9 + 2 * j] - (xa * Math.sin(angle) + xb * Math.cos(angle))) <
+              1e-5,
+          );
+        }
+      }
     });
 
     it('sinks as a plain array equal sinks as a Float32Array; rows sum to less than 1', () => {
@@ -294,38 +440,37 @@ for (const build of BUILDS) {
 // The WebGPU kernels' parameters, packed on the JS side: checked here, where no adapter is needed
 // (tests/webgpu compares the GPU's results with WASM where Dawn or Chromium finds one).
 describe('layer attention: WebGPU parameters', () => {
-  const call = (mask, sinks = null) => ({
+  const call = (keyStarts, sinks = null, softcap = 0) => ({
     n: 40,
     headDim: 8,
     width: 16,
     causal: true,
     scheme: { windowed: false, window: 512 },
-    mask: { window: 0, chunkSize: 0, ...mask },
+    keyStarts,
     sinks,
+    softcap,
     temperature: null,
   });
 
-  it('packs the mask into logits.wgsl Params (words 10 and 11)', () => {
-    const u = logitsParams(call({ type: 'sliding', window: 5 }), 1, 0.25, 0.5);
+  it('packs the mask and the soft-cap into logits.wgsl Params (words 10 and 11)', () => {
+    const u = logitsParams(call(new Int32Array(40), null, 2.5), 1, 0.25, 0.5);
     const f = new Float32Array(u.buffer);
     assert.equal(u.length, 12);
     assert.deepEqual([...u.subarray(0, 6)], [40, 8, 16, 1, 1, 0]);
     assert.deepEqual([f[7], f[8], f[9]], [0.25, 0.5, -Infinity]);
-    assert.deepEqual([u[10], u[11]], [1, 5]);
-    const full = logitsParams(call({ type: 'full' }), 0, 1, 0);
+    assert.deepEqual([u[10], f[11]], [1, 2.5]);
+    const full = logitsParams(call(null), 0, 1, 0);
     assert.deepEqual([full[10], full[11]], [0, 0]);
-    const chunked = logitsParams(call({ type: 'chunked', chunkSize: 2 ** 40 }), 0, 1, 0);
-    assert.deepEqual([chunked[10], chunked[11]], [2, 2 ** 31 - 1]); // past n: one chunk
   });
 
   it('packs the mask and the head sink into softmax.wgsl Params', () => {
     const sinks = Float32Array.of(0.5, -1.25);
-    const u = softmaxParams(call({ type: 'chunked', chunkSize: 7 }, sinks), 1, 3);
+    const u = softmaxParams(call(new Int32Array(40), sinks), 1, 3);
     const f = new Float32Array(u.buffer);
     assert.equal(u.length, 8);
-    assert.deepEqual([...u.subarray(0, 6)], [40, 1, 3, 2, 7, 1]);
+    assert.deepEqual([...u.subarray(0, 6)], [40, 1, 3, 1, 0, 1]);
     assert.equal(f[6], -1.25);
-    const none = softmaxParams(call({ type: 'full' }), 0, 0);
+    const none = softmaxParams(call(null), 0, 0);
     assert.deepEqual([...none.subarray(0, 6)], [40, 1, 0, 0, 0, 0]);
   });
 });

@@ -1,10 +1,12 @@
-// Attention per layer of a real model: masks (full, sliding, chunked), sinks and the query
-// temperature, through both kernels, against a plain double-precision reference written here from
-// transformers' definitions (docs/real-models.md): key k is seen by query q when k <= q and, for
-// sliding, q - k < window, for chunked, floor(q / C) == floor(k / C); a sink is one more softmax
-// column per head, dropped after the softmax; the query of position p is multiplied by
-// 1 + scale * ln(floor((p + offset) / floor_scale) + 1). RoPE by hand: half layout, theta_j =
-// base^(-2j / d), rotation by the position times theta_j.
+// Attention per layer of a real model: masks (full, sliding, chunked), sinks, the query
+// temperature, the softmax scale and the logit soft-cap, through both kernels, against a plain
+// double-precision reference written here from transformers' definitions (masking_utils.py,
+// modeling_llama4.py, modeling_gemma2.py): by the tokens' positions p (cache_position), key k is
+// seen by query q when p(k) <= p(q) and, for sliding, p(q) - p(k) < window, for chunked,
+// floor(p(q) / C) == floor(p(k) / C); a sink is one more softmax column per head, dropped after
+// the softmax; the query at position p is multiplied by 1 + scale * ln(floor((p + offset) /
+// floor_scale) + 1); a soft-capped logit x is c * tanh(x / c) before the mask. RoPE by hand: half
+// layout, theta_j = base^(-2j / d), rotation by the position times theta_j.
 #include "hirope/hirope.h"
 #include "test_compare.h"
 
@@ -23,12 +25,15 @@ struct LayerCase {
     int64_t window = 0, chunk = 0;
     bool sinks = false;
     QueryTemperature temperature;
+    double scale = 0, softcap = 0; // 0: 1 / sqrt(hd), none
     std::string name() const {
         std::string s = attention_kind_name(kind);
         if (kind == AttentionKind::sliding) s += " window " + std::to_string(window);
         if (kind == AttentionKind::chunked) s += " chunk " + std::to_string(chunk);
         if (sinks) s += " sinks";
         if (temperature.enabled) s += " temperature";
+        if (scale > 0) s += " scale " + std::to_string(scale);
+        if (softcap > 0) s += " softcap " + std::to_string(softcap);
         return s;
     }
 };
@@ -37,11 +42,14 @@ struct Data {
     int64_t n;
     int hd, heads;
     std::vector<float> q, k, v, sinks;
-    std::vector<int32_t> tok;
-    Data(int64_t n_, int hd_, int heads_) : n(n_), hd(hd_), heads(heads_) {
+    std::vector<int32_t> tok; // positions: start + t * stride
+    Data(int64_t n_, int hd_, int heads_, int32_t start = 0, int32_t stride = 1)
+        : n(n_), hd(hd_), heads(heads_) {
         const int64_t size = n * hd * heads;
         std::vector<int32_t> ids(n);
-        for (int64_t t = 0; t < n; ++t) ids[t] = static_cast<int32_t>(t), tok.push_back(ids[t]);
+        for (int64_t t = 0; t < n; ++t)
+            ids[t] = static_cast<int32_t>(t),
+            tok.push_back(start + static_cast<int32_t>(t) * stride);
         q.resize(size), k.resize(size), v.resize(size);
         seeded_vectors(11, ids.data(), n, hd * heads, 0, q.data());
         seeded_vectors(11, ids.data(), n, hd * heads, 1, k.data());
@@ -58,6 +66,8 @@ struct Data {
         r.mask_kind = c.kind, r.window = c.window, r.chunk_size = c.chunk;
         if (c.sinks) r.sinks = sinks.data();
         r.temperature = c.temperature;
+        r.scale = c.scale;
+        r.softcap = c.softcap;
         return r;
     }
 };
@@ -76,16 +86,18 @@ Want reference(const Data& d, const LayerCase& c, bool rope, int h) {
         if (!rope) return r;
         std::vector<double> o(r);
         for (int j = 0; j < half; ++j) {
-            const double angle = t * std::pow(10000.0, -2.0 * j / hd);
+            const double angle = d.tok[t] * std::pow(10000.0, -2.0 * j / hd);
             o[j] = r[j] * std::cos(angle) - r[j + half] * std::sin(angle);
             o[j + half] = r[j + half] * std::cos(angle) + r[j] * std::sin(angle);
         }
         return o;
     };
-    auto seen = [&](int64_t qi, int64_t kj) {
-        if (kj > qi) return false;
-        if (c.kind == AttentionKind::sliding) return qi - kj < c.window;
-        if (c.kind == AttentionKind::chunked) return qi / c.chunk == kj / c.chunk;
+    auto seen = [&](int64_t i, int64_t j) {
+        const double pq = d.tok[i], pk = d.tok[j];
+        if (j > i || pk > pq) return false;
+        if (c.kind == AttentionKind::sliding) return pq - pk < c.window;
+        if (c.kind == AttentionKind::chunked)
+            return std::floor(pq / c.chunk) == std::floor(pk / c.chunk);
         return true;
     };
     const QueryTemperature& t = c.temperature;
@@ -95,8 +107,10 @@ Want reference(const Data& d, const LayerCase& c, bool rope, int h) {
     w.out.assign(n * hd, 0.0);
     for (int64_t i = 0; i < n; ++i) {
         const double qs =
-            t.enabled ? 1 + t.scale * std::log(std::floor(double(i + t.offset) / t.floor_scale) + 1)
-                      : 1.0;
+            t.enabled
+                ? 1 + t.scale *
+                          std::log(std::floor(double(d.tok[i] + t.offset) / t.floor_scale) + 1)
+                : 1.0;
         const std::vector<double> qi = rotated(d.q, i);
         double m = c.sinks ? d.sinks[h] : -std::numeric_limits<double>::infinity();
         for (int64_t j = 0; j < n; ++j) {
@@ -104,7 +118,9 @@ Want reference(const Data& d, const LayerCase& c, bool rope, int h) {
             const std::vector<double> kj = rotated(d.k, j);
             double dot = 0;
             for (int e = 0; e < hd; ++e) dot += qs * qi[e] * kj[e];
-            w.logits[i * n + j] = dot / std::sqrt(double(hd));
+            double x = dot * (c.scale > 0 ? c.scale : 1 / std::sqrt(double(hd)));
+            if (c.softcap > 0) x = c.softcap * std::tanh(x / c.softcap);
+            w.logits[i * n + j] = x;
             m = std::max(m, w.logits[i * n + j]);
         }
         double sum = c.sinks ? std::exp(d.sinks[h] - m) : 0.0;
@@ -366,4 +382,190 @@ TEST_CASE("Layer attention: mask names and mask_sees", "[layer_attention]") {
     CHECK(mask_sees(AttentionKind::chunked, 0, 4, 7, 4));
     CHECK(!mask_sees(AttentionKind::chunked, 0, 4, 8, 7));
     CHECK(!mask_sees(AttentionKind::full, 0, 0, 3, 4));
+}
+
+namespace {
+
+// Both kernels, logits and probabilities, against the reference, for one data set and case.
+void check_layer(const Data& d, const LayerCase& c, bool rope, const std::string& label) {
+    for (Kernel kernel : {Kernel::fast, Kernel::reference})
+        for (Output output : {Output::logits, Output::probs}) {
+            const std::string what = label + " " + c.name() +
+                                     (kernel == Kernel::fast ? " fast" : " reference") +
+                                     (output == Output::logits ? " logits" : " probs");
+            std::vector<float> got(d.heads * d.n * d.n);
+            Status st = attention(d.request(c, rope, output), got.data(), kernel);
+            INFO(what << ": " << st.message());
+            REQUIRE(st.ok());
+            for (int h = 0; h < d.heads; ++h) {
+                const Want want = reference(d, c, rope, h);
+                const std::vector<float> head(got.begin() + h * d.n * d.n,
+                                              got.begin() + (h + 1) * d.n * d.n);
+                if (output == Output::logits)
+                    check_close(head, want.logits, 2e-5, what);
+                else
+                    check_close(head, want.probs, 2e-6, what);
+            }
+        }
+}
+
+} // namespace
+
+TEST_CASE("Layer attention: masks and the temperature follow the tokens' positions, not the rows",
+          "[layer_attention]") {
+    // A Llama-4-style chunked layer at positions 20,000.. (a chunk boundary at 20,032 inside).
+    LayerCase chunked;
+    chunked.kind = AttentionKind::chunked, chunked.chunk = 64;
+    check_layer(Data(40, 16, 2, 20000), chunked, true, "positions 20000..");
+    chunked.temperature.enabled = true, chunked.temperature.floor_scale = 20016,
+    chunked.temperature.scale = 0.1, chunked.temperature.offset = 1;
+    check_layer(Data(40, 16, 2, 20000), chunked, false, "positions 20000.. NoPE");
+    // A Ministral-3 temperature (offset 0, floor 16,384) from position 32,740: the factor steps at
+    // 32,768 inside the rows.
+    LayerCase ministral;
+    ministral.temperature.enabled = true, ministral.temperature.floor_scale = 16384,
+    ministral.temperature.scale = 0.1, ministral.temperature.offset = 0;
+    check_layer(Data(37, 16, 2, 32740), ministral, true, "positions 32740..");
+    // Spread-out positions (a stride of 7): a window of 20 sees the 3 earlier tokens, and a chunk
+    // of 50 that the stride does not divide still splits at multiples of 50.
+    LayerCase window20, chunk50;
+    window20.kind = AttentionKind::sliding, window20.window = 20, window20.sinks = true;
+    chunk50.kind = AttentionKind::chunked, chunk50.chunk = 50;
+    check_layer(Data(30, 8, 2, 5, 7), window20, true, "stride 7 from 5");
+    check_layer(Data(30, 8, 2, 5, 7), chunk50, true, "stride 7 from 5");
+    // Equal positions (a repeated cache position) are seen by each other's later rows.
+    Data same(12, 8, 1);
+    for (int64_t t = 0; t < 12; ++t) same.tok[t] = static_cast<int32_t>(t / 3);
+    LayerCase window2;
+    window2.kind = AttentionKind::sliding, window2.window = 2;
+    check_layer(same, window2, true, "positions in threes");
+}
+
+TEST_CASE("Layer attention: the softmax scale and the logit soft-cap (Gemma 2)",
+          "[layer_attention]") {
+    LayerCase c;
+    c.scale = 1 / std::sqrt(256.0) * 4, c.softcap = 5; // logits reach past the cap
+    check_layer(Data(33, 16, 2), c, true, "softcap 5");
+    c.kind = AttentionKind::sliding, c.window = 9, c.sinks = true;
+    check_layer(Data(33, 16, 2, 100, 3), c, true, "softcap 5, sliding");
+    // The cap bounds every logit.
+    const Data d(33, 16, 2);
+    LayerCase big;
+    big.scale = 10, big.softcap = 2;
+    std::vector<float> logits(2 * 33 * 33);
+    REQUIRE(attention(d.request(big, true, Output::logits), logits.data()).ok());
+    for (float x : logits)
+        if (std::isfinite(x)) CHECK(std::fabs(x) <= 2.0f);
+}
+
+TEST_CASE("Layer attention: key starts by position, against mask_sees", "[layer_attention]") {
+    std::vector<int32_t> tok = {-9, -9, -4, 0, 0, 3, 10, 11, 11, 30, 31, 95};
+    const int64_t n = static_cast<int64_t>(tok.size());
+    for (AttentionKind kind : {AttentionKind::full, AttentionKind::sliding, AttentionKind::chunked})
+        for (int64_t size : {1, 2, 5, 8, 64}) {
+            std::vector<int64_t> starts(n, -1);
+            REQUIRE(attention_key_starts(kind, size, size, tok.data(), n, starts.data()).ok());
+            for (int64_t i = 0; i < n; ++i)
+                for (int64_t j = 0; j <= i; ++j) {
+                    INFO(attention_kind_name(kind)
+                         << " size " << size << " row " << i << " key " << j);
+                    CHECK((j >= starts[i]) == mask_sees(kind, size, size, tok[i], tok[j]));
+                }
+        }
+    // Chunks of negative positions split at multiples too: floor(-9 / 5) = -2 = floor(-6 / 5),
+    // floor(-4 / 5) = -1.
+    CHECK(!mask_sees(AttentionKind::chunked, 0, 5, -4, -9));
+    CHECK(mask_sees(AttentionKind::chunked, 0, 5, -6, -9));
+}
+
+TEST_CASE("Layer attention: positions that go back under a mask, and negative positions under a "
+          "temperature, are errors",
+          "[layer_attention][errors]") {
+    Data d(6, 4, 1);
+    d.tok = {0, 1, 5, 3, 4, 6};
+    LayerCase sliding;
+    sliding.kind = AttentionKind::sliding, sliding.window = 3;
+    AttentionPlan plan;
+    Status st = plan.prepare(d.request(sliding, true, Output::probs));
+    REQUIRE(!st.ok());
+    CHECK_THAT(st.message(), Catch::Matchers::Contains("positions.token[3] = 3 comes after 5") &&
+                                 Catch::Matchers::Contains("must not decrease"));
+    // Full attention takes any positions.
+    CHECK(plan.prepare(d.request(LayerCase(), true, Output::probs)).ok());
+    d.tok = {-2, -1, 0, 1, 2, 3};
+    LayerCase warm;
+    warm.temperature.enabled = true;
+    st = plan.prepare(d.request(warm, true, Output::probs));
+    REQUIRE(!st.ok());
+    CHECK_THAT(st.message(), Catch::Matchers::Contains("must be >= 0, got positions.token = -2"));
+    // The float range is checked at the largest position, not at n - 1.
+    d.tok = {0, 1, 2, 3, 4, 1 << 30};
+    warm.temperature.floor_scale = 1e-30, warm.temperature.scale = 1e37;
+    st = plan.prepare(d.request(warm, true, Output::probs));
+    REQUIRE(!st.ok());
+    CHECK_THAT(st.message(), Catch::Matchers::Contains("at position 1073741824"));
+    // layer_rows: the per-row values the GPU path reads.
+    AttentionRequest r = d.request(LayerCase(), true, Output::probs);
+    d.tok = {0, 10, 20, 30, 40, 50};
+    r.mask_kind = AttentionKind::sliding, r.window = 25;
+    r.temperature.enabled = true, r.temperature.floor_scale = 20, r.temperature.offset = 0;
+    std::vector<int64_t> starts;
+    std::vector<double> factors;
+    REQUIRE(layer_rows(r, &starts, &factors).ok());
+    CHECK(starts == std::vector<int64_t>{0, 0, 0, 1, 2, 3});
+    REQUIRE(factors.size() == 6);
+    CHECK(factors[5] == Approx(1 + 0.1 * std::log(std::floor(50 / 20.0) + 1)).epsilon(1e-15));
+}
+
+TEST_CASE("Rotation of the last dims (MLA: q = cat(q_nope, q_pe))", "[layer_attention][rotary]") {
+    // head_dim 12 with the last 4 rotating in adjacent pairs, as DeepSeek's q_pe: written by hand.
+    const int hd = 12, n = 5;
+    std::vector<float> x(n * hd);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(1.7 * i) + 0.25f;
+    std::vector<int32_t> tok = {0, 3, 7, 100, 2000};
+    for (Layout layout : {Layout::interleaved, Layout::half}) {
+        Scheme s;
+        s.type = SchemeType::rope;
+        s.layout = layout;
+        s.rotary_fraction = 4.0 / 12.0;
+        s.rotary_last = true;
+        std::vector<float> out(n * hd);
+        REQUIRE(rotate(s, hd, 1, n, Positions{tok.data()}, Role::query, Branch::near, x.data(),
+                       out.data())
+                    .ok());
+        for (int t = 0; t < n; ++t) {
+            for (int i = 0; i < 8; ++i) CHECK(out[t * hd + i] == x[t * hd + i]);
+            for (int j = 0; j < 2; ++j) {
+                const int a = layout == Layout::interleaved ? 8 + 2 * j : 8 + j;
+                const int b = layout == Layout::interleaved ? 9 + 2 * j : 10 + j;
+                const double angle = tok[t] * std::pow(10000.0, -2.0 * j / 4);
+                const double xa = x[t * hd + a], xb = x[t * hd + b];
+                CHECK(out[t * hd + a] ==
+                      Approx(xa * std::cos(angle) - xb * std::sin(angle)).margin(1e-6));
+                CHECK(out[t * hd + b] ==
+                      Approx(xa * std::sin(angle) + xb * std::cos(angle)).margin(1e-6));
+            }
+        }
+        // The GPU path's coefficients pair the same dims.
+        std::vector<float> ca(n * hd), cb(n * hd), cc(n * hd);
+        std::vector<int32_t> partner(hd);
+        REQUIRE(transform_coefficients(s, hd, n, Positions{tok.data()}, Role::query, Branch::near,
+                                       ca.data(), cb.data(), cc.data(), partner.data())
+                    .ok());
+        for (int i = 0; i < 8; ++i) CHECK(partner[i] == i);
+        CHECK(partner[8] == (layout == Layout::interleaved ? 9 : 10));
+        // The reference kernel (relative-distance form) agrees with the fast one.
+        std::vector<float> k(n * hd);
+        for (size_t i = 0; i < k.size(); ++i) k[i] = std::cos(0.9 * i);
+        AttentionRequest r;
+        r.q = x.data(), r.k = k.data(), r.n = n, r.head_dim = hd;
+        r.positions = Positions{tok.data()};
+        r.scheme = s;
+        r.output = Output::logits;
+        std::vector<float> fast(n * n), ref(n * n);
+        REQUIRE(attention(r, fast.data(), Kernel::fast).ok());
+        REQUIRE(attention(r, ref.data(), Kernel::reference).ok());
+        for (int i = 0; i < n * n; ++i)
+            if (std::isfinite(ref[i])) CHECK(fast[i] == Approx(ref[i]).margin(1e-5));
+    }
 }

@@ -198,7 +198,7 @@ TEST_CASE("read_scheme: messages in the users' words and the source's dialect", 
     CHECK(error_of(obj({})).find("got nothing") != std::string::npos);
     CHECK(error_of(obj({{"type", str("rope")}, {"ratoi", num(1)}})) ==
           "scheme (type 'rope') has an unknown key 'ratoi' (known keys: base, layout, "
-          "rotaryFraction, scaling)");
+          "rotaryFraction, rotaryLast, scaling)");
     CHECK(
         error_of(obj({{"type", str("hirope")}, {"ratoi", num(1)}})).find("did you mean 'ratio'?") !=
         std::string::npos);

@@ -51,7 +51,8 @@ class Plan {
                         int heads, uintptr_t token, uintptr_t unit, uintptr_t statement,
                         bool causal, int output, double scale, int kernel, std::string mask,
                         double window, double chunk_size, uintptr_t sinks, bool temperature,
-                        double floor_scale, double temperature_scale, double offset) {
+                        double floor_scale, double temperature_scale, double offset,
+                        double softcap) {
         AttentionRequest r;
         r.q = ptr<const float>(q);
         r.k = ptr<const float>(k);
@@ -70,6 +71,7 @@ class Plan {
         r.chunk_size = static_cast<int64_t>(chunk_size);
         r.sinks = sinks ? ptr<const float>(sinks) : nullptr;
         r.temperature = to_temperature(temperature, floor_scale, temperature_scale, offset);
+        r.softcap = softcap;
         return plan_.prepare(r, static_cast<Kernel>(kernel)).message();
     }
     std::string rows(int head, double r0, double r1, uintptr_t out) const {
@@ -230,32 +232,45 @@ std::string causalRule(int type, bool causal) {
     return check_causal(static_cast<SchemeType>(type), causal).message();
 }
 
-// A layer's mask and temperature checked by the core, for every executor (the WebGPU path never
-// reaches AttentionPlan::prepare): "" or the message.
-std::string layerRule(std::string mask, double window, double chunk_size, bool causal,
-                      bool temperature, double floor_scale, double temperature_scale, double offset,
-                      double n) {
-    AttentionKind kind;
-    if (!attention_kind_from_name(mask, &kind))
-        return "mask.type must be 'full', 'sliding' or 'chunked', got '" + mask + "'";
-    Status st = check_attention_mask(kind, static_cast<int64_t>(window),
-                                     static_cast<int64_t>(chunk_size), causal);
-    if (st.ok())
-        st = check_query_temperature(
-            to_temperature(temperature, floor_scale, temperature_scale, offset),
-            static_cast<int64_t>(n));
-    return st.message();
-}
-
-// The query temperature's factors for positions [0, n), for the WebGPU path (the core's formula).
-val queryScales(double floor_scale, double temperature_scale, double offset, double n) {
-    const QueryTemperature t = to_temperature(true, floor_scale, temperature_scale, offset);
-    const int64_t count = static_cast<int64_t>(n);
-    val arr = val::global("Float32Array").new_(static_cast<double>(count));
-    std::vector<float> f(static_cast<size_t>(count));
-    for (int64_t i = 0; i < count; ++i) f[i] = static_cast<float>(query_scale(t, i));
-    arr.call<void>("set", val(emscripten::typed_memory_view(f.size(), f.data())));
-    return arr;
+// A layer's mask and temperature checked by the core (layer_rows), for every executor (the WebGPU
+// path never reaches AttentionPlan::prepare), with the per-row values the GPU kernels read:
+// { error: "" or the message, starts: Int32Array (each query row's first key row) or null for
+// full attention, queryScales: Float32Array (the temperature's factor per row) or null }.
+val layerRows(std::string mask, double window, double chunk_size, bool causal, bool temperature,
+              double floor_scale, double temperature_scale, double offset, val tokens) {
+    val out = val::object();
+    out.set("starts", val::null());
+    out.set("queryScales", val::null());
+    AttentionRequest r;
+    if (!attention_kind_from_name(mask, &r.mask_kind)) {
+        out.set("error", "mask.type must be 'full', 'sliding' or 'chunked', got '" + mask + "'");
+        return out;
+    }
+    const std::vector<int32_t> token = emscripten::convertJSArrayToNumberVector<int32_t>(tokens);
+    r.n = static_cast<int64_t>(token.size());
+    r.positions.token = token.data();
+    r.window = static_cast<int64_t>(window);
+    r.chunk_size = static_cast<int64_t>(chunk_size);
+    r.causal = causal;
+    r.temperature = to_temperature(temperature, floor_scale, temperature_scale, offset);
+    std::vector<int64_t> starts;
+    std::vector<double> factors;
+    Status st = layer_rows(r, &starts, &factors);
+    out.set("error", st.message());
+    if (!st.ok()) return out;
+    if (!starts.empty()) {
+        std::vector<int32_t> s32(starts.begin(), starts.end()); // n <= Limits::max_tokens
+        val arr = val::global("Int32Array").new_(s32.size());
+        arr.call<void>("set", val(emscripten::typed_memory_view(s32.size(), s32.data())));
+        out.set("starts", arr);
+    }
+    if (!factors.empty()) {
+        std::vector<float> f32(factors.begin(), factors.end());
+        val arr = val::global("Float32Array").new_(f32.size());
+        arr.call<void>("set", val(emscripten::typed_memory_view(f32.size(), f32.data())));
+        out.set("queryScales", arr);
+    }
+    return out;
 }
 
 std::string kernelName() {
@@ -286,6 +301,5 @@ EMSCRIPTEN_BINDINGS(hirope_core) {
     emscripten::function("heapStats", &heapStats);
     emscripten::function("kernelName", &kernelName);
     emscripten::function("causalRule", &causalRule);
-    emscripten::function("layerRule", &layerRule);
-    emscripten::function("queryScales", &queryScales);
+    emscripten::function("layerRows", &layerRows);
 }

@@ -1,11 +1,11 @@
 // Scaled q.k^T for one head in 16 x 16 tiles through workgroup memory, with the causal mask, a
-// layer's mask (sliding: i - j < size; chunked: i / size == j / size), the query temperature's
-// factor per row, the ALiBi bias and the windowed schemes' near/far choice (near when
-// t_q - t_k < window).
+// layer's mask (row i sees keys from starts[i], the core's layer_rows by the tokens' positions,
+// non-decreasing in i), the query temperature's factor per row, the ALiBi bias, the windowed
+// schemes' near/far choice (near when t_q - t_k < window) and the logit soft-cap.
 struct Params {
   n: u32, head_dim: u32, width: u32, head: u32,
   causal: u32, windowed: u32, window: i32, scale: f32,
-  slope: f32, masked: f32, mask: u32, mask_size: u32,
+  slope: f32, masked: f32, mask: u32, softcap: f32,
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
@@ -15,7 +15,8 @@ struct Params {
 @group(0) @binding(4) var<storage, read> k_far: array<f32>;
 @group(0) @binding(5) var<storage, read> tokens: array<i32>;
 @group(0) @binding(6) var<storage, read> qscale: array<f32>;
-@group(0) @binding(7) var<storage, read_write> logits: array<f32>;
+@group(0) @binding(7) var<storage, read> starts: array<i32>;
+@group(0) @binding(8) var<storage, read_write> logits: array<f32>;
 
 const T: u32 = 16u;
 var<workgroup> qn: array<array<f32, 16>, 16>;
@@ -29,10 +30,9 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
   let j0 = wg.x * T;
   let i = i0 + lid.y;
   let j = j0 + lid.x;
-  // The whole tile is above the diagonal, before the window, or in earlier chunks.
+  // The whole tile is above the diagonal, or before its first row's first key (starts only grow).
   let tile_masked = (p.causal == 1u && j0 > i0 + T - 1u) ||
-    (p.mask == 1u && i0 >= j0 + T - 1u && i0 - (j0 + T - 1u) >= p.mask_size) ||
-    (p.mask == 2u && (j0 + T - 1u) / p.mask_size < i0 / p.mask_size);
+    (p.mask == 1u && i0 < p.n && j0 + T - 1u < u32(starts[i0]));
   var near = 0.0;
   var far = 0.0;
   let off = p.head * p.head_dim;
@@ -64,12 +64,12 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
   }
   if (i >= p.n || j >= p.n) { return; }
   var value = p.masked;
-  let hidden = (p.causal == 1u && j > i) || (p.mask == 1u && j + p.mask_size <= i) ||
-    (p.mask == 2u && i / p.mask_size != j / p.mask_size);
+  let hidden = (p.causal == 1u && j > i) || (p.mask == 1u && j < u32(starts[i]));
   if (!hidden) {
     let dt = tokens[i] - tokens[j];
     let use_near = p.windowed == 0u || dt < p.window;
     value = select(far, near, use_near) * qscale[i] * p.scale - p.slope * abs(f32(dt));
+    if (p.softcap > 0.0) { value = p.softcap * tanh(value / p.softcap); }
   }
   logits[i * p.n + j] = value;
 }

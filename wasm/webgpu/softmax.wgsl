@@ -1,13 +1,15 @@
 // Row softmax in place, one workgroup per row: a max and a sum reduced through workgroup memory.
-// A row i covers keys first..i with the causal mask (first: 0; a sliding window's start; i's chunk
-// start), the masked rest becomes 0. A sink is one more column in the max and the sum, dropped.
+// A row i covers keys first..i with the causal mask (first: 0, or starts[i] under a layer's mask,
+// the core's layer_rows), the masked rest becomes 0. A sink is one more column in the max and the
+// sum, dropped.
 struct Params {
   n: u32, causal: u32, row0: u32, mask: u32,
-  mask_size: u32, has_sink: u32, sink: f32, pad: u32,
+  pad0: u32, has_sink: u32, sink: f32, pad: u32,
 }
 
 @group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read_write> x: array<f32>;
+@group(0) @binding(1) var<storage, read> starts: array<i32>;
+@group(0) @binding(2) var<storage, read_write> x: array<f32>;
 
 const W: u32 = 256u;
 var<workgroup> part: array<f32, 256>;
@@ -18,8 +20,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid:
   if (row >= p.n) { return; }
   let len = select(p.n, row + 1u, p.causal == 1u);
   var first = 0u;
-  if (p.mask == 1u && row + 1u > p.mask_size) { first = row + 1u - p.mask_size; }
-  if (p.mask == 2u) { first = row / p.mask_size * p.mask_size; }
+  if (p.mask == 1u) { first = u32(starts[row]); }
   let base = row * p.n;
   var m = select(-3.4e38, p.sink, p.has_sink == 1u);
   for (var j = first + lid.x; j < len; j += W) { m = max(m, x[base + j]); }

@@ -39,7 +39,9 @@ export function setupSummary(setup) {
     trainedLength: setup.trainedLength,
     maxLength: setup.maxLength,
     warnings: setup.warnings.slice(),
+    dualChunk: setup.dualChunk ? { ...setup.dualChunk } : null,
     layers: setup.layers.map((l) => ({
+      headDim: l.headDim,
       attention: { ...l.attention },
       rope: l.rope,
       sinks: l.sinks,
@@ -50,9 +52,15 @@ export function setupSummary(setup) {
   };
 }
 
-/** The layer a side looks at: its `layer`, within the model's layers. */
-export const layerIndex = (side, setup) =>
-  Math.min(Math.max(0, Math.floor(side.layer)), setup.layers.length - 1);
+/**
+ * Why `layer` is not a layer of a model with `count` layers, in words ('' when it is one): a link
+ * or an element attribute may name any index, and a layer the model does not have is refused,
+ * never shown as another one.
+ */
+export function layerProblem(layer, count, name = 'the model') {
+  if (Number.isInteger(layer) && layer >= 0 && layer < count) return '';
+  return `${name} has no layer ${layer} (its ${count} layers are 0 to ${count - 1})`;
+}
 
 /**
  * One layer of a setup as the playground computes it for `side`: { scheme, extras, headDim,
@@ -60,10 +68,13 @@ export const layerIndex = (side, setup) =>
  * layer has, since hr.attention refuses keys it does not know). With the side's type 'hirope'
  * (the page's "HiRoPE on this model" switch; any other type shows the model as it is), HiRoPE takes
  * the layer's own frequencies (base, scaling, rotated share, layout) and the side's ratio and
- * window; a NoPE layer has no frequencies to apply it to, and stays NoPE (hirope: false).
+ * window; a NoPE layer has no frequencies to apply it to, and stays NoPE (hirope: false). A layer
+ * the model does not have is refused (layerProblem).
  */
 export function layerCall(setup, side, state, heads = 1) {
-  const layer = setup.layers[layerIndex(side, setup)];
+  const problem = layerProblem(side.layer, setup.layers.length);
+  if (problem) throw new Error(problem);
+  const layer = setup.layers[side.layer];
   let scheme = layer.scheme;
   const hirope = side.type === 'hirope' && layer.rope;
   if (hirope) {
@@ -73,7 +84,7 @@ export function layerCall(setup, side, state, heads = 1) {
       ratio: side.ratio,
       levels: side.levels,
       window: side.window,
-      trainingLength: state.train,
+      trainingLength: setup.trainedLength, // the model's own, whatever the other side shows
     };
     if (side.units === 'segments') scheme.segmentSize = side.segment;
   }
@@ -84,6 +95,9 @@ export function layerCall(setup, side, state, heads = 1) {
   if (a.type === 'chunked')
     extras.mask = { type: 'chunked', chunkSize: strided(a.chunkSize, stride, 'chunk size') };
   if (layer.sinks && side.sinks) extras.sinks = new Float32Array(heads).fill(side.sink);
+  // The layer's own softmax scale and logit soft-cap (Gemma 2 and 3, Gemma 4, DeepSeek).
+  if (layer.scale) extras.scale = layer.scale;
+  if (layer.softcap) extras.softcap = layer.softcap;
   if (layer.temperature) {
     const t = layer.temperature;
     extras.temperature = {
@@ -108,6 +122,26 @@ function strided(length, stride, what) {
   throw new Error(
     `this layer's ${what} (${length.toLocaleString('en')} positions) is not a multiple of the position stride ${stride}; choose a stride that divides it`,
   );
+}
+
+/**
+ * What a model's config says that the maps and views do not compute, one sentence each, to show
+ * beside its layer: Dual Chunk Attention (the setup carries its sizes; hirope's attention does not
+ * compute it) and every warning of the config reader (a key read but not modelled, with what it
+ * does: softcapping, query_pre_attn_scalar, qk-norm, MLA's latent ranks, a vision tower ...).
+ */
+export function modelNotes(summary) {
+  const fmt = (x) => x.toLocaleString('en');
+  const notes = [];
+  const d = summary.dualChunk;
+  if (d) {
+    const c = d.chunkSize - d.localSize;
+    notes.push(
+      `Dual Chunk Attention (chunks of ${fmt(d.chunkSize)} positions, ${fmt(d.localSize)} local): vLLM gives keys position p mod ${fmt(c)} and each query one of three positions by chunk; hirope does not compute it, so the maps and views show the layer's RoPE at the real positions, as without it.`,
+    );
+  }
+  for (const w of summary.warnings) notes.push(`Not computed here: ${w}`);
+  return notes;
 }
 
 /** A layer's kind in words: "sliding 1,024", "chunked 8,192", "full", with "NoPE" and "sinks". */

@@ -17,12 +17,12 @@ export function attentionRows(hr, args, r0, r1) {
 
 /**
  * The calls of schemes.a and schemes.b, from `args` (side's call) with the other's scheme and
- * extras (a real model's layer: mask, sinks, temperature; model-sides.js).
+ * extras (a real model's layer: mask, sinks, temperature, scale, softcap; model-sides.js).
  */
 export function bothCalls(args, schemes, side, positions, extras = { a: {}, b: {} }) {
   const call = (s) => {
     if (s === side) return args;
-    const { mask, sinks, temperature, ...rest } = args;
+    const { mask, sinks, temperature, scale, softcap, ...rest } = args;
     return {
       ...rest,
       scheme: schemes[s],
