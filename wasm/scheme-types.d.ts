@@ -33,17 +33,26 @@ export type Scaling =
   | { type: 'none' }
   | {
       type: 'linear';
-      /** The scale factor s: the context stretches s times. Range: a positive number. Required. */
+      /**
+       * The scale factor s: the context stretches s times (proportional: its frequencies are
+       * divided by s, 1 when left out). Range: a positive number. Required.
+       */
       factor: number;
     }
   | {
       type: 'ntk';
-      /** The scale factor s: the context stretches s times. Range: a positive number. Required. */
+      /**
+       * The scale factor s: the context stretches s times (proportional: its frequencies are
+       * divided by s, 1 when left out). Range: a positive number. Required.
+       */
       factor: number;
     }
   | {
       type: 'dynamic-ntk' | 'dynamic';
-      /** The scale factor s: the context stretches s times. Range: a positive number. Required. */
+      /**
+       * The scale factor s: the context stretches s times (proportional: its frequencies are
+       * divided by s, 1 when left out). Range: a positive number. Required.
+       */
       factor: number;
       /**
        * The original context length L_orig the model was trained at. Range: a number >= 1. Default:
@@ -53,7 +62,10 @@ export type Scaling =
     }
   | {
       type: 'yarn';
-      /** The scale factor s: the context stretches s times. Range: a positive number. Required. */
+      /**
+       * The scale factor s: the context stretches s times (proportional: its frequencies are
+       * divided by s, 1 when left out). Range: a positive number. Required.
+       */
       factor: number;
       /**
        * The original context length L_orig the model was trained at. Range: a number >= 1. Default:
@@ -87,7 +99,10 @@ export type Scaling =
     }
   | {
       type: 'longrope';
-      /** The scale factor s: the context stretches s times. Range: a positive number. Required. */
+      /**
+       * The scale factor s: the context stretches s times (proportional: its frequencies are
+       * divided by s, 1 when left out). Range: a positive number. Required.
+       */
       factor: number;
       /**
        * The original context length L_orig the model was trained at. Range: a number >= 1. Default:
@@ -106,7 +121,10 @@ export type Scaling =
     }
   | {
       type: 'llama3';
-      /** The scale factor s: the context stretches s times. Range: a positive number. Required. */
+      /**
+       * The scale factor s: the context stretches s times (proportional: its frequencies are
+       * divided by s, 1 when left out). Range: a positive number. Required.
+       */
       factor: number;
       /**
        * The original context length L_orig the model was trained at. Range: a number >= 1. Default:
@@ -126,6 +144,11 @@ export type Scaling =
     }
   | {
       type: 'proportional';
+      /**
+       * The scale factor s: the context stretches s times (proportional: its frequencies are
+       * divided by s, 1 when left out). Range: a positive number. Default: 1.
+       */
+      factor?: number;
       /**
        * p-RoPE: the share p of frequency pairs that rotate (the fast ones); the others stop. Range:
        * in [0, 1]. Default: 1.
@@ -167,6 +190,11 @@ export type Scheme =
       layout?: 'interleaved' | 'half';
       /** Fraction of headDim that is rotated. Range: in (0, 1]. Default: 1. */
       rotaryFraction?: number;
+      /**
+       * Rotate the last rotaryFraction of headDim instead of the first (MLA: DeepSeek's q =
+       * cat(q_nope, q_pe)). Default: false.
+       */
+      rotaryLast?: boolean;
       /** RoPE frequency scaling for longer contexts: its type and parameters. */
       scaling?: Scaling;
     }
@@ -184,6 +212,11 @@ export type Scheme =
       layout?: 'interleaved' | 'half';
       /** Fraction of headDim that is rotated. Range: in (0, 1]. Default: 1. */
       rotaryFraction?: number;
+      /**
+       * Rotate the last rotaryFraction of headDim instead of the first (MLA: DeepSeek's q =
+       * cat(q_nope, q_pe)). Default: false.
+       */
+      rotaryLast?: boolean;
       /** RoPE frequency scaling for longer contexts: its type and parameters. */
       scaling?: Scaling;
       /**
@@ -212,6 +245,11 @@ export type Scheme =
       layout?: 'interleaved' | 'half';
       /** Fraction of headDim that is rotated. Range: in (0, 1]. Default: 1. */
       rotaryFraction?: number;
+      /**
+       * Rotate the last rotaryFraction of headDim instead of the first (MLA: DeepSeek's q =
+       * cat(q_nope, q_pe)). Default: false.
+       */
+      rotaryLast?: boolean;
       /** RoPE frequency scaling for longer contexts: its type and parameters. */
       scaling?: Scaling;
       /**
@@ -243,6 +281,11 @@ export type Scheme =
       layout?: 'interleaved' | 'half';
       /** Fraction of headDim that is rotated. Range: in (0, 1]. Default: 1. */
       rotaryFraction?: number;
+      /**
+       * Rotate the last rotaryFraction of headDim instead of the first (MLA: DeepSeek's q =
+       * cat(q_nope, q_pe)). Default: false.
+       */
+      rotaryLast?: boolean;
       /** RoPE frequency scaling for longer contexts: its type and parameters. */
       scaling?: Scaling;
       /**
@@ -279,6 +322,11 @@ export type Scheme =
       layout?: 'interleaved' | 'half';
       /** Fraction of headDim that is rotated. Range: in (0, 1]. Default: 1. */
       rotaryFraction?: number;
+      /**
+       * Rotate the last rotaryFraction of headDim instead of the first (MLA: DeepSeek's q =
+       * cat(q_nope, q_pe)). Default: false.
+       */
+      rotaryLast?: boolean;
       /** RoPE frequency scaling for longer contexts: its type and parameters. */
       scaling?: Scaling;
       /**
@@ -312,6 +360,11 @@ export type Scheme =
       layout?: 'interleaved' | 'half';
       /** Fraction of headDim that is rotated. Range: in (0, 1]. Default: 1. */
       rotaryFraction?: number;
+      /**
+       * Rotate the last rotaryFraction of headDim instead of the first (MLA: DeepSeek's q =
+       * cat(q_nope, q_pe)). Default: false.
+       */
+      rotaryLast?: boolean;
       /** RoPE frequency scaling for longer contexts: its type and parameters. */
       scaling?: Scaling;
       /**

@@ -244,7 +244,7 @@ bool read_scaling(Reader* r, const SchemeSource* at, Scheme* s) {
         double x = 0;
         if (value->kind() != Kind::absent) {
             if (!read_value(r, p, *value, "scheme.scaling", s, &x)) return false;
-        } else if (p.required && takes(p, t) && p.set) {
+        } else if (required_for(p, t) && p.set) {
             p.set(*s, std::numeric_limits<double>::quiet_NaN()); // validate() names it
         }
     }
@@ -292,7 +292,7 @@ bool read(Reader* r, const SchemeSource& given, SchemeReading* out) {
         if (value && value->kind() != Kind::absent) {
             if (!read_value(r, p, *value, "scheme", &out->scheme, &x)) return false;
             given_params.push_back(&p);
-        } else if (p.required && takes(p, t) && p.set) {
+        } else if (required_for(p, t) && p.set) {
             p.set(out->scheme, std::numeric_limits<double>::quiet_NaN()); // validate() names it
         }
         if (!p.field) out->options.emplace_back(&p, x);

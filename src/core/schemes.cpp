@@ -340,10 +340,10 @@ Status inverse_frequencies(const Scheme& s, int head_dim, int64_t seq_len,
     }
     case ScalingType::proportional: {
         // p-RoPE as transformers' _compute_proportional_rope_parameters: pairs from
-        // floor(p * d / 2) on stop rotating; the others keep base^(-2j/d), d the full rotary dim.
+        // floor(p * d / 2) on stop rotating; the others keep base^(-2j/d), d the full rotary dim;
+        // then inv_freq /= factor.
         const double rotating = std::floor(sc.partial_rotary_factor * d / 2);
-        for (int j = 0; j < pairs; ++j)
-            if (j >= rotating) out->at(j) = 0;
+        for (int j = 0; j < pairs; ++j) out->at(j) = j >= rotating ? 0 : out->at(j) / sc.factor;
         break;
     }
     default:

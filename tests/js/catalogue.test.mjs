@@ -218,6 +218,10 @@ for (const build of BUILDS) {
             s.windowed,
             `${s.name}: NaN above the diagonal iff windowed`,
           );
+        } else if (s.name === 'nope') {
+          // A model's NoPE layer: no frequencies, and the attention factor 1.
+          assert.equal(hr.inverseFrequencies(s.name, headDim).length, 0);
+          assert.equal(hr.attentionFactor(s.name, headDim), 1);
         } else {
           assert.throws(() => hr.inverseFrequencies(s.name, headDim), /has no rotary frequencies/);
         }
@@ -470,7 +474,10 @@ describe('a scaling written only in the core', () => {
   it('proportional: its option, default, range and frequencies come through untouched', async () => {
     const hr = await load(true);
     const row = hr.catalogue.scalings.find((s) => s.name === 'proportional');
-    assert.deepEqual(row.parameters, ['partialRotaryFactor']);
+    assert.deepEqual(row.parameters, ['factor', 'partialRotaryFactor']);
+    // factor is required elsewhere, optional here (transformers' get("factor", 1.0)).
+    const factor = hr.catalogue.scalingParameters.find((p) => p.name === 'factor');
+    assert.deepEqual([factor.required, factor.optionalFor], [true, ['proportional']]);
     const f = hr.inverseFrequencies(
       { type: 'rope', scaling: { type: 'proportional', partialRotaryFactor: 0.5 } },
       8,
@@ -491,10 +498,18 @@ describe('a scaling written only in the core', () => {
         ),
       /^scheme\.scaling\.partialRotaryFactor must be in \[0, 1\], got 1\.5$/,
     );
+    // inv_freq /= factor: [1, 0.1, 0, 0] / 2.
+    const halved = hr.inverseFrequencies(
+      { type: 'rope', scaling: { type: 'proportional', partialRotaryFactor: 0.5, factor: 2 } },
+      8,
+    );
+    assert.equal(halved[0], 0.5);
+    assert.ok(Math.abs(halved[1] - 0.05) < 1e-15);
+    assert.deepEqual(Array.from(halved.slice(2)), [0, 0]);
+    // Another scaling still requires it.
     throwsMessage(
-      () =>
-        hr.inverseFrequencies({ type: 'rope', scaling: { type: 'proportional', factor: 2 } }, 8),
-      /unknown key 'factor'/,
+      () => hr.inverseFrequencies({ type: 'rope', scaling: { type: 'linear' } }, 8),
+      /^scheme\.scaling\.factor is required/,
     );
   });
 });

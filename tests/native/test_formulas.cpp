@@ -307,6 +307,32 @@ TEST_CASE("Proportional (p-RoPE) stops the slowest pairs", "[scaling][spec]") {
     for (int i : {2, 3, 6, 7}) CHECK(out[i] == x[i]);
 }
 
+// transformers' _compute_proportional_rope_parameters ends with inv_freq /= factor
+// (rope_parameters.get("factor", 1.0)): the rotating pairs divided, the stopped ones still 0.
+TEST_CASE("Proportional (p-RoPE) divides its frequencies by the factor", "[scaling][spec]") {
+    Scheme s;
+    s.scaling.type = ScalingType::proportional;
+    s.scaling.partial_rotary_factor = 0.5;
+    std::vector<double> f;
+    // d = 8, b = 10000: pairs 0 and 1 rotate at 1 and 10000^(-1/4) = 0.1, then / factor.
+    for (double factor : {1.0, 4.0, 0.5, 8.0}) {
+        INFO("factor " << factor);
+        s.scaling.factor = factor;
+        REQUIRE(inverse_frequencies(s, 8, 1, &f).ok());
+        REQUIRE(f.size() == 4);
+        CHECK(f[0] == Approx(1.0 / factor).epsilon(1e-15));
+        CHECK(f[1] == Approx(0.1 / factor).epsilon(1e-15));
+        CHECK(f[2] == 0.0);
+        CHECK(f[3] == 0.0);
+        CHECK(attention_factor(s, 1) == 1.0);
+    }
+    // The factor's range (the catalogue's: > 0).
+    s.scaling.factor = 0;
+    const Status st = inverse_frequencies(s, 8, 1, &f);
+    REQUIRE_FALSE(st.ok());
+    CHECK(st.message().find("scheme.scaling.factor") == 0);
+}
+
 TEST_CASE("ALiBi slopes for 8 and 12 heads", "[alibi][spec]") {
     const std::vector<double> s8 = alibi_slopes(8);
     REQUIRE(s8.size() == 8);

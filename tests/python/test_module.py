@@ -476,8 +476,13 @@ def test_a_scaling_written_only_in_the_core_reaches_python():
     scheme = {"type": "rope", "scaling": {"type": "proportional", "partialRotaryFactor": 0.5}}
     f = hirope.inverse_frequencies(scheme, 8)
     assert f[0] == 1.0 and abs(f[1] - 0.1) < 1e-15 and f[2:].tolist() == [0.0, 0.0]
+    # factor, left out, is 1 (transformers' rope_parameters.get("factor", 1.0)).
     assert hirope.normalize_scheme(scheme)["scaling"] == {
-        "type": "proportional", "partialRotaryFactor": 0.5}
+        "type": "proportional", "factor": 1.0, "partialRotaryFactor": 0.5}
+    halved = hirope.inverse_frequencies(
+        {"type": "rope", "scaling": {"type": "proportional", "partialRotaryFactor": 0.5,
+                                     "factor": 2}}, 8)
+    assert halved[0] == 0.5 and abs(halved[1] - 0.05) < 1e-15 and halved[2:].tolist() == [0.0, 0.0]
     with pytest.raises(hirope.HiRoPEError,
                        match=r"^scheme\.scaling\.partialRotaryFactor must be in \[0, 1\], got 1\.5$"):
         hirope.inverse_frequencies(
