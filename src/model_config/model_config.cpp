@@ -144,12 +144,42 @@ struct RopeParams {
     uint32_t node = Document::none; // the object holding the type and its parameters (or none)
     std::string path;               // "rope_scaling." / "rope_parameters.full_attention."
     double theta = 10000;
+    // Gemma4TextConfig's default full_attention parameters (no rope_parameters in the file):
+    // proportional, partial_rotary_factor 0.25 (theta 1e6).
+    bool gemma4_proportional = false;
 };
 
+// The pair layout each model type's modeling code applies (modeling_<type>.py): adjacent pairs
+// (view_as_complex, rotate_every_two, GLM's and ERNIE 4.5's interleaved rotate_half, DeepSeek's
+// de-interleave), or rotate_half over the two halves. A type in neither list is read as
+// rotate_half with a warning.
 bool is_interleaved_type(const std::string& t) {
-    static const char* const types[] = {"llama4",  "llama4_text", "cohere",      "cohere2",
-                                        "glm",     "glm4",        "chatglm",     "gptj",
-                                        "codegen", "deepseek_v2", "deepseek_v3", "kimi_k2"};
+    static const char* const types[] = {"llama4",   "llama4_text", "cohere",      "cohere2",
+                                        "glm",      "glm4",        "chatglm",     "gptj",
+                                        "codegen",  "deepseek_v2", "deepseek_v3", "kimi_k2",
+                                        "ernie4_5", "ernie4_5_moe"};
+    for (const char* x : types)
+        if (t == x) return true;
+    return false;
+}
+bool is_half_type(const std::string& t) {
+    static const char* const types[] = {
+        "llama",     "mistral",  "mixtral",   "ministral",   "ministral3",  "qwen2",
+        "qwen2_moe", "qwen3",    "qwen3_moe", "qwen3_next",  "phi",         "phi3",
+        "phimoe",    "gemma",    "gemma2",    "gemma3_text", "gemma4_text", "starcoder2",
+        "olmo",      "olmo2",    "olmo3",     "olmoe",       "smollm3",     "gpt_oss",
+        "gpt_neox",  "stablelm", "falcon",    "granite",     "granitemoe",  "nemotron",
+        "persimmon", "glm4_moe", "minicpm"};
+    for (const char* x : types)
+        if (t == x) return true;
+    return false;
+}
+
+// Model types whose attention normalizes q and k per head (an RMSNorm with learned weights)
+// before RoPE, with no config key saying so (modeling_<type>.py's q_norm / k_norm).
+bool implied_qk_norm(const std::string& t) {
+    static const char* const types[] = {"qwen3",       "qwen3_moe", "qwen3_next", "gemma3_text",
+                                        "gemma4_text", "olmo2",     "olmo3",      "olmoe"};
     for (const char* x : types)
         if (t == x) return true;
     return false;
@@ -177,25 +207,70 @@ bool known_rope_key(const std::string& k) {
     return keys.count(k) > 0;
 }
 
-// transformers' configuration defaults for the position keys a real config.json may omit (its
-// config class fills them in): configuration_gemma3.py, configuration_gemma2.py,
-// configuration_gpt_oss.py, configuration_llama4.py.
+// transformers' configuration defaults for the keys a real config.json may omit (its config class
+// fills them in): configuration_gemma2.py, configuration_gemma3.py (Gemma3TextConfig),
+// configuration_gemma4.py (Gemma4TextConfig), configuration_gpt_oss.py, configuration_llama4.py,
+// configuration_llama.py (LlamaConfig: LLaVA's text_config), configuration_gptj.py,
+// configuration_codegen.py, configuration_qwen3_next.py, configuration_ernie4_5.py and
+// configuration_ernie4_5_moe.py (default_theta 500000). Keys by their transformers names (GPT-J's
+// n_embd ... are read as hidden_size ...).
 struct TypeDefault {
     const char* model_type;
     const char* key;
     double value;
 };
 const TypeDefault kTypeDefaults[] = {
+    {"llama", "num_hidden_layers", 32},
+    {"llama", "hidden_size", 4096},
+    {"llama", "num_attention_heads", 32},
+    {"llama", "max_position_embeddings", 2048},
+    {"gemma2", "num_hidden_layers", 26},
+    {"gemma2", "hidden_size", 2304},
+    {"gemma2", "num_attention_heads", 8},
+    {"gemma2", "head_dim", 256},
+    {"gemma2", "sliding_window", 4096},
+    {"gemma2", "max_position_embeddings", 8192},
+    {"gemma2", "query_pre_attn_scalar", 256},
+    {"gemma2", "attn_logit_softcapping", 50.0},
+    {"gemma3_text", "num_hidden_layers", 26},
+    {"gemma3_text", "hidden_size", 2304},
+    {"gemma3_text", "num_attention_heads", 8},
+    {"gemma3_text", "head_dim", 256},
     {"gemma3_text", "rope_theta", 1000000.0},
     {"gemma3_text", "rope_local_base_freq", 10000.0},
     {"gemma3_text", "sliding_window", 4096},
     {"gemma3_text", "max_position_embeddings", 131072},
-    {"gemma2", "sliding_window", 4096},
-    {"gemma2", "max_position_embeddings", 8192},
+    {"gemma3_text", "query_pre_attn_scalar", 256},
+    {"gemma4_text", "num_hidden_layers", 30},
+    {"gemma4_text", "hidden_size", 2304},
+    {"gemma4_text", "num_attention_heads", 8},
+    {"gemma4_text", "head_dim", 256},
+    {"gemma4_text", "global_head_dim", 512},
+    {"gemma4_text", "sliding_window", 512},
+    {"gemma4_text", "max_position_embeddings", 131072},
     {"gpt_oss", "rope_theta", 150000.0},
     {"gpt_oss", "sliding_window", 128},
     {"gpt_oss", "max_position_embeddings", 131072},
     {"llama4_text", "rope_theta", 500000.0},
+    {"gptj", "num_hidden_layers", 28},
+    {"gptj", "hidden_size", 4096},
+    {"gptj", "num_attention_heads", 16},
+    {"gptj", "max_position_embeddings", 2048},
+    {"gptj", "rotary_dim", 64},
+    {"codegen", "num_hidden_layers", 28},
+    {"codegen", "hidden_size", 4096},
+    {"codegen", "num_attention_heads", 16},
+    {"codegen", "max_position_embeddings", 2048},
+    {"codegen", "rotary_dim", 64},
+    {"qwen3_next", "num_hidden_layers", 48},
+    {"qwen3_next", "hidden_size", 2048},
+    {"qwen3_next", "num_attention_heads", 16},
+    {"qwen3_next", "head_dim", 256},
+    {"qwen3_next", "max_position_embeddings", 32768},
+    {"qwen3_next", "partial_rotary_factor", 0.25},
+    {"ernie4_5", "rope_theta", 500000.0},
+    {"ernie4_5", "head_dim", 128},
+    {"ernie4_5_moe", "rope_theta", 500000.0},
 };
 
 bool type_default(const std::string& model_type, const char* key, double* out) {
@@ -205,6 +280,22 @@ bool type_default(const std::string& model_type, const char* key, double* out) {
             return true;
         }
     return false;
+}
+
+// The text model type a wrapper's text_config stands for when it names none (the wrapper config
+// class builds that class from the dict): configuration_llava.py, configuration_gemma3.py,
+// configuration_gemma4.py, configuration_llama4.py.
+const char* wrapped_text_type(const std::string& wrapper) {
+    if (wrapper == "llava") return "llama";
+    if (wrapper == "gemma3") return "gemma3_text";
+    if (wrapper == "gemma4") return "gemma4_text";
+    if (wrapper == "llama4") return "llama4_text";
+    return nullptr;
+}
+
+// yarn_get_mscale (modeling_deepseek_v3.py): 0.1 m ln(s) + 1, or 1 for s <= 1.
+double yarn_get_mscale(double scale, double m) {
+    return scale <= 1 ? 1.0 : 0.1 * m * std::log(scale) + 1.0;
 }
 
 // Top-level keys that change what attention computes but that a ModelSetup does not carry.
@@ -227,8 +318,6 @@ const Unmodeled kUnmodeled[] = {
     {"rope_interleave", "read for the pair layout only"},
     {"kv_lora_rank", "MLA compresses keys and values; only the RoPE part is modeled"},
     {"sliding_window_size", "not a transformers key; sliding_window is the one read"},
-    {"vision_config", "the vision tower is not read: text decoders only"},
-    {"audio_config", "the audio tower is not read: text decoders only"},
 };
 
 class Builder {
@@ -257,7 +346,10 @@ class Builder {
             std::string inner;
             st = r_.string(cfg_, "model_type", "text_config.", &inner);
             if (!st.ok()) return st;
-            if (!inner.empty()) model_type = inner;
+            if (!inner.empty())
+                model_type = inner;
+            else if (const char* wrapped = wrapped_text_type(model_type))
+                model_type = wrapped;
             prefix_ = "text_config.";
         }
         out_->model_type = model_type;
@@ -285,6 +377,36 @@ class Builder {
         out_->warnings.push_back(std::move(line));
     }
     std::string key(const char* k) const { return prefix_ + k; }
+
+    // An integer key, else its GPT-J spelling (`alias`: n_layer ...), else the default of
+    // transformers' config class for the model type (kTypeDefaults); *present says whether any
+    // gave a value.
+    Status int_key(const char* k, const char* alias, int64_t lo, int64_t hi, int64_t* out,
+                   bool* present) {
+        Status st = r_.integer(cfg_, k, prefix_, lo, hi, out, present);
+        if (st.ok() && !*present && alias)
+            st = r_.integer(cfg_, alias, prefix_, lo, hi, out, present);
+        if (!st.ok() || *present) return st;
+        double fallback = 0;
+        if (type_default(out_->model_type, k, &fallback)) {
+            *out = static_cast<int64_t>(fallback);
+            *present = true;
+        }
+        return {};
+    }
+    // A number key, else the config class's default (kTypeDefaults).
+    Status number_key(const char* k, double* out, bool* present) {
+        Status st = r_.number(cfg_, k, prefix_, out, present);
+        if (!st.ok() || *present) return st;
+        *present = type_default(out_->model_type, k, out);
+        return {};
+    }
+    // Whether the config writes the key as null (transformers' None, not the class default).
+    bool is_null(const char* k) const {
+        const Document& d = r_.doc();
+        const uint32_t v = d.find(cfg_, k);
+        return v != Document::none && d.type(v) == Type::null;
+    }
 
     // M-RoPE takes three position ids per token (time, height, width): not a text decoder.
     Status refuse_mrope() {
@@ -319,32 +441,24 @@ class Builder {
     Status dimensions() {
         int64_t layers = 0, hidden = 0, heads = 0, head_dim = 0;
         bool has_layers = false, has_hidden = false, has_heads = false, has_head_dim = false;
-        Status st = r_.integer(cfg_, "num_hidden_layers", prefix_, 1, limits_.max_layers, &layers,
-                               &has_layers);
+        Status st =
+            int_key("num_hidden_layers", "n_layer", 1, limits_.max_layers, &layers, &has_layers);
         if (!st.ok()) return st;
-        if (!has_layers) {
-            st = r_.integer(cfg_, "n_layer", prefix_, 1, limits_.max_layers, &layers, &has_layers);
-            if (!st.ok()) return st;
-        }
         if (!has_layers) return Status::error(key("num_hidden_layers") + " is required");
-        if ((st = r_.integer(cfg_, "hidden_size", prefix_, 1, int64_t{1} << 24, &hidden,
-                             &has_hidden))
-                .ok())
-            st = r_.integer(cfg_, "num_attention_heads", prefix_, 1, int64_t{1} << 16, &heads,
-                            &has_heads);
+        if ((st = int_key("hidden_size", "n_embd", 1, int64_t{1} << 24, &hidden, &has_hidden)).ok())
+            st = int_key("num_attention_heads", "n_head", 1, int64_t{1} << 16, &heads, &has_heads);
         if (st.ok())
-            st = r_.integer(cfg_, "head_dim", prefix_, 2, Limits::max_head_dim, &head_dim,
-                            &has_head_dim);
+            st = int_key("head_dim", nullptr, 2, Limits::max_head_dim, &head_dim, &has_head_dim);
         if (!st.ok()) return st;
         int64_t rope_dim = 0, nope_dim = 0;
-        bool mla = false, has_nope = false;
-        st =
-            r_.integer(cfg_, "qk_rope_head_dim", prefix_, 2, Limits::max_head_dim, &rope_dim, &mla);
+        bool has_nope = false;
+        st = r_.integer(cfg_, "qk_rope_head_dim", prefix_, 2, Limits::max_head_dim, &rope_dim,
+                        &mla_);
         if (st.ok())
             st = r_.integer(cfg_, "qk_nope_head_dim", prefix_, 0, Limits::max_head_dim, &nope_dim,
                             &has_nope);
         if (!st.ok()) return st;
-        if (mla) {
+        if (mla_) {
             head_dim = nope_dim + rope_dim;
         } else if (!has_head_dim) {
             if (!has_hidden || !has_heads)
@@ -362,23 +476,27 @@ class Builder {
         // The rotated dims: transformers' int(head_dim * partial_rotary_factor).
         double prf = 1;
         bool has_prf = false;
-        st = r_.number(cfg_, "partial_rotary_factor", prefix_, &prf, &has_prf);
+        const char* prf_key = "partial_rotary_factor";
+        st = number_key(prf_key, &prf, &has_prf);
         if (!st.ok()) return st;
         if (!has_prf) {
-            st = r_.number(cfg_, "rotary_pct", prefix_, &prf, &has_prf);
+            prf_key = "rotary_pct";
+            st = r_.number(cfg_, prf_key, prefix_, &prf, &has_prf);
             if (!st.ok()) return st;
         }
         if (has_prf && !(prf > 0 && prf <= 1))
-            return Status::error(key(r_.has(cfg_, "partial_rotary_factor") ? "partial_rotary_factor"
-                                                                           : "rotary_pct") +
-                                 " must be in (0, 1], got " + num(prf));
+            return Status::error(key(prf_key) + " must be in (0, 1], got " + num(prf));
         int64_t rdim = static_cast<int64_t>(std::floor(head_dim * prf + 1e-9));
         int64_t explicit_rdim = 0;
         bool has_rdim = false;
-        st = r_.integer(cfg_, "rotary_dim", prefix_, 2, head_dim, &explicit_rdim, &has_rdim);
+        // GPT-J and CodeGen: rotary_dim (their classes' default 64; null rotates the whole head).
+        if (is_null("rotary_dim"))
+            st = r_.integer(cfg_, "rotary_dim", prefix_, 2, head_dim, &explicit_rdim, &has_rdim);
+        else
+            st = int_key("rotary_dim", nullptr, 2, head_dim, &explicit_rdim, &has_rdim);
         if (!st.ok()) return st;
         if (has_rdim) rdim = explicit_rdim;
-        if (mla) rdim = rope_dim;
+        if (mla_) rdim = rope_dim;
         if (rdim < 2 || rdim % 2 != 0)
             return Status::error("the rotated dims (" + std::to_string(rdim) +
                                  ") must be an even number >= 2");
@@ -396,10 +514,20 @@ class Builder {
         } else if (is_interleaved_type(t)) {
             out_->layout = Layout::interleaved;
             out_->layout_source = "model type " + t + " (adjacent pairs)";
+        } else if (is_half_type(t)) {
+            out_->layout = Layout::half;
+            out_->layout_source = "model type " + t + " (rotate_half)";
         } else {
             out_->layout = Layout::half;
-            out_->layout_source = t.empty() ? "transformers' default (rotate_half)"
-                                            : "model type " + t + " (rotate_half)";
+            out_->layout_source =
+                (t.empty() ? std::string("no model type") : "model type " + t + " (unknown)") +
+                ": rotate_half assumed";
+            warn(
+                key("model_type"),
+                (t.empty() ? std::string("absent")
+                           : "'" + t + "' is not a model type the reader knows") +
+                    ": the pair layout is assumed rotate_half (dims i and i + d/2, transformers' "
+                    "default); a model whose code pairs adjacent dims needs rope_interleave: true");
         }
         return {};
     }
@@ -407,17 +535,12 @@ class Builder {
     Status lengths() {
         int64_t max_len = 0, orig = 0;
         bool has_max = false, has_orig = false;
-        Status st = r_.integer(cfg_, "max_position_embeddings", prefix_, 1, int64_t{1} << 40,
-                               &max_len, &has_max);
+        Status st = int_key("max_position_embeddings", "n_positions", 1, int64_t{1} << 40, &max_len,
+                            &has_max);
         if (!st.ok()) return st;
         st = r_.integer(cfg_, "original_max_position_embeddings", prefix_, 1, int64_t{1} << 40,
                         &orig, &has_orig);
         if (!st.ok()) return st;
-        double fallback = 0;
-        if (!has_max && type_default(out_->model_type, "max_position_embeddings", &fallback)) {
-            max_len = static_cast<int64_t>(fallback);
-            has_max = true;
-        }
         out_->max_length = has_max ? max_len : 0;
         top_orig_ = has_orig ? orig : 0;
         out_->trained_length = has_orig ? orig : out_->max_length;
@@ -452,12 +575,16 @@ class Builder {
                 if (d.type(c) != Type::string || d.node(c).len > 64)
                     return Status::error(key("layer_types") + "[" + std::to_string(i) +
                                          "] must be a layer type name");
-                const std::string s = d.string(c);
-                if (s != "full_attention" && s != "sliding_attention" && s != "chunked_attention")
+                std::string s = d.string(c);
+                // transformers' remap_legacy_layer_types (configuration_utils.py).
+                if (s == "mamba") s = "linear_attention";
+                if (s == "attention") s = "full_attention";
+                if (s != "full_attention" && s != "sliding_attention" && s != "chunked_attention" &&
+                    s != "linear_attention")
                     return Status::error(key("layer_types") + "[" + std::to_string(i) + "] is '" +
                                          s +
-                                         "': only full_attention, sliding_attention and "
-                                         "chunked_attention are read");
+                                         "': only full_attention, sliding_attention, "
+                                         "chunked_attention and linear_attention are read");
                 types_[static_cast<size_t>(i)] = s;
             }
         } else if (t == "gemma2" || t == "gpt_oss") {
@@ -469,6 +596,18 @@ class Builder {
             if (!st.ok()) return st;
             for (int64_t i = 0; i < n; ++i)
                 if ((i + 1) % pattern) types_[static_cast<size_t>(i)] = "sliding_attention";
+        } else if (t == "gemma4_text") {
+            // Gemma4TextConfig: sliding_window_pattern = 6, fixed (no key).
+            for (int64_t i = 0; i < n; ++i)
+                if ((i + 1) % 6) types_[static_cast<size_t>(i)] = "sliding_attention";
+        } else if (t == "qwen3_next") {
+            // Qwen3NextConfig: full_attention_interval (default 4); the others linear_attention.
+            int64_t interval = 4;
+            st = r_.integer(cfg_, "full_attention_interval", prefix_, 1, int64_t{1} << 20,
+                            &interval);
+            if (!st.ok()) return st;
+            for (int64_t i = 0; i < n; ++i)
+                if ((i + 1) % interval) types_[static_cast<size_t>(i)] = "linear_attention";
         } else if (t == "olmo3") {
             for (int64_t i = 0; i < n; ++i)
                 if ((i + 1) % 4) types_[static_cast<size_t>(i)] = "sliding_attention";
@@ -485,6 +624,16 @@ class Builder {
         } else if (sliding_cfg && t != "llama4" && t != "llama4_text") {
             // Mistral, Mixtral, StarCoder2, Phi-3: sliding_window applies to every layer.
             for (auto& s : types_) s = "sliding_attention";
+        }
+
+        // Gemma4TextConfig forces the last layer to full_attention (with a warning when
+        // layer_types said otherwise).
+        if (t == "gemma4_text" && types_.back() != "full_attention") {
+            if (lt != Document::none)
+                warn(key("layer_types"),
+                     "the last layer is " + types_.back() +
+                         ": transformers forces it to full_attention (Gemma 4)");
+            types_.back() = "full_attention";
         }
 
         // NoPE layers: no_rope_layers (1 = RoPE) or every no_rope_layer_interval-th layer.
@@ -520,6 +669,10 @@ class Builder {
             for (int64_t i = 0; i < n; ++i)
                 types_[static_cast<size_t>(i)] =
                     rope_[static_cast<size_t>(i)] ? "chunked_attention" : "full_attention";
+        // Linear-attention layers have no RoPE.
+        for (int64_t i = 0; i < n; ++i)
+            if (types_[static_cast<size_t>(i)] == "linear_attention")
+                rope_[static_cast<size_t>(i)] = false;
 
         chunk_ = 0;
         bool has_chunk = false;
@@ -569,6 +722,14 @@ class Builder {
             if (!has_theta) return Status::error(p->path + "rope_theta is required");
             return {};
         }
+        if (out_->model_type == "gemma4_text") {
+            // Gemma4TextConfig without rope_parameters: its default_rope_params (it reads no v4
+            // rope_theta or rope_scaling): sliding {default, 1e4}, full {proportional, 0.25, 1e6}.
+            p->node = Document::none;
+            p->gemma4_proportional = layer_type == "full_attention";
+            p->theta = p->gemma4_proportional ? 1000000.0 : 10000.0;
+            return {};
+        }
         type_default(out_->model_type, "rope_theta", &p->theta);
         Status st = r_.number(cfg_, "rope_theta", prefix_, &p->theta);
         if (!st.ok()) return st;
@@ -594,17 +755,27 @@ class Builder {
         return {};
     }
 
-    // The Scheme of one RoPE layer from its rope parameters.
-    Status scheme_for(const RopeParams& p, Scheme* s, QueryTemperature* temperature) {
+    // The Scheme of one RoPE layer from its rope parameters; *softmax_mscale is MLA's
+    // mscale(factor, mscale_all_dim) for its softmax scale (1: none).
+    Status scheme_for(const RopeParams& p, Scheme* s, QueryTemperature* temperature,
+                      double* softmax_mscale) {
+        *softmax_mscale = 1;
         s->type = SchemeType::rope;
         s->layout = out_->layout;
         s->rotary_fraction = rotary_fraction_;
+        // MLA (DeepSeek V2/V3): q = cat(q_nope, q_pe), the RoPE dims last.
+        s->rotary_last = mla_;
         if (!(p.theta > 1))
             return Status::error((p.path.empty() ? key("rope_theta") : p.path + "rope_theta") +
                                  " must be a number > 1, got " + num(p.theta));
         s->base = p.theta;
         Scaling& sc = s->scaling;
         sc = Scaling();
+        if (p.gemma4_proportional) {
+            sc.type = ScalingType::proportional;
+            sc.partial_rotary_factor = 0.25;
+            s->rotary_fraction = 1.0;
+        }
         if (p.node == Document::none) return {};
         const Document& d = r_.doc();
         const std::string& path = p.path;
@@ -777,6 +948,10 @@ class Builder {
             sc.type = ScalingType::proportional;
             sc.partial_rotary_factor = has_prf ? prf : 1.0;
             s->rotary_fraction = 1.0; // p-RoPE keeps the full head dim's denominator
+            // _compute_proportional_rope_parameters: inv_freq /= get("factor", 1.0).
+            if (has_factor && !(factor > 0))
+                return Status::error(path + "factor must be a number > 0, got " + num(factor));
+            sc.factor = has_factor ? factor : 1.0;
         } else if (type == "mrope") {
             return Status::error("config.json uses M-RoPE; only text decoders are read");
         } else {
@@ -787,6 +962,54 @@ class Builder {
         if (has_attention && sc.type != ScalingType::yarn && sc.type != ScalingType::longrope)
             warn(path + "attention_factor",
                  "read only for yarn and longrope (as transformers); ignored");
+        // MLA's softmax scale (modeling_deepseek_v3.py, DeepseekV2Attention since transformers
+        // PR #47435): for a rope type other than default with a mscale_all_dim, the scale is
+        // multiplied by yarn_get_mscale(factor, mscale_all_dim)^2.
+        double msa = 0;
+        st = r_.number(p.node, "mscale_all_dim", path, &msa);
+        if (!st.ok()) return st;
+        if (mla_ && type != "default" && msa != 0) {
+            if (!has_factor)
+                return Status::error(path +
+                                     "factor is required: mscale_all_dim scales the softmax by "
+                                     "mscale(factor, mscale_all_dim)^2");
+            *softmax_mscale = yarn_get_mscale(factor, msa);
+        }
+        return {};
+    }
+
+    // The softmax scale and the logit soft-cap every softmax layer of the model takes (MLA's is
+    // per layer type: rope_layers). Gemma 2/3: query_pre_attn_scalar^-0.5 (modeling_gemma2.py,
+    // modeling_gemma3.py); Gemma 2: attn_logit_softcapping (Gemma2Config's default 50.0, null for
+    // none); Gemma 4: 1.0 (modeling_gemma4.py).
+    Status scale_and_softcap(double* scale, double* softcap) {
+        *scale = 0;
+        *softcap = 0;
+        const std::string& t = out_->model_type;
+        if (t == "gemma2" || t == "gemma3_text" || t == "gemma3") {
+            double scalar = 256;
+            bool has = false;
+            Status st = number_key("query_pre_attn_scalar", &scalar, &has);
+            if (!st.ok()) return st;
+            if (!(scalar > 0))
+                return Status::error(key("query_pre_attn_scalar") + " must be a number > 0, got " +
+                                     num(scalar));
+            *scale = std::pow(scalar, -0.5);
+            scale_modeled_ = true;
+        } else if (t == "gemma4_text" || t == "gemma4") {
+            *scale = 1.0;
+        }
+        if (t == "gemma2" && !is_null("attn_logit_softcapping")) {
+            double cap = 0;
+            bool has = false;
+            Status st = number_key("attn_logit_softcapping", &cap, &has);
+            if (!st.ok()) return st;
+            if (has && !(cap > 0))
+                return Status::error(key("attn_logit_softcapping") +
+                                     " must be a number > 0 or null, got " + num(cap));
+            *softcap = has ? cap : 0;
+        }
+        if (t == "gemma2") softcap_modeled_ = true;
         return {};
     }
 
@@ -803,22 +1026,38 @@ class Builder {
             return Status::error(key("floor_scale") + " must be > 0, got " + num(floor_scale));
         int64_t global_head_dim = 0;
         bool has_global = false;
-        st = r_.integer(cfg_, "global_head_dim", prefix_, 2, Limits::max_head_dim, &global_head_dim,
-                        &has_global);
+        st = int_key("global_head_dim", nullptr, 2, Limits::max_head_dim, &global_head_dim,
+                     &has_global);
         if (!st.ok()) return st;
         if (has_global && global_head_dim % 2)
             return Status::error(key("global_head_dim") + " must be even, got " +
                                  std::to_string(global_head_dim));
+        double scale = 0, softcap = 0;
+        st = scale_and_softcap(&scale, &softcap);
+        if (!st.ok()) return st;
         const bool sinks = t == "gpt_oss";
 
         // One Scheme per layer type (the rope parameters are per type).
-        std::map<std::string, std::pair<Scheme, QueryTemperature>> per_type;
+        struct TypeSetup {
+            Scheme scheme;
+            QueryTemperature temperature;
+            double softmax_mscale = 1;
+        };
+        std::map<std::string, TypeSetup> per_type;
         out_->layers.reserve(static_cast<size_t>(n));
         for (int64_t i = 0; i < n; ++i) {
             LayerSetup layer;
             layer.type = types_[static_cast<size_t>(i)];
             layer.rope = rope_[static_cast<size_t>(i)];
             layer.head_dim = out_->head_dim;
+            if (layer.type == "linear_attention") {
+                // No softmax map and no RoPE: nothing of the rope parameters applies.
+                layer.linear = true;
+                layer.scheme = Scheme();
+                layer.scheme.type = SchemeType::nope;
+                out_->layers.push_back(std::move(layer));
+                continue;
+            }
             if (has_global && layer.type == "full_attention")
                 layer.head_dim = static_cast<int>(global_head_dim);
             layer.sinks = sinks;
@@ -832,11 +1071,11 @@ class Builder {
             auto it = per_type.find(layer.type);
             if (it == per_type.end()) {
                 RopeParams p;
-                std::pair<Scheme, QueryTemperature> made;
+                TypeSetup made;
                 if ((st = rope_for(layer.type, &p)).ok())
-                    st = scheme_for(p, &made.first, &made.second);
+                    st = scheme_for(p, &made.scheme, &made.temperature, &made.softmax_mscale);
                 if (st.ok()) {
-                    st = validate(made.first, layer.head_dim);
+                    st = validate(made.scheme, layer.head_dim);
                     if (!st.ok())
                         st = Status::error((p.path.empty() ? key("rope_theta") : p.path) + ": " +
                                            st.message());
@@ -844,9 +1083,16 @@ class Builder {
                 if (!st.ok()) return st;
                 it = per_type.emplace(layer.type, made).first;
             }
-            layer.temperature = it->second.second;
+            layer.temperature = it->second.temperature;
+            layer.scale = scale;
+            layer.softcap = softcap;
+            // MLA: self.scaling = qk_head_dim ** -0.5, then * mscale * mscale.
+            if (mla_ && it->second.softmax_mscale != 1) {
+                const double m = it->second.softmax_mscale;
+                layer.scale = std::pow(static_cast<double>(layer.head_dim), -0.5) * m * m;
+            }
             if (layer.rope) {
-                layer.scheme = it->second.first;
+                layer.scheme = it->second.scheme;
             } else {
                 layer.scheme = Scheme();
                 layer.scheme.type = SchemeType::nope;
@@ -903,17 +1149,35 @@ class Builder {
     }
 
     void unmodeled() {
+        const Document& d = r_.doc();
+        const std::string& t = out_->model_type;
         for (const Unmodeled& u : kUnmodeled) {
-            if (std::string(u.key) == "vision_config" || std::string(u.key) == "audio_config")
-                continue;
+            const std::string k = u.key;
             const uint32_t v = r_.get(cfg_, u.key);
             if (v == Document::none) continue;
             // false / 0 flags change nothing.
-            const Document& d = r_.doc();
             if (d.type(v) == Type::boolean && !d.boolean(v)) continue;
-            if (std::string(u.key) == "rope_interleave") continue; // read: the layout
+            if (k == "rope_interleave") continue; // read: the layout
+            if (k == "query_pre_attn_scalar" && scale_modeled_) continue;
+            if (k == "attn_logit_softcapping" && softcap_modeled_) continue;
+            if (k == "attn_logit_softcapping" && (t == "gemma3_text" || t == "gemma3")) {
+                warn(key(u.key), "Gemma3Attention keeps it but passes no softcap to the attention "
+                                 "function (modeling_gemma3.py): not applied");
+                continue;
+            }
             warn(key(u.key), u.what);
         }
+        if (implied_qk_norm(t))
+            warn(key("model_type"),
+                 t + " normalizes q and k per head (q_norm, k_norm: RMSNorm with learned weights) "
+                     "before RoPE; no config key says so and the setup does not model it");
+        for (const LayerSetup& l : out_->layers)
+            if (l.linear) {
+                warn(key("layer_types"),
+                     "linear_attention layers (Gated DeltaNet) have no softmax attention map and "
+                     "no RoPE: marked linear, not modeled");
+                break;
+            }
     }
 
     Reader r_;
@@ -927,6 +1191,9 @@ class Builder {
     int64_t top_orig_ = 0;
     int64_t params_orig_ = 0; // the first original_max_position_embeddings inside rope parameters
     double rotary_fraction_ = 1;
+    bool mla_ = false;             // qk_rope_head_dim: the RoPE dims last, DeepSeek's softmax scale
+    bool scale_modeled_ = false;   // query_pre_attn_scalar read into LayerSetup::scale
+    bool softcap_modeled_ = false; // attn_logit_softcapping read into LayerSetup::softcap
     std::vector<std::string> types_;
     std::vector<bool> rope_;
     std::set<uint32_t> warned_;

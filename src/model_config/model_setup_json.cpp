@@ -62,7 +62,8 @@ class SchemeTexts {
 
 std::string layer_json(const LayerSetup& l, SchemeTexts& schemes) {
     JsonObject attention;
-    attention.add("type", json_text(attention_kind_name(l.attention)));
+    // A linear-attention layer has no softmax map: "linear" is no mask any attention call takes.
+    attention.add("type", json_text(l.linear ? "linear" : attention_kind_name(l.attention)));
     if (l.attention == AttentionKind::sliding) attention.add("window", json_number(l.window));
     if (l.attention == AttentionKind::chunked)
         attention.add("chunkSize", json_number(l.chunk_size));
@@ -80,6 +81,9 @@ std::string layer_json(const LayerSetup& l, SchemeTexts& schemes) {
                     .add("scale", json_number(l.temperature.scale))
                     .add("offset", json_number(static_cast<double>(l.temperature.offset)))
                     .str());
+    // Only where set: absent means head_dim^-1/2 and no soft-cap (AttentionRequest's defaults).
+    if (l.scale != 0) out.add("scale", json_number(l.scale));
+    if (l.softcap != 0) out.add("softcap", json_number(l.softcap));
     return out.str();
 }
 

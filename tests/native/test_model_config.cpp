@@ -90,11 +90,13 @@ std::vector<double> tf_longrope(double base, int dim, const std::vector<double>&
     return f;
 }
 
-// _compute_proportional_rope_parameters: the first floor(p * dim / 2) of the default, then 0.
-std::vector<double> tf_proportional(double base, int dim, double p) {
+// _compute_proportional_rope_parameters: the first int(p * dim // 2) of the default, then 0;
+// then inv_freq /= factor (rope_parameters.get("factor", 1.0)).
+std::vector<double> tf_proportional(double base, int dim, double p, double factor = 1.0) {
     std::vector<double> f = tf_default(base, dim);
-    const int rope_angles = static_cast<int>(p * dim / 2);
+    const int rope_angles = static_cast<int>(std::floor(p * dim / 2));
     for (int i = rope_angles; i < dim / 2; ++i) f[i] = 0;
+    for (double& x : f) x /= factor;
     return f;
 }
 
@@ -141,7 +143,8 @@ bool same_scheme(const Scheme& a, const Scheme& b) {
            a.scaling.high_freq_factor == b.scaling.high_freq_factor &&
            a.scaling.short_factor == b.scaling.short_factor &&
            a.scaling.long_factor == b.scaling.long_factor &&
-           a.scaling.partial_rotary_factor == b.scaling.partial_rotary_factor;
+           a.scaling.partial_rotary_factor == b.scaling.partial_rotary_factor &&
+           a.rotary_last == b.rotary_last;
 }
 
 void check_same_setup(const ModelSetup& a, const ModelSetup& b) {
@@ -158,6 +161,9 @@ void check_same_setup(const ModelSetup& a, const ModelSetup& b) {
         REQUIRE(a.layers[i].rope == b.layers[i].rope);
         REQUIRE(a.layers[i].head_dim == b.layers[i].head_dim);
         REQUIRE(same_scheme(a.layers[i].scheme, b.layers[i].scheme));
+        REQUIRE(a.layers[i].scale == b.layers[i].scale);
+        REQUIRE(a.layers[i].softcap == b.layers[i].softcap);
+        REQUIRE(a.layers[i].linear == b.layers[i].linear);
     }
 }
 
@@ -349,7 +355,7 @@ TEST_CASE("model config: Gemma 3 local/global, v4 and nested v5, text_config", "
         "rope_scaling":{"factor":8.0,"rope_type":"linear"},"sliding_window":1024,"sliding_window_pattern":6,
         "query_pre_attn_scalar":168}})";
     const char* v5 = R"({"model_type":"gemma3_text","num_hidden_layers":12,"head_dim":128,
-        "max_position_embeddings":131072,"sliding_window":1024,
+        "max_position_embeddings":131072,"sliding_window":1024,"query_pre_attn_scalar":168,
         "layer_types":["sliding_attention","sliding_attention","sliding_attention","sliding_attention",
         "sliding_attention","full_attention","sliding_attention","sliding_attention","sliding_attention",
         "sliding_attention","sliding_attention","full_attention"],
@@ -369,16 +375,17 @@ TEST_CASE("model config: Gemma 3 local/global, v4 and nested v5, text_config", "
             check_freqs(l, 1, tf_default(1e4, 128));
         }
     }
-    REQUIRE(a.warnings.size() == 2); // the vision tower; query_pre_attn_scalar
+    // The vision tower; Gemma 3's q/k norm (query_pre_attn_scalar is modeled: LayerSetup::scale).
+    REQUIRE(a.warnings.size() == 2);
     REQUIRE(a.warnings[0].find("vision_config") == 0);
-    REQUIRE(a.warnings[1].find("text_config.query_pre_attn_scalar") == 0);
+    REQUIRE(a.warnings[1].find("text_config.model_type: gemma3_text normalizes q and k") == 0);
     // Gemma 2: every even layer slides; one RoPE for all.
     const ModelSetup g2 = read_ok(R"({"model_type":"gemma2","num_hidden_layers":4,"head_dim":256,
         "sliding_window":4096,"rope_theta":10000.0,"attn_logit_softcapping":50.0})");
     REQUIRE(g2.layers[0].attention == AttentionKind::sliding);
     REQUIRE(g2.layers[1].attention == AttentionKind::full);
     REQUIRE(g2.layers[2].attention == AttentionKind::sliding);
-    REQUIRE(g2.warnings.size() == 1);
+    REQUIRE(g2.warnings.empty()); // the soft-cap is modeled (LayerSetup::softcap)
 }
 
 TEST_CASE("model config: Gemma 4 proportional RoPE and global head dim", "[model_config]") {
@@ -540,8 +547,10 @@ TEST_CASE("model config: M-RoPE and malformed configs are errors naming the key"
     const ModelSetup w =
         read_ok(R"({"num_hidden_layers":1,"head_dim":64,"rope_scaling":{"type":"linear",
         "factor":2,"finetuned":true}})");
-    REQUIRE(w.warnings.size() == 1);
-    REQUIRE(w.warnings[0].find("rope_scaling.finetuned") == 0);
+    // No model_type: the layout was assumed; then the unknown key.
+    REQUIRE(w.warnings.size() == 2);
+    REQUIRE(w.warnings[0].find("model_type: absent: the pair layout is assumed rotate_half") == 0);
+    REQUIRE(w.warnings[1].find("rope_scaling.finetuned") == 0);
 }
 
 // Each hostile input is refused by a limit checked before the work it would cause (the nesting
@@ -711,4 +720,412 @@ TEST_CASE("model config: every rope type gives the same setup in v4 and v5", "[m
     REQUIRE(part.rotary_dim == 96);
     REQUIRE(rotary_dim(part.layers[0].scheme, 128) == 96);
     check_freqs(part.layers[0], 1, tf_linear(10000, 96, 2));
+}
+
+// Issue 48 section 1: one layer as transformers computes it. The expected values are transcribed
+// from the modeling files: Gemma2Attention / Gemma3Attention (self.scaling =
+// query_pre_attn_scalar**-0.5; Gemma 2's eager_attention_forward soft-caps c * tanh(x / c)),
+// Gemma4TextAttention (self.scaling = 1.0), DeepseekV3Attention (self.scaling = qk_head_dim **
+// -0.5, times yarn_get_mscale(factor, mscale_all_dim) ** 2).
+TEST_CASE("model config: softmax scale and logit soft-cap per layer", "[model_config]") {
+    // Gemma 2 9B: query_pre_attn_scalar 256, attn_logit_softcapping 50.
+    const ModelSetup g9 = read_ok(R"({"model_type":"gemma2","num_hidden_layers":4,"head_dim":256,
+        "num_attention_heads":16,"hidden_size":3584,"sliding_window":4096,"rope_theta":10000.0,
+        "query_pre_attn_scalar":256,"attn_logit_softcapping":50.0,"final_logit_softcapping":30.0})");
+    for (const LayerSetup& l : g9.layers) {
+        REQUIRE(l.scale == std::pow(256.0, -0.5));
+        REQUIRE(l.scale == 1.0 / 16);
+        REQUIRE(l.softcap == 50.0);
+    }
+    // final_logit_softcapping soft-caps the output logits: still a warning; the others are read.
+    REQUIRE(g9.warnings.size() == 1);
+    REQUIRE(g9.warnings[0].find("final_logit_softcapping") == 0);
+    // Gemma 2 27B: 144 with head_dim 128, so the scale is 1/12, not 128^-1/2.
+    const ModelSetup g27 = read_ok(R"({"model_type":"gemma2","num_hidden_layers":2,"head_dim":128,
+        "query_pre_attn_scalar":144,"attn_logit_softcapping":50.0})");
+    REQUIRE(g27.layers[1].scale == std::pow(144.0, -0.5));
+    REQUIRE(g27.layers[1].scale == Approx(1.0 / 12).epsilon(1e-15));
+    // Left out: Gemma2Config's defaults (256, 50.0). Null: no soft-cap (None).
+    const ModelSetup gd =
+        read_ok(R"({"model_type":"gemma2","num_hidden_layers":2,"head_dim":128})");
+    REQUIRE(gd.layers[0].scale == std::pow(256.0, -0.5));
+    REQUIRE(gd.layers[0].softcap == 50.0);
+    const ModelSetup gn = read_ok(
+        R"({"model_type":"gemma2","num_hidden_layers":2,"head_dim":128,"attn_logit_softcapping":null})");
+    REQUIRE(gn.layers[0].softcap == 0);
+    REQUIRE(read_error(R"({"model_type":"gemma2","num_hidden_layers":1,"head_dim":128,
+        "attn_logit_softcapping":0})")
+                .find("attn_logit_softcapping must be a number > 0 or null") == 0);
+    // Gemma 3: query_pre_attn_scalar on every layer (168 for 27B); no soft-cap, and a file that
+    // sets one is told that Gemma3Attention does not apply it.
+    const ModelSetup g3 = read_ok(R"({"model_type":"gemma3_text","num_hidden_layers":6,
+        "head_dim":128,"query_pre_attn_scalar":168,"sliding_window":1024,"attn_logit_softcapping":null})");
+    for (const LayerSetup& l : g3.layers) {
+        REQUIRE(l.scale == std::pow(168.0, -0.5));
+        REQUIRE(l.softcap == 0);
+    }
+    const ModelSetup g3c = read_ok(R"({"model_type":"gemma3_text","num_hidden_layers":6,
+        "head_dim":128,"attn_logit_softcapping":30})");
+    REQUIRE(g3c.layers[0].scale == std::pow(256.0, -0.5)); // Gemma3TextConfig's default
+    REQUIRE(g3c.layers[0].softcap == 0);
+    bool told = false;
+    for (const std::string& w : g3c.warnings)
+        told |= w.find("attn_logit_softcapping: Gemma3Attention") == 0;
+    REQUIRE(told);
+    // Gemma 4: scaling 1.0 on sliding and full layers alike.
+    const ModelSetup g4 = read_ok(R"({"model_type":"gemma4_text","num_hidden_layers":6,
+        "head_dim":256,"global_head_dim":512})");
+    for (const LayerSetup& l : g4.layers) REQUIRE(l.scale == 1.0);
+    // Llama: the default (0 stands for head_dim^-1/2), no soft-cap.
+    const ModelSetup ll = read_ok(R"({"model_type":"llama","num_hidden_layers":2,"head_dim":128})");
+    REQUIRE(ll.layers[0].scale == 0);
+    REQUIRE(ll.layers[0].softcap == 0);
+}
+
+TEST_CASE("model config: DeepSeek MLA softmax scale with mscale_all_dim", "[model_config]") {
+    auto mscale = [](double s, double m) { return s <= 1 ? 1.0 : 0.1 * m * std::log(s) + 1.0; };
+    // DeepSeek-V3: qk_head_dim 192, factor 40, mscale_all_dim 1.0.
+    const ModelSetup v3 =
+        read_ok(R"({"model_type":"deepseek_v3","num_hidden_layers":2,"qk_nope_head_dim":128,
+        "qk_rope_head_dim":64,"max_position_embeddings":163840,"rope_theta":10000,
+        "rope_scaling":{"beta_fast":32,"beta_slow":1,"factor":40,"mscale":1.0,"mscale_all_dim":1.0,
+        "original_max_position_embeddings":4096,"type":"yarn"}})");
+    const double m3 = mscale(40, 1.0);
+    REQUIRE(m3 * m3 == Approx(1.874).epsilon(1e-3));
+    for (const LayerSetup& l : v3.layers) {
+        REQUIRE(l.head_dim == 192);
+        REQUIRE(l.scale == Approx(std::pow(192.0, -0.5) * m3 * m3).epsilon(1e-15));
+        REQUIRE(l.softcap == 0);
+    }
+    // DeepSeek-V2-Lite: mscale_all_dim 0.707.
+    const ModelSetup v2 =
+        read_ok(R"({"model_type":"deepseek_v2","num_hidden_layers":1,"qk_nope_head_dim":128,
+        "qk_rope_head_dim":64,"max_position_embeddings":163840,"rope_theta":10000,"rope_scaling":{
+        "type":"yarn","factor":40,"mscale":0.707,"mscale_all_dim":0.707,"original_max_position_embeddings":4096}})");
+    const double m2 = mscale(40, 0.707);
+    REQUIRE(m2 * m2 == Approx(1.590).epsilon(1e-3));
+    REQUIRE(v2.layers[0].scale == Approx(std::pow(192.0, -0.5) * m2 * m2).epsilon(1e-15));
+    // No mscale_all_dim, no rope parameters, a default type, a factor <= 1: qk_head_dim^-1/2,
+    // which is the default (0).
+    for (const char* text : {
+             R"({"model_type":"deepseek_v3","num_hidden_layers":1,"qk_nope_head_dim":128,
+             "qk_rope_head_dim":64,"max_position_embeddings":163840,"rope_scaling":{"type":"yarn",
+             "factor":40,"original_max_position_embeddings":4096}})",
+             R"({"model_type":"deepseek_v3","num_hidden_layers":1,"qk_nope_head_dim":128,
+             "qk_rope_head_dim":64})",
+             R"({"model_type":"deepseek_v3","num_hidden_layers":1,"qk_nope_head_dim":128,
+             "qk_rope_head_dim":64,"rope_parameters":{"rope_type":"default","rope_theta":10000,
+             "mscale_all_dim":1.0}})",
+             R"({"model_type":"deepseek_v3","num_hidden_layers":1,"qk_nope_head_dim":128,
+             "qk_rope_head_dim":64,"max_position_embeddings":4096,"rope_scaling":{"type":"yarn",
+             "factor":1,"mscale_all_dim":1.0,"original_max_position_embeddings":4096}})"}) {
+        INFO(text);
+        REQUIRE(read_ok(text).layers[0].scale == 0);
+    }
+    // mscale_all_dim scales only MLA's softmax: Ministral 3's YaRN keeps head_dim^-1/2.
+    const ModelSetup mn =
+        read_ok(R"({"model_type":"ministral3","num_hidden_layers":1,"head_dim":128,
+        "max_position_embeddings":262144,"rope_parameters":{"rope_type":"yarn","factor":16.0,
+        "original_max_position_embeddings":16384,"mscale":1.0,"mscale_all_dim":1.0,"rope_theta":1000000.0}})");
+    REQUIRE(mn.layers[0].scale == 0);
+}
+
+// MLA: query_states = cat(q_pass, q_rot) with q_rot the RoPE'd qk_rope_head_dim dims (DeepSeek
+// V2's view_as_complex: adjacent pairs); the first qk_nope_head_dim dims pass unrotated.
+TEST_CASE("model config: MLA rotates the last qk_rope_head_dim dims", "[model_config]") {
+    const ModelSetup m =
+        read_ok(R"({"model_type":"deepseek_v2","num_hidden_layers":1,"qk_nope_head_dim":128,
+        "qk_rope_head_dim":64,"max_position_embeddings":163840,"rope_theta":10000,"rope_scaling":{
+        "type":"yarn","factor":40,"mscale":0.707,"mscale_all_dim":0.707,"original_max_position_embeddings":4096}})");
+    const LayerSetup& l = m.layers[0];
+    REQUIRE(l.scheme.rotary_last);
+    REQUIRE(l.scheme.layout == Layout::interleaved);
+    REQUIRE(!read_ok(R"({"model_type":"llama","num_hidden_layers":1,"head_dim":64})")
+                 .layers[0]
+                 .scheme.rotary_last);
+    const std::vector<double> freqs = tf_yarn(10000, 64, 40, 4096, 32, 1, true);
+    // attention_factor = mscale(40, 0.707) / mscale(40, 0.707) = 1.
+    const int d = 192, nope = 128;
+    std::vector<float> x(d), out(d);
+    for (int i = 0; i < d; ++i) x[static_cast<size_t>(i)] = static_cast<float>(0.25 + 0.01 * i);
+    for (int32_t p : {0, 1, 7, 5000}) {
+        INFO("position " << p);
+        Positions pos;
+        pos.token = &p;
+        REQUIRE(
+            rotate(l.scheme, d, 1, 1, pos, Role::query, Branch::near, x.data(), out.data()).ok());
+        for (int i = 0; i < nope; ++i)
+            REQUIRE(out[static_cast<size_t>(i)] == x[static_cast<size_t>(i)]);
+        for (int j = 0; j < 32; ++j) {
+            const double a = x[static_cast<size_t>(nope + 2 * j)],
+                         b = x[static_cast<size_t>(nope + 2 * j + 1)];
+            const double c = std::cos(p * freqs[static_cast<size_t>(j)]),
+                         s = std::sin(p * freqs[static_cast<size_t>(j)]);
+            REQUIRE(out[static_cast<size_t>(nope + 2 * j)] == Approx(a * c - b * s).margin(1e-6));
+            REQUIRE(out[static_cast<size_t>(nope + 2 * j + 1)] ==
+                    Approx(a * s + b * c).margin(1e-6));
+        }
+    }
+}
+
+TEST_CASE("model config: config-class defaults that real files rely on", "[model_config]") {
+    // gemma-3-4b-it's text_config names neither head_dim nor num_attention_heads:
+    // Gemma3TextConfig's 256 and 8 (not hidden_size / heads = 320), and its
+    // query_pre_attn_scalar 256.
+    const ModelSetup g4b = read_ok(R"({"architectures":["Gemma3ForConditionalGeneration"],
+        "model_type":"gemma3","text_config":{"hidden_size":2560,"intermediate_size":10240,
+        "model_type":"gemma3_text","num_hidden_layers":34,"rope_scaling":{"factor":8.0,
+        "rope_type":"linear"},"sliding_window":1024},"vision_config":{"model_type":"siglip_vision_model"}})");
+    REQUIRE(g4b.head_dim == 256);
+    REQUIRE(g4b.layers.size() == 34);
+    REQUIRE(g4b.max_length == 131072);
+    for (size_t i = 0; i < 34; ++i) {
+        const LayerSetup& l = g4b.layers[i];
+        INFO("layer " << i);
+        REQUIRE(l.scale == std::pow(256.0, -0.5));
+        if ((i + 1) % 6) {
+            REQUIRE(l.attention == AttentionKind::sliding);
+            REQUIRE(l.window == 1024);
+            check_freqs(l, 1, tf_default(1e4, 256));
+        } else {
+            REQUIRE(l.attention == AttentionKind::full);
+            check_freqs(l, 1, tf_linear(1e6, 256, 8));
+        }
+    }
+    // gemma-3-12b-it: 16 heads given, head_dim still the class default.
+    const ModelSetup g12 = read_ok(R"({"model_type":"gemma3","text_config":{"hidden_size":3840,
+        "model_type":"gemma3_text","num_attention_heads":16,"num_hidden_layers":48,
+        "num_key_value_heads":8,"rope_scaling":{"factor":8.0,"rope_type":"linear"},"sliding_window":1024}})");
+    REQUIRE(g12.head_dim == 256);
+    // A gemma3 wrapper's text_config without a model_type is a Gemma3TextConfig.
+    const ModelSetup bare =
+        read_ok(R"({"model_type":"gemma3","text_config":{"num_hidden_layers":6}})");
+    REQUIRE(bare.model_type == "gemma3_text");
+    REQUIRE(bare.head_dim == 256);
+    REQUIRE(bare.layers[0].window == 4096);
+
+    // LLaVA-1.5 7B: text_config {max_position_embeddings 4096, model_type llama, ...}:
+    // LlamaConfig's 32 layers, hidden_size 4096 and 32 heads (head_dim 128), base 10000.
+    const char* llava = R"({"architectures":["LlavaForConditionalGeneration"],"model_type":"llava",
+        "ignore_index":-100,"image_token_index":32000,"projector_hidden_act":"gelu",
+        "text_config":{"_name_or_path":"lmsys/vicuna-7b-v1.5","architectures":["LlamaForCausalLM"],
+        "max_position_embeddings":4096,"model_type":"llama","rms_norm_eps":1e-05,
+        "torch_dtype":"float16","vocab_size":32064},"vision_config":{"model_type":"clip_vision_model"}})";
+    const ModelSetup lv = read_ok(llava);
+    REQUIRE(lv.model_type == "llama");
+    REQUIRE(lv.layers.size() == 32);
+    REQUIRE(lv.head_dim == 4096 / 32);
+    REQUIRE(lv.max_length == 4096);
+    REQUIRE(lv.layout == Layout::half);
+    check_freqs(lv.layers[31], 1, tf_default(10000, 128));
+    // LlavaConfig: text_config.get("model_type", "llama").
+    const ModelSetup lv2 =
+        read_ok(R"({"model_type":"llava","text_config":{"max_position_embeddings":4096}})");
+    REQUIRE(lv2.model_type == "llama");
+    REQUIRE(lv2.layers.size() == 32);
+    REQUIRE(lv2.warnings.empty());
+
+    // Gemma 4 without layer_types: Gemma4TextConfig's pattern, sliding unless (i + 1) % 6 == 0,
+    // then the last layer forced full; global_head_dim 512 on full layers; sliding_window 512;
+    // its default rope_parameters (sliding default 1e4, full proportional 0.25 at 1e6).
+    const ModelSetup g4 = read_ok(R"({"model_type":"gemma4_text","num_hidden_layers":8,
+        "head_dim":256})");
+    std::vector<std::string> types;
+    for (int i = 0; i < 8; ++i)
+        types.push_back((i + 1) % 6 ? "sliding_attention" : "full_attention");
+    types.back() = "full_attention";
+    REQUIRE(types[6] == "sliding_attention");
+    for (size_t i = 0; i < 8; ++i) {
+        const LayerSetup& l = g4.layers[i];
+        INFO("layer " << i);
+        REQUIRE(l.type == types[i]);
+        if (types[i] == "full_attention") {
+            REQUIRE(l.attention == AttentionKind::full);
+            REQUIRE(l.head_dim == 512);
+            check_freqs(l, 1, tf_proportional(1e6, 512, 0.25));
+        } else {
+            REQUIRE(l.attention == AttentionKind::sliding);
+            REQUIRE(l.window == 512);
+            REQUIRE(l.head_dim == 256);
+            check_freqs(l, 1, tf_default(1e4, 256));
+        }
+    }
+    // The gemma4 wrapper, and layer_types ending in a sliding layer: forced full, and said so.
+    const ModelSetup g4w = read_ok(R"({"model_type":"gemma4","text_config":{"num_hidden_layers":2,
+        "layer_types":["sliding_attention","sliding_attention"],"rope_parameters":{
+        "sliding_attention":{"rope_type":"default","rope_theta":10000.0},
+        "full_attention":{"rope_type":"proportional","partial_rotary_factor":0.25,"rope_theta":1000000.0}}}})");
+    REQUIRE(g4w.model_type == "gemma4_text");
+    REQUIRE(g4w.layers[0].attention == AttentionKind::sliding);
+    REQUIRE(g4w.layers[1].attention == AttentionKind::full);
+    REQUIRE(g4w.layers[1].head_dim == 512);
+    bool forced = false;
+    for (const std::string& w : g4w.warnings)
+        forced |= w.find("text_config.layer_types: the last layer is sliding_attention") == 0;
+    REQUIRE(forced);
+}
+
+TEST_CASE("model config: proportional RoPE divides by its factor", "[model_config]") {
+    const ModelSetup m =
+        read_ok(R"({"model_type":"gemma4_text","num_hidden_layers":2,"head_dim":256,
+        "global_head_dim":512,"layer_types":["sliding_attention","full_attention"],"rope_parameters":{
+        "sliding_attention":{"rope_type":"default","rope_theta":10000.0},
+        "full_attention":{"rope_type":"proportional","partial_rotary_factor":0.25,"rope_theta":1000000.0,
+        "factor":8.0}}})");
+    REQUIRE(m.layers[1].scheme.scaling.factor == 8.0);
+    check_freqs(m.layers[1], 1, tf_proportional(1e6, 512, 0.25, 8.0));
+    REQUIRE(attention_factor(m.layers[1].scheme, 1) == 1.0);
+    // The scheme as JSON carries the factor, and reads back to the same frequencies.
+    REQUIRE(scheme_json(m.layers[1].scheme, SchemeKeys::taken).find("\"factor\":8") !=
+            std::string::npos);
+    REQUIRE(read_error(R"({"model_type":"gemma4_text","num_hidden_layers":1,"head_dim":256,
+        "layer_types":["full_attention"],"rope_parameters":{"full_attention":{"rope_type":"proportional",
+        "rope_theta":1000000.0,"factor":0}}})")
+                .find("rope_parameters.full_attention.factor must be a number > 0") == 0);
+}
+
+// A NoPE layer's scheme works as it is in every call: no frequencies, attention factor 1.
+TEST_CASE("model config: every layer's scheme works in every call, NoPE included",
+          "[model_config]") {
+    const std::vector<uint8_t> scout = read_file("models/configs/llama-4-scout-17b-16e.json");
+    REQUIRE(!scout.empty());
+    const ModelSetup a = read_ok(std::string(scout.begin(), scout.end()));
+    const ModelSetup b = read_ok(R"({"model_type":"smollm3","num_hidden_layers":36,
+        "hidden_size":2048,"num_attention_heads":16,"max_position_embeddings":65536,
+        "rope_theta":5000000.0,"use_sliding_window":false,"sliding_window":null,
+        "no_rope_layers":[1,1,1,0,1,1,1,0,1,1,1,0,1,1,1,0,1,1,1,0,1,1,1,0,1,1,1,0,1,1,1,0,1,1,1,0]})");
+    for (const ModelSetup* m : {&a, &b}) {
+        int nope = 0;
+        for (size_t i = 0; i < m->layers.size(); ++i) {
+            const LayerSetup& l = m->layers[i];
+            INFO(m->model_type << " layer " << i);
+            REQUIRE(l.rope == ((i + 1) % 4 != 0));
+            std::vector<double> f;
+            REQUIRE(inverse_frequencies(l.scheme, l.head_dim, 100000, &f).ok());
+            if (l.rope) {
+                REQUIRE(f.size() == static_cast<size_t>(m->rotary_dim / 2));
+                REQUIRE(f[0] == 1.0);
+            } else {
+                REQUIRE(l.scheme.type == SchemeType::nope);
+                REQUIRE(f.empty());
+                REQUIRE(attention_factor(l.scheme, 100000) == 1.0);
+                ++nope;
+            }
+        }
+        REQUIRE(nope == static_cast<int>(m->layers.size() / 4));
+    }
+}
+
+TEST_CASE("model config: pair layout by model type; GPT-J and CodeGen files", "[model_config]") {
+    // ERNIE 4.5 (modeling_ernie4_5.py: GLM's rotate_half on repeat_interleave'd cos/sin, adjacent
+    // pairs); rope_theta left out is Ernie4_5Config's default_theta 500000.
+    for (const char* t : {"ernie4_5", "ernie4_5_moe"}) {
+        const ModelSetup e = read_ok(std::string(R"({"model_type":")") + t +
+                                     R"(","num_hidden_layers":2,"hidden_size":1024,
+            "num_attention_heads":16,"head_dim":128,"max_position_embeddings":131072})");
+        INFO(t);
+        REQUIRE(e.layout == Layout::interleaved);
+        REQUIRE(e.layers[0].scheme.layout == Layout::interleaved);
+        check_freqs(e.layers[0], 1, tf_default(500000, 128));
+        REQUIRE(e.warnings.empty());
+    }
+    // A known rotate_half type: no warning. An unknown one: rotate_half, and a warning saying so.
+    REQUIRE(read_ok(R"({"model_type":"mixtral","num_hidden_layers":1,"head_dim":128})")
+                .warnings.empty());
+    const ModelSetup u =
+        read_ok(R"({"model_type":"some_new_model","num_hidden_layers":1,"head_dim":128})");
+    REQUIRE(u.layout == Layout::half);
+    REQUIRE(u.warnings.size() == 1);
+    REQUIRE(u.warnings[0].find("model_type: 'some_new_model' is not a model type the reader "
+                               "knows: the pair layout is assumed rotate_half") == 0);
+    REQUIRE(u.layout_source.find("assumed") != std::string::npos);
+    // rope_interleave decides, for any type.
+    REQUIRE(read_ok(R"({"model_type":"some_new_model","num_hidden_layers":1,"head_dim":128,
+        "rope_interleave":true})")
+                .warnings.empty());
+
+    // GPT-J 6B (config.json): n_embd 4096, n_head 16, n_layer 28, n_positions 2048, rotary_dim 64;
+    // rotate_every_two (adjacent pairs) over the first 64 dims of each 256-dim head, base 10000.
+    const ModelSetup j =
+        read_ok(R"({"activation_function":"gelu_new","architectures":["GPTJForCausalLM"],
+        "attn_pdrop":0.0,"bos_token_id":50256,"embd_pdrop":0.0,"eos_token_id":50256,
+        "gradient_checkpointing":false,"initializer_range":0.02,"layer_norm_epsilon":1e-05,
+        "model_type":"gptj","n_embd":4096,"n_head":16,"n_inner":null,"n_layer":28,"n_positions":2048,
+        "resid_pdrop":0.0,"rotary":true,"rotary_dim":64,"scale_attn_weights":true,"tie_word_embeddings":false,
+        "use_cache":true,"vocab_size":50400})");
+    REQUIRE(j.layers.size() == 28);
+    REQUIRE(j.head_dim == 256);
+    REQUIRE(j.rotary_dim == 64);
+    REQUIRE(j.max_length == 2048);
+    REQUIRE(j.layout == Layout::interleaved);
+    check_freqs(j.layers[27], 1, tf_default(10000, 64));
+    REQUIRE(j.warnings.empty());
+    // CodeGen-350M-mono: n_embd 1024, n_head 16, n_layer 20, rotary_dim 32.
+    const ModelSetup c = read_ok(R"({"model_type":"codegen","n_embd":1024,"n_head":16,"n_layer":20,
+        "n_positions":2048,"n_ctx":2048,"rotary_dim":32})");
+    REQUIRE(c.head_dim == 64);
+    REQUIRE(c.rotary_dim == 32);
+    REQUIRE(c.layers.size() == 20);
+    REQUIRE(c.layout == Layout::interleaved);
+    check_freqs(c.layers[0], 1, tf_default(10000, 32));
+    // rotary_dim left out: the classes' default 64; null: the whole head (GPT-J's
+    // `if self.rotary_dim is not None`).
+    REQUIRE(read_ok(R"({"model_type":"gptj","n_embd":4096,"n_head":16,"n_layer":1})").rotary_dim ==
+            64);
+    REQUIRE(
+        read_ok(R"({"model_type":"gptj","n_embd":4096,"n_head":16,"n_layer":1,"rotary_dim":null})")
+            .rotary_dim == 256);
+    REQUIRE(read_error(
+                R"({"model_type":"gptj","n_embd":4096,"n_head":16,"n_layer":1,"rotary_dim":512})")
+                .find("rotary_dim must be an integer in [2, 256]") == 0);
+}
+
+// Qwen3-Next: Qwen3NextConfig's layer_types default, linear_attention except every
+// full_attention_interval-th layer; partial_rotary_factor 0.25 of head_dim 256 on the full ones.
+TEST_CASE("model config: Qwen3-Next linear-attention layers are marked, full ones read",
+          "[model_config]") {
+    const char* text = R"({"architectures":["Qwen3NextForCausalLM"],"model_type":"qwen3_next",
+        "hidden_size":2048,"num_attention_heads":16,"num_key_value_heads":2,"head_dim":256,
+        "num_hidden_layers":8,"full_attention_interval":4,"partial_rotary_factor":0.25,
+        "rope_theta":10000000,"max_position_embeddings":262144,"linear_conv_kernel_dim":4,
+        "linear_key_head_dim":128,"linear_value_head_dim":128,"linear_num_key_heads":16,
+        "linear_num_value_heads":32})";
+    const ModelSetup m = read_ok(text);
+    REQUIRE(m.rotary_dim == 64);
+    REQUIRE(m.layout == Layout::half);
+    for (size_t i = 0; i < 8; ++i) {
+        const LayerSetup& l = m.layers[i];
+        INFO("layer " << i);
+        if ((i + 1) % 4) {
+            REQUIRE(l.type == "linear_attention");
+            REQUIRE(l.linear);
+            REQUIRE(!l.rope);
+            REQUIRE(l.scheme.type == SchemeType::nope);
+            REQUIRE(!l.temperature.enabled);
+        } else {
+            REQUIRE(l.type == "full_attention");
+            REQUIRE(!l.linear);
+            REQUIRE(l.rope);
+            REQUIRE(l.attention == AttentionKind::full);
+            check_freqs(l, 1, tf_default(1e7, 64));
+        }
+    }
+    std::vector<std::string> keys;
+    for (const std::string& w : m.warnings) keys.push_back(w.substr(0, w.find(':')));
+    REQUIRE(keys == std::vector<std::string>{"model_type", "layer_types"});
+    // Its layer_types written out (and transformers' legacy names) give the same setup; the
+    // partial_rotary_factor left out is the class's 0.25.
+    std::string listed = text;
+    const std::string interval = R"("full_attention_interval":4,"partial_rotary_factor":0.25,)";
+    listed.replace(listed.find(interval), interval.size(),
+                   R"("layer_types":["linear_attention","mamba","linear_attention","attention",
+                   "linear_attention","linear_attention","linear_attention","full_attention"],)");
+    check_same_setup(m, read_ok(listed));
+    // The JSON: attention {"type":"linear"}, which no attention call takes as a mask.
+    const std::string json = model_setup_json(m);
+    REQUIRE(
+        json.find(R"({"type":"linear_attention","attention":{"type":"linear"},"rope":false,)") !=
+        std::string::npos);
+    AttentionKind kind;
+    REQUIRE_FALSE(attention_kind_from_name("linear", &kind));
 }

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -41,15 +42,18 @@ def test_every_gallery_entry_reads_the_same_from_a_path_text_bytes_and_dict(entr
     # Each layer's scheme is one every call takes, for that layer's own head dim.
     for layer in setup["layers"]:
         assert layer["attention"]["type"] in ("full", "sliding", "chunked")
+        # NoPE included: no frequencies, attention factor 1.
+        f = hirope.inverse_frequencies(layer["scheme"], layer["headDim"])
+        factor = hirope.attention_factor(layer["scheme"], layer["headDim"])
         if layer["rope"]:
-            f = hirope.inverse_frequencies(layer["scheme"], layer["headDim"])
             assert f[0] > 0
             # The rotated dims (DeepSeek's 64 of 192) are the model's, on layers of its head dim.
             if layer["headDim"] == setup["headDim"]:
                 assert 2 * len(f) == setup["rotaryDim"]
-            assert hirope.attention_factor(layer["scheme"], layer["headDim"]) > 0
+            assert factor > 0
         else:
             assert layer["scheme"]["type"] == "nope"
+            assert len(f) == 0 and factor == 1.0
 
 
 def test_a_layers_scheme_gives_its_own_frequencies():
@@ -75,6 +79,66 @@ def test_a_layers_scheme_gives_its_own_frequencies():
     assert gpt["layers"][1]["attention"] == {"type": "full"}
     factor = hirope.attention_factor(gpt["layers"][1]["scheme"], gpt["headDim"], seq_len=131072)
     assert math.isclose(factor, 0.1 * math.log(32) + 1, rel_tol=1e-12)
+
+
+def test_each_layer_has_transformers_softmax_scale_and_soft_cap():
+    # Gemma 2 9B: query_pre_attn_scalar ** -0.5 and attn_logit_softcapping 50 (modeling_gemma2.py).
+    g2 = hirope.from_config(os.path.join(GALLERY, "gemma-2-9b.json"))
+    assert all(l["scale"] == 256 ** -0.5 and l["softcap"] == 50 for l in g2["layers"])
+    # Gemma 3 27B: 168 ** -0.5, no soft-cap.
+    g3 = hirope.from_config(os.path.join(GALLERY, "gemma-3-27b-it.json"))
+    assert all(l["scale"] == 168 ** -0.5 and "softcap" not in l for l in g3["layers"])
+    # DeepSeek-V3 (modeling_deepseek_v3.py): qk_head_dim ** -0.5 * yarn_get_mscale(40, 1) ** 2,
+    # and the RoPE dims last (cat(q_pass, q_rot)).
+    ds = hirope.from_config(os.path.join(GALLERY, "deepseek-v3.json"))
+    mscale = 0.1 * 1.0 * math.log(40) + 1.0
+    for l in ds["layers"]:
+        assert math.isclose(l["scale"], 192 ** -0.5 * mscale * mscale, rel_tol=1e-14)
+        assert l["scheme"]["rotaryLast"] is True
+    # Llama: neither key.
+    llama = hirope.from_config(os.path.join(GALLERY, "llama-3.1-8b.json"))["layers"][0]
+    assert "scale" not in llama and "softcap" not in llama
+
+
+def test_every_nope_layer_scheme_works_as_it_is():
+    smol = hirope.from_config({
+        "model_type": "smollm3", "num_hidden_layers": 36, "hidden_size": 2048,
+        "num_attention_heads": 16, "rope_theta": 5000000.0,
+        "no_rope_layers": [0 if (i + 1) % 4 == 0 else 1 for i in range(36)]})
+    scout = hirope.from_config(os.path.join(GALLERY, "llama-4-scout-17b-16e.json"))
+    for setup in (scout, smol):
+        nope = 0
+        for i, layer in enumerate(setup["layers"]):
+            assert layer["rope"] == ((i + 1) % 4 != 0)
+            f = hirope.inverse_frequencies(layer["scheme"], layer["headDim"], seq_len=100000)
+            factor = hirope.attention_factor(layer["scheme"], layer["headDim"], seq_len=100000)
+            if layer["rope"]:
+                assert 2 * len(f) == setup["rotaryDim"]
+            else:
+                assert len(f) == 0 and factor == 1.0
+                nope += 1
+        assert nope == setup["layerCount"] // 4
+    with pytest.raises(hirope.HiRoPEError, match="scheme 'alibi' has no rotary frequencies"):
+        hirope.inverse_frequencies("alibi", 64)
+
+
+def test_qwen3_next_linear_attention_layers_are_marked_and_refused_as_a_mask():
+    setup = hirope.from_config({
+        "model_type": "qwen3_next", "num_hidden_layers": 8, "hidden_size": 2048,
+        "num_attention_heads": 16, "head_dim": 256, "full_attention_interval": 4,
+        "rope_theta": 10000000, "max_position_embeddings": 262144})
+    # partial_rotary_factor left out: Qwen3NextConfig's 0.25 of 256.
+    assert setup["rotaryDim"] == 64
+    for i, layer in enumerate(setup["layers"]):
+        if (i + 1) % 4:
+            assert (layer["type"], layer["attention"], layer["rope"]) == (
+                "linear_attention", {"type": "linear"}, False)
+        else:
+            assert (layer["type"], layer["attention"], layer["rope"]) == (
+                "full_attention", {"type": "full"}, True)
+    q = np.full((4, 256), 0.1, dtype=np.float32)
+    with pytest.raises(hirope.HiRoPEError, match=r"mask\.type must be .*, got 'linear'"):
+        hirope.attention(q, q, mask=setup["layers"][0]["attention"])
 
 
 def test_js_and_python_give_identical_setups_for_every_gallery_entry():
