@@ -322,6 +322,16 @@ export class HiRoPE {
     return this._schemes.splitBound(scheme, headDim);
   }
 
+  /**
+   * Which frequency pairs of a layer meet rotation angles that training at trainedLength never
+   * showed, at the `length` positions a code reaches (the core's one rule, docs/real-models.md):
+   * { count, pairs, rotated, trainedDistance, distance, splitPair, unseen, trainedFrequencies,
+   * frequencies, distances, angles, seenAngles, limits }.
+   */
+  unseenPairs(scheme, headDim, options) {
+    return this._schemes.unseenPairs(scheme, headDim, options);
+  }
+
   // The WebAssembly heap.
 
   /** Bytes the WASM heap holds now (it only grows; tests use it to check for leaks). */

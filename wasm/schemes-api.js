@@ -1,10 +1,39 @@
 // The scheme-maths library of the JS API: what a position encoding does, without attention:
 // frequencies, bands, relative distances, rotated vectors, long-term decay, ALiBi slopes and the
 // Split% bound. HiRoPE (api.js) delegates to it; the schemes are read and checked by catalogue.js.
-import { fail, describe, checkCount, checkFloat32, readOptions } from './marshal.js';
+import {
+  fail,
+  describe,
+  checkCount,
+  checkFloat32,
+  readOptions,
+  readArray,
+  ArrayCopy,
+} from './marshal.js';
 import { SHAPE_KEYS, normalizePositions, guardMethods } from './runtime.js';
 
 const ROTATE_KEYS = [...SHAPE_KEYS, 'x', 'role', 'branch'];
+
+const UNSEEN_KEYS = ['trainedLength', 'length', 'reach', 'bandDistances', 'scaledAfterTraining'];
+
+/** bandDistances as numbers: an array or a typed array of finite numbers >= 0. */
+function readBandDistances(value) {
+  const list = readArray(value, 64);
+  if (list instanceof ArrayCopy && !list.items)
+    fail(`bandDistances must have one entry per band, got ${list.length} entries`);
+  const items =
+    list instanceof ArrayCopy
+      ? list.items
+      : ArrayBuffer.isView(value) && !(value instanceof DataView)
+        ? [...value]
+        : null;
+  if (!items) fail(`bandDistances must be an array of numbers, got ${describe(value)}`);
+  items.forEach((d, b) => {
+    if (typeof d !== 'number' || !Number.isFinite(d) || d < 0)
+      fail(`bandDistances[${b}] must be a finite number >= 0, got ${describe(d)}`);
+  });
+  return items;
+}
 
 /** The scheme maths over one runtime and its catalogue. */
 export class SchemeMaths {
@@ -33,6 +62,42 @@ export class SchemeMaths {
     const res = this.runtime.mod.inverseFrequencies(s, headDim, seqLen);
     this.runtime.check(res.error);
     return res;
+  }
+
+  /** hr.unseenPairs (see api.js): the core's unseen_pairs (hirope.h). */
+  unseenPairs(scheme, headDim, options) {
+    scheme = this.catalogue.readScheme(scheme);
+    const o = readOptions(options, UNSEEN_KEYS, {
+      unknown: 'unseenPairs options',
+      required: true,
+    });
+    const s = this.catalogue.normalizeScheme(scheme);
+    if (!s.rotary) fail(`scheme '${s.name}' has no rotary frequencies`);
+    this.runtime.headDim(headDim);
+    // Types and ranges here in the API's words; the core checks them again.
+    checkCount(o.trainedLength, 'trainedLength', { max: 2 ** 53 });
+    checkCount(o.length, 'length', { max: 2 ** 53 });
+    const reach = o.reach ?? 0;
+    checkCount(reach, 'reach', { min: 0, max: 2 ** 53 });
+    const after = o.scaledAfterTraining ?? false;
+    if (typeof after !== 'boolean')
+      fail(`scaledAfterTraining must be a boolean, got ${describe(after)}`);
+    const distances = o.bandDistances === undefined ? [] : readBandDistances(o.bandDistances);
+    const bands = this._bands(s, headDim).length;
+    if (distances.length && distances.length !== bands)
+      fail(`bandDistances must have one entry per band (${bands}), got ${distances.length}`);
+    const r = this.runtime.mod.unseenPairs(
+      s,
+      headDim,
+      o.trainedLength,
+      o.length,
+      reach,
+      distances,
+      after,
+    );
+    this.runtime.check(r.error);
+    const { error, ...result } = r;
+    return result;
   }
 
   /** hr.bands (see api.js). */

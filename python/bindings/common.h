@@ -136,6 +136,7 @@ void register_tokenizers(py::module_& m);
 void register_analysis(py::module_& m);
 void register_model(py::module_& m);
 void register_model_config(py::module_& m);
+void register_unseen(py::module_& m);
 
 } // namespace python
 } // namespace hirope

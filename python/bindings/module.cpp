@@ -24,4 +24,5 @@ PYBIND11_MODULE(_hirope, m) {
     register_analysis(m);
     register_model(m);
     register_model_config(m);
+    register_unseen(m);
 }

@@ -25,6 +25,7 @@ from .attention import (
     qk,
     relative_distances,
     rotate,
+    unseen_pairs,
 )
 from .model import Loss, Model
 from .model_config import from_config
@@ -34,9 +35,9 @@ from ._data import manifest as _manifest
 __all__ = [
     "HiRoPEError", "Analysis", "ErrorRegion", "Unit", "analyze", "detect_language", "parse",
     "attention", "attention_factor", "bands", "inverse_frequencies", "normalize_scheme", "qk",
-    "relative_distances", "rotate", "Loss", "Model", "from_config", "Tokenizer", "load_tokenizer",
-    "catalogue", "schemes", "scalings", "languages", "tokenizer_names", "models", "limits", "kernel",
-    "__version__",
+    "relative_distances", "rotate", "unseen_pairs", "Loss", "Model", "from_config", "Tokenizer",
+    "load_tokenizer", "catalogue", "schemes", "scalings", "languages", "tokenizer_names", "models",
+    "limits", "kernel", "__version__",
 ]
 
 #: The package's version: package.json's, the npm package's (one number for both bindings).

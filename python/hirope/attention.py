@@ -263,6 +263,33 @@ def attention_factor(scheme: Scheme, head_dim: int, seq_len: int = 1) -> float:
     return _hirope.inverse_frequencies(scheme, head_dim, seq_len)["attentionFactor"]
 
 
+def unseen_pairs(
+    scheme: Scheme,
+    head_dim: int,
+    trained_length: int,
+    length: int,
+    reach: Optional[int] = None,
+    band_distances: Optional[List[float]] = None,
+    scaled_after_training: bool = False,
+) -> Dict[str, Any]:
+    """Which frequency pairs of a layer meet rotation angles that training at trained_length never
+    showed, at the `length` positions a code reaches (the core's one rule, docs/real-models.md,
+    "Angles unseen in training"; hr.unseenPairs): pair j is unseen when
+    theta_j(N) * D_j(N) > theta_j^train * (D(L) + 1) and theta_j^train * D(L) < 2 pi, with
+    D(x) = min(x, reach) - 1 (reach: a sliding window or a chunk, None for none) or the largest
+    distance of the pair's band (band_distances, one per band of bands()).
+    scaled_after_training: for linear and NTK-aware scalings, True when they were put on a model
+    trained at L without them (Position Interpolation), False when it trained with them.
+
+    A dict: count, pairs, rotated, trained_distance, distance, split_pair (where
+    theta_j^train * L = 2 pi, as a fractional pair index), and per pair the numpy arrays unseen
+    (bool), trained_frequencies, frequencies, distances, angles, seen_angles and limits (+inf
+    where a pair turned a full period in training or does not rotate)."""
+    return _hirope.unseen_pairs(
+        scheme, head_dim, trained_length, length, reach, band_distances, scaled_after_training
+    )
+
+
 def qk(
     n: int,
     head_dim: int,

@@ -238,6 +238,7 @@ describe('public API', () => {
       'rotate',
       'splitBound',
       'splitFraction',
+      'unseenPairs',
       'vocabulary',
     ]);
     const accessors = members.filter((name) => !Object.getOwnPropertyDescriptor(proto, name).value);
