@@ -676,18 +676,12 @@ function layerRanges(indices) {
   return parts.join(',');
 }
 
-/** The largest query-key distance a layer sees in a sequence of `length` tokens. */
-function largestDistance(layer, length) {
-  const { type, window, chunkSize } = layer.attention;
-  const span = type === 'sliding' ? window : type === 'chunked' ? chunkSize : length;
-  return Math.min(length, span) - 1;
-}
-
-/** The scalings that extend a model past the length it was trained at (their originalLength). */
-const EXTENSIONS = new Set(['yarn', 'llama3']);
-
-/** What one group of identical layers sees (the numbers come from hr, none computed here). */
-function layerFacts(hr, layer, trained, length) {
+/**
+ * What one group of identical layers sees (the numbers come from hr, none computed here).
+ * scaledAfterTraining: whether a linear scaling was put on the model after training at `trained`
+ * (the config names a length before it) rather than trained with (hr.unseenPairs).
+ */
+function layerFacts(hr, layer, trained, length, scaledAfterTraining) {
   const { attention, scheme, headDim } = layer;
   const facts = {
     attention:
@@ -705,29 +699,20 @@ function layerFacts(hr, layer, trained, length) {
   if (!layer.rope) return facts;
   const { scaling } = scheme;
   facts.rope = `RoPE base ${scheme.base}, scaling ${scaling.type}${scaling.factor !== undefined ? ` x${scaling.factor}` : ''}`;
-  // theta_j as training turned it at the trained length L, and at N. YaRN and llama3 name the
-  // length before their extension (originalLength = L): training there turned the unscaled
-  // theta_j. A scaling without one (Gemma 3's linear x8) was trained with at L; LongRoPE trained
-  // on its short factors, which the scheme gives at L (dynamic NTK is unscaled there too).
-  const trainedScheme = EXTENSIONS.has(scaling.type)
-    ? { ...scheme, scaling: { type: 'none' } }
-    : scheme;
-  const before = hr.inverseFrequencies(trainedScheme, headDim, { seqLen: trained });
-  const after = hr.inverseFrequencies(scheme, headDim, { seqLen: length });
-  const rotated = [...after.keys()].filter((j) => after[j] > 0);
+  // The core's one rule (docs/real-models.md, "Angles unseen in training"), over the distances the
+  // layer sees: its window or chunk bounds them.
+  const u = hr.unseenPairs(scheme, headDim, {
+    trainedLength: trained,
+    length,
+    reach: attention.window ?? attention.chunkSize ?? 0,
+    scaledAfterTraining,
+  });
+  const rotated = [...u.frequencies].filter((f) => f > 0);
   facts.rotated = `rotates ${2 * rotated.length} of ${headDim} dims`;
-  const thetaMin = Math.min(...rotated.map((j) => after[j]));
+  const thetaMin = Math.min(...rotated);
   facts.wavelength = `longest wavelength ${Math.round((2 * Math.PI) / thetaMin)} tokens vs trained ${trained}`;
-  const seen = largestDistance(layer, trained);
-  const now = largestDistance(layer, length);
-  // Past training's largest angle by more than one more position's step: interpolating N = sL
-  // tokens maps distance N - 1 to (N - 1) / s, between L - 1 and L, which is still interpolated
-  // between trained positions (Position Interpolation's argument), not an unseen angle.
-  const unseen = rotated.filter(
-    (j) => after[j] * now > before[j] * (seen + 1) && before[j] * seen < 2 * Math.PI,
-  ).length;
-  const share = rotated.length ? (100 * unseen) / rotated.length : 0;
-  facts.unseen = `unseen at ${length}: ${unseen} of ${rotated.length} pairs (${share.toFixed(1)}%)`;
+  const share = u.rotated ? (100 * u.count) / u.rotated : 0;
+  facts.unseen = `unseen at ${length}: ${u.count} of ${u.rotated} pairs (${share.toFixed(1)}%)`;
   const factor = hr.attentionFactor(scheme, headDim, { seqLen: length });
   facts.factor = `attention factor ${Number(factor.toFixed(4))}`;
   return facts;
@@ -756,6 +741,10 @@ async function config(opts) {
   console.log(
     `${file}: ${setup.modelType}, ${setup.layerCount} layers, head dim ${setup.headDim}, rotary dim ${setup.rotaryDim}, trained length ${trained}, max length ${setup.maxLength}; at ${n} tokens:`,
   );
+  // A config that names a length before its scaling (original_max_position_embeddings: the
+  // trained length is below the maximum) had the scaling put on after training there; one that
+  // names none (Gemma 3's linear x8) trained with it at its maximum.
+  const scaledAfterTraining = trained < setup.maxLength;
   // Identical layers, in the order each first appears.
   const groups = new Map();
   setup.layers.forEach((layer, i) => {
@@ -765,7 +754,7 @@ async function config(opts) {
     groups.get(key).indices.push(i);
   });
   for (const { layer, indices } of groups.values()) {
-    const facts = layerFacts(hr, layer, trained, n);
+    const facts = layerFacts(hr, layer, trained, n, scaledAfterTraining);
     const parts = [facts.attention, facts.rope ?? 'NoPE', facts.temperature, facts.rotated];
     parts.push(facts.wavelength, facts.unseen, facts.factor);
     console.log(

@@ -938,6 +938,20 @@ describe('hirope config', () => {
     assert.equal((oss.stdout.match(/unseen at 131072: 0 of 32 pairs/g) ?? []).length, 2);
   });
 
+  it("counts Phi-3.5's LongRoPE at 131,072 against the short factors it trained with at 4,096", () => {
+    // _compute_longrope_parameters: 1 / (ext_factors * base^(2j/d)), the long factors past 4096.
+    const c = JSON.parse(fs.readFileSync(path.join(root, 'models/configs/phi-3.5-mini.json')));
+    const shape = (j) => 10000 ** ((2 * j) / 96);
+    const trained = c.rope_scaling.short_factor.map((f, j) => 1 / (f * shape(j)));
+    const now = c.rope_scaling.long_factor.map((f, j) => 1 / (f * shape(j)));
+    // Its window (262,144) is longer than the model: distances up to 131,071 against 4,095.
+    const unseen = trained.filter((t, j) => now[j] * 131071 > t * 4096 && t * 4095 < 2 * Math.PI);
+    assert.equal(unseen.length, 17);
+    const r = run('config', 'models/configs/phi-3.5-mini.json');
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /sliding window 262144, .* unseen at 131072: 17 of 48 pairs \(35\.4%\)/);
+  });
+
   it('prints the setup as JSON, and refuses bad input with one line', () => {
     const r = run('config', 'models/configs/gpt-oss-20b.json', '--json');
     assert.equal(r.status, 0, r.stderr);
