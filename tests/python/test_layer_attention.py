@@ -25,10 +25,13 @@ SINKS = np.array([0.4, -1.1], dtype=np.float32)
 TEMPERATURE = {"floorScale": 4, "scale": 0.3, "offset": 1}
 
 
-def seen(mask, n):
-    """(n, n) booleans: key j seen by query i (transformers' masks, causal)."""
-    i, j = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
-    ok = j <= i
+def seen(mask, n, pos=None):
+    """(n, n) booleans: key j seen by query i (transformers' masks, causal), by the tokens'
+    positions (cache_position; default 0 .. n-1)."""
+    pos = np.arange(n) if pos is None else np.asarray(pos, dtype=np.int64)
+    rows, cols = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
+    i, j = pos[rows], pos[cols]
+    ok = (cols <= rows) & (j <= i)
     if mask["type"] == "sliding":
         ok &= i - j < mask["window"]
     if mask["type"] == "chunked":
@@ -36,14 +39,16 @@ def seen(mask, n):
     return ok
 
 
-def reference(mask, sinks, temperature, rope, probs):
+def reference(mask, sinks, temperature, rope, probs, pos=None, scale=None, softcap=None):
     """(heads, n, n) logits (masked -inf) or probabilities (masked 0) in float64; RoPE by hand
-    (half layout, theta_j = 10000^(-2j/d))."""
+    (half layout, theta_j = 10000^(-2j/d)); the temperature of each query's position, the logit
+    scale (default d^-1/2) and Gemma 2's soft-cap softcap * tanh(x / softcap) before the mask."""
+    pos = np.arange(N) if pos is None else np.asarray(pos, dtype=np.int64)
     q = Q.astype(np.float64).reshape(N, HEADS, D)
     k = K.astype(np.float64).reshape(N, HEADS, D)
     if rope:
         theta = 10000.0 ** (-2 * np.arange(D // 2) / D)
-        angle = np.arange(N)[:, None] * theta[None, :]
+        angle = pos[:, None] * theta[None, :]
         cos, sin = np.cos(angle)[:, None, :], np.sin(angle)[:, None, :]
 
         def rot(x):
@@ -53,12 +58,14 @@ def reference(mask, sinks, temperature, rope, probs):
         q, k = rot(q), rot(k)
     if temperature:
         t = temperature
-        p = np.arange(N)
+        p = pos
         q = q * (1 + t["scale"] * np.log(np.floor((p + t["offset"]) / t["floorScale"]) + 1))[
             :, None, None
         ]
-    logits = np.einsum("ihd,jhd->hij", q, k) / np.sqrt(D)
-    visible = seen(mask, N)[None]
+    logits = np.einsum("ihd,jhd->hij", q, k) * (scale if scale else 1 / np.sqrt(D))
+    if softcap:
+        logits = softcap * np.tanh(logits / softcap)
+    visible = seen(mask, N, pos)[None]
     logits = np.where(visible, logits, -np.inf)
     if not probs:
         return logits
@@ -198,3 +205,83 @@ def test_gallery_layers_run():
             else:
                 np.testing.assert_allclose(small.sum(axis=-1), 1, atol=1e-5)
     assert kinds == {"full", "sliding", "chunked"}
+
+
+def test_masks_and_temperature_follow_positions_scale_and_softcap():
+    """transformers' masks and Llama 4 / Ministral 3 temperatures use cache positions: offsets
+    to 32,750, a stride the chunk does not divide; Gemma 2's scale and soft-cap."""
+    spread = lambda start, stride: np.arange(N, dtype=np.int32) * stride + start  # noqa: E731
+    cases = [
+        dict(pos=spread(20000, 1), mask={"type": "chunked", "chunkSize": 16}),
+        dict(
+            pos=spread(20000, 1),
+            mask={"type": "chunked", "chunkSize": 16},
+            temperature={"floorScale": 20010, "scale": 0.1, "offset": 1},
+            rope=False,
+        ),
+        dict(pos=spread(32750, 1), temperature={"floorScale": 16384, "scale": 0.1, "offset": 0}),
+        dict(pos=spread(5, 7), mask={"type": "sliding", "window": 20}, sinks=SINKS),
+        dict(pos=spread(5, 7), mask={"type": "chunked", "chunkSize": 50}),
+        dict(scale=0.9, softcap=3.0, mask={"type": "sliding", "window": 9}),
+        dict(pos=spread(100, 3), scale=0.9, softcap=3.0),
+    ]
+    for c in cases:
+        mask = c.get("mask", {"type": "full"})
+        rope = c.get("rope", True)
+        for kernel in ("tiled", "reference"):
+            for output in ("logits", "probs"):
+                got = hirope.attention(
+                    Q,
+                    K,
+                    positions=c.get("pos"),
+                    scheme="rope" if rope else "nope",
+                    heads=HEADS,
+                    output=output,
+                    kernel=kernel,
+                    mask=mask,
+                    sinks=c.get("sinks"),
+                    temperature=c.get("temperature"),
+                    scale=c.get("scale"),
+                    softcap=c.get("softcap"),
+                )
+                want = reference(
+                    mask,
+                    c.get("sinks"),
+                    c.get("temperature"),
+                    rope,
+                    output == "probs",
+                    c.get("pos"),
+                    c.get("scale"),
+                    c.get("softcap"),
+                )
+                finite = np.isfinite(want)
+                assert np.array_equal(np.isfinite(got), finite), (c, kernel, output)
+                assert np.max(np.abs(got[finite] - want[finite])) < 2e-5, (c, kernel, output)
+
+
+def test_positions_that_go_back_under_a_mask_and_bad_softcaps_are_refused():
+    back = np.arange(N, dtype=np.int32)
+    back[5] = 2
+    with pytest.raises(hirope.HiRoPEError, match=r"positions\.token\[5\] = 2 comes after 4"):
+        hirope.attention(Q, K, positions=back, heads=HEADS, mask={"type": "sliding", "window": 4})
+    negative = np.arange(N, dtype=np.int32) - 3
+    with pytest.raises(hirope.HiRoPEError, match=r"must be >= 0, got positions\.token = -3"):
+        hirope.attention(Q, K, positions=negative, heads=HEADS, temperature=TEMPERATURE)
+    for bad in (0, -1.0, float("nan"), "2"):
+        with pytest.raises(hirope.HiRoPEError, match=r"softcap must be a positive finite number"):
+            hirope.attention(Q, K, heads=HEADS, softcap=bad)
+
+
+def test_rotary_last_rotates_the_last_dims_by_hand():
+    """MLA (DeepSeek: q = cat(q_nope, q_pe)): the last 4 of 12 dims rotate, adjacent pairs."""
+    hd, n = 12, 6
+    x = RNG.standard_normal((n, hd)).astype(np.float32)
+    token = np.array([0, 3, 7, 100, 2000, 40000], dtype=np.int32)
+    scheme = {"type": "rope", "layout": "interleaved", "rotaryFraction": 4 / 12, "rotaryLast": True}
+    got = hirope.rotate(x, positions=token, scheme=scheme)
+    assert np.array_equal(got[:, :8], x[:, :8])
+    for j in range(2):
+        angle = token * 10000.0 ** (-2 * j / 4)
+        a, b = x[:, 8 + 2 * j].astype(np.float64), x[:, 9 + 2 * j].astype(np.float64)
+        assert np.allclose(got[:, 8 + 2 * j], a * np.cos(angle) - b * np.sin(angle), atol=1e-5)
+        assert np.allclose(got[:, 9 + 2 * j], a * np.sin(angle) + b * np.cos(angle), atol=1e-5)

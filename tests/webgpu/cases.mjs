@@ -20,6 +20,7 @@ export const SCHEMES = [
   { type: 'sinusoidal', variant: 'fairseq' },
   'rope',
   { type: 'rope', layout: 'interleaved', rotaryFraction: 0.5, base: 500000 },
+  { type: 'rope', layout: 'interleaved', rotaryFraction: 0.5, rotaryLast: true }, // MLA
   { type: 'rope', scaling: { type: 'linear', factor: 4 } },
   { type: 'rope', scaling: { type: 'ntk', factor: 8 } },
   { type: 'rope', scaling: { type: 'dynamic-ntk', factor: 2, originalLength: 16 } },
@@ -42,9 +43,22 @@ export const SHAPES = [
 ];
 
 // A real model layer's options on a few schemes (every shape): masks with windows and chunks that
-// cut tiles, sinks above and below the logits, the query temperature.
+// cut tiles, sinks above and below the logits, the query temperature, the softmax scale and the
+// soft-cap; masks and temperatures at positions that are not the rows (an offset, a stride).
 export const LAYER_SCHEMES = ['rope', 'alibi', { type: 'hirope', window: 6 }];
-export const LAYER_OPTIONS = (heads) => [
+const spread = (n, start, stride) => {
+  const token = Int32Array.from({ length: n }, (_, i) => start + i * stride);
+  return { token, unit: token.map((t) => Math.floor(t / 5)) };
+};
+export const LAYER_OPTIONS = (heads, n) => [
+  { scale: 0.8, softcap: 2 },
+  {
+    positions: spread(n, 20000, 1),
+    mask: { type: 'chunked', chunkSize: 16 },
+    temperature: { floorScale: 20010, scale: 0.3, offset: 1 },
+  },
+  { positions: spread(n, 5, 7), mask: { type: 'sliding', window: 20 }, softcap: 3 },
+  { positions: spread(n, 5, 7), mask: { type: 'chunked', chunkSize: 50 } },
   { mask: { type: 'sliding', window: 5 } },
   { mask: { type: 'sliding', window: 1 }, sinks: Array.from({ length: heads }, (_, h) => h - 0.5) },
   { mask: { type: 'chunked', chunkSize: 7 } },
@@ -109,7 +123,7 @@ export async function crossCheck(hr) {
     const token = Int32Array.from({ length: n }, (_, i) => i);
     const positions = { token, unit: token.map((t) => Math.floor(t / 5)) };
     for (const scheme of LAYER_SCHEMES) {
-      for (const layer of LAYER_OPTIONS(heads)) {
+      for (const layer of LAYER_OPTIONS(heads, n)) {
         for (const output of ['logits', 'probs', 'values']) {
           const args = { q, k, v, n, headDim, heads, positions, scheme, output, ...layer };
           await compare(
