@@ -62,6 +62,27 @@ describe('hirope/worker in worker threads', () => {
           sinks: Float32Array.of(0.5, -1),
           temperature: { floorScale: 2, scale: 0.3, offset: 1 },
         },
+        // ... at positions that are not the rows (masks by position), with scale and soft-cap.
+        {
+          q,
+          k,
+          n,
+          headDim,
+          heads,
+          positions: { token: Int32Array.from({ length: n }, (_, i) => 20000 + 5 * i) },
+          mask: { type: 'chunked', chunkSize: 16 },
+          temperature: { floorScale: 20004, scale: 0.3, offset: 1 },
+          scale: 0.7,
+          softcap: 2,
+        },
+        {
+          q,
+          k,
+          n,
+          headDim,
+          heads,
+          scheme: { type: 'rope', layout: 'interleaved', rotaryFraction: 0.5, rotaryLast: true },
+        },
       ]) {
         const got = await w.attention(args);
         const want = hr().attention(args);
