@@ -78,6 +78,7 @@ const DOC_PARAMETERS = {
   base: [10000, 'a number > 1', 1, 1.5],
   layout: ['half', null],
   rotaryFraction: [1, 'in (0, 1]', 0, 1],
+  rotaryLast: [false, null], // §1.4: the first dims rotate unless given (MLA sets it)
   scaling: ['none', null],
   window: [512, 'an integer >= 1', 0, 1],
   leakyFactor: [16, 'a number >= 1', 0.5, 1],
