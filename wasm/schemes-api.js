@@ -56,7 +56,9 @@ export class SchemeMaths {
     scheme = this.catalogue.readScheme(scheme);
     const { seqLen = 1 } = readOptions(options, ['seqLen'], { unknown: `${caller} options` });
     const s = this.catalogue.normalizeScheme(scheme);
-    if (!s.rotary) fail(`scheme '${s.name}' has no rotary frequencies`);
+    // NoPE (a model's NoPE layer) has no frequencies and the factor 1; other schemes without
+    // rotary frequencies are refused.
+    if (!s.rotary && s.name !== 'nope') fail(`scheme '${s.name}' has no rotary frequencies`);
     this.runtime.headDim(headDim);
     checkCount(seqLen, 'seqLen');
     const res = this.runtime.mod.inverseFrequencies(s, headDim, seqLen);
