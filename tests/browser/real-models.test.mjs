@@ -6,9 +6,10 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startSite, openPage, ready, quiet, root } from './helpers.mjs';
-import { decodeState } from '../../web/src/shared/playground-state.js';
+import { startSite, openPage, ready, quiet, root, api } from './helpers.mjs';
+import { decodeState, encodeState, normalizeState } from '../../web/src/shared/playground-state.js';
 import { MODEL_PRESETS } from '../../web/src/shared/presets.js';
+import { modelNotes, setupSummary } from '../../web/src/shared/model-gallery.js';
 
 const hash = (page) => page.evaluate(() => location.hash);
 async function hashChange(page, before) {
@@ -78,6 +79,56 @@ describe('real models in the playground', { timeout: 600000 }, () => {
     await page.context().close();
   });
 
+  it('shows what the config does not compute, titles a NoPE layer as NoPE, and refuses a layer the model lacks', async () => {
+    // A: layer 70 of Gemma 3 27B's 62 (a link may ask for any); B: Llama 4's NoPE layer 3 under
+    // the HiRoPE switch.
+    const state = normalizeState({
+      a: { type: 'rope', model: 'gemma-3-27b-it', layer: 70 },
+      b: { type: 'hirope', model: 'llama-4-scout-17b-16e', layer: 3 },
+    });
+    const page = await openPage(site.browser, `${site.url}index.html${await encodeState(state)}`);
+    await page.waitForSelector('#status.error', { timeout: 60000 });
+    await page.waitForSelector('#scheme-b .layer-strip .layer');
+    await page.waitForSelector('#scheme-a .layer-strip .layer');
+    assert.match(
+      await page.textContent('#status'),
+      /These settings cannot be computed: A: the model has no layer 70 \(its 62 layers are 0 to 61\)/,
+    );
+    assert.equal(
+      await page.textContent('#scheme-a .model-info'),
+      "This layer is not one of the model's: gemma-3-27b-it has no layer 70 (its 62 layers are 0 to 61). Pick one in the strip.",
+    );
+    assert.equal(await pressedLayer(page, 'a'), '');
+    assert.match(await title(page, 'a'), /gemma-3-27b-it, layer 70: not computed/);
+    // Beside each layer, the config's warnings (the reader's own words), one item each.
+    const hr = await api();
+    for (const [side, id] of [
+      ['a', 'gemma-3-27b-it'],
+      ['b', 'llama-4-scout-17b-16e'],
+    ]) {
+      const text = fs.readFileSync(path.join(root, `models/configs/${id}.json`), 'utf8');
+      const want = modelNotes(setupSummary(hr.fromConfig(text)));
+      assert.ok(want.length > 0, id);
+      assert.deepEqual(
+        await page.locator(`#model-notes-${side} li`).allTextContents(),
+        want,
+        `${side}: ${id}`,
+      );
+      assert.equal(await page.locator(`#model-notes-${side}`).isVisible(), true);
+    }
+    // Choosing a layer the model has computes it; B's NoPE layer is titled as NoPE.
+    await page.click('#scheme-a .layer[data-layer="5"]');
+    await page.waitForSelector('body[data-ready=true]', { timeout: 60000 });
+    await quiet(page);
+    assert.match(await title(page, 'a'), /^gemma-3-27b-it, layer 5$/);
+    assert.equal(
+      await title(page, 'b'),
+      'llama-4-scout-17b-16e, layer 3, NoPE (no frequencies for HiRoPE)',
+    );
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+
   it('reads a pasted config.json, and its link carries the config', async () => {
     const page = await openPage(site.browser, `${site.url}index.html`);
     await ready(page);
@@ -141,6 +192,45 @@ describe('real models in the playground', { timeout: 600000 }, () => {
       'B llama-3.2-1b, layer 3, HiRoPE on its frequencies',
     ]);
     assert.equal(await page.getAttribute('#real', 'data-same'), 'false');
+    const footOf = (id) => page.locator(`#${id}`).locator('.foot').first().textContent();
+    const settled = (id, value) =>
+      page.waitForFunction(
+        ([id, value]) => document.getElementById(id).dataset.ready === value,
+        [id, value],
+        { timeout: 60000 },
+      );
+    // A layer the model does not have is refused, not drawn as its last one.
+    await page.evaluate(() => {
+      const e = document.getElementById('real');
+      e.dataset.ready = '';
+      e.setAttribute('layer', '70');
+    });
+    await settled('real', 'error');
+    assert.equal(
+      await footOf('real'),
+      'The layer attribute must name a layer of the model: llama-3.2-1b has no layer 70 (its 16 layers are 0 to 15).',
+    );
+    // Llama 4's NoPE layer: A and B are the same because the layer is NoPE, and the foot lists
+    // what the config says that the maps do not compute.
+    await page.evaluate(() => {
+      const e = document.getElementById('real');
+      e.dataset.ready = '';
+      e.setAttribute('model', 'llama-4-scout-17b-16e');
+      e.setAttribute('layer', '3');
+    });
+    await settled('real', 'true');
+    assert.equal(await page.getAttribute('#real', 'data-same'), 'true');
+    const text = await footOf('real');
+    assert.match(
+      text,
+      /A and B are the same here: layer 3 of llama-4-scout-17b-16e is a NoPE layer, with no frequencies for HiRoPE to change, so B is that layer as it is\. Set layer="0" \(a RoPE layer\) to see them differ\./,
+    );
+    assert.doesNotMatch(text, /inside which it is/);
+    assert.match(text, /In the config, not computed here: vision_config: /);
+    assert.equal(
+      (await page.locator('#real').locator('figcaption').allTextContents())[1],
+      'B llama-4-scout-17b-16e, layer 3, NoPE (no frequencies for HiRoPE)',
+    );
     // A model the gallery does not have is named, before anything is fetched.
     await page.evaluate(() => document.getElementById('real').setAttribute('model', 'gpt-5'));
     await page.waitForFunction(() => document.getElementById('real').dataset.ready === 'error');
@@ -193,6 +283,17 @@ describe('real models in the playground', { timeout: 600000 }, () => {
     // The tokens are 332 positions apart: distances are counted in positions.
     await page.waitForFunction(() =>
       document.body.textContent.includes('mean distance attended (positions)'),
+    );
+    // The decay chart draws each side to the model's length and names what it draws.
+    await page.locator('#views').scrollIntoViewIfNeeded();
+    await page.waitForFunction(() =>
+      /B: [\d,]+ log-spaced distances up to 131,071 positions/.test(
+        document.querySelector('#decay figcaption')?.textContent ?? '',
+      ),
+    );
+    assert.match(
+      await page.textContent('#decay figcaption'),
+      /A: [\d,]+ log-spaced distances up to 131,071 positions\. B: [\d,]+ log-spaced distances up to 131,071 positions\. Dashed: training length 8,192\.$/,
     );
     assert.deepEqual(page.problems, []);
     await page.context().close();

@@ -76,15 +76,15 @@ describe('the model gallery of the playground', () => {
 
 describe('a layer of a real model as the playground computes it', () => {
   const side = (over) => normalizeState({ b: { type: 'rope', ...over } }).b;
-  const state = normalizeState({ train: 8192 });
 
   it("takes Gemma 3's sliding and global layers with their own bases and mask", () => {
     const setup = hr.fromConfig(configText('gemma-3-27b-it'));
-    const local = layerCall(setup, side({ layer: 0 }), state);
-    assert.deepEqual(local.extras, { mask: { type: 'sliding', window: 1024 } });
+    // Gemma 3 scales its logits by query_pre_attn_scalar^-0.5 (168 for the 27B) on every layer.
+    const local = layerCall(setup, side({ layer: 0 }));
+    assert.deepEqual(local.extras, { mask: { type: 'sliding', window: 1024 }, scale: 168 ** -0.5 });
     assert.equal(local.scheme.base, 10000);
-    const global = layerCall(setup, side({ layer: 5 }), state);
-    assert.deepEqual(global.extras, {});
+    const global = layerCall(setup, side({ layer: 5 }));
+    assert.deepEqual(global.extras, { scale: 168 ** -0.5 });
     assert.equal(global.scheme.base, 1000000);
     assert.deepEqual(
       { type: global.scheme.scaling.type, factor: global.scheme.scaling.factor },
@@ -92,27 +92,26 @@ describe('a layer of a real model as the playground computes it', () => {
     );
     assert.equal(layerKind(setupSummary(setup).layers[0]), 'sliding 1,024');
     assert.equal(layerKind(setupSummary(setup).layers[5]), 'full');
-    // A layer past the model's last is its last.
-    assert.equal(layerCall(setup, side({ layer: 999 }), state).scheme, setup.layers[61].scheme);
+    // A layer past the model's last is refused by name, never shown as another one.
+    assert.throws(
+      () => layerCall(setup, side({ layer: 70 })),
+      /^Error: the model has no layer 70 \(its 62 layers are 0 to 61\)$/,
+    );
   });
 
   it("gives GPT-oss's sinks the side's logit, or none when they are off", () => {
     const setup = hr.fromConfig(configText('gpt-oss-20b'));
-    const on = layerCall(setup, side({ layer: 1, sink: 3 }), state, 2);
+    const on = layerCall(setup, side({ layer: 1, sink: 3 }), 2);
     assert.deepEqual([...on.extras.sinks], [3, 3]);
     assert.ok(on.extras.sinks instanceof Float32Array);
-    const off = layerCall(setup, side({ layer: 1, sinks: false }), state);
+    const off = layerCall(setup, side({ layer: 1, sinks: false }));
     assert.equal(off.extras.sinks, undefined);
     assert.equal(layerKind(setupSummary(setup).layers[0]), 'sliding 128, sinks');
   });
 
   it("applies HiRoPE to the layer's own frequencies", () => {
     const setup = hr.fromConfig(configText('llama-3.1-8b'));
-    const call = layerCall(
-      setup,
-      side({ layer: 0, type: 'hirope', ratio: 0.25, window: 512 }),
-      state,
-    );
+    const call = layerCall(setup, side({ layer: 0, type: 'hirope', ratio: 0.25, window: 512 }));
     assert.equal(call.hirope, true);
     assert.equal(call.scheme.type, 'hirope');
     assert.equal(call.scheme.window, 512);
@@ -142,7 +141,7 @@ describe('a layer of a real model as the playground computes it', () => {
     );
     const nope = setup.layers.findIndex((l) => !l.rope);
     assert.ok(nope >= 0);
-    const call = layerCall(setup, side({ layer: nope, type: 'hirope' }), state);
+    const call = layerCall(setup, side({ layer: nope, type: 'hirope' }));
     assert.equal(call.hirope, false);
     assert.equal(call.scheme.type, 'nope');
   });
@@ -264,92 +263,120 @@ describe('the status line under a position stride', () => {
 
 describe('masks and temperature under a position stride', () => {
   // transformers' rules on positions (docs/real-models.md), transcribed: key at position k is
-  // seen from position q when k <= q and q - k < W (sliding), floor(q / C) = floor(k / C) (chunked).
+  // seen from position q when k <= q and q - k < W (sliding), floor(q / C) = floor(k / C) (chunked);
+  // Llama 4's NoPE layers scale the query at position p by 1 + scale * ln(floor((p + offset) /
+  // floor) + 1) (Llama4TextAttention). Token i sits at position i × stride.
   const seesSliding = (W, q, k) => k <= q && q - k < W;
   const seesChunked = (C, q, k) => k <= q && Math.floor(q / C) === Math.floor(k / C);
-  // The core's rules on rows (src/core/internal.h KeyRange): i - W' < j <= i; floor(i/C') = floor(j/C').
-  const rowsSliding = (W, i, j) => j <= i && i - j < W;
-  const rowsChunked = (C, i, j) => j <= i && Math.floor(i / C) === Math.floor(j / C);
-  const side = normalizeState({ b: { type: 'rope' } }).b;
-  const layerOf = (attention, temperature) => ({
-    layers: [
-      { attention, rope: true, sinks: false, temperature, scheme: { type: 'rope' }, headDim: 64 },
-    ],
-  });
+  const code = SAMPLES.python;
 
-  it('puts the same keys in a window or chunk of positions as the rows the core masks', () => {
-    for (const [stride, W] of [
-      [1, 7],
-      [20, 1024],
-      [3, 128],
-      [64, 100],
-    ]) {
-      const { extras } = layerCall(layerOf({ type: 'sliding', window: W }), side, { stride });
-      for (let i = 0; i < 300; i += 7)
-        for (let j = 0; j <= i; j++)
-          assert.equal(
-            rowsSliding(extras.mask.window, i, j),
-            seesSliding(W, i * stride, j * stride),
-            `stride ${stride}, W ${W}, ${i}->${j}`,
-          );
-    }
-    for (const [stride, C] of [
-      [1, 10],
-      [64, 8192],
-      [4, 100],
-    ]) {
-      const { extras } = layerCall(layerOf({ type: 'chunked', chunkSize: C }), side, { stride });
-      for (let i = 0; i < 400; i += 5)
-        for (let j = 0; j <= i; j++)
-          assert.equal(
-            rowsChunked(extras.mask.chunkSize, i, j),
-            seesChunked(C, i * stride, j * stride),
-            `stride ${stride}, C ${C}, ${i}->${j}`,
-          );
-    }
-    assert.throws(
-      () => layerCall(layerOf({ type: 'chunked', chunkSize: 8192 }), side, { stride: 20 }),
-      /chunk size \(8,192 positions\) is not a multiple of the position stride 20/,
+  async function probabilities(state, side) {
+    const engine = new SideEngine(hr, { loadConfig });
+    const result = await engine.run({ code, state, side, views: false });
+    return { n: result.n, probs: engine.exportProbs().probs, mask: result.mask };
+  }
+
+  it("hands hr.attention the layer's own window, chunk and temperature, in positions", () => {
+    const side = (over) => normalizeState({ b: { type: 'rope', ...over } }).b;
+    const gemma = hr.fromConfig(configText('gemma-3-27b-it'));
+    assert.deepEqual(layerCall(gemma, side({ layer: 0 })).extras.mask, {
+      type: 'sliding',
+      window: 1024,
+    });
+    const llama4 = hr.fromConfig(configText('llama-4-scout-17b-16e'));
+    assert.deepEqual(layerCall(llama4, side({ layer: 0 })).extras.mask, {
+      type: 'chunked',
+      chunkSize: 8192,
+    });
+    assert.deepEqual(
+      layerCall(llama4, side({ layer: 3 })).extras.temperature,
+      llama4.layers[3].temperature,
     );
   });
 
-  it("scales Llama 4's query temperature at position i × stride", () => {
-    // 1 + scale * ln(floor((p + offset) / floor) + 1), transformers' Llama4TextAttention.
-    const t = { floorScale: 8192, scale: 0.1, offset: 1 };
-    const formula = (u, p) => 1 + u.scale * Math.log(Math.floor((p + u.offset) / u.floorScale) + 1);
-    for (const stride of [1, 64, 8, 8192]) {
-      const { extras } = layerCall(layerOf({ type: 'full' }, t), side, { stride });
-      for (let i = 0; i < 2000; i += 3)
-        assert.equal(
-          formula(extras.temperature, i),
-          formula(t, i * stride),
-          `stride ${stride}, ${i}`,
-        );
+  it('sees the keys transformers sees at the strided positions, at any stride', async () => {
+    // Strides that divide neither GPT-oss's 128-position window nor Llama 4's 8,192-position
+    // chunk (the page once refused them).
+    for (const [model, layer, stride, sees] of [
+      ['gpt-oss-20b', 0, 3, (q, k) => seesSliding(128, q, k)],
+      ['gpt-oss-20b', 0, 1, (q, k) => seesSliding(128, q, k)],
+      ['llama-4-scout-17b-16e', 0, 40, (q, k) => seesChunked(8192, q, k)],
+      ['llama-4-scout-17b-16e', 0, 64, (q, k) => seesChunked(8192, q, k)],
+    ]) {
+      const state = normalizeState({
+        stride,
+        source: 'seeded',
+        headDim: 64,
+        b: { type: 'rope', model, layer, sinks: false },
+      });
+      const { n, probs } = await probabilities(state, 'b');
+      let seen = 0;
+      for (let i = 0; i < n; i++)
+        for (let j = 0; j <= i; j++) {
+          const want = sees(i * stride, j * stride);
+          seen += want;
+          assert.equal(probs[i * n + j] > 0, want, `${model} stride ${stride}: ${i} -> ${j}`);
+        }
+      assert.ok(seen < (n * (n + 1)) / 2, `${model} stride ${stride} masks some keys`);
     }
+  });
+
+  it("scales Llama 4's NoPE queries by the temperature of their positions", async () => {
+    // Layer 3 is NoPE with full attention: its logits are τ(p_i) q_i·k_j / √d, no rotation, so
+    // the expected rows are written here from q and k alone.
+    const stride = 100;
+    const state = normalizeState({
+      stride,
+      source: 'seeded',
+      headDim: 128,
+      b: { type: 'rope', model: 'llama-4-scout-17b-16e', layer: 3 },
+    });
+    const { n, probs } = await probabilities(state, 'b');
+    const t = hr.fromConfig(configText('llama-4-scout-17b-16e')).layers[3].temperature;
+    assert.deepEqual(t, { floorScale: 8192, scale: 0.1, offset: 1 });
+    const analysis = hr.analyze(code, { language: 'python' });
+    const { q, k } = hr.qk({
+      source: 'seeded',
+      n,
+      headDim: 128,
+      tokenIds: analysis.tokens.ids.subarray(0, n),
+      seed: state.seed,
+    });
+    let worst = 0;
+    for (const i of [0, 81, 82, 200, n - 1]) {
+      const p = i * stride;
+      const tau = 1 + 0.1 * Math.log(Math.floor((p + 1) / 8192) + 1);
+      const logits = [];
+      for (let j = 0; j <= i; j++) {
+        let dot = 0;
+        for (let d = 0; d < 128; d++) dot += q[i * 128 + d] * k[j * 128 + d];
+        logits.push((tau * dot) / Math.sqrt(128));
+      }
+      const top = Math.max(...logits);
+      const e = logits.map((x) => Math.exp(x - top));
+      const sum = e.reduce((x, y) => x + y, 0);
+      for (let j = 0; j <= i; j++) worst = Math.max(worst, Math.abs(probs[i * n + j] - e[j] / sum));
+    }
+    assert.ok(worst < 1e-5, String(worst));
   });
 });
 
 describe('the presets on real models', () => {
   // Each side's attention call written out by hand from the setup (not the page's layerCall): the
-  // layer's scheme; its mask and temperature in rows at the preset's stride (checked against
-  // transformers' rules on positions above); the sink logit for every head.
+  // layer's scheme; its own mask and temperature, which hr.attention applies at the positions
+  // (token i at i × stride: checked against transformers' rules above); the sink logit for every
+  // head.
   function expectedCall(state, sideName, setups) {
     const side = state[sideName];
     if (!side.model) return { scheme: expectedScheme(side, state) };
     const layer = setups[side.model].layers[side.layer];
     const call = { scheme: layer.scheme };
-    const s = state.stride;
-    if (layer.attention.type === 'sliding')
-      call.mask = { type: 'sliding', window: Math.ceil(layer.attention.window / s) };
-    if (layer.attention.type === 'chunked')
-      call.mask = { type: 'chunked', chunkSize: layer.attention.chunkSize / s };
+    if (layer.attention.type !== 'full') call.mask = layer.attention;
     if (layer.sinks && side.sinks) call.sinks = [side.sink];
-    if (layer.temperature)
-      call.temperature = {
-        ...layer.temperature,
-        floorScale: layer.temperature.floorScale / s,
-        offset: Math.floor(layer.temperature.offset / s),
-      };
+    if (layer.temperature) call.temperature = layer.temperature;
+    // The layer's softmax scale (query_pre_attn_scalar) and logit soft-cap, where it has them.
+    if (layer.scale) call.scale = layer.scale;
+    if (layer.softcap) call.softcap = layer.softcap;
     return call;
   }
 

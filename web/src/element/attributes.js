@@ -3,7 +3,9 @@
 import { normalizeState, DEFAULTS } from '../shared/playground-state.js';
 import { numberSpec, numberProblem, CATALOGUE } from '../shared/core-catalogue.js';
 import { TOKENIZER_DATA } from 'hirope/runtime';
-import { GALLERY, OWN_CONFIG } from '../shared/model-gallery.js';
+import { GALLERY, OWN_CONFIG, modelSource } from '../shared/model-gallery.js';
+import { schemeName, WINDOWED } from '../shared/schemes.js';
+import { plural } from '../shared/wording.js';
 
 /**
  * The gallery id a model attribute names: the id itself, or the id without its "-it" (the
@@ -134,3 +136,25 @@ export const ATTRIBUTES = [
   'config',
   'layer',
 ];
+
+/**
+ * Why A and B came out the same, in plain words. The defaults stay the API's (window 64), so that
+ * an element's numbers are the ones hr.attention gives for the same scheme; the hint says which
+ * attribute to set instead. A windowed scheme sees every token of a snippet no longer than its
+ * window as plain RoPE does.
+ */
+export function sameHint(state, n, model = null) {
+  // A real model's NoPE layer: HiRoPE has no frequencies there, so both sides are the layer.
+  const layer = model?.layers[state.b.layer];
+  if (model && layer && !layer.rope && state.b.type === 'hirope') {
+    const rope = model.layers.findIndex((l) => l.rope);
+    const name = modelSource(state.b).id ?? 'the config';
+    return `A and B are the same here: layer ${state.b.layer} of ${name} is a NoPE layer, with no frequencies for HiRoPE to change, so B is that layer as it is.${rope >= 0 ? ` Set layer="${rope}" (a RoPE layer) to see them differ.` : ''}`;
+  }
+  const side = [state.b, state.a].find((x) => WINDOWED.has(x.type) && n <= x.window);
+  if (!side)
+    return 'A and B give the same attention for this code: try other schemes or longer code.';
+  const suggestion = Math.max(1, Math.floor(n / 4));
+  const inside = modelSource(side) ? "the layer's own RoPE" : 'plain RoPE';
+  return `A and B are the same here: all ${plural(n, 'token')} are within ${schemeName(side.type)}'s window of ${side.window}, inside which it is ${inside}. Set window="${suggestion}" (below ${n}) to see them differ.`;
+}

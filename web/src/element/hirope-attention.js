@@ -12,14 +12,14 @@
 import { PairClient } from '../page/worker-requests.js';
 import { drawHeatmap } from '../page/heatmap-draw.js';
 import { describeScheme } from '../shared/playground-state.js';
-import { schemeName, SCHEME_TYPES, WINDOWED } from '../shared/schemes.js';
+import { schemeName, SCHEME_TYPES } from '../shared/schemes.js';
 import { diffImage } from '../shared/diff-image.js';
 import { LUTS, cssGradient, DECADES, RATIO_LIMIT, divergingLut } from 'hirope/colormap';
 import { el } from '../page/dom.js';
 import { plural, powerOfTen, DIFF_LEGEND } from '../shared/wording.js';
 import { numberSpec, CATALOGUE } from '../shared/core-catalogue.js';
-import { ATTRIBUTES, readAttributes } from './attributes.js';
-import { modelSource } from '../shared/model-gallery.js';
+import { ATTRIBUTES, readAttributes, sameHint } from './attributes.js';
+import { modelSource, layerProblem, modelNotes, NOT_COMPUTED } from '../shared/model-gallery.js';
 import { assetURL } from '../shared/hashed-assets.js';
 
 const MARGIN = 10;
@@ -51,6 +51,7 @@ canvas { width: 100%; height: auto; display: block; image-rendering: pixelated; 
 .legend span.bar { display: inline-block; width: 90px; height: 8px; border-radius: 2px; margin: 0; }
 .error { color: #c62828; }
 .same { flex-basis: 100%; font-weight: 600; opacity: 1; }
+.notes { flex-basis: 100%; }
 :host([data-theme=dark]) .error { color: #ff8a80; }
 `;
 
@@ -92,20 +93,6 @@ function sameAttention(a, b) {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
-}
-
-/**
- * Why A and B came out the same, in plain words. The defaults stay the API's (window 64), so that
- * an element's numbers are the ones hr.attention gives for the same scheme; the hint says which
- * attribute to set instead. A windowed scheme sees every token of a snippet no longer than its
- * window as plain RoPE does.
- */
-export function sameHint(state, n) {
-  const side = [state.b, state.a].find((x) => WINDOWED.has(x.type) && n <= x.window);
-  if (!side)
-    return 'A and B give the same attention for this code: try other schemes or longer code.';
-  const suggestion = Math.max(1, Math.floor(n / 4));
-  return `A and B are the same here: all ${plural(n, 'token')} are within ${schemeName(side.type)}'s window of ${side.window}, inside which it is plain RoPE. Set window="${suggestion}" (below ${n}) to see them differ.`;
 }
 
 export class HiRoPEAttention extends HTMLElement {
@@ -250,9 +237,16 @@ export class HiRoPEAttention extends HTMLElement {
     try {
       // A real model sets the head dim and training length, unless the attributes do.
       const source = modelSource(state.a);
+      let setup = null;
       if (source) {
-        const setup = await client().a.request('modelSetup', { source });
+        setup = await client().a.request('modelSetup', { source });
         if (run !== this._runs) return;
+        // A layer the model does not have is refused by name, never shown as its last one.
+        const problem = layerProblem(state.a.layer, setup.layers.length, source.id);
+        if (problem) {
+          this._fail(state, `The layer attribute must name a layer of the model: ${problem}.`);
+          return;
+        }
         if (this.getAttribute('head-dim') === null && setup.headDim <= 256)
           state.headDim = setup.headDim;
         if (this.getAttribute('train') === null) state.train = setup.trainedLength;
@@ -270,7 +264,7 @@ export class HiRoPEAttention extends HTMLElement {
         analysis: a.analysis,
         images: a.n ? { ...a.image, a: a.image.rgba, b: b.image.rgba, rawB: b.image.raw } : null,
       };
-      this._result = { ...result, state };
+      this._result = { ...result, state, setup };
       this._draw();
       const ms = performance.now() - t0;
       this._foot.replaceChildren();
@@ -297,7 +291,11 @@ export class HiRoPEAttention extends HTMLElement {
       );
       // Identical maps and an empty diff would read as "no effect": say why, and what to change.
       const same = result.n > 0 && sameAttention(result.images.raw, result.images.rawB);
-      if (same) this._foot.append(el('span', { class: 'same' }, sameHint(state, result.n)));
+      if (same) this._foot.append(el('span', { class: 'same' }, sameHint(state, result.n, setup)));
+      // What the model's config says that the maps do not compute (model-gallery.js modelNotes).
+      const notes = setup ? modelNotes(setup) : [];
+      if (notes.length)
+        this._foot.append(el('span', { class: 'notes' }, `${NOT_COMPUTED} ${notes.join('; ')}.`));
       this.dataset.same = String(same);
       this.dataset.ready = 'true';
       this.dispatchEvent(
@@ -344,7 +342,15 @@ export class HiRoPEAttention extends HTMLElement {
   _draw() {
     const r = this._result;
     if (!r) return;
-    const names = { a: describeScheme(r.state.a), b: describeScheme(r.state.b) };
+    // A real model's NoPE layer is titled as such, not "HiRoPE on its frequencies".
+    const layerOf = (side) => {
+      const layer = r.setup?.layers[side.layer];
+      return layer ? { nope: !layer.rope } : null;
+    };
+    const names = {
+      a: describeScheme(r.state.a, layerOf(r.state.a)),
+      b: describeScheme(r.state.b, layerOf(r.state.b)),
+    };
     ['a', 'b', 'diff'].forEach((side, i) => {
       const f = this._figures[i];
       if (side === 'diff')

@@ -56,13 +56,18 @@ export function exportHandler(pg, which) {
     const name = `hirope-${which}`;
     try {
       if (kind === 'png') {
-        const names = {
-          a: `A: ${describeScheme(pg.state.a)}`,
-          b: `B: ${describeScheme(pg.state.b)}`,
-          diff: `log2(pB / pA): B = ${describeScheme(pg.state.b)} vs A = ${describeScheme(pg.state.a)}`,
-        };
+        const facts = pg.result.facts ?? {};
+        const a = describeScheme(pg.state.a, facts.a);
+        const b = describeScheme(pg.state.b, facts.b);
+        const names = { a: `A: ${a}`, b: `B: ${b}`, diff: `log2(pB / pA): B = ${b} vs A = ${a}` };
         const r = pg.heatmaps[which].region;
-        const subtitle = `${LANGUAGE_NAMES[pg.state.language]}, ${plural(pg.result.n, 'token')} (${pg.tokenizersBox.label(pg.state.tokenizer)}), head dim ${pg.result.headDim}, training length ${pg.state.train}, q/k ${pg.sourceLabel(pg.state.source)}; queries ${r.r0}–${r.r1 - 1}, keys ${r.c0}–${r.c1 - 1}`;
+        // Each side's own head dim and training length (a real model's), both where they differ.
+        const fact = (key, fallback) => {
+          const [x, y] = [facts.a?.[key] ?? fallback, facts.b?.[key] ?? fallback];
+          if (which !== 'diff') return String(which === 'a' ? x : y);
+          return x === y ? String(x) : `${x} (A), ${y} (B)`;
+        };
+        const subtitle = `${LANGUAGE_NAMES[pg.state.language]}, ${plural(pg.result.n, 'token')} (${pg.tokenizersBox.label(pg.state.tokenizer)}), head dim ${fact('headDim', pg.result.headDim)}, training length ${fact('train', pg.state.train)}, q/k ${pg.sourceLabel(pg.state.source)}; queries ${r.r0}–${r.r1 - 1}, keys ${r.c0}–${r.c1 - 1}`;
         download(
           await heatmapPNG(pg.heatmaps[which], { title: names[which], subtitle, theme: theme() }),
           `${name}.png`,

@@ -65,13 +65,15 @@ export function layerProblem(layer, count, name = 'the model') {
 /**
  * One layer of a setup as the playground computes it for `side`: { scheme, extras, headDim,
  * hirope } where extras holds the attention call's mask, sinks and temperature (only those the
- * layer has, since hr.attention refuses keys it does not know). With the side's type 'hirope'
- * (the page's "HiRoPE on this model" switch; any other type shows the model as it is), HiRoPE takes
- * the layer's own frequencies (base, scaling, rotated share, layout) and the side's ratio and
- * window; a NoPE layer has no frequencies to apply it to, and stays NoPE (hirope: false). A layer
- * the model does not have is refused (layerProblem).
+ * layer has, since hr.attention refuses keys it does not know). The mask and the temperature are
+ * the layer's own, in positions: hr.attention applies them at the tokens' positions (token i at
+ * i × stride under a position stride), as transformers does at its cache positions. With the
+ * side's type 'hirope' (the page's "HiRoPE on this model" switch; any other type shows the model
+ * as it is), HiRoPE takes the layer's own frequencies (base, scaling, rotated share, layout) and
+ * the side's ratio and window; a NoPE layer has no frequencies to apply it to, and stays NoPE
+ * (hirope: false). A layer the model does not have is refused (layerProblem).
  */
-export function layerCall(setup, side, state, heads = 1) {
+export function layerCall(setup, side, heads = 1) {
   const problem = layerProblem(side.layer, setup.layers.length);
   if (problem) throw new Error(problem);
   const layer = setup.layers[side.layer];
@@ -89,46 +91,22 @@ export function layerCall(setup, side, state, heads = 1) {
     if (side.units === 'segments') scheme.segmentSize = side.segment;
   }
   const extras = {};
-  const stride = state.stride ?? 1;
   const a = layer.attention;
-  if (a.type === 'sliding') extras.mask = { type: 'sliding', window: Math.ceil(a.window / stride) };
-  if (a.type === 'chunked')
-    extras.mask = { type: 'chunked', chunkSize: strided(a.chunkSize, stride, 'chunk size') };
+  if (a.type === 'sliding') extras.mask = { type: 'sliding', window: a.window };
+  if (a.type === 'chunked') extras.mask = { type: 'chunked', chunkSize: a.chunkSize };
   if (layer.sinks && side.sinks) extras.sinks = new Float32Array(heads).fill(side.sink);
   // The layer's own softmax scale and logit soft-cap (Gemma 2 and 3, Gemma 4, DeepSeek).
   if (layer.scale) extras.scale = layer.scale;
   if (layer.softcap) extras.softcap = layer.softcap;
-  if (layer.temperature) {
-    const t = layer.temperature;
-    extras.temperature = {
-      ...t,
-      floorScale: strided(t.floorScale, stride, "query temperature's floor scale"),
-      offset: Math.floor(t.offset / stride),
-    };
-  }
+  if (layer.temperature) extras.temperature = { ...layer.temperature };
   return { scheme, extras, headDim: layer.headDim, hirope };
 }
 
 /**
- * A length in positions as a count of rows, where token i sits at position i × stride: the core's
- * masks and temperature count rows (query i, key j). A window W holds keys with
- * (i − j) × stride < W, i.e. i − j < ⌈W / stride⌉, at any stride; a chunk C (and the temperature's
- * floor F) puts positions i × stride in ⌊i × stride / C⌋ = ⌊i / (C / stride)⌋ only when the stride
- * divides C, so another stride is refused rather than drawn wrong. (The temperature's offset o
- * adds less than one row: ⌊(i·s + o) / F⌋ = ⌊(i + ⌊o/s⌋) / (F/s)⌋.)
- */
-function strided(length, stride, what) {
-  if (length % stride === 0) return length / stride;
-  throw new Error(
-    `this layer's ${what} (${length.toLocaleString('en')} positions) is not a multiple of the position stride ${stride}; choose a stride that divides it`,
-  );
-}
-
-/**
- * What a model's config says that the maps and views do not compute, one sentence each, to show
- * beside its layer: Dual Chunk Attention (the setup carries its sizes; hirope's attention does not
- * compute it) and every warning of the config reader (a key read but not modelled, with what it
- * does: softcapping, query_pre_attn_scalar, qk-norm, MLA's latent ranks, a vision tower ...).
+ * What a model's config says that the maps and views do not compute, one item each, to show
+ * beside its layer under NOT_COMPUTED: Dual Chunk Attention (the setup carries its sizes; hirope's
+ * attention does not compute it) and every warning of the config reader as it words it ("key:
+ * what it does": a vision tower, qk-norm, MLA's latent ranks, initial_context_length ...).
  */
 export function modelNotes(summary) {
   const fmt = (x) => x.toLocaleString('en');
@@ -140,9 +118,12 @@ export function modelNotes(summary) {
       `Dual Chunk Attention (chunks of ${fmt(d.chunkSize)} positions, ${fmt(d.localSize)} local): vLLM gives keys position p mod ${fmt(c)} and each query one of three positions by chunk; hirope does not compute it, so the maps and views show the layer's RoPE at the real positions, as without it.`,
     );
   }
-  for (const w of summary.warnings) notes.push(`Not computed here: ${w}`);
+  notes.push(...summary.warnings);
   return notes;
 }
+
+/** The heading of modelNotes. */
+export const NOT_COMPUTED = 'In the config, not computed here:';
 
 /** A layer's kind in words: "sliding 1,024", "chunked 8,192", "full", with "NoPE" and "sinks". */
 export function layerKind(layer) {

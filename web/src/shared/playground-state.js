@@ -85,13 +85,21 @@ export function schemeFor(side, state) {
 
 /**
  * A side's display name, used by the map titles, the views and the status line alike, e.g.
- * "HiRoPE (ratio 0.5, W 128)", "RoPE with NTK-aware scaling ×4".
+ * "HiRoPE (ratio 0.5, W 128)", "RoPE with NTK-aware scaling ×4". For a real model's layer,
+ * `layer.nope` (where known) says it is a NoPE layer: the HiRoPE switch has no frequencies to
+ * apply to there, and the title says so instead of "HiRoPE on its frequencies".
  */
-export function describeScheme(side) {
+export function describeScheme(side, layer = null) {
   const model = modelSource(side);
   if (model) {
     const name = model.id ?? 'your config.json';
-    return `${name}, layer ${side.layer}${side.type === 'hirope' ? ', HiRoPE on its frequencies' : ''}`;
+    const hirope =
+      side.type !== 'hirope'
+        ? ''
+        : layer?.nope
+          ? ', NoPE (no frequencies for HiRoPE)'
+          : ', HiRoPE on its frequencies';
+    return `${name}, layer ${side.layer}${hirope}`;
   }
   const name = schemeName(side.type);
   const scaled =

@@ -102,7 +102,7 @@ export const MODEL_PRESETS = [
     id: 'llama-4',
     title: 'Llama 4: chunked vs NoPE layers',
     caption:
-      "Llama 4 Scout with the code's tokens spread 64 positions apart (about 25k positions, three of its 8,192-position chunks): A is a RoPE layer with chunked attention, which sees only the keys in its query's chunk (the blocks); B is a NoPE layer, which sees every earlier key with no rotation at all: with content-free q/k every key it sees gets the same share (its query temperature, which grows with position, scales logits that are all equal, and changes nothing here).",
+      "Llama 4 Scout with the code's tokens spread 64 positions apart (about 25k positions, four of its 8,192-position chunks): A is a RoPE layer with chunked attention, which sees only the keys in its query's chunk (the blocks); B is a NoPE layer, which sees every earlier key with no rotation at all: with content-free q/k every key it sees gets the same share (its query temperature, which grows with position, scales logits that are all equal, and changes nothing here).",
     state: {
       train: 8192,
       headDim: 128,
@@ -128,7 +128,7 @@ export const MODEL_PRESETS = [
     id: 'yarn-llama3',
     title: 'YaRN vs Llama-3 scaling',
     caption:
-      "Llama 3.1 8B at about 64k positions (tokens 166 apart), 8× its original 8,192: A is the model's own llama3 scaling, B the same base and length with YaRN ×8 instead. Both keep the fast pairs and slow the slow ones, but YaRN also sharpens the softmax (its attention factor), so B stays closer to the query.",
+      "Llama 3.1 8B at about 64k positions (tokens 166 apart), 8× its original 8,192: A is the model's own llama3 scaling, B the same base and length with YaRN ×8 instead. Both keep the fast pairs and slow the slow ones, so at 8× both keep every pair within the angles the 8,192-token pretraining showed (the status line says so), but YaRN also sharpens the softmax (its attention factor), so B stays closer to the query.",
     state: {
       train: 8192,
       headDim: 128,

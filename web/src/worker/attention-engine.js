@@ -67,7 +67,8 @@ export class SideEngine {
     this.async = async;
     this.models = new ModelSetups(hr, loadConfig); // real models' setups (model-sides.js)
     this._analysis = null; // { key, result, positions, n, version }
-    this._qk = null; // { key, q, k, headDim }
+    this._qks = []; // the last two { key, q, k, headDim } made (each side's head dim)
+    this._qkFromFile = null; // { key, q, k, headDim } of the q/k file
     this._file = null; // { text, parsed }
     this._side = null; // { key, args, argsOf, rowMax, scheme, ... }: the call, not the matrix
     this._sideVersion = 0; // counts the matrices computed (the page compares A and B once per pair)
@@ -114,10 +115,19 @@ export class SideEngine {
       return { side, analysis: summary, n: 0, notes: ['The code has no tokens.'], timings };
 
     t = now();
-    const qk = this._qkFor(request, state, analysis, notes);
+    const file = state.source === 'file' ? this._qkFile(request, state, analysis, notes) : null;
+    // Each side's own facts: a real model's head dim and trained length (model-sides.js).
+    const { schemes, extras, reach, facts } = await this.models.sides(
+      state,
+      file?.headDim ?? null,
+      notes,
+    );
+    const other = side === 'a' ? 'b' : 'a';
+    const qk = file ?? this._qkAt(state, analysis, facts[side].headDim);
+    // The other side's q/k, where its head dim differs (the comparison recomputes its rows here).
+    const otherQK = file ?? this._qkAt(state, analysis, facts[other].headDim);
     timings.qk = now() - t;
     const headDim = qk.headDim;
-    const { schemes, extras, reach } = await this.models.sides(state, headDim, notes);
     const stage = `attention ${side.toUpperCase()}`;
     progress(stage);
     this._chunking = { progress: (fraction) => progress(stage, fraction), signal };
@@ -125,7 +135,11 @@ export class SideEngine {
     const grid = this._grid(request.view);
     const pooled = await this._attention(schemes[side], qk, analysis, grid, extras[side]);
     // Both schemes' calls as they are now (the other's may change while this side's is cached).
-    this._side.argsOf = bothCalls(this._side.args, schemes, side, analysis.positions, extras);
+    const otherExtras = { ...extras[other], q: otherQK.q, k: otherQK.k, headDim: otherQK.headDim };
+    this._side.argsOf = bothCalls(this._side.args, schemes, side, analysis.positions, {
+      ...extras,
+      [other]: otherExtras,
+    });
     timings.attention = now() - t;
 
     const views = {};
@@ -136,21 +150,33 @@ export class SideEngine {
       // chunk (model-sides.js reach): its angle and decay views stop there.
       const asked = viewLength(request.viewLength);
       const length = reach[side] ? Math.max(2, Math.min(asked || Infinity, reach[side])) : asked;
+      // Judged at the side's own training length (a model's trained length).
+      const train = facts[side].train;
       views.angles = this._cached(
-        `angles|${JSON.stringify(schemes[side])}|${headDim}|${state.train}|${analysis.version}|${length}`,
-        () => angleView(this.hr, state, state[side], schemes[side], headDim, analysis, length),
+        `angles|${JSON.stringify(schemes[side])}|${headDim}|${train}|${analysis.version}|${length}`,
+        () =>
+          angleView(
+            this.hr,
+            { ...state, train },
+            state[side],
+            schemes[side],
+            headDim,
+            analysis,
+            length,
+          ),
       );
       const maxDistance = length
         ? length - 1
         : Math.min(
             this.hr.limits.maxTokens - 1,
-            Math.max(analysis.positions.token[analysis.n - 1] + 1, 2 * state.train, 256),
+            Math.max(analysis.positions.token[analysis.n - 1] + 1, 2 * facts[side].train, 256),
           );
       views.decay = this._cached(
         `decay|${JSON.stringify(schemes[side])}|${headDim}|${maxDistance}`,
         () => decayView(this.hr, schemes[side], headDim, maxDistance),
       );
       views.maxDistance = maxDistance;
+      views.reach = reach[side]; // a sliding or chunked layer's window or chunk (0: none)
     }
     if (request.distances)
       views.distances = distanceViews(this.hr, schemes, headDim, analysis, (key, compute) =>
@@ -169,6 +195,7 @@ export class SideEngine {
       views.distances?.key,
       request.summary,
       notes,
+      facts[side],
     ]);
     this._lastSignature = request.reuse ? signature : null;
     if (request.reuse && lastSignature === signature) return { side, n, unchanged: true, timings };
@@ -184,7 +211,8 @@ export class SideEngine {
       headDim,
       // The slope ALiBi uses here: the page computes one head (the API's default, heads: 1).
       alibiSlope: state[side].type === 'alibi' ? hr.alibiSlopes(1)[0] : null,
-      mask: extras[side].mask ?? null, // a real model's layer mask, in rows (model-sides.js)
+      mask: extras[side].mask ?? null, // a real model's layer mask, in positions (model-sides.js)
+      facts: facts[side], // its head dim and training length, and whether it shows a model
       image,
       views,
       notes,
@@ -252,51 +280,59 @@ export class SideEngine {
     };
   }
 
-  _qkFor(request, state, analysis, notes) {
+  // The q/k of a q/k file (its own head dim), checked against the code's tokens.
+  _qkFile(request, state, analysis, notes) {
     const n = analysis.n;
-    if (state.source === 'file') {
-      if (typeof request.qkFile !== 'string')
-        throw new PlaygroundError('Q/K source "file": load a q/k JSON file first');
-      if (this._file?.text !== request.qkFile)
-        this._file = {
-          text: request.qkFile,
-          parsed: parseQKFile(request.qkFile),
-          version: (this._file?.version ?? 0) + 1,
-        };
-      const f = this._file.parsed;
-      if (f.n < n)
-        throw new PlaygroundError(
-          `the q/k file has ${plural(f.n, 'row')} but the code has ${plural(n, 'token')}; it needs one row per token`,
-        );
-      if (f.n > n)
-        notes.push(
-          `The q/k file has ${plural(f.n, 'row')}; the first ${n === 1 ? 'is' : `${n} are`} used.`,
-        );
-      if (f.headDim !== state.headDim)
-        notes.push(`Head dimension ${f.headDim} comes from the q/k file.`);
-      const key = `file:${this._file.version}:${n}:${analysis.version}`;
-      if (this._qk?.key !== key)
-        this._qk = {
-          key,
-          q: f.q.subarray(0, n * f.headDim),
-          k: f.k.subarray(0, n * f.headDim),
-          headDim: f.headDim,
-        };
-      return this._qk;
-    }
-    const key = `${state.source}:${state.seed}:${state.headDim}:${analysis.version}`;
-    if (this._qk?.key !== key) {
+    if (typeof request.qkFile !== 'string')
+      throw new PlaygroundError('Q/K source "file": load a q/k JSON file first');
+    if (this._file?.text !== request.qkFile)
+      this._file = {
+        text: request.qkFile,
+        parsed: parseQKFile(request.qkFile),
+        version: (this._file?.version ?? 0) + 1,
+      };
+    const f = this._file.parsed;
+    if (f.n < n)
+      throw new PlaygroundError(
+        `the q/k file has ${plural(f.n, 'row')} but the code has ${plural(n, 'token')}; it needs one row per token`,
+      );
+    if (f.n > n)
+      notes.push(
+        `The q/k file has ${plural(f.n, 'row')}; the first ${n === 1 ? 'is' : `${n} are`} used.`,
+      );
+    if (f.headDim !== state.headDim)
+      notes.push(`Head dimension ${f.headDim} comes from the q/k file.`);
+    const key = `file:${this._file.version}:${n}:${analysis.version}`;
+    if (this._qkFromFile?.key !== key)
+      this._qkFromFile = {
+        key,
+        q: f.q.subarray(0, n * f.headDim),
+        k: f.k.subarray(0, n * f.headDim),
+        headDim: f.headDim,
+      };
+    return this._qkFromFile;
+  }
+
+  // Content-free or seeded q/k at a head dim (each side's own: a real model's layer has its own),
+  // the last two kept.
+  _qkAt(state, analysis, headDim) {
+    const n = analysis.n;
+    const key = `${state.source}:${state.seed}:${headDim}:${analysis.version}`;
+    this._qks ??= [];
+    let qk = this._qks.find((x) => x.key === key);
+    if (!qk) {
       const ids = analysis.result.tokens.ids.subarray(0, n);
       const { q, k } = this.hr.qk({
         source: state.source,
         n,
-        headDim: state.headDim,
+        headDim,
         tokenIds: ids,
         seed: state.seed,
       });
-      this._qk = { key, q, k, headDim: state.headDim };
+      qk = { key, q, k, headDim };
+      this._qks = [qk, ...this._qks].slice(0, 2);
     }
-    return this._qk;
+    return qk;
   }
 
   // The side's attention, pooled for `grid` (the core pools each strip of rows while it is in
@@ -457,7 +493,11 @@ export class SideEngine {
     return { ...cmp, stats: this._stats() };
   }
 
-  /** One cell: probability p(query i -> key j) and the distance each frequency band sees. */
+  /**
+   * One cell: probability p(query i -> key j), whether the side's mask hides the key (a real
+   * model's sliding window or chunk, or the causal mask: the core's logit is -Infinity there), and
+   * the distance each frequency band sees (null where masked: the layer sees no such distance).
+   */
   cell(i, j) {
     const s = this._require();
     const n = this._analysis.n;
@@ -470,15 +510,19 @@ export class SideEngine {
       unit: pick(p.unit),
       statement: pick(p.statement),
     });
+    // The core's own mask: the row's logit is -Infinity for a key the side does not see.
+    const masked =
+      j > i ||
+      this.hr.attention({ ...s.args, output: 'logits', rows: [i, i + 1] })[j] === -Infinity;
     // Two tokens (key first) give the pair's relative distance per band at index [1][0].
     const bands = this.hr
-      .relativeDistances({ n: 2, headDim: this._qk.headDim, positions, scheme: s.scheme })
+      .relativeDistances({ n: 2, headDim: s.args.headDim, positions, scheme: s.scheme })
       .map((b) => ({
         name: b.name,
         pairs: [b.pairBegin, b.pairEnd],
-        distance: j > i ? null : b.distances[2],
+        distance: masked ? null : b.distances[2],
       }));
-    return { p: j > i ? 0 : this._row(i)[j], bands };
+    return { p: masked ? 0 : this._row(i)[j], masked, bands };
   }
 
   /** The probabilities of a region, row-major (NaN where masked), for CSV export. */

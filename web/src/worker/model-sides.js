@@ -2,7 +2,7 @@
 // a gallery config, fetched once from the site's data/configs/, or on the person's own text), and
 // the chosen layer's scheme, mask, sinks and temperature (shared/model-gallery.js layerCall).
 import { schemeFor } from '../shared/playground-state.js';
-import { modelSource, galleryPath, layerCall, layerIndex } from '../shared/model-gallery.js';
+import { modelSource, galleryPath, layerCall } from '../shared/model-gallery.js';
 import { assetURL } from '../shared/hashed-assets.js';
 import { PlaygroundError } from './playground-error.js';
 
@@ -41,36 +41,48 @@ export class ModelSetups {
 
   /**
    * Both sides' schemes and call extras ({ mask, sinks, temperature } where a layer has them), the
-   * reach of a sliding or chunked layer (its window or chunk, in positions), and a note where a side's layer has another head dim than the q/k's.
+   * reach of a sliding or chunked layer (its window or chunk, in positions; 0: none), and each
+   * side's own facts: { headDim, train, model, nope } (a model side's are its layer's head dim
+   * and the model's trained length, so that two models keep theirs; another side's are the page's
+   * settings). `qkHeadDim` is the q/k file's head dim, or null for q/k made at any head dim;
+   * a model layer with another head dim than the file's gets a note.
    */
-  async sides(state, headDim, notes = []) {
+  async sides(state, qkHeadDim = null, notes = []) {
     const schemes = {};
     const extras = {};
-    const reach = { a: 0, b: 0 }; // a sliding or chunked layer's farthest key, in positions (0: none)
+    const reach = { a: 0, b: 0 };
+    const facts = {};
     for (const name of ['a', 'b']) {
       const side = state[name];
       const source = modelSource(side);
       if (!source) {
         schemes[name] = schemeFor(side, state);
         extras[name] = {};
+        facts[name] = { headDim: qkHeadDim ?? state.headDim, train: state.train, model: false };
         continue;
       }
       const setup = await this.setup(source);
       let call;
       try {
-        call = layerCall(setup, side, state);
+        call = layerCall(setup, side);
       } catch (e) {
         throw new PlaygroundError(`${name.toUpperCase()}: ${e.message}`);
       }
       schemes[name] = call.scheme;
       extras[name] = call.extras;
-      const attention = setup.layers[layerIndex(side, setup)].attention;
-      reach[name] = attention.window ?? attention.chunkSize ?? 0;
-      if (call.headDim !== headDim)
+      const layer = setup.layers[side.layer];
+      reach[name] = layer.attention.window ?? layer.attention.chunkSize ?? 0;
+      facts[name] = {
+        headDim: qkHeadDim ?? call.headDim,
+        train: setup.trainedLength,
+        model: true,
+        nope: !layer.rope,
+      };
+      if (qkHeadDim !== null && call.headDim !== qkHeadDim)
         notes.push(
-          `${name.toUpperCase()}'s layer has head dim ${call.headDim}; the maps use ${headDim}, the q/k's.`,
+          `${name.toUpperCase()}'s layer has head dim ${call.headDim}; the maps use ${qkHeadDim}, the q/k file's.`,
         );
     }
-    return { schemes, extras, reach };
+    return { schemes, extras, reach, facts };
   }
 }

@@ -7,12 +7,18 @@ import {
   GALLERY,
   OWN_CONFIG,
   modelSource,
-  layerIndex,
+  layerProblem,
   layerKind,
+  modelNotes,
+  NOT_COMPUTED,
 } from '../../shared/model-gallery.js';
 import { normalizeState } from '../../shared/playground-state.js';
+import { createModelChoices } from './model-choices.js';
 
 const fmt = (x) => x.toLocaleString('en');
+
+/** A model source's name: its gallery id, or "your config.json". */
+const modelName = (source) => source.id ?? 'your config.json';
 
 /** The sentence under a side's strip: the chosen layer and the model's lengths. */
 export function layerSentence(summary, index) {
@@ -29,7 +35,7 @@ export function layerSentence(summary, index) {
     : 'no rotation (NoPE)';
   const temperature = layer.temperature ? ', query temperature' : '';
   const sinks = layer.sinks ? ' with sinks' : '';
-  return `Layer ${index} of ${summary.layers.length}: ${kind}${sinks}, ${rope}${temperature}. Head dim ${summary.headDim}, trained at ${fmt(summary.trainedLength)} tokens (max ${fmt(summary.maxLength)}).`;
+  return `Layer ${index} of ${summary.layers.length}: ${kind}${sinks}, ${rope}${temperature}. Head dim ${layer.headDim ?? summary.headDim}, trained at ${fmt(summary.trainedLength)} tokens (max ${fmt(summary.maxLength)}).`;
 }
 
 /**
@@ -37,49 +43,10 @@ export function layerSentence(summary, index) {
  * each change of pg.state (a discrete one adds a history entry first).
  */
 export function createModelPickers(pg, changed) {
-  const summaries = new Map(); // model source key -> the worker's setup summary, or { error }
-  const sourceKey = (source) => (source.id ? `id:${source.id}` : `config:${source.config}`);
-
-  // The worker's reading of a source, once (a promise of it); the pickers redraw when it comes.
-  const readings = new Map();
-  function reading(source) {
-    const key = sourceKey(source);
-    if (!readings.has(key)) {
-      summaries.set(key, null);
-      const done = (summary) => {
-        summaries.set(key, summary);
-        sync();
-        pg.schedule(); // the views run to the model's length (viewLength)
-        return summary;
-      };
-      readings.set(
-        key,
-        pg.client.a.request('modelSetup', { source }).then(done, (e) => done({ error: e.message })),
-      );
-    }
-    return readings.get(key);
-  }
-  function summaryOf(source) {
-    reading(source);
-    return summaries.get(sourceKey(source));
-  }
-
-  // A new model sets the side's head dim and training length from the model (both shared by
-  // the sides: the q/k and the training-length line are the same for A and B).
-  async function choose(side, patch) {
-    pg.choose();
-    // The model as it is first (the switch applies HiRoPE to it).
-    Object.assign(pg.state[side], patch, { layer: 0, type: 'rope', scaling: 'none' });
-    pg.state = normalizeState(pg.state);
-    const source = modelSource(pg.state[side]);
-    changed();
-    if (!source) return;
-    const summary = await reading(source);
-    if (summary.error || !modelSource(pg.state[side])) return;
-    if (summary.headDim <= 256) pg.state.headDim = summary.headDim;
-    pg.state.train = summary.trainedLength;
-    changed();
-  }
+  // The worker's readings of the models, and the choice of a new one (model-choices.js).
+  const choices = createModelChoices(pg, changed, () => sync());
+  const { summaryOf } = choices;
+  const choose = (side, patch) => choices.choose(side, patch);
 
   function set(side, patch, discrete) {
     if (discrete) pg.choose();
@@ -171,6 +138,9 @@ export function createModelPickers(pg, changed) {
       legend.append(item);
     }
     const info = el('p', { class: 'hint model-info', 'aria-live': 'polite' });
+    // What the config says that the maps do not compute (the reader's warnings, Dual Chunk
+    // Attention), beside the layer.
+    const notes = el('div', { class: 'hint model-notes', id: `model-notes-${side}` });
     const hiropeLabel = el('label', {
       class: 'field field-checkbox',
       title:
@@ -219,7 +189,7 @@ export function createModelPickers(pg, changed) {
       const v = Number(sink.value);
       if (sink.value !== '' && Number.isFinite(v) && Math.abs(v) <= 100) set(side, { sink: v });
     });
-    box.append(label, own, strip, legend, info, hiropeLabel, sinksLabel, sinkLabel);
+    box.append(label, own, strip, legend, info, notes, hiropeLabel, sinksLabel, sinkLabel);
     panel.querySelector('.side-title').after(box);
     pickers[side] = {
       select,
@@ -228,6 +198,7 @@ export function createModelPickers(pg, changed) {
       strip,
       legend,
       info,
+      notes,
       hiropeLabel,
       hirope,
       sinksLabel,
@@ -274,20 +245,35 @@ export function createModelPickers(pg, changed) {
       p.legend.hidden = !ready;
       p.hiropeLabel.hidden = !ready;
       p.info.hidden = !source;
+      p.info.classList.remove('warn');
       if (!source) p.info.textContent = '';
       else if (!summary) p.info.textContent = 'Reading the config…';
       else if (summary.error) p.info.textContent = summary.error;
+      const noteList = ready ? modelNotes(summary) : [];
+      const list = el('ul');
+      list.append(...noteList.map((text) => el('li', {}, text)));
+      p.notes.replaceChildren(el('span', {}, NOT_COMPUTED), list);
+      p.notes.hidden = !noteList.length;
       if (!ready) {
         p.sinksLabel.hidden = p.sinkLabel.hidden = true;
         p.drawn = '';
         continue;
       }
-      const index = layerIndex(s, summary);
-      drawStrip(side, summary, index);
-      const layer = summary.layers[index];
+      // A layer the model does not have (from a link) is named, never shown as another one.
+      const problem = layerProblem(s.layer, summary.layers.length, modelName(source));
+      drawStrip(side, summary, problem ? -1 : s.layer);
+      if (problem) {
+        p.info.textContent = `This layer is not one of the model's: ${problem}. Pick one in the strip.`;
+        p.info.classList.add('warn');
+        p.sinksLabel.hidden = p.sinkLabel.hidden = true;
+        continue;
+      }
+      const layer = summary.layers[s.layer];
       p.info.textContent =
-        layerSentence(summary, index) +
-        (s.type === 'hirope' && !layer.rope ? ' A NoPE layer has no frequencies for HiRoPE.' : '');
+        layerSentence(summary, s.layer) +
+        (s.type === 'hirope' && !layer.rope
+          ? ' A NoPE layer has no frequencies for HiRoPE: it is shown as it is.'
+          : '');
       p.hirope.checked = s.type === 'hirope';
       p.sinksLabel.hidden = !layer.sinks;
       p.sinks.checked = s.sinks;
@@ -295,16 +281,12 @@ export function createModelPickers(pg, changed) {
       if (document.activeElement !== p.sink) p.sink.value = String(s.sink);
     }
   }
-  /** The longest maximum length of the models shown, which the angle and decay views run to. */
-  function viewLength() {
-    let length = null;
-    for (const side of ['a', 'b']) {
-      const source = modelSource(pg.state[side]);
-      const summary = source && summaries.get(sourceKey(source));
-      if (summary && !summary.error)
-        length = Math.max(length ?? 2, Math.min(summary.maxLength, 2 ** 30));
-    }
-    return length;
+  /** A side's layer as far as its model is read ({ nope }), or null: for its title. */
+  function layerOf(s) {
+    const source = modelSource(s);
+    const summary = source && summaryOf(source);
+    const layer = summary?.layers?.[s.layer];
+    return layer ? { nope: !layer.rope } : null;
   }
-  return { sync, viewLength };
+  return { sync, layerOf, viewLength: choices.viewLength, supersede: choices.supersede };
 }

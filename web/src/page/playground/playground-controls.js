@@ -29,6 +29,7 @@ export function createControls(pg) {
     );
     b.addEventListener('click', () => {
       pg.choose();
+      models.supersede(); // a model reading still on its way no longer sets the shared settings
       pg.state = presetState(p.id, pg.state);
       pg.zoom = null;
       syncControls();
@@ -48,7 +49,7 @@ export function createControls(pg) {
       b.setAttribute('aria-pressed', String(b.dataset.preset === active?.id));
     $('caption').textContent = active
       ? active.caption
-      : `Your own comparison: A is ${describeScheme(pg.state.a)}, B is ${describeScheme(pg.state.b)}. The third map shows where B attends more (blue) or less (orange) than A; pick a preset for a comparison with its explanation.`;
+      : `Your own comparison: A is ${describeScheme(pg.state.a, models.layerOf(pg.state.a))}, B is ${describeScheme(pg.state.b, models.layerOf(pg.state.b))}. The third map shows where B attends more (blue) or less (orange) than A; pick a preset for a comparison with its explanation.`;
   }
 
   // ----- controls
@@ -373,5 +374,6 @@ export function createControls(pg) {
     tokenizersBox,
     backendSelect,
     modelViewLength: models.viewLength,
+    supersedeModels: models.supersede,
   };
 }

@@ -103,23 +103,29 @@ export function createMaps(pg) {
     if (!snap) return [];
     const list = [];
     // The guides are drawn in tokens: under a position stride a length of W positions is
-    // ⌈W / stride⌉ tokens. A real model's sliding layer draws its window (the worker's mask, in rows).
+    // ⌈W / stride⌉ tokens. A real model's sliding layer draws its window (the worker's mask, in
+    // positions, as hr.attention applies it).
     const stride = snap.stride ?? 1;
     const add = (distance, label) => {
       if (!list.some((g) => g.distance === distance)) list.push({ distance, label });
     };
     for (const side of which === 'diff' ? ['a', 'b'] : [which]) {
       const mask = pg.result.masks?.[side];
-      if (mask?.type === 'sliding')
-        add(mask.window, `W ${mask.window}${stride > 1 ? ' tokens' : ''}`);
+      if (mask?.type === 'sliding') add(Math.ceil(mask.window / stride), `W ${mask.window}`);
       if (
         WINDOWED.has(snap[side].type) &&
         (!modelSource(snap[side]) || snap[side].type === 'hirope')
       )
         add(Math.ceil(snap[side].window / stride), `W ${snap[side].window}`);
     }
-    const train = Math.ceil(snap.train / stride);
-    if (train < pg.result.n) list.push({ distance: train, label: `L ${snap.train}` });
+    // Each side's own training length (a real model's trained length): one line per length.
+    for (const side of which === 'diff' ? ['a', 'b'] : [which]) {
+      const length = pg.result.facts?.[side]?.train ?? snap.train;
+      const train = Math.ceil(length / stride);
+      const label = `L ${length}`;
+      if (train < pg.result.n && !list.some((g) => g.label === label))
+        list.push({ distance: train, label });
+    }
     return list;
   }
 

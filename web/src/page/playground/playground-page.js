@@ -96,6 +96,7 @@ pg.ready = true;
 const controls = createControls(pg);
 Object.assign(pg, {
   syncControls: controls.syncControls,
+  supersedeModels: controls.supersedeModels,
   showNote: controls.showNote,
   sourceLabel: controls.sourceLabel,
   tokenizersBox: controls.tokenizersBox,
@@ -294,6 +295,8 @@ function combine(a, b, snapshot, length) {
     headDim: a.headDim,
     alibiSlope: { a: a.alibiSlope, b: b.alibiSlope },
     masks: { a: a.mask, b: b.mask },
+    // Each side's own head dim and training length (a real model's: model-sides.js).
+    facts: { a: a.facts, b: b.facts },
     notes: a.notes,
     backend: a.backend,
     timings,
@@ -302,11 +305,16 @@ function combine(a, b, snapshot, length) {
     views: {
       distances: b.views.distances,
       angles: { a: a.views.angles, b: b.views.angles },
+      // Each side's curve runs to its own farthest distance, judged at its own training length.
       decay: {
         a: a.views.decay,
         b: b.views.decay,
-        maxDistance: a.views.maxDistance,
-        train: snapshot.train,
+        maxDistance: { a: a.views.maxDistance, b: b.views.maxDistance },
+        reach: { a: a.views.reach, b: b.views.reach },
+        masks: { a: a.mask?.type ?? null, b: b.mask?.type ?? null },
+        train: { a: a.facts.train, b: b.facts.train },
+        nope: { a: a.facts.nope, b: b.facts.nope },
+        stride: snapshot.stride,
       },
     },
     snapshot,
@@ -334,7 +342,10 @@ function paint(value, snapshot) {
       h.highlight = null;
     }
   }
-  const names = { a: describeScheme(snapshot.a), b: describeScheme(snapshot.b) };
+  const names = {
+    a: describeScheme(snapshot.a, value.facts?.a),
+    b: describeScheme(snapshot.b, value.facts?.b),
+  };
   pg.heatmaps.a.setTitle('A', names.a);
   pg.heatmaps.b.setTitle('B', names.b);
   pg.heatmaps.diff.setTitle('A vs B', 'B ÷ A');
@@ -394,7 +405,7 @@ function paintRest(value, snapshot) {
       splitPair: angles.splitPair,
       pairs: angles.pairs,
       tokenPairs: angles.bands[0].pairs[1],
-      train: snapshot.train,
+      train: value.facts[side].train, // the side's own (a real model's trained length)
     });
     hint.classList.toggle('warn', over);
     hint.textContent = text;

@@ -128,6 +128,7 @@ export function createLinks(pg) {
     const read = await readStateLink(location.hash);
     showLinkNotice(linkNotice(read), $('story'));
     const next = read.state;
+    pg.supersedeModels(); // a model reading still on its way no longer sets the shared settings
     const code = next.code ?? SAMPLES[next.language] ?? '';
     pg.state = next;
     pg.editor.setLanguage(pg.state.language);

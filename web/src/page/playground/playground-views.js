@@ -39,19 +39,22 @@ export function createViews(pg) {
   function renderViews(value) {
     const t = performance.now();
     const v = value.views;
-    const names = { a: describeScheme(value.snapshot.a), b: describeScheme(value.snapshot.b) };
+    const names = {
+      a: describeScheme(value.snapshot.a, value.facts.a),
+      b: describeScheme(value.snapshot.b, value.facts.b),
+    };
     if (v.distances && drawn.distances !== v.distances.key) {
       renderDistances($('distances'), v.distances.value);
       drawn.distances = v.distances.key;
     }
     for (const side of ['a', 'b']) {
-      const key = `${v.angles[side]?.key}|${names[side]}`;
+      const key = `${v.angles[side]?.key}|${names[side]}|${value.facts[side].train}`;
       if (drawn[`angles-${side}`] !== key) {
         renderAngles(
           $(`angles-${side}`),
           v.angles[side]?.value ?? null,
           `${side.toUpperCase()}: ${names[side]}`,
-          value.snapshot.train,
+          value.facts[side].train, // the side's own (a real model's trained length)
         );
         drawn[`angles-${side}`] = key;
       }
