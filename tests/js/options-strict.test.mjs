@@ -111,6 +111,11 @@ const TABLE = {
     'trainingLenght',
     'trainingLength',
   ),
+  'hr.unseenPairs': typo(
+    ({ hr }) => hr.unseenPairs('rope', headDim, { trainedLength: 8, length: 16, rech: 4 }),
+    'rech',
+    'reach',
+  ),
   'hr.qk': typo(({ hr }) => hr.qk({ n, headDim, sed: 3 }), 'sed', 'seed'),
   'hr.fromConfig': none(
     "takes a model's config.json: keys it reads but does not model are warnings",
