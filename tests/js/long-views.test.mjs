@@ -1,8 +1,9 @@
-// The angle and decay views up to a model's maximum length (issue 42 section 6): past
-// DENSE_DECAY_DISTANCE the decay curve is the core's long_term_decay at log-spaced distances
-// (checked against the core's curve at every distance it can give), the angle view's columns are
-// log-spaced distances up to the length asked (checked against theta_j * distance from the core's
-// frequencies), and a run takes the length as viewLength. Both WASM builds.
+// The decay view up to a model's maximum length (issue 42 section 6) and the angle view at the
+// code's own span (issue 48 section 2): past DENSE_DECAY_DISTANCE the decay curve is the core's
+// long_term_decay at log-spaced distances (checked against the core's curve at every distance it
+// can give); the angle view's columns are the code's keys, or log-spaced distances up to a sliding
+// or chunked layer's reach (checked against theta_j * distance from the core's frequencies); a
+// run takes viewLength for the decay view only. Both WASM builds.
 import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -90,34 +91,39 @@ for (const build of BUILDS) {
       assert.match(decayView(hr, { type: 'alibi' }, 64, 1e6).error, /rotary/);
     });
 
-    it("the angle view runs to a model's length on log-spaced distances", () => {
+    it("the angle view stops at a layer's reach on log-spaced distances", () => {
+      // Tokens 1,000 positions apart over 0 .. 2,999,000 (the code spans 2,999,001 positions), a
+      // sliding window of 1,000,000: the distances it sees, from 999,999 down to 1.
       const state = normalizeState({ train: 256 });
       const headDim = 64;
+      const n = 3000;
       const analysis = {
-        n: 3,
+        n,
         positions: {
-          token: Int32Array.of(0, 1, 2),
-          unit: new Int32Array(3),
-          statement: new Int32Array(3),
+          token: Int32Array.from({ length: n }, (_, i) => 1000 * i),
+          unit: new Int32Array(n),
+          statement: new Int32Array(n),
         },
       };
-      const length = 1_000_000;
+      const reach = 1_000_000;
       const scheme = { type: 'rope' };
-      const v = angleView(hr, state, state.a, scheme, headDim, analysis, length);
-      assert.equal(v.length, length);
+      const v = angleView(hr, state, state.a, scheme, headDim, analysis, { reach });
+      assert.equal(v.span, 2_999_001);
+      assert.equal(v.length, v.span);
       assert.equal(v.image.cols, v.distances.length);
       assert.ok(v.distances.length <= ANGLE_VIEW_COLUMNS);
-      assert.equal(v.distances[0], length - 1);
+      assert.equal(v.distances[0], reach - 1);
       assert.deepEqual(
         v.keys,
-        v.distances.map((d) => length - 1 - d),
+        v.distances.map((d) => 2_999_000 - d),
       );
       // cos(theta_j * distance) in grey where in distribution (attention-views.js angleImage).
       const inv = hr.inverseFrequencies(scheme, headDim);
       const seen = (j) => inv[j] * 255;
       let ood = 0;
       for (let j = 0; j < inv.length; j++) {
-        if (seen(j) < 2 * Math.PI) ood++; // never a full turn in training, and 10^6 is far past it
+        // Never a full turn in 256 tokens, and 999,999 back is far past them (docs/real-models.md).
+        if (seen(j) < 2 * Math.PI) ood++;
         const c = v.distances.length - 1; // distance 1: in distribution
         const o = 4 * (j * v.image.cols + c);
         assert.ok(Math.abs(v.image.rgba[o] - Math.round(40 + 100 * (1 + Math.cos(inv[j])))) <= 1);
@@ -126,9 +132,9 @@ for (const build of BUILDS) {
       // The training line: after the last column at least L back.
       const last = v.distances.findLastIndex((d) => d >= 256);
       assert.equal(v.trainColumn, last + 1);
-      // Within the code's length the view keeps the code's keys.
+      // A reach the code does not pass keeps the code's keys.
       assert.equal(
-        angleView(hr, state, state.a, scheme, headDim, analysis, 3).distances,
+        angleView(hr, state, state.a, scheme, headDim, analysis, { reach: 3_000_000 }).distances,
         undefined,
       );
     });
@@ -153,12 +159,12 @@ for (const build of BUILDS) {
       );
       const { scheme, headDim } = hr.fromConfig(text).layers[0];
       assert.notEqual(state.a.base, 500000);
-      assert.equal(angleView(hr, state, state.a, scheme, headDim, analysis, 0).oodPairs, 29);
+      assert.equal(angleView(hr, state, state.a, scheme, headDim, analysis).oodPairs, 29);
       // DeepSeek-V3 rotates 64 of its 192 dims: 32 pairs, each against its own plain frequency.
       const ds = hr.fromConfig(
         fs.readFileSync(new URL('../../models/configs/deepseek-v3.json', import.meta.url), 'utf8'),
       ).layers[0];
-      const v = angleView(hr, state, state.a, ds.scheme, ds.headDim, analysis, 0);
+      const v = angleView(hr, state, state.a, ds.scheme, ds.headDim, analysis);
       assert.equal(v.pairs, 32);
     });
 
@@ -178,23 +184,25 @@ for (const build of BUILDS) {
       };
       const scheme = { type: 'rope', base: 500000 };
       const state500k = { ...state.a, base: 500000 };
-      const whole = angleView(hr, state, state500k, scheme, 128, analysis, 0);
+      const whole = angleView(hr, state, state500k, scheme, 128, analysis);
       assert.ok(whole.oodPairs > 0);
-      const chunk = angleView(hr, state, state500k, scheme, 128, analysis, 8192);
+      const chunk = angleView(hr, state, state500k, scheme, 128, analysis, { reach: 8192 });
       assert.equal(chunk.distances[0], 8191);
       assert.equal(chunk.oodPairs, 0);
     });
 
-    it('a run takes viewLength for its angle and decay views, and refuses a bad one', async () => {
+    it('a run takes viewLength for its decay view, the angle view stays at the code, and a bad one is refused', async () => {
       const engine = new SideEngine(hr);
       const state = normalizeState({});
       const request = { code: SAMPLES.python, state, side: 'b', view: { size: 32 } };
       const r = await engine.run({ ...request, viewLength: 131072 });
       assert.equal(r.views.maxDistance, 131071);
       assert.equal(r.views.decay.value.sampled, true);
-      assert.equal(r.views.angles.value.length, 131072);
+      // The angles the code reaches: its last token, whatever length the decay view runs to.
+      assert.equal(r.views.angles.value.distances, undefined);
+      assert.equal(r.views.angles.value.span, r.n);
       const plain = await engine.run(request);
-      assert.equal(plain.views.angles.value.distances, undefined);
+      assert.deepEqual(plain.views.angles.value, r.views.angles.value);
       for (const bad of [1, 2.5, MAX_VIEW_LENGTH + 1, '1000'])
         await assert.rejects(engine.run({ ...request, viewLength: bad }), {
           name: 'PlaygroundError',

@@ -20,6 +20,8 @@ import {
   DIFF_LEGEND,
   redrawTimings,
   alibiHint,
+  times,
+  reachClause,
 } from '../../web/src/shared/wording.js';
 import { describeScheme, normalizeState } from '../../web/src/shared/playground-state.js';
 import { scalingLabel, SCALINGS } from '../../web/src/shared/schemes.js';
@@ -312,6 +314,88 @@ describe('wording', () => {
     assert.ok(LONG_LINK >= 1000 && LONG_LINK <= 8000);
     assert.match(linkSizeText(28123), /^This view's link is 28 KB long because the code is in it/);
     assert.match(linkSizeText(2500), /^This view's link is 2,500 characters long/);
+  });
+});
+
+describe('the page counts what the code reaches (issue 48 section 2)', () => {
+  it('says how far the code runs past a model, and what a window or chunk lets a layer see', () => {
+    assert.equal(times(661813, 131072), '5×');
+    assert.equal(times(170000, 131072), '1.3×');
+    assert.equal(reachClause(1024, 'sliding'), 'sees only the last 1,024 positions');
+    assert.equal(reachClause(8192, 'chunked'), 'sees only the keys in its 8,192-position chunk');
+    const gemma = { name: 'gemma-3-27b-it', maxLength: 131072 };
+    const span = 393 * 1684 + 1;
+    const sentence = trainingSentence({
+      n: 394,
+      train: 131072,
+      stride: 1684,
+      sides: [
+        {
+          label: 'A',
+          name: 'gemma-3-27b-it, layer 0',
+          ood: { oodPairs: 0, pairs: 64, span, reach: 1024, reachKind: 'sliding' },
+          model: gemma,
+        },
+        {
+          label: 'B',
+          name: 'gemma-3-27b-it, layer 5',
+          ood: { oodPairs: 27, pairs: 64, span, reach: 0 },
+          model: gemma,
+        },
+      ],
+    });
+    assert.equal(
+      sentence,
+      "The last 316 tokens are beyond the training length of 131,072 positions (the tokens are 1684 positions apart); the code spans 661,813 positions, 5× gemma-3-27b-it's maximum of 131,072: there B, gemma-3-27b-it, layer 5, meets angles it never saw in training on 27 of its 64 frequency pairs, while A, gemma-3-27b-it, layer 0, which sees only the last 1,024 positions, keeps every frequency pair within the angles seen in training.",
+    );
+    // Just past it: no "1.0×".
+    assert.match(
+      trainingSentence({
+        n: 394,
+        train: 16384,
+        stride: 668,
+        sides: [
+          {
+            label: 'B',
+            name: 'ministral-3-3b, layer 0',
+            ood: { oodPairs: 27, pairs: 64, span: 262525 },
+            model: { name: 'ministral-3-3b', maxLength: 262144 },
+          },
+        ],
+      }),
+      /; the code spans 262,525 positions, past ministral-3-3b's maximum of 262,144: there/,
+    );
+    // Within the model's maximum, no word of it.
+    assert.doesNotMatch(
+      trainingSentence({
+        n: 394,
+        train: 8192,
+        sides: [{ label: 'A', name: 'x', ood: { oodPairs: 0, pairs: 8, span: 394 }, model: gemma }],
+      }),
+      /maximum/,
+    );
+  });
+
+  it('the angle caption names a window or chunk, not the text, where it keeps keys L back out of view', () => {
+    const base = {
+      title: 'A',
+      oodPairs: 0,
+      pairs: 64,
+      train: 131072,
+      hasTrain: false,
+      splitPair: 69,
+    };
+    const sliding = angleCaption({ ...base, reach: 1024, reachKind: 'sliding', span: 7861 });
+    assert.match(
+      sliding,
+      /[Nn]o key is 131072 tokens back \(the layer sees only the last 1,024 positions\)/,
+    );
+    assert.doesNotMatch(sliding, /the text is shorter/);
+    // A text shorter than its window: the text.
+    assert.match(
+      angleCaption({ ...base, reach: 262144, reachKind: 'sliding', span: 394 }),
+      /the text is shorter/,
+    );
   });
 });
 

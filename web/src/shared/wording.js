@@ -14,14 +14,31 @@ export function codeSentence({ count, languageName, tokenizer, units, statements
   return `${plural(count, 'token')} of ${languageName} in ${plural(units, 'unit')} and ${plural(statements, 'statement')}; tokenizer: ${tokenizer}.`;
 }
 
+/** "5×" (from 2 on, rounded), "1.3×" (below 2, one decimal): how many times `a` is `b`. */
+export function times(a, b) {
+  const r = a / b;
+  return `${r >= 2 ? Math.round(r).toLocaleString('en') : r.toFixed(1)}×`;
+}
+
+/** What a real model's sliding or chunked layer sees: "sees only the last 1,024 positions". */
+export function reachClause(reach, kind) {
+  return kind === 'chunked'
+    ? `sees only the keys in its ${reach.toLocaleString('en')}-position chunk`
+    : `sees only the last ${reach.toLocaleString('en')} positions`;
+}
+
 /**
- * The status sentence about the training length L: how many tokens are beyond it, and for each
- * side that rotates, whether it meets angles it never saw in training there (from its angle view's
- * count of out-of-distribution frequency pairs).
+ * The status sentence about the training length L: how many tokens are beyond it, how far the
+ * code's positions reach past a real model's maximum length, and for each side that rotates,
+ * whether it meets angles it never saw in training there (its angle view's count of pairs, the
+ * core's hr.unseenPairs at the code's own span).
  *
- * sides: [{ label: 'A', name: 'RoPE with NTK-aware scaling ×4', ood: { oodPairs, pairs } | null }]
- * (name: the side's display name, playground-state.js describeScheme, as the map titles show it; ood null: the
- * scheme does not rotate, or its angles are not known yet).
+ * sides: [{ label: 'A', name: 'RoPE with NTK-aware scaling ×4', ood: { oodPairs, pairs, span?,
+ * reach?, reachKind? } | null, model?: { name, maxLength }, train? }] (name: the side's display name,
+ * playground-state.js describeScheme, as the map titles show it; ood null: the scheme does not
+ * rotate, or its angles are not known yet; span: the positions the code reaches, reach and
+ * reachKind: a sliding or chunked layer's window or chunk; model: a real model side's name and
+ * maximum length; train: the side's own training length, a real model's, where it has one).
  */
 export function trainingSentence({ n, total = n, train, sides, stride = 1 }) {
   // Counted over the whole file (total tokens), of which the maps show the first n (a note says so).
@@ -34,15 +51,32 @@ export function trainingSentence({ n, total = n, train, sides, stride = 1 }) {
   if (total <= inside)
     return `${total === 1 ? 'The only token is' : `All ${plural(total, 'token')} are`} within ${rest}: no scheme is out of distribution here — raise the code's length or lower the training length.`;
   const beyond = total - inside;
-  const first =
+  let first =
     total > n
       ? `The last ${beyond.toLocaleString('en')} of the file's ${plural(total, 'token')} ${beyond === 1 ? 'is' : 'are'} beyond ${rest}`
       : beyond === 1
         ? `The last token is beyond ${rest}`
         : `The last ${plural(beyond, 'token')} are beyond ${rest}`;
+  // A model whose maximum length the code runs past, once per model.
+  const past = new Map();
+  for (const s of sides) {
+    const span = s.ood?.span;
+    if (s.model && span > s.model.maxLength) past.set(`${s.model.name}|${s.model.maxLength}`, s);
+  }
+  for (const s of past.values()) {
+    // "5× gemma-3-27b-it's maximum", or just "past" it (under 1.1×, where 1.0× would read wrong).
+    const how =
+      s.ood.span >= 1.1 * s.model.maxLength ? times(s.ood.span, s.model.maxLength) : 'past';
+    first += `; the code spans ${s.ood.span.toLocaleString('en')} positions, ${how} ${s.model.name}'s maximum of ${s.model.maxLength.toLocaleString('en')}`;
+  }
   const known = sides.filter((s) => s.ood);
   if (!known.length) return `${first}.`;
-  const who = (s) => `${s.label}, ${s.name},`;
+  const who = (s) => {
+    const sees = s.ood.reach > 0 && s.ood.reach < s.ood.span;
+    // A real model judged at its own training length, where it is not the one above.
+    const own = s.train && s.train !== train ? ` trained at ${s.train.toLocaleString('en')},` : '';
+    return `${s.label}, ${s.name},${own}${sees ? ` which ${reachClause(s.ood.reach, s.ood.reachKind)},` : ''}`;
+  };
   const out = known.filter((s) => s.ood.oodPairs > 0);
   const within = known.filter((s) => s.ood.oodPairs === 0);
   const clauses = [];
@@ -222,8 +256,11 @@ export const DIFF_LEGEND = 'blue: B more, orange: A more';
 
 /**
  * The angle view's caption. Pairs are drawn fast at the top (pair 0) to slow at the bottom, so
- * the pairs that turn a full period within the training length (j < Split% × pairs) lie ABOVE
- * the dashed Split% line, and only the slower pairs below it can be out of distribution (red).
+ * the pairs that turn a full period within the training length (j < splitPair, on the layer's own
+ * trained frequencies) lie ABOVE the dashed Split% line, and only the slower pairs below it can
+ * be out of distribution (red). reach and reachKind: a real model's sliding or chunked layer,
+ * whose view stops at its window or chunk (then no key L back is the layer's doing, not the
+ * text's); span: the positions the code reaches.
  */
 export function angleCaption({
   title,
@@ -233,6 +270,9 @@ export function angleCaption({
   hasTrain,
   bands = '',
   splitPair = 0,
+  reach = 0,
+  reachKind = 'sliding',
+  span = Infinity,
 }) {
   // Split% is drawn only where its bound falls within the pairs (splitHint says the same).
   const outside =
@@ -243,13 +283,18 @@ export function angleCaption({
         : '';
   const split = `Split% (the faster pairs above it turn a full period within ${train} tokens; only the slower pairs below it can be out of distribution)`;
   const key = `the key ${train} tokens back`;
+  // Why no key is L back: the layer's window or chunk where it stops the view, else the text.
+  const why =
+    reach > 0 && reach < span && reach <= train
+      ? `the layer ${reachClause(reach, reachKind)}`
+      : 'the text is shorter';
   const dashed = outside
     ? hasTrain
       ? `${outside} Dashed: ${key}.`
-      : `${outside} No key is ${train} tokens back (the text is shorter).`
+      : `${outside} No key is ${train} tokens back (${why}).`
     : hasTrain
       ? ` Dashed: ${split} and ${key}.`
-      : ` Dashed: ${split}; no key is ${train} tokens back (the text is shorter).`;
+      : ` Dashed: ${split}; no key is ${train} tokens back (${why}).`;
   return `${title}. Cells: cos(θⱼ·Δ) from the last token to each key, black −1 to white +1; red: out of distribution — ${oodPairs} of ${pairs} pairs.${dashed}${bands}`;
 }
 

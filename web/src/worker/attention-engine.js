@@ -152,8 +152,14 @@ export class SideEngine {
       const length = reach[side] ? Math.max(2, Math.min(asked || Infinity, reach[side])) : asked;
       // Judged at the side's own training length (a model's trained length).
       const train = facts[side].train;
+      // At the code's own span (the positions it reaches), whatever length the decay view runs to.
+      const angleOptions = {
+        reach: reach[side],
+        reachKind: extras[side].mask?.type ?? null,
+        scaledAfterTraining: facts[side].scaledAfterTraining ?? true,
+      };
       views.angles = this._cached(
-        `angles|${JSON.stringify(schemes[side])}|${headDim}|${train}|${analysis.version}|${length}`,
+        `angles|${JSON.stringify(schemes[side])}|${headDim}|${train}|${analysis.version}|${JSON.stringify(angleOptions)}`,
         () =>
           angleView(
             this.hr,
@@ -162,7 +168,7 @@ export class SideEngine {
             schemes[side],
             headDim,
             analysis,
-            length,
+            angleOptions,
           ),
       );
       const maxDistance = length

@@ -144,105 +144,114 @@ export function distanceViews(hr, schemes, headDim, analysis, cached) {
   });
 }
 
-// The rotation angle theta_j * distance for the last token as the query against every key, per
-// frequency pair j; a pair is out of distribution where the distance exceeds what training showed
-// (trainingLength - 1) and the pair never turned a full period within the training length. With
-// a `length` beyond the code's (a model's maximum length, 10^6 and more), the columns are
-// distances log-spaced from length - 1 down to 1 instead of the code's keys, all in one unit (as
-// the decay view places them): `distances` says so.
-export function angleView(hr, state, side, scheme, headDim, analysis, length = 0) {
+/**
+ * The least width of a pair's red (unseen) cells, in columns: a pair the core counts as unseen
+ * only at the farthest keys still shows (2% of the view, at least one column: 8 of 384, about a
+ * dozen pixels on a wide screen).
+ */
+export const minUnseenColumns = (cols) => Math.ceil(cols / 48);
+
+/**
+ * The rotation angle theta_j * distance of every frequency pair from the last token (the query)
+ * to each key it sees, and which pairs meet angles unseen in training: the core's rule
+ * (hr.unseenPairs, docs/real-models.md) at the code's own span, the positions its tokens reach
+ * (the last token's position + 1: with a position stride, far past the token count). A real
+ * model's sliding or chunked layer sees no key further back than its window or chunk (`reach`, in
+ * positions): where the code spans more, the columns are distances log-spaced from the reach down
+ * to 1 (`distances` says so) instead of the code's keys; reachKind: its mask type ('sliding' or
+ * 'chunked'), for the words. scaledAfterTraining: the page's own
+ * linear or NTK-aware scaling was put on RoPE trained at the training length (true), a model's
+ * was trained with (its config names no length before it).
+ */
+export function angleView(
+  hr,
+  state,
+  _side,
+  scheme,
+  headDim,
+  analysis,
+  { reach = 0, reachKind = null, scaledAfterTraining = true } = {},
+) {
   if (!ROTARY.has(scheme.type)) return null;
   const n = analysis.n;
   const lastToken = analysis.positions.token[n - 1];
-  // Past the code (a model's maximum length), or short of it (a sliding or chunked layer sees no
-  // key further back than its window or chunk): the distances the layer sees, not the code's keys.
-  if (length > 0 && length !== lastToken + 1)
-    return farAngleView(hr, state, side, scheme, headDim, length);
-  const inv = hr.inverseFrequencies(scheme, headDim, { seqLen: n });
-  const pairs = inv.length;
-  const bands = hr.bands(scheme, headDim);
-  const keys = sampleIndices(n, ANGLE_VIEW_COLUMNS);
-  const pick = (arr) => Int32Array.from([...keys, n - 1], (i) => arr[i]);
-  const positions = {
-    token: pick(analysis.positions.token),
-    unit: pick(analysis.positions.unit),
-    statement: pick(analysis.positions.statement),
-  };
-  const m = keys.length + 1;
-  const distances = hr
-    .relativeDistances({ n: m, headDim, positions: positionsFor(scheme, positions), scheme })
-    .map((b) => b.distances.subarray((m - 1) * m, m * m - 1));
+  const span = lastToken + 1;
   const L = state.train;
-  const cols = keys.length;
-  const { rgba, oodPairs } = angleImage(hr, scheme, headDim, side, L, inv, distances, cols);
-  // The training-length line: the key whose token distance to the last query is L.
-  let trainColumn = null;
-  for (let c = 0; c < cols; c++)
-    if (lastToken - analysis.positions.token[keys[c]] >= L) trainColumn = c + 1;
-  return {
-    ...angleFields(hr, scheme, side, L, bands, rgba, pairs, cols, trainColumn, oodPairs),
-    keys: Array.from(keys),
-  };
-}
-
-// What both angle views return besides their columns' keys.
-function angleFields(hr, scheme, side, L, bands, rgba, pairs, cols, trainColumn, oodPairs) {
-  return {
-    image: { rgba, rows: pairs, cols },
-    pairs,
-    bands: bands.map((b) => ({ name: b.name, pairs: [b.pairBegin, b.pairEnd] })),
-    splitPair: hr.splitFraction(L, scheme.base ?? side.base) * pairs,
-    trainColumn,
-    oodPairs,
-  };
-}
-
-// The angle view over log-spaced distances up to `length` (angleView).
-function farAngleView(hr, state, side, scheme, headDim, length) {
-  const inv = hr.inverseFrequencies(scheme, headDim, { seqLen: length });
-  const pairs = inv.length;
-  const bands = hr.bands(scheme, headDim);
-  const distances = logDistances(length - 1, ANGLE_VIEW_COLUMNS);
-  const cols = distances.length;
-  const L = state.train;
-  const perBand = bandDistances(hr, scheme, headDim, length - 1, distances, true);
-  const { rgba, oodPairs } = angleImage(hr, scheme, headDim, side, L, inv, perBand, cols);
-  let trainColumn = null;
-  for (let c = 0; c < cols; c++) if (distances[c] >= L) trainColumn = c + 1;
-  return {
-    ...angleFields(hr, scheme, side, L, bands, rgba, pairs, cols, trainColumn, oodPairs),
-    keys: Array.from(distances, (d) => length - 1 - d),
-    distances: Array.from(distances),
-    length,
-  };
-}
-
-// cos(angle) per pair and column, out-of-distribution cells tinted red; `distances` holds each
-// band's distance per column.
-function angleImage(hr, scheme, headDim, side, L, inv, distances, cols) {
-  const pairs = inv.length;
-  // What training turned: plain RoPE at the scheme's own base and rotated dims (a real model's,
-  // which the side's own base and head dim need not be), before any scaling.
-  const original = hr.inverseFrequencies(
-    { type: 'rope', base: scheme.base ?? side.base, rotaryFraction: scheme.rotaryFraction ?? 1 },
-    headDim,
+  let columns;
+  if (reach > 0 && reach < span) {
+    const distances = logDistances(Math.max(1, reach - 1), ANGLE_VIEW_COLUMNS);
+    columns = {
+      keys: Array.from(distances, (d) => lastToken - d),
+      rowDistances: Array.from(distances),
+      perBand: bandDistances(hr, scheme, headDim, lastToken, distances, true),
+      distances: Array.from(distances),
+    };
+  } else {
+    const keys = sampleIndices(n, ANGLE_VIEW_COLUMNS);
+    const pick = (arr) => Int32Array.from([...keys, n - 1], (i) => arr[i]);
+    const positions = {
+      token: pick(analysis.positions.token),
+      unit: pick(analysis.positions.unit),
+      statement: pick(analysis.positions.statement),
+    };
+    const m = keys.length + 1;
+    columns = {
+      keys: Array.from(keys),
+      rowDistances: Array.from(keys, (k) => lastToken - analysis.positions.token[k]),
+      perBand: hr
+        .relativeDistances({ n: m, headDim, positions: positionsFor(scheme, positions), scheme })
+        .map((b) => b.distances.subarray((m - 1) * m, m * m - 1)),
+    };
+  }
+  const cols = columns.keys.length;
+  // The largest distance each band meets (HiRoPE's unit pairs meet unit distances, a windowed
+  // scheme's far pairs clamped or grouped ones), for the core's verdict.
+  const bandDistancesSeen = columns.perBand.map((row) =>
+    row.reduce((max, d) => (Number.isFinite(d) && d > max ? d : max), 0),
   );
-  const bandsOfPairs = new Array(pairs).fill(0);
-  hr.bands(scheme, headDim).forEach((b, index) => {
-    bandsOfPairs.fill(index, b.pairBegin, b.pairEnd);
+  const unseen = hr.unseenPairs(scheme, headDim, {
+    trainedLength: L,
+    length: span,
+    reach,
+    bandDistances: bandDistancesSeen,
+    scaledAfterTraining,
   });
+  // The training-length line: after the last column at least L back.
+  let trainColumn = null;
+  for (let c = 0; c < cols; c++) if (columns.rowDistances[c] >= L) trainColumn = c + 1;
+  const bands = hr.bands(scheme, headDim);
+  return {
+    image: { rgba: angleImage(bands, unseen, columns.perBand, cols), rows: unseen.pairs, cols },
+    pairs: unseen.pairs,
+    bands: bands.map((b) => ({ name: b.name, pairs: [b.pairBegin, b.pairEnd] })),
+    splitPair: unseen.splitPair, // on the layer's own trained frequencies
+    trainColumn,
+    oodPairs: unseen.count,
+    span,
+    reach,
+    reachKind,
+    keys: columns.keys,
+    ...(columns.distances ? { distances: columns.distances, length: lastToken + 1 } : {}),
+  };
+}
+
+// cos(angle) per pair and column in grey, the cells past the core's limit of a pair it counts as
+// unseen in red (at least minUnseenColumns of the farthest, column 0 being the farthest key);
+// `perBand` holds each band's distance per column.
+function angleImage(bands, unseen, perBand, cols) {
+  const { pairs, frequencies, limits } = unseen;
+  const bandOf = new Int32Array(pairs);
+  bands.forEach((b, index) => {
+    bandOf.fill(index, b.pairBegin, b.pairEnd);
+  });
+  const least = minUnseenColumns(cols);
   const rgba = new Uint8ClampedArray(pairs * cols * 4);
-  let oodPairs = 0;
   for (let j = 0; j < pairs; j++) {
-    const seenAngle = original[j] * (L - 1);
-    const fullTurn = seenAngle >= 2 * Math.PI;
-    const row = distances[bandsOfPairs[j]];
-    let ood = false;
+    const row = perBand[bandOf[j]];
     for (let c = 0; c < cols; c++) {
-      const angle = inv[j] * row[c];
-      const out = !fullTurn && angle > seenAngle + 1e-9;
-      ood ||= out;
-      // cos(angle) in grey (black -1, white +1); out-of-distribution cells tinted red.
+      const angle = frequencies[j] * row[c];
+      const out = unseen.unseen[j] === 1 && (c < least || angle > limits[j]);
+      // cos(angle) in grey (black -1, white +1); unseen cells tinted red.
       const grey = 40 + 100 * (1 + Math.cos(angle));
       const o = 4 * (j * cols + c);
       rgba[o] = out ? 120 + 0.5 * grey : grey;
@@ -250,9 +259,8 @@ function angleImage(hr, scheme, headDim, side, L, inv, distances, cols) {
       rgba[o + 2] = out ? 0.3 * grey : grey;
       rgba[o + 3] = 255;
     }
-    if (ood) oodPairs++;
   }
-  return { rgba, oodPairs };
+  return rgba;
 }
 
 /**

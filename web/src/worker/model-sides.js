@@ -77,6 +77,11 @@ export class ModelSetups {
         train: setup.trainedLength,
         model: true,
         nope: !layer.rope,
+        maxLength: setup.maxLength,
+        // A config naming a length before its scaling (original_max_position_embeddings: the
+        // trained length is below the maximum) had it put on after training there; one naming
+        // none (Gemma 3's linear x8) trained with it (hr.unseenPairs; bin/hirope.mjs likewise).
+        scaledAfterTraining: setup.trainedLength < setup.maxLength,
       };
       if (qkHeadDim !== null && call.headDim !== qkHeadDim)
         notes.push(

@@ -54,6 +54,9 @@ export function renderAngles(parent, data, title, train) {
         hasTrain,
         bands,
         splitPair: data.splitPair,
+        reach: data.reach,
+        reachKind: data.reachKind,
+        span: data.span,
       }),
     ),
   );

@@ -3,6 +3,7 @@
 // redraw leaves retitled as not computed (retitleUncomputed).
 import { $ } from '../shell.js';
 import { describeScheme } from '../../shared/playground-state.js';
+import { modelSource } from '../../shared/model-gallery.js';
 import { codeSentence, trainingSentence, parseSentence } from '../../shared/wording.js';
 import { LANGUAGE_NAMES } from '../../shared/samples.js';
 import { errorBytes } from '../../shared/language-detection.js';
@@ -22,11 +23,22 @@ export function plainStatus(pg, value, snapshot) {
     }),
   ];
   // Which schemes meet angles they never saw in training: each side's own count of pairs.
-  const sides = ['a', 'b'].map((s) => ({
-    label: s.toUpperCase(),
-    name: describeScheme(snapshot[s]),
-    ood: value.views?.angles?.[s]?.value ?? null,
-  }));
+  // Counted at the code's own span (the angle view: hr.unseenPairs); a real model side names its
+  // maximum length, which the code's positions may run past.
+  const sides = ['a', 'b'].map((s) => {
+    const facts = value.facts?.[s];
+    const source = modelSource(snapshot[s]);
+    return {
+      label: s.toUpperCase(),
+      name: describeScheme(snapshot[s], facts),
+      ood: value.views?.angles?.[s]?.value ?? null,
+      train: facts?.train,
+      model:
+        source && facts?.maxLength
+          ? { name: source.id ?? 'your config.json', maxLength: facts.maxLength }
+          : null,
+    };
+  });
   parts.push(
     trainingSentence({
       n: value.n,
