@@ -66,12 +66,16 @@ const MASK_SIZES = { sliding: 'window', chunked: 'chunkSize' };
 const TEMPERATURE_KEYS = ['floorScale', 'scale', 'offset'];
 
 /** The mask option as { type, window, chunkSize } (0 where unused); the core checks the values. */
-function readMask(value) {
+function readMask(value, runtime) {
   if (value === undefined) return { type: 'full', window: 0, chunkSize: 0 };
   const m = readOptions(value, ['type', 'window', 'chunkSize'], { name: 'mask', required: true });
   const type = m.type === undefined ? 'full' : m.type;
   if (!MASK_TYPES.includes(type))
-    fail(`mask.type must be ${orList(MASK_TYPES)}, got ${describe(type)}`);
+    fail(
+      typeof type === 'string'
+        ? runtime.mod.unknownMaskMessage(type) // the core's words ('linear': a linear layer)
+        : `mask.type must be ${orList(MASK_TYPES)}, got ${describe(type)}`,
+    );
   const sizes = { window: 0, chunkSize: 0 };
   for (const key of Object.keys(sizes)) {
     const x = m[key];
@@ -167,7 +171,7 @@ export class AttentionCall {
     const causalRule = runtime.mod.causalRule(scheme.type, this.causal); // the core's rule
     if (causalRule) fail(causalRule);
     /** The layer's mask { type, window, chunkSize } (0 where unused). */
-    this.mask = readMask(args.mask);
+    this.mask = readMask(args.mask, runtime);
     /** One sink logit per head (a Float32Array), or null. */
     this.sinks = args.sinks === undefined ? null : readSinks(args.sinks, heads);
     /** The query temperature { floorScale, scale, offset }, or null. */

@@ -500,6 +500,10 @@ enum class AttentionKind {
 // "full", "sliding", "chunked"; attention_kind_from_name reads them back (false for another name).
 const char* attention_kind_name(AttentionKind kind);
 bool attention_kind_from_name(const std::string& name, AttentionKind* kind);
+// The error for a mask type that is none of those: "mask.type must be 'full', 'sliding' or
+// 'chunked', got 'x'"; for 'linear' (a config's linear-attention layer, read_model_config's
+// LayerSetup::linear) it says that such a layer has no softmax attention to compute.
+std::string unknown_mask_message(const std::string& name);
 
 // Whether the query at position `query` sees the key at position `key` under a mask (window:
 // sliding; chunk_size: chunked; both >= 1 where used). Every kind is causal (key <= query).

@@ -112,8 +112,7 @@ attention(py::handle scheme_value, py::handle q_value, py::handle k_value, py::h
     // A layer's mask, sinks and temperature (hirope.attention's mask, sinks, temperature): the
     // wrapper passes the dicts' values, the core checks them (AttentionPlan::prepare).
     AttentionKind mask_kind = AttentionKind::full;
-    if (!attention_kind_from_name(mask_type, &mask_kind))
-        fail("mask.type must be 'full', 'sliding' or 'chunked', got '" + mask_type + "'");
+    if (!attention_kind_from_name(mask_type, &mask_kind)) fail(unknown_mask_message(mask_type));
     const int64_t most = int64_t{1} << 53;
     const int64_t window =
         window_value.is_none() ? 0 : integer_arg(window_value, "mask.window", -most, most);

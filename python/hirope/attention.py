@@ -70,8 +70,11 @@ def _mask(mask) -> Tuple[str, Any, Any]:
             )
         sizes[_MASK_SIZE_KEYS[key]] = value
     kind = mask.get("type", "full")
-    if kind not in ("full", "sliding", "chunked"):
+    # Another name reaches the core, whose message says what it is ('linear': a linear layer).
+    if not isinstance(kind, str):
         raise HiRoPEError(f"mask.type must be 'full', 'sliding' or 'chunked', got {kind!r}")
+    if kind not in ("full", "sliding", "chunked"):
+        return kind, None, None
     for key in sizes:
         if _MASK_SIZE_OF.get(kind) != key:
             what = "sliding" if key == "window" else "chunked"

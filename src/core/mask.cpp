@@ -32,6 +32,14 @@ bool attention_kind_from_name(const std::string& name, AttentionKind* kind) {
     return false;
 }
 
+std::string unknown_mask_message(const std::string& name) {
+    if (name == "linear")
+        return "mask 'linear' is a linear-attention layer (Qwen3-Next's Gated DeltaNet): it has no "
+               "RoPE and no softmax attention map to compute; pick a full, sliding or chunked "
+               "layer";
+    return "mask.type must be 'full', 'sliding' or 'chunked', got '" + name + "'";
+}
+
 namespace {
 
 // floor(x / d) for d > 0, also for negative positions (C++ division truncates).

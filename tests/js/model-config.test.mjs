@@ -169,7 +169,9 @@ describe('hr.fromConfig', () => {
     const q = new Float32Array(n * 256).fill(0.1);
     assert.throws(
       () => hr.attention({ q, k: q, n, headDim: 256, mask: setup.layers[0].attention }),
-      (e) => e instanceof HiRoPEError && /mask\.type must be .*, got 'linear'/.test(e.message),
+      (e) =>
+        e instanceof HiRoPEError &&
+        /mask 'linear' is a linear-attention layer .*no softmax attention map/.test(e.message),
     );
   });
 

@@ -137,7 +137,7 @@ def test_qwen3_next_linear_attention_layers_are_marked_and_refused_as_a_mask():
             assert (layer["type"], layer["attention"], layer["rope"]) == (
                 "full_attention", {"type": "full"}, True)
     q = np.full((4, 256), 0.1, dtype=np.float32)
-    with pytest.raises(hirope.HiRoPEError, match=r"mask\.type must be .*, got 'linear'"):
+    with pytest.raises(hirope.HiRoPEError, match=r"mask 'linear' is a linear-attention layer .*no softmax attention map"):
         hirope.attention(q, q, mask=setup["layers"][0]["attention"])
 
 

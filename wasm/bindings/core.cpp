@@ -65,8 +65,7 @@ class Plan {
         r.causal = causal;
         r.output = static_cast<Output>(output);
         r.scale = scale;
-        if (!attention_kind_from_name(mask, &r.mask_kind))
-            return "mask.type must be 'full', 'sliding' or 'chunked', got '" + mask + "'";
+        if (!attention_kind_from_name(mask, &r.mask_kind)) return unknown_mask_message(mask);
         r.window = static_cast<int64_t>(window);
         r.chunk_size = static_cast<int64_t>(chunk_size);
         r.sinks = sinks ? ptr<const float>(sinks) : nullptr;
@@ -243,7 +242,7 @@ val layerRows(std::string mask, double window, double chunk_size, bool causal, b
     out.set("queryScales", val::null());
     AttentionRequest r;
     if (!attention_kind_from_name(mask, &r.mask_kind)) {
-        out.set("error", "mask.type must be 'full', 'sliding' or 'chunked', got '" + mask + "'");
+        out.set("error", unknown_mask_message(mask));
         return out;
     }
     const std::vector<int32_t> token = emscripten::convertJSArrayToNumberVector<int32_t>(tokens);
@@ -302,4 +301,5 @@ EMSCRIPTEN_BINDINGS(hirope_core) {
     emscripten::function("kernelName", &kernelName);
     emscripten::function("causalRule", &causalRule);
     emscripten::function("layerRows", &layerRows);
+    emscripten::function("unknownMaskMessage", &unknown_mask_message);
 }
