@@ -384,10 +384,29 @@ describe("the model presets' captions", () => {
     assert.ok(MODEL_PRESETS[0].caption.includes(`${Math.ceil(window / gemma.stride)} tokens here`));
   });
 
-  it('the layer sentence names the layer and its head dim', () => {
-    assert.match(
+  it('the layer sentence names the layer, its head dim, softmax scale and soft-cap', () => {
+    // DeepSeek-V3: the softmax scale is multiplied by YaRN's m(40, 1)² = (0.1 ln 40 + 1)²
+    // (modeling_deepseek_v3), from the config's own factor and mscale_all_dim.
+    const ds = JSON.parse(configText('deepseek-v3'));
+    const m = 0.1 * ds.rope_scaling.mscale_all_dim * Math.log(ds.rope_scaling.factor) + 1;
+    const dim = ds.qk_nope_head_dim + ds.qk_rope_head_dim;
+    assert.equal(
       layerSentence(summaries['deepseek-v3'], 0),
-      /^Layer 0 of 61: full attention, RoPE base 10,000, yarn scaling\. Head dim 192, trained at 4,096 tokens/,
+      `Layer 0 of 61: full attention, RoPE base 10,000, yarn scaling, logits scaled by ${((m * m) / Math.sqrt(dim)).toPrecision(3)} (not 1/√192 = ${(1 / Math.sqrt(192)).toPrecision(3)}). Head dim 192, trained at 4,096 tokens (max 163,840).`,
+    );
+    // Gemma 2: soft-capped logits; its query_pre_attn_scalar is its head dim, so 1/√d it is.
+    const g2 = JSON.parse(configText('gemma-2-9b'));
+    assert.equal(g2.query_pre_attn_scalar, g2.head_dim);
+    assert.match(
+      layerSentence(summaries['gemma-2-9b'], 0),
+      new RegExp(
+        `RoPE base 10,000, logits soft-capped at ${g2.attn_logit_softcapping}\\. Head dim 256`,
+      ),
+    );
+    // Gemma 3 27B: query_pre_attn_scalar 168, not its head dim 128.
+    assert.match(
+      layerSentence(summaries['gemma-3-27b-it'], 5),
+      new RegExp(`logits scaled by ${(168 ** -0.5).toPrecision(3)} \\(not 1/√128 = 0\\.0884\\)\\.`),
     );
   });
 });

@@ -46,6 +46,8 @@ export function setupSummary(setup) {
       rope: l.rope,
       sinks: l.sinks,
       temperature: Boolean(l.temperature),
+      scale: l.scale ?? null, // the softmax scale where it is not 1 / sqrt(headDim)
+      softcap: l.softcap ?? null, // the logit soft-cap (Gemma 2)
       scaling: l.scheme.scaling?.type ?? 'none',
       base: l.scheme.base,
     })),

@@ -34,8 +34,17 @@ export function layerSentence(summary, index) {
     ? `RoPE base ${fmt(layer.base)}${layer.scaling === 'none' ? '' : `, ${layer.scaling} scaling`}`
     : 'no rotation (NoPE)';
   const temperature = layer.temperature ? ', query temperature' : '';
+  const headDim = layer.headDim ?? summary.headDim;
+  // The layer's own softmax scale where it is not 1/√d (query_pre_attn_scalar, YaRN's mscale),
+  // and its logit soft-cap.
+  const usual = 1 / Math.sqrt(headDim);
+  const scale =
+    layer.scale && Math.abs(layer.scale - usual) > 1e-9 * usual
+      ? `, logits scaled by ${layer.scale.toPrecision(3)} (not 1/√${headDim} = ${usual.toPrecision(3)})`
+      : '';
+  const softcap = layer.softcap ? `, logits soft-capped at ${fmt(layer.softcap)}` : '';
   const sinks = layer.sinks ? ' with sinks' : '';
-  return `Layer ${index} of ${summary.layers.length}: ${kind}${sinks}, ${rope}${temperature}. Head dim ${layer.headDim ?? summary.headDim}, trained at ${fmt(summary.trainedLength)} tokens (max ${fmt(summary.maxLength)}).`;
+  return `Layer ${index} of ${summary.layers.length}: ${kind}${sinks}, ${rope}${temperature}${scale}${softcap}. Head dim ${headDim}, trained at ${fmt(summary.trainedLength)} tokens (max ${fmt(summary.maxLength)}).`;
 }
 
 /**
