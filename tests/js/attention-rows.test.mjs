@@ -237,7 +237,7 @@ describe('the playground engine keeps no matrix', () => {
     assert.ok(n > 100 && engines.b._side.probs === undefined);
     // The whole matrices, from the same analysis and q/k, as the engine called the core.
     const analysis = engines.a._analysis;
-    const qk = engines.a._qk;
+    const qk = engines.a._side.args; // the q/k (and head dim) of A's call
     const full = {};
     for (const side of ['a', 'b']) {
       const scheme = schemeFor(state[side], state);
