@@ -10,6 +10,7 @@ import os from 'node:os';
 import zlib from 'node:zlib';
 import init from '../../dist/index.js';
 import { LUTS, probIndex, rgb } from '../../wasm/colormap.js';
+import { privateCheckout, withoutPermissionOverride } from './support/unprivileged.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const cli = path.join(root, 'bin/hirope.mjs');
@@ -338,32 +339,29 @@ describe('hirope CLI', () => {
     assert.equal(r.stderr, stderr, what);
     assert.equal(r.status, status, what);
   };
-  // Permission checks mean nothing to root. As root the CLI runs as nobody for them; where changing
-  // user is refused (EPERM: no CAP_SETUID, the usual case in a container), it runs under setpriv
-  // without the two capabilities that let root past file permissions (root then gets the owner's
-  // bits, as any user would). Where neither can run, the check is reported skipped with the reason
-  // (`skip`), never passed.
-  const unprivileged = (...args) => {
-    if (process.getuid?.() !== 0) return { r: run(...args) };
-    const r = runWith({ uid: 65534, gid: 65534 }, ...args);
-    if (r.error?.code !== 'EPERM') return { r };
-    const s = spawnSync(
-      'setpriv',
-      [
-        '--inh-caps=-all',
-        '--bounding-set=-dac_override,-dac_read_search',
-        '--',
-        process.execPath,
-        cli,
-        ...args,
-      ],
-      { cwd: root, encoding: 'utf8' },
-    );
-    if (!s.error && !/^setpriv: /m.test(s.stderr)) return { r: s };
-    return {
-      skip: `as root, neither running as nobody (${r.error.code}) nor setpriv (${s.error?.code ?? s.stderr.trim()}) drops root's permission override`,
-    };
-  };
+  // Permission checks mean nothing to root: the permission cases run the CLI without root's
+  // override of file permissions, in the first way that reaches the checkout here (support/
+  // unprivileged.mjs); where none does, they are reported skipped with the reasons, never passed.
+  // They run twice: from this checkout, and from a copy of the CLI's files in a directory only its
+  // owner may enter (as root's home or `mktemp -d` give), with this checkout's dist/ linked.
+  const privateCopy = privateCheckout(root, {
+    files: ['package.json', 'bin/hirope.mjs', 'lib', sample],
+    links: ['dist'],
+    tmp: os.tmpdir(),
+  });
+  after(privateCopy.remove);
+  const checkouts = [
+    ['', root],
+    [' (from a checkout only its owner may enter)', privateCopy.checkout],
+  ].map(([where, checkout]) => ({
+    where,
+    checkout,
+    unprivileged: withoutPermissionOverride({
+      checkout,
+      script: path.join(checkout, 'bin/hirope.mjs'),
+      dir,
+    }),
+  }));
 
   it('refuses files it cannot write, naming the file and the reason', () => {
     const missing = path.join(dir, 'no-such-dir', 'a.png');
@@ -389,16 +387,32 @@ describe('hirope CLI', () => {
     );
   });
 
-  it('refuses a read-only file, naming it and the reason', (t) => {
-    const readOnly = path.join(dir, 'read-only.png');
-    fs.writeFileSync(readOnly, 'keep');
-    fs.chmodSync(readOnly, 0o444);
-    fs.chmodSync(dir, 0o755);
-    const { r, skip } = unprivileged('attention', sample, '--png', readOnly);
-    if (skip) return t.skip(skip);
-    expect(r, 2, `hirope: cannot write ${readOnly}: permission denied\n`, 'a read-only file');
-    assert.equal(fs.readFileSync(readOnly, 'utf8'), 'keep');
-  });
+  for (const { where, checkout, unprivileged } of checkouts) {
+    it(`refuses a read-only file, naming it and the reason${where}`, (t) => {
+      if (checkout !== root) assert.equal(fs.statSync(path.dirname(checkout)).mode & 0o777, 0o700);
+      const readOnly = path.join(dir, 'read-only.png');
+      fs.rmSync(readOnly, { force: true });
+      fs.writeFileSync(readOnly, 'keep');
+      fs.chmodSync(readOnly, 0o444);
+      fs.chmodSync(dir, 0o755);
+      const { r, way, skip } = unprivileged('attention', sample, '--png', readOnly);
+      if (skip) return t.skip(skip);
+      expect(r, 2, `hirope: cannot write ${readOnly}: permission denied\n`, `read-only, ${way}`);
+      assert.equal(fs.readFileSync(readOnly, 'utf8'), 'keep');
+    });
+
+    it(`refuses an unreadable file, naming it and the reason${where}`, (t) => {
+      if (checkout !== root) assert.equal(fs.statSync(path.dirname(checkout)).mode & 0o777, 0o700);
+      const secret = path.join(dir, 'secret.py');
+      fs.rmSync(secret, { force: true });
+      fs.writeFileSync(secret, 'x = 1\n');
+      fs.chmodSync(secret, 0o200);
+      fs.chmodSync(dir, 0o755);
+      const { r, way, skip } = unprivileged('analyze', secret);
+      if (skip) return t.skip(skip);
+      expect(r, 2, `hirope: cannot read ${secret}: permission denied\n`, `unreadable, ${way}`);
+    });
+  }
 
   it('refuses input it cannot read: missing, directories, devices, FIFOs, sockets', async () => {
     expect(
@@ -466,16 +480,6 @@ describe('hirope CLI', () => {
     } finally {
       server.close();
     }
-  });
-
-  it('refuses an unreadable file, naming it and the reason', (t) => {
-    const secret = path.join(dir, 'secret.py');
-    fs.writeFileSync(secret, 'x = 1\n');
-    fs.chmodSync(secret, 0o200);
-    fs.chmodSync(dir, 0o755);
-    const { r, skip } = unprivileged('analyze', secret);
-    if (skip) return t.skip(skip);
-    expect(r, 2, `hirope: cannot read ${secret}: permission denied\n`, 'unreadable');
   });
 
   it('refuses files over the package limits before reading them', async () => {
