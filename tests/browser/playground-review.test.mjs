@@ -78,7 +78,7 @@ describe('a second first-time visitor (headless Chromium)', { timeout: 600000 },
     text = await hint();
     assert.match(
       text,
-      /^Split% at L = 100000: 100% of the pairs\. The bound falls past the slowest pair: all 32/,
+      /^Split% at L = 100,000: 100% of the pairs\. The bound falls past the slowest pair: all 32/,
     );
     await redraw(page, () => page.fill('#c-train', '256'));
     await openMore(page, 'scheme-b');

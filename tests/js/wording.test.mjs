@@ -191,7 +191,7 @@ describe('wording', () => {
         assert.equal(over, false);
         assert.equal(
           text,
-          `Split% at L = ${train}: 100% of the pairs. The bound falls past the slowest pair: all 32 frequency pairs turn a full period within ${train} tokens. HiRoPE keeps 16 pairs on token distance: within the bound.`,
+          `Split% at L = ${train.toLocaleString('en')}: 100% of the pairs. The bound falls past the slowest pair: all 32 frequency pairs turn a full period within ${train.toLocaleString('en')} tokens. HiRoPE keeps 16 pairs on token distance: within the bound.`,
         );
       }
     });

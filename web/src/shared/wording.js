@@ -45,7 +45,7 @@ export function trainingSentence({ n, total = n, train, sides, stride = 1 }) {
   // With a position stride, token i sits at position i × stride: the first ⌈train / stride⌉ are within.
   const rest =
     stride === 1
-      ? `the training length of ${train}`
+      ? `the training length of ${train.toLocaleString('en')}`
       : `the training length of ${train.toLocaleString('en')} positions (the tokens are ${stride} positions apart)`;
   const inside = Math.ceil(train / stride);
   if (total <= inside)
@@ -103,18 +103,18 @@ export function splitHint({ splitPair, pairs, tokenPairs, train }) {
   const fit = Math.max(0, Math.min(pairs, Math.ceil(splitPair)));
   const over = tokenPairs > fit;
   const share = `${Math.max(0, Math.min(100, (100 * splitPair) / pairs)).toFixed(1)}%`;
-  const within = `within ${train} ${train === 1 ? 'token' : 'tokens'}`;
+  const within = `within ${train.toLocaleString('en')} ${train === 1 ? 'token' : 'tokens'}`;
   let bound;
   if (splitPair < 0)
-    bound = `Split% at L = ${train}: 0% of the pairs. The bound falls before the fastest pair: even it needs 2π ≈ 6.3 tokens for a full period, so no frequency pair turns a full period ${within}.`;
+    bound = `Split% at L = ${train.toLocaleString('en')}: 0% of the pairs. The bound falls before the fastest pair: even it needs 2π ≈ 6.3 tokens for a full period, so no frequency pair turns a full period ${within}.`;
   else if (splitPair > pairs)
-    bound = `Split% at L = ${train}: 100% of the pairs. The bound falls past the slowest pair: all ${pairs} frequency pairs turn a full period ${within}.`;
+    bound = `Split% at L = ${train.toLocaleString('en')}: 100% of the pairs. The bound falls past the slowest pair: all ${pairs} frequency pairs turn a full period ${within}.`;
   else {
     const turning =
       fit === 0
         ? 'no frequency pair turns'
         : `${fit === pairs ? 'all' : fit} of the ${pairs} frequency pairs ${fit === 1 ? 'turns' : 'turn'}`;
-    bound = `Split% at L = ${train}: ${share} of the pairs (${turning} a full period ${within}).`;
+    bound = `Split% at L = ${train.toLocaleString('en')}: ${share} of the pairs (${turning} a full period ${within}).`;
   }
   const keeps = `HiRoPE keeps ${plural(tokenPairs, 'pair')} on token distance`;
   return {
