@@ -28,23 +28,7 @@ OUT = os.path.join(ROOT, "tests", "fixtures", "real-layers.json")
 GALLERY = os.path.join(ROOT, "models", "configs")
 TOLERANCE = 2e-5
 
-# configuration_gemma4.py (@351f643a) Gemma4TextConfig defaults written out (as in test_real_layers.py)
-GEMMA4 = {
-    "architectures": ["Gemma4ForCausalLM"],
-    "model_type": "gemma4_text",
-    "hidden_size": 2304,
-    "num_hidden_layers": 30,
-    "num_attention_heads": 8,
-    "num_key_value_heads": 4,
-    "head_dim": 256,
-    "global_head_dim": 512,
-    "max_position_embeddings": 131072,
-    "sliding_window": 512,
-    "rope_parameters": {
-        "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0},
-        "full_attention": {"rope_type": "proportional", "partial_rotary_factor": 0.25, "rope_theta": 1000000.0},
-    },
-}
+GEMMA4 = reference.GEMMA4_CONFIG  # configuration_gemma4.py defaults (transformers_reference)
 
 
 def span(start, n, stride=1):

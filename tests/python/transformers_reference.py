@@ -556,3 +556,24 @@ def describe(spec: LayerSpec, seq_len: int) -> str:
     if spec.sinks:
         parts.append("sinks")
     return ", ".join(parts)
+
+
+# A Gemma 4 text config as a checkpoint would write it, with configuration_gemma4.py's Gemma4TextConfig defaults
+# (@351f643a) written out: 5 sliding layers (head_dim 256, window 512, default RoPE at 1e4) for every full layer
+# (global_head_dim 512, proportional RoPE: 25% of the pairs at 1e6), softmax scale 1.0, the last layer full.
+GEMMA4_CONFIG = {
+    "architectures": ["Gemma4ForCausalLM"],
+    "model_type": "gemma4_text",
+    "hidden_size": 2304,
+    "num_hidden_layers": 30,
+    "num_attention_heads": 8,
+    "num_key_value_heads": 4,
+    "head_dim": 256,
+    "global_head_dim": 512,
+    "max_position_embeddings": 131072,
+    "sliding_window": 512,
+    "rope_parameters": {
+        "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0},
+        "full_attention": {"rope_type": "proportional", "partial_rotary_factor": 0.25, "rope_theta": 1000000.0},
+    },
+}
