@@ -2,10 +2,15 @@
 import assert from 'node:assert/strict';
 import init from '../../../dist/index.js';
 
-export const BUILDS = [
+// HIROPE_BUILDS=wasm-simd (npm run test:quick) runs one build; npm test always runs both.
+const ALL_BUILDS = [
   { name: 'wasm-simd', simd: true },
   { name: 'wasm-scalar', simd: false },
 ];
+const only = process.env.HIROPE_BUILDS?.split(',').filter(Boolean);
+export const BUILDS = only ? ALL_BUILDS.filter((b) => only.includes(b.name)) : ALL_BUILDS;
+if (BUILDS.length === 0)
+  throw new Error(`HIROPE_BUILDS names no build (${ALL_BUILDS.map((b) => b.name).join(', ')})`);
 
 const cache = new Map();
 export function load(simd) {
