@@ -75,6 +75,52 @@ export const LAYER_OPTIONS = (heads, n) => [
   },
 ];
 
+// Real models' layers against transformers (tests/fixtures/real-layers.json, as
+// tests/js/real-layers.test.mjs and tests/native/test_real_layers.cpp read it): hr.fromConfig's
+// layer run as it is (scheme, headDim, mask, temperature, scale, softcap; the sinks per head). The
+// fixture's probabilities come from tests/python/transformers_reference.py (numpy float64 from
+// transformers' own code, never hirope's output). JSON modules load in Node and in the page alike
+// (chromium.test.mjs serves tests/fixtures/ and dist/data/configs/, the gallery's copies of
+// models/configs, as application/json); loaded when crossCheck runs, not by property.mjs.
+const jsonModule = async (relative) =>
+  (await import(new URL(relative, import.meta.url).href, { with: { type: 'json' } })).default;
+
+export async function realLayerCalls(hr) {
+  const fixture = await jsonModule('../fixtures/real-layers.json');
+  const calls = [];
+  for (const c of fixture.cases) {
+    const config =
+      typeof c.config === 'string'
+        ? await jsonModule(`../../dist/data/configs/${c.config}.json`)
+        : c.config;
+    const layer = hr.fromConfig(config).layers[c.layer];
+    if (!layer || layer.headDim !== c.headDim || layer.sinks !== (c.sinks !== null))
+      throw new Error(`${c.id}: the setup's layer ${c.layer} does not match the fixture's`);
+    const n = c.positions.length;
+    const args = {
+      q: Float32Array.from(c.q),
+      k: Float32Array.from(c.k),
+      n,
+      headDim: layer.headDim,
+      heads: c.heads,
+      scheme: layer.scheme,
+      positions: { token: Int32Array.from(c.positions) },
+      mask: layer.attention,
+      temperature: layer.temperature,
+      scale: layer.scale,
+      softcap: layer.softcap,
+      sinks: c.sinks ?? undefined,
+    };
+    calls.push({
+      id: c.id,
+      args,
+      want: c.probs.flat(),
+      tolerance: c.tolerance ?? fixture.tolerance,
+    });
+  }
+  return calls;
+}
+
 export async function crossCheck(hr) {
   let worst = 0,
     compared = 0;
@@ -134,5 +180,22 @@ export async function crossCheck(hr) {
       }
     }
   }
-  return { compared, worst, failures };
+  // The real layers: WebGPU against WASM as above (probabilities and logits), and its
+  // probabilities against transformers' within the fixture's tolerance.
+  let realWorst = 0,
+    realCases = 0;
+  for (const { id, args, want, tolerance } of await realLayerCalls(hr)) {
+    for (const output of ['probs', 'logits']) await compare({ ...args, output }, `${id} ${output}`);
+    const got = await hr.attentionAsync(args);
+    // Math.max keeps a NaN; a length that differs is an infinite error.
+    let err = got.length === want.length ? 0 : Infinity;
+    for (let i = 0; i < want.length; i++) err = Math.max(err, Math.abs(got[i] - want[i]));
+    realCases++;
+    realWorst = Math.max(realWorst, err);
+    if (!(err <= tolerance))
+      failures.push(`${id}: WebGPU against transformers, max |difference| ${err} > ${tolerance}`);
+  }
+  if (realCases < 11)
+    failures.push(`the real layers' fixture has ${realCases} cases, not 11 or more`);
+  return { compared, worst, failures, realLayers: { cases: realCases, worst: realWorst } };
 }

@@ -17,6 +17,7 @@ const TYPES = {
   '.mjs': 'text/javascript',
   '.js': 'text/javascript',
   '.wasm': 'application/wasm',
+  '.json': 'application/json', // JSON modules (cases.mjs: the real layers' fixture and configs)
 };
 const FAST_CHECK = '/tests/webgpu/fast-check.bundle.mjs';
 
@@ -43,7 +44,8 @@ describe('WebGPU backend (headless Chromium)', () => {
       const file = path.join(root, url);
       const allowed =
         file.startsWith(path.join(root, 'dist')) ||
-        file.startsWith(path.join(root, 'tests', 'webgpu'));
+        file.startsWith(path.join(root, 'tests', 'webgpu')) ||
+        file === path.join(root, 'tests', 'fixtures', 'real-layers.json');
       if (!allowed || !fs.existsSync(file) || fs.statSync(file).isDirectory()) {
         res.writeHead(404);
         res.end();
@@ -91,7 +93,7 @@ describe('WebGPU backend (headless Chromium)', () => {
     const r = await result(`${base}/tests/webgpu/page.html`);
     assert.equal(r.error, undefined, r.error);
     console.log(
-      `# webgpu (chromium, ${r.adapter}): ${r.compared} comparisons, worst relative error ${r.worst.toExponential(2)}`,
+      `# webgpu (chromium, ${r.adapter}): ${r.compared} comparisons, worst relative error ${r.worst.toExponential(2)}; ${r.realLayers.cases} real layers against transformers, worst |error| ${r.realLayers.worst.toExponential(2)}`,
     );
     assert.equal(r.backend, 'webgpu');
     assert.deepEqual(r.failures, []);

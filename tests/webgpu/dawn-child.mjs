@@ -68,10 +68,10 @@ if (mode === 'snippet') {
   say('ok lost');
 } else if (mode === 'cross') {
   const hr = await init({ backend: 'webgpu', gpu: webgpu.create([]) });
-  const { compared, worst, failures } = await crossCheck(hr);
+  const { compared, worst, failures, realLayers } = await crossCheck(hr);
   if (failures.length) throw new Error(failures.join('\n'));
   say(
-    `ok ${hr.attentionBackend} (dawn, ${hr.gpuAdapter}): ${compared} comparisons, worst relative error ${worst.toExponential(2)}`,
+    `ok ${hr.attentionBackend} (dawn, ${hr.gpuAdapter}): ${compared} comparisons, worst relative error ${worst.toExponential(2)}; ${realLayers.cases} real layers against transformers, worst |error| ${realLayers.worst.toExponential(2)}`,
   );
 } else if (mode === 'limits') {
   const hr = await init({ backend: 'webgpu', gpu: webgpu.create([]), analysis: false });
