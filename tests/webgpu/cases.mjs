@@ -79,9 +79,10 @@ export const LAYER_OPTIONS = (heads, n) => [
 // tests/js/real-layers.test.mjs and tests/native/test_real_layers.cpp read it): hr.fromConfig's
 // layer run as it is (scheme, headDim, mask, temperature, scale, softcap; the sinks per head). The
 // fixture's probabilities come from tests/python/transformers_reference.py (numpy float64 from
-// transformers' own code, never hirope's output). JSON modules load in Node and in the page alike
-// (chromium.test.mjs serves tests/fixtures/ and dist/data/configs/, the gallery's copies of
-// models/configs, as application/json); loaded when crossCheck runs, not by property.mjs.
+// transformers' own code, never hirope's output). Both files load as JSON modules, in Node and in
+// the page alike: the fixture, and the configs from dist/data/configs/ (the gallery's copies of
+// models/configs), which chromium.test.mjs serves as application/json. Loaded when crossCheck
+// runs, not when property.mjs imports this file.
 const jsonModule = async (relative) =>
   (await import(new URL(relative, import.meta.url).href, { with: { type: 'json' } })).default;
 
