@@ -741,10 +741,8 @@ async function config(opts) {
   console.log(
     `${file}: ${setup.modelType}, ${setup.layerCount} layers, head dim ${setup.headDim}, rotary dim ${setup.rotaryDim}, trained length ${trained}, max length ${setup.maxLength}; at ${n} tokens:`,
   );
-  // A config that names a length before its scaling (original_max_position_embeddings: the
-  // trained length is below the maximum) had the scaling put on after training there; one that
-  // names none (Gemma 3's linear x8) trained with it at its maximum.
-  const scaledAfterTraining = trained < setup.maxLength;
+  // The config reader's verdict: a scaling put on after training (a length named before it).
+  const { scaledAfterTraining } = setup;
   // Identical layers, in the order each first appears.
   const groups = new Map();
   setup.layers.forEach((layer, i) => {

@@ -53,6 +53,12 @@ export interface ModelSetup {
   trainedLength: number;
   /** max_position_embeddings (0 when the config has none). */
   maxLength: number;
+  /**
+   * The scaling was put on after training at trainedLength (the config names a length before its
+   * extension); false where the model trained with it (Gemma 3's linear x8). hr.unseenPairs'
+   * scaledAfterTraining.
+   */
+  scaledAfterTraining: boolean;
   layerCount: number;
   layers: LayerSetup[];
   /** Dual Chunk Attention (Qwen2.5-1M, as vLLM runs it). */

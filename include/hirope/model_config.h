@@ -106,6 +106,11 @@ struct ModelSetup {
     std::string layout_source;  // why that layout: "model type llama4 (view_as_complex)" ...
     int64_t trained_length = 0; // original_max_position_embeddings, else max_length
     int64_t max_length = 0;     // max_position_embeddings (0 when the config has none)
+    // Whether the scaling was put on after training at trained_length: the config names a length
+    // before its extension (trained_length below max_length). One that names none (Gemma 3's
+    // linear x8) trained with it. What unseen_pairs needs for linear and NTK-aware scalings
+    // (UnseenRequest::scaled_after_training); JSON "scaledAfterTraining".
+    bool scaled_after_training = false;
     std::vector<LayerSetup> layers;
     DualChunk dual_chunk;
     std::vector<std::string> warnings; // keys read but not modeled, each with why it matters

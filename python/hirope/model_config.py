@@ -65,9 +65,9 @@ def from_config(config: Union[Dict[str, Any], str, bytes, "os.PathLike[str]"]) -
     ``{``, or bytes of UTF-8), or a path to the file (any other str, or an os.PathLike).
 
     Returns ``{modelType, headDim, rotaryDim, layout, layoutSource, trainedLength, maxLength,
-    layerCount, layers, dualChunk?, warnings}``; each layer is ``{type, attention: {type:
-    'full' | 'sliding' | 'chunked', window?, chunkSize?}, rope, scheme, headDim, sinks,
-    temperature?: {floorScale, scale, offset}}``. ``warnings`` lists keys read but not modelled.
+    scaledAfterTraining, layerCount, layers, dualChunk?, warnings}``; each layer is ``{type,
+    attention: {type: 'full' | 'sliding' | 'chunked', window?, chunkSize?}, rope, scheme,
+    headDim, sinks, temperature?: {floorScale, scale, offset}}``. ``warnings`` lists keys read but not modelled.
     A malformed config raises HiRoPEError naming the key.
     """
     if isinstance(config, dict):

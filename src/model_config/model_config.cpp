@@ -356,6 +356,8 @@ class Builder {
         if ((st = refuse_mrope()).ok() && (st = dimensions()).ok() && (st = lengths()).ok() &&
             (st = layer_pattern()).ok() && (st = rope_layers()).ok() && (st = extras()).ok()) {
             if (top_orig_ == 0 && params_orig_ > 0) out_->trained_length = params_orig_;
+            out_->scaled_after_training =
+                out_->max_length > 0 && out_->trained_length < out_->max_length;
             // v5 may state partial_rotary_factor inside the rope parameters only.
             for (const LayerSetup& l : out_->layers)
                 if (l.rope && l.head_dim == out_->head_dim &&

@@ -107,6 +107,7 @@ std::string model_setup_json(const ModelSetup& setup) {
         .add("layoutSource", json_text(setup.layout_source))
         .add("trainedLength", json_number(static_cast<double>(setup.trained_length)))
         .add("maxLength", json_number(static_cast<double>(setup.max_length)))
+        .add("scaledAfterTraining", setup.scaled_after_training ? "true" : "false")
         .add("layerCount", json_number(static_cast<double>(setup.layers.size())))
         .add("layers", layers);
     if (setup.dual_chunk.enabled)

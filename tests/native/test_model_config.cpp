@@ -1129,3 +1129,32 @@ TEST_CASE("model config: Qwen3-Next linear-attention layers are marked, full one
     AttentionKind kind;
     REQUIRE_FALSE(attention_kind_from_name("linear", &kind));
 }
+
+// Whether a scaling was put on after training (unseen_pairs' question for linear and NTK-aware
+// scalings): the config names a length before its extension (original_max_position_embeddings
+// below max_position_embeddings), as Llama 3.1's llama3 (8,192 of 131,072) and Phi-3.5's LongRoPE
+// (4,096 of 131,072); Gemma 3's linear x8 names none (it trained with it at 131,072).
+TEST_CASE("model config: scaled after training, from the lengths the config names",
+          "[model_config]") {
+    auto gallery = [](const char* id) {
+        const std::vector<uint8_t> bytes = read_file(std::string("models/configs/") + id + ".json");
+        REQUIRE(!bytes.empty());
+        return read_ok(std::string(bytes.begin(), bytes.end()));
+    };
+    CHECK(gallery("llama-3.1-8b").scaled_after_training);
+    // Qwen2.5's card adds YaRN without raising max_position_embeddings (32,768 both): the lengths
+    // name no extension; unseen_pairs reads YaRN's own original length instead.
+    CHECK(!gallery("qwen2.5-3b-yarn").scaled_after_training);
+    CHECK(gallery("phi-3.5-mini").scaled_after_training);
+    CHECK(!gallery("gemma-3-27b-it").scaled_after_training);
+    CHECK(gallery("llama-3.2-1b").scaled_after_training);
+    CHECK(!gallery("codellama-7b").scaled_after_training);
+    const ModelSetup none = read_ok(R"({"model_type":"llama","num_hidden_layers":2,
+        "head_dim":64,"rope_theta":10000})");
+    CHECK(none.max_length > 0); // LlamaConfig's default
+    CHECK(!none.scaled_after_training);
+    CHECK(model_setup_json(gallery("llama-3.1-8b")).find("\"scaledAfterTraining\":true") !=
+          std::string::npos);
+    CHECK(model_setup_json(gallery("gemma-3-27b-it")).find("\"scaledAfterTraining\":false") !=
+          std::string::npos);
+}

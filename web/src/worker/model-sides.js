@@ -78,10 +78,8 @@ export class ModelSetups {
         model: true,
         nope: !layer.rope,
         maxLength: setup.maxLength,
-        // A config naming a length before its scaling (original_max_position_embeddings: the
-        // trained length is below the maximum) had it put on after training there; one naming
-        // none (Gemma 3's linear x8) trained with it (hr.unseenPairs; bin/hirope.mjs likewise).
-        scaledAfterTraining: setup.trainedLength < setup.maxLength,
+        // The config reader's verdict (hr.unseenPairs needs it for a linear scaling).
+        scaledAfterTraining: setup.scaledAfterTraining,
       };
       if (qkHeadDim !== null && call.headDim !== qkHeadDim)
         notes.push(
