@@ -392,7 +392,7 @@ describe("the model presets' captions", () => {
     const dim = ds.qk_nope_head_dim + ds.qk_rope_head_dim;
     assert.equal(
       layerSentence(summaries['deepseek-v3'], 0),
-      `Layer 0 of 61: full attention, RoPE base 10,000, yarn scaling, logits scaled by ${((m * m) / Math.sqrt(dim)).toPrecision(3)} (not 1/√192 = ${(1 / Math.sqrt(192)).toPrecision(3)}). Head dim 192, trained at 4,096 tokens (max 163,840).`,
+      `Layer 0 of 61: full attention, RoPE base 10,000, yarn scaling ×40, logits scaled by ${((m * m) / Math.sqrt(dim)).toPrecision(3)} (not 1/√192 = ${(1 / Math.sqrt(192)).toPrecision(3)}). Head dim 192, trained at 4,096 positions (max 163,840).`,
     );
     // Gemma 2: soft-capped logits; its query_pre_attn_scalar is its head dim, so 1/√d it is.
     const g2 = JSON.parse(configText('gemma-2-9b'));

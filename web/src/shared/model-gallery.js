@@ -49,6 +49,7 @@ export function setupSummary(setup) {
       scale: l.scale ?? null, // the softmax scale where it is not 1 / sqrt(headDim)
       softcap: l.softcap ?? null, // the logit soft-cap (Gemma 2)
       scaling: l.scheme.scaling?.type ?? 'none',
+      factor: l.scheme.scaling?.factor ?? null, // the scaling's factor where it takes one
       base: l.scheme.base,
     })),
   };

@@ -26,12 +26,12 @@ export function layerSentence(summary, index) {
   const a = layer.attention;
   const kind =
     a.type === 'sliding'
-      ? `sliding-window attention (${fmt(a.window)} tokens)`
+      ? `sliding-window attention (${fmt(a.window)} positions)`
       : a.type === 'chunked'
-        ? `chunked attention (${fmt(a.chunkSize)}-token chunks)`
+        ? `chunked attention (${fmt(a.chunkSize)}-position chunks)`
         : 'full attention';
   const rope = layer.rope
-    ? `RoPE base ${fmt(layer.base)}${layer.scaling === 'none' ? '' : `, ${layer.scaling} scaling`}`
+    ? `RoPE base ${fmt(layer.base)}${layer.scaling === 'none' ? '' : `, ${layer.scaling} scaling${layer.factor && layer.factor !== 1 ? ` ×${fmt(layer.factor)}` : ''}`}`
     : 'no rotation (NoPE)';
   const temperature = layer.temperature ? ', query temperature' : '';
   const headDim = layer.headDim ?? summary.headDim;
@@ -44,7 +44,7 @@ export function layerSentence(summary, index) {
       : '';
   const softcap = layer.softcap ? `, logits soft-capped at ${fmt(layer.softcap)}` : '';
   const sinks = layer.sinks ? ' with sinks' : '';
-  return `Layer ${index} of ${summary.layers.length}: ${kind}${sinks}, ${rope}${temperature}${scale}${softcap}. Head dim ${headDim}, trained at ${fmt(summary.trainedLength)} tokens (max ${fmt(summary.maxLength)}).`;
+  return `Layer ${index} of ${summary.layers.length}: ${kind}${sinks}, ${rope}${temperature}${scale}${softcap}. Head dim ${headDim}, trained at ${fmt(summary.trainedLength)} positions (max ${fmt(summary.maxLength)}).`;
 }
 
 /**
