@@ -86,8 +86,15 @@ export const LAYER_OPTIONS = (heads, n) => [
 const jsonModule = async (relative) =>
   (await import(new URL(relative, import.meta.url).href, { with: { type: 'json' } })).default;
 
+/** tests/fixtures/real-layers.json as a module. */
+export const realLayerFixture = () => jsonModule('../fixtures/real-layers.json');
+
+/**
+ * Each fixture case as { id, args, want, tolerance }: hr.attention's arguments from the layer that
+ * hr.fromConfig gives, checked against the fixture's shape, and the expected probabilities.
+ */
 export async function realLayerCalls(hr) {
-  const fixture = await jsonModule('../fixtures/real-layers.json');
+  const fixture = await realLayerFixture();
   const calls = [];
   for (const c of fixture.cases) {
     const config =
@@ -112,12 +119,10 @@ export async function realLayerCalls(hr) {
       softcap: layer.softcap,
       sinks: c.sinks ?? undefined,
     };
-    calls.push({
-      id: c.id,
-      args,
-      want: c.probs.flat(),
-      tolerance: c.tolerance ?? fixture.tolerance,
-    });
+    const want = c.probs.flat();
+    if (want.length !== c.heads * n * n || args.q.length !== n * c.heads * c.headDim)
+      throw new Error(`${c.id}: the fixture's q or probabilities do not have its shape`);
+    calls.push({ id: c.id, args, want, tolerance: c.tolerance ?? fixture.tolerance });
   }
   return calls;
 }
