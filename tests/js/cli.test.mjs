@@ -387,14 +387,20 @@ describe('hirope CLI', () => {
     );
   });
 
+  // A file made anew with `mode` in the scratch directory, from a checkout as the case says
+  // (a private one is 0700).
+  const fileWithMode = (checkout, name, text, mode) => {
+    if (checkout !== root) assert.equal(fs.statSync(path.dirname(checkout)).mode & 0o777, 0o700);
+    const file = path.join(dir, name);
+    fs.rmSync(file, { force: true });
+    fs.writeFileSync(file, text);
+    fs.chmodSync(file, mode);
+    fs.chmodSync(dir, 0o755);
+    return file;
+  };
   for (const { where, checkout, unprivileged } of checkouts) {
     it(`refuses a read-only file, naming it and the reason${where}`, (t) => {
-      if (checkout !== root) assert.equal(fs.statSync(path.dirname(checkout)).mode & 0o777, 0o700);
-      const readOnly = path.join(dir, 'read-only.png');
-      fs.rmSync(readOnly, { force: true });
-      fs.writeFileSync(readOnly, 'keep');
-      fs.chmodSync(readOnly, 0o444);
-      fs.chmodSync(dir, 0o755);
+      const readOnly = fileWithMode(checkout, 'read-only.png', 'keep', 0o444);
       const { r, way, skip } = unprivileged('attention', sample, '--png', readOnly);
       if (skip) return t.skip(skip);
       expect(r, 2, `hirope: cannot write ${readOnly}: permission denied\n`, `read-only, ${way}`);
@@ -402,12 +408,7 @@ describe('hirope CLI', () => {
     });
 
     it(`refuses an unreadable file, naming it and the reason${where}`, (t) => {
-      if (checkout !== root) assert.equal(fs.statSync(path.dirname(checkout)).mode & 0o777, 0o700);
-      const secret = path.join(dir, 'secret.py');
-      fs.rmSync(secret, { force: true });
-      fs.writeFileSync(secret, 'x = 1\n');
-      fs.chmodSync(secret, 0o200);
-      fs.chmodSync(dir, 0o755);
+      const secret = fileWithMode(checkout, 'secret.py', 'x = 1\n', 0o200);
       const { r, way, skip } = unprivileged('analyze', secret);
       if (skip) return t.skip(skip);
       expect(r, 2, `hirope: cannot read ${secret}: permission denied\n`, `unreadable, ${way}`);
