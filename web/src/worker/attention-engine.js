@@ -324,7 +324,6 @@ export class SideEngine {
   _qkAt(state, analysis, headDim) {
     const n = analysis.n;
     const key = `${state.source}:${state.seed}:${headDim}:${analysis.version}`;
-    this._qks ??= [];
     let qk = this._qks.find((x) => x.key === key);
     if (!qk) {
       const ids = analysis.result.tokens.ids.subarray(0, n);
@@ -516,10 +515,13 @@ export class SideEngine {
       unit: pick(p.unit),
       statement: pick(p.statement),
     });
-    // The core's own mask: the row's logit is -Infinity for a key the side does not see.
+    // The core's own mask: the row's logit is -Infinity for a key the side does not see (only a
+    // real model's sliding or chunked layer hides keys before the query).
+    const layerMask = Boolean(s.args.mask) && s.args.mask.type !== 'full';
     const masked =
       j > i ||
-      this.hr.attention({ ...s.args, output: 'logits', rows: [i, i + 1] })[j] === -Infinity;
+      (layerMask &&
+        this.hr.attention({ ...s.args, output: 'logits', rows: [i, i + 1] })[j] === -Infinity);
     // Two tokens (key first) give the pair's relative distance per band at index [1][0].
     const bands = this.hr
       .relativeDistances({ n: 2, headDim: s.args.headDim, positions, scheme: s.scheme })
