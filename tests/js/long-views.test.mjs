@@ -107,7 +107,7 @@ for (const build of BUILDS) {
       };
       const reach = 1_000_000;
       const scheme = { type: 'rope' };
-      const v = angleView(hr, state, state.a, scheme, headDim, analysis, { reach });
+      const v = angleView(hr, state, scheme, headDim, analysis, { reach });
       assert.equal(v.span, 2_999_001);
       assert.equal(v.length, v.span);
       assert.equal(v.image.cols, v.distances.length);
@@ -134,7 +134,7 @@ for (const build of BUILDS) {
       assert.equal(v.trainColumn, last + 1);
       // A reach the code does not pass keeps the code's keys.
       assert.equal(
-        angleView(hr, state, state.a, scheme, headDim, analysis, { reach: 3_000_000 }).distances,
+        angleView(hr, state, scheme, headDim, analysis, { reach: 3_000_000 }).distances,
         undefined,
       );
     });
@@ -159,12 +159,12 @@ for (const build of BUILDS) {
       );
       const { scheme, headDim } = hr.fromConfig(text).layers[0];
       assert.notEqual(state.a.base, 500000);
-      assert.equal(angleView(hr, state, state.a, scheme, headDim, analysis).oodPairs, 29);
+      assert.equal(angleView(hr, state, scheme, headDim, analysis).oodPairs, 29);
       // DeepSeek-V3 rotates 64 of its 192 dims: 32 pairs, each against its own plain frequency.
       const ds = hr.fromConfig(
         fs.readFileSync(new URL('../../models/configs/deepseek-v3.json', import.meta.url), 'utf8'),
       ).layers[0];
-      const v = angleView(hr, state, state.a, ds.scheme, ds.headDim, analysis);
+      const v = angleView(hr, state, ds.scheme, ds.headDim, analysis);
       assert.equal(v.pairs, 32);
     });
 
@@ -183,10 +183,9 @@ for (const build of BUILDS) {
         },
       };
       const scheme = { type: 'rope', base: 500000 };
-      const state500k = { ...state.a, base: 500000 };
-      const whole = angleView(hr, state, state500k, scheme, 128, analysis);
+      const whole = angleView(hr, state, scheme, 128, analysis);
       assert.ok(whole.oodPairs > 0);
-      const chunk = angleView(hr, state, state500k, scheme, 128, analysis, { reach: 8192 });
+      const chunk = angleView(hr, state, scheme, 128, analysis, { reach: 8192 });
       assert.equal(chunk.distances[0], 8191);
       assert.equal(chunk.oodPairs, 0);
     });

@@ -164,7 +164,6 @@ export class SideEngine {
           angleView(
             this.hr,
             { ...state, train },
-            state[side],
             schemes[side],
             headDim,
             analysis,

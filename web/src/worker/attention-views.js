@@ -166,7 +166,6 @@ export const minUnseenColumns = (cols) => Math.ceil(cols / 48);
 export function angleView(
   hr,
   state,
-  _side,
   scheme,
   headDim,
   analysis,
