@@ -6,6 +6,8 @@
 #include "hirope/hirope.h"
 
 #include <cmath>
+#include <cstdio>
+#include <string>
 
 namespace hirope {
 namespace detail {
@@ -58,6 +60,13 @@ inline int32_t level_index(const Positions& pos, int level, int64_t t) {
     if (level == 2) return pos.unit[t];
     if (level == 1) return pos.statement[t];
     return pos.token[t];
+}
+
+// A number in messages as it is, to the last digit ("%.17g": 1e-300, 0.10000000000000001).
+inline std::string exact_text(double x) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.17g", x);
+    return buf;
 }
 
 inline double floor_div(double a, double b) {

@@ -1,6 +1,6 @@
 // A layer's attention beyond its scheme (hirope.h): masks (full, sliding, chunked) and the query
 // temperature, with their checks. The meaning is transformers' (docs/real-models.md).
-#include "hirope/hirope.h"
+#include "core/internal.h"
 
 #include <algorithm>
 #include <cmath>
@@ -124,11 +124,7 @@ double query_scale(const QueryTemperature& t, int64_t position) {
 
 Status check_query_temperature(const QueryTemperature& t, int64_t end) {
     if (!t.enabled) return {};
-    auto num = [](double v) {
-        char buf[32];
-        std::snprintf(buf, sizeof buf, "%.17g", v);
-        return std::string(buf);
-    };
+    const auto num = detail::exact_text;
     if (!std::isfinite(t.floor_scale) || t.floor_scale <= 0)
         return Status::error("temperature.floorScale must be a finite number > 0, got " +
                              num(t.floor_scale));

@@ -1,7 +1,7 @@
 // Angles unseen in training: which frequency pairs of a layer meet, at the positions a code
 // reaches, rotation angles that training at its length never showed (hirope.h, "Angles unseen in
 // training"; docs/real-models.md).
-#include "hirope/hirope.h"
+#include "core/internal.h"
 
 #include <algorithm>
 #include <cmath>
@@ -16,12 +16,6 @@ namespace {
 constexpr double kPi = 3.14159265358979323846;
 constexpr double kMaxLength = 9007199254740992.0; // 2^53: every integer up to it is a double
 constexpr double kRounding = 1e-12;               // relative slack of the comparisons
-
-std::string num(double x) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.17g", x);
-    return buf;
-}
 
 Status check_length(int64_t value, int64_t min, const char* name) {
     if (value < min || static_cast<double>(value) > kMaxLength)
@@ -107,7 +101,7 @@ Status unseen_pairs(const UnseenRequest& r, UnseenPairs* out) {
             if (!std::isfinite(r.band_distances[b]) || r.band_distances[b] < 0)
                 return Status::error("band_distances[" + std::to_string(b) +
                                      "] must be a finite number >= 0, got " +
-                                     num(r.band_distances[b]));
+                                     detail::exact_text(r.band_distances[b]));
     }
 
     UnseenPairs u;
