@@ -257,18 +257,13 @@ val layerRows(std::string mask, double window, double chunk_size, bool causal, b
     Status st = layer_rows(r, &starts, &factors);
     out.set("error", st.message());
     if (!st.ok()) return out;
-    if (!starts.empty()) {
-        std::vector<int32_t> s32(starts.begin(), starts.end()); // n <= Limits::max_tokens
-        val arr = val::global("Int32Array").new_(s32.size());
-        arr.call<void>("set", val(emscripten::typed_memory_view(s32.size(), s32.data())));
-        out.set("starts", arr);
-    }
-    if (!factors.empty()) {
-        std::vector<float> f32(factors.begin(), factors.end());
-        val arr = val::global("Float32Array").new_(f32.size());
-        arr.call<void>("set", val(emscripten::typed_memory_view(f32.size(), f32.data())));
-        out.set("queryScales", arr);
-    }
+    // As the GPU buffers read them: n <= Limits::max_tokens fits an int32, factors are floats.
+    if (!starts.empty())
+        out.set("starts",
+                typed_copy("Int32Array", std::vector<int32_t>(starts.begin(), starts.end())));
+    if (!factors.empty())
+        out.set("queryScales",
+                typed_copy("Float32Array", std::vector<float>(factors.begin(), factors.end())));
     return out;
 }
 
