@@ -161,14 +161,7 @@ export class SideEngine {
       views.angles = this._cached(
         `angles|${JSON.stringify(schemes[side])}|${headDim}|${train}|${analysis.version}|${JSON.stringify(angleOptions)}`,
         () =>
-          angleView(
-            this.hr,
-            { ...state, train },
-            schemes[side],
-            headDim,
-            analysis,
-            angleOptions,
-          ),
+          angleView(this.hr, { ...state, train }, schemes[side], headDim, analysis, angleOptions),
       );
       const maxDistance = length
         ? length - 1
