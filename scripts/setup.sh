@@ -5,14 +5,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# golang-1.19-src and the librust-*-dev crates are real Go and Rust code for the tokenizer
+# ccache keeps every compile, so that a fresh clone's build (native, WebAssembly, sanitizer,
+# fuzz) reuses the last one's objects (CMakeLists.txt). golang-1.19-src and the librust-*-dev crates are real Go and Rust code for the tokenizer
 # checks (tests/js/tokenizer-builtins.test.mjs) and the benchmarks' corpora. python3-torch (with
 # the pthread OpenBLAS) runs the trainer's unit tests (tests/python/test_train.py). pybind11-dev
 # builds the Python module (python/, found by CMake's find_package(pybind11 CONFIG)); python3-pytest
 # runs its tests (tests/python/test_module*.py); python3-venv, -setuptools and -wheel install it
 # offline into a virtual environment (README "Python"); python3-dask and python3-distributed run
 # the Dask layer over it (python/hirope/corpus.py).
-APT_PACKAGES=(cmake g++ make emscripten libeigen3-dev catch2 wabt chromium python3 clang libclang-rt-14-dev libvulkan1
+APT_PACKAGES=(cmake g++ make ccache emscripten libeigen3-dev catch2 wabt chromium python3 clang libclang-rt-14-dev libvulkan1
   golang-1.19-src librust-regex-dev librust-syn-dev librust-serde-dev
   python3-torch python3-numpy libopenblas0-pthread
   pybind11-dev python3-pytest python3-venv python3-setuptools python3-wheel python3-dask python3-distributed)

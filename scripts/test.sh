@@ -25,25 +25,79 @@ step() { # name, command...
   printf '%6d s  %s\n' $((SECONDS - start)) "$name" >>"$times"
 }
 
+# Steps that each keep one core busy run in two lanes side by side (the machine CI runs on has two
+# cores): a lane runs its steps in turn, each into its own log, printed in order once both lanes end.
+logs=build/test-logs
+rm -rf "$logs" && mkdir -p "$logs"
+lane_step() { # order, name, command...: one step of a lane, its output, status and seconds in $logs
+  local order=$1 name=$2; shift 2
+  local start=$SECONDS status=0
+  "$@" >"$logs/$order.log" 2>&1 || status=$?
+  printf '%s\t%s\t%s\n' "$status" $((SECONDS - start)) "$name" >"$logs/$order.step"
+}
+print_lanes() { # the lanes' steps in their order, as step() prints them
+  local file status seconds name
+  for file in $(ls "$logs"/*.step | sort -n); do
+    IFS=$'\t' read -r status seconds name <"$file"
+    echo "== $name"
+    cat "${file%.step}.log"
+    if [ "$status" != 0 ]; then
+      echo "== FAILED: $name"
+      failed+=("$name")
+    fi
+    printf '%6d s  %s\n' "$seconds" "$name" >>"$times"
+  done
+}
+
 step "lint and format check of the JavaScript (biome ci, as npm run lint)" \
   node_modules/.bin/biome ci --error-on-warnings .
-step "native Catch2 tests ($(uname -m))" ./build/native/hirope_tests --use-colour no
-for variant in simd scalar; do
-  step "Catch2 tests compiled to WASM ($variant)" \
-    node --no-experimental-fetch "build/wasm-$variant/hirope_tests.cjs" --use-colour no
-done
+lanes_start=$SECONDS
+(
+  lane_step 1 "native Catch2 tests ($(uname -m))" ./build/native/hirope_tests --use-colour no
+  order=2
+  for variant in simd scalar; do
+    lane_step $order "Catch2 tests compiled to WASM ($variant)" \
+      node --no-experimental-fetch "build/wasm-$variant/hirope_tests.cjs" --use-colour no
+    order=$((order + 1))
+  done
+) &
+catch2_lane=$!
 # Debian's interpreter (the one the module is built for, with python3-torch and Dask; a pyenv
 # shim may come first on PATH). From the repository root, so the training package imports.
-step "Python: the module against the npm package, the Dask jobs, the trainer (pytest tests/python)" \
+lane_step 4 "Python: the module against the npm package, the Dask jobs, the trainer (pytest tests/python)" \
   env PYTHONPATH=build/python /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/python/
-# A hung test fails after 5 minutes instead of stalling the run. Two reporters: TAP on stdout as
-# before, and each file's seconds and counts for the report below, whose last line repeats the
-# counts ("tests: N passed, N failed, N skipped") so that they close the output.
-step "JS API, WebGPU, browser and packaging tests (node --test)" \
-  node --test --test-timeout=300000 \
+wait "$catch2_lane"
+print_lanes
+printf '%6d s  %s\n' $((SECONDS - lanes_start)) "(the Catch2 and Python steps above, side by side)" >>"$times"
+
+# One packed tarball for every test under tests/package (tests/package/packed.mjs) and one
+# Chromium for the browser tests (tools/chromium-server.mjs; its endpoint is the first line it
+# prints, read here, so nothing waits on a timer). Both are the run's, removed at its end.
+shared_start=$SECONDS
+pack_dir=build/package-tests
+rm -rf "$pack_dir" && mkdir -p "$pack_dir"
+tarball=$(npm pack --pack-destination "$pack_dir" --loglevel=error | tail -1)
+export HIROPE_PACKED_TARBALL=$PWD/$pack_dir/$tarball
+coproc CHROMIUM_SERVER { exec node tools/chromium-server.mjs; }
+chromium_server=$CHROMIUM_SERVER_PID
+read -r HIROPE_CHROMIUM_WS <&"${CHROMIUM_SERVER[0]}" || true
+export HIROPE_CHROMIUM_WS
+printf '%6d s  %s\n' $((SECONDS - shared_start)) "pack the tarball once, start the shared Chromium" >>"$times"
+# A hung file fails after 10 minutes instead of stalling the run (node's timeout applies to each
+# file as a whole). Two files at a time: the browser files wait on Chromium and the packaging
+# files on bundlers and npm, so two keep both cores busy; the slowest files go first so that the
+# run does not end on one long file alone. Two reporters: TAP on stdout as before, and each file's
+# seconds and counts for the report below, whose last line repeats the counts ("tests: N passed,
+# N failed, N skipped") so that they close the output.
+step "JS API, WebGPU, browser and packaging tests (node --test, two files at a time)" \
+  node --test --test-concurrency=2 --test-timeout=600000 \
   --test-reporter=tap --test-reporter-destination=stdout \
   --test-reporter=./scripts/test-times-reporter.mjs --test-reporter-destination=build/test-files.json \
-  tests/js/ tests/webgpu/ tests/browser/ tests/package/
+  tests/browser/ tests/webgpu/ tests/package/ tests/js/
+# Closing the server's stdin closes Chromium; the server may already have ended (no array then).
+server_stdin=${CHROMIUM_SERVER[1]:-}
+[ -n "$server_stdin" ] && exec {server_stdin}>&-
+wait "$chromium_server" 2>/dev/null || true
 
 echo "== where the time went (seconds; the machine's load counts too)"
 cat "$times"

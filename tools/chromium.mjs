@@ -27,7 +27,15 @@ export function chromiumArgs({ webgpu = false, gpu = false } = {}) {
   return args;
 }
 
-/** Launches Chromium with chromiumArgs(options); the caller closes the browser it returns. */
+/**
+ * Launches Chromium with chromiumArgs(options); the caller closes the browser it returns. With the
+ * default options and $HIROPE_CHROMIUM_WS set (scripts/test.sh: one Chromium for the run, started
+ * by tools/chromium-server.mjs with the same flags), connects to that one instead: closing the
+ * returned browser then closes this caller's contexts and disconnects. WebGPU launches (their
+ * own flags) always start their own.
+ */
 export function launchChromium(options = {}) {
+  const shared = process.env.HIROPE_CHROMIUM_WS;
+  if (shared && !options.webgpu && !options.gpu) return chromium.connect(shared);
   return chromium.launch({ executablePath: CHROMIUM, args: chromiumArgs(options) });
 }

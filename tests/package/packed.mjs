@@ -26,8 +26,15 @@ export const tsconfig = (file) =>
     files: [file],
   });
 
-// Packs the checkout into `dir`; returns the tarball's path.
+// Packs the checkout into `dir`; returns the tarball's path. scripts/test.sh packs once for the
+// whole run and names that tarball in $HIROPE_PACKED_TARBALL (read only: each test installs it
+// into its own project), so that the four files here do not pack the same checkout four times.
 export function packTarball(dir) {
+  const shared = process.env.HIROPE_PACKED_TARBALL;
+  if (shared) {
+    if (!fs.existsSync(shared)) throw new Error(`$HIROPE_PACKED_TARBALL names no file: ${shared}`);
+    return shared;
+  }
   const out = execFileSync(
     'npm',
     ['pack', '--pack-destination', dir, '--json', '--loglevel=error'],
