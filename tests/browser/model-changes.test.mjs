@@ -14,7 +14,6 @@ import {
   TOKEN_MODEL_DEFAULTS,
   encodeModelState,
 } from '../../web/src/shared/model-state.js';
-import { SAMPLES } from '../../web/src/shared/samples.js';
 
 const ready = (page) =>
   page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 180000 });
@@ -27,6 +26,25 @@ async function open(site, defaults, partial = {}, options = undefined) {
   await ready(page);
   return page;
 }
+
+// Short code for the tests whose property does not depend on the code's length: every page load
+// and every run (loss, attention, the thumbnails) costs in proportion to it. The long samples
+// stay in the test of the cut (tasks.py) and in model-tokens.test.mjs's first view.
+const SHORT = `import math
+
+
+def area(radius):
+    return math.pi * radius ** 2
+
+
+class Circle:
+    def __init__(self, radius):
+        self.radius = radius
+
+    def grow(self, by):
+        self.radius += by
+        return area(self.radius)
+`;
 
 // asyncio/tasks.py: past one run's 8,192 bytes with fewer than 2,560 tokens (the issue's file).
 const TASKS = '/usr/lib/python3.11/asyncio/tasks.py';
@@ -59,7 +77,11 @@ describe('Model mode after a change (headless Chromium)', { timeout: 900000 }, (
   after(async () => site?.close());
 
   it("a change of model clears the old model's generation and query line", async () => {
-    const page = await open(site, TOKEN_MODEL_DEFAULTS, { maxBytes: 16, temperature: 0 });
+    const page = await open(site, TOKEN_MODEL_DEFAULTS, {
+      code: SHORT,
+      maxBytes: 16,
+      temperature: 0,
+    });
     await page.locator('#generate').click();
     await page.waitForFunction(() => document.body.dataset.generated === 'true', null, {
       timeout: 120000,
@@ -92,7 +114,7 @@ describe('Model mode after a change (headless Chromium)', { timeout: 900000 }, (
   });
 
   it('Back undoes a menu choice and stays on the page; a slider adds no entry', async () => {
-    const page = await open(site, MODEL_DEFAULTS, { code: SAMPLES.python });
+    const page = await open(site, MODEL_DEFAULTS, { code: SHORT });
     const start = await page.evaluate(() => history.length);
     await nextRun(page, () => page.locator('#c-head').selectOption('2'));
     await page.waitForFunction((n) => history.length === n + 1, start);
@@ -165,7 +187,7 @@ describe('Model mode after a change (headless Chromium)', { timeout: 900000 }, (
   });
 
   it('pasted Go: detected, and the note says the model was not trained on it', async () => {
-    const page = await open(site, MODEL_DEFAULTS, { code: SAMPLES.python });
+    const page = await open(site, MODEL_DEFAULTS, { code: SHORT });
     await pasteCode(page, GO);
     await page.waitForFunction(() => document.getElementById('c-language').value === 'go', null, {
       timeout: 60000,
@@ -188,7 +210,7 @@ describe('Model mode after a change (headless Chromium)', { timeout: 900000 }, (
 
   it("scalings under the catalogue's names; the ratio label shows the slider's value", async () => {
     const page = await open(site, TOKEN_MODEL_DEFAULTS, {
-      code: SAMPLES.python,
+      code: SHORT,
       b: { type: 'rope', scaling: 'ntk', factor: 4 },
     });
     assert.match(await page.textContent('#map-b'), /RoPE with NTK-aware scaling ×4/);
@@ -220,7 +242,7 @@ describe('Model mode after a change (headless Chromium)', { timeout: 900000 }, (
       });
       const page = await context.newPage();
       await page.goto(
-        `${site.url}model.html${await encodeWith(MODEL_DEFAULTS, { model: 'pybyte', code: SAMPLES.python })}`,
+        `${site.url}model.html${await encodeWith(MODEL_DEFAULTS, { model: 'pybyte', code: SHORT })}`,
       );
       await ready(page);
       const hint = await page.textContent('#maps-how');
