@@ -3,7 +3,7 @@
 // collect garbage between calls, which makes lifetime bugs show on the first try. Each case is
 // written synchronously before it runs, so the last line before a crash names the case.
 //   node --expose-gc dawn-child.mjs snippet            the issue's plain call, nothing kept alive
-//   node --expose-gc dawn-child.mjs property SEED RUNS the property of property.mjs
+//   node --expose-gc dawn-child.mjs property SEED RUNS [MAX_N]  the property of property.mjs
 //   node --expose-gc dawn-child.mjs lost               the device destroyed in the middle of a call
 //   node --expose-gc dawn-child.mjs cross              every scheme on fixed shapes (cases.mjs)
 //   node --expose-gc dawn-child.mjs limits             sizes and values refused before dispatch
@@ -43,11 +43,11 @@ if (mode === 'snippet') {
   }
   say(`ok ${hr.attentionBackend}`);
 } else if (mode === 'property') {
-  const [seed, numRuns] = rest.map(Number);
+  const [seed, numRuns, maxN] = rest.map(Number);
   const hr = await init({ backend: 'webgpu', gpu: webgpu.create([]), analysis: false });
   let runs = 0;
   await fc.assert(
-    property(fc, hr, (c) => say(`case ${JSON.stringify(c)}`)).afterEach(() => {
+    property(fc, hr, (c) => say(`case ${JSON.stringify(c)}`), maxN || undefined).afterEach(() => {
       runs++;
       collect();
     }),
