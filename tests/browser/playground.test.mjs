@@ -247,7 +247,22 @@ describe('playground (headless Chromium)', () => {
   before(async () => {
     site = await startSite();
   });
-  after(async () => site?.close());
+  after(async () => site?.close()); // closing the browser closes the shared pages too
+
+  // A light and a dark page at 1440x900, each loaded once (a load costs seconds of CPU) and shared
+  // by the tests that only read them (first screen, hover, contrast); the presets test, which
+  // changes their state, comes after those and closes them. A test on a shared page checks only
+  // the problems that arose while it ran; a load with problems fails every test that uses it.
+  const shared = {};
+  const desktopPage = (colorScheme) => {
+    shared[colorScheme] ??= (async () => {
+      const page = await openPage(site.browser, site.url, { colorScheme, viewport: DESKTOP });
+      await ready(page);
+      assert.deepEqual(page.problems, [], `the ${colorScheme} page at 1440x900 loads cleanly`);
+      return page;
+    })();
+    return shared[colorScheme];
+  };
 
   it('loads under the strict CSP, draws everything, and looks right in light and dark mode', async () => {
     for (const colorScheme of ['light', 'dark']) {
@@ -297,8 +312,8 @@ describe('playground (headless Chromium)', () => {
   });
 
   it('holds the drawn A, B and A vs B maps on the first screen at 1440x900', async () => {
-    const page = await openPage(site.browser, site.url, { viewport: DESKTOP });
-    await ready(page);
+    const page = await desktopPage('light');
+    const seen = page.problems.length;
     assert.equal(await page.evaluate(() => scrollY), 0);
     for (const id of MAPS) {
       const box = await page.evaluate(
@@ -328,8 +343,7 @@ describe('playground (headless Chromium)', () => {
       assert.ok(opaque > 0.45 * PLOT * PLOT, `${id}: ${opaque} opaque pixels`);
       assert.ok(colours > 20, `${id}: ${colours} colours`);
     }
-    assert.deepEqual(page.problems, []);
-    await page.context().close();
+    assert.deepEqual(page.problems.slice(seen), []);
   });
 
   it("draws the colours of the API's probabilities (A vs B as log2(pB/pA), light and dark), and redraws on changes", async () => {
@@ -467,72 +481,6 @@ describe('playground (headless Chromium)', () => {
     await page.context().close();
   });
 
-  it("shows a visible A vs B difference for every preset, and a preset's link gives the same view back (screenshots at 1440x900)", async () => {
-    const base = normalizeState({});
-    for (const theme of ['light', 'dark']) {
-      const page = await openPage(site.browser, site.url, {
-        colorScheme: theme,
-        viewport: DESKTOP,
-      });
-      await ready(page);
-      const n = Number((await page.textContent('#status')).match(/^(\d+) tokens/)[1]);
-      for (const preset of PRESETS) {
-        await redraw(page, () => page.click(`.preset[data-preset="${preset.id}"]`));
-        assert.deepEqual(
-          await page.$$eval('.preset[aria-pressed=true]', (bs) => bs.map((b) => b.dataset.preset)),
-          [preset.id],
-        );
-        assert.equal(await page.textContent('#caption'), preset.caption);
-        // 10%: every preset's share on the nine samples is at least 17% (tests/js/playground.test.mjs,
-        // docs/playground.md), equal schemes give 0%: a preset under 10% shows nothing to look at.
-        const pixels = await visibleShareFromPixels(page, theme, n);
-        assert.equal(
-          pixels.unknown,
-          0,
-          `${preset.id}: every cell has a colour of the ${theme} ramp`,
-        );
-        assert.equal(pixels.cells, (n * (n + 1)) / 2);
-        assert.ok(
-          pixels.share >= 0.1,
-          `${preset.id} ${theme}: ${(100 * pixels.share).toFixed(1)}% of cells visibly coloured`,
-        );
-        const reported = Number(await page.getAttribute('#maps', 'data-visible-share'));
-        assert.ok(
-          Math.abs(pixels.share - reported) <= 0.03,
-          `${preset.id}: pixels ${pixels.share} vs page ${reported}`,
-        );
-        await screenshot(page, `playground-${preset.id}-${theme}-desktop`, { fullPage: false });
-        if (theme !== 'light') continue;
-        // The link: the URL holds the preset's state, and a new page opened on it shows the same.
-        const state = presetState(preset.id, base);
-        await untilURLState(page, state);
-        const views = await allPixels(page);
-        const other = await page.context().newPage();
-        other.problems = [];
-        other.on('pageerror', (e) => other.problems.push(`pageerror: ${e.message}`));
-        other.on(
-          'console',
-          (m) => m.type() === 'error' && other.problems.push(`console: ${m.text()}`),
-        );
-        await other.goto(page.url());
-        await ready(other);
-        assert.deepEqual(
-          await other.$$eval('.preset[aria-pressed=true]', (bs) => bs.map((b) => b.dataset.preset)),
-          [preset.id],
-        );
-        assert.deepEqual(await allPixels(other), views, `${preset.id}: the same maps`);
-        assert.deepEqual(other.problems, []);
-        await other.close();
-      }
-      // A control moved away from the preset: no preset is pressed, the caption describes the pair.
-      await redraw(page, () => page.fill('#c-train', '200'));
-      assert.equal(await page.locator('.preset[aria-pressed=true]').count(), 0);
-      assert.match(await page.textContent('#caption'), /^Your own comparison: A is /);
-      assert.deepEqual(page.problems, []);
-      await page.context().close();
-    }
-  });
-
   it('is never wider than a phone (390x844), with every preset (screenshots, full page)', async () => {
     const base = normalizeState({});
     for (const theme of ['light', 'dark']) {
@@ -572,8 +520,8 @@ describe('playground (headless Chromium)', () => {
 
   it("shows the API's numbers for a hovered cell", async () => {
     const code = SAMPLES.python;
-    const page = await openPage(site.browser, site.url, { viewport: DESKTOP });
-    await ready(page);
+    const page = await desktopPage('light');
+    const seen = page.problems.length;
     const expected = await expectedHeatmaps(code, {});
     const { n, state, analysis } = expected;
     assert.ok(n <= PLOT); // cells are 1:1 with tokens at the default view
@@ -651,8 +599,7 @@ describe('playground (headless Chromium)', () => {
     assert.notEqual(bands.b[1].distances[300 * n + 120], 180);
     await page.mouse.move(2, 2);
     await page.waitForSelector('.hm-tip', { state: 'hidden' });
-    assert.deepEqual(page.problems, []);
-    await page.context().close();
+    assert.deepEqual(page.problems.slice(seen), []);
   });
 
   it('shows the comparison in numbers as the API computes it (own-unit attention, distance, TV and KL)', async () => {
@@ -861,8 +808,7 @@ describe('playground (headless Chromium)', () => {
       return (a + 0.05) / (b + 0.05);
     };
     for (const colorScheme of ['light', 'dark']) {
-      const page = await openPage(site.browser, site.url, { colorScheme, viewport: DESKTOP });
-      await ready(page);
+      const page = await desktopPage(colorScheme);
       const colours = await page.evaluate(() => {
         const rgb = (text) =>
           text
@@ -905,6 +851,70 @@ describe('playground (headless Chromium)', () => {
           ratio(c, colours.panel) >= 3,
           `${colorScheme}: accent ${name} ${c}: ${ratio(c, colours.panel).toFixed(2)} < 3`,
         );
+    }
+  });
+
+  it("shows a visible A vs B difference for every preset, and a preset's link gives the same view back (screenshots at 1440x900)", async () => {
+    const base = normalizeState({});
+    for (const theme of ['light', 'dark']) {
+      // The shared page, still in its default state (the tests before this one only read it).
+      const page = await desktopPage(theme);
+      const seen = page.problems.length;
+      const n = Number((await page.textContent('#status')).match(/^(\d+) tokens/)[1]);
+      for (const preset of PRESETS) {
+        await redraw(page, () => page.click(`.preset[data-preset="${preset.id}"]`));
+        assert.deepEqual(
+          await page.$$eval('.preset[aria-pressed=true]', (bs) => bs.map((b) => b.dataset.preset)),
+          [preset.id],
+        );
+        assert.equal(await page.textContent('#caption'), preset.caption);
+        // 10%: every preset's share on the nine samples is at least 17% (tests/js/playground.test.mjs,
+        // docs/playground.md), equal schemes give 0%: a preset under 10% shows nothing to look at.
+        const pixels = await visibleShareFromPixels(page, theme, n);
+        assert.equal(
+          pixels.unknown,
+          0,
+          `${preset.id}: every cell has a colour of the ${theme} ramp`,
+        );
+        assert.equal(pixels.cells, (n * (n + 1)) / 2);
+        assert.ok(
+          pixels.share >= 0.1,
+          `${preset.id} ${theme}: ${(100 * pixels.share).toFixed(1)}% of cells visibly coloured`,
+        );
+        const reported = Number(await page.getAttribute('#maps', 'data-visible-share'));
+        assert.ok(
+          Math.abs(pixels.share - reported) <= 0.03,
+          `${preset.id}: pixels ${pixels.share} vs page ${reported}`,
+        );
+        await screenshot(page, `playground-${preset.id}-${theme}-desktop`, { fullPage: false });
+        if (theme !== 'light') continue;
+        // The link: the URL holds the preset's state, and a new page opened on it shows the same.
+        const state = presetState(preset.id, base);
+        await untilURLState(page, state);
+        const views = await allPixels(page);
+        const other = await page.context().newPage();
+        other.problems = [];
+        other.on('pageerror', (e) => other.problems.push(`pageerror: ${e.message}`));
+        other.on(
+          'console',
+          (m) => m.type() === 'error' && other.problems.push(`console: ${m.text()}`),
+        );
+        await other.goto(page.url());
+        await ready(other);
+        assert.deepEqual(
+          await other.$$eval('.preset[aria-pressed=true]', (bs) => bs.map((b) => b.dataset.preset)),
+          [preset.id],
+        );
+        assert.deepEqual(await allPixels(other), views, `${preset.id}: the same maps`);
+        assert.deepEqual(other.problems, []);
+        await other.close();
+      }
+      // A control moved away from the preset: no preset is pressed, the caption describes the pair.
+      await redraw(page, () => page.fill('#c-train', '200'));
+      assert.equal(await page.locator('.preset[aria-pressed=true]').count(), 0);
+      assert.match(await page.textContent('#caption'), /^Your own comparison: A is /);
+      assert.deepEqual(page.problems.slice(seen), []);
+      delete shared[theme]; // changed: a later test gets a fresh page
       await page.context().close();
     }
   });
@@ -1240,7 +1250,9 @@ describe('playground (headless Chromium)', () => {
       document.getElementById('zoom-info').textContent.startsWith('Zoomed'),
     );
     assert.doesNotMatch(await page.textContent('#map-a .legend'), /Downsampled/);
-    await screenshot(page, 'playground-big-zoomed');
+    // The viewport, which shows the zoomed maps: the whole page with its 6,000-token editor took
+    // four times the CPU.
+    await screenshot(page, 'playground-big-zoomed', { fullPage: false });
     assert.deepEqual(page.problems, []);
     await page.context().close();
   });
