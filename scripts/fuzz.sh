@@ -99,14 +99,14 @@ fuzz_one() { # target work_dir: the target's run, its log in work_dir/log
 lanes=$(nproc)
 runs=$(mktemp -d)
 failed=()
-report() { # target: its summary lines; a failing target's input and log tail
-  local target=$1 work="$runs/$1"
+report() { # target, its exit status: its summary lines; a failing target's input and log tail
+  local target=$1 status=$2 work="$runs/$1"
   echo "== fuzz_$target for ${SECONDS_PER_TARGET}s"
-  grep -E "^(#[0-9]+ +DONE|stat::number_of_executed_units|==.*ERROR|SUMMARY)" "$work/log" || true
-  if [ -n "$(ls "$work/artifacts")" ] || ! grep -qE '^#[0-9]+ +DONE' "$work/log"; then
+  grep -E "^(Done [0-9]+ runs|stat::number_of_executed_units|==.*ERROR|SUMMARY)" "$work/log" || true
+  if [ "$status" != 0 ] || [ -n "$(ls "$work/artifacts")" ]; then
     echo "fuzz_$target found a failing input:" >&2
     ls "$work/artifacts" >&2
-    tail -30 "$work/log" >&2
+    grep -vE '^"|^#{6}|# Uses:' "$work/log" | tail -30 >&2
     mkdir -p build/fuzz-failures && cp "$work/artifacts/"* build/fuzz-failures/ 2>/dev/null || true
     failed+=("$target")
   fi
@@ -116,14 +116,16 @@ for target in $TARGETS; do
   fuzz_one "$target" "$runs/$target" &
   pending+=("$target:$!")
   if [ ${#pending[@]} -ge "$lanes" ]; then
-    wait "${pending[0]#*:}" || true
-    report "${pending[0]%%:*}"
+    status=0
+    wait "${pending[0]#*:}" || status=$?
+    report "${pending[0]%%:*}" "$status"
     pending=("${pending[@]:1}")
   fi
 done
 for entry in "${pending[@]}"; do
-  wait "${entry#*:}" || true
-  report "${entry%%:*}"
+  status=0
+  wait "${entry#*:}" || status=$?
+  report "${entry%%:*}" "$status"
 done
 rm -rf "$runs"
 if [ ${#failed[@]} -gt 0 ]; then
