@@ -59,6 +59,16 @@ export function countResponses(server, served) {
   });
 }
 
+/**
+ * A download's bytes, read through Playwright's stream: a file path exists only where the browser
+ * runs on this machine's side of the connection, not through the run's shared Chromium.
+ */
+export async function downloadBytes(download) {
+  const chunks = [];
+  for await (const chunk of await download.createReadStream()) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
 /** A page that collects page errors, console errors and dialogs (none may happen). */
 export async function openPage(
   browser,

@@ -10,7 +10,6 @@
 // 1440x900 and 390x844).
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import {
   startSite,
   openPage,
@@ -23,6 +22,7 @@ import {
   pasteCode,
   ready,
   quiet,
+  downloadBytes,
 } from './helpers.mjs';
 import { launchChromium } from '../../tools/chromium.mjs';
 import { tinyTokenizerFile } from '../fixtures/tiny-tokenizer.mjs';
@@ -1163,7 +1163,7 @@ describe('playground (headless Chromium)', () => {
       page.waitForEvent('download'),
       page.click('#map-b button:text("PNG")'),
     ]);
-    const bytes = fs.readFileSync(await png.path());
+    const bytes = await downloadBytes(png);
     assert.deepEqual([...bytes.subarray(1, 4)], [0x50, 0x4e, 0x47]);
     assert.equal(png.suggestedFilename(), 'hirope-b.png');
     // IHDR: the composed image is larger than the map (title, settings line and legend around it).
@@ -1182,7 +1182,7 @@ describe('playground (headless Chromium)', () => {
         page.click(`#map-${which} button:text("CSV")`),
       ]);
       assert.equal(csv.suggestedFilename(), `hirope-${which}.csv`);
-      return parseCSV(fs.readFileSync(await csv.path(), 'utf8'));
+      return parseCSV((await downloadBytes(csv)).toString('utf8'));
     };
     for (const which of ['a', 'diff']) {
       const rows = await download(which);
