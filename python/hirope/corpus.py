@@ -493,6 +493,27 @@ def connect_scheduler(address, timeout=DEFAULT_CONNECT_TIMEOUT_S):
             "or leave the address out for a LocalCluster" % (address, timeout, e)) from None
 
 
+def local_cluster(workers, **options):
+    """A distributed LocalCluster of `workers` processes of one thread each, whose processes
+    ignore SIGINT. A terminal's Ctrl-C reaches every process of the job; only this one should act
+    on it, closing the cluster in order (its workers, then its scheduler). A nanny that stopped on
+    the signal by itself would log its broken connection's traceback as the scheduler closed. An
+    ignored signal stays ignored in the processes started meanwhile (it survives their exec, and
+    Python does not install its handler over it), so SIGINT is ignored while they start."""
+    import signal
+    import threading
+
+    import distributed
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main_thread else None
+    try:
+        return distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                        **options)
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGINT, previous)
+
+
 def _run(tasks, client, workers, progress, connect_timeout=DEFAULT_CONNECT_TIMEOUT_S):
     """Computes the delayed tasks on `client`: a distributed Client, a scheduler address, one of
     LOCAL_SCHEDULERS, or None for a LocalCluster of `workers` processes of one thread each.
@@ -507,9 +528,7 @@ def _run(tasks, client, workers, progress, connect_timeout=DEFAULT_CONNECT_TIMEO
     futures = None
     try:
         if client is None:
-            cluster = distributed.LocalCluster(
-                n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
-                dashboard_address=":0")
+            cluster = local_cluster(workers or os.cpu_count() or 1, dashboard_address=":0")
             owned.append(cluster)
             client = distributed.Client(cluster)
             owned.append(client)

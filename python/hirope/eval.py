@@ -556,9 +556,11 @@ def main(argv=None):
             print("hirope eval: --scheduler: local:N needs N, the number of worker processes, as "
                   "a whole number >= 1, got %r" % (scheduler,), file=sys.stderr)
             return 2
-        from distributed import Client, LocalCluster
+        from distributed import Client
 
-        cluster = LocalCluster(n_workers=int(workers), threads_per_worker=1, processes=True)
+        from .corpus import local_cluster
+
+        cluster = local_cluster(int(workers))
         client = Client(cluster)
         scheduler = None
     elif scheduler and "://" in scheduler:
