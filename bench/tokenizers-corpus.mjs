@@ -6,15 +6,16 @@
 // bytes and tokens compared, the mismatches (the first ten in full) and the round trips, and exits
 // 1 on any mismatch. Run from the repository root after a build:
 //   node bench/tokenizers-corpus.mjs [--scale 1] [--only llama3,o200k,claude]
-import { encode as gptEncode } from 'gpt-tokenizer/encoding/o200k_base';
 import { get_encoding } from 'tiktoken';
 import init from '../dist/index.js';
 import {
   HF,
+  O200K_SPECIALS,
   claudeReference,
   compare,
   edgeTexts,
   hfReference,
+  o200kReferences,
   realCode,
   report,
 } from '../tests/js/support/tokenizer-corpus.mjs';
@@ -50,11 +51,8 @@ if (wanted('o200k')) {
   await hr.loadTokenizer('o200k');
   const tk = get_encoding('o200k_base');
   try {
-    const refs = [
-      ['gpt-tokenizer', (text) => gptEncode(text, { disallowedSpecial: new Set() })],
-      ['tiktoken', (text) => Array.from(tk.encode_ordinary(text))],
-    ];
-    const edge = edgeTexts(['<|endoftext|>', '<|endofprompt|>']);
+    const refs = o200kReferences(tk);
+    const edge = edgeTexts(O200K_SPECIALS);
     check('o200k', compare(hr, 'o200k', [...code, ...edge], refs));
   } finally {
     tk.free();

@@ -17,16 +17,17 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { tinyTokenizerFile } from '../fixtures/tiny-tokenizer.mjs';
-import { encode as gptEncode } from 'gpt-tokenizer/encoding/o200k_base';
 import { get_encoding } from 'tiktoken';
 import { HiRoPEError, BUILTIN_TOKENIZERS } from '../../dist/index.js';
 import { load } from './support/both-builds.mjs';
 import {
   HF,
+  O200K_SPECIALS,
   claudeReference,
   compare,
   edgeTexts,
   hfReference,
+  o200kReferences,
   realCodeParts,
   report,
   same,
@@ -104,11 +105,8 @@ describe('built-in tokenizers from tokenizer.json', () => {
     await simd.loadTokenizer('o200k');
     const tk = get_encoding('o200k_base');
     try {
-      const refs = [
-        ['gpt-tokenizer', (text) => gptEncode(text, { disallowedSpecial: new Set() })],
-        ['tiktoken', (text) => Array.from(tk.encode_ordinary(text))],
-      ];
-      const edge = edgeTexts(['<|endoftext|>', '<|endofprompt|>']);
+      const refs = o200kReferences(tk);
+      const edge = edgeTexts(O200K_SPECIALS);
       const r = compare(simd, 'o200k', [...code, ...edge], refs);
       report('o200k', r);
       assert.deepEqual(r.mismatches.slice(0, 10), []);

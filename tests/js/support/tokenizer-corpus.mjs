@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { Tokenizer } from '@huggingface/tokenizers';
+import { encode as gptEncode } from 'gpt-tokenizer/encoding/o200k_base';
 import { pythonFiles, javascriptFiles, goFiles, rustFiles, take } from './real-code.mjs';
 import { walk } from '../../../tools/files.mjs';
 import { edgeTexts as edgeStrings } from '../../fixtures/edge-text.mjs';
@@ -186,3 +187,11 @@ export function claudeReference() {
   ];
   return r;
 }
+
+/** o200k's references on text (special tokens are text): gpt-tokenizer and tiktoken's `tk`. */
+export const o200kReferences = (tk) => [
+  ['gpt-tokenizer', (text) => gptEncode(text, { disallowedSpecial: new Set() })],
+  ['tiktoken', (text) => Array.from(tk.encode_ordinary(text))],
+];
+/** o200k's special tokens, for the edge texts. */
+export const O200K_SPECIALS = ['<|endoftext|>', '<|endofprompt|>'];
