@@ -17,11 +17,11 @@ export const linkNotice = (l) =>
       : '';
 export function createLinks(pg) {
   let urlTimer = 0;
-  // A tokenizer.json of the person's own stays in the page: the link names the default.
+  // A tokenizer.json of the person's own stays in the page: the link names the default. The code
+  // is the snapshot's own (a choice's earlier state is written after the choice changed the code).
   const linkState = (snapshot) => ({
     ...snapshot,
     tokenizer: pg.info.tokenizers.includes(snapshot.tokenizer) ? snapshot.tokenizer : 'lexical',
-    code: pg.state.code,
   });
   // A discrete choice (preset, menu, checkbox, sample, file) adds a history entry, so that Back
   // undoes it; typing and numbers replace the entry. The entry waits (pending) until the typing
@@ -40,24 +40,29 @@ export function createLinks(pg) {
     if (pending) write(pending);
     pending = null;
   }
+  // snapshot: the state a run computed. A run of a state since changed (its result arrived after
+  // a choice or an edit) writes nothing: the run of the newer state writes, and the choice's
+  // entry (pushNext) is kept for it.
   function writeURL(snapshot) {
+    if (JSON.stringify(snapshot) !== JSON.stringify(normalizeState(pg.state))) return;
     clearTimeout(urlTimer);
     pending = { snapshot, push: Boolean(pending?.push || pg.pushNext) };
     pg.pushNext = false;
     urlTimer = setTimeout(flush, Math.max(150, pg.lastEdit + 1000 - performance.now()));
   }
   /**
-   * Called before a discrete choice changes pg.state: the choices before it get their entries
-   * now, so that a second choice made before the first one's entry was written (a menu, then
-   * another within a second) does not merge into it and Back undoes one choice at a time.
+   * Called before a discrete choice changes pg.state: the state before it is written now (a new
+   * entry when it came from an earlier choice), so that a second choice made before the first
+   * one's entry was written (a menu, then another within a second) does not merge into it, and
+   * Back undoes one choice at a time.
    */
   pg.choose = () => {
-    if (pg.pushNext) {
-      // The previous choice's redraw has not ended: its entry is the state as it is now.
-      clearTimeout(urlTimer);
-      pending = { snapshot: normalizeState(pg.state), push: true };
-      pg.pushNext = false;
-    }
+    clearTimeout(urlTimer);
+    pending = {
+      snapshot: normalizeState(pg.state),
+      push: Boolean(pending?.push || pg.pushNext),
+    };
+    pg.pushNext = false;
     flush();
     pg.pushNext = true;
   };
@@ -90,7 +95,7 @@ export function createLinks(pg) {
   linkSize.append(' ', linkField);
   function showLinkSize(hash, snapshot) {
     linkSnapshot = snapshot;
-    const long = hash.length > LONG_LINK && pg.state.code !== null;
+    const long = hash.length > LONG_LINK && snapshot.code !== null;
     if (long) linkSizeText_.textContent = linkSizeText(hash.length);
     linkSize.hidden = !long;
     if (hash !== linkHash) {
