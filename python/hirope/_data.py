@@ -7,9 +7,10 @@ from __future__ import annotations
 import json
 import os
 from functools import lru_cache
-from typing import Any, Dict
+from typing import Any, Dict, Optional
 
 from . import _hirope
+from ._files import Unreadable, read_regular
 
 DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 
@@ -31,18 +32,17 @@ def quoted(names) -> str:
     return ", ".join(f"'{n}'" for n in names)
 
 
-def read_file(path: str, limit: int, what: str) -> bytes:
-    """The bytes of a file, its size checked against limit before it is read."""
+def read_file(path: str, limit: Optional[int], what: str) -> bytes:
+    """The bytes of the regular file at path, at most limit of them (_files.read_regular), or a
+    HiRoPEError naming `what` and saying why not."""
     try:
-        size = os.path.getsize(path)
-    except OSError as e:
-        raise _hirope.HiRoPEError(f"cannot read {what} {path!r}: {e.strerror}") from None
-    if size > limit:
-        raise _hirope.HiRoPEError(
-            f"{what} {path!r} is {size} bytes, over the limit of {limit} bytes"
-        )
-    try:
-        with open(path, "rb") as f:
-            return f.read()
-    except OSError as e:
-        raise _hirope.HiRoPEError(f"cannot read {what} {path!r}: {e.strerror}") from None
+        return read_regular(path, limit)
+    except Unreadable as u:
+        if u.reason == "size":
+            size = "" if u.detail is None else f"{u.detail} bytes, "
+            message = f"{what} {path!r} is {size}over the limit of {limit} bytes"
+        elif u.reason == "kind":
+            message = f"cannot read {what} {path!r}: it is not a regular file ({u.detail})"
+        else:
+            message = f"cannot read {what} {path!r}: {u.detail}"
+        raise _hirope.HiRoPEError(message) from None

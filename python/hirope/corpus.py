@@ -22,13 +22,13 @@ import glob as _glob
 import hashlib
 import os
 import re
-import stat
 import sys
 import time
 
 import dask
 
 from . import shards
+from ._files import Unreadable, read_regular
 
 DEFAULT_PARTITION_SIZE = 256
 # hr.limits.maxSourceBytes of the package; larger files are error rows without being read whole.
@@ -265,15 +265,6 @@ class _Unread(Exception):
         self.size = size
 
 
-_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character "
-          "device"), (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
-
-
-def _not_regular(mode):
-    kind = next((what for test, what in _KINDS if test(mode)), "of an unknown kind")
-    return _Unread("not a regular file (%s)" % kind)
-
-
 def _name_error(path):
     """The row's error for a path that is not UTF-8 (undecodable bytes of a file name), else
     None."""
@@ -341,35 +332,22 @@ def analyze_file(path, data, settings):
 
 
 def _too_large(size, max_bytes):
+    if size is None:  # it grew while read, or its size says 0 (a kernel pseudo-file)
+        return _Unread("file too large: over the limit of %d bytes" % max_bytes)
     return _Unread("file too large: %d bytes, the limit is %d" % (size, max_bytes), size)
 
 
 def _read(path, max_bytes):
-    """The bytes of a regular file, or an _Unread saying why not. The size and kind are checked
-    before the file is opened (a FIFO is never opened, a device never read) and again on the open
-    file, which is opened without blocking in case it was swapped for a FIFO in between."""
+    """The bytes of a regular file, or an _Unread saying why not (_files.read_regular: the kind
+    and size checked before it is read, never past max_bytes)."""
     try:
-        st = os.stat(path)
-        if not stat.S_ISREG(st.st_mode):
-            return _not_regular(st.st_mode)
-        if st.st_size > max_bytes:
-            return _too_large(st.st_size, max_bytes)
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError as e:
-        return _Unread("cannot read (%s)" % (e.strerror or e,))
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            return _not_regular(st.st_mode)
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            data = f.read(max_bytes + 1)
-        if len(data) > max_bytes:  # it grew since: count the rest without holding it
-            return _too_large(os.fstat(fd).st_size, max_bytes)
-        return data
-    except OSError as e:
-        return _Unread("cannot read (%s)" % (e.strerror or e,))
-    finally:
-        os.close(fd)
+        return read_regular(path, max_bytes)
+    except Unreadable as u:
+        if u.reason == "kind":
+            return _Unread("not a regular file (%s)" % u.detail)
+        if u.reason == "size":
+            return _too_large(u.detail, max_bytes)
+        return _Unread("cannot read (%s)" % u.detail)
 
 
 def _counts(index, rows, written, tokens=None):

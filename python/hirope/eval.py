@@ -39,6 +39,7 @@ import numpy as np
 
 from . import _hirope
 from . import _registry
+from ._files import Unreadable, read_regular
 
 # ---------------------------------------------------------------------------------------------
 # The registry (the presets, the truncate stride, the models: the package's data, _registry.py)
@@ -332,10 +333,10 @@ def evaluate_file(name, path, model, length, per_file, presets, edges, reach=Non
     window_sums. Returns {file, skipped (None or why), windows: [{file, offset, schemes: {name:
     [sums, class_sums, class_counts]}}]}."""
     try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as e:
-        return {"file": name, "skipped": "%s (missing: %s)" % (name, e.strerror), "windows": []}
+        data = read_regular(path, None)  # a FIFO or a device is refused, not read without end
+    except Unreadable as u:
+        why = "missing: %s" % u.detail if u.reason == "os" else "not a regular file: %s" % u.detail
+        return {"file": name, "skipped": "%s (%s)" % (name, why), "windows": []}
     if sha256 and hashlib.sha256(data).hexdigest() != sha256:
         return {"file": name, "skipped": "%s (differs from the manifest)" % name, "windows": []}
     m = load_model(model)

@@ -17,6 +17,7 @@ from typing import Any, Dict, Union
 
 from . import _hirope
 from ._hirope import HiRoPEError
+from ._data import read_file
 
 __all__ = ["from_config"]
 
@@ -42,20 +43,8 @@ def _object_text(config: Dict[str, Any]) -> str:
 
 
 def _file_text(path: Union[str, "os.PathLike[str]"]) -> bytes:
-    """A file's bytes, its size checked before it is read."""
-    try:
-        with open(path, "rb") as f:
-            size = os.fstat(f.fileno()).st_size
-            if size > _MAX_BYTES:
-                raise HiRoPEError(
-                    f"config file {os.fspath(path)!r} is {size} bytes, over the limit of "
-                    f"{_MAX_BYTES} bytes")
-            data = f.read(_MAX_BYTES + 1)
-    except OSError as e:
-        raise HiRoPEError(f"config file {os.fspath(path)!r} could not be read: {e.strerror}") from None
-    if len(data) > _MAX_BYTES:
-        raise HiRoPEError(f"config file {os.fspath(path)!r} is over the limit of {_MAX_BYTES} bytes")
-    return data
+    """A config file's bytes: a regular file, its size checked before it is read."""
+    return read_file(os.fspath(path), _MAX_BYTES, "config file")
 
 
 def from_config(config: Union[Dict[str, Any], str, bytes, "os.PathLike[str]"]) -> Dict[str, Any]:

@@ -111,7 +111,7 @@ def load_tokenizer(name_or_path: Union[str, "os.PathLike[str]", Tokenizer]) -> T
             "'lexical' has no vocabulary to load: its tokens are the syntax tree's leaves, from "
             "analyze(code, tokenizer='lexical')"
         )
-    if isinstance(name_or_path, (str, os.PathLike)) and os.path.isfile(name_or_path):
+    if isinstance(name_or_path, (str, os.PathLike)) and os.path.exists(name_or_path):
         path = os.fspath(name_or_path)
         limit = manifest()["maxTokenizerJsonBytes"]
         data = read_file(path, limit, "tokenizer file")

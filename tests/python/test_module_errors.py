@@ -6,6 +6,8 @@ size limits, model names and files.
 Run: /usr/bin/python3 -m pytest -q tests/python/test_module_errors.py"""
 
 import os
+import re
+import signal
 import sys
 
 import numpy as np
@@ -296,6 +298,47 @@ def test_model_load_errors(tmp_path):
         with pytest.raises(E) as e:
             hirope.Model.load(str(p))
         assert str(e.value)
+
+
+def test_files_that_are_not_regular_are_refused_unread(tmp_path):
+    """A device, a FIFO or a directory named as a model, tokenizer or config file is refused by its
+    kind before it is read: /dev/zero used to be read until the kernel ended the process, and a
+    FIFO without a writer blocked for ever (SIGALRM turns such a hang into a failure here)."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+
+    def hung(signum, frame):
+        raise TimeoutError("blocked on a file that is not regular")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(60)
+    try:
+        for load, what in [(hirope.Model.load, "model"), (hirope.load_tokenizer, "tokenizer"),
+                           (hirope.from_config, "config")]:
+            for path, kind in [("/dev/zero", "a character device"), (str(fifo), "a FIFO"),
+                               (str(tmp_path), "a directory")]:
+                with pytest.raises(E, match=rf"^cannot read {what} file '{re.escape(path)}': it "
+                                            rf"is not a regular file \({kind}\)$"):
+                    load(path)
+        from hirope import eval as hirope_eval
+
+        assert hirope_eval.evaluate_file("pipe", str(fifo), "pybyte", 256, 1, {}, [0, 256]) == {
+            "file": "pipe", "skipped": "pipe (not a regular file: a FIFO)", "windows": []}
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_a_file_whose_size_says_zero_is_read_only_up_to_the_limit():
+    """A kernel pseudo-file reports a size of 0 and then has content: the read stops one byte past
+    the limit (the model, tokenizer and config readers and the Dask job share this reader)."""
+    from hirope._files import Unreadable, read_regular
+
+    assert os.stat("/proc/self/status").st_size == 0
+    assert len(read_regular("/proc/self/status", 1 << 20)) > 64
+    with pytest.raises(Unreadable) as e:
+        read_regular("/proc/self/status", 64)
+    assert (e.value.reason, e.value.detail) == ("size", None)  # its size is not known
 
 
 @pytest.mark.parametrize("offset", [48, 52, 56, 60, 64])
