@@ -18,7 +18,8 @@ it). It is a batch job built on Dask's scheduler, not a pool of its own:
   row with its error and no tokens; the job goes on.
 """
 
-import glob as _glob
+import fnmatch
+import glob as _globlib
 import hashlib
 import os
 import re
@@ -74,10 +75,69 @@ def _walk(root):
             yield os.path.join(dirpath, name)
 
 
+def _glob_segment(name, pattern):
+    """One path segment against one glob segment, as glob does: a name starting with '.' is
+    matched only by a pattern starting with '.'."""
+    if name.startswith(".") and not pattern.startswith("."):
+        return False
+    return fnmatch.fnmatchcase(name, pattern)
+
+
+def _glob_match(parts, patterns):
+    """Whether the path segments `parts` match the glob segments `patterns` ('**' any number of
+    directories, none of them hidden). Iterative: the set of pattern positions reached so far."""
+    reached = {0}
+    for name in parts:
+        closure = set(reached)
+        for i in reached:  # '**' may match no directory at all
+            j = i
+            while j < len(patterns) and patterns[j] == "**":
+                j += 1
+                closure.add(j)
+        reached = set()
+        for i in closure:
+            if i < len(patterns):
+                if patterns[i] == "**":
+                    if not name.startswith("."):
+                        reached.add(i)
+                elif _glob_segment(name, patterns[i]):
+                    reached.add(i + 1)
+        if not reached:
+            return False
+    for i in list(reached):
+        while i < len(patterns) and patterns[i] == "**":
+            i += 1
+        if i == len(patterns):
+            return True
+    return False
+
+
+def _glob(pattern):
+    """Everything but a directory that a glob matches, '**' any number of directories. Links to
+    directories are not followed (glob.glob's '**' follows them: a link loop listed each file once
+    per turn, two loops never ended), as a directory argument does."""
+    if "**" not in pattern:
+        return [p for p in _globlib.glob(pattern) if not os.path.isdir(p)]
+    absolute = pattern.startswith(os.sep)
+    segments = pattern.lstrip(os.sep).split(os.sep)
+    fixed = next(i for i, s in enumerate(segments) if _is_glob(s))  # the directories named as is
+    root = (os.sep if absolute else "") + os.sep.join(segments[:fixed])
+    segments = segments[fixed:]
+    out = []
+    for dirpath, dirnames, filenames in os.walk(root or os.curdir):  # no link to a directory followed
+        dirnames.sort()
+        rel = os.path.relpath(dirpath, root or os.curdir)
+        prefix = [] if rel == os.curdir else rel.split(os.sep)
+        out.extend(os.path.join(dirpath, name) for name in sorted(filenames)
+                   if _glob_match(prefix + [name], segments))
+    return out
+
+
 def collect(files):
-    """The sorted, de-duplicated paths that `files` names: a path, a glob (``**`` recursive) or a
-    directory (every entry below it but directories whose language hirope detects from its name;
-    links to directories are not followed), or a list of those. A path given by name is kept even
+    """The sorted, de-duplicated paths that `files` names: a path, a glob (``**`` any number of
+    directories) or a directory (every entry below it but directories whose language hirope
+    detects from its name), or a list of those; neither a glob nor a directory follows links to
+    directories. A path given by name is kept even
     when no language is detected for it (it becomes an error row); so is everything but a
     directory that a glob matches. Whatever cannot be read (a dangling link, a link loop, a FIFO,
     a device) is listed the same way from a directory, a glob or by name, and becomes an error
@@ -90,7 +150,7 @@ def collect(files):
         if os.path.isdir(item):
             found.update(p for p in _walk(item) if _detect_language(p))
         elif _is_glob(item) and not os.path.lexists(item):
-            matched = [p for p in _glob.glob(item, recursive=True) if not os.path.isdir(p)]
+            matched = _glob(item)
             if not matched:
                 raise FileNotFoundError("%s: no file matches" % item)
             found.update(matched)

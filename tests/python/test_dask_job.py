@@ -7,6 +7,7 @@ repository. Run: PYTHONPATH=build/python /usr/bin/python3 -m pytest tests/python
 import io
 import json
 import os
+import signal
 import re
 import socket
 import subprocess
@@ -145,6 +146,30 @@ def test_odd_files_are_error_rows(odd, tmp_path, how):
             (out / name).read_bytes().decode("utf-8")
     bad = [r["path"] for r in rows.values() if r["error"] == ODD["bad\udcffname.py"]][0]
     assert os.fsencode(bad).endswith(b"bad\xffname.py")
+
+
+def test_a_double_star_glob_follows_no_link_to_a_directory(code):
+    """`**` lists each file once and ends, as a directory argument does: glob.glob's `**` followed
+    links to directories, so one loop listed every file once per turn and two never ended (the
+    CLI runs a subprocess with a timeout; here SIGALRM turns such a hang into a failure)."""
+    (code / "sub").mkdir()
+    (code / "sub" / "b.py").write_text("y = 2\n")
+    (code / ".hidden").mkdir()
+    (code / ".hidden" / "c.py").write_text("z = 3\n")
+    os.symlink(".", code / "again")  # a loop
+    os.symlink("..", code / "sub" / "up")  # a second one through the first
+    os.symlink("sub/b.py", code / "link.py")  # a link to a file is listed, as glob lists it
+    previous = signal.signal(signal.SIGALRM, lambda *_: pytest.fail("the glob did not end"))
+    signal.alarm(60)
+    try:
+        found = hd.collect(str(code / "**" / "*.py"))
+        relative = hd.collect(os.path.join(os.path.relpath(code), "**", "*.py"))
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    names = ["link.py", "m0.py", "m1.py", "m2.py", "sub/b.py"]  # not .hidden/, as glob
+    assert [os.path.relpath(p, code) for p in found] == names
+    assert relative == [os.path.relpath(p) for p in found]
 
 
 def test_detect_language_takes_names_that_are_not_utf8():
