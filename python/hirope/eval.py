@@ -29,6 +29,7 @@ the result's ``runs`` entry has the layout of the report's kept per-window data
 import argparse
 import hashlib
 import json
+import math
 import os
 import pathlib
 import shutil
@@ -198,6 +199,36 @@ def token_recall_classes(data, start, end, reach):
 _LOADED = {}
 
 
+def _is_path(model):
+    """A model given as a weights path rather than a shipped model's name."""
+    return os.path.exists(model) or os.sep in model or model.endswith(".hrm")
+
+
+# dask.compute's scheduler names (a dask.distributed cluster comes as evaluate's client)
+DASK_SCHEDULERS = ("sync", "synchronous", "single-threaded", "threads", "threading", "processes",
+                   "multiprocessing")
+
+
+class UsageError(ValueError):
+    """A wrong argument of evaluate(), found before any task runs; `argument` names it ('model',
+    'weights', 'window', 'schemes', 'files', 'per_file', 'scheduler'). The command says it in one
+    line, naming its option, and exits 2."""
+
+    def __init__(self, message, argument):
+        super().__init__(message)
+        self.argument = argument
+
+
+def _checked(argument, compute, *args):
+    """compute(*args), its ValueError (HiRoPEError too) a UsageError naming `argument`."""
+    try:
+        return compute(*args)
+    except UsageError:
+        raise
+    except ValueError as e:
+        raise UsageError(str(e), argument) from None
+
+
 def load_model(model):
     """A loaded hirope.Model from a shipped name, a weights path or a loaded model; cached per
     process (a Dask worker loads each model once)."""
@@ -206,9 +237,7 @@ def load_model(model):
     if model not in _LOADED:
         import hirope  # the native module (P1): imported only where a model runs
 
-        path = model
-        if not os.path.exists(model):
-            path = model_entry(model)["weights"]
+        path = model if _is_path(model) else model_entry(model)["weights"]
         _LOADED[model] = hirope.Model.load(path)
     return _LOADED[model]
 
@@ -430,9 +459,47 @@ def _resolve_files(files, entry, root):
 def _window_length(window, L):
     if window is None:
         return 4 * L
-    if isinstance(window, str) and window.endswith("x"):
-        return int(window[:-1]) * L
-    return int(window)
+    text = str(window)
+    count = text[:-1] if text.endswith("x") else text
+    if not (count.isdigit() and int(count) >= 1):
+        raise ValueError("window must be a length in units or Kx (K times the training context), "
+                         "a whole number >= 1, got %r" % (window,))
+    return int(count) * (L if text.endswith("x") else 1)
+
+
+def _prepare(files, model, schemes, window, weights, root):
+    """What evaluate() checks before any task runs (each a UsageError naming its argument): the
+    model and its weights (loaded here too: the training context and the tokenizer), the window,
+    the schemes and the files."""
+    reg = registry(root)
+    if isinstance(model, str) and not _is_path(model):
+        entry = _checked("model", model_entry, model, root)
+        tuned = entry["config"].get("evaluation", {}).get("tuned", {})
+        m = _checked("weights" if weights else "model", load_model, weights or entry["weights"])
+        weights = weights or entry["weights"]
+    else:
+        entry, weights, tuned = None, model, {}
+        m = _checked("model", load_model, model)
+    config = model_config(m)
+    L = config["training_context"]
+    length = _checked("window", _window_length, window, L)
+    presets = preset_schemes(L, length, tuned, reg)
+    baselines, listed = report_schemes(tuned, reg)
+    if schemes is None:
+        chosen = {n: presets[n] for n in listed}
+    elif isinstance(schemes, dict):
+        chosen = dict(schemes)
+    else:
+        unknown = [n for n in schemes if n not in presets]
+        if unknown:
+            raise UsageError("unknown schemes %s; the presets are %s"
+                             % (unknown, ", ".join(presets)), "schemes")
+        chosen = {n: presets[n] for n in schemes}
+    edges = default_buckets(L, length)
+    if entry is None and isinstance(files, str):
+        raise UsageError("a split name needs a shipped model's name (its manifest)", "files")
+    resolved = _checked("files", _resolve_files, files, entry, root)
+    return config, length, chosen, baselines, edges, resolved, weights
 
 
 def evaluate(files="held-out", model="pybyte", schemes=None, window=None, per_file=4, client=None,
@@ -458,33 +525,15 @@ def evaluate(files="held-out", model="pybyte", schemes=None, window=None, per_fi
     """
     import dask
 
+    if per_file is not None and not (isinstance(per_file, int) and per_file >= 1):
+        raise UsageError("per_file must be a whole number >= 1 (None: all), got %r" % (per_file,),
+                         "per_file")
+    if client is None and scheduler not in (None,) + DASK_SCHEDULERS:
+        raise UsageError("scheduler must be one of %s, got %r"
+                         % (", ".join(DASK_SCHEDULERS), scheduler), "scheduler")
     root = root or repository_root()
-    reg = registry(root)
-    if isinstance(model, str) and not os.path.exists(model):
-        entry = model_entry(model, root)
-        weights = weights or entry["weights"]
-        tuned = entry["config"].get("evaluation", {}).get("tuned", {})
-    else:
-        entry, weights, tuned = None, model, {}
-    m = load_model(weights)  # on the client too: the training context and the tokenizer
-    config = model_config(m)
-    L = config["training_context"]
-    length = _window_length(window, L)
-    presets = preset_schemes(L, length, tuned, reg)
-    baselines, listed = report_schemes(tuned, reg)
-    if schemes is None:
-        chosen = {n: presets[n] for n in listed}
-    elif isinstance(schemes, dict):
-        chosen = dict(schemes)
-    else:
-        unknown = [n for n in schemes if n not in presets]
-        if unknown:
-            raise ValueError("unknown schemes %s; the presets are %s" % (unknown, ", ".join(presets)))
-        chosen = {n: presets[n] for n in schemes}
-    edges = default_buckets(L, length)
-    if entry is None and isinstance(files, str):
-        raise ValueError("a split name needs a shipped model's name (its manifest)")
-    resolved = _resolve_files(files, entry, root)
+    config, length, chosen, baselines, edges, resolved, weights = _prepare(
+        files, model, schemes, window, weights, root)
 
     task = dask.delayed(evaluate_file, pure=True)
     tasks = [task(name, path, weights, length, per_file, chosen, edges, reach, sha)
@@ -513,55 +562,83 @@ def format_table(result):
     run, summary, baseline = result["run"], result["summary"], result["baseline"]
     edges = run["edges"]
     nb = len(edges) - 1
-    head = "| scheme | %s | far-recall | near-recall | first | far - %s |" % (
-        " | ".join(bucket_label(edges, b) for b in range(nb)), baseline)
-    lines = [head, "|---|" + "---:|" * (nb + 4)]
+    # The difference to the better baseline: a column only when a baseline was run.
+    head = "| scheme | %s | far-recall | near-recall | first |%s" % (
+        " | ".join(bucket_label(edges, b) for b in range(nb)),
+        "" if baseline is None else " far - %s |" % baseline)
+    lines = [head, "|---|" + "---:|" * (nb + 3 + (baseline is not None))]
     for n in sorted(summary, key=lambda n: summary[n]["far"]["mean"]):
         s = summary[n]
         d = s["far_minus_baseline"]
-        diff = "-" if d is None else "%+.3f ± %.3f" % (d["diff"], d["se"])
-        lines.append("| %s | %s | %.3f | %.3f | %.3f | %s |" % (
+        diff = "" if baseline is None else " %s |" % (
+            "-" if d is None else "%+.3f ± %.3f" % (d["diff"], d["se"]))
+        lines.append("| %s | %s | %.3f | %.3f | %.3f |%s" % (
             n, " | ".join("%.3f" % c["mean"] for c in s["buckets"]), s["far"]["mean"],
             s["near"]["mean"], s["first"]["mean"], diff))
     return "\n".join(lines)
 
 
+def _fail(code, message):
+    print("hirope eval: %s" % (message,), file=sys.stderr)
+    return code
+
+
 def main(argv=None):
+    """`python -m hirope eval`. Exit codes as `positions`' (docs/python.md#exit-codes): 0 done; 1
+    the job could not run or no file could be evaluated; 2 a wrong option or argument, said in
+    one line before any work."""
     p = argparse.ArgumentParser(prog="python -m hirope eval", description=(
         "The model evaluation of training/eval/report.mjs as a Dask job: bits per unit by position "
         "bucket and recall class, per scheme, over a manifest split or files."))
     p.add_argument("files", nargs="*", help="files (default: the model's --split)")
-    p.add_argument("--model", default=None, help="a shipped model (default: the registry's) or a weights file")
-    p.add_argument("--weights", default=None, help="other weights for the named model (its tuned settings)")
-    p.add_argument("--split", default="held-out", help="the manifest split when no files are given")
-    p.add_argument("--window", default="4x", help="window length in units, or Kx (K times the training context)")
-    p.add_argument("--per-file", type=int, default=4, help="windows per file at most (0: all)")
-    p.add_argument("--schemes", default=None, help="comma-separated preset names (default: the report's)")
-    p.add_argument("--scheduler", default=None, help="a dask.distributed scheduler address, 'local:N' "
-                   "(a LocalCluster of N workers) or a dask scheduler name (default sync)")
+    p.add_argument("--model", default=None, help="a shipped model or a weights file (.hrm) "
+                   "(default: the registry's default model)")
+    p.add_argument("--weights", default=None, help="other weights for the named model, under its "
+                   "tuned settings (default: the model's own)")
+    p.add_argument("--split", default="held-out", help="the manifest split when no files are "
+                   "given (default %(default)s)")
+    p.add_argument("--window", default="4x", help="window length in units, or Kx (K times the "
+                   "training context) (default %(default)s)")
+    p.add_argument("--per-file", type=int, default=4, help="windows per file at most, 0 for all "
+                   "(default %(default)s)")
+    p.add_argument("--schemes", default=None, help="comma-separated preset names (default: the "
+                   "report's)")
+    p.add_argument("--scheduler", default=None, help="a dask.distributed scheduler address, "
+                   "'local:N' (a LocalCluster of N workers) or one of Dask's local schedulers: %s "
+                   "(default sync)" % ", ".join(DASK_SCHEDULERS))
     p.add_argument("--connect-timeout", type=float, default=10.0, metavar="SECONDS",
                    help="seconds a --scheduler address may take to answer (default %(default)s)")
-    p.add_argument("--out", default=None, help="write the whole result as JSON here")
+    p.add_argument("--out", default=None, help="write the whole result as JSON here (default: "
+                   "none)")
     a = p.parse_args(argv)
+    if a.per_file < 0:
+        return _fail(2, "--per-file: windows per file at most, a whole number >= 0 (0: all), "
+                        "got %d" % a.per_file)
+    if not (a.connect_timeout > 0 and math.isfinite(a.connect_timeout)):
+        return _fail(2, "--connect-timeout: seconds, a number > 0, got %s" % a.connect_timeout)
+    if a.out and not os.path.isdir(os.path.dirname(os.path.abspath(a.out))):
+        return _fail(2, "--out: no such directory: %s" % os.path.dirname(os.path.abspath(a.out)))
     try:
         root = repository_root()  # found before any work
         model = a.model or registry(root)["default"]
     except NoRepository as e:
-        print("hirope eval: %s" % (e,), file=sys.stderr)
-        return 2
+        return _fail(2, e)
     client = cluster = None
     scheduler = a.scheduler
     if scheduler and scheduler.startswith("local:"):
         workers = scheduler[len("local:"):]
         if not (workers.isdigit() and int(workers) >= 1):
-            print("hirope eval: --scheduler: local:N needs N, the number of worker processes, as "
-                  "a whole number >= 1, got %r" % (scheduler,), file=sys.stderr)
-            return 2
+            return _fail(2, "--scheduler: local:N needs N, the number of worker processes, as a "
+                            "whole number >= 1, got %r" % (scheduler,))
+    elif scheduler and "://" not in scheduler and scheduler not in DASK_SCHEDULERS:
+        return _fail(2, "--scheduler: a scheduler address (tcp://HOST:PORT), local:N or one of "
+                        "%s, got %r" % (", ".join(DASK_SCHEDULERS), scheduler))
+    if scheduler and scheduler.startswith("local:"):
         from distributed import Client
 
         from .corpus import local_cluster
 
-        cluster = local_cluster(int(workers))
+        cluster = local_cluster(int(scheduler[len("local:"):]))
         client = Client(cluster)
         scheduler = None
     elif scheduler and "://" in scheduler:
@@ -570,26 +647,35 @@ def main(argv=None):
         try:
             client = connect_scheduler(scheduler, a.connect_timeout)
         except SchedulerUnreachable as e:
-            print("hirope eval: %s" % (e,), file=sys.stderr)
-            return 1
+            return _fail(1, e)
         scheduler = None
     try:
         result = evaluate(a.files or a.split, model=model,
                           schemes=a.schemes.split(",") if a.schemes else None, window=a.window,
                           per_file=a.per_file or None, client=client, scheduler=scheduler,
                           weights=a.weights, root=root)
+    except UsageError as e:
+        option = {"files": "FILE" if a.files else "--split"}.get(
+            e.argument, "--" + e.argument.replace("_", "-"))
+        return _fail(2, "%s: %s" % (option, e))
     finally:
         if client is not None:
             client.close()
         if cluster is not None:
             cluster.close()
     if a.out:
-        with open(a.out, "w") as f:
-            json.dump(result, f)
+        try:
+            with open(a.out, "w") as f:
+                json.dump(result, f)
+        except OSError as e:
+            return _fail(1, "--out: %s: %s" % (e.strerror or e, a.out))
     files = len({w["file"] for w in result["run"]["windows"]})
     print("%s: %d windows of %d units from %d files%s" % (
         result["model"], len(result["run"]["windows"]), result["length"], files,
         "; skipped: " + ", ".join(result["skipped"]) if result["skipped"] else ""))
+    if not result["run"]["windows"]:
+        return _fail(1, "no window to evaluate: %s" % (
+            "every file was skipped" if result["skipped"] else "the files are shorter than a window"))
     print(format_table(result))
     return 0
 

@@ -344,3 +344,53 @@ def test_eval_with_an_unreachable_scheduler_or_a_bad_local_cluster():
         run = cli("eval", "--per-file", "1", "--scheduler", bad, timeout=60)
         assert run.returncode == 2, run.stderr
         assert one_line(run.stderr).startswith("hirope eval: --scheduler: local:N"), run.stderr
+
+
+EVAL_USAGE = [  # arguments -> the start of the one line (exit 2, before any work)
+    (["--model", "nosuch"], "--model: model must be one of pybyte, pyjs-llama2, got 'nosuch'"),
+    (["--model", "/nonexistent.hrm"], "--model: cannot read model file '/nonexistent.hrm': No such"),
+    (["--weights", "/nonexistent"], "--weights: cannot read model file '/nonexistent': No such"),
+    (["--weights", "/dev/zero"], "--weights: cannot read model file '/dev/zero': it is not a "
+                                 "regular file (a character device)"),
+    (["--split", "nosplit"], "--split: the manifest "),
+    (["--window", "abc"], "--window: window must be a length in units or Kx"),
+    (["--window", "0x"], "--window: window must be a length in units or Kx"),
+    (["--per-file", "-1"], "--per-file: windows per file at most, a whole number >= 0"),
+    (["--schemes", "rope,nosuch"], "--schemes: unknown schemes ['nosuch']; the presets are "),
+    (["--scheduler", "nosuch"], "--scheduler: a scheduler address (tcp://HOST:PORT), local:N or "),
+    (["--scheduler", "tcp://127.0.0.1:1", "--connect-timeout", "-1"],
+     "--connect-timeout: seconds, a number > 0, got -1.0"),
+    (["--out", "/nonexistent/result.json"], "--out: no such directory: /nonexistent"),
+]
+
+
+@pytest.mark.parametrize("args,message", EVAL_USAGE, ids=[" ".join(a) for a, _ in EVAL_USAGE])
+def test_eval_usage_errors_are_one_line_naming_the_option(args, message):
+    """Each wrong option of python -m hirope eval is one line naming it and exit 2, before any
+    work: they were tracebacks (exit 1), --weights errors said 'model must be one of', and
+    --per-file -1 ran the whole evaluation."""
+    run = cli("eval", *args, timeout=60)
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert one_line(run.stderr).startswith("hirope eval: " + message), run.stderr
+    assert run.stdout == ""
+
+
+def test_eval_without_a_window_fails_and_without_a_baseline_has_no_baseline_column(tmp_path):
+    """Every file missing is exit 1 (it was 0, with an empty table); a run of schemes without a
+    baseline has no 'far - None' column; --help shows the defaults."""
+    run = cli("eval", str(tmp_path / "missing.py"), "--per-file", "1", timeout=120)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert one_line(run.stderr) == "hirope eval: no window to evaluate: every file was skipped"
+    assert "missing: No such file or directory" in run.stdout
+    sample = tmp_path / "sample.py"
+    sample.write_text("def f(x):\n    return x + 1\n" * 40)
+    run = cli("eval", str(sample), "--per-file", "1", "--window", "1x", "--schemes", "rope",
+              timeout=120)
+    assert run.returncode == 0, run.stderr
+    head = run.stdout.splitlines()[1]
+    assert head.startswith("| scheme | ") and head.endswith("| first |"), head
+    assert "None" not in run.stdout
+    run = cli("eval", "--help", timeout=60)
+    for default in ("(default held-out)", "(default 4x)", "(default 4)", "(default sync)",
+                    "(default 10.0)"):
+        assert default in " ".join(run.stdout.split()), default
