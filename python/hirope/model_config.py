@@ -26,19 +26,51 @@ __all__ = ["from_config"]
 _MAX_BYTES = _hirope.hf_config_max_bytes()
 
 
+def _plain(value: Any) -> Any:
+    """A numpy scalar (np.int64, np.float32, np.bool_: what a config built with numpy holds) as
+    the Python number it is; anything else JSON cannot hold raises TypeError."""
+    if type(value).__module__ == "numpy" and hasattr(value, "item") and getattr(value, "ndim", 1) == 0:
+        return value.item()
+    raise TypeError(type(value).__name__)
+
+
+def _bad_key(config: Dict[str, Any]) -> str:
+    """Where in the dict the first value JSON cannot hold is (a dotted path, list items as
+    [i]) and what it is. Iterative: a deep dict is walked without recursion."""
+    stack = [("", config)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, dict):
+            stack.extend((f"{path}.{k}" if path else str(k), v)
+                         for k, v in reversed(list(value.items())))
+        elif isinstance(value, (list, tuple)):
+            stack.extend((f"{path}[{i}]", v) for i, v in reversed(list(enumerate(value))))
+        else:
+            try:
+                json.dumps(value, allow_nan=False, default=_plain)
+            except (TypeError, ValueError):
+                return f"{path} is {value!r}" if path else f"the config is {value!r}"
+    return "a value is not JSON"
+
+
 def _object_text(config: Dict[str, Any]) -> str:
-    """A dict written as JSON, stopping as soon as its text outgrows the limit."""
+    """A dict written as JSON, stopping as soon as its text outgrows the limit. numpy scalars are
+    their numbers; a value JSON cannot hold (NaN, infinity, an object) is an error naming its key."""
     parts, size = [], 0
     try:
-        for chunk in json.JSONEncoder(allow_nan=True).iterencode(config):
+        for chunk in json.JSONEncoder(allow_nan=False, default=_plain).iterencode(config):
             size += len(chunk)
             if size > _MAX_BYTES:
                 raise HiRoPEError(f"config is over the limit of {_MAX_BYTES} bytes as JSON")
             parts.append(chunk)
-    except (TypeError, ValueError, RecursionError) as e:
+    except RecursionError:
+        raise HiRoPEError("config could not be written as JSON: it nests too deeply") from None
+    except (TypeError, ValueError) as e:
         if isinstance(e, HiRoPEError):
             raise
-        raise HiRoPEError(f"config could not be written as JSON: {e}") from None
+        raise HiRoPEError(
+            f"config could not be written as JSON: {_bad_key(config)} (a config holds finite "
+            "numbers, strings, booleans, null, lists and objects)") from None
     return "".join(parts)
 
 

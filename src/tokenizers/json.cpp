@@ -313,9 +313,12 @@ bool Document::equals(uint32_t i, std::string_view s) const {
 
 uint32_t Document::find(uint32_t object, std::string_view key) const {
     if (nodes_[object].type != Type::object) return none;
+    // A key given twice has its last value, as JSON.parse, Python's json and serde_json's maps
+    // read it: the config a person checks with those is the one computed here.
+    uint32_t found = none;
     for (uint32_t k = first(object); k != end(object); k = next(next(k)))
-        if (equals(k, key)) return next(k);
-    return none;
+        if (equals(k, key)) found = next(k);
+    return found;
 }
 
 } // namespace json

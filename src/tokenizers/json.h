@@ -60,7 +60,7 @@ class Document {
     uint32_t first(uint32_t i) const { return i + 1; }
     uint32_t end(uint32_t i) const { return nodes_[i].end; }
     uint32_t next(uint32_t c) const { return nodes_[c].end; }
-    // The value of an object's member `key` (none when absent).
+    // The value of an object's member `key` (none when absent; its last value when repeated).
     uint32_t find(uint32_t object, std::string_view key) const;
     // Whether a string node equals s.
     bool equals(uint32_t i, std::string_view s) const;

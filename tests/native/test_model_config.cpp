@@ -202,6 +202,22 @@ TEST_CASE("model config: default and linear, v4 and v5", "[model_config]") {
     check_freqs(none.layers[0], 1, tf_default(10000, 16));
 }
 
+TEST_CASE("model config: a key given twice has its last value, as JSON.parse and json.load read it",
+          "[model_config]") {
+    // The first value used to win: a file edited by appending a key read differently here than
+    // in transformers (json.load) and in the browser (JSON.parse).
+    const ModelSetup twice = read_ok(R"({"model_type":"llama","num_hidden_layers":2,
+        "hidden_size":512,"num_attention_heads":8,"max_position_embeddings":4096,
+        "rope_theta":10000.0,"max_position_embeddings":8192,"rope_theta":500000.0})");
+    REQUIRE(twice.trained_length == 8192);
+    check_freqs(twice.layers[0], 1, tf_default(500000, 64));
+    json::Document d;
+    REQUIRE(d.parse(R"({"a":1,"b":{"c":2},"a":{"d":3}})").ok());
+    const uint32_t a = d.find(json::Document::root, "a");
+    REQUIRE(a != json::Document::none);
+    REQUIRE(d.find(a, "d") != json::Document::none);
+}
+
 TEST_CASE("model config: dynamic NTK follows the sequence length", "[model_config]") {
     const ModelSetup m =
         read_ok(R"({"num_hidden_layers":1,"head_dim":64,"max_position_embeddings":2048,

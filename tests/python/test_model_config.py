@@ -4,6 +4,7 @@ input. The reader's rules themselves are tested in tests/native/test_model_confi
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 
@@ -170,6 +171,27 @@ def test_bad_configs_are_hirope_errors_naming_the_key():
         hirope.from_config(os.path.join(GALLERY, "no-such-model.json"))
     with pytest.raises(hirope.HiRoPEError, match="config.json"):
         hirope.from_config("{not json")
+
+
+def test_a_dict_with_numpy_scalars_reads_and_one_with_nan_names_the_key():
+    """numpy scalars are the numbers they hold (a config built with numpy); NaN, infinity or an
+    object is an error naming its key (both used to be "could not be written as JSON" naming
+    none, NaN as an invalid character at a column of text the person never wrote)."""
+    base = {"model_type": "llama", "hidden_size": 512, "num_attention_heads": 8,
+            "num_hidden_layers": 2, "max_position_embeddings": 4096, "rope_theta": 10000.0}
+    plain = hirope.from_config(base)
+    numpy_config = dict(base, hidden_size=np.int64(512), num_attention_heads=np.int32(8),
+                        rope_theta=np.float64(10000.0), tie_word_embeddings=np.bool_(False))
+    assert hirope.from_config(numpy_config) == plain
+    for config, where in [
+            (dict(base, rope_scaling={"rope_type": "linear", "factor": float("nan")}),
+             "rope_scaling.factor is nan"),
+            (dict(base, layer_types=["full_attention", float("inf")]), "layer_types[1] is inf"),
+            (dict(base, rope_theta=np.float32("nan")), "rope_theta is nan"),
+            (dict(base, extra={"deep": [1, {"x": object()}]}), "extra.deep[1].x is <object")]:
+        with pytest.raises(hirope.HiRoPEError,
+                           match=r"^config could not be written as JSON: " + re.escape(where)):
+            hirope.from_config(config)
 
 
 def test_hostile_configs_are_refused_before_they_cost_memory(tmp_path):
