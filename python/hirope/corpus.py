@@ -213,6 +213,19 @@ def check_settings(tokenizer="llama3", hierarchy="units", language=None, timeout
             continue
         if isinstance(value, bool) or not isinstance(value, int) or value < least:
             raise SettingsError(name, "%s must be an integer >= %d, got %r" % (name, least, value))
+    core_max = hr.limits["analysis_max_bytes"]
+    if max_bytes > core_max:  # a larger file would be read whole, then refused by the core
+        raise SettingsError("max_bytes", "max_bytes must be at most the core's limit of %d bytes "
+                            "per file, got %r" % (core_max, max_bytes))
+    if out is not None and not isinstance(out, (str, os.PathLike)):
+        raise SettingsError("out", "out must be a directory path, got %r" % (out,))
+    if client is not None and not isinstance(client, str):
+        import distributed
+
+        if not isinstance(client, distributed.Client):
+            raise SettingsError("client", "client must be None (a LocalCluster), a "
+                                "distributed.Client, a scheduler address or one of %s, got %r"
+                                % (", ".join(LOCAL_SCHEDULERS), client))
     if workers is not None and client is not None:
         raise SettingsError("workers", "workers starts a LocalCluster of hirope's (client=None); "
                             "with a client or a scheduler the cluster has its own workers")
@@ -614,6 +627,14 @@ def positions(files, out, tokenizer="llama3", hierarchy="units", client=None,
     planned differently.
     """
     start = time.perf_counter()
+    if out is None:
+        raise SettingsError("out", "out must be a directory path, got None")
+    if not _is_bag(files):
+        items = [files] if isinstance(files, (str, os.PathLike)) else files
+        if not (isinstance(items, (list, tuple))
+                and all(isinstance(f, (str, os.PathLike)) for f in items)):
+            raise SettingsError("files", "files must be a path, a glob, a directory, a list of "
+                                "those or a dask.bag of {path, text} records, got %r" % (files,))
     check_settings(tokenizer, hierarchy, language, timeout_ms, max_bytes, partition_size, workers,
                    client, out, **options)
     settings = _settings(tokenizer, hierarchy, language, timeout_ms, max_bytes, options)

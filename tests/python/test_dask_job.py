@@ -88,9 +88,16 @@ def test_settings_errors_name_the_keyword(code, tmp_path):
                            (dict(segmentsize=8), "segmentsize"),
                            (dict(workers=0), "workers"),
                            (dict(partition_size=1.5), "partition_size"),
-                           (dict(max_bytes=-1), "max_bytes")]:
+                           (dict(max_bytes=-1), "max_bytes"),
+                           # over the core's own limit: a 300 MB file was read, then refused
+                           (dict(max_bytes=hirope.limits["analysis_max_bytes"] + 1), "max_bytes"),
+                           # wrong types were TypeError or AttributeError, after a manifest
+                           (dict(client=42), "client"), (dict(files=42), "files"),
+                           (dict(files=[str(code), 7]), "files"), (dict(out=42), "out")]:
+        arguments = {"files": str(code), "out": out, "client": "sync", "progress": False,
+                     **kwargs}
         with pytest.raises(hd.SettingsError) as e:
-            hd.positions(str(code), out, client="sync", progress=False, **kwargs)
+            hd.positions(**arguments)
         assert e.value.option == option, (kwargs, str(e.value))
         assert not os.path.exists(out)
     # a good job then runs
