@@ -605,7 +605,8 @@ class AttentionPlan {
     Status rows(int head, int64_t row_begin, int64_t row_end, float* out) const;
 
     // Attention output softmax(logits) . v for rows [row_begin, row_end) of all heads:
-    // (row_end - row_begin) x heads*head_dim. Needs v.
+    // (row_end - row_begin) x heads*head_dim. Needs v. Computed a few rows at a time: its memory
+    // is the output's and a 4 MiB strip, whatever n is (no limit beyond max_tokens).
     Status output_rows(int64_t row_begin, int64_t row_end, float* out) const;
 
     int64_t n() const;
@@ -619,6 +620,11 @@ class AttentionPlan {
 
 // The vector kernels compiled into this build: "wasm-simd128", "sse2" or "scalar".
 const char* kernel_name();
+
+// The one limit on a returned matrix (logits or probabilities): heads * rows * n elements at most
+// Limits::max_output_elements (rows: the query rows asked for, n without a row range). The
+// attention output (values, rows x heads*head_dim) has no limit of its own (see output_rows).
+Status check_matrix_output(int64_t heads, int64_t rows, int64_t n);
 
 // Convenience: the full heads x n x n matrix in one call.
 Status attention(const AttentionRequest& request, float* out, Kernel kernel = Kernel::fast);

@@ -105,10 +105,7 @@ attention(py::handle scheme_value, py::handle q_value, py::handle k_value, py::h
         kernel = Kernel::reference;
     else if (kernel_name != "tiled")
         fail("kernel must be one of 'tiled', 'reference', got '" + kernel_name + "'");
-    if (sh.heads * n * n > Limits::max_output_elements)
-        fail("heads * n * n = " + std::to_string(sh.heads * n * n) +
-             " exceeds the output limit of " + std::to_string(Limits::max_output_elements) +
-             " elements");
+    if (output != "values") check(check_matrix_output(sh.heads, n, n)); // the core's one rule
     // A layer's mask, sinks and temperature (hirope.attention's mask, sinks, temperature): the
     // wrapper passes the dicts' values, the core checks them (AttentionPlan::prepare).
     AttentionKind mask_kind = AttentionKind::full;

@@ -12,6 +12,12 @@
 
 namespace hirope {
 
+namespace {
+// The rows of probabilities the attention output holds at a time (AttentionPlan::output_rows):
+// 4 MiB of floats, a few rows of a long input.
+constexpr int64_t kOutputStripElements = int64_t{1} << 20;
+} // namespace
+
 using kernels::kMR;
 using kernels::kNR;
 
@@ -318,23 +324,33 @@ Status AttentionPlan::output_rows(int64_t r0, int64_t r1, float* out) const {
     Status st = check_rows(m, r0, r1);
     if (!st.ok()) return st;
     if (!m.req.v) return Status::error("v is required for the attention output");
-    const int64_t n = m.n, rows = r1 - r0, hd = m.hd;
-    const int64_t depth = m.req.causal ? r1 : n;
-    // Probabilities for this strip, padded with kMR zero rows so the micro-kernel can overrun.
-    std::vector<float> probs((rows + kMR) * n, 0.0f);
-    for (int h = 0; h < m.heads; ++h) {
-        st = strip(m, h, r0, r1, true, probs.data());
-        if (!st.ok()) return st;
-        const float* v = m.req.v + h * hd;
-        float* o = out + h * hd;
-        if (m.kernel == Kernel::reference) {
-            detail::reference_output(probs.data(), n, m.v_ref.data() + h * hd, m.width, rows, depth,
-                                     hd, o, m.width);
-        } else {
+    const int64_t n = m.n, hd = m.hd;
+    // The probabilities are an n-wide scratch: it holds a few rows at a time (at most
+    // kOutputStripElements floats whatever n and the row range are), so an output of n x width
+    // never costs n x n (at n = 32,768 that was 4 GiB, which the WASM heap cannot hold).
+    const int64_t step = std::max<int64_t>(1, kOutputStripElements / n - kMR);
+    // Padded with kMR zero rows so the micro-kernel can overrun.
+    std::vector<float> probs((std::min(step, r1 - r0) + kMR) * n, 0.0f);
+    for (int64_t s0 = r0; s0 < r1; s0 += step) {
+        const int64_t s1 = std::min(r1, s0 + step), rows = s1 - s0;
+        float* strip_out = out + (s0 - r0) * m.width;
+        for (int h = 0; h < m.heads; ++h) {
+            st = strip(m, h, s0, s1, true, probs.data());
+            if (!st.ok()) return st;
+            // The rows past this strip's are zero for the micro-kernel (a shorter last strip).
+            std::fill(probs.begin() + rows * n, probs.end(), 0.0f);
+            float* o = strip_out + h * hd;
+            if (m.kernel == Kernel::reference) {
+                const int64_t depth = m.req.causal ? s1 : n;
+                detail::reference_output(probs.data(), n, m.v_ref.data() + h * hd, m.width, rows,
+                                         depth, hd, o, m.width);
+                continue;
+            }
+            const float* v = m.req.v + h * hd;
             for (int64_t i0 = 0; i0 < rows; i0 += kMR) {
                 const int rcount = static_cast<int>(std::min<int64_t>(kMR, rows - i0));
-                const int64_t kdepth = m.req.causal ? r0 + i0 + rcount : n;
-                const int64_t kfirst = m.keys.first(r0 + i0); // the keys before are masked (0)
+                const int64_t kdepth = m.req.causal ? s0 + i0 + rcount : n;
+                const int64_t kfirst = m.keys.first(s0 + i0); // the keys before are masked (0)
                 kernels::gemm_rows(probs.data() + i0 * n + kfirst, n, v + kfirst * m.width, m.width,
                                    static_cast<int>(kdepth - kfirst), rcount, hd, o + i0 * m.width,
                                    m.width);
@@ -348,22 +364,18 @@ const char* kernel_name() {
     return simd::kName;
 }
 
-namespace {
-
-// The whole matrix: a plan computes strips of rows, so only a whole output is held to the limit.
-Status check_output_size(const AttentionRequest& r) {
-    if (static_cast<double>(r.heads) * r.n * r.n > static_cast<double>(Limits::max_output_elements))
-        return Status::error(
-            "heads * n * n = " + std::to_string(static_cast<double>(r.heads) * r.n * r.n) +
-            " exceeds the output limit of " + std::to_string(Limits::max_output_elements) +
-            " elements");
+Status check_matrix_output(int64_t heads, int64_t rows, int64_t n) {
+    const double elements = static_cast<double>(heads) * static_cast<double>(rows) * n;
+    if (elements > static_cast<double>(Limits::max_output_elements))
+        return Status::error("heads * " + std::string(rows < n ? "rows" : "n") +
+                             " * n = " + std::to_string(static_cast<int64_t>(elements)) +
+                             " exceeds the output limit of " +
+                             std::to_string(Limits::max_output_elements) + " elements");
     return {};
 }
 
-} // namespace
-
 Status attention(const AttentionRequest& request, float* out, Kernel kernel) {
-    Status st = check_output_size(request);
+    Status st = check_matrix_output(request.heads, request.n, request.n);
     if (!st.ok()) return st;
     AttentionPlan plan;
     st = plan.prepare(request, kernel);

@@ -53,6 +53,40 @@ for (const build of BUILDS) {
       hr = await load(build.simd);
     });
 
+    it("computes the attention output of 32,768 tokens under a sliding window (each window's average)", () => {
+      // It threw a bare number at 32,768 and stopped the module at 65,536: the output held all
+      // n x n probabilities at once. With the same q and k at every token, row i >= window weighs
+      // v[i - d] by a weight of d alone, so v[j] = j gives i minus one mean distance: a short
+      // run's.
+      const n = 32768;
+      const window = 64;
+      const d = 4;
+      const q = new Float32Array(n * d);
+      const v = new Float32Array(n * d);
+      for (let i = 0; i < n; i++) {
+        q.set([0.3, -1.2, 0.8, 0.5], i * d);
+        v.fill(i, i * d, i * d + d);
+      }
+      const mask = { type: 'sliding', window };
+      const run = (count) =>
+        hr.attention({
+          q: q.subarray(0, count * d),
+          k: q.subarray(0, count * d),
+          v: v.subarray(0, count * d),
+          n: count,
+          headDim: d,
+          mask,
+        });
+      const short = run(window);
+      const meanDistance = window - 1 - short[(window - 1) * d];
+      const out = run(n);
+      assert.equal(out.length, n * d);
+      let worst = 0;
+      for (let i = window; i < n; i++)
+        worst = Math.max(worst, Math.abs(out[i * d + 3] - (i - meanDistance)));
+      assert.ok(worst < 0.1, `worst |difference| ${worst}`);
+    });
+
     it('reports the build it runs', () => {
       assert.equal(hr.backend, build.name);
       assert.equal(hr.kernel, build.simd ? 'wasm-simd128' : 'scalar');

@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace hirope;
@@ -119,6 +120,49 @@ TEST_CASE("Head dimensions that are not multiples of the tile", "[kernels]") {
         REQUIRE(a.output_rows(0, 23, ow.data()).ok());
         REQUIRE(b.output_rows(0, 23, of.data()).ok());
         compare(of, ow, 2e-5, "output hd=" + std::to_string(hd));
+    }
+}
+
+TEST_CASE("The attention output of a long input, a few rows at a time, is probabilities x v",
+          "[kernels]") {
+    // output_rows holds a bounded strip of probabilities (it held rows x n: at n = 32,768 that was
+    // 4 GiB, and the WASM module stopped). Here n = 2,047 is several strips of a row count that is
+    // not a multiple of the tile; the expected output is each head's probabilities (rows())
+    // times v, summed in double by hand.
+    const int64_t n = 2047;
+    const int hd = 6, heads = 2, width = hd * heads;
+    Inputs in(n, hd, heads);
+    Scheme rope;
+    rope.type = SchemeType::rope;
+    for (AttentionKind mask : {AttentionKind::full, AttentionKind::sliding}) {
+        for (Kernel kernel : {Kernel::fast, Kernel::reference}) {
+            AttentionRequest r = in.request(rope, Output::probs, true);
+            r.mask_kind = mask;
+            r.window = 300;
+            AttentionPlan plan;
+            REQUIRE(plan.prepare(r, kernel).ok());
+            std::vector<float> probs(static_cast<size_t>(heads * n * n));
+            for (int h = 0; h < heads; ++h)
+                REQUIRE(plan.rows(h, 0, n, probs.data() + h * n * n).ok());
+            for (const auto& range : {std::pair<int64_t, int64_t>{0, n}, {5, n - 3}}) {
+                const int64_t r0 = range.first, r1 = range.second;
+                std::vector<float> got(static_cast<size_t>((r1 - r0) * width)), want(got.size());
+                REQUIRE(plan.output_rows(r0, r1, got.data()).ok());
+                for (int64_t i = r0; i < r1; ++i)
+                    for (int h = 0; h < heads; ++h)
+                        for (int c = 0; c < hd; ++c) {
+                            double sum = 0;
+                            for (int64_t j = 0; j <= i; ++j)
+                                sum += static_cast<double>(probs[(h * n + i) * n + j]) *
+                                       in.v[j * width + h * hd + c];
+                            want[(i - r0) * width + h * hd + c] = static_cast<float>(sum);
+                        }
+                compare(got, want, 2e-5,
+                        std::string(mask == AttentionKind::full ? "full" : "sliding") +
+                            (kernel == Kernel::fast ? " fast" : " reference") + " rows " +
+                            std::to_string(r0) + ".." + std::to_string(r1));
+            }
+        }
     }
 }
 

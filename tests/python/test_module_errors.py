@@ -233,8 +233,28 @@ def test_size_limits_checked_before_allocating():
         hirope.attention(f32(20000, 2), f32(20000, 2))
     with pytest.raises(E, match=r"head_dim must be at most 1024"):
         hirope.attention(f32(2, 2048), f32(2, 2048))
+    # Their attention output is 20,000 x 2: no matrix is returned, so no matrix limit applies.
+    assert hirope.attention(f32(20000, 2), f32(20000, 2), v=f32(20000, 2),
+                            mask={"type": "sliding", "window": 8}).shape == (20000, 2)
     with pytest.raises(E, match=r"n \* n = 400000000 exceeds the output limit"):
         hirope.relative_distances(20000, 8)
+
+
+def test_the_attention_output_of_a_long_sliding_layer_is_each_windows_average():
+    """Values at 20,000 tokens under a sliding window (refused above 16,384 before, as if it
+    returned the n x n matrix; JS stopped the module at 32,768). With the same q and k at every
+    token, row i >= window weighs v[i - d] by a weight of the distance d alone, so v[j] = j gives
+    i minus the same mean distance on every such row: the mean of a short run's last row."""
+    n, window = 20000, 64
+    q = np.tile(np.array([[0.3, -1.2, 0.8, 0.5]], dtype=np.float32), (n, 1))
+    v = np.repeat(np.arange(n, dtype=np.float32)[:, None], 4, axis=1)
+    mask = {"type": "sliding", "window": window}
+    out = hirope.attention(q, q, v=v, mask=mask)
+    short = hirope.attention(q[:window], q[:window], v=v[:window], mask=mask)
+    mean_distance = (window - 1) - short[window - 1, 0]
+    rows = np.arange(window, n)
+    np.testing.assert_allclose(out[window:, 0], rows - mean_distance, rtol=0, atol=2e-3 * n / 1000)
+    np.testing.assert_array_equal(out[:, 0], out[:, 3])
 
 
 def test_attention_option_errors():
