@@ -50,7 +50,7 @@ def _positions(args):
         return _fail(EXIT_USAGE, "%s: %s" % (_FLAGS.get(e.option, e.option), e))
     except FileNotFoundError as e:  # a corpus path: nothing planned or written
         return _fail(EXIT_USAGE, "%s" % (e,))
-    except (hd.ManifestMismatch, hd.SchedulerUnreachable) as e:
+    except (hd.ManifestMismatch, hd.SchedulerUnreachable, hd.OutputBusy) as e:
         return _fail(EXIT_FAILED, "%s" % (e,))
     except OSError as e:  # the output directory (permissions, a full disk, ...)
         return _fail(EXIT_FAILED, "%s%s" % (e.strerror or e, ": %s" % e.filename

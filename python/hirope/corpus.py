@@ -18,9 +18,11 @@ it). It is a batch job built on Dask's scheduler, not a pool of its own:
   row with its error and no tokens; the job goes on.
 """
 
+import fcntl
 import fnmatch
 import glob as _globlib
 import hashlib
+import math
 import os
 import re
 import sys
@@ -45,6 +47,28 @@ PROGRESS_LINE_INTERVAL_S = 10
 class ManifestMismatch(ValueError):
     """The output directory holds a run planned differently (other files, settings, or
     partitioning); pick another directory or remove it."""
+
+
+class OutputBusy(RuntimeError):
+    """Another job is writing into the output directory (it holds its lock file)."""
+
+
+LOCK = ".lock"  # in the output directory: held (flock) by the job writing there
+
+
+def _claim_output(out):
+    """An open descriptor holding the output directory's lock (released when it is closed or
+    the process ends, however it ends), or OutputBusy: a second job into the same directory
+    would plan and write the same shards beside the first."""
+    fd = os.open(os.path.join(out, LOCK), os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0),
+                 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        raise OutputBusy("%s is being written by another job (it holds %s); wait for it to end "
+                         "or pick another output directory" % (out, os.path.join(out, LOCK))) from None
+    return fd
 
 
 class SettingsError(ValueError):
@@ -178,7 +202,7 @@ def _file_digest(path):
     return h.hexdigest()
 
 
-def _settings(tokenizer, hierarchy, language, timeout_ms, max_bytes, options):
+def _settings(tokenizer, hierarchy, language, timeout_ms, max_bytes, options, compress=False):
     tok = os.fspath(tokenizer)
     settings = {
         "tokenizer": tok,
@@ -190,6 +214,8 @@ def _settings(tokenizer, hierarchy, language, timeout_ms, max_bytes, options):
         # Special-token markers in the code are text (the tokenizers' default since it became one
         # rule): recorded so that a job written while they were matched is not resumed into a mix.
         "special_tokens": False,
+        # The shards' bytes differ with it: a resume with the other value would mix two formats.
+        "compress": bool(compress),
     }
     if os.path.isfile(tok):  # a tokenizer.json of one's own: the same file on a rerun
         settings["tokenizer_sha256"] = _file_digest(tok)
@@ -246,6 +272,10 @@ def check_settings(tokenizer="llama3", hierarchy="units", language=None, timeout
             _tokenizer(os.fspath(tokenizer))
         except hr.HiRoPEError as e:
             raise SettingsError("tokenizer", str(e)) from None
+    if timeout_ms is not None and isinstance(timeout_ms, float) and not math.isfinite(timeout_ms):
+        # The manifest records it: JSON has no infinity (0 is no limit).
+        raise SettingsError("timeout_ms", "timeout_ms must be a finite number of milliseconds "
+                            ">= 0 (0: no limit), got %r" % (timeout_ms,))
     kwargs = dict(options)
     if timeout_ms is not None:
         kwargs["timeout_ms"] = timeout_ms
@@ -268,7 +298,7 @@ def _check_manifest(out, manifest):
         shards.write_manifest(out, manifest)
         return
     for key, what in (("format", "format"), ("version", "format version"),
-                      ("settings", "settings (tokenizer, hierarchy, options)"),
+                      ("settings", "settings (tokenizer, hierarchy, options, compress)"),
                       ("source", "file list"), ("files", "file list"),
                       ("partition_size", "partitioning"), ("shards", "partitioning")):
         if old.get(key) != manifest.get(key):
@@ -637,7 +667,7 @@ def positions(files, out, tokenizer="llama3", hierarchy="units", client=None,
                                 "those or a dask.bag of {path, text} records, got %r" % (files,))
     check_settings(tokenizer, hierarchy, language, timeout_ms, max_bytes, partition_size, workers,
                    client, out, **options)
-    settings = _settings(tokenizer, hierarchy, language, timeout_ms, max_bytes, options)
+    settings = _settings(tokenizer, hierarchy, language, timeout_ms, max_bytes, options, compress)
     out = os.path.abspath(os.fspath(out))  # the workers' view too: a shared file system
     manifest = {"format": shards.FORMAT, "version": shards.VERSION, "settings": settings}
     if _is_bag(files):
@@ -656,50 +686,54 @@ def positions(files, out, tokenizer="llama3", hierarchy="units", client=None,
                         shards=[{"shard": i, "files": len(p), "sha256": shards.paths_digest(p)}
                                 for i, p in enumerate(parts)])
     os.makedirs(out, exist_ok=True)
-    _check_manifest(out, manifest)
-    shards.remove_temporaries(out)
-    count = len(manifest["shards"])
-    todo = [i for i in range(count) if not shards.is_finished(out, i)]
-    pending = set(todo)
-    results = [_skipped(out, i) for i in range(count) if i not in pending]
-    if todo:
-        if parts is not None:
-            task = dask.delayed(paths_task, pure=True)
-            cwd = os.getcwd()
-            tasks = [task(out, i, parts[i], settings, fsync, compress, cwd,
-                          dask_key_name="hirope-shard-%d-%s"
-                          % (i, manifest["shards"][i]["sha256"][:16])) for i in todo]
-        else:
-            task = dask.delayed(records_task, pure=True)
-            delayed_parts = bag.to_delayed()
-            tasks = [task(delayed_parts[i], out, i, settings, fsync, compress,
-                          dask_key_name="hirope-shard-%d-%s" % (i, bag.name)) for i in todo]
-        bar = None
-        if progress is not False and progress is not None:
-            bar = Progress(len(tasks), None if progress is True else progress)
-        try:
-            results += _run(tasks, client, workers, bar, connect_timeout)
-        except KeyboardInterrupt:
-            if client is None:  # our LocalCluster is closed: its writers are gone
-                shards.remove_temporaries(out)
-            raise
-    # Every shard is finished now, so no writer is left: a *.tmp-* here is a killed writer's
-    # (its task ran again elsewhere under another temporary name).
-    if all(shards.is_finished(out, i) for i in range(count)):
+    lock = _claim_output(out)  # one job at a time per output directory
+    try:
+        _check_manifest(out, manifest)
         shards.remove_temporaries(out)
-    results.sort(key=lambda r: r["shard"])
-    reasons = {}
-    for r in results:
-        for reason, n in r["reasons"].items():
-            reasons[reason] = reasons.get(reason, 0) + n
-    return {
-        "out": out,
-        "files": sum(r["files"] for r in results),
-        "tokens": sum(r["tokens"] for r in results),
-        "errors": sum(r["errors"] for r in results),
-        "reasons": dict(sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))),
-        "shards": count,
-        "written": sum(r["written"] for r in results),
-        "skipped": count - sum(r["written"] for r in results),
-        "seconds": time.perf_counter() - start,
-    }
+        count = len(manifest["shards"])
+        todo = [i for i in range(count) if not shards.is_finished(out, i)]
+        pending = set(todo)
+        results = [_skipped(out, i) for i in range(count) if i not in pending]
+        if todo:
+            if parts is not None:
+                task = dask.delayed(paths_task, pure=True)
+                cwd = os.getcwd()
+                tasks = [task(out, i, parts[i], settings, fsync, compress, cwd,
+                              dask_key_name="hirope-shard-%d-%s"
+                              % (i, manifest["shards"][i]["sha256"][:16])) for i in todo]
+            else:
+                task = dask.delayed(records_task, pure=True)
+                delayed_parts = bag.to_delayed()
+                tasks = [task(delayed_parts[i], out, i, settings, fsync, compress,
+                              dask_key_name="hirope-shard-%d-%s" % (i, bag.name)) for i in todo]
+            bar = None
+            if progress is not False and progress is not None:
+                bar = Progress(len(tasks), None if progress is True else progress)
+            try:
+                results += _run(tasks, client, workers, bar, connect_timeout)
+            except KeyboardInterrupt:
+                if client is None:  # our LocalCluster is closed: its writers are gone
+                    shards.remove_temporaries(out)
+                raise
+        # Every shard is finished now, so no writer is left: a *.tmp-* here is a killed writer's
+        # (its task ran again elsewhere under another temporary name).
+        if all(shards.is_finished(out, i, verify=False) for i in range(count)):
+            shards.remove_temporaries(out)
+        results.sort(key=lambda r: r["shard"])
+        reasons = {}
+        for r in results:
+            for reason, n in r["reasons"].items():
+                reasons[reason] = reasons.get(reason, 0) + n
+        return {
+            "out": out,
+            "files": sum(r["files"] for r in results),
+            "tokens": sum(r["tokens"] for r in results),
+            "errors": sum(r["errors"] for r in results),
+            "reasons": dict(sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))),
+            "shards": count,
+            "written": sum(r["written"] for r in results),
+            "skipped": count - sum(r["written"] for r in results),
+            "seconds": time.perf_counter() - start,
+        }
+    finally:
+        os.close(lock)

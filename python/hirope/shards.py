@@ -15,9 +15,14 @@ An output directory holds:
   file's bytes), bytes, language, tokens, units, shard, offset (= offsets[i]) and error (null, or
   why the file has no tokens).
 
-A shard is finished when both its final files exist; they are written under temporary names in the
-same directory and renamed into place (``os.replace``), the .npz first, so a reader never sees a
-partial shard and a crashed writer leaves only ``*.tmp-*`` files behind (``remove_temporaries``).
+- ``shard-00000.sha256`` ... : the SHA-256 of the shard's .npz and .jsonl (``sha256sum``'s format),
+  written last.
+
+A shard is finished when its checksums file exists and matches both files (a rerun writes a
+damaged or truncated shard again); its files are written under temporary names in the same
+directory and renamed into place (``os.replace``), the .npz first and the checksums last, so a
+reader never sees a partial shard and a crashed writer leaves only ``*.tmp-*`` files behind
+(``remove_temporaries``).
 
 Text is UTF-8: a path that is not (a file name's undecodable bytes, which Python keeps as lone
 surrogates) is written as JSON's ``\\udcXX`` escapes, which ``json.loads`` turns back into the same
@@ -51,9 +56,34 @@ def shard_paths(out, index):
     return base + ".npz", base + ".jsonl"
 
 
-def is_finished(out, index):
-    npz, jsonl = shard_paths(out, index)
-    return os.path.exists(npz) and os.path.exists(jsonl)
+def checksum_path(out, index):
+    """The shard's checksums: the SHA-256 of its .npz and of its .jsonl, written last."""
+    return os.path.join(out, shard_name(index) + ".sha256")
+
+
+def _file_sha256(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _checksums_text(out, index):
+    return "".join("%s  %s\n" % (_file_sha256(p), os.path.basename(p))
+                   for p in shard_paths(out, index))
+
+
+def is_finished(out, index, verify=True):
+    """Whether shard `index` is written whole: its checksums file exists and (verify) still
+    matches both files, so a shard truncated or damaged since (a full disk, a copy cut short) is
+    written again by a rerun instead of trusted."""
+    try:
+        with open(checksum_path(out, index), encoding="ascii") as f:
+            recorded = f.read()
+        return not verify or recorded == _checksums_text(out, index)
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 def paths_digest(paths):
@@ -165,7 +195,8 @@ def write_shard(out, index, rows, arrays, fsync=True, compress=False):
                     raise ValueError("%s: %s has %d entries, ids %d" % (row["path"], name, len(a), n))
                 parts[name].append(a)
         full = dict(row, tokens=n, shard=index, offset=total)
-        lines.append(_json_line({k: full.get(k) for k in ROW_KEYS}, separators=(",", ":")))
+        lines.append(_json_line({k: full.get(k) for k in ROW_KEYS}, separators=(",", ":"),
+                                allow_nan=False))
         total += n
         offsets[i + 1] = total
     data = {name: (np.concatenate(parts[name]) if parts[name] else np.zeros(0, np.int32))
@@ -175,6 +206,8 @@ def write_shard(out, index, rows, arrays, fsync=True, compress=False):
     _replace(lambda f: _savez(f, data, compress), npz, fsync)
     text = "".join(line + "\n" for line in lines).encode("utf-8")
     _replace(lambda f: f.write(text), jsonl, fsync)
+    sums = _checksums_text(out, index).encode("ascii")  # last: the shard is finished
+    _replace(lambda f: f.write(sums), checksum_path(out, index), fsync)
     if fsync:
         _fsync_dir(out)
     return total
@@ -201,7 +234,8 @@ def read_manifest(out):
 
 
 def write_manifest(out, manifest):
-    text = (_json_line(manifest, indent=1) + "\n").encode("utf-8")
+    # Finite JSON only (allow_nan=False): another reader (JSON.parse, jq) refuses NaN and Infinity.
+    text = (_json_line(manifest, indent=1, allow_nan=False) + "\n").encode("utf-8")
     _replace(lambda f: f.write(text), os.path.join(out, MANIFEST), True)
 
 

@@ -153,6 +153,13 @@ def test_ctrl_c_stops_the_job_with_one_line(files, tmp_path, monkeypatch, where)
     try:
         pid, tmp = wait_for_the_held_writer()
         assert (pid == job.pid) == (where == "sync") and os.path.exists(tmp)
+        if where == "sync":
+            # A second job into the same directory while this one writes: refused in one line.
+            second = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=60)
+            assert second.returncode == 1, second.stderr
+            assert second.stderr.strip() == (
+                "hirope positions: %s is being written by another job (it holds %s); wait for "
+                "it to end or pick another output directory" % (out, os.path.join(out, ".lock")))
         os.killpg(job.pid, signal.SIGINT)  # as a terminal's Ctrl-C: every process of the job
         stdout, stderr = job.communicate(timeout=60)
     finally:
@@ -195,6 +202,17 @@ def test_rerun_skips_finished_shards(serial, files, tmp_path):
     for name in os.listdir(out):
         if not name.startswith("shard-00003") and name != "manifest.json":
             assert os.stat(os.path.join(out, name)).st_mtime_ns == before[name], name
+    # a shard cut short or damaged since (its checksums no longer match) is written again too:
+    # it used to be trusted because both of its files existed
+    with open(os.path.join(out, "shard-00001.npz"), "r+b") as f:
+        f.truncate(100)
+    with open(os.path.join(out, "shard-00004.jsonl"), "r+b") as f:
+        f.seek(3)
+        f.write(b"#")
+    fourth = hd.positions(subset, out, tokenizer=TOKENIZER, client="sync",
+                          partition_size=PARTITION, progress=False)
+    assert (fourth["written"], fourth["skipped"]) == (2, 4)
+    assert fourth["tokens"] == first["tokens"]
     # the shards equal the full run's first six
     full = digests(serial[0])
     now = digests(out)
@@ -220,6 +238,10 @@ def test_a_different_job_is_refused(files, tmp_path):
     with pytest.raises(hd.ManifestMismatch, match="settings"):
         hd.positions(files[:20], out, tokenizer=TOKENIZER, hierarchy="segments", client="sync",
                      partition_size=10, progress=False)
+    # the shards' bytes differ with compress: a resume cannot mix both
+    with pytest.raises(hd.ManifestMismatch, match="compress"):
+        hd.positions(files[:20], out, tokenizer=TOKENIZER, client="sync", partition_size=10,
+                     progress=False, compress=True)
     # a job written while special-token markers were matched (its manifest has no
     # special_tokens setting) is not resumed into a mix of both rules
     manifest = shards.read_manifest(out)

@@ -59,6 +59,7 @@ BAD_SETTINGS = [  # (arguments, the option the message names)
     (["--language", "cobol"], "--language"),
     (["--timeout-ms", "-5"], "--timeout-ms"),
     (["--timeout-ms", "nan"], "--timeout-ms"),
+    (["--timeout-ms", "inf"], "--timeout-ms"),  # the manifest would hold Infinity
     (["--hierarchy", "segments", "--segment-size", "-1"], "--segment-size"),
     (["--hierarchy", "segments", "--segment-size", "0"], "--segment-size"),
     (["--workers", "-1"], "--workers"),
