@@ -194,14 +194,6 @@ def plan(paths, partition_size):
     return [paths[i:i + partition_size] for i in range(0, len(paths), partition_size)]
 
 
-def _file_digest(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def _settings(tokenizer, hierarchy, language, timeout_ms, max_bytes, options, compress=False):
     tok = os.fspath(tokenizer)
     settings = {
@@ -218,7 +210,7 @@ def _settings(tokenizer, hierarchy, language, timeout_ms, max_bytes, options, co
         "compress": bool(compress),
     }
     if os.path.isfile(tok):  # a tokenizer.json of one's own: the same file on a rerun
-        settings["tokenizer_sha256"] = _file_digest(tok)
+        settings["tokenizer_sha256"] = shards.file_sha256(tok)
     return settings
 
 

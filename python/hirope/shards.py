@@ -61,7 +61,8 @@ def checksum_path(out, index):
     return os.path.join(out, shard_name(index) + ".sha256")
 
 
-def _file_sha256(path):
+def file_sha256(path):
+    """The SHA-256 of a file's bytes (hex), read a MiB at a time."""
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
@@ -70,7 +71,7 @@ def _file_sha256(path):
 
 
 def _checksums_text(out, index):
-    return "".join("%s  %s\n" % (_file_sha256(p), os.path.basename(p))
+    return "".join("%s  %s\n" % (file_sha256(p), os.path.basename(p))
                    for p in shard_paths(out, index))
 
 
