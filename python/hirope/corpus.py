@@ -92,8 +92,14 @@ def _is_glob(s):
     return any(c in s for c in "*?[")
 
 
-def _walk(root):
-    for dirpath, dirnames, filenames in os.walk(root):
+def _walk(root, unlisted):
+    """The files below root (no link to a directory followed); each directory that cannot be
+    listed is appended to `unlisted` (it becomes an error row, not a silent gap)."""
+    def refused(e):  # a directory that vanished meanwhile (or a root that is none) is no row
+        if not isinstance(e, (FileNotFoundError, NotADirectoryError)):
+            unlisted.append(e.filename)
+
+    for dirpath, dirnames, filenames in os.walk(root, onerror=refused):
         dirnames.sort()
         for name in sorted(filenames):
             yield os.path.join(dirpath, name)
@@ -147,14 +153,25 @@ def _glob(pattern):
     fixed = next(i for i, s in enumerate(segments) if _is_glob(s))  # the directories named as is
     root = (os.sep if absolute else "") + os.sep.join(segments[:fixed])
     segments = segments[fixed:]
-    out = []
-    for dirpath, dirnames, filenames in os.walk(root or os.curdir):  # no link to a directory followed
-        dirnames.sort()
-        rel = os.path.relpath(dirpath, root or os.curdir)
-        prefix = [] if rel == os.curdir else rel.split(os.sep)
-        out.extend(os.path.join(dirpath, name) for name in sorted(filenames)
-                   if _glob_match(prefix + [name], segments))
-    return out
+    out, start = [], root or os.curdir
+    unlisted = []  # directories that cannot be listed: listed themselves, as error rows
+    for path in _walk(start, unlisted):
+        rel = os.path.relpath(path, start)
+        if _glob_match(rel.split(os.sep), segments):
+            out.append(path)
+    return out + unlisted
+
+
+def _named(path):
+    """Whether a path given by name is listed: it exists, or it cannot be looked at (a file in a
+    directory one may not search: its row says "Permission denied", not that it is missing)."""
+    try:
+        os.lstat(path)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+    return True
 
 
 def collect(files):
@@ -172,13 +189,15 @@ def collect(files):
     for item in files:
         item = os.fspath(item)
         if os.path.isdir(item):
-            found.update(p for p in _walk(item) if _detect_language(p))
+            unlisted = []
+            found.update(p for p in _walk(item, unlisted) if _detect_language(p))
+            found.update(unlisted)
         elif _is_glob(item) and not os.path.lexists(item):
             matched = _glob(item)
             if not matched:
                 raise FileNotFoundError("%s: no file matches" % item)
             found.update(matched)
-        elif os.path.lexists(item):
+        elif _named(item):
             found.add(item)
         else:
             raise FileNotFoundError("%s: no such file or directory" % item)
@@ -439,6 +458,11 @@ def _read(path, max_bytes):
         return read_regular(path, max_bytes)
     except Unreadable as u:
         if u.reason == "kind":
+            if u.detail == "a directory":  # listed because it could not be listed
+                try:
+                    os.scandir(path).close()
+                except OSError as e:
+                    return _Unread("cannot list (%s)" % (e.strerror or e,))
             return _Unread("not a regular file (%s)" % u.detail)
         if u.reason == "size":
             return _too_large(u.detail, max_bytes)

@@ -7,11 +7,13 @@ repository. Run: PYTHONPATH=build/python /usr/bin/python3 -m pytest tests/python
 import io
 import json
 import os
-import signal
 import re
+import shutil
+import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -178,6 +180,48 @@ def test_a_double_star_glob_follows_no_link_to_a_directory(code):
     names = ["link.py", "m0.py", "m1.py", "m2.py", "sub/b.py"]  # not .hidden/, as glob
     assert [os.path.relpath(p, code) for p in found] == names
     assert relative == [os.path.relpath(p) for p in found]
+
+
+def as_an_ordinary_user(*args):
+    """`python -m hirope ARGS` as a user whom file permissions bind (root may list and read
+    everything): nobody when the tests run as root."""
+    user = dict(user=65534, group=65534, extra_groups=[]) if os.geteuid() == 0 else {}
+    return subprocess.run([sys.executable, "-m", "hirope", *args], env=ENV, capture_output=True,
+                          text=True, timeout=120, **user)
+
+
+def test_a_directory_that_cannot_be_listed_is_an_error_row():
+    """A directory the job may not list is a row of its own ("cannot list (Permission denied)"),
+    from a directory or a '**' glob, and a file named inside one says "Permission denied": the
+    directory used to be skipped without a word (exit 0, its files missing) and the file called
+    missing."""
+    base = tempfile.mkdtemp(dir="/tmp")  # not tmp_path: pytest's folder is root's alone
+    locked = os.path.join(base, "src", "locked")
+    try:
+        os.chmod(base, 0o755)
+        os.makedirs(locked)
+        with open(os.path.join(base, "src", "a.py"), "w") as f:
+            f.write("x = 1\n")
+        with open(os.path.join(locked, "b.py"), "w") as f:
+            f.write("y = 2\n")
+        os.chmod(locked, 0)
+        for n, corpus in enumerate([[os.path.join(base, "src")],
+                                    [os.path.join(base, "src", "**", "*.py")],
+                                    [os.path.join(locked, "b.py")]]):
+            out = os.path.join(base, "out%d" % n)
+            os.mkdir(out)
+            os.chmod(out, 0o777)
+            run = as_an_ordinary_user("positions", *corpus, "--out", out, "--tokenizer",
+                                      TOKENIZER, "--scheduler", "sync", "--no-progress", "--json")
+            assert run.returncode == 0, run.stderr
+            rows = {os.path.relpath(row["path"], base): row["error"]
+                    for row, _ in shards.iter_files(out)}
+            want = ({"src/locked/b.py": "cannot read (Permission denied)"} if n == 2 else
+                    {"src/a.py": None, "src/locked": "cannot list (Permission denied)"})
+            assert rows == want, (corpus, rows)
+    finally:
+        os.chmod(locked, 0o755)
+        shutil.rmtree(base)
 
 
 def test_detect_language_takes_names_that_are_not_utf8():
