@@ -182,12 +182,13 @@ def test_a_double_star_glob_follows_no_link_to_a_directory(code):
     assert relative == [os.path.relpath(p) for p in found]
 
 
-def as_an_ordinary_user(*args):
+def as_an_ordinary_user(site, *args):
     """`python -m hirope ARGS` as a user whom file permissions bind (root may list and read
-    everything): nobody when the tests run as root."""
+    everything): nobody when the tests run as root, with the package from `site` (a copy that
+    user can read, wherever the checkout is)."""
     user = dict(user=65534, group=65534, extra_groups=[]) if os.geteuid() == 0 else {}
-    return subprocess.run([sys.executable, "-m", "hirope", *args], env=ENV, capture_output=True,
-                          text=True, timeout=120, **user)
+    return subprocess.run([sys.executable, "-m", "hirope", *args], env=dict(ENV, PYTHONPATH=site),
+                          capture_output=True, text=True, timeout=120, **user)
 
 
 def test_a_directory_that_cannot_be_listed_is_an_error_row():
@@ -205,13 +206,15 @@ def test_a_directory_that_cannot_be_listed_is_an_error_row():
         with open(os.path.join(locked, "b.py"), "w") as f:
             f.write("y = 2\n")
         os.chmod(locked, 0)
+        site = os.path.join(base, "site")
+        shutil.copytree(os.path.dirname(hirope.__file__), os.path.join(site, "hirope"))
         for n, corpus in enumerate([[os.path.join(base, "src")],
                                     [os.path.join(base, "src", "**", "*.py")],
                                     [os.path.join(locked, "b.py")]]):
             out = os.path.join(base, "out%d" % n)
             os.mkdir(out)
             os.chmod(out, 0o777)
-            run = as_an_ordinary_user("positions", *corpus, "--out", out, "--tokenizer",
+            run = as_an_ordinary_user(site, "positions", *corpus, "--out", out, "--tokenizer",
                                       TOKENIZER, "--scheduler", "sync", "--no-progress", "--json")
             assert run.returncode == 0, run.stderr
             rows = {os.path.relpath(row["path"], base): row["error"]
