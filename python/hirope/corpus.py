@@ -67,7 +67,8 @@ def _claim_output(out):
     except OSError:
         os.close(fd)
         raise OutputBusy("%s is being written by another job (it holds %s); wait for it to end "
-                         "or pick another output directory" % (out, os.path.join(out, LOCK))) from None
+                         "or pick another output directory"
+                         % (out, os.path.join(out, LOCK))) from None
     return fd
 
 

@@ -403,7 +403,8 @@ def test_eval_with_an_unreachable_scheduler_or_a_bad_local_cluster():
 
 EVAL_USAGE = [  # arguments -> the start of the one line (exit 2, before any work)
     (["--model", "nosuch"], "--model: model must be one of pybyte, pyjs-llama2, got 'nosuch'"),
-    (["--model", "/nonexistent.hrm"], "--model: cannot read model file '/nonexistent.hrm': No such"),
+    (["--model", "/nonexistent.hrm"],
+     "--model: cannot read model file '/nonexistent.hrm': No such"),
     (["--weights", "/nonexistent"], "--weights: cannot read model file '/nonexistent': No such"),
     (["--weights", "/dev/zero"], "--weights: cannot read model file '/dev/zero': it is not a "
                                  "regular file (a character device)"),
