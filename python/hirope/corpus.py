@@ -117,30 +117,30 @@ def _glob_segment(name, pattern):
 def _glob_match(parts, patterns):
     """Whether the path segments `parts` match the glob segments `patterns` ('**' any number of
     directories, none of them hidden). Iterative: the set of pattern positions reached so far."""
-    reached = {0}
+    def past_stars(reached):  # '**' may match no directory at all
+        out = set()
+        for i in reached:
+            out.add(i)
+            while i < len(patterns) and patterns[i] == "**":
+                i += 1
+                out.add(i)
+        return out
+
+    reached = past_stars({0})
     for name in parts:
-        closure = set(reached)
-        for i in reached:  # '**' may match no directory at all
-            j = i
-            while j < len(patterns) and patterns[j] == "**":
-                j += 1
-                closure.add(j)
-        reached = set()
-        for i in closure:
-            if i < len(patterns):
-                if patterns[i] == "**":
-                    if not name.startswith("."):
-                        reached.add(i)
-                elif _glob_segment(name, patterns[i]):
-                    reached.add(i + 1)
+        step = set()
+        for i in reached:
+            if i == len(patterns):
+                continue
+            if patterns[i] == "**":
+                if not name.startswith("."):
+                    step.add(i)
+            elif _glob_segment(name, patterns[i]):
+                step.add(i + 1)
+        reached = past_stars(step)
         if not reached:
             return False
-    for i in list(reached):
-        while i < len(patterns) and patterns[i] == "**":
-            i += 1
-        if i == len(patterns):
-            return True
-    return False
+    return len(patterns) in reached
 
 
 def _glob(pattern):

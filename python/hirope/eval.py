@@ -475,12 +475,10 @@ def _prepare(files, model, schemes, window, weights, root):
     if isinstance(model, str) and not _is_path(model):
         entry = _checked("model", model_entry, model, root)
         tuned = entry["config"].get("evaluation", {}).get("tuned", {})
-        m = _checked("weights" if weights else "model", load_model, weights or entry["weights"])
-        weights = weights or entry["weights"]
+        argument, weights = ("weights", weights) if weights else ("model", entry["weights"])
     else:
-        entry, weights, tuned = None, model, {}
-        m = _checked("model", load_model, model)
-    config = model_config(m)
+        entry, weights, tuned, argument = None, model, {}, "model"
+    config = model_config(_checked(argument, load_model, weights))
     L = config["training_context"]
     length = _checked("window", _window_length, window, L)
     presets = preset_schemes(L, length, tuned, reg)
@@ -630,17 +628,16 @@ def main(argv=None):
         if not (workers.isdigit() and int(workers) >= 1):
             return _fail(2, "--scheduler: local:N needs N, the number of worker processes, as a "
                             "whole number >= 1, got %r" % (scheduler,))
-    elif scheduler and "://" not in scheduler and scheduler not in DASK_SCHEDULERS:
-        return _fail(2, "--scheduler: a scheduler address (tcp://HOST:PORT), local:N or one of "
-                        "%s, got %r" % (", ".join(DASK_SCHEDULERS), scheduler))
-    if scheduler and scheduler.startswith("local:"):
         from distributed import Client
 
         from .corpus import local_cluster
 
-        cluster = local_cluster(int(scheduler[len("local:"):]))
+        cluster = local_cluster(int(workers))
         client = Client(cluster)
         scheduler = None
+    elif scheduler and "://" not in scheduler and scheduler not in DASK_SCHEDULERS:
+        return _fail(2, "--scheduler: a scheduler address (tcp://HOST:PORT), local:N or one of "
+                        "%s, got %r" % (", ".join(DASK_SCHEDULERS), scheduler))
     elif scheduler and "://" in scheduler:
         from .corpus import SchedulerUnreachable, connect_scheduler
 

@@ -301,19 +301,20 @@ describe('a second first-time visitor (headless Chromium)', { timeout: 600000 },
     await page.evaluate(
       () =>
         new Promise((resolve) => {
-          const choose = (id, value) => {
+          // A pick in a menu: its value, then the events a browser fires for it.
+          window.__pick = (id, value) => {
             const select = document.getElementById(id);
-            select.value = value; // then the events a browser fires for a pick
+            select.value = value;
             for (const type of ['input', 'change'])
               select.dispatchEvent(new Event(type, { bubbles: true }));
           };
           document.getElementById('backend').dispatchEvent(new Event('change'));
-          queueMicrotask(() => choose('c-language', 'rust')); // once that run has started
+          queueMicrotask(() => __pick('c-language', 'rust')); // once that run has started
           document.addEventListener(
             'hirope:redraw',
             () =>
               setTimeout(() => {
-                choose('c-a-type', 'rerope');
+                __pick('c-a-type', 'rerope');
                 resolve();
               }),
             { once: true },
@@ -324,15 +325,8 @@ describe('a second first-time visitor (headless Chromium)', { timeout: 600000 },
     // Two choices in one go, before the first one's redraw or URL write.
     await redraw(page, () =>
       page.evaluate(() => {
-        for (const [id, value] of [
-          ['c-language', 'go'],
-          ['c-a-type', 'alibi'],
-        ]) {
-          const select = document.getElementById(id);
-          select.value = value;
-          for (const type of ['input', 'change'])
-            select.dispatchEvent(new Event(type, { bubbles: true }));
-        }
+        __pick('c-language', 'go');
+        __pick('c-a-type', 'alibi');
       }),
     );
     await page.waitForFunction((k) => history.length === k, entries + 4, { timeout: 60000 });

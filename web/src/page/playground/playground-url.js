@@ -57,12 +57,10 @@ export function createLinks(pg) {
    * Back undoes one choice at a time.
    */
   pg.choose = () => {
-    clearTimeout(urlTimer);
     pending = {
       snapshot: normalizeState(pg.state),
       push: Boolean(pending?.push || pg.pushNext),
     };
-    pg.pushNext = false;
     flush();
     pg.pushNext = true;
   };
