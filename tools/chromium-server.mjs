@@ -4,9 +4,9 @@
 // when $HIROPE_CHROMIUM_WS names it; each test file still gets its own contexts and pages, and
 // closing its browser only disconnects that file.
 import { chromium } from 'playwright-core';
-import { CHROMIUM, chromiumArgs } from './chromium.mjs';
+import { launchOptions } from './chromium.mjs';
 
-const server = await chromium.launchServer({ executablePath: CHROMIUM, args: chromiumArgs() });
+const server = await chromium.launchServer(await launchOptions());
 process.stdout.write(`${server.wsEndpoint()}\n`);
 let closing = false;
 const close = async () => {
