@@ -5,8 +5,8 @@
 # in headless Chromium.
 #
 # Every step runs even when an earlier one fails, so that one failing step cannot hide the others;
-# the run ends with where the time went (each step's seconds, the 15 slowest test files), one line
-# per failed step, and exits non-zero if any failed.
+# the run ends with where the time went (each step's seconds, the 15 slowest test files and the 15
+# slowest tests), one line per failed step, and exits non-zero if any failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p build
@@ -107,6 +107,10 @@ summary=$(node -e '
   const rows = Object.entries(files).sort((a, b) => b[1].seconds - a[1].seconds);
   for (const [file, t] of rows.slice(0, 15))
     console.log(`${t.seconds.toFixed(1).padStart(7)} s  ${require("path").relative(".", file)}`);
+  console.log("== the 15 slowest tests (seconds)");
+  const tests = rows.flatMap(([file, t]) => t.tests.map((x) => ({ ...x, file })));
+  for (const t of tests.sort((a, b) => b.seconds - a.seconds).slice(0, 15))
+    console.log(`${t.seconds.toFixed(1).padStart(7)} s  ${require("path").relative(".", t.file)}: ${t.name}`);
   const sum = (key) => rows.reduce((s, [, t]) => s + t[key], 0);
   console.log(`tests: ${sum("passed")} passed, ${sum("failed")} failed, ${sum("skipped")} skipped`);
 ' 2>/dev/null) || summary="(no per-file times: the node --test step did not finish)"

@@ -94,6 +94,31 @@ export async function openPage(
   return page;
 }
 
+/**
+ * The four views a page's screenshots cover (light and dark, desktop and phone) as two page
+ * loads, each followed by a resize to the other width, as a window resize or a phone's rotation
+ * does: a load costs seconds of CPU, a resize a relayout. Each theme is loaded at one width and
+ * each width loaded once. [{ colorScheme, load, resize }], viewports { width, height }.
+ */
+export const DESKTOP_VIEWPORT = { width: 1440, height: 900 };
+export const PHONE_VIEWPORT = { width: 390, height: 844 };
+export const VIEW_PAIRS = [
+  { colorScheme: 'light', load: DESKTOP_VIEWPORT, resize: PHONE_VIEWPORT },
+  { colorScheme: 'dark', load: PHONE_VIEWPORT, resize: DESKTOP_VIEWPORT },
+];
+
+/**
+ * Resizes a page's viewport and resolves once it has laid out and drawn at the new size: two
+ * animation frames, since resize observers (the charts and labelled maps redraw from them) run
+ * before the first frame paints.
+ */
+export async function resizeTo(page, viewport) {
+  await page.setViewportSize(viewport);
+  await page.evaluate(
+    () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))),
+  );
+}
+
 /** Saves build/screenshots/<name>.png: the whole page, or with { fullPage: false } the viewport. */
 export async function screenshot(page, name, { fullPage = true } = {}) {
   fs.mkdirSync(SCREENSHOTS, { recursive: true });

@@ -5,13 +5,22 @@
 // eval files' (computed here from the JSON by hand); generation decodes to the API's text; a layer
 // or head switch runs no loss pass; zoomed in, the maps label their axes with the tokens; an old
 // link (no model named) still opens the byte model.
-// Screenshots of both models, light and dark, 1440x900 and 390 px wide, go to build/screenshots/
-// (and to $HIROPE_SHOTS when set).
+// Screenshots of both models, light and dark, 1440x900 and 390 px wide (each theme loaded at one
+// width and resized to the other), go to build/screenshots/ (and to $HIROPE_SHOTS when set).
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startSite, openPage, screenshot, api, root, nextModelRun as nextRun } from './helpers.mjs';
+import {
+  startSite,
+  openPage,
+  screenshot,
+  api,
+  root,
+  nextModelRun as nextRun,
+  VIEW_PAIRS,
+  resizeTo,
+} from './helpers.mjs';
 import { tokenRecallClasses, RECALL_CLASSES } from '../../dist/index.js';
 import { encodeWith, normalizeWith } from '../../web/src/shared/link-state.js';
 import {
@@ -526,17 +535,15 @@ describe('Model mode with the token model (headless Chromium)', () => {
       ['tokens', ''],
       ['bytes', byteHash],
     ]) {
-      for (const colorScheme of ['light', 'dark']) {
-        for (const viewport of [
-          { width: 1440, height: 900 },
-          { width: 390, height: 844 },
-        ]) {
-          const page = await open(site, hash, { colorScheme, viewport });
-          await page.waitForFunction(
-            () => document.body.dataset.thumbs === 'ready' && document.body.dataset.verdict,
-            null,
-            { timeout: 180000 },
-          );
+      for (const { colorScheme, load, resize } of VIEW_PAIRS) {
+        const page = await open(site, hash, { colorScheme, viewport: load });
+        await page.waitForFunction(
+          () => document.body.dataset.thumbs === 'ready' && document.body.dataset.verdict,
+          null,
+          { timeout: 180000 },
+        );
+        for (const viewport of [load, resize]) {
+          if (viewport !== load) await resizeTo(page, viewport);
           // No horizontal scroll on a phone.
           assert.ok(
             await page.evaluate(
@@ -558,9 +565,9 @@ describe('Model mode with the token model (headless Chromium)', () => {
                 fullPage: true,
               });
           }
-          assert.deepEqual(page.problems, []);
-          await page.context().close();
         }
+        assert.deepEqual(page.problems, []);
+        await page.context().close();
       }
     }
   });

@@ -18,6 +18,8 @@ import {
   sampleCells,
   pasteCode,
   root,
+  VIEW_PAIRS,
+  resizeTo,
 } from './helpers.mjs';
 import { recallClasses, RECALL_CLASSES } from '../../dist/index.js';
 import { encodeWith, decodeWith, normalizeWith } from '../../web/src/shared/link-state.js';
@@ -429,45 +431,47 @@ describe('playground Model mode (headless Chromium)', () => {
     const expected = Object.fromEntries(
       ['a', 'b'].map((side) => [side, model.loss(bytes, modelOptionsFor(state[side], 'python'))]),
     );
-    for (const [colorScheme, viewport, shot] of [
-      ['light', { width: 1440, height: 900 }, 'model-far-light'],
-      ['dark', { width: 1440, height: 900 }, 'model-far-dark'],
-      ['light', { width: 390, height: 844 }, 'model-far-phone-light'],
-      ['dark', { width: 390, height: 844 }, 'model-far-phone-dark'],
-    ]) {
-      const page = await modelPage(site, state, { colorScheme, viewport });
+    for (const { colorScheme, load, resize } of VIEW_PAIRS) {
+      const page = await modelPage(site, state, { colorScheme, viewport: load });
       const statusText = await page.locator('#status').textContent();
-      const key = await page.locator('#loss-chart .chart-key').textContent();
-      for (const side of ['a', 'b']) {
-        const { bitsPerByte, losses } = expected[side];
-        assert.match(statusText, new RegExp(`${side.toUpperCase()} ${bitsPerByte.toFixed(3)}\\b`));
-        let sum = 0;
-        let count = 0;
-        for (let t = 1; t <= losses.length; t++)
-          if (recall[t] === far) {
-            sum += losses[t - 1];
-            count++;
-          }
+      for (const viewport of [load, resize]) {
+        if (viewport !== load) await resizeTo(page, viewport);
+        const key = await page.locator('#loss-chart .chart-key').textContent();
+        for (const side of ['a', 'b']) {
+          const { bitsPerByte, losses } = expected[side];
+          assert.match(
+            statusText,
+            new RegExp(`${side.toUpperCase()} ${bitsPerByte.toFixed(3)}\\b`),
+          );
+          let sum = 0;
+          let count = 0;
+          for (let t = 1; t <= losses.length; t++)
+            if (recall[t] === far) {
+              sum += losses[t - 1];
+              count++;
+            }
+          assert.match(
+            key,
+            new RegExp(
+              `${side.toUpperCase()} ${side === 'a' ? 'Sliding window' : 'Truncate'}[^:]*: ${(sum / count).toFixed(2)} bits/byte on far-recall bytes`,
+            ),
+          );
+        }
         assert.match(
           key,
-          new RegExp(
-            `${side.toUpperCase()} ${side === 'a' ? 'Sliding window' : 'Truncate'}[^:]*: ${(sum / count).toFixed(2)} bits/byte on far-recall bytes`,
-          ),
+          new RegExp(`in ${names} names: each dot is one name used again more than ${L} bytes`),
         );
+        assert.match(await page.locator('#smooth-bytes').textContent(), /one dot per name/);
+        assert.equal(await page.locator('#c-smooth').isVisible(), false);
+        assert.equal(await page.locator('#c-b-scaling').isVisible(), false);
+        assert.ok(
+          (await page.evaluate(() => document.documentElement.scrollWidth)) <= viewport.width,
+        );
+        await page.locator('#loss').scrollIntoViewIfNeeded();
+        const phone = viewport.width < 500 ? '-phone' : '';
+        await screenshot(page, `model-far${phone}-${colorScheme}`, { fullPage: false });
       }
-      assert.match(
-        key,
-        new RegExp(`in ${names} names: each dot is one name used again more than ${L} bytes`),
-      );
-      assert.match(await page.locator('#smooth-bytes').textContent(), /one dot per name/);
-      assert.equal(await page.locator('#c-smooth').isVisible(), false);
-      assert.equal(await page.locator('#c-b-scaling').isVisible(), false);
-      assert.ok(
-        (await page.evaluate(() => document.documentElement.scrollWidth)) <= viewport.width,
-      );
       assert.deepEqual(page.problems, []);
-      await page.locator('#loss').scrollIntoViewIfNeeded();
-      await screenshot(page, shot, { fullPage: false });
       await page.context().close();
     }
   });

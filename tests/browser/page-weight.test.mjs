@@ -7,7 +7,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { launchChromium } from '../../tools/chromium.mjs';
 import { createServer } from '../../web/serve.mjs';
-import { countResponses, screenshot, pasteCode } from './helpers.mjs';
+import { countResponses, screenshot, pasteCode, VIEW_PAIRS, resizeTo } from './helpers.mjs';
 
 // The budgets. Issue 33 measured the pages before grammars were split per language (one 6.85 MB
 // .wasm with all nine grammars; every response counted, at 1440x900) and set the targets as
@@ -158,28 +158,29 @@ describe('page weight', { timeout: 120000 }, () => {
   });
 
   it('article.html screenshots, light and dark, desktop and phone: every embed drawn, each grammar fetched once', async () => {
-    for (const [device, viewport] of [
-      ['desktop', { width: 1440, height: 900 }],
-      ['phone', { width: 390, height: 844 }],
-    ])
-      for (const colorScheme of ['light', 'dark']) {
-        const page = await open('article.html', { colorScheme, viewport });
-        // The embeds load when scrolled near: bring each into view, then wait for all of them.
-        const ids = await page.$$eval('hirope-attention', (list) => list.map((e) => e.id));
-        for (const id of ids) {
-          await page.locator(`#${id}`).scrollIntoViewIfNeeded();
-          await page.waitForSelector(`#${id}[data-ready=true]`, { timeout: 60000 });
-        }
+    for (const { colorScheme, load, resize } of VIEW_PAIRS) {
+      const page = await open('article.html', { colorScheme, viewport: load });
+      // The embeds load when scrolled near: bring each into view, then wait for all of them.
+      const ids = await page.$$eval('hirope-attention', (list) => list.map((e) => e.id));
+      for (const id of ids) {
+        await page.locator(`#${id}`).scrollIntoViewIfNeeded();
+        await page.waitForSelector(`#${id}[data-ready=true]`, { timeout: 60000 });
+      }
+      const languages = await page.$$eval('hirope-attention', (list) =>
+        list.map((e) => e.getAttribute('language')),
+      );
+      for (const viewport of [load, resize]) {
+        if (viewport !== load) await resizeTo(page, viewport);
         await page.evaluate(() => window.scrollTo(0, 0));
         await quietNetwork(500);
+        const device = viewport.width < 500 ? 'phone' : 'desktop';
         await screenshot(page, `article-${device}-${colorScheme}`);
-        const languages = await page.$$eval('hirope-attention', (list) =>
-          list.map((e) => e.getAttribute('language')),
-        );
+        // Each grammar once per load; a resize fetches nothing more.
         assert.deepEqual(grammarFetches().sort(), [...new Set(languages)].sort());
         assert.equal(page.grammarRequests.length, new Set(languages).size);
         assert.deepEqual(page.problems, [], `${device} ${colorScheme}`);
-        await page.context().close();
       }
+      await page.context().close();
+    }
   });
 });
