@@ -108,15 +108,42 @@ export const VIEW_PAIRS = [
 ];
 
 /**
- * Resizes a page's viewport and resolves once it has laid out and drawn at the new size: two
- * animation frames, since resize observers (the charts and labelled maps redraw from them) run
- * before the first frame paints.
+ * Resizes a page's viewport and resolves once it has laid out and drawn at the new size: three
+ * animation frames, since resize observers run after the first frame's callbacks (the charts and
+ * labelled maps redraw from them, the loss chart in the frame after).
  */
 export async function resizeTo(page, viewport) {
   await page.setViewportSize(viewport);
   await page.evaluate(
-    () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))),
+    () =>
+      new Promise((resolve) =>
+        requestAnimationFrame(() => requestAnimationFrame(() => requestAnimationFrame(resolve))),
+      ),
   );
+}
+
+/**
+ * Switches a page's colour scheme, as a person's system does at dusk, and resolves once the page
+ * has answered: the media query's change event (the page's own listeners, registered first, have
+ * run), then two frames for what they draw in the next frame. A page already in that scheme only
+ * keeps it.
+ */
+export async function switchTheme(page, colorScheme) {
+  const changes = await page.evaluate((dark) => {
+    const query = matchMedia('(prefers-color-scheme: dark)');
+    if (query.matches === dark) return false;
+    window.__themeChanged = new Promise((resolve) =>
+      query.addEventListener('change', resolve, { once: true }),
+    );
+    return true;
+  }, colorScheme === 'dark');
+  await page.emulateMedia({ colorScheme });
+  if (changes)
+    await page.evaluate(() =>
+      window.__themeChanged.then(
+        () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))),
+      ),
+    );
 }
 
 /** Saves build/screenshots/<name>.png: the whole page, or with { fullPage: false } the viewport. */

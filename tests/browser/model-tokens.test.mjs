@@ -5,8 +5,9 @@
 // eval files' (computed here from the JSON by hand); generation decodes to the API's text; a layer
 // or head switch runs no loss pass; zoomed in, the maps label their axes with the tokens; an old
 // link (no model named) still opens the byte model.
-// Screenshots of both models, light and dark, 1440x900 and 390 px wide (each theme loaded at one
-// width and resized to the other), go to build/screenshots/ (and to $HIROPE_SHOTS when set).
+// Screenshots of both models, light and dark, 1440x900 and 390 px wide (one page per model,
+// resized and switched between colour schemes), go to build/screenshots/ (and to $HIROPE_SHOTS
+// when set).
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -20,6 +21,7 @@ import {
   nextModelRun as nextRun,
   VIEW_PAIRS,
   resizeTo,
+  switchTheme,
 } from './helpers.mjs';
 import { tokenRecallClasses, RECALL_CLASSES } from '../../dist/index.js';
 import { encodeWith, normalizeWith } from '../../web/src/shared/link-state.js';
@@ -531,44 +533,53 @@ describe('Model mode with the token model (headless Chromium)', () => {
 
   it('screenshots: both models, light and dark, 1440x900 and 390 px wide', async () => {
     const byteHash = await encodeModelState({ ...MODEL_DEFAULTS });
-    for (const [name, hash] of [
-      ['tokens', ''],
-      ['bytes', byteHash],
+    // One page per model, in each colour scheme at both widths: opened in one, resized to the other
+    // width, switched to the other scheme (the page follows the system's), resized back. The two
+    // models open in different schemes and widths.
+    for (const [name, hash, opened] of [
+      ['tokens', '', VIEW_PAIRS[0]],
+      ['bytes', byteHash, VIEW_PAIRS[1]],
     ]) {
-      for (const { colorScheme, load, resize } of VIEW_PAIRS) {
-        const page = await open(site, hash, { colorScheme, viewport: load });
-        await page.waitForFunction(
-          () => document.body.dataset.thumbs === 'ready' && document.body.dataset.verdict,
-          null,
-          { timeout: 180000 },
+      const page = await open(site, hash, {
+        colorScheme: opened.colorScheme,
+        viewport: opened.load,
+      });
+      await page.waitForFunction(
+        () => document.body.dataset.thumbs === 'ready' && document.body.dataset.verdict,
+        null,
+        { timeout: 180000 },
+      );
+      const other = opened.colorScheme === 'light' ? 'dark' : 'light';
+      for (const [colorScheme, viewport] of [
+        [opened.colorScheme, opened.load],
+        [opened.colorScheme, opened.resize],
+        [other, opened.resize],
+        [other, opened.load],
+      ]) {
+        await switchTheme(page, colorScheme);
+        await resizeTo(page, viewport);
+        // No horizontal scroll on a phone.
+        assert.ok(
+          await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1),
+          `${name} ${colorScheme} ${viewport.width}: scrolls sideways`,
         );
-        for (const viewport of [load, resize]) {
-          if (viewport !== load) await resizeTo(page, viewport);
-          // No horizontal scroll on a phone.
-          assert.ok(
-            await page.evaluate(
-              () => document.documentElement.scrollWidth <= window.innerWidth + 1,
-            ),
-            `${name} ${colorScheme} ${viewport.width}: scrolls sideways`,
-          );
-          const shot = `model-${name}-${colorScheme}-${viewport.width}`;
-          await screenshot(page, shot, { fullPage: viewport.width < 500 });
-          if (process.env.HIROPE_SHOTS) {
-            fs.mkdirSync(process.env.HIROPE_SHOTS, { recursive: true });
+        const shot = `model-${name}-${colorScheme}-${viewport.width}`;
+        await screenshot(page, shot, { fullPage: viewport.width < 500 });
+        if (process.env.HIROPE_SHOTS) {
+          fs.mkdirSync(process.env.HIROPE_SHOTS, { recursive: true });
+          await page.screenshot({
+            path: path.join(process.env.HIROPE_SHOTS, `${shot}.png`),
+            fullPage: viewport.width < 500,
+          });
+          if (viewport.width > 500)
             await page.screenshot({
-              path: path.join(process.env.HIROPE_SHOTS, `${shot}.png`),
-              fullPage: viewport.width < 500,
+              path: path.join(process.env.HIROPE_SHOTS, `${shot}-full.png`),
+              fullPage: true,
             });
-            if (viewport.width > 500)
-              await page.screenshot({
-                path: path.join(process.env.HIROPE_SHOTS, `${shot}-full.png`),
-                fullPage: true,
-              });
-          }
         }
-        assert.deepEqual(page.problems, []);
-        await page.context().close();
       }
+      assert.deepEqual(page.problems, []);
+      await page.context().close();
     }
   });
 });

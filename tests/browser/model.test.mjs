@@ -19,7 +19,10 @@ import {
   pasteCode,
   root,
   VIEW_PAIRS,
+  PHONE_VIEWPORT,
   resizeTo,
+  switchTheme,
+  fingerprint,
 } from './helpers.mjs';
 import { recallClasses, RECALL_CLASSES } from '../../dist/index.js';
 import { encodeWith, decodeWith, normalizeWith } from '../../web/src/shared/link-state.js';
@@ -431,9 +434,22 @@ describe('playground Model mode (headless Chromium)', () => {
     const expected = Object.fromEntries(
       ['a', 'b'].map((side) => [side, model.loss(bytes, modelOptionsFor(state[side], 'python'))]),
     );
+    // The light page, switched to dark at the phone's width, draws its loss chart and maps as the
+    // page opened dark at that width does (the page follows the system's colour scheme).
+    const pixels = (page) =>
+      Promise.all(
+        ['#loss-chart canvas', '#map-a canvas[role=img]', '#map-b canvas[role=img]'].map((target) =>
+          fingerprint(page, target),
+        ),
+      );
+    let switched = null;
     for (const { colorScheme, load, resize } of VIEW_PAIRS) {
       const page = await modelPage(site, state, { colorScheme, viewport: load });
       const statusText = await page.locator('#status').textContent();
+      if (colorScheme === 'dark') {
+        assert.equal(load.width, PHONE_VIEWPORT.width);
+        assert.deepEqual(await pixels(page), switched, 'switched to dark, drawn as opened dark');
+      }
       for (const viewport of [load, resize]) {
         if (viewport !== load) await resizeTo(page, viewport);
         const key = await page.locator('#loss-chart .chart-key').textContent();
@@ -471,19 +487,24 @@ describe('playground Model mode (headless Chromium)', () => {
         const phone = viewport.width < 500 ? '-phone' : '';
         await screenshot(page, `model-far${phone}-${colorScheme}`, { fullPage: false });
       }
+      if (colorScheme === 'light') {
+        assert.equal(resize.width, PHONE_VIEWPORT.width);
+        const light = await pixels(page);
+        await switchTheme(page, 'dark');
+        switched = await pixels(page);
+        assert.notEqual(switched[0], light[0], 'the loss chart is drawn again in dark colours');
+      }
       assert.deepEqual(page.problems, []);
       await page.context().close();
     }
   });
 
   it('fits a phone: no horizontal scroll at 390 px, touch-sized controls', async () => {
-    for (const colorScheme of ['light', 'dark']) {
-      const page = await modelPage(
-        site,
-        {},
-        { colorScheme, viewport: { width: 390, height: 844 } },
-      );
-      await thumbsReady(page);
+    // One page, in each colour scheme (the page follows the system's).
+    const page = await modelPage(site, {}, { colorScheme: 'dark', viewport: PHONE_VIEWPORT });
+    await thumbsReady(page);
+    for (const colorScheme of ['dark', 'light']) {
+      await switchTheme(page, colorScheme);
       assert.ok(
         (await page.evaluate(() => document.documentElement.scrollWidth)) <= 390,
         `scrollWidth ${await page.evaluate(() => document.documentElement.scrollWidth)}`,
@@ -501,10 +522,10 @@ describe('playground Model mode (headless Chromium)', () => {
       assert.deepEqual(small, []);
       const thumb = await page.locator('#thumbs-a .thumb').first().boundingBox();
       assert.ok(thumb.width >= 44, `thumbnail ${thumb.width} px`);
-      assert.deepEqual(page.problems, []);
       await screenshot(page, `model-phone-${colorScheme}`);
-      await page.context().close();
     }
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
   });
 
   it('continues the code under both schemes, as the API generates', async () => {

@@ -23,6 +23,7 @@ import {
   ready,
   quiet,
   downloadBytes,
+  switchTheme,
 } from './helpers.mjs';
 import { launchChromium } from '../../tools/chromium.mjs';
 import { tinyTokenizerFile } from '../fixtures/tiny-tokenizer.mjs';
@@ -86,6 +87,19 @@ const editorText = (page) =>
   );
 const canvasPixels = (page, id) => fingerprint(page, `#${id} canvas`);
 const allPixels = (page) => Promise.all(MAPS.map((id) => canvasPixels(page, id)));
+/** Fingerprints of the charts below the maps (the views and the summary's TV chart), by id. */
+async function chartPixels(page) {
+  const ids = await page.$$eval('#views canvas, #summary canvas', (list) =>
+    list.map((c, i) => {
+      c.dataset.testChart ??= String(i);
+      return `${c.closest('[id]').id}:${c.dataset.testChart}`;
+    }),
+  );
+  const prints = {};
+  for (const id of ids)
+    prints[id] = await fingerprint(page, `canvas[data-test-chart="${id.split(':')[1]}"]`);
+  return prints;
+}
 /** Opens a "More" disclosure of a panel (the less common controls sit in it). */
 const openMore = (page, panel) =>
   page.evaluate((panel) => (document.querySelector(`#${panel} details.more`).open = true), panel);
@@ -346,24 +360,22 @@ describe('playground (headless Chromium)', () => {
     assert.deepEqual(page.problems.slice(seen), []);
   });
 
-  it("draws the colours of the API's probabilities (A vs B as log2(pB/pA), light and dark), and redraws on changes", async () => {
+  it("draws the colours of the API's probabilities (A vs B as log2(pB/pA), light and dark), follows a change of colour scheme, and redraws on changes", async () => {
     const code = SAMPLES.python;
     const page = await openPage(site.browser, site.url);
     await ready(page);
     await checkColours(page, code, {}, 'light');
-    // Switching the page to dark mode redraws A vs B on the dark ramp.
-    let before = await canvasPixels(page, 'map-diff');
-    await page.emulateMedia({ colorScheme: 'dark' });
-    await page.waitForFunction((fp) => {
-      const c = document.querySelector('#map-diff canvas[role=img]');
-      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-      let h = 0x811c9dc5;
-      for (let i = 0; i < d.length; i++) h = Math.imul(h ^ d[i], 0x01000193);
-      return (h >>> 0).toString(16) !== fp;
-    }, before);
+    // Switching the page to dark mode redraws A vs B on the dark ramp, and every chart below the
+    // maps in the dark page's colours: each canvas as a page opened in dark mode draws it (below).
+    await viewsShow(page, normalizeState({}));
+    const lightCharts = await chartPixels(page);
+    await switchTheme(page, 'dark');
     await checkColours(page, code, {}, 'dark');
-    await page.emulateMedia({ colorScheme: 'light' });
-    before = await canvasPixels(page, 'map-b');
+    const switchedCharts = await chartPixels(page);
+    for (const [id, fp] of Object.entries(switchedCharts))
+      assert.notEqual(fp, lightCharts[id], `${id}: drawn again in the dark colours`);
+    await switchTheme(page, 'light');
+    let before = await canvasPixels(page, 'map-b');
     await redraw(page, () => page.fill('#c-b-window', '32'));
     assert.notEqual(await canvasPixels(page, 'map-b'), before);
     before = await canvasPixels(page, 'map-b');
@@ -394,10 +406,13 @@ describe('playground (headless Chromium)', () => {
     assert.deepEqual(page.problems, []);
     await page.context().close();
 
-    // A page opened in dark mode draws A vs B on the dark ramp from the start.
+    // A page opened in dark mode draws A vs B on the dark ramp from the start, and its charts as
+    // the page switched to dark did.
     const dark = await openPage(site.browser, site.url, { colorScheme: 'dark' });
     await ready(dark);
     await checkColours(dark, code, {}, 'dark');
+    await viewsShow(dark, normalizeState({}));
+    assert.deepEqual(await chartPixels(dark), switchedCharts);
     await redraw(dark, () => dark.selectOption('#c-a-type', 'self-extend'));
     await checkColours(dark, code, { a: { type: 'self-extend' } }, 'dark');
     assert.deepEqual(dark.problems, []);
@@ -483,21 +498,25 @@ describe('playground (headless Chromium)', () => {
 
   it('is never wider than a phone (390x844), with every preset (screenshots, full page)', async () => {
     const base = normalizeState({});
-    for (const theme of ['light', 'dark']) {
-      const page = await openPage(site.browser, site.url, { colorScheme: theme, viewport: PHONE });
-      await ready(page);
-      assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= PHONE.width);
-      for (const preset of PRESETS) {
-        await page.evaluate(() => scrollTo(0, 0));
-        await redraw(page, () => page.click(`.preset[data-preset="${preset.id}"]`));
-        await viewsShow(page, presetState(preset.id, base));
+    // One page, opened dark; each preset shown in both colour schemes (the page follows a switch,
+    // as the colours test checks against a page opened in the other scheme).
+    const page = await openPage(site.browser, site.url, { colorScheme: 'dark', viewport: PHONE });
+    await ready(page);
+    assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= PHONE.width);
+    for (const preset of PRESETS) {
+      await page.evaluate(() => scrollTo(0, 0));
+      await redraw(page, () => page.click(`.preset[data-preset="${preset.id}"]`));
+      await viewsShow(page, presetState(preset.id, base));
+      for (const theme of ['dark', 'light']) {
+        if (theme === 'light') await switchTheme(page, 'light');
         const width = await page.evaluate(() => document.documentElement.scrollWidth);
-        assert.ok(width <= PHONE.width, `${preset.id}: the page is ${width} px wide`);
+        assert.ok(width <= PHONE.width, `${preset.id} ${theme}: the page is ${width} px wide`);
         await screenshot(page, `playground-${preset.id}-${theme}-phone`);
       }
-      assert.deepEqual(page.problems, []);
-      await page.context().close();
+      await switchTheme(page, 'dark');
     }
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
     const article = await openPage(site.browser, `${site.url}article.html`, { viewport: PHONE });
     await article.waitForFunction(
       () => document.getElementById('first').dataset.ready === 'true',

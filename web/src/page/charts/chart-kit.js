@@ -9,8 +9,16 @@ const MIN_WIDTH = 260;
 
 // Charts redraw when their container's width changes (a window resize, the layout switching to
 // one column), since they are drawn at the width they had: the last arguments per container.
-const lastRender = new WeakMap();
+const lastRender = new Map();
 let resizeObserver = null;
+
+/**
+ * Redraws every chart as last drawn, in the page's colours now: a chart takes them when drawn, so
+ * the pages call this when the colour scheme changes.
+ */
+export function redrawCharts() {
+  for (const [parent, last] of lastRender) last.render(parent, ...last.args);
+}
 
 export function remember(parent, render, args, width) {
   lastRender.set(parent, { render, args, width });

@@ -2,7 +2,7 @@
 // over runs or as far-recall names only, with each scheme's mean in the key under it. It takes its
 // box's full width at the screen's pixel ratio.
 import { el } from '../dom.js';
-import { $ } from '../shell.js';
+import { $, dark } from '../shell.js';
 import { drawAxes, fitCanvas, niceTicks } from './axes.js';
 import { describeModelSide } from '../../shared/model-state.js';
 import { lossCurve } from '../../shared/models.js';
@@ -192,5 +192,10 @@ export function createLossChart(mx) {
     cancelAnimationFrame(chartFrame);
     chartFrame = requestAnimationFrame(drawLossChart);
   }).observe($('loss-chart'));
+  // Drawn in the page's colours: a change of colour scheme draws it again.
+  dark.addEventListener('change', () => {
+    cancelAnimationFrame(chartFrame);
+    chartFrame = requestAnimationFrame(drawLossChart);
+  });
   return { drawLossChart };
 }

@@ -1,7 +1,7 @@
 // Model mode's two heatmaps (the model's real attention for a layer and head under A and B): zoom,
 // the query row that shades the code, and PNG and CSV export.
 import { Heatmap } from '../heatmap.js';
-import { $ } from '../shell.js';
+import { $, dark } from '../shell.js';
 import { heatLevel } from '../editor.js';
 import { download } from '../dom.js';
 import { modelCSV } from '../export.js';
@@ -24,6 +24,11 @@ export function createModelMaps(mx) {
     });
   }
   $('reset-zoom').addEventListener('click', () => setZoom(null));
+  // The maps take the page's colours when drawn (the labels' ink): a change of colour scheme
+  // draws them again.
+  dark.addEventListener('change', () => {
+    for (const heatmap of Object.values(heatmaps)) heatmap.render();
+  });
   // The hint over the maps names what a pointer does: click with a mouse, tap on a touch screen.
   const touchScreen = matchMedia('(hover: none)');
   function syncMapHint() {

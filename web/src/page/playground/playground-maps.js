@@ -162,18 +162,22 @@ export function createMaps(pg) {
     );
     maps.dataset.visibleShare = String(images.visibleShare);
   }
+  // The maps take the page's colours when drawn (the A vs B ramp, the labels' and the empty
+  // map's ink): a change of colour scheme draws them again.
   dark.addEventListener('change', () => {
     const images = pg.result?.images;
-    if (!images) return;
-    images.diff = diffImage(
-      images.raw.a,
-      images.raw.b,
-      images.rows,
-      images.cols,
-      images.region,
-      theme(),
-    ).rgba;
-    drawHeatmaps(images);
+    if (images) {
+      images.diff = diffImage(
+        images.raw.a,
+        images.raw.b,
+        images.rows,
+        images.cols,
+        images.region,
+        theme(),
+      ).rgba;
+      drawHeatmaps(images);
+    }
+    for (const heatmap of Object.values(heatmaps)) heatmap.render();
   });
 
   async function selectRow(side, index) {

@@ -1,6 +1,7 @@
 // The views below the attention playground's maps (distances per band, rotation angles, long-term
 // decay): drawn in their own task, only once scrolled near, and after the typing pauses.
-import { $ } from '../shell.js';
+import { $, dark } from '../shell.js';
+import { redrawCharts } from '../charts/chart-kit.js';
 import { renderDistances } from '../charts/distances.js';
 import { renderAngles } from '../charts/angles.js';
 import { renderDecay } from '../charts/decay.js';
@@ -24,6 +25,8 @@ export function createViews(pg) {
     },
     { rootMargin: '0px' },
   ).observe($('views'));
+  // The charts take the page's colours when drawn: a change of colour scheme draws them again.
+  dark.addEventListener('change', redrawCharts);
 
   // While a person types, the views wait until the typing pauses (VIEWS_AFTER_TYPING): they are
   // below the maps and cost tens of milliseconds on the page's thread.

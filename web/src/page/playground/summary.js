@@ -1,7 +1,7 @@
 // The comparison in numbers under the maps: own-unit attention and mean distance for A and B (over
 // all queries and for the selected one), TV and KL, and the chart of TV along the rows.
 import { el } from '../dom.js';
-import { $ } from '../shell.js';
+import { $, dark } from '../shell.js';
 import { fitCanvas, drawAxes } from '../charts/axes.js';
 
 /** renderSummary() draws #summary from pg.result and pg.comparison (which arrives after the maps). */
@@ -91,6 +91,8 @@ export function createSummary(pg) {
     summaryWidth = width;
     if (pg.result?.n) drawTVChart(tvChart);
   }).observe($('summary'));
+  // Drawn in the page's colours: a change of colour scheme draws it again.
+  dark.addEventListener('change', () => pg.result?.n && drawTVChart(tvChart));
 
   // Total variation between A's and B's attention, one value per query row, with the selected row.
   function drawTVChart(canvas) {
