@@ -875,18 +875,21 @@ describe('playground (headless Chromium)', () => {
 
   it("shows a visible A vs B difference for every preset, and a preset's link gives the same view back (screenshots at 1440x900)", async () => {
     const base = normalizeState({});
-    for (const theme of ['light', 'dark']) {
-      // The shared page, still in its default state (the tests before this one only read it).
-      const page = await desktopPage(theme);
-      const seen = page.problems.length;
-      const n = Number((await page.textContent('#status')).match(/^(\d+) tokens/)[1]);
-      for (const preset of PRESETS) {
-        await redraw(page, () => page.click(`.preset[data-preset="${preset.id}"]`));
-        assert.deepEqual(
-          await page.$$eval('.preset[aria-pressed=true]', (bs) => bs.map((b) => b.dataset.preset)),
-          [preset.id],
-        );
-        assert.equal(await page.textContent('#caption'), preset.caption);
+    // The shared light page, still in its default state (the tests before this one only read it):
+    // each preset in light mode, then switched to dark (the page follows the system's scheme, as
+    // the colours test checks against a page opened dark), then back for its link.
+    const page = await desktopPage('light');
+    const seen = page.problems.length;
+    const n = Number((await page.textContent('#status')).match(/^(\d+) tokens/)[1]);
+    for (const preset of PRESETS) {
+      await redraw(page, () => page.click(`.preset[data-preset="${preset.id}"]`));
+      assert.deepEqual(
+        await page.$$eval('.preset[aria-pressed=true]', (bs) => bs.map((b) => b.dataset.preset)),
+        [preset.id],
+      );
+      assert.equal(await page.textContent('#caption'), preset.caption);
+      for (const theme of ['light', 'dark']) {
+        await switchTheme(page, theme);
         // 10%: every preset's share on the nine samples is at least 17% (tests/js/playground.test.mjs,
         // docs/playground.md), equal schemes give 0%: a preset under 10% shows nothing to look at.
         const pixels = await visibleShareFromPixels(page, theme, n);
@@ -906,35 +909,39 @@ describe('playground (headless Chromium)', () => {
           `${preset.id}: pixels ${pixels.share} vs page ${reported}`,
         );
         await screenshot(page, `playground-${preset.id}-${theme}-desktop`, { fullPage: false });
-        if (theme !== 'light') continue;
-        // The link: the URL holds the preset's state, and a new page opened on it shows the same.
-        const state = presetState(preset.id, base);
-        await untilURLState(page, state);
-        const views = await allPixels(page);
-        const other = await page.context().newPage();
-        other.problems = [];
-        other.on('pageerror', (e) => other.problems.push(`pageerror: ${e.message}`));
-        other.on(
-          'console',
-          (m) => m.type() === 'error' && other.problems.push(`console: ${m.text()}`),
-        );
-        await other.goto(page.url());
-        await ready(other);
-        assert.deepEqual(
-          await other.$$eval('.preset[aria-pressed=true]', (bs) => bs.map((b) => b.dataset.preset)),
-          [preset.id],
-        );
-        assert.deepEqual(await allPixels(other), views, `${preset.id}: the same maps`);
-        assert.deepEqual(other.problems, []);
-        await other.close();
       }
-      // A control moved away from the preset: no preset is pressed, the caption describes the pair.
-      await redraw(page, () => page.fill('#c-train', '200'));
-      assert.equal(await page.locator('.preset[aria-pressed=true]').count(), 0);
-      assert.match(await page.textContent('#caption'), /^Your own comparison: A is /);
-      assert.deepEqual(page.problems.slice(seen), []);
-      delete shared[theme]; // changed: a later test gets a fresh page
-      await page.context().close();
+      await switchTheme(page, 'light');
+      // The link: the URL holds the preset's state, and a new page opened on it shows the same.
+      const state = presetState(preset.id, base);
+      await untilURLState(page, state);
+      const views = await allPixels(page);
+      const other = await page.context().newPage();
+      other.problems = [];
+      other.on('pageerror', (e) => other.problems.push(`pageerror: ${e.message}`));
+      other.on(
+        'console',
+        (m) => m.type() === 'error' && other.problems.push(`console: ${m.text()}`),
+      );
+      await other.goto(page.url());
+      await ready(other);
+      assert.deepEqual(
+        await other.$$eval('.preset[aria-pressed=true]', (bs) => bs.map((b) => b.dataset.preset)),
+        [preset.id],
+      );
+      assert.deepEqual(await allPixels(other), views, `${preset.id}: the same maps`);
+      assert.deepEqual(other.problems, []);
+      await other.close();
+    }
+    // A control moved away from the preset: no preset is pressed, the caption describes the pair.
+    await redraw(page, () => page.fill('#c-train', '200'));
+    assert.equal(await page.locator('.preset[aria-pressed=true]').count(), 0);
+    assert.match(await page.textContent('#caption'), /^Your own comparison: A is /);
+    assert.deepEqual(page.problems.slice(seen), []);
+    // Changed: a later test gets fresh pages.
+    for (const theme of Object.keys(shared)) {
+      const opened = await shared[theme];
+      delete shared[theme];
+      await opened.context().close();
     }
   });
 
