@@ -13,6 +13,9 @@ Errors are HiRoPEError (a ValueError) carrying the core's message. Calls that ta
 the GIL. Offsets are bytes of the UTF-8 text.
 """
 
+import importlib.abc
+import sys
+
 from . import _hirope
 from ._hirope import HiRoPEError
 from .analysis import Analysis, ErrorRegion, Unit, analyze, detect_language, parse
@@ -62,3 +65,29 @@ limits = {**_hirope.limits(), **{f"analysis_{k}": v for k, v in _hirope.analysis
           **{f"model_{k}": v for k, v in _hirope.model_limits().items()}}
 #: The vector kernels compiled in ('sse2' or 'scalar').
 kernel = _hirope.kernel_name()
+
+
+class _RenamedModules(importlib.abc.MetaPathFinder):
+    """``import hirope.dask`` (the module's name before issue 41) fails saying what it is now.
+
+    A finder rather than a hirope/dask.py that raises: no module of that name sits inside the
+    package, which is why it was renamed (it shadowed the dask package). Consulted last, so it
+    answers only names nothing else finds.
+    """
+
+    RENAMED = {"hirope.dask": "hirope.corpus"}
+
+    def find_spec(self, fullname, path=None, target=None):
+        new = self.RENAMED.get(fullname)
+        if new is None:
+            return None
+        # No name= on the error: `from hirope import dask` passes over a ModuleNotFoundError
+        # that names the submodule and says only "cannot import name".
+        raise ModuleNotFoundError(
+            f"No module named {fullname!r}: it is {new!r} now (renamed, with the same functions, "
+            f"errors, shards and command: import {new})"
+        )
+
+
+if not any(isinstance(finder, _RenamedModules) for finder in sys.meta_path):
+    sys.meta_path.append(_RenamedModules())

@@ -35,6 +35,26 @@ def test_error_class():
 # -- tokenizers ------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "import hirope.dask",
+        "from hirope import dask",
+        "from hirope.dask import positions",
+        "import hirope.dask as job",
+    ],
+)
+def test_the_old_module_name_says_what_it_is_now(statement):
+    # hirope.dask was renamed hirope.corpus (it shadowed the dask package): its old name fails
+    # naming the new one, however it is imported, and the dask package is still dask's.
+    with pytest.raises(ModuleNotFoundError, match=r"'hirope\.dask': it is 'hirope\.corpus' now"):
+        exec(statement, {})
+    assert "hirope.dask" not in sys.modules
+    import dask
+
+    assert not dask.__name__.startswith("hirope")
+
+
 def test_bad_tokenizer_name():
     with pytest.raises(E, match=r"tokenizer must be one of 'lexical', 'cl100k', .*got 'gpt5'"):
         hirope.load_tokenizer("gpt5")
