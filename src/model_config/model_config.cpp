@@ -271,6 +271,43 @@ const TypeDefault kTypeDefaults[] = {
     {"ernie4_5", "rope_theta", 500000.0},
     {"ernie4_5", "head_dim", 128},
     {"ernie4_5_moe", "rope_theta", 500000.0},
+    // max_position_embeddings as each configuration_<type>.py declares it (4096 * 32 for Mistral,
+    // Mixtral, Ministral, PhiMoE and Llama4TextConfig).
+    {"mistral", "max_position_embeddings", 131072},
+    {"mixtral", "max_position_embeddings", 131072},
+    {"ministral", "max_position_embeddings", 131072},
+    {"ministral3", "max_position_embeddings", 262144},
+    {"qwen2", "max_position_embeddings", 32768},
+    {"qwen2_moe", "max_position_embeddings", 32768},
+    {"qwen3", "max_position_embeddings", 32768},
+    {"qwen3_moe", "max_position_embeddings", 32768},
+    {"phi", "max_position_embeddings", 2048},
+    {"phi3", "max_position_embeddings", 4096},
+    {"phimoe", "max_position_embeddings", 131072},
+    {"gemma", "max_position_embeddings", 8192},
+    {"starcoder2", "max_position_embeddings", 4096},
+    {"olmo", "max_position_embeddings", 2048},
+    {"olmo2", "max_position_embeddings", 2048},
+    {"olmo3", "max_position_embeddings", 2048},
+    {"olmoe", "max_position_embeddings", 4096},
+    {"smollm3", "max_position_embeddings", 32768},
+    {"gpt_neox", "max_position_embeddings", 2048},
+    {"stablelm", "max_position_embeddings", 4096},
+    {"falcon", "max_position_embeddings", 2048},
+    {"granite", "max_position_embeddings", 2048},
+    {"granitemoe", "max_position_embeddings", 2048},
+    {"nemotron", "max_position_embeddings", 4096},
+    {"persimmon", "max_position_embeddings", 16384},
+    {"glm", "max_position_embeddings", 131072},
+    {"glm4", "max_position_embeddings", 131072},
+    {"glm4_moe", "max_position_embeddings", 131072},
+    {"cohere", "max_position_embeddings", 8192},
+    {"cohere2", "max_position_embeddings", 8192},
+    {"deepseek_v2", "max_position_embeddings", 2048},
+    {"deepseek_v3", "max_position_embeddings", 4096},
+    {"ernie4_5", "max_position_embeddings", 131072},
+    {"ernie4_5_moe", "max_position_embeddings", 131072},
+    {"llama4_text", "max_position_embeddings", 131072},
 };
 
 bool type_default(const std::string& model_type, const char* key, double* out) {
@@ -356,6 +393,10 @@ class Builder {
         if ((st = refuse_mrope()).ok() && (st = dimensions()).ok() && (st = lengths()).ok() &&
             (st = layer_pattern()).ok() && (st = rope_layers()).ok() && (st = extras()).ok()) {
             if (top_orig_ == 0 && params_orig_ > 0) out_->trained_length = params_orig_;
+            if (out_->trained_length == 0)
+                warn(key("max_position_embeddings"),
+                     "absent, and the model type has no default the reader knows: the training "
+                     "length is unknown (0), so no position is marked beyond it");
             out_->scaled_after_training =
                 out_->max_length > 0 && out_->trained_length < out_->max_length;
             // v5 may state partial_rotary_factor inside the rope parameters only.
@@ -1160,6 +1201,10 @@ class Builder {
             // false / 0 flags change nothing.
             if (d.type(v) == Type::boolean && !d.boolean(v)) continue;
             if (k == "rope_interleave") continue; // read: the layout
+            // Cohere's "rope_gptj" (GPT-J's adjacent pairs) is the layout its type is read with.
+            if (k == "position_embedding_type" && d.type(v) == Type::string &&
+                d.equals(v, "rope_gptj") && is_interleaved_type(t))
+                continue;
             if (k == "query_pre_attn_scalar" && scale_modeled_) continue;
             if (k == "attn_logit_softcapping" && softcap_modeled_) continue;
             if (k == "attn_logit_softcapping" && (t == "gemma3_text" || t == "gemma3")) {

@@ -490,6 +490,22 @@ TEST_CASE("model config: sliding patterns, NoPE patterns, Ministral temperature,
     REQUIRE(!c.layers[3].rope);
     REQUIRE(c.layers[2].rope);
     REQUIRE(c.layers[2].attention == AttentionKind::sliding);
+    REQUIRE(c.warnings.empty());
+    // Command R7B's config.json says "position_embedding_type": "rope_gptj": GPT-J's adjacent
+    // pairs, the layout cohere2 is read with (modeling_cohere2.py rotates interleaved pairs), so no
+    // warning; another value, or rope_gptj on a rotate_half type, still warns.
+    const char* const cohere2 = R"({"model_type":"cohere2","num_hidden_layers":8,"head_dim":128,
+        "sliding_window":4096,"sliding_window_pattern":4,"rope_theta":50000,"rotary_pct":1.0,
+        "position_embedding_type":"rope_gptj"})";
+    REQUIRE(read_ok(cohere2).warnings.empty());
+    std::string absolute = cohere2;
+    absolute.replace(absolute.find("rope_gptj"), 9, "absolute");
+    REQUIRE(read_ok(absolute).warnings.size() == 1);
+    REQUIRE(read_ok(absolute).warnings[0].find("position_embedding_type") == 0);
+    const ModelSetup lg = read_ok(R"({"model_type":"llama","num_hidden_layers":2,"hidden_size":4096,
+        "num_attention_heads":32,"position_embedding_type":"rope_gptj"})");
+    REQUIRE(lg.warnings.size() == 1);
+    REQUIRE(lg.warnings[0].find("position_embedding_type") == 0);
     // SmolLM3: no_rope_layers, no sliding.
     const ModelSetup s = read_ok(R"({"model_type":"smollm3","num_hidden_layers":4,"head_dim":128,
         "no_rope_layers":[1,1,1,0],"use_sliding_window":false,"sliding_window":null,"rope_theta":5000000.0})");
@@ -563,10 +579,38 @@ TEST_CASE("model config: M-RoPE and malformed configs are errors naming the key"
     const ModelSetup w =
         read_ok(R"({"num_hidden_layers":1,"head_dim":64,"rope_scaling":{"type":"linear",
         "factor":2,"finetuned":true}})");
-    // No model_type: the layout was assumed; then the unknown key.
-    REQUIRE(w.warnings.size() == 2);
+    // No model_type: the layout was assumed; then the unknown key; then no training length.
+    REQUIRE(w.warnings.size() == 3);
     REQUIRE(w.warnings[0].find("model_type: absent: the pair layout is assumed rotate_half") == 0);
     REQUIRE(w.warnings[1].find("rope_scaling.finetuned") == 0);
+    REQUIRE(w.warnings[2].find("max_position_embeddings: absent, and the model type has no "
+                               "default the reader knows") == 0);
+    REQUIRE(w.trained_length == 0);
+}
+
+// A config.json without max_position_embeddings: transformers' config class fills in its default
+// (the values below as each configuration_<type>.py declares them; Mistral, Mixtral, PhiMoE and
+// Llama4TextConfig write 4096 * 32), and the training length is that.
+TEST_CASE("model config: an absent max_position_embeddings is the config class's default") {
+    const std::pair<const char*, int64_t> defaults[] = {
+        {"mistral", 4096 * 32}, {"mixtral", 4096 * 32}, {"qwen2", 32768},       {"qwen3", 32768},
+        {"phi3", 4096},         {"phimoe", 4096 * 32},  {"starcoder2", 4096},   {"olmo2", 2048},
+        {"gemma", 8192},        {"deepseek_v3", 4096},  {"deepseek_v2", 2048},  {"cohere2", 8192},
+        {"glm4", 131072},       {"persimmon", 16384},   {"ministral3", 262144}, {"llama", 2048}};
+    for (const auto& [type, length] : defaults) {
+        CAPTURE(type);
+        const ModelSetup m =
+            read_ok(std::string(R"({"model_type":")") + type +
+                    R"(","num_hidden_layers":1,"head_dim":64,"sliding_window":4096})");
+        REQUIRE(m.max_length == length);
+        REQUIRE(m.trained_length == length);
+        for (const std::string& warning : m.warnings)
+            REQUIRE(warning.find("max_position_embeddings") == std::string::npos);
+    }
+    // Written in the file, the file's value wins.
+    REQUIRE(read_ok(R"({"model_type":"qwen2","num_hidden_layers":1,"head_dim":64,
+        "max_position_embeddings":131072})")
+                .trained_length == 131072);
 }
 
 // Each hostile input is refused by a limit checked before the work it would cause (the nesting
@@ -1051,13 +1095,14 @@ TEST_CASE("model config: pair layout by model type; GPT-J and CodeGen files", "[
     const ModelSetup u =
         read_ok(R"({"model_type":"some_new_model","num_hidden_layers":1,"head_dim":128})");
     REQUIRE(u.layout == Layout::half);
-    REQUIRE(u.warnings.size() == 1);
+    REQUIRE(u.warnings.size() == 2);
     REQUIRE(u.warnings[0].find("model_type: 'some_new_model' is not a model type the reader "
                                "knows: the pair layout is assumed rotate_half") == 0);
+    REQUIRE(u.warnings[1].find("max_position_embeddings: absent") == 0);
     REQUIRE(u.layout_source.find("assumed") != std::string::npos);
     // rope_interleave decides, for any type.
     REQUIRE(read_ok(R"({"model_type":"some_new_model","num_hidden_layers":1,"head_dim":128,
-        "rope_interleave":true})")
+        "rope_interleave":true,"max_position_embeddings":4096})")
                 .warnings.empty());
 
     // GPT-J 6B (config.json): n_embd 4096, n_head 16, n_layer 28, n_positions 2048, rotary_dim 64;
