@@ -114,12 +114,16 @@ export const VIEW_PAIRS = [
  */
 export async function resizeTo(page, viewport) {
   await page.setViewportSize(viewport);
-  await page.evaluate(
-    () =>
-      new Promise((resolve) =>
-        requestAnimationFrame(() => requestAnimationFrame(() => requestAnimationFrame(resolve))),
-      ),
-  );
+  await frames(page, 3);
+}
+
+/** Resolves after `count` animation frames of the page. */
+function frames(page, count) {
+  return page.evaluate(function wait(left) {
+    return new Promise((resolve) =>
+      requestAnimationFrame(() => resolve(left > 1 ? wait(left - 1) : undefined)),
+    );
+  }, count);
 }
 
 /**
@@ -138,12 +142,10 @@ export async function switchTheme(page, colorScheme) {
     return true;
   }, colorScheme === 'dark');
   await page.emulateMedia({ colorScheme });
-  if (changes)
-    await page.evaluate(() =>
-      window.__themeChanged.then(
-        () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))),
-      ),
-    );
+  if (changes) {
+    await page.evaluate(() => window.__themeChanged);
+    await frames(page, 2);
+  }
 }
 
 /** Saves build/screenshots/<name>.png: the whole page, or with { fullPage: false } the viewport. */
