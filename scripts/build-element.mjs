@@ -1,9 +1,10 @@
 // Builds <hirope-attention> for the npm package (hirope/element): dist/element.js (the element,
 // web/src/element/package.js) and dist/element-worker.js (its worker, web/src/worker/main.js on
 // web/src/element/worker-init.js), each one self-contained ES module beside the .wasm files, and
-// dist/assets/, one module per grammar, vocabulary and model (hirope/assets/<kind>/<name>) that
-// registers its URL (dist/assets.js) as new URL('../file', import.meta.url), so that a bundled page
-// copies only what it imports; hirope/lean and hirope/element read them.
+// dist/assets/, one module per grammar, vocabulary, model and gallery config
+// (hirope/assets/<kind>/<name>) that registers its URL (dist/assets.js) as
+// new URL('../file', import.meta.url), so that a bundled page copies only what it imports;
+// hirope/lean and hirope/element read them.
 // dist/element.js goes through the page's bundler, so it keeps the package's comments: without
 // /* @vite-ignore */ Vite folds the import(variable) of node:fs (Node only) into a literal and warns
 // that it externalized it. The worker is copied as it is, so it is fully minified. web/src names
@@ -14,7 +15,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ASSET_REGISTRY_KEY } from '../dist/assets.js';
 import { grammarLanguage } from '../dist/runtime.js';
-import { TOKENIZER_FILES, MODEL_FILES } from '../dist/registry.js';
+import { TOKENIZER_FILES, MODEL_FILES, CONFIG_GALLERY } from '../dist/registry.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
@@ -87,9 +88,22 @@ for (const [module, ...files] of assets)
         )
         .join(''),
   );
+// The real models' gallery: an element's model="<id>" reads data/configs/<id>.json, a few KB,
+// which its module carries as text (a bundler would inline it as a data: URL, which a CSP blocks).
+for (const { id } of CONFIG_GALLERY) {
+  const file = `data/configs/${id}.json`;
+  const text = fs.readFileSync(path.join(root, 'models/configs', `${id}.json`), 'utf8');
+  fs.writeFileSync(
+    path.join(out, `config-${id}.js`),
+    `// hirope/assets/config/${id}: the text of ${file} (scripts/build-element.mjs).\n` +
+      `const key = Symbol.for(${key});\n` +
+      'globalThis[key] ??= new Map();\n' +
+      `globalThis[key].set(${JSON.stringify(file)}, { text: ${JSON.stringify(text)} });\n`,
+  );
+}
 fs.copyFileSync(path.join(root, 'web/src/element/element.d.ts'), path.join(dist, 'element.d.ts'));
 // The real models' gallery, which an element's model="<id>" reads beside its worker.
 fs.cpSync(path.join(root, 'models/configs'), path.join(dist, 'data/configs'), { recursive: true });
 console.log(
-  `build: dist/element.js, dist/element-worker.js and ${assets.length} asset modules ready`,
+  `build: dist/element.js, dist/element-worker.js and ${assets.length + CONFIG_GALLERY.length} asset modules ready`,
 );

@@ -42,9 +42,14 @@ const located = (file) => () => registeredAsset(file) ?? new URL(file, HERE);
 const loader = (file) => () =>
   import(/* webpackIgnore: true */ /* @vite-ignore */ located(file)().href);
 
+/**
+ * The full module's own libraries (the core entry leaves them out), for an init() built with
+ * makeInit from another module table: the package's element worker (web/src/element/worker-init.js).
+ */
+export const fullLibraries = Object.freeze({ ModelLoader, ModelConfigs });
+
 const init = makeInit({
-  // The libraries of the full module only (the core entry leaves them out).
-  fullLibraries: { ModelLoader, ModelConfigs },
+  fullLibraries,
   webgpu: () => import('./webgpu.js'),
   grammars: () => import('./grammars.js'),
   modules: {

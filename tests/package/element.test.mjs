@@ -12,11 +12,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import http from 'node:http';
+import zlib from 'node:zlib';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { launchChromium } from '../../tools/chromium.mjs';
 import { CSP, bin, installTarball, packTarball, root } from './packed.mjs';
 import { TOKENIZER_FILES, MODEL_FILES } from '../../dist/runtime.js';
+import { CONFIG_GALLERY } from '../../dist/registry.js';
 
 const TYPES = {
   '.html': 'text/html',
@@ -59,8 +61,28 @@ function serve(dir, { csp = CSP, cors = false, requests = [] } = {}) {
 const address = (server) => `http://127.0.0.1:${server.address().port}/`;
 
 // The elements every page shows: Python under cl100k (the window set below its length, so A and B
-// differ), a snippet shorter than the default window, and a language hirope does not know.
-const ELEMENTS = `
+// differ), a snippet shorter than the default window, a language hirope does not know, a gallery
+// model (its config read at the URL the page registered or beside element.js) and a config.json's
+// own text.
+const MODEL = 'llama-3.2-1b';
+const OWN_CONFIG = JSON.stringify({
+  model_type: 'qwen2',
+  hidden_size: 896,
+  num_attention_heads: 14,
+  num_hidden_layers: 2,
+  rope_theta: 1000000,
+  max_position_embeddings: 32768,
+});
+const MODEL_ELEMENTS = `
+<hirope-attention id="model" model="${MODEL}" window="4" code="def add(x, y):
+    total = x + y
+    return total
+"></hirope-attention>
+<hirope-attention id="config" config='${OWN_CONFIG}' window="4" code="def add(x, y):
+    return x + y
+"></hirope-attention>`;
+const IDS = ['main', 'short', 'ruby', 'model', 'config'];
+const ELEMENTS = `${MODEL_ELEMENTS}
 <hirope-attention id="main" language="python" tokenizer="cl100k" window="4" code="def add(x, y):
     total = x + y
     return total
@@ -82,6 +104,24 @@ const foot = (page, id) =>
     (id) => document.getElementById(id).shadowRoot.querySelector('[role=status]').textContent,
     id,
   );
+
+/**
+ * A size a doc states (in MB of 10^6 bytes or KB of 10^3) against the bytes measured: equal to
+ * the precision it is written with, or within 5% (JS grows a little with each change).
+ */
+function assertStated(what, text, bytes, unit) {
+  const stated = Number(text);
+  const measured = bytes / unit;
+  const decimals = text.includes('.') ? text.length - text.indexOf('.') - 1 : 0;
+  const slack = Math.max(0.5 * 10 ** -decimals, 0.05 * measured);
+  assert.ok(
+    Math.abs(stated - measured) <= slack,
+    `${what}: the docs say ${text}, measured ${measured.toFixed(decimals + 1)}`,
+  );
+}
+const MB = 1e6;
+const KB = 1e3;
+const gzipBytes = (file) => zlib.gzipSync(fs.readFileSync(file), { level: 9 }).length;
 
 const dirBytes = (dir) =>
   fs
@@ -106,7 +146,7 @@ describe('<hirope-attention> from the packed package', () => {
   });
 
   /** Opens `url`, waits for the elements named, returns the page and its console problems. */
-  async function open(url, ids = ['main', 'short', 'ruby']) {
+  async function open(url, ids = IDS) {
     const page = await browser.newPage({ viewport: { width: 1100, height: 2000 } });
     const problems = [];
     page.on('pageerror', (e) => problems.push(e.message));
@@ -136,6 +176,20 @@ describe('<hirope-attention> from the packed package', () => {
     assert.equal(await page.evaluate(() => document.getElementById('ruby').dataset.ready), 'error');
     assert.match(await foot(page, 'ruby'), /language attribute must be one of python, .*"ruby"/);
     assert.ok(!requests.some((r) => /ruby/.test(r.path)), JSON.stringify(requests));
+    // A real model by its gallery id, and a config.json's own text: both drawn, each with its
+    // layer's head dim (64 for Llama 3.2 1B: 2048 / 32; 64 for the Qwen2 config: 896 / 14).
+    for (const id of ['model', 'config']) {
+      assert.equal(
+        await page.evaluate((id) => document.getElementById(id).dataset.ready, id),
+        'true',
+        `${id}: ${await foot(page, id)}`,
+      );
+      assert.match(await foot(page, id), /\d+ tokens?, \d+ units?/);
+    }
+    const caption = await page.evaluate(
+      () => document.getElementById('model').shadowRoot.querySelector('figcaption').textContent,
+    );
+    assert.match(caption, /llama-3\.2-1b|Llama/i, caption);
   }
 
   it('ships the element, LICENSE, the docs README links, and resolves every README entry point', () => {
@@ -164,6 +218,8 @@ describe('<hirope-attention> from the packed package', () => {
         return Object.keys(TOKENIZER_FILES).map((t) => spec.replace('<name>', t));
       if (spec.includes('/model/<name>'))
         return Object.keys(MODEL_FILES).map((m) => spec.replace('<name>', m));
+      if (spec.includes('/config/<id>'))
+        return CONFIG_GALLERY.map((c) => spec.replace('<id>', c.id));
       if (spec.includes('*')) {
         const [prefix, suffix] = spec.replace(/^hirope\/data\//, '').split('*');
         return data
@@ -183,6 +239,7 @@ describe('<hirope-attention> from the packed package', () => {
       'hirope/lean',
       'hirope/element',
       'hirope/assets/model/pybyte',
+      'hirope/assets/config/llama-3.2-1b',
       'hirope/assets/core',
       'hirope/data/qwen3.json',
       'hirope/tree-sitter-python.wasm',
@@ -205,16 +262,27 @@ describe('<hirope-attention> from the packed package', () => {
     });
   });
 
-  it('runs from a plain <script type="module"> on a static server, no build step', async () => {
+  it('runs from a plain <script type="module"> on a static server, no build step; the docs example shows A and B differ', async () => {
+    // docs/playground.md's element example, as a blog author copies it.
+    const docs = fs.readFileSync(path.join(root, 'docs/playground.md'), 'utf8');
+    const section = docs.slice(docs.indexOf('## `<hirope-attention>` for blog posts'));
+    const example = /```html\n[\s\S]*?(<hirope-attention[\s\S]*?<\/hirope-attention>)/
+      .exec(section)[1]
+      .replace('<hirope-attention', '<hirope-attention id="docs"');
     fs.writeFileSync(
       path.join(project, 'plain.html'),
-      PAGE('./node_modules/hirope/dist/element.js'),
+      PAGE('./node_modules/hirope/dist/element.js', ELEMENTS + example),
     );
     const requests = [];
     const server = await serve(project, { requests });
     try {
-      const { page, problems } = await open(`${address(server)}plain.html`);
+      const { page, problems } = await open(`${address(server)}plain.html`, [...IDS, 'docs']);
       await checkElements(page, requests);
+      assert.equal(
+        await page.evaluate(() => document.getElementById('docs').dataset.same),
+        'false',
+        await foot(page, 'docs'),
+      );
       assert.deepEqual(problems, []);
       await page.close();
     } finally {
@@ -249,7 +317,7 @@ describe('<hirope-attention> from the packed package', () => {
     fs.mkdirSync(path.join(dir, 'src'), { recursive: true });
     fs.writeFileSync(
       path.join(dir, 'src/main.js'),
-      "import 'hirope/element';\nimport 'hirope/assets/language/python';\nimport 'hirope/assets/tokenizer/cl100k';\n",
+      `import 'hirope/element';\nimport 'hirope/assets/language/python';\nimport 'hirope/assets/tokenizer/cl100k';\nimport 'hirope/assets/config/${MODEL}';\n`,
     );
     // One more element, in a language the page did not import: its grammar is not deployed.
     const go = '<hirope-attention id="go" language="go" code="package main\n"></hirope-attention>';
@@ -265,6 +333,7 @@ describe('<hirope-attention> from the packed package', () => {
     const assets = files
       .filter((f) => !f.endsWith('.js'))
       .map((f) => f.replace(/-[\w-]{8}\./, '.'));
+    // The config's module carries its text: no file, no request (a data: URL would meet the CSP).
     assert.deepEqual(assets.sort(), ['cl100k.bin', 'hirope-simd.wasm', 'tree-sitter-python.wasm']);
     assert.ok(
       files.some((f) => /^element-worker-.*\.js$/.test(f)),
@@ -273,11 +342,30 @@ describe('<hirope-attention> from the packed package', () => {
     const bytes = dirBytes(out);
     console.log(`Vite page (python + cl100k) deploys ${bytes} bytes`);
     assert.ok(bytes < DEPLOY_LIMIT, `${bytes} bytes deployed`);
+    // docs/playground.md states this page's size and its parts.
+    const doc = fs.readFileSync(path.join(root, 'docs/playground.md'), 'utf8').replace(/\s+/g, ' ');
+    const m =
+      /deploys ([\d.]+) MB: the ([\d.]+) MB SIMD module, the ([\d.]+) MB Python grammar, the ([\d.]+) MB vocabulary and ([\d.]+) MB of JS/.exec(
+        doc,
+      );
+    assert.ok(m, 'docs/playground.md states the Vite page size');
+    const file = (f) => fs.statSync(path.join(dist(), f)).size;
+    const parts = [
+      file('hirope-simd.wasm'),
+      file('tree-sitter-python.wasm'),
+      file('data/cl100k.bin'),
+    ];
+    assertStated('the page', m[1], bytes, MB);
+    assertStated('the SIMD module', m[2], parts[0], MB);
+    assertStated('the Python grammar', m[3], parts[1], MB);
+    assertStated('the vocabulary', m[4], parts[2], MB);
+    assertStated('the JS', m[5], bytes - parts[0] - parts[1] - parts[2], MB);
     const requests = [];
     const server = await serve(out, { requests });
     try {
-      const { page, problems } = await open(address(server), ['main', 'short', 'ruby', 'go']);
+      const { page, problems } = await open(address(server), [...IDS, 'go']);
       await checkElements(page, requests);
+      assert.ok(!requests.some((r) => r.path.includes('configs')), JSON.stringify(requests));
       // The grammar the page did not import: the error names the URL it looked for.
       assert.match(await foot(page, 'go'), /tree-sitter-go\.wasm.*(404|HTTP)/);
       assert.ok(
@@ -315,6 +403,11 @@ describe('<hirope-attention> from the packed package', () => {
         fs.copyFileSync(path.join(dist(), f), path.join(out, f));
       fs.mkdirSync(path.join(out, 'data'));
       fs.copyFileSync(path.join(dist(), 'data/cl100k.bin'), path.join(out, 'data/cl100k.bin'));
+      fs.mkdirSync(path.join(out, 'data/configs'));
+      fs.copyFileSync(
+        path.join(dist(), `data/configs/${MODEL}.json`),
+        path.join(out, `data/configs/${MODEL}.json`),
+      );
       const requests = [];
       server.on('request', (req) => requests.push({ path: req.url }));
       const { page, problems } = await open(address(server));
@@ -380,6 +473,35 @@ document.body.dataset.result = JSON.stringify({ ids: Array.from(a.tokens.ids.sli
     const bytes = dirBytes(out);
     console.log(`Vite page on hirope/lean (python + cl100k) deploys ${bytes} bytes`);
     assert.ok(bytes < DEPLOY_LIMIT, `${bytes} bytes deployed`);
+    // README's entry-point table states it, and the element's and the grammars' downloads (gzip).
+    const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+    assertStated(
+      'hirope/lean in README',
+      /Python \+ cl100k: ([\d.]+) MB deployed/.exec(readme)[1],
+      bytes,
+      MB,
+    );
+    const element = /\| ([\d.]+) KB \+ the worker, ([\d.]+) KB \|/.exec(readme);
+    assertStated(
+      'hirope/element (gzip)',
+      element[1],
+      gzipBytes(path.join(dist(), 'element.js')),
+      KB,
+    );
+    assertStated(
+      'its worker (gzip)',
+      element[2],
+      gzipBytes(path.join(dist(), 'element-worker.js')),
+      KB,
+    );
+    const grammars = /([\d.]+) KB \(Go\) to ([\d.]+) KB \(C\+\+\); Python ([\d.]+) KB/.exec(readme);
+    for (const [i, language] of ['go', 'cpp', 'python'].entries())
+      assertStated(
+        `the ${language} grammar (gzip)`,
+        grammars[i + 1],
+        gzipBytes(path.join(dist(), `tree-sitter-${language}.wasm`)),
+        KB,
+      );
     const server = await serve(out);
     try {
       const page = await browser.newPage();

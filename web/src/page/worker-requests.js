@@ -5,8 +5,9 @@ import { simdSupported } from 'hirope';
 import { grammarFile } from 'hirope/runtime';
 import { TOKENIZER_FILES } from 'hirope/registry';
 import { WorkerClient } from 'hirope/protocol';
-import { assetURL } from '../shared/hashed-assets.js';
+import { assetURL, assetText } from '../shared/hashed-assets.js';
 import { detection } from '../shared/language-detection.js';
+import { galleryPath, modelSource } from '../shared/model-gallery.js';
 
 export class WorkerError extends Error {
   constructor(name, message) {
@@ -44,12 +45,13 @@ const languageOf = (payload) =>
   payload.state?.language ?? payload.options?.language ?? payload.language;
 const ANALYSING = ['run', 'tokenCounts', 'modelRun', 'modelGenerate', 'modelThumbnail'];
 
-// The built-in tokenizers' vocabularies, each fetched once per page and handed to every worker
-// (both sides, every <hirope-attention>), as the model's weights are: two workers fetching the
-// 14 MB Gemma 3 file at the same moment made one of them fail in a fresh browser profile
-// (net::ERR_CACHE_WRITE_FAILURE). A network error is tried once more; if that fails too, the
-// error says which file could not be downloaded.
-const tokenizerDownloads = new Map(); // name -> Promise<Uint8Array>
+// Files fetched once per page and handed to every worker (both sides, every <hirope-attention>),
+// as the model's weights are: the built-in tokenizers' vocabularies (two workers fetching the
+// 14 MB Gemma 3 file at the same moment made one of them fail in a fresh browser profile,
+// net::ERR_CACHE_WRITE_FAILURE) and the gallery's configs (a bundled page's registered text,
+// hirope/assets/config/<id>, which a worker cannot see). A network error is tried once more; if
+// that fails too, the error says which file could not be downloaded.
+const downloads = new Map(); // file -> Promise of its bytes or text
 
 /** Whether a tokenizer name is a built-in one with a data file (not 'lexical', not a file's own). */
 export const hasTokenizerData = (name) => Object.hasOwn(TOKENIZER_FILES, name);
@@ -59,33 +61,70 @@ export function downloadFailure(name, file, reason) {
   return `The ${name} tokenizer's vocabulary (${file}) could not be downloaded: ${reason}. Choose the tokenizer again to retry, or another one.`;
 }
 
-/** A built-in tokenizer's data file: fetched once, a network error retried once. */
-export function tokenizerData(name, fetchFn = fetch) {
-  if (!tokenizerDownloads.has(name)) {
-    const file = `data/${TOKENIZER_FILES[name]}`;
+/** The message of a gallery config that could not be downloaded. */
+export function configDownloadFailure(id, file, reason) {
+  return `The ${id} config (${file}) could not be downloaded: ${reason}.`;
+}
+
+/** A site file by its plain name, fetched once per page; `read` takes the Response's body. */
+function download(file, failure, read, fetchFn) {
+  if (!downloads.has(file)) {
     const url = assetURL(file, import.meta.url);
     const once = async () => {
       const response = await fetchFn(url);
       if (!response.ok)
-        throw Object.assign(
-          new Error(downloadFailure(name, file, `the server answered HTTP ${response.status}`)),
-          { name: 'NetworkError', http: true },
-        );
-      return new Uint8Array(await response.arrayBuffer());
+        throw Object.assign(new Error(failure(`the server answered HTTP ${response.status}`)), {
+          name: 'NetworkError',
+          http: true,
+        });
+      return read(response);
     };
-    const download = once()
+    const pending = once()
       .catch((e) => (e.http ? Promise.reject(e) : once()))
       .catch((e) => {
-        tokenizerDownloads.delete(name); // a later choice tries again
+        downloads.delete(file); // a later request tries again
         throw e.name === 'NetworkError'
           ? e
-          : Object.assign(new Error(downloadFailure(name, file, e.message || String(e))), {
-              name: 'NetworkError',
-            });
+          : Object.assign(new Error(failure(e.message || String(e))), { name: 'NetworkError' });
       });
-    tokenizerDownloads.set(name, download);
+    downloads.set(file, pending);
   }
-  return tokenizerDownloads.get(name);
+  return downloads.get(file);
+}
+
+/** A built-in tokenizer's data file: fetched once, a network error retried once. */
+export function tokenizerData(name, fetchFn = fetch) {
+  const file = `data/${TOKENIZER_FILES[name]}`;
+  return download(
+    file,
+    (reason) => downloadFailure(name, file, reason),
+    async (response) => new Uint8Array(await response.arrayBuffer()),
+    fetchFn,
+  );
+}
+
+/**
+ * A gallery config's text (model="<id>"): the text its asset module registered
+ * (hirope/assets/config/<id>), or else fetched once, a network error retried once.
+ */
+export function galleryConfigText(id, fetchFn = fetch) {
+  const file = galleryPath(id);
+  const registered = assetText(file);
+  if (registered !== undefined) return Promise.resolve(registered);
+  return download(
+    file,
+    (reason) => configDownloadFailure(id, file, reason),
+    (response) => response.text(),
+    fetchFn,
+  );
+}
+
+/** The gallery ids a request's payload names: a modelSetup's source, or a run's sides. */
+function galleryIds(type, payload) {
+  if (type === 'modelSetup') return payload.source?.id ? [payload.source.id] : [];
+  if (type !== 'run' || !payload.state) return [];
+  const ids = ['a', 'b'].map((side) => modelSource(payload.state[side] ?? {})?.id);
+  return [...new Set(ids.filter(Boolean))];
 }
 
 // Requests whose effect a worker keeps (a q/k file, a tokenizer.json, the model's weights): a
@@ -96,6 +135,7 @@ export class PlaygroundClient {
   constructor(workerURL) {
     this.workerURL = workerURL;
     this._tokenizers = new Map(); // name -> Promise of the worker's having loaded its data
+    this._configs = new Map(); // gallery id -> Promise of the worker's having its config's text
     // language -> Promise of the worker's having its grammar, then true once it has it
     this._languages = new Map();
     const simd =
@@ -123,6 +163,18 @@ export class PlaygroundClient {
       this._tokenizers.set(name, loaded);
     }
     return this._tokenizers.get(name);
+  }
+
+  /** Hands the page's copy of a gallery config to this worker, once. */
+  loadGalleryConfig(id) {
+    if (!this._configs.has(id)) {
+      const loaded = galleryConfigText(id).then((text) =>
+        this._client.request('galleryConfig', { id, text }),
+      );
+      loaded.catch(() => this._configs.get(id) === loaded && this._configs.delete(id));
+      this._configs.set(id, loaded);
+    }
+    return this._configs.get(id);
   }
 
   /**
@@ -160,9 +212,19 @@ export class PlaygroundClient {
 
   /**
    * One request; resolves with the worker's result. A request that analyses code in a language
-   * whose grammar the worker does not have yet waits for the page to hand it over.
+   * whose grammar the worker does not have yet, or names a gallery model whose config it does not
+   * have, waits for the page to hand it over.
    */
   request(type, payload = {}, progress = null, transfer = []) {
+    const ids = galleryIds(type, payload);
+    if (ids.length)
+      return Promise.all(ids.map((id) => this.loadGalleryConfig(id))).then(() =>
+        this._request(type, payload, progress, transfer),
+      );
+    return this._request(type, payload, progress, transfer);
+  }
+
+  _request(type, payload, progress, transfer) {
     const send = () => this._client.request(type, payload, { progress, transfer });
     const language = ANALYSING.includes(type) ? languageOf(payload) : undefined;
     if (typeof language !== 'string' || this._languages.get(language) === true) return send();
@@ -176,6 +238,7 @@ export class PlaygroundClient {
    */
   restart() {
     this._tokenizers.clear(); // the fresh worker gets the data again with its next run
+    this._configs.clear(); // and the configs
     this._languages.clear(); // and the grammars
     this._client.restart(new WorkerError('Superseded', 'a newer request replaced this one'));
   }

@@ -7,6 +7,7 @@ import { buffers, serve, transfer } from 'hirope/protocol';
 import { SideEngine } from './attention-engine.js';
 import { assetURL } from '../shared/hashed-assets.js';
 import { ModelEngine } from './model-engine.js';
+import { fetchGalleryConfig } from './model-sides.js';
 import { PlaygroundError } from './playground-error.js';
 import { errorScore } from '../shared/language-detection.js';
 import { setupSummary } from '../shared/model-gallery.js';
@@ -33,8 +34,12 @@ const loadOptions = new Promise((resolve) => {
   // Beside this module (self.location is a blob: URL where a page starts it from another origin).
   locateFile: (name) => assetURL(name, import.meta.url).href,
 }));
+// The gallery's configs the page handed over (id -> text): the page reads them at the URLs it
+// registered (a bundle's), which this worker cannot see; an id it did not send is read beside here.
+const galleryConfigs = new Map();
+const loadConfig = (id) => galleryConfigs.get(id) ?? fetchGalleryConfig(id);
 const ready = loadOptions.then(init).then((hr) => {
-  engine = new SideEngine(hr);
+  engine = new SideEngine(hr, { loadConfig });
   return hr;
 });
 
@@ -43,7 +48,10 @@ async function engineFor(backend) {
   if (gpuEngine === undefined) {
     // A second instance whose attentionAsync runs on the GPU; null when there is no adapter.
     const hr = await init({ ...(await loadOptions), backend: 'auto' }).catch(() => null);
-    gpuEngine = hr && hr.attentionBackend === 'webgpu' ? new SideEngine(hr, { async: true }) : null;
+    gpuEngine =
+      hr && hr.attentionBackend === 'webgpu'
+        ? new SideEngine(hr, { async: true, loadConfig })
+        : null;
   }
   if (!gpuEngine)
     throw new PlaygroundError('WebGPU is not available in this browser; choose WebAssembly');
@@ -77,6 +85,11 @@ serve(
     modelSetup: async ({ source }) => {
       await ready;
       return setupSummary(await engine.models.setup(source));
+    },
+    // A gallery config's text, downloaded once by the page for every worker.
+    galleryConfig: async ({ id, text }) => {
+      galleryConfigs.set(String(id), String(text));
+      return true;
     },
     qkFile: async ({ text }) => {
       await ready;
