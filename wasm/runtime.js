@@ -24,6 +24,9 @@ import {
   checkKnownKeys,
 } from './marshal.js';
 
+/** The closest of a list of names to a misspelt one, or null (the API's one "did you mean" rule). */
+export { closestName } from './marshal.js';
+
 /** The options that give a call's shape, scheme and positions (Runtime.shape, readCall). */
 export const SHAPE_KEYS = Object.freeze(['n', 'headDim', 'heads', 'scheme', 'positions']);
 /** Floats per strip buffer in the heap (4 MB): outputs are computed and copied out in strips. */

@@ -101,11 +101,23 @@ export function serve(
     }
     queue = queue.then(() => handle(id, type, payload));
   };
+  // The client counts a failure before this as a worker that did not start (WorkerClient).
+  scope.postMessage({ kind: 'started' });
 }
 
 /** Why a call was cancelled: the signal's reason, or an AbortError. */
 export const abortReason = (signal) =>
   signal.reason ?? new DOMException('the call was aborted', 'AbortError');
+
+/**
+ * A fresh error of an error's class, name and message (each later call rejects with its own).
+ * Not through its constructor, whose arguments may be other than (message).
+ */
+function copyError(error) {
+  const copy = Object.setPrototypeOf(new Error(error.message), Object.getPrototypeOf(error));
+  if (copy.name !== error.name) copy.name = error.name;
+  return copy;
+}
 
 /**
  * The page's half: one worker at a time, from spawn().
@@ -114,7 +126,8 @@ export const abortReason = (signal) =>
  *   reaches that worker only, even after a later restart).
  * - sticky: request types whose last payload a fresh worker gets again (answers not awaited; a
  *   sticky payload is posted again, so it is never transferred).
- * - failed(event): the error every pending call rejects with when the worker fails.
+ * - failed(event): the error every pending call rejects with when the worker fails (one that fails
+ *   before serve() ran in it did not start: every later call rejects with it, until restart()).
  * - errors: { classes, fallback } for rehydrateError.
  */
 export class WorkerClient {
@@ -142,8 +155,14 @@ export class WorkerClient {
   _start() {
     const worker = this._spawn();
     this.worker = worker;
+    this._startFailure = null;
+    let started = false; // serve() ran in the worker
     worker.onmessage = ({ data }) => {
       if (worker !== this.worker) return; // a replaced worker's last words
+      if (data?.kind === 'started') {
+        started = true;
+        return;
+      }
       const call = this._pending.get(data?.id);
       if (!call) return; // a sticky request posted again, or a call already settled
       if (data.kind === 'progress') return call.progress?.(data.value);
@@ -151,7 +170,15 @@ export class WorkerClient {
       if (data.kind === 'error') call.reject(rehydrateError(data.value, this._errors));
       else call.resolve(data.value);
     };
-    worker.onerror = (event) => worker === this.worker && this._rejectAll(this._failed(event));
+    worker.onerror = (event) => {
+      if (worker !== this.worker) return;
+      const error = this._failed(event);
+      // An error before the worker served: it did not start (its script or an import could not
+      // be loaded), and will never answer; later requests fail the same way at once instead of
+      // waiting on it, until restart() starts a fresh one.
+      if (!started) this._startFailure = () => copyError(error);
+      this._rejectAll(error);
+    };
     this._onStart?.((type, payload, list = []) => worker.postMessage({ type, payload }, list));
   }
 
@@ -169,6 +196,7 @@ export class WorkerClient {
   request(type, payload, { signal = null, progress = null, transfer = [] } = {}) {
     return new Promise((resolve, reject) => {
       if (this._terminated) return reject(this._terminated());
+      if (this._startFailure) return reject(this._startFailure());
       if (signal?.aborted) return reject(abortReason(signal));
       const id = this._next++;
       const message = { id, type, payload };
@@ -227,11 +255,7 @@ export class WorkerClient {
   terminate(reason) {
     this.worker.terminate();
     const error = reason ?? new Error('the worker was terminated');
-    this._terminated ??= () => {
-      const later = new error.constructor(error.message);
-      if (later.name !== error.name) later.name = error.name;
-      return later;
-    };
+    this._terminated ??= () => copyError(error);
     if (reason !== undefined) this._rejectAll(reason);
   }
 }

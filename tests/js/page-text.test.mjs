@@ -16,7 +16,12 @@ import {
   describeScheme,
 } from '../../web/src/shared/playground-state.js';
 import { SCHEME_TYPES } from '../../web/src/shared/schemes.js';
-import { readAttributes, ATTRIBUTES, NUMBER_PARAMETERS } from '../../web/src/element/attributes.js';
+import {
+  readAttributes,
+  ATTRIBUTES,
+  LANGUAGES,
+  NUMBER_PARAMETERS,
+} from '../../web/src/element/attributes.js';
 import { plural, codeSentence, trainingSentence } from '../../web/src/shared/wording.js';
 import { placeLabels } from '../../web/src/page/heatmap-draw.js';
 import { statementsPerUnit } from '../../web/src/shared/counts.js';
@@ -144,6 +149,78 @@ describe('<hirope-attention> attributes', () => {
       /^The leaky-factor attribute must be at least 1 \(a number >= 1\), got "0\.0625"\.$/,
     );
     assert.match(bad.problems[1], /scaling attribute must be one of none, linear/);
+  });
+
+  it('refuse an attribute the element does not take, and a misspelt value, with "did you mean"', () => {
+    const read = (map) =>
+      readAttributes((name) => (name in map ? map[name] : null), Object.keys(map));
+    const typos = read({ 'sheme-b': 'alibi', windw: '8', langauge: 'rust' });
+    assert.deepEqual(
+      typos.problems.map((p) =>
+        /^<hirope-attention> has no attribute "([\w-]+)" \(did you mean "([\w-]+)"\?\); its attributes: code, language, /
+          .exec(p)
+          ?.slice(1),
+      ),
+      [
+        ['sheme-b', 'scheme-b'],
+        ['windw', 'window'],
+        ['langauge', 'language'],
+      ],
+    );
+    // Any element's attributes are the page's: not typos.
+    for (const name of [
+      'id',
+      'class',
+      'style',
+      'hidden',
+      'lang',
+      'data-note',
+      'aria-label',
+      'slot',
+    ])
+      assert.deepEqual(read({ [name]: 'x' }).problems, [], name);
+    assert.equal(
+      read({ language: 'pyton' }).problems[0],
+      `The language attribute must be one of ${LANGUAGES.join(', ')}, got "pyton" (did you mean "python"?).`,
+    );
+    assert.match(
+      read({ 'scheme-a': 'hirop' }).problems[0],
+      /scheme-a attribute must be one of .*, got "hirop" \(did you mean "hirope"\?\)\.$/,
+    );
+    assert.match(read({ scaling: 'yarnn' }).problems[0], /\(did you mean "yarn"\?\)\.$/);
+    assert.match(
+      read({ model: 'llama-3.2-1' }).problems[0],
+      /\(did you mean "llama-3\.2-1b"\?\)\.$/,
+    );
+    // A tokenizer by its tiktoken name, as the API takes it.
+    const tiktoken = read({ tokenizer: 'cl100k_base' });
+    assert.deepEqual(tiktoken.problems, []);
+    assert.equal(tiktoken.state.tokenizer, 'cl100k');
+    assert.match(
+      read({ tokenizer: 'o200k_bas' }).problems[0],
+      /got "o200k_bas" \(did you mean "o200k"\?\)/,
+    );
+  });
+
+  it("on a real model's side, refuse the schemes the model's side does not compute", () => {
+    const read = (map) =>
+      readAttributes((name) => (name in map ? map[name] : null), Object.keys(map));
+    assert.deepEqual(
+      read({ model: 'llama-3.2-1b', 'scheme-a': 'hirope', 'scheme-b': 'rope' }).problems,
+      [],
+    );
+    assert.equal(
+      read({ model: 'llama-3.2-1b', 'scheme-b': 'self-extend' }).problems[0],
+      'On a real model (the model or config attribute), the scheme-b attribute must be rope (the layer as the model computes it) or hirope (HiRoPE on its frequencies), got "self-extend".',
+    );
+    assert.match(
+      read({ config: '{"model_type": "llama"}', 'scheme-a': 'alibi' }).problems[0],
+      /^On a real model .* scheme-a attribute must be rope .* got "alibi"\.$/,
+    );
+    assert.match(
+      read({ model: 'llama-3.2-1b', 'scheme-b': 'hirop' }).problems[0],
+      /must be one of rope, hirope, got "hirop" \(did you mean "hirope"\?\)/,
+    );
   });
 });
 

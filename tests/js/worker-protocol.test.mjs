@@ -284,4 +284,34 @@ describe('worker protocol', () => {
     u.terminate();
     await assert.rejects(u.request('echo', 1), /the worker was terminated/);
   });
+
+  it('a worker that fails to start fails every request with its cause, later ones at once, until a restart', async () => {
+    class StartError extends Error {
+      constructor(name, message) {
+        super(message); // arguments other than (message): a copy must not go through them
+        this.name = name;
+      }
+    }
+    let script = './support/failing-worker.mjs';
+    const c = new WorkerClient(
+      () => new Worker(new URL(script, import.meta.url), { type: 'module' }),
+      {
+        failed: (event) => new StartError('StartError', `did not start: ${event.message}`),
+      },
+    );
+    clients.push(c);
+    const cause = (e) =>
+      e instanceof StartError &&
+      e.name === 'StartError' &&
+      e.message === 'did not start: the import was blocked';
+    await within(assert.rejects(c.request('echo', 1), cause));
+    // The worker will never answer: a later request rejects at once, with its own error.
+    const later = await settled(within(c.request('echo', 2), 2000));
+    assert.ok(cause(later.error), String(later.error));
+    assert.equal(c._pending.size, 0);
+    // restart() tries a fresh worker, which starts this time.
+    script = './support/protocol-worker.mjs';
+    c.restart();
+    assert.equal(await within(c.request('echo', 3)), 3);
+  });
 });

@@ -81,8 +81,14 @@ const MODEL_ELEMENTS = `
 <hirope-attention id="config" config='${OWN_CONFIG}' window="4" code="def add(x, y):
     return x + y
 "></hirope-attention>`;
-const IDS = ['main', 'short', 'ruby', 'model', 'config'];
-const ELEMENTS = `${MODEL_ELEMENTS}
+// A misspelt attribute and a misspelt language (refused with a suggestion, before any request
+// for the Rust grammar), and an element with no code.
+const STRICT_ELEMENTS = `
+<hirope-attention id="typo" sheme-b="alibi" language="rust" code="fn main() {}"></hirope-attention>
+<hirope-attention id="pyton" language="pyton" code="x = 1"></hirope-attention>
+<hirope-attention id="empty" language="python"></hirope-attention>`;
+const IDS = ['main', 'short', 'ruby', 'model', 'config', 'typo', 'pyton', 'empty'];
+const ELEMENTS = `${MODEL_ELEMENTS}${STRICT_ELEMENTS}
 <hirope-attention id="main" language="python" tokenizer="cl100k" window="4" code="def add(x, y):
     total = x + y
     return total
@@ -90,15 +96,26 @@ const ELEMENTS = `${MODEL_ELEMENTS}
 <hirope-attention id="short" language="python" code="x = 1
 "></hirope-attention>
 <hirope-attention id="ruby" language="ruby" code="puts 1"></hirope-attention>`;
-const PAGE = (src, body = ELEMENTS) =>
-  `<!doctype html><html><head><meta charset="utf-8"><title>hirope element</title></head><body>${body}<script type="module" src="${src}"></script></body></html>`;
+const PAGE = (src, body = ELEMENTS, attributes = '') =>
+  `<!doctype html><html><head><meta charset="utf-8"><title>hirope element</title></head><body>${body}<script type="module" src="${src}"${attributes}></script></body></html>`;
 
-const settled = (page, id) =>
-  page.waitForFunction(
+/** docs/playground.md's Content Security Policy for the element from a CDN, for `origin`. */
+function documentedCSP(origin) {
+  const docs = fs.readFileSync(path.join(root, 'docs/playground.md'), 'utf8');
+  const line = /^Content-Security-Policy: (.*)$/m.exec(docs);
+  assert.ok(line, 'docs/playground.md gives the policy');
+  return line[1].replaceAll('https://cdn.example', origin);
+}
+
+// An element computes once it scrolls into view, as a reader scrolls to it.
+const settled = async (page, id) => {
+  await page.locator(`#${id}`).scrollIntoViewIfNeeded();
+  await page.waitForFunction(
     (id) => ['true', 'error'].includes(document.getElementById(id)?.dataset.ready),
     id,
     { timeout: 60000 },
   );
+};
 const foot = (page, id) =>
   page.evaluate(
     (id) => document.getElementById(id).shadowRoot.querySelector('[role=status]').textContent,
@@ -186,6 +203,29 @@ describe('<hirope-attention> from the packed package', () => {
       );
       assert.match(await foot(page, id), /\d+ tokens?, \d+ units?/);
     }
+    // A model's side offers only its layer (rope) and HiRoPE on it in the scheme menus.
+    const offered = await page.evaluate(() =>
+      [...document.getElementById('model').shadowRoot.querySelectorAll('select')].map((s) =>
+        [...s.options].filter((o) => !o.disabled).map((o) => o.value),
+      ),
+    );
+    assert.deepEqual(offered, [
+      ['rope', 'hirope'],
+      ['rope', 'hirope'],
+    ]);
+    // Strict attributes: refused with a suggestion, nothing fetched for them; no code is named.
+    for (const [id, pattern] of [
+      ['typo', /^<hirope-attention> has no attribute "sheme-b" \(did you mean "scheme-b"\?\)/],
+      ['pyton', /language attribute must be one of .*, got "pyton" \(did you mean "python"\?\)/],
+      ['empty', /^There is no code to show/],
+    ]) {
+      assert.equal(
+        await page.evaluate((id) => document.getElementById(id).dataset.ready, id),
+        'error',
+      );
+      assert.match(await foot(page, id), pattern);
+    }
+    assert.ok(!requests.some((r) => /rust|pyton/.test(r.path)), JSON.stringify(requests));
     const caption = await page.evaluate(
       () => document.getElementById('model').shadowRoot.querySelector('figcaption').textContent,
     );
@@ -290,7 +330,7 @@ describe('<hirope-attention> from the packed package', () => {
     }
   });
 
-  it('runs from another origin, as from a CDN (the page names only element.js)', async () => {
+  it('runs from another origin, as from a CDN (the page names only element.js), under the documented CSP', async () => {
     const cdnRequests = [];
     const cdn = await serve(project, { csp: null, cors: true, requests: cdnRequests });
     const site = path.join(tmp, 'blog');
@@ -299,13 +339,78 @@ describe('<hirope-attention> from the packed package', () => {
       path.join(site, 'index.html'),
       PAGE(`${address(cdn)}node_modules/hirope/dist/element.js`),
     );
-    const server = await serve(site, { csp: null });
+    const origin = address(cdn).slice(0, -1);
+    const server = await serve(site, { csp: documentedCSP(origin) });
     try {
       const { page, problems } = await open(address(server));
       await checkElements(page, cdnRequests);
       assert.ok(cdnRequests.some((r) => r.path.endsWith('/element-worker.js')));
       assert.deepEqual(problems, []);
       await page.close();
+    } finally {
+      server.close();
+      cdn.close();
+    }
+  });
+
+  it('from a CDN under a policy that blocks the worker, every element names the cause at once', async () => {
+    const cdn = await serve(project, { csp: null, cors: true });
+    const origin = address(cdn).slice(0, -1);
+    const src = `${origin}/node_modules/hirope/dist/element.js`;
+    const site = path.join(tmp, 'blocked');
+    fs.mkdirSync(site, { recursive: true });
+    // A nonce lets the page's script tag in, but not the worker the blob: module imports; a
+    // worker-src without blob: refuses the start module itself.
+    const cases = [
+      {
+        name: 'nonce.html',
+        attributes: ' nonce="n0nce"',
+        csp: `default-src 'self'; script-src 'nonce-n0nce' 'wasm-unsafe-eval'; connect-src 'self' ${origin}; worker-src blob:`,
+        cause: new RegExp(
+          `Content Security Policy blocks ${origin}/node_modules/hirope/dist/element-worker\\.js \\(script-src`,
+        ),
+      },
+      {
+        name: 'no-blob.html',
+        attributes: '',
+        csp: `default-src 'self'; script-src 'self' ${origin} 'wasm-unsafe-eval'; connect-src 'self' ${origin}; worker-src 'self'`,
+        cause: /worker-src/,
+      },
+    ];
+    for (const c of cases)
+      fs.writeFileSync(path.join(site, c.name), PAGE(src, ELEMENTS, c.attributes));
+    const policies = new Map(cases.map((c) => [`/${c.name}`, c.csp]));
+    const server = http.createServer((req, res) => {
+      const file = path.join(site, req.url.split('?')[0]);
+      if (!policies.has(req.url)) {
+        res.writeHead(404);
+        res.end();
+        return;
+      }
+      res.writeHead(200, {
+        'content-type': 'text/html',
+        'content-security-policy': policies.get(req.url),
+      });
+      fs.createReadStream(file).pipe(res);
+    });
+    await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      for (const c of cases) {
+        const page = await browser.newPage({ viewport: { width: 1100, height: 2000 } });
+        await page.goto(`${address(server)}${c.name}`);
+        // Every element that needs the worker fails with the cause (none stays at "Computing…").
+        for (const id of ['main', 'short', 'model', 'config']) {
+          await settled(page, id);
+          assert.equal(
+            await page.evaluate((id) => document.getElementById(id).dataset.ready, id),
+            'error',
+          );
+          const text = await foot(page, id);
+          assert.match(text, /^The hirope worker did not start: /, `${c.name} ${id}: ${text}`);
+          assert.match(text, c.cause, `${c.name} ${id}: ${text}`);
+        }
+        await page.close();
+      }
     } finally {
       server.close();
       cdn.close();

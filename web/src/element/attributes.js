@@ -2,9 +2,9 @@
 // tests/js can check them against the core's table.
 import { normalizeState, DEFAULTS } from '../shared/playground-state.js';
 import { numberSpec, numberProblem, CATALOGUE } from '../shared/core-catalogue.js';
-import { TOKENIZER_DATA } from 'hirope/runtime';
+import { TOKENIZER_DATA, TOKENIZER_ALIASES, canonicalTokenizer, closestName } from 'hirope/runtime';
 import { GALLERY, OWN_CONFIG, modelSource } from '../shared/model-gallery.js';
-import { schemeName, WINDOWED } from '../shared/schemes.js';
+import { schemeName, WINDOWED, SCHEME_TYPES } from '../shared/schemes.js';
 import { plural } from '../shared/wording.js';
 
 /**
@@ -43,13 +43,39 @@ export const NAME_PARAMETERS = [
 /** The languages and tokenizers an element takes: the core's table and the package's files. */
 export const LANGUAGES = CATALOGUE.languages.map((x) => x.name);
 export const TOKENIZERS = ['lexical', ...TOKENIZER_DATA];
+/** The scheme types a side takes, and those of a real model's side (its layer, or HiRoPE on it). */
+export const SCHEMES = SCHEME_TYPES.map(([type]) => type);
+export const MODEL_SCHEMES = ['rope', 'hirope'];
+
+// Attributes any HTML element takes, which the element leaves to the page: not typos of its own.
+const GLOBAL_ATTRIBUTES = new Set(
+  'accesskey autocapitalize autofocus class contenteditable dir draggable enterkeyhint exportparts hidden id inert inputmode is itemid itemprop itemref itemscope itemtype lang nonce part popover role slot spellcheck style tabindex title translate writingsuggestions'.split(
+    ' ',
+  ),
+);
+const isGlobalAttribute = (name) => GLOBAL_ATTRIBUTES.has(name) || /^(data-|aria-|on)/.test(name);
+
+/** ' (did you mean "python"?)' for a misspelt name, or ''. */
+function didYouMean(text, names) {
+  const guess = closestName(text, names);
+  return guess ? ` (did you mean "${guess}"?)` : '';
+}
+/** "The <attribute> attribute must be one of a, b, got "x" (did you mean "y"?)." */
+const notOneOf = (attribute, names, text, shown = names) =>
+  `The ${attribute} attribute must be one of ${shown.join(', ')}, got "${text}"${didYouMean(text, names)}.`;
 
 /**
  * The element's attributes read into a state (a missing attribute keeps the page's default), and
- * the problems of those that are not acceptable, in plain words ([] when none).
+ * the problems of those that are not acceptable, in plain words ([] when none). `names`: the
+ * attributes the element has, each of which must be one it takes (or any element's).
  */
-export function readAttributes(get) {
+export function readAttributes(get, names = []) {
   const problems = [];
+  for (const name of names)
+    if (!ATTRIBUTES.includes(name) && !isGlobalAttribute(name))
+      problems.push(
+        `<hirope-attention> has no attribute "${name}"${didYouMean(name, ATTRIBUTES)}; its attributes: ${ATTRIBUTES.join(', ')}.`,
+      );
   const params = {};
   for (const { key, attribute, spec } of NUMBER_PARAMETERS) {
     const text = get(attribute);
@@ -62,23 +88,25 @@ export function readAttributes(get) {
     const text = get(attribute);
     if (text === null) continue;
     if (names.includes(text)) params[key] = text;
-    else
-      problems.push(
-        `The ${attribute} attribute must be one of ${names.join(', ')}, got "${text}".`,
-      );
+    else problems.push(notOneOf(attribute, names, text));
   }
   // Checked here, before any request: an unknown language would first fetch a grammar file that
   // is not there (tree-sitter-<name>.wasm, a 404), an unknown tokenizer a vocabulary.
-  for (const [attribute, names] of [
-    ['language', LANGUAGES],
-    ['tokenizer', TOKENIZERS],
-  ]) {
-    const text = get(attribute);
-    if (text !== null && text !== '' && !names.includes(text))
-      problems.push(
-        `The ${attribute} attribute must be one of ${names.join(', ')}, got "${text}".`,
-      );
-  }
+  // A tokenizer also by its tiktoken name (cl100k_base), as the API takes it.
+  const language = get('language');
+  if (language !== null && language !== '' && !LANGUAGES.includes(language))
+    problems.push(notOneOf('language', LANGUAGES, language));
+  const tokenizerText = get('tokenizer');
+  const tokenizer = tokenizerText ? canonicalTokenizer(tokenizerText) : tokenizerText;
+  if (tokenizer !== null && tokenizer !== '' && !TOKENIZERS.includes(tokenizer))
+    problems.push(
+      notOneOf(
+        'tokenizer',
+        [...TOKENIZERS, ...Object.keys(TOKENIZER_ALIASES)],
+        tokenizer,
+        TOKENIZERS,
+      ),
+    );
   if (params.segment !== undefined) params.units = 'segments';
   // A real model on both sides: A shows its layer as it is (scheme-a rope), B with HiRoPE on its
   // frequencies (scheme-b hirope); the worker reads the config (web/src/worker/model-sides.js).
@@ -89,7 +117,7 @@ export function readAttributes(get) {
     if (id) params.model = id;
     else
       problems.push(
-        `The model attribute must be one of the gallery's models (${GALLERY.join(', ')}), got "${modelName}".`,
+        `The model attribute must be one of the gallery's models (${GALLERY.join(', ')}), got "${modelName}"${didYouMean(modelName, GALLERY)}.`,
       );
   } else if (configText !== null && configText.trim() !== '') {
     params.model = OWN_CONFIG;
@@ -108,9 +136,21 @@ export function readAttributes(get) {
     const v = Number(get(name));
     return get(name) !== null && Number.isFinite(v) ? v : fallback;
   };
+  // The schemes: any type; on a real model's side, its layer (rope) or HiRoPE on it (hirope).
+  const model = params.model !== undefined;
+  const allowed = model ? MODEL_SCHEMES : SCHEMES;
+  for (const attribute of ['scheme-a', 'scheme-b']) {
+    const text = get(attribute);
+    if (text === null || text === '' || allowed.includes(text)) continue;
+    problems.push(
+      model && SCHEMES.includes(text)
+        ? `On a real model (the model or config attribute), the ${attribute} attribute must be rope (the layer as the model computes it) or hirope (HiRoPE on its frequencies), got "${text}".`
+        : notOneOf(attribute, allowed, text),
+    );
+  }
   const state = normalizeState({
-    language: get('language') || 'python',
-    tokenizer: get('tokenizer') || 'lexical',
+    language: language || 'python',
+    tokenizer: tokenizer || 'lexical',
     headDim: num('head-dim', DEFAULTS.headDim),
     train: num('train', DEFAULTS.train),
     source: get('source') || 'ones',

@@ -18,11 +18,14 @@ import { LUTS, cssGradient, DECADES, RATIO_LIMIT, divergingLut } from 'hirope/co
 import { el } from '../page/dom.js';
 import { plural, powerOfTen, DIFF_LEGEND } from '../shared/wording.js';
 import { numberSpec, CATALOGUE } from '../shared/core-catalogue.js';
-import { ATTRIBUTES, readAttributes, sameHint } from './attributes.js';
+import { ATTRIBUTES, MODEL_SCHEMES, readAttributes, sameHint } from './attributes.js';
 import { modelSource, layerProblem, modelNotes, NOT_COMPUTED } from '../shared/model-gallery.js';
 import { assetURL } from '../shared/hashed-assets.js';
 
 const MARGIN = 10;
+/** What an element without code says (nothing to draw is not a picture of "no attention"). */
+export const EMPTY_CODE =
+  "There is no code to show: put it in the code attribute, in a <template> child or as the element's text.";
 const CSS = `
 :host { display: block; container-type: inline-size; color: inherit; font: 14px/1.45 system-ui, -apple-system, 'Segoe UI', sans-serif; margin: 1.2em 0; }
 :host([hidden]), [hidden] { display: none !important; }
@@ -72,12 +75,27 @@ function parseColour(text) {
 }
 const luminance = ({ r, g, b }) => 0.2126 * r + 0.7152 * g + 0.0722 * b;
 
+// The page's Content Security Policy violations, the latest first: a policy that refuses the
+// worker's start module (worker-src without blob:) is seen only here, not by the worker's error.
+const violations = [];
+globalThis.document?.addEventListener('securitypolicyviolation', (event) => {
+  violations.unshift({ uri: event.blockedURI, directive: event.effectiveDirective });
+  violations.length = Math.min(violations.length, 8);
+});
+
 /**
  * What to say when the worker did not start. A browser's error event names no file, so the
  * worker's URL is asked again: a missing file is named with the server's answer.
  */
 async function workerFailure(reason) {
   const url = assetURL('worker.js', import.meta.url);
+  // The blob: module that starts a worker from another origin reports its own cause (package.js).
+  if (url.protocol === 'blob:') {
+    const refused = violations.find((v) => v.uri === 'blob' || v.uri === url.href);
+    if (refused)
+      return `The hirope worker did not start: the page's Content Security Policy blocks its blob: start module (${refused.directive}): allow blob: in ${refused.directive}.`;
+    return `The hirope worker did not start: ${reason.replace(/^Uncaught (Error: )?/, '')}.`;
+  }
   let answer = '';
   try {
     const response = await fetch(url, { method: 'HEAD' });
@@ -211,11 +229,22 @@ export class HiRoPEAttention extends HTMLElement {
   }
 
   get state() {
-    return readAttributes((name) => this.getAttribute(name)).state;
+    return this._read().state;
+  }
+
+  /** The attributes read: the state, and the problems of those not acceptable (attributes.js). */
+  _read() {
+    return readAttributes((name) => this.getAttribute(name), this.getAttributeNames());
   }
 
   _syncControls() {
     const s = this.state;
+    // A real model's side shows its layer (rope) or HiRoPE on it (hirope): the other schemes are
+    // not offered there.
+    const model = Boolean(modelSource(s.a));
+    for (const select of [this._selectA, this._selectB])
+      for (const option of select.options)
+        option.disabled = model && !MODEL_SCHEMES.includes(option.value);
     this._selectA.value = s.a.type;
     this._selectB.value = s.b.type;
     this._ratio.value = String(s.b.ratio);
@@ -224,12 +253,16 @@ export class HiRoPEAttention extends HTMLElement {
   }
 
   async _update() {
-    const { state, problems } = readAttributes((name) => this.getAttribute(name));
+    const { state, problems } = this._read();
     const t0 = performance.now();
     this._runs = (this._runs ?? 0) + 1;
     const run = this._runs;
     if (problems.length) {
       this._fail(state, problems.join(' '), { bare: true });
+      return;
+    }
+    if (!this.code.trim()) {
+      this._fail(state, EMPTY_CODE);
       return;
     }
     this._foot.textContent = 'Computing…';
