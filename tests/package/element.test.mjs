@@ -353,6 +353,42 @@ describe('<hirope-attention> from the packed package', () => {
     }
   });
 
+  it('runs under Trusted Types with the documented policy name, and names it when the CSP lacks it', async () => {
+    const main =
+      '<hirope-attention id="main" language="python" window="4" code="def f(x):\n    return x + 1\n"></hirope-attention>';
+    fs.writeFileSync(
+      path.join(project, 'trusted.html'),
+      PAGE('./node_modules/hirope/dist/element.js', main),
+    );
+    for (const [names, ready] of [
+      ['hirope', 'true'],
+      ['other', 'error'],
+    ]) {
+      const server = await serve(project, {
+        csp: `${CSP}; require-trusted-types-for 'script'; trusted-types ${names}`,
+      });
+      try {
+        const page = await browser.newPage();
+        await page.goto(`${address(server)}trusted.html`);
+        await settled(page, 'main');
+        const text = await foot(page, 'main');
+        assert.equal(
+          await page.evaluate(() => document.getElementById('main').dataset.ready),
+          ready,
+          text,
+        );
+        if (ready === 'error')
+          assert.match(
+            text,
+            /^The hirope worker did not start: the page's Trusted Types policy .* add hirope to its trusted-types directive/,
+          );
+        await page.close();
+      } finally {
+        server.close();
+      }
+    }
+  });
+
   it('from a CDN under a policy that blocks the worker, every element names the cause at once', async () => {
     const cdn = await serve(project, { csp: null, cors: true });
     const origin = address(cdn).slice(0, -1);

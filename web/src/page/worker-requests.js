@@ -127,6 +127,36 @@ function galleryIds(type, payload) {
   return [...new Set(ids.filter(Boolean))];
 }
 
+// Under Trusted Types (a CSP with require-trusted-types-for 'script'), a worker's URL must be a
+// TrustedScriptURL, made by a policy the page's CSP names: this one is 'hirope' (trusted-types
+// hirope). Made only where a plain URL is refused, once per page (a second policy of that name
+// would be refused), and it passes only the worker URLs this module starts.
+const TRUSTED_POLICY = Symbol.for('hirope.trustedTypes');
+function startWorker(url) {
+  const options = { type: 'module', name: 'hirope' };
+  try {
+    return new Worker(url, options);
+  } catch (e) {
+    if (!(e instanceof TypeError) || !globalThis.trustedTypes?.createPolicy) throw e;
+  }
+  if (!(TRUSTED_POLICY in globalThis)) {
+    try {
+      globalThis[TRUSTED_POLICY] = trustedTypes.createPolicy('hirope', {
+        createScriptURL: (text) => text,
+      });
+    } catch {
+      globalThis[TRUSTED_POLICY] = null;
+    }
+  }
+  const policy = globalThis[TRUSTED_POLICY];
+  if (!policy)
+    throw new WorkerError(
+      'WorkerError',
+      "the page's Trusted Types policy refuses the worker's URL, and its CSP does not allow a policy named hirope: add hirope to its trusted-types directive",
+    );
+  return new Worker(policy.createScriptURL(String(url)), options);
+}
+
 // Requests whose effect a worker keeps (a q/k file, a tokenizer.json, the model's weights): a
 // fresh worker that replaces a busy one gets them again first.
 const STICKY = ['qkFile', 'tokenizerFile', 'modelLoad'];
@@ -141,16 +171,13 @@ export class PlaygroundClient {
     const simd =
       new URL(workerURL, location.href).searchParams.get('simd') !== '0' && simdSupported();
     // The package's worker protocol: the compiled module goes to every worker it starts.
-    this._client = new WorkerClient(
-      () => new Worker(this.workerURL, { type: 'module', name: 'hirope' }),
-      {
-        onStart: (notify) => compiledModule(simd).then((module) => notify('module', { module })),
-        sticky: STICKY,
-        failed: (event) =>
-          new WorkerError('WorkerError', event.message || 'the worker failed to start'),
-        errors: { fallback: (name, message) => new WorkerError(name, message) },
-      },
-    );
+    this._client = new WorkerClient(() => startWorker(this.workerURL), {
+      onStart: (notify) => compiledModule(simd).then((module) => notify('module', { module })),
+      sticky: STICKY,
+      failed: (event) =>
+        new WorkerError('WorkerError', event.message || 'the worker failed to start'),
+      errors: { fallback: (name, message) => new WorkerError(name, message) },
+    });
   }
 
   /** Hands the page's copy of a built-in tokenizer's data to this worker, once. */
