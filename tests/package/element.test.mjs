@@ -330,6 +330,104 @@ describe('<hirope-attention> from the packed package', () => {
     }
   });
 
+  it('takes every documented attribute from the package: each one changes the picture or the title it should', async () => {
+    const code = `def area(width, height):
+    return width * height
+
+def volume(width, height, depth):
+    return area(width, height) * depth
+`;
+    // [id, attributes, the element it is compared with, the side whose map changes, its title]
+    const cases = [
+      ['base', '', null, null, /^A RoPE$/],
+      ['seeded', 'source="seeded"', 'base', 'a', null],
+      ['layout', 'source="seeded" layout="interleaved"', 'seeded', 'a', null],
+      ['theta', 'base="500000"', 'base', 'a', null],
+      ['dim', 'head-dim="32"', 'base', 'a', null],
+      [
+        'selfextend',
+        'scheme-a="self-extend" group="4" window="8"',
+        'base',
+        'a',
+        /Self-Extend \(W 8, G 4\)/,
+      ],
+      [
+        'leaky',
+        'scheme-a="leaky-rerope" leaky-factor="4" window="8"',
+        'base',
+        'a',
+        /Leaky ReRoPE \(W 8, slope 1\/4\)/,
+      ],
+      [
+        'levels',
+        'levels="3" ratio="0.3" window="4"',
+        'base',
+        'b',
+        /HiRoPE \(ratio 0\.3, 3 levels, W 4\)/,
+      ],
+      ['segments', 'segment-size="4" window="4"', 'base', 'b', /4-token segments/],
+      ['yarn', 'scaling="yarn" factor="8" train="16"', 'base', 'a', /YaRN scaling ×8/],
+      ['layer', `model="${MODEL}" layer="1"`, null, null, /llama-3\.2-1b, layer 1/],
+    ];
+    const escaped = code.replaceAll('"', '&quot;');
+    const body = cases
+      .map(
+        ([id, attributes]) =>
+          `<hirope-attention id="${id}" ${attributes} code="${escaped}"></hirope-attention>`,
+      )
+      .join('\n');
+    // The code as a <template> child and as the element's own text, indented as HTML is.
+    const indented = code.replace(/^/gm, '    ').trimEnd();
+    const sources = `<hirope-attention id="template"><template>\n${indented}\n</template></hirope-attention>
+<hirope-attention id="text">\n${indented}\n</hirope-attention>`;
+    fs.writeFileSync(
+      path.join(project, 'attributes.html'),
+      PAGE('./node_modules/hirope/dist/element.js', body + sources),
+    );
+    const server = await serve(project);
+    try {
+      const ids = [...cases.map(([id]) => id), 'template', 'text'];
+      const { page, problems } = await open(`${address(server)}attributes.html`, ids);
+      const drawn = await page.evaluate(
+        (ids) =>
+          Object.fromEntries(
+            ids.map((id) => {
+              const e = document.getElementById(id);
+              const figures = [...e.shadowRoot.querySelectorAll('figure')];
+              return [
+                id,
+                {
+                  ready: e.dataset.ready,
+                  foot: e.shadowRoot.querySelector('[role=status]').textContent,
+                  titles: figures.map((f) => f.querySelector('figcaption').textContent),
+                  maps: figures.map((f) => f.querySelector('canvas').toDataURL()),
+                },
+              ];
+            }),
+          ),
+        ids,
+      );
+      for (const id of ids) assert.equal(drawn[id].ready, 'true', `${id}: ${drawn[id].foot}`);
+      for (const [id, , other, side, title] of cases) {
+        if (other) {
+          const k = side === 'a' ? 0 : 1;
+          assert.notEqual(
+            drawn[id].maps[k],
+            drawn[other].maps[k],
+            `${id}: ${side.toUpperCase()} as ${other}'s`,
+          );
+        }
+        if (title) assert.match(drawn[id].titles[side === 'b' ? 1 : 0], title, id);
+      }
+      // The same code from the attribute, a <template> and the text: the same maps.
+      for (const id of ['template', 'text']) assert.deepEqual(drawn[id].maps, drawn.base.maps, id);
+      assert.deepEqual(problems, []);
+      await page.close();
+    } finally {
+      server.close();
+    }
+  });
+
   it('runs from another origin, as from a CDN (the page names only element.js), under the documented CSP', async () => {
     const cdnRequests = [];
     const cdn = await serve(project, { csp: null, cors: true, requests: cdnRequests });
