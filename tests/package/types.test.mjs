@@ -143,6 +143,88 @@ describe('the packed types refuse typos under tsc --strict', () => {
     assert.deepEqual(check(dir, 'typos.ts'), []);
   });
 
+  it('every entry has types that declare each of its exports, and tsc --strict takes them all', () => {
+    const pkg = path.join(dir, 'node_modules/hirope');
+    const { exports } = JSON.parse(fs.readFileSync(path.join(pkg, 'package.json'), 'utf8'));
+    // The entries that are modules of the API (not .wasm, data, loaders or the asset modules).
+    const entries = Object.entries(exports).filter(
+      ([key]) => !/\*|\.wasm$|\.mjs$|\.json$|element-worker|^\.\/assets\//.test(key) && key !== '.',
+    );
+    const untyped = entries.filter(([, target]) => typeof target !== 'object' || !target.types);
+    assert.deepEqual(
+      untyped.map(([key]) => key),
+      [],
+      'entries without types',
+    );
+    // Each runtime export of an entry that Node can import is declared in its .d.ts.
+    const declared = (file) => {
+      const text = fs.readFileSync(path.join(pkg, file), 'utf8');
+      const names = new Set(
+        [...text.matchAll(/^export declare (?:const|function|class) (\w+)/gm)].map((m) => m[1]),
+      );
+      for (const m of text.matchAll(/^export \{([^}]*)\} from/gm))
+        for (const name of m[1].split(',')) if (name.trim()) names.add(name.trim());
+      if (/^export \* from/m.test(text)) names.add('*');
+      return names;
+    };
+    const browserOnly = ['./element'];
+    const runtime = JSON.parse(
+      execFileSync(
+        process.execPath,
+        [
+          '--input-type=module',
+          '-e',
+          `const out = {}; for (const key of ${JSON.stringify(entries.map(([k]) => k).filter((k) => !browserOnly.includes(k)))}) out[key] = Object.keys(await import('hirope' + key.slice(1))); console.log(JSON.stringify(out));`,
+        ],
+        { cwd: dir, encoding: 'utf8' },
+      ),
+    );
+    const missing = [];
+    for (const [key, target] of entries) {
+      if (browserOnly.includes(key)) continue;
+      const names = declared(target.types);
+      if (names.has('*')) continue; // re-exports an entry checked on its own
+      for (const name of runtime[key])
+        if (
+          name !== 'default' &&
+          name !== 'makeInit' &&
+          name !== 'fullLibraries' &&
+          !names.has(name)
+        )
+          missing.push(`${key}: ${name}`);
+    }
+    assert.deepEqual(missing, [], 'exports their .d.ts does not declare');
+    // Every entry imported under --strict, a few of their names used as a tool builder would.
+    const code = `${entries.map(([key], i) => `import * as entry${i} from 'hirope${key.slice(1)}';`).join('\n')}
+import { CONFIG_GALLERY, TOKENIZER_FILES } from 'hirope/registry';
+import { LUTS, cssGradient, probImage } from 'hirope/colormap';
+import { WorkerClient, serve, transfer } from 'hirope/protocol';
+import { RECALL_CLASSES } from 'hirope/recall';
+import { summarize, verdictOf } from 'hirope/eval-stats';
+import { closestName, canonicalTokenizer } from 'hirope/runtime';
+import { registerAsset, registeredText } from 'hirope/assets';
+import 'hirope/element';
+const ids: string[] = CONFIG_GALLERY.map((c) => c.id);
+const files: string = Object.values(TOKENIZER_FILES).join();
+const gradient: string = cssGradient(LUTS.magma);
+const image: Uint8ClampedArray = probImage(new Float32Array(4), 2, 2, { r0: 0, r1: 2, c0: 0, c1: 2 });
+const client = new WorkerClient(() => new Worker('w.js', { type: 'module' }), { sticky: ['x'] });
+const answer: Promise<number> = client.request<number>('echo', 1);
+serve({ echo: (payload: number) => transfer({ payload }) });
+const far: 'far' = RECALL_CLASSES[3];
+const verdict: string = verdictOf({ diff: 1, se: 0.1, files: 3 });
+const guess: string | null = closestName('pyton', ['python']);
+registerAsset('data/cl100k.bin', new URL('https://cdn.example/cl100k.bin'));
+const text: string | undefined = registeredText('data/configs/x.json');
+const element = document.querySelector('hirope-attention');
+const code: string | undefined = element?.code;
+const made: string = document.createElement('hirope-attention').code;
+console.log(${entries.map((_, i) => `entry${i}`).join(', ')}, ids, files, gradient, image, answer, far, verdict, guess, text, code, made, summarize, canonicalTokenizer);
+`;
+    fs.writeFileSync(path.join(dir, 'entries.ts'), code);
+    assert.deepEqual(check(dir, 'entries.ts'), []);
+  });
+
   it('reports each typo on its own line, naming the key', () => {
     const first = PRELUDE.split('\n').length;
     const code = PRELUDE + CASES.map(([, typo]) => typo).join('\n') + '\n';

@@ -11,9 +11,16 @@ export declare class HiRoPEAttention extends HTMLElement {
   code: string;
 }
 
+declare global {
+  interface HTMLElementTagNameMap {
+    'hirope-attention': HiRoPEAttention;
+  }
+}
+
 /**
  * Says where a file the element loads is served, by its name in the package: 'hirope-simd.wasm',
  * 'hirope-scalar.wasm', 'tree-sitter-<language>.wasm', 'data/<vocabulary file>'. The modules
- * hirope/assets/language/<name> and hirope/assets/tokenizer/<name> do this for a bundler.
+ * hirope/assets/language/<name> and hirope/assets/tokenizer/<name> do this for a bundler (and
+ * hirope/assets/config/<id> carries a gallery config's text).
  */
 export declare function registerAsset(name: string, url: string | URL): void;
