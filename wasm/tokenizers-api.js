@@ -188,7 +188,8 @@ export class Tokenizers {
   isWithinTokenLimit(text, limit, options) {
     const { vocab, specialTokens } = this._encodeOptions(options, 'isWithinTokenLimit');
     checkCount(limit, 'limit', { min: 0, max: Number.MAX_SAFE_INTEGER });
-    const count = this._encode(vocab, text, specialTokens).length;
+    // The core stops once it has more than `limit` tokens (EncodeOptions::max_tokens).
+    const count = this._encode(vocab, text, specialTokens, limit).length;
     return count <= limit ? count : false;
   }
 
@@ -222,10 +223,10 @@ export class Tokenizers {
     return { vocab: this.address(tokenizer), specialTokens };
   }
 
-  _encode(vocab, text, specialTokens) {
+  _encode(vocab, text, specialTokens, maxTokens = Infinity) {
     const runtime = this.runtime;
     const ids = runtime.run((heap) =>
-      runtime.mod.encode(vocab, ...heap.text(text, 'text'), specialTokens),
+      runtime.mod.encode(vocab, ...heap.text(text, 'text'), specialTokens, maxTokens),
     );
     if (typeof ids === 'string') runtime.check(ids);
     return ids;

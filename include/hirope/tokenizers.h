@@ -46,6 +46,10 @@ struct EncodeOptions {
     // and </s>. A tokenizer.json's added tokens that are not special are matched either way, as
     // Hugging Face does (they are part of the vocabulary's text, e.g. Qwen 3's <think>).
     bool special_tokens = false;
+    // encode() may stop once its output holds more than max_tokens tokens (counting any it held
+    // before): the tokens it holds are then the text's first ones, so a count above max_tokens
+    // means the whole text's is too (isWithinTokenLimit stops there instead of tokenizing all).
+    size_t max_tokens = SIZE_MAX;
 };
 
 class Vocabulary {

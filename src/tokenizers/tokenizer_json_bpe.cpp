@@ -56,11 +56,13 @@ void JsonBpe::encode_with(std::string_view text, const EncodeOptions& options,
         return;
     }
     Work& w = *work;
+    w.max_tokens = options.max_tokens;
     std::vector<Section>& sections = w.sections;
     split_added(text, stage1_, 0, options.special_tokens, &sections);
     std::string norm;
     std::vector<unicode::NfcChange> changes;
     for (const Section& s : sections) {
+        if (out->size() > w.max_tokens) return;
         if (s.token >= 0) {
             out->push_back({added_[s.token].id, s.start, s.end});
             continue;
@@ -75,6 +77,7 @@ void JsonBpe::encode_with(std::string_view text, const EncodeOptions& options,
         std::vector<Section>& subs = w.subs;
         split_added(normalized, stage2_, 0, options.special_tokens, &subs);
         for (const Section& u : subs) {
+            if (out->size() > w.max_tokens) return;
             if (u.token >= 0) {
                 out->push_back({added_[u.token].id, map(u.start), map(u.end)});
                 continue;
@@ -289,7 +292,10 @@ void JsonBpe::encode_section(std::string_view text, uint32_t start, uint32_t end
     w->pieces.assign(1, Span{start, end});
     for (const Step& st : steps_) {
         if (st.kind == Step::byte_level) {
-            for (const Span& p : w->pieces) byte_level(st, text, p, w, out);
+            for (const Span& p : w->pieces) {
+                if (out->size() > w->max_tokens) return;
+                byte_level(st, text, p, w, out);
+            }
             return;
         }
         w->next.clear();
@@ -301,8 +307,9 @@ void JsonBpe::encode_section(std::string_view text, uint32_t start, uint32_t end
 
 void JsonBpe::byte_level(const Step& st, std::string_view text, Span p, Work* w,
                          std::vector<Token>* out) const {
-    byte_level_split(st, text, p, &w->re,
-                     [&](Span span, bool prefix) { bpe(text, span, prefix, w, out); });
+    byte_level_split(st, text, p, &w->re, [&](Span span, bool prefix) {
+        if (out->size() <= w->max_tokens) bpe(text, span, prefix, w, out);
+    });
 }
 
 void JsonBpe::bpe(std::string_view text, Span p, bool prefix, Work* w,

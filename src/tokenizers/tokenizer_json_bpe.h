@@ -183,6 +183,9 @@ class JsonBpe final : public Vocabulary {
         OpScratch ops;
         std::vector<Section> sections, subs;
         size_t peak = 0; // the most bytes these buffers and the output held at once
+        // EncodeOptions::max_tokens where stopping early is exact (the byte-level pipeline; the
+        // SentencePiece one fuses unknown tokens after a section, which can lower the count).
+        size_t max_tokens = SIZE_MAX;
         template <class T> static size_t cap(const std::vector<T>& v) {
             return v.capacity() * sizeof(T);
         }

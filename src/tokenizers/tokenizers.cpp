@@ -60,6 +60,7 @@ class SpecialTokens {
             encode_text(text, out);
             return;
         }
+        const auto full = [&] { return out->size() > options.max_tokens; };
         auto section = [&](size_t start, size_t end) {
             const size_t first = out->size();
             encode_text(text.substr(start, end - start), out);
@@ -83,7 +84,9 @@ class SpecialTokens {
                 continue;
             }
             if (i > start) section(start, i);
+            if (full()) return; // the section stopped early: the marker is not next
             out->push_back({id, static_cast<uint32_t>(i), static_cast<uint32_t>(i + len)});
+            if (full()) return;
             i += len;
             start = i;
         }
@@ -102,14 +105,17 @@ class BuiltIn : public Vocabulary {
     using Vocabulary::encode;
     void encode(std::string_view text, std::vector<Token>* out,
                 const EncodeOptions& options) const override {
-        specials_.encode(
-            text, options, out,
-            [this](std::string_view section, std::vector<Token>* o) { ordinary(section, o); });
+        specials_.encode(text, options, out,
+                         [this, &options](std::string_view section, std::vector<Token>* o) {
+                             ordinary(section, o, options.max_tokens);
+                         });
     }
 
   protected:
     explicit BuiltIn(SpecialTokens specials) : specials_(std::move(specials)) {}
-    virtual void ordinary(std::string_view text, std::vector<Token>* out) const = 0;
+    // Appends the tokens of text; may stop once out holds more than max_tokens (EncodeOptions).
+    virtual void ordinary(std::string_view text, std::vector<Token>* out,
+                          size_t max_tokens) const = 0;
 
     // The merge loop's buffers, reused by every piece of one encode() call.
     struct Scratch {
@@ -370,10 +376,11 @@ class Cl100k final : public BuiltIn {
 
   private:
     // tiktoken's encode_ordinary: the pre-tokenizer's pieces, each by ranked merges.
-    void ordinary(std::string_view text, std::vector<Token>* out) const override {
+    void ordinary(std::string_view text, std::vector<Token>* out,
+                  size_t max_tokens) const override {
         Scratch scratch;
         size_t pos = 0;
-        while (pos < text.size()) {
+        while (pos < text.size() && out->size() <= max_tokens) {
             const size_t len = piece_(text, pos);
             encode_piece(text.substr(pos, len), static_cast<uint32_t>(pos), &scratch, out);
             pos += len;
@@ -475,11 +482,14 @@ class Llama final : public BuiltIn {
     // byte tokens (newlines, mostly) merge independently: small heaps, same result. With special
     // tokens each stretch between markers gets its own dummy prefix, as the Hugging Face export
     // of this vocabulary (a Prepend normalizer, run per section) does.
-    void ordinary(std::string_view text, std::vector<Token>* out) const override {
+    // One run at a time, merged as soon as a byte token ends it, so that a limit on the tokens
+    // (EncodeOptions::max_tokens) stops the scan there too.
+    void ordinary(std::string_view text, std::vector<Token>* out,
+                  size_t max_tokens) const override {
         if (text.empty()) return;
-        std::vector<Sym> syms;
-        syms.reserve(text.size() + 1);
+        std::vector<Sym> syms; // the run since the last byte token that splits
         syms.push_back({space_id_, 0, 0, false});
+        Scratch scratch;
         size_t pos = 0;
         while (pos < text.size()) {
             const unsigned char c = static_cast<unsigned char>(text[pos]);
@@ -495,20 +505,22 @@ class Llama final : public BuiltIn {
                 syms.push_back(
                     {id, static_cast<uint32_t>(pos), static_cast<uint32_t>(pos + len), false});
             } else {
-                for (size_t b = pos; b < pos + len; ++b)
-                    syms.push_back({byte_base_ + static_cast<unsigned char>(text[b]),
-                                    static_cast<uint32_t>(b), static_cast<uint32_t>(b + 1), true});
+                for (size_t b = pos; b < pos + len; ++b) {
+                    const Sym byte{byte_base_ + static_cast<unsigned char>(text[b]),
+                                   static_cast<uint32_t>(b), static_cast<uint32_t>(b + 1), true};
+                    if (!split_at_bytes_) {
+                        syms.push_back(byte);
+                        continue;
+                    }
+                    merge_run(syms, 0, syms.size(), &scratch, out);
+                    out->push_back({byte.id, byte.start, byte.end});
+                    syms.clear();
+                }
+                if (out->size() > max_tokens) return;
             }
             pos += len;
         }
-        Scratch scratch;
-        size_t begin = 0;
-        for (size_t i = 0; i <= syms.size(); ++i) {
-            if (i < syms.size() && !(syms[i].byte && split_at_bytes_)) continue;
-            merge_run(syms, begin, i, &scratch, out);
-            if (i < syms.size()) out->push_back({syms[i].id, syms[i].start, syms[i].end});
-            begin = i + 1;
-        }
+        merge_run(syms, 0, syms.size(), &scratch, out);
     }
 
     struct Sym {

@@ -43,6 +43,27 @@ describe('tokenizer conveniences', () => {
     refuses(() => hr.isWithinTokenLimit(CODE, '10'), /^limit must be an integer, got '10'$/);
   });
 
+  it('isWithinTokenLimit stops at the limit and agrees with countTokens around it, on every built-in', async () => {
+    // Real code with characters outside ASCII and a special-token marker, some 2,000 tokens.
+    const source = fs
+      .readFileSync(path.join(root, 'wasm/tokenizers-api.js'), 'utf8')
+      .slice(0, 6000);
+    const text = `${source}\n# 🙂 naïve 日本語 <|endoftext|>\n${source}`;
+    for (const tokenizer of BUILTIN_TOKENIZERS) {
+      await hr.loadTokenizer(tokenizer);
+      for (const specialTokens of [false, true]) {
+        const options = { tokenizer, specialTokens };
+        const count = hr.countTokens(text, options);
+        for (const limit of [0, 1, 100, count - 1, count, count + 1])
+          assert.equal(
+            hr.isWithinTokenLimit(text, limit, options),
+            count <= limit ? count : false,
+            `${tokenizer} ${specialTokens} limit ${limit} of ${count}`,
+          );
+      }
+    }
+  });
+
   it('encodeBatch encodes each text with one options object', () => {
     const texts = [CODE, '', 'x = 1', '<|endoftext|>'];
     for (const options of [undefined, { tokenizer: 'llama3' }, { specialTokens: true }]) {

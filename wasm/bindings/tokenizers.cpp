@@ -42,8 +42,10 @@ class TokenizerHandle {
     std::unique_ptr<Vocabulary> vocab_;
 };
 
-// The token ids of a text as an Int32Array, or an error string; special_tokens: EncodeOptions.
-val encodeText(uintptr_t vocab, uintptr_t code, double size, bool special_tokens) {
+// The token ids of a text as an Int32Array, or an error string; special_tokens and max_tokens
+// (Infinity: none): EncodeOptions.
+val encodeText(uintptr_t vocab, uintptr_t code, double size, bool special_tokens,
+               double max_tokens) {
     const Vocabulary* v = ptr<const Vocabulary>(vocab);
     Status st =
         wasm_heap().reserve(static_cast<double>(v->encode_heap_per_byte()) * size, "tokenizing");
@@ -51,6 +53,7 @@ val encodeText(uintptr_t vocab, uintptr_t code, double size, bool special_tokens
     std::vector<Token> tokens;
     EncodeOptions options;
     options.special_tokens = special_tokens;
+    if (max_tokens < 9007199254740992.0) options.max_tokens = static_cast<size_t>(max_tokens);
     v->encode(std::string_view(ptr<const char>(code), static_cast<size_t>(size)), &tokens, options);
     std::vector<int32_t> ids(tokens.size());
     for (size_t i = 0; i < tokens.size(); ++i) ids[i] = tokens[i].id;
