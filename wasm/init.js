@@ -2,7 +2,7 @@
 // build to load, the Emscripten module options (locateFile, wasmBinary, a precompiled
 // wasmModule), where the data files are, and the WebGPU executor when a backend asks for one.
 import { HiRoPEError } from './errors.js';
-import { fail, describe } from './marshal.js';
+import { fail, describe, checkKnownKeys } from './marshal.js';
 import { readData, TOKENIZER_FILES, MODEL_FILES, grammarLanguage } from './runtime.js';
 
 // (module (func (result v128) (i32x4.splat (i32.const 0)))): valid only where SIMD is.
@@ -45,10 +45,7 @@ export const INIT_KEYS = [
 export async function loadModule({ modules, wasm, data = {} }, options) {
   if (options === null || typeof options !== 'object')
     fail(`init options must be an object, got ${describe(options)}`);
-  for (const key of Object.keys(options)) {
-    if (!INIT_KEYS.includes(key))
-      fail(`init options have an unknown key '${key}' (known keys: ${INIT_KEYS.join(', ')})`);
-  }
+  checkKnownKeys(options, INIT_KEYS, 'init options');
   const supported = simdSupported();
   const simd = options.simd === undefined ? supported : options.simd;
   if (typeof simd !== 'boolean') fail(`options.simd must be a boolean, got ${describe(simd)}`);

@@ -203,22 +203,22 @@ export function closestName(name, known) {
 /**
  * The one check for unknown keys, used by every options object and nested object (schemes,
  * scalings, positions, pooling): a key of `value` outside `known` (and `ignored`) is a HiRoPEError
- * "<where> <verb> an unknown key 'casual' (did you mean 'causal'? known keys: ...)".
+ * "<where> has an unknown key 'casual' (did you mean 'causal'? known keys: ...)".
  */
-export function checkKnownKeys(value, known, where, { verb = 'has', ignored = [] } = {}) {
+export function checkKnownKeys(value, known, where, { ignored = [] } = {}) {
   for (const key of Object.keys(value)) {
     if (known.includes(key) || ignored.includes(key)) continue;
     const guess = closestName(key, known);
     const list = known.length ? `known keys: ${known.join(', ')}` : 'it takes no parameters';
     fail(
-      `${where} ${verb} an unknown key '${key}' (${guess ? `did you mean '${guess}'? ` : ''}${list})`,
+      `${where} has an unknown key '${key}' (${guess ? `did you mean '${guess}'? ` : ''}${list})`,
     );
   }
 }
 
 /**
  * An options argument, read once: undefined is {} (unless required), anything but an object a
- * HiRoPEError; keys outside `keys` are errors '<unknown> have an unknown key ... did you mean'
+ * HiRoPEError; keys outside `keys` are errors '<unknown> has an unknown key ... did you mean'
  * (unknown defaults to name; false: the caller checks them).
  */
 export function readOptions(
@@ -228,7 +228,7 @@ export function readOptions(
 ) {
   if (value === undefined && !required) return readObject({}, keys);
   if (!isPlainObject(value)) fail(`${name} must be an object, got ${describe(value)}`);
-  if (unknown && !READ.has(value)) checkKnownKeys(value, keys, unknown, { verb: 'have' });
+  if (unknown && !READ.has(value)) checkKnownKeys(value, keys, unknown);
   return readObject(value, keys);
 }
 

@@ -3,10 +3,10 @@
 //   import { analyzeInWorker } from 'hirope/worker';
 //   const a = await analyzeInWorker(code, { language: 'python', tokenizer: 'llama2' });
 import { HiRoPEError } from './errors.js';
-import { describe } from './marshal.js';
+import { describe, checkKnownKeys } from './marshal.js';
 import { WorkerClient } from './worker-protocol.js';
 import { withTexts } from './analysis-codec.js';
-import { isNode } from './runtime.js';
+import { isNode, DEFAULT_TOKENIZER } from './runtime.js';
 
 /**
  * Starts a module worker holding its own hirope instance. options are init() options that can
@@ -129,17 +129,28 @@ function spawnWorker() {
 export function createWorker(options = {}) {
   if (options === null || typeof options !== 'object' || Array.isArray(options))
     throw new HiRoPEError(`worker options must be an object, got ${describe(options)}`);
-  for (const key of Object.keys(options)) {
-    if (!WORKER_INIT_KEYS.includes(key))
-      throw new HiRoPEError(
-        `worker options have an unknown key '${key}' (known keys: ${WORKER_INIT_KEYS.join(', ')})`,
-      );
-  }
+  checkKnownKeys(options, WORKER_INIT_KEYS, 'worker options');
   const client = new WorkerClient(spawnWorker, {
     onStart: (notify) => notify('init', options),
     failed: (e) => new HiRoPEError(`the hirope worker failed: ${e.message || 'could not start'}`),
   });
   const call = (method, args = [], { signal } = {}) => client.request(method, args, { signal });
+  // A method whose last argument's `tokenizer` (default cl100k, as the API's) is a built-in
+  // vocabulary: loaded in the worker first (a json-<hash> name is loaded already). Bad options
+  // go to the worker as they are, for the API's own error.
+  const withTokenizer = async (method, args) => {
+    const last = args.at(-1);
+    const tokenizer =
+      last === undefined
+        ? DEFAULT_TOKENIZER
+        : last !== null && typeof last === 'object'
+          ? (last.tokenizer ?? DEFAULT_TOKENIZER)
+          : null;
+    if (typeof tokenizer === 'string' && tokenizer !== 'lexical' && !tokenizer.startsWith('json-'))
+      await call('loadTokenizer', [tokenizer]).catch(() => {}); // the call below names the problem
+    while (args.length && args.at(-1) === undefined) args.pop();
+    return call(method, args);
+  };
   return {
     /**
      * analyze() in the worker; loads the language's grammar (without blocking the worker on a
@@ -166,6 +177,25 @@ export function createWorker(options = {}) {
       return analysis;
     },
     attention: (args, { signal } = {}) => call('attention', [args], { signal }),
+    // The tokenizer methods load a built-in vocabulary in the worker first, as analyze() does.
+    encode: (text, tokenOptions) => withTokenizer('encode', [text, tokenOptions]),
+    decode: (ids, tokenOptions) => withTokenizer('decode', [ids, tokenOptions]),
+    countTokens: (text, tokenOptions) => withTokenizer('countTokens', [text, tokenOptions]),
+    encodeBatch: (texts, tokenOptions) => withTokenizer('encodeBatch', [texts, tokenOptions]),
+    isWithinTokenLimit: (text, limit, tokenOptions) =>
+      withTokenizer('isWithinTokenLimit', [text, limit, tokenOptions]),
+    /** hr.fromConfig in the worker: a config.json's text or object as a model setup. */
+    fromConfig: (config) => call('fromConfig', [config]),
+    inverseFrequencies: (scheme, headDim, schemeOptions) =>
+      call(
+        'inverseFrequencies',
+        schemeOptions === undefined ? [scheme, headDim] : [scheme, headDim, schemeOptions],
+      ),
+    attentionFactor: (scheme, headDim, schemeOptions) =>
+      call(
+        'attentionFactor',
+        schemeOptions === undefined ? [scheme, headDim] : [scheme, headDim, schemeOptions],
+      ),
     /** A built-in name, or { json } (a tokenizer.json as text or bytes): resolves to its name. */
     loadTokenizer: (name, options) =>
       call('loadTokenizer', options === undefined ? [name] : [name, options]),

@@ -2,7 +2,10 @@ import type {
   Analysis,
   AnalyzeOptions,
   AttentionOptions,
+  EncodeOptions,
   Language,
+  ModelSetup,
+  Scheme,
   TokenizerName,
   TokenizerSource,
 } from './index.js';
@@ -27,6 +30,23 @@ export interface HiRoPEWorker {
   loadTokenizer(source: TokenizerSource): Promise<`json-${string}`>;
   /** Loads a language's grammar in the worker ahead of its first analysis. */
   loadLanguage<L extends Language>(name: L): Promise<L>;
+  /** The API's tokenizer methods in the worker; each loads the vocabulary it names first. */
+  encode(text: string, options?: EncodeOptions): Promise<Int32Array>;
+  decode(
+    ids: Int32Array | number[],
+    options?: { tokenizer?: Exclude<TokenizerName, 'lexical'> },
+  ): Promise<string>;
+  countTokens(text: string, options?: EncodeOptions): Promise<number>;
+  isWithinTokenLimit(text: string, limit: number, options?: EncodeOptions): Promise<number | false>;
+  encodeBatch(texts: readonly string[], options?: EncodeOptions): Promise<Int32Array[]>;
+  /** hr.fromConfig in the worker: a config.json (its text or parsed object) as a model setup. */
+  fromConfig(config: string | Record<string, unknown>): Promise<ModelSetup>;
+  inverseFrequencies(
+    scheme: Scheme,
+    headDim: number,
+    options?: { seqLen?: number },
+  ): Promise<Float64Array>;
+  attentionFactor(scheme: Scheme, headDim: number, options?: { seqLen?: number }): Promise<number>;
   call<T = unknown>(method: string, args?: unknown[], cancel?: CancelOptions): Promise<T>;
   /** Stops the worker: the calls waiting and every later call reject with a HiRoPEError. */
   terminate(): void;

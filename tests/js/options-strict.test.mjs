@@ -330,7 +330,7 @@ describe('every options object refuses unknown keys', () => {
       () => context.hr.encode('x', { zzzzzzzz: 1 }),
       (e) =>
         e instanceof HiRoPEError &&
-        /^encode options have an unknown key 'zzzzzzzz' \(known keys: tokenizer, specialTokens\)$/.test(
+        /^encode options has an unknown key 'zzzzzzzz' \(known keys: tokenizer, specialTokens\)$/.test(
           e.message,
         ),
     );

@@ -145,6 +145,56 @@ describe('hirope/worker in worker threads', () => {
     );
   });
 
+  it('offers the tokenizer conveniences, fromConfig and the scheme maths by name, loading the vocabulary first', async () => {
+    const w = start({ simd: true });
+    const text = 'def f(x):\n    return x  # ünïcödé\n';
+    await simd.loadTokenizer('o200k');
+    const o200k = { tokenizer: 'o200k' };
+    // No loadTokenizer beforehand: each method loads the vocabulary it names (cl100k by default).
+    assert.equal(await w.countTokens(text, o200k), simd.countTokens(text, o200k));
+    assert.equal(await w.isWithinTokenLimit(text, 3, o200k), false);
+    assert.equal(await w.isWithinTokenLimit(text, 100, o200k), simd.countTokens(text, o200k));
+    assert.deepEqual(
+      (await w.encodeBatch([text, 'x'], o200k)).map((ids) => Array.from(ids)),
+      simd.encodeBatch([text, 'x'], o200k).map((ids) => Array.from(ids)),
+    );
+    await simd.loadTokenizer('cl100k');
+    assert.deepEqual(Array.from(await w.encode(text)), Array.from(simd.encode(text)));
+    assert.equal(await w.decode(simd.encode(text)), text);
+    const config = JSON.stringify({
+      model_type: 'llama',
+      hidden_size: 2048,
+      num_attention_heads: 32,
+      num_hidden_layers: 2,
+      rope_theta: 500000,
+      max_position_embeddings: 131072,
+      rope_scaling: {
+        rope_type: 'llama3',
+        factor: 32,
+        low_freq_factor: 1,
+        high_freq_factor: 4,
+        original_max_position_embeddings: 8192,
+      },
+    });
+    assert.deepEqual(await w.fromConfig(config), simd.fromConfig(config));
+    const yarn = { type: 'rope', scaling: { type: 'yarn', factor: 4, originalLength: 4096 } };
+    assert.equal(await w.attentionFactor(yarn, 64), simd.attentionFactor(yarn, 64));
+    assert.equal(
+      maxAbsDiff(await w.inverseFrequencies(yarn, 64), simd.inverseFrequencies(yarn, 64)),
+      0,
+    );
+    // A misspelt option is named with the closest one, as the API's are.
+    assert.throws(
+      () => createWorker({ tokenizer: ['o200k'] }),
+      (e) =>
+        e instanceof HiRoPEError &&
+        /^worker options has an unknown key 'tokenizer' \(did you mean 'tokenizers'\? known keys: /.test(
+          e.message,
+        ),
+    );
+    await assert.rejects(w.countTokens(text, { tokeniser: 'o200k' }), /did you mean 'tokenizer'/);
+  });
+
   it('analyze and loadTokenizer: the tokens and units of this thread, with texts', async () => {
     const w = start({ tokenizers: ['cl100k'] });
     await simd.loadTokenizer('cl100k');
@@ -193,7 +243,7 @@ describe('hirope/worker in worker threads', () => {
       () => createWorker({ wasmBinary: new Uint8Array(8) }),
       (e) =>
         e instanceof HiRoPEError &&
-        /^worker options have an unknown key 'wasmBinary'/.test(e.message),
+        /^worker options has an unknown key 'wasmBinary'/.test(e.message),
     );
   });
 
