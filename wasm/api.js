@@ -160,6 +160,23 @@ export class HiRoPE {
     return this._tokenizers.decode(ids, options);
   }
 
+  /**
+   * Each token's bytes (a Uint8Array per id): the text it stands for, as UTF-8, which may be part
+   * of a character ("🙂" is four byte tokens under some tokenizers); llama2's "▁def" is " def".
+   */
+  tokenBytes(ids, options) {
+    return this._tokenizers.tokenBytes(ids, options);
+  }
+
+  /**
+   * A streaming decoder: decode(ids) gives the text of the ids so far with any character split
+   * across tokens held back until its last byte comes; flush() gives what is held (U+FFFD for an
+   * incomplete character). The pieces joined are decode() of all the ids.
+   */
+  decoder(options) {
+    return this._tokenizers.decoder(options);
+  }
+
   // Code analysis (analysis-api.js).
 
   /** The language of a file name by its extension, or null. */

@@ -715,11 +715,26 @@ export declare class HiRoPE {
     ids: Int32Array | number[],
     options?: { tokenizer?: Exclude<TokenizerName, 'lexical'> },
   ): string;
+  /** Each token's bytes, the text it stands for as UTF-8 (possibly part of a character). */
+  tokenBytes(
+    ids: Int32Array | number[],
+    options?: { tokenizer?: Exclude<TokenizerName, 'lexical'> },
+  ): Uint8Array[];
+  /** A streaming decoder that never splits a character across two pieces of text. */
+  decoder(options?: { tokenizer?: Exclude<TokenizerName, 'lexical'> }): TokenDecoder;
   parse(code: string, options: { language: Language; timeoutMs?: number }): { hasError: boolean };
   analyze(code: string, options: AnalyzeOptions): Analysis;
 }
 
 /** Options of encode(), countTokens(), isWithinTokenLimit() and encodeBatch(). */
+/** hr.decoder(): the text of ids as they come, each character whole. */
+export interface TokenDecoder {
+  /** The text of these ids, after those before; a character split across tokens is held back. */
+  decode(ids: Int32Array | number[]): string;
+  /** What is held back (U+FFFD for an incomplete character); the decoder then starts afresh. */
+  flush(): string;
+}
+
 export interface EncodeOptions {
   /**
    * A loaded vocabulary tokenizer. Default: 'cl100k' (GPT-4's), whatever the text; name the one

@@ -234,13 +234,57 @@ export class Tokenizers {
 
   /** hr.decode (see api.js). */
   decode(ids, options) {
+    const { vocab, list } = this._decodeArgs(ids, options, 'decode');
+    const runtime = this.runtime;
+    const bytes = runtime.run((heap) => runtime.mod.decode(vocab, heap.int32(list), list.length));
+    if (typeof bytes === 'string') runtime.check(bytes);
+    return DECODER.decode(bytes);
+  }
+
+  /** hr.tokenBytes (see api.js). */
+  tokenBytes(ids, options) {
+    const { vocab, list } = this._decodeArgs(ids, options, 'tokenBytes');
+    const { bytes, ends } = this._tokenBytes(vocab, list);
+    const out = [];
+    let start = 0;
+    for (const end of ends) {
+      out.push(bytes.slice(start, end));
+      start = end;
+    }
+    return out;
+  }
+
+  /** hr.decoder (see api.js). */
+  decoder(options) {
+    const { tokenizer } = this._decodeArgs([], options, 'decoder');
+    const text = new TextDecoder('utf-8', { ignoreBOM: true });
+    let started = false; // the first bytes are out (a dummy-prefix space is dropped before them)
+    return {
+      decode: (ids) => {
+        const { vocab, list } = this._decodeArgs(ids, { tokenizer }, 'decoder.decode');
+        let { bytes, prefixSpace } = this._tokenBytes(vocab, list);
+        if (!started && bytes.length) {
+          if (prefixSpace && bytes[0] === 0x20) bytes = bytes.subarray(1);
+          started = true;
+        }
+        return text.decode(bytes, { stream: true });
+      },
+      flush: () => {
+        started = false; // a next sequence starts afresh, as decode() of it would
+        return text.decode();
+      },
+    };
+  }
+
+  // decode()'s arguments read and checked: the tokenizer's address and the ids as an Int32Array.
+  _decodeArgs(ids, options, caller) {
     const { tokenizer = DEFAULT_TOKENIZER } = readOptions(options, ['tokenizer'], {
-      unknown: 'decode options',
+      unknown: `${caller} options`,
     });
     const runtime = this.runtime;
     runtime.needAnalysis();
     if (tokenizer === 'lexical')
-      fail("decode() needs a vocabulary tokenizer; 'lexical' has no ids to decode");
+      fail(`${caller}() needs a vocabulary tokenizer; 'lexical' has no ids to decode`);
     const vocab = this.address(tokenizer);
     let list;
     if (typedArrayName(ids) === 'Int32Array') list = ids;
@@ -252,9 +296,15 @@ export class Tokenizers {
         list[i] = id;
       });
     } else fail(`ids must be an Int32Array or an array of token ids, got ${describe(ids)}`);
-    const bytes = runtime.run((heap) => runtime.mod.decode(vocab, heap.int32(list), list.length));
-    if (typeof bytes === 'string') runtime.check(bytes);
-    return DECODER.decode(bytes);
+    return { tokenizer, vocab, list };
+  }
+
+  // Each token's bytes from the core: { bytes (concatenated), ends, prefixSpace }.
+  _tokenBytes(vocab, list) {
+    const runtime = this.runtime;
+    const r = runtime.run((heap) => runtime.mod.tokenBytes(vocab, heap.int32(list), list.length));
+    if (typeof r === 'string') runtime.check(r);
+    return r;
   }
 }
 guardMethods(Tokenizers, function () {

@@ -180,6 +180,7 @@ export function createWorker(options = {}) {
     // The tokenizer methods load a built-in vocabulary in the worker first, as analyze() does.
     encode: (text, tokenOptions) => withTokenizer('encode', [text, tokenOptions]),
     decode: (ids, tokenOptions) => withTokenizer('decode', [ids, tokenOptions]),
+    tokenBytes: (ids, tokenOptions) => withTokenizer('tokenBytes', [ids, tokenOptions]),
     countTokens: (text, tokenOptions) => withTokenizer('countTokens', [text, tokenOptions]),
     encodeBatch: (texts, tokenOptions) => withTokenizer('encodeBatch', [texts, tokenOptions]),
     isWithinTokenLimit: (text, limit, tokenOptions) =>

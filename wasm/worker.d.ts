@@ -36,6 +36,10 @@ export interface HiRoPEWorker {
     ids: Int32Array | number[],
     options?: { tokenizer?: Exclude<TokenizerName, 'lexical'> },
   ): Promise<string>;
+  tokenBytes(
+    ids: Int32Array | number[],
+    options?: { tokenizer?: Exclude<TokenizerName, 'lexical'> },
+  ): Promise<Uint8Array[]>;
   countTokens(text: string, options?: EncodeOptions): Promise<number>;
   isWithinTokenLimit(text: string, limit: number, options?: EncodeOptions): Promise<number | false>;
   encodeBatch(texts: readonly string[], options?: EncodeOptions): Promise<Int32Array[]>;

@@ -9,6 +9,7 @@ const METHODS = [
   'attention',
   'encode',
   'decode',
+  'tokenBytes',
   'countTokens',
   'encodeBatch',
   'isWithinTokenLimit',

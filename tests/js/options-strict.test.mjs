@@ -62,6 +62,12 @@ const TABLE = {
     'tokenizer',
   ),
   'hr.decode': typo(({ hr }) => hr.decode([1], { tokeniser: 'llama3' }), 'tokeniser', 'tokenizer'),
+  'hr.tokenBytes': typo(
+    ({ hr }) => hr.tokenBytes([1], { tokeniser: 'llama3' }),
+    'tokeniser',
+    'tokenizer',
+  ),
+  'hr.decoder': typo(({ hr }) => hr.decoder({ tokeniser: 'llama3' }), 'tokeniser', 'tokenizer'),
   'hr.analyze': typo(
     ({ hr }) => hr.analyze('x = 1', { language: 'python', tokeniser: 'lexical' }),
     'tokeniser',

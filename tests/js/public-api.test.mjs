@@ -208,7 +208,8 @@ describe('public API', () => {
     const members = Object.getOwnPropertyNames(proto).filter(
       (name) => name !== 'constructor' && !name.startsWith('_'),
     );
-    // The public API of wasm/api.js when it was one class; each method now one line into its library.
+    // The public API of wasm/api.js when it was one class, with tokenBytes and decoder (issue 50);
+    // each method one line into its library.
     assert.deepEqual(members.sort(), [
       'alibiSlopes',
       'analyze',
@@ -219,6 +220,7 @@ describe('public API', () => {
       'bands',
       'countTokens',
       'decode',
+      'decoder',
       'detectLanguage',
       'encode',
       'encodeBatch',
@@ -238,6 +240,7 @@ describe('public API', () => {
       'rotate',
       'splitBound',
       'splitFraction',
+      'tokenBytes',
       'unseenPairs',
       'vocabulary',
     ]);

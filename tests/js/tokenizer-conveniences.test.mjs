@@ -64,6 +64,55 @@ describe('tokenizer conveniences', () => {
     }
   });
 
+  it("tokenBytes gives each token's bytes, and a decoder streams text without splitting a character", async () => {
+    const text = 'def smile():\n    return "🙂 naïve 日本語"  # 🙂🙂\n';
+    const utf8 = new TextEncoder().encode(text);
+    for (const tokenizer of BUILTIN_TOKENIZERS) {
+      await hr.loadTokenizer(tokenizer);
+      const ids = hr.encode(text, { tokenizer });
+      const pieces = hr.tokenBytes(ids, { tokenizer });
+      assert.equal(pieces.length, ids.length);
+      assert.ok(
+        pieces.every((p) => p instanceof Uint8Array && p.length > 0),
+        tokenizer,
+      );
+      // The bytes joined are the text's (llama2's SentencePiece adds its dummy-prefix space).
+      const joined = Buffer.concat(pieces);
+      const expected = tokenizer === 'llama2' ? Buffer.concat([Buffer.from(' '), utf8]) : utf8;
+      assert.deepEqual(joined, Buffer.from(expected), tokenizer);
+      // One id at a time: no piece has U+FFFD, and the pieces make the text.
+      const decoder = hr.decoder({ tokenizer });
+      const streamed = [...ids].map((id) => decoder.decode([id]));
+      assert.ok(
+        streamed.every((piece) => !piece.includes('\uFFFD')),
+        `${tokenizer}: ${streamed}`,
+      );
+      assert.equal(streamed.join('') + decoder.flush(), text, tokenizer);
+      assert.equal(hr.decode(ids, { tokenizer }), text);
+    }
+    // The character split across tokens: a lone token's bytes are part of it, and decode() of it
+    // alone is U+FFFD, where the decoder holds it back.
+    const smile = hr.encode('🙂', { tokenizer: 'cl100k' });
+    assert.ok(smile.length > 1, String(smile));
+    assert.ok(hr.tokenBytes([smile[0]]).every((b) => b.length < 4));
+    assert.equal(hr.decode([smile[0]]), '\uFFFD');
+    const d = hr.decoder();
+    assert.equal(d.decode([smile[0]]), '');
+    assert.equal(d.decode(smile.slice(1)), '🙂');
+    // flush() gives an incomplete character as U+FFFD, and the next sequence starts afresh.
+    assert.equal(d.decode([smile[0]]), '');
+    assert.equal(d.flush(), '\uFFFD');
+    refuses(() => hr.tokenBytes([-1]), /^ids\[0\] must be a token id/);
+    refuses(
+      () => hr.tokenBytes([100000000]),
+      /^ids\[0\] = 100000000 is not a token of the 'cl100k' tokenizer/,
+    );
+    refuses(
+      () => hr.decoder({ tokeniser: 'o200k' }),
+      /^decoder options has an unknown key 'tokeniser' \(did you mean 'tokenizer'/,
+    );
+  });
+
   it('encodeBatch encodes each text with one options object', () => {
     const texts = [CODE, '', 'x = 1', '<|endoftext|>'];
     for (const options of [undefined, { tokenizer: 'llama3' }, { specialTokens: true }]) {

@@ -84,6 +84,38 @@ val decodeIds(uintptr_t vocab, uintptr_t ids, double count) {
     return typed_copy("Uint8Array", out);
 }
 
+// Each token's bytes, as the text it stands for (llama2's "\u2581def" is " def", a byte token its
+// one byte; no dummy-prefix space dropped): { bytes: Uint8Array (concatenated), ends: Int32Array
+// (where each token's bytes end), prefixSpace (decode drops a sequence's first space) }; or an
+// error string naming the first id outside the vocabulary.
+val tokenBytes(uintptr_t vocab, uintptr_t ids, double count) {
+    const Vocabulary* v = ptr<const Vocabulary>(vocab);
+    const int32_t* p = ptr<const int32_t>(ids);
+    const size_t n = static_cast<size_t>(count);
+    size_t total = 0;
+    for (size_t i = 0; i < n; ++i) {
+        if (p[i] < 0 || static_cast<size_t>(p[i]) >= v->size() || v->token_bytes(p[i]).empty())
+            return val("ids[" + std::to_string(i) + "] = " + std::to_string(p[i]) +
+                       " is not a token of the '" + v->name() + "' tokenizer");
+        total += v->token_bytes(p[i]).size();
+    }
+    Status st = wasm_heap().reserve(static_cast<double>(total) + 4.0 * n, "token bytes");
+    if (!st.ok()) return val(st.message());
+    std::vector<uint8_t> bytes;
+    bytes.reserve(total);
+    std::vector<int32_t> ends(n);
+    for (size_t i = 0; i < n; ++i) {
+        std::string_view b = v->token_bytes(p[i]);
+        bytes.insert(bytes.end(), b.begin(), b.end());
+        ends[i] = static_cast<int32_t>(bytes.size());
+    }
+    val out = val::object();
+    out.set("bytes", typed_copy("Uint8Array", bytes));
+    out.set("ends", typed_copy("Int32Array", ends));
+    out.set("prefixSpace", v->prefix_space());
+    return out;
+}
+
 // The 16 hex digits that name a user's tokenizer.json (the core's tokenizer_json_hash, as
 // Python's).
 std::string tokenizerJsonHash(uintptr_t data, double size) {
@@ -101,5 +133,6 @@ EMSCRIPTEN_BINDINGS(hirope_tokenizers) {
         .function("size", &TokenizerHandle::size);
     emscripten::function("encode", &encodeText);
     emscripten::function("decode", &decodeIds);
+    emscripten::function("tokenBytes", &tokenBytes);
     emscripten::function("tokenizerJsonHash", &tokenizerJsonHash);
 }
