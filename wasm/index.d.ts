@@ -708,7 +708,7 @@ export declare class HiRoPE {
   countTokens(text: string, options?: EncodeOptions): number;
   /** The token count when text has at most limit tokens, else false (as gpt-tokenizer's). */
   isWithinTokenLimit(text: string, limit: number, options?: EncodeOptions): number | false;
-  /** encode() of each text with one options object (tokenizer default 'cl100k'). */
+  /** encode() of each text with one options object (tokenizer default 'cl100k'); the texts' UTF-8 together at most limits.maxSourceBytes. */
   encodeBatch(texts: readonly string[], options?: EncodeOptions): Int32Array[];
   /** The text of token ids (their bytes as UTF-8); decode(encode(text)) === text. Tokenizer default 'cl100k'. */
   decode(

@@ -196,14 +196,21 @@ export class Tokenizers {
   /** hr.encodeBatch (see api.js). */
   encodeBatch(texts, options) {
     const { vocab, specialTokens } = this._encodeOptions(options, 'encodeBatch');
-    const max = this.runtime.limits.maxTokens;
+    // One limit on the batch, in bytes: the texts' UTF-8 together (each counting one byte at
+    // least, so that a million empty strings are over too) within one text's limit, checked
+    // before anything is copied.
+    const max = this.runtime.limits.maxSourceBytes;
     const list = readArray(texts, max);
     if (!(list instanceof ArrayCopy))
       fail(`texts must be an array of strings, got ${describe(texts)}`);
-    if (list.items === null)
-      fail(`texts has ${list.length} entries, more than the limit of ${max}`);
+    const over = () =>
+      `texts hold more than the limit of ${max.toLocaleString('en-US')} bytes of UTF-8 in one batch (each entry counts one byte at least)`;
+    if (list.items === null) fail(`${over()}: ${list.length.toLocaleString('en-US')} entries`);
+    let bytes = 0;
     list.items.forEach((text, i) => {
       if (typeof text !== 'string') fail(`texts[${i}] must be a string, got ${describe(text)}`);
+      bytes += Math.max(1, utf8Length(text));
+      if (bytes > max) fail(`${over()}, at texts[${i}]`);
     });
     return list.items.map((text) => this._encode(vocab, text, specialTokens));
   }

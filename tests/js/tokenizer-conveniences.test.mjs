@@ -128,6 +128,27 @@ describe('tokenizer conveniences', () => {
     refuses(() => hr.encodeBatch(['a', 2]), /^texts\[1\] must be a string, got 2$/);
   });
 
+  it('encodeBatch is limited by bytes, not entries: 100,000 short texts pass, too many bytes do not', () => {
+    const texts = Array.from({ length: 100000 }, (_, i) => `x${i} = ${i}`);
+    const batch = hr.encodeBatch(texts, { tokenizer: 'o200k' });
+    assert.equal(batch.length, texts.length);
+    assert.deepEqual(batch[99999], hr.encode(texts[99999], { tokenizer: 'o200k' }));
+    const { maxSourceBytes } = hr.limits;
+    // Two texts of 60% of the limit each: over it together, refused before any is copied.
+    const big = 'a'.repeat(Math.ceil(maxSourceBytes * 0.6));
+    const before = hr.memory().peakBytes;
+    refuses(
+      () => hr.encodeBatch([big, big]),
+      /^texts hold more than the limit of 15,728,640 bytes of UTF-8 in one batch \(each entry counts one byte at least\), at texts\[1\]$/,
+    );
+    assert.equal(hr.memory().peakBytes, before);
+    // Entries count one byte at least: more empty strings than the limit has bytes.
+    refuses(
+      () => hr.encodeBatch(new Array(maxSourceBytes + 1).fill('')),
+      /^texts hold more than the limit .*: 15,728,641 entries$/,
+    );
+  });
+
   it("accepts tiktoken's names cl100k_base and o200k_base as aliases", async () => {
     assert.deepEqual(hr.encode(CODE, { tokenizer: 'cl100k_base' }), hr.encode(CODE));
     assert.deepEqual(
