@@ -23,6 +23,8 @@ export declare const DEFAULT_TOKENIZER: string;
 export declare const TOKENIZER_ALIASES: Readonly<Record<string, string>>;
 /** Model names -> the built-in tokenizer whose ids the model reads. */
 export declare const MODEL_TOKENIZERS: Readonly<Record<string, string>>;
+/** Models whose tokenizer is a tiktoken encoding hirope does not ship (p50k_base, r50k_base). */
+export declare const MODEL_ENCODINGS_NOT_SHIPPED: Readonly<Record<string, string>>;
 /** A built-in tokenizer's own name for one of its aliases; else the name. */
 export declare function canonicalTokenizer<T>(name: T): T | string;
 /** The grammar file of a language: tree-sitter-<language>.wasm. */

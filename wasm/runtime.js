@@ -74,6 +74,28 @@ export const MODEL_TOKENIZERS = Object.freeze({
   'deepseek-v3': 'deepseek-v3',
   'deepseek-r1': 'deepseek-v3',
   'gemma-3': 'gemma3',
+  // Code Llama reads Llama 2's vocabulary; its infilling markers (▁<PRE>, ▁<MID>, ▁<SUF>, ▁<EOT>)
+  // are pieces of its own (vocab_size 32016) that llama2 lacks, met only by text that has them.
+  codellama: 'llama2',
+});
+/**
+ * Models whose tokenizer is one of tiktoken's that hirope does not ship (tiktoken's model.py,
+ * MODEL_TO_ENCODING): Codex and the GPT-3 models. tokenizerForModel names the encoding.
+ */
+export const MODEL_ENCODINGS_NOT_SHIPPED = Object.freeze({
+  'code-davinci-002': 'p50k_base',
+  'code-davinci-001': 'p50k_base',
+  'code-cushman-002': 'p50k_base',
+  'code-cushman-001': 'p50k_base',
+  'davinci-codex': 'p50k_base',
+  'cushman-codex': 'p50k_base',
+  'text-davinci-003': 'p50k_base',
+  'text-davinci-002': 'p50k_base',
+  'text-davinci-001': 'r50k_base',
+  davinci: 'r50k_base',
+  curie: 'r50k_base',
+  babbage: 'r50k_base',
+  ada: 'r50k_base',
 });
 /** A built-in tokenizer's own name for one of its aliases ('cl100k_base' -> 'cl100k'); else the name. */
 export const canonicalTokenizer = (name) =>

@@ -19,6 +19,7 @@ import {
   TOKENIZER_FILES,
   DEFAULT_TOKENIZER,
   MODEL_TOKENIZERS,
+  MODEL_ENCODINGS_NOT_SHIPPED,
   canonicalTokenizer,
   MAX_TOKENIZER_JSON_BYTES,
   readData,
@@ -30,13 +31,19 @@ import {
 export const BUILTIN_TOKENIZERS = Object.freeze([...TOKENIZER_DATA]);
 
 /**
- * The built-in tokenizer a model reads ('gpt-4o' -> 'o200k', 'llama-3.1-8b-instruct' -> 'llama3'),
+ * The built-in tokenizer a model reads ('gpt-4o' -> 'o200k', 'llama-3.1-8b-instruct' -> 'llama3',
+ * a Hugging Face id 'meta-llama/Llama-3.1-8B' -> 'llama3'),
  * from the one table MODEL_TOKENIZERS (wasm/runtime.js); a model whose tokenizer hirope does not
  * ship is a HiRoPEError.
  */
 export function tokenizerForModel(model) {
   if (typeof model !== 'string') fail(`model must be a string, got ${describe(model)}`);
-  const name = model.toLowerCase();
+  // A Hugging Face repository id names the model after its owner: 'meta-llama/Llama-3.1-8B'.
+  const name = model.toLowerCase().slice(model.lastIndexOf('/') + 1);
+  if (Object.hasOwn(MODEL_ENCODINGS_NOT_SHIPPED, name))
+    fail(
+      `the model ${describe(model)} reads tiktoken's ${MODEL_ENCODINGS_NOT_SHIPPED[name]}, which hirope does not ship (its built-ins: ${TOKENIZER_DATA.join(', ')}); a tokenizer.json of it loads with hr.loadTokenizer({ json })`,
+    );
   let best = null;
   for (const key of Object.keys(MODEL_TOKENIZERS))
     if ((name === key || name.startsWith(`${key}-`)) && (!best || key.length > best.length))

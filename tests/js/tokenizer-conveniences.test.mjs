@@ -188,6 +188,13 @@ describe('tokenizer conveniences', () => {
       'Qwen3-Coder-30B': 'qwen3',
       'deepseek-r1': 'deepseek-v3',
       'gemma-3': 'gemma3',
+      // Hugging Face repository ids, as their config.json's _name_or_path holds them.
+      'meta-llama/Llama-3.1-8B': 'llama3',
+      'meta-llama/Llama-2-7b-hf': 'llama2',
+      'Qwen/Qwen3-8B': 'qwen3',
+      'codellama/CodeLlama-7b-Python-hf': 'llama2',
+      'deepseek-ai/DeepSeek-V3': 'deepseek-v3',
+      'google/gemma-3-27b-it': 'gemma3',
     };
     for (const [model, tokenizer] of Object.entries(cases))
       assert.equal(tokenizerForModel(model), tokenizer, model);
@@ -200,6 +207,20 @@ describe('tokenizer conveniences', () => {
       /^no built-in tokenizer for the model 'claude-sonnet'; known models: /,
     );
     refuses(() => tokenizerForModel('gpt-4oo'), /^no built-in tokenizer/); // a prefix needs its '-'
+    // Codex and GPT-3 read tiktoken's p50k_base and r50k_base: named, not "no tokenizer".
+    for (const [model, encoding] of [
+      ['code-davinci-002', 'p50k_base'],
+      ['code-cushman-001', 'p50k_base'],
+      ['davinci-codex', 'p50k_base'],
+      ['text-davinci-003', 'p50k_base'],
+      ['davinci', 'r50k_base'],
+    ])
+      refuses(
+        () => tokenizerForModel(model),
+        new RegExp(
+          `^the model '${model}' reads tiktoken's ${encoding}, which hirope does not ship \\(its built-ins: cl100k, o200k, `,
+        ),
+      );
     refuses(() => tokenizerForModel(4), /^model must be a string, got 4$/);
   });
 
