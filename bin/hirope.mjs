@@ -12,6 +12,13 @@ import {
   windowsOf,
 } from '../lib/model-eval.mjs';
 import { REGISTRY } from '../dist/registry.js';
+import { closestName } from '../dist/runtime.js';
+
+/** ' (did you mean X?)' for a misspelt name, or '' (the API's closestName rule). */
+function didYouMean(name, known) {
+  const guess = closestName(name, known);
+  return guess ? ` (did you mean ${guess}?)` : '';
+}
 
 /**
  * What generate runs with when not told: the models at their best on a real file. A prompt is
@@ -241,9 +248,9 @@ function parseArgs(command, argv) {
     const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
     const flag = eq > 0 ? arg.slice(0, eq) : arg;
     const spec = OPTIONS[flag];
-    if (!spec) throw new UsageError(`unknown option ${flag}`);
+    if (!spec) throw new UsageError(`unknown option ${flag}${didYouMean(flag, allowed)}`);
     if (!allowed.includes(flag) && spec.key !== 'help')
-      throw new UsageError(`${command} takes no option ${flag}`);
+      throw new UsageError(`${command} takes no option ${flag}${didYouMean(flag, allowed)}`);
     if (!spec.value) {
       if (eq > 0) throw new UsageError(`${flag} takes no value, got '${arg.slice(eq + 1)}'`);
       opts[spec.key] = true;
@@ -771,7 +778,9 @@ async function loadModel(hr, opts) {
   if (opts.model !== undefined && opts.weights !== undefined)
     throw new UsageError('give --model or --weights, not both');
   if (opts.model !== undefined && !hr.model.names.includes(opts.model))
-    throw new UsageError(`--model needs one of ${hr.model.names.join(', ')}, got '${opts.model}'`);
+    throw new UsageError(
+      `--model needs one of ${hr.model.names.join(', ')}, got '${opts.model}'${didYouMean(opts.model, hr.model.names)}`,
+    );
   if (opts.model !== undefined) return hr.model.load({ name: opts.model });
   return hr.model.load(
     opts.weights
@@ -806,8 +815,9 @@ function modelOptions(spec, presets, opts, hr) {
     return presets[spec];
   }
   const schemes = hr.catalogue.schemes.map((x) => x.name);
+  const guess = closestName(spec, [...schemes, ...Object.keys(presets)]);
   throw new UsageError(
-    `unknown scheme '${spec}' (schemes: ${schemes.join(', ')}; presets: ${Object.keys(presets).join(', ')}; or JSON)`,
+    `unknown scheme '${spec}' (${guess ? `did you mean ${guess}? ` : ''}schemes: ${schemes.join(', ')}; presets: ${Object.keys(presets).join(', ')}; or JSON)`,
   );
 }
 
@@ -916,7 +926,10 @@ const COMMANDS = { analyze, attention, bench, config, 'eval-model': evalModel, g
 async function main(argv) {
   const [command, ...rest] = argv;
   if (!command || command === '--help' || command === '-h') return console.log(HELP.main);
-  if (!Object.hasOwn(COMMANDS, command)) throw new UsageError(`unknown command '${command}'`);
+  if (!Object.hasOwn(COMMANDS, command))
+    throw new UsageError(
+      `unknown command '${command}'${didYouMean(command, Object.keys(COMMANDS))}`,
+    );
   // --help anywhere before '--' prints the command's help, whatever else is given.
   const end = rest.indexOf('--');
   if ((end < 0 ? rest : rest.slice(0, end)).some((a) => a === '--help' || a === '-h'))

@@ -291,6 +291,18 @@ describe('hirope CLI', () => {
       [['analyze'], 2, /^hirope: analyze needs exactly one FILE/],
       [['frobnicate'], 2, /^hirope: unknown command 'frobnicate'/],
       [['analyze', 'x.py', '--bogus'], 2, /^hirope: unknown option --bogus/],
+      // Misspelt commands, options and values are named with the closest one.
+      [['analyse', 'x.py'], 2, /^hirope: unknown command 'analyse' \(did you mean analyze\?\)/],
+      [
+        ['attention', 'x.py', '--shceme', 'rope'],
+        2,
+        /^hirope: unknown option --shceme \(did you mean --scheme\?\)/,
+      ],
+      [
+        ['analyze', 'x.py', '--tokeniser', 'o200k'],
+        2,
+        /^hirope: unknown option --tokeniser \(did you mean --tokenizer\?\)/,
+      ],
       [
         ['attention', 'tests/fixtures/analysis/sample.py'],
         2,
@@ -855,7 +867,7 @@ describe('hirope CLI', () => {
     assert.equal(bad.status, 2);
     assert.match(
       bad.stderr,
-      /^hirope: unknown scheme 'hiroep' \(schemes: .*hirope.*; presets: .*hirope-1\/3-units.*; or JSON\)/,
+      /^hirope: unknown scheme 'hiroep' \(did you mean hirope\? schemes: .*hirope.*; presets: .*hirope-1\/3-units.*; or JSON\)/,
     );
   });
 
