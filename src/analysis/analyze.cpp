@@ -197,11 +197,20 @@ std::string node_text(std::string_view code, TSNode n, size_t limit = 200) {
     return std::string(code.substr(s, std::min<size_t>(e - s, limit)));
 }
 
+// A name as written in a key or method name: a quoted one (`"foo": function`, `'bar'() {}`)
+// without its quotes.
+std::string key_text(std::string_view code, TSNode n) {
+    std::string text = node_text(code, n);
+    const char* t = ts_node_is_null(n) ? "" : ts_node_type(n);
+    if (std::strcmp(t, "string") == 0 && text.size() >= 2) return text.substr(1, text.size() - 2);
+    return text;
+}
+
 // The name of a definition: its `name` field, or for C-like declarators the innermost
 // declarator, or for Rust impls the type (and trait).
 std::string definition_name(const Grammar& g, std::string_view code, TSNode n) {
     TSNode name = ts_node_child_by_field_id(n, g.name);
-    if (!ts_node_is_null(name)) return node_text(code, name);
+    if (!ts_node_is_null(name)) return key_text(code, name);
     TSNode d = ts_node_child_by_field_id(n, g.declarator);
     for (int guard = 0; !ts_node_is_null(d) && guard < 64; ++guard) {
         TSNode inner = ts_node_child_by_field_id(d, g.declarator);
@@ -249,11 +258,21 @@ bool is_function_value(TSNode n) {
            std::strcmp(t, "generator_function") == 0 || std::strcmp(t, "arrow_function") == 0;
 }
 
+// The first named child that is not a comment (bundles put `/******/` everywhere), or null.
+TSNode first_named_child(TSNode n) {
+    const uint32_t count = ts_node_named_child_count(n);
+    for (uint32_t i = 0; i < count && i < 16; ++i) {
+        TSNode c = ts_node_named_child(n, i);
+        if (!type_is(c, "comment")) return c;
+    }
+    return TSNode{};
+}
+
 // An expression less its parentheses and prefix operators (`!function () {}()`).
 TSNode unwrap_expression(const Grammar& g, TSNode n) {
     for (int guard = 0; guard < 16 && !ts_node_is_null(n); ++guard) {
         if (type_is(n, "parenthesized_expression"))
-            n = ts_node_named_child(n, 0);
+            n = first_named_child(n);
         else if (type_is(n, "unary_expression"))
             n = ts_node_child_by_field_id(n, g.argument);
         else
@@ -263,35 +282,63 @@ TSNode unwrap_expression(const Grammar& g, TSNode n) {
 }
 
 // The bodies an immediately invoked function expression runs, in source order: the callee's
-// (`(function () {...})()`, `!function () {...}()`, `(function () {...}).call(this)`) and each
-// function argument's (UMD: `(function (root, factory) {...})(this, function () {...})`).
-// Empty when `n` is no such call.
+// (`(function () {...})()`, `!function () {...}()`, `(function () {...}).call(this)`, and through
+// a call that returns the function: browserify's `(function () {...})()({...})`), and the bodies of
+// the functions each call is given, directly (UMD: `(function (root, factory) {...})(this,
+// function () {...})`), in an array (webpack's module list) or as an object's values, each a
+// function or an array holding one (browserify's `{1: [function (require, module, exports) {...},
+// {...}]}`). Empty when `n` is no such call.
 std::vector<TSNode> wrapper_bodies(const Grammar& g, TSNode n) {
     std::vector<TSNode> out;
-    TSNode call = unwrap_expression(g, n);
-    if (!type_is(call, "call_expression")) return out;
-    TSNode callee = unwrap_expression(g, ts_node_child_by_field_id(call, g.function));
-    if (type_is(callee, "member_expression")) {
-        TSNode p = ts_node_child_by_field_id(callee, g.property);
-        const uint32_t s = ts_node_start_byte(p), e = ts_node_end_byte(p);
-        if (ts_node_is_null(p) || (e - s != 4 && e - s != 5)) return out; // call, apply
-        callee = unwrap_expression(g, ts_node_child_by_field_id(callee, g.object));
+    // The calls from the outermost in, and the function the innermost one calls.
+    std::vector<TSNode> calls;
+    TSNode callee = unwrap_expression(g, n);
+    for (int guard = 0; guard < 4 && type_is(callee, "call_expression"); ++guard) {
+        calls.push_back(callee);
+        callee = unwrap_expression(g, ts_node_child_by_field_id(callee, g.function));
+        if (type_is(callee, "member_expression")) {
+            TSNode p = ts_node_child_by_field_id(callee, g.property);
+            const uint32_t s = ts_node_start_byte(p), e = ts_node_end_byte(p);
+            if (ts_node_is_null(p) || (e - s != 4 && e - s != 5)) return out; // call, apply
+            callee = unwrap_expression(g, ts_node_child_by_field_id(callee, g.object));
+        }
     }
-    if (!is_function_value(callee)) return out;
+    if (calls.empty() || !is_function_value(callee)) return out;
     auto add_body = [&](TSNode f) {
         TSNode body = ts_node_child_by_field_id(f, g.body);
         if (type_is(body, "statement_block")) out.push_back(body);
     };
+    // The function values among the children of a node (arguments, an array's elements).
+    auto add_functions = [&](TSNode list, auto&& each) {
+        TSTreeCursor c = ts_tree_cursor_new(list);
+        for (bool more = ts_tree_cursor_goto_first_child(&c); more;
+             more = ts_tree_cursor_goto_next_sibling(&c))
+            each(unwrap_expression(g, ts_tree_cursor_current_node(&c)));
+        ts_tree_cursor_delete(&c);
+    };
+    auto function_or_array = [&](TSNode v) {
+        if (is_function_value(v))
+            add_body(v);
+        else if (type_is(v, "array"))
+            add_functions(v, [&](TSNode e) {
+                if (is_function_value(e)) add_body(e);
+            });
+    };
     add_body(callee);
-    TSNode args = ts_node_child_by_field_id(call, g.arguments);
-    if (ts_node_is_null(args)) return out;
-    TSTreeCursor c = ts_tree_cursor_new(args);
-    for (bool more = ts_tree_cursor_goto_first_child(&c); more;
-         more = ts_tree_cursor_goto_next_sibling(&c)) {
-        TSNode a = unwrap_expression(g, ts_tree_cursor_current_node(&c));
-        if (is_function_value(a)) add_body(a);
+    for (size_t i = calls.size(); i-- > 0;) {
+        TSNode args = ts_node_child_by_field_id(calls[i], g.arguments);
+        if (ts_node_is_null(args)) continue;
+        add_functions(args, [&](TSNode a) {
+            if (type_is(a, "object"))
+                add_functions(a, [&](TSNode pair) {
+                    if (type_is(pair, "pair"))
+                        function_or_array(
+                            unwrap_expression(g, ts_node_child_by_field_id(pair, g.value)));
+                });
+            else
+                function_or_array(a);
+        });
     }
-    ts_tree_cursor_delete(&c);
     return out;
 }
 
@@ -379,12 +426,13 @@ Definition classify(const Grammar& g, std::string_view code, TSNode n) {
             classify_value(g, ts_node_child_by_field_id(cur, g.value), &d);
             if (d.found) {
                 d.node = cur;
-                d.name = node_text(code, ts_node_child_by_field_id(cur, g.key));
+                d.name = key_text(code, ts_node_child_by_field_id(cur, g.key));
             }
             return d;
         }
         if (f & kExpression) {
-            TSNode e = unwrap_expression(g, ts_node_named_child(cur, 0));
+            TSNode e = unwrap_expression(g, first_named_child(cur));
+            if (ts_node_is_null(e)) return d; // `return;`
             if (type_is(e, "assignment_expression")) {
                 // `a = b = function () {}`: named by the first target.
                 TSNode target = ts_node_child_by_field_id(e, g.left);

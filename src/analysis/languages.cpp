@@ -41,7 +41,9 @@ std::vector<LanguageRules> make_rules() {
                      {"ERROR"},
                      js_statements,
                      {},
-                     {"expression_statement"},
+                     // a bundle's factory returns its module table: `return (function (modules)
+                     // {...})([...])` (webpack), `return (() => {...})()`
+                     {"expression_statement", "return_statement"},
                      {"pair"}};
     r.push_back(js);
     LanguageRules ts = js;

@@ -351,6 +351,16 @@ describe("JavaScript units against acorn's syntax tree", () => {
     const a = hr.analyze(acornFile.text, { language: 'javascript' });
     const biggest = Math.max(...a.units.map((u) => u.end - u.start));
     assert.ok(biggest < acornFile.text.length / 10, `largest unit ${biggest} bytes`);
+    // webpack's UMD bundle (source-map's dist file): the bootstrap's and every module's functions,
+    // where it was one code unit (issue 50).
+    const bundle = fs.readFileSync(
+      path.join(here, '../../node_modules/source-map/dist/source-map.js'),
+      'utf8',
+    );
+    const names = definitions(hr, bundle);
+    assert.deepEqual(names, acornUnits(bundle));
+    assert.ok(names.length > 80, `${names.length} units`);
+    assert.ok(names.includes('SourceMapGenerator.prototype.addMapping'), names.join());
   });
 
   it('agrees on a sample of every JavaScript file installed', async () => {

@@ -241,6 +241,38 @@ TEST_CASE("CommonJS, object-literal and IIFE/UMD shapes give JavaScript units", 
     // Calls that are not wrappers stay code: a callback is not the file's top level.
     CHECK(unit_kinds("javascript", "describe('x', function () { function d() {} });\n") ==
           V{"code"});
+    // webpack's UMD bundle: the factory returns the bootstrap called with the module list, each
+    // module a function whose body is scanned (source-map.js's dist file has this shape).
+    CHECK(unit_kinds("javascript",
+                     "(function webpackUniversalModuleDefinition(root, factory) {\n"
+                     "  module.exports = factory();\n})(this, function () {\n"
+                     "return /******/ (function (modules) {\n"
+                     "  function __webpack_require__(id) { return 1; }\n"
+                     "  return __webpack_require__(0);\n})\n/******/ ([\n/* 0 */\n"
+                     "/***/ (function (module, exports, __webpack_require__) {\n"
+                     "  function SourceMapGenerator(aArgs) {}\n"
+                     "  SourceMapGenerator.prototype.addMapping = function (a) {};\n"
+                     "/***/ }),\n/* 1 */\n/***/ (function (module, exports) {\n"
+                     "  exports.encode = function encode(n) {};\n/***/ })\n/******/ ]);\n"
+                     "});\n") == V{"code", "function function __webpack_require__", "code",
+                                   "function function SourceMapGenerator",
+                                   "function function SourceMapGenerator.prototype.addMapping",
+                                   "code", "function function exports.encode", "code"});
+    CHECK(unit_kinds("javascript", "function make() {}\nreturn (() => {\n  function a() {}\n"
+                                   "  return a;\n})();\n") ==
+          V{"function function make", "code", "function function a", "code"});
+    // browserify: its prelude returns require, called with the modules, each [function, deps].
+    CHECK(unit_kinds("javascript",
+                     "(function () { function r(e, n, t) {} return r; })()({1: [function "
+                     "(require, module, exports) {\n  function one() {}\n}, {}], 2: [function "
+                     "(require, module, exports) {\n  module.exports = function two() {};\n}, "
+                     "{\"./one\": 1}]}, {}, [2]);\n") == V{"code", "function function r", "code",
+                                                           "function function one",
+                                                           "function function module.exports"});
+    // Quoted keys and method names name their unit without the quotes.
+    CHECK(unit_kinds("javascript", "module.exports = {\n  \"parse\": function () {},\n"
+                                   "  'run'() {},\n};\n") ==
+          V{"code", "function function parse", "function method run"});
     CHECK(unit_kinds("typescript", "exports.f = (x: number) => x;\n") ==
           V{"function function exports.f"});
 }

@@ -14,20 +14,42 @@ const unwrap = (n) => {
   return n;
 };
 
-// The statement lists an immediately invoked function runs: its callee's and its function
-// arguments' (UMD's factory).
+// The statement lists an immediately invoked function runs: its callee's (through calls that
+// return it: browserify's `(function () {...})()(modules)`), and those of the functions each call
+// is given: directly (UMD's factory), as an array's elements (webpack's modules) or as an object's
+// values, each a function or an array holding one (browserify's `{1: [function () {...}, {}]}`).
 function wrapperBodies(expr) {
-  const call = unwrap(expr);
-  if (call?.type !== 'CallExpression') return [];
-  let callee = unwrap(call.callee);
-  if (callee.type === 'MemberExpression') {
-    if (callee.computed || !['call', 'apply'].includes(callee.property.name)) return [];
-    callee = unwrap(callee.object);
+  const calls = [];
+  let callee = unwrap(expr);
+  while (callee?.type === 'CallExpression' && calls.length < 4) {
+    calls.push(callee);
+    callee = unwrap(callee.callee);
+    if (callee.type === 'MemberExpression') {
+      if (callee.computed || !['call', 'apply'].includes(callee.property.name)) return [];
+      callee = unwrap(callee.object);
+    }
   }
-  if (!isFunction(callee)) return [];
-  return [callee, ...call.arguments.map(unwrap).filter(isFunction)]
-    .filter((f) => f.body.type === 'BlockStatement')
-    .map((f) => f.body.body);
+  if (!calls.length || !isFunction(callee)) return [];
+  const functionOrArray = (v) =>
+    isFunction(v)
+      ? [v]
+      : v?.type === 'ArrayExpression'
+        ? v.elements.map(unwrap).filter(isFunction)
+        : [];
+  const given = calls
+    .reverse()
+    .flatMap((call) =>
+      call.arguments
+        .map(unwrap)
+        .flatMap((a) =>
+          a.type === 'ObjectExpression'
+            ? a.properties
+                .filter((p) => p.type === 'Property')
+                .flatMap((p) => functionOrArray(unwrap(p.value)))
+            : functionOrArray(a),
+        ),
+    );
+  return [callee, ...given].filter((f) => f.body.type === 'BlockStatement').map((f) => f.body.body);
 }
 
 // { definition: name } or { scopes: [...] } for a value bound or assigned to a name.
@@ -62,7 +84,10 @@ export function acornUnits(code) {
     let scopes = [];
     if (n.type === 'Property') {
       const v = value(n.value);
-      if (v.definition) names.push(n.computed ? `[${text(n.key)}]` : text(n.key));
+      // A quoted key names its unit without the quotes.
+      const key =
+        n.key.type === 'Literal' && typeof n.key.value === 'string' ? n.key.value : text(n.key);
+      if (v.definition) names.push(n.computed ? `[${text(n.key)}]` : key);
       else scopes = v.scopes || [];
     } else if (n.type === 'FunctionDeclaration' || n.type === 'ClassDeclaration') {
       names.push(n.id ? n.id.name : '');
@@ -71,8 +96,9 @@ export function acornUnits(code) {
       const found = values.find((x) => x.v.definition);
       if (found) names.push(text(found.d.id));
       else scopes = values.find((x) => x.v.scopes?.length)?.v.scopes || [];
-    } else if (n.type === 'ExpressionStatement') {
-      const e = unwrap(n.expression);
+    } else if (n.type === 'ExpressionStatement' || (n.type === 'ReturnStatement' && n.argument)) {
+      // A bundle's factory returns its module table: `return (function (modules) {...})([...])`.
+      const e = unwrap(n.type === 'ReturnStatement' ? n.argument : n.expression);
       if (e.type === 'AssignmentExpression') {
         let right = e.right;
         while (right.type === 'AssignmentExpression') right = right.right;
