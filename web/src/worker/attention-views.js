@@ -2,7 +2,7 @@
 // effective relative distance matrices (RoPE, ReRoPE, Self-Extend, HiRoPE), the rotation angle of
 // every frequency pair from the last token, and RoFormer's long-term decay.
 import { LUTS, MASKED, linearIndex } from 'hirope/colormap';
-import { ROTARY, WINDOWED } from '../shared/schemes.js';
+import { ROTARY, WINDOWED, schemeName } from '../shared/schemes.js';
 import { DEFAULTS } from '../shared/playground-state.js';
 
 /** Side of the distance-view matrices (tokens are sampled evenly beyond it). */
@@ -270,6 +270,11 @@ function angleImage(bands, unseen, perBand, cols) {
  * log-spaced distances (sampledDecay).
  */
 export function decayView(hr, scheme, headDim, maxDistance) {
+  // Said in the page's words (the core's message names its API function).
+  if (!ROTARY.has(scheme.type))
+    return {
+      error: `${schemeName(scheme.type)} does not rotate q and k, so RoFormer's long-term decay does not apply`,
+    };
   try {
     if (maxDistance <= DENSE_DECAY_DISTANCE) return hr.longTermDecay(scheme, headDim, maxDistance);
     return sampledDecay(hr, scheme, headDim, maxDistance, DECAY_SAMPLES);
