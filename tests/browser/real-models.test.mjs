@@ -258,6 +258,21 @@ describe('real models in the playground', { timeout: 600000 }, () => {
     await page.fill('#model-sink-b', '2.5');
     h = await hashChange(page, h);
     assert.equal((await decodeState(h)).b.sink, 2.5);
+    // A logit outside -100 .. 100, or none, is marked in place and not used (the state keeps 2.5).
+    for (const [typed, message] of [
+      ['101', 'The sink logit must be at most 100.'],
+      ['', 'Enter a number for the sink logit.'],
+    ]) {
+      await page.fill('#model-sink-b', typed);
+      assert.equal(await page.getAttribute('#model-sink-b', 'aria-invalid'), 'true');
+      assert.equal(await page.locator('#model-sink-b-error').textContent(), message);
+      assert.equal(await hash(page), h);
+    }
+    await page.fill('#model-sink-b', '3');
+    h = await hashChange(page, h);
+    assert.equal((await decodeState(h)).b.sink, 3);
+    assert.equal(await page.getAttribute('#model-sink-b', 'aria-invalid'), 'false');
+    assert.equal(await page.locator('#model-sink-b-error').isVisible(), false);
     await page.uncheck('#model-sinks-b');
     h = await hashChange(page, h);
     assert.equal((await decodeState(h)).b.sinks, false);

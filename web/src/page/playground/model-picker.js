@@ -14,6 +14,10 @@ import {
 } from '../../shared/model-gallery.js';
 import { normalizeState } from '../../shared/playground-state.js';
 import { createModelChoices } from './model-choices.js';
+import { numberProblem } from '../../shared/core-catalogue.js';
+
+/** The sink logit field's range (the page's, for one logit shared by every head). */
+const SINK_SPEC = { min: -100, max: 100, step: 0.5 };
 
 const fmt = (x) => x.toLocaleString('en');
 
@@ -189,14 +193,29 @@ export function createModelPickers(pg, changed) {
       max: '100',
       inputmode: 'decimal',
     });
+    // A logit outside the field's range, or no number, is marked in place and not used, as the
+    // scheme fields' are (controls.js): the maps keep the last good logit until it is corrected.
+    const sinkError = el('span', {
+      id: `model-sink-${side}-error`,
+      class: 'field-error',
+      role: 'alert',
+      hidden: true,
+    });
+    sink.setAttribute('aria-describedby', sinkError.id);
     sinkLabel.append(
       el('span', { class: 'field-label' }, 'Sink logit'),
       el('span', { class: 'sr-only' }, ` (scheme ${S})`),
       sink,
+      sinkError,
     );
     sink.addEventListener('input', () => {
-      const v = Number(sink.value);
-      if (sink.value !== '' && Number.isFinite(v) && Math.abs(v) <= 100) set(side, { sink: v });
+      // A number field gives '' for text that is no number ("abc").
+      const problem = numberProblem(SINK_SPEC, sink.value, 'sink logit');
+      sink.setAttribute('aria-invalid', problem ? 'true' : 'false');
+      sinkError.hidden = !problem;
+      sinkError.textContent = problem ?? '';
+      sinkLabel.classList.toggle('invalid', Boolean(problem));
+      if (!problem) set(side, { sink: Number(sink.value) });
     });
     box.append(label, own, strip, legend, info, notes, hiropeLabel, sinksLabel, sinkLabel);
     panel.querySelector('.side-title').after(box);
