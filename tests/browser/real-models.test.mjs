@@ -6,7 +6,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startSite, openPage, ready, quiet, root, api } from './helpers.mjs';
+import { startSite, openPage, ready, quiet, root, api, PHONE_VIEWPORT } from './helpers.mjs';
 import { decodeState, encodeState, normalizeState } from '../../web/src/shared/playground-state.js';
 import { MODEL_PRESETS } from '../../web/src/shared/presets.js';
 import { modelNotes, setupSummary } from '../../web/src/shared/model-gallery.js';
@@ -277,6 +277,47 @@ describe('real models in the playground', { timeout: 600000 }, () => {
     h = await hashChange(page, h);
     assert.equal((await decodeState(h)).b.sinks, false);
     assert.equal(await page.locator('#model-sink-b').isVisible(), false);
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+
+  it('on a phone: layer buttons of 24 px and more, 4 px apart, a 12 px legend, whole numbers', async () => {
+    const page = await openPage(site.browser, `${site.url}index.html`, {
+      viewport: PHONE_VIEWPORT,
+    });
+    await ready(page);
+    await page.click('.preset[data-preset="gpt-oss-sinks"]');
+    await page.waitForSelector('#scheme-b .layer-strip .layer');
+    await quiet(page);
+    const phone = await page.evaluate(() => {
+      const buttons = [...document.querySelectorAll('#scheme-b .layer-strip .layer')].map((b) =>
+        b.getBoundingClientRect(),
+      );
+      const gaps = buttons
+        .slice(1)
+        .map((r, i) => (r.top === buttons[i].top ? r.left - buttons[i].right : Infinity));
+      const legend = document.querySelector('#scheme-b .layer-legend');
+      // A number cell whose text runs over two lines ("98.9" above "%").
+      const broken = [...document.querySelectorAll('.stats td')]
+        .filter((td) => {
+          const range = document.createRange();
+          range.selectNodeContents(td);
+          return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size > 1;
+        })
+        .map((td) => td.textContent);
+      return {
+        smallest: Math.min(...buttons.map((r) => Math.min(r.width, r.height))),
+        gap: Math.min(...gaps),
+        legend: Number.parseFloat(getComputedStyle(legend).fontSize),
+        cells: document.querySelectorAll('.stats td').length,
+        broken,
+      };
+    });
+    assert.ok(phone.smallest >= 24, `a layer button ${phone.smallest} px`);
+    assert.ok(phone.gap >= 4, `layer buttons ${phone.gap} px apart`);
+    assert.ok(phone.legend >= 12, `legend ${phone.legend} px`);
+    assert.ok(phone.cells > 0);
+    assert.deepEqual(phone.broken, []);
     assert.deepEqual(page.problems, []);
     await page.context().close();
   });
