@@ -303,6 +303,20 @@ export function checkInt32s(
 }
 
 /** The UTF-8 length of a string, as TextEncoder writes it (a lone surrogate is U+FFFD: 3 bytes). */
+/** A count with thousands separators, as every size message writes it: 1,048,576. */
+export const grouped = (n) => n.toLocaleString('en-US');
+
+/**
+ * The one wording of a size over its limit, counted before anything is copied: `{ characters }`
+ * for a string with more characters than the limit has bytes (each is one byte or more), `{ bytes,
+ * utf8 }` for a string's UTF-8 (utf8: true) or for bytes as given.
+ */
+export function sizeOverLimit(name, { characters, bytes, utf8 = false }, limit) {
+  if (characters !== undefined)
+    return `${name} has ${grouped(characters)} characters, over the limit of ${grouped(limit)} bytes of UTF-8 (a character is one byte or more)`;
+  return `${name} is ${grouped(bytes)} bytes${utf8 ? ' of UTF-8' : ''}, over the limit of ${grouped(limit)} bytes`;
+}
+
 export function utf8Length(text) {
   let bytes = 0;
   const n = text.length;

@@ -3,7 +3,7 @@
 // object hirope.from_config returns in Python (the core writes it as JSON: model_setup_json).
 // HiRoPE (api.js) delegates to it. Each layer's scheme is a plain scheme object, so
 // hr.inverseFrequencies(layer.scheme, layer.headDim) gives that layer's own frequencies.
-import { fail, describe } from './marshal.js';
+import { fail, describe, sizeOverLimit } from './marshal.js';
 import { guardMethods } from './runtime.js';
 
 /** Reads config.json files with one module. */
@@ -28,8 +28,7 @@ export class ModelConfigs {
   _text(config) {
     const max = this.maxBytes;
     if (typeof config === 'string') {
-      if (config.length > max)
-        fail(`config is ${config.length} characters, over the limit of ${max} bytes`);
+      if (config.length > max) fail(sizeOverLimit('config', { characters: config.length }, max));
       return config;
     }
     if (

@@ -22,6 +22,7 @@ import {
   typedBuffer,
   utf8Length,
   checkKnownKeys,
+  sizeOverLimit,
 } from './marshal.js';
 
 /** The closest of a list of names to a misspelt one, or null (the API's one "did you mean" rule). */
@@ -191,14 +192,10 @@ class Heap {
     if (typeof code !== 'string') fail(`${name} must be a string, got ${describe(code)}`);
     // A UTF-16 code unit is at least one byte: longer strings are over without counting.
     if (!message && code.length > limit)
-      fail(`${name} is ${code.length} characters, over the limit of ${limit} bytes`);
+      fail(sizeOverLimit(name, { characters: code.length }, limit));
     const bytes = utf8Length(code);
     if (bytes > limit)
-      fail(
-        message
-          ? message(bytes)
-          : `${name} is ${bytes} bytes of UTF-8, over the limit of ${limit} bytes`,
-      );
+      fail(message ? message(bytes) : sizeOverLimit(name, { bytes, utf8: true }, limit));
     const ptr = this.alloc(bytes);
     const { written } = ENCODER.encodeInto(code, this.mod.HEAPU8.subarray(ptr, ptr + bytes));
     return [ptr, written];

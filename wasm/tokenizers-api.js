@@ -13,6 +13,8 @@ import {
   isPlainObject,
   typedArrayName,
   utf8Length,
+  sizeOverLimit,
+  grouped,
 } from './marshal.js';
 import {
   TOKENIZER_DATA,
@@ -105,7 +107,11 @@ export class Tokenizers {
     const json = TOKENIZER_FILES[name].endsWith('.json');
     if (json && bytes.length > MAX_TOKENIZER_JSON_BYTES)
       fail(
-        `the '${name}' tokenizer data is ${bytes.length} bytes, over the limit of ${MAX_TOKENIZER_JSON_BYTES} bytes`,
+        sizeOverLimit(
+          `the '${name}' tokenizer data`,
+          { bytes: bytes.length },
+          MAX_TOKENIZER_JSON_BYTES,
+        ),
       );
     this._loadBytes(name, bytes, json);
     this._data.set(name, { bytes: bytes.slice(), json });
@@ -121,16 +127,15 @@ export class Tokenizers {
     let bytes;
     if (typeof json === 'string') {
       // Sizes checked before anything is encoded or copied into the heap.
-      if (json.length > max)
-        fail(`json is ${json.length} characters, over the limit of ${max} bytes`);
+      if (json.length > max) fail(sizeOverLimit('json', { characters: json.length }, max));
       const n = utf8Length(json);
-      if (n > max) fail(`json is ${n} bytes of UTF-8, over the limit of ${max} bytes`);
+      if (n > max) fail(sizeOverLimit('json', { bytes: n, utf8: true }, max));
       bytes = ENCODER.encode(json);
     } else if (json === undefined) {
       fail('loadTokenizer needs a built-in name or { json } (a tokenizer.json as text or bytes)');
     } else {
       bytes = checkBytes(json, 'json');
-      if (bytes.length > max) fail(`json is ${bytes.length} bytes, over the limit of ${max} bytes`);
+      if (bytes.length > max) fail(sizeOverLimit('json', { bytes: bytes.length }, max));
     }
     const runtime = this.runtime;
     const name = `json-${runtime.run((heap) => runtime.mod.tokenizerJsonHash(...heap.bytes(bytes)))}`;
@@ -211,8 +216,8 @@ export class Tokenizers {
     if (!(list instanceof ArrayCopy))
       fail(`texts must be an array of strings, got ${describe(texts)}`);
     const over = () =>
-      `texts hold more than the limit of ${max.toLocaleString('en-US')} bytes of UTF-8 in one batch (each entry counts one byte at least)`;
-    if (list.items === null) fail(`${over()}: ${list.length.toLocaleString('en-US')} entries`);
+      `texts hold more than the limit of ${grouped(max)} bytes of UTF-8 in one batch (each entry counts one byte at least)`;
+    if (list.items === null) fail(`${over()}: ${grouped(list.length)} entries`);
     let bytes = 0;
     list.items.forEach((text, i) => {
       if (typeof text !== 'string') fail(`texts[${i}] must be a string, got ${describe(text)}`);

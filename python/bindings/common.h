@@ -43,6 +43,17 @@ inline void check(const Status& st) {
 // repr() of a value, for messages ("got 'foo'"); an integer of more than 40 digits by its size.
 std::string describe(py::handle value);
 
+// A count with thousands separators, as every size message writes it (as the JS package's):
+// 1,048,576.
+inline std::string grouped(size_t n) {
+    std::string digits = std::to_string(n), out;
+    for (size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
 // Arguments as Python callers pass them, read one way for every function (and for the package's
 // Python layer, through _hirope.as_integer, as_number and as_boolean): an integer is an int or a
 // numpy integer, a number also a float or a numpy floating, a boolean a bool or a numpy.bool_.

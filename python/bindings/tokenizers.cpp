@@ -150,16 +150,16 @@ std::string text_bytes(py::handle value, const char* name, size_t limit) {
     if (py::isinstance<py::bytes>(value)) {
         std::string_view b = py::reinterpret_borrow<py::bytes>(value);
         if (b.size() > limit)
-            fail(where + " is " + std::to_string(b.size()) + " bytes, over the limit of " +
-                 std::to_string(limit) + " bytes");
+            fail(where + " is " + grouped(b.size()) + " bytes, over the limit of " +
+                 grouped(limit) + " bytes");
         return std::string(b);
     }
     if (!py::isinstance<py::str>(value))
         fail(where + " must be a str (or bytes of UTF-8), got " + describe(value));
     const size_t chars = py::len(value);
     if (chars > limit)
-        fail(where + " is " + std::to_string(chars) + " characters, over the limit of " +
-             std::to_string(limit) + " bytes");
+        fail(where + " has " + grouped(chars) + " characters, over the limit of " + grouped(limit) +
+             " bytes of UTF-8 (a character is one byte or more)");
     Py_ssize_t size = 0;
     const char* utf8 = PyUnicode_AsUTF8AndSize(value.ptr(), &size);
     if (!utf8) {
@@ -167,8 +167,8 @@ std::string text_bytes(py::handle value, const char* name, size_t limit) {
         fail(where + " is not encodable as UTF-8 (it holds a lone surrogate)");
     }
     if (static_cast<size_t>(size) > limit)
-        fail(where + " is " + std::to_string(size) + " bytes of UTF-8, over the limit of " +
-             std::to_string(limit) + " bytes");
+        fail(where + " is " + grouped(static_cast<size_t>(size)) +
+             " bytes of UTF-8, over the limit of " + grouped(limit) + " bytes");
     return std::string(utf8, static_cast<size_t>(size));
 }
 

@@ -181,7 +181,10 @@ class Model:
         if isinstance(code, str):
             if len(code) > limit and limit != self.max_input_bytes:
                 # A character is at least one byte: over without encoding it.
-                raise HiRoPEError(f"{name} is {len(code)} characters, over the limit of {limit} bytes")
+                raise HiRoPEError(
+                    f"{name} has {len(code):,} characters, over the limit of {limit:,} bytes of UTF-8"
+                    " (a character is one byte or more)"
+                )
             try:
                 data = code.encode("utf-8")
             except UnicodeEncodeError:
@@ -192,7 +195,7 @@ class Model:
             raise HiRoPEError(f"{name} must be a str or bytes, got {type(code).__name__}")
         if len(data) > limit:
             whose = "the model's" if limit == self.max_input_bytes else "the analysis's"
-            raise HiRoPEError(f"{name} is {len(data)} bytes; {whose} limit is {limit}")
+            raise HiRoPEError(f"{name} is {len(data):,} bytes; {whose} limit is {limit:,}")
         return data
 
     # -- calls ---------------------------------------------------------------------------------

@@ -389,17 +389,29 @@ for (const build of BUILDS) {
     it('counts UTF-8 bytes before allocating text', () => {
       const before = hr.heapBytes();
       const limit = hr.limits.maxSourceBytes; // 16 MiB: fewer characters than that, more bytes
+      const grouped = (n) => n.toLocaleString('en-US');
       throwsNaming(
         () => hr.analyze('日'.repeat(6e6), { language: 'python' }),
-        new RegExp(`^code is 18000000 bytes of UTF-8, over the limit of ${limit} bytes$`),
+        new RegExp(
+          `^code is 18,000,000 bytes of UTF-8, over the limit of ${grouped(limit)} bytes$`,
+        ),
       );
       throwsNaming(
         () => hr.encode('\u{1F600}'.repeat(4.5e6)),
-        new RegExp(`^text is 18000000 bytes of UTF-8, over the limit of ${limit} bytes$`),
+        new RegExp(
+          `^text is 18,000,000 bytes of UTF-8, over the limit of ${grouped(limit)} bytes$`,
+        ),
       );
       throwsNaming(
         () => hr.analyze('x'.repeat(limit + 1), { language: 'python' }),
-        new RegExp(`^code is ${limit + 1} characters, over the limit of ${limit} bytes$`),
+        new RegExp(
+          `^code has ${grouped(limit + 1)} characters, over the limit of ${grouped(limit)} bytes of UTF-8 \\(a character is one byte or more\\)$`,
+        ),
+      );
+      // A 5 MB config: characters and bytes kept apart, numbers grouped.
+      throwsNaming(
+        () => hr.fromConfig(JSON.stringify({ model_type: 'llama', pad: 'x'.repeat(5e6) })),
+        /^config has 5,000,031 characters, over the limit of 1,048,576 bytes of UTF-8 \(a character is one byte or more\)$/,
       );
       assert.equal(hr.heapBytes(), before);
       // Lone surrogates are 3 bytes (U+FFFD), as TextEncoder writes them; pairs are 4.

@@ -232,7 +232,7 @@ describe('a tokenizer.json of your own', () => {
     await rejects('gpt9', /tokenizer must be one of .*'o200k'.*'deepseek-v3'/);
     // Over the size limit: refused before anything is copied into the heap.
     const before = hr.memory().peakBytes;
-    await rejects({ json: new Uint8Array(128 * MB + 1) }, /over the limit of 134217728 bytes/);
+    await rejects({ json: new Uint8Array(128 * MB + 1) }, /over the limit of 134,217,728 bytes/);
     assert.equal(hr.memory().peakBytes, before);
     assert.throws(
       () => hr.encode('x', { tokenizer: 'json-0123456789abcdef' }),

@@ -112,13 +112,18 @@ def test_encode_and_decode_errors():
 def test_size_limit_before_work():
     limit = hirope.limits["analysis_max_bytes"]
     big = "x" * (limit + 1)
-    with pytest.raises(E, match=f"text is {limit + 1} characters, over the limit of {limit} bytes"):
+    # One wording with the JS package's, numbers with thousands separators.
+    with pytest.raises(
+        E,
+        match=rf"^text has {limit + 1:,} characters, over the limit of {limit:,} bytes of UTF-8 "
+        r"\(a character is one byte or more\)$",
+    ):
         hirope.load_tokenizer("cl100k").encode(big)
-    with pytest.raises(E, match=f"code is {limit + 1} characters, over the limit of {limit}"):
+    with pytest.raises(E, match=f"code has {limit + 1:,} characters, over the limit of {limit:,}"):
         hirope.analyze(big, language="python")
     # Characters under the limit whose UTF-8 is over it.
     wide = "é" * (limit // 2 + 1)
-    with pytest.raises(E, match=r"bytes of UTF-8, over the limit"):
+    with pytest.raises(E, match=rf"^code is {(limit // 2 + 1) * 2:,} bytes of UTF-8, over the limit of {limit:,} bytes$"):
         hirope.analyze(wide, language="python")
 
 
@@ -398,7 +403,7 @@ def test_model_file_with_a_flipped_header_byte(tmp_path, offset):
 def test_model_call_errors():
     m = hirope.Model.load("pybyte")
     limit = m.max_input_bytes
-    with pytest.raises(E, match=f"code is {limit + 1} bytes; the model's limit is {limit}"):
+    with pytest.raises(E, match=f"code is {limit + 1:,} bytes; the model's limit is {limit:,}"):
         m.loss("x" * (limit + 1))
     with pytest.raises(E, match=r"the code model was trained with RoPE: scheme.type must be one of"):
         m.loss("def f(): pass\n", scheme="alibi")
