@@ -236,6 +236,8 @@ export interface Limits {
   maxSourceBytes: number;
   /** Bytes of a model weights file hr.model.load() takes (0 without analysis). */
   maxModelFileBytes: number;
+  /** Bytes of a config.json hr.fromConfig() takes (0 in the core build). */
+  maxConfigBytes: number;
 }
 
 /** One value of an enumeration in the scheme catalogue. */

@@ -12,7 +12,7 @@ export class ModelConfigs {
     this.runtime = runtime;
     /** The largest config.json read, in bytes (the full module's reader; api.js gives the core
      * module no ModelConfigs). */
-    this.maxBytes = runtime.mod.hfConfigMaxBytes();
+    this.maxBytes = runtime.limits.maxConfigBytes;
   }
 
   /** hr.fromConfig (see api.js). */

@@ -11,6 +11,14 @@ export {
 
 /** The closest of `known` to a misspelt name, or null (the API's one "did you mean" rule). */
 export declare function closestName(name: string, known: readonly string[]): string | null;
+/** A count with thousands separators: 1,048,576. */
+export declare function grouped(n: number): string;
+/** The one wording of a size over its limit (characters of a string, or bytes). */
+export declare function sizeOverLimit(
+  name: string,
+  size: { characters?: number; bytes?: number; utf8?: boolean },
+  limit: number,
+): string;
 /** The options that give a call's shape, scheme and positions. */
 export declare const SHAPE_KEYS: readonly string[];
 /** Floats per strip buffer in the heap: outputs are computed and copied out in strips. */

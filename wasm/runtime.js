@@ -26,7 +26,7 @@ import {
 } from './marshal.js';
 
 /** The closest of a list of names to a misspelt one, or null (the API's one "did you mean" rule). */
-export { closestName } from './marshal.js';
+export { closestName, sizeOverLimit, grouped } from './marshal.js';
 
 /** The options that give a call's shape, scheme and positions (Runtime.shape, readCall). */
 export const SHAPE_KEYS = Object.freeze(['n', 'headDim', 'heads', 'scheme', 'positions']);
@@ -276,6 +276,8 @@ export class Runtime {
       ...mod.limits(),
       maxSourceBytes: this.hasAnalysis ? mod.analysisLimits().maxBytes : 0,
       maxModelFileBytes: this.hasAnalysis ? mod.modelLimits().maxFileBytes : 0,
+      // The config.json reader's (the full module's; 0 in the core build).
+      maxConfigBytes: typeof mod.hfConfigMaxBytes === 'function' ? mod.hfConfigMaxBytes() : 0,
     });
   }
 

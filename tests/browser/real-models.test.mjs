@@ -162,6 +162,29 @@ describe('real models in the playground', { timeout: 600000 }, () => {
       /could not be read/.test(document.querySelector('#scheme-a .model-info').textContent),
     );
     assert.equal(await page.locator('#scheme-a .layer-strip').isVisible(), false);
+    // A 5 MB config.json is refused by its size before it is read, in the API's words, and
+    // neither the box nor the link gets it.
+    h = await hash(page);
+    await page.setInputFiles('#scheme-a .model-own input[type=file]', {
+      name: 'huge.json',
+      mimeType: 'application/json',
+      buffer: Buffer.alloc(5e6, 32),
+    });
+    await page.waitForSelector('#model-config-a-error:not([hidden])');
+    assert.equal(
+      await page.locator('#model-config-a-error').textContent(),
+      'The file huge.json is 5,000,000 bytes, over the limit of 1,048,576 bytes.',
+    );
+    assert.equal(await page.inputValue('#model-config-a'), '{"model_type": ');
+    assert.equal(await hash(page), h);
+    // Pasted text over the limit: characters and bytes kept apart.
+    await page.fill('#model-config-a', 'x'.repeat(1048577));
+    await page.click('#model-a button:has-text("Use this config")');
+    assert.equal(
+      await page.locator('#model-config-a-error').textContent(),
+      'The config.json has 1,048,577 characters, over the limit of 1,048,576 bytes of UTF-8 (a character is one byte or more).',
+    );
+    assert.equal(await hash(page), h);
     await page.context().close();
   });
 

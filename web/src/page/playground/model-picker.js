@@ -15,6 +15,7 @@ import {
 import { normalizeState } from '../../shared/playground-state.js';
 import { createModelChoices } from './model-choices.js';
 import { numberProblem } from '../../shared/core-catalogue.js';
+import { sizeOverLimit } from 'hirope/runtime';
 
 /** The sink logit field's range (the page's, for one logit shared by every head). */
 const SINK_SPEC = { min: -100, max: 100, step: 0.5 };
@@ -112,14 +113,46 @@ export function createModelPickers(pg, changed) {
       class: 'sr-only',
     });
     openLabel.append(el('span', {}, 'Open config.json'), openInput);
-    own.append(text, use, openLabel);
+    // A config over the reader's limit is refused here, before it is read into the box, the
+    // state and the link (a 5 MB file froze the page for seconds), with the API's wording.
+    const ownError = el('p', {
+      id: `model-config-${side}-error`,
+      class: 'field-error',
+      role: 'alert',
+      hidden: true,
+    });
+    own.append(text, use, openLabel, ownError);
+    const refuse = (message) => {
+      ownError.hidden = !message;
+      ownError.textContent = message ? `${message}.` : '';
+      text.setAttribute('aria-invalid', message ? 'true' : 'false');
+    };
+    const configLimit = () => pg.info.limits.maxConfigBytes;
     const useText = (value) => {
+      const max = configLimit();
+      const bytes = value.length > max ? 0 : new TextEncoder().encode(value).length;
+      const problem =
+        value.length > max
+          ? sizeOverLimit('The config.json', { characters: value.length }, max)
+          : bytes > max
+            ? sizeOverLimit('The config.json', { bytes, utf8: true }, max)
+            : null;
+      refuse(problem);
+      if (problem) return;
       text.value = value;
       choose(side, { model: OWN_CONFIG, config: value });
     };
+    // A file's size is known before it is read.
+    const useFile = async (file) => {
+      if (file.size > configLimit()) {
+        refuse(sizeOverLimit(`The file ${file.name}`, { bytes: file.size }, configLimit()));
+        return;
+      }
+      useText(await file.text());
+    };
     use.addEventListener('click', () => useText(text.value));
     openInput.addEventListener('change', async () => {
-      if (openInput.files[0]) useText(await openInput.files[0].text());
+      if (openInput.files[0]) await useFile(openInput.files[0]);
     });
     const panel = document.getElementById(`scheme-${side}`);
     panel.addEventListener('dragover', (e) => {
@@ -130,7 +163,7 @@ export function createModelPickers(pg, changed) {
       if (!file) return;
       e.preventDefault();
       own.hidden = false;
-      useText(await file.text());
+      await useFile(file);
     });
 
     const strip = el('div', {
