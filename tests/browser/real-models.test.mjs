@@ -49,7 +49,7 @@ describe('real models in the playground', { timeout: 600000 }, () => {
     assert.match(await title(page, 'b'), /llama-3\.1-8b, layer 0/);
     assert.match(
       await page.locator('#scheme-b .model-info').textContent(),
-      /^Layer 0 of 32: full attention, RoPE base 500,000, llama3 scaling ×8\. Head dim 128/,
+      /^Layer 0 of 32: full attention, RoPE base 500,000, half-split pairs, llama3 scaling ×8\. Head dim 128/,
     );
 
     await page.click('#scheme-b .layer[data-layer="7"]');

@@ -35,7 +35,7 @@ let hr;
 const summaries = {};
 before(async () => {
   hr = await init();
-  for (const id of GALLERY) summaries[id] = setupSummary(hr.fromConfig(configText(id)));
+  for (const id of GALLERY) summaries[id] = setupSummary(hr.fromConfig(configText(id)), hr);
 });
 
 /** Both sides of a state run as the page runs them (one engine per side), with a viewLength. */
@@ -392,7 +392,7 @@ describe("the model presets' captions", () => {
     const dim = ds.qk_nope_head_dim + ds.qk_rope_head_dim;
     assert.equal(
       layerSentence(summaries['deepseek-v3'], 0),
-      `Layer 0 of 61: full attention, RoPE base 10,000, yarn scaling ×40, logits scaled by ${((m * m) / Math.sqrt(dim)).toPrecision(3)} (not 1/√192 = ${(1 / Math.sqrt(192)).toPrecision(3)}). Head dim 192, trained at 4,096 positions (max 163,840).`,
+      `Layer 0 of 61: full attention, RoPE base 10,000 on the last 64 of 192 dims, interleaved pairs, yarn scaling ×40, logits scaled by ${((m * m) / Math.sqrt(dim)).toPrecision(3)} (not 1/√192 = ${(1 / Math.sqrt(192)).toPrecision(3)}). Head dim 192, trained at 4,096 positions (max 163,840).`,
     );
     // Gemma 2: soft-capped logits; its query_pre_attn_scalar is its head dim, so 1/√d it is.
     const g2 = JSON.parse(configText('gemma-2-9b'));
@@ -400,7 +400,28 @@ describe("the model presets' captions", () => {
     assert.match(
       layerSentence(summaries['gemma-2-9b'], 0),
       new RegExp(
-        `RoPE base 10,000, logits soft-capped at ${g2.attn_logit_softcapping}\\. Head dim 256`,
+        `RoPE base 10,000, half-split pairs, logits soft-capped at ${g2.attn_logit_softcapping}\\. Head dim 256`,
+      ),
+    );
+    // Phi-3.5: LongRoPE switches from its short factors to its long ones past the original
+    // length, and scales cos and sin by sqrt(1 + ln(factor) / ln(original)) (transformers'
+    // _compute_longrope_parameters), factor = max_position_embeddings / original.
+    const phi = JSON.parse(configText('phi-3.5-mini'));
+    const original = phi.original_max_position_embeddings;
+    const longFactor = phi.max_position_embeddings / original;
+    const af = Math.sqrt(1 + Math.log(longFactor) / Math.log(original));
+    assert.match(
+      layerSentence(summaries['phi-3.5-mini'], 0),
+      new RegExp(
+        `RoPE base 10,000, half-split pairs, LongRoPE ×${longFactor}: its short factors up to ${original.toLocaleString('en')} positions, its long factors beyond, cos and sin ×${af.toPrecision(3)} \\(logits ×${(af * af).toPrecision(3)}\\)\\.`,
+      ),
+    );
+    // Qwen2.5 with YaRN ×4: cos and sin ×(0.1 ln 4 + 1) (transformers' get_mscale).
+    const qf = 0.1 * Math.log(4) + 1;
+    assert.match(
+      layerSentence(summaries['qwen2.5-3b-yarn'], 0),
+      new RegExp(
+        `yarn scaling ×4, cos and sin ×${qf.toPrecision(3)} \\(logits ×${(qf * qf).toPrecision(3)}\\)`,
       ),
     );
     // Gemma 3 27B: query_pre_attn_scalar 168, not its head dim 128.

@@ -30,8 +30,12 @@ export function modelSource(side) {
 /** The site path of a gallery config. */
 export const galleryPath = (id) => `data/configs/${id}.json`;
 
-/** What the page draws of a setup: its size, lengths and each layer's kind (the layer strip). */
-export function setupSummary(setup) {
+/**
+ * What the page draws of a setup: its size, lengths and each layer's kind (the layer strip) and
+ * what its sentence says. `hr` (the worker's instance) gives each RoPE layer's attention factor,
+ * the factor on cos and sin that YaRN and LongRoPE apply (1 without it).
+ */
+export function setupSummary(setup, hr = null) {
   return {
     modelType: setup.modelType,
     headDim: setup.headDim,
@@ -50,7 +54,12 @@ export function setupSummary(setup) {
       softcap: l.softcap ?? null, // the logit soft-cap (Gemma 2)
       scaling: l.scheme.scaling?.type ?? 'none',
       factor: l.scheme.scaling?.factor ?? null, // the scaling's factor where it takes one
+      originalLength: l.scheme.scaling?.originalLength ?? null, // LongRoPE's switch, YaRN's L
       base: l.scheme.base,
+      layout: l.scheme.layout ?? 'half',
+      rotaryFraction: l.scheme.rotaryFraction ?? 1,
+      rotaryLast: Boolean(l.scheme.rotaryLast),
+      attentionFactor: hr && l.rope ? hr.attentionFactor(l.scheme, l.headDim ?? setup.headDim) : 1,
     })),
   };
 }

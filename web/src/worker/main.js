@@ -84,7 +84,7 @@ serve(
     // A real model's setup as the page draws it (its layer strip): source { id } or { config }.
     modelSetup: async ({ source }) => {
       await ready;
-      return setupSummary(await engine.models.setup(source));
+      return setupSummary(await engine.models.setup(source), engine.hr);
     },
     // A gallery config's text, downloaded once by the page for every worker.
     galleryConfig: async ({ id, text }) => {

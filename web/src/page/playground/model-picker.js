@@ -25,6 +25,34 @@ const fmt = (x) => x.toLocaleString('en');
 /** A model source's name: its gallery id, or "your config.json". */
 const modelName = (source) => source.id ?? 'your config.json';
 
+/**
+ * A RoPE layer in words, with what sets models apart: the dims it rotates where not all (and
+ * which), the pair layout, the scaling and its factor (LongRoPE's switch from its short to its
+ * long factors), and the attention factor on cos and sin where not 1.
+ */
+function ropeWords(layer, headDim) {
+  const fraction = layer.rotaryFraction ?? 1;
+  const rotated = Math.round(fraction * headDim);
+  const dims =
+    rotated < headDim
+      ? ` on the ${layer.rotaryLast ? 'last' : 'first'} ${rotated} of ${headDim} dims`
+      : '';
+  const pairs = layer.layout === 'interleaved' ? 'interleaved pairs' : 'half-split pairs';
+  const factor = layer.factor && layer.factor !== 1 ? ` ×${fmt(layer.factor)}` : '';
+  const scaling =
+    layer.scaling === 'none'
+      ? ''
+      : layer.scaling === 'longrope' && layer.originalLength
+        ? `, LongRoPE${factor}: its short factors up to ${fmt(layer.originalLength)} positions, its long factors beyond`
+        : `, ${layer.scaling} scaling${factor}`;
+  const af = layer.attentionFactor ?? 1;
+  const attention =
+    Math.abs(af - 1) > 1e-9
+      ? `, cos and sin ×${af.toPrecision(3)} (logits ×${(af * af).toPrecision(3)})`
+      : '';
+  return `RoPE base ${fmt(layer.base)}${dims}, ${pairs}${scaling}${attention}`;
+}
+
 /** The sentence under a side's strip: the chosen layer and the model's lengths. */
 export function layerSentence(summary, index) {
   const layer = summary.layers[index];
@@ -35,11 +63,9 @@ export function layerSentence(summary, index) {
       : a.type === 'chunked'
         ? `chunked attention (${fmt(a.chunkSize)}-position chunks)`
         : 'full attention';
-  const rope = layer.rope
-    ? `RoPE base ${fmt(layer.base)}${layer.scaling === 'none' ? '' : `, ${layer.scaling} scaling${layer.factor && layer.factor !== 1 ? ` ×${fmt(layer.factor)}` : ''}`}`
-    : 'no rotation (NoPE)';
-  const temperature = layer.temperature ? ', query temperature' : '';
   const headDim = layer.headDim ?? summary.headDim;
+  const rope = layer.rope ? ropeWords(layer, headDim) : 'no rotation (NoPE)';
+  const temperature = layer.temperature ? ', query temperature' : '';
   // The layer's own softmax scale where it is not 1/√d (query_pre_attn_scalar, YaRN's mscale),
   // and its logit soft-cap.
   const usual = 1 / Math.sqrt(headDim);
