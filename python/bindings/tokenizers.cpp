@@ -152,6 +152,25 @@ std::string text_bytes(py::handle value, const char* name, size_t limit) {
         if (b.size() > limit)
             fail(where + " is " + grouped(b.size()) + " bytes, over the limit of " +
                  grouped(limit) + " bytes");
+        // Bytes are taken as UTF-8, so they must be UTF-8: checked by Python's own decoder.
+        PyObject* decoded =
+            PyUnicode_DecodeUTF8(b.data(), static_cast<Py_ssize_t>(b.size()), "strict");
+        if (!decoded) {
+            PyObject *type = nullptr, *error = nullptr, *trace = nullptr;
+            PyErr_Fetch(&type, &error, &trace);
+            Py_ssize_t at = 0;
+            if (!error || PyUnicodeDecodeError_GetStart(error, &at) != 0) at = 0;
+            Py_XDECREF(type);
+            Py_XDECREF(error);
+            Py_XDECREF(trace);
+            PyErr_Clear();
+            char hex[8];
+            std::snprintf(hex, sizeof hex, "0x%02x",
+                          static_cast<unsigned char>(b[static_cast<size_t>(at)]));
+            fail(where + " is bytes that are not UTF-8: byte " + grouped(static_cast<size_t>(at)) +
+                 " (" + hex + ") is not part of a UTF-8 character; give a str, or bytes of UTF-8");
+        }
+        Py_DECREF(decoded);
         return std::string(b);
     }
     if (!py::isinstance<py::str>(value))

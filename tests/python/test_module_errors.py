@@ -109,6 +109,20 @@ def test_encode_and_decode_errors():
         t.encode("\ud800")
 
 
+def test_bytes_that_are_not_utf8_are_refused_naming_the_byte():
+    # The messages say "bytes of UTF-8": bytes that are not are refused, at their first bad byte
+    # (Python's own decoder decides), where they were tokenized and parsed as they came.
+    with pytest.raises(E, match=r"^text is bytes that are not UTF-8: byte 0 \(0xff\) is not part"):
+        hirope.load_tokenizer("cl100k").encode(b"\xff\xfe abc")
+    with pytest.raises(E, match=r"^code is bytes that are not UTF-8: byte 6 \(0xe9\)"):
+        hirope.analyze(b"x = 1\n\xe9", language="python")
+    with pytest.raises(E, match=r"^config is bytes that are not UTF-8: byte 30 \(0xff\)"):
+        hirope.from_config(b'{"model_type": "llama", "x": "\xff"}')
+    # UTF-8 bytes are taken as the str they encode.
+    t = hirope.load_tokenizer("cl100k")
+    assert list(t.encode("naïve".encode())) == list(t.encode("naïve"))
+
+
 def test_size_limit_before_work():
     limit = hirope.limits["analysis_max_bytes"]
     big = "x" * (limit + 1)
