@@ -23,6 +23,7 @@ import fnmatch
 import glob as _globlib
 import hashlib
 import math
+import logging
 import os
 import re
 import sys
@@ -605,6 +606,9 @@ def local_cluster(workers, **options):
     main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main_thread else None
     try:
+        # The workers' own warnings off: a failed task is the job's error, reported once by it
+        # (a full disk made each of them log its "Compute Failed", some 300 lines).
+        options.setdefault("silence_logs", logging.ERROR)
         return distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                         **options)
     finally:
@@ -635,8 +639,13 @@ def _run(tasks, client, workers, progress, connect_timeout=DEFAULT_CONNECT_TIMEO
             owned.append(client)
         futures = client.compute(tasks)
         # waited for here, not in gather: gather interrupted by Ctrl-C leaves asyncio tasks that
-        # print tracebacks at exit
-        for _ in distributed.as_completed(futures):
+        # print tracebacks at exit. The first task that fails (a shard that cannot be written)
+        # stops the job: the others are cancelled, not run to the end before it is reported.
+        for future in distributed.as_completed(futures):
+            if future.status == "error":
+                error = future.exception()
+                client.cancel(futures)
+                raise error
             if progress is not None:
                 progress.update()
         return client.gather(futures)
@@ -728,7 +737,7 @@ def positions(files, out, tokenizer="llama3", hierarchy="units", client=None,
                 bar = Progress(len(tasks), None if progress is True else progress)
             try:
                 results += _run(tasks, client, workers, bar, connect_timeout)
-            except KeyboardInterrupt:
+            except BaseException:  # Ctrl-C, a shard that could not be written
                 if client is None:  # our LocalCluster is closed: its writers are gone
                     shards.remove_temporaries(out)
                 raise

@@ -133,11 +133,14 @@ def _replace(write, path, fsync):
                 f.flush()
                 os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        # A write through a file object (numpy's, a full disk) names no file: the shard's path.
+        if isinstance(e, OSError) and e.filename is None and e.errno is not None:
+            raise OSError(e.errno, e.strerror or str(e), path) from e
         raise
 
 

@@ -195,6 +195,36 @@ def as_an_ordinary_user(site, *args):
         pytest.skip("cannot run a command as another user here: %s" % e)
 
 
+def test_a_write_failure_on_a_local_cluster_stops_the_job_with_one_line(tmp_path):
+    """A shard that cannot be written (here: over a file-size limit every process of the job
+    inherits, as a full disk fails a write) stops a LocalCluster job with one line naming the path
+    and the reason, as --scheduler sync does (the first failed task cancels the others): it used
+    to print about 300 lines of Dask warnings, run every remaining task and show 100 % before
+    failing."""
+    import resource
+
+    src = tmp_path / "src"
+    src.mkdir()
+    files = 16
+    for i in range(files):  # each file's shard is tens of KB, its manifest entry 100 bytes
+        (src / ("m%02d.py" % i)).write_text("def f%d(x):\n    return x + %d\n" % (i, i) * 300)
+    out = tmp_path / "out"
+
+    def limit_file_size():  # Python ignores SIGXFSZ: a write past the limit is an OSError
+        resource.setrlimit(resource.RLIMIT_FSIZE, (16384, 16384))
+
+    run = subprocess.run([sys.executable, "-m", "hirope", "positions", str(src), "--out",
+                          str(out), "--tokenizer", TOKENIZER, "--partition-size", "1",
+                          "--workers", "2", "--no-progress"], env=ENV, capture_output=True,
+                         text=True, timeout=180, preexec_fn=limit_file_size)
+    assert run.returncode == 1, run.stderr
+    line = one_line(run.stderr)
+    assert re.match(r"^hirope positions: File too large: %s/shard-\d+\.npz$" % re.escape(str(out)), line), line
+    # No shard is taken as finished, and no temporary file is left behind.
+    assert sum(shards.is_finished(str(out), i) for i in range(files)) == 0
+    assert sorted(os.listdir(out)) == [".lock", "manifest.json"], sorted(os.listdir(out))
+
+
 def test_a_directory_that_cannot_be_listed_is_an_error_row():
     """A directory the job may not list is a row of its own ("cannot list (Permission denied)"),
     from a directory or a '**' glob, and a file named inside one says "Permission denied": the
