@@ -97,9 +97,31 @@ describe('Model mode with the token model (headless Chromium)', () => {
           .textContent,
     );
     assert.match(label, new RegExp(`${(size / 1048576).toFixed(1)} MB download`));
-    // One click loads the byte model: its own defaults, its sample, bits per byte.
+    // One click loads the byte model: its own defaults, its sample, bits per byte. At the click
+    // the token model's chart, key and maps go (the page's control handles the select's 'input'
+    // event; this 'change' listener on the document runs after it, before any new result).
+    await page.evaluate(() => {
+      document.addEventListener(
+        'change',
+        () => {
+          window.__atSwitch = {
+            chartHidden: document.querySelector('#loss-chart canvas').hidden,
+            key: document.querySelector('#loss-chart .chart-key').textContent,
+            maps: [...document.querySelectorAll('#maps canvas[role=img]')]
+              .map((c) => c.getAttribute('aria-label'))
+              .filter(Boolean),
+          };
+        },
+        { once: true },
+      );
+    });
     const run = await nextRun(page, () => page.locator('#c-model').selectOption('pybyte'));
     assert.deepEqual(run.parts.a, { loss: true, attention: true });
+    const atSwitch = await page.evaluate(() => window.__atSwitch);
+    assert.equal(atSwitch.chartHidden, true);
+    assert.match(atSwitch.key, /appears here once the model has run/);
+    assert.ok(atSwitch.maps.length >= 2, JSON.stringify(atSwitch.maps));
+    for (const label of atSwitch.maps) assert.match(label, /Running the model over the code/);
     await page.waitForFunction(
       () => /read by pybyte/.test(document.getElementById('status').textContent),
       null,

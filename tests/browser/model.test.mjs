@@ -483,6 +483,26 @@ describe('playground Model mode (headless Chromium)', () => {
         assert.ok(
           (await page.evaluate(() => document.documentElement.scrollWidth)) <= viewport.width,
         );
+        // The line saying what runs (shown during a long run) never covers the mode tabs, at
+        // the top of the page or scrolled (it is fixed to the window).
+        for (const y of [0, 400]) {
+          const overlap = await page.evaluate((y) => {
+            scrollTo(0, y);
+            const line = document.getElementById('progress-line');
+            line.hidden = false;
+            line.textContent =
+              'Running the model over the code under A and B (the loss at every byte, then the attention)…';
+            const a = line.getBoundingClientRect();
+            const b = document.querySelector('nav.modes').getBoundingClientRect();
+            line.hidden = true;
+            return a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+          }, y);
+          assert.equal(
+            overlap,
+            false,
+            `the progress line covers the mode tabs at ${viewport.width} px`,
+          );
+        }
         await page.locator('#loss').scrollIntoViewIfNeeded();
         const phone = viewport.width < 500 ? '-phone' : '';
         await screenshot(page, `model-far${phone}-${colorScheme}`, { fullPage: false });

@@ -27,7 +27,16 @@ export function createLossChart(mx) {
   };
 
   function drawLossChart() {
-    if (!mx.result || !mx.config) return;
+    if (!mx.result || !mx.config) {
+      // Nothing computed for the model shown yet (the first run, or a switch of model, whose
+      // download and run take seconds): no chart rather than the previous model's, and its key
+      // says what comes.
+      lossCanvas.hidden = true;
+      lossKey.textContent =
+        'The loss by position appears here once the model has run over the code.';
+      return;
+    }
+    lossCanvas.hidden = false;
     const { a } = mx.result;
     const width = Math.max(240, Math.floor($('loss-chart').clientWidth));
     const height = width < 560 ? 230 : 290;

@@ -396,6 +396,7 @@ export function createModelControls(mx) {
     mx.result = null;
     mx.chars = null;
     for (const side of ['a', 'b']) mx.computed[side] = null;
+    mx.clearResults();
     if (wasSample) mx.editor.setText(sampleOf(mx.state) ?? '');
     mx.useModel(mx.state.model);
     syncControls();

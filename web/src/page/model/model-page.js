@@ -92,6 +92,12 @@ Object.assign(mx, {
   heatmaps: maps.heatmaps,
   clearRow: maps.clearRow,
   syncMapHint: maps.syncMapHint,
+  // A switch of model: the previous model's chart, key and maps go at once, not when the new
+  // one has downloaded and run (about 20 s for the token model on a first visit).
+  clearResults: () => {
+    lossChart.drawLossChart();
+    for (const side of ['a', 'b']) maps.heatmaps[side].clear('Running the model over the code…');
+  },
 });
 mx.thumbs = createThumbnails(mx);
 
