@@ -794,32 +794,14 @@ export interface FullHiRoPE extends HiRoPE {
 export declare function init(options: InitOptions & { analysis: false }): Promise<HiRoPE>;
 export declare function init(options?: InitOptions & { analysis?: true }): Promise<FullHiRoPE>;
 export declare function init(options?: InitOptions): Promise<HiRoPE>;
-/**
- * Byte classes of recallClasses, in the order of its codes. identifiers, recallClasses and
- * tokenRecallClasses run in the full module (the core's src/model/evaluation.cpp): call them after
- * init() has loaded it; before, they throw.
- */
-export declare const RECALL_CLASSES: readonly ['other', 'first', 'near', 'far'];
-/** Identifiers of a text (ASCII names of 2+ characters, common keywords left out). */
-export declare function identifiers(
-  bytes: Uint8Array,
-): { start: number; end: number; name: string }[];
-/**
- * A class per byte (indices into RECALL_CLASSES): 'far' for identifier bytes whose previous
- * occurrence starts more than `reach` bytes back with none nearer, 'near' within reach, 'first'
- * for first occurrences, 'other' for the rest.
- */
-export declare function recallClasses(bytes: Uint8Array, reach: number): Uint8Array;
-/**
- * The same classes per token of a token model, given each token's byte span in bytes; distances
- * count tokens, and a token takes the highest class of the identifiers it overlaps.
- */
-export declare function tokenRecallClasses(
-  bytes: Uint8Array,
-  start: ArrayLike<number>,
-  end: ArrayLike<number>,
-  reach: number,
-): Uint8Array;
+// The recall classes (hirope/recall's functions, declared there once): identifiers,
+// recallClasses and tokenRecallClasses run in the full module, after init() has loaded it.
+export {
+  RECALL_CLASSES,
+  identifiers,
+  recallClasses,
+  tokenRecallClasses,
+} from './recall.js';
 export default init;
 
 export interface HeapMemory {

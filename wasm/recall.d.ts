@@ -6,17 +6,25 @@
 export declare const RECALL_CLASSES: readonly ['other', 'first', 'near', 'far'];
 /** Internal: called by the full module's model loader with the runtime these functions use. */
 export declare function useEvaluationRuntime(runtime: unknown): void;
-/** The identifiers of bytes: their spans and names. */
+/** Identifiers of a text (ASCII names of 2+ characters, common keywords left out): their spans. */
 export declare function identifiers(
   bytes: Uint8Array,
 ): { start: number; end: number; name: string }[];
-/** A class per byte (indices into RECALL_CLASSES), with `reach` the training context in bytes. */
+/**
+ * A class per byte (indices into RECALL_CLASSES): 'far' for identifier bytes whose previous
+ * occurrence starts more than `reach` bytes back with none nearer, 'near' within reach, 'first'
+ * for first occurrences, 'other' for the rest.
+ */
 export declare function recallClasses(bytes: Uint8Array, reach: number): Uint8Array;
-/** The classes per token of a token model, given each token's byte span [start, end). */
+/**
+ * The same classes per token of a token model, given each token's byte span [start, end) in
+ * bytes; distances count tokens, and a token takes the highest class of the identifiers it
+ * overlaps.
+ */
 export declare function tokenRecallClasses(
   bytes: Uint8Array,
-  start: Int32Array | ArrayLike<number>,
-  end: Int32Array | ArrayLike<number>,
+  start: ArrayLike<number>,
+  end: ArrayLike<number>,
   reach: number,
 ): Uint8Array;
 /** The language the evaluation parses a file in: 'javascript' for .js, .mjs, .cjs, else 'python'. */
