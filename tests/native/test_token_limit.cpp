@@ -1,4 +1,4 @@
-// EncodeOptions::max_tokens (hirope/tokenizers.h): on every built-in vocabulary, an encode with a
+// EncodeOptions::max_tokens (hirope/tokenizers.h): on the built-in vocabularies, an encode with a
 // limit gives the whole text's tokens when they are no more than the limit, and otherwise more
 // than the limit, each of them the whole text's token at that place (ids and offsets). Expected
 // values are the same vocabulary's encode without a limit. The byte-level ones stop early: on
@@ -44,7 +44,7 @@ std::unique_ptr<Vocabulary> load(const std::string& name, bool json) {
 
 } // namespace
 
-TEST_CASE("A token limit keeps the text's first tokens and stops past it, on every built-in",
+TEST_CASE("A token limit keeps the text's first tokens and stops past it",
           "[tokenizers][token_limit]") {
     const std::vector<uint8_t> source = read_file("src/tokenizers/tokenizers.cpp");
     REQUIRE(source.size() > 8000);
@@ -54,9 +54,12 @@ TEST_CASE("A token limit keeps the text's first tokens and stops past it, on eve
                              "\n# \xF0\x9F\x99\x82 na\xC3\xAFve \xE6\x97\xA5\xE6\x9C\xAC "
                              "<|endoftext|> <s> <eos> <|eot_id|>\n" +
                              code;
-    const std::pair<const char*, bool> vocabularies[] = {
-        {"cl100k", false}, {"o200k", false},      {"llama2", false}, {"llama3", true},
-        {"qwen3", true},   {"deepseek-v3", true}, {"gemma3", true}};
+    // gemma3's SentencePiece pipeline takes no limit (it fuses unknown tokens after a section):
+    // tests/js/tokenizer-conveniences.test.mjs checks its answers; loading its 14 MB file here
+    // cost each WASM build of this suite some 15 s.
+    const std::pair<const char*, bool> vocabularies[] = {{"cl100k", false}, {"o200k", false},
+                                                         {"llama2", false}, {"llama3", true},
+                                                         {"qwen3", true},   {"deepseek-v3", true}};
     for (const auto& [name, json] : vocabularies) {
         const std::unique_ptr<Vocabulary> v = load(name, json);
         for (const bool special : {false, true}) {
@@ -77,9 +80,8 @@ TEST_CASE("A token limit keeps the text's first tokens and stops past it, on eve
                        some[same].start == all[same].start && some[same].end == all[same].end)
                     ++same;
                 REQUIRE(same == some.size());
-                // Stopped near the limit, not at the end (gemma3's SentencePiece pipeline, which
-                // fuses unknown tokens after a section, tokenizes it all).
-                if (limit == 100 && std::string(name) != "gemma3") CHECK(some.size() < 200);
+                // Stopped near the limit, not at the end.
+                if (limit == 100) CHECK(some.size() < 200);
             }
         }
     }
