@@ -11,6 +11,8 @@ export {
 
 /** The closest of `known` to a misspelt name, or null (the API's one "did you mean" rule). */
 export declare function closestName(name: string, known: readonly string[]): string | null;
+/** Bytes of a string's UTF-8, counted without encoding it. */
+export declare function utf8Length(text: string): number;
 /** A count with thousands separators: 1,048,576. */
 export declare function grouped(n: number): string;
 /** The one wording of a size over its limit (characters of a string, or bytes). */

@@ -25,8 +25,9 @@ import {
   sizeOverLimit,
 } from './marshal.js';
 
-/** The closest of a list of names to a misspelt one, or null (the API's one "did you mean" rule). */
-export { closestName, sizeOverLimit, grouped } from './marshal.js';
+// Shared with the page and the element: the "did you mean" rule (closestName), the wording of
+// a size over its limit, and the UTF-8 count it is checked by.
+export { closestName, sizeOverLimit, grouped, utf8Length } from './marshal.js';
 
 /** The options that give a call's shape, scheme and positions (Runtime.shape, readCall). */
 export const SHAPE_KEYS = Object.freeze(['n', 'headDim', 'heads', 'scheme', 'positions']);

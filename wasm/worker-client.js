@@ -135,10 +135,15 @@ export function createWorker(options = {}) {
     failed: (e) => new HiRoPEError(`the hirope worker failed: ${e.message || 'could not start'}`),
   });
   const call = (method, args = [], { signal } = {}) => client.request(method, args, { signal });
+  // A call without its trailing arguments left out, so the worker's method sees them as absent.
+  const callWith = (method, ...args) => {
+    while (args.length && args.at(-1) === undefined) args.pop();
+    return call(method, args);
+  };
   // A method whose last argument's `tokenizer` (default cl100k, as the API's) is a built-in
   // vocabulary: loaded in the worker first (a json-<hash> name is loaded already). Bad options
   // go to the worker as they are, for the API's own error.
-  const withTokenizer = async (method, args) => {
+  const withTokenizer = async (method, ...args) => {
     const last = args.at(-1);
     const tokenizer =
       last === undefined
@@ -148,8 +153,7 @@ export function createWorker(options = {}) {
           : null;
     if (typeof tokenizer === 'string' && tokenizer !== 'lexical' && !tokenizer.startsWith('json-'))
       await call('loadTokenizer', [tokenizer]).catch(() => {}); // the call below names the problem
-    while (args.length && args.at(-1) === undefined) args.pop();
-    return call(method, args);
+    return callWith(method, ...args);
   };
   return {
     /**
@@ -178,28 +182,21 @@ export function createWorker(options = {}) {
     },
     attention: (args, { signal } = {}) => call('attention', [args], { signal }),
     // The tokenizer methods load a built-in vocabulary in the worker first, as analyze() does.
-    encode: (text, tokenOptions) => withTokenizer('encode', [text, tokenOptions]),
-    decode: (ids, tokenOptions) => withTokenizer('decode', [ids, tokenOptions]),
-    tokenBytes: (ids, tokenOptions) => withTokenizer('tokenBytes', [ids, tokenOptions]),
-    countTokens: (text, tokenOptions) => withTokenizer('countTokens', [text, tokenOptions]),
-    encodeBatch: (texts, tokenOptions) => withTokenizer('encodeBatch', [texts, tokenOptions]),
+    encode: (text, tokenOptions) => withTokenizer('encode', text, tokenOptions),
+    decode: (ids, tokenOptions) => withTokenizer('decode', ids, tokenOptions),
+    tokenBytes: (ids, tokenOptions) => withTokenizer('tokenBytes', ids, tokenOptions),
+    countTokens: (text, tokenOptions) => withTokenizer('countTokens', text, tokenOptions),
+    encodeBatch: (texts, tokenOptions) => withTokenizer('encodeBatch', texts, tokenOptions),
     isWithinTokenLimit: (text, limit, tokenOptions) =>
-      withTokenizer('isWithinTokenLimit', [text, limit, tokenOptions]),
+      withTokenizer('isWithinTokenLimit', text, limit, tokenOptions),
     /** hr.fromConfig in the worker: a config.json's text or object as a model setup. */
     fromConfig: (config) => call('fromConfig', [config]),
     inverseFrequencies: (scheme, headDim, schemeOptions) =>
-      call(
-        'inverseFrequencies',
-        schemeOptions === undefined ? [scheme, headDim] : [scheme, headDim, schemeOptions],
-      ),
+      callWith('inverseFrequencies', scheme, headDim, schemeOptions),
     attentionFactor: (scheme, headDim, schemeOptions) =>
-      call(
-        'attentionFactor',
-        schemeOptions === undefined ? [scheme, headDim] : [scheme, headDim, schemeOptions],
-      ),
+      callWith('attentionFactor', scheme, headDim, schemeOptions),
     /** A built-in name, or { json } (a tokenizer.json as text or bytes): resolves to its name. */
-    loadTokenizer: (name, options) =>
-      call('loadTokenizer', options === undefined ? [name] : [name, options]),
+    loadTokenizer: (name, options) => callWith('loadTokenizer', name, options),
     /** Loads a language's grammar in the worker ahead of its first analysis. */
     loadLanguage: (name) => call('loadLanguage', [name]),
     /** Any other API method by name, e.g. call('relativeDistances', [{ n, headDim, scheme }]). */

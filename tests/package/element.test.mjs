@@ -513,40 +513,29 @@ def volume(width, height, depth):
     ];
     for (const c of cases)
       fs.writeFileSync(path.join(site, c.name), PAGE(src, ELEMENTS, c.attributes));
-    const policies = new Map(cases.map((c) => [`/${c.name}`, c.csp]));
-    const server = http.createServer((req, res) => {
-      const file = path.join(site, req.url.split('?')[0]);
-      if (!policies.has(req.url)) {
-        res.writeHead(404);
-        res.end();
-        return;
-      }
-      res.writeHead(200, {
-        'content-type': 'text/html',
-        'content-security-policy': policies.get(req.url),
-      });
-      fs.createReadStream(file).pipe(res);
-    });
-    await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       for (const c of cases) {
-        const page = await browser.newPage({ viewport: { width: 1100, height: 2000 } });
-        await page.goto(`${address(server)}${c.name}`);
-        // Every element that needs the worker fails with the cause (none stays at "Computing…").
-        for (const id of ['main', 'short', 'model', 'config']) {
-          await settled(page, id);
-          assert.equal(
-            await page.evaluate((id) => document.getElementById(id).dataset.ready, id),
-            'error',
-          );
-          const text = await foot(page, id);
-          assert.match(text, /^The hirope worker did not start: /, `${c.name} ${id}: ${text}`);
-          assert.match(text, c.cause, `${c.name} ${id}: ${text}`);
+        const server = await serve(site, { csp: c.csp }); // each page under its own policy
+        try {
+          const page = await browser.newPage({ viewport: { width: 1100, height: 2000 } });
+          await page.goto(`${address(server)}${c.name}`);
+          // Every element that needs the worker fails with the cause (none stays at "Computing…").
+          for (const id of ['main', 'short', 'model', 'config']) {
+            await settled(page, id);
+            assert.equal(
+              await page.evaluate((id) => document.getElementById(id).dataset.ready, id),
+              'error',
+            );
+            const text = await foot(page, id);
+            assert.match(text, /^The hirope worker did not start: /, `${c.name} ${id}: ${text}`);
+            assert.match(text, c.cause, `${c.name} ${id}: ${text}`);
+          }
+          await page.close();
+        } finally {
+          server.close();
         }
-        await page.close();
       }
     } finally {
-      server.close();
       cdn.close();
     }
   });

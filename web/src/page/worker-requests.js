@@ -5,7 +5,8 @@ import { simdSupported } from 'hirope';
 import { grammarFile } from 'hirope/runtime';
 import { TOKENIZER_FILES } from 'hirope/registry';
 import { WorkerClient } from 'hirope/protocol';
-import { assetURL, assetText } from '../shared/hashed-assets.js';
+import { registeredText } from 'hirope/assets';
+import { assetURL } from '../shared/hashed-assets.js';
 import { detection } from '../shared/language-detection.js';
 import { galleryPath, modelSource } from '../shared/model-gallery.js';
 
@@ -109,7 +110,7 @@ export function tokenizerData(name, fetchFn = fetch) {
  */
 export function galleryConfigText(id, fetchFn = fetch) {
   const file = galleryPath(id);
-  const registered = assetText(file);
+  const registered = registeredText(file);
   if (registered !== undefined) return Promise.resolve(registered);
   return download(
     file,

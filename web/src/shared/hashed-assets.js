@@ -3,7 +3,7 @@
 // them for good (web/serve.mjs sends them as immutable). Where no map was bundled in (Node tests,
 // another bundler) the plain names are used.
 /* global __HIROPE_ASSETS__ */
-import { registerAsset, registeredAsset, registeredText } from 'hirope/assets';
+import { registerAsset, registeredAsset } from 'hirope/assets';
 
 const ASSETS = typeof __HIROPE_ASSETS__ === 'object' && __HIROPE_ASSETS__ ? __HIROPE_ASSETS__ : {};
 
@@ -14,6 +14,3 @@ export { registerAsset };
 export function assetURL(name, base) {
   return registeredAsset(name) ?? new URL(ASSETS[name] ?? name, base);
 }
-
-/** The text a module registered for a small site file (a gallery config), or undefined. */
-export const assetText = (name) => registeredText(name);

@@ -15,7 +15,7 @@ import {
 import { normalizeState } from '../../shared/playground-state.js';
 import { createModelChoices } from './model-choices.js';
 import { numberProblem } from '../../shared/core-catalogue.js';
-import { sizeOverLimit } from 'hirope/runtime';
+import { sizeOverLimit, utf8Length } from 'hirope/runtime';
 
 /** The sink logit field's range (the page's, for one logit shared by every head). */
 const SINK_SPEC = { min: -100, max: 100, step: 0.5 };
@@ -156,7 +156,7 @@ export function createModelPickers(pg, changed) {
     const configLimit = () => pg.info.limits.maxConfigBytes;
     const useText = (value) => {
       const max = configLimit();
-      const bytes = value.length > max ? 0 : new TextEncoder().encode(value).length;
+      const bytes = value.length > max ? 0 : utf8Length(value);
       const problem =
         value.length > max
           ? sizeOverLimit('The config.json', { characters: value.length }, max)
