@@ -75,31 +75,29 @@ const out = path.join(dist, 'assets');
 fs.rmSync(out, { recursive: true, force: true });
 fs.mkdirSync(out);
 const key = JSON.stringify(ASSET_REGISTRY_KEY);
-for (const [module, ...files] of assets)
+// One asset module: its first line says what it registers; each entry is [file, value source].
+const writeModule = (name, says, entries) =>
   fs.writeFileSync(
-    path.join(out, `${module}.js`),
-    `// hirope/assets/${module.replace('-', '/')}: where ${files.join(', ')} ${files.length > 1 ? 'are' : 'is'} served (scripts/build-element.mjs).\n` +
+    path.join(out, `${name}.js`),
+    `// hirope/assets/${name.replace('-', '/')}: ${says} (scripts/build-element.mjs).\n` +
       `const key = Symbol.for(${key});\n` +
       'globalThis[key] ??= new Map();\n' +
-      files
-        .map(
-          (f) =>
-            `globalThis[key].set(${JSON.stringify(f)}, new URL(${JSON.stringify(`../${f}`)}, import.meta.url));\n`,
-        )
+      entries
+        .map(([f, value]) => `globalThis[key].set(${JSON.stringify(f)}, ${value});\n`)
         .join(''),
+  );
+for (const [module, ...files] of assets)
+  writeModule(
+    module,
+    `where ${files.join(', ')} ${files.length > 1 ? 'are' : 'is'} served`,
+    files.map((f) => [f, `new URL(${JSON.stringify(`../${f}`)}, import.meta.url)`]),
   );
 // The real models' gallery: an element's model="<id>" reads data/configs/<id>.json, a few KB,
 // which its module carries as text (a bundler would inline it as a data: URL, which a CSP blocks).
 for (const { id } of CONFIG_GALLERY) {
   const file = `data/configs/${id}.json`;
   const text = fs.readFileSync(path.join(root, 'models/configs', `${id}.json`), 'utf8');
-  fs.writeFileSync(
-    path.join(out, `config-${id}.js`),
-    `// hirope/assets/config/${id}: the text of ${file} (scripts/build-element.mjs).\n` +
-      `const key = Symbol.for(${key});\n` +
-      'globalThis[key] ??= new Map();\n' +
-      `globalThis[key].set(${JSON.stringify(file)}, { text: ${JSON.stringify(text)} });\n`,
-  );
+  writeModule(`config-${id}`, `the text of ${file}`, [[file, `{ text: ${JSON.stringify(text)} }`]]);
 }
 fs.copyFileSync(path.join(root, 'web/src/element/element.d.ts'), path.join(dist, 'element.d.ts'));
 // The real models' gallery, which an element's model="<id>" reads beside its worker.
