@@ -60,18 +60,28 @@ val encodeText(uintptr_t vocab, uintptr_t code, double size, bool special_tokens
     return typed_copy("Int32Array", ids);
 }
 
+// The bytes `n` ids stand for in all (*total), or the error naming the first id that is not a
+// token of the vocabulary ('' when every one is).
+std::string idBytes(const Vocabulary* v, const int32_t* p, size_t n, size_t* total) {
+    *total = 0;
+    for (size_t i = 0; i < n; ++i) {
+        if (p[i] < 0 || static_cast<size_t>(p[i]) >= v->size() || v->token_bytes(p[i]).empty())
+            return "ids[" + std::to_string(i) + "] = " + std::to_string(p[i]) +
+                   " is not a token of the '" + v->name() + "' tokenizer";
+        *total += v->token_bytes(p[i]).size();
+    }
+    return "";
+}
+
 // The bytes of token ids, concatenated, as a Uint8Array; or an error string naming the first id
 // outside the vocabulary.
 val decodeIds(uintptr_t vocab, uintptr_t ids, double count) {
     const Vocabulary* v = ptr<const Vocabulary>(vocab);
     const int32_t* p = ptr<const int32_t>(ids);
-    size_t n = static_cast<size_t>(count), total = 0;
-    for (size_t i = 0; i < n; ++i) {
-        if (p[i] < 0 || static_cast<size_t>(p[i]) >= v->size() || v->token_bytes(p[i]).empty())
-            return val("ids[" + std::to_string(i) + "] = " + std::to_string(p[i]) +
-                       " is not a token of the '" + v->name() + "' tokenizer");
-        total += v->token_bytes(p[i]).size();
-    }
+    const size_t n = static_cast<size_t>(count);
+    size_t total = 0;
+    const std::string bad = idBytes(v, p, n, &total);
+    if (!bad.empty()) return val(bad);
     Status st = wasm_heap().reserve(total, "decoding");
     if (!st.ok()) return val(st.message());
     std::vector<uint8_t> out;
@@ -93,12 +103,8 @@ val tokenBytes(uintptr_t vocab, uintptr_t ids, double count) {
     const int32_t* p = ptr<const int32_t>(ids);
     const size_t n = static_cast<size_t>(count);
     size_t total = 0;
-    for (size_t i = 0; i < n; ++i) {
-        if (p[i] < 0 || static_cast<size_t>(p[i]) >= v->size() || v->token_bytes(p[i]).empty())
-            return val("ids[" + std::to_string(i) + "] = " + std::to_string(p[i]) +
-                       " is not a token of the '" + v->name() + "' tokenizer");
-        total += v->token_bytes(p[i]).size();
-    }
+    const std::string bad = idBytes(v, p, n, &total);
+    if (!bad.empty()) return val(bad);
     Status st = wasm_heap().reserve(static_cast<double>(total) + 4.0 * n, "token bytes");
     if (!st.ok()) return val(st.message());
     std::vector<uint8_t> bytes;
