@@ -155,13 +155,28 @@ describe('real models in the playground', { timeout: 600000 }, () => {
     h = await hashChange(page, h);
     assert.equal(await layers(page, 'b'), 42);
     assert.equal((await decodeState(h)).b.config, dropped);
-    // A config the reader refuses is named under the side.
+    // A config the reader refuses is named under its box and not used: side A keeps the config
+    // it had (its layers, its link), and side B still computes (a run with it failed both).
+    h = await hash(page);
     await page.fill('#model-config-a', '{"model_type": ');
     await page.click('#model-a button:has-text("Use this config")');
-    await page.waitForFunction(() =>
-      /could not be read/.test(document.querySelector('#scheme-a .model-info').textContent),
+    await page.waitForSelector('#model-config-a-error:not([hidden])');
+    assert.match(
+      await page.locator('#model-config-a-error').textContent(),
+      /^The config\.json could not be read: .+\. Scheme A keeps its last setting\.$/,
     );
-    assert.equal(await page.locator('#scheme-a .layer-strip').isVisible(), false);
+    assert.equal(await page.getAttribute('#model-config-a', 'aria-invalid'), 'true');
+    assert.equal(await layers(page, 'a'), 28);
+    assert.match(await title(page, 'a'), /your config\.json, layer 0/);
+    assert.equal(await hash(page), h);
+    await page.click('#scheme-b .layer[data-layer="1"]');
+    h = await hashChange(page, h);
+    await quiet(page);
+    assert.match(await title(page, 'b'), /your config\.json, layer 1/);
+    assert.equal(
+      await page.evaluate(() => document.getElementById('status').classList.contains('error')),
+      false,
+    );
     // A 5 MB config.json is refused by its size before it is read, in the API's words, and
     // neither the box nor the link gets it.
     h = await hash(page);

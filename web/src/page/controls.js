@@ -370,5 +370,19 @@ export function buildControls(parent, specs, onInput, { moreLabel = 'More' } = {
       }
       if (more) more.hidden = built.every((c) => !c.spec.advanced || c.label.hidden);
     },
+    /**
+     * Marks the number fields whose value differs between two states, after a run with `after`
+     * was refused: the field a person just changed says so in place, as a value out of its range
+     * does. The mark goes with the next valid input or the next sync.
+     */
+    flagChanged(before, after, text) {
+      if (!before) return;
+      for (const c of built)
+        if (
+          (c.spec.type === 'number' || c.spec.type === 'range') &&
+          getPath(before, c.spec.key) !== getPath(after, c.spec.key)
+        )
+          setError(c, text);
+    },
   };
 }

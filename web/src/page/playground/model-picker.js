@@ -13,7 +13,7 @@ import {
   NOT_COMPUTED,
 } from '../../shared/model-gallery.js';
 import { normalizeState } from '../../shared/playground-state.js';
-import { createModelChoices } from './model-choices.js';
+import { createModelChoices, sourceKey } from './model-choices.js';
 import { numberProblem } from '../../shared/core-catalogue.js';
 import { sizeOverLimit, utf8Length } from 'hirope/runtime';
 
@@ -154,7 +154,9 @@ export function createModelPickers(pg, changed) {
       text.setAttribute('aria-invalid', message ? 'true' : 'false');
     };
     const configLimit = () => pg.info.limits.maxConfigBytes;
-    const useText = (value) => {
+    let attempts = 0; // a newer paste or file wins over a reading still under way
+    const useText = async (value) => {
+      const mine = ++attempts;
       const max = configLimit();
       const bytes = value.length > max ? 0 : utf8Length(value);
       const problem =
@@ -163,8 +165,24 @@ export function createModelPickers(pg, changed) {
           : bytes > max
             ? sizeOverLimit('The config.json', { bytes, utf8: true }, max)
             : null;
-      refuse(problem);
-      if (problem) return;
+      if (problem) {
+        pickers[side].pending = false; // a reading under way no longer matters
+        refuse(problem);
+        return;
+      }
+      // The worker reads the config first: one that cannot be read is marked here and not used,
+      // so that the side keeps its last scheme and the other side keeps computing (a run with
+      // it would fail both). Meanwhile the box keeps the text (sync() leaves it alone).
+      pickers[side].pending = true;
+      const summary = await choices.reading({ config: value });
+      if (mine !== attempts) return;
+      pickers[side].pending = false;
+      refuse(null);
+      if (summary.error) {
+        const reason = summary.error.replace(/\.$/, '');
+        refuse(`${reason[0].toUpperCase()}${reason.slice(1)}. Scheme ${S} keeps its last setting`);
+        return;
+      }
       text.value = value;
       choose(side, { model: OWN_CONFIG, config: value });
     };
@@ -292,6 +310,9 @@ export function createModelPickers(pg, changed) {
       sinks,
       sinkLabel,
       sink,
+      refuse,
+      pending: false, // a config is being read (useText)
+      sourceShown: '',
       drawn: '',
     };
   }
@@ -324,7 +345,19 @@ export function createModelPickers(pg, changed) {
       const s = pg.state[side];
       const source = modelSource(s);
       p.select.value = source ? s.model : '';
-      if (source?.config && p.text.value !== source.config) p.text.value = source.config;
+      // A refused paste stays in its box, marked, until the side's model changes.
+      const shown = source ? sourceKey(source) : '';
+      if (shown !== p.sourceShown) {
+        p.sourceShown = shown;
+        p.refuse(null);
+      }
+      if (
+        source?.config &&
+        p.text.value !== source.config &&
+        p.text.getAttribute('aria-invalid') !== 'true' &&
+        !p.pending
+      )
+        p.text.value = source.config;
       if (s.model === OWN_CONFIG) p.own.hidden = false;
       const summary = source ? summaryOf(source) : null;
       const ready = summary && !summary.error;

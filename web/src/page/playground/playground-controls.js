@@ -364,8 +364,14 @@ export function createControls(pg) {
       if (note.textContent === text) note.textContent = '';
     }, 6000);
   }
+  /** After a refused run: marks the number fields that differ from the run the maps show. */
+  function flagRefused(shown, refused) {
+    const text = 'Not computed with this value: the status line says why.';
+    for (const built of [shared, sides.a, sides.b]) built.flagChanged(shown, refused, text);
+  }
   return {
     syncControls,
+    flagRefused,
     syncHeadDim,
     detectLanguage,
     showNote,

@@ -204,7 +204,10 @@ async function run() {
       return;
     }
     showError(e);
-    if (e.name !== 'Superseded') retitleUncomputed(pg, snapshot);
+    if (e.name !== 'Superseded') {
+      retitleUncomputed(pg, snapshot, controls.ratioHints);
+      controls.flagRefused(pg.result?.snapshot, snapshot);
+    }
     return;
   }
   if (value === null) return; // superseded by a newer state
@@ -406,6 +409,7 @@ function paintRest(value, snapshot) {
       pairs: angles.pairs,
       tokenPairs: angles.bands[0].pairs[1],
       train: value.facts[side].train, // the side's own (a real model's trained length)
+      stride: snapshot.stride,
     });
     hint.classList.toggle('warn', over);
     hint.textContent = text;

@@ -79,21 +79,37 @@ export function errorText(pg, e) {
   return `${api ? 'These settings cannot be computed' : e.name}: ${e.message}`;
 }
 
+// The shared settings every side computes with: a refused change of one leaves both maps stale.
+const SIDES_SETTINGS = [
+  'tokenizer',
+  'gap',
+  'descend',
+  'headDim',
+  'source',
+  'seed',
+  'train',
+  'stride',
+];
+
 /**
- * After a run that failed: a map whose scheme is no longer the one it shows is emptied and titled
- * with the scheme that could not be computed, so that no map keeps a result under a scheme's
- * title it does not belong to (the status line says why).
+ * After a run that failed: a map whose scheme or shared settings (the stride, the head dim…) are
+ * no longer the ones it shows is emptied and titled with the scheme that could not be computed,
+ * and its side's Split% hint cleared, so that no map or hint keeps a result under settings it
+ * does not belong to (the status line says why). `hints`: each side's hint element.
  */
-export function retitleUncomputed(pg, snapshot) {
+export function retitleUncomputed(pg, snapshot, hints) {
   const shown = pg.result?.snapshot;
-  const stale = {
-    a: !shown || JSON.stringify(shown.a) !== JSON.stringify(snapshot.a),
-    b: !shown || JSON.stringify(shown.b) !== JSON.stringify(snapshot.b),
-  };
-  if (!stale.a && !stale.b) return; // the code failed, not the schemes: the maps keep the last code
+  const differs = (key) => JSON.stringify(shown[key]) !== JSON.stringify(snapshot[key]);
+  const settings = !shown || SIDES_SETTINGS.some(differs);
+  const stale = { a: settings || differs('a'), b: settings || differs('b') };
+  if (!stale.a && !stale.b) return; // the code failed, not the settings: the maps keep the last code
   const names = { a: describeScheme(snapshot.a), b: describeScheme(snapshot.b) };
   for (const side of ['a', 'b'])
-    if (stale[side]) pg.heatmaps[side].setTitle(side.toUpperCase(), `${names[side]}: not computed`);
+    if (stale[side]) {
+      pg.heatmaps[side].setTitle(side.toUpperCase(), `${names[side]}: not computed`);
+      hints[side].textContent = '';
+      hints[side].classList.remove('warn');
+    }
   pg.heatmaps.diff.setTitle('A vs B', 'not computed');
   for (const which of ['a', 'b', 'diff'])
     if (which === 'diff' || stale[which])
