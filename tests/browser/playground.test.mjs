@@ -24,6 +24,7 @@ import {
   quiet,
   downloadBytes,
   switchTheme,
+  outcome,
 } from './helpers.mjs';
 import { launchChromium } from '../../tools/chromium.mjs';
 import { tinyTokenizerFile } from '../fixtures/tiny-tokenizer.mjs';
@@ -811,6 +812,28 @@ describe('playground (headless Chromium)', () => {
       await page.evaluate(() => document.getElementById('status').classList.contains('error')),
       false,
     );
+    // A value in its range that the API refuses: xPos's scale overflows the float range at
+    // positions 256 apart. The field is marked, both maps say they are not computed (the stride
+    // is both sides'), and B's Split% hint, about the positions the maps no longer show, goes.
+    await redraw(page, () => page.selectOption('#c-a-type', 'xpos'));
+    const got = await outcome(page, () => page.fill('#c-stride', '256'));
+    assert.equal(got.outcome, 'error');
+    assert.match(got.status, /^These settings cannot be computed: xpos: rotation overflowed at /);
+    assert.equal(await page.getAttribute('#c-stride', 'aria-invalid'), 'true');
+    assert.equal(
+      await page.textContent('#c-stride-error'),
+      'Not computed with this value: the status line says why.',
+    );
+    for (const side of ['a', 'b'])
+      assert.match(
+        await page.locator(`#map-${side} .hm-sub`).first().textContent(),
+        /: not computed$/,
+      );
+    assert.equal(await page.textContent('#ratio-hint-b'), '');
+    // A stride it takes clears the mark and draws.
+    await redraw(page, () => page.fill('#c-stride', '4'));
+    assert.equal(await page.getAttribute('#c-stride', 'aria-invalid'), 'false');
+    assert.match(await page.textContent('#ratio-hint-b'), /^Split% at L = 300: .* within 300 positions\)/);
     assert.deepEqual(page.problems, []);
     await page.context().close();
   });

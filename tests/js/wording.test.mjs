@@ -13,6 +13,7 @@ import {
   linkSizeText,
   LONG_LINK,
   angleCaption,
+  lengthWords,
   codeSentence,
   qkFileHint,
   formatProbability,
@@ -388,7 +389,7 @@ describe('the page counts what the code reaches (issue 48 section 2)', () => {
     const sliding = angleCaption({ ...base, reach: 1024, reachKind: 'sliding', span: 7861 });
     assert.match(
       sliding,
-      /[Nn]o key is 131072 tokens back \(the layer sees only the last 1,024 positions\)/,
+      /[Nn]o key is 131,072 tokens back \(the layer sees only the last 1,024 positions\)/,
     );
     assert.doesNotMatch(sliding, /the text is shorter/);
     // A text shorter than its window: the text.
@@ -440,8 +441,40 @@ describe('wording found by the first-time-visitor review', () => {
         hasTrain: false,
         splitPair: 33.6,
       }),
-      /No Split% line: its bound falls past the slowest pair \(every pair turns a full period within 100000 tokens\)\. No key is 100000 tokens back/,
+      /No Split% line: its bound falls past the slowest pair \(every pair turns a full period within 100,000 tokens\)\. No key is 100,000 tokens back/,
     );
+  });
+
+  it('under a position stride, lengths are positions and the key L back is counted in tokens too', () => {
+    const text = angleCaption({
+      title: 'A: RoPE',
+      oodPairs: 19,
+      pairs: 32,
+      train: 256,
+      hasTrain: true,
+      splitPair: 13,
+      stride: 8,
+    });
+    assert.match(
+      text,
+      /Split% \(the faster pairs above it turn a full period within 256 positions; .*\) and the key 256 positions \(32 tokens\) back\./,
+    );
+    assert.doesNotMatch(text, /256 tokens/);
+    assert.match(
+      angleCaption({ title: 'B', oodPairs: 0, pairs: 32, train: 4096, hasTrain: false, stride: 3 }),
+      /no key is 4,096 positions \(1,366 tokens\) back \(the text is shorter\)/,
+    );
+    assert.equal(
+      splitHint({ splitPair: 12.9, pairs: 32, tokenPairs: 13, train: 256, stride: 8 }).text,
+      'Split% at L = 256: 40.3% of the pairs (13 of the 32 frequency pairs turn a full period within 256 positions). HiRoPE keeps 13 pairs on token distance: within the bound.',
+    );
+    assert.match(
+      splitHint({ splitPair: -1, pairs: 4, tokenPairs: 0, train: 4, stride: 2 }).text,
+      /needs 2π ≈ 6\.3 positions for a full period, so no frequency pair turns a full period within 4 positions\./,
+    );
+    // Stride 1: a token is a position, and the words stay tokens.
+    assert.equal(lengthWords(256), '256 tokens');
+    assert.equal(lengthWords(1, 4), '1 position');
   });
 
   it("the status names each side by its display name, scaling included (the map titles' describeScheme)", () => {

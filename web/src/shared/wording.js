@@ -92,6 +92,14 @@ export function trainingSentence({ n, total = n, train, sides, stride = 1 }) {
 }
 
 /**
+ * A length of `count` positions in words: tokens where each token is one position, positions
+ * under a stride (token i at position i × stride).
+ */
+export function lengthWords(count, stride = 1) {
+  return stride > 1 ? plural(count, 'position') : plural(count, 'token');
+}
+
+/**
  * The hint under a HiRoPE side: the Split% bound for the training length and the number of pairs
  * HiRoPE keeps on token distance, as two separate facts. splitPair is the bound in pairs (Split%
  * × pairs, fractional); a pair j turns a full period within L tokens when j < splitPair. The bound
@@ -99,14 +107,16 @@ export function trainingSentence({ n, total = n, train, sides, stride = 1 }) {
  * past the slowest when L is long or the base small. Split% is then 0% or 100%, and the hint says
  * in words where the bound fell (never a share below 0% or above 100%).
  */
-export function splitHint({ splitPair, pairs, tokenPairs, train }) {
+export function splitHint({ splitPair, pairs, tokenPairs, train, stride = 1 }) {
   const fit = Math.max(0, Math.min(pairs, Math.ceil(splitPair)));
   const over = tokenPairs > fit;
   const share = `${Math.max(0, Math.min(100, (100 * splitPair) / pairs)).toFixed(1)}%`;
-  const within = `within ${train.toLocaleString('en')} ${train === 1 ? 'token' : 'tokens'}`;
+  // A period and the training length are positions; tokens only where each token is one.
+  const unit = stride > 1 ? 'positions' : 'tokens';
+  const within = `within ${lengthWords(train, stride)}`;
   let bound;
   if (splitPair < 0)
-    bound = `Split% at L = ${train.toLocaleString('en')}: 0% of the pairs. The bound falls before the fastest pair: even it needs 2π ≈ 6.3 tokens for a full period, so no frequency pair turns a full period ${within}.`;
+    bound = `Split% at L = ${train.toLocaleString('en')}: 0% of the pairs. The bound falls before the fastest pair: even it needs 2π ≈ 6.3 ${unit} for a full period, so no frequency pair turns a full period ${within}.`;
   else if (splitPair > pairs)
     bound = `Split% at L = ${train.toLocaleString('en')}: 100% of the pairs. The bound falls past the slowest pair: all ${pairs} frequency pairs turn a full period ${within}.`;
   else {
@@ -273,16 +283,23 @@ export function angleCaption({
   reach = 0,
   reachKind = 'sliding',
   span = Infinity,
+  stride = 1,
 }) {
+  const length = lengthWords(train, stride);
   // Split% is drawn only where its bound falls within the pairs (splitHint says the same).
   const outside =
     splitPair < 0
-      ? ` No Split% line: its bound falls before the fastest pair (no pair turns a full period within ${train} tokens).`
+      ? ` No Split% line: its bound falls before the fastest pair (no pair turns a full period within ${length}).`
       : splitPair > pairs
-        ? ` No Split% line: its bound falls past the slowest pair (every pair turns a full period within ${train} tokens).`
+        ? ` No Split% line: its bound falls past the slowest pair (every pair turns a full period within ${length}).`
         : '';
-  const split = `Split% (the faster pairs above it turn a full period within ${train} tokens; only the slower pairs below it can be out of distribution)`;
-  const key = `the key ${train} tokens back`;
+  const split = `Split% (the faster pairs above it turn a full period within ${length}; only the slower pairs below it can be out of distribution)`;
+  // Under a stride the key L positions back is ⌈L / stride⌉ tokens back.
+  const back =
+    stride > 1
+      ? `${length} (${plural(Math.ceil(train / stride), 'token')}) back`
+      : `${length} back`;
+  const key = `the key ${back}`;
   // Why no key is L back: the layer's window or chunk where it stops the view, else the text.
   const why =
     reach > 0 && reach < span && reach <= train
@@ -291,10 +308,10 @@ export function angleCaption({
   const dashed = outside
     ? hasTrain
       ? `${outside} Dashed: ${key}.`
-      : `${outside} No key is ${train} tokens back (${why}).`
+      : `${outside} No key is ${back} (${why}).`
     : hasTrain
       ? ` Dashed: ${split} and ${key}.`
-      : ` Dashed: ${split}; no key is ${train} tokens back (${why}).`;
+      : ` Dashed: ${split}; no key is ${back} (${why}).`;
   return `${title}. Cells: cos(θⱼ·Δ) from the last token to each key, black −1 to white +1; red: out of distribution — ${oodPairs} of ${pairs} pairs.${dashed}${bands}`;
 }
 

@@ -22,7 +22,7 @@ import {
  * query being the last token), with the band boundaries, the Split% line and the key the training
  * length back, each labelled on the chart.
  */
-export function renderAngles(parent, data, title, train) {
+export function renderAngles(parent, data, title, train, stride = 1) {
   parent.replaceChildren();
   const figure = el('figure', { class: 'angles' });
   if (!data) {
@@ -57,6 +57,7 @@ export function renderAngles(parent, data, title, train) {
         reach: data.reach,
         reachKind: data.reachKind,
         span: data.span,
+        stride,
       }),
     ),
   );
@@ -160,5 +161,5 @@ export function renderAngles(parent, data, title, train) {
     ctx.fillText(label, Math.min(Math.max(trainX - w / 2, 0), width - w), box.top - 3);
   }
   ctx.restore();
-  remember(parent, renderAngles, [data, title, train], width);
+  remember(parent, renderAngles, [data, title, train, stride], width);
 }

@@ -13,8 +13,12 @@ import {
   sampledScale,
 } from './chart-kit.js';
 
-/** Per-band relative-distance matrices, side by side, each with query and key axes. */
-export function renderDistances(parent, data) {
+/**
+ * Per-band relative-distance matrices, side by side, each with query and key axes. The distances
+ * are positions: under a stride (token i at position i × stride) the captions say so.
+ */
+export function renderDistances(parent, data, stride = 1) {
+  const unit = stride > 1 ? ' positions' : '';
   parent.replaceChildren();
   const grid = el('div', { class: 'tiles' });
   const tiles = [];
@@ -31,7 +35,11 @@ export function renderDistances(parent, data) {
       );
       figure.append(
         canvas,
-        el('figcaption', {}, `${name} · ${bandName} · max ${Math.round(band.max)}`),
+        el(
+          'figcaption',
+          {},
+          `${name} · ${bandName} · max ${Math.round(band.max).toLocaleString('en')}${unit}`,
+        ),
       );
       grid.append(figure);
       tiles.push({ canvas, band });
@@ -45,7 +53,7 @@ export function renderDistances(parent, data) {
     legend(
       cssGradient(LUTS.viridis),
       '0',
-      String(Math.round(data.maxDistance)),
+      `${Math.round(data.maxDistance).toLocaleString('en')}${unit}`,
       `${note}Grey: masked (the key is after the query).`,
     ),
   );
@@ -75,5 +83,5 @@ export function renderDistances(parent, data) {
       ink,
     });
   }
-  remember(parent, renderDistances, [data], chartWidth(parent));
+  remember(parent, renderDistances, [data, stride], chartWidth(parent));
 }

@@ -46,18 +46,21 @@ export function createViews(pg) {
       a: describeScheme(value.snapshot.a, value.facts.a),
       b: describeScheme(value.snapshot.b, value.facts.b),
     };
-    if (v.distances && drawn.distances !== v.distances.key) {
-      renderDistances($('distances'), v.distances.value);
-      drawn.distances = v.distances.key;
+    const stride = value.snapshot.stride;
+    const distancesKey = `${v.distances?.key}|${stride}`;
+    if (v.distances && drawn.distances !== distancesKey) {
+      renderDistances($('distances'), v.distances.value, stride);
+      drawn.distances = distancesKey;
     }
     for (const side of ['a', 'b']) {
-      const key = `${v.angles[side]?.key}|${names[side]}|${value.facts[side].train}`;
+      const key = `${v.angles[side]?.key}|${names[side]}|${value.facts[side].train}|${stride}`;
       if (drawn[`angles-${side}`] !== key) {
         renderAngles(
           $(`angles-${side}`),
           v.angles[side]?.value ?? null,
           `${side.toUpperCase()}: ${names[side]}`,
           value.facts[side].train, // the side's own (a real model's trained length)
+          stride,
         );
         drawn[`angles-${side}`] = key;
       }
