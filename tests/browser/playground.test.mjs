@@ -833,7 +833,10 @@ describe('playground (headless Chromium)', () => {
     // A stride it takes clears the mark and draws.
     await redraw(page, () => page.fill('#c-stride', '4'));
     assert.equal(await page.getAttribute('#c-stride', 'aria-invalid'), 'false');
-    assert.match(await page.textContent('#ratio-hint-b'), /^Split% at L = 300: .* within 300 positions\)/);
+    assert.match(
+      await page.textContent('#ratio-hint-b'),
+      /^Split% at L = 300: .* within 300 positions\)/,
+    );
     assert.deepEqual(page.problems, []);
     await page.context().close();
   });
