@@ -302,7 +302,6 @@ export function checkInt32s(
   return fixedView(value, n);
 }
 
-/** The UTF-8 length of a string, as TextEncoder writes it (a lone surrogate is U+FFFD: 3 bytes). */
 /** A count with thousands separators, as every size message writes it: 1,048,576. */
 export const grouped = (n) => n.toLocaleString('en-US');
 
@@ -317,6 +316,17 @@ export function sizeOverLimit(name, { characters, bytes, utf8 = false }, limit) 
   return `${name} is ${grouped(bytes)} bytes${utf8 ? ' of UTF-8' : ''}, over the limit of ${grouped(limit)} bytes`;
 }
 
+/**
+ * sizeOverLimit's message for a string over `limit` bytes of UTF-8, or null: by its characters
+ * when they alone are over (nothing counted), else by its UTF-8.
+ */
+export function textOverLimit(name, text, limit) {
+  if (text.length > limit) return sizeOverLimit(name, { characters: text.length }, limit);
+  const bytes = utf8Length(text);
+  return bytes > limit ? sizeOverLimit(name, { bytes, utf8: true }, limit) : null;
+}
+
+/** The UTF-8 length of a string, as TextEncoder writes it (a lone surrogate is U+FFFD: 3 bytes). */
 export function utf8Length(text) {
   let bytes = 0;
   const n = text.length;

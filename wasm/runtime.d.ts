@@ -15,6 +15,8 @@ export declare function closestName(name: string, known: readonly string[]): str
 export declare function utf8Length(text: string): number;
 /** A count with thousands separators: 1,048,576. */
 export declare function grouped(n: number): string;
+/** sizeOverLimit's message for a string over `limit` bytes of UTF-8, or null. */
+export declare function textOverLimit(name: string, text: string, limit: number): string | null;
 /** The one wording of a size over its limit (characters of a string, or bytes). */
 export declare function sizeOverLimit(
   name: string,

@@ -27,7 +27,7 @@ import {
 
 // Shared with the page and the element: the "did you mean" rule (closestName), the wording of
 // a size over its limit, and the UTF-8 count it is checked by.
-export { closestName, sizeOverLimit, grouped, utf8Length } from './marshal.js';
+export { closestName, sizeOverLimit, textOverLimit, grouped, utf8Length } from './marshal.js';
 
 /** The options that give a call's shape, scheme and positions (Runtime.shape, readCall). */
 export const SHAPE_KEYS = Object.freeze(['n', 'headDim', 'heads', 'scheme', 'positions']);

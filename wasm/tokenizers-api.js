@@ -14,6 +14,7 @@ import {
   typedArrayName,
   utf8Length,
   sizeOverLimit,
+  textOverLimit,
   grouped,
 } from './marshal.js';
 import {
@@ -127,9 +128,8 @@ export class Tokenizers {
     let bytes;
     if (typeof json === 'string') {
       // Sizes checked before anything is encoded or copied into the heap.
-      if (json.length > max) fail(sizeOverLimit('json', { characters: json.length }, max));
-      const n = utf8Length(json);
-      if (n > max) fail(sizeOverLimit('json', { bytes: n, utf8: true }, max));
+      const over = textOverLimit('json', json, max);
+      if (over) fail(over);
       bytes = ENCODER.encode(json);
     } else if (json === undefined) {
       fail('loadTokenizer needs a built-in name or { json } (a tokenizer.json as text or bytes)');

@@ -96,8 +96,11 @@ export function trainingSentence({ n, total = n, train, sides, stride = 1 }) {
  * under a stride (token i at position i × stride).
  */
 export function lengthWords(count, stride = 1) {
-  return stride > 1 ? plural(count, 'position') : plural(count, 'token');
+  return plural(count, lengthUnit(stride));
 }
+
+/** The unit lengths are counted in: 'token', or 'position' under a stride (lengthWords). */
+export const lengthUnit = (stride = 1) => (stride > 1 ? 'position' : 'token');
 
 /**
  * The hint under a HiRoPE side: the Split% bound for the training length and the number of pairs
@@ -111,12 +114,10 @@ export function splitHint({ splitPair, pairs, tokenPairs, train, stride = 1 }) {
   const fit = Math.max(0, Math.min(pairs, Math.ceil(splitPair)));
   const over = tokenPairs > fit;
   const share = `${Math.max(0, Math.min(100, (100 * splitPair) / pairs)).toFixed(1)}%`;
-  // A period and the training length are positions; tokens only where each token is one.
-  const unit = stride > 1 ? 'positions' : 'tokens';
   const within = `within ${lengthWords(train, stride)}`;
   let bound;
   if (splitPair < 0)
-    bound = `Split% at L = ${train.toLocaleString('en')}: 0% of the pairs. The bound falls before the fastest pair: even it needs 2π ≈ 6.3 ${unit} for a full period, so no frequency pair turns a full period ${within}.`;
+    bound = `Split% at L = ${train.toLocaleString('en')}: 0% of the pairs. The bound falls before the fastest pair: even it needs 2π ≈ 6.3 ${lengthUnit(stride)}s for a full period, so no frequency pair turns a full period ${within}.`;
   else if (splitPair > pairs)
     bound = `Split% at L = ${train.toLocaleString('en')}: 100% of the pairs. The bound falls past the slowest pair: all ${pairs} frequency pairs turn a full period ${within}.`;
   else {

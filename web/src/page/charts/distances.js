@@ -2,6 +2,7 @@
 // drawn on canvases from worker data with titled axes and round ticks (axes.js).
 import { LUTS, cssGradient } from 'hirope/colormap';
 import { el, legend } from '../dom.js';
+import { lengthUnit } from '../../shared/wording.js';
 import { AXIS_ROOM, drawAxes, fitCanvas } from './axes.js';
 import {
   FONT,
@@ -18,7 +19,7 @@ import {
  * are positions: under a stride (token i at position i × stride) the captions say so.
  */
 export function renderDistances(parent, data, stride = 1) {
-  const unit = stride > 1 ? ' positions' : '';
+  const unit = stride > 1 ? ` ${lengthUnit(stride)}s` : ''; // no unit where a token is a position
   parent.replaceChildren();
   const grid = el('div', { class: 'tiles' });
   const tiles = [];

@@ -15,7 +15,7 @@ import {
 import { normalizeState } from '../../shared/playground-state.js';
 import { createModelChoices, sourceKey } from './model-choices.js';
 import { numberProblem } from '../../shared/core-catalogue.js';
-import { sizeOverLimit, utf8Length } from 'hirope/runtime';
+import { sizeOverLimit, textOverLimit } from 'hirope/runtime';
 
 /** The sink logit field's range (the page's, for one logit shared by every head). */
 const SINK_SPEC = { min: -100, max: 100, step: 0.5 };
@@ -155,21 +155,19 @@ export function createModelPickers(pg, changed) {
     };
     const configLimit = () => pg.info.limits.maxConfigBytes;
     let attempts = 0; // a newer paste or file wins over a reading still under way
+    // A config refused by its size: a reading still under way no longer applies.
+    const refuseSize = (problem) => {
+      attempts++;
+      pickers[side].pending = false;
+      refuse(problem);
+    };
     const useText = async (value) => {
-      const mine = ++attempts;
-      const max = configLimit();
-      const bytes = value.length > max ? 0 : utf8Length(value);
-      const problem =
-        value.length > max
-          ? sizeOverLimit('The config.json', { characters: value.length }, max)
-          : bytes > max
-            ? sizeOverLimit('The config.json', { bytes, utf8: true }, max)
-            : null;
+      const problem = textOverLimit('The config.json', value, configLimit());
       if (problem) {
-        pickers[side].pending = false; // a reading under way no longer matters
-        refuse(problem);
+        refuseSize(problem);
         return;
       }
+      const mine = ++attempts;
       // The worker reads the config first: one that cannot be read is marked here and not used,
       // so that the side keeps its last scheme and the other side keeps computing (a run with
       // it would fail both). Meanwhile the box keeps the text (sync() leaves it alone).
@@ -189,7 +187,7 @@ export function createModelPickers(pg, changed) {
     // A file's size is known before it is read.
     const useFile = async (file) => {
       if (file.size > configLimit()) {
-        refuse(sizeOverLimit(`The file ${file.name}`, { bytes: file.size }, configLimit()));
+        refuseSize(sizeOverLimit(`The file ${file.name}`, { bytes: file.size }, configLimit()));
         return;
       }
       useText(await file.text());

@@ -46,14 +46,14 @@ export function createViews(pg) {
       a: describeScheme(value.snapshot.a, value.facts.a),
       b: describeScheme(value.snapshot.b, value.facts.b),
     };
+    // A stride is part of the analysis, so a new stride comes with new view keys.
     const stride = value.snapshot.stride;
-    const distancesKey = `${v.distances?.key}|${stride}`;
-    if (v.distances && drawn.distances !== distancesKey) {
+    if (v.distances && drawn.distances !== v.distances.key) {
       renderDistances($('distances'), v.distances.value, stride);
-      drawn.distances = distancesKey;
+      drawn.distances = v.distances.key;
     }
     for (const side of ['a', 'b']) {
-      const key = `${v.angles[side]?.key}|${names[side]}|${value.facts[side].train}|${stride}`;
+      const key = `${v.angles[side]?.key}|${names[side]}|${value.facts[side].train}`;
       if (drawn[`angles-${side}`] !== key) {
         renderAngles(
           $(`angles-${side}`),
