@@ -10,7 +10,7 @@
 #                                             lists executions and coverage per target.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-TARGETS="tokenizers analyze parse vocabulary model tokenizer_json model_config scheme_reader"
+TARGETS="tokenizers analyze parse vocabulary model tokenizer_json model_config scheme_reader safetensors"
 
 build() { # build/<dir> with HIROPE_FUZZ_SANITIZE=<on|off>
   [ -f "build/$1/CMakeCache.txt" ] || CC=clang CXX=clang++ cmake -S . -B "build/$1" \
