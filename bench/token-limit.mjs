@@ -1,8 +1,8 @@
 // isWithinTokenLimit on a long text with a small limit (issue 50): hirope (the SIMD build, which
 // stops tokenizing once past the limit: EncodeOptions::max_tokens) against gpt-tokenizer's
 // isWithinTokenLimit, on the same text, and hirope tokenizing just the text up to the limit (the
-// goal: within 2x of it). The text: about 5 MB of real code (tests/js/support/tokenizer-corpus.mjs),
-// joined. Medians of --repeats runs (default 15), milliseconds. Run from the repository root
+// goal: within 2x of it), then isWithinTokenLimit with o200k, llama2 and llama3. The text: about
+// 5 MB of real code (tests/js/support/tokenizer-corpus.mjs), joined. Medians of --repeats runs (default 15), milliseconds. Run from the repository root
 // after a build:
 //   node bench/token-limit.mjs [--limit 1000] [--repeats 15] [--scale 1]
 import {
@@ -55,6 +55,15 @@ const rows = [
   ['gpt-tokenizer encode of the text up to the limit', () => gptEncode(prefix).length],
   ['hirope countTokens (5 MB, all of it)', () => hr.countTokens(text, { tokenizer: 'cl100k' })],
 ];
+// The other tokenizers: the built-ins decide from a prefix (Vocabulary::encode_prefix); a
+// tokenizer.json pipeline (llama3) has no rule for prefixes and reads the whole text.
+for (const tokenizer of ['o200k', 'llama2', 'llama3']) {
+  await hr.loadTokenizer(tokenizer);
+  rows.push([
+    `hirope isWithinTokenLimit, ${tokenizer} (5 MB)`,
+    () => hr.isWithinTokenLimit(text, limit, { tokenizer }),
+  ]);
+}
 console.log(
   `${(Buffer.byteLength(text) / 1e6).toFixed(2)} MB of real code, limit ${limit}, cl100k, median of ${repeats} (ms)`,
 );

@@ -708,7 +708,10 @@ export declare class HiRoPE {
   encode(text: string, options?: EncodeOptions): Int32Array;
   /** The number of tokens of text: encode(text, options).length (tokenizer default 'cl100k'). */
   countTokens(text: string, options?: EncodeOptions): number;
-  /** The token count when text has at most limit tokens, else false (as gpt-tokenizer's). */
+  /**
+   * The token count when text has at most limit tokens, else false (as gpt-tokenizer's). The
+   * built-in tokenizers read only a prefix of a long text where it decides (README).
+   */
   isWithinTokenLimit(text: string, limit: number, options?: EncodeOptions): number | false;
   /** encode() of each text with one options object (tokenizer default 'cl100k'); the texts' UTF-8 together at most limits.maxSourceBytes. */
   encodeBatch(texts: readonly string[], options?: EncodeOptions): Int32Array[];

@@ -62,6 +62,8 @@ const ENCODER = new TextEncoder();
 const ENCODE_KEYS = ['tokenizer', 'specialTokens'];
 
 /** The tokenizers of one runtime: their handles in the current instance, reloaded after a reset. */
+const isHighSurrogate = (unit) => unit >= 0xd800 && unit <= 0xdbff;
+
 export class Tokenizers {
   /** dataFiles: URLs of the data files by name (init.js). */
   constructor(runtime, dataFiles) {
@@ -200,9 +202,31 @@ export class Tokenizers {
   isWithinTokenLimit(text, limit, options) {
     const { vocab, specialTokens } = this._encodeOptions(options, 'isWithinTokenLimit');
     checkCount(limit, 'limit', { min: 0, max: Number.MAX_SAFE_INTEGER });
-    // The core stops once it has more than `limit` tokens (EncodeOptions::max_tokens).
+    // A long text's prefix often tells: more than `limit` tokens that are the whole text's first
+    // ones (Vocabulary::encode_prefix) whatever follows. Prefixes of 8 characters a token, then
+    // four times longer each, copy and read a few times the tokens asked for, not the whole text.
+    if (typeof text === 'string') {
+      for (let end = 8 * (limit + 8); end < text.length; end *= 4) {
+        // Cut between characters: a high surrogate goes with its pair.
+        const cut = isHighSurrogate(text.charCodeAt(end - 1)) ? end - 1 : end;
+        const prefix = this._countPrefix(vocab, text.slice(0, cut), specialTokens, limit);
+        if (prefix === null) break; // a vocabulary without a rule for prefixes
+        if (prefix.final && prefix.count > limit) return false;
+      }
+    }
+    // The whole text; the core stops once it has more than `limit` tokens (max_tokens).
     const count = this._encode(vocab, text, specialTokens, limit).length;
     return count <= limit ? count : false;
+  }
+
+  // Vocabulary::encode_prefix's { count, final } for a prefix, or null (see isWithinTokenLimit).
+  _countPrefix(vocab, prefix, specialTokens, maxTokens) {
+    const runtime = this.runtime;
+    const out = runtime.run((heap) =>
+      runtime.mod.countPrefix(vocab, ...heap.text(prefix, 'text'), specialTokens, maxTokens),
+    );
+    if (typeof out === 'string') runtime.check(out);
+    return out;
   }
 
   /** hr.encodeBatch (see api.js). */

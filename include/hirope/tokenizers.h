@@ -60,6 +60,20 @@ class Vocabulary {
     // Appends the tokens of text to out; offsets are relative to text.
     virtual void encode(std::string_view text, std::vector<Token>* out,
                         const EncodeOptions& options) const = 0;
+    // encode() of `prefix`, the first bytes of a longer text whose rest it has not seen (it may
+    // stop once past options.max_tokens as encode() does). Returns true when the tokens it
+    // appended are the longer text's first ones whatever follows the prefix (every byte they
+    // depend on lies in it), so that a count above max_tokens holds for the whole text:
+    // isWithinTokenLimit reads a long text's prefix only. False when they may depend on what
+    // follows; that is all a vocabulary without its own rule can say.
+    virtual bool encode_prefix(std::string_view prefix, std::vector<Token>* out,
+                               const EncodeOptions& options) const {
+        encode(prefix, out, options);
+        return false;
+    }
+    // True when encode_prefix() has a rule of its own (the built-in vocabularies), so that a
+    // longer prefix may tell what a shorter one could not.
+    virtual bool encodes_prefixes() const { return false; }
     // encode() with the default options: text is text.
     void encode(std::string_view text, std::vector<Token>* out) const {
         encode(text, out, EncodeOptions());

@@ -48,22 +48,26 @@ class SpecialTokens {
   public:
     void add(std::string marker, int32_t id) {
         first_byte_[static_cast<unsigned char>(marker[0])] = true;
+        longest_ = std::max(longest_, marker.size());
         tokens_.emplace_back(std::move(marker), id);
     }
+    // The longest marker's bytes: how far past a position the search for markers reads.
+    size_t longest() const { return longest_; }
     const std::vector<std::pair<std::string, int32_t>>& tokens() const { return tokens_; }
 
-    // encode_text(section, out) appends the tokens of one stretch of text, offsets relative to it.
+    // encode_text(section, start, out) appends the tokens of one stretch of text (starting at
+    // byte `start` of text), offsets relative to it.
     template <class EncodeText>
     void encode(std::string_view text, const EncodeOptions& options, std::vector<Token>* out,
                 EncodeText encode_text) const {
         if (!options.special_tokens || tokens_.empty()) {
-            encode_text(text, out);
+            encode_text(text, size_t{0}, out);
             return;
         }
         const auto full = [&] { return out->size() > options.max_tokens; };
         auto section = [&](size_t start, size_t end) {
             const size_t first = out->size();
-            encode_text(text.substr(start, end - start), out);
+            encode_text(text.substr(start, end - start), start, out);
             for (size_t k = first; k < out->size(); ++k) {
                 (*out)[k].start += static_cast<uint32_t>(start);
                 (*out)[k].end += static_cast<uint32_t>(start);
@@ -96,6 +100,7 @@ class SpecialTokens {
   private:
     std::vector<std::pair<std::string, int32_t>> tokens_;
     bool first_byte_[256] = {};
+    size_t longest_ = 0;
 };
 
 // The built-in formats: the input split on the special tokens (SpecialTokens), each stretch
@@ -106,16 +111,39 @@ class BuiltIn : public Vocabulary {
     void encode(std::string_view text, std::vector<Token>* out,
                 const EncodeOptions& options) const override {
         specials_.encode(text, options, out,
-                         [this, &options](std::string_view section, std::vector<Token>* o) {
-                             ordinary(section, o, options.max_tokens);
+                         [this, &options](std::string_view section, size_t, std::vector<Token>* o) {
+                             ordinary(section, o, options.max_tokens, nullptr);
                          });
     }
+
+    bool encode_prefix(std::string_view prefix, std::vector<Token>* out,
+                       const EncodeOptions& options) const override {
+        // reach: one past the last byte of the prefix that the tokens depend on, prefix.size() + 1
+        // where they depend on where the prefix ends. A section that a marker ends depends on no
+        // byte past the marker, which lies whole in the prefix (it was found there).
+        size_t reach = 0;
+        specials_.encode(prefix, options, out,
+                         [&](std::string_view section, size_t start, std::vector<Token>* o) {
+                             size_t r = 0;
+                             ordinary(section, o, options.max_tokens, &r);
+                             if (start + section.size() < prefix.size())
+                                 r = std::min(r, section.size());
+                             reach = std::max(reach, start + r);
+                         });
+        // A marker that starts before `reach` and is cut by the prefix's end would be found in the
+        // whole text and split it there: the search reads up to the longest marker's length on.
+        if (options.special_tokens) reach += specials_.longest();
+        return reach <= prefix.size();
+    }
+    bool encodes_prefixes() const override { return true; }
 
   protected:
     explicit BuiltIn(SpecialTokens specials) : specials_(std::move(specials)) {}
     // Appends the tokens of text; may stop once out holds more than max_tokens (EncodeOptions).
-    virtual void ordinary(std::string_view text, std::vector<Token>* out,
-                          size_t max_tokens) const = 0;
+    // reach (when not null): raised to one past the last byte the tokens appended depend on,
+    // text.size() + 1 where they depend on the text's ending there.
+    virtual void ordinary(std::string_view text, std::vector<Token>* out, size_t max_tokens,
+                          size_t* reach) const = 0;
 
     // The merge loop's buffers, reused by every piece of one encode() call.
     struct Scratch {
@@ -134,18 +162,27 @@ class BuiltIn : public Vocabulary {
 //   '(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}
 //   | ?[^\s\p{L}\p{N}]+[\r\n]*|\s+$|\s*[\r\n]|\s+(?!\S)|\s
 // Each alternative is tried in order, with the backtracking the regex engine would do.
-size_t cl100k_piece(std::string_view s, size_t pos) {
+template <bool kReach> size_t cl100k_piece(std::string_view s, size_t pos, size_t* reach) {
     using namespace unicode;
     const size_t n = s.size();
-    auto at = [&](size_t i, size_t* len) { return decode(s, i, len); };
+    // Every read goes through has() (is there a byte at i?) and at(), so that with kReach the
+    // piece's reach is one past the last byte it read, or n + 1 when it found the text's end.
+    auto has = [&](size_t i) {
+        if (kReach) *reach = std::max(*reach, i + 1);
+        return i < n;
+    };
+    auto at = [&](size_t i, size_t* len) {
+        if (kReach) *reach = std::max(*reach, decode_reach(s, i));
+        return decode(s, i, len);
+    };
     size_t l0;
     const uint32_t c0 = at(pos, &l0);
     auto lower = [](uint32_t c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; };
     // 1. contractions
-    if (c0 == '\'' && pos + 1 < n) {
+    if (c0 == '\'' && has(pos + 1)) {
         const uint32_t a = lower(static_cast<unsigned char>(s[pos + 1]));
         if (a == 's' || a == 'd' || a == 'm' || a == 't') return 2;
-        if (pos + 2 < n) {
+        if (has(pos + 2)) {
             const uint32_t b = lower(static_cast<unsigned char>(s[pos + 2]));
             if ((a == 'l' && b == 'l') || (a == 'v' && b == 'e') || (a == 'r' && b == 'e'))
                 return 3;
@@ -153,34 +190,34 @@ size_t cl100k_piece(std::string_view s, size_t pos) {
     }
     auto letters_from = [&](size_t i) {
         size_t len;
-        while (i < n && is_letter(at(i, &len))) i += len;
+        while (has(i) && is_letter(at(i, &len))) i += len;
         return i;
     };
     // 2. [^\r\n\p{L}\p{N}]?\p{L}+
     if (is_letter(c0)) return letters_from(pos) - pos;
-    if (c0 != '\r' && c0 != '\n' && !is_number(c0) && pos + l0 < n) {
+    if (c0 != '\r' && c0 != '\n' && !is_number(c0) && has(pos + l0)) {
         size_t l1;
         if (is_letter(at(pos + l0, &l1))) return letters_from(pos + l0) - pos;
     }
     // 3. \p{N}{1,3}
     if (is_number(c0)) {
         size_t i = pos + l0, len;
-        for (int k = 1; k < 3 && i < n && is_number(at(i, &len)); ++k) i += len;
+        for (int k = 1; k < 3 && has(i) && is_number(at(i, &len)); ++k) i += len;
         return i - pos;
     }
     // 4. ' '?[^\s\p{L}\p{N}]+[\r\n]*
     auto punct = [&](uint32_t c) { return !is_space(c) && !is_letter(c) && !is_number(c); };
     size_t p = pos;
-    if (c0 == ' ' && pos + 1 < n) {
+    if (c0 == ' ' && has(pos + 1)) {
         size_t l1;
         if (punct(at(pos + 1, &l1))) p = pos + 1;
     }
     {
         size_t len;
-        if (p < n && punct(at(p, &len))) {
+        if (has(p) && punct(at(p, &len))) {
             size_t i = p;
-            while (i < n && punct(at(i, &len))) i += len;
-            while (i < n && (s[i] == '\r' || s[i] == '\n')) ++i;
+            while (has(i) && punct(at(i, &len))) i += len;
+            while (has(i) && (s[i] == '\r' || s[i] == '\n')) ++i;
             return i - pos;
         }
     }
@@ -188,7 +225,7 @@ size_t cl100k_piece(std::string_view s, size_t pos) {
     size_t e = pos, last_newline = std::string_view::npos, prev_start = pos;
     {
         size_t len;
-        while (e < n) {
+        while (has(e)) {
             const uint32_t c = at(e, &len);
             if (!is_space(c)) break;
             if (c == '\r' || c == '\n') last_newline = e;
@@ -248,17 +285,25 @@ inline uint8_t o200k_class(uint32_t c) {
 // (upper = [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}], lower = [\p{Ll}\p{Lm}\p{Lo}\p{M}]; \s = White_Space as
 // Rust's regex; the case-insensitive contractions fold ASCII only, as gpt-tokenizer spells them),
 // each alternative tried in order with the backtracking the regex engine would do.
-size_t o200k_piece(std::string_view s, size_t pos) {
+template <bool kReach> size_t o200k_piece(std::string_view s, size_t pos, size_t* reach) {
     const size_t n = s.size();
-    auto at = [&](size_t i, size_t* len) { return unicode::decode(s, i, len); };
+    // Reads go through has() and at(), as in cl100k_piece.
+    auto has = [&](size_t i) {
+        if (kReach) *reach = std::max(*reach, i + 1);
+        return i < n;
+    };
+    auto at = [&](size_t i, size_t* len) {
+        if (kReach) *reach = std::max(*reach, unicode::decode_reach(s, i));
+        return unicode::decode(s, i, len);
+    };
     auto cls = [&](size_t i, size_t* len) { return o200k_class(at(i, len)); };
     auto lower = [](unsigned char c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; };
     // (?i:'s|'t|'re|'ve|'m|'ll|'d)? at i: the end of the match.
     auto contraction = [&](size_t i) {
-        if (i + 1 >= n || s[i] != '\'') return i;
+        if (!has(i + 1) || s[i] != '\'') return i;
         const unsigned char a = lower(static_cast<unsigned char>(s[i + 1]));
         if (a == 's' || a == 't') return i + 2;
-        if (i + 2 < n) {
+        if (has(i + 2)) {
             const unsigned char b = lower(static_cast<unsigned char>(s[i + 2]));
             if ((a == 'r' && b == 'e') || (a == 'v' && b == 'e') || (a == 'l' && b == 'l'))
                 return i + 3;
@@ -269,7 +314,7 @@ size_t o200k_piece(std::string_view s, size_t pos) {
     // upper* lower+ from i (alternative 1 without its prefix): the end, or npos.
     auto upper_lower = [&](size_t i) -> size_t {
         size_t len, j = i, last_both = std::string_view::npos;
-        while (j < n) {
+        while (has(j)) {
             const uint8_t k = cls(j, &len);
             if (!(k & kUpper)) break;
             if (k & kLower) last_both = j + len;
@@ -277,7 +322,7 @@ size_t o200k_piece(std::string_view s, size_t pos) {
         }
         // lower+ right after the upper run (greedy)
         size_t e = j;
-        while (e < n) {
+        while (has(e)) {
             const uint8_t k = cls(e, &len);
             if (!(k & kLower)) break;
             e += len;
@@ -292,7 +337,7 @@ size_t o200k_piece(std::string_view s, size_t pos) {
     const uint32_t c0 = at(pos, &l0);
     const bool prefix = c0 != '\r' && c0 != '\n' && !(k0 & (kLetter | kNumber));
     // 1.
-    if (prefix && pos + l0 < n) {
+    if (prefix && has(pos + l0)) {
         const size_t e = upper_lower(pos + l0);
         if (e != std::string_view::npos) return contraction(e) - pos;
     }
@@ -303,12 +348,12 @@ size_t o200k_piece(std::string_view s, size_t pos) {
     // 2. prefix? upper+ lower*
     auto upper_plus = [&](size_t i) -> size_t {
         size_t len, j = i;
-        while (j < n && (cls(j, &len) & kUpper)) j += len;
+        while (has(j) && (cls(j, &len) & kUpper)) j += len;
         if (j == i) return std::string_view::npos;
-        while (j < n && (cls(j, &len) & kLower)) j += len;
+        while (has(j) && (cls(j, &len) & kLower)) j += len;
         return j;
     };
-    if (prefix && pos + l0 < n) {
+    if (prefix && has(pos + l0)) {
         const size_t e = upper_plus(pos + l0);
         if (e != std::string_view::npos) return contraction(e) - pos;
     }
@@ -319,22 +364,22 @@ size_t o200k_piece(std::string_view s, size_t pos) {
     // 3. \p{N}{1,3}
     if (k0 & kNumber) {
         size_t i = pos + l0, len;
-        for (int k = 1; k < 3 && i < n && (cls(i, &len) & kNumber); ++k) i += len;
+        for (int k = 1; k < 3 && has(i) && (cls(i, &len) & kNumber); ++k) i += len;
         return i - pos;
     }
     // 4. ' '?[^\s\p{L}\p{N}]+[\r\n/]*
     auto punct = [](uint8_t k) { return !(k & (kSpace | kLetter | kNumber)); };
     size_t p = pos;
-    if (c0 == ' ' && pos + 1 < n) {
+    if (c0 == ' ' && has(pos + 1)) {
         size_t l1;
         if (punct(cls(pos + 1, &l1))) p = pos + 1;
     }
     {
         size_t len;
-        if (p < n && punct(cls(p, &len))) {
+        if (has(p) && punct(cls(p, &len))) {
             size_t i = p;
-            while (i < n && punct(cls(i, &len))) i += len;
-            while (i < n && (s[i] == '\r' || s[i] == '\n' || s[i] == '/')) ++i;
+            while (has(i) && punct(cls(i, &len))) i += len;
+            while (has(i) && (s[i] == '\r' || s[i] == '\n' || s[i] == '/')) ++i;
             return i - pos;
         }
     }
@@ -342,7 +387,7 @@ size_t o200k_piece(std::string_view s, size_t pos) {
     size_t e = pos, last_newline = std::string_view::npos, prev_start = pos;
     {
         size_t len;
-        while (e < n) {
+        while (has(e)) {
             const uint32_t c = at(e, &len);
             if (!(o200k_class(c) & kSpace)) break;
             if (c == '\r' || c == '\n') last_newline = e;
@@ -361,10 +406,12 @@ size_t o200k_piece(std::string_view s, size_t pos) {
 
 class Cl100k final : public BuiltIn {
   public:
-    using Piece = size_t (*)(std::string_view, size_t);
-    Cl100k(TokenTable table, std::string name, Piece piece, SpecialTokens specials)
+    // The pre-tokenizer: the length of the piece at a position, and whether to track its reach.
+    using Piece = size_t (*)(std::string_view, size_t, size_t*);
+    Cl100k(TokenTable table, std::string name, Piece piece, Piece piece_reach,
+           SpecialTokens specials)
         : BuiltIn(std::move(specials)), table_(std::move(table)), name_(std::move(name)),
-          piece_(piece) {
+          piece_(piece), piece_reach_(piece_reach) {
         for (int b = 0; b < 256; ++b) {
             const char c = static_cast<char>(b);
             byte_rank_[b] = table_.find(std::string_view(&c, 1)); // every byte has one (load)
@@ -376,12 +423,14 @@ class Cl100k final : public BuiltIn {
 
   private:
     // tiktoken's encode_ordinary: the pre-tokenizer's pieces, each by ranked merges.
-    void ordinary(std::string_view text, std::vector<Token>* out,
-                  size_t max_tokens) const override {
+    void ordinary(std::string_view text, std::vector<Token>* out, size_t max_tokens,
+                  size_t* reach) const override {
         Scratch scratch;
         size_t pos = 0;
+        // A piece's tokens depend on the bytes its pre-tokenizer read (its reach), no others.
+        const Piece piece = reach ? piece_reach_ : piece_;
         while (pos < text.size() && out->size() <= max_tokens) {
-            const size_t len = piece_(text, pos);
+            const size_t len = piece(text, pos, reach);
             encode_piece(text.substr(pos, len), static_cast<uint32_t>(pos), &scratch, out);
             pos += len;
         }
@@ -419,7 +468,7 @@ class Cl100k final : public BuiltIn {
 
     TokenTable table_; // the ranks, then the special tokens (not in its index: never merged)
     std::string name_;
-    Piece piece_;
+    Piece piece_, piece_reach_;
     int32_t byte_rank_[256];
 };
 
@@ -484,8 +533,11 @@ class Llama final : public BuiltIn {
     // of this vocabulary (a Prepend normalizer, run per section) does.
     // One run at a time, merged as soon as a byte token ends it, so that a limit on the tokens
     // (EncodeOptions::max_tokens) stops the scan there too.
-    void ordinary(std::string_view text, std::vector<Token>* out,
-                  size_t max_tokens) const override {
+    void ordinary(std::string_view text, std::vector<Token>* out, size_t max_tokens,
+                  size_t* reach) const override {
+        // Runs merge on their own: tokens that stop at a byte token that splits depend on no byte
+        // after it (its character read whole), the last run's merges on where the text ends.
+        if (reach) *reach = std::max(*reach, text.size() + 1);
         if (text.empty()) return;
         std::vector<Sym> syms; // the run since the last byte token that splits
         syms.push_back({space_id_, 0, 0, false});
@@ -516,7 +568,10 @@ class Llama final : public BuiltIn {
                     out->push_back({byte.id, byte.start, byte.end});
                     syms.clear();
                 }
-                if (out->size() > max_tokens) return;
+                if (out->size() > max_tokens) {
+                    if (reach) *reach = unicode::decode_reach(text, pos);
+                    return;
+                }
             }
             pos += len;
         }
@@ -637,7 +692,9 @@ Status load_vocabulary(const uint8_t* data, size_t size, std::unique_ptr<Vocabul
                 return Status::error("tokenizer data lacks a token for byte " + std::to_string(b));
         }
         out->reset(new Cl100k(std::move(table), std::string(name),
-                              kind == 1 ? cl100k_piece : o200k_piece, std::move(specials)));
+                              kind == 1 ? cl100k_piece<false> : o200k_piece<false>,
+                              kind == 1 ? cl100k_piece<true> : o200k_piece<true>,
+                              std::move(specials)));
         return {};
     }
     uint32_t merge_count;

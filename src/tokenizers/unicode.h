@@ -55,6 +55,17 @@ inline uint32_t decode(std::string_view s, size_t pos, size_t* len) {
     return cp;
 }
 
+// One past the last byte decode(s, pos, ...) reads: the lead byte's sequence length on (what
+// decode checks), so past s.size() when the text's end cut the sequence.
+inline size_t decode_reach(std::string_view s, size_t pos) {
+    const unsigned char c = static_cast<unsigned char>(s[pos]);
+    const size_t need = (c & 0xE0) == 0xC0   ? 1
+                        : (c & 0xF0) == 0xE0 ? 2
+                        : (c & 0xF8) == 0xF0 ? 3
+                                             : 0;
+    return pos + 1 + need;
+}
+
 bool is_letter(uint32_t cp);
 bool is_number(uint32_t cp);
 bool is_space(uint32_t cp);

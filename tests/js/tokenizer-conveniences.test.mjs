@@ -3,6 +3,7 @@
 // default tokenizer (cl100k) stated in the README and the .d.ts.
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -62,6 +63,41 @@ describe('tokenizer conveniences', () => {
           );
       }
     }
+  });
+
+  it('isWithinTokenLimit decides from a prefix only what the whole text gives, wherever the prefix ends (property)', async () => {
+    // Texts of pieces that sit on the pre-tokenizers' edges, long enough that a limit below 60
+    // takes the prefix path (prefixes of 8 characters a token): whitespace runs that end in a
+    // newline, contractions, upper-case runs, digits, markers, and surrogate pairs a cut could split.
+    const pieces = [
+      '    ',
+      '\n',
+      '\n\n   \n',
+      "don't",
+      "I'LL",
+      'ABC',
+      'def',
+      '中中',
+      '🙂',
+      '12345',
+    ];
+    pieces.push('<|endoftext|>', '<s>', '\t', '!!//', ' x', 'naïve', '\r\n', ' ', 'y');
+    await hr.loadTokenizer('llama2');
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom(...pieces), { minLength: 150, maxLength: 700 }),
+        fc.integer({ min: 0, max: 60 }),
+        fc.constantFrom('cl100k', 'o200k', 'llama2', 'llama3'),
+        fc.boolean(),
+        (parts, limit, tokenizer, specialTokens) => {
+          const text = parts.join('');
+          const options = { tokenizer, specialTokens };
+          const count = hr.countTokens(text, options);
+          assert.equal(hr.isWithinTokenLimit(text, limit, options), count <= limit ? count : false);
+        },
+      ),
+      { numRuns: 300, seed: 50 },
+    );
   });
 
   it("tokenBytes gives each token's bytes, and a decoder streams text without splitting a character", async () => {

@@ -60,6 +60,28 @@ val encodeText(uintptr_t vocab, uintptr_t code, double size, bool special_tokens
     return typed_copy("Int32Array", ids);
 }
 
+// A prefix of a longer text for isWithinTokenLimit: { count, final } of Vocabulary::encode_prefix
+// with max_tokens (final: the tokens are the whole text's first ones), null for a vocabulary
+// without a rule for prefixes, or an error string.
+val countPrefix(uintptr_t vocab, uintptr_t code, double size, bool special_tokens,
+                double max_tokens) {
+    const Vocabulary* v = ptr<const Vocabulary>(vocab);
+    if (!v->encodes_prefixes()) return val::null();
+    Status st =
+        wasm_heap().reserve(static_cast<double>(v->encode_heap_per_byte()) * size, "tokenizing");
+    if (!st.ok()) return val(st.message());
+    std::vector<Token> tokens;
+    EncodeOptions options;
+    options.special_tokens = special_tokens;
+    if (max_tokens < 9007199254740992.0) options.max_tokens = static_cast<size_t>(max_tokens);
+    const bool final = v->encode_prefix(
+        std::string_view(ptr<const char>(code), static_cast<size_t>(size)), &tokens, options);
+    val out = val::object();
+    out.set("count", static_cast<double>(tokens.size()));
+    out.set("final", final);
+    return out;
+}
+
 // The bytes `n` ids stand for in all (*total), or the error naming the first id that is not a
 // token of the vocabulary ('' when every one is).
 std::string idBytes(const Vocabulary* v, const int32_t* p, size_t n, size_t* total) {
@@ -138,6 +160,7 @@ EMSCRIPTEN_BINDINGS(hirope_tokenizers) {
         .function("address", &TokenizerHandle::address)
         .function("size", &TokenizerHandle::size);
     emscripten::function("encode", &encodeText);
+    emscripten::function("countPrefix", &countPrefix);
     emscripten::function("decode", &decodeIds);
     emscripten::function("tokenBytes", &tokenBytes);
     emscripten::function("tokenizerJsonHash", &tokenizerJsonHash);
