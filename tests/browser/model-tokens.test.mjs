@@ -585,6 +585,25 @@ describe('Model mode with the token model (headless Chromium)', () => {
           await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1),
           `${name} ${colorScheme} ${viewport.width}: scrolls sideways`,
         );
+        // Wide, the loss chart beside the verdict reaches its height (up to the chart's
+        // largest): no blank area under the chart's key.
+        if (viewport.width > 1200) {
+          const box = await page.evaluate(() => {
+            const chart = document.getElementById('loss-chart').getBoundingClientRect();
+            const verdict = document.getElementById('verdict').getBoundingClientRect();
+            const canvas = document.querySelector('#loss-chart canvas');
+            return {
+              beside: Math.abs(verdict.top - chart.top) <= 1,
+              gap: verdict.bottom - chart.bottom,
+              height: canvas.getBoundingClientRect().height,
+            };
+          });
+          assert.ok(box.beside, `${name} ${viewport.width}: the verdict is not beside the chart`);
+          assert.ok(
+            Math.abs(box.gap) <= 24 || box.height >= 560,
+            `${name} ${colorScheme}: ${box.gap} px blank under a chart ${box.height} px high`,
+          );
+        }
         const shot = `model-${name}-${colorScheme}-${viewport.width}`;
         await screenshot(page, shot, { fullPage: viewport.width < 500 });
         if (process.env.HIROPE_SHOTS) {

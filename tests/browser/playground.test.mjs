@@ -914,6 +914,22 @@ describe('playground (headless Chromium)', () => {
         [preset.id],
       );
       assert.equal(await page.textContent('#caption'), preset.caption);
+      // Each map's caption shows its whole title (a long scheme name wraps, never cut short) and
+      // the three canvases stay level whatever their captions hold.
+      const maps = await page.$$eval('#maps .hm', (figures) =>
+        figures.map((f) => ({
+          cut: [f.querySelector('figcaption'), ...f.querySelectorAll('figcaption > *')].some(
+            (e) => e.scrollWidth > e.clientWidth + 1,
+          ),
+          top: Math.round(f.querySelector('canvas').getBoundingClientRect().top),
+        })),
+      );
+      assert.deepEqual(
+        maps.map((m) => m.cut),
+        [false, false, false],
+        `${preset.id}: a map's title is cut short`,
+      );
+      assert.equal(new Set(maps.map((m) => m.top)).size, 1, `${preset.id}: canvases not level`);
       for (const theme of ['light', 'dark']) {
         await switchTheme(page, theme);
         // 10%: every preset's share on the nine samples is at least 17% (tests/js/playground.test.mjs,

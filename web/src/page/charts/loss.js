@@ -26,6 +26,20 @@ export function createLossChart(mx) {
     return c ? s / c : NaN;
   };
 
+  // Beside the held-out verdict (a wide layout) the chart grows to the verdict's height, up to
+  // MAX_HEIGHT, rather than leave a blank area under its key; stacked or narrow, it keeps its own.
+  const MAX_HEIGHT = 560;
+  const verdict = $('verdict');
+  function chartHeight(width) {
+    const own = width < 560 ? 230 : 290;
+    if (!verdict) return own;
+    const chartBox = $('loss-chart').getBoundingClientRect();
+    const verdictBox = verdict.getBoundingClientRect();
+    if (Math.abs(verdictBox.top - chartBox.top) > 1 || verdictBox.left < chartBox.right) return own;
+    const key = lossKey.getBoundingClientRect().height;
+    return Math.round(Math.min(MAX_HEIGHT, Math.max(own, verdictBox.height - key - 16)));
+  }
+
   function drawLossChart() {
     if (!mx.result || !mx.config) {
       // Nothing computed for the model shown yet (the first run, or a switch of model, whose
@@ -39,7 +53,7 @@ export function createLossChart(mx) {
     lossCanvas.hidden = false;
     const { a } = mx.result;
     const width = Math.max(240, Math.floor($('loss-chart').clientWidth));
-    const height = width < 560 ? 230 : 290;
+    const height = chartHeight(width);
     const ctx = fitCanvas(lossCanvas, width, height);
     ctx.clearRect(0, 0, width, height);
     const css = getComputedStyle(document.documentElement);
@@ -193,14 +207,17 @@ export function createLossChart(mx) {
 
   // Redrawn at its new width when the page's layout changes (once per frame at most).
   let chartFrame = 0;
-  let chartWidth = 0;
-  new ResizeObserver(() => {
-    const width = Math.floor($('loss-chart').clientWidth);
-    if (width === chartWidth) return;
-    chartWidth = width;
+  let chartSize = '';
+  const resized = new ResizeObserver(() => {
+    // Its own width, and the verdict's height beside it (the panel fills in once its files load).
+    const size = `${Math.floor($('loss-chart').clientWidth)} ${Math.round(verdict?.offsetHeight ?? 0)}`;
+    if (size === chartSize) return;
+    chartSize = size;
     cancelAnimationFrame(chartFrame);
     chartFrame = requestAnimationFrame(drawLossChart);
-  }).observe($('loss-chart'));
+  });
+  resized.observe($('loss-chart'));
+  if (verdict) resized.observe(verdict);
   // Drawn in the page's colours: a change of colour scheme draws it again.
   dark.addEventListener('change', () => {
     cancelAnimationFrame(chartFrame);
