@@ -42,19 +42,31 @@ class TokenizerHandle {
     std::unique_ptr<Vocabulary> vocab_;
 };
 
+// What encodeText and countPrefix share: the heap a tokenization of `size` bytes may take,
+// reserved before it runs (an error message, or '' when reserved), and EncodeOptions from the JS
+// arguments (max_tokens Infinity: none).
+std::string reserveEncode(const Vocabulary* v, double size) {
+    const Status st =
+        wasm_heap().reserve(static_cast<double>(v->encode_heap_per_byte()) * size, "tokenizing");
+    return st.ok() ? std::string() : st.message();
+}
+EncodeOptions encodeOptions(bool special_tokens, double max_tokens) {
+    EncodeOptions options;
+    options.special_tokens = special_tokens;
+    if (max_tokens < 9007199254740992.0) options.max_tokens = static_cast<size_t>(max_tokens);
+    return options;
+}
+
 // The token ids of a text as an Int32Array, or an error string; special_tokens and max_tokens
 // (Infinity: none): EncodeOptions.
 val encodeText(uintptr_t vocab, uintptr_t code, double size, bool special_tokens,
                double max_tokens) {
     const Vocabulary* v = ptr<const Vocabulary>(vocab);
-    Status st =
-        wasm_heap().reserve(static_cast<double>(v->encode_heap_per_byte()) * size, "tokenizing");
-    if (!st.ok()) return val(st.message());
+    const std::string refused = reserveEncode(v, size);
+    if (!refused.empty()) return val(refused);
     std::vector<Token> tokens;
-    EncodeOptions options;
-    options.special_tokens = special_tokens;
-    if (max_tokens < 9007199254740992.0) options.max_tokens = static_cast<size_t>(max_tokens);
-    v->encode(std::string_view(ptr<const char>(code), static_cast<size_t>(size)), &tokens, options);
+    v->encode(std::string_view(ptr<const char>(code), static_cast<size_t>(size)), &tokens,
+              encodeOptions(special_tokens, max_tokens));
     std::vector<int32_t> ids(tokens.size());
     for (size_t i = 0; i < tokens.size(); ++i) ids[i] = tokens[i].id;
     return typed_copy("Int32Array", ids);
@@ -67,15 +79,12 @@ val countPrefix(uintptr_t vocab, uintptr_t code, double size, bool special_token
                 double max_tokens) {
     const Vocabulary* v = ptr<const Vocabulary>(vocab);
     if (!v->encodes_prefixes()) return val::null();
-    Status st =
-        wasm_heap().reserve(static_cast<double>(v->encode_heap_per_byte()) * size, "tokenizing");
-    if (!st.ok()) return val(st.message());
+    const std::string refused = reserveEncode(v, size);
+    if (!refused.empty()) return val(refused);
     std::vector<Token> tokens;
-    EncodeOptions options;
-    options.special_tokens = special_tokens;
-    if (max_tokens < 9007199254740992.0) options.max_tokens = static_cast<size_t>(max_tokens);
-    const bool final = v->encode_prefix(
-        std::string_view(ptr<const char>(code), static_cast<size_t>(size)), &tokens, options);
+    const bool final =
+        v->encode_prefix(std::string_view(ptr<const char>(code), static_cast<size_t>(size)),
+                         &tokens, encodeOptions(special_tokens, max_tokens));
     val out = val::object();
     out.set("count", static_cast<double>(tokens.size()));
     out.set("final", final);
