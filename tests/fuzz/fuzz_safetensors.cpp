@@ -3,7 +3,10 @@
 // Status (a message, nothing left behind) or give a fully consistent result: the tensors tile the
 // data area, their sizes agree with their shapes and dtypes, every view lies inside the buffer
 // (and every element of it is read, for ASan to see), the header read from its first 8 + N bytes
-// alone is the same, and an index's names are the plain shard names it promises.
+// alone is the same, and an index's names are the plain shard names it promises. A header read
+// is also bound to a small Llama config (include/hirope/architectures.h): refused with a message
+// and an empty plan, or every weight of the plan is the header's tensor of the expected shape.
+#include "hirope/architectures.h"
 #include "hirope/checkpoint.h"
 
 #include <algorithm>
@@ -88,6 +91,33 @@ void check_index(std::string_view text) {
         if (!(idx.shards[i - 1] < idx.shards[i])) std::abort();
 }
 
+// The binding of a header to a Llama of hidden 8, intermediate 16, vocab 32, 2 layers, 2 heads,
+// 1 key/value head (tests/fuzz/corpus/safetensors/tiny-llama.safetensors binds to it).
+void check_binding(const Header& h) {
+    static const char kConfig[] =
+        R"({"model_type":"llama","vocab_size":32,"hidden_size":8,"intermediate_size":16,)"
+        R"("num_hidden_layers":2,"num_attention_heads":2,"num_key_value_heads":1,)"
+        R"("max_position_embeddings":64})";
+    CheckpointPlan plan;
+    const hirope::Status st = plan_checkpoint(kConfig, {{"model.safetensors", &h}}, &plan);
+    if (!st.ok()) {
+        if (st.message().empty() || plan.architecture != nullptr || !plan.weights.empty())
+            std::abort();
+        return;
+    }
+    uint64_t bytes = 0;
+    for (const WeightRef& w : plan.weights) {
+        const TensorInfo* t = h.find(w.tensor.name);
+        if (t == nullptr || t->begin != w.tensor.begin || t->end != w.tensor.end ||
+            t->shape != w.tensor.shape || w.tensor.shape != expected_shape(w.role, plan.dims) ||
+            !is_weight_dtype(w.tensor.dtype) || w.file != 0 ||
+            w.file_offset != h.data_offset + t->begin)
+            std::abort();
+        bytes += t->bytes();
+    }
+    if (bytes != plan.weight_bytes || plan.weight(WeightRole::lm_head) == nullptr) std::abort();
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -98,6 +128,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             std::abort();
     } else {
         check_header(h, data, size);
+        check_binding(h);
         // In steps, as a caller holding a Blob does: N from 8 bytes, the header from 8 + N.
         uint64_t n = 0;
         if (!safetensors_header_length(data, 8, size, &n).ok() || n != h.header_bytes) std::abort();
