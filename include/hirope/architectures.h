@@ -169,8 +169,9 @@ struct TensorName {
     WeightRole role;
     const char* name; // under the decoder's prefix; "{L}" is the layer index
     Presence presence;
-    const char*
-        gguf; // llama.cpp's name for it (src/llama-arch.cpp LLM_TENSOR_NAMES), for reference
+    // llama.cpp's name for it (src/llama-arch.cpp LLM_TENSOR_NAMES, "blk.%d.attn_q"), for
+    // reference: a GGUF writer's name for the same weight.
+    const char* gguf;
 };
 
 // Where a checkpoint keeps its decoder: tensor names start with `decoder`, the output layer is
@@ -290,9 +291,10 @@ constexpr uint64_t kWasm32MemoryBytes = uint64_t{4} << 30;
 uint64_t forward_working_bytes(const CheckpointPlan& plan, int64_t tokens, int64_t logits_rows);
 
 // An error, with the figures, when weight_bytes + forward_working_bytes(tokens, logits_rows)
-// exceeds budget_bytes: "qwen2 checkpoint: 988,065,664 bytes of weights (BF16, at their stored
-// width) + 352,321,536 bytes for a 512-token forward = 1,340,387,200 bytes, over the budget of
-// ...". tokens and logits_rows must be in [0, 2^24].
+// exceeds budget_bytes: "qwen2 checkpoint (3,085,938,688 parameters) needs 6,171,877,376 bytes for
+// its weights (BF16, at their stored width) + 412,876,800 bytes for a 512-token forward =
+// 6,584,754,176 bytes (6.58 GB), over the budget of 4,294,967,296 bytes" (Qwen2.5-3B's shape; the
+// 0.5B's 988,065,536 + 352,583,680 bytes fit). tokens and logits_rows must be in [0, 2^24].
 Status check_memory(const CheckpointPlan& plan, uint64_t budget_bytes, int64_t tokens,
                     int64_t logits_rows);
 
