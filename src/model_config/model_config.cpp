@@ -211,9 +211,9 @@ bool known_rope_key(const std::string& k) {
 // fills them in): configuration_gemma2.py, configuration_gemma3.py (Gemma3TextConfig),
 // configuration_gemma4.py (Gemma4TextConfig), configuration_gpt_oss.py, configuration_llama4.py,
 // configuration_llama.py (LlamaConfig: LLaVA's text_config), configuration_gptj.py,
-// configuration_codegen.py, configuration_qwen3_next.py, configuration_ernie4_5.py and
-// configuration_ernie4_5_moe.py (default_theta 500000). Keys by their transformers names (GPT-J's
-// n_embd ... are read as hidden_size ...).
+// configuration_codegen.py, configuration_qwen3.py, configuration_qwen3_next.py,
+// configuration_ernie4_5.py and configuration_ernie4_5_moe.py (default_theta 500000). Keys by their
+// transformers names (GPT-J's n_embd ... are read as hidden_size ...).
 struct TypeDefault {
     const char* model_type;
     const char* key;
@@ -280,6 +280,7 @@ const TypeDefault kTypeDefaults[] = {
     {"qwen2", "max_position_embeddings", 32768},
     {"qwen2_moe", "max_position_embeddings", 32768},
     {"qwen3", "max_position_embeddings", 32768},
+    {"qwen3", "head_dim", 128}, // Qwen3Config: head_dim 128, not hidden_size / heads
     {"qwen3_moe", "max_position_embeddings", 32768},
     {"phi", "max_position_embeddings", 2048},
     {"phi3", "max_position_embeddings", 4096},

@@ -380,10 +380,12 @@ TEST_CASE("architectures: mistral, qwen2 and qwen3 bind", "[checkpoint]") {
     };
     CHECK(about_qk_norm(plan.setup.warnings) == 1);
     CHECK(about_qk_norm(plan.warnings) == 0);
-    // Qwen3Config's head_dim default is 128, not hidden_size / num_attention_heads.
+    // Qwen3Config's head_dim default is 128, not hidden_size / num_attention_heads (4 here): a
+    // config without it asks for 128-wide heads, which these tensors do not have.
     CHECK(error_of(config("qwen3", R"(,"tie_word_embeddings":true)"), q3) ==
-          "config.json: head_dim is 128 for qwen3 (transformers' modeling_qwen3.py, "
-          "configuration_qwen3.py), but the position setup read 4; write head_dim in the file");
+          "checkpoint: tensor 'model.layers.0.self_attn.q_proj.weight' (in 'model.safetensors') "
+          "has shape [8, 8]; qwen3 expects layer 0's q [256, 8] = [num_attention_heads * "
+          "head_dim, hidden_size]");
 }
 
 TEST_CASE("architectures: gemma2 and gemma3 text bind with Gemma's semantics", "[checkpoint]") {

@@ -964,6 +964,13 @@ TEST_CASE("model config: config-class defaults that real files rely on", "[model
     REQUIRE(bare.head_dim == 256);
     REQUIRE(bare.layers[0].window == 4096);
 
+    // Qwen3Config's head_dim is 128 whatever hidden_size / num_attention_heads gives
+    // (configuration_qwen3.py; modeling_qwen3.py reads config.head_dim): here 1024 / 16 = 64.
+    const ModelSetup q3 = read_ok(R"({"model_type":"qwen3","hidden_size":1024,
+        "num_attention_heads":16,"num_key_value_heads":8,"num_hidden_layers":2})");
+    REQUIRE(q3.head_dim == 128);
+    check_freqs(q3.layers[0], 1, tf_default(1e4, 128));
+
     // LLaVA-1.5 7B: text_config {max_position_embeddings 4096, model_type llama, ...}:
     // LlamaConfig's 32 layers, hidden_size 4096 and 32 heads (head_dim 128), base 10000.
     const char* llava = R"({"architectures":["LlavaForConditionalGeneration"],"model_type":"llava",

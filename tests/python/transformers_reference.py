@@ -78,7 +78,8 @@ DEFAULTS: Dict[str, Dict[str, Any]] = {
     "starcoder2": dict(_LLAMA),
     "cohere": dict(_LLAMA),
     "qwen2": dict(_LLAMA),
-    "qwen3": dict(_LLAMA),
+    # configuration_qwen3.py Qwen3Config @008e5743: head_dim 128 (modeling_qwen3.py reads config.head_dim)
+    "qwen3": {**_LLAMA, "head_dim": 128},
     "gpt_oss": dict(_LLAMA),
     # configuration_phi3.py Phi3Config: partial_rotary_factor 1.0
     "phi3": {**_LLAMA, "partial_rotary_factor": 1.0},
