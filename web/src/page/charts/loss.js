@@ -36,9 +36,11 @@ export function createLossChart(mx) {
     const chartBox = $('loss-chart').getBoundingClientRect();
     const verdictBox = verdict.getBoundingClientRect();
     if (Math.abs(verdictBox.top - chartBox.top) > 1 || verdictBox.left < chartBox.right) return own;
-    const key = lossKey.getBoundingClientRect().height;
-    return Math.round(Math.min(MAX_HEIGHT, Math.max(own, verdictBox.height - key - 16)));
+    keyHeight = lossKey.getBoundingClientRect().height;
+    return Math.round(Math.min(MAX_HEIGHT, Math.max(own, verdictBox.height - keyHeight - 16)));
   }
+  let keyHeight = -1; // the key's height the last height was computed with (-1: none)
+  let chartFrame = 0; // the redraw requested for the next frame
 
   function drawLossChart() {
     if (!mx.result || !mx.config) {
@@ -174,6 +176,13 @@ export function createLossChart(mx) {
           : `This code has no far-recall ${u}s: no name is used again more than ${L} ${u}s after its previous use.`,
       );
     }
+    // The key is written after the chart is sized: once more if its new text changed its height
+    // (the far-recall note), so that chart and key end with the verdict. Stable on the next draw.
+    if (keyHeight >= 0 && Math.abs(lossKey.getBoundingClientRect().height - keyHeight) > 1) {
+      keyHeight = -1;
+      cancelAnimationFrame(chartFrame);
+      chartFrame = requestAnimationFrame(drawLossChart);
+    } else keyHeight = -1;
   }
 
   const FAR = RECALL_CLASSES.indexOf('far');
@@ -206,7 +215,6 @@ export function createLossChart(mx) {
   }
 
   // Redrawn at its new width when the page's layout changes (once per frame at most).
-  let chartFrame = 0;
   let chartSize = '';
   const resized = new ResizeObserver(() => {
     // Its own width, and the verdict's height beside it (the panel fills in once its files load).
