@@ -11,6 +11,7 @@
 #include "tokenizers/json.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -28,168 +29,144 @@ constexpr Presence kAlways = Presence::always;
 constexpr Presence kAttnBias = Presence::attention_bias;
 constexpr Presence kMlpBias = Presence::mlp_bias;
 
+// A row group: rows several architectures share, in their order. join() lays groups end to end,
+// so each architecture's table below reads as the modules its modeling file registers.
+template <size_t N> using Rows = std::array<TensorName, N>;
+template <size_t... N> constexpr Rows<(N + ...)> join(const Rows<N>&... groups) {
+    Rows<(N + ...)> out{};
+    size_t i = 0;
+    auto put = [&](const auto& group) {
+        for (const TensorName& row : group) out[i++] = row;
+    };
+    (put(groups), ...);
+    return out;
+}
+
+// The decoder's ends (LlamaModel: embed_tokens, norm) and a layer's first norm
+// (LlamaDecoderLayer.input_layernorm), as every RMSNorm architecture here names them.
+constexpr Rows<3> kEmbedAndNorms = {{
+    {WeightRole::embed, "embed_tokens.weight", kAlways, "token_embd"},
+    {WeightRole::final_norm, "norm.weight", kAlways, "output_norm"},
+    {WeightRole::attn_norm, "layers.{L}.input_layernorm.weight", kAlways, "blk.%d.attn_norm"},
+}};
+// LlamaAttention's q/k/v/o_proj with bias=attention_bias (Qwen3, Gemma 2/3 and StarCoder2's
+// attention are the same modules, their bias keys named in their rows below).
+constexpr Rows<8> kAttention = {{
+    {WeightRole::q, "layers.{L}.self_attn.q_proj.weight", kAlways, "blk.%d.attn_q"},
+    {WeightRole::q_bias, "layers.{L}.self_attn.q_proj.bias", kAttnBias, "blk.%d.attn_q"},
+    {WeightRole::k, "layers.{L}.self_attn.k_proj.weight", kAlways, "blk.%d.attn_k"},
+    {WeightRole::k_bias, "layers.{L}.self_attn.k_proj.bias", kAttnBias, "blk.%d.attn_k"},
+    {WeightRole::v, "layers.{L}.self_attn.v_proj.weight", kAlways, "blk.%d.attn_v"},
+    {WeightRole::v_bias, "layers.{L}.self_attn.v_proj.bias", kAttnBias, "blk.%d.attn_v"},
+    {WeightRole::o, "layers.{L}.self_attn.o_proj.weight", kAlways, "blk.%d.attn_output"},
+    {WeightRole::o_bias, "layers.{L}.self_attn.o_proj.bias", kAttnBias, "blk.%d.attn_output"},
+}};
+// Qwen3RMSNorm / Gemma3RMSNorm(head_dim) on each head's q and k.
+constexpr Rows<2> kQkNorms = {{
+    {WeightRole::q_norm, "layers.{L}.self_attn.q_norm.weight", kAlways, "blk.%d.attn_q_norm"},
+    {WeightRole::k_norm, "layers.{L}.self_attn.k_norm.weight", kAlways, "blk.%d.attn_k_norm"},
+}};
+// LlamaDecoderLayer.post_attention_layernorm: the MLP's input norm.
+constexpr Rows<1> kMlpNorm = {{
+    {WeightRole::ffn_norm, "layers.{L}.post_attention_layernorm.weight", kAlways,
+     "blk.%d.ffn_norm"},
+}};
+// A gated MLP without biases (Qwen2MLP, Qwen3MLP, Gemma2MLP: gate/up/down_proj, bias=False).
+constexpr Rows<3> kGatedMlp = {{
+    {WeightRole::gate, "layers.{L}.mlp.gate_proj.weight", kAlways, "blk.%d.ffn_gate"},
+    {WeightRole::up, "layers.{L}.mlp.up_proj.weight", kAlways, "blk.%d.ffn_up"},
+    {WeightRole::down, "layers.{L}.mlp.down_proj.weight", kAlways, "blk.%d.ffn_down"},
+}};
+// Gemma2DecoderLayer's other norms (Gemma2RMSNorm): post_attention_layernorm on attention's
+// output, pre_feedforward_layernorm (the MLP's input), post_feedforward_layernorm.
+constexpr Rows<3> kGemmaNorms = {{
+    {WeightRole::attn_post_norm, "layers.{L}.post_attention_layernorm.weight", kAlways,
+     "blk.%d.post_attention_norm"},
+    {WeightRole::ffn_norm, "layers.{L}.pre_feedforward_layernorm.weight", kAlways,
+     "blk.%d.ffn_norm"},
+    {WeightRole::ffn_post_norm, "layers.{L}.post_feedforward_layernorm.weight", kAlways,
+     "blk.%d.post_ffw_norm"},
+}};
+
 // modeling_llama.py (LlamaModel: embed_tokens, layers, norm; LlamaDecoderLayer: input_layernorm,
 // self_attn, post_attention_layernorm, mlp; LlamaAttention: q/k/v/o_proj, bias=attention_bias;
 // LlamaMLP: gate/up/down_proj, bias=mlp_bias). Mistral's rows are these with both bias keys absent
 // (modeling_mistral.py: bias=False throughout).
-constexpr TensorName kLlamaTensors[] = {
-    {WeightRole::embed, "embed_tokens.weight", kAlways, "token_embd"},
-    {WeightRole::final_norm, "norm.weight", kAlways, "output_norm"},
-    {WeightRole::attn_norm, "layers.{L}.input_layernorm.weight", kAlways, "blk.%d.attn_norm"},
-    {WeightRole::q, "layers.{L}.self_attn.q_proj.weight", kAlways, "blk.%d.attn_q"},
-    {WeightRole::q_bias, "layers.{L}.self_attn.q_proj.bias", kAttnBias, "blk.%d.attn_q"},
-    {WeightRole::k, "layers.{L}.self_attn.k_proj.weight", kAlways, "blk.%d.attn_k"},
-    {WeightRole::k_bias, "layers.{L}.self_attn.k_proj.bias", kAttnBias, "blk.%d.attn_k"},
-    {WeightRole::v, "layers.{L}.self_attn.v_proj.weight", kAlways, "blk.%d.attn_v"},
-    {WeightRole::v_bias, "layers.{L}.self_attn.v_proj.bias", kAttnBias, "blk.%d.attn_v"},
-    {WeightRole::o, "layers.{L}.self_attn.o_proj.weight", kAlways, "blk.%d.attn_output"},
-    {WeightRole::o_bias, "layers.{L}.self_attn.o_proj.bias", kAttnBias, "blk.%d.attn_output"},
-    {WeightRole::ffn_norm, "layers.{L}.post_attention_layernorm.weight", kAlways,
-     "blk.%d.ffn_norm"},
-    {WeightRole::gate, "layers.{L}.mlp.gate_proj.weight", kAlways, "blk.%d.ffn_gate"},
-    {WeightRole::gate_bias, "layers.{L}.mlp.gate_proj.bias", kMlpBias, "blk.%d.ffn_gate"},
-    {WeightRole::up, "layers.{L}.mlp.up_proj.weight", kAlways, "blk.%d.ffn_up"},
-    {WeightRole::up_bias, "layers.{L}.mlp.up_proj.bias", kMlpBias, "blk.%d.ffn_up"},
-    {WeightRole::down, "layers.{L}.mlp.down_proj.weight", kAlways, "blk.%d.ffn_down"},
-    {WeightRole::down_bias, "layers.{L}.mlp.down_proj.bias", kMlpBias, "blk.%d.ffn_down"},
-};
+constexpr auto kLlamaTensors =
+    join(kEmbedAndNorms, kAttention, kMlpNorm,
+         Rows<6>{{
+             {WeightRole::gate, "layers.{L}.mlp.gate_proj.weight", kAlways, "blk.%d.ffn_gate"},
+             {WeightRole::gate_bias, "layers.{L}.mlp.gate_proj.bias", kMlpBias, "blk.%d.ffn_gate"},
+             {WeightRole::up, "layers.{L}.mlp.up_proj.weight", kAlways, "blk.%d.ffn_up"},
+             {WeightRole::up_bias, "layers.{L}.mlp.up_proj.bias", kMlpBias, "blk.%d.ffn_up"},
+             {WeightRole::down, "layers.{L}.mlp.down_proj.weight", kAlways, "blk.%d.ffn_down"},
+             {WeightRole::down_bias, "layers.{L}.mlp.down_proj.bias", kMlpBias, "blk.%d.ffn_down"},
+         }});
 
 // modeling_qwen2.py: Qwen2Attention q/k/v_proj bias=True, o_proj bias=False; Qwen2MLP bias=False.
-constexpr TensorName kQwen2Tensors[] = {
-    {WeightRole::embed, "embed_tokens.weight", kAlways, "token_embd"},
-    {WeightRole::final_norm, "norm.weight", kAlways, "output_norm"},
-    {WeightRole::attn_norm, "layers.{L}.input_layernorm.weight", kAlways, "blk.%d.attn_norm"},
-    {WeightRole::q, "layers.{L}.self_attn.q_proj.weight", kAlways, "blk.%d.attn_q"},
-    {WeightRole::q_bias, "layers.{L}.self_attn.q_proj.bias", kAlways, "blk.%d.attn_q"},
-    {WeightRole::k, "layers.{L}.self_attn.k_proj.weight", kAlways, "blk.%d.attn_k"},
-    {WeightRole::k_bias, "layers.{L}.self_attn.k_proj.bias", kAlways, "blk.%d.attn_k"},
-    {WeightRole::v, "layers.{L}.self_attn.v_proj.weight", kAlways, "blk.%d.attn_v"},
-    {WeightRole::v_bias, "layers.{L}.self_attn.v_proj.bias", kAlways, "blk.%d.attn_v"},
-    {WeightRole::o, "layers.{L}.self_attn.o_proj.weight", kAlways, "blk.%d.attn_output"},
-    {WeightRole::ffn_norm, "layers.{L}.post_attention_layernorm.weight", kAlways,
-     "blk.%d.ffn_norm"},
-    {WeightRole::gate, "layers.{L}.mlp.gate_proj.weight", kAlways, "blk.%d.ffn_gate"},
-    {WeightRole::up, "layers.{L}.mlp.up_proj.weight", kAlways, "blk.%d.ffn_up"},
-    {WeightRole::down, "layers.{L}.mlp.down_proj.weight", kAlways, "blk.%d.ffn_down"},
-};
+constexpr auto kQwen2Tensors =
+    join(kEmbedAndNorms,
+         Rows<7>{{
+             {WeightRole::q, "layers.{L}.self_attn.q_proj.weight", kAlways, "blk.%d.attn_q"},
+             {WeightRole::q_bias, "layers.{L}.self_attn.q_proj.bias", kAlways, "blk.%d.attn_q"},
+             {WeightRole::k, "layers.{L}.self_attn.k_proj.weight", kAlways, "blk.%d.attn_k"},
+             {WeightRole::k_bias, "layers.{L}.self_attn.k_proj.bias", kAlways, "blk.%d.attn_k"},
+             {WeightRole::v, "layers.{L}.self_attn.v_proj.weight", kAlways, "blk.%d.attn_v"},
+             {WeightRole::v_bias, "layers.{L}.self_attn.v_proj.bias", kAlways, "blk.%d.attn_v"},
+             {WeightRole::o, "layers.{L}.self_attn.o_proj.weight", kAlways, "blk.%d.attn_output"},
+         }},
+         kMlpNorm, kGatedMlp);
 
 // modeling_qwen3.py: Qwen3Attention q/k/v/o_proj bias=attention_bias, q_norm and k_norm
 // Qwen3RMSNorm(head_dim); Qwen3MLP bias=False.
-constexpr TensorName kQwen3Tensors[] = {
-    {WeightRole::embed, "embed_tokens.weight", kAlways, "token_embd"},
-    {WeightRole::final_norm, "norm.weight", kAlways, "output_norm"},
-    {WeightRole::attn_norm, "layers.{L}.input_layernorm.weight", kAlways, "blk.%d.attn_norm"},
-    {WeightRole::q, "layers.{L}.self_attn.q_proj.weight", kAlways, "blk.%d.attn_q"},
-    {WeightRole::q_bias, "layers.{L}.self_attn.q_proj.bias", kAttnBias, "blk.%d.attn_q"},
-    {WeightRole::k, "layers.{L}.self_attn.k_proj.weight", kAlways, "blk.%d.attn_k"},
-    {WeightRole::k_bias, "layers.{L}.self_attn.k_proj.bias", kAttnBias, "blk.%d.attn_k"},
-    {WeightRole::v, "layers.{L}.self_attn.v_proj.weight", kAlways, "blk.%d.attn_v"},
-    {WeightRole::v_bias, "layers.{L}.self_attn.v_proj.bias", kAttnBias, "blk.%d.attn_v"},
-    {WeightRole::o, "layers.{L}.self_attn.o_proj.weight", kAlways, "blk.%d.attn_output"},
-    {WeightRole::o_bias, "layers.{L}.self_attn.o_proj.bias", kAttnBias, "blk.%d.attn_output"},
-    {WeightRole::q_norm, "layers.{L}.self_attn.q_norm.weight", kAlways, "blk.%d.attn_q_norm"},
-    {WeightRole::k_norm, "layers.{L}.self_attn.k_norm.weight", kAlways, "blk.%d.attn_k_norm"},
-    {WeightRole::ffn_norm, "layers.{L}.post_attention_layernorm.weight", kAlways,
-     "blk.%d.ffn_norm"},
-    {WeightRole::gate, "layers.{L}.mlp.gate_proj.weight", kAlways, "blk.%d.ffn_gate"},
-    {WeightRole::up, "layers.{L}.mlp.up_proj.weight", kAlways, "blk.%d.ffn_up"},
-    {WeightRole::down, "layers.{L}.mlp.down_proj.weight", kAlways, "blk.%d.ffn_down"},
-};
+constexpr auto kQwen3Tensors = join(kEmbedAndNorms, kAttention, kQkNorms, kMlpNorm, kGatedMlp);
 
-// modeling_gemma2.py: Gemma2DecoderLayer input_layernorm, post_attention_layernorm,
-// pre_feedforward_layernorm, post_feedforward_layernorm (Gemma2RMSNorm); Gemma2Attention
+// modeling_gemma2.py: Gemma2DecoderLayer's four norms (Gemma2RMSNorm); Gemma2Attention
 // q/k/v/o_proj bias=attention_bias; Gemma2MLP gate/up/down_proj bias=False.
-constexpr TensorName kGemma2Tensors[] = {
-    {WeightRole::embed, "embed_tokens.weight", kAlways, "token_embd"},
-    {WeightRole::final_norm, "norm.weight", kAlways, "output_norm"},
-    {WeightRole::attn_norm, "layers.{L}.input_layernorm.weight", kAlways, "blk.%d.attn_norm"},
-    {WeightRole::q, "layers.{L}.self_attn.q_proj.weight", kAlways, "blk.%d.attn_q"},
-    {WeightRole::q_bias, "layers.{L}.self_attn.q_proj.bias", kAttnBias, "blk.%d.attn_q"},
-    {WeightRole::k, "layers.{L}.self_attn.k_proj.weight", kAlways, "blk.%d.attn_k"},
-    {WeightRole::k_bias, "layers.{L}.self_attn.k_proj.bias", kAttnBias, "blk.%d.attn_k"},
-    {WeightRole::v, "layers.{L}.self_attn.v_proj.weight", kAlways, "blk.%d.attn_v"},
-    {WeightRole::v_bias, "layers.{L}.self_attn.v_proj.bias", kAttnBias, "blk.%d.attn_v"},
-    {WeightRole::o, "layers.{L}.self_attn.o_proj.weight", kAlways, "blk.%d.attn_output"},
-    {WeightRole::o_bias, "layers.{L}.self_attn.o_proj.bias", kAttnBias, "blk.%d.attn_output"},
-    {WeightRole::attn_post_norm, "layers.{L}.post_attention_layernorm.weight", kAlways,
-     "blk.%d.post_attention_norm"},
-    {WeightRole::ffn_norm, "layers.{L}.pre_feedforward_layernorm.weight", kAlways,
-     "blk.%d.ffn_norm"},
-    {WeightRole::ffn_post_norm, "layers.{L}.post_feedforward_layernorm.weight", kAlways,
-     "blk.%d.post_ffw_norm"},
-    {WeightRole::gate, "layers.{L}.mlp.gate_proj.weight", kAlways, "blk.%d.ffn_gate"},
-    {WeightRole::up, "layers.{L}.mlp.up_proj.weight", kAlways, "blk.%d.ffn_up"},
-    {WeightRole::down, "layers.{L}.mlp.down_proj.weight", kAlways, "blk.%d.ffn_down"},
-};
+constexpr auto kGemma2Tensors = join(kEmbedAndNorms, kAttention, kGemmaNorms, kGatedMlp);
 
 // modeling_gemma3.py: Gemma 2's rows plus Gemma3Attention's q_norm and k_norm
 // (Gemma3RMSNorm(head_dim)).
-constexpr TensorName kGemma3Tensors[] = {
-    {WeightRole::embed, "embed_tokens.weight", kAlways, "token_embd"},
-    {WeightRole::final_norm, "norm.weight", kAlways, "output_norm"},
-    {WeightRole::attn_norm, "layers.{L}.input_layernorm.weight", kAlways, "blk.%d.attn_norm"},
-    {WeightRole::q, "layers.{L}.self_attn.q_proj.weight", kAlways, "blk.%d.attn_q"},
-    {WeightRole::q_bias, "layers.{L}.self_attn.q_proj.bias", kAttnBias, "blk.%d.attn_q"},
-    {WeightRole::k, "layers.{L}.self_attn.k_proj.weight", kAlways, "blk.%d.attn_k"},
-    {WeightRole::k_bias, "layers.{L}.self_attn.k_proj.bias", kAttnBias, "blk.%d.attn_k"},
-    {WeightRole::v, "layers.{L}.self_attn.v_proj.weight", kAlways, "blk.%d.attn_v"},
-    {WeightRole::v_bias, "layers.{L}.self_attn.v_proj.bias", kAttnBias, "blk.%d.attn_v"},
-    {WeightRole::o, "layers.{L}.self_attn.o_proj.weight", kAlways, "blk.%d.attn_output"},
-    {WeightRole::o_bias, "layers.{L}.self_attn.o_proj.bias", kAttnBias, "blk.%d.attn_output"},
-    {WeightRole::q_norm, "layers.{L}.self_attn.q_norm.weight", kAlways, "blk.%d.attn_q_norm"},
-    {WeightRole::k_norm, "layers.{L}.self_attn.k_norm.weight", kAlways, "blk.%d.attn_k_norm"},
-    {WeightRole::attn_post_norm, "layers.{L}.post_attention_layernorm.weight", kAlways,
-     "blk.%d.post_attention_norm"},
-    {WeightRole::ffn_norm, "layers.{L}.pre_feedforward_layernorm.weight", kAlways,
-     "blk.%d.ffn_norm"},
-    {WeightRole::ffn_post_norm, "layers.{L}.post_feedforward_layernorm.weight", kAlways,
-     "blk.%d.post_ffw_norm"},
-    {WeightRole::gate, "layers.{L}.mlp.gate_proj.weight", kAlways, "blk.%d.ffn_gate"},
-    {WeightRole::up, "layers.{L}.mlp.up_proj.weight", kAlways, "blk.%d.ffn_up"},
-    {WeightRole::down, "layers.{L}.mlp.down_proj.weight", kAlways, "blk.%d.ffn_down"},
-};
+constexpr auto kGemma3Tensors = join(kEmbedAndNorms, kAttention, kQkNorms, kGemmaNorms, kGatedMlp);
 
 // modular_phi3.py: Phi3Attention qkv_proj (op_size = (nH + 2 nKV) * head_dim, bias=False) and
 // o_proj; Phi3MLP gate_up_proj (2 * intermediate_size, bias=False), down_proj; the decoder layer
 // is Mistral's (input_layernorm, post_attention_layernorm).
-constexpr TensorName kPhi3Tensors[] = {
-    {WeightRole::embed, "embed_tokens.weight", kAlways, "token_embd"},
-    {WeightRole::final_norm, "norm.weight", kAlways, "output_norm"},
-    {WeightRole::attn_norm, "layers.{L}.input_layernorm.weight", kAlways, "blk.%d.attn_norm"},
-    {WeightRole::qkv, "layers.{L}.self_attn.qkv_proj.weight", kAlways, "blk.%d.attn_qkv"},
-    {WeightRole::o, "layers.{L}.self_attn.o_proj.weight", kAlways, "blk.%d.attn_output"},
-    {WeightRole::ffn_norm, "layers.{L}.post_attention_layernorm.weight", kAlways,
-     "blk.%d.ffn_norm"},
-    {WeightRole::gate_up, "layers.{L}.mlp.gate_up_proj.weight", kAlways, "blk.%d.ffn_up"},
-    {WeightRole::down, "layers.{L}.mlp.down_proj.weight", kAlways, "blk.%d.ffn_down"},
-};
+constexpr auto kPhi3Tensors =
+    join(kEmbedAndNorms,
+         Rows<2>{{
+             {WeightRole::qkv, "layers.{L}.self_attn.qkv_proj.weight", kAlways, "blk.%d.attn_qkv"},
+             {WeightRole::o, "layers.{L}.self_attn.o_proj.weight", kAlways, "blk.%d.attn_output"},
+         }},
+         kMlpNorm,
+         Rows<2>{{
+             {WeightRole::gate_up, "layers.{L}.mlp.gate_up_proj.weight", kAlways, "blk.%d.ffn_up"},
+             {WeightRole::down, "layers.{L}.mlp.down_proj.weight", kAlways, "blk.%d.ffn_down"},
+         }});
 
 // modeling_starcoder2.py: Starcoder2DecoderLayer input_layernorm and post_attention_layernorm
 // (nn.LayerNorm: weight and bias), Starcoder2Model norm (nn.LayerNorm); Starcoder2Attention
 // q/k/v/o_proj bias=use_bias; Starcoder2MLP c_fc, c_proj bias=use_bias.
-constexpr TensorName kStarcoder2Tensors[] = {
-    {WeightRole::embed, "embed_tokens.weight", kAlways, "token_embd"},
-    {WeightRole::final_norm, "norm.weight", kAlways, "output_norm"},
-    {WeightRole::final_norm_bias, "norm.bias", kAlways, "output_norm"},
-    {WeightRole::attn_norm, "layers.{L}.input_layernorm.weight", kAlways, "blk.%d.attn_norm"},
-    {WeightRole::attn_norm_bias, "layers.{L}.input_layernorm.bias", kAlways, "blk.%d.attn_norm"},
-    {WeightRole::q, "layers.{L}.self_attn.q_proj.weight", kAlways, "blk.%d.attn_q"},
-    {WeightRole::q_bias, "layers.{L}.self_attn.q_proj.bias", kAttnBias, "blk.%d.attn_q"},
-    {WeightRole::k, "layers.{L}.self_attn.k_proj.weight", kAlways, "blk.%d.attn_k"},
-    {WeightRole::k_bias, "layers.{L}.self_attn.k_proj.bias", kAttnBias, "blk.%d.attn_k"},
-    {WeightRole::v, "layers.{L}.self_attn.v_proj.weight", kAlways, "blk.%d.attn_v"},
-    {WeightRole::v_bias, "layers.{L}.self_attn.v_proj.bias", kAttnBias, "blk.%d.attn_v"},
-    {WeightRole::o, "layers.{L}.self_attn.o_proj.weight", kAlways, "blk.%d.attn_output"},
-    {WeightRole::o_bias, "layers.{L}.self_attn.o_proj.bias", kAttnBias, "blk.%d.attn_output"},
-    {WeightRole::ffn_norm, "layers.{L}.post_attention_layernorm.weight", kAlways,
-     "blk.%d.ffn_norm"},
-    {WeightRole::ffn_norm_bias, "layers.{L}.post_attention_layernorm.bias", kAlways,
-     "blk.%d.ffn_norm"},
-    {WeightRole::up, "layers.{L}.mlp.c_fc.weight", kAlways, "blk.%d.ffn_up"},
-    {WeightRole::up_bias, "layers.{L}.mlp.c_fc.bias", kMlpBias, "blk.%d.ffn_up"},
-    {WeightRole::down, "layers.{L}.mlp.c_proj.weight", kAlways, "blk.%d.ffn_down"},
-    {WeightRole::down_bias, "layers.{L}.mlp.c_proj.bias", kMlpBias, "blk.%d.ffn_down"},
-};
+constexpr auto kStarcoder2Tensors = join(
+    Rows<5>{{
+        {WeightRole::embed, "embed_tokens.weight", kAlways, "token_embd"},
+        {WeightRole::final_norm, "norm.weight", kAlways, "output_norm"},
+        {WeightRole::final_norm_bias, "norm.bias", kAlways, "output_norm"},
+        {WeightRole::attn_norm, "layers.{L}.input_layernorm.weight", kAlways, "blk.%d.attn_norm"},
+        {WeightRole::attn_norm_bias, "layers.{L}.input_layernorm.bias", kAlways,
+         "blk.%d.attn_norm"},
+    }},
+    kAttention,
+    Rows<6>{{
+        {WeightRole::ffn_norm, "layers.{L}.post_attention_layernorm.weight", kAlways,
+         "blk.%d.ffn_norm"},
+        {WeightRole::ffn_norm_bias, "layers.{L}.post_attention_layernorm.bias", kAlways,
+         "blk.%d.ffn_norm"},
+        {WeightRole::up, "layers.{L}.mlp.c_fc.weight", kAlways, "blk.%d.ffn_up"},
+        {WeightRole::up_bias, "layers.{L}.mlp.c_fc.bias", kMlpBias, "blk.%d.ffn_up"},
+        {WeightRole::down, "layers.{L}.mlp.c_proj.weight", kAlways, "blk.%d.ffn_down"},
+        {WeightRole::down_bias, "layers.{L}.mlp.c_proj.bias", kMlpBias, "blk.%d.ffn_down"},
+    }});
 
 constexpr Prefix kTextPrefix[] = {{"model.", "lm_head.weight"}};
 // Gemma3ForConditionalGeneration: the text model's own names, the legacy multimodal save
@@ -203,9 +180,6 @@ constexpr Prefix kGemma3Prefixes[] = {{"model.", "lm_head.weight"},
 constexpr const char* kOtherTowers[] = {"vision_tower.", "multi_modal_projector.",
                                         "model.vision_tower.", "model.multi_modal_projector."};
 
-template <size_t N> constexpr size_t count_of(const TensorName (&)[N]) {
-    return N;
-}
 template <size_t N> constexpr size_t count_of(const Prefix (&)[N]) {
     return N;
 }
@@ -242,8 +216,8 @@ Architecture llama_row() {
     a.tie_word_embeddings = false;
     a.prefixes = kTextPrefix;
     a.prefix_count = count_of(kTextPrefix);
-    a.tensors = kLlamaTensors;
-    a.tensor_count = count_of(kLlamaTensors);
+    a.tensors = kLlamaTensors.data();
+    a.tensor_count = kLlamaTensors.size();
     return a;
 }
 
@@ -269,8 +243,8 @@ Architecture qwen2_row() {
     a.vocab_size = 151936;
     a.intermediate_size = 22016;
     a.num_key_value_heads = 32;
-    a.tensors = kQwen2Tensors;
-    a.tensor_count = count_of(kQwen2Tensors);
+    a.tensors = kQwen2Tensors.data();
+    a.tensor_count = kQwen2Tensors.size();
     return a;
 }
 
@@ -285,8 +259,8 @@ Architecture qwen3_row() {
     a.intermediate_size = 22016;
     a.num_key_value_heads = 32;
     a.head_dim = 128;
-    a.tensors = kQwen3Tensors;
-    a.tensor_count = count_of(kQwen3Tensors);
+    a.tensors = kQwen3Tensors.data();
+    a.tensor_count = kQwen3Tensors.size();
     return a;
 }
 
@@ -310,8 +284,8 @@ Architecture gemma2_row() {
     a.num_key_value_heads = 4;
     a.head_dim = 256;
     a.tie_word_embeddings = true;
-    a.tensors = kGemma2Tensors;
-    a.tensor_count = count_of(kGemma2Tensors);
+    a.tensors = kGemma2Tensors.data();
+    a.tensor_count = kGemma2Tensors.size();
     return a;
 }
 
@@ -325,8 +299,8 @@ Architecture gemma3_row() {
     a.vocab_size = 262208;
     a.prefixes = kGemma3Prefixes;
     a.prefix_count = count_of(kGemma3Prefixes);
-    a.tensors = kGemma3Tensors;
-    a.tensor_count = count_of(kGemma3Tensors);
+    a.tensors = kGemma3Tensors.data();
+    a.tensor_count = kGemma3Tensors.size();
     return a;
 }
 
@@ -343,8 +317,8 @@ Architecture phi3_row() {
     a.vocab_size = 32064;
     a.hidden_size = 3072;
     a.intermediate_size = 8192;
-    a.tensors = kPhi3Tensors;
-    a.tensor_count = count_of(kPhi3Tensors);
+    a.tensors = kPhi3Tensors.data();
+    a.tensor_count = kPhi3Tensors.size();
     return a;
 }
 
@@ -368,8 +342,8 @@ Architecture starcoder2_row() {
     a.num_attention_heads = 24;
     a.num_key_value_heads = 2;
     a.tie_word_embeddings = true;
-    a.tensors = kStarcoder2Tensors;
-    a.tensor_count = count_of(kStarcoder2Tensors);
+    a.tensors = kStarcoder2Tensors.data();
+    a.tensor_count = kStarcoder2Tensors.size();
     return a;
 }
 
