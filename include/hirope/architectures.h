@@ -94,6 +94,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -297,6 +298,31 @@ uint64_t forward_working_bytes(const CheckpointPlan& plan, int64_t tokens, int64
 // 0.5B's 988,065,536 + 352,583,680 bytes fit). tokens and logits_rows must be in [0, 2^24].
 Status check_memory(const CheckpointPlan& plan, uint64_t budget_bytes, int64_t tokens,
                     int64_t logits_rows);
+
+// ---------------------------------------------------------------------------------------------
+// A checkpoint folder, opened: the order in which its files are read and checked, written once
+// here for every binding (each gives only the file access). config.json first (at most
+// ModelConfigLimits::max_bytes); then model.safetensors.index.json when the folder has one (the
+// shards it names, checked with check_shards), else model.safetensors; of each safetensors file
+// its first 8 bytes, then its 8 + N header bytes (safetensors_header_length's N, within
+// Limits::max_header_bytes), never a tensor byte; then plan_checkpoint.
+struct CheckpointFolder {
+    // Whether the folder holds `name`, and its size in bytes.
+    std::function<bool(const std::string& name, uint64_t* size)> stat;
+    // Reads `size` bytes at `offset` of file `name` into dst.
+    std::function<Status(const std::string& name, uint64_t offset, uint64_t size, uint8_t* dst)>
+        read;
+};
+
+struct OpenedCheckpoint {
+    std::string config_json;
+    std::vector<std::string> files; // the safetensors files, as the plan's WeightRef::file indexes
+    CheckpointPlan plan;
+};
+
+// On error *out is left empty; the message names the file.
+Status open_checkpoint(const CheckpointFolder& folder, OpenedCheckpoint* out,
+                       const Limits& limits = Limits());
 
 } // namespace checkpoint
 } // namespace hirope

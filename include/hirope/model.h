@@ -18,12 +18,17 @@
 #include "hirope/analysis.h"
 #include "hirope/hirope.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace hirope {
+struct ModelSetup;
+namespace checkpoint {
+struct CheckpointPlan;
+}
 namespace model {
 
 constexpr uint32_t kFormatVersion = 1;
@@ -44,7 +49,11 @@ struct Config {
     // Empty for a byte model (vocab 256); else the name of the tokenizer whose ids it reads
     // (flag 2 of the file), e.g. "llama2": its ids must be below vocab.
     std::string tokenizer;
-    int head_dim() const { return d_model / heads; }
+    // A checkpoint's (Model::from_checkpoint): key/value heads (grouped-query attention; 0: heads)
+    // and the head dim when it is not d_model / heads (0: that). A weights file has neither.
+    int kv_heads = 0, head_size = 0;
+    int head_dim() const { return head_size > 0 ? head_size : d_model / heads; }
+    int kv_head_count() const { return kv_heads > 0 ? kv_heads : heads; }
     int64_t parameters() const;
 };
 
@@ -194,8 +203,29 @@ class Model {
         // What each prediction sees (a baseline). With truncate, attention row i is query i's
         // row in the forward that predicts byte i + 1, at the columns of the bytes it saw.
         ContextLimit limit;
+        // A checkpoint's layers: true runs each with its config's own position scheme
+        // (setup().layers), ignoring `scheme`; false puts `scheme` on every RoPE layer, in the
+        // layer's own layout and rotated share of the head (NoPE layers stay NoPE; masks, scales
+        // and soft-caps stay the layer's). hirope's own models: true means RoPE at their base.
+        bool model_schemes = false;
     };
     Status forward(const ForwardRequest& request) const;
+
+    // Reads `size` bytes at byte `offset` of checkpoint file `file` (an index into the files the
+    // plan was made from) into dst.
+    using ReadBytes =
+        std::function<Status(uint32_t file, uint64_t offset, uint64_t size, uint8_t* dst)>;
+    // A Hugging Face checkpoint bound by checkpoint::plan_checkpoint (include/hirope/
+    // architectures.h): its weights read tensor by tensor through `read`, checked finite, into the
+    // one forward all models share (src/model/decoder.cpp), driven by the plan's architecture row
+    // and per-layer setup. The heap budget is checked before anything is read. config() reports
+    // its dims (tokenizer empty: ids come from the checkpoint's tokenizer.json; training_context
+    // its trained length). Such a model runs forward() over a whole prompt; a Decoder, generate()
+    // and context limits are refused.
+    static Status from_checkpoint(const checkpoint::CheckpointPlan& plan, const ReadBytes& read,
+                                  std::unique_ptr<Model>* out, const HeapBudget& heap = {});
+    // A checkpoint's per-layer setup (its config's), or null for hirope's own models.
+    const ModelSetup* setup() const;
 
     struct Impl;
 

@@ -6,11 +6,15 @@
 #include "hirope/model.h"
 #include "common.h"
 #include "hirope/analysis.h"
+#include "hirope/architectures.h"
+#include "hirope/model_config.h"
 
 #include <pybind11/stl.h>
 
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -102,7 +106,63 @@ class ModelHandle {
         return h;
     }
 
-    py::dict config() const { return config_dict(model_->config()); }
+    // A Hugging Face checkpoint folder (config.json, model.safetensors or its shards and index),
+    // opened and checked by the core (checkpoint::open_checkpoint, model::Model::from_checkpoint);
+    // this only gives it the files.
+    static std::shared_ptr<ModelHandle> from_pretrained(const std::string& folder) {
+        namespace fs = std::filesystem;
+        auto h = std::make_shared<ModelHandle>();
+        Status st;
+        {
+            py::gil_scoped_release release;
+            checkpoint::CheckpointFolder files;
+            files.stat = [&](const std::string& name, uint64_t* size) {
+                std::error_code ec;
+                const fs::path path = fs::path(folder) / name;
+                if (!fs::is_regular_file(path, ec)) return false;
+                *size = fs::file_size(path, ec);
+                return !ec;
+            };
+            files.read = [&](const std::string& name, uint64_t offset, uint64_t size,
+                             uint8_t* dst) {
+                std::ifstream in(fs::path(folder) / name, std::ios::binary);
+                in.seekg(static_cast<std::streamoff>(offset));
+                in.read(reinterpret_cast<char*>(dst), static_cast<std::streamsize>(size));
+                if (!in || static_cast<uint64_t>(in.gcount()) != size)
+                    return Status::error("could not read " + std::to_string(size) +
+                                         " bytes at offset " + std::to_string(offset) + " of " +
+                                         name);
+                return Status{};
+            };
+            checkpoint::OpenedCheckpoint opened;
+            st = checkpoint::open_checkpoint(files, &opened);
+            if (st.ok())
+                st = model::Model::from_checkpoint(
+                    opened.plan,
+                    [&](uint32_t file, uint64_t offset, uint64_t size, uint8_t* dst) {
+                        return files.read(opened.files[file], offset, size, dst);
+                    },
+                    &h->model_);
+            h->parameters_ = static_cast<int64_t>(opened.plan.parameters);
+            h->weight_bytes_ = static_cast<int64_t>(opened.plan.weight_bytes);
+            h->warnings_ = opened.plan.warnings;
+        }
+        check(st);
+        return h;
+    }
+
+    py::dict config() const {
+        py::dict o = config_dict(model_->config());
+        if (const ModelSetup* setup = model_->setup()) {
+            o["parameters"] = parameters_;
+            o["kv_heads"] = model_->config().kv_head_count();
+            o["weight_bytes"] = weight_bytes_;
+            o["model_type"] = setup->model_type;
+            o["setup"] = py::str(model_setup_json(*setup));
+            o["warnings"] = warnings_;
+        }
+        return o;
+    }
 
     // The model's defaults for a scheme (model::model_scheme_defaults): [(key, value)] with value
     // a number or a name. scaling_type: the type of a scaling dict without originalLength, else
@@ -185,11 +245,11 @@ class ModelHandle {
     // one layer and head, n x n).
     py::array_t<float> forward(py::handle scheme, py::handle limit_type, int64_t limit_length,
                                int64_t limit_stride, py::handle ids_value, py::handle unit,
-                               py::handle statement, const std::string& output, int layer,
-                               int head) const {
+                               py::handle statement, const std::string& output, int layer, int head,
+                               bool model_schemes) const {
         if (output != "losses" && output != "logits" && output != "attention")
             fail("output must be 'losses', 'logits' or 'attention', got '" + output + "'");
-        const SchemeSpec spec = read_scheme(scheme);
+        const SchemeSpec spec = model_schemes ? SchemeSpec() : read_scheme(scheme);
         const model::ContextLimit limit = to_limit(limit_type, limit_length, limit_stride);
         py::array ids_array = py::reinterpret_borrow<py::array>(ids_value);
         const int64_t n = ids_array.size();
@@ -218,6 +278,7 @@ class ModelHandle {
         r.attention_layer = layer;
         r.attention_head = head;
         r.limit = limit;
+        r.model_schemes = model_schemes;
         Status st;
         {
             py::gil_scoped_release release;
@@ -256,6 +317,8 @@ class ModelHandle {
   private:
     std::string unit_word() const { return model_->config().tokenizer.empty() ? "byte" : "token"; }
     std::unique_ptr<model::Model> model_;
+    int64_t parameters_ = 0, weight_bytes_ = 0; // a checkpoint's
+    std::vector<std::string> warnings_;
 };
 
 py::dict model_limits() {
@@ -355,6 +418,7 @@ py::dict preset_symbols_of(int64_t training_context, int64_t length, int64_t str
 void register_model(py::module_& m) {
     py::class_<ModelHandle, std::shared_ptr<ModelHandle>>(m, "ModelHandle")
         .def_static("load", &ModelHandle::load, py::arg("data"))
+        .def_static("from_pretrained", &ModelHandle::from_pretrained, py::arg("folder"))
         .def_property_readonly("config", &ModelHandle::config)
         .def("scheme_defaults", &ModelHandle::scheme_defaults, py::arg("type"),
              py::arg("scaling_type"))
@@ -365,7 +429,8 @@ void register_model(py::module_& m) {
              py::arg("segment_size"))
         .def("forward", &ModelHandle::forward, py::arg("scheme"), py::arg("limit_type"),
              py::arg("limit_length"), py::arg("limit_stride"), py::arg("ids"), py::arg("unit"),
-             py::arg("statement"), py::arg("output"), py::arg("layer"), py::arg("head"))
+             py::arg("statement"), py::arg("output"), py::arg("layer"), py::arg("head"),
+             py::arg("model_schemes") = false)
         .def("generate", &ModelHandle::generate, py::arg("scheme"), py::arg("limit_type"),
              py::arg("limit_length"), py::arg("limit_stride"), py::arg("prompt"),
              py::arg("tokenizer"), py::arg("level"), py::arg("language"), py::arg("gap"),

@@ -58,14 +58,21 @@ class Model:
     """A loaded code model: Model.load() (the default 'pybyte'), Model.load('pyjs-llama2') or
     Model.load(path). Immutable after loading: threads may share it."""
 
-    def __init__(self, handle: "_hirope.ModelHandle"):
+    def __init__(self, handle: "_hirope.ModelHandle", tokenizer=None):
         self._handle = handle
         #: {name, version, vocab, d_model, layers, heads, head_dim, ffn_hidden, training_context,
-        #: rope_base, norm_eps, parameters, tokenizer}
+        #: rope_base, norm_eps, parameters, tokenizer}; a checkpoint's also kv_heads,
+        #: weight_bytes, model_type, setup (its per-layer setup as JSON) and warnings.
         self.config: Dict[str, Any] = handle.config
-        #: The tokenizer whose ids this model reads ('llama2'), or None (bytes).
+        #: Whether this is a Hugging Face checkpoint (Model.from_pretrained).
+        self.checkpoint: bool = "model_type" in self.config
+        #: The tokenizer whose ids this model reads ('llama2', a checkpoint's tokenizer.json), or
+        #: None (bytes; a checkpoint without tokenizer.json takes ids only).
         self.tokenizer: Optional[str] = self.config["tokenizer"]
         self._tokenizer = load_tokenizer(self.tokenizer)._native if self.tokenizer else None
+        if tokenizer is not None:
+            self.tokenizer = tokenizer.name
+            self._tokenizer = tokenizer._native
         limits = _hirope.model_limits()
         #: Bytes (tokens) one call accepts.
         self.max_input_bytes: int = limits["max_input_bytes"]
@@ -108,6 +115,23 @@ class Model:
                     f"tokenizer's {size} ids"
                 )
         return cls(_hirope.ModelHandle.load(data))
+
+    @classmethod
+    def from_pretrained(cls, folder: Union[str, "os.PathLike[str]"]) -> "Model":
+        """A Hugging Face checkpoint folder: config.json, model.safetensors (or its shards with
+        model.safetensors.index.json) and, for text input, tokenizer.json. Architectures llama,
+        mistral, qwen2, qwen3, gemma2, gemma3_text, phi3 and starcoder2 (F32, F16, BF16). Every
+        header is checked before a tensor is read; a file that does not fit is a HiRoPEError.
+        Its calls take scheme=None (the default: each layer's own positions, as its config
+        sets them) or a scheme put on every RoPE layer; inputs are text (tokenized by
+        tokenizer.json) or an int array of ids. The GIL is released while it loads."""
+        path = os.fspath(folder)
+        if not os.path.isdir(path):
+            raise HiRoPEError(f"folder must be a checkpoint folder, got {path!r} (not a folder)")
+        handle = _hirope.ModelHandle.from_pretrained(path)
+        tokenizer_json = os.path.join(path, "tokenizer.json")
+        tokenizer = load_tokenizer(tokenizer_json) if os.path.isfile(tokenizer_json) else None
+        return cls(handle, tokenizer)
 
     # -- schemes (wasm/model.js CodeModel.scheme and _baseline) ---------------------------------
 
@@ -164,6 +188,11 @@ class Model:
         return out
 
     def _plan(self, scheme):
+        if scheme is None or scheme == "model":
+            # The model's own positions: a checkpoint's per-layer setup, RoPE for hirope's.
+            if self.checkpoint or scheme == "model":
+                return None, ("none", 0, 1)
+            scheme = "rope"
         s = self.scheme(scheme)
         if "limit" in s and "rope" in s and s.get("name") in ("truncate", "sliding-window"):
             return s["rope"], s["limit"]
@@ -211,7 +240,7 @@ class Model:
     def loss(
         self,
         code: Union[str, bytes, np.ndarray],
-        scheme: Union[str, Mapping[str, Any]] = "rope",
+        scheme: Union[str, Mapping[str, Any], None] = None,
         hierarchy: Optional[str] = None,
         language: str = "python",
         segment_size: Optional[int] = None,
@@ -229,7 +258,7 @@ class Model:
             positions)
         total = float(np.sum(losses, dtype=np.float64))
         mean = total / losses.shape[0] if losses.shape[0] else float("nan")
-        if not self.tokenizer:
+        if not self.tokenizer and not self.checkpoint:
             return Loss(losses, mean, None, n, position_arrays, None)
         if tokens is None:  # ids in: no bytes to count
             return Loss(losses, float("nan"), mean, n, position_arrays, None)
@@ -240,7 +269,7 @@ class Model:
     def logits(
         self,
         code: Union[str, bytes, np.ndarray],
-        scheme: Union[str, Mapping[str, Any]] = "rope",
+        scheme: Union[str, Mapping[str, Any], None] = None,
         hierarchy: Optional[str] = None,
         language: str = "python",
         segment_size: Optional[int] = None,
@@ -257,7 +286,7 @@ class Model:
     def attention(
         self,
         code: Union[str, bytes, np.ndarray],
-        scheme: Union[str, Mapping[str, Any]] = "rope",
+        scheme: Union[str, Mapping[str, Any], None] = None,
         layer: int = 0,
         head: int = 0,
         hierarchy: Optional[str] = None,
@@ -284,7 +313,10 @@ class Model:
         core, limit = self._plan(scheme)
         h = self._hierarchy(scheme, hierarchy, language, gap, descend_classes, segment_size)
         tokens = None
-        if self.tokenizer and isinstance(code, np.ndarray):
+        if self.checkpoint and not self.tokenizer and not isinstance(code, np.ndarray):
+            raise HiRoPEError("this checkpoint folder has no tokenizer.json: pass token ids (an "
+                              "int array)")
+        if (self.tokenizer or self.checkpoint) and isinstance(code, np.ndarray):
             # A token model's ids (a window of model.positions(text)'s tokens), as wasm/model.js
             # takes an Int32Array: positions given, or segments of segment_size tokens.
             if code.ndim != 1 or code.dtype.kind not in "iu":
@@ -325,7 +357,8 @@ class Model:
             unit, statement = positions.get("unit"), positions.get("statement")
         else:
             unit, statement = pos["unit"], pos["statement"]
-        out = self._handle.forward(core, *limit, ids, unit, statement, output, layer, head)
+        out = self._handle.forward(core, *limit, ids, unit, statement, output, layer, head,
+                                   core is None)
         token = np.arange(n, dtype=np.int32)
         zeros = np.zeros(n, dtype=np.int32)
         position_arrays = {
@@ -341,7 +374,7 @@ class Model:
         max_bytes: int = 256,
         temperature: float = 0.8,
         seed: int = 1,
-        scheme: Union[str, Mapping[str, Any]] = "rope",
+        scheme: Union[str, Mapping[str, Any], None] = None,
         hierarchy: Optional[str] = None,
         language: str = "python",
         segment_size: Optional[int] = None,
@@ -352,6 +385,8 @@ class Model:
         (decoded as UTF-8 with U+FFFD for a cut character). temperature 0 is greedy; seed makes
         sampling repeatable. The GIL is released while it runs."""
         core, limit = self._plan(scheme)
+        if core is None:  # a checkpoint's own positions: the core says what it can run
+            core = {"type": "rope"}
         h = self._hierarchy(scheme, hierarchy, language, gap, descend_classes, segment_size)
         max_bytes = _integer(max_bytes, "max_bytes", 0, self.max_input_bytes)
         temperature = _hirope.as_number(temperature, "temperature", "a number")

@@ -1,6 +1,7 @@
 // The block step of the code model, shared by the full forward (a prefill without a cache) and
 // the KV-cache decoder, and generation on top of the decoder.
 #include "kernels/activation.h"
+#include "kernels/layers.h"
 #include "kernels/vector.h"
 #include "model/model_internal.h"
 #include "util/random.h"
@@ -14,11 +15,30 @@ namespace hirope {
 namespace model {
 
 Decoder::Impl::Impl(const Model::Impl& model, const Scheme& scheme_, int64_t frequency_length_,
-                    bool cache_, const ContextLimit& limit_)
+                    bool cache_, const ContextLimit& limit_, bool model_schemes)
     // A negative frequency_length has always meant 0 (the current length).
     : m(model), scheme(scheme_), limit(limit_),
       frequency_length(std::max<int64_t>(0, frequency_length_)), cache(cache_) {
-    scheme_status = m.check_scheme(scheme);
+    if (m.arch.checkpoint) {
+        // Each layer's own mask and frequencies are the plan's (full prompts); the KV cache's
+        // rotated keys and sliding-window baseline assume one scheme and full masks.
+        if (cache)
+            scheme_status = Status::error("a checkpoint model runs whole prompts: it has no "
+                                          "KV-cache decoder or generation yet");
+        else if (limit.type != ContextLimitType::none)
+            scheme_status = Status::error("a checkpoint model takes no context limit "
+                                          "(sliding-window, truncate) yet");
+        layer_schemes.resize(m.cfg.layers);
+        for (int l = 0; l < m.cfg.layers && scheme_status.ok(); ++l)
+            scheme_status = m.layer_scheme(scheme, model_schemes, l, &layer_schemes[l]);
+        d = m.cfg.d_model;
+        hd = m.cfg.head_dim();
+        heads = m.cfg.heads;
+        layers.resize(1);
+        return;
+    }
+    scheme_status = m.check_scheme(model_schemes ? m.own_scheme() : scheme);
+    if (model_schemes) scheme = m.own_scheme();
     if (scheme_status.ok()) scheme_status = validate(limit);
     if (scheme_status.ok() && limit.type == ContextLimitType::truncate)
         scheme_status = Status::error("a decoder cannot truncate its context; generate() and "
@@ -121,11 +141,11 @@ Status Decoder::Impl::append(const int32_t* ids, int64_t count, const Positions&
                              std::to_string(ModelLimits::max_input_bytes));
     Status st = m.heap.reserve(step_heap_bytes(m.cfg, count, t1, cache, 0), "the model's step");
     if (!st.ok()) return st;
-    for (int64_t t = 0; t < count; ++t) {
-        token.push_back(pos.token ? pos.token[t] : static_cast<int32_t>(t0 + t));
-        unit.push_back(pos.unit ? pos.unit[t] : (t0 + t > 0 ? unit.back() : 0));
-        statement.push_back(pos.statement ? pos.statement[t] : (t0 + t > 0 ? statement.back() : 0));
-        dirty.push_back(0);
+    push_positions(count, pos);
+    if (m.arch.checkpoint) {
+        st = append_checkpoint(ids, count, out);
+        if (!st.ok()) rollback(t0);
+        return st;
     }
     st = next.prepare(scheme, hd, heads, t1, positions(), frequency_length);
     if (!st.ok()) {
@@ -165,7 +185,7 @@ Status Decoder::Impl::append(const int32_t* ids, int64_t count, const Positions&
     for (int l = 0; l < m.cfg.layers; ++l) {
         const Model::Impl::Block& b = m.blocks[l];
         Layer& L = layers[cache ? l : 0];
-        kernels::rms_norm(x.data(), count, d, b.attn_norm.data(), m.cfg.norm_eps, s.h.data());
+        m.norm(b.attn_norm, x.data(), count, d, s.h.data());
         b.wqkv.apply(s.h.data(), count, s.qkv.data());
         L.k.resize(static_cast<size_t>(t1) * d);
         L.v.resize(L.k.size());
@@ -212,17 +232,116 @@ Status Decoder::Impl::append(const int32_t* ids, int64_t count, const Positions&
         m.mlp_block(b, count, x.data(), s);
     }
     std::fill(dirty.begin(), dirty.end(), 0);
+    finish(x.data(), count, out);
+    return {};
+}
+
+void Decoder::Impl::push_positions(int64_t count, const Positions& pos) {
+    const int64_t t0 = length();
+    for (int64_t t = 0; t < count; ++t) {
+        token.push_back(pos.token ? pos.token[t] : static_cast<int32_t>(t0 + t));
+        unit.push_back(pos.unit ? pos.unit[t] : (t0 + t > 0 ? unit.back() : 0));
+        statement.push_back(pos.statement ? pos.statement[t] : (t0 + t > 0 ? statement.back() : 0));
+        dirty.push_back(0);
+    }
+}
+
+void Decoder::Impl::finish(const float* x, int64_t count, const Outputs& out) {
     if (out.losses && out.targets_count > out.first_row)
-        m.loss_rows(x.data() + out.first_row * d, count - out.first_row,
-                    out.targets + out.first_row, out.targets_count - out.first_row,
-                    out.losses + out.first_row, s);
+        m.loss_rows(x + out.first_row * d, count - out.first_row, out.targets + out.first_row,
+                    out.targets_count - out.first_row, out.losses + out.first_row, s);
     if (out.logits) {
         if (out.every_row)
-            m.logits_rows(x.data() + out.first_row * d, count - out.first_row,
+            m.logits_rows(x + out.first_row * d, count - out.first_row,
                           out.logits + out.first_row * m.cfg.vocab, s);
         else
-            m.logits_rows(x.data() + (count - 1) * d, 1, out.logits, s);
+            m.logits_rows(x + (count - 1) * d, 1, out.logits, s);
     }
+}
+
+// The same block step as append's, for a checkpoint's architecture row and per-layer setup (its
+// config's masks, scales, soft-caps and schemes): x += post_norm(wo(attention(norm(x)))), then
+// the MLP. Grouped-query attention repeats each key/value head for its query heads, as
+// transformers' repeat_kv does; q/k norms act on each head before the rotation (the plan's).
+Status Decoder::Impl::append_checkpoint(const int32_t* ids, int64_t count, const Outputs& out) {
+    if (count != length())
+        return Status::error("a checkpoint model runs whole prompts: append once");
+    const Config& c = m.cfg;
+    const int nq = c.heads, nkv = c.kv_head_count(), group = nq / nkv;
+    const int qd = nq * hd, kvd = nkv * hd, width = qd + 2 * kvd;
+    std::vector<float> x(static_cast<size_t>(count) * d);
+    m.embed(ids, count, x.data());
+    s.resize(c, count);
+    Layer& kv = layers[0];
+    kv.k.resize(static_cast<size_t>(count) * kvd);
+    kv.v.resize(kv.k.size());
+    for (int l = 0; l < c.layers; ++l) {
+        const Model::Impl::Block& b = m.blocks[l];
+        const LayerSetup& setup = m.arch.setup.layers[l];
+        m.norm(b.attn_norm, x.data(), count, d, s.h.data());
+        b.wqkv.apply(s.h.data(), count, s.qkv.data());
+        if (!b.bqkv.empty()) kernels::add_bias(s.qkv.data(), count, width, b.bqkv.data());
+        for (int64_t t = 0; t < count; ++t) {
+            const float* row = s.qkv.data() + t * width;
+            std::memcpy(s.q.data() + t * qd, row, sizeof(float) * qd);
+            std::memcpy(kv.k.data() + t * kvd, row + qd, sizeof(float) * kvd);
+            std::memcpy(kv.v.data() + t * kvd, row + qd + kvd, sizeof(float) * kvd);
+        }
+        if (b.q_norm.present()) m.norm(b.q_norm, s.q.data(), count * nq, hd, s.q.data());
+        if (b.k_norm.present()) m.norm(b.k_norm, kv.k.data(), count * nkv, hd, kv.k.data());
+        const float* k = kv.k.data();
+        const float* v = kv.v.data();
+        if (group > 1) {
+            for (int64_t t = 0; t < count; ++t)
+                for (int h = 0; h < nq; ++h) {
+                    const size_t from = static_cast<size_t>(t) * kvd + (h / group) * hd;
+                    const size_t to = static_cast<size_t>(t) * qd + h * hd;
+                    std::memcpy(s.k.data() + to, k + from, sizeof(float) * hd);
+                    std::memcpy(s.v.data() + to, v + from, sizeof(float) * hd);
+                }
+            k = s.k.data();
+            v = s.v.data();
+        }
+        AttentionRequest req;
+        req.q = s.q.data();
+        req.k = k;
+        req.v = v;
+        req.n = count;
+        req.head_dim = hd;
+        req.heads = nq;
+        req.positions = positions();
+        req.scheme = layer_schemes[l];
+        req.causal = true;
+        req.output = Output::probs;
+        req.scale = setup.scale;
+        req.softcap = setup.softcap;
+        req.mask_kind = setup.attention;
+        req.window = setup.window;
+        req.chunk_size = setup.chunk_size;
+        req.temperature = setup.temperature;
+        AttentionPlan plan;
+        Status st = plan.prepare(req);
+        if (!st.ok()) return Status::error("layer " + std::to_string(l) + ": " + st.message());
+        if (out.attention && l == out.attention_layer) {
+            st = plan.rows(out.attention_head, 0, count, out.attention);
+            if (!st.ok()) return st;
+        }
+        constexpr int64_t kStrip = 256; // strips bound the plan's n-wide probability buffer
+        for (int64_t r0 = 0; r0 < count && st.ok(); r0 += kStrip)
+            st = plan.output_rows(r0, std::min(count, r0 + kStrip), s.h.data() + r0 * qd);
+        if (!st.ok()) return st;
+        b.wo.apply(s.h.data(), count, s.tmp.data());
+        if (!b.bo.empty()) kernels::add_bias(s.tmp.data(), count, d, b.bo.data());
+        if (b.attn_post_norm.present()) {
+            m.norm(b.attn_post_norm, s.tmp.data(), count, d, s.h.data());
+            kernels::add_to(x.data(), s.h.data(), static_cast<size_t>(count) * d);
+        } else {
+            kernels::add_to(x.data(), s.tmp.data(), static_cast<size_t>(count) * d);
+        }
+        if (out.attention && !out.logits && !out.losses && l == out.attention_layer) return {};
+        m.mlp_block(b, count, x.data(), s);
+    }
+    finish(x.data(), count, out);
     return {};
 }
 
@@ -313,6 +432,9 @@ int sample(const std::vector<float>& logits, double temperature, util::SplitMix6
 Status generate(const Model& model, std::string_view prompt, const GenerateOptions& o,
                 std::string* out) {
     const Config& c = model.config();
+    if (model.setup())
+        return Status::error("a checkpoint model runs whole prompts: it has no KV-cache decoder or "
+                             "generation yet");
     const bool tokens = !c.tokenizer.empty();
     if (tokens && !o.vocabulary)
         return Status::error("this model reads " + c.tokenizer +

@@ -1,6 +1,7 @@
 // Loading the weights file, the forward pass and per-byte positions. The decoder (KV cache) and
 // generation are in decoder.cpp.
 #include "kernels/activation.h"
+#include "kernels/layers.h"
 #include "kernels/vector.h"
 #include "model/model_internal.h"
 #include "util/bytes.h"
@@ -119,6 +120,10 @@ Status read_config(const uint8_t* data, size_t size, Config* out) {
 Model::Model() : impl_(new Impl) {}
 Model::~Model() = default;
 
+const ModelSetup* Model::setup() const {
+    return impl_->arch.checkpoint ? &impl_->arch.setup : nullptr;
+}
+
 Status Model::load(const uint8_t* data, size_t size, std::unique_ptr<Model>* out,
                    const HeapBudget& heap) {
     if (!data && size) return Status::error("model data is required");
@@ -184,15 +189,15 @@ Status Model::Impl::init(const Config& c, const uint8_t* params) {
     embedding = take(static_cast<size_t>(c.vocab) * d);
     blocks.resize(c.layers);
     for (Block& b : blocks) {
-        b.attn_norm = take(d);
+        b.attn_norm.w = take(d);
         b.wqkv = Linear(take(3u * d * d), 3 * d, d);
         b.wo = Linear(take(static_cast<size_t>(d) * d), d, d);
-        b.mlp_norm = take(d);
+        b.mlp_norm.w = take(d);
         b.w1 = Linear(take(static_cast<size_t>(f) * d), f, d);
         b.w3 = Linear(take(static_cast<size_t>(f) * d), f, d);
         b.w2 = Linear(take(static_cast<size_t>(d) * f), d, f);
     }
-    final_norm = take(d);
+    final_norm.w = take(d);
     head = Linear(embedding, c.vocab, d);
     return {};
 }
@@ -212,11 +217,49 @@ Status Model::Impl::check_scheme(const Scheme& scheme) const {
     return {};
 }
 
+Scheme Model::Impl::own_scheme() const {
+    Scheme s;
+    s.type = SchemeType::rope;
+    s.base = cfg.rope_base;
+    s.layout = Layout::half;
+    return s;
+}
+
+Status Model::Impl::layer_scheme(const Scheme& user, bool model_schemes, int l, Scheme* out) const {
+    const LayerSetup& layer = arch.setup.layers[l];
+    if (model_schemes || !layer.rope) {
+        *out = layer.scheme;
+        return {};
+    }
+    // Which dims rotate and how they pair are the weights' (what they learnt), not the scheme's.
+    Scheme s = user;
+    s.layout = layer.scheme.layout;
+    s.rotary_fraction = layer.scheme.rotary_fraction;
+    s.rotary_last = layer.scheme.rotary_last;
+    Status st = validate(s, cfg.head_dim());
+    if (st.ok() && !is_rotary(s.type) && s.type != SchemeType::nope)
+        st = Status::error("a checkpoint's RoPE layers take a scheme that rotates q and k (" +
+                           scheme_names(&SchemeInfo::rotary) + ", with any scaling) or nope");
+    if (!st.ok()) return Status::error("layer " + std::to_string(l) + ": " + st.message());
+    *out = s;
+    return {};
+}
+
 void Model::Impl::embed(const int32_t* ids, int64_t n, float* x) const {
     const int d = cfg.d_model;
     for (int64_t t = 0; t < n; ++t)
         std::memcpy(x + t * d, embedding.data() + static_cast<size_t>(ids[t]) * d,
                     sizeof(float) * d);
+    if (arch.embedding_scale != 1)
+        for (int64_t i = 0; i < n * d; ++i) x[i] *= arch.embedding_scale;
+}
+
+void Model::Impl::norm(const NormWeights& w, const float* x, int64_t n, int d, float* out) const {
+    if (arch.layer_norm)
+        kernels::layer_norm(x, n, d, w.w.data(), w.b.empty() ? nullptr : w.b.data(), cfg.norm_eps,
+                            out);
+    else
+        kernels::rms_norm(x, n, d, w.w.data(), cfg.norm_eps, out);
 }
 
 Status Model::Impl::check_ids(const int32_t* ids, int64_t n) const {
@@ -230,23 +273,42 @@ Status Model::Impl::check_ids(const int32_t* ids, int64_t n) const {
 
 void Model::Impl::mlp_block(const Block& b, int64_t n, float* x, Scratch& s) const {
     const int d = cfg.d_model, f = cfg.ffn_hidden;
-    kernels::rms_norm(x, n, d, b.mlp_norm.data(), cfg.norm_eps, s.h.data());
-    b.w1.apply(s.h.data(), n, s.a.data());
-    b.w3.apply(s.h.data(), n, s.g.data());
-    kernels::silu_gate(s.a.data(), s.g.data(), static_cast<size_t>(n) * f);
+    norm(b.mlp_norm, x, n, d, s.h.data());
+    const size_t len = static_cast<size_t>(n) * f;
+    const int act = static_cast<int>(arch.activation);
+    if (arch.gated_mlp) {
+        // a = gate (w1), g = up (w3): down(act(gate x) * up x).
+        b.w1.apply(s.h.data(), n, s.a.data());
+        if (!b.b1.empty()) kernels::add_bias(s.a.data(), n, f, b.b1.data());
+        b.w3.apply(s.h.data(), n, s.g.data());
+        if (!b.b3.empty()) kernels::add_bias(s.g.data(), n, f, b.b3.data());
+        kernels::activate(act, s.a.data(), s.g.data(), len);
+    } else {
+        b.w3.apply(s.h.data(), n, s.a.data());
+        if (!b.b3.empty()) kernels::add_bias(s.a.data(), n, f, b.b3.data());
+        kernels::activate(act, s.a.data(), nullptr, len);
+    }
     b.w2.apply(s.a.data(), n, s.tmp.data());
-    kernels::add_to(x, s.tmp.data(), static_cast<size_t>(n) * d);
+    if (!b.b2.empty()) kernels::add_bias(s.tmp.data(), n, d, b.b2.data());
+    if (b.mlp_post_norm.present()) {
+        norm(b.mlp_post_norm, s.tmp.data(), n, d, s.h.data());
+        kernels::add_to(x, s.h.data(), static_cast<size_t>(n) * d);
+    } else {
+        kernels::add_to(x, s.tmp.data(), static_cast<size_t>(n) * d);
+    }
 }
 
 void Model::Impl::logits_rows(const float* x, int64_t n, float* out, Scratch& s) const {
-    kernels::rms_norm(x, n, cfg.d_model, final_norm.data(), cfg.norm_eps, s.h.data());
+    norm(final_norm, x, n, cfg.d_model, s.h.data());
     head.apply(s.h.data(), n, out);
+    if (arch.final_softcap > 0)
+        kernels::softcap(out, static_cast<size_t>(n) * cfg.vocab, arch.final_softcap);
 }
 
 void Model::Impl::loss_rows(const float* x, int64_t n, const int32_t* targets, int64_t count,
                             float* losses, Scratch& s) const {
     const int d = cfg.d_model, vocab = cfg.vocab;
-    kernels::rms_norm(x, n, d, final_norm.data(), cfg.norm_eps, s.h.data());
+    norm(final_norm, x, n, d, s.h.data());
     // 64 rows x 4,096 columns of logits (1 MB) at a time: the weights stream once per 64 rows, as
     // in apply(), and each block of logits is read back from cache for the log-sum-exp.
     constexpr int64_t kRows = 64;
@@ -264,6 +326,9 @@ void Model::Impl::loss_rows(const float* x, int64_t n, const int32_t* targets, i
         for (int c0 = 0; c0 < vocab; c0 += kCols) {
             const int cols = std::min(kCols, vocab - c0);
             head.apply_columns(s.h.data() + r0 * d, rows, c0, cols, block.data(), cols);
+            if (arch.final_softcap > 0)
+                kernels::softcap(block.data(), static_cast<size_t>(rows) * cols,
+                                 arch.final_softcap);
             for (int64_t r = 0; r < rows; ++r) {
                 const float* row = block.data() + r * cols;
                 const float m = kernels::max_row(row, static_cast<size_t>(cols));
@@ -284,9 +349,17 @@ void Model::Impl::loss_rows(const float* x, int64_t n, const int32_t* targets, i
 
 void Scratch::resize(const Config& c, int64_t n) {
     const size_t d = c.d_model, rows = static_cast<size_t>(n);
-    h.resize(rows * d); // normed rows and attention outputs; logits go to the caller's buffer
-    qkv.resize(rows * 3 * d);
-    q.resize(rows * d);
+    const size_t qd = static_cast<size_t>(c.heads) * c.head_dim();
+    const size_t kvd = static_cast<size_t>(c.kv_head_count()) * c.head_dim();
+    // Normed rows and attention outputs; logits go to the caller's buffer.
+    h.resize(rows * std::max(d, qd));
+    qkv.resize(rows * (qd + 2 * kvd));
+    q.resize(rows * qd);
+    // Grouped-query attention's keys and values, repeated to every query head.
+    if (kvd != qd) {
+        k.resize(rows * qd);
+        v.resize(rows * qd);
+    }
     tmp.resize(rows * d);
     a.resize(rows * c.ffn_hidden);
     g.resize(rows * c.ffn_hidden);
@@ -294,7 +367,8 @@ void Scratch::resize(const Config& c, int64_t n) {
 
 double step_heap_bytes(const Config& c, int64_t count, int64_t total, bool cache,
                        int64_t logits_rows) {
-    const double d = c.d_model, n = static_cast<double>(count), t = static_cast<double>(total);
+    const double d = std::max(c.d_model, c.heads * c.head_dim()), n = static_cast<double>(count),
+                 t = static_cast<double>(total);
 
     // Per new row: the residual stream, Scratch (h, qkv, q, tmp, a, g), the rotated queries of
     // both branches and the attention plan's copies; per row of the sequence, keys, values and
@@ -358,7 +432,7 @@ Status Model::forward_truncated(const ForwardRequest& r, const int32_t* ids, flo
         if (first >= n) break;
         const int64_t m = std::min(n, s + L) - s;
         BytePositions p = rebased(r.positions, s, m);
-        Decoder::Impl window(*impl_, r.scheme, 0, false);
+        Decoder::Impl window(*impl_, r.scheme, 0, false, {}, r.model_schemes);
         Decoder::Impl::Outputs out;
         if (logits) {
             rows.resize(static_cast<size_t>(m) * c.vocab);
@@ -423,8 +497,24 @@ Status Model::forward(const ForwardRequest& r) const {
     Status st = impl_->check_ids(ids, r.n);
     if (!st.ok()) return st;
     if (!r.positions.token) return Status::error("token positions are required");
-    st = impl_->check_scheme(r.scheme);
-    if (!st.ok()) return st;
+    // The scheme each layer runs: a checkpoint's own per layer or the request's on its RoPE
+    // layers; hirope's own models, the request's (or RoPE at their base) on every layer.
+    Scheme scheme = r.model_schemes ? impl_->own_scheme() : r.scheme;
+    if (impl_->arch.checkpoint) {
+        if (r.limit.type != ContextLimitType::none)
+            return Status::error("a checkpoint model takes no context limit (sliding-window, "
+                                 "truncate) yet");
+        scheme = impl_->arch.setup.layers[0].scheme;
+        for (int l = 0; l < c.layers; ++l) {
+            Scheme s;
+            st = impl_->layer_scheme(r.scheme, r.model_schemes, l, &s);
+            if (!st.ok()) return st;
+            if (impl_->arch.setup.layers[l].rope) scheme = s;
+        }
+    } else {
+        st = impl_->check_scheme(scheme);
+        if (!st.ok()) return st;
+    }
     if (r.attention) {
         if (r.attention_layer < 0 || r.attention_layer >= c.layers)
             return Status::error("layer must be in [0, " + std::to_string(c.layers - 1) +
@@ -438,7 +528,7 @@ Status Model::forward(const ForwardRequest& r) const {
     // The request's positions as given: a scheme that needs unit or statement indices fails
     // here, where the sequence below would fill in zeros as a decoder does.
     Rotator check;
-    st = check.prepare(r.scheme, c.head_dim(), c.heads, r.n, r.positions);
+    st = check.prepare(scheme, c.head_dim(), c.heads, r.n, r.positions);
     if (!st.ok()) return st;
     const int64_t n = r.n;
     float* logits = r.logits;
@@ -452,7 +542,7 @@ Status Model::forward(const ForwardRequest& r) const {
         st = forward_truncated(r, ids, logits, fused ? r.losses : nullptr);
     } else {
         // A forward is the decoder's prefill of all n bytes, without a cache.
-        Decoder::Impl sequence(*impl_, r.scheme, 0, false, r.limit);
+        Decoder::Impl sequence(*impl_, r.scheme, 0, false, r.limit, r.model_schemes);
         Decoder::Impl::Outputs out;
         out.logits = logits;
         out.every_row = true;

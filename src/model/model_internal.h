@@ -2,7 +2,9 @@
 // block step that both a full forward and the KV-cache decoder run.
 #pragma once
 
+#include "hirope/architectures.h"
 #include "hirope/model.h"
+#include "hirope/model_config.h"
 #include "kernels/gemm.h"
 
 #include <cstdint>
@@ -31,26 +33,56 @@ class Linear {
 };
 
 struct Scratch {
-    std::vector<float> h, qkv, q, tmp, a, g;
+    std::vector<float> h, qkv, q, k, v, tmp, a, g;
     void resize(const Config& c, int64_t n);
+};
+
+// A norm's weights: RMSNorm (w) or LayerNorm (w and b). Gemma's (1 + w) RMSNorm is stored as
+// w + 1, which it computes in f32 as this forward does.
+struct NormWeights {
+    std::vector<float> w, b;
+    bool present() const { return !w.empty(); }
+};
+
+// What the forward does beyond hirope's own models' fixed form (include/hirope/model.h): the
+// architecture's data (include/hirope/architectures.h) as a checkpoint's plan gives it. The
+// defaults are hirope's own models: RMSNorm, SwiGLU, tied embeddings, RoPE on every layer.
+struct ArchitectureSpec {
+    bool layer_norm = false; // LayerNorm with bias (StarCoder2); else RMSNorm
+    checkpoint::Activation activation = checkpoint::Activation::silu;
+    bool gated_mlp = true;     // down(act(gate x) * up x); false: down(act(up x))
+    float embedding_scale = 1; // Gemma: sqrt(hidden_size)
+    double final_softcap = 0;  // logits c * tanh(z / c); 0: none
+    // A checkpoint: its config's per-layer setup (masks, schemes, scales, soft-caps) drives the
+    // attention, and only a whole prompt goes through (no KV cache, no context limit).
+    bool checkpoint = false;
+    ModelSetup setup; // the checkpoint's (read_model_config's)
 };
 
 struct Model::Impl {
     struct Block {
-        std::vector<float> attn_norm, mlp_norm;
-        Linear wqkv, wo, w1, w3, w2;
+        NormWeights attn_norm, attn_post_norm, mlp_norm, mlp_post_norm, q_norm, k_norm;
+        Linear wqkv;           // q rows (heads x head_dim), then k, then v (kv_heads x head_dim)
+        Linear wo, w1, w3, w2; // w1 the gate (unused by a plain MLP), w3 up, w2 down
+        std::vector<float> bqkv, bo, b1, b3, b2; // biases (empty: none)
     };
     Config cfg;
+    ArchitectureSpec arch;
     std::vector<float> embedding; // vocab x d_model
     std::vector<Block> blocks;
-    std::vector<float> final_norm;
-    Linear head;     // the embedding as the output layer
+    NormWeights final_norm;
+    Linear head;     // the output layer: the embedding when tied
     HeapBudget heap; // checked before each step's allocations
 
     Status init(const Config& c, const uint8_t* params);
     Status check_scheme(const Scheme& scheme) const;
+    Scheme own_scheme() const; // RoPE at the model's base, half-split (what it trained with)
+    // A checkpoint's layer l: the scheme it runs, its own (model_schemes, or a NoPE layer) or
+    // `user` in the layer's layout and rotated share, checked as check_scheme checks.
+    Status layer_scheme(const Scheme& user, bool model_schemes, int l, Scheme* out) const;
     void embed(const int32_t* ids, int64_t n, float* x) const;
     Status check_ids(const int32_t* ids, int64_t n) const; // every id below vocab
+    void norm(const NormWeights& w, const float* x, int64_t n, int d, float* out) const;
     void mlp_block(const Block& b, int64_t n, float* x, Scratch& s) const;
     void logits_rows(const float* x, int64_t n, float* out, Scratch& s) const;
     // The loss in bits of rows [0, n) of x (the residual stream) for targets[0..n): the output
@@ -83,8 +115,9 @@ struct Decoder::Impl {
     // cache: keep every layer's keys and values (and the rotated keys) for later appends; false
     // for a one-shot forward, which keeps one layer's worth at a time.
     // limit: none or sliding_window (truncate is a sequence of fresh Impls, see Model::forward).
+    // model_schemes: a checkpoint's layers run their own schemes (ForwardRequest::model_schemes).
     Impl(const Model::Impl& model, const Scheme& scheme, int64_t frequency_length, bool cache,
-         const ContextLimit& limit = {});
+         const ContextLimit& limit = {}, bool model_schemes = false);
 
     // Runs count new ids (bytes or tokens, checked by the caller) through every block. positions
     // holds count entries for the new bytes; a null token takes the next indices, a null unit or
@@ -102,6 +135,13 @@ struct Decoder::Impl {
     };
 
     Positions positions() const { return {token.data(), unit.data(), statement.data()}; }
+    // Takes count new positions (append's rule for null columns).
+    void push_positions(int64_t count, const Positions& pos);
+    // A checkpoint's prompt through every layer, each with its own setup (append's for such a
+    // model).
+    Status append_checkpoint(const int32_t* ids, int64_t count, const Outputs& out);
+    // The last layer's residual stream (count rows) to the outputs asked: losses, logits.
+    void finish(const float* x, int64_t count, const Outputs& out);
     void rollback(int64_t len);
     Status rotate_keys(Layer& L, int64_t begin, int64_t end) const;
     void attend(const Layer& L, const float* q_near, const float* q_far, int64_t t0, int64_t t1,
@@ -123,6 +163,7 @@ struct Decoder::Impl {
     std::vector<Layer> layers;
     Rotator rotator; // the frequencies and positions the cached keys were rotated with
     Rotator next;    // the next step's, swapped in (keeps both allocations)
+    std::vector<Scheme> layer_schemes; // a checkpoint's, per layer
     Scratch s;
 };
 
