@@ -1,6 +1,7 @@
 // Tiled float products on the 4-lane vector type: an MR x NR micro-kernel over packed panels of
 // the right-hand matrix (q.k^T against key panels, probs.v, the model's linear layers), its
-// one-row form, the packing, and the epilogue that turns a q.k tile into logits.
+// one-row form, the packing (float panels, or 16-bit ones widened a panel at a time), and the
+// epilogue that turns a q.k tile into logits.
 #pragma once
 
 #include "kernels/simd4.h"
@@ -60,27 +61,36 @@ inline int64_t panel_count(int64_t count) {
     return (count + kNR - 1) / kNR;
 }
 
-// Packs `count` rows of `depth` floats (row r at rows + r * ld) into panel_count(count) panels
-// of [depth][kNR], rows transposed and the last panel zero-padded, so that gemm_tile and
-// row_tile stream them contiguously (ldb = kNR). Panel p starts at out + p * depth * kNR.
-inline void pack_panels(const float* rows, int64_t count, int64_t ld, int depth, float* out) {
+// Packs `count` rows of `depth` values into panel_count(count) panels of [depth][kNR], rows
+// transposed and the last panel zero-padded, so that gemm_tile and row_tile stream them
+// contiguously (ldb = kNR). Panel p starts at out + p * depth * kNR. get(r, k) gives row r's
+// value k (a T: float, or the 16 bits of a half-width float, whose zero is 0 as well).
+template <typename T, typename Get>
+inline void pack_panels_with(int64_t count, int depth, T* out, const Get& get) {
     const int64_t panels = panel_count(count);
     for (int64_t p = 0; p < panels; ++p) {
-        float* dst = out + p * depth * kNR;
+        T* dst = out + p * depth * kNR;
         for (int k = 0; k < depth; ++k)
             for (int l = 0; l < kNR; ++l) {
                 const int64_t r = p * kNR + l;
-                dst[k * kNR + l] = r < count ? rows[r * ld + k] : 0.0f;
+                dst[k * kNR + l] = r < count ? get(r, k) : T(0);
             }
     }
 }
 
-// Columns [c0, c0 + cols) of y = x (n x in) . W^T, W (out x in) packed by pack_panels(W, out, in,
-// in); c0 a multiple of kNR. Column c0 + j of row i goes to y[i * ldy + j]. Rows go through in
-// blocks so that a block of x stays in cache while every panel passes over it; rows left over by
-// the kMR-row tiles go one at a time.
-inline void gemm_packed_cols(const float* x, int64_t n, int in, const float* packed, int out,
-                             int c0, int cols, float* y, int64_t ldy) {
+// pack_panels_with for `count` rows of `depth` floats, row r at rows + r * ld.
+inline void pack_panels(const float* rows, int64_t count, int64_t ld, int depth, float* out) {
+    pack_panels_with(count, depth, out, [&](int64_t r, int k) { return rows[r * ld + k]; });
+}
+
+// Columns [c0, c0 + cols) of y = x (n x in) . W^T, W (out x in) in pack_panels' panels, which
+// panel(p) gives as floats ([in][kNR]); c0 a multiple of kNR. Column c0 + j of row i goes to
+// y[i * ldy + j]. Rows go through in blocks so that a block of x stays in cache while every panel
+// passes over it (panel(p) is asked once per block); rows left over by the kMR-row tiles go one
+// at a time.
+template <typename Panel>
+inline void gemm_panels_cols(const float* x, int64_t n, int in, int out, int c0, int cols, float* y,
+                             int64_t ldy, const Panel& panel) {
     constexpr int64_t kBlock = 64; // 64 rows x in floats of x
     const int end = std::min(out, c0 + cols);
     const int p0 = c0 / kNR, p1 = static_cast<int>(panel_count(end));
@@ -89,7 +99,7 @@ inline void gemm_packed_cols(const float* x, int64_t n, int in, const float* pac
         const int64_t r1 = std::min(n, r0 + kBlock);
         const int64_t full = r0 + (r1 - r0) / kMR * kMR;
         for (int p = p0; p < p1; ++p) {
-            const float* b = packed + static_cast<size_t>(p) * in * kNR;
+            const float* b = panel(p);
             const int col = p * kNR - c0, width = std::min(kNR, end - p * kNR);
             for (int64_t i = r0; i < full; i += kMR) {
                 gemm_tile(x + i * in, in, b, kNR, in, tile);
@@ -102,6 +112,27 @@ inline void gemm_packed_cols(const float* x, int64_t n, int in, const float* pac
             }
         }
     }
+}
+
+// gemm_panels_cols over float panels packed by pack_panels(W, out, in, in).
+inline void gemm_packed_cols(const float* x, int64_t n, int in, const float* packed, int out,
+                             int c0, int cols, float* y, int64_t ldy) {
+    gemm_panels_cols(x, n, in, out, c0, cols, y, ldy,
+                     [&](int p) { return packed + static_cast<size_t>(p) * in * kNR; });
+}
+
+// gemm_panels_cols over panels of 16-bit values (half-width floats, packed by pack_panels_with),
+// each panel widened into scratch (in * kNR floats) by widen(src, in * kNR, scratch) when a block
+// of rows needs it (kernels/widen.h), so that the weights stay at their stored width.
+template <typename Widen>
+inline void gemm_packed16_cols(const float* x, int64_t n, int in, const uint16_t* packed, int out,
+                               int c0, int cols, float* y, int64_t ldy, const Widen& widen,
+                               float* scratch) {
+    const size_t size = static_cast<size_t>(in) * kNR;
+    gemm_panels_cols(x, n, in, out, c0, cols, y, ldy, [&](int p) {
+        widen(packed + static_cast<size_t>(p) * size, size, scratch);
+        return static_cast<const float*>(scratch);
+    });
 }
 
 // y (n x out) = x (n x in) . W^T, with W (out x in) packed by pack_panels(W, out, in, in).

@@ -88,6 +88,27 @@ inline float hsum(f4 a) {
     wasm_v128_store(x, a.v);
     return (x[0] + x[1]) + (x[2] + x[3]);
 }
+// Four 16-bit floats at p (any alignment), widened exactly as checkpoint::bf16_to_f32 and
+// f16_to_f32 (include/hirope/checkpoint.h) widen one: bfloat16 is a binary32's top half; an IEEE
+// binary16 with exponent field 0 is fraction * 2^-24, with 31 an infinity or a NaN (payload kept),
+// else its exponent rebiased from 15 to 127. The scalar back end has neither: its callers use
+// those two functions (kernels/widen.h).
+inline f4 load_bf16(const uint16_t* p) {
+    return {wasm_i32x4_shl(wasm_u32x4_load16x4(p), 16)};
+}
+inline f4 load_f16(const uint16_t* p) {
+    const v128_t u = wasm_u32x4_load16x4(p);
+    const v128_t sign = wasm_i32x4_shl(wasm_v128_and(u, wasm_i32x4_splat(0x8000)), 16);
+    const v128_t em = wasm_v128_and(u, wasm_i32x4_splat(0x7FFF)); // exponent and fraction
+    const v128_t shifted = wasm_i32x4_shl(em, 13);
+    const v128_t normal = wasm_i32x4_add(shifted, wasm_i32x4_splat((127 - 15) << 23));
+    const v128_t special = wasm_v128_or(shifted, wasm_i32x4_splat(0x7F800000));
+    const v128_t subnormal =
+        wasm_f32x4_mul(wasm_f32x4_convert_i32x4(em), wasm_f32x4_splat(0x1p-24f));
+    v128_t r = wasm_v128_bitselect(special, normal, wasm_i32x4_gt(em, wasm_i32x4_splat(0x7BFF)));
+    r = wasm_v128_bitselect(subnormal, r, wasm_i32x4_lt(em, wasm_i32x4_splat(0x400)));
+    return {wasm_v128_or(r, sign)};
+}
 #elif HIROPE_SIMD_SSE
 constexpr const char* kName = "sse2";
 struct f4 {
@@ -151,6 +172,28 @@ inline float hsum(f4 a) {
     alignas(16) float x[4];
     _mm_store_ps(x, a.v);
     return (x[0] + x[1]) + (x[2] + x[3]);
+}
+// As the WebAssembly back end's load_bf16 and load_f16.
+inline f4 load_bf16(const uint16_t* p) {
+    const __m128i h = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
+    return {_mm_castsi128_ps(_mm_unpacklo_epi16(_mm_setzero_si128(), h))};
+}
+inline f4 load_f16(const uint16_t* p) {
+    const __m128i u = _mm_unpacklo_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)),
+                                         _mm_setzero_si128());
+    const __m128i sign = _mm_slli_epi32(_mm_and_si128(u, _mm_set1_epi32(0x8000)), 16);
+    const __m128i em = _mm_and_si128(u, _mm_set1_epi32(0x7FFF)); // exponent and fraction
+    const __m128i shifted = _mm_slli_epi32(em, 13);
+    const __m128i normal = _mm_add_epi32(shifted, _mm_set1_epi32((127 - 15) << 23));
+    const __m128i special = _mm_or_si128(shifted, _mm_set1_epi32(0x7F800000));
+    const __m128i subnormal =
+        _mm_castps_si128(_mm_mul_ps(_mm_cvtepi32_ps(em), _mm_set1_ps(0x1p-24f)));
+    const __m128i is_special = _mm_cmpgt_epi32(em, _mm_set1_epi32(0x7BFF));
+    const __m128i is_subnormal = _mm_cmplt_epi32(em, _mm_set1_epi32(0x400));
+    __m128i r =
+        _mm_or_si128(_mm_and_si128(is_special, special), _mm_andnot_si128(is_special, normal));
+    r = _mm_or_si128(_mm_and_si128(is_subnormal, subnormal), _mm_andnot_si128(is_subnormal, r));
+    return {_mm_castsi128_ps(_mm_or_si128(r, sign))};
 }
 #else
 constexpr const char* kName = "scalar";

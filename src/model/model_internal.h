@@ -16,20 +16,36 @@ namespace model {
 
 // y (n x out) = x (n x in) . W^T for W stored as out x in (PyTorch's Linear layout). W is packed
 // once into panels of kNR output columns ([in][kNR] each), so the micro-kernel streams it
-// contiguously.
+// contiguously. Weights keep the width they are given in: F16 and BF16 panels hold 16 bits a
+// value and are widened to float a panel at a time inside apply (exactly: kernels/widen.h), so a
+// BF16 checkpoint takes half the memory of F32.
 class Linear {
   public:
+    // How a weight is stored: binary32, IEEE 754 binary16, or bfloat16 (a binary32's top half).
+    enum class Format { f32, f16, bf16 };
+
     Linear() = default;
     Linear(const std::vector<float>& w, int out, int in);
+    // W (out x in, row-major) as `format` values in little-endian bytes, as safetensors stores
+    // them, at any alignment (read with memcpy): out * in * 4 bytes for f32, * 2 for f16 and bf16.
+    Linear(const void* data, Format format, int out, int in);
     void apply(const float* x, int64_t n, float* y) const;
     // Columns [c0, c0 + cols) of apply's y (c0 a multiple of kernels::kNR), row i at y + i * ldy.
     void apply_columns(const float* x, int64_t n, int c0, int cols, float* y, int64_t ldy) const;
     int out() const { return out_; }
     int in() const { return in_; }
+    Format format() const { return format_; }
+    // Bytes of the packed weights held (apply's panel scratch of in * kNR floats not counted).
+    size_t bytes() const {
+        return packed_.size() * sizeof(float) + packed16_.size() * sizeof(uint16_t);
+    }
 
   private:
     int out_ = 0, in_ = 0;
-    std::vector<float> packed_; // panel_count(out_) x in_ x kNR, zero-padded columns
+    Format format_ = Format::f32;
+    // panel_count(out_) x in_ x kNR, zero-padded columns: packed_ for f32, packed16_ otherwise.
+    std::vector<float> packed_;
+    std::vector<uint16_t> packed16_;
 };
 
 struct Scratch {
