@@ -489,7 +489,22 @@ export interface ModelConfig {
   parameters: number;
   /** The tokenizer whose ids the model reads; null for a byte model. */
   tokenizer: string | null;
+  /** A checkpoint's (hr.model.fromPretrained): its config.json's model_type. */
+  modelType?: string;
+  /** A checkpoint's key/value heads (grouped-query attention). */
+  kvHeads?: number;
+  /** A checkpoint's weights at their stored width, in bytes. */
+  weightBytes?: number;
+  /** A checkpoint's per-layer setup (masks, schemes, scales), as JSON text (hr.fromConfig's shape). */
+  setup?: string;
+  /** What a checkpoint's config holds that the forward does not model, or skipped tensors. */
+  warnings?: string[];
 }
+
+/** A Hugging Face checkpoint folder's files: names to bytes, text or Blobs. */
+export type CheckpointFiles =
+  | Record<string, Uint8Array | ArrayBuffer | string | Blob>
+  | Map<string, Uint8Array | ArrayBuffer | string | Blob>;
 
 /** Options of CodeModel.loss / logits / attention / generate. */
 /**
@@ -507,8 +522,12 @@ export type ModelBaseline =
   | { type: 'truncate'; length?: number; stride?: number };
 
 export interface ModelOptions {
-  /** A rotary scheme (rope with any scaling, rerope, leaky-rerope, self-extend, hirope, xpos), nope, or a baseline. */
-  scheme?: Scheme | ModelBaseline;
+  /**
+   * A rotary scheme (rope with any scaling, rerope, leaky-rerope, self-extend, hirope, xpos), nope,
+   * a baseline, or 'model': the model's own positions (a checkpoint's default: each layer's, as its
+   * config sets them; a scheme given goes on every RoPE layer).
+   */
+  scheme?: Scheme | ModelBaseline | 'model';
   /** Where HiRoPE's high-level index comes from (default 'units'). */
   hierarchy?: 'units' | 'statements' | 'segments';
   segmentSize?: number;
@@ -538,6 +557,8 @@ export type ModelInput = string | Uint8Array | Int32Array;
 
 export declare class CodeModel {
   readonly config: ModelConfig;
+  /** Whether this is a Hugging Face checkpoint (hr.model.fromPretrained). */
+  readonly checkpoint: boolean;
   /** The tokenizer whose ids a token model reads ('llama2'); null for the byte model. */
   readonly tokenizer: string | null;
   /** Bytes (a token model: tokens) one call accepts (input, or prompt plus maxBytes). */
@@ -598,6 +619,15 @@ export declare class ModelLoader {
   }): Promise<CodeModel>;
   /** The header of a weights file without loading it. */
   inspect(data: Uint8Array | ArrayBuffer): ModelConfig;
+  /**
+   * A Hugging Face checkpoint: a folder path (Node) or its files (config.json, model.safetensors or
+   * shards with model.safetensors.index.json, tokenizer.json for text input). Architectures llama,
+   * mistral, qwen2, qwen3, gemma2, gemma3_text, phi3, starcoder2; F32, F16, BF16.
+   */
+  fromPretrained(
+    files: string | CheckpointFiles,
+    options?: { onProgress?: (progress: { loaded: number; total: number }) => void },
+  ): Promise<CodeModel>;
 }
 
 export declare class HiRoPE {

@@ -27,6 +27,7 @@ import {
   DECODER,
 } from './runtime.js';
 import { useEvaluationRuntime } from './recall.js';
+import { openCheckpointFiles } from './checkpoint-files.js';
 
 // The options every method takes for a text's positions; each method adds its own.
 const HIERARCHY_KEYS = ['hierarchy', 'language', 'segmentSize', 'gap', 'descendClasses'];
@@ -60,7 +61,8 @@ function readModelOptions(options, kind, runtime, cap) {
   // Baselines ('sliding-window', 'truncate') are read by CodeModel._baseline.
   const limits = runtime.catalogue.names('contextLimits');
   const type = isPlainObject(o.scheme) ? o.scheme.type : o.scheme;
-  if (o.scheme !== undefined && !limits.includes(type))
+  // 'model': the model's own positions (a checkpoint's per-layer setup; RoPE for hirope's own).
+  if (o.scheme !== undefined && o.scheme !== 'model' && !limits.includes(type))
     o.scheme = runtime.catalogue.readScheme(o.scheme);
   if (isPlainObject(o.positions)) {
     const p = readObject(o.positions, ['unit', 'statement']);
@@ -80,7 +82,8 @@ function integer(value, name, min, max) {
 
 /** A loaded code model. Create with `await hr.model.load()`. */
 export class CodeModel {
-  constructor(runtime, handle, host) {
+  // tokenizer: a checkpoint's tokenizer.json, loaded (the name hr.loadTokenizer gave it), or null.
+  constructor(runtime, handle, host, tokenizer = null) {
     this._runtime = runtime;
     this._handle = handle;
     this._host = host;
@@ -91,8 +94,16 @@ export class CodeModel {
      * ids it reads, e.g. 'llama2'; then n, positions and losses count tokens, not bytes).
      */
     this.config = Object.freeze(handle.config());
-    /** The tokenizer whose ids this model reads, or null (bytes). */
-    this.tokenizer = this.config.tokenizer;
+    /**
+     * Whether this is a Hugging Face checkpoint (hr.model.fromPretrained); its config also has
+     * kvHeads, weightBytes, modelType, setup (its per-layer setup as JSON) and warnings.
+     */
+    this.checkpoint = this.config.modelType !== undefined;
+    /**
+     * The tokenizer whose ids this model reads ('llama2', a checkpoint's tokenizer.json as
+     * hr.loadTokenizer names it), or null (bytes; a checkpoint without tokenizer.json: ids only).
+     */
+    this.tokenizer = tokenizer ?? this.config.tokenizer;
     /** Bytes one call accepts (input, or prompt plus maxBytes). */
     this.maxInputBytes = runtime.mod.modelLimits().maxInputBytes;
     unreleased?.register(this, handle, this);
@@ -187,8 +198,11 @@ export class CodeModel {
       : { name: type, window: length, rope, limit };
   }
 
-  // The core scheme and the context limit a call runs with.
+  // The core scheme and the context limit a call runs with; own: the model's own positions (a
+  // checkpoint's per-layer setup, with no scheme given or 'model'; 'model' on hirope's own: RoPE).
   _plan(scheme) {
+    if (scheme === 'model' || (scheme === undefined && this.checkpoint))
+      return { scheme: null, limit: null, own: true };
     const s = this.scheme(scheme);
     return s.limit ? { scheme: s.rope, limit: s.limit } : { scheme: s, limit: null };
   }
@@ -260,8 +274,12 @@ export class CodeModel {
   // (tokenized here) or an Int32Array of its token ids (with options.positions for a parsed
   // hierarchy, which ids alone cannot give).
   _input(heap, code, options, hierarchy, needsHierarchy) {
-    const what = this.tokenizer ? 'token' : 'byte';
-    if (!this.tokenizer) {
+    const what = this.tokenizer || this.checkpoint ? 'token' : 'byte';
+    if (this.checkpoint && !this.tokenizer && typedArrayName(code) !== 'Int32Array')
+      fail(
+        `this checkpoint has no tokenizer.json: pass an Int32Array of token ids, got ${describe(code)}`,
+      );
+    if (!this.tokenizer && !this.checkpoint) {
       const [ptr, n] = this._bytes(heap, code, 'code');
       const pos = options.positions
         ? this._explicitPositions(options.positions, n, what)
@@ -309,7 +327,7 @@ export class CodeModel {
   // options: read by _read.
   _forward(code, options, outputs) {
     const handle = this._live();
-    const { scheme, limit } = this._plan(options.scheme);
+    const { scheme, limit, own } = this._plan(options.scheme);
     const hierarchy = this._hierarchy(options, scheme);
     return this._runtime.run((heap) => {
       const type = isPlainObject(options.scheme) ? options.scheme.type : options.scheme;
@@ -335,6 +353,7 @@ export class CodeModel {
           ptrs.attention || 0,
           options.layer ?? 0,
           options.head ?? 0,
+          Boolean(own),
         ),
       );
       const out = { n, positions: input.positions };
@@ -374,7 +393,7 @@ export class CodeModel {
     let sum = 0;
     for (const x of r.losses) sum += x;
     const mean = r.losses.length ? sum / r.losses.length : NaN;
-    if (!this.tokenizer)
+    if (!this.tokenizer && !this.checkpoint)
       return { losses: r.losses, bitsPerByte: mean, n: r.n, positions: r.positions };
     const out = { losses: r.losses, bitsPerToken: mean, n: r.n, positions: r.positions };
     if (r.tokens) {
@@ -432,7 +451,8 @@ export class CodeModel {
   generate(prompt, options) {
     options = this._read(options, 'generate');
     const handle = this._live();
-    const { scheme, limit } = this._plan(options.scheme);
+    // A checkpoint's own positions: the core says what it can run.
+    const { scheme, limit } = this._plan(options.scheme ?? (this.checkpoint ? 'rope' : undefined));
     const hierarchy = this._hierarchy(options, scheme);
     const maxBytes = integer(options.maxBytes ?? 256, 'maxBytes', 0, this.maxInputBytes);
     const temperature = options.temperature ?? 0.8;
@@ -536,6 +556,59 @@ export class ModelLoader {
       throw e;
     }
     return new CodeModel(runtime, handle, this._host);
+  }
+
+  /**
+   * A Hugging Face checkpoint: files is a folder path (Node) or an object (or Map) of file names
+   * to bytes, text or Blobs: config.json, model.safetensors (or its shards with
+   * model.safetensors.index.json) and, for text input, tokenizer.json. Architectures llama,
+   * mistral, qwen2, qwen3, gemma2, gemma3_text, phi3 and starcoder2, in F32, F16 or BF16. Every
+   * header is checked before a tensor is read, and only the weights' ranges are read (a Blob
+   * slice at a time in a worker). options.onProgress({ loaded, total }) after each weight. The
+   * model has the API of hirope's own: its calls run each layer's own positions unless given a
+   * scheme, which goes on every RoPE layer; a file that does not fit is a HiRoPEError.
+   */
+  async fromPretrained(files, options) {
+    const { onProgress } = readOptions(options, ['onProgress']);
+    if (onProgress !== undefined && typeof onProgress !== 'function')
+      fail(`onProgress must be a function, got ${describe(onProgress)}`);
+    const runtime = this._runtime;
+    runtime.needAnalysis();
+    const folder = await openCheckpointFiles(files);
+    try {
+      const json = folder.whole('tokenizer.json');
+      if (folder.error) fail(folder.error);
+      const tokenizer = json === undefined ? null : await this._host.load({ json });
+      const handle = new runtime.mod.ModelHandle();
+      let thrown = null;
+      const progress = onProgress
+        ? (loaded, total) => {
+            try {
+              onProgress({ loaded, total });
+            } catch (e) {
+              thrown ??= e; // after the load: nothing may throw through the WASM frames
+            }
+          }
+        : undefined;
+      try {
+        const error = runtime.run(() =>
+          handle.fromPretrained(
+            (name) => folder.size(name),
+            (name, offset, size) => folder.read(name, offset, size),
+            progress,
+          ),
+        );
+        if (folder.error) fail(folder.error);
+        runtime.check(error);
+        if (thrown) throw thrown;
+      } catch (e) {
+        handle.delete();
+        throw e;
+      }
+      return new CodeModel(runtime, handle, this._host, tokenizer);
+    } finally {
+      folder.close();
+    }
   }
 }
 guardMethods(

@@ -478,6 +478,8 @@ Status Model::forward(const ForwardRequest& r) const {
     const char* unit = c.tokenizer.empty() ? " bytes" : " tokens";
     if (!c.tokenizer.empty() && r.bytes)
         return Status::error("this model reads " + c.tokenizer + " token ids, not bytes");
+    if (impl_->arch.checkpoint && r.bytes)
+        return Status::error("a checkpoint model reads its tokenizer's token ids, not bytes");
     if (r.bytes && r.ids) return Status::error("give bytes or ids, not both");
     if (!r.bytes && !r.ids && r.n > 0)
         return Status::error(std::string(unit + 1) + " are required");

@@ -131,6 +131,11 @@ const TABLE = {
   // The code models.
   'loader.load': typo(({ hr }) => hr.model.load({ nam: 'pybyte' }), 'nam', 'name'),
   'loader.inspect': none('takes bytes'),
+  'loader.fromPretrained': typo(
+    ({ hr }) => hr.model.fromPretrained({}, { onProgres: () => {} }),
+    'onProgres',
+    'onProgress',
+  ),
   'model.loss': typo(({ model }) => model.loss('x = 1', { sheme: 'rope' }), 'sheme', 'scheme'),
   'model.logits': typo(
     ({ model }) => model.logits('x = 1', { hierarchi: 'units' }),

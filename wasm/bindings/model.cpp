@@ -5,6 +5,8 @@
 #include "hirope/model.h"
 #include "common.h"
 #include "hirope/analysis.h"
+#include "hirope/architectures.h"
+#include "hirope/model_config.h"
 
 #include <cmath>
 #include <memory>
@@ -73,7 +75,69 @@ class ModelHandle {
                                   wasm_heap())
             .message();
     }
-    val config() const { return model_ ? config_object(model_->config()) : val::null(); }
+    // A Hugging Face checkpoint folder through the JS layer's file access (wasm/model.js
+    // fromPretrained): stat(name) gives a file's size or -1 when absent; read(name, offset, size)
+    // gives a Uint8Array of exactly those bytes, copied here into the heap. progress(done, total)
+    // after each weight read. The core opens, checks and loads (checkpoint::open_checkpoint,
+    // model::Model::from_checkpoint); an error comes back as its message.
+    std::string fromPretrained(val stat, val read, val progress) {
+        checkpoint::CheckpointFolder files;
+        files.stat = [&](const std::string& name, uint64_t* size) {
+            const double bytes = stat(name).as<double>();
+            if (bytes < 0) return false;
+            *size = static_cast<uint64_t>(bytes);
+            return true;
+        };
+        files.read = [&](const std::string& name, uint64_t offset, uint64_t size, uint8_t* dst) {
+            const val bytes = read(name, static_cast<double>(offset), static_cast<double>(size));
+            if (bytes["length"].as<double>() != static_cast<double>(size))
+                return Status::error("could not read " + std::to_string(size) +
+                                     " bytes at offset " + std::to_string(offset) + " of " + name);
+            // A view of the heap made after the read (a read may have grown the memory).
+            val(emscripten::typed_memory_view(static_cast<size_t>(size), dst))
+                .call<void>("set", bytes);
+            return Status{};
+        };
+        checkpoint::OpenedCheckpoint opened;
+        Status st = checkpoint::open_checkpoint(files, &opened);
+        if (!st.ok()) return st.message();
+        // The stored weights and a forward at the model's input limit must fit the module's
+        // heap: refused with the figures before a tensor is read (the loader's own reserve then
+        // counts the weights as it lays them out).
+        st = checkpoint::check_memory(opened.plan, HeapCeiling::bytes - HeapCeiling::reserve,
+                                      model::ModelLimits::max_input_bytes, 64);
+        if (!st.ok()) return st.message();
+        const double total = static_cast<double>(opened.plan.weights.size());
+        double done = 0;
+        st = model::Model::from_checkpoint(
+            opened.plan,
+            [&](uint32_t file, uint64_t offset, uint64_t size, uint8_t* dst) {
+                Status r = files.read(opened.files[file], offset, size, dst);
+                if (r.ok() && !progress.isUndefined()) progress(++done, total);
+                return r;
+            },
+            &model_, wasm_heap());
+        if (!st.ok()) return st.message();
+        parameters_ = static_cast<double>(opened.plan.parameters);
+        weight_bytes_ = static_cast<double>(opened.plan.weight_bytes);
+        warnings_ = opened.plan.warnings;
+        return "";
+    }
+    val config() const {
+        if (!model_) return val::null();
+        val o = config_object(model_->config());
+        if (const ModelSetup* setup = model_->setup()) {
+            o.set("parameters", parameters_);
+            o.set("kvHeads", model_->config().kv_head_count());
+            o.set("weightBytes", weight_bytes_);
+            o.set("modelType", setup->model_type);
+            o.set("setup", model_setup_json(*setup));
+            val warnings = val::array();
+            for (const std::string& w : warnings_) warnings.call<void>("push", w);
+            o.set("warnings", warnings);
+        }
+        return o;
+    }
     // The model's defaults for a scheme (model::model_scheme_defaults): { error } or { defaults:
     // [{ key, value }] } (value a number or a name). typeShown: the JS layer's describe(type);
     // scalingType: the type of a scaling object without originalLength, else null.
@@ -129,13 +193,15 @@ class ModelHandle {
     // bytes (a byte model's input) or ids (a token model's), the other 0.
     std::string forward(val scheme, val limit, uintptr_t bytes, uintptr_t ids, double n,
                         uintptr_t token, uintptr_t unit, uintptr_t statement, uintptr_t logits,
-                        uintptr_t losses, uintptr_t attention, int layer, int head) const {
+                        uintptr_t losses, uintptr_t attention, int layer, int head,
+                        bool model_schemes) const {
         if (!model_) return "the model is not loaded";
         model::Model::ForwardRequest r;
+        r.model_schemes = model_schemes;
         r.bytes = bytes ? ptr<const uint8_t>(bytes) : nullptr;
         r.ids = ids ? ptr<const int32_t>(ids) : nullptr;
         r.n = static_cast<int64_t>(n);
-        r.scheme = to_scheme(scheme);
+        if (!model_schemes) r.scheme = to_scheme(scheme);
         r.limit = to_limit(limit);
         r.positions = to_positions(token, unit, statement);
         r.logits = logits ? ptr<float>(logits) : nullptr;
@@ -183,6 +249,8 @@ class ModelHandle {
 
   private:
     std::unique_ptr<model::Model> model_;
+    double parameters_ = 0, weight_bytes_ = 0; // a checkpoint's
+    std::vector<std::string> warnings_;
 };
 
 val modelConfig(uintptr_t data, double size) {
@@ -390,6 +458,7 @@ EMSCRIPTEN_BINDINGS(hirope_model) {
     emscripten::class_<ModelHandle>("ModelHandle")
         .constructor<>()
         .function("load", &ModelHandle::load)
+        .function("fromPretrained", &ModelHandle::fromPretrained)
         .function("config", &ModelHandle::config)
         .function("schemeDefaults", &ModelHandle::schemeDefaults)
         .function("baseline", &ModelHandle::baseline)

@@ -1,0 +1,205 @@
+// hr.model.fromPretrained (issue 51): Hugging Face checkpoints of every architecture, written by
+// tests/python/checkpoint_reference.py with its float64 transcription of transformers' forward
+// (tests/js/support/checkpoint-fixtures.py), run through both WASM builds. Held to the issue's
+// tolerances: logits within 2e-3 of their range, attention probabilities within 1e-4. The files
+// arrive as a Node folder path, as bytes and as Blobs; hirope's own byte model exported as a llama
+// checkpoint gives exactly hr.model.load's logits.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { tinyTokenizerFile } from '../fixtures/tiny-tokenizer.mjs';
+import { BUILDS, load } from './support/both-builds.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const fixtures = fs.mkdtempSync(path.join(os.tmpdir(), 'hirope-checkpoints-'));
+execFileSync('/usr/bin/python3', [path.join(here, 'support/checkpoint-fixtures.py'), fixtures]);
+const CASES = JSON.parse(fs.readFileSync(path.join(fixtures, 'cases.json'), 'utf8'));
+after(() => fs.rmSync(fixtures, { recursive: true, force: true }));
+
+function expected(c) {
+  const buf = fs.readFileSync(path.join(fixtures, c.name, 'expected.bin'));
+  const all = new Float64Array(buf.buffer, buf.byteOffset, buf.length / 8);
+  const n = c.ids.length;
+  const logits = all.subarray(0, n * c.vocab);
+  const attention = (layer, head) => {
+    const at = n * c.vocab + (layer * c.heads + head) * n * n;
+    return all.subarray(at, at + n * n);
+  };
+  return { logits, attention };
+}
+
+function maxDiff(a, b) {
+  assert.equal(a.length, b.length);
+  let d = 0;
+  for (let i = 0; i < a.length; i++) d = Math.max(d, Math.abs(a[i] - b[i]));
+  return d;
+}
+
+// The folder's files as an object of bytes (or Blobs).
+function filesOf(folder, asBlob = false) {
+  const out = {};
+  for (const name of fs.readdirSync(folder)) {
+    if (name === 'expected.bin') continue;
+    const bytes = new Uint8Array(fs.readFileSync(path.join(folder, name)));
+    out[name] = asBlob ? new Blob([bytes]) : bytes;
+  }
+  return out;
+}
+
+for (const build of BUILDS) {
+  describe(`hr.model.fromPretrained (${build.name})`, () => {
+    let hr;
+    before(async () => {
+      hr = await load(build.simd);
+    });
+
+    test('every architecture equals transformers forward (float64 reference)', async () => {
+      for (const c of CASES) {
+        const model = await hr.model.fromPretrained(path.join(fixtures, c.name));
+        try {
+          assert.equal(model.checkpoint, true);
+          assert.equal(model.config.modelType, c.arch);
+          const ids = Int32Array.from(c.ids);
+          const want = expected(c);
+          const logits = model.logits(ids);
+          let lo = Infinity;
+          let hi = -Infinity;
+          for (const x of want.logits) {
+            lo = Math.min(lo, x);
+            hi = Math.max(hi, x);
+          }
+          const error = maxDiff(logits, want.logits);
+          assert.ok(
+            error <= 2e-3 * (hi - lo),
+            `${c.name}: logits off by ${error} (range ${hi - lo})`,
+          );
+          for (let layer = 0; layer < c.layers; layer++)
+            for (let head = 0; head < c.heads; head++) {
+              const { matrix } = model.attention(ids, { layer, head });
+              const worst = maxDiff(matrix, want.attention(layer, head));
+              assert.ok(worst <= 1e-4, `${c.name}: layer ${layer} head ${head} off by ${worst}`);
+            }
+          const loss = model.loss(ids);
+          assert.equal(loss.losses.length, ids.length - 1);
+          assert.ok(Number.isFinite(loss.bitsPerToken));
+        } finally {
+          model.dispose();
+        }
+      }
+    });
+
+    test('files as bytes or Blobs, with progress, equal the folder', async () => {
+      const c = CASES.find((x) => x.shards > 1);
+      const folder = path.join(fixtures, c.name);
+      const ids = Int32Array.from(c.ids);
+      const fromPath = await hr.model.fromPretrained(folder);
+      const want = fromPath.logits(ids);
+      fromPath.dispose();
+      for (const asBlob of [false, true]) {
+        const seen = [];
+        const model = await hr.model.fromPretrained(filesOf(folder, asBlob), {
+          onProgress: (p) => seen.push(p),
+        });
+        assert.deepEqual(model.logits(ids), want);
+        assert.ok(seen.length > 0);
+        const last = seen.at(-1);
+        assert.equal(last.loaded, last.total);
+        for (let i = 1; i < seen.length; i++) assert.ok(seen[i].loaded > seen[i - 1].loaded);
+        model.dispose();
+      }
+    });
+
+    test("hirope's own model as a llama checkpoint gives hr.model.load's numbers", async () => {
+      const own = await hr.model.load({ name: 'pybyte' });
+      const model = await hr.model.fromPretrained(path.join(fixtures, 'pybyte-llama'));
+      const code = 'def area(r):\n    return 3.14159 * r * r\n\nprint(area(2.0))\n';
+      const bytes = new TextEncoder().encode(code);
+      const ids = Int32Array.from(bytes);
+      for (const scheme of ['rope', { type: 'hirope' }, { type: 'rerope', window: 16 }]) {
+        const options = { scheme, hierarchy: 'segments', segmentSize: 8 };
+        assert.deepEqual(model.logits(ids, options), own.logits(bytes, options));
+      }
+      assert.deepEqual(model.logits(ids), own.logits(bytes, { scheme: 'rope' }));
+      assert.deepEqual(
+        model.attention(ids, { layer: 1, head: 2 }).matrix,
+        own.attention(bytes, { scheme: 'rope', layer: 1, head: 2 }).matrix,
+      );
+      own.dispose();
+      model.dispose();
+    });
+
+    test('a tokenizer.json in the folder tokenizes text input', async () => {
+      const c = CASES.find((x) => x.arch === 'llama' && x.shards === 1);
+      const files = filesOf(path.join(fixtures, c.name));
+      files['tokenizer.json'] = JSON.stringify(
+        tinyTokenizerFile({ tokens: ['ab'], merges: ['a b'] }),
+      );
+      // The tiny tokenizer has 257 ids; the checkpoint's vocabulary is c.vocab.
+      const model = await hr.model.fromPretrained(files);
+      assert.match(model.tokenizer, /^json-/);
+      const text = '!"#$%&';
+      const ids = Int32Array.from(new TextEncoder().encode(text)); // each byte its own id here
+      assert.ok(ids.every((id) => id < c.vocab));
+      assert.deepEqual(model.logits(text), model.logits(ids));
+      const r = model.loss(text);
+      assert.deepEqual(Array.from(r.tokens.ids), Array.from(ids));
+      model.dispose();
+    });
+
+    test('bad input is a HiRoPEError saying what was wrong', async () => {
+      const c = CASES[0];
+      const folder = path.join(fixtures, c.name);
+      await assert.rejects(hr.model.fromPretrained(path.join(fixtures, 'nope')), {
+        name: 'HiRoPEError',
+        message: /cannot open the checkpoint folder/,
+      });
+      await assert.rejects(hr.model.fromPretrained(42), {
+        name: 'HiRoPEError',
+        message: /files must be a folder path/,
+      });
+      const files = filesOf(folder);
+      delete files['config.json'];
+      await assert.rejects(hr.model.fromPretrained(files), {
+        name: 'HiRoPEError',
+        message: /the checkpoint folder has no config.json/,
+      });
+      const cut = filesOf(folder);
+      cut['model.safetensors'] = cut['model.safetensors'].subarray(0, 100);
+      await assert.rejects(hr.model.fromPretrained(cut), {
+        name: 'HiRoPEError',
+        message: /model\.safetensors/,
+      });
+      await assert.rejects(hr.model.fromPretrained(filesOf(folder), { onProgress: 1 }), {
+        name: 'HiRoPEError',
+        message: /onProgress must be a function/,
+      });
+      const model = await hr.model.fromPretrained(folder);
+      assert.throws(() => model.logits('text'), {
+        name: 'HiRoPEError',
+        message: /no tokenizer.json: pass an Int32Array of token ids/,
+      });
+      assert.throws(() => model.logits(Int32Array.from([1, 2, c.vocab])), {
+        name: 'HiRoPEError',
+        message: /outside the model's vocabulary/,
+      });
+      assert.throws(() => model.generate('x'), {
+        name: 'HiRoPEError',
+        message: /no KV-cache decoder or generation yet/,
+      });
+      model.dispose();
+      // A callback that throws fails the load after it, and nothing stays loaded.
+      await assert.rejects(
+        hr.model.fromPretrained(folder, {
+          onProgress: () => {
+            throw new Error('stop');
+          },
+        }),
+        /stop/,
+      );
+    });
+  });
+}
