@@ -1,0 +1,115 @@
+// A Hugging Face checkpoint's forward (issue 51): a llama checkpoint with SmolLM2-135M's shape
+// (hidden 576, 30 layers, 9 heads, 3 key/value heads, MLP 1536, vocabulary 49,152; random weights
+// in BF16, 270 MB, written once by tests/python/checkpoint_reference.py into
+// build/bench-checkpoint/), loaded through hr.model.fromPretrained (WASM SIMD, one thread) and
+// hirope.Model.from_pretrained (Python, native, one thread); per side: the load time, the memory
+// it holds, and the median of --repeats 512-token forwards (loss over every token: all 512 rows of
+// logits), with the GFLOP/s the shape implies. Run from the repository root after a build:
+//   node bench/checkpoint.mjs [--tokens 512] [--repeats 3]
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import init from '../dist/index.js';
+
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return Number(i > 0 ? process.argv[i + 1] : fallback);
+};
+const tokens = arg('tokens', 512);
+const repeats = arg('repeats', 3);
+const folder = path.resolve('build/bench-checkpoint');
+const SHAPE = {
+  hidden_size: 576,
+  num_hidden_layers: 30,
+  num_attention_heads: 9,
+  num_key_value_heads: 3,
+  head_dim: 64,
+  intermediate_size: 1536,
+  vocab_size: 49152,
+  max_position_embeddings: 2048,
+  rope_theta: 100000,
+  tie_word_embeddings: true,
+};
+
+if (!fs.existsSync(path.join(folder, 'config.json'))) {
+  console.log(`writing the checkpoint to ${folder} ...`);
+  execFileSync(
+    '/usr/bin/python3',
+    [
+      '-c',
+      `import sys, json; sys.path.insert(0, 'tests/python'); import checkpoint_reference as ref
+ref.make_checkpoint('llama', ${JSON.stringify(folder)}, 'BF16', 1, 0, **json.loads(sys.argv[1]))`,
+      JSON.stringify(SHAPE),
+    ],
+    { stdio: 'inherit' },
+  );
+}
+
+// FLOPs of one forward with every row's logits: the linear layers, q.k and p.v (causal: half).
+const {
+  hidden: H,
+  layers: L,
+  heads: NH,
+  kv: NKV,
+  d: D,
+  ffn: I,
+  vocab: V,
+} = {
+  hidden: SHAPE.hidden_size,
+  layers: SHAPE.num_hidden_layers,
+  heads: SHAPE.num_attention_heads,
+  kv: SHAPE.num_key_value_heads,
+  d: SHAPE.head_dim,
+  ffn: SHAPE.intermediate_size,
+  vocab: SHAPE.vocab_size,
+};
+const n = tokens;
+const linear = L * (H * (NH + 2 * NKV) * D + NH * D * H + 3 * H * I) + V * H;
+const flops = 2 * n * linear + L * 2 * NH * D * n * n; // 2 products of n^2/2 x D per head
+const ids = Int32Array.from({ length: n }, (_, i) => (i * 7919 + 13) % V);
+const median = (times) => times.sort((a, b) => a - b)[Math.floor(times.length / 2)];
+
+const hr = await init({ simd: true });
+let t0 = performance.now();
+const model = await hr.model.fromPretrained(folder);
+const wasmLoad = performance.now() - t0;
+const wasmTimes = [];
+for (let r = 0; r < repeats; r++) {
+  t0 = performance.now();
+  model.loss(ids);
+  wasmTimes.push(performance.now() - t0);
+}
+const wasm = median(wasmTimes);
+const heap = hr.heapBytes?.() ?? null;
+
+const py = JSON.parse(
+  execFileSync(
+    '/usr/bin/python3',
+    [
+      '-c',
+      `import json, resource, sys, time, numpy as np, hirope
+t = time.perf_counter(); m = hirope.Model.from_pretrained(sys.argv[1]); load = time.perf_counter() - t
+ids = np.array(json.loads(sys.argv[2]), dtype=np.int32); times = []
+for _ in range(int(sys.argv[3])):
+    t = time.perf_counter(); m.loss(ids); times.append(time.perf_counter() - t)
+print(json.dumps({"load": load, "forward": sorted(times)[len(times) // 2],
+                  "rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))`,
+      folder,
+      JSON.stringify(Array.from(ids)),
+      String(repeats),
+    ],
+    { env: { ...process.env, PYTHONPATH: 'build/python', OMP_NUM_THREADS: '1' }, encoding: 'utf8' },
+  ),
+);
+
+const size = fs.statSync(path.join(folder, 'model.safetensors')).size;
+const row = (what, loadMs, forwardMs, memory) =>
+  `| ${what} | ${(loadMs / 1000).toFixed(2)} | ${(forwardMs / 1000).toFixed(2)} | ${(flops / forwardMs / 1e6).toFixed(1)} | ${(memory / 2 ** 20).toFixed(0)} |`;
+console.log(
+  `SmolLM2-135M shape, BF16 file of ${(size / 2 ** 20).toFixed(0)} MiB, ${n}-token forward (${(flops / 1e9).toFixed(1)} GFLOP), median of ${repeats}`,
+);
+console.log('| | load s | forward s | GFLOP/s | memory MiB |');
+console.log('|---|---:|---:|---:|---:|');
+console.log(row('WASM SIMD (Node, one thread; WASM heap)', wasmLoad, wasm, heap ?? Number.NaN));
+console.log(row('native (Python, one thread; max RSS)', py.load * 1000, py.forward * 1000, py.rss));
+model.dispose();
