@@ -2,6 +2,8 @@
 [--scheduler tcp://HOST:PORT | sync] [--workers N]: see docs/python.md#a-corpus-on-dask.
 python -m hirope eval [FILE...] [--model pybyte] [--window 4x] [--per-file 4] [--scheduler ...]:
 see docs/python.md#the-model-evaluation-on-dask.
+python -m hirope eval-checkpoint FOLDER --files 'repo/**/*.py' [--length 4x] [--schemes ...]
+[--rows FILE]: see docs/checkpoint-eval.md.
 
 Exit codes (docs/python.md#exit-codes): 0 done; 1 the job could not run (an output directory of
 another job, an unreachable scheduler, a file system error); 2 a wrong option or argument (named
@@ -79,8 +81,9 @@ def main(argv=None):
     try:
         return _main(argv)
     except KeyboardInterrupt:
-        if argv[:1] == ["eval"]:
-            print("hirope eval: interrupted", file=sys.stderr)
+        if argv[:1] == ["eval"] or argv[:1] == ["eval-checkpoint"]:
+            # the rows written (--rows) are kept; the same command resumes from them
+            print("hirope %s: interrupted" % argv[0], file=sys.stderr)
         else:  # finished shards stay; a rerun removes the temporaries and resumes
             print("hirope positions: interrupted; the finished shards are kept, and the same "
                   "command resumes the job", file=sys.stderr)
@@ -91,6 +94,9 @@ def _main(argv):
     if argv[:1] == ["eval"]:  # the model evaluation parses its own options (hirope.eval.main)
         from . import eval as model_eval
         return model_eval.main(argv[1:])
+    if argv[:1] == ["eval-checkpoint"]:  # the same job on a checkpoint (hirope.eval.main_checkpoint)
+        from . import eval as model_eval
+        return model_eval.main_checkpoint(argv[1:])
     try:
         from . import corpus as hd  # the positions job (its defaults name the help's numbers)
     except ImportError as e:
@@ -99,6 +105,9 @@ def _main(argv):
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("eval", add_help=False, help="the code models' evaluation (training/eval/report.mjs's "
                         "per-window numbers) on Dask: python -m hirope eval --help")
+    commands.add_parser("eval-checkpoint", add_help=False, help="a Hugging Face checkpoint "
+                        "beyond its training length under each scheme, the same job: python -m "
+                        "hirope eval-checkpoint --help")
     p = commands.add_parser(
         "positions", help="a corpus into shards of token ids and positions, on Dask",
         description="Analyzes every file (a path, a glob, or a directory: every file whose "

@@ -27,6 +27,7 @@ the result's ``runs`` entry has the layout of the report's kept per-window data
 """
 
 import argparse
+import fcntl
 import hashlib
 import json
 import math
@@ -209,10 +210,11 @@ DASK_SCHEDULERS = ("sync", "synchronous", "single-threaded", "threads", "threadi
                    "multiprocessing")
 
 
-class UsageError(ValueError):
-    """A wrong argument of evaluate(), found before any task runs; `argument` names it ('model',
-    'weights', 'window', 'schemes', 'files', 'per_file', 'scheduler'). The command says it in one
-    line, naming its option, and exits 2."""
+class UsageError(_hirope.HiRoPEError):
+    """A wrong argument of evaluate() or evaluate_checkpoint() (a HiRoPEError, so a ValueError),
+    found before any task runs; `argument` names it ('model', 'weights', 'window', 'schemes',
+    'files', 'per_file', 'scheduler'; the checkpoint's 'folder', 'length'). The command says it in
+    one line, naming its option, and exits 2."""
 
     def __init__(self, message, argument):
         super().__init__(message)
@@ -230,15 +232,19 @@ def _checked(argument, compute, *args):
 
 
 def load_model(model):
-    """A loaded hirope.Model from a shipped name, a weights path or a loaded model; cached per
-    process (a Dask worker loads each model once)."""
+    """A loaded hirope.Model from a shipped name, a weights path, a Hugging Face checkpoint folder
+    (Model.from_pretrained) or a loaded model; cached per process (a Dask worker loads each model
+    once: a task is handed the name or path, never the model)."""
     if not isinstance(model, str):
         return model
     if model not in _LOADED:
         import hirope  # the native module (P1): imported only where a model runs
 
-        path = model if _is_path(model) else model_entry(model)["weights"]
-        _LOADED[model] = hirope.Model.load(path)
+        if os.path.isdir(model):
+            _LOADED[model] = hirope.Model.from_pretrained(model)
+        else:
+            path = model if _is_path(model) else model_entry(model)["weights"]
+            _LOADED[model] = hirope.Model.load(path)
     return _LOADED[model]
 
 
@@ -370,7 +376,10 @@ def evaluate_file(name, path, model, length, per_file, presets, edges, reach=Non
         return {"file": name, "skipped": "%s (differs from the manifest)" % name, "windows": []}
     m = load_model(model)
     reach = reach or model_config(m)["training_context"]
-    windows = windows_of_file(name, data, length, per_file, m)
+    try:
+        windows = windows_of_file(name, data, length, per_file, m)
+    except _hirope.HiRoPEError as e:  # the file's tokens or parse (its size, a parse timeout)
+        return {"file": name, "skipped": "%s (%s)" % (name, e), "windows": []}
     cache = {}
     out = []
     for w in windows:
@@ -456,15 +465,26 @@ def _resolve_files(files, entry, root):
     return out
 
 
-def _window_length(window, L):
+def _window_length(window, L, name="window"):
     if window is None:
         return 4 * L
     text = str(window)
     count = text[:-1] if text.endswith("x") else text
     if not (count.isdigit() and int(count) >= 1):
-        raise ValueError("window must be a length in units or Kx (K times the training context), "
-                         "a whole number >= 1, got %r" % (window,))
+        raise ValueError("%s must be a length in units or Kx (K times the training context), "
+                         "a whole number >= 1, got %r" % (name, window))
     return int(count) * (L if text.endswith("x") else 1)
+
+
+def _check_run(per_file, client, scheduler):
+    """The arguments both jobs check first (UsageError): per_file and the scheduler."""
+    if per_file is not None and not (isinstance(per_file, int) and not isinstance(per_file, bool)
+                                     and per_file >= 1):
+        raise UsageError("per_file must be a whole number >= 1 (None: all), got %r" % (per_file,),
+                         "per_file")
+    if client is None and scheduler not in (None,) + DASK_SCHEDULERS:
+        raise UsageError("scheduler must be one of %s, got %r"
+                         % (", ".join(DASK_SCHEDULERS), scheduler), "scheduler")
 
 
 def _prepare(files, model, schemes, window, weights, root):
@@ -500,8 +520,187 @@ def _prepare(files, model, schemes, window, weights, root):
     return config, length, chosen, baselines, edges, resolved, weights
 
 
+# ---------------------------------------------------------------------------------------------
+# One row per file, resumable: the job's rows file (JSON lines). Its first line holds the job's
+# settings; each further line is one file's part (evaluate_file's result), appended and synced as
+# its task ends. A rerun with the same settings reads the rows back and runs only the files that
+# have none (a file skipped as unreadable is tried again); a line cut short by a killed job is
+# dropped. Both jobs (evaluate, evaluate_checkpoint) run through _run_files.
+
+ROWS_FORMAT = "hirope-eval-rows/1"
+
+
+class RowsError(RuntimeError):
+    """The rows file cannot be used: it cannot be opened or written (the system's words), or is
+    one of the cases below. The command says it in one line and exits 1."""
+
+
+class RowsMismatch(RowsError):
+    """The rows file was written by a job with other settings (or is not a rows file)."""
+
+
+class RowsBusy(RowsError):
+    """Another job is writing the rows file (it holds its lock)."""
+
+
+def _jsonable(x):
+    return json.loads(json.dumps(x))
+
+
+class RowsFile:
+    """A rows file opened for a job: `done` ({file: row} of the files already evaluated) and
+    append(row). Held under an exclusive lock (flock) until close()."""
+
+    def __init__(self, path, settings):
+        self.path = path
+        settings = _jsonable(settings)
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+        except OSError as e:
+            raise RowsError("cannot open %s: %s" % (path, e.strerror or e)) from None
+        self.f = os.fdopen(fd, "r+b")
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self.f.close()
+            raise RowsBusy("%s is being written by another job (it holds its lock); wait for it "
+                           "to end or pick another rows file" % path) from None
+        try:
+            self.done = self._read(settings)
+        except BaseException:
+            self.f.close()
+            raise
+
+    def _read(self, settings):
+        data = self.f.read()
+        lines = data.split(b"\n")
+        # the text after the last newline is a line a killed job did not finish: dropped
+        complete = len(data) - len(lines[-1])
+        lines = lines[:-1]
+        if not lines:
+            self.f.seek(0)
+            self.f.truncate()
+            self._write({"format": ROWS_FORMAT, "settings": settings})
+            return {}
+        try:
+            head = json.loads(lines[0])
+        except ValueError:
+            head = None
+        if not isinstance(head, dict) or head.get("format") != ROWS_FORMAT:
+            raise RowsMismatch("%s is not a rows file of hirope's evaluation (its first line is "
+                               "not %s's header); pick another rows file" % (self.path, ROWS_FORMAT))
+        if head.get("settings") != settings:
+            theirs = head.get("settings") or {}
+            differ = sorted(k for k in set(theirs) | set(settings) if theirs.get(k) != settings.get(k))
+            raise RowsMismatch("%s holds the rows of a job with other settings (%s differ); rerun "
+                               "that job's command, or pick another rows file"
+                               % (self.path, ", ".join(differ)))
+        done = {}
+        for i, line in enumerate(lines[1:], 2):
+            try:
+                row = json.loads(line)
+            except ValueError:
+                raise RowsMismatch("%s: line %d is not JSON; pick another rows file"
+                                   % (self.path, i)) from None
+            if row.get("skipped") is None:
+                done[row["file"]] = row
+            else:
+                done.pop(row["file"], None)
+        self.f.seek(complete)
+        self.f.truncate()
+        return done
+
+    def _write(self, obj):
+        try:
+            self.f.write(json.dumps(obj).encode("utf-8") + b"\n")
+            self.f.flush()
+            os.fsync(self.f.fileno())
+        except OSError as e:  # a full disk: the rows written so far stay, a rerun resumes
+            raise RowsError("cannot write %s: %s" % (self.path, e.strerror or e)) from None
+
+    def append(self, row):
+        self._write(row)
+
+    def close(self):
+        self.f.close()
+
+
+def _compute(tasks, client, scheduler, on_part):
+    """The tasks' results in their order, computed on `client` (a dask.distributed Client) or, without
+    one, by dask.compute on `scheduler`; on_part(result) is called here, in this process, as each
+    task ends (a local scheduler's posttask callback; a cluster's futures as they complete)."""
+    import dask
+
+    if client is None:
+        from dask.callbacks import Callback
+
+        keys = {t.key for t in tasks}
+
+        def posttask(key, result, dsk, state, worker_id):
+            if key in keys:
+                on_part(result)
+
+        with Callback(posttask=posttask):
+            return list(dask.compute(*tasks, scheduler=scheduler or "sync"))
+    import distributed
+
+    futures = client.compute(tasks)
+    try:
+        for future in distributed.as_completed(futures):
+            if future.status == "error":
+                raise future.exception()
+            on_part(future.result())
+        return client.gather(futures)
+    except BaseException:
+        try:
+            client.cancel(futures)
+        except Exception:  # what stopped the job is what the caller must see
+            pass
+        raise
+
+
+def _run_files(resolved, model, length, per_file, chosen, edges, reach, client, scheduler, rows,
+               settings):
+    """The parts of the files `resolved` ([(name, path, sha256)]), in its order, one Dask task per
+    file not already in the rows file: evaluate_file(name, path, model, ...), where `model` is
+    what load_model reads (a name or a path: each worker loads it once). Returns (parts, resumed:
+    how many came from the rows file)."""
+    import dask
+
+    store = RowsFile(rows, settings) if rows else None
+    try:
+        done = store.done if store else {}
+        task = dask.delayed(evaluate_file, pure=True)
+        tasks = [task(name, path, model, length, per_file, chosen, edges, reach, sha)
+                 for name, path, sha in resolved if name not in done]
+        parts = _compute(tasks, client, scheduler, store.append if store else (lambda part: None))
+    finally:
+        if store:
+            store.close()
+    new = {p["file"]: p for p in parts}
+    return [done[name] if name in done else new[name] for name, _, _ in resolved], len(
+        [1 for name, _, _ in resolved if name in done])
+
+
+def _result(parts, length, per_file, chosen, edges, baselines, root):
+    """The result of a job from its parts (per file, in order): the run in the report's layout,
+    its summary (summarize) and the files skipped."""
+    windows = [w for p in parts for w in p["windows"]]
+    run = {"length": length, "edges": edges,
+           "counts": [min(edges[b + 1], length) - max(edges[b], 1) for b in range(len(edges) - 1)],
+           "windows": [{"file": w["file"], "offset": w["offset"]} for w in windows],
+           "schemes": {n: {"options": chosen[n],
+                           "sums": [w["schemes"][n][0] for w in windows],
+                           "classSums": [w["schemes"][n][1] for w in windows],
+                           "classCounts": [w["schemes"][n][2] for w in windows]} for n in chosen}}
+    summary, baseline = summarize(run, baselines, root) if windows else ({}, None)
+    return {"length": length, "per_file": per_file, "baselines": list(baselines),
+            "baseline": baseline, "skipped": [p["skipped"] for p in parts if p["skipped"]],
+            "run": run, "summary": summary}
+
+
 def evaluate(files="held-out", model="pybyte", schemes=None, window=None, per_file=4, client=None,
-             scheduler=None, weights=None, reach=None, root=None):
+             scheduler=None, weights=None, reach=None, root=None, rows=None):
     """The report's per-window evaluation as a Dask job, one task per file.
 
     files: a split of the model's manifest ('held-out', the default; 'tuning'), or a list of paths
@@ -512,47 +711,146 @@ def evaluate(files="held-out", model="pybyte", schemes=None, window=None, per_fi
     name -> model options. window: the window length in units (bytes, or tokens for a token
     model), or 'Kx' for K times the training context (default 4x). per_file: at most this many
     windows per file (None: all). client: a dask.distributed Client (its cluster runs the tasks);
-    without one, `scheduler` (default 'sync'; any dask scheduler name).
+    without one, `scheduler` (default 'sync'; any dask scheduler name). rows: a rows file (JSON
+    lines, one row per file, written as each file's task ends; a rerun with the same settings
+    resumes: see RowsFile).
 
-    Returns {model, length, per_file, baselines, baseline, skipped, run, summary}: run has the
-    layout of the report's kept data (models/<name>-eval.json runs[multiple]: length, edges,
-    counts, windows [{file, offset}], schemes {name: {options, sums, classSums, classCounts}});
-    summary per scheme: {buckets, far, near, first, other, beyond: {mean, se, files},
-    far_minus_baseline: {diff, se, files}, by_file: {file: {buckets, far, near, first, other,
-    beyond}}} (bits per unit; the means are over files of per-file means, as the report's).
+    Returns {model, length, per_file, baselines, baseline, skipped, resumed, run, summary}: run
+    has the layout of the report's kept data (models/<name>-eval.json runs[multiple]: length,
+    edges, counts, windows [{file, offset}], schemes {name: {options, sums, classSums,
+    classCounts}}); summary per scheme: {buckets, far, near, first, other, beyond: {mean, se,
+    files}, far_minus_baseline: {diff, se, files}, by_file: {file: {buckets, far, near, first,
+    other, beyond}}} (bits per unit; the means are over files of per-file means, as the report's).
     """
-    import dask
-
-    if per_file is not None and not (isinstance(per_file, int) and per_file >= 1):
-        raise UsageError("per_file must be a whole number >= 1 (None: all), got %r" % (per_file,),
-                         "per_file")
-    if client is None and scheduler not in (None,) + DASK_SCHEDULERS:
-        raise UsageError("scheduler must be one of %s, got %r"
-                         % (", ".join(DASK_SCHEDULERS), scheduler), "scheduler")
+    _check_run(per_file, client, scheduler)
     root = root or repository_root()
     config, length, chosen, baselines, edges, resolved, weights = _prepare(
         files, model, schemes, window, weights, root)
+    key = weights if not isinstance(weights, str) else (
+        os.path.abspath(weights) if _is_path(weights) else weights)
+    settings = {"model": key if isinstance(key, str) else repr(key),
+                "length": length, "per_file": per_file, "schemes": chosen, "edges": edges,
+                "reach": reach}
+    parts, resumed = _run_files(resolved, weights, length, per_file, chosen, edges, reach, client,
+                                scheduler, rows, settings)
+    result = {"model": config["name"], "resumed": resumed}
+    result.update(_result(parts, length, per_file, chosen, edges, baselines, root))
+    return result
 
-    task = dask.delayed(evaluate_file, pure=True)
-    tasks = [task(name, path, weights, length, per_file, chosen, edges, reach, sha)
-             for name, path, sha in resolved]
-    if client is not None:
-        parts = client.gather(client.compute(tasks))
+
+# ---------------------------------------------------------------------------------------------
+# A Hugging Face checkpoint (python -m hirope eval-checkpoint): the same job, its windows runs of
+# the model's own tokens (tokenizer.json), the schemes put on every RoPE layer
+
+#: The schemes evaluate_checkpoint runs by default, in the table's order (the HiRoPE paper's
+#: Table 4: the model as trained, HiRoPE, ReRoPE, Self-Extend, YaRN).
+CHECKPOINT_SCHEMES = ("model", "hirope", "rerope", "self-extend", "yarn")
+#: Names only the checkpoint job has: 'model', the checkpoint's own positions (each layer's, from
+#: its config.json), and 'hirope', the paper's default (the registry's hirope-0.5-units preset:
+#: ratio 0.5, window L/2, the file's top-level units). Every preset name is accepted too.
+CHECKPOINT_ALIASES = {"hirope": "hirope-0.5-units"}
+MODEL_SCHEME = "model"
+
+
+def checkpoint_schemes(L, length, reg=None):
+    """The schemes the checkpoint job knows (name -> model options): 'model', the aliases, then
+    the registry's presets (preset_schemes: the same symbols, YaRN's factor length / L)."""
+    presets = preset_schemes(L, length, None, reg)
+    out = {MODEL_SCHEME: {"scheme": MODEL_SCHEME}}
+    out.update({alias: presets[target] for alias, target in CHECKPOINT_ALIASES.items()})
+    out.update(presets)
+    return out
+
+
+def _try_schemes(m, chosen):
+    """Each scheme on two tokens of the model (zero positions), so that one the model refuses
+    (the core's words: a checkpoint takes no context limit yet, a scheme it cannot put on its
+    layers) is a UsageError before any task runs."""
+    ids = np.zeros(2, dtype=np.int32)
+    zeros = np.zeros(2, dtype=np.int32)
+    for name, options in chosen.items():
+        try:
+            _loss(m, ids, dict(options, positions={"unit": zeros, "statement": zeros}))
+        except _hirope.HiRoPEError as e:
+            raise UsageError("the scheme %r does not run on this model: %s" % (name, e),
+                             "schemes") from None
+
+
+def _collect(files):
+    from .corpus import collect  # its paths, globs ('**' any directories) and folders
+
+    try:
+        return [(p, os.path.abspath(p), None) for p in collect(files)]
+    except FileNotFoundError as e:  # a path or a glob that names nothing
+        raise UsageError(str(e), "files") from None
+
+
+def evaluate_checkpoint(folder, files, schemes=None, length="4x", per_file=4, client=None,
+                        scheduler=None, rows=None, reach=None, root=None):
+    """The evaluation of a Hugging Face checkpoint folder (config.json, its safetensors and
+    tokenizer.json) beyond its training length: evaluate()'s job, one Dask task per file, each
+    loading the folder itself (once per worker).
+
+    files: paths, globs ('repo/**/*.py') or folders (hirope.corpus.collect). schemes: names of
+    checkpoint_schemes (default CHECKPOINT_SCHEMES), or a dict name -> model options. length:
+    tokens per window, or 'Kx' for K times the model's training length (config.json's; default
+    4x). Windows are runs of the whole file's tokens (tokenizer.json), at most per_file per file,
+    evenly spread (None: all); HiRoPE's units and statements are cut from the whole file's
+    parse. rows: a rows file (one row per file, resumable; see RowsFile).
+
+    Every wrong argument is a UsageError (a HiRoPEError) naming it ('folder', 'files', 'length',
+    'schemes', 'per_file', 'scheduler'), before any task runs. Returns evaluate()'s result, its
+    unit the token; baselines ['model'] (far_minus_baseline: each scheme minus the checkpoint's
+    own positions on far-recall tokens).
+    """
+    _check_run(per_file, client, scheduler)
+    root = root or repository_root()
+    if not isinstance(folder, (str, os.PathLike)):
+        raise UsageError("folder must be a checkpoint folder's path, got %r" % (folder,), "folder")
+    folder = os.path.abspath(os.fspath(folder))
+    if not os.path.isdir(folder):  # the loader's words for it
+        import hirope
+
+        _checked("folder", hirope.Model.from_pretrained, folder)
+    m = _checked("folder", load_model, folder)
+    if not m.checkpoint:
+        raise UsageError("%s is not a checkpoint folder" % folder, "folder")
+    if not _tokenizer(m):
+        raise UsageError("the checkpoint folder %s has no tokenizer.json: the evaluation reads "
+                         "files as text, in the model's own tokens" % folder, "folder")
+    L = model_config(m)["training_context"]
+    length = _checked("length", _window_length, length, L, "length")
+    if length > m.max_input_bytes:
+        raise UsageError("length is %d tokens; the model's limit is %d"
+                         % (length, m.max_input_bytes), "length")
+    known = checkpoint_schemes(L, length)
+    if schemes is None:
+        schemes = CHECKPOINT_SCHEMES
+    if isinstance(schemes, dict):
+        chosen = dict(schemes)
     else:
-        parts = list(dask.compute(*tasks, scheduler=scheduler or "sync"))
+        if isinstance(schemes, str):
+            schemes = [schemes]
+        unknown = [n for n in schemes if n not in known]
+        if unknown or not schemes:
+            raise UsageError("unknown schemes %s; the schemes are %s"
+                             % (unknown, ", ".join(known)), "schemes")
+        chosen = {n: known[n] for n in schemes}
+    _try_schemes(m, chosen)
+    edges = default_buckets(L, length)
+    resolved = _checked("files", _collect, files)
+    settings = {"model": folder, "length": length, "per_file": per_file, "schemes": chosen,
+                "edges": edges, "reach": reach}
+    parts, resumed = _run_files(resolved, folder, length, per_file, chosen, edges, reach, client,
+                                scheduler, rows, settings)
+    result = {"model": folder, "model_type": m.config["model_type"], "training_context": L,
+              "resumed": resumed}
+    result.update(_result(parts, length, per_file, chosen, edges, [MODEL_SCHEME], root))
+    return result
 
-    windows = [w for p in parts for w in p["windows"]]
-    run = {"length": length, "edges": edges,
-           "counts": [min(edges[b + 1], length) - max(edges[b], 1) for b in range(len(edges) - 1)],
-           "windows": [{"file": w["file"], "offset": w["offset"]} for w in windows],
-           "schemes": {n: {"options": chosen[n],
-                           "sums": [w["schemes"][n][0] for w in windows],
-                           "classSums": [w["schemes"][n][1] for w in windows],
-                           "classCounts": [w["schemes"][n][2] for w in windows]} for n in chosen}}
-    summary, baseline = summarize(run, baselines, root) if windows else ({}, None)
-    return {"model": config["name"], "length": length, "per_file": per_file, "baselines": baselines,
-            "baseline": baseline, "skipped": [p["skipped"] for p in parts if p["skipped"]],
-            "run": run, "summary": summary}
+
+# ---------------------------------------------------------------------------------------------
+# The tables and the commands
 
 
 def format_table(result):
@@ -576,9 +874,126 @@ def format_table(result):
     return "\n".join(lines)
 
 
-def _fail(code, message):
-    print("hirope eval: %s" % (message,), file=sys.stderr)
+def _mean_se(stat):
+    return "%.3f ± %.3f" % (stat["mean"], stat["se"])
+
+
+def format_checkpoint_table(result):
+    """The checkpoint job's table as Markdown, the shape of the HiRoPE paper's Table 4: per scheme
+    (in the order run) the bits per token in each position bucket past the training length and
+    over all of them, then on far-recall tokens, each the mean over files ± its standard error
+    (NaN where one file: no spread to measure); the first column is positions within it."""
+    run, summary = result["run"], result["summary"]
+    edges = run["edges"]
+    nb = len(edges) - 1
+    head = "| scheme | %s |%s past %d | far-recall |" % (
+        bucket_label(edges, 0) + " (trained)",
+        "".join(" %s |" % bucket_label(edges, b) for b in range(1, nb)),
+        result.get("training_context", edges[1]) - 1)
+    lines = [head, "|---|" + "---:|" * (nb + 2)]
+    for n in run["schemes"]:
+        s = summary[n]
+        lines.append("| %s | %s | %s | %s |" % (
+            n, " | ".join(_mean_se(c) for c in s["buckets"]), _mean_se(s["beyond"]),
+            _mean_se(s["far"])))
+    return "\n".join(lines)
+
+
+def _fail(code, message, command="eval"):
+    print("hirope %s: %s" % (command, message), file=sys.stderr)
     return code
+
+
+def _job_options(p, rows_help):
+    """The options both commands share (the job's: windows per file, the scheduler, the outputs)."""
+    p.add_argument("--per-file", type=int, default=4, help="windows per file at most, 0 for all "
+                   "(default %(default)s)")
+    p.add_argument("--scheduler", default=None, help="a dask.distributed scheduler address, "
+                   "'local:N' (a LocalCluster of N workers) or one of Dask's local schedulers: %s "
+                   "(default sync)" % ", ".join(DASK_SCHEDULERS))
+    p.add_argument("--connect-timeout", type=float, default=10.0, metavar="SECONDS",
+                   help="seconds a --scheduler address may take to answer (default %(default)s)")
+    p.add_argument("--rows", default=None, metavar="FILE", help=rows_help)
+    p.add_argument("--out", default=None, help="write the whole result as JSON here (default: "
+                   "none)")
+
+
+def _run_command(a, command, job, options, table, unit):
+    """Checks the shared options, starts the client, runs job(per_file, client, scheduler, root)
+    and prints the result's line and table (exit codes: main's). options: a UsageError's argument
+    -> the option that names it."""
+    if a.per_file < 0:
+        return _fail(2, "--per-file: windows per file at most, a whole number >= 0 (0: all), "
+                        "got %d" % a.per_file, command)
+    if not (a.connect_timeout > 0 and math.isfinite(a.connect_timeout)):
+        return _fail(2, "--connect-timeout: seconds, a number > 0, got %s" % a.connect_timeout,
+                     command)
+    for flag, path in (("--out", a.out), ("--rows", a.rows)):
+        if path and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
+            return _fail(2, "%s: no such directory: %s" % (flag, os.path.dirname(os.path.abspath(path))),
+                         command)
+    try:
+        root = repository_root()  # found before any work
+    except NoRepository as e:
+        return _fail(2, e, command)
+    client = cluster = None
+    scheduler = a.scheduler
+    if scheduler and scheduler.startswith("local:"):
+        workers = scheduler[len("local:"):]
+        if not (workers.isdigit() and int(workers) >= 1):
+            return _fail(2, "--scheduler: local:N needs N, the number of worker processes, as a "
+                            "whole number >= 1, got %r" % (scheduler,), command)
+        from distributed import Client
+
+        from .corpus import local_cluster
+
+        cluster = local_cluster(int(workers))
+        client = Client(cluster)
+        scheduler = None
+    elif scheduler and "://" not in scheduler and scheduler not in DASK_SCHEDULERS:
+        return _fail(2, "--scheduler: a scheduler address (tcp://HOST:PORT), local:N or one of "
+                        "%s, got %r" % (", ".join(DASK_SCHEDULERS), scheduler), command)
+    elif scheduler and "://" in scheduler:
+        from .corpus import SchedulerUnreachable, connect_scheduler
+
+        try:
+            client = connect_scheduler(scheduler, a.connect_timeout)
+        except SchedulerUnreachable as e:
+            return _fail(1, e, command)
+        scheduler = None
+    try:
+        result = job(a.per_file or None, client, scheduler, root)
+    except UsageError as e:
+        option = options.get(e.argument, "--" + e.argument.replace("_", "-"))
+        return _fail(2, "%s: %s" % (option, e), command)
+    except RowsError as e:
+        return _fail(1, "--rows: %s" % (e,), command)
+    finally:
+        if client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()
+    if a.out:
+        try:
+            with open(a.out, "w") as f:
+                json.dump(result, f)
+        except OSError as e:
+            return _fail(1, "--out: %s: %s" % (e.strerror or e, a.out), command)
+    files = len({w["file"] for w in result["run"]["windows"]})
+    print("%s: %d windows of %d %s from %d files%s%s" % (
+        result["model"], len(result["run"]["windows"]), result["length"], unit, files,
+        " (%d read back from %s)" % (result["resumed"], a.rows) if result["resumed"] else "",
+        "; skipped: " + ", ".join(result["skipped"]) if result["skipped"] else ""))
+    if not result["run"]["windows"]:
+        return _fail(1, "no window to evaluate: %s" % (
+            "every file was skipped" if result["skipped"] else "the files are shorter than a window"),
+            command)
+    print(table(result))
+    return 0
+
+
+_ROWS_HELP = ("a rows file (JSON lines, one row per file, written as each file ends); the same "
+              "command again resumes from it (default: none)")
 
 
 def main(argv=None):
@@ -597,84 +1012,52 @@ def main(argv=None):
                    "given (default %(default)s)")
     p.add_argument("--window", default="4x", help="window length in units, or Kx (K times the "
                    "training context) (default %(default)s)")
-    p.add_argument("--per-file", type=int, default=4, help="windows per file at most, 0 for all "
-                   "(default %(default)s)")
     p.add_argument("--schemes", default=None, help="comma-separated preset names (default: the "
                    "report's)")
-    p.add_argument("--scheduler", default=None, help="a dask.distributed scheduler address, "
-                   "'local:N' (a LocalCluster of N workers) or one of Dask's local schedulers: %s "
-                   "(default sync)" % ", ".join(DASK_SCHEDULERS))
-    p.add_argument("--connect-timeout", type=float, default=10.0, metavar="SECONDS",
-                   help="seconds a --scheduler address may take to answer (default %(default)s)")
-    p.add_argument("--out", default=None, help="write the whole result as JSON here (default: "
-                   "none)")
+    _job_options(p, _ROWS_HELP)
     a = p.parse_args(argv)
-    if a.per_file < 0:
-        return _fail(2, "--per-file: windows per file at most, a whole number >= 0 (0: all), "
-                        "got %d" % a.per_file)
-    if not (a.connect_timeout > 0 and math.isfinite(a.connect_timeout)):
-        return _fail(2, "--connect-timeout: seconds, a number > 0, got %s" % a.connect_timeout)
-    if a.out and not os.path.isdir(os.path.dirname(os.path.abspath(a.out))):
-        return _fail(2, "--out: no such directory: %s" % os.path.dirname(os.path.abspath(a.out)))
-    try:
-        root = repository_root()  # found before any work
-        model = a.model or registry(root)["default"]
-    except NoRepository as e:
-        return _fail(2, e)
-    client = cluster = None
-    scheduler = a.scheduler
-    if scheduler and scheduler.startswith("local:"):
-        workers = scheduler[len("local:"):]
-        if not (workers.isdigit() and int(workers) >= 1):
-            return _fail(2, "--scheduler: local:N needs N, the number of worker processes, as a "
-                            "whole number >= 1, got %r" % (scheduler,))
-        from distributed import Client
 
-        from .corpus import local_cluster
-
-        cluster = local_cluster(int(workers))
-        client = Client(cluster)
-        scheduler = None
-    elif scheduler and "://" not in scheduler and scheduler not in DASK_SCHEDULERS:
-        return _fail(2, "--scheduler: a scheduler address (tcp://HOST:PORT), local:N or one of "
-                        "%s, got %r" % (", ".join(DASK_SCHEDULERS), scheduler))
-    elif scheduler and "://" in scheduler:
-        from .corpus import SchedulerUnreachable, connect_scheduler
-
+    def job(per_file, client, scheduler, root):
         try:
-            client = connect_scheduler(scheduler, a.connect_timeout)
-        except SchedulerUnreachable as e:
-            return _fail(1, e)
-        scheduler = None
-    try:
-        result = evaluate(a.files or a.split, model=model,
-                          schemes=a.schemes.split(",") if a.schemes else None, window=a.window,
-                          per_file=a.per_file or None, client=client, scheduler=scheduler,
-                          weights=a.weights, root=root)
-    except UsageError as e:
-        option = {"files": "FILE" if a.files else "--split"}.get(
-            e.argument, "--" + e.argument.replace("_", "-"))
-        return _fail(2, "%s: %s" % (option, e))
-    finally:
-        if client is not None:
-            client.close()
-        if cluster is not None:
-            cluster.close()
-    if a.out:
-        try:
-            with open(a.out, "w") as f:
-                json.dump(result, f)
-        except OSError as e:
-            return _fail(1, "--out: %s: %s" % (e.strerror or e, a.out))
-    files = len({w["file"] for w in result["run"]["windows"]})
-    print("%s: %d windows of %d units from %d files%s" % (
-        result["model"], len(result["run"]["windows"]), result["length"], files,
-        "; skipped: " + ", ".join(result["skipped"]) if result["skipped"] else ""))
-    if not result["run"]["windows"]:
-        return _fail(1, "no window to evaluate: %s" % (
-            "every file was skipped" if result["skipped"] else "the files are shorter than a window"))
-    print(format_table(result))
-    return 0
+            model = a.model or registry(root)["default"]
+        except NoRepository as e:  # pragma: no cover (repository_root found it)
+            raise UsageError(str(e), "model") from None
+        return evaluate(a.files or a.split, model=model,
+                        schemes=a.schemes.split(",") if a.schemes else None, window=a.window,
+                        per_file=per_file, client=client, scheduler=scheduler, weights=a.weights,
+                        root=root, rows=a.rows)
+
+    return _run_command(a, "eval", job, {"files": "FILE" if a.files else "--split"}, format_table,
+                        "units")
+
+
+def main_checkpoint(argv=None):
+    """`python -m hirope eval-checkpoint FOLDER --files ...`: evaluate_checkpoint from the shell.
+    Exit codes as `eval`'s: 0 done; 1 the job could not run (an unreachable scheduler, a rows
+    file of another job or in use) or no file could be evaluated; 2 a wrong option or argument,
+    said in one line before any work."""
+    p = argparse.ArgumentParser(prog="python -m hirope eval-checkpoint", description=(
+        "A Hugging Face checkpoint beyond its training length, as a Dask job: bits per token by "
+        "position bucket (and on far-recall tokens) under each scheme, with standard errors over "
+        "files, from windows of the files' tokens (the folder's tokenizer.json)."))
+    p.add_argument("folder", help="the checkpoint folder (config.json, safetensors, tokenizer.json)")
+    p.add_argument("--files", nargs="+", required=True, metavar="FILE",
+                   help="files, globs (quoted; ** is recursive) or folders")
+    p.add_argument("--length", default="4x", help="window length in tokens, or Kx (K times the "
+                   "model's training length) (default %(default)s)")
+    p.add_argument("--schemes", default=",".join(CHECKPOINT_SCHEMES), help="comma-separated: "
+                   "'model' (the checkpoint's own positions), 'hirope' (the paper's default), or a "
+                   "preset name of `eval` (default %(default)s)")
+    _job_options(p, _ROWS_HELP)
+    a = p.parse_args(argv)
+
+    def job(per_file, client, scheduler, root):
+        return evaluate_checkpoint(a.folder, a.files, schemes=a.schemes.split(","),
+                                   length=a.length, per_file=per_file, client=client,
+                                   scheduler=scheduler, rows=a.rows, root=root)
+
+    return _run_command(a, "eval-checkpoint", job, {"folder": "FOLDER"}, format_checkpoint_table,
+                        "tokens")
 
 
 if __name__ == "__main__":
