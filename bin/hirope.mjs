@@ -9,6 +9,7 @@ import {
   bucketLosses,
   defaultBuckets,
   presetSchemes,
+  windowOptions,
   windowsOf,
 } from '../lib/model-eval.mjs';
 import { REGISTRY } from '../dist/registry.js';
@@ -35,6 +36,9 @@ commands:
   analyze FILE     tokenize and parse a source file, print tokens, units and positions
   attention FILE   attention of a source file under a position encoding, as a PNG heatmap
   bench            time attention on this machine
+  checkpoint FOLDER FILE
+                   bits/token of a Hugging Face checkpoint on a file per position bucket, under
+                   its own positions and a scheme; an attention map as a PNG
   config FILE      what each layer of a model sees, from its Hugging Face config.json
   eval-model FILES bits/byte of hirope's code model per position bucket, for each scheme
   generate FILE    continue a file with the code model under a scheme
@@ -82,6 +86,28 @@ options:
 
 Times attention probabilities (RoPE and HiRoPE, one head) with this package's WASM build and
 prints milliseconds and GFLOP/s of the q.k part. The repository's bench/ has the full comparisons.`,
+  checkpoint: `usage: hirope checkpoint FOLDER FILE [options]
+
+Loads the Hugging Face checkpoint in FOLDER (config.json, model.safetensors or its shards, and the
+tokenizer.json that tokenizes FILE) and prints the bits per token of FILE's tokens per position
+bucket ([0, L), [L, 2L), [2L, 4L), ... with L the model's trained length, as eval-model buckets),
+under the model's own positions (each layer's, from config.json) and, with --scheme, under that
+scheme on every RoPE layer, side by side. A FILE longer than the model's input limit is cut to
+its first tokens, and the output says so.
+
+options:
+  --scheme S          a scheme as for eval-model (hirope, rerope, self-extend, yarn, ...: the model
+                      fills in the rest), or JSON such as '{"type":"hirope","ratio":0.25}' or
+                      '{"type":"rope","scaling":{"type":"yarn","factor":4}}'
+  --window W, --ratio R, --base B
+                      fields of a named --scheme, as for attention
+  --layer L, --head H, --png OUT
+                      also write the attention probabilities of layer L, head H (from 0) over
+                      FILE's tokens as a PNG heatmap, drawn as attention draws one, under --scheme
+                      (default: the model's own positions)
+  --size N            image size in pixels, as for attention
+  --json              print the numbers as JSON
+  --help              this text`,
   config: `usage: hirope config FILE [--length N] [--json]
 
 Reads a Hugging Face config.json (either format; a multimodal wrapper's text_config) and prints,
@@ -175,6 +201,8 @@ const OPTIONS = {
   '--max-bytes': { key: 'maxBytes', value: true },
   '--temperature': { key: 'temperature', value: true },
   '--seed': { key: 'seed', value: true },
+  '--layer': { key: 'layer', value: true },
+  '--head': { key: 'head', value: true },
 };
 const ANALYSIS_OPTIONS = [
   '--language',
@@ -198,6 +226,17 @@ const COMMAND_OPTIONS = {
     ...ANALYSIS_OPTIONS,
   ],
   bench: ['--n', '--head-dim', '--repeats'],
+  checkpoint: [
+    '--scheme',
+    '--window',
+    '--ratio',
+    '--base',
+    '--layer',
+    '--head',
+    '--png',
+    '--size',
+    '--json',
+  ],
   config: ['--length', '--json'],
   'eval-model': [
     '--scheme',
@@ -921,7 +960,172 @@ async function generate(opts) {
   process.stdout.write(text + '\n');
 }
 
-const COMMANDS = { analyze, attention, bench, config, 'eval-model': evalModel, generate };
+// ---- checkpoint: a Hugging Face checkpoint on a file --------------------------------------------
+
+/**
+ * Checks, before the load, that FOLDER is a directory with a tokenizer.json (FILE is text, which
+ * only the checkpoint's own tokenizer turns into its ids).
+ */
+function checkCheckpointFolder(folder) {
+  let st;
+  try {
+    st = fs.statSync(folder);
+  } catch (e) {
+    throw new FileError(
+      `cannot read ${folder}: ${e.code === 'ENOENT' ? 'no such directory' : reasonOf(e)}`,
+    );
+  }
+  if (!st.isDirectory()) throw new FileError(`cannot read ${folder}: not a directory`);
+  if (!fs.existsSync(path.join(folder, 'tokenizer.json')))
+    throw new HiRoPEError(
+      `${folder} has no tokenizer.json: the checkpoint's tokenizer is needed to tokenize FILE`,
+    );
+}
+
+/** The checkpoint, its progress on stderr when that is a terminal; its errors name the folder. */
+async function loadCheckpoint(hr, folder) {
+  const tty = process.stderr.isTTY;
+  const onProgress = tty
+    ? ({ loaded, total }) => process.stderr.write(`\rloading ${folder}: ${loaded}/${total} tensors`)
+    : undefined;
+  try {
+    return await hr.model.fromPretrained(folder, onProgress ? { onProgress } : undefined);
+  } catch (e) {
+    if (e instanceof HiRoPEError) throw new HiRoPEError(`${folder}: ${e.message}`);
+    throw e;
+  } finally {
+    if (tty) process.stderr.write('\r\x1b[K');
+  }
+}
+
+async function checkpoint(opts) {
+  const [folder, file] = opts.positional;
+  if (opts.positional.length !== 2)
+    throw new UsageError('checkpoint needs a FOLDER (the checkpoint) and a FILE (the source)');
+  if (opts.positional.includes('')) throw new UsageError('checkpoint got an empty FOLDER or FILE');
+  // Everything that needs no model is checked before the load (a real one takes a while).
+  const flags = SCHEME_FLAGS.filter(([key]) => opts[key] !== undefined);
+  if (opts.scheme === undefined && flags.length > 0)
+    throw new UsageError(`${flagOf(flags[0][0])} needs a named --scheme`);
+  const map = ['layer', 'head', 'png'].filter((key) => opts[key] !== undefined);
+  if (map.length > 0 && map.length < 3)
+    throw new UsageError('--layer, --head and --png go together (the attention map to write)');
+  if (opts.size !== undefined && opts.png === undefined)
+    throw new UsageError('--size needs --png (the attention map to write)');
+  const layer = intOption(opts, 'layer', 0, Number.MAX_SAFE_INTEGER);
+  const head = intOption(opts, 'head', 0, Number.MAX_SAFE_INTEGER);
+  const givenSize = intOption(opts, 'size', 1, MAX_IMAGE);
+  if (opts.png !== undefined) checkOutput(opts.png);
+  const hr = await init();
+  // The preset names do not depend on the lengths: an unknown scheme is refused here.
+  if (opts.scheme !== undefined) modelOptions(opts.scheme, presetSchemes(1024, 1024), opts, hr);
+  const bytes = readInput(file, hr.limits.maxSourceBytes, 'source');
+  checkCheckpointFolder(folder);
+  const model = await loadCheckpoint(hr, folder);
+  const { layers, heads, modelType, warnings } = model.config;
+  if (layer !== undefined && layer >= layers)
+    throw new UsageError(
+      `--layer needs an integer in [0, ${layers - 1}] (the model's layers), got '${opts.layer}'`,
+    );
+  if (head !== undefined && head >= heads)
+    throw new UsageError(
+      `--head needs an integer in [0, ${heads - 1}] (the model's heads), got '${opts.head}'`,
+    );
+  // FILE's tokens, cut to what one call of the model takes: one window from the first token.
+  const fileTokens = model.positions(bytes, { hierarchy: 'segments' }).tokens.ids.length;
+  const limit = model.maxInputBytes;
+  const n = Math.min(fileTokens, limit);
+  if (n < 2)
+    throw new HiRoPEError(
+      `${file} has ${fileTokens} token${fileTokens === 1 ? '' : 's'}; the loss needs at least 2`,
+    );
+  const [window] = windowsOf([{ name: file, bytes }], n, 1, model);
+  const L = model.config.trainingContext;
+  const edges = defaultBuckets(L, n);
+  // A parsed hierarchy (HiRoPE's units) parses FILE in its own language where it has one.
+  const language = hr.detectLanguage(file);
+  const columns = [['model', {}]];
+  if (opts.scheme !== undefined) {
+    const options = modelOptions(opts.scheme, presetSchemes(L, Math.max(n, L)), opts, hr);
+    columns.push([opts.scheme, { ...(language ? { language } : {}), ...options }]);
+  }
+  let counts = [];
+  const bits = {};
+  for (const [name, options] of columns) {
+    const r = bucketLosses(model, [window], options, edges);
+    counts = r.counts;
+    bits[name] = r.counts.map((c, b) => (c ? r.sums[0][b] / c : null));
+  }
+  let image = null;
+  if (opts.png !== undefined) {
+    const [scheme, options] = columns[columns.length - 1];
+    // The losses' input and options. attention() takes no positions: where the scheme needs a
+    // parse (HiRoPE's units, statements) it gets the window's text and parses it itself (the same
+    // tokens, unless FILE was cut, where the text's end may tokenize and parse otherwise).
+    const o = windowOptions(model, window, options, new Map());
+    const input = o.positions ? window.bytes : window.ids;
+    const r = model.attention(input, { ...(o.positions ? options : o), layer, head });
+    const size = givenSize ?? Math.min(r.n, 1024);
+    writeOutput(opts.png, encodePNG(size, size, heatmapRGBA(hr, r.matrix, r.n, size)));
+    image = { file: opts.png, size, tokens: r.n, layer, head, scheme };
+  }
+  if (opts.json) {
+    process.stdout.write(
+      JSON.stringify({
+        folder,
+        file,
+        modelType,
+        layers,
+        heads,
+        trainingContext: L,
+        tokens: n,
+        fileTokens,
+        cut: fileTokens > n,
+        buckets: edges,
+        counts,
+        bitsPerToken: bits,
+        ...(image ? { png: image } : {}),
+        warnings,
+      }) + '\n',
+    );
+    return;
+  }
+  const tokens =
+    fileTokens > n
+      ? `the first ${n} of ${fileTokens} tokens (the model's input limit)`
+      : `${n} tokens`;
+  console.log(
+    `${folder}: ${modelType}, ${layers} layers, ${heads} heads, trained length ${L}; ${file}: ${tokens}; bits/token by position`,
+  );
+  const names = columns.map(([name]) => name);
+  const width = Math.max(12, ...names.map((name) => name.length + 2));
+  console.log(
+    'position'.padEnd(12) + 'tokens'.padStart(8) + names.map((x) => x.padStart(width)).join(''),
+  );
+  for (let b = 0; b + 1 < edges.length; b++) {
+    const cell = (name) => (bits[name][b] === null ? '—' : bits[name][b].toFixed(3));
+    console.log(
+      bucketLabel(edges, b).padEnd(12) +
+        String(counts[b]).padStart(8) +
+        names.map((name) => cell(name).padStart(width)).join(''),
+    );
+  }
+  if (image)
+    console.log(
+      `${image.file}: ${image.size}x${image.size} attention of layer ${layer}, head ${head} over ${image.tokens} tokens, ${image.scheme === 'model' ? "the model's own positions" : image.scheme}`,
+    );
+  for (const w of warnings) console.log(`  warning: ${w}`);
+}
+
+const COMMANDS = {
+  analyze,
+  attention,
+  bench,
+  checkpoint,
+  config,
+  'eval-model': evalModel,
+  generate,
+};
 
 async function main(argv) {
   const [command, ...rest] = argv;

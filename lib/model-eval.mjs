@@ -64,7 +64,8 @@ export function windowsOf(files, length, perFile = Infinity, model = null) {
 // The model options of one window: with a parsed hierarchy (units, statements) the positions are
 // cut from the whole file's parse (so a window that starts mid-function keeps that function's
 // unit), rebased to start at 0. cache: per file and hierarchy, the whole file's positions.
-function windowOptions(model, w, options, cache) {
+// `hirope checkpoint` draws its attention map with the options its losses ran with.
+export function windowOptions(model, w, options, cache) {
   const scheme = options.scheme;
   const type = typeof scheme === 'string' ? scheme : scheme?.type;
   const hierarchy = options.hierarchy ?? (options.segmentSize ? 'segments' : 'units');

@@ -1,5 +1,5 @@
 // The hirope command-line tool, run as a user would.
-import { after, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +10,7 @@ import os from 'node:os';
 import zlib from 'node:zlib';
 import init from '../../dist/index.js';
 import { LUTS, probIndex, rgb } from '../../wasm/colormap.js';
+import { tinyTokenizerFile } from '../fixtures/tiny-tokenizer.mjs';
 import { privateCheckout, withoutPermissionOverride } from './support/unprivileged.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -62,6 +63,36 @@ function decodePNG(png) {
     }
   }
   return { width, height, rgba };
+}
+
+// The RGBA the CLI's heatmaps must hold (the page's single-scheme map), worked out here: pixel
+// (x, y) shows cell (floor(x * cells / size), floor(y * cells / size)) of hr.pool's causal means
+// of p / its row's maximum, in the page's magma colour map; cells wholly above the diagonal (first
+// key after the last query) transparent.
+function heatmapPixels(hr, probs, n, size) {
+  const cells = Math.min(size, n);
+  const { ratio } = hr.pool({ matrix: probs, n, rows: cells, cols: cells, causal: true });
+  const out = new Uint8Array(size * size * 4);
+  for (let y = 0; y < size; y++) {
+    for (let x = 0; x < size; x++) {
+      const cy = Math.floor((y * cells) / size);
+      const cx = Math.floor((x * cells) / size);
+      const above = Math.ceil((cx * n) / cells) > Math.ceil(((cy + 1) * n) / cells) - 1;
+      if (!above)
+        out.set([...rgb(LUTS.magma, probIndex(ratio[cy * cells + cx])), 255], 4 * (y * size + x));
+    }
+  }
+  return out;
+}
+
+// The first pixel where two RGBA images differ, as text, or null.
+function firstDifference(a, b, size) {
+  for (let i = 0; i < a.length; i++)
+    if (a[i] !== b[i]) {
+      const p = i >> 2;
+      return `pixel (${p % size}, ${Math.floor(p / size)}): ${[...a.subarray(4 * p, 4 * p + 4)]} vs ${[...b.subarray(4 * p, 4 * p + 4)]}`;
+    }
+  return null;
 }
 
 describe('hirope CLI', () => {
@@ -986,5 +1017,282 @@ describe('hirope config', () => {
     assert.match(dca.stdout, /^ {2}dual chunk attention: chunk \d+, local \d+ /m);
     assert.equal(run('config').status, 2);
     assert.equal(run('config', 'models/configs/mistral-7b-v0.3.json', '--length', '0').status, 2);
+  });
+});
+
+// hirope checkpoint: Hugging Face checkpoints written by tests/js/support/checkpoint-fixtures.py,
+// each given a byte-level tokenizer.json (id = byte). Expected numbers come from
+// hr.model.fromPretrained's own losses and attention in this process, bucketed here by the
+// documented rule ([0, L), [L, 2L), [2L, 4L), ... up to the token count; the token at position
+// p >= 1 costs losses[p - 1]), not by the CLI's code.
+describe('hirope checkpoint', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hirope-cli-checkpoint-'));
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  // pybyte: hirope's byte model exported as llama (vocab 256, trained at 256); tiny: a random
+  // 2-layer llama (vocab 64: bytes below 64 only); bare: no tokenizer.json.
+  const pybyte = path.join(dir, 'pybyte-llama');
+  const tiny = path.join(dir, 'llama-F32-1');
+  const bare = path.join(dir, 'mistral-F32-1');
+  let hr;
+  before(async () => {
+    execFileSync('/usr/bin/python3', [
+      path.join(root, 'tests/js/support/checkpoint-fixtures.py'),
+      dir,
+    ]);
+    const tokenizer = JSON.stringify(tinyTokenizerFile({ tokens: [], merges: [] }));
+    for (const folder of [pybyte, tiny])
+      fs.writeFileSync(path.join(folder, 'tokenizer.json'), tokenizer);
+    hr = await init();
+  });
+  const config = (folder) => JSON.parse(fs.readFileSync(path.join(folder, 'config.json'), 'utf8'));
+  // A source file of the fixtures, twice over (a longer file that still parses).
+  const twice = (name) => {
+    const file = path.join(dir, `twice-${path.basename(name)}`);
+    const text = fs.readFileSync(path.join(root, name), 'utf8');
+    fs.writeFileSync(file, text + text);
+    return file;
+  };
+  const bucketMeans = (losses, L) => {
+    const n = losses.length + 1;
+    const edges = [0, L];
+    while (edges[edges.length - 1] < n) edges.push(Math.min(n, 2 * edges[edges.length - 1]));
+    const sums = new Array(edges.length - 1).fill(0);
+    const counts = new Array(edges.length - 1).fill(0);
+    for (let p = 1; p < n; p++) {
+      const b = edges.findIndex((e, i) => p >= e && p < edges[i + 1]);
+      sums[b] += losses[p - 1];
+      counts[b]++;
+    }
+    return { edges, counts, means: sums.map((x, b) => x / counts[b]) };
+  };
+  const close = (got, want, what) => {
+    assert.equal(got.length, want.length, what);
+    got.forEach((x, i) => {
+      assert.ok(
+        Math.abs(x - want[i]) <= 1e-9 * Math.abs(want[i]),
+        `${what}[${i}]: ${x} vs ${want[i]}`,
+      );
+    });
+  };
+
+  it("checkpoint prints fromPretrained's losses per position bucket, own positions and --scheme", async () => {
+    // Rust, so that HiRoPE's units come from a Rust parse (a Python one gives other numbers).
+    const file = twice('tests/fixtures/analysis/sample.rs');
+    const r = run('checkpoint', pybyte, file, '--scheme', 'hirope', '--json');
+    assert.equal(r.stderr, ''); // no progress off a terminal
+    assert.equal(r.status, 0);
+    const out = JSON.parse(r.stdout);
+    const model = await hr.model.fromPretrained(pybyte);
+    const text = fs.readFileSync(file, 'utf8');
+    const own = model.loss(text).losses;
+    const scheme = model.loss(text, { scheme: { type: 'hirope' }, language: 'rust' }).losses;
+    const python = model.loss(text, { scheme: { type: 'hirope' }, language: 'python' }).losses;
+    assert.notDeepEqual(scheme, python);
+    model.dispose();
+    const L = config(pybyte).max_position_embeddings;
+    const a = bucketMeans(own, L);
+    const b = bucketMeans(scheme, L);
+    assert.equal(own.length + 1, Buffer.byteLength(text)); // one token a byte
+    assert.deepEqual(a.edges, [0, 256, 512, 904]);
+    assert.equal(out.trainingContext, L);
+    assert.equal(out.tokens, own.length + 1);
+    assert.equal(out.cut, false);
+    assert.deepEqual(out.buckets, a.edges);
+    assert.deepEqual(out.counts, a.counts);
+    assert.deepEqual(Object.keys(out.bitsPerToken), ['model', 'hirope']);
+    close(out.bitsPerToken.model, a.means, 'model');
+    close(out.bitsPerToken.hirope, b.means, 'hirope');
+    // The scheme changes the numbers past the trained length.
+    assert.ok(Math.abs(a.means[2] - b.means[2]) > 0.01, `${a.means[2]} vs ${b.means[2]}`);
+    // The table: the same numbers, to three decimals.
+    const t = run('checkpoint', pybyte, file, '--scheme', 'hirope');
+    assert.equal(t.status, 0, t.stderr);
+    const lines = t.stdout.trimEnd().split('\n');
+    assert.equal(
+      lines[0],
+      `${pybyte}: llama, 3 layers, 4 heads, trained length 256; ${file}: 904 tokens; bits/token by position`,
+    );
+    assert.deepEqual(lines[1].split(/\s+/), ['position', 'tokens', 'model', 'hirope']);
+    assert.deepEqual(
+      lines.slice(2).map((l) => l.split(/\s+/)),
+      a.counts.map((c, i) => [
+        `${a.edges[i]}-${a.edges[i + 1] - 1}`,
+        String(c),
+        a.means[i].toFixed(3),
+        b.means[i].toFixed(3),
+      ]),
+    );
+  });
+
+  it('checkpoint --scheme takes JSON: YaRN as a rope scaling', async () => {
+    const file = twice('tests/fixtures/analysis/sample.py');
+    const yarn = { type: 'rope', scaling: { type: 'yarn', factor: 4 } };
+    const r = run('checkpoint', pybyte, file, '--scheme', JSON.stringify(yarn), '--json');
+    assert.equal(r.status, 0, r.stderr);
+    const out = JSON.parse(r.stdout);
+    const model = await hr.model.fromPretrained(pybyte);
+    const text = fs.readFileSync(file, 'utf8');
+    const want = bucketMeans(model.loss(text, { scheme: yarn }).losses, 256);
+    const own = bucketMeans(model.loss(text).losses, 256);
+    model.dispose();
+    close(out.bitsPerToken[JSON.stringify(yarn)], want.means, 'yarn');
+    close(out.bitsPerToken.model, own.means, 'model');
+    assert.notDeepEqual(want.means, own.means);
+  });
+
+  it("checkpoint cuts a long file to the model's input limit and says so", async () => {
+    // 8,300 bytes below 64: 8,300 tokens for the tiny model, whose limit is hr's 8,192.
+    const file = path.join(dir, 'long.txt');
+    const text = Array.from({ length: 1200 }, (_, i) => `${i % 10} = ${i % 7};\n`)
+      .join('')
+      .slice(0, 8300);
+    fs.writeFileSync(file, text);
+    const model = await hr.model.fromPretrained(tiny);
+    assert.equal(model.maxInputBytes, 8192);
+    const r = run('checkpoint', tiny, file);
+    assert.equal(r.status, 0, r.stderr);
+    const lines = r.stdout.trimEnd().split('\n');
+    assert.equal(
+      lines[0],
+      `${tiny}: llama, 2 layers, 4 heads, trained length 256; ${file}: the first 8192 of 8300 tokens (the model's input limit); bits/token by position`,
+    );
+    const rows = lines.slice(2).map((l) => l.split(/\s+/));
+    assert.deepEqual(
+      rows.map((row) => row.slice(0, 2)),
+      [
+        ['0-255', '255'],
+        ['256-511', '256'],
+        ['512-1023', '512'],
+        ['1024-2047', '1024'],
+        ['2048-4095', '2048'],
+        ['4096-8191', '4096'],
+      ],
+    );
+    // Causal: the first bucket's tokens see the same prefix in a call of 256 tokens.
+    const ids = Int32Array.from(Buffer.from(text.slice(0, 256)));
+    const first = model.loss(ids).losses;
+    model.dispose();
+    const mean = first.reduce((x, y) => x + y, 0) / first.length;
+    // Within the table's rounding (the two calls' sums may differ in the last float bits).
+    assert.ok(Math.abs(Number(rows[0][2]) - mean) <= 0.0005 + 1e-5, `${rows[0][2]} vs ${mean}`);
+  });
+
+  it("checkpoint --png draws the layer's and head's attention under the scheme", async () => {
+    const file = path.join(root, 'tests/fixtures/analysis/sample.py');
+    const png = path.join(dir, 'map.png');
+    const args = ['--layer', '1', '--head', '2', '--png', png];
+    const r = run('checkpoint', pybyte, file, '--scheme', 'hirope', ...args, '--json');
+    assert.equal(r.status, 0, r.stderr);
+    const model = await hr.model.fromPretrained(pybyte);
+    const text = fs.readFileSync(file, 'utf8');
+    const scheme = { type: 'hirope' };
+    const { matrix, n } = model.attention(text, { scheme, language: 'python', layer: 1, head: 2 });
+    const own = model.attention(text, { layer: 1, head: 2 }).matrix;
+    model.dispose();
+    assert.equal(n, Buffer.byteLength(text));
+    assert.deepEqual(JSON.parse(r.stdout).png, {
+      file: png,
+      size: n,
+      tokens: n,
+      layer: 1,
+      head: 2,
+      scheme: 'hirope',
+    });
+    const image = decodePNG(fs.readFileSync(png));
+    assert.equal(image.width, n);
+    assert.equal(image.height, n);
+    const want = heatmapPixels(hr, matrix, n, n);
+    assert.equal(firstDifference(image.rgba, want, n), null);
+    // The scheme's map is not the model's own one, which the command draws without --scheme.
+    assert.notEqual(firstDifference(image.rgba, heatmapPixels(hr, own, n, n), n), null);
+    const plain = run('checkpoint', pybyte, file, ...args, '--size', '50');
+    assert.equal(plain.status, 0, plain.stderr);
+    assert.match(
+      plain.stdout,
+      /map\.png: 50x50 attention of layer 1, head 2 over 420 tokens, the model's own positions\n/,
+    );
+    const small = decodePNG(fs.readFileSync(png));
+    assert.equal(small.width, 50);
+    assert.equal(firstDifference(small.rgba, heatmapPixels(hr, own, n, 50), 50), null);
+  });
+
+  it('checkpoint shows loading progress on a terminal only', (t) => {
+    const file = path.join(dir, 'short.txt');
+    fs.writeFileSync(file, '1 + 2;\n');
+    // The tensors in the checkpoint, from its safetensors header.
+    const st = fs.readFileSync(path.join(tiny, 'model.safetensors'));
+    const header = JSON.parse(st.toString('utf8', 8, 8 + Number(st.readBigUInt64LE(0))));
+    const tensors = Object.keys(header).filter((k) => k !== '__metadata__').length;
+    const off = run('checkpoint', tiny, file);
+    assert.equal(off.status, 0, off.stderr);
+    assert.equal(off.stderr, '');
+    // util-linux script(1) runs the command on a pseudo-terminal.
+    const command = [process.execPath, cli, 'checkpoint', tiny, file]
+      .map((a) => `'${a}'`)
+      .join(' ');
+    const on = spawnSync('script', ['-qec', command, '/dev/null'], { cwd: root, encoding: 'utf8' });
+    if (on.error || on.status !== 0)
+      return t.skip(`no script(1) here: ${on.error?.message ?? on.stderr}`);
+    assert.ok(
+      on.stdout.includes(`\rloading ${tiny}: ${tensors}/${tensors} tensors\r\x1b[K`),
+      on.stdout,
+    );
+  });
+
+  it('checkpoint fails with one clear line', () => {
+    const usage = (message) => `hirope: ${message} (see hirope --help)\n`;
+    const file = 'tests/fixtures/analysis/sample.py';
+    const one = path.join(dir, 'one.txt');
+    fs.writeFileSync(one, 'x');
+    const png = path.join(dir, 'e.png');
+    assert.match(run('--help').stdout, /\n {2}checkpoint FOLDER FILE\n/);
+    assert.match(run('checkpoint', '--help').stdout, /^usage: hirope checkpoint FOLDER FILE/);
+    const missing = path.join(dir, 'nope');
+    for (const [args, status, stderr] of [
+      [[missing, file], 2, `hirope: cannot read ${missing}: no such directory\n`],
+      [[file, file], 2, `hirope: cannot read ${file}: not a directory\n`],
+      [[pybyte, 'no-such.py'], 2, 'hirope: cannot read no-such.py: no such file\n'],
+      [
+        [bare, file],
+        1,
+        `hirope: ${bare} has no tokenizer.json: the checkpoint's tokenizer is needed to tokenize FILE\n`,
+      ],
+      [[tiny, one], 1, `hirope: ${one} has 1 token; the loss needs at least 2\n`],
+      [[pybyte], 2, usage('checkpoint needs a FOLDER (the checkpoint) and a FILE (the source)')],
+      [
+        [tiny, file, '--layer', '2', '--head', '0', '--png', png],
+        2,
+        usage("--layer needs an integer in [0, 1] (the model's layers), got '2'"),
+      ],
+      [
+        [tiny, file, '--layer', '0', '--head', '4', '--png', png],
+        2,
+        usage("--head needs an integer in [0, 3] (the model's heads), got '4'"),
+      ],
+      [
+        [pybyte, file, '--layer', '0', '--png', png],
+        2,
+        usage('--layer, --head and --png go together (the attention map to write)'),
+      ],
+      [[pybyte, file, '--window', '8'], 2, usage('--window needs a named --scheme')],
+      [[pybyte, file, '--size', '8'], 2, usage('--size needs --png (the attention map to write)')],
+      [[pybyte, file, '--length', '8'], 2, usage('checkpoint takes no option --length')],
+    ]) {
+      const r = run('checkpoint', ...args);
+      assert.equal(r.stderr, stderr, args.join(' '));
+      assert.equal(r.status, status, args.join(' '));
+    }
+    const bad = run('checkpoint', pybyte, file, '--scheme', 'hiroep');
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, /^hirope: unknown scheme 'hiroep' \(did you mean hirope\? schemes: /);
+    assert.equal(bad.stderr.trim().split('\n').length, 1);
+    // What the core refuses for a checkpoint: one line, exit 1.
+    const two = path.join(dir, 'two.txt');
+    fs.writeFileSync(two, '1+');
+    const refused = run('checkpoint', tiny, two, '--scheme', 'sliding-window');
+    assert.equal(refused.status, 1);
+    assert.match(refused.stderr, /^hirope: .*context limit \(sliding-window, truncate\)/);
+    assert.equal(refused.stderr.trim().split('\n').length, 1);
+    assert.ok(!fs.existsSync(png));
   });
 });
