@@ -593,6 +593,23 @@ export declare class CodeModel {
     code: ModelInput,
     options?: ModelOptions & { layer?: number; head?: number },
   ): { matrix: Float32Array; n: number; positions: BytePositions; tokens?: ModelTokens };
+  /**
+   * Every layer's and head's attention probabilities from one forward: matrices holds layers x
+   * heads x n x n values (layer l, head h at (l * heads + h) * n * n). No baseline scheme.
+   */
+  attentionAll(
+    code: ModelInput,
+    options?: ModelOptions & {
+      positions?: { unit?: ArrayLike<number>; statement?: ArrayLike<number> };
+    },
+  ): {
+    matrices: Float32Array;
+    n: number;
+    layers: number;
+    heads: number;
+    positions: BytePositions;
+    tokens?: ModelTokens;
+  };
   /** Continues the prompt with the KV cache. */
   generate(
     prompt: string | Uint8Array,

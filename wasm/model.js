@@ -35,6 +35,7 @@ const OPTION_KEYS = {
   loss: ['scheme', ...HIERARCHY_KEYS, 'positions'],
   logits: ['scheme', ...HIERARCHY_KEYS, 'positions'],
   attention: ['scheme', ...HIERARCHY_KEYS, 'layer', 'head'],
+  attentionAll: ['scheme', ...HIERARCHY_KEYS, 'positions'],
   generate: ['scheme', ...HIERARCHY_KEYS, 'maxBytes', 'temperature', 'seed'],
   positions: HIERARCHY_KEYS,
 };
@@ -351,6 +352,7 @@ export class CodeModel {
           ptrs.logits || 0,
           ptrs.losses || 0,
           ptrs.attention || 0,
+          ptrs.attentionAll || 0,
           options.layer ?? 0,
           options.head ?? 0,
           Boolean(own),
@@ -422,6 +424,20 @@ export class CodeModel {
     const r = this._forward(code, o, (n) => ({ attention: n * n }));
     const out = { matrix: r.attention, n: r.n, positions: r.positions };
     if (r.tokens) out.tokens = r.tokens; // a token model's tokens of the text
+    return out;
+  }
+
+  /**
+   * Every layer's and head's attention probabilities from one forward: { matrices (layers x heads
+   * x n x n, layer-major: layer l, head h at (l * heads + h) * n * n), n, layers, heads,
+   * positions } (no baseline: their windows differ per row).
+   */
+  attentionAll(code, options) {
+    const o = this._read(options, 'attentionAll');
+    const { layers, heads } = this.config;
+    const r = this._forward(code, o, (n) => ({ attentionAll: layers * heads * n * n }));
+    const out = { matrices: r.attentionAll, n: r.n, layers, heads, positions: r.positions };
+    if (r.tokens) out.tokens = r.tokens;
     return out;
   }
 

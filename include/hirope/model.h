@@ -200,6 +200,9 @@ class Model {
         // the forward stops after that layer when logits and losses are not asked for.
         float* attention = nullptr;
         int attention_layer = 0, attention_head = 0;
+        // optional: every layer's every head's probabilities at once, layers x heads x n x n
+        // (layer-major), from the same forward (no context limit).
+        float* attention_all = nullptr;
         // What each prediction sees (a baseline). With truncate, attention row i is query i's
         // row in the forward that predicts byte i + 1, at the columns of the bytes it saw.
         ContextLimit limit;

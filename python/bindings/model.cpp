@@ -247,8 +247,10 @@ class ModelHandle {
                                int64_t limit_stride, py::handle ids_value, py::handle unit,
                                py::handle statement, const std::string& output, int layer, int head,
                                bool model_schemes) const {
-        if (output != "losses" && output != "logits" && output != "attention")
-            fail("output must be 'losses', 'logits' or 'attention', got '" + output + "'");
+        if (output != "losses" && output != "logits" && output != "attention" &&
+            output != "attention_all")
+            fail("output must be 'losses', 'logits', 'attention' or 'attention_all', got '" +
+                 output + "'");
         const SchemeSpec spec = model_schemes ? SchemeSpec() : read_scheme(scheme);
         const model::ContextLimit limit = to_limit(limit_type, limit_length, limit_stride);
         py::array ids_array = py::reinterpret_borrow<py::array>(ids_value);
@@ -265,6 +267,8 @@ class ModelHandle {
         std::vector<py::ssize_t> shape{std::max<py::ssize_t>(0, n - 1)};
         if (output == "logits") shape = {n, vocab};
         if (output == "attention") shape = {n, n};
+        if (output == "attention_all")
+            shape = {model_->config().layers, model_->config().heads, n, n};
         py::array_t<float> out(shape);
         model::Model::ForwardRequest r;
         r.ids = ids.data();
@@ -275,6 +279,7 @@ class ModelHandle {
         if (output == "losses") r.losses = dst;
         if (output == "logits") r.logits = dst;
         if (output == "attention") r.attention = dst;
+        if (output == "attention_all") r.attention_all = dst;
         r.attention_layer = layer;
         r.attention_head = head;
         r.limit = limit;

@@ -306,6 +306,23 @@ class Model:
             None, layer, head)
         return Attention(matrix, n, position_arrays, tokens)
 
+    def attention_all(
+        self,
+        code: Union[str, bytes, np.ndarray],
+        scheme: Union[str, Mapping[str, Any], None] = None,
+        hierarchy: Optional[str] = None,
+        language: str = "python",
+        segment_size: Optional[int] = None,
+        gap: str = "own",
+        descend_classes: bool = False,
+        positions: Optional[Mapping[str, Any]] = None,
+    ) -> np.ndarray:
+        """Every layer's and head's attention probabilities from one forward (hr.model.attentionAll):
+        float32 of shape (layers, heads, n, n). No baseline scheme. The GIL is released while it
+        runs."""
+        return self._forward("attention_all", code, scheme, hierarchy, language, segment_size, gap,
+                             descend_classes, positions)[0]
+
     def _forward(self, output, code, scheme, hierarchy, language, segment_size, gap,
                  descend_classes, positions, layer=0, head=0):
         """One forward pass (wasm/model.js _forward and _input): (the output array, n, positions

@@ -99,9 +99,11 @@ void Decoder::Impl::attend(const Layer& L, const float* q_near, const float* q_f
 }
 
 // softmax(q k^T) v of a whole prompt (n rows from token 0) through an AttentionPlan's tiled
-// kernels (out: n x d_model); optionally one head's probabilities (n x n) into probs_out.
+// kernels (out: n x d_model); optionally one head's probabilities (n x n) into probs_out, and
+// every head's (heads x n x n) into probs_all.
 Status Decoder::Impl::plan_attention(int64_t n, const float* q, const float* k, const float* v,
-                                     float* out, float* probs_out, int probs_head) const {
+                                     float* out, float* probs_out, int probs_head,
+                                     float* probs_all) const {
     AttentionRequest req;
     req.q = q;
     req.k = k;
@@ -120,6 +122,9 @@ Status Decoder::Impl::plan_attention(int64_t n, const float* q, const float* k, 
         st = plan.rows(probs_head, 0, n, probs_out);
         if (!st.ok()) return st;
     }
+    for (int h = 0; probs_all && h < heads && st.ok(); ++h)
+        st = plan.rows(h, 0, n, probs_all + h * n * n);
+    if (!st.ok()) return st;
     // Strips bound the plan's n-wide probability buffer.
     constexpr int64_t kStrip = 256;
     for (int64_t r0 = 0; r0 < n; r0 += kStrip) {
@@ -170,6 +175,10 @@ Status Decoder::Impl::append(const int32_t* ids, int64_t count, const Positions&
         next.attention_factor() != rotator.attention_factor() ||
         (scheme.type == SchemeType::xpos && next.xpos_centre() != rotator.xpos_centre());
     std::swap(rotator, next);
+    if (out.attention_all && !use_plan) {
+        rollback(t0);
+        return Status::error("every head's attention at once needs a whole prompt without a cache");
+    }
     // Rotated keys are kept for later appends, and needed now when this step does not use the plan.
     const bool rotate_cache = cache || !use_plan;
 
@@ -208,8 +217,11 @@ Status Decoder::Impl::append(const int32_t* ids, int64_t count, const Positions&
         }
         if (st.ok() && use_plan) {
             float* probs = out.attention && l == out.attention_layer ? out.attention : nullptr;
+            float* all = out.attention_all
+                             ? out.attention_all + static_cast<int64_t>(l) * heads * count * count
+                             : nullptr;
             st = plan_attention(count, s.q.data(), L.k.data(), L.v.data(), s.h.data(), probs,
-                                out.attention_head);
+                                out.attention_head, all);
         } else if (st.ok()) {
             st = rotator.rotate_rows(Role::query, Branch::near, t0, t1, s.q.data(), q_near.data());
             if (st.ok() && windowed)
@@ -228,7 +240,7 @@ Status Decoder::Impl::append(const int32_t* ids, int64_t count, const Positions&
         b.wo.apply(s.h.data(), count, s.tmp.data());
         kernels::add_to(x.data(), s.tmp.data(), static_cast<size_t>(count) * d);
         // Only the captured probabilities were asked for (a forward): nothing after them is.
-        if (out.attention && !out.logits && !out.losses && l == out.attention_layer) return {};
+        if (out.done_after(l, m.cfg.layers)) return {};
         m.mlp_block(b, count, x.data(), s);
     }
     std::fill(dirty.begin(), dirty.end(), 0);
@@ -326,6 +338,10 @@ Status Decoder::Impl::append_checkpoint(const int32_t* ids, int64_t count, const
             st = plan.rows(out.attention_head, 0, count, out.attention);
             if (!st.ok()) return st;
         }
+        for (int h = 0; out.attention_all && h < nq && st.ok(); ++h)
+            st = plan.rows(h, 0, count,
+                           out.attention_all + (static_cast<int64_t>(l) * nq + h) * count * count);
+        if (!st.ok()) return st;
         constexpr int64_t kStrip = 256; // strips bound the plan's n-wide probability buffer
         for (int64_t r0 = 0; r0 < count && st.ok(); r0 += kStrip)
             st = plan.output_rows(r0, std::min(count, r0 + kStrip), s.h.data() + r0 * qd);
@@ -338,7 +354,7 @@ Status Decoder::Impl::append_checkpoint(const int32_t* ids, int64_t count, const
         } else {
             kernels::add_to(x.data(), s.tmp.data(), static_cast<size_t>(count) * d);
         }
-        if (out.attention && !out.logits && !out.losses && l == out.attention_layer) return {};
+        if (out.done_after(l, c.layers)) return {};
         m.mlp_block(b, count, x.data(), s);
     }
     finish(x.data(), count, out);

@@ -527,6 +527,9 @@ Status Model::forward(const ForwardRequest& r) const {
     }
     st = validate(r.limit);
     if (!st.ok()) return st;
+    if (r.attention_all && r.limit.type != ContextLimitType::none)
+        return Status::error("every head's attention at once takes no context limit: ask for one "
+                             "layer and head at a time");
     // The request's positions as given: a scheme that needs unit or statement indices fails
     // here, where the sequence below would fill in zeros as a decoder does.
     Rotator check;
@@ -551,6 +554,7 @@ Status Model::forward(const ForwardRequest& r) const {
         out.attention = r.attention;
         out.attention_layer = r.attention_layer;
         out.attention_head = r.attention_head;
+        out.attention_all = r.attention_all;
         if (fused) {
             out.losses = r.losses;
             out.targets = ids + 1;

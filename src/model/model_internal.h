@@ -126,6 +126,14 @@ struct Decoder::Impl {
         // count. Without logits the step stops after that layer: the sequence then cannot go on.
         float* attention = nullptr;
         int attention_layer = 0, attention_head = 0;
+        // Every layer's and head's (a prompt's): layers x heads x count x count.
+        float* attention_all = nullptr;
+        // Whether the step can stop after layer l (only probabilities asked, none of them later).
+        bool done_after(int l, int layers) const {
+            if (logits || losses) return false;
+            if (attention_all) return l == layers - 1;
+            return attention && l == attention_layer;
+        }
     };
 
     // cache: keep every layer's keys and values (and the rotated keys) for later appends; false
@@ -164,7 +172,7 @@ struct Decoder::Impl {
                 float* out, float* probs, int probs_head) const;
     int64_t first_key(int64_t i) const; // the first key query i sees
     Status plan_attention(int64_t n, const float* q, const float* k, const float* v, float* out,
-                          float* probs_out, int probs_head) const;
+                          float* probs_out, int probs_head, float* probs_all) const;
 
     const Model::Impl& m;
     Scheme scheme;

@@ -109,6 +109,25 @@ for (const build of BUILDS) {
       assert.notDeepEqual(a.matrix, b.matrix);
     });
 
+    it("attentionAll: every layer's and head's map from one forward, each attention()'s", () => {
+      const text = CODE.slice(0, 90);
+      for (const scheme of ['rope', { type: 'hirope', window: 16 }]) {
+        const all = model.attentionAll(text, { scheme });
+        const { layers, heads, n } = all;
+        assert.equal(all.matrices.length, layers * heads * n * n);
+        for (let l = 0; l < layers; l++)
+          for (let h = 0; h < heads; h++) {
+            const at = (l * heads + h) * n * n;
+            const one = model.attention(text, { scheme, layer: l, head: h }).matrix;
+            assert.deepEqual(all.matrices.subarray(at, at + n * n), one, `layer ${l} head ${h}`);
+          }
+      }
+      assert.throws(() => model.attentionAll(text, { scheme: 'truncate' }), {
+        name: 'HiRoPEError',
+        message: /takes no context limit: ask for one layer and head at a time/,
+      });
+    });
+
     it('generates past the training length, repeatably by seed, under any scheme', () => {
       const prompt = CODE.slice(0, 200);
       // Every scheme the model takes (docs/model.md: RoPE with each scaling, the windowed schemes,

@@ -143,6 +143,11 @@ const TABLE = {
     'hierarchy',
   ),
   'model.attention': typo(({ model }) => model.attention('x = 1', { layr: 0 }), 'layr', 'layer'),
+  'model.attentionAll': typo(
+    ({ model }) => model.attentionAll('x = 1', { hierachy: 'units' }),
+    'hierachy',
+    'hierarchy',
+  ),
   'model.generate': typo(
     ({ model }) => model.generate('x', { maxByte: 2, temperature: 0 }),
     'maxByte',

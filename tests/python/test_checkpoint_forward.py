@@ -133,8 +133,11 @@ def test_every_architecture_matches_transformers_forward(tmp_path, arch, dtype, 
     spread = float(expected.max() - expected.min())
     error = float(np.abs(got - expected).max())
     assert error <= 2e-3 * spread, f"{arch} {dtype}: logits off by {error} (range {spread})"
+    every = model.attention_all(ids)  # every layer's and head's from one forward
+    assert every.shape == (config["num_hidden_layers"], config["num_attention_heads"], 20, 20)
     for layer in range(config["num_hidden_layers"]):
         for head in range(config["num_attention_heads"]):
             matrix = model.attention(ids, layer=layer, head=head).matrix
             worst = float(np.abs(matrix - attentions[layer][head]).max())
             assert worst <= 1e-4, f"{arch} {dtype}: layer {layer} head {head} attention off by {worst}"
+            np.testing.assert_array_equal(every[layer, head], matrix)

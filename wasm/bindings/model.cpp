@@ -193,8 +193,8 @@ class ModelHandle {
     // bytes (a byte model's input) or ids (a token model's), the other 0.
     std::string forward(val scheme, val limit, uintptr_t bytes, uintptr_t ids, double n,
                         uintptr_t token, uintptr_t unit, uintptr_t statement, uintptr_t logits,
-                        uintptr_t losses, uintptr_t attention, int layer, int head,
-                        bool model_schemes) const {
+                        uintptr_t losses, uintptr_t attention, uintptr_t attention_all, int layer,
+                        int head, bool model_schemes) const {
         if (!model_) return "the model is not loaded";
         model::Model::ForwardRequest r;
         r.model_schemes = model_schemes;
@@ -207,6 +207,7 @@ class ModelHandle {
         r.logits = logits ? ptr<float>(logits) : nullptr;
         r.losses = losses ? ptr<float>(losses) : nullptr;
         r.attention = attention ? ptr<float>(attention) : nullptr;
+        r.attention_all = attention_all ? ptr<float>(attention_all) : nullptr;
         r.attention_layer = layer;
         r.attention_head = head;
         return model_->forward(r).message();

@@ -2,7 +2,7 @@
 // SideEngine): the code model's per-byte loss, its real attention for a layer and head as a
 // pooled image, and generation. Pure of DOM, so Node tests drive it directly.
 import { truncateStride } from '../shared/model-state.js';
-import { THUMB_SIZE, lossCurve } from '../shared/models.js';
+import { THUMB_SIZE, isBaseline, lossCurve } from '../shared/models.js';
 import { recallClasses, tokenRecallClasses } from 'hirope/recall';
 import { PlaygroundError } from './playground-error.js';
 import { gridFor, poolMatrix, heatImage, matrixRow, matrixValues } from './matrix-view.js';
@@ -252,7 +252,22 @@ export class ModelEngine {
     const index = layer * model.config.heads + head;
     let image = images.get(index);
     const cached = Boolean(image);
-    if (!cached) {
+    if (!cached && !isBaseline(options.scheme.type)) {
+      // Every layer's and head's from one forward (the page asks for them all, one at a time).
+      const { matrices, n: m, layers, heads } = model.attentionAll(attentionInput, options);
+      for (let l = 0; l < layers; l++)
+        for (let h = 0; h < heads; h++) {
+          const at = l * heads + h;
+          if (images.has(at)) continue;
+          images.set(
+            at,
+            this._pooled(matrices.subarray(at * m * m, (at + 1) * m * m), m, size, null),
+          );
+          this.counts.thumbnails++;
+        }
+      image = images.get(index);
+    } else if (!cached) {
+      // A baseline's windows differ per row: one layer and head at a time.
       const { matrix, n: m } = model.attention(attentionInput, { ...options, layer, head });
       this.counts.thumbnails++;
       image = this._pooled(matrix, m, size, null);
