@@ -1,11 +1,15 @@
 // A Hugging Face checkpoint as a Model: the weights a plan (checkpoint::plan_checkpoint) located,
-// read tensor by tensor and laid out as the one forward reads them (model_internal.h): q, k and v
-// rows in one matrix, a fused gate_up split into gate and up, Gemma's (1 + w) norms as w + 1.
+// read tensor by tensor and laid out as the one forward reads them (model_internal.h), at their
+// stored width (F16 and BF16 widened inside the kernels): q, k and v rows in one matrix, a fused
+// gate_up split into gate and up, the embedding read a row at a time from its packed panels (the
+// output layer's when tied), Gemma's (1 + w) norms as w + 1.
 #include "hirope/architectures.h"
 #include "model/model_internal.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <initializer_list>
 #include <limits>
 
 namespace hirope {
@@ -14,56 +18,131 @@ namespace model {
 namespace {
 
 using checkpoint::CheckpointPlan;
+using checkpoint::DType;
 using checkpoint::WeightRef;
 using checkpoint::WeightRole;
 
-// Reads one located tensor, widened to f32, every value finite.
+// A weight's stored bytes (F32, F16 or BF16, little-endian).
+struct Stored {
+    std::vector<uint8_t> bytes;
+    DType dtype = DType::F32;
+};
+
+Linear::Format format_of(DType t) {
+    return t == DType::F16    ? Linear::Format::f16
+           : t == DType::BF16 ? Linear::Format::bf16
+                              : Linear::Format::f32;
+}
+
+// The index of the first non-finite value (all exponent bits set), or -1.
+int64_t first_non_finite(const Stored& w) {
+    const uint8_t* p = w.bytes.data();
+    if (w.dtype == DType::F32) {
+        for (size_t i = 0; i + 4 <= w.bytes.size(); i += 4)
+            if ((p[i + 3] & 0x7F) == 0x7F && (p[i + 2] & 0x80)) return static_cast<int64_t>(i / 4);
+        return -1;
+    }
+    // F16: exponent bits 0x7C00; BF16: 0x7F80 (the high byte's 0x7F, the low byte's 0x80).
+    const uint16_t mask = w.dtype == DType::F16 ? 0x7C00 : 0x7F80;
+    for (size_t i = 0; i + 2 <= w.bytes.size(); i += 2) {
+        const uint16_t h = static_cast<uint16_t>(p[i] | (p[i + 1] << 8));
+        if ((h & mask) == mask) return static_cast<int64_t>(i / 2);
+    }
+    return -1;
+}
+
+// Widened to f32.
+std::vector<float> widened(const Stored& w) {
+    const size_t size = w.dtype == DType::F32 ? 4 : 2;
+    std::vector<float> out(w.bytes.size() / size);
+    for (size_t i = 0; i < out.size(); ++i) {
+        const uint8_t* p = w.bytes.data() + i * size;
+        if (w.dtype == DType::F32) {
+            const uint32_t u = static_cast<uint32_t>(p[0]) | (static_cast<uint32_t>(p[1]) << 8) |
+                               (static_cast<uint32_t>(p[2]) << 16) |
+                               (static_cast<uint32_t>(p[3]) << 24);
+            std::memcpy(&out[i], &u, sizeof(float));
+        } else {
+            const uint16_t h = static_cast<uint16_t>(p[0] | (p[1] << 8));
+            out[i] = w.dtype == DType::F16 ? checkpoint::f16_to_f32(h) : checkpoint::bf16_to_f32(h);
+        }
+    }
+    return out;
+}
+
+// Reads located tensors at their stored width, every value checked finite.
 class TensorReader {
   public:
     TensorReader(const CheckpointPlan& plan, const Model::ReadBytes& read)
         : plan_(plan), read_(read) {}
 
-    Status floats(const WeightRef& w, std::vector<float>* out) {
-        const checkpoint::TensorInfo& t = w.tensor;
-        bytes_.resize(static_cast<size_t>(t.bytes()));
-        Status st = read_(w.file, w.file_offset, t.bytes(), bytes_.data());
-        if (!st.ok()) return Status::error("reading tensor " + t.name + ": " + st.message());
-        checkpoint::TensorView view;
-        view.info = &t;
-        view.data = bytes_.data();
-        view.bytes = bytes_.size();
-        out->resize(static_cast<size_t>(t.elements));
-        for (uint64_t i = 0; i < t.elements; ++i) {
-            const float x = checkpoint::weight_at(view, i);
-            if (!std::isfinite(x))
-                return Status::error("tensor " + t.name + " holds a non-finite value at element " +
-                                     std::to_string(i));
-            (*out)[static_cast<size_t>(i)] = x;
-        }
-        return {};
-    }
-
-    // The weight of `role` (layer -1: model-wide) appended to *out; absent: nothing, or an error
+    // The weight of `role` (layer -1: model-wide) into *out; absent: *found false, or an error
     // when required.
-    Status append(WeightRole role, int layer, bool required, std::vector<float>* out) {
+    Status stored(WeightRole role, int layer, bool required, Stored* out, bool* found = nullptr) {
         const WeightRef* w = plan_.weight(role, layer);
+        if (found) *found = w != nullptr;
         if (!w) {
             if (!required) return {};
             return Status::error(std::string("the plan has no ") + checkpoint::role_name(role) +
                                  " weight" +
                                  (layer >= 0 ? " for layer " + std::to_string(layer) : ""));
         }
-        std::vector<float> v;
-        Status st = floats(*w, &v);
-        if (!st.ok()) return st;
+        const checkpoint::TensorInfo& t = w->tensor;
+        out->dtype = t.dtype;
+        out->bytes.resize(static_cast<size_t>(t.bytes()));
+        Status st = read_(w->file, w->file_offset, t.bytes(), out->bytes.data());
+        if (!st.ok()) return Status::error("reading tensor " + t.name + ": " + st.message());
+        const int64_t bad = first_non_finite(*out);
+        if (bad >= 0)
+            return Status::error("tensor " + t.name + " holds a non-finite value at element " +
+                                 std::to_string(bad));
+        return {};
+    }
+
+    // A small weight (a norm, a bias) widened and appended to *out; absent: nothing.
+    Status append(WeightRole role, int layer, bool required, std::vector<float>* out) {
+        Stored w;
+        bool found = false;
+        Status st = stored(role, layer, required, &w, &found);
+        if (!st.ok() || !found) return st;
+        const std::vector<float> v = widened(w);
         out->insert(out->end(), v.begin(), v.end());
+        return {};
+    }
+
+    // The rows of `roles`' weights, in that order, as one out x in Linear at their stored width
+    // (widened to f32 when their dtypes differ). rows: [first, first + count) of the joined rows.
+    Status linear(std::initializer_list<WeightRole> roles, int layer, int out, int in, Linear* dst,
+                  int64_t first = 0) {
+        std::vector<Stored> parts;
+        bool same = true;
+        for (WeightRole r : roles) {
+            parts.emplace_back();
+            Status st = stored(r, layer, true, &parts.back());
+            if (!st.ok()) return st;
+            same = same && parts.back().dtype == parts.front().dtype;
+        }
+        const size_t size = same && parts.front().dtype != DType::F32 ? 2 : 4;
+        std::vector<uint8_t> joined;
+        if (same) {
+            for (const Stored& p : parts)
+                joined.insert(joined.end(), p.bytes.begin(), p.bytes.end());
+        } else {
+            for (const Stored& p : parts) {
+                const std::vector<float> v = widened(p);
+                const uint8_t* b = reinterpret_cast<const uint8_t*>(v.data());
+                joined.insert(joined.end(), b, b + v.size() * sizeof(float));
+            }
+        }
+        const size_t at = static_cast<size_t>(first) * in * size;
+        *dst = Linear(joined.data() + at,
+                      same ? format_of(parts.front().dtype) : Linear::Format::f32, out, in);
         return {};
     }
 
   private:
     const CheckpointPlan& plan_;
     const Model::ReadBytes& read_;
-    std::vector<uint8_t> bytes_;
 };
 
 } // namespace
@@ -115,12 +194,11 @@ Status Model::from_checkpoint(const CheckpointPlan& plan, const ReadBytes& read,
             break;
         }
 
-    // Every weight widened to f32 and packed (twice its floats at the peak: a tensor's copy and
-    // its panels), plus the largest tensor's stored bytes.
+    // The weights at their stored width (norms and biases widened), plus at the peak one
+    // tensor's bytes read and its packed copy.
     uint64_t largest = 0;
     for (const WeightRef& w : plan.weights) largest = std::max(largest, w.tensor.bytes());
-    Status st = heap.reserve(2.0 * sizeof(float) * static_cast<double>(plan.parameters) +
-                                 static_cast<double>(largest),
+    Status st = heap.reserve(static_cast<double>(plan.weight_bytes) + 3.0 * largest,
                              "loading the checkpoint");
     if (!st.ok()) return st;
 
@@ -148,35 +226,30 @@ Status Model::from_checkpoint(const CheckpointPlan& plan, const ReadBytes& read,
             for (float& x : n->w) x += 1.0f;
         return s;
     };
-    const int H = c.d_model, I = c.ffn_hidden;
-    st = reader.append(WeightRole::embed, -1, true, &impl.embedding);
-    if (!st.ok()) return st;
+    const int H = c.d_model, I = c.ffn_hidden, QD = c.heads * c.head_dim();
+    const int QKV = (c.heads + 2 * c.kv_head_count()) * c.head_dim();
+    // The embedding at its stored width, rows read as needed; the output layer when tied.
+    st = reader.linear({WeightRole::embed}, -1, c.vocab, H,
+                       plan.tied ? &impl.head : &impl.embedding_rows);
+    impl.embedding_is_head = plan.tied;
     impl.blocks.resize(c.layers);
     for (int l = 0; l < c.layers && st.ok(); ++l) {
         Impl::Block& b = impl.blocks[l];
         using R = WeightRole;
         st = norm(R::attn_norm, R::attn_norm_bias, l, &b.attn_norm);
         // q, k and v as one matrix of (heads + 2 kv_heads) x head_dim rows, and their biases.
-        std::vector<float> w;
-        if (st.ok()) st = reader.append(a->fused_qkv ? R::qkv : R::q, l, true, &w);
-        if (st.ok() && !a->fused_qkv) st = reader.append(R::k, l, true, &w);
-        if (st.ok() && !a->fused_qkv) st = reader.append(R::v, l, true, &w);
-        if (st.ok()) {
-            const int rows = (c.heads + 2 * c.kv_head_count()) * c.head_dim();
-            b.wqkv = Linear(w, rows, H);
-        }
+        if (st.ok())
+            st = a->fused_qkv ? reader.linear({R::qkv}, l, QKV, H, &b.wqkv)
+                              : reader.linear({R::q, R::k, R::v}, l, QKV, H, &b.wqkv);
         // Biases wherever the plan located them (the table and the config's flags decided).
         if (st.ok()) st = reader.append(R::q_bias, l, false, &b.bqkv);
         if (st.ok()) st = reader.append(R::k_bias, l, false, &b.bqkv);
         if (st.ok()) st = reader.append(R::v_bias, l, false, &b.bqkv);
-        if (st.ok() && !b.bqkv.empty() &&
-            b.bqkv.size() != static_cast<size_t>((c.heads + 2 * c.kv_head_count()) * c.head_dim()))
+        if (st.ok() && !b.bqkv.empty() && b.bqkv.size() != static_cast<size_t>(QKV))
             st = Status::error("layer " + std::to_string(l) +
                                " has biases for some of q, k and v but not all");
         if (st.ok()) st = reader.append(R::o_bias, l, false, &b.bo);
-        w.clear();
-        if (st.ok()) st = reader.append(R::o, l, true, &w);
-        if (st.ok()) b.wo = Linear(w, H, c.heads * c.head_dim());
+        if (st.ok()) st = reader.linear({R::o}, l, H, QD, &b.wo);
         if (st.ok() && a->qk_norm) {
             st = norm(R::q_norm, R::q_norm, l, &b.q_norm);
             if (st.ok()) st = norm(R::k_norm, R::k_norm, l, &b.k_norm);
@@ -186,42 +259,24 @@ Status Model::from_checkpoint(const CheckpointPlan& plan, const ReadBytes& read,
             if (st.ok()) st = norm(R::ffn_post_norm, R::ffn_post_norm, l, &b.mlp_post_norm);
         }
         if (st.ok()) st = norm(R::ffn_norm, R::ffn_norm_bias, l, &b.mlp_norm);
-        // The MLP: gate into w1, up into w3, down into w2.
-        w.clear();
+        // The MLP: gate into w1, up into w3, down into w2 (Phi-3's gate_up: rows [0, I), [I, 2I)).
         if (st.ok() && a->mlp == checkpoint::MlpKind::fused_gated) {
-            st = reader.append(R::gate_up, l, true, &w);
-            if (st.ok()) {
-                const size_t half = static_cast<size_t>(I) * H;
-                b.w1 = Linear(std::vector<float>(w.begin(), w.begin() + half), I, H);
-                b.w3 = Linear(std::vector<float>(w.begin() + half, w.end()), I, H);
-            }
+            st = reader.linear({R::gate_up}, l, I, H, &b.w1, 0);
+            if (st.ok()) st = reader.linear({R::gate_up}, l, I, H, &b.w3, I);
         } else if (st.ok()) {
-            if (spec.gated_mlp) {
-                st = reader.append(R::gate, l, true, &w);
-                if (st.ok()) b.w1 = Linear(w, I, H);
-                w.clear();
-            }
-            if (st.ok()) st = reader.append(R::up, l, true, &w);
-            if (st.ok()) b.w3 = Linear(w, I, H);
+            if (spec.gated_mlp) st = reader.linear({R::gate}, l, I, H, &b.w1);
+            if (st.ok()) st = reader.linear({R::up}, l, I, H, &b.w3);
         }
         if (st.ok() && spec.gated_mlp) st = reader.append(R::gate_bias, l, false, &b.b1);
         if (st.ok()) st = reader.append(R::up_bias, l, false, &b.b3);
         if (st.ok()) st = reader.append(R::down_bias, l, false, &b.b2);
-        w.clear();
-        if (st.ok()) st = reader.append(R::down, l, true, &w);
-        if (st.ok()) b.w2 = Linear(w, H, I);
+        if (st.ok()) st = reader.linear({R::down}, l, H, I, &b.w2);
     }
     if (st.ok())
         st = norm(WeightRole::final_norm, WeightRole::final_norm_bias, -1, &impl.final_norm);
+    if (st.ok() && !plan.tied)
+        st = reader.linear({WeightRole::lm_head}, -1, c.vocab, H, &impl.head);
     if (!st.ok()) return st;
-    if (plan.tied) {
-        impl.head = Linear(impl.embedding, c.vocab, H);
-    } else {
-        std::vector<float> w;
-        st = reader.append(WeightRole::lm_head, -1, true, &w);
-        if (!st.ok()) return st;
-        impl.head = Linear(w, c.vocab, H);
-    }
     *out = std::move(m);
     return {};
 }

@@ -54,6 +54,25 @@ Linear::Linear(const void* data, Format format, int out, int in)
     }
 }
 
+void Linear::row(int r, float* out) const {
+    // Row r is column r % kNR of panel r / kNR: element k at (panel * in + k) * kNR + r % kNR.
+    const size_t base = static_cast<size_t>(r / kNR) * in_ * kNR + r % kNR;
+    for (int k = 0; k < in_; ++k) {
+        const size_t at = base + static_cast<size_t>(k) * kNR;
+        switch (format_) {
+        case Format::f32:
+            out[k] = packed_[at];
+            break;
+        case Format::f16:
+            out[k] = checkpoint::f16_to_f32(packed16_[at]);
+            break;
+        case Format::bf16:
+            out[k] = checkpoint::bf16_to_f32(packed16_[at]);
+            break;
+        }
+    }
+}
+
 void Linear::apply(const float* x, int64_t n, float* y) const {
     apply_columns(x, n, 0, out_, y, out_);
 }

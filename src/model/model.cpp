@@ -247,9 +247,14 @@ Status Model::Impl::layer_scheme(const Scheme& user, bool model_schemes, int l, 
 
 void Model::Impl::embed(const int32_t* ids, int64_t n, float* x) const {
     const int d = cfg.d_model;
-    for (int64_t t = 0; t < n; ++t)
-        std::memcpy(x + t * d, embedding.data() + static_cast<size_t>(ids[t]) * d,
-                    sizeof(float) * d);
+    const Linear& rows = embedding_is_head ? head : embedding_rows;
+    for (int64_t t = 0; t < n; ++t) {
+        if (embedding.empty())
+            rows.row(ids[t], x + t * d);
+        else
+            std::memcpy(x + t * d, embedding.data() + static_cast<size_t>(ids[t]) * d,
+                        sizeof(float) * d);
+    }
     if (arch.embedding_scale != 1)
         for (int64_t i = 0; i < n * d; ++i) x[i] *= arch.embedding_scale;
 }

@@ -35,6 +35,9 @@ class Linear {
     int out() const { return out_; }
     int in() const { return in_; }
     Format format() const { return format_; }
+    // Row r of W (in values), widened: an embedding's row read from the panels it is packed in
+    // (a tied output layer's), so that the table is held once, at its stored width.
+    void row(int r, float* out) const;
     // Bytes of the packed weights held (apply's panel scratch of in * kNR floats not counted).
     size_t bytes() const {
         return packed_.size() * sizeof(float) + packed16_.size() * sizeof(uint16_t);
@@ -84,7 +87,11 @@ struct Model::Impl {
     };
     Config cfg;
     ArchitectureSpec arch;
-    std::vector<float> embedding; // vocab x d_model
+    std::vector<float> embedding; // vocab x d_model (hirope's own models)
+    // A checkpoint's embedding at its stored width, read a row at a time; the output layer (head)
+    // itself when tied.
+    Linear embedding_rows;
+    bool embedding_is_head = false;
     std::vector<Block> blocks;
     NormWeights final_norm;
     Linear head;     // the output layer: the embedding when tied

@@ -115,6 +115,13 @@ def test_checkpoint_errors_name_what_was_wrong(tmp_path):
     with pytest.raises(hirope.HiRoPEError, match="model.layers.1.mlp.up_proj.weight holds a non-finite value"):
         hirope.Model.from_pretrained(tmp_path)
     assert config["model_type"] == "llama"
+    # At 16 bits too (kept at that width, checked as read): NaN in F16, infinity in BF16.
+    up = tensors["model.layers.1.mlp.up_proj.weight"]
+    for dtype, value in (("F16", np.nan), ("BF16", -np.inf)):
+        up[3, 4] = value
+        ref.write_safetensors(str(tmp_path / "model.safetensors"), tensors, dtype)
+        with pytest.raises(hirope.HiRoPEError, match=rf"up_proj.weight holds a non-finite value at element {3 * up.shape[1] + 4}$"):
+            hirope.Model.from_pretrained(tmp_path)
 
 
 # Every architecture in every dtype, each a random checkpoint the reference writes (make_checkpoint: 2 layers, GQA,
