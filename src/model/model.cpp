@@ -21,22 +21,6 @@ int64_t Config::parameters() const {
 
 namespace format {
 
-float half_to_float(uint16_t h) {
-    const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-    const uint32_t exponent = (h >> 10) & 0x1fu;
-    const uint32_t mantissa = h & 0x3ffu;
-    float value;
-    if (exponent == 0) {
-        value = std::ldexp(static_cast<float>(mantissa), -24); // zero and subnormals
-    } else if (exponent == 31) {
-        value = mantissa ? std::numeric_limits<float>::quiet_NaN()
-                         : std::numeric_limits<float>::infinity();
-    } else {
-        value = std::ldexp(static_cast<float>(mantissa | 0x400u), static_cast<int>(exponent) - 25);
-    }
-    return sign ? -value : value;
-}
-
 constexpr char kMagic[8] = {'H', 'R', 'P', 'M', 'O', 'D', 'E', 'L'};
 
 // Reads the header up to (not including) the parameter count.
@@ -174,7 +158,7 @@ Status Model::Impl::init(const Config& c, const uint8_t* params) {
     cfg = c;
     std::vector<float> all(static_cast<size_t>(c.parameters()));
     for (size_t i = 0; i < all.size(); ++i) {
-        all[i] = format::half_to_float(util::load_u16le(params + 2 * i));
+        all[i] = checkpoint::f16_to_f32(util::load_u16le(params + 2 * i));
         if (!std::isfinite(all[i]))
             return Status::error("model file holds a non-finite weight at parameter " +
                                  std::to_string(i));

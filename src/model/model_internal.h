@@ -201,9 +201,5 @@ struct Decoder::Impl {
 // -log2 softmax(logits)[target].
 double bits_of(const float* logits, int vocab, int target);
 
-namespace format {
-float half_to_float(uint16_t h);
-} // namespace format
-
 } // namespace model
 } // namespace hirope
