@@ -467,8 +467,7 @@ export class CodeModel {
   generate(prompt, options) {
     options = this._read(options, 'generate');
     const handle = this._live();
-    // A checkpoint's own positions: the core says what it can run.
-    const { scheme, limit } = this._plan(options.scheme ?? (this.checkpoint ? 'rope' : undefined));
+    const { scheme, limit, own } = this._plan(options.scheme);
     const hierarchy = this._hierarchy(options, scheme);
     const maxBytes = integer(options.maxBytes ?? 256, 'maxBytes', 0, this.maxInputBytes);
     const temperature = options.temperature ?? 0.8;
@@ -490,6 +489,7 @@ export class CodeModel {
         temperature,
         seed,
         vocab,
+        Boolean(own),
       );
       this._runtime.check(r.error);
       return { text: DECODER.decode(r.bytes), bytes: r.bytes };

@@ -257,8 +257,9 @@ class Decoder {
     // at each step (cached keys are rotated again as it grows, but values and earlier layers'
     // activations keep the frequencies of their time, so this is not a full forward's result).
     // limit: sliding_window only (truncate restarts the sequence; generate() does that).
+    // model_schemes: a checkpoint's layers run their own schemes (ForwardRequest::model_schemes).
     Decoder(const Model& model, const Scheme& scheme, int64_t frequency_length = 0,
-            const ContextLimit& limit = {});
+            const ContextLimit& limit = {}, bool model_schemes = false);
     ~Decoder();
     Decoder(const Decoder&) = delete;
     Decoder& operator=(const Decoder&) = delete;
@@ -282,8 +283,10 @@ class Decoder {
 
 struct GenerateOptions {
     Scheme scheme;
-    // A token model's tokenizer (the one its config names): encodes the prompt and gives each
-    // sampled token's bytes. Null for a byte model.
+    // A checkpoint's layers run their own schemes, ignoring `scheme` (ForwardRequest's).
+    bool model_schemes = false;
+    // A token model's tokenizer (the one its config names; a checkpoint's, its tokenizer.json's):
+    // encodes the prompt and gives each sampled token's bytes. Null for a byte model.
     const Vocabulary* vocabulary = nullptr;
     // sliding_window: the cache's attention reaches the last `length` bytes. truncate: when the
     // text would pass `length` bytes, the decoder starts again from its last length - stride

@@ -297,10 +297,10 @@ class ModelHandle {
                        int64_t limit_stride, py::handle prompt, py::handle tokenizer,
                        py::handle level, py::handle language, py::handle gap, py::handle descend,
                        py::handle segment_size, int64_t max_bytes, double temperature,
-                       uint64_t seed) const {
+                       uint64_t seed, bool model_schemes) const {
         model::GenerateOptions o;
-        const SchemeSpec spec = read_scheme(scheme);
-        o.scheme = spec.scheme;
+        o.model_schemes = model_schemes;
+        if (!model_schemes) o.scheme = read_scheme(scheme).scheme;
         o.limit = to_limit(limit_type, limit_length, limit_stride);
         o.hierarchy = to_hierarchy(level, language, gap, descend, segment_size);
         o.max_bytes = max_bytes;
@@ -440,7 +440,7 @@ void register_model(py::module_& m) {
              py::arg("limit_length"), py::arg("limit_stride"), py::arg("prompt"),
              py::arg("tokenizer"), py::arg("level"), py::arg("language"), py::arg("gap"),
              py::arg("descend"), py::arg("segment_size"), py::arg("max_bytes"),
-             py::arg("temperature"), py::arg("seed"));
+             py::arg("temperature"), py::arg("seed"), py::arg("model_schemes") = false);
     m.def("model_config", &read_model_config, py::arg("data"));
     m.def("model_limits", &model_limits);
     m.def("recall_class_names", &model::recall_class_names);

@@ -402,15 +402,13 @@ class Model:
         (decoded as UTF-8 with U+FFFD for a cut character). temperature 0 is greedy; seed makes
         sampling repeatable. The GIL is released while it runs."""
         core, limit = self._plan(scheme)
-        if core is None:  # a checkpoint's own positions: the core says what it can run
-            core = {"type": "rope"}
         h = self._hierarchy(scheme, hierarchy, language, gap, descend_classes, segment_size)
         max_bytes = _integer(max_bytes, "max_bytes", 0, self.max_input_bytes)
         temperature = _hirope.as_number(temperature, "temperature", "a number")
         seed = _integer(seed, "seed", 0, 2**53 - 1)
         data = self._text(prompt, "prompt", self.max_input_bytes)
         out = self._handle.generate(core, limit[0], limit[1], limit[2], data, self._tokenizer,
-                                    *h, max_bytes, temperature, seed)
+                                    *h, max_bytes, temperature, seed, core is None)
         return out.decode("utf-8", errors="replace")
 
     def __repr__(self) -> str:

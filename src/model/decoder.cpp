@@ -22,10 +22,7 @@ Decoder::Impl::Impl(const Model::Impl& model, const Scheme& scheme_, int64_t fre
     if (m.arch.checkpoint) {
         // Each layer's own mask and frequencies are the plan's (full prompts); the KV cache's
         // rotated keys and sliding-window baseline assume one scheme and full masks.
-        if (cache)
-            scheme_status = Status::error("a checkpoint model runs whole prompts: it has no "
-                                          "KV-cache decoder or generation yet");
-        else if (limit.type != ContextLimitType::none)
+        if (limit.type != ContextLimitType::none)
             scheme_status = Status::error("a checkpoint model takes no context limit "
                                           "(sliding-window, truncate) yet");
         layer_schemes.resize(m.cfg.layers);
@@ -34,7 +31,7 @@ Decoder::Impl::Impl(const Model::Impl& model, const Scheme& scheme_, int64_t fre
         d = m.cfg.d_model;
         hd = m.cfg.head_dim();
         heads = m.cfg.heads;
-        layers.resize(1);
+        layers.resize(cache ? m.cfg.layers : 1);
         return;
     }
     scheme_status = m.check_scheme(model_schemes ? m.own_scheme() : scheme);
@@ -276,76 +273,40 @@ void Decoder::Impl::finish(const float* x, int64_t count, const Outputs& out) {
 // the MLP. Grouped-query attention repeats each key/value head for its query heads, as
 // transformers' repeat_kv does; q/k norms act on each head before the rotation (the plan's).
 Status Decoder::Impl::append_checkpoint(const int32_t* ids, int64_t count, const Outputs& out) {
-    if (count != length())
-        return Status::error("a checkpoint model runs whole prompts: append once");
+    const int64_t t1 = length(), t0 = t1 - count;
     const Config& c = m.cfg;
     const int nq = c.heads, nkv = c.kv_head_count(), group = nq / nkv;
     const int qd = nq * hd, kvd = nkv * hd, width = qd + 2 * kvd;
     std::vector<float> x(static_cast<size_t>(count) * d);
     m.embed(ids, count, x.data());
     s.resize(c, count);
-    Layer& kv = layers[0];
-    kv.k.resize(static_cast<size_t>(count) * kvd);
-    kv.v.resize(kv.k.size());
     for (int l = 0; l < c.layers; ++l) {
         const Model::Impl::Block& b = m.blocks[l];
         const LayerSetup& setup = m.arch.setup.layers[l];
+        // The cache keeps every layer's keys (after any k norm, before rotation) and values.
+        Layer& kv = layers[cache ? l : 0];
+        kv.k.resize(static_cast<size_t>(t1) * kvd);
+        kv.v.resize(kv.k.size());
         m.norm(b.attn_norm, x.data(), count, d, s.h.data());
         b.wqkv.apply(s.h.data(), count, s.qkv.data());
         if (!b.bqkv.empty()) kernels::add_bias(s.qkv.data(), count, width, b.bqkv.data());
         for (int64_t t = 0; t < count; ++t) {
             const float* row = s.qkv.data() + t * width;
             std::memcpy(s.q.data() + t * qd, row, sizeof(float) * qd);
-            std::memcpy(kv.k.data() + t * kvd, row + qd, sizeof(float) * kvd);
-            std::memcpy(kv.v.data() + t * kvd, row + qd + kvd, sizeof(float) * kvd);
+            std::memcpy(kv.k.data() + (t0 + t) * kvd, row + qd, sizeof(float) * kvd);
+            std::memcpy(kv.v.data() + (t0 + t) * kvd, row + qd + kvd, sizeof(float) * kvd);
         }
         if (b.q_norm.present()) m.norm(b.q_norm, s.q.data(), count * nq, hd, s.q.data());
-        if (b.k_norm.present()) m.norm(b.k_norm, kv.k.data(), count * nkv, hd, kv.k.data());
-        const float* k = kv.k.data();
-        const float* v = kv.v.data();
-        if (group > 1) {
-            for (int64_t t = 0; t < count; ++t)
-                for (int h = 0; h < nq; ++h) {
-                    const size_t from = static_cast<size_t>(t) * kvd + (h / group) * hd;
-                    const size_t to = static_cast<size_t>(t) * qd + h * hd;
-                    std::memcpy(s.k.data() + to, k + from, sizeof(float) * hd);
-                    std::memcpy(s.v.data() + to, v + from, sizeof(float) * hd);
-                }
-            k = s.k.data();
-            v = s.v.data();
-        }
-        AttentionRequest req;
-        req.q = s.q.data();
-        req.k = k;
-        req.v = v;
-        req.n = count;
-        req.head_dim = hd;
-        req.heads = nq;
-        req.positions = positions();
-        req.scheme = layer_schemes[l];
-        req.causal = true;
-        req.output = Output::probs;
-        req.scale = setup.scale;
-        req.softcap = setup.softcap;
-        req.mask_kind = setup.attention;
-        req.window = setup.window;
-        req.chunk_size = setup.chunk_size;
-        req.temperature = setup.temperature;
-        AttentionPlan plan;
-        Status st = plan.prepare(req);
-        if (!st.ok()) return Status::error("layer " + std::to_string(l) + ": " + st.message());
-        if (out.attention && l == out.attention_layer) {
-            st = plan.rows(out.attention_head, 0, count, out.attention);
+        if (b.k_norm.present())
+            m.norm(b.k_norm, kv.k.data() + t0 * kvd, count * nkv, hd, kv.k.data() + t0 * kvd);
+        if (t0 > 0) {
+            // A step after the prompt: the new rows over every cached key.
+            Status st = attend_checkpoint(l, kv, s.q.data(), t0, t1, s.h.data());
+            if (!st.ok()) return Status::error("layer " + std::to_string(l) + ": " + st.message());
+        } else {
+            Status st = prompt_checkpoint(l, kv, out);
             if (!st.ok()) return st;
         }
-        for (int h = 0; out.attention_all && h < nq && st.ok(); ++h)
-            st = plan.rows(h, 0, count,
-                           out.attention_all + (static_cast<int64_t>(l) * nq + h) * count * count);
-        if (!st.ok()) return st;
-        constexpr int64_t kStrip = 256; // strips bound the plan's n-wide probability buffer
-        for (int64_t r0 = 0; r0 < count && st.ok(); r0 += kStrip)
-            st = plan.output_rows(r0, std::min(count, r0 + kStrip), s.h.data() + r0 * qd);
-        if (!st.ok()) return st;
         b.wo.apply(s.h.data(), count, s.tmp.data());
         if (!b.bo.empty()) kernels::add_bias(s.tmp.data(), count, d, b.bo.data());
         if (b.attn_post_norm.present()) {
@@ -358,6 +319,115 @@ Status Decoder::Impl::append_checkpoint(const int32_t* ids, int64_t count, const
         m.mlp_block(b, count, x.data(), s);
     }
     finish(x.data(), count, out);
+    return {};
+}
+
+// A prompt's attention on layer l through the plan's tiled kernels (the rows of s.q over kv's
+// keys and values), into s.h; the probabilities asked for in out.
+Status Decoder::Impl::prompt_checkpoint(int l, const Layer& kv, const Outputs& out) {
+    const Config& c = m.cfg;
+    const LayerSetup& setup = m.arch.setup.layers[l];
+    const int64_t count = length();
+    const int nq = c.heads, nkv = c.kv_head_count(), group = nq / nkv;
+    const int qd = nq * hd, kvd = nkv * hd;
+    const float* k = kv.k.data();
+    const float* v = kv.v.data();
+    if (group > 1) {
+        for (int64_t t = 0; t < count; ++t)
+            for (int h = 0; h < nq; ++h) {
+                const size_t from = static_cast<size_t>(t) * kvd + (h / group) * hd;
+                const size_t to = static_cast<size_t>(t) * qd + h * hd;
+                std::memcpy(s.k.data() + to, k + from, sizeof(float) * hd);
+                std::memcpy(s.v.data() + to, v + from, sizeof(float) * hd);
+            }
+        k = s.k.data();
+        v = s.v.data();
+    }
+    AttentionRequest req;
+    req.q = s.q.data();
+    req.k = k;
+    req.v = v;
+    req.n = count;
+    req.head_dim = hd;
+    req.heads = nq;
+    req.positions = positions();
+    req.scheme = layer_schemes[l];
+    req.causal = true;
+    req.output = Output::probs;
+    req.scale = setup.scale;
+    req.softcap = setup.softcap;
+    req.mask_kind = setup.attention;
+    req.window = setup.window;
+    req.chunk_size = setup.chunk_size;
+    req.temperature = setup.temperature;
+    AttentionPlan plan;
+    Status st = plan.prepare(req);
+    if (!st.ok()) return Status::error("layer " + std::to_string(l) + ": " + st.message());
+    if (out.attention && l == out.attention_layer) {
+        st = plan.rows(out.attention_head, 0, count, out.attention);
+        if (!st.ok()) return st;
+    }
+    for (int h = 0; out.attention_all && h < nq && st.ok(); ++h)
+        st = plan.rows(h, 0, count,
+                       out.attention_all + (static_cast<int64_t>(l) * nq + h) * count * count);
+    if (!st.ok()) return st;
+    constexpr int64_t kStrip = 256; // strips bound the plan's n-wide probability buffer
+    for (int64_t r0 = 0; r0 < count && st.ok(); r0 += kStrip)
+        st = plan.output_rows(r0, std::min(count, r0 + kStrip), s.h.data() + r0 * qd);
+    return st;
+}
+
+// New rows [t0, t1) of layer l (queries q, t1 - t0 rows of heads x head_dim, before rotation)
+// over every key the cache holds: the layer's mask, softmax scale and soft-cap, its scheme's near
+// and far branches (windowed schemes), each query head reading its key/value head. Keys are
+// rotated again at every step (the positions may have moved: a re-analysis, a length-dependent
+// frequency), as a full forward at this length would rotate them. Into out ((t1 - t0) x qd).
+Status Decoder::Impl::attend_checkpoint(int l, const Layer& kv, const float* q, int64_t t0,
+                                        int64_t t1, float* out) const {
+    const LayerSetup& setup = m.arch.setup.layers[l];
+    const Scheme& sc = layer_schemes[l];
+    const bool two = is_windowed(sc.type);
+    const int nq = m.cfg.heads, nkv = m.cfg.kv_head_count(), group = nq / nkv;
+    const int qd = nq * hd, kvd = nkv * hd;
+    if (setup.sinks || setup.temperature.enabled)
+        return Status::error("sinks and query temperatures have no KV-cache path yet");
+    Rotator rq, rk;
+    Status st = rq.prepare(sc, hd, nq, t1, positions(), frequency_length);
+    if (st.ok()) st = rk.prepare(sc, hd, nkv, t1, positions(), frequency_length);
+    std::vector<float> kn(static_cast<size_t>(t1) * kvd), kf(two ? kn.size() : 0);
+    std::vector<float> qn(static_cast<size_t>(t1 - t0) * qd), qf(two ? qn.size() : 0);
+    if (st.ok()) st = rk.rotate_rows(Role::key, Branch::near, 0, t1, kv.k.data(), kn.data());
+    if (st.ok() && two) st = rk.rotate_rows(Role::key, Branch::far, 0, t1, kv.k.data(), kf.data());
+    if (st.ok()) st = rq.rotate_rows(Role::query, Branch::near, t0, t1, q, qn.data());
+    if (st.ok() && two) st = rq.rotate_rows(Role::query, Branch::far, t0, t1, q, qf.data());
+    if (!st.ok()) return st;
+    const double scale = setup.scale > 0 ? setup.scale : 1.0 / std::sqrt(static_cast<double>(hd));
+    std::vector<int64_t> keys;
+    std::vector<float> logits;
+    for (int64_t i = t0; i < t1; ++i) {
+        keys.clear();
+        for (int64_t j = 0; j <= i; ++j)
+            if (layer_sees(setup, token[i], token[j])) keys.push_back(j);
+        logits.resize(keys.size());
+        for (int h = 0; h < nq; ++h) {
+            const int g = h / group;
+            for (size_t k = 0; k < keys.size(); ++k) {
+                const int64_t j = keys[k];
+                const bool near = !two || token[i] - token[j] < sc.window;
+                const float* qv = (near ? qn : qf).data() + (i - t0) * qd + h * hd;
+                const float* kv_row = (near ? kn : kf).data() + j * kvd + g * hd;
+                double x = kernels::dot(qv, kv_row, hd) * scale;
+                if (setup.softcap > 0) x = setup.softcap * std::tanh(x / setup.softcap);
+                logits[k] = static_cast<float>(x);
+            }
+            if (!kernels::softmax_row(logits.data(), logits.size()))
+                return Status::error("attention logits overflowed the float range");
+            float* o = out + (i - t0) * qd + h * hd;
+            std::fill(o, o + hd, 0.0f);
+            for (size_t k = 0; k < keys.size(); ++k)
+                kernels::axpy(logits[k], kv.v.data() + keys[k] * kvd + g * hd, o, hd);
+        }
+    }
     return {};
 }
 
@@ -385,8 +455,8 @@ Status Decoder::Impl::reposition(const int32_t* new_unit, const int32_t* new_sta
 }
 
 Decoder::Decoder(const Model& model, const Scheme& scheme, int64_t frequency_length,
-                 const ContextLimit& limit)
-    : impl_(new Impl(*model.impl_, scheme, frequency_length, true, limit)) {}
+                 const ContextLimit& limit, bool model_schemes)
+    : impl_(new Impl(*model.impl_, scheme, frequency_length, true, limit, model_schemes)) {}
 Decoder::~Decoder() = default;
 
 Status Decoder::append(const uint8_t* bytes, int64_t count, const int32_t* unit,
@@ -394,6 +464,8 @@ Status Decoder::append(const uint8_t* bytes, int64_t count, const int32_t* unit,
     if (!impl_->model().cfg.tokenizer.empty())
         return Status::error("this model reads " + impl_->model().cfg.tokenizer +
                              " token ids, not bytes");
+    if (impl_->model().arch.checkpoint)
+        return Status::error("a checkpoint model reads its tokenizer's token ids, not bytes");
     if (!bytes && count > 0) return Status::error("bytes are required");
     std::vector<int32_t> ids(bytes, bytes + std::max<int64_t>(0, count));
     return append(ids.data(), count, unit, statement, logits);
@@ -448,14 +520,16 @@ int sample(const std::vector<float>& logits, double temperature, util::SplitMix6
 Status generate(const Model& model, std::string_view prompt, const GenerateOptions& o,
                 std::string* out) {
     const Config& c = model.config();
-    if (model.setup())
-        return Status::error("a checkpoint model runs whole prompts: it has no KV-cache decoder or "
-                             "generation yet");
-    const bool tokens = !c.tokenizer.empty();
+    // A checkpoint reads the ids of its own tokenizer.json, which the caller loads and passes.
+    const bool checkpoint = model.setup() != nullptr;
+    const bool tokens = !c.tokenizer.empty() || checkpoint;
+    if (checkpoint && !o.vocabulary)
+        return Status::error("a checkpoint model generates with its tokenizer: pass the one its "
+                             "tokenizer.json gives");
     if (tokens && !o.vocabulary)
         return Status::error("this model reads " + c.tokenizer +
                              " tokens: generating needs that tokenizer");
-    if (tokens && o.vocabulary->name() != c.tokenizer)
+    if (!checkpoint && tokens && o.vocabulary->name() != c.tokenizer)
         return Status::error("this model reads " + c.tokenizer + " tokens, not " +
                              o.vocabulary->name() + " tokens");
     if (!tokens && o.vocabulary)
@@ -476,7 +550,7 @@ Status generate(const Model& model, std::string_view prompt, const GenerateOptio
     if (!parsed && o.hierarchy.segment_size < 1)
         return Status::error("segment size must be at least 1, got " +
                              std::to_string(o.hierarchy.segment_size));
-    const bool needs_hierarchy = o.scheme.type == SchemeType::hirope;
+    const bool needs_hierarchy = !o.model_schemes && o.scheme.type == SchemeType::hirope;
     const bool truncate = o.limit.type == ContextLimitType::truncate;
     ContextLimit cache_limit = o.limit;
     if (truncate) cache_limit = {};
@@ -533,7 +607,8 @@ Status generate(const Model& model, std::string_view prompt, const GenerateOptio
         first = from;
         Status s = position();
         if (!s.ok()) return s;
-        dec.reset(new Decoder(model, o.scheme, truncate ? o.limit.length : total, cache_limit));
+        dec.reset(new Decoder(model, o.scheme, truncate ? o.limit.length : total, cache_limit,
+                              o.model_schemes));
         return dec->append(ids.data() + first, static_cast<int64_t>(ids.size()) - first,
                            unit.data(), statement.data(), logits.data());
     };

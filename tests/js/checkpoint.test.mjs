@@ -150,6 +150,31 @@ for (const build of BUILDS) {
       model.dispose();
     });
 
+    test("greedy generation through the KV cache is the forward's argmax, step by step", async () => {
+      const c = CASES.find((x) => x.arch === 'gemma2');
+      const files = filesOf(path.join(fixtures, c.name));
+      files['tokenizer.json'] = JSON.stringify(tinyTokenizerFile({ tokens: [], merges: [] }));
+      const model = await hr.model.fromPretrained(files);
+      const prompt = '!"#$%&';
+      for (const scheme of [undefined, { type: 'rerope', window: 3 }]) {
+        const { bytes } = model.generate(prompt, { scheme, maxBytes: 6, temperature: 0 });
+        const ids = Array.from(new TextEncoder().encode(prompt));
+        const expected = [];
+        while (expected.length < 6) {
+          const logits = model.logits(Int32Array.from(ids), { scheme });
+          const row = logits.subarray((ids.length - 1) * c.vocab);
+          let best = 0;
+          for (let v = 1; v < c.vocab; v++) if (row[v] > row[best]) best = v;
+          if (best >= 256) break; // no bytes: the end
+          expected.push(best);
+          ids.push(best);
+        }
+        assert.ok(expected.length >= 3, 'several steps through the cache');
+        assert.deepEqual(Array.from(bytes), expected);
+      }
+      model.dispose();
+    });
+
     test('bad input is a HiRoPEError saying what was wrong', async () => {
       const c = CASES[0];
       const folder = path.join(fixtures, c.name);
@@ -188,7 +213,7 @@ for (const build of BUILDS) {
       });
       assert.throws(() => model.generate('x'), {
         name: 'HiRoPEError',
-        message: /no KV-cache decoder or generation yet/,
+        message: /generates with its tokenizer/,
       });
       model.dispose();
       // A callback that throws fails the load after it, and nothing stays loaded.

@@ -366,17 +366,6 @@ TEST_CASE("checkpoint forward: the model's own schemes, or one swapped in", "[ch
         r.scheme.type = hirope::SchemeType::alibi;
         CHECK(model.forward(r).message().find("layer 0: ") == 0);
     }
-    SECTION("generation and the KV cache are refused") {
-        hirope::model::GenerateOptions g;
-        std::string text;
-        CHECK(
-            hirope::model::generate(model, "ab", g, &text).message().find("no KV-cache decoder") !=
-            std::string::npos);
-        hirope::model::Decoder dec(model, own);
-        CHECK(dec.append(in.data(), 4, nullptr, nullptr, out.data())
-                  .message()
-                  .find("no KV-cache decoder") != std::string::npos);
-    }
     SECTION("ids outside the vocabulary") {
         in[3] = static_cast<int32_t>(V);
         CHECK(model.forward(r).message().find("outside the model's vocabulary") !=
@@ -403,4 +392,48 @@ TEST_CASE("checkpoint loading: a failed read and a non-finite weight are named",
         &model);
     CHECK(st.message().find(": disk gone") != std::string::npos);
     CHECK(model == nullptr);
+}
+
+// The KV cache against the full forward: after a prompt, each token appended alone gives the
+// logits the forward gives at its row (keys rotated as the full forward rotates them; the layer's
+// own mask, here Mistral's sliding window of 5, and a windowed scheme's two branches).
+TEST_CASE("checkpoint decoding: the KV cache gives the full forward's logits",
+          "[checkpoint-model]") {
+    for (const std::string type : {"llama", "mistral"}) {
+        Loaded m;
+        REQUIRE(load({{"config.json",
+                       config(type, 2, type == "mistral" ? R"(,"sliding_window":5)" : "")},
+                      {"model.safetensors", safetensors(llama_tensors(2))}},
+                     &m)
+                    .ok());
+        const Model& model = *m.model;
+        const hirope::Scheme own = model.setup()->layers[0].scheme;
+        hirope::Scheme rerope = own;
+        rerope.type = hirope::SchemeType::rerope;
+        rerope.window = 4;
+        for (const hirope::Scheme& scheme : {own, rerope}) {
+            const int n = 14, prompt = 6;
+            const std::vector<float> full = logits_of(model, n, false, scheme);
+            const std::vector<int32_t> in = ids(n);
+            hirope::model::Decoder dec(model, scheme, n);
+            std::vector<float> row(V);
+            double worst = 0, spread = 0;
+            for (int t = 0; t < n; ++t) {
+                const int count = t == 0 ? prompt : 1;
+                if (t > 0 && t < prompt) continue;
+                const Status st =
+                    dec.append(in.data() + (t == 0 ? 0 : t), count, nullptr, nullptr, row.data());
+                INFO(type << " " << st.message());
+                REQUIRE(st.ok());
+                const int at = t == 0 ? prompt - 1 : t;
+                for (uint64_t v = 0; v < V; ++v) {
+                    worst = std::max(worst, std::fabs(double(row[v]) - full[at * V + v]));
+                    spread = std::max(spread, std::fabs(double(full[at * V + v])));
+                }
+            }
+            CHECK(dec.length() == n);
+            INFO(type << " scheme " << static_cast<int>(scheme.type));
+            CHECK(worst <= 1e-4 * spread);
+        }
+    }
 }

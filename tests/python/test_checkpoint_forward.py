@@ -98,7 +98,7 @@ def test_checkpoint_errors_name_what_was_wrong(tmp_path):
     model = hirope.Model.from_pretrained(tmp_path)
     with pytest.raises(hirope.HiRoPEError, match="no tokenizer.json: pass token ids"):
         model.logits("def f(): pass")
-    with pytest.raises(hirope.HiRoPEError, match="no KV-cache decoder or generation yet"):
+    with pytest.raises(hirope.HiRoPEError, match="generates with its tokenizer"):
         model.generate("def f():", max_bytes=4)
     with pytest.raises(hirope.HiRoPEError, match="outside the model's vocabulary"):
         model.logits(np.array([1, 2, 300], dtype=np.int32))
@@ -148,3 +148,47 @@ def test_every_architecture_matches_transformers_forward(tmp_path, arch, dtype, 
             worst = float(np.abs(matrix - attentions[layer][head]).max())
             assert worst <= 1e-4, f"{arch} {dtype}: layer {layer} head {head} attention off by {worst}"
             np.testing.assert_array_equal(every[layer, head], matrix)
+
+
+def test_checkpoint_generation_is_the_forward_s_argmax(tmp_path):
+    """Greedy generation through the KV cache picks, at each step, the argmax of the full forward's last row over
+    the tokens so far (its own positions, and HiRoPE swapped in): the cache's keys, rotations and masks are the
+    forward's. The checkpoint is gemma2's (sliding layers, soft-caps, sandwich norms) with a byte-level tokenizer."""
+    config, _ = ref.make_checkpoint("gemma2", str(tmp_path), "F32", 1, seed=3, vocab_size=260)
+    (tmp_path / "tokenizer.json").write_text(json.dumps(byte_tokenizer()))
+    model = hirope.Model.from_pretrained(tmp_path)
+    prompt = "ab = 1\ncd = ab"
+    for scheme in (None, {"type": "hirope", "window": 4, "trainingLength": 8}):
+        text = model.generate(prompt, scheme=scheme, max_bytes=10, temperature=0, hierarchy="segments",
+                              segment_size=4)
+        ids = [b for b in prompt.encode()]
+        expected = b""
+        while len(expected) < 10:
+            logits = model.logits(np.array(ids, dtype=np.int32), scheme=scheme, hierarchy="segments",
+                                  segment_size=4)
+            nxt = int(np.argmax(logits[-1]))
+            if nxt >= 256:
+                break
+            expected += bytes([nxt])
+            ids.append(nxt)
+        assert len(expected) >= 4, expected  # the check means something: several steps through the cache
+        assert text == expected.decode("utf-8", "replace"), (scheme, text, expected)
+
+
+def byte_tokenizer():
+    """A byte-level BPE tokenizer.json with no merges: each byte its own id (GPT-2's byte-to-character map)."""
+    printable = [b for b in range(256) if 0x21 <= b <= 0x7E or 0xA1 <= b <= 0xAC or 0xAE <= b <= 0xFF]
+    chars, extra = {}, 0
+    for b in range(256):
+        if b in printable:
+            chars[b] = chr(b)
+        else:
+            chars[b] = chr(256 + extra)
+            extra += 1
+    return {"version": "1.0", "truncation": None, "padding": None, "added_tokens": [], "normalizer": None,
+            "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True},
+            "post_processor": None, "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True,
+                                                "use_regex": True},
+            "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
+                      "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False,
+                      "vocab": {chars[b]: b for b in range(256)}, "merges": []}}

@@ -214,14 +214,16 @@ class ModelHandle {
     }
     // vocab: a token model's tokenizer (TokenizerHandle.address()), 0 for a byte model.
     val generate(val scheme, val limit, uintptr_t prompt, double size, val hierarchy,
-                 double max_bytes, double temperature, double seed, uintptr_t vocab) const {
+                 double max_bytes, double temperature, double seed, uintptr_t vocab,
+                 bool model_schemes) const {
         val out = val::object();
         if (!model_) {
             out.set("error", std::string("the model is not loaded"));
             return out;
         }
         model::GenerateOptions o;
-        o.scheme = to_scheme(scheme);
+        o.model_schemes = model_schemes;
+        if (!model_schemes) o.scheme = to_scheme(scheme);
         o.limit = to_limit(limit);
         o.hierarchy = to_hierarchy(hierarchy);
         o.max_bytes = static_cast<int64_t>(max_bytes);
