@@ -205,6 +205,8 @@ export class CodeModel {
     if (scheme === 'model' || (scheme === undefined && this.checkpoint))
       return { scheme: null, limit: null, own: true };
     const s = this.scheme(scheme);
+    // A baseline runs the model's own positions: a checkpoint's per layer, else its RoPE.
+    if (s.limit && this.checkpoint) return { scheme: null, limit: s.limit, own: true };
     return s.limit ? { scheme: s.rope, limit: s.limit } : { scheme: s, limit: null };
   }
 

@@ -764,8 +764,8 @@ def checkpoint_schemes(L, length, reg=None):
 
 def _try_schemes(m, chosen):
     """Each scheme on two tokens of the model (zero positions), so that one the model refuses
-    (the core's words: a checkpoint takes no context limit yet, a scheme it cannot put on its
-    layers) is a UsageError before any task runs."""
+    (the core's words: a scheme it cannot put on its layers) is a UsageError before any task
+    runs."""
     ids = np.zeros(2, dtype=np.int32)
     zeros = np.zeros(2, dtype=np.int32)
     for name, options in chosen.items():

@@ -195,7 +195,8 @@ class Model:
             scheme = "rope"
         s = self.scheme(scheme)
         if "limit" in s and "rope" in s and s.get("name") in ("truncate", "sliding-window"):
-            return s["rope"], s["limit"]
+            # A baseline runs the model's own positions: a checkpoint's per layer, else RoPE.
+            return (None if self.checkpoint else s["rope"]), s["limit"]
         return s, ("none", 0, 1)
 
     def _hierarchy(self, scheme, hierarchy, language, gap, descend_classes, segment_size):

@@ -20,11 +20,10 @@ Decoder::Impl::Impl(const Model::Impl& model, const Scheme& scheme_, int64_t fre
     : m(model), scheme(scheme_), limit(limit_),
       frequency_length(std::max<int64_t>(0, frequency_length_)), cache(cache_) {
     if (m.arch.checkpoint) {
-        // Each layer's own mask and frequencies are the plan's (full prompts); the KV cache's
-        // rotated keys and sliding-window baseline assume one scheme and full masks.
-        if (limit.type != ContextLimitType::none)
-            scheme_status = Status::error("a checkpoint model takes no context limit "
-                                          "(sliding-window, truncate) yet");
+        // Each layer's own scheme; its mask, scale and soft-cap are read where it attends.
+        if (limit.type == ContextLimitType::truncate)
+            scheme_status = Status::error("a decoder cannot truncate its context; generate() and "
+                                          "forward() restart the sequence instead");
         layer_schemes.resize(m.cfg.layers);
         for (int l = 0; l < m.cfg.layers && scheme_status.ok(); ++l)
             scheme_status = m.layer_scheme(scheme, model_schemes, l, &layer_schemes[l]);
@@ -299,9 +298,13 @@ Status Decoder::Impl::append_checkpoint(const int32_t* ids, int64_t count, const
         if (b.q_norm.present()) m.norm(b.q_norm, s.q.data(), count * nq, hd, s.q.data());
         if (b.k_norm.present())
             m.norm(b.k_norm, kv.k.data() + t0 * kvd, count * nkv, hd, kv.k.data() + t0 * kvd);
-        if (t0 > 0) {
-            // A step after the prompt: the new rows over every cached key.
-            Status st = attend_checkpoint(l, kv, s.q.data(), t0, t1, s.h.data());
+        if (t0 > 0 || limit.type == ContextLimitType::sliding_window) {
+            // A step after the prompt, or the sliding-window baseline (the plan has no such
+            // mask on top of the layer's): the new rows over every key they see.
+            float* probs =
+                out.attention && l == out.attention_layer && t0 == 0 ? out.attention : nullptr;
+            Status st =
+                attend_checkpoint(l, kv, s.q.data(), t0, t1, s.h.data(), probs, out.attention_head);
             if (!st.ok()) return Status::error("layer " + std::to_string(l) + ": " + st.message());
         } else {
             Status st = prompt_checkpoint(l, kv, out);
@@ -383,7 +386,8 @@ Status Decoder::Impl::prompt_checkpoint(int l, const Layer& kv, const Outputs& o
 // rotated again at every step (the positions may have moved: a re-analysis, a length-dependent
 // frequency), as a full forward at this length would rotate them. Into out ((t1 - t0) x qd).
 Status Decoder::Impl::attend_checkpoint(int l, const Layer& kv, const float* q, int64_t t0,
-                                        int64_t t1, float* out) const {
+                                        int64_t t1, float* out, float* probs,
+                                        int probs_head) const {
     const LayerSetup& setup = m.arch.setup.layers[l];
     const Scheme& sc = layer_schemes[l];
     const bool two = is_windowed(sc.type);
@@ -406,7 +410,8 @@ Status Decoder::Impl::attend_checkpoint(int l, const Layer& kv, const float* q, 
     std::vector<float> logits;
     for (int64_t i = t0; i < t1; ++i) {
         keys.clear();
-        for (int64_t j = 0; j <= i; ++j)
+        // The layer's own mask, and the sliding-window baseline's (the last limit.length keys).
+        for (int64_t j = first_key(i); j <= i; ++j)
             if (layer_sees(setup, token[i], token[j])) keys.push_back(j);
         logits.resize(keys.size());
         for (int h = 0; h < nq; ++h) {
@@ -426,6 +431,11 @@ Status Decoder::Impl::attend_checkpoint(int l, const Layer& kv, const float* q, 
             std::fill(o, o + hd, 0.0f);
             for (size_t k = 0; k < keys.size(); ++k)
                 kernels::axpy(logits[k], kv.v.data() + keys[k] * kvd + g * hd, o, hd);
+            if (probs && h == probs_head) {
+                float* row = probs + i * t1;
+                std::fill(row, row + t1, 0.0f);
+                for (size_t k = 0; k < keys.size(); ++k) row[keys[k]] = logits[k];
+            }
         }
     }
     return {};

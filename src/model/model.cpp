@@ -492,9 +492,6 @@ Status Model::forward(const ForwardRequest& r) const {
     // layers; hirope's own models, the request's (or RoPE at their base) on every layer.
     Scheme scheme = r.model_schemes ? impl_->own_scheme() : r.scheme;
     if (impl_->arch.checkpoint) {
-        if (r.limit.type != ContextLimitType::none)
-            return Status::error("a checkpoint model takes no context limit (sliding-window, "
-                                 "truncate) yet");
         scheme = impl_->arch.setup.layers[0].scheme;
         for (int l = 0; l < c.layers; ++l) {
             Scheme s;

@@ -173,7 +173,7 @@ struct Decoder::Impl {
     Status append_checkpoint(const int32_t* ids, int64_t count, const Outputs& out);
     Status prompt_checkpoint(int l, const Layer& kv, const Outputs& out);
     Status attend_checkpoint(int l, const Layer& kv, const float* q, int64_t t0, int64_t t1,
-                             float* out) const;
+                             float* out, float* probs = nullptr, int probs_head = 0) const;
     // The last layer's residual stream (count rows) to the outputs asked: losses, logits.
     void finish(const float* x, int64_t count, const Outputs& out);
     void rollback(int64_t len);

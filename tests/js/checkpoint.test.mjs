@@ -124,6 +124,17 @@ for (const build of BUILDS) {
         assert.deepEqual(model.logits(ids, options), own.logits(bytes, options));
       }
       assert.deepEqual(model.logits(ids), own.logits(bytes, { scheme: 'rope' }));
+      // The baselines run on the checkpoint's own positions, as on hirope's model's RoPE.
+      for (const scheme of [
+        { type: 'sliding-window', window: 12 },
+        { type: 'truncate', length: 16, stride: 4 },
+      ]) {
+        const a = model.loss(ids, { scheme }).losses;
+        const b = own.loss(bytes, { scheme }).losses;
+        let worst = 0;
+        for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i] - b[i]));
+        assert.ok(worst < 1e-4, `${scheme.type}: ${worst}`);
+      }
       assert.deepEqual(
         model.attention(ids, { layer: 1, head: 2 }).matrix,
         own.attention(bytes, { scheme: 'rope', layer: 1, head: 2 }).matrix,

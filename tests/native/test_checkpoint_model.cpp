@@ -356,10 +356,22 @@ TEST_CASE("checkpoint forward: the model's own schemes, or one swapped in", "[ch
     std::vector<float> out(8 * V);
     r.logits = out.data();
     r.model_schemes = true;
-    SECTION("context limits are refused") {
-        r.limit.type = hirope::model::ContextLimitType::truncate;
-        r.limit.length = 4;
-        CHECK(model.forward(r).message().find("no context limit") != std::string::npos);
+    SECTION("the baselines: a window or truncation as long as the input changes nothing") {
+        std::vector<float> none(8 * V);
+        r.logits = none.data();
+        REQUIRE(model.forward(r).ok());
+        r.logits = out.data();
+        for (const auto type : {hirope::model::ContextLimitType::sliding_window,
+                                hirope::model::ContextLimitType::truncate}) {
+            r.limit.type = type;
+            r.limit.length = 8;
+            r.limit.stride = 1;
+            REQUIRE(model.forward(r).ok());
+            CHECK(max_diff(out, none) < 1e-5);
+            r.limit.length = 3; // a short one bites
+            REQUIRE(model.forward(r).ok());
+            CHECK(max_diff(out, none) > 1e-3);
+        }
     }
     SECTION("a scheme that does not rotate is refused on RoPE layers") {
         r.model_schemes = false;

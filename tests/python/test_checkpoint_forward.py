@@ -192,3 +192,22 @@ def byte_tokenizer():
             "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
                       "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False,
                       "vocab": {chars[b]: b for b in range(256)}, "merges": []}}
+
+
+def test_checkpoint_baselines_are_the_own_model_s(tmp_path):
+    """The two baselines on a checkpoint (its own positions, attention limited to the last W tokens in every layer, or
+    each prediction from the last L tokens) give exactly what hirope's own byte model gives under them, exported as
+    that checkpoint (F16 keeps its weights' values), with the attention of the window as the model's: to float
+    rounding (the sliding window runs the decoders' per-row attention, whose sums differ in order)."""
+    hrm = os.path.join(ROOT, "models", "pybyte.hrm")
+    ref.export_hrm_as_llama(hrm, str(tmp_path), "F16")
+    own, model = hirope.Model.load(hrm), hirope.Model.from_pretrained(tmp_path)
+    ids = ids_of(own, 300)
+    code = ids.astype(np.uint8).tobytes()
+    for scheme in ({"type": "sliding-window", "window": 64}, {"type": "truncate", "length": 96, "stride": 12}):
+        np.testing.assert_allclose(model.loss(ids, scheme=scheme).losses, own.loss(code, scheme=scheme).losses,
+                                   rtol=0, atol=1e-4)
+        assert float(np.abs(model.loss(ids, scheme=scheme).losses - model.loss(ids).losses).max()) > 1e-2
+    window = {"type": "sliding-window", "window": 64}
+    np.testing.assert_allclose(model.attention(ids, scheme=window, layer=2, head=1).matrix,
+                               own.attention(code, scheme=window, layer=2, head=1).matrix, rtol=0, atol=1e-5)

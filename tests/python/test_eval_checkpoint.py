@@ -234,9 +234,6 @@ ERRORS = [  # arguments -> the one line (after "hirope eval-checkpoint: "), exit
                                      "evaluation reads files as text, in the model's own tokens"),
     (["{folder}", "--files", "{a}", "--schemes", "model,nosuch"], "--schemes: unknown schemes ['nosuch']; the "
                                                                   "schemes are model, hirope, sliding-window, "),
-    (["{folder}", "--files", "{a}", "--schemes", "truncate"], "--schemes: the scheme 'truncate' does not run on "
-                                                              "this model: a checkpoint model takes no context "
-                                                              "limit (sliding-window, truncate) yet"),
     (["{folder}", "--files", "{a}", "--length", "4"], None),  # a token count: fine (checked below)
     (["{folder}", "--files", "{a}", "--length", "abc"], "--length: length must be a length in units or Kx (K "
                                                         "times the training context), a whole number >= 1, got "
