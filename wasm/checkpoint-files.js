@@ -1,7 +1,8 @@
 // The files of a Hugging Face checkpoint folder as hr.model.fromPretrained receives them, turned
 // into the synchronous access the core reads them through (checkpoint::open_checkpoint, then each
-// weight): a Node folder path, or an object or Map of file names to bytes, text or Blobs. Only the
-// files the core asks for are read, and of the weights files only the ranges it asks for.
+// weight): a Node folder path, the URL of a folder served over HTTP(S), or an object or Map of
+// file names to bytes, text or Blobs. Only the files the core asks for are read, and of the
+// weights files only the ranges it asks for (a URL's files are downloaded whole first).
 import { describe, fail, isPlainObject } from './marshal.js';
 
 const ENCODER = new TextEncoder();
@@ -23,12 +24,19 @@ async function entryOf(name, value) {
   );
 }
 
+const WEB_FOLDER = /^https?:\/\//i;
+// A shard's name as an index may give it (the core checks the index again): a plain file name.
+const SHARD_NAME = /^[^/\\:]+\.safetensors$/;
+
 /**
- * Opens `files` (a folder path in Node, or { name: bytes | text | Blob } / a Map): { size(name)
- * (-1 when absent), read(name, offset, size) (a Uint8Array; an empty one on failure, with the
- * reason in error), whole(name) (a small file's bytes, or undefined), close(), error }.
+ * Opens `files` (a folder path in Node, a folder's http(s) URL, or { name: bytes | text | Blob } /
+ * a Map): { size(name) (-1 when absent), read(name, offset, size) (a Uint8Array; an empty one on
+ * failure, with the reason in error), whole(name) (a small file's bytes, or undefined), close(),
+ * error }.
  */
 export async function openCheckpointFiles(files) {
+  if (files instanceof URL || (typeof files === 'string' && WEB_FOLDER.test(files)))
+    return openCheckpointFiles(await fetchFolder(String(files)));
   if (typeof files === 'string') return openFolder(files);
   let entries;
   if (files instanceof Map) entries = [...files.entries()];
@@ -62,6 +70,43 @@ export async function openCheckpointFiles(files) {
     close() {},
   };
   return access;
+}
+
+// The files of a folder served over HTTP(S) (CORS where it is another origin): config.json,
+// tokenizer.json when there is one, then model.safetensors.index.json and the shards it names, or
+// model.safetensors; each downloaded whole, since the core reads synchronously.
+async function fetchFolder(url) {
+  const base = url.endsWith('/') ? url : `${url}/`;
+  const get = async (name, optional = false) => {
+    let res;
+    try {
+      res = await fetch(new URL(name, base));
+    } catch (e) {
+      fail(`cannot fetch ${name} from ${base}: ${e.message}`);
+    }
+    if (optional && res.status === 404) return undefined;
+    if (!res.ok) fail(`cannot fetch ${name} from ${base}: HTTP ${res.status}`);
+    return new Uint8Array(await res.arrayBuffer());
+  };
+  const out = new Map([['config.json', await get('config.json')]]);
+  const tokenizer = await get('tokenizer.json', true);
+  if (tokenizer) out.set('tokenizer.json', tokenizer);
+  const index = await get('model.safetensors.index.json', true);
+  let weights = ['model.safetensors'];
+  if (index) {
+    out.set('model.safetensors.index.json', index);
+    let map = null;
+    try {
+      map = JSON.parse(new TextDecoder().decode(index)).weight_map;
+    } catch {
+      // the core names what is wrong with the index
+    }
+    weights = isPlainObject(map)
+      ? [...new Set(Object.values(map))].filter((n) => typeof n === 'string' && SHARD_NAME.test(n))
+      : [];
+  }
+  for (const name of weights) out.set(name, await get(name));
+  return out;
 }
 
 async function openFolder(folder) {

@@ -637,12 +637,13 @@ export declare class ModelLoader {
   /** The header of a weights file without loading it. */
   inspect(data: Uint8Array | ArrayBuffer): ModelConfig;
   /**
-   * A Hugging Face checkpoint: a folder path (Node) or its files (config.json, model.safetensors or
-   * shards with model.safetensors.index.json, tokenizer.json for text input). Architectures llama,
+   * A Hugging Face checkpoint: a folder path (Node), a folder's http(s) URL (its files fetched
+   * whole), or its files (config.json, model.safetensors or shards with
+   * model.safetensors.index.json, tokenizer.json for text input). Architectures llama,
    * mistral, qwen2, qwen3, gemma2, gemma3_text, phi3, starcoder2; F32, F16, BF16.
    */
   fromPretrained(
-    files: string | CheckpointFiles,
+    files: string | URL | CheckpointFiles,
     options?: { onProgress?: (progress: { loaded: number; total: number }) => void },
   ): Promise<CodeModel>;
 }

@@ -577,8 +577,9 @@ export class ModelLoader {
   }
 
   /**
-   * A Hugging Face checkpoint: files is a folder path (Node) or an object (or Map) of file names
-   * to bytes, text or Blobs: config.json, model.safetensors (or its shards with
+   * A Hugging Face checkpoint: files is a folder path (Node), a folder's http(s) URL (a string or
+   * a URL; its files fetched whole, CORS where it is another origin), or an object (or Map) of file
+   * names to bytes, text or Blobs: config.json, model.safetensors (or its shards with
    * model.safetensors.index.json) and, for text input, tokenizer.json. Architectures llama,
    * mistral, qwen2, qwen3, gemma2, gemma3_text, phi3 and starcoder2, in F32, F16 or BF16. Every
    * header is checked before a tensor is read, and only the weights' ranges are read (a Blob

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -110,6 +111,37 @@ for (const build of BUILDS) {
         assert.equal(last.loaded, last.total);
         for (let i = 1; i < seen.length; i++) assert.ok(seen[i].loaded > seen[i - 1].loaded);
         model.dispose();
+      }
+    });
+
+    test('a folder served over HTTP loads as its files do; a missing file is named', async () => {
+      // The fixtures folder, served as a static site (404 for what it lacks).
+      const server = http.createServer((req, res) => {
+        const file = path.join(fixtures, decodeURIComponent(new URL(req.url, 'http://x').pathname));
+        if (!file.startsWith(fixtures) || !fs.existsSync(file) || fs.statSync(file).isDirectory()) {
+          res.writeHead(404).end();
+          return;
+        }
+        res.writeHead(200).end(fs.readFileSync(file));
+      });
+      await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+      try {
+        const base = `http://127.0.0.1:${server.address().port}`;
+        const c = CASES.find((x) => x.shards > 1);
+        const ids = Int32Array.from(c.ids);
+        const local = await hr.model.fromPretrained(path.join(fixtures, c.name));
+        for (const url of [`${base}/${c.name}/`, new URL(`${base}/${c.name}`)]) {
+          const remote = await hr.model.fromPretrained(url);
+          assert.deepEqual(remote.logits(ids), local.logits(ids));
+          remote.dispose();
+        }
+        local.dispose();
+        await assert.rejects(hr.model.fromPretrained(`${base}/nothing-here/`), {
+          name: 'HiRoPEError',
+          message: /cannot fetch config.json from http:.*nothing-here\/: HTTP 404/,
+        });
+      } finally {
+        server.close();
       }
     });
 
