@@ -8,6 +8,7 @@
 // values against transformers' forward are tests/python/test_checkpoint_forward.py's.
 #include "hirope/architectures.h"
 #include "hirope/model.h"
+#include "test_compare.h"
 
 #include <catch2/catch.hpp>
 
@@ -188,7 +189,7 @@ std::vector<float> logits_of(const Model& m, int n, bool model_schemes = true,
 double max_diff(const std::vector<float>& a, const std::vector<float>& b) {
     REQUIRE(a.size() == b.size());
     double d = 0;
-    for (size_t i = 0; i < a.size(); ++i) d = std::max(d, std::fabs(double(a[i]) - b[i]));
+    for (size_t i = 0; i < a.size(); ++i) d = hirope_test::worse(d, std::fabs(double(a[i]) - b[i]));
     return d;
 }
 
@@ -439,7 +440,7 @@ TEST_CASE("checkpoint decoding: the KV cache gives the full forward's logits",
                 REQUIRE(st.ok());
                 const int at = t == 0 ? prompt - 1 : t;
                 for (uint64_t v = 0; v < V; ++v) {
-                    worst = std::max(worst, std::fabs(double(row[v]) - full[at * V + v]));
+                    worst = hirope_test::worse(worst, std::fabs(double(row[v]) - full[at * V + v]));
                     spread = std::max(spread, std::fabs(double(full[at * V + v])));
                 }
             }
