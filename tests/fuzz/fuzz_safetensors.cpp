@@ -5,12 +5,17 @@
 // (and every element of it is read, for ASan to see), the header read from its first 8 + N bytes
 // alone is the same, and an index's names are the plain shard names it promises. A header read
 // is also bound to a small Llama config (include/hirope/architectures.h): refused with a message
-// and an empty plan, or every weight of the plan is the header's tensor of the expected shape.
+// and an empty plan, or every weight of the plan is the header's tensor of the expected shape;
+// then loaded from these bytes (Model::from_checkpoint: a message, or a model), and a loaded
+// model runs a forward of 3 ids and a step of its KV cache (a message or results, never a crash).
 #include "hirope/architectures.h"
 #include "hirope/checkpoint.h"
+#include "hirope/model.h"
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -93,7 +98,7 @@ void check_index(std::string_view text) {
 
 // The binding of a header to a Llama of hidden 8, intermediate 16, vocab 32, 2 layers, 2 heads,
 // 1 key/value head (tests/fuzz/corpus/safetensors/tiny-llama.safetensors binds to it).
-void check_binding(const Header& h) {
+void check_binding(const Header& h, const uint8_t* data, size_t size) {
     static const char kConfig[] =
         R"({"model_type":"llama","vocab_size":32,"hidden_size":8,"intermediate_size":16,)"
         R"("num_hidden_layers":2,"num_attention_heads":2,"num_key_value_heads":1,)"
@@ -116,6 +121,34 @@ void check_binding(const Header& h) {
         bytes += t->bytes();
     }
     if (bytes != plan.weight_bytes || plan.weight(WeightRole::lm_head) == nullptr) std::abort();
+    // Loaded from the same bytes: every read inside the file the plan located.
+    std::unique_ptr<hirope::model::Model> model;
+    const hirope::Status loaded = hirope::model::Model::from_checkpoint(
+        plan,
+        [&](uint32_t file, uint64_t offset, uint64_t count, uint8_t* dst) {
+            if (file != 0 || offset > size || count > size - offset) std::abort();
+            std::memcpy(dst, data + offset, static_cast<size_t>(count));
+            return hirope::Status{};
+        },
+        &model);
+    if (!loaded.ok()) {
+        if (loaded.message().empty() || model) std::abort();
+        return;
+    }
+    const int32_t ids[3] = {1, 7, 31}, token[3] = {0, 1, 2};
+    float logits[3 * 32], last[32];
+    hirope::model::Model::ForwardRequest r;
+    r.ids = ids;
+    r.n = 3;
+    r.positions.token = token;
+    r.logits = logits;
+    r.model_schemes = true;
+    const hirope::Status ran = model->forward(r);
+    if (!ran.ok() && ran.message().empty()) std::abort();
+    hirope::model::Decoder dec(*model, model->setup()->layers[0].scheme);
+    const hirope::Status step = dec.append(ids, 2, nullptr, nullptr, last);
+    if (step.ok() && !dec.append(ids + 2, 1, nullptr, nullptr, last).ok() && dec.length() != 2)
+        std::abort();
 }
 
 } // namespace
@@ -128,7 +161,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             std::abort();
     } else {
         check_header(h, data, size);
-        check_binding(h);
+        check_binding(h, data, size);
         // In steps, as a caller holding a Blob does: N from 8 bytes, the header from 8 + N.
         uint64_t n = 0;
         if (!safetensors_header_length(data, 8, size, &n).ok() || n != h.header_bytes) std::abort();
