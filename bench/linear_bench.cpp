@@ -7,6 +7,8 @@
 // gflops 2 * n * in * out / ms, vs_f32 ms over F32's ms.
 #include "model/model_internal.h"
 
+#include "bench_util.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -19,23 +21,8 @@ using hirope::model::Linear;
 
 namespace {
 
-double now_ms() {
-    using namespace std::chrono;
-    return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
-}
-
-std::vector<int> parse_list(const char* text) {
-    std::vector<int> out;
-    std::string s(text);
-    size_t start = 0;
-    while (start < s.size()) {
-        size_t end = s.find(',', start);
-        if (end == std::string::npos) end = s.size();
-        out.push_back(std::atoi(s.substr(start, end - start).c_str()));
-        start = end + 1;
-    }
-    return out;
-}
+using bench::now_ms;
+using bench::parse_list;
 
 uint64_t next(uint64_t& state) { // splitmix64
     uint64_t z = (state += 0x9E3779B97F4A7C15ull);

@@ -8,6 +8,8 @@
 #include "kernels/simd4.h"
 #include "kernels/vector.h"
 
+#include "bench_util.h"
+
 #include <Eigen/Core>
 #include <algorithm>
 #include <chrono>
@@ -22,23 +24,8 @@ using namespace hirope;
 
 namespace {
 
-double now_ms() {
-    using namespace std::chrono;
-    return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
-}
-
-std::vector<int> parse_list(const char* text) {
-    std::vector<int> out;
-    std::string s(text);
-    size_t start = 0;
-    while (start < s.size()) {
-        size_t end = s.find(',', start);
-        if (end == std::string::npos) end = s.size();
-        out.push_back(std::atoi(s.substr(start, end - start).c_str()));
-        start = end + 1;
-    }
-    return out;
-}
+using bench::now_ms;
+using bench::parse_list;
 
 // attention(r, out) with Eigen products: q and k rotated by the public rotate() (both branches
 // for windowed schemes), one q.k^T product per head and branch, the window rule, the scale, the

@@ -95,11 +95,12 @@ void Decoder::Impl::attend(const Layer& L, const float* q_near, const float* q_f
 }
 
 // softmax(q k^T) v of a whole prompt (n rows from token 0) through an AttentionPlan's tiled
-// kernels (out: n x d_model); optionally one head's probabilities (n x n) into probs_out, and
-// every head's (heads x n x n) into probs_all.
+// kernels (out: n x heads * head_dim) under scheme sch, with a checkpoint layer's mask, scale,
+// soft-cap and temperature when layer is given; optionally one head's probabilities (n x n) into
+// probs_out, and every head's (heads x n x n) into probs_all.
 Status Decoder::Impl::plan_attention(int64_t n, const float* q, const float* k, const float* v,
-                                     float* out, float* probs_out, int probs_head,
-                                     float* probs_all) const {
+                                     float* out, float* probs_out, int probs_head, float* probs_all,
+                                     const Scheme& sch, const LayerSetup* layer) const {
     AttentionRequest req;
     req.q = q;
     req.k = k;
@@ -108,9 +109,17 @@ Status Decoder::Impl::plan_attention(int64_t n, const float* q, const float* k, 
     req.head_dim = hd;
     req.heads = heads;
     req.positions = positions();
-    req.scheme = scheme;
+    req.scheme = sch;
     req.causal = true;
     req.output = Output::probs;
+    if (layer) {
+        req.scale = layer->scale;
+        req.softcap = layer->softcap;
+        req.mask_kind = layer->attention;
+        req.window = layer->window;
+        req.chunk_size = layer->chunk_size;
+        req.temperature = layer->temperature;
+    }
     AttentionPlan plan;
     Status st = plan.prepare(req);
     if (!st.ok()) return st;
@@ -123,11 +132,10 @@ Status Decoder::Impl::plan_attention(int64_t n, const float* q, const float* k, 
     if (!st.ok()) return st;
     // Strips bound the plan's n-wide probability buffer.
     constexpr int64_t kStrip = 256;
-    for (int64_t r0 = 0; r0 < n; r0 += kStrip) {
-        st = plan.output_rows(r0, std::min(n, r0 + kStrip), out + r0 * d);
-        if (!st.ok()) return st;
-    }
-    return {};
+    const int64_t width = static_cast<int64_t>(heads) * hd;
+    for (int64_t r0 = 0; r0 < n && st.ok(); r0 += kStrip)
+        st = plan.output_rows(r0, std::min(n, r0 + kStrip), out + r0 * width);
+    return st;
 }
 
 Status Decoder::Impl::append(const int32_t* ids, int64_t count, const Positions& pos,
@@ -217,7 +225,7 @@ Status Decoder::Impl::append(const int32_t* ids, int64_t count, const Positions&
                              ? out.attention_all + static_cast<int64_t>(l) * heads * count * count
                              : nullptr;
             st = plan_attention(count, s.q.data(), L.k.data(), L.v.data(), s.h.data(), probs,
-                                out.attention_head, all);
+                                out.attention_head, all, scheme);
         } else if (st.ok()) {
             st = rotator.rotate_rows(Role::query, Branch::near, t0, t1, s.q.data(), q_near.data());
             if (st.ok() && windowed)
@@ -274,14 +282,13 @@ void Decoder::Impl::finish(const float* x, int64_t count, const Outputs& out) {
 Status Decoder::Impl::append_checkpoint(const int32_t* ids, int64_t count, const Outputs& out) {
     const int64_t t1 = length(), t0 = t1 - count;
     const Config& c = m.cfg;
-    const int nq = c.heads, nkv = c.kv_head_count(), group = nq / nkv;
+    const int nq = c.heads, nkv = c.kv_head_count();
     const int qd = nq * hd, kvd = nkv * hd, width = qd + 2 * kvd;
     std::vector<float> x(static_cast<size_t>(count) * d);
     m.embed(ids, count, x.data());
     s.resize(c, count);
     for (int l = 0; l < c.layers; ++l) {
         const Model::Impl::Block& b = m.blocks[l];
-        const LayerSetup& setup = m.arch.setup.layers[l];
         // The cache keeps every layer's keys (after any k norm, before rotation) and values.
         Layer& kv = layers[cache ? l : 0];
         kv.k.resize(static_cast<size_t>(t1) * kvd);
@@ -346,38 +353,13 @@ Status Decoder::Impl::prompt_checkpoint(int l, const Layer& kv, const Outputs& o
         k = s.k.data();
         v = s.v.data();
     }
-    AttentionRequest req;
-    req.q = s.q.data();
-    req.k = k;
-    req.v = v;
-    req.n = count;
-    req.head_dim = hd;
-    req.heads = nq;
-    req.positions = positions();
-    req.scheme = layer_schemes[l];
-    req.causal = true;
-    req.output = Output::probs;
-    req.scale = setup.scale;
-    req.softcap = setup.softcap;
-    req.mask_kind = setup.attention;
-    req.window = setup.window;
-    req.chunk_size = setup.chunk_size;
-    req.temperature = setup.temperature;
-    AttentionPlan plan;
-    Status st = plan.prepare(req);
-    if (!st.ok()) return Status::error("layer " + std::to_string(l) + ": " + st.message());
-    if (out.attention && l == out.attention_layer) {
-        st = plan.rows(out.attention_head, 0, count, out.attention);
-        if (!st.ok()) return st;
-    }
-    for (int h = 0; out.attention_all && h < nq && st.ok(); ++h)
-        st = plan.rows(h, 0, count,
-                       out.attention_all + (static_cast<int64_t>(l) * nq + h) * count * count);
-    if (!st.ok()) return st;
-    constexpr int64_t kStrip = 256; // strips bound the plan's n-wide probability buffer
-    for (int64_t r0 = 0; r0 < count && st.ok(); r0 += kStrip)
-        st = plan.output_rows(r0, std::min(count, r0 + kStrip), s.h.data() + r0 * qd);
-    return st;
+    float* probs = out.attention && l == out.attention_layer ? out.attention : nullptr;
+    float* all = out.attention_all
+                     ? out.attention_all + static_cast<int64_t>(l) * nq * count * count
+                     : nullptr;
+    const Status st = plan_attention(count, s.q.data(), k, v, s.h.data(), probs, out.attention_head,
+                                     all, layer_schemes[l], &setup);
+    return st.ok() ? st : Status::error("layer " + std::to_string(l) + ": " + st.message());
 }
 
 // New rows [t0, t1) of layer l (queries q, t1 - t0 rows of heads x head_dim, before rotation)

@@ -182,7 +182,8 @@ struct Decoder::Impl {
                 float* out, float* probs, int probs_head) const;
     int64_t first_key(int64_t i) const; // the first key query i sees
     Status plan_attention(int64_t n, const float* q, const float* k, const float* v, float* out,
-                          float* probs_out, int probs_head, float* probs_all) const;
+                          float* probs_out, int probs_head, float* probs_all, const Scheme& sch,
+                          const LayerSetup* layer = nullptr) const;
 
     const Model::Impl& m;
     Scheme scheme;
