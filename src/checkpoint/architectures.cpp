@@ -378,42 +378,106 @@ constexpr const char* kRoleNames[] = {"embed",
 
 static_assert(sizeof(kRoleNames) / sizeof(kRoleNames[0]) == kWeightRoleCount, "a name per Role");
 
-// The expected shape's formula, in config keys.
-const char* shape_formula(WeightRole role) {
+// A weight's shape as terms of the config's dims: one rule for the numbers (expected_shape) and
+// the formula in config keys that error messages show.
+enum class Term : uint8_t { vocab, hidden, intermediate, intermediate2, q, kv, qkv, head_dim };
+
+struct ShapeTerms {
+    Term dims[2];
+    int count;
+};
+
+ShapeTerms shape_terms(WeightRole role) {
+    using T = Term;
     switch (role) {
     case WeightRole::embed:
     case WeightRole::lm_head:
-        return "[vocab_size, hidden_size]";
+        return {{T::vocab, T::hidden}, 2};
     case WeightRole::q:
-        return "[num_attention_heads * head_dim, hidden_size]";
+        return {{T::q, T::hidden}, 2};
     case WeightRole::q_bias:
-        return "[num_attention_heads * head_dim]";
+        return {{T::q}, 1};
     case WeightRole::k:
     case WeightRole::v:
-        return "[num_key_value_heads * head_dim, hidden_size]";
+        return {{T::kv, T::hidden}, 2};
     case WeightRole::k_bias:
     case WeightRole::v_bias:
-        return "[num_key_value_heads * head_dim]";
+        return {{T::kv}, 1};
     case WeightRole::qkv:
-        return "[(num_attention_heads + 2 * num_key_value_heads) * head_dim, hidden_size]";
+        return {{T::qkv, T::hidden}, 2};
     case WeightRole::o:
-        return "[hidden_size, num_attention_heads * head_dim]";
+        return {{T::hidden, T::q}, 2};
     case WeightRole::q_norm:
     case WeightRole::k_norm:
-        return "[head_dim]";
+        return {{T::head_dim}, 1};
     case WeightRole::gate:
     case WeightRole::up:
-        return "[intermediate_size, hidden_size]";
+        return {{T::intermediate, T::hidden}, 2};
     case WeightRole::gate_bias:
     case WeightRole::up_bias:
-        return "[intermediate_size]";
+        return {{T::intermediate}, 1};
     case WeightRole::gate_up:
-        return "[2 * intermediate_size, hidden_size]";
+        return {{T::intermediate2, T::hidden}, 2};
     case WeightRole::down:
-        return "[hidden_size, intermediate_size]";
+        return {{T::hidden, T::intermediate}, 2};
     default: // the norms, their biases, o_bias, down_bias
-        return "[hidden_size]";
+        return {{T::hidden}, 1};
     }
+}
+
+const char* term_formula(Term t) {
+    switch (t) {
+    case Term::vocab:
+        return "vocab_size";
+    case Term::hidden:
+        return "hidden_size";
+    case Term::intermediate:
+        return "intermediate_size";
+    case Term::intermediate2:
+        return "2 * intermediate_size";
+    case Term::q:
+        return "num_attention_heads * head_dim";
+    case Term::kv:
+        return "num_key_value_heads * head_dim";
+    case Term::qkv:
+        return "(num_attention_heads + 2 * num_key_value_heads) * head_dim";
+    case Term::head_dim:
+        return "head_dim";
+    }
+    return "";
+}
+
+uint64_t term_value(Term t, const Dims& d) {
+    const uint64_t hd = static_cast<uint64_t>(d.head_dim), q = static_cast<uint64_t>(d.heads) * hd,
+                   kv = static_cast<uint64_t>(d.kv_heads) * hd,
+                   i = static_cast<uint64_t>(d.intermediate);
+    switch (t) {
+    case Term::vocab:
+        return static_cast<uint64_t>(d.vocab);
+    case Term::hidden:
+        return static_cast<uint64_t>(d.hidden);
+    case Term::intermediate:
+        return i;
+    case Term::intermediate2:
+        return 2 * i;
+    case Term::q:
+        return q;
+    case Term::kv:
+        return kv;
+    case Term::qkv:
+        return q + 2 * kv;
+    case Term::head_dim:
+        return hd;
+    }
+    return 0;
+}
+
+// The expected shape's formula, in config keys: "[vocab_size, hidden_size]".
+std::string shape_formula(WeightRole role) {
+    const ShapeTerms t = shape_terms(role);
+    std::string out = "[";
+    for (int k = 0; k < t.count; ++k) out += std::string(k ? ", " : "") + term_formula(t.dims[k]);
+    return out + "]";
 }
 
 std::string grouped(uint64_t v) {
@@ -985,44 +1049,10 @@ std::string supported_model_types() {
 }
 
 std::vector<uint64_t> expected_shape(WeightRole role, const Dims& d) {
-    const uint64_t h = static_cast<uint64_t>(d.hidden), i = static_cast<uint64_t>(d.intermediate),
-                   v = static_cast<uint64_t>(d.vocab), hd = static_cast<uint64_t>(d.head_dim),
-                   q = static_cast<uint64_t>(d.heads) * hd,
-                   kv = static_cast<uint64_t>(d.kv_heads) * hd;
-    switch (role) {
-    case WeightRole::embed:
-    case WeightRole::lm_head:
-        return {v, h};
-    case WeightRole::q:
-        return {q, h};
-    case WeightRole::q_bias:
-        return {q};
-    case WeightRole::k:
-    case WeightRole::v:
-        return {kv, h};
-    case WeightRole::k_bias:
-    case WeightRole::v_bias:
-        return {kv};
-    case WeightRole::qkv:
-        return {q + 2 * kv, h};
-    case WeightRole::o:
-        return {h, q};
-    case WeightRole::q_norm:
-    case WeightRole::k_norm:
-        return {hd};
-    case WeightRole::gate:
-    case WeightRole::up:
-        return {i, h};
-    case WeightRole::gate_bias:
-    case WeightRole::up_bias:
-        return {i};
-    case WeightRole::gate_up:
-        return {2 * i, h};
-    case WeightRole::down:
-        return {h, i};
-    default:
-        return {h};
-    }
+    const ShapeTerms t = shape_terms(role);
+    std::vector<uint64_t> out;
+    for (int k = 0; k < t.count; ++k) out.push_back(term_value(t.dims[k], d));
+    return out;
 }
 
 const WeightRef* CheckpointPlan::weight(WeightRole role, int layer) const {
