@@ -28,7 +28,8 @@ namespace hirope {
 struct ModelSetup;
 namespace checkpoint {
 struct CheckpointPlan;
-}
+struct CheckpointFolder;
+} // namespace checkpoint
 namespace model {
 
 constexpr uint32_t kFormatVersion = 1;
@@ -227,6 +228,16 @@ class Model {
     // and context limits are refused.
     static Status from_checkpoint(const checkpoint::CheckpointPlan& plan, const ReadBytes& read,
                                   std::unique_ptr<Model>* out, const HeapBudget& heap = {});
+    // A checkpoint folder opened (checkpoint::open_checkpoint) and loaded (from_checkpoint)
+    // through the same file access, for every binding. budget_bytes > 0: the plan is first held
+    // to it (checkpoint::check_memory, a forward of max_input_bytes tokens). progress(done, total)
+    // after each weight read. *plan, when given, receives the plan (its parameters, stored bytes
+    // and warnings) whether or not the load succeeds.
+    static Status from_folder(const checkpoint::CheckpointFolder& folder,
+                              std::unique_ptr<Model>* out, const HeapBudget& heap = {},
+                              uint64_t budget_bytes = 0,
+                              const std::function<void(size_t, size_t)>& progress = {},
+                              checkpoint::CheckpointPlan* plan = nullptr);
     // A checkpoint's per-layer setup (its config's), or null for hirope's own models.
     const ModelSetup* setup() const;
 

@@ -107,7 +107,7 @@ class ModelHandle {
     }
 
     // A Hugging Face checkpoint folder (config.json, model.safetensors or its shards and index),
-    // opened and checked by the core (checkpoint::open_checkpoint, model::Model::from_checkpoint);
+    // opened, checked and loaded by the core (model::Model::from_folder);
     // this only gives it the files.
     static std::shared_ptr<ModelHandle> from_pretrained(const std::string& folder) {
         namespace fs = std::filesystem;
@@ -134,18 +134,11 @@ class ModelHandle {
                                          name);
                 return Status{};
             };
-            checkpoint::OpenedCheckpoint opened;
-            st = checkpoint::open_checkpoint(files, &opened);
-            if (st.ok())
-                st = model::Model::from_checkpoint(
-                    opened.plan,
-                    [&](uint32_t file, uint64_t offset, uint64_t size, uint8_t* dst) {
-                        return files.read(opened.files[file], offset, size, dst);
-                    },
-                    &h->model_);
-            h->parameters_ = static_cast<int64_t>(opened.plan.parameters);
-            h->weight_bytes_ = static_cast<int64_t>(opened.plan.weight_bytes);
-            h->warnings_ = opened.plan.warnings;
+            checkpoint::CheckpointPlan plan;
+            st = model::Model::from_folder(files, &h->model_, {}, 0, {}, &plan);
+            h->parameters_ = static_cast<int64_t>(plan.parameters);
+            h->weight_bytes_ = static_cast<int64_t>(plan.weight_bytes);
+            h->warnings_ = plan.warnings;
         }
         check(st);
         return h;

@@ -51,22 +51,13 @@ int64_t first_non_finite(const Stored& w) {
     return -1;
 }
 
-// Widened to f32.
+// Widened to f32 (checkpoint::weight_at, the reader's own widening).
 std::vector<float> widened(const Stored& w) {
-    const size_t size = w.dtype == DType::F32 ? 4 : 2;
-    std::vector<float> out(w.bytes.size() / size);
-    for (size_t i = 0; i < out.size(); ++i) {
-        const uint8_t* p = w.bytes.data() + i * size;
-        if (w.dtype == DType::F32) {
-            const uint32_t u = static_cast<uint32_t>(p[0]) | (static_cast<uint32_t>(p[1]) << 8) |
-                               (static_cast<uint32_t>(p[2]) << 16) |
-                               (static_cast<uint32_t>(p[3]) << 24);
-            std::memcpy(&out[i], &u, sizeof(float));
-        } else {
-            const uint16_t h = static_cast<uint16_t>(p[0] | (p[1] << 8));
-            out[i] = w.dtype == DType::F16 ? checkpoint::f16_to_f32(h) : checkpoint::bf16_to_f32(h);
-        }
-    }
+    checkpoint::TensorInfo info;
+    info.dtype = w.dtype;
+    const checkpoint::TensorView view{&info, w.bytes.data(), w.bytes.size()};
+    std::vector<float> out(w.bytes.size() / (w.dtype == DType::F32 ? 4 : 2));
+    for (size_t i = 0; i < out.size(); ++i) out[i] = checkpoint::weight_at(view, i);
     return out;
 }
 
@@ -279,6 +270,29 @@ Status Model::from_checkpoint(const CheckpointPlan& plan, const ReadBytes& read,
     if (!st.ok()) return st;
     *out = std::move(m);
     return {};
+}
+
+Status Model::from_folder(const checkpoint::CheckpointFolder& folder, std::unique_ptr<Model>* out,
+                          const HeapBudget& heap, uint64_t budget_bytes,
+                          const std::function<void(size_t, size_t)>& progress,
+                          CheckpointPlan* plan) {
+    checkpoint::OpenedCheckpoint opened;
+    Status st = checkpoint::open_checkpoint(folder, &opened);
+    if (st.ok() && budget_bytes > 0)
+        st = checkpoint::check_memory(opened.plan, budget_bytes, ModelLimits::max_input_bytes, 64);
+    size_t done = 0;
+    const size_t total = opened.plan.weights.size();
+    if (st.ok())
+        st = from_checkpoint(
+            opened.plan,
+            [&](uint32_t file, uint64_t offset, uint64_t size, uint8_t* dst) {
+                Status r = folder.read(opened.files[file], offset, size, dst);
+                if (r.ok() && progress) progress(++done, total);
+                return r;
+            },
+            out, heap);
+    if (plan) *plan = std::move(opened.plan);
+    return st;
 }
 
 } // namespace model

@@ -492,13 +492,13 @@ Status Model::forward(const ForwardRequest& r) const {
     // layers; hirope's own models, the request's (or RoPE at their base) on every layer.
     Scheme scheme = r.model_schemes ? impl_->own_scheme() : r.scheme;
     if (impl_->arch.checkpoint) {
-        scheme = impl_->arch.setup.layers[0].scheme;
-        for (int l = 0; l < c.layers; ++l) {
-            Scheme s;
-            st = impl_->layer_scheme(r.scheme, r.model_schemes, l, &s);
-            if (!st.ok()) return st;
-            if (impl_->arch.setup.layers[l].rope) scheme = s;
-        }
+        // The first RoPE layer's scheme, for the positions check below; the sequence checks
+        // every layer's as it is set up.
+        const std::vector<LayerSetup>& layers = impl_->arch.setup.layers;
+        int first = 0;
+        while (first + 1 < c.layers && !layers[first].rope) ++first;
+        st = impl_->layer_scheme(r.scheme, r.model_schemes, first, &scheme);
+        if (!st.ok()) return st;
     } else {
         st = impl_->check_scheme(scheme);
         if (!st.ok()) return st;

@@ -78,8 +78,8 @@ class ModelHandle {
     // A Hugging Face checkpoint folder through the JS layer's file access (wasm/model.js
     // fromPretrained): stat(name) gives a file's size or -1 when absent; read(name, offset, size)
     // gives a Uint8Array of exactly those bytes, copied here into the heap. progress(done, total)
-    // after each weight read. The core opens, checks and loads (checkpoint::open_checkpoint,
-    // model::Model::from_checkpoint); an error comes back as its message.
+    // after each weight read. The core opens, checks and loads (model::Model::from_folder); an
+    // error comes back as its message.
     std::string fromPretrained(val stat, val read, val progress) {
         checkpoint::CheckpointFolder files;
         files.stat = [&](const std::string& name, uint64_t* size) {
@@ -98,29 +98,21 @@ class ModelHandle {
                 .call<void>("set", bytes);
             return Status{};
         };
-        checkpoint::OpenedCheckpoint opened;
-        Status st = checkpoint::open_checkpoint(files, &opened);
-        if (!st.ok()) return st.message();
         // The stored weights and a forward at the model's input limit must fit the module's
         // heap: refused with the figures before a tensor is read (the loader's own reserve then
         // counts the weights as it lays them out).
-        st = checkpoint::check_memory(opened.plan, HeapCeiling::bytes - HeapCeiling::reserve,
-                                      model::ModelLimits::max_input_bytes, 64);
-        if (!st.ok()) return st.message();
-        const double total = static_cast<double>(opened.plan.weights.size());
-        double done = 0;
-        st = model::Model::from_checkpoint(
-            opened.plan,
-            [&](uint32_t file, uint64_t offset, uint64_t size, uint8_t* dst) {
-                Status r = files.read(opened.files[file], offset, size, dst);
-                if (r.ok() && !progress.isUndefined()) progress(++done, total);
-                return r;
+        checkpoint::CheckpointPlan plan;
+        const Status st = model::Model::from_folder(
+            files, &model_, wasm_heap(), HeapCeiling::bytes - HeapCeiling::reserve,
+            [&](size_t done, size_t total) {
+                if (!progress.isUndefined())
+                    progress(static_cast<double>(done), static_cast<double>(total));
             },
-            &model_, wasm_heap());
+            &plan);
         if (!st.ok()) return st.message();
-        parameters_ = static_cast<double>(opened.plan.parameters);
-        weight_bytes_ = static_cast<double>(opened.plan.weight_bytes);
-        warnings_ = opened.plan.warnings;
+        parameters_ = static_cast<double>(plan.parameters);
+        weight_bytes_ = static_cast<double>(plan.weight_bytes);
+        warnings_ = plan.warnings;
         return "";
     }
     val config() const {
