@@ -51,9 +51,24 @@ print_lanes() { # the lanes' steps in their order, as step() prints them
 
 step "lint and format check of the JavaScript (biome ci, as npm run lint)" \
   node_modules/.bin/biome ci --error-on-warnings .
+# One packed tarball for every test under tests/package (tests/package/packed.mjs) and one
+# Chromium for the browser tests (tools/chromium-server.mjs; its endpoint is the first line it
+# prints, read here, so nothing waits on a timer). Both are the run's, removed at its end. Both
+# start before the Catch2 and Python lanes and are ready by the node step: packing (gzip of dist/)
+# runs beside the lanes instead of after them.
+pack_dir=build/package-tests
+rm -rf "$pack_dir" && mkdir -p "$pack_dir"
+npm pack --pack-destination "$pack_dir" --loglevel=error >"$pack_dir/pack.out" 2>"$pack_dir/pack.err" &
+pack_job=$!
+coproc CHROMIUM_SERVER { exec node tools/chromium-server.mjs; }
+chromium_server=$CHROMIUM_SERVER_PID
+read -r HIROPE_CHROMIUM_WS <&"${CHROMIUM_SERVER[0]}" || true
+export HIROPE_CHROMIUM_WS
+
 lanes_start=$SECONDS
+# The WebAssembly Catch2 runs in one lane; the native one, then pytest, in the other (the two
+# lanes' seconds come out closest this way: 60 + 75 against 30 + 145 here).
 (
-  lane_step 1 "native Catch2 tests ($(uname -m))" ./build/native/hirope_tests --use-colour no
   order=2
   for variant in simd scalar; do
     lane_step $order "Catch2 tests compiled to WASM ($variant)" \
@@ -62,27 +77,24 @@ lanes_start=$SECONDS
   done
 ) &
 catch2_lane=$!
+lane_step 1 "native Catch2 tests ($(uname -m))" ./build/native/hirope_tests --use-colour no
 # Debian's interpreter (the one the module is built for, with python3-torch and Dask; a pyenv
 # shim may come first on PATH). From the repository root, so the training package imports.
 lane_step 4 "Python: the module against the npm package, the Dask jobs, the trainer (pytest tests/python)" \
   env PYTHONPATH=build/python /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/python/
 wait "$catch2_lane"
 print_lanes
-printf '%6d s  %s\n' $((SECONDS - lanes_start)) "(the Catch2 and Python steps above, side by side)" >>"$times"
+printf '%6d s  %s\n' $((SECONDS - lanes_start)) "(the Catch2 and Python steps above, in two lanes side by side)" >>"$times"
 
-# One packed tarball for every test under tests/package (tests/package/packed.mjs) and one
-# Chromium for the browser tests (tools/chromium-server.mjs; its endpoint is the first line it
-# prints, read here, so nothing waits on a timer). Both are the run's, removed at its end.
-shared_start=$SECONDS
-pack_dir=build/package-tests
-rm -rf "$pack_dir" && mkdir -p "$pack_dir"
-tarball=$(npm pack --pack-destination "$pack_dir" --loglevel=error | tail -1)
-export HIROPE_PACKED_TARBALL=$PWD/$pack_dir/$tarball
-coproc CHROMIUM_SERVER { exec node tools/chromium-server.mjs; }
-chromium_server=$CHROMIUM_SERVER_PID
-read -r HIROPE_CHROMIUM_WS <&"${CHROMIUM_SERVER[0]}" || true
-export HIROPE_CHROMIUM_WS
-printf '%6d s  %s\n' $((SECONDS - shared_start)) "pack the tarball once, start the shared Chromium" >>"$times"
+# The tarball packed beside the lanes: its name is npm pack's last line. A failed pack fails the
+# packaging tests with npm's own message ($HIROPE_PACKED_TARBALL then names no file).
+if ! wait "$pack_job"; then
+  echo "== FAILED: npm pack"
+  cat "$pack_dir/pack.err"
+  failed+=("npm pack")
+fi
+export HIROPE_PACKED_TARBALL=$PWD/$pack_dir/$(tail -1 "$pack_dir/pack.out")
+
 # A hung file fails after 10 minutes instead of stalling the run (node's timeout applies to each
 # file as a whole). Two files at a time: the browser files wait on Chromium and the packaging
 # files on bundlers and npm, so two keep both cores busy; the slowest files go first so that the

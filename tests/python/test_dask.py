@@ -148,8 +148,11 @@ def test_ctrl_c_stops_the_job_with_one_line(files, tmp_path, monkeypatch, where)
     cmd = [sys.executable, "-m", "hirope", "positions", *files[:40], "--out", out,
            "--tokenizer", TOKENIZER, "--partition-size", "10", "--no-progress",
            *(["--scheduler", "sync"] if where == "sync" else ["--workers", "1"])]
+    # SIGINT at its default in the job, as a terminal's foreground command has it: a suite started
+    # in the background (`npm test &` from a script) ignores SIGINT, and its children inherit that.
     job = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                           start_new_session=True)
+                           start_new_session=True,
+                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         pid, tmp = wait_for_the_held_writer()
         assert (pid == job.pid) == (where == "sync") and os.path.exists(tmp)

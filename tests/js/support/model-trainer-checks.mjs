@@ -110,6 +110,13 @@ export function trainerChecks({ get, weights, vectors, trainerConfig, unit, inpu
   // Per probe: bits/unit at the first and second occurrence, and at each without its first unit
   // (null for a one-unit span): the part a copy can supply, since nothing before an occurrence
   // says which name or line comes next.
+  // Each probe text's loss pass, computed once: the measurement below and the gate's repeated
+  // text (copyGateProbe) read the same pass.
+  const passes = new Map();
+  const lossOf = (text) => {
+    if (!passes.has(text)) passes.set(text, get().model.loss(text));
+    return passes.get(text);
+  };
   const cache = new Map();
   const measured = (style) => {
     if (cache.has(style)) return cache.get(style);
@@ -117,7 +124,13 @@ export function trainerChecks({ get, weights, vectors, trainerConfig, unit, inpu
     const rows = control.probes
       .filter((p) => p.style === style)
       .map((p) => {
-        const { losses } = get().model.loss(inputOf(p));
+        const text = Buffer.from(p.input, 'base64').toString('utf8');
+        const { losses, tokens } = lossOf(text);
+        // The pass read the trainer's own input: its ids for a token model, its bytes for a byte one.
+        assert.deepEqual(
+          Array.from(unit === 'token' ? tokens.ids : Buffer.from(text)),
+          Array.from(inputOf(p)),
+        );
         return {
           first: span(losses, p.first),
           second: span(losses, p.second),
@@ -173,7 +186,7 @@ export function trainerChecks({ get, weights, vectors, trainerConfig, unit, inpu
     (gate ??= copyGate(
       control.probes
         .filter((p) => COPY_GATE.styles.includes(p.style))
-        .map((p) => copyGateProbe(get().model, p)),
+        .map((p) => copyGateProbe({ loss: lossOf }, p)),
     ));
   for (const style of COPY_GATE.styles) {
     it(`copies: a repeated ${style} name costs at least ${COPY_GATE.perStyle} bits/byte less after its first ${unit} than another name of its length`, () => {
