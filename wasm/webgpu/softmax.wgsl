@@ -11,10 +11,12 @@ struct Params {
 @group(0) @binding(1) var<storage, read> starts: array<i32>;
 @group(0) @binding(2) var<storage, read_write> x: array<f32>;
 
-const W: u32 = 256u;
-var<workgroup> part: array<f32, 256>;
+// 64 invocations per row: a wavefront on most GPUs, and a quarter of the barrier switches of 256
+// on a software adapter (SwiftShader ran the row softmax 4-10x faster; bench/README.md).
+const W: u32 = 64u;
+var<workgroup> part: array<f32, 64>;
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
   let row = p.row0 + wg.x;
   if (row >= p.n) { return; }
