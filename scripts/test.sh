@@ -67,7 +67,7 @@ export HIROPE_CHROMIUM_WS
 
 lanes_start=$SECONDS
 # The WebAssembly Catch2 runs in one lane; the native one, then pytest, in the other (the two
-# lanes' seconds come out closest this way: 60 + 75 against 30 + 145 here).
+# lanes' seconds come out closest this way: 68 + 82 against 33 + 134 in a fresh run here).
 (
   order=2
   for variant in simd scalar; do

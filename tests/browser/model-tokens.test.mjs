@@ -387,9 +387,9 @@ describe('Model mode with the token model (headless Chromium)', () => {
   });
 
   it('a layer, head or thumbnail change keeps the status in tokens (the attention-only reply counts tokens, not bytes)', async () => {
-    const page = await open(site);
-    const tokens = hr.encode(LONG_PYTHON_SAMPLE, { tokenizer: 'llama2' }).length;
-    const bytes = new TextEncoder().encode(LONG_PYTHON_SAMPLE).length;
+    const page = await openShort(site);
+    const tokens = hr.encode(SHORT, { tokenizer: 'llama2' }).length;
+    const bytes = new TextEncoder().encode(SHORT).length;
     const expected = new RegExp(
       `^${tokens.toLocaleString('en')} tokens \\(${bytes.toLocaleString('en')} bytes\\) read by pyjs-llama2`,
     );
