@@ -86,14 +86,16 @@ wait "$catch2_lane"
 print_lanes
 printf '%6d s  %s\n' $((SECONDS - lanes_start)) "(the Catch2 and Python steps above, in two lanes side by side)" >>"$times"
 
-# The tarball packed beside the lanes: its name is npm pack's last line. A failed pack fails the
-# packaging tests with npm's own message ($HIROPE_PACKED_TARBALL then names no file).
-if ! wait "$pack_job"; then
+# The tarball packed beside the lanes: its name is npm pack's last line. A failed pack is a failed
+# step with npm's own message, and the packaging tests fail on a tarball that names no file.
+if wait "$pack_job"; then
+  export HIROPE_PACKED_TARBALL=$PWD/$pack_dir/$(tail -1 "$pack_dir/pack.out")
+else
   echo "== FAILED: npm pack"
   cat "$pack_dir/pack.err"
   failed+=("npm pack")
+  export HIROPE_PACKED_TARBALL=$PWD/$pack_dir/npm-pack-failed.tgz
 fi
-export HIROPE_PACKED_TARBALL=$PWD/$pack_dir/$(tail -1 "$pack_dir/pack.out")
 
 # A hung file fails after 10 minutes instead of stalling the run (node's timeout applies to each
 # file as a whole). Two files at a time: the browser files wait on Chromium and the packaging
