@@ -10,7 +10,6 @@
 #include "bench_util.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>

@@ -12,7 +12,6 @@
 
 #include <Eigen/Core>
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>

@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <initializer_list>
 #include <limits>
 
@@ -56,7 +55,7 @@ std::vector<float> widened(const Stored& w) {
     checkpoint::TensorInfo info;
     info.dtype = w.dtype;
     const checkpoint::TensorView view{&info, w.bytes.data(), w.bytes.size()};
-    std::vector<float> out(w.bytes.size() / (w.dtype == DType::F32 ? 4 : 2));
+    std::vector<float> out(w.bytes.size() / (checkpoint::dtype_bits(w.dtype) / 8));
     for (size_t i = 0; i < out.size(); ++i) out[i] = checkpoint::weight_at(view, i);
     return out;
 }

@@ -107,9 +107,6 @@ export function trainerChecks({ get, weights, vectors, trainerConfig, unit, inpu
       'syllables',
     ]);
   });
-  // Per probe: bits/unit at the first and second occurrence, and at each without its first unit
-  // (null for a one-unit span): the part a copy can supply, since nothing before an occurrence
-  // says which name or line comes next.
   // Each probe text's loss pass, computed once: the measurement below and the gate's repeated
   // text (copyGateProbe) read the same pass.
   const passes = new Map();
@@ -117,6 +114,9 @@ export function trainerChecks({ get, weights, vectors, trainerConfig, unit, inpu
     if (!passes.has(text)) passes.set(text, get().model.loss(text));
     return passes.get(text);
   };
+  // Per probe: bits/unit at the first and second occurrence, and at each without its first unit
+  // (null for a one-unit span): the part a copy can supply, since nothing before an occurrence
+  // says which name or line comes next.
   const cache = new Map();
   const measured = (style) => {
     if (cache.has(style)) return cache.get(style);
