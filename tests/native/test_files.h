@@ -3,14 +3,19 @@
 
 #include <cstdint>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 inline std::vector<uint8_t> read_file(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    const std::string s = ss.str();
-    return std::vector<uint8_t>(s.begin(), s.end());
+    // One read of the whole file: a stream copy goes byte by byte, which in the WebAssembly test
+    // builds cost seconds per tokenizer.json.
+    std::ifstream f(path, std::ios::binary | std::ios::ate);
+    if (!f) return {};
+    const std::streamoff size = f.tellg();
+    if (size <= 0) return {};
+    std::vector<uint8_t> data(static_cast<size_t>(size));
+    f.seekg(0);
+    f.read(reinterpret_cast<char*>(data.data()), size);
+    if (!f) return {};
+    return data;
 }
