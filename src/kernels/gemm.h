@@ -1,7 +1,8 @@
 // Tiled float products on the 4-lane vector type: an MR x NR micro-kernel over packed panels of
 // the right-hand matrix (q.k^T against key panels, probs.v, the model's linear layers), its
-// one-row form, the packing (float panels, or 16-bit ones widened a panel at a time), and the
-// epilogue that turns a q.k tile into logits.
+// one-row form, the packing (float panels, or 16-bit ones, which the linear layers widen a panel
+// at a time), the loop of a product over packed panels, and the epilogue that turns a q.k tile
+// into logits.
 #pragma once
 
 #include "kernels/simd4.h"
@@ -86,58 +87,48 @@ inline void pack_panels(const float* rows, int64_t count, int64_t ld, int depth,
 // Columns [c0, c0 + cols) of y = x (n x in) . W^T, W (out x in) in pack_panels' panels, which
 // panel(p) gives as floats ([in][kNR]); c0 a multiple of kNR. Column c0 + j of row i goes to
 // y[i * ldy + j]. Rows go through in blocks so that a block of x stays in cache while every panel
-// passes over it (panel(p) is asked once per block); rows left over by the kMR-row tiles go one
-// at a time.
-template <typename Panel>
-inline void gemm_panels_cols(const float* x, int64_t n, int in, int out, int c0, int cols, float* y,
-                             int64_t ldy, const Panel& panel) {
+// passes over it (panel(p) is asked once per block): MR rows at a time through
+// tile(a, lda, b, kNR, depth, c) (c: MR x kNR), the rows left over one at a time through
+// row(x, b, depth, c). The kernels are gemm_tile and row_tile, or another instruction set's
+// (kernels/gemm_avx2.h) over the same panels.
+template <int MR, typename Panel, typename Tile, typename Row>
+inline void gemm_panels_cols_with(const float* x, int64_t n, int in, int out, int c0, int cols,
+                                  float* y, int64_t ldy, const Panel& panel,
+                                  const Tile& tile_kernel, const Row& row_kernel) {
     constexpr int64_t kBlock = 64; // 64 rows x in floats of x
+    static_assert(kBlock % MR == 0, "a block is whole tiles");
     const int end = std::min(out, c0 + cols);
     const int p0 = c0 / kNR, p1 = static_cast<int>(panel_count(end));
-    alignas(16) float tile[kMR * kNR];
+    alignas(32) float tile[MR * kNR];
     for (int64_t r0 = 0; r0 < n; r0 += kBlock) {
         const int64_t r1 = std::min(n, r0 + kBlock);
-        const int64_t full = r0 + (r1 - r0) / kMR * kMR;
+        const int64_t full = r0 + (r1 - r0) / MR * MR;
         for (int p = p0; p < p1; ++p) {
             const float* b = panel(p);
             const int col = p * kNR - c0, width = std::min(kNR, end - p * kNR);
-            for (int64_t i = r0; i < full; i += kMR) {
-                gemm_tile(x + i * in, in, b, kNR, in, tile);
-                for (int r = 0; r < kMR; ++r)
+            for (int64_t i = r0; i < full; i += MR) {
+                tile_kernel(x + i * in, in, b, kNR, in, tile);
+                for (int r = 0; r < MR; ++r)
                     std::memcpy(y + (i + r) * ldy + col, tile + r * kNR, sizeof(float) * width);
             }
             for (int64_t i = full; i < r1; ++i) {
-                row_tile(x + i * in, b, in, tile);
+                row_kernel(x + i * in, b, in, tile);
                 std::memcpy(y + i * ldy + col, tile, sizeof(float) * width);
             }
         }
     }
 }
 
-// gemm_panels_cols over float panels packed by pack_panels(W, out, in, in).
-inline void gemm_packed_cols(const float* x, int64_t n, int in, const float* packed, int out,
-                             int c0, int cols, float* y, int64_t ldy) {
-    gemm_panels_cols(x, n, in, out, c0, cols, y, ldy,
-                     [&](int p) { return packed + static_cast<size_t>(p) * in * kNR; });
-}
-
-// gemm_panels_cols over panels of 16-bit values (half-width floats, packed by pack_panels_with),
-// each panel widened into scratch (in * kNR floats) by widen(src, in * kNR, scratch) when a block
-// of rows needs it (kernels/widen.h), so that the weights stay at their stored width.
-template <typename Widen>
-inline void gemm_packed16_cols(const float* x, int64_t n, int in, const uint16_t* packed, int out,
-                               int c0, int cols, float* y, int64_t ldy, const Widen& widen,
-                               float* scratch) {
-    const size_t size = static_cast<size_t>(in) * kNR;
-    gemm_panels_cols(x, n, in, out, c0, cols, y, ldy, [&](int p) {
-        widen(packed + static_cast<size_t>(p) * size, size, scratch);
-        return static_cast<const float*>(scratch);
-    });
-}
-
-// y (n x out) = x (n x in) . W^T, with W (out x in) packed by pack_panels(W, out, in, in).
-inline void gemm_packed(const float* x, int64_t n, int in, const float* packed, int out, float* y) {
-    gemm_packed_cols(x, n, in, packed, out, 0, out, y, out);
+// gemm_panels_cols_with the 4-lane kernels (gemm_tile, row_tile).
+template <typename Panel>
+inline void gemm_panels_cols(const float* x, int64_t n, int in, int out, int c0, int cols, float* y,
+                             int64_t ldy, const Panel& panel) {
+    gemm_panels_cols_with<kMR>(
+        x, n, in, out, c0, cols, y, ldy, panel,
+        [](const float* a, size_t lda, const float* b, size_t ldb, int depth, float* c) {
+            gemm_tile(a, lda, b, ldb, depth, c);
+        },
+        [](const float* row, const float* b, int depth, float* c) { row_tile(row, b, depth, c); });
 }
 
 // c (rows x cols, row stride ldc) = a (rows x depth, stride lda) . b (depth x cols, stride ldb),

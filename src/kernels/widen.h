@@ -1,5 +1,5 @@
 // Half-width weights widened to float for the float kernels: a run of F16 or BF16 values (a
-// packed panel, kernels/gemm.h gemm_packed16_cols) four at a time with the vector back end's
+// packed panel, model/linear.cpp) four at a time with the vector back end's
 // load_f16 / load_bf16, and one at a time (the scalar build, and any tail) with the checkpoint
 // reader's exact conversions, the one scalar form of the rule.
 #pragma once

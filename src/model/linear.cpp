@@ -1,6 +1,8 @@
-// Linear layers on the attention kernels' 4-lane micro-kernel: weights packed once, at their
-// stored width, then kernels::gemm_packed_cols (float panels) or kernels::gemm_packed16_cols (F16
-// and BF16 panels, widened exactly a panel at a time by kernels/widen.h).
+// Linear layers: weights packed once, at their stored width, into kernels/gemm.h's panels; a
+// product runs over them with the attention kernels' 4-lane micro-kernel, or with the AVX2 + FMA
+// one where the CPU has it (kernels/gemm_avx2.h), F16 and BF16 panels widened exactly a panel at a
+// time (kernels/widen.h).
+#include "kernels/gemm_avx2.h"
 #include "kernels/widen.h"
 #include "model/model_internal.h"
 #include "util/bytes.h"
@@ -18,13 +20,23 @@ size_t packed_size(int out, int in) {
     return static_cast<size_t>(kernels::panel_count(out)) * in * kNR;
 }
 
-// apply_columns of 16-bit panels: one panel's scratch for the whole call.
-template <typename Widen>
-void apply16(const std::vector<uint16_t>& packed, int out, int in, const float* x, int64_t n,
-             int c0, int cols, float* y, int64_t ldy, const Widen& widen) {
-    std::vector<float> scratch(static_cast<size_t>(in) * kNR);
-    kernels::gemm_packed16_cols(x, n, in, packed.data(), out, c0, cols, y, ldy, widen,
-                                scratch.data());
+// apply_columns through gemm(x, n, in, out, c0, cols, y, ldy, panel) (a gemm_panels_cols), its
+// panel(p) giving float panel p: 16-bit panels widened into one panel's scratch for the call.
+template <typename Gemm>
+void apply_panels(Linear::Format format, const std::vector<float>& packed,
+                  const std::vector<uint16_t>& packed16, int out, int in, const float* x, int64_t n,
+                  int c0, int cols, float* y, int64_t ldy, const Gemm& gemm) {
+    const size_t size = static_cast<size_t>(in) * kNR;
+    if (format == Linear::Format::f32) {
+        gemm(x, n, in, out, c0, cols, y, ldy, [&](int p) { return packed.data() + p * size; });
+        return;
+    }
+    std::vector<float> scratch(size);
+    const auto widen = format == Linear::Format::f16 ? kernels::widen_f16 : kernels::widen_bf16;
+    gemm(x, n, in, out, c0, cols, y, ldy, [&](int p) {
+        widen(packed16.data() + p * size, size, scratch.data());
+        return static_cast<const float*>(scratch.data());
+    });
 }
 
 } // namespace
@@ -79,17 +91,30 @@ void Linear::apply(const float* x, int64_t n, float* y) const {
 
 void Linear::apply_columns(const float* x, int64_t n, int c0, int cols, float* y,
                            int64_t ldy) const {
-    switch (format_) {
-    case Format::f32:
-        kernels::gemm_packed_cols(x, n, in_, packed_.data(), out_, c0, cols, y, ldy);
-        break;
-    case Format::f16:
-        apply16(packed16_, out_, in_, x, n, c0, cols, y, ldy, kernels::widen_f16);
-        break;
-    case Format::bf16:
-        apply16(packed16_, out_, in_, x, n, c0, cols, y, ldy, kernels::widen_bf16);
-        break;
+    apply_columns_with(use_avx2(), x, n, c0, cols, y, ldy);
+}
+
+bool Linear::use_avx2() {
+#if HIROPE_AVX2_KERNELS
+    return kernels::avx2::avx2_fma();
+#else
+    return false;
+#endif
+}
+
+void Linear::apply_columns_with(bool avx2, const float* x, int64_t n, int c0, int cols, float* y,
+                                int64_t ldy) const {
+    auto gemm = [](auto&&... args) { kernels::gemm_panels_cols(args...); };
+#if HIROPE_AVX2_KERNELS
+    if (avx2) {
+        auto gemm_avx2 = [](auto&&... args) { kernels::avx2::gemm_panels_cols(args...); };
+        apply_panels(format_, packed_, packed16_, out_, in_, x, n, c0, cols, y, ldy, gemm_avx2);
+        return;
     }
+#else
+    (void)avx2;
+#endif
+    apply_panels(format_, packed_, packed16_, out_, in_, x, n, c0, cols, y, ldy, gemm);
 }
 
 } // namespace model

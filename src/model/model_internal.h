@@ -32,6 +32,12 @@ class Linear {
     void apply(const float* x, int64_t n, float* y) const;
     // Columns [c0, c0 + cols) of apply's y (c0 a multiple of kernels::kNR), row i at y + i * ldy.
     void apply_columns(const float* x, int64_t n, int c0, int cols, float* y, int64_t ldy) const;
+    // Whether apply runs the AVX2 + FMA kernels (x86-64 CPUs that have them) rather than the
+    // 4-lane ones; apply_columns_with runs the one asked for (avx2 only where use_avx2()), so
+    // that the tests hold both to the same reference on one machine.
+    static bool use_avx2();
+    void apply_columns_with(bool avx2, const float* x, int64_t n, int c0, int cols, float* y,
+                            int64_t ldy) const;
     int out() const { return out_; }
     int in() const { return in_; }
     Format format() const { return format_; }

@@ -193,7 +193,7 @@ TEST_CASE("linear: every F16 and BF16 bit pattern widens to its value", "[linear
     for (Format format : {Format::f16, Format::bf16}) {
         INFO(name(format));
         const Linear linear(bytes.data() + 1, format, 65536, 1);
-        const int64_t n = 5; // a 4-row tile and a single row
+        const int64_t n = 9; // whole tiles (4 or 8 rows) and a single row, with either kernel
         const std::vector<float> x(n, 1.0f);
         std::vector<float> y(n * 65536);
         linear.apply(x.data(), n, y.data());
@@ -220,6 +220,59 @@ TEST_CASE("linear: every F16 and BF16 bit pattern widens to its value", "[linear
     CHECK(reference_value(Format::f16, 0x0001) == std::ldexp(1.0, -24));
     CHECK(reference_value(Format::bf16, 0x3F80) == 1.0);
     CHECK(reference_value(Format::bf16, 0xC040) == -3.0);
+}
+
+TEST_CASE("linear: the AVX2 + FMA kernels give float64's products, and a row the same bits alone "
+          "or in a tile",
+          "[linear]") {
+    const int outs[] = {1, kNR, 3 * kNR + 5};
+    const int64_t ns[] = {1, 7, 8, 9, 17, 130};
+    const int ins[] = {1, 7, 128};
+    uint64_t seed = 500;
+    for (Format format : {Format::f32, Format::f16, Format::bf16})
+        for (int out : outs)
+            for (int in : ins) {
+                const Weights w = random_weights(format, out, in, ++seed);
+                const Linear linear(w.data(), format, out, in);
+                for (int64_t n : ns) {
+                    INFO(name(format) << " out " << out << " in " << in << " n " << n);
+                    const std::vector<float> x = random_inputs(n * in, ++seed);
+                    for (bool avx2 : {false, true}) {
+                        if (avx2 && !Linear::use_avx2()) continue;
+                        INFO((avx2 ? "AVX2 + FMA" : "4-lane"));
+                        std::vector<float> y(n * out, NAN), alone(out, NAN);
+                        linear.apply_columns_with(avx2, x.data(), n, 0, out, y.data(), out);
+                        int wrong = 0, differs = 0;
+                        for (int64_t i = 0; i < n; ++i) {
+                            linear.apply_columns_with(avx2, x.data() + i * in, 1, 0, out,
+                                                      alone.data(), out);
+                            for (int o = 0; o < out; ++o) {
+                                double sum = 0, magnitude = 0;
+                                for (int k = 0; k < in; ++k) {
+                                    const double t = x[i * in + k] * w.values[o * in + k];
+                                    sum += t;
+                                    magnitude += std::fabs(t);
+                                }
+                                const float got = y[i * out + o];
+                                if (!(std::fabs(got - sum) <= 1e-5 * magnitude)) ++wrong;
+                                if (std::memcmp(&got, &alone[o], sizeof got) != 0) ++differs;
+                            }
+                        }
+                        CHECK(wrong == 0);
+                        CHECK(differs == 0);
+                    }
+                }
+            }
+    // Which one apply runs: the AVX2 kernels wherever the CPU has them.
+    const Weights w = random_weights(Format::bf16, 2 * kNR, 16, 1);
+    const Linear linear(w.data(), Format::bf16, 2 * kNR, 16);
+    const std::vector<float> x = random_inputs(9 * 16, 2);
+    std::vector<float> y(9 * 2 * kNR), chosen(9 * 2 * kNR);
+    linear.apply(x.data(), 9, y.data());
+    linear.apply_columns_with(Linear::use_avx2(), x.data(), 9, 0, 2 * kNR, chosen.data(), 2 * kNR);
+    CHECK(std::memcmp(y.data(), chosen.data(), y.size() * sizeof(float)) == 0);
+    if (!Linear::use_avx2())
+        WARN("no AVX2 + FMA here (another CPU, or not x86-64): only the 4-lane kernels ran");
 }
 
 TEST_CASE("linear: F16 and BF16 weights hold half the bytes of F32", "[linear]") {

@@ -388,7 +388,9 @@ def test_model_loss_matches(js):
         want = js[("loss", j)]
         assert r.n == want["n"]
         assert r.losses.dtype == np.float32 and r.losses.shape == (want["n"] - 1,)
-        np.testing.assert_allclose(r.losses, want["losses"], rtol=1e-5, atol=1e-6)
+        # Float rounding apart: the native build's linear layers use fused multiply-adds where the
+        # CPU has them (AVX2 + FMA), WebAssembly's a multiply then an add.
+        np.testing.assert_allclose(r.losses, want["losses"], rtol=1e-4, atol=1e-5)
         assert r.bits_per_byte == pytest.approx(want["bitsPerByte"], rel=1e-5)
         if want["bitsPerToken"] is not None:
             assert r.bits_per_token == pytest.approx(want["bitsPerToken"], rel=1e-5)
