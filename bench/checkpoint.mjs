@@ -4,12 +4,17 @@
 // build/bench-checkpoint/), loaded through hr.model.fromPretrained (WASM SIMD, one thread) and
 // hirope.Model.from_pretrained (Python, native, one thread); per side: the load time, the memory
 // it holds, and the median of --repeats 512-token forwards (loss over every token: all 512 rows of
-// logits), with the GFLOP/s the shape implies. Run from the repository root after a build:
+// logits), with the GFLOP/s the shape implies. Beside them, llama.cpp on the same weights as GGUF
+// (tests/python/gguf_reference.py writes them): native with one thread (node-llama-cpp's prebuilt
+// binary, F16 as its fastest CPU path) and compiled to WebAssembly (@wllama/wllama's single-thread
+// build in headless Chromium, F32 as its fastest path), and the ratios. Run from the repository
+// root after a build:
 //   node bench/checkpoint.mjs [--tokens 512] [--repeats 3]
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import init from '../dist/index.js';
+import { wllamaForward } from './wllama-forward.mjs';
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -113,3 +118,56 @@ console.log('|---|---:|---:|---:|---:|');
 console.log(row('WASM SIMD (Node, one thread; WASM heap)', wasmLoad, wasm, heap ?? Number.NaN));
 console.log(row('native (Python, one thread; max RSS)', py.load * 1000, py.forward * 1000, py.rss));
 model.dispose();
+
+// llama.cpp on the same weights: the GGUF files written once beside the checkpoint.
+const gguf = (dtype) => {
+  const file = path.join(folder, `model-${dtype}.gguf`);
+  if (!fs.existsSync(file)) {
+    console.log(`writing ${file} ...`);
+    execFileSync(
+      '/usr/bin/python3',
+      [
+        '-c',
+        `import sys; sys.path.insert(0, 'tests/python'); import gguf_reference as g
+g.write_gguf_from_checkpoint(sys.argv[1], sys.argv[2], sys.argv[3])`,
+        folder,
+        file,
+        dtype,
+      ],
+      { stdio: 'inherit' },
+    );
+  }
+  return file;
+};
+const native = JSON.parse(
+  execFileSync(
+    process.execPath,
+    ['bench/llama-cpp-forward.mjs', gguf('F16'), String(n), String(repeats), String(V)],
+    { encoding: 'utf8' },
+  ),
+);
+const wllama = await wllamaForward(gguf('F32'), n, repeats);
+if (wllama.multithread) throw new Error('wllama ran its multi-thread build');
+if (wllama.promptTokens !== n)
+  throw new Error(`wllama's prompt was ${wllama.promptTokens} tokens, not ${n}`);
+const lastFlops = flops - 2 * (n - 1) * V * H; // the last position's logits only
+const rate = (work, ms) => (work / ms / 1e6).toFixed(1);
+console.log('');
+console.log('llama.cpp on the same weights (GGUF), one thread:');
+console.log(
+  '| | load s | forward s (all logits) | GFLOP/s | forward s (last logits) | GFLOP/s | memory MiB |',
+);
+console.log('|---|---:|---:|---:|---:|---:|---:|');
+console.log(
+  `| node-llama-cpp, native, F16 (max RSS) | ${(native.load / 1000).toFixed(2)} | ${(native.every / 1000).toFixed(2)} | ${rate(flops, native.every)} | ${(native.last / 1000).toFixed(2)} | ${rate(lastFlops, native.last)} | ${(native.rss / 2 ** 20).toFixed(0)} |`,
+);
+console.log(
+  `| wllama, WASM in Chromium, F32 | ${(wllama.load / 1000).toFixed(2)} | - | - | ${(wllama.prompt / 1000).toFixed(2)} | ${rate(lastFlops, wllama.prompt)} | - |`,
+);
+console.log('');
+console.log(
+  `hirope WASM SIMD against wllama: ${(wllama.prompt / wasm).toFixed(2)}x (wllama computes the last position's logits only, hirope every position's)`,
+);
+console.log(
+  `hirope native against node-llama-cpp, both with every position's logits: ${(native.every / (py.forward * 1000)).toFixed(2)}x (last logits only for llama.cpp: ${(native.last / (py.forward * 1000)).toFixed(2)}x)`,
+);

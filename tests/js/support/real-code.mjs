@@ -38,8 +38,9 @@ export const goFiles = goSources;
 export const rustFiles = rustSources;
 
 // The main .js files of the installed packages that are CommonJS or UMD (they assign to
-// `module.exports`/`exports`, or test `define.amd`), in package-name order, up to `count`: code
-// as a tool builder meets it, written for require() or bundled.
+// `module.exports`/`exports`, or test `define.amd`) and define a function, in package-name order,
+// up to `count`: code as a tool builder meets it, written for require() or bundled. (A main file
+// that only exports data, such as color-name's table, has no unit to compare.)
 export function commonJsFiles(count = 49) {
   const modules = path.join(root, 'node_modules');
   const packages = [];
@@ -65,7 +66,8 @@ export function commonJsFiles(count = 49) {
     if (!file.endsWith('.js') || !fs.existsSync(file) || !fs.statSync(file).isFile()) continue;
     const text = fs.readFileSync(file, 'utf8');
     if (text.length < 512 || text.length > 1 << 20) continue;
-    if (/module\.exports|\bexports\.|define\.amd/.test(text)) out.push({ file, text });
+    if (/module\.exports|\bexports\.|define\.amd/.test(text) && /\bfunction\b|=>/.test(text))
+      out.push({ file, text });
   }
   return out;
 }
