@@ -142,9 +142,9 @@ struct Decoder::Impl {
         // Every layer's and head's (a prompt's): layers x heads x count x count.
         float* attention_all = nullptr;
         // Whether the step can stop after layer l (only probabilities asked, none of them later).
-        bool done_after(int l, int layers) const {
+        bool done_after(int l, int layer_count) const {
             if (logits || losses) return false;
-            if (attention_all) return l == layers - 1;
+            if (attention_all) return l == layer_count - 1;
             return attention && l == attention_layer;
         }
     };
