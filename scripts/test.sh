@@ -13,6 +13,16 @@ mkdir -p build
 times=build/test-times.txt
 : >"$times"
 
+# npm test passes --setup-and-build: setup.sh and build.sh first, timed in the report like the
+# steps below, and the run ends at once if either fails (there is nothing to test then).
+if [ "${1:-}" = "--setup-and-build" ]; then
+  for part in setup build; do
+    start=$SECONDS
+    bash "scripts/$part.sh" || exit 1
+    printf '%6d s  %s\n' $((SECONDS - start)) "$part (scripts/$part.sh)" >>"$times"
+  done
+fi
+
 failed=()
 step() { # name, command...
   local name=$1; shift
