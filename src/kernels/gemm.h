@@ -88,13 +88,12 @@ inline void pack_panels(const float* rows, int64_t count, int64_t ld, int depth,
 // panel(p) gives as floats ([in][kNR]); c0 a multiple of kNR. Column c0 + j of row i goes to
 // y[i * ldy + j]. Rows go through in blocks so that a block of x stays in cache while every panel
 // passes over it (panel(p) is asked once per block): MR rows at a time through
-// tile(a, lda, b, kNR, depth, c) (c: MR x kNR), the rows left over one at a time through
-// row(x, b, depth, c). The kernels are gemm_tile and row_tile, or another instruction set's
+// Tile(a, lda, b, kNR, depth, c) (c: MR x kNR), the rows left over one at a time through
+// Row(x, b, depth, c). The kernels are gemm_tile and row_tile, or another instruction set's
 // (kernels/gemm_avx2.h) over the same panels.
-template <int MR, typename Panel, typename Tile, typename Row>
+template <int MR, auto Tile, auto Row, typename Panel>
 inline void gemm_panels_cols_with(const float* x, int64_t n, int in, int out, int c0, int cols,
-                                  float* y, int64_t ldy, const Panel& panel,
-                                  const Tile& tile_kernel, const Row& row_kernel) {
+                                  float* y, int64_t ldy, const Panel& panel) {
     constexpr int64_t kBlock = 64; // 64 rows x in floats of x
     static_assert(kBlock % MR == 0, "a block is whole tiles");
     const int end = std::min(out, c0 + cols);
@@ -107,12 +106,12 @@ inline void gemm_panels_cols_with(const float* x, int64_t n, int in, int out, in
             const float* b = panel(p);
             const int col = p * kNR - c0, width = std::min(kNR, end - p * kNR);
             for (int64_t i = r0; i < full; i += MR) {
-                tile_kernel(x + i * in, in, b, kNR, in, tile);
+                Tile(x + i * in, in, b, kNR, in, tile);
                 for (int r = 0; r < MR; ++r)
                     std::memcpy(y + (i + r) * ldy + col, tile + r * kNR, sizeof(float) * width);
             }
             for (int64_t i = full; i < r1; ++i) {
-                row_kernel(x + i * in, b, in, tile);
+                Row(x + i * in, b, in, tile);
                 std::memcpy(y + i * ldy + col, tile, sizeof(float) * width);
             }
         }
@@ -123,12 +122,7 @@ inline void gemm_panels_cols_with(const float* x, int64_t n, int in, int out, in
 template <typename Panel>
 inline void gemm_panels_cols(const float* x, int64_t n, int in, int out, int c0, int cols, float* y,
                              int64_t ldy, const Panel& panel) {
-    gemm_panels_cols_with<kMR>(
-        x, n, in, out, c0, cols, y, ldy, panel,
-        [](const float* a, size_t lda, const float* b, size_t ldb, int depth, float* c) {
-            gemm_tile(a, lda, b, ldb, depth, c);
-        },
-        [](const float* row, const float* b, int depth, float* c) { row_tile(row, b, depth, c); });
+    gemm_panels_cols_with<kMR, gemm_tile, row_tile>(x, n, in, out, c0, cols, y, ldy, panel);
 }
 
 // c (rows x cols, row stride ldc) = a (rows x depth, stride lda) . b (depth x cols, stride ldb),

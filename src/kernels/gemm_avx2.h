@@ -56,12 +56,7 @@ __attribute__((target("avx2,fma"))) inline void row(const float* x, const float*
 template <typename Panel>
 inline void gemm_panels_cols(const float* x, int64_t n, int in, int out, int c0, int cols, float* y,
                              int64_t ldy, const Panel& panel) {
-    gemm_panels_cols_with<kRows>(
-        x, n, in, out, c0, cols, y, ldy, panel,
-        [](const float* a, size_t lda, const float* b, size_t ldb, int depth, float* c) {
-            tile(a, lda, b, ldb, depth, c);
-        },
-        [](const float* r, const float* b, int depth, float* c) { row(r, b, depth, c); });
+    gemm_panels_cols_with<kRows, tile, row>(x, n, in, out, c0, cols, y, ldy, panel);
 }
 
 } // namespace avx2

@@ -101,6 +101,21 @@ std::vector<float> random_inputs(int64_t count, uint64_t seed) {
     return x;
 }
 
+// Row i of x times row o of W in float64, and the sum of the products' magnitudes (the scale of
+// float rounding), the products in k order.
+struct Exact {
+    double sum = 0, magnitude = 0;
+};
+Exact exact(const std::vector<float>& x, const Weights& w, int64_t i, int o) {
+    Exact e;
+    for (int k = 0; k < w.in; ++k) {
+        const double t = x[i * w.in + k] * w.values[o * w.in + k];
+        e.sum += t;
+        e.magnitude += std::fabs(t);
+    }
+    return e;
+}
+
 const char* name(Format format) {
     return format == Format::f32 ? "f32" : format == Format::f16 ? "f16" : "bf16";
 }
@@ -134,14 +149,9 @@ TEST_CASE("linear: F32, F16 and BF16 weights give float64's products to float ro
                     int wrong = 0, differs = 0;
                     for (int64_t i = 0; i < n; ++i)
                         for (int o = 0; o < out; ++o) {
-                            double sum = 0, magnitude = 0;
-                            for (int k = 0; k < in; ++k) {
-                                const double t = x[i * in + k] * w.values[o * in + k];
-                                sum += t;
-                                magnitude += std::fabs(t);
-                            }
+                            const Exact e = exact(x, w, i, o);
                             const float got = y[i * out + o];
-                            if (!(std::fabs(got - sum) <= 1e-5 * magnitude)) ++wrong;
+                            if (!(std::fabs(got - e.sum) <= 1e-5 * e.magnitude)) ++wrong;
                             if (std::memcmp(&got, &y_float[i * out + o], sizeof got) != 0)
                                 ++differs;
                         }
@@ -247,14 +257,9 @@ TEST_CASE("linear: the AVX2 + FMA kernels give float64's products, and a row the
                             linear.apply_columns_with(avx2, x.data() + i * in, 1, 0, out,
                                                       alone.data(), out);
                             for (int o = 0; o < out; ++o) {
-                                double sum = 0, magnitude = 0;
-                                for (int k = 0; k < in; ++k) {
-                                    const double t = x[i * in + k] * w.values[o * in + k];
-                                    sum += t;
-                                    magnitude += std::fabs(t);
-                                }
+                                const Exact e = exact(x, w, i, o);
                                 const float got = y[i * out + o];
-                                if (!(std::fabs(got - sum) <= 1e-5 * magnitude)) ++wrong;
+                                if (!(std::fabs(got - e.sum) <= 1e-5 * e.magnitude)) ++wrong;
                                 if (std::memcmp(&got, &alone[o], sizeof got) != 0) ++differs;
                             }
                         }

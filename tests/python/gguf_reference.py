@@ -56,7 +56,7 @@ def _kv(key: str, kind: int, value: Any) -> bytes:
     return _string(key) + struct.pack("<I", kind) + _value(kind, value)
 
 
-def _bytes_to_unicode() -> List[str]:
+def bytes_to_unicode() -> List[str]:
     """GPT-2's byte-to-character table (openai/gpt-2 encoder.py bytes_to_unicode), indexed by byte."""
     printable = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(
         range(ord("®"), ord("ÿ") + 1))
@@ -72,7 +72,7 @@ def _bytes_to_unicode() -> List[str]:
 
 def _vocabulary(n: int) -> List[str]:
     """n token texts: the bytes' characters, then "<tN>" for a vocabulary larger than 256."""
-    return _bytes_to_unicode()[:n] + [f"<t{i}>" for i in range(256, n)]
+    return bytes_to_unicode()[:n] + [f"<t{i}>" for i in range(256, n)]
 
 
 def _permute(w: np.ndarray, n_head: int) -> np.ndarray:

@@ -17,6 +17,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 import checkpoint_reference as ref  # noqa: E402
+from gguf_reference import bytes_to_unicode  # noqa: E402
 
 import hirope  # noqa: E402
 
@@ -177,14 +178,7 @@ def test_checkpoint_generation_is_the_forward_s_argmax(tmp_path):
 
 def byte_tokenizer():
     """A byte-level BPE tokenizer.json with no merges: each byte its own id (GPT-2's byte-to-character map)."""
-    printable = [b for b in range(256) if 0x21 <= b <= 0x7E or 0xA1 <= b <= 0xAC or 0xAE <= b <= 0xFF]
-    chars, extra = {}, 0
-    for b in range(256):
-        if b in printable:
-            chars[b] = chr(b)
-        else:
-            chars[b] = chr(256 + extra)
-            extra += 1
+    chars = bytes_to_unicode()
     return {"version": "1.0", "truncation": None, "padding": None, "added_tokens": [], "normalizer": None,
             "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True},
             "post_processor": None, "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True,
