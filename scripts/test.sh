@@ -77,7 +77,7 @@ export HIROPE_CHROMIUM_WS
 
 lanes_start=$SECONDS
 # The three Catch2 builds run in one lane, pytest in the other (the two lanes' seconds come out
-# closest this way: 34 + 44 + 66 against 146 in a fresh run here).
+# closest this way: 31 + 40 + 60 s against 127 s in a fresh run here).
 (
   lane_step 1 "native Catch2 tests ($(uname -m))" ./build/native/hirope_tests --use-colour no
   order=2
