@@ -104,17 +104,14 @@ bool Linear::use_avx2() {
 
 void Linear::apply_columns_with(bool avx2, const float* x, int64_t n, int c0, int cols, float* y,
                                 int64_t ldy) const {
-    auto gemm = [](auto&&... args) { kernels::gemm_panels_cols(args...); };
 #if HIROPE_AVX2_KERNELS
-    if (avx2) {
-        auto gemm_avx2 = [](auto&&... args) { kernels::avx2::gemm_panels_cols(args...); };
-        apply_panels(format_, packed_, packed16_, out_, in_, x, n, c0, cols, y, ldy, gemm_avx2);
-        return;
-    }
-#else
-    (void)avx2;
+    if (avx2)
+        return apply_panels(format_, packed_, packed16_, out_, in_, x, n, c0, cols, y, ldy,
+                            [](auto&&... args) { kernels::avx2::gemm_panels_cols(args...); });
 #endif
-    apply_panels(format_, packed_, packed16_, out_, in_, x, n, c0, cols, y, ldy, gemm);
+    (void)avx2;
+    apply_panels(format_, packed_, packed16_, out_, in_, x, n, c0, cols, y, ldy,
+                 [](auto&&... args) { kernels::gemm_panels_cols(args...); });
 }
 
 } // namespace model
