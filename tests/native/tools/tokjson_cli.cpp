@@ -40,6 +40,16 @@ std::string read_all(std::istream& in) {
     return ss.str();
 }
 
+// All of stdin, in large reads (std::cin's buffer, synced with stdio, goes a byte at a time:
+// a third of a run on the normalizer tests' 40 MB inputs).
+std::string read_stdin() {
+    std::string out;
+    char chunk[1 << 16];
+    size_t got;
+    while ((got = std::fread(chunk, 1, sizeof chunk, stdin)) > 0) out.append(chunk, got);
+    return out;
+}
+
 bool read_file(const char* path, std::string* out) {
     std::ifstream f(path, std::ios::binary);
     if (!f) return false;
@@ -81,7 +91,7 @@ int main(int argc, char** argv) {
         }
         hirope::regex::Scratch scratch;
         std::string out;
-        for (const std::string& text : split_nul(read_all(std::cin))) {
+        for (const std::string& text : split_nul(read_stdin())) {
             // Spans in code points, as JS sees them (UTF-16 units would differ for astral).
             std::vector<size_t> cp_index(text.size() + 1, 0);
             size_t k = 0;
@@ -106,7 +116,7 @@ int main(int argc, char** argv) {
     }
     if (mode == "nfc") {
         std::string out;
-        for (const std::string& text : split_nul(read_all(std::cin))) {
+        for (const std::string& text : split_nul(read_stdin())) {
             std::string norm;
             std::vector<hirope::unicode::NfcChange> changes;
             if (hirope::unicode::nfc(text, &norm, &changes))
@@ -131,7 +141,7 @@ int main(int argc, char** argv) {
             return 1;
         }
         std::string out;
-        for (const std::string& text : split_nul(read_all(std::cin))) {
+        for (const std::string& text : split_nul(read_stdin())) {
             std::string norm;
             hirope::tokenizer_json_normalize(*vocab, text, &norm);
             out += norm;
@@ -185,7 +195,7 @@ int main(int argc, char** argv) {
         const char* special = std::getenv("HIROPE_SPECIAL_TOKENS");
         options.special_tokens = special && std::strcmp(special, "1") == 0;
         std::vector<std::string> inputs;
-        if (argc == 3) inputs.push_back(read_all(std::cin));
+        if (argc == 3) inputs.push_back(read_stdin());
         for (int k = 3; k < argc; ++k) {
             std::string text;
             if (!read_file(argv[k], &text)) {
