@@ -97,6 +97,9 @@ export class HiRoPE {
           load: (name) => this.loadTokenizer(name),
           size: (name) => this._tokenizers.size(name),
           grammar: (language) => this._analysis.grammar(language),
+          // The WebGPU executor while attention runs on it (attentionBackend), else null.
+          gpu: () => (this._attention.backend === 'webgpu' ? this._attention.gpu : null),
+          attentionAsync: (options) => this._attention.attentionAsync(options),
         })
       : null;
   }

@@ -563,6 +563,8 @@ export declare class CodeModel {
   readonly tokenizer: string | null;
   /** Bytes (a token model: tokens) one call accepts (input, or prompt plus maxBytes). */
   readonly maxInputBytes: number;
+  /** Bytes of a checkpoint's weights held on the GPU by lossAsync and logitsAsync (0: none). */
+  readonly gpuBytes: number;
   /**
    * losses[t]: bits to predict byte (token) t + 1 from bytes (tokens) 0..t; bitsPerByte: their
    * mean (a token model: bitsPerToken their mean, bitsPerByte their sum over the bytes of tokens
@@ -588,6 +590,24 @@ export declare class CodeModel {
       positions?: { unit?: ArrayLike<number>; statement?: ArrayLike<number> };
     },
   ): Float32Array;
+  /**
+   * loss() with a checkpoint's linear layers on the GPU where init() found a WebGPU device and
+   * attention runs there (attentionBackend 'webgpu'); everything else, and hirope's own models,
+   * as loss(). Equal to loss() to float rounding.
+   */
+  lossAsync(
+    code: ModelInput,
+    options?: ModelOptions & {
+      positions?: { unit?: ArrayLike<number>; statement?: ArrayLike<number> };
+    },
+  ): Promise<ReturnType<CodeModel['loss']>>;
+  /** logits() as lossAsync() runs loss(). */
+  logitsAsync(
+    code: ModelInput,
+    options?: ModelOptions & {
+      positions?: { unit?: ArrayLike<number>; statement?: ArrayLike<number> };
+    },
+  ): Promise<Float32Array>;
   /** The model's attention probabilities of one layer and head (n x n, causal). */
   attention(
     code: ModelInput,

@@ -28,6 +28,7 @@ import {
 } from './runtime.js';
 import { useEvaluationRuntime } from './recall.js';
 import { openCheckpointFiles } from './checkpoint-files.js';
+import { HiRoPEError } from './errors.js';
 
 // The options every method takes for a text's positions; each method adds its own.
 const HIERARCHY_KEYS = ['hierarchy', 'language', 'segmentSize', 'gap', 'descendClasses'];
@@ -39,6 +40,9 @@ const OPTION_KEYS = {
   generate: ['scheme', ...HIERARCHY_KEYS, 'maxBytes', 'temperature', 'seed'],
   positions: HIERARCHY_KEYS,
 };
+
+// loss()'s output: n - 1 losses.
+const LOSS_OUTPUTS = (n) => ({ losses: Math.max(0, n - 1) });
 
 // The weights of a CodeModel that was garbage-collected without dispose(): its WASM handle is
 // deleted here (dispose() stays the prompt way, and unregisters it).
@@ -110,6 +114,14 @@ export class CodeModel {
     unreleased?.register(this, handle, this);
   }
 
+  /**
+   * Bytes of this checkpoint's weights held on the GPU (uploaded by lossAsync and logitsAsync as
+   * each linear layer first runs there; freed by dispose()), 0 when none.
+   */
+  get gpuBytes() {
+    return this._gpuWeights?.weightBytes(this) ?? 0;
+  }
+
   _live() {
     if (!this._handle) fail('this model was disposed');
     if (this._generation !== this._runtime.generation)
@@ -122,6 +134,8 @@ export class CodeModel {
   /** Frees the weights held in WASM memory. */
   dispose() {
     if (!this._handle) return;
+    this._gpuWeights?.releaseWeights(this);
+    this._gpuWeights = null;
     unreleased?.unregister(this);
     // A replaced instance took the weights with it.
     if (this._generation === this._runtime.generation) this._handle.delete();
@@ -327,7 +341,7 @@ export class CodeModel {
     };
   }
 
-  // options: read by _read.
+  // options: read by _read. outputs(n): the float counts of the outputs asked for, by name.
   _forward(code, options, outputs) {
     const handle = this._live();
     const { scheme, limit, own } = this._plan(options.scheme);
@@ -351,21 +365,135 @@ export class CodeModel {
           tp,
           up,
           sp,
-          ptrs.logits || 0,
-          ptrs.losses || 0,
-          ptrs.attention || 0,
-          ptrs.attentionAll || 0,
-          options.layer ?? 0,
-          options.head ?? 0,
-          Boolean(own),
+          ...this._outputArgs(ptrs, options, own),
         ),
       );
-      const out = { n, positions: input.positions };
-      if (input.tokens) out.tokens = input.tokens;
-      for (const [name, count] of Object.entries(sizes))
-        out[name] = heap.readFloat32(ptrs[name], count).slice();
-      return out;
+      return this._outputs(input, sizes, (name, count) =>
+        heap.readFloat32(ptrs[name], count).slice(),
+      );
     });
+  }
+
+  // The output addresses and the call's layer, head and own-positions flag, as forward() takes them.
+  _outputArgs(ptrs, options, own) {
+    return [
+      ptrs.logits || 0,
+      ptrs.losses || 0,
+      ptrs.attention || 0,
+      ptrs.attentionAll || 0,
+      options.layer ?? 0,
+      options.head ?? 0,
+      Boolean(own),
+    ];
+  }
+
+  _outputs(input, sizes, read) {
+    const out = { n: input.n, positions: input.positions };
+    if (input.tokens) out.tokens = input.tokens;
+    for (const [name, count] of Object.entries(sizes)) out[name] = read(name, count);
+    return out;
+  }
+
+  /**
+   * _forward with a checkpoint's products on the GPU (the core's forward in steps,
+   * model::ForwardSteps): its linear layers (webgpu.js's linear kernel on the weights as the core
+   * packs them) and each layer's attention (hr.attentionAsync with the call the core gives for
+   * the layer); the rest in WASM, as _forward computes it. Where the API has a WebGPU device and
+   * the call has no baseline's context limit; otherwise _forward itself. A linear layer too large
+   * for the device's buffers, or every product after the device is lost, runs on the CPU.
+   */
+  async _forwardAsync(code, options, outputs) {
+    const gpu = this.checkpoint ? (this._host.gpu?.() ?? null) : null;
+    const plan = this._plan(options.scheme);
+    if (!gpu || plan.limit) return this._forward(code, options, outputs);
+    const handle = this._live();
+    const runtime = this._runtime;
+    const mod = runtime.mod;
+    const hierarchy = this._hierarchy(options, plan.scheme);
+    const steps = new mod.ForwardStepsHandle();
+    // The outputs live across awaits: outside the call's heap scope, freed at the end.
+    const ptrs = {};
+    let started = null;
+    try {
+      started = runtime.run((heap) => {
+        const type = isPlainObject(options.scheme) ? options.scheme.type : options.scheme;
+        const input = this._input(heap, code, options, hierarchy, type === 'hirope');
+        const sizes = outputs(input.n);
+        for (const [name, count] of Object.entries(sizes)) {
+          ptrs[name] = count ? mod._malloc(count * 4) : 0;
+          if (count && !ptrs[name]) fail(`out of WebAssembly memory allocating ${count * 4} bytes`);
+        }
+        const [tp, up, sp] = heap.positions(input.positions);
+        runtime.check(
+          steps.start(
+            handle,
+            plan.scheme,
+            input.ids,
+            input.n,
+            tp,
+            up,
+            sp,
+            ...this._outputArgs(ptrs, options, plan.own),
+          ),
+        );
+        return { input, sizes };
+      });
+      let device = gpu;
+      const { heads, headDim } = this.config;
+      while (true) {
+        const step = steps.next();
+        if (step.error) runtime.check(step.error);
+        if (!step.more) break;
+        if (step.weight < 0) {
+          // A layer's attention through the attention API, on the GPU while it has one.
+          const floats = (at) => mod.HEAPF32.slice(at >> 2, (at >> 2) + step.rows * step.in);
+          const call = JSON.parse(steps.attentionCall(step.layer));
+          const values = await this._host.attentionAsync({
+            q: floats(step.x),
+            k: floats(step.k),
+            v: floats(step.v),
+            n: step.rows,
+            headDim,
+            heads,
+            scheme: call.scheme,
+            positions: started.input.positions,
+            mask: call.attention,
+            ...(call.temperature && { temperature: call.temperature }),
+            ...(call.scale !== undefined && { scale: call.scale }),
+            ...(call.softcap !== undefined && { softcap: call.softcap }),
+            output: 'values',
+          });
+          this._live();
+          runtime.mod.HEAPF32.set(values, step.y >> 2);
+          continue;
+        }
+        const view = handle.linearView(step.weight);
+        if (!device?.fitsLinear(view, step.rows)) {
+          runtime.check(steps.apply());
+          continue;
+        }
+        const x = mod.HEAPF32.slice(step.x >> 2, (step.x >> 2) + step.rows * step.in);
+        const bytes = () => mod.HEAPU8.slice(view.data, view.data + view.bytes);
+        let y;
+        try {
+          this._gpuWeights = device;
+          y = await device.linear(this, step.weight, view, bytes, x, step.rows);
+        } catch (e) {
+          if (e instanceof HiRoPEError || !device.lost) throw e;
+          device = null; // the device is gone: the CPU from here on, the same numbers
+        }
+        this._live(); // disposed, or its module replaced, while the GPU ran
+        if (y) runtime.mod.HEAPF32.set(y, step.y >> 2);
+        else runtime.check(steps.apply());
+      }
+      return this._outputs(started.input, started.sizes, (name, count) =>
+        runtime.mod.HEAPF32.slice(ptrs[name] >> 2, (ptrs[name] >> 2) + count),
+      );
+    } finally {
+      steps.delete();
+      if (this._generation === runtime.generation)
+        for (const ptr of Object.values(ptrs)) if (ptr) runtime.mod._free(ptr);
+    }
   }
 
   _explicitPositions(p, n, what = 'byte') {
@@ -391,9 +519,27 @@ export class CodeModel {
    * ({ ids, start, end }: byte spans in the UTF-8 text).
    */
   loss(code, options) {
-    const r = this._forward(code, this._read(options, 'loss'), (n) => ({
-      losses: Math.max(0, n - 1),
+    return this._lossOf(this._forward(code, this._read(options, 'loss'), LOSS_OUTPUTS));
+  }
+
+  /**
+   * loss() with a checkpoint's linear layers on the GPU where the API has a WebGPU device
+   * (init({ backend: 'webgpu' | 'auto' })); the same result as loss() to float rounding.
+   */
+  async lossAsync(code, options) {
+    return this._lossOf(await this._forwardAsync(code, this._read(options, 'loss'), LOSS_OUTPUTS));
+  }
+
+  /** logits() as lossAsync() runs loss(). */
+  async logitsAsync(code, options) {
+    const vocab = this.config.vocab;
+    const r = await this._forwardAsync(code, this._read(options, 'logits'), (n) => ({
+      logits: n * vocab,
     }));
+    return r.logits;
+  }
+
+  _lossOf(r) {
     let sum = 0;
     for (const x of r.losses) sum += x;
     const mean = r.losses.length ? sum / r.losses.length : NaN;
@@ -502,8 +648,10 @@ export class CodeModel {
 /** hr.model: loading models. */
 export class ModelLoader {
   // files: the shipped weights' URLs by model name (MODEL_FILES); host: what the model uses of
-  // the API object: a token model's tokenizer ({ address(name), load(name), size(name) }) and the
-  // grammar of the language that gives it units and statements (grammar(language): an address).
+  // the API object: a token model's tokenizer ({ address(name), load(name), size(name) }), the
+  // grammar of the language that gives it units and statements (grammar(language): an address)
+  // and the WebGPU executor a checkpoint's async calls use (gpu(): null without one), with the
+  // attention API's attentionAsync for its layers' attention.
   constructor(runtime, files, host) {
     this._runtime = runtime;
     this._files = files;

@@ -4,7 +4,7 @@
 // time, in the order made. The scheme's transform comes from the core through the runtime
 // (wasm/runtime.js).
 import { HiRoPEError } from './errors.js';
-import { LOGITS, OUTPUT, SOFTMAX, TRANSFORM } from './webgpu-kernels.js';
+import { LINEAR, LOGITS, OUTPUT, SOFTMAX, TRANSFORM } from './webgpu-kernels.js';
 
 const STORAGE = 0x80 | 0x8 | 0x4; // STORAGE | COPY_DST | COPY_SRC
 const UNIFORM = 0x40 | 0x8; // UNIFORM | COPY_DST
@@ -94,8 +94,12 @@ class GPUAttention {
       logits: pipeline(LOGITS),
       softmax: pipeline(SOFTMAX),
       output: pipeline(OUTPUT),
+      linear: pipeline(LINEAR),
     };
     this.buffers = new Map();
+    // Checkpoints' weights uploaded once: owner (a model) -> Map(index -> GPUBuffer); a model
+    // collected without dispose() takes its entry with it.
+    this.weights = new WeakMap();
   }
 
   // A storage or readback buffer kept across calls, grown when too small.
@@ -180,6 +184,99 @@ class GPUAttention {
       Math.ceil(groups / gx),
     );
     return out;
+  }
+
+  /**
+   * Whether a checkpoint's linear layer (view: ModelHandle.linearView) over `rows` rows fits this
+   * device's buffers; one that does not runs on the CPU instead.
+   */
+  fitsLinear(view, rows) {
+    const most = Math.min(this.limits.maxStorageBufferBindingSize, this.limits.maxBufferSize);
+    const groups = this.device.limits.maxComputeWorkgroupsPerDimension;
+    return (
+      view.bytes <= most &&
+      rows * Math.max(view.in, view.out) * 4 <= most &&
+      Math.ceil(view.out / 16) <= groups &&
+      Math.ceil(rows / 16) <= groups
+    );
+  }
+
+  /**
+   * y (rows x view.out) = x (rows x view.in) . W^T for linear layer `index` of `owner` (a
+   * checkpoint model), its weights uploaded on first use from bytes() (the packed panels), kept
+   * until releaseWeights(owner). Runs after the calls before it, as attention() does.
+   */
+  linear(owner, index, view, bytes, x, rows) {
+    const run = this.tail.then(() => this.runLinear(owner, index, view, bytes, x, rows));
+    this.tail = run.catch(() => {});
+    return run;
+  }
+
+  async runLinear(owner, index, view, bytes, x, rows) {
+    if (this.lost) throw new GPUDeviceLost();
+    const device = this.device;
+    const uniforms = [];
+    device.pushErrorScope('out-of-memory');
+    device.pushErrorScope('validation');
+    let result = null,
+      failure = null;
+    try {
+      if (!this.weights.has(owner)) this.weights.set(owner, new Map());
+      const held = this.weights.get(owner);
+      let w = held.get(index);
+      if (!w) {
+        // A buffer's size is whole words: 16-bit panels of an odd count get a zero half-word.
+        const data = bytes();
+        const size = Math.ceil(data.byteLength / 4) * 4;
+        w = device.createBuffer({ size: Math.max(16, size), usage: STORAGE });
+        const padded = size === data.byteLength ? data : new Uint8Array(size);
+        if (padded !== data) padded.set(data);
+        device.queue.writeBuffer(w, 0, padded.buffer, padded.byteOffset, size);
+        held.set(index, w);
+      }
+      const out = rows * view.out;
+      const y = this.buffer('linear:y', out * 4);
+      const encoder = device.createCommandEncoder();
+      const params = new Uint32Array([rows, view.in, view.out, view.panelWidth, view.format]);
+      this.dispatch(
+        encoder,
+        this.pipelines.linear,
+        [this.uniform(uniforms, params), this.upload('linear:x', x), w, y],
+        Math.ceil(view.out / 16),
+        Math.ceil(rows / 16),
+      );
+      const read = this.buffer('linear:read', out * 4, READBACK);
+      encoder.copyBufferToBuffer(y, 0, read, 0, out * 4);
+      device.queue.submit([encoder.finish()]);
+      await read.mapAsync(1);
+      result = new Float32Array(read.getMappedRange(0, out * 4)).slice();
+      read.unmap();
+    } catch (e) {
+      failure = e;
+    }
+    const scoped = (
+      await Promise.all([device.popErrorScope(), device.popErrorScope()]).catch(() => [])
+    ).find(Boolean);
+    for (const b of uniforms) b.destroy();
+    if (this.lost || ((failure || scoped) && (await this.settlesLost()))) throw new GPUDeviceLost();
+    const error = failure || scoped;
+    if (error) throw new HiRoPEError(`the WebGPU backend failed: ${error.message || error}`);
+    return result;
+  }
+
+  /** Bytes of the weights uploaded for `owner`. */
+  weightBytes(owner) {
+    let bytes = 0;
+    for (const b of this.weights.get(owner)?.values() ?? []) bytes += b.size;
+    return bytes;
+  }
+
+  /** Frees the weights uploaded for `owner` (a checkpoint model disposed of). */
+  releaseWeights(owner) {
+    const held = this.weights.get(owner);
+    if (!held) return;
+    for (const b of held.values()) b.destroy();
+    this.weights.delete(owner);
   }
 
   // a: attention arguments as HiRoPE checks them; runtime: the module's runtime. Calls run in

@@ -167,6 +167,7 @@ Status model_baseline(const Config& config, int64_t max_input, ContextLimitType 
                       const UserNumber& size, const UserNumber& stride, ContextLimit* out);
 
 class Decoder;
+class ForwardSteps;
 
 // The heap that one step through the model takes beyond its weights: `count` new bytes in a
 // sequence that reaches `total` bytes, keeping every layer's keys and values (a decoder) or one
@@ -241,15 +242,77 @@ class Model {
     // A checkpoint's per-layer setup (its config's), or null for hirope's own models.
     const ModelSetup* setup() const;
 
+    // A checkpoint's linear layers as ForwardSteps names them (index 5 l + 0..4: layer l's q/k/v
+    // rows, output, gate (absent in a plain MLP: out 0), up and down; 5 layers: the output
+    // layer), each as its packed panels: panel p holds rows [p w, p w + w) (w = panel_width) as
+    // in x w values, value (r, i) at p in w + i w + r % w, zero-padded, stored as f32, f16 or bf16
+    // (format 0, 1, 2) little-endian. hirope's own models have none (count 0).
+    struct LinearView {
+        int out = 0, in = 0, panel_width = 0, format = 0;
+        const void* data = nullptr;
+        size_t bytes = 0;
+    };
+    int linear_count() const;
+    LinearView linear_view(int index) const;
+
     struct Impl;
 
   private:
     Model();
     Status forward_truncated(const ForwardRequest& request, const int32_t* ids, float* logits,
                              float* losses = nullptr) const;
+    // forward()'s checks of a request, in its order; *ids: the input as ids (bytes widened into
+    // *byte_ids), *fused: losses without logits (the output projection folded into them).
+    Status check_request(const ForwardRequest& r, std::vector<int32_t>* byte_ids,
+                         const int32_t** ids, bool* fused) const;
     Config config_;
     std::unique_ptr<Impl> impl_;
     friend class Decoder;
+    friend class ForwardSteps;
+};
+
+// A checkpoint's forward over a whole prompt, resumable at each product, for a caller that
+// computes the products elsewhere (the WebGPU backend, wasm/model.js). start() checks the request
+// as forward() does (no context limit); next() runs the CPU's part of the block step (the
+// embedding, norms, biases, the q/k/v split and norms, the activation, residuals) up to the next
+// product and returns it: a linear layer, y (rows x in -> rows x out) = x . W^T with
+// W = model.linear_view(weight), or a layer's attention (weight -1): softmax(q k^T) v of the
+// layer's call (attention_call(layer): its scheme, mask, temperature, scale and soft-cap, as an
+// attention call takes them) over the positions, q = x, k and v with each key/value head
+// repeated for its query heads (rows x in each), into y (rows x out, out = in). The caller writes
+// y and calls next() again, or calls apply() to have the CPU compute it. forward() runs this same
+// sequence with every product on the CPU. The output layer comes in blocks of rows, the losses
+// folded from each block; a layer whose probabilities were asked for attends on the CPU. The
+// request's outputs are written by the time next() says it is done, and must stay valid until then.
+class ForwardSteps {
+  public:
+    struct Product {
+        int weight = -1; // -1: the attention of `layer`
+        int layer = -1;
+        const float* x = nullptr;
+        const float* k = nullptr; // attention only, as v
+        const float* v = nullptr;
+        int64_t rows = 0;
+        int in = 0, out = 0;
+        float* y = nullptr; // rows x out, row stride out
+    };
+    static Status start(const Model& model, const Model::ForwardRequest& request,
+                        std::unique_ptr<ForwardSteps>* out);
+    ~ForwardSteps();
+    // *more: false once the forward is done; else *product is the next product to compute.
+    Status next(bool* more, Product* product);
+    Status apply(const Product& product);
+    // Layer l's attention call as JSON (hirope::layer_setup_json of its setup, with the scheme it
+    // runs: its own, or the request's in its layout), and the sequence's positions.
+    std::string attention_call(int layer) const;
+    Positions positions() const;
+    int heads() const;
+    int head_dim() const;
+
+  private:
+    ForwardSteps();
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
 };
 
 // Incremental decoding with a KV cache. Per layer it keeps the keys as computed (before any

@@ -136,6 +136,9 @@ Status read_model_config(std::string_view text, ModelSetup* out,
 // Each scheme is scheme_json's, which every other call takes back.
 // (src/model_config/model_setup_json.cpp)
 std::string model_setup_json(const ModelSetup& setup);
+// One layer of it, as model_setup_json writes each: its "attention" (a mask), "scheme",
+// "temperature", "scale" and "softcap" are the options an attention call takes for that layer.
+std::string layer_setup_json(const LayerSetup& layer);
 
 // Whether the query at position `query` sees the key at `key` on this layer (the core's mask_sees
 // with the layer's mask; every kind is causal). For callers that build masks and for tests;

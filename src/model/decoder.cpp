@@ -138,12 +138,11 @@ Status Decoder::Impl::plan_attention(int64_t n, const float* q, const float* k, 
     return st;
 }
 
-Status Decoder::Impl::append(const int32_t* ids, int64_t count, const Positions& pos,
-                             const Outputs& out) {
+Status Decoder::Impl::admit(const int32_t* ids, int64_t count, const Positions& pos) {
     if (!scheme_status.ok()) return scheme_status;
     if (count < 1) return Status::error("append needs at least 1 byte or token");
     if (!ids) return Status::error("bytes are required");
-    const int64_t t0 = length(), t1 = t0 + count;
+    const int64_t t1 = length() + count;
     if (t1 > ModelLimits::max_input_bytes)
         return Status::error("the sequence would have " + std::to_string(t1) +
                              " bytes; the model's limit is " +
@@ -151,6 +150,22 @@ Status Decoder::Impl::append(const int32_t* ids, int64_t count, const Positions&
     Status st = m.heap.reserve(step_heap_bytes(m.cfg, count, t1, cache, 0), "the model's step");
     if (!st.ok()) return st;
     push_positions(count, pos);
+    return {};
+}
+
+Status Decoder::Impl::start_steps(const int32_t* ids, int64_t count, const Positions& pos,
+                                  const Outputs& out) {
+    if (!m.arch.checkpoint) return Status::error("only a checkpoint's forward runs in steps");
+    Status st = admit(ids, count, pos);
+    if (st.ok()) begin_checkpoint(ids, count, out, true);
+    return st;
+}
+
+Status Decoder::Impl::append(const int32_t* ids, int64_t count, const Positions& pos,
+                             const Outputs& out) {
+    Status st = admit(ids, count, pos);
+    if (!st.ok()) return st;
+    const int64_t t1 = length(), t0 = t1 - count;
     if (m.arch.checkpoint) {
         st = append_checkpoint(ids, count, out);
         if (!st.ok()) rollback(t0);
@@ -277,59 +292,191 @@ void Decoder::Impl::finish(const float* x, int64_t count, const Outputs& out) {
 
 // The same block step as append's, for a checkpoint's architecture row and per-layer setup (its
 // config's masks, scales, soft-caps and schemes): x += post_norm(wo(attention(norm(x)))), then
-// the MLP. Grouped-query attention repeats each key/value head for its query heads, as
-// transformers' repeat_kv does; q/k norms act on each head before the rotation (the plan's).
+// the MLP; every product on the CPU, the output layer through finish().
 Status Decoder::Impl::append_checkpoint(const int32_t* ids, int64_t count, const Outputs& out) {
-    const int64_t t1 = length(), t0 = t1 - count;
+    begin_checkpoint(ids, count, out, false);
+    bool more = true;
+    Step step;
+    while (true) {
+        Status st = next_checkpoint(&more, &step);
+        if (!st.ok() || !more) return st;
+        m.linear(step.weight)->apply(step.x, step.rows, step.y); // no attention steps here
+    }
+}
+
+void Decoder::Impl::begin_checkpoint(const int32_t* ids, int64_t count, const Outputs& out,
+                                     bool head_steps) {
+    pass = Pass();
+    pass.out = out;
+    pass.count = count;
+    pass.t0 = length() - count;
+    pass.head_steps = head_steps;
+    pass.x.resize(static_cast<size_t>(count) * d);
+    m.embed(ids, count, pass.x.data());
+    s.resize(m.cfg, count);
+}
+
+// The stages of a layer, each ending at a product (next_checkpoint).
+enum CheckpointStage {
+    kQKV,
+    kAttend,
+    kAttended,
+    kAfterAttention,
+    kUp,
+    kActivate,
+    kAfterMlp,
+    kHead,
+    kDone
+};
+
+// Runs from where the pass is to the next product. A step is the block step of append(): the
+// attention norm, q/k/v (one product), their biases, split and q/k norms, the attention
+// (grouped-query heads repeat their key/value head, as transformers' repeat_kv), the output
+// product, its bias, post-norm and residual; then the MLP (gate and up products, the activation,
+// the down product, the residual). The cache keeps every layer's keys (after any k norm, before
+// rotation) and values.
+Status Decoder::Impl::next_checkpoint(bool* more, Step* step) {
     const Config& c = m.cfg;
     const int nq = c.heads, nkv = c.kv_head_count();
     const int qd = nq * hd, kvd = nkv * hd, width = qd + 2 * kvd;
-    std::vector<float> x(static_cast<size_t>(count) * d);
-    m.embed(ids, count, x.data());
-    s.resize(c, count);
-    for (int l = 0; l < c.layers; ++l) {
-        const Model::Impl::Block& b = m.blocks[l];
-        // The cache keeps every layer's keys (after any k norm, before rotation) and values.
-        Layer& kv = layers[cache ? l : 0];
-        kv.k.resize(static_cast<size_t>(t1) * kvd);
-        kv.v.resize(kv.k.size());
-        m.norm(b.attn_norm, x.data(), count, d, s.h.data());
-        b.wqkv.apply(s.h.data(), count, s.qkv.data());
-        if (!b.bqkv.empty()) kernels::add_bias(s.qkv.data(), count, width, b.bqkv.data());
-        for (int64_t t = 0; t < count; ++t) {
-            const float* row = s.qkv.data() + t * width;
-            std::memcpy(s.q.data() + t * qd, row, sizeof(float) * qd);
-            std::memcpy(kv.k.data() + (t0 + t) * kvd, row + qd, sizeof(float) * kvd);
-            std::memcpy(kv.v.data() + (t0 + t) * kvd, row + qd + kvd, sizeof(float) * kvd);
-        }
-        if (b.q_norm.present()) m.norm(b.q_norm, s.q.data(), count * nq, hd, s.q.data());
-        if (b.k_norm.present())
-            m.norm(b.k_norm, kv.k.data() + t0 * kvd, count * nkv, hd, kv.k.data() + t0 * kvd);
-        if (t0 > 0 || limit.type == ContextLimitType::sliding_window) {
-            // A step after the prompt, or the sliding-window baseline (the plan has no such
-            // mask on top of the layer's): the new rows over every key they see.
-            float* probs =
-                out.attention && l == out.attention_layer && t0 == 0 ? out.attention : nullptr;
-            Status st =
-                attend_checkpoint(l, kv, s.q.data(), t0, t1, s.h.data(), probs, out.attention_head);
-            if (!st.ok()) return Status::error("layer " + std::to_string(l) + ": " + st.message());
-        } else {
-            Status st = prompt_checkpoint(l, kv, out);
+    const int64_t count = pass.count, t0 = pass.t0, t1 = t0 + count;
+    const Outputs& out = pass.out;
+    float* x = pass.x.data();
+    auto product = [&](int which, const float* in, float* y, int next_stage) {
+        *step = Step{5 * pass.layer + which, in, count, y};
+        pass.stage = next_stage;
+        *more = true;
+        return Status();
+    };
+    while (true) {
+        const int l = pass.layer;
+        switch (pass.stage) {
+        case kQKV:
+            if (l == c.layers) {
+                pass.stage = kHead;
+                break;
+            }
+            m.norm(m.blocks[l].attn_norm, x, count, d, s.h.data());
+            return product(0, s.h.data(), s.qkv.data(), kAttend);
+        case kAttend: {
+            const Model::Impl::Block& b = m.blocks[l];
+            Layer& kv = layers[cache ? l : 0];
+            kv.k.resize(static_cast<size_t>(t1) * kvd);
+            kv.v.resize(kv.k.size());
+            if (!b.bqkv.empty()) kernels::add_bias(s.qkv.data(), count, width, b.bqkv.data());
+            for (int64_t t = 0; t < count; ++t) {
+                const float* row = s.qkv.data() + t * width;
+                std::memcpy(s.q.data() + t * qd, row, sizeof(float) * qd);
+                std::memcpy(kv.k.data() + (t0 + t) * kvd, row + qd, sizeof(float) * kvd);
+                std::memcpy(kv.v.data() + (t0 + t) * kvd, row + qd + kvd, sizeof(float) * kvd);
+            }
+            if (b.q_norm.present()) m.norm(b.q_norm, s.q.data(), count * nq, hd, s.q.data());
+            if (b.k_norm.present())
+                m.norm(b.k_norm, kv.k.data() + t0 * kvd, count * nkv, hd, kv.k.data() + t0 * kvd);
+            // A prompt's attention, unless this layer's probabilities are asked for (the CPU
+            // writes them) or it has sink logits: a step of its own in steps (ForwardSteps).
+            const bool sliding = limit.type == ContextLimitType::sliding_window;
+            if (pass.head_steps && t0 == 0 && !sliding && !m.arch.setup.layers[l].sinks &&
+                !(out.attention && l == out.attention_layer) && !out.attention_all) {
+                Step a;
+                a.x = s.q.data();
+                a.rows = count;
+                a.y = s.h.data();
+                a.layer = l;
+                repeat_kv(kv, &a.k, &a.v);
+                *step = a;
+                pass.stage = kAttended;
+                *more = true;
+                return {};
+            }
+            Status st;
+            if (t0 > 0 || sliding) {
+                // A step after the prompt, or the sliding-window baseline (the plan has no such
+                // mask on top of the layer's): the new rows over every key they see.
+                float* probs =
+                    out.attention && l == out.attention_layer && t0 == 0 ? out.attention : nullptr;
+                st = attend_checkpoint(l, kv, s.q.data(), t0, t1, s.h.data(), probs,
+                                       out.attention_head);
+                if (!st.ok())
+                    st = Status::error("layer " + std::to_string(l) + ": " + st.message());
+            } else {
+                st = prompt_checkpoint(l, kv, out);
+            }
             if (!st.ok()) return st;
+            return product(1, s.h.data(), s.tmp.data(), kAfterAttention);
         }
-        b.wo.apply(s.h.data(), count, s.tmp.data());
-        if (!b.bo.empty()) kernels::add_bias(s.tmp.data(), count, d, b.bo.data());
-        if (b.attn_post_norm.present()) {
-            m.norm(b.attn_post_norm, s.tmp.data(), count, d, s.h.data());
-            kernels::add_to(x.data(), s.h.data(), static_cast<size_t>(count) * d);
-        } else {
-            kernels::add_to(x.data(), s.tmp.data(), static_cast<size_t>(count) * d);
+        case kAttended:
+            return product(1, s.h.data(), s.tmp.data(), kAfterAttention);
+        case kAfterAttention: {
+            const Model::Impl::Block& b = m.blocks[l];
+            if (!b.bo.empty()) kernels::add_bias(s.tmp.data(), count, d, b.bo.data());
+            if (b.attn_post_norm.present()) {
+                m.norm(b.attn_post_norm, s.tmp.data(), count, d, s.h.data());
+                kernels::add_to(x, s.h.data(), static_cast<size_t>(count) * d);
+            } else {
+                kernels::add_to(x, s.tmp.data(), static_cast<size_t>(count) * d);
+            }
+            if (out.done_after(l, c.layers)) {
+                pass.stage = kDone;
+                break;
+            }
+            m.mlp_in(b, count, x, s);
+            // mlp_block's order: the gate into s.a, the up projection into s.g (a plain MLP: up
+            // into s.a).
+            if (m.arch.gated_mlp) return product(2, s.h.data(), s.a.data(), kUp);
+            return product(3, s.h.data(), s.a.data(), kActivate);
         }
-        if (out.done_after(l, c.layers)) return {};
-        m.mlp_block(b, count, x.data(), s);
+        case kUp:
+            return product(3, s.h.data(), s.g.data(), kActivate);
+        case kActivate:
+            m.mlp_mid(m.blocks[l], count, s);
+            return product(4, s.a.data(), s.tmp.data(), kAfterMlp);
+        case kAfterMlp:
+            m.mlp_out(m.blocks[l], count, x, s);
+            ++pass.layer;
+            pass.stage = kQKV;
+            break;
+        case kHead: {
+            if (!pass.head_steps) {
+                finish(x, count, out);
+                pass.stage = kDone;
+                break;
+            }
+            // The output layer in blocks of rows: into the logits asked for, or into a block
+            // whose rows' losses are folded when the next step comes (the fused losses').
+            if (pass.head_row == 0) {
+                m.norm(m.final_norm, x, count, d, s.h.data());
+                pass.head_rows = out.logits ? count : std::min(count, out.targets_count);
+            } else {
+                const int64_t done = pass.head_block, r0 = pass.head_row - done;
+                float* rows = out.logits ? out.logits + r0 * c.vocab : pass.block.data();
+                if (m.arch.final_softcap > 0)
+                    kernels::softcap(rows, static_cast<size_t>(done) * c.vocab,
+                                     m.arch.final_softcap);
+                if (!out.logits)
+                    for (int64_t r = 0; r < done; ++r)
+                        out.losses[r0 + r] = static_cast<float>(
+                            bits_of(rows + r * c.vocab, c.vocab, out.targets[r0 + r]));
+            }
+            if (pass.head_row >= pass.head_rows) {
+                pass.stage = kDone;
+                break;
+            }
+            constexpr int64_t kHeadRows = 64;
+            const int64_t r0 = pass.head_row, rows = std::min(kHeadRows, pass.head_rows - r0);
+            if (!out.logits) pass.block.resize(static_cast<size_t>(rows) * c.vocab);
+            float* y = out.logits ? out.logits + r0 * c.vocab : pass.block.data();
+            pass.head_row = r0 + rows;
+            pass.head_block = rows;
+            *step = Step{5 * c.layers, s.h.data() + r0 * d, rows, y};
+            *more = true;
+            return {};
+        }
+        default:
+            *more = false;
+            return {};
+        }
     }
-    finish(x.data(), count, out);
-    return {};
 }
 
 // A prompt's attention on layer l through the plan's tiled kernels (the rows of s.q over kv's
@@ -338,21 +485,10 @@ Status Decoder::Impl::prompt_checkpoint(int l, const Layer& kv, const Outputs& o
     const Config& c = m.cfg;
     const LayerSetup& setup = m.arch.setup.layers[l];
     const int64_t count = length();
-    const int nq = c.heads, nkv = c.kv_head_count(), group = nq / nkv;
-    const int qd = nq * hd, kvd = nkv * hd;
-    const float* k = kv.k.data();
-    const float* v = kv.v.data();
-    if (group > 1) {
-        for (int64_t t = 0; t < count; ++t)
-            for (int h = 0; h < nq; ++h) {
-                const size_t from = static_cast<size_t>(t) * kvd + (h / group) * hd;
-                const size_t to = static_cast<size_t>(t) * qd + h * hd;
-                std::memcpy(s.k.data() + to, k + from, sizeof(float) * hd);
-                std::memcpy(s.v.data() + to, v + from, sizeof(float) * hd);
-            }
-        k = s.k.data();
-        v = s.v.data();
-    }
+    const int nq = c.heads;
+    const float* k = nullptr;
+    const float* v = nullptr;
+    repeat_kv(kv, &k, &v);
     float* probs = out.attention && l == out.attention_layer ? out.attention : nullptr;
     float* all = out.attention_all
                      ? out.attention_all + static_cast<int64_t>(l) * nq * count * count
@@ -360,6 +496,36 @@ Status Decoder::Impl::prompt_checkpoint(int l, const Layer& kv, const Outputs& o
     const Status st = plan_attention(count, s.q.data(), k, v, s.h.data(), probs, out.attention_head,
                                      all, layer_schemes[l], &setup);
     return st.ok() ? st : Status::error("layer " + std::to_string(l) + ": " + st.message());
+}
+
+void Decoder::Impl::repeat_kv(const Layer& kv, const float** k, const float** v) {
+    const Config& c = m.cfg;
+    const int64_t count = length();
+    const int nq = c.heads, nkv = c.kv_head_count(), group = nq / nkv;
+    const int qd = nq * hd, kvd = nkv * hd;
+    *k = kv.k.data();
+    *v = kv.v.data();
+    if (group == 1) return;
+    for (int64_t t = 0; t < count; ++t)
+        for (int h = 0; h < nq; ++h) {
+            const size_t from = static_cast<size_t>(t) * kvd + (h / group) * hd;
+            const size_t to = static_cast<size_t>(t) * qd + h * hd;
+            std::memcpy(s.k.data() + to, kv.k.data() + from, sizeof(float) * hd);
+            std::memcpy(s.v.data() + to, kv.v.data() + from, sizeof(float) * hd);
+        }
+    *k = s.k.data();
+    *v = s.v.data();
+}
+
+Status Decoder::Impl::attend_step(const Step& step) {
+    return prompt_checkpoint(step.layer, layers[cache ? step.layer : 0], pass.out);
+}
+
+std::string Decoder::Impl::attention_call_json(int l) const {
+    if (l < 0 || l >= m.cfg.layers) return "null";
+    LayerSetup layer = m.arch.setup.layers[l];
+    layer.scheme = layer_schemes[l];
+    return layer_setup_json(layer);
 }
 
 // New rows [t0, t1) of layer l (queries q, t1 - t0 rows of heads x head_dim, before rotation)

@@ -261,23 +261,39 @@ Status Model::Impl::check_ids(const int32_t* ids, int64_t n) const {
 }
 
 void Model::Impl::mlp_block(const Block& b, int64_t n, float* x, Scratch& s) const {
-    const int d = cfg.d_model, f = cfg.ffn_hidden;
-    norm(b.mlp_norm, x, n, d, s.h.data());
+    mlp_in(b, n, x, s);
+    // a = gate (w1), g = up (w3): down(act(gate x) * up x); a plain MLP: down(act(up x)).
+    if (arch.gated_mlp) {
+        b.w1.apply(s.h.data(), n, s.a.data());
+        b.w3.apply(s.h.data(), n, s.g.data());
+    } else {
+        b.w3.apply(s.h.data(), n, s.a.data());
+    }
+    mlp_mid(b, n, s);
+    b.w2.apply(s.a.data(), n, s.tmp.data());
+    mlp_out(b, n, x, s);
+}
+
+void Model::Impl::mlp_in(const Block& b, int64_t n, const float* x, Scratch& s) const {
+    norm(b.mlp_norm, x, n, cfg.d_model, s.h.data());
+}
+
+void Model::Impl::mlp_mid(const Block& b, int64_t n, Scratch& s) const {
+    const int f = cfg.ffn_hidden;
     const size_t len = static_cast<size_t>(n) * f;
     const int act = static_cast<int>(arch.activation);
     if (arch.gated_mlp) {
-        // a = gate (w1), g = up (w3): down(act(gate x) * up x).
-        b.w1.apply(s.h.data(), n, s.a.data());
         if (!b.b1.empty()) kernels::add_bias(s.a.data(), n, f, b.b1.data());
-        b.w3.apply(s.h.data(), n, s.g.data());
         if (!b.b3.empty()) kernels::add_bias(s.g.data(), n, f, b.b3.data());
         kernels::activate(act, s.a.data(), s.g.data(), len);
     } else {
-        b.w3.apply(s.h.data(), n, s.a.data());
         if (!b.b3.empty()) kernels::add_bias(s.a.data(), n, f, b.b3.data());
         kernels::activate(act, s.a.data(), nullptr, len);
     }
-    b.w2.apply(s.a.data(), n, s.tmp.data());
+}
+
+void Model::Impl::mlp_out(const Block& b, int64_t n, float* x, Scratch& s) const {
+    const int d = cfg.d_model;
     if (!b.b2.empty()) kernels::add_bias(s.tmp.data(), n, d, b.b2.data());
     if (b.mlp_post_norm.present()) {
         norm(b.mlp_post_norm, s.tmp.data(), n, d, s.h.data());
@@ -285,6 +301,14 @@ void Model::Impl::mlp_block(const Block& b, int64_t n, float* x, Scratch& s) con
     } else {
         kernels::add_to(x, s.tmp.data(), static_cast<size_t>(n) * d);
     }
+}
+
+const Linear* Model::Impl::linear(int index) const {
+    if (index < 0 || index > 5 * cfg.layers) return nullptr;
+    if (index == 5 * cfg.layers) return &head;
+    const Block& b = blocks[index / 5];
+    const Linear* parts[] = {&b.wqkv, &b.wo, &b.w1, &b.w3, &b.w2};
+    return parts[index % 5];
 }
 
 void Model::Impl::logits_rows(const float* x, int64_t n, float* out, Scratch& s) const {
@@ -462,7 +486,8 @@ Status Model::forward_truncated(const ForwardRequest& r, const int32_t* ids, flo
     return {};
 }
 
-Status Model::forward(const ForwardRequest& r) const {
+Status Model::check_request(const ForwardRequest& r, std::vector<int32_t>* byte_ids,
+                            const int32_t** ids_out, bool* fused) const {
     const Config& c = config_;
     const char* unit = c.tokenizer.empty() ? " bytes" : " tokens";
     if (!c.tokenizer.empty() && r.bytes)
@@ -479,12 +504,12 @@ Status Model::forward(const ForwardRequest& r) const {
         return Status::error("the input has " + std::to_string(r.n) + unit +
                              "; the model's limit is " +
                              std::to_string(ModelLimits::max_input_bytes));
-    std::vector<int32_t> byte_ids;
     const int32_t* ids = r.ids;
     if (r.bytes) {
-        byte_ids.assign(r.bytes, r.bytes + r.n);
-        ids = byte_ids.data();
+        byte_ids->assign(r.bytes, r.bytes + r.n);
+        ids = byte_ids->data();
     }
+    *ids_out = ids;
     Status st = impl_->check_ids(ids, r.n);
     if (!st.ok()) return st;
     if (!r.positions.token) return Status::error("token positions are required");
@@ -521,39 +546,170 @@ Status Model::forward(const ForwardRequest& r) const {
     Rotator check;
     st = check.prepare(scheme, c.head_dim(), c.heads, r.n, r.positions);
     if (!st.ok()) return st;
-    const int64_t n = r.n;
-    float* logits = r.logits;
     // Losses without logits: the output projection in blocks with a fused log-sum-exp
     // (Model::Impl::loss_rows), no n x vocab buffer (at most 64 rows' worth is reserved).
-    const bool fused = !logits && r.losses;
-    st = impl_->heap.reserve(step_heap_bytes(c, n, n, false, fused ? std::min<int64_t>(n, 64) : 0),
-                             "the model's forward pass");
+    *fused = !r.logits && r.losses;
+    return impl_->heap.reserve(
+        step_heap_bytes(c, r.n, r.n, false, *fused ? std::min<int64_t>(r.n, 64) : 0),
+        "the model's forward pass");
+}
+
+namespace {
+
+// forward()'s outputs as the sequence writes them: logits of every row, or the fused losses
+// (targets: the next ids), and the attention asked for.
+Decoder::Impl::Outputs outputs_of(const Model::ForwardRequest& r, const int32_t* ids, bool fused) {
+    Decoder::Impl::Outputs out;
+    out.logits = r.logits;
+    out.every_row = true;
+    out.attention = r.attention;
+    out.attention_layer = r.attention_layer;
+    out.attention_head = r.attention_head;
+    out.attention_all = r.attention_all;
+    if (fused) {
+        out.losses = r.losses;
+        out.targets = ids + 1;
+        out.targets_count = r.n - 1;
+    }
+    return out;
+}
+
+// Losses from the logits of every row (a request that asked for both).
+void losses_from_logits(const Model::ForwardRequest& r, const int32_t* ids, int vocab) {
+    for (int64_t t = 0; t + 1 < r.n; ++t)
+        r.losses[t] = static_cast<float>(bits_of(r.logits + t * vocab, vocab, ids[t + 1]));
+}
+
+} // namespace
+
+Status Model::forward(const ForwardRequest& r) const {
+    std::vector<int32_t> byte_ids;
+    const int32_t* ids = nullptr;
+    bool fused = false;
+    Status st = check_request(r, &byte_ids, &ids, &fused);
     if (!st.ok()) return st;
     if (r.limit.type == ContextLimitType::truncate) {
-        st = forward_truncated(r, ids, logits, fused ? r.losses : nullptr);
+        st = forward_truncated(r, ids, r.logits, fused ? r.losses : nullptr);
     } else {
         // A forward is the decoder's prefill of all n bytes, without a cache.
         Decoder::Impl sequence(*impl_, r.scheme, 0, false, r.limit, r.model_schemes);
-        Decoder::Impl::Outputs out;
-        out.logits = logits;
-        out.every_row = true;
-        out.attention = r.attention;
-        out.attention_layer = r.attention_layer;
-        out.attention_head = r.attention_head;
-        out.attention_all = r.attention_all;
-        if (fused) {
-            out.losses = r.losses;
-            out.targets = ids + 1;
-            out.targets_count = n - 1;
-        }
-        st = sequence.append(ids, n, r.positions, out);
+        st = sequence.append(ids, r.n, r.positions, outputs_of(r, ids, fused));
     }
     if (!st.ok()) return st;
-    if (r.losses && !fused) {
-        for (int64_t t = 0; t + 1 < n; ++t)
-            r.losses[t] = static_cast<float>(bits_of(logits + t * c.vocab, c.vocab, ids[t + 1]));
-    }
+    if (r.losses && !fused) losses_from_logits(r, ids, config_.vocab);
     return {};
+}
+
+int Model::linear_count() const {
+    return impl_->arch.checkpoint ? 5 * config_.layers + 1 : 0;
+}
+
+Model::LinearView Model::linear_view(int index) const {
+    LinearView v;
+    const Linear* w = index < linear_count() ? impl_->linear(index) : nullptr;
+    if (!w) return v;
+    v.out = w->out();
+    v.in = w->in();
+    v.panel_width = kernels::kNR;
+    v.format = static_cast<int>(w->format());
+    v.data = w->panel_data();
+    v.bytes = w->bytes();
+    return v;
+}
+
+struct ForwardSteps::Impl {
+    Impl(const Model& model, const Model::ForwardRequest& r)
+        : request(r), sequence(*model.impl_, r.scheme, 0, false, r.limit, r.model_schemes),
+          vocab(model.config().vocab) {}
+    Model::ForwardRequest request;
+    std::vector<int32_t> byte_ids;
+    const int32_t* ids = nullptr;
+    bool fused = false, done = false;
+    Decoder::Impl sequence;
+    int vocab;
+};
+
+ForwardSteps::ForwardSteps() = default;
+ForwardSteps::~ForwardSteps() = default;
+
+Status ForwardSteps::start(const Model& model, const Model::ForwardRequest& r,
+                           std::unique_ptr<ForwardSteps>* out) {
+    if (!model.impl_->arch.checkpoint)
+        return Status::error("only a checkpoint's forward runs in steps");
+    if (r.limit.type != ContextLimitType::none)
+        return Status::error("a forward in steps takes no context limit");
+    std::unique_ptr<ForwardSteps> steps(new ForwardSteps);
+    steps->impl_.reset(new Impl(model, r));
+    Impl& s = *steps->impl_;
+    Status st = model.check_request(r, &s.byte_ids, &s.ids, &s.fused);
+    if (!st.ok()) return st;
+    // The ids are read again at the output layer (the losses' targets): a copy of them is kept.
+    if (s.ids != s.byte_ids.data()) s.byte_ids.assign(s.ids, s.ids + r.n);
+    s.ids = s.byte_ids.data();
+    st = s.sequence.start_steps(s.ids, r.n, r.positions, outputs_of(r, s.ids, s.fused));
+    if (!st.ok()) return st;
+    *out = std::move(steps);
+    return {};
+}
+
+Status ForwardSteps::next(bool* more, Product* product) {
+    Impl& s = *impl_;
+    *more = false;
+    if (s.done) return Status::error("the forward is done");
+    Decoder::Impl::Step step;
+    Status st = s.sequence.next_checkpoint(more, &step);
+    if (!st.ok()) {
+        s.done = true;
+        return st;
+    }
+    if (!*more) {
+        s.done = true;
+        if (s.request.losses && !s.fused) losses_from_logits(s.request, s.ids, s.vocab);
+        return {};
+    }
+    Product p;
+    p.weight = step.weight;
+    p.layer = step.layer;
+    p.x = step.x;
+    p.k = step.k;
+    p.v = step.v;
+    p.rows = step.rows;
+    p.y = step.y;
+    if (step.weight < 0) {
+        p.in = p.out = heads() * head_dim();
+    } else {
+        const Linear* w = s.sequence.model().linear(step.weight);
+        p.in = w->in();
+        p.out = w->out();
+    }
+    *product = p;
+    return {};
+}
+
+Status ForwardSteps::apply(const Product& p) {
+    if (p.weight < 0) {
+        Decoder::Impl::Step step;
+        step.layer = p.layer;
+        return impl_->sequence.attend_step(step);
+    }
+    impl_->sequence.model().linear(p.weight)->apply(p.x, p.rows, p.y);
+    return {};
+}
+
+std::string ForwardSteps::attention_call(int layer) const {
+    return impl_->sequence.attention_call_json(layer);
+}
+
+Positions ForwardSteps::positions() const {
+    return impl_->sequence.positions();
+}
+
+int ForwardSteps::heads() const {
+    return impl_->sequence.model().cfg.heads;
+}
+
+int ForwardSteps::head_dim() const {
+    return impl_->sequence.model().cfg.head_dim();
 }
 
 double bits_of(const float* logits, int vocab, int target) {

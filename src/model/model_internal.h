@@ -44,6 +44,11 @@ class Linear {
     // Row r of W (in values), widened: an embedding's row read from the panels it is packed in
     // (a tied output layer's), so that the table is held once, at its stored width.
     void row(int r, float* out) const;
+    // The packed panels (panel_count(out) x in x kernels::kNR values at the format's width).
+    const void* panel_data() const {
+        return format_ == Format::f32 ? static_cast<const void*>(packed_.data())
+                                      : static_cast<const void*>(packed16_.data());
+    }
     // Bytes of the packed weights held (apply's panel scratch of in * kNR floats not counted).
     size_t bytes() const {
         return packed_.size() * sizeof(float) + packed16_.size() * sizeof(uint16_t);
@@ -112,7 +117,17 @@ struct Model::Impl {
     void embed(const int32_t* ids, int64_t n, float* x) const;
     Status check_ids(const int32_t* ids, int64_t n) const; // every id below vocab
     void norm(const NormWeights& w, const float* x, int64_t n, int d, float* out) const;
+    // x += mlp(norm(x)) of block b in three parts around its linear layers, so that a checkpoint's
+    // resumable step (Decoder::Impl::next_checkpoint) runs the same code: mlp_in normalizes x into
+    // s.h; the gate (w1) writes s.a and the up projection (w3) s.g (a plain MLP: up into s.a);
+    // mlp_mid adds their biases and applies the activation into s.a; the down projection (w2)
+    // writes s.tmp; mlp_out adds its bias, the post-norm and the residual.
     void mlp_block(const Block& b, int64_t n, float* x, Scratch& s) const;
+    void mlp_in(const Block& b, int64_t n, const float* x, Scratch& s) const;
+    void mlp_mid(const Block& b, int64_t n, Scratch& s) const;
+    void mlp_out(const Block& b, int64_t n, float* x, Scratch& s) const;
+    // The linear layers in ForwardSteps' numbering (Model::linear_view): 5 per block, then head.
+    const Linear* linear(int index) const;
     void logits_rows(const float* x, int64_t n, float* out, Scratch& s) const;
     // The loss in bits of rows [0, n) of x (the residual stream) for targets[0..n): the output
     // projection in blocks of rows and columns, each block's log-sum-exp folded in as it is
@@ -161,6 +176,28 @@ struct Decoder::Impl {
     // statement continues the last byte's (0 at the start).
     Status append(const int32_t* ids, int64_t count, const Positions& positions,
                   const Outputs& out);
+    // A checkpoint's prompt, resumable at each linear layer (ForwardSteps): start_steps() takes
+    // the ids and positions as append() does and embeds them; next_checkpoint() runs to the next
+    // product (*more false once the outputs are written), whose y the caller computes. The output
+    // layer comes as products of row blocks into the logits or a block of them, the losses folded
+    // from each block.
+    struct Step {
+        int weight = -1; // Model::Impl::linear's index; -1: the attention of `layer`
+        const float* x = nullptr;
+        int64_t rows = 0;
+        float* y = nullptr;
+        int layer = -1;
+        const float* k = nullptr; // the attention's keys and values, repeated per query head
+        const float* v = nullptr;
+    };
+    Status start_steps(const int32_t* ids, int64_t count, const Positions& positions,
+                       const Outputs& out);
+    Status next_checkpoint(bool* more, Step* step);
+    // An attention step on the CPU (the prompt's plan, as append_checkpoint attends).
+    Status attend_step(const Step& step);
+    // Layer l's attention call as JSON (ForwardSteps::attention_call).
+    std::string attention_call_json(int l) const;
+    Positions positions() const { return {token.data(), unit.data(), statement.data()}; }
     // Replaces the unit/statement indices of every byte so far; keys move at the next append.
     Status reposition(const int32_t* unit, const int32_t* statement);
     int64_t length() const { return static_cast<int64_t>(token.size()); }
@@ -171,13 +208,19 @@ struct Decoder::Impl {
         std::vector<float> k, v, k_near, k_far; // rows of d; k before rotation
     };
 
-    Positions positions() const { return {token.data(), unit.data(), statement.data()}; }
     // Takes count new positions (append's rule for null columns).
     void push_positions(int64_t count, const Positions& pos);
-    // A checkpoint's prompt through every layer, each with its own setup (append's for such a
-    // model).
+    // append()'s checks of new ids and their positions, taken (push_positions) when they pass.
+    Status admit(const int32_t* ids, int64_t count, const Positions& pos);
+    // A checkpoint's ids through every layer, each with its own setup (append's for such a
+    // model): next_checkpoint's sequence with every product on the CPU and the output layer
+    // through finish().
     Status append_checkpoint(const int32_t* ids, int64_t count, const Outputs& out);
+    void begin_checkpoint(const int32_t* ids, int64_t count, const Outputs& out, bool head_steps);
     Status prompt_checkpoint(int l, const Layer& kv, const Outputs& out);
+    // kv's keys and values with each key/value head repeated for its query heads (transformers'
+    // repeat_kv), in s.k and s.v; kv's own where every query head has its own.
+    void repeat_kv(const Layer& kv, const float** k, const float** v);
     Status attend_checkpoint(int l, const Layer& kv, const float* q, int64_t t0, int64_t t1,
                              float* out, float* probs = nullptr, int probs_head = 0) const;
     // The last layer's residual stream (count rows) to the outputs asked: losses, logits.
@@ -206,6 +249,17 @@ struct Decoder::Impl {
     Rotator next;    // the next step's, swapped in (keeps both allocations)
     std::vector<Scheme> layer_schemes; // a checkpoint's, per layer
     Scratch s;
+    // Where a checkpoint's step is (next_checkpoint): its rows, outputs, residual stream, the
+    // layer and the part of it next to run, and the output layer's next row block.
+    struct Pass {
+        Outputs out;
+        int64_t count = 0, t0 = 0;
+        int layer = 0, stage = 0;
+        bool head_steps = false; // the output layer as products (ForwardSteps); else finish()
+        int64_t head_row = 0, head_rows = 0,
+                head_block = 0; // the next row, the end, the last block's rows
+        std::vector<float> x, block;
+    } pass;
 };
 
 // -log2 softmax(logits)[target].

@@ -89,6 +89,11 @@ std::string layer_json(const LayerSetup& l, SchemeTexts& schemes) {
 
 } // namespace
 
+std::string layer_setup_json(const LayerSetup& layer) {
+    SchemeTexts schemes;
+    return layer_json(layer, schemes);
+}
+
 std::string model_setup_json(const ModelSetup& setup) {
     SchemeTexts schemes;
     std::string layers = "[";

@@ -450,3 +450,142 @@ TEST_CASE("checkpoint decoding: the KV cache gives the full forward's logits",
         }
     }
 }
+
+namespace {
+
+// y = x . W^T for a ForwardSteps product, in double, from the weight's packed panels as
+// Model::linear_view describes them (the layout the WebGPU backend reads), not through Linear.
+void product_from_view(const Model& m, const hirope::model::ForwardSteps::Product& p) {
+    const Model::LinearView v = m.linear_view(p.weight);
+    REQUIRE(v.format == 0); // the F32 checkpoints written here
+    REQUIRE(v.in == p.in);
+    REQUIRE(v.out == p.out);
+    const float* w = static_cast<const float*>(v.data);
+    const int pw = v.panel_width;
+    for (int64_t r = 0; r < p.rows; ++r)
+        for (int o = 0; o < v.out; ++o) {
+            double sum = 0;
+            const float* panel = w + static_cast<size_t>(o / pw) * v.in * pw + o % pw;
+            for (int i = 0; i < v.in; ++i) sum += double(p.x[r * v.in + i]) * panel[i * pw];
+            p.y[r * v.out + o] = static_cast<float>(sum);
+        }
+}
+
+} // namespace
+
+TEST_CASE("checkpoint forward in steps: products computed elsewhere give forward()'s outputs",
+          "[checkpoint-model]") {
+    using hirope::model::ForwardSteps;
+    Loaded m;
+    REQUIRE(load({{"config.json", config("llama", 2)},
+                  {"model.safetensors", safetensors(llama_tensors(2))}},
+                 &m)
+                .ok());
+    const Model& model = *m.model;
+    CHECK(model.linear_count() == 5 * LAYERS + 1);
+    const Model::LinearView head = model.linear_view(5 * LAYERS);
+    CHECK((head.out == int(V) && head.in == int(H) && head.format == 0));
+    CHECK(model.linear_view(2).out == int(I)); // layer 0's gate
+    CHECK(model.linear_view(5 * LAYERS + 1).data == nullptr);
+    // 70 rows: the output layer comes in two blocks of rows.
+    const int n = 70;
+    const std::vector<int32_t> in = ids(n);
+    std::vector<int32_t> token(n);
+    for (int i = 0; i < n; ++i) token[i] = i;
+    auto request = [&](float* logits, float* losses, float* attention) {
+        Model::ForwardRequest r;
+        r.ids = in.data();
+        r.n = n;
+        r.positions.token = token.data();
+        r.model_schemes = true;
+        r.logits = logits;
+        r.losses = losses;
+        r.attention = attention;
+        r.attention_layer = 1;
+        r.attention_head = 2;
+        return r;
+    };
+    std::vector<float> logits(n * V), losses(n - 1), attention(n * n);
+    REQUIRE(model.forward(request(logits.data(), nullptr, nullptr)).ok());
+    REQUIRE(model.forward(request(nullptr, losses.data(), nullptr)).ok());
+    REQUIRE(model.forward(request(nullptr, nullptr, attention.data())).ok());
+    // Runs a request in steps, each product by `compute`; the count of products.
+    auto run = [&](const Model::ForwardRequest& r, bool on_cpu) {
+        std::unique_ptr<ForwardSteps> steps;
+        const Status st = ForwardSteps::start(model, r, &steps);
+        INFO(st.message());
+        REQUIRE(st.ok());
+        int products = 0;
+        while (true) {
+            bool more = false;
+            ForwardSteps::Product p;
+            REQUIRE(steps->next(&more, &p).ok());
+            if (!more) break;
+            ++products;
+            if (p.weight < 0) {
+                // A layer's attention: q, k and v of every head (key/value heads repeated).
+                CHECK((p.in == int(NH * D) && p.out == p.in && p.k && p.v && p.layer >= 0));
+                REQUIRE(steps->apply(p).ok());
+            } else if (on_cpu) {
+                REQUIRE(steps->apply(p).ok());
+            } else {
+                product_from_view(model, p);
+            }
+        }
+        bool more = true;
+        ForwardSteps::Product p;
+        CHECK(steps->next(&more, &p).message() == "the forward is done");
+        return products;
+    };
+    std::vector<float> got_logits(n * V), got_losses(n - 1), got_attention(n * n);
+    // Every layer's five linear products and its attention, then the output layer in 64-row
+    // blocks.
+    CHECK(run(request(got_logits.data(), nullptr, nullptr), false) == 6 * LAYERS + 2);
+    CHECK(max_diff(got_logits, logits) < 1e-5);
+    CHECK(run(request(nullptr, got_losses.data(), nullptr), false) == 6 * LAYERS + 2);
+    CHECK(max_diff(got_losses, losses) < 1e-5);
+    // Only one layer's attention: the steps stop after its output product, and that layer
+    // attends on the CPU (which writes its probabilities).
+    CHECK(run(request(nullptr, nullptr, got_attention.data()), false) == 6 + 2);
+    CHECK(max_diff(got_attention, attention) < 1e-6);
+    // Logits and losses together; every product on the CPU: forward()'s own numbers.
+    std::fill(got_losses.begin(), got_losses.end(), 0.0f);
+    run(request(got_logits.data(), got_losses.data(), nullptr), true);
+    CHECK(max_diff(got_logits, logits) == 0);
+    CHECK(max_diff(got_losses, losses) < 1e-5);
+    // The comparison can fail: a product left unwritten changes the logits.
+    {
+        std::unique_ptr<ForwardSteps> steps;
+        REQUIRE(
+            ForwardSteps::start(model, request(got_logits.data(), nullptr, nullptr), &steps).ok());
+        bool more = true;
+        int k = 0;
+        ForwardSteps::Product p;
+        while (steps->next(&more, &p).ok() && more)
+            if (k++ != 3) REQUIRE(steps->apply(p).ok());
+        CHECK(max_diff(got_logits, logits) > 1e-3);
+    }
+    // A layer's attention call: its own scheme (RoPE at the config's base) and mask.
+    {
+        std::unique_ptr<ForwardSteps> steps;
+        REQUIRE(
+            ForwardSteps::start(model, request(got_logits.data(), nullptr, nullptr), &steps).ok());
+        const std::string call = steps->attention_call(1);
+        CHECK(call.find("\"attention\":{\"type\":\"full\"}") != std::string::npos);
+        CHECK(call.find("\"type\":\"rope\"") != std::string::npos);
+        CHECK(call.find("\"base\":100") != std::string::npos);
+        CHECK(steps->attention_call(LAYERS) == "null");
+        CHECK(steps->heads() == int(NH));
+        CHECK(steps->positions().token[n - 1] == n - 1);
+    }
+    // A context limit, or bad input, is refused as forward() refuses it.
+    Model::ForwardRequest limited = request(logits.data(), nullptr, nullptr);
+    limited.limit = {hirope::model::ContextLimitType::sliding_window, 8, 1};
+    std::unique_ptr<ForwardSteps> steps;
+    CHECK(ForwardSteps::start(model, limited, &steps).message() ==
+          "a forward in steps takes no context limit");
+    Model::ForwardRequest bad = request(logits.data(), nullptr, nullptr);
+    bad.attention = attention.data();
+    bad.attention_layer = 9;
+    CHECK(ForwardSteps::start(model, bad, &steps).message() == "layer must be in [0, 1], got 9");
+}

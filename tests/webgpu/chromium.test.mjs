@@ -1,10 +1,14 @@
 // WebGPU against WASM in headless Chromium with --enable-unsafe-webgpu (SwiftShader): every scheme
 // on fixed shapes, then the property of property.mjs (random shapes, scales, calls in flight, a
-// device lost and recovered). A crashed tab fails the test with the last case it logged.
+// device lost and recovered), then checkpoints' linear layers and attention on the GPU
+// (checkpoints.mjs, the folders served at /checkpoints/). A crashed tab fails the test with the
+// last case it logged.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import http from 'node:http';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
@@ -22,8 +26,14 @@ const TYPES = {
 const FAST_CHECK = '/tests/webgpu/fast-check.bundle.mjs';
 
 describe('WebGPU backend (headless Chromium)', () => {
-  let server, browser, base;
+  let server, browser, base, checkpoints;
   before(async () => {
+    // Checkpoints of every architecture with transformers' float64 logits.
+    checkpoints = fs.mkdtempSync(path.join(os.tmpdir(), 'hirope-gpu-checkpoints-'));
+    execFileSync('/usr/bin/python3', [
+      path.join(root, 'tests/js/support/checkpoint-fixtures.py'),
+      checkpoints,
+    ]);
     // fast-check as one ES module for the page (its package imports pure-rand by bare names).
     const bundle = await esbuild.build({
       stdin: { contents: "export { default } from 'fast-check';", resolveDir: root },
@@ -41,8 +51,11 @@ describe('WebGPU backend (headless Chromium)', () => {
         res.end(fastCheck);
         return;
       }
-      const file = path.join(root, url);
+      const file = url.startsWith('/checkpoints/')
+        ? path.join(checkpoints, url.slice('/checkpoints/'.length))
+        : path.join(root, url);
       const allowed =
+        file.startsWith(`${checkpoints}${path.sep}`) ||
         file.startsWith(path.join(root, 'dist')) ||
         file.startsWith(path.join(root, 'tests', 'webgpu')) ||
         file === path.join(root, 'tests', 'fixtures', 'real-layers.json');
@@ -63,6 +76,7 @@ describe('WebGPU backend (headless Chromium)', () => {
   after(async () => {
     await browser?.close();
     server?.close();
+    if (checkpoints) fs.rmSync(checkpoints, { recursive: true, force: true });
   });
 
   // Opens a page and waits for its result; a crash rejects with the last case the page logged.
@@ -97,6 +111,15 @@ describe('WebGPU backend (headless Chromium)', () => {
     );
     assert.equal(r.backend, 'webgpu');
     assert.deepEqual(r.failures, []);
+  });
+
+  it("runs a checkpoint's linear layers and attention on the GPU: WASM's logits and losses, transformers' logits", async () => {
+    const r = await result(`${base}/tests/webgpu/checkpoints.html`);
+    assert.equal(r.error, undefined, r.error);
+    console.log(
+      `# webgpu (chromium, ${r.adapter}): ${r.checkpoints} checkpoints, worst ${r.worst.toExponential(2)} of the logits' range`,
+    );
+    assert.ok(r.checkpoints >= 9);
   });
 
   it('holds the property on random shapes, scales and calls in flight; a lost device falls back and a new one works', async () => {

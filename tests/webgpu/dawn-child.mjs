@@ -7,10 +7,12 @@
 //   node --expose-gc dawn-child.mjs lost               the device destroyed in the middle of a call
 //   node --expose-gc dawn-child.mjs cross              every scheme on fixed shapes (cases.mjs)
 //   node --expose-gc dawn-child.mjs limits             sizes and values refused before dispatch
+//   node --expose-gc dawn-child.mjs checkpoints DIR    checkpoints on the GPU (checkpoints.mjs)
 import fs from 'node:fs';
 import fc from 'fast-check';
 import { property, loseDeviceMidCall } from './property.mjs';
 import { crossCheck } from './cases.mjs';
+import { checkpointsOnGPU } from './checkpoints.mjs';
 
 process.env.VK_ICD_FILENAMES ||= '/usr/lib/chromium/vk_swiftshader_icd.json';
 process.env.XDG_RUNTIME_DIR ||= '/tmp';
@@ -94,6 +96,24 @@ if (mode === 'snippet') {
   if (!got.every((x, i) => Math.abs(x - want[i]) <= 1e-5))
     throw new Error('the call after the refusals differs from WASM');
   say(`ok ${hr.attentionBackend}`);
+} else if (mode === 'checkpoints') {
+  const [folder] = rest;
+  const cases = JSON.parse(fs.readFileSync(`${folder}/cases.json`, 'utf8'));
+  const hr = await init({ backend: 'webgpu', gpu: webgpu.create([]) });
+  const r = await checkpointsOnGPU(
+    hr,
+    folder,
+    cases,
+    async (name, count) => {
+      const buf = fs.readFileSync(`${folder}/${name}/expected.bin`);
+      return new Float64Array(buf.buffer, buf.byteOffset, count);
+    },
+    (line) => {
+      say(line);
+      collect();
+    },
+  );
+  say(`ok ${r.checkpoints} checkpoints, worst ${r.worst.toExponential(2)} of the logits' range`);
 } else {
   throw new Error(`unknown mode ${mode}`);
 }

@@ -5,7 +5,9 @@
 // alive, a device lost mid-call, limits.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import init from '../../dist/index.js';
@@ -41,6 +43,23 @@ describe('WebGPU backend (Node, Dawn on SwiftShader)', () => {
     const line = child('cross').pop();
     console.log(`# webgpu ${line.slice(3)}`);
     assert.match(line, /^ok webgpu /);
+  });
+
+  it("runs a checkpoint's linear layers and attention on the GPU: WASM's logits and losses, transformers' logits", () => {
+    // The checkpoints of every architecture that tests/js/checkpoint.test.mjs reads, with
+    // transformers' float64 logits (tests/js/support/checkpoint-fixtures.py).
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'hirope-gpu-checkpoints-'));
+    try {
+      execFileSync('/usr/bin/python3', [
+        path.join(path.dirname(CHILD), '../js/support/checkpoint-fixtures.py'),
+        folder,
+      ]);
+      const line = child('checkpoints', folder).pop();
+      console.log(`# webgpu ${line.slice(3)}`);
+      assert.match(line, /^ok \d+ checkpoints, worst /);
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it('survives a plain call whose gpu object the caller does not keep (issue: the process died)', () => {

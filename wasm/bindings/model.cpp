@@ -188,6 +188,16 @@ class ModelHandle {
                         uintptr_t losses, uintptr_t attention, uintptr_t attention_all, int layer,
                         int head, bool model_schemes) const {
         if (!model_) return "the model is not loaded";
+        return model_
+            ->forward(request(scheme, limit, bytes, ids, n, token, unit, statement, logits, losses,
+                              attention, attention_all, layer, head, model_schemes))
+            .message();
+    }
+    // forward()'s arguments as a request.
+    static model::Model::ForwardRequest
+    request(val scheme, val limit, uintptr_t bytes, uintptr_t ids, double n, uintptr_t token,
+            uintptr_t unit, uintptr_t statement, uintptr_t logits, uintptr_t losses,
+            uintptr_t attention, uintptr_t attention_all, int layer, int head, bool model_schemes) {
         model::Model::ForwardRequest r;
         r.model_schemes = model_schemes;
         r.bytes = bytes ? ptr<const uint8_t>(bytes) : nullptr;
@@ -202,8 +212,24 @@ class ModelHandle {
         r.attention_all = attention_all ? ptr<float>(attention_all) : nullptr;
         r.attention_layer = layer;
         r.attention_head = head;
-        return model_->forward(r).message();
+        return r;
     }
+    // A checkpoint's linear layer i as ForwardSteps numbers them (model::Model::linear_view):
+    // { out, in, panelWidth, format (0 f32, 1 f16, 2 bf16), data (its address), bytes }, or null.
+    val linearView(int index) const {
+        if (!model_ || index < 0 || index >= model_->linear_count()) return val::null();
+        const model::Model::LinearView v = model_->linear_view(index);
+        val o = val::object();
+        o.set("out", v.out);
+        o.set("in", v.in);
+        o.set("panelWidth", v.panel_width);
+        o.set("format", v.format);
+        o.set("data", static_cast<double>(reinterpret_cast<uintptr_t>(v.data)));
+        o.set("bytes", static_cast<double>(v.bytes));
+        return o;
+    }
+    int linearCount() const { return model_ ? model_->linear_count() : 0; }
+    const model::Model* model() const { return model_.get(); }
     // vocab: a token model's tokenizer (TokenizerHandle.address()), 0 for a byte model.
     val generate(val scheme, val limit, uintptr_t prompt, double size, val hierarchy,
                  double max_bytes, double temperature, double seed, uintptr_t vocab,
@@ -447,9 +473,74 @@ val presetSymbols(double training_context, double length, double stride_divisor)
     return out;
 }
 
+// A checkpoint's forward in steps (model::ForwardSteps) for the WebGPU backend (wasm/model.js):
+// start() takes forward()'s arguments (the outputs' buffers must stay allocated until next() says
+// it is done); next() runs to the next product and describes it ({ more: true, weight, layer, x,
+// k, v, rows, in, out, y }: addresses; weight -1 a layer's attention, whose call
+// attentionCall(layer) gives as JSON) or says it is done ({ more: false }) or failed ({ error });
+// apply() computes the product it described on the CPU ('' or an error).
+class ForwardStepsHandle {
+  public:
+    std::string start(const ModelHandle& m, val scheme, uintptr_t ids, double n, uintptr_t token,
+                      uintptr_t unit, uintptr_t statement, uintptr_t logits, uintptr_t losses,
+                      uintptr_t attention, uintptr_t attention_all, int layer, int head,
+                      bool model_schemes) {
+        if (!m.model()) return "the model is not loaded";
+        return model::ForwardSteps::start(*m.model(),
+                                          ModelHandle::request(scheme, val::null(), 0, ids, n,
+                                                               token, unit, statement, logits,
+                                                               losses, attention, attention_all,
+                                                               layer, head, model_schemes),
+                                          &steps_)
+            .message();
+    }
+    val next() {
+        val o = val::object();
+        if (!steps_) {
+            o.set("error", std::string("the forward has not started"));
+            return o;
+        }
+        bool more = false;
+        const Status st = steps_->next(&more, &product_);
+        if (!st.ok()) {
+            o.set("error", st.message());
+            return o;
+        }
+        o.set("more", more);
+        if (!more) return o;
+        o.set("weight", product_.weight);
+        o.set("layer", product_.layer);
+        o.set("x", static_cast<double>(reinterpret_cast<uintptr_t>(product_.x)));
+        o.set("k", static_cast<double>(reinterpret_cast<uintptr_t>(product_.k)));
+        o.set("v", static_cast<double>(reinterpret_cast<uintptr_t>(product_.v)));
+        o.set("rows", static_cast<double>(product_.rows));
+        o.set("in", product_.in);
+        o.set("out", product_.out);
+        o.set("y", static_cast<double>(reinterpret_cast<uintptr_t>(product_.y)));
+        return o;
+    }
+    std::string apply() {
+        if (!steps_ || !product_.y) return "no product to compute";
+        return steps_->apply(product_).message();
+    }
+    std::string attentionCall(int layer) const {
+        return steps_ ? steps_->attention_call(layer) : "null";
+    }
+
+  private:
+    std::unique_ptr<model::ForwardSteps> steps_;
+    model::ForwardSteps::Product product_;
+};
+
 } // namespace
 
 EMSCRIPTEN_BINDINGS(hirope_model) {
+    emscripten::class_<ForwardStepsHandle>("ForwardStepsHandle")
+        .constructor<>()
+        .function("start", &ForwardStepsHandle::start)
+        .function("next", &ForwardStepsHandle::next)
+        .function("apply", &ForwardStepsHandle::apply)
+        .function("attentionCall", &ForwardStepsHandle::attentionCall);
     emscripten::class_<ModelHandle>("ModelHandle")
         .constructor<>()
         .function("load", &ModelHandle::load)
@@ -458,6 +549,8 @@ EMSCRIPTEN_BINDINGS(hirope_model) {
         .function("schemeDefaults", &ModelHandle::schemeDefaults)
         .function("baseline", &ModelHandle::baseline)
         .function("forward", &ModelHandle::forward)
+        .function("linearView", &ModelHandle::linearView)
+        .function("linearCount", &ModelHandle::linearCount)
         .function("generate", &ModelHandle::generate);
     emscripten::function("modelConfig", &modelConfig);
     emscripten::function("bytePositions", &bytePositions);
