@@ -325,7 +325,7 @@ void Model::Impl::loss_rows(const float* x, int64_t n, const int32_t* targets, i
     // 64 rows x 4,096 columns of logits (1 MB) at a time: the weights stream once per 64 rows, as
     // in apply(), and each block of logits is read back from cache for the log-sum-exp.
     constexpr int64_t kRows = 64;
-    constexpr int kCols = 4096; // a multiple of kernels::kNR
+    constexpr int kCols = 4096 / kernels::kNR * kernels::kNR; // whole panels
     // Sized to what a block can hold (a byte model's 256 columns: 64 KB, the rows the forward
     // reserved), not the 1 MB of a full one.
     std::vector<float> block(static_cast<size_t>(std::min({kRows, n, count})) *
