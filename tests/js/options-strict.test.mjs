@@ -142,6 +142,16 @@ const TABLE = {
     'hierarchi',
     'hierarchy',
   ),
+  'model.lossAsync': typo(
+    ({ model }) => model.lossAsync('x = 1', { sheme: 'rope' }),
+    'sheme',
+    'scheme',
+  ),
+  'model.logitsAsync': typo(
+    ({ model }) => model.logitsAsync('x = 1', { hierarchi: 'units' }),
+    'hierarchi',
+    'hierarchy',
+  ),
   'model.attention': typo(({ model }) => model.attention('x = 1', { layr: 0 }), 'layr', 'layer'),
   'model.attentionAll': typo(
     ({ model }) => model.attentionAll('x = 1', { hierachy: 'units' }),
