@@ -214,13 +214,8 @@ class GPUAttention {
 
   async runLinear(owner, index, view, bytes, x, rows) {
     if (this.lost) throw new GPUDeviceLost();
-    const device = this.device;
-    const uniforms = [];
-    device.pushErrorScope('out-of-memory');
-    device.pushErrorScope('validation');
-    let result = null,
-      failure = null;
-    try {
+    return this.scoped(async (uniforms) => {
+      const device = this.device;
       if (!this.weights.has(owner)) this.weights.set(owner, new Map());
       const held = this.weights.get(owner);
       let w = held.get(index);
@@ -249,15 +244,36 @@ class GPUAttention {
       encoder.copyBufferToBuffer(y, 0, read, 0, out * 4);
       device.queue.submit([encoder.finish()]);
       await read.mapAsync(1);
-      result = new Float32Array(read.getMappedRange(0, out * 4)).slice();
+      const result = new Float32Array(read.getMappedRange(0, out * 4)).slice();
       read.unmap();
+      return result;
+    });
+  }
+
+  /**
+   * work(uniforms) inside the device's out-of-memory and validation error scopes, its uniform
+   * buffers destroyed after it: its result, or a HiRoPEError naming what failed, or
+   * GPUDeviceLost where the device was lost (the caller falls back to WASM).
+   */
+  async scoped(work) {
+    const device = this.device;
+    const uniforms = [];
+    device.pushErrorScope('out-of-memory');
+    device.pushErrorScope('validation');
+    let result = null,
+      failure = null;
+    try {
+      result = await work(uniforms);
     } catch (e) {
       failure = e;
     }
     const scoped = (
       await Promise.all([device.popErrorScope(), device.popErrorScope()]).catch(() => [])
     ).find(Boolean);
-    for (const b of uniforms) b.destroy();
+    for (const b of uniforms) b.destroy(); // after the readback: no submitted work uses them now
+    if (failure instanceof HiRoPEError) throw failure;
+    // A map, submit or scope that failed because the device was lost: its lost promise settles
+    // later than the failure that revealed it.
     if (this.lost || ((failure || scoped) && (await this.settlesLost()))) throw new GPUDeviceLost();
     const error = failure || scoped;
     if (error) throw new HiRoPEError(`the WebGPU backend failed: ${error.message || error}`);
@@ -303,28 +319,7 @@ class GPUAttention {
       }
     }
     this.checkLimits(a);
-    const device = this.device;
-    const uniforms = [];
-    device.pushErrorScope('out-of-memory');
-    device.pushErrorScope('validation');
-    let result = null,
-      failure = null;
-    try {
-      result = await this.dispatchAll(a, runtime, uniforms);
-    } catch (e) {
-      failure = e;
-    }
-    const scoped = (
-      await Promise.all([device.popErrorScope(), device.popErrorScope()]).catch(() => [])
-    ).find(Boolean);
-    for (const b of uniforms) b.destroy(); // after the readback: no submitted work uses them now
-    if (failure instanceof HiRoPEError) throw failure;
-    // A map, submit or scope that failed because the device was lost: its lost promise settles
-    // later than the failure that revealed it.
-    if (this.lost || ((failure || scoped) && (await this.settlesLost()))) throw new GPUDeviceLost();
-    const error = failure || scoped;
-    if (error) throw new HiRoPEError(`the WebGPU backend failed: ${error.message || error}`);
-    return result;
+    return this.scoped((uniforms) => this.dispatchAll(a, runtime, uniforms));
   }
 
   // Whether the device turns out to be lost within a short wait (its promise settles later than
