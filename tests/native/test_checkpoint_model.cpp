@@ -143,6 +143,12 @@ std::string config(const std::string& type, uint64_t kv, const std::string& extr
            R"("tie_word_embeddings":true)" + extra + "}";
 }
 
+// The llama-form checkpoint with kv key/value heads, as files.
+Files llama_files(uint64_t kv) {
+    return {{"config.json", config("llama", kv)},
+            {"model.safetensors", safetensors(llama_tensors(kv))}};
+}
+
 struct Loaded {
     OpenedCheckpoint opened;
     std::unique_ptr<Model> model;
@@ -257,10 +263,7 @@ TEST_CASE("a checkpoint folder opens config, then headers, never reading a tenso
 
 TEST_CASE("checkpoint forward: grouped-query attention is repeat_kv", "[checkpoint-model]") {
     Loaded gqa, full;
-    REQUIRE(load({{"config.json", config("llama", 2)},
-                  {"model.safetensors", safetensors(llama_tensors(2))}},
-                 &gqa)
-                .ok());
+    REQUIRE(load(llama_files(2), &gqa).ok());
     REQUIRE(load({{"config.json", config("llama", 4)},
                   {"model.safetensors", safetensors(llama_tensors(2, true))}},
                  &full)
@@ -279,10 +282,7 @@ TEST_CASE("checkpoint forward: grouped-query attention is repeat_kv", "[checkpoi
 
 TEST_CASE("checkpoint forward: zero biases (qwen2) change nothing", "[checkpoint-model]") {
     Loaded llama, qwen;
-    REQUIRE(load({{"config.json", config("llama", 2)},
-                  {"model.safetensors", safetensors(llama_tensors(2))}},
-                 &llama)
-                .ok());
+    REQUIRE(load(llama_files(2), &llama).ok());
     const Status st = load({{"config.json", config("qwen2", 2)},
                             {"model.safetensors", safetensors(llama_tensors(2, false, true))}},
                            &qwen);
@@ -332,10 +332,7 @@ TEST_CASE("checkpoint forward: phi3's fused q/k/v and gate/up are llama's rows",
 
 TEST_CASE("checkpoint forward: the model's own schemes, or one swapped in", "[checkpoint-model]") {
     Loaded m;
-    REQUIRE(load({{"config.json", config("llama", 2)},
-                  {"model.safetensors", safetensors(llama_tensors(2))}},
-                 &m)
-                .ok());
+    REQUIRE(load(llama_files(2), &m).ok());
     const Model& model = *m.model;
     REQUIRE(model.setup() != nullptr);
     REQUIRE(model.setup()->layers.size() == LAYERS);
@@ -477,10 +474,7 @@ TEST_CASE("checkpoint forward in steps: products computed elsewhere give forward
           "[checkpoint-model]") {
     using hirope::model::ForwardSteps;
     Loaded m;
-    REQUIRE(load({{"config.json", config("llama", 2)},
-                  {"model.safetensors", safetensors(llama_tensors(2))}},
-                 &m)
-                .ok());
+    REQUIRE(load(llama_files(2), &m).ok());
     const Model& model = *m.model;
     CHECK(model.linear_count() == 5 * LAYERS + 1);
     const Model::LinearView head = model.linear_view(5 * LAYERS);
