@@ -347,11 +347,9 @@ export class CodeModel {
     const { scheme, limit, own } = this._plan(options.scheme);
     const hierarchy = this._hierarchy(options, scheme);
     return this._runtime.run((heap) => {
-      const type = isPlainObject(options.scheme) ? options.scheme.type : options.scheme;
-      const input = this._input(heap, code, options, hierarchy, type === 'hirope');
+      const { input, sizes, positions } = this._prepare(heap, code, options, hierarchy, outputs);
+      const [tp, up, sp] = positions;
       const { n } = input;
-      const [tp, up, sp] = heap.positions(input.positions);
-      const sizes = outputs(n);
       const ptrs = {};
       for (const [name, count] of Object.entries(sizes))
         ptrs[name] = count ? heap.alloc(count * 4) : 0;
@@ -372,6 +370,13 @@ export class CodeModel {
         heap.readFloat32(ptrs[name], count).slice(),
       );
     });
+  }
+
+  // A call's input in the heap, its outputs' float counts by name, and its positions' addresses.
+  _prepare(heap, code, options, hierarchy, outputs) {
+    const type = isPlainObject(options.scheme) ? options.scheme.type : options.scheme;
+    const input = this._input(heap, code, options, hierarchy, type === 'hirope');
+    return { input, sizes: outputs(input.n), positions: heap.positions(input.positions) };
   }
 
   // The output addresses and the call's layer, head and own-positions flag, as forward() takes them.
@@ -416,14 +421,13 @@ export class CodeModel {
     let started = null;
     try {
       started = runtime.run((heap) => {
-        const type = isPlainObject(options.scheme) ? options.scheme.type : options.scheme;
-        const input = this._input(heap, code, options, hierarchy, type === 'hirope');
-        const sizes = outputs(input.n);
+        const prepared = this._prepare(heap, code, options, hierarchy, outputs);
+        const { input, sizes } = prepared;
         for (const [name, count] of Object.entries(sizes)) {
           ptrs[name] = count ? mod._malloc(count * 4) : 0;
           if (count && !ptrs[name]) fail(`out of WebAssembly memory allocating ${count * 4} bytes`);
         }
-        const [tp, up, sp] = heap.positions(input.positions);
+        const [tp, up, sp] = prepared.positions;
         runtime.check(
           steps.start(
             handle,
@@ -439,19 +443,22 @@ export class CodeModel {
         return { input, sizes };
       });
       let device = gpu;
+      this._gpuWeights = gpu; // where dispose() frees the weights this call uploads
       const { heads, headDim } = this.config;
+      // A copy of count floats of the heap (a view would not survive the memory growing).
+      const floats = (at, count) => runtime.mod.HEAPF32.slice(at >> 2, (at >> 2) + count);
       while (true) {
         const step = steps.next();
         if (step.error) runtime.check(step.error);
         if (!step.more) break;
+        const size = step.rows * step.in;
         if (step.weight < 0) {
           // A layer's attention through the attention API, on the GPU while it has one.
-          const floats = (at) => mod.HEAPF32.slice(at >> 2, (at >> 2) + step.rows * step.in);
           const call = JSON.parse(steps.attentionCall(step.layer));
           const values = await this._host.attentionAsync({
-            q: floats(step.x),
-            k: floats(step.k),
-            v: floats(step.v),
+            q: floats(step.x, size),
+            k: floats(step.k, size),
+            v: floats(step.v, size),
             n: step.rows,
             headDim,
             heads,
@@ -472,11 +479,10 @@ export class CodeModel {
           runtime.check(steps.apply());
           continue;
         }
-        const x = mod.HEAPF32.slice(step.x >> 2, (step.x >> 2) + step.rows * step.in);
+        const x = floats(step.x, size);
         const bytes = () => mod.HEAPU8.slice(view.data, view.data + view.bytes);
         let y;
         try {
-          this._gpuWeights = device;
           y = await device.linear(this, step.weight, view, bytes, x, step.rows);
         } catch (e) {
           if (e instanceof HiRoPEError || !device.lost) throw e;
@@ -487,7 +493,7 @@ export class CodeModel {
         else runtime.check(steps.apply());
       }
       return this._outputs(started.input, started.sizes, (name, count) =>
-        runtime.mod.HEAPF32.slice(ptrs[name] >> 2, (ptrs[name] >> 2) + count),
+        floats(ptrs[name], count),
       );
     } finally {
       steps.delete();

@@ -207,9 +207,27 @@ class GPUAttention {
    * until releaseWeights(owner). Runs after the calls before it, as attention() does.
    */
   linear(owner, index, view, bytes, x, rows) {
-    const run = this.tail.then(() => this.runLinear(owner, index, view, bytes, x, rows));
+    return this.queued(() => this.runLinear(owner, index, view, bytes, x, rows));
+  }
+
+  // fn() once the calls made before it are done: they share the buffers, and one call's readback
+  // must be done before the next writes.
+  queued(fn) {
+    const run = this.tail.then(fn);
     this.tail = run.catch(() => {});
     return run;
+  }
+
+  // Copies `bytes` of `source` into the readback buffer after the work `encoder` holds, submits
+  // it, and gives use() the mapped floats (valid only during the call); use()'s result.
+  async readBack(encoder, source, bytes, use) {
+    const read = this.buffer('read', bytes, READBACK);
+    encoder.copyBufferToBuffer(source, 0, read, 0, bytes);
+    this.device.queue.submit([encoder.finish()]);
+    await read.mapAsync(1);
+    const result = use(new Float32Array(read.getMappedRange(0, bytes)));
+    read.unmap();
+    return result;
   }
 
   async runLinear(owner, index, view, bytes, x, rows) {
@@ -240,13 +258,7 @@ class GPUAttention {
         Math.ceil(view.out / 16),
         Math.ceil(rows / 16),
       );
-      const read = this.buffer('linear:read', out * 4, READBACK);
-      encoder.copyBufferToBuffer(y, 0, read, 0, out * 4);
-      device.queue.submit([encoder.finish()]);
-      await read.mapAsync(1);
-      const result = new Float32Array(read.getMappedRange(0, out * 4)).slice();
-      read.unmap();
-      return result;
+      return this.readBack(encoder, y, out * 4, (mapped) => mapped.slice());
     });
   }
 
@@ -298,9 +310,7 @@ class GPUAttention {
   // a: attention arguments as HiRoPE checks them; runtime: the module's runtime. Calls run in
   // turn: the buffers are shared, and one call's readback must be done before the next writes.
   attention(a, runtime) {
-    const run = this.tail.then(() => this.run(a, runtime));
-    this.tail = run.catch(() => {});
-    return run;
+    return this.queued(() => this.run(a, runtime));
   }
 
   async run(a, runtime) {
@@ -390,26 +400,17 @@ class GPUAttention {
           tiles,
         );
       } else {
-        const bytes = a.n * a.n * 4;
-        const read = this.buffer('read', bytes, READBACK);
-        enc.copyBufferToBuffer(logits, 0, read, 0, bytes);
-        device.queue.submit([enc.finish()]);
-        await read.mapAsync(1);
-        result.set(new Float32Array(read.getMappedRange(0, bytes)), h * a.n * a.n);
-        read.unmap();
+        await this.readBack(enc, logits, a.n * a.n * 4, (mapped) =>
+          result.set(mapped, h * a.n * a.n),
+        );
         continue;
       }
       device.queue.submit([enc.finish()]);
     }
     if (values) {
-      const bytes = a.n * a.width * 4;
-      const read = this.buffer('read', bytes, READBACK);
-      const enc = device.createCommandEncoder();
-      enc.copyBufferToBuffer(out, 0, read, 0, bytes);
-      device.queue.submit([enc.finish()]);
-      await read.mapAsync(1);
-      result.set(new Float32Array(read.getMappedRange(0, bytes)));
-      read.unmap();
+      await this.readBack(device.createCommandEncoder(), out, a.n * a.width * 4, (mapped) =>
+        result.set(mapped),
+      );
     }
     return result;
   }

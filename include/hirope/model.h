@@ -307,7 +307,6 @@ class ForwardSteps {
     std::string attention_call(int layer) const;
     Positions positions() const;
     int heads() const;
-    int head_dim() const;
 
   private:
     ForwardSteps();

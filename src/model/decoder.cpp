@@ -299,9 +299,15 @@ Status Decoder::Impl::append_checkpoint(const int32_t* ids, int64_t count, const
     Step step;
     while (true) {
         Status st = next_checkpoint(&more, &step);
+        if (st.ok() && more) st = run_step(step);
         if (!st.ok() || !more) return st;
-        m.linear(step.weight)->apply(step.x, step.rows, step.y); // no attention steps here
     }
+}
+
+Status Decoder::Impl::run_step(const Step& step) {
+    if (step.weight < 0) return prompt_attention(step.layer, step.k, step.v, pass.out);
+    m.linear(step.weight)->apply(step.x, step.rows, step.y);
+    return {};
 }
 
 void Decoder::Impl::begin_checkpoint(const int32_t* ids, int64_t count, const Outputs& out,
@@ -342,11 +348,26 @@ Status Decoder::Impl::next_checkpoint(bool* more, Step* step) {
     const int64_t count = pass.count, t0 = pass.t0, t1 = t0 + count;
     const Outputs& out = pass.out;
     float* x = pass.x.data();
-    auto product = [&](int which, const float* in, float* y, int next_stage) {
-        *step = Step{5 * pass.layer + which, in, count, y};
+    // A step that the caller computes (or run_step), then the pass goes on at next_stage.
+    auto yield = [&](const Step& product_step, int next_stage) {
+        *step = product_step;
         pass.stage = next_stage;
         *more = true;
         return Status();
+    };
+    auto product = [&](int weight, const float* in, int64_t rows, float* y, int next_stage) {
+        const Linear* w = m.linear(weight);
+        Step p;
+        p.weight = weight;
+        p.x = in;
+        p.rows = rows;
+        p.in = w->in();
+        p.out = w->out();
+        p.y = y;
+        return yield(p, next_stage);
+    };
+    auto layer_product = [&](int which, const float* in, float* y, int next_stage) {
+        return product(5 * pass.layer + which, in, count, y, next_stage);
     };
     while (true) {
         const int l = pass.layer;
@@ -357,7 +378,7 @@ Status Decoder::Impl::next_checkpoint(bool* more, Step* step) {
                 break;
             }
             m.norm(m.blocks[l].attn_norm, x, count, d, s.h.data());
-            return product(0, s.h.data(), s.qkv.data(), kAttend);
+            return layer_product(0, s.h.data(), s.qkv.data(), kAttend);
         case kAttend: {
             const Model::Impl::Block& b = m.blocks[l];
             Layer& kv = layers[cache ? l : 0];
@@ -379,15 +400,13 @@ Status Decoder::Impl::next_checkpoint(bool* more, Step* step) {
             if (pass.head_steps && t0 == 0 && !sliding && !m.arch.setup.layers[l].sinks &&
                 !(out.attention && l == out.attention_layer) && !out.attention_all) {
                 Step a;
-                a.x = s.q.data();
-                a.rows = count;
-                a.y = s.h.data();
                 a.layer = l;
+                a.x = s.q.data();
                 repeat_kv(kv, &a.k, &a.v);
-                *step = a;
-                pass.stage = kAttended;
-                *more = true;
-                return {};
+                a.rows = count;
+                a.in = a.out = qd;
+                a.y = s.h.data();
+                return yield(a, kAttended);
             }
             Status st;
             if (t0 > 0 || sliding) {
@@ -403,10 +422,10 @@ Status Decoder::Impl::next_checkpoint(bool* more, Step* step) {
                 st = prompt_checkpoint(l, kv, out);
             }
             if (!st.ok()) return st;
-            return product(1, s.h.data(), s.tmp.data(), kAfterAttention);
+            return layer_product(1, s.h.data(), s.tmp.data(), kAfterAttention);
         }
         case kAttended:
-            return product(1, s.h.data(), s.tmp.data(), kAfterAttention);
+            return layer_product(1, s.h.data(), s.tmp.data(), kAfterAttention);
         case kAfterAttention: {
             const Model::Impl::Block& b = m.blocks[l];
             if (!b.bo.empty()) kernels::add_bias(s.tmp.data(), count, d, b.bo.data());
@@ -423,14 +442,14 @@ Status Decoder::Impl::next_checkpoint(bool* more, Step* step) {
             m.mlp_in(b, count, x, s);
             // mlp_block's order: the gate into s.a, the up projection into s.g (a plain MLP: up
             // into s.a).
-            if (m.arch.gated_mlp) return product(2, s.h.data(), s.a.data(), kUp);
-            return product(3, s.h.data(), s.a.data(), kActivate);
+            if (m.arch.gated_mlp) return layer_product(2, s.h.data(), s.a.data(), kUp);
+            return layer_product(3, s.h.data(), s.a.data(), kActivate);
         }
         case kUp:
-            return product(3, s.h.data(), s.g.data(), kActivate);
+            return layer_product(3, s.h.data(), s.g.data(), kActivate);
         case kActivate:
             m.mlp_mid(m.blocks[l], count, s);
-            return product(4, s.a.data(), s.tmp.data(), kAfterMlp);
+            return layer_product(4, s.a.data(), s.tmp.data(), kAfterMlp);
         case kAfterMlp:
             m.mlp_out(m.blocks[l], count, x, s);
             ++pass.layer;
@@ -468,9 +487,7 @@ Status Decoder::Impl::next_checkpoint(bool* more, Step* step) {
             float* y = out.logits ? out.logits + r0 * c.vocab : pass.block.data();
             pass.head_row = r0 + rows;
             pass.head_block = rows;
-            *step = Step{5 * c.layers, s.h.data() + r0 * d, rows, y};
-            *more = true;
-            return {};
+            return product(5 * c.layers, s.h.data() + r0 * d, rows, y, kHead);
         }
         default:
             *more = false;
@@ -482,13 +499,16 @@ Status Decoder::Impl::next_checkpoint(bool* more, Step* step) {
 // A prompt's attention on layer l through the plan's tiled kernels (the rows of s.q over kv's
 // keys and values), into s.h; the probabilities asked for in out.
 Status Decoder::Impl::prompt_checkpoint(int l, const Layer& kv, const Outputs& out) {
-    const Config& c = m.cfg;
-    const LayerSetup& setup = m.arch.setup.layers[l];
-    const int64_t count = length();
-    const int nq = c.heads;
     const float* k = nullptr;
     const float* v = nullptr;
     repeat_kv(kv, &k, &v);
+    return prompt_attention(l, k, v, out);
+}
+
+Status Decoder::Impl::prompt_attention(int l, const float* k, const float* v, const Outputs& out) {
+    const LayerSetup& setup = m.arch.setup.layers[l];
+    const int64_t count = length();
+    const int nq = m.cfg.heads;
     float* probs = out.attention && l == out.attention_layer ? out.attention : nullptr;
     float* all = out.attention_all
                      ? out.attention_all + static_cast<int64_t>(l) * nq * count * count
@@ -515,10 +535,6 @@ void Decoder::Impl::repeat_kv(const Layer& kv, const float** k, const float** v)
         }
     *k = s.k.data();
     *v = s.v.data();
-}
-
-Status Decoder::Impl::attend_step(const Step& step) {
-    return prompt_checkpoint(step.layer, layers[cache ? step.layer : 0], pass.out);
 }
 
 std::string Decoder::Impl::attention_call_json(int l) const {

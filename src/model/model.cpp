@@ -619,14 +619,12 @@ Model::LinearView Model::linear_view(int index) const {
 
 struct ForwardSteps::Impl {
     Impl(const Model& model, const Model::ForwardRequest& r)
-        : request(r), sequence(*model.impl_, r.scheme, 0, false, r.limit, r.model_schemes),
-          vocab(model.config().vocab) {}
+        : request(r), sequence(*model.impl_, r.scheme, 0, false, r.limit, r.model_schemes) {}
     Model::ForwardRequest request;
     std::vector<int32_t> byte_ids;
     const int32_t* ids = nullptr;
     bool fused = false, done = false;
     Decoder::Impl sequence;
-    int vocab;
 };
 
 ForwardSteps::ForwardSteps() = default;
@@ -656,44 +654,15 @@ Status ForwardSteps::next(bool* more, Product* product) {
     Impl& s = *impl_;
     *more = false;
     if (s.done) return Status::error("the forward is done");
-    Decoder::Impl::Step step;
-    Status st = s.sequence.next_checkpoint(more, &step);
-    if (!st.ok()) {
-        s.done = true;
-        return st;
-    }
-    if (!*more) {
-        s.done = true;
-        if (s.request.losses && !s.fused) losses_from_logits(s.request, s.ids, s.vocab);
-        return {};
-    }
-    Product p;
-    p.weight = step.weight;
-    p.layer = step.layer;
-    p.x = step.x;
-    p.k = step.k;
-    p.v = step.v;
-    p.rows = step.rows;
-    p.y = step.y;
-    if (step.weight < 0) {
-        p.in = p.out = heads() * head_dim();
-    } else {
-        const Linear* w = s.sequence.model().linear(step.weight);
-        p.in = w->in();
-        p.out = w->out();
-    }
-    *product = p;
-    return {};
+    Status st = s.sequence.next_checkpoint(more, product);
+    if (!st.ok() || !*more) s.done = true;
+    if (st.ok() && !*more && s.request.losses && !s.fused)
+        losses_from_logits(s.request, s.ids, s.sequence.model().cfg.vocab);
+    return st;
 }
 
 Status ForwardSteps::apply(const Product& p) {
-    if (p.weight < 0) {
-        Decoder::Impl::Step step;
-        step.layer = p.layer;
-        return impl_->sequence.attend_step(step);
-    }
-    impl_->sequence.model().linear(p.weight)->apply(p.x, p.rows, p.y);
-    return {};
+    return impl_->sequence.run_step(p);
 }
 
 std::string ForwardSteps::attention_call(int layer) const {
@@ -706,10 +675,6 @@ Positions ForwardSteps::positions() const {
 
 int ForwardSteps::heads() const {
     return impl_->sequence.model().cfg.heads;
-}
-
-int ForwardSteps::head_dim() const {
-    return impl_->sequence.model().cfg.head_dim();
 }
 
 double bits_of(const float* logits, int vocab, int target) {

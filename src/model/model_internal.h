@@ -181,20 +181,13 @@ struct Decoder::Impl {
     // product (*more false once the outputs are written), whose y the caller computes. The output
     // layer comes as products of row blocks into the logits or a block of them, the losses folded
     // from each block.
-    struct Step {
-        int weight = -1; // Model::Impl::linear's index; -1: the attention of `layer`
-        const float* x = nullptr;
-        int64_t rows = 0;
-        float* y = nullptr;
-        int layer = -1;
-        const float* k = nullptr; // the attention's keys and values, repeated per query head
-        const float* v = nullptr;
-    };
+    // weight: Model::Impl::linear's index, or -1 for the attention of `layer`.
+    using Step = ForwardSteps::Product;
     Status start_steps(const int32_t* ids, int64_t count, const Positions& positions,
                        const Outputs& out);
     Status next_checkpoint(bool* more, Step* step);
-    // An attention step on the CPU (the prompt's plan, as append_checkpoint attends).
-    Status attend_step(const Step& step);
+    // A step on the CPU: the linear layer's product, or the prompt's attention through the plan.
+    Status run_step(const Step& step);
     // Layer l's attention call as JSON (ForwardSteps::attention_call).
     std::string attention_call_json(int l) const;
     Positions positions() const { return {token.data(), unit.data(), statement.data()}; }
@@ -218,6 +211,8 @@ struct Decoder::Impl {
     Status append_checkpoint(const int32_t* ids, int64_t count, const Outputs& out);
     void begin_checkpoint(const int32_t* ids, int64_t count, const Outputs& out, bool head_steps);
     Status prompt_checkpoint(int l, const Layer& kv, const Outputs& out);
+    // prompt_checkpoint's attention over k and v with every query head's rows (repeat_kv's).
+    Status prompt_attention(int l, const float* k, const float* v, const Outputs& out);
     // kv's keys and values with each key/value head repeated for its query heads (transformers'
     // repeat_kv), in s.k and s.v; kv's own where every query head has its own.
     void repeat_kv(const Layer& kv, const float** k, const float** v);

@@ -5,19 +5,15 @@
 // arrive as a Node folder path, as bytes and as Blobs; hirope's own byte model exported as a llama
 // checkpoint gives exactly hr.model.load's logits.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { tinyTokenizerFile } from '../fixtures/tiny-tokenizer.mjs';
 import { BUILDS, load } from './support/both-builds.mjs';
+import { writeCheckpointFixtures } from './support/checkpoint-fixtures.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const fixtures = fs.mkdtempSync(path.join(os.tmpdir(), 'hirope-checkpoints-'));
-execFileSync('/usr/bin/python3', [path.join(here, 'support/checkpoint-fixtures.py'), fixtures]);
+const fixtures = writeCheckpointFixtures();
 const CASES = JSON.parse(fs.readFileSync(path.join(fixtures, 'cases.json'), 'utf8'));
 after(() => fs.rmSync(fixtures, { recursive: true, force: true }));
 

@@ -5,15 +5,14 @@
 // last case it logged.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import http from 'node:http';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import { launchChromium } from '../../tools/chromium.mjs';
 import { propertySeed } from './seed.mjs';
+import { writeCheckpointFixtures } from '../js/support/checkpoint-fixtures.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const TYPES = {
@@ -29,11 +28,7 @@ describe('WebGPU backend (headless Chromium)', () => {
   let server, browser, base, checkpoints;
   before(async () => {
     // Checkpoints of every architecture with transformers' float64 logits.
-    checkpoints = fs.mkdtempSync(path.join(os.tmpdir(), 'hirope-gpu-checkpoints-'));
-    execFileSync('/usr/bin/python3', [
-      path.join(root, 'tests/js/support/checkpoint-fixtures.py'),
-      checkpoints,
-    ]);
+    checkpoints = writeCheckpointFixtures('hirope-gpu-checkpoints-');
     // fast-check as one ES module for the page (its package imports pure-rand by bare names).
     const bundle = await esbuild.build({
       stdin: { contents: "export { default } from 'fast-check';", resolveDir: root },

@@ -5,13 +5,13 @@
 // alive, a device lost mid-call, limits.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import init from '../../dist/index.js';
 import { propertySeed } from './seed.mjs';
+import { writeCheckpointFixtures } from '../js/support/checkpoint-fixtures.mjs';
 
 const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'dawn-child.mjs');
 
@@ -48,12 +48,8 @@ describe('WebGPU backend (Node, Dawn on SwiftShader)', () => {
   it("runs a checkpoint's linear layers and attention on the GPU: WASM's logits and losses, transformers' logits", () => {
     // The checkpoints of every architecture that tests/js/checkpoint.test.mjs reads, with
     // transformers' float64 logits (tests/js/support/checkpoint-fixtures.py).
-    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'hirope-gpu-checkpoints-'));
+    const folder = writeCheckpointFixtures('hirope-gpu-checkpoints-');
     try {
-      execFileSync('/usr/bin/python3', [
-        path.join(path.dirname(CHILD), '../js/support/checkpoint-fixtures.py'),
-        folder,
-      ]);
       const line = child('checkpoints', folder).pop();
       console.log(`# webgpu ${line.slice(3)}`);
       assert.match(line, /^ok \d+ checkpoints, worst /);

@@ -228,7 +228,6 @@ class ModelHandle {
         o.set("bytes", static_cast<double>(v.bytes));
         return o;
     }
-    int linearCount() const { return model_ ? model_->linear_count() : 0; }
     const model::Model* model() const { return model_.get(); }
     // vocab: a token model's tokenizer (TokenizerHandle.address()), 0 for a byte model.
     val generate(val scheme, val limit, uintptr_t prompt, double size, val hierarchy,
@@ -550,7 +549,6 @@ EMSCRIPTEN_BINDINGS(hirope_model) {
         .function("baseline", &ModelHandle::baseline)
         .function("forward", &ModelHandle::forward)
         .function("linearView", &ModelHandle::linearView)
-        .function("linearCount", &ModelHandle::linearCount)
         .function("generate", &ModelHandle::generate);
     emscripten::function("modelConfig", &modelConfig);
     emscripten::function("bytePositions", &bytePositions);
