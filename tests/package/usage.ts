@@ -119,5 +119,10 @@ if (hr.model) {
   const attention: Float32Array = model.attention('x = 1\n', { layer: 1, head: 0 }).matrix;
   const text: string = model.generate('def f', { maxBytes: 8, temperature: 0, seed: 2 }).text;
   console.log(config.trainingContext, losses.length, bitsPerByte, attention.length, text);
+  // The async forms (a checkpoint's products on WebGPU; the sync ones' results otherwise).
+  const gpuLoss: number = (await model.lossAsync('x = 1\n')).bitsPerByte;
+  const gpuLogits: Float32Array = await model.logitsAsync('x = 1\n', { hierarchy: 'segments' });
+  const held: number = model.gpuBytes;
+  console.log(gpuLoss, gpuLogits.length, held);
   model.dispose();
 }
