@@ -17,27 +17,61 @@ namespace hirope {
 
 namespace {
 
-// Token strings stored in one arena; lookups by string_view.
+// Token strings stored in one arena; lookups by string_view. The index's keys are views into
+// the arena, so it is rebuilt whenever the arena's bytes move: a token appended past the index
+// (a special token, which BPE must never produce) can reallocate it, and so can a move (a short
+// string's bytes live inside the object).
 struct TokenTable {
     std::string arena;
     std::vector<uint32_t> offset; // size() + 1 entries
-    std::unordered_map<std::string_view, int32_t> by_bytes;
+
+    TokenTable() = default;
+    TokenTable(TokenTable&& o) noexcept { *this = std::move(o); }
+    TokenTable& operator=(TokenTable&& o) noexcept {
+        const char* before = o.arena.data();
+        arena = std::move(o.arena);
+        offset = std::move(o.offset);
+        indexed_ = o.indexed_;
+        by_bytes_ = std::move(o.by_bytes_);
+        if (arena.data() != before) rebuild();
+        return *this;
+    }
+    TokenTable(const TokenTable&) = delete;
+    TokenTable& operator=(const TokenTable&) = delete;
 
     std::string_view at(int32_t id) const {
         if (id < 0 || static_cast<size_t>(id) + 1 >= offset.size()) return {};
         return std::string_view(arena.data() + offset[id], offset[id + 1] - offset[id]);
     }
     int32_t find(std::string_view s) const {
-        auto it = by_bytes.find(s);
-        return it == by_bytes.end() ? -1 : it->second;
+        auto it = by_bytes_.find(s);
+        return it == by_bytes_.end() ? -1 : it->second;
     }
+    // Indexes every token so far; later appends stay outside the index.
     void index() {
-        by_bytes.reserve(offset.size());
-        for (size_t i = 0; i + 1 < offset.size(); ++i) {
+        indexed_ = offset.size() - 1;
+        rebuild();
+    }
+    // Sets token `id` (ids between the last token and it have no bytes), outside the index.
+    void append_unindexed(size_t id, std::string_view bytes) {
+        const char* before = arena.data();
+        offset.resize(id + 1, offset.back());
+        arena.append(bytes.data(), bytes.size());
+        offset.push_back(static_cast<uint32_t>(arena.size()));
+        if (arena.data() != before) rebuild();
+    }
+
+  private:
+    void rebuild() {
+        by_bytes_.clear();
+        by_bytes_.reserve(indexed_);
+        for (size_t i = 0; i < indexed_; ++i) {
             std::string_view s = at(static_cast<int32_t>(i));
-            if (!s.empty()) by_bytes.emplace(s, static_cast<int32_t>(i)); // first id wins
+            if (!s.empty()) by_bytes_.emplace(s, static_cast<int32_t>(i)); // first id wins
         }
     }
+    size_t indexed_ = 0;
+    std::unordered_map<std::string_view, int32_t> by_bytes_;
 };
 
 // The special tokens a vocabulary file lists (cl100k's <|endoftext|>, llama2's <s>, ...): with
@@ -673,9 +707,7 @@ Status load_vocabulary(const uint8_t* data, size_t size, std::unique_ptr<Vocabul
                     return Status::error("tokenizer data has a special token whose id is "
                                          "another token");
             } else {
-                table.offset.resize(id + 1, table.offset.back()); // ids without a token
-                table.arena.append(marker.data(), marker.size());
-                table.offset.push_back(static_cast<uint32_t>(table.arena.size()));
+                table.append_unindexed(id, marker);
             }
             specials->add(std::string(marker), static_cast<int32_t>(id));
         }

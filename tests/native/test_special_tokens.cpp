@@ -236,3 +236,49 @@ TEST_CASE("Special tokens: a vocabulary file's special-token section is checked"
     CHECK(st.message().find("special token") != std::string::npos);
     CHECK(v == nullptr);
 }
+
+TEST_CASE("Special tokens: a long marker past the table leaves its lookups intact",
+          "[tokenizers][special_tokens]") {
+    // A byte-level vocabulary (kind 1): the 256 bytes, then "ab" as rank 256; one special token
+    // past the table whose marker is long enough to move the table's bytes when it is appended.
+    // The lookups made after that (the byte ranks, "ab") must read the moved bytes (the fuzzer
+    // found them reading freed memory).
+    std::string body("HRTK", 4);
+    auto u32 = [&](uint32_t x) { body.append(reinterpret_cast<const char*>(&x), 4); };
+    auto u16 = [&](uint16_t x) { body.append(reinterpret_cast<const char*>(&x), 2); };
+    u32(2); // version
+    u32(1); // kind: cl100k's pre-tokenizer
+    u32(4);
+    body += "tiny";
+    u32(257);
+    for (int b = 0; b < 256; ++b) {
+        u16(1);
+        body.push_back(static_cast<char>(b));
+    }
+    u16(2);
+    body += "ab";
+    const std::string marker = "<|" + std::string(4000, 'x') + "|>";
+    u32(1); // special tokens
+    u32(300);
+    u16(static_cast<uint16_t>(marker.size()));
+    body += marker;
+    u32(util::fnv1a(body));
+    const std::unique_ptr<Vocabulary> v = load_bin(body);
+    CHECK(v->size() == 301);
+    CHECK(v->token_bytes(300) == marker);
+    CHECK(v->token_bytes(299).empty());
+    std::vector<Token> tokens;
+    EncodeOptions options;
+    options.special_tokens = true;
+    v->encode("ab" + marker + "ba", &tokens, options);
+    REQUIRE(tokens.size() == 4);
+    CHECK(tokens[0].id == 256);
+    CHECK(tokens[1].id == 300);
+    CHECK(tokens[2].id == 'b');
+    CHECK(tokens[3].id == 'a');
+    // Without special tokens the marker is text: its bytes, merged where the table says.
+    tokens.clear();
+    v->encode(marker, &tokens);
+    CHECK(tokens.size() > 1);
+    for (const Token& t : tokens) CHECK(t.id < 300);
+}
