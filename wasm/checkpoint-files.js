@@ -34,10 +34,54 @@ const SHARD_NAME = /^[^/\\:]+\.safetensors$/;
  * failure, with the reason in error), whole(name) (a small file's bytes, or undefined), close(),
  * error }.
  */
-export async function openCheckpointFiles(files) {
+export async function openCheckpointFiles(files, { maxBytes = Infinity, onDownload } = {}) {
   if (files instanceof URL || (typeof files === 'string' && WEB_FOLDER.test(files)))
-    return openCheckpointFiles(await fetchFolder(String(files)));
-  if (typeof files === 'string') return openFolder(files);
+    return openCheckpointFiles(await fetchFolder(String(files), maxBytes, onDownload), {
+      maxBytes,
+    });
+  const access = typeof files === 'string' ? await openFolder(files) : await openEntries(files);
+  checkTotal(access, maxBytes);
+  return access;
+}
+
+// The checkpoint's files in bytes: the fixed names and the shards its index names (unread names
+// count 0); a folder larger than maxBytes is refused before its weights are read.
+function checkTotal(access, maxBytes) {
+  if (!(maxBytes < Infinity)) return;
+  let names = [
+    'config.json',
+    'tokenizer.json',
+    'model.safetensors.index.json',
+    'model.safetensors',
+  ];
+  const index = access.whole('model.safetensors.index.json');
+  if (index !== undefined) names = names.concat(shardNames(index));
+  let total = 0;
+  for (const name of new Set(names)) total += Math.max(0, access.size(name));
+  if (total > maxBytes) {
+    access.close();
+    fail(tooLarge(total, maxBytes));
+  }
+}
+
+const megabytes = (n) => `${(n / 1048576).toFixed(1)} MB`;
+const tooLarge = (total, maxBytes) =>
+  `the checkpoint's files take ${megabytes(total)} (${total} bytes), more than maxBytes ${megabytes(maxBytes)} (${maxBytes} bytes)`;
+
+// The shards an index names (deduplicated, plain file names only: the core checks the index).
+function shardNames(index) {
+  let map = null;
+  try {
+    map = JSON.parse(new TextDecoder().decode(index)).weight_map;
+  } catch {
+    // the core names what is wrong with the index
+  }
+  return isPlainObject(map)
+    ? [...new Set(Object.values(map))].filter((n) => typeof n === 'string' && SHARD_NAME.test(n))
+    : [];
+}
+
+async function openEntries(files) {
   let entries;
   if (files instanceof Map) entries = [...files.entries()];
   else if (isPlainObject(files)) entries = Object.entries(files);
@@ -74,16 +118,21 @@ export async function openCheckpointFiles(files) {
 
 // The files of a folder served over HTTP(S) (CORS where it is another origin): config.json,
 // tokenizer.json when there is one, then model.safetensors.index.json and the shards it names, or
-// model.safetensors; each downloaded whole, since the core reads synchronously.
-async function fetchFolder(url) {
+// model.safetensors; each downloaded whole, since the core reads synchronously. The weights'
+// sizes are asked first (HEAD): a folder over maxBytes is refused before they download, and one
+// whose server gives no size is stopped as soon as it passes maxBytes. onDownload({ loaded,
+// total }) counts the weights' bytes as they arrive.
+async function fetchFolder(url, maxBytes, onDownload) {
   const base = url.endsWith('/') ? url : `${url}/`;
-  const get = async (name, optional = false) => {
-    let res;
+  const request = async (name, method) => {
     try {
-      res = await fetch(new URL(name, base));
+      return await fetch(new URL(name, base), { method });
     } catch (e) {
       fail(`cannot fetch ${name} from ${base}: ${e.message}`);
     }
+  };
+  const get = async (name, optional = false) => {
+    const res = await request(name, 'GET');
     if (optional && res.status === 404) return undefined;
     if (!res.ok) fail(`cannot fetch ${name} from ${base}: HTTP ${res.status}`);
     return new Uint8Array(await res.arrayBuffer());
@@ -91,21 +140,64 @@ async function fetchFolder(url) {
   const out = new Map([['config.json', await get('config.json')]]);
   const tokenizer = await get('tokenizer.json', true);
   if (tokenizer) out.set('tokenizer.json', tokenizer);
-  const index = await get('model.safetensors.index.json', true);
+  // One weights file, else an index and its shards: the index is asked for only when there is
+  // no model.safetensors (a browser reports every 404 on its console).
+  const sizeOf = (res) => {
+    const length = Number(res.headers.get('content-length'));
+    return res.ok && Number.isFinite(length) && length > 0 ? length : null;
+  };
+  const single = await request('model.safetensors', 'HEAD');
   let weights = ['model.safetensors'];
-  if (index) {
+  const sizes = [];
+  if (single.ok) sizes.push(sizeOf(single));
+  else {
+    const index = await get('model.safetensors.index.json', true);
+    if (!index) fail(`cannot fetch model.safetensors from ${base}: HTTP ${single.status}`);
     out.set('model.safetensors.index.json', index);
-    let map = null;
-    try {
-      map = JSON.parse(new TextDecoder().decode(index)).weight_map;
-    } catch {
-      // the core names what is wrong with the index
+    weights = shardNames(index);
+    for (const name of weights) {
+      const res = await request(name, 'HEAD');
+      if (res.status === 404) fail(`cannot fetch ${name} from ${base}: HTTP 404`);
+      sizes.push(sizeOf(res));
     }
-    weights = isPlainObject(map)
-      ? [...new Set(Object.values(map))].filter((n) => typeof n === 'string' && SHARD_NAME.test(n))
-      : [];
   }
-  for (const name of weights) out.set(name, await get(name));
+  let small = 0;
+  for (const bytes of out.values()) small += bytes.length;
+  const known = sizes.every((x) => x !== null);
+  const total = known ? sizes.reduce((a, b) => a + b, 0) : null;
+  if (known && small + total > maxBytes) fail(tooLarge(small + total, maxBytes));
+  let loaded = 0;
+  for (const name of weights) {
+    const res = await request(name, 'GET');
+    if (!res.ok) fail(`cannot fetch ${name} from ${base}: HTTP ${res.status}`);
+    const chunks = [];
+    let size = 0;
+    const reader = res.body.getReader();
+    for (;;) {
+      let step;
+      try {
+        step = await reader.read();
+      } catch (e) {
+        fail(`cannot fetch ${name} from ${base}: ${e.message}`);
+      }
+      if (step.done) break;
+      chunks.push(step.value);
+      size += step.value.length;
+      loaded += step.value.length;
+      if (small + loaded > maxBytes) {
+        await reader.cancel().catch(() => {});
+        fail(`${tooLarge(small + loaded, maxBytes)}, and more was still arriving`);
+      }
+      onDownload?.({ loaded, total });
+    }
+    const bytes = new Uint8Array(size);
+    let at = 0;
+    for (const chunk of chunks) {
+      bytes.set(chunk, at);
+      at += chunk.length;
+    }
+    out.set(name, bytes);
+  }
   return out;
 }
 

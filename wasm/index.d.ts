@@ -664,7 +664,19 @@ export declare class ModelLoader {
    */
   fromPretrained(
     files: string | URL | CheckpointFiles,
-    options?: { onProgress?: (progress: { loaded: number; total: number }) => void },
+    options?: {
+      /**
+       * 'download': a URL's weights arriving, in bytes (total null when the server gives no
+       * size); 'load': weights read into the model, after each one.
+       */
+      onProgress?: (progress: {
+        stage: 'download' | 'load';
+        loaded: number;
+        total: number | null;
+      }) => void;
+      /** Refuse a checkpoint whose files take more bytes, before its weights are read. */
+      maxBytes?: number;
+    },
   ): Promise<CodeModel>;
 }
 

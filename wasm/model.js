@@ -737,17 +737,25 @@ export class ModelLoader {
    * model.safetensors.index.json) and, for text input, tokenizer.json. Architectures llama,
    * mistral, qwen2, qwen3, gemma2, gemma3_text, phi3 and starcoder2, in F32, F16 or BF16. Every
    * header is checked before a tensor is read, and only the weights' ranges are read (a Blob
-   * slice at a time in a worker). options.onProgress({ loaded, total }) after each weight. The
+   * slice at a time in a worker). options.maxBytes refuses a checkpoint whose files take more,
+   * before its weights are read (a URL's: before they download, from the server's sizes).
+   * options.onProgress({ stage, loaded, total }): stage 'download' as a URL's weights arrive
+   * (bytes; total null where the server gives no size), then 'load' after each weight. The
    * model has the API of hirope's own: its calls run each layer's own positions unless given a
    * scheme, which goes on every RoPE layer; a file that does not fit is a HiRoPEError.
    */
   async fromPretrained(files, options) {
-    const { onProgress } = readOptions(options, ['onProgress']);
+    const { onProgress, maxBytes = Infinity } = readOptions(options, ['onProgress', 'maxBytes']);
     if (onProgress !== undefined && typeof onProgress !== 'function')
       fail(`onProgress must be a function, got ${describe(onProgress)}`);
+    if (typeof maxBytes !== 'number' || !(maxBytes > 0))
+      fail(`maxBytes must be a positive number of bytes, got ${describe(maxBytes)}`);
     const runtime = this._runtime;
     runtime.needAnalysis();
-    const folder = await openCheckpointFiles(files);
+    const folder = await openCheckpointFiles(files, {
+      maxBytes,
+      onDownload: onProgress && ((p) => onProgress({ stage: 'download', ...p })),
+    });
     try {
       const json = folder.whole('tokenizer.json');
       if (folder.error) fail(folder.error);
@@ -757,7 +765,7 @@ export class ModelLoader {
       const progress = onProgress
         ? (loaded, total) => {
             try {
-              onProgress({ loaded, total });
+              onProgress({ stage: 'load', loaded, total });
             } catch (e) {
               thrown ??= e; // after the load: nothing may throw through the WASM frames
             }

@@ -103,6 +103,7 @@ for (const build of BUILDS) {
         });
         assert.deepEqual(model.logits(ids), want);
         assert.ok(seen.length > 0);
+        assert.ok(seen.every((p) => p.stage === 'load'));
         const last = seen.at(-1);
         assert.equal(last.loaded, last.total);
         for (let i = 1; i < seen.length; i++) assert.ok(seen[i].loaded > seen[i - 1].loaded);
@@ -111,14 +112,31 @@ for (const build of BUILDS) {
     });
 
     test('a folder served over HTTP loads as its files do; a missing file is named', async () => {
-      // The fixtures folder, served as a static site (404 for what it lacks).
+      // The fixtures folder, served as a static site (404 for what it lacks); under /chunked/
+      // without Content-Length (chunked transfer), as a server that gives no sizes.
+      const requests = [];
       const server = http.createServer((req, res) => {
-        const file = path.join(fixtures, decodeURIComponent(new URL(req.url, 'http://x').pathname));
+        const url = new URL(req.url, 'http://x');
+        const chunked = url.pathname.startsWith('/chunked/');
+        const file = path.join(
+          fixtures,
+          decodeURIComponent(url.pathname.replace(/^\/chunked\//, '/')),
+        );
+        requests.push(`${req.method} ${path.basename(file)}`);
         if (!file.startsWith(fixtures) || !fs.existsSync(file) || fs.statSync(file).isDirectory()) {
           res.writeHead(404).end();
           return;
         }
-        res.writeHead(200).end(fs.readFileSync(file));
+        const bytes = fs.readFileSync(file);
+        if (!chunked) {
+          res.writeHead(200, { 'content-length': bytes.length });
+          res.end(req.method === 'HEAD' ? undefined : bytes);
+          return;
+        }
+        res.writeHead(200);
+        if (req.method === 'HEAD') return res.end();
+        for (let at = 0; at < bytes.length; at += 4096) res.write(bytes.subarray(at, at + 4096));
+        res.end();
       });
       await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
       try {
@@ -131,6 +149,69 @@ for (const build of BUILDS) {
           assert.deepEqual(remote.logits(ids), local.logits(ids));
           remote.dispose();
         }
+        // Progress: the weights' bytes as they download, then the weights as they load.
+        const folder = path.join(fixtures, c.name);
+        const index = JSON.parse(
+          fs.readFileSync(path.join(folder, 'model.safetensors.index.json'), 'utf8'),
+        );
+        const shards = [...new Set(Object.values(index.weight_map))];
+        const weightBytes = shards.reduce(
+          (sum, name) => sum + fs.statSync(path.join(folder, name)).size,
+          0,
+        );
+        const total = fs
+          .readdirSync(folder)
+          .filter((f) =>
+            ['config.json', 'tokenizer.json', 'model.safetensors.index.json', ...shards].includes(
+              f,
+            ),
+          )
+          .reduce((sum, name) => sum + fs.statSync(path.join(folder, name)).size, 0);
+        for (const prefix of ['', '/chunked']) {
+          const seen = [];
+          const remote = await hr.model.fromPretrained(`${base}${prefix}/${c.name}/`, {
+            onProgress: (p) => seen.push(p),
+            maxBytes: total,
+          });
+          remote.dispose();
+          const downloads = seen.filter((p) => p.stage === 'download');
+          assert.ok(downloads.length > 0);
+          assert.equal(downloads.at(-1).loaded, weightBytes);
+          for (const p of downloads) assert.equal(p.total, prefix ? null : weightBytes);
+          const first = seen.findIndex((p) => p.stage === 'load');
+          assert.ok(first > 0 && seen.slice(first).every((p) => p.stage === 'load'));
+        }
+        // maxBytes: refused with both figures; where the server gives sizes, before any weight
+        // downloads; where it does not, as soon as the bytes pass it.
+        requests.length = 0;
+        await assert.rejects(
+          hr.model.fromPretrained(`${base}/${c.name}/`, { maxBytes: total - 1 }),
+          {
+            name: 'HiRoPEError',
+            message: new RegExp(
+              `take .* \\(${total} bytes\\), more than maxBytes .* \\(${total - 1} bytes\\)`,
+            ),
+          },
+        );
+        assert.deepEqual(
+          requests.filter((r) => r.startsWith('GET') && r.endsWith('.safetensors')),
+          [],
+        );
+        await assert.rejects(
+          hr.model.fromPretrained(`${base}/chunked/${c.name}/`, { maxBytes: total - 1 }),
+          { name: 'HiRoPEError', message: /more than maxBytes .*, and more was still arriving/ },
+        );
+        // A folder path or its files: counted before a weight is read.
+        for (const files of [folder, filesOf(folder)])
+          await assert.rejects(hr.model.fromPretrained(files, { maxBytes: total - 1 }), {
+            name: 'HiRoPEError',
+            message: new RegExp(`\\(${total} bytes\\), more than maxBytes`),
+          });
+        (await hr.model.fromPretrained(folder, { maxBytes: total })).dispose();
+        await assert.rejects(hr.model.fromPretrained(folder, { maxBytes: 0 }), {
+          name: 'HiRoPEError',
+          message: /maxBytes must be a positive number of bytes, got 0/,
+        });
         local.dispose();
         await assert.rejects(hr.model.fromPretrained(`${base}/nothing-here/`), {
           name: 'HiRoPEError',

@@ -6,6 +6,7 @@ import { TOKENIZER_DATA, TOKENIZER_ALIASES, canonicalTokenizer, closestName } fr
 import { GALLERY, OWN_CONFIG, modelSource } from '../shared/model-gallery.js';
 import { schemeName, WINDOWED, SCHEME_TYPES } from '../shared/schemes.js';
 import { plural } from '../shared/wording.js';
+import { CHECKPOINT_MAX_BYTES } from '../shared/checkpoint.js';
 
 /**
  * The gallery id a model attribute names: the id itself, or the id without its "-it" (the
@@ -46,6 +47,12 @@ export const TOKENIZERS = ['lexical', ...TOKENIZER_DATA];
 /** The scheme types a side takes, and those of a real model's side (its layer, or HiRoPE on it). */
 export const SCHEMES = SCHEME_TYPES.map(([type]) => type);
 export const MODEL_SCHEMES = ['rope', 'hirope'];
+/**
+ * The scheme types a checkpoint's side takes: rope (its own positions, as its config sets up each
+ * layer; with the scaling attribute, RoPE so scaled) or a scheme that keeps its rotation, swapped
+ * in on every RoPE layer (web/src/worker/checkpoint-engine.js).
+ */
+export const CHECKPOINT_SCHEMES = SCHEMES.filter((type) => type === 'rope' || WINDOWED.has(type));
 
 // Attributes any HTML element takes, which the element leaves to the page: not typos of its own.
 const GLOBAL_ATTRIBUTES = new Set(
@@ -123,6 +130,38 @@ export function readAttributes(get, names = []) {
     params.model = OWN_CONFIG;
     params.config = configText;
   }
+  // A Hugging Face checkpoint folder by URL: its real heads, A its own positions, B a scheme on
+  // the same weights; the worker fetches it (web/src/worker/checkpoint-engine.js).
+  const checkpointText = get('checkpoint');
+  let checkpoint = null;
+  if (checkpointText !== null && checkpointText.trim() !== '') {
+    if (params.model !== undefined)
+      problems.push(
+        'An element shows one model: give it the checkpoint attribute, or the model or config attribute, not both.',
+      );
+    checkpoint = { url: checkpointText.trim(), head: 0, maxBytes: CHECKPOINT_MAX_BYTES, layer: 0 };
+    const headText = get('head');
+    if (headText !== null) {
+      const head = Number(headText);
+      if (headText.trim() !== '' && Number.isInteger(head) && head >= 0) checkpoint.head = head;
+      else
+        problems.push(
+          `The head attribute must be a head index (an integer >= 0), got "${headText}".`,
+        );
+    }
+    const maxText = get('max-bytes');
+    if (maxText !== null) {
+      const max = Number(maxText);
+      if (maxText.trim() !== '' && Number.isSafeInteger(max) && max > 0) checkpoint.maxBytes = max;
+      else
+        problems.push(
+          `The max-bytes attribute must be a number of bytes (an integer > 0), got "${maxText}".`,
+        );
+    }
+  } else
+    for (const attribute of ['head', 'max-bytes'])
+      if (get(attribute) !== null)
+        problems.push(`The ${attribute} attribute needs the checkpoint attribute (a folder URL).`);
   const layerText = get('layer');
   if (layerText !== null) {
     const layer = Number(layerText);
@@ -136,17 +175,26 @@ export function readAttributes(get, names = []) {
     const v = Number(get(name));
     return get(name) !== null && Number.isFinite(v) ? v : fallback;
   };
-  // The schemes: any type; on a real model's side, its layer (rope) or HiRoPE on it (hirope).
+  // The schemes: any type; on a real model's side, its layer (rope) or HiRoPE on it (hirope); on
+  // a checkpoint, its own positions (rope) or a scheme that keeps its rotation.
   const model = params.model !== undefined;
-  const allowed = model ? MODEL_SCHEMES : SCHEMES;
+  const allowed = checkpoint ? CHECKPOINT_SCHEMES : model ? MODEL_SCHEMES : SCHEMES;
   for (const attribute of ['scheme-a', 'scheme-b']) {
     const text = get(attribute);
     if (text === null || text === '' || allowed.includes(text)) continue;
     problems.push(
-      model && SCHEMES.includes(text)
-        ? `On a real model (the model or config attribute), the ${attribute} attribute must be rope (the layer as the model computes it) or hirope (HiRoPE on its frequencies), got "${text}".`
-        : notOneOf(attribute, allowed, text),
+      checkpoint && SCHEMES.includes(text)
+        ? `On a checkpoint, the ${attribute} attribute must be rope (the model's own positions) or a scheme that keeps its rotation (${CHECKPOINT_SCHEMES.filter((x) => x !== 'rope').join(', ')}), got "${text}".`
+        : model && SCHEMES.includes(text)
+          ? `On a real model (the model or config attribute), the ${attribute} attribute must be rope (the layer as the model computes it) or hirope (HiRoPE on its frequencies), got "${text}".`
+          : notOneOf(attribute, allowed, text),
     );
+  }
+  if (checkpoint) {
+    if (params.layer !== undefined) checkpoint.layer = params.layer;
+    // Each side: its type and only the attributes given (the model fills in the rest).
+    checkpoint.a = { ...params, type: get('scheme-a') || 'rope' };
+    checkpoint.b = { ...params, type: get('scheme-b') || 'hirope' };
   }
   const state = normalizeState({
     language: language || 'python',
@@ -157,7 +205,7 @@ export function readAttributes(get, names = []) {
     a: { ...params, type: get('scheme-a') || 'rope' },
     b: { ...params, type: get('scheme-b') || 'hirope' },
   });
-  return { state, problems };
+  return { state, problems, checkpoint };
 }
 
 /** The attributes an element takes. */
@@ -175,6 +223,9 @@ export const ATTRIBUTES = [
   'model',
   'config',
   'layer',
+  'checkpoint',
+  'head',
+  'max-bytes',
 ];
 
 /**

@@ -18,9 +18,16 @@ import { LUTS, cssGradient, DECADES, RATIO_LIMIT, divergingLut } from 'hirope/co
 import { el } from '../page/dom.js';
 import { plural, powerOfTen, DIFF_LEGEND } from '../shared/wording.js';
 import { numberSpec, CATALOGUE } from '../shared/core-catalogue.js';
-import { ATTRIBUTES, MODEL_SCHEMES, readAttributes, sameHint } from './attributes.js';
+import {
+  ATTRIBUTES,
+  MODEL_SCHEMES,
+  CHECKPOINT_SCHEMES,
+  readAttributes,
+  sameHint,
+} from './attributes.js';
 import { modelSource, layerProblem, modelNotes, NOT_COMPUTED } from '../shared/model-gallery.js';
 import { assetURL } from '../shared/hashed-assets.js';
+import { showCheckpoint } from './checkpoint-maps.js';
 
 const MARGIN = 10;
 /** What an element without code says (nothing to draw is not a picture of "no attention"). */
@@ -238,13 +245,16 @@ export class HiRoPEAttention extends HTMLElement {
   }
 
   _syncControls() {
-    const s = this.state;
-    // A real model's side shows its layer (rope) or HiRoPE on it (hirope): the other schemes are
-    // not offered there.
+    const { state: s, checkpoint } = this._read();
+    // A real model's side shows its layer (rope) or HiRoPE on it (hirope), a checkpoint's its own
+    // positions (rope) or a scheme that keeps its rotation: the other schemes are not offered.
     const model = Boolean(modelSource(s.a));
+    const offered = checkpoint ? CHECKPOINT_SCHEMES : model ? MODEL_SCHEMES : null;
     for (const select of [this._selectA, this._selectB])
-      for (const option of select.options)
-        option.disabled = model && !MODEL_SCHEMES.includes(option.value);
+      for (const option of select.options) {
+        option.disabled = offered !== null && !offered.includes(option.value);
+        if (option.value === 'rope') option.textContent = checkpoint ? 'its own' : 'RoPE';
+      }
     this._selectA.value = s.a.type;
     this._selectB.value = s.b.type;
     this._ratio.value = String(s.b.ratio);
@@ -253,7 +263,7 @@ export class HiRoPEAttention extends HTMLElement {
   }
 
   async _update() {
-    const { state, problems } = this._read();
+    const { state, problems, checkpoint } = this._read();
     const t0 = performance.now();
     this._runs = (this._runs ?? 0) + 1;
     const run = this._runs;
@@ -267,6 +277,18 @@ export class HiRoPEAttention extends HTMLElement {
     }
     this._foot.textContent = 'Computing…';
     this._foot.classList.remove('error');
+    if (checkpoint) {
+      await showCheckpoint(this, {
+        state,
+        checkpoint,
+        run,
+        t0,
+        client: client(),
+        sameAttention,
+        workerFailure,
+      });
+      return;
+    }
     try {
       // A real model sets the head dim and training length, unless the attributes do.
       const source = modelSource(state.a);
@@ -300,22 +322,8 @@ export class HiRoPEAttention extends HTMLElement {
       this._result = { ...result, state, setup };
       this._draw();
       const ms = performance.now() - t0;
-      this._foot.replaceChildren();
-      const legend = el('span', { class: 'legend' });
-      const gradient = el('span', { class: 'bar' });
-      gradient.style.background = cssGradient(LUTS.magma);
-      legend.append(el('span', {}, powerOfTen(-DECADES)), gradient, el('span', {}, 'row max'));
-      const ratioLegend = el('span', { class: 'legend' });
-      const ratioBar = el('span', { class: 'bar' });
-      ratioBar.style.background = cssGradient(divergingLut(this.dataset.theme));
-      ratioLegend.append(
-        el('span', {}, `A attends ${2 ** RATIO_LIMIT}× more`),
-        ratioBar,
-        el('span', {}, `B ${2 ** RATIO_LIMIT}× more`),
-      );
-      this._foot.append(
-        legend,
-        ratioLegend,
+      this._foot.replaceChildren(
+        ...this._legends(),
         el(
           'span',
           {},
@@ -344,15 +352,32 @@ export class HiRoPEAttention extends HTMLElement {
     }
   }
 
+  /** The two colour legends of the foot: the maps' magma ramp and the A vs B ratio ramp. */
+  _legends() {
+    const legend = el('span', { class: 'legend' });
+    const gradient = el('span', { class: 'bar' });
+    gradient.style.background = cssGradient(LUTS.magma);
+    legend.append(el('span', {}, powerOfTen(-DECADES)), gradient, el('span', {}, 'row max'));
+    const ratioLegend = el('span', { class: 'legend' });
+    const ratioBar = el('span', { class: 'bar' });
+    ratioBar.style.background = cssGradient(divergingLut(this.dataset.theme));
+    ratioLegend.append(
+      el('span', {}, `A attends ${2 ** RATIO_LIMIT}× more`),
+      ratioBar,
+      el('span', {}, `B ${2 ** RATIO_LIMIT}× more`),
+    );
+    return [legend, ratioLegend];
+  }
+
   /**
    * A state that cannot be drawn: the message in the foot, and the maps titled with that state's
    * schemes, empty (never the previous result under the new names, nor the new names over it).
    */
-  _fail(state, message, { bare = false } = {}) {
+  _fail(state, message, { bare = false, names: given = null } = {}) {
     this._result = null;
     // bare: an attribute was refused, so the scheme's own settings are not what was asked for.
     const name = (side) => (bare ? schemeName(side.type) : describeScheme(side));
-    const names = { a: name(state.a), b: name(state.b) };
+    const names = given ?? { a: name(state.a), b: name(state.b) };
     ['a', 'b', 'diff'].forEach((side, i) => {
       const f = this._figures[i];
       if (side === 'diff') f.caption.replaceChildren(el('b', {}, 'A vs B'));
@@ -380,7 +405,7 @@ export class HiRoPEAttention extends HTMLElement {
       const layer = r.setup?.layers[side.layer];
       return layer ? { nope: !layer.rope } : null;
     };
-    const names = {
+    const names = r.names ?? {
       a: describeScheme(r.state.a, layerOf(r.state.a)),
       b: describeScheme(r.state.b, layerOf(r.state.b)),
     };

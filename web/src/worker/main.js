@@ -7,6 +7,7 @@ import { buffers, serve, transfer } from 'hirope/protocol';
 import { SideEngine } from './attention-engine.js';
 import { assetURL } from '../shared/hashed-assets.js';
 import { ModelEngine } from './model-engine.js';
+import { CheckpointEngine } from './checkpoint-engine.js';
 import { fetchGalleryConfig } from './model-sides.js';
 import { PlaygroundError } from './playground-error.js';
 import { errorScore } from '../shared/language-detection.js';
@@ -17,6 +18,7 @@ import { setupSummary } from '../shared/model-gallery.js';
 const options = new URL(self.location.href).searchParams.get('simd') === '0' ? { simd: false } : {};
 let engine = null;
 let modelEngine = null; // Model mode: created on its first request
+let checkpointEngine = null; // the element's checkpoint attribute: created on its first request
 let gpuEngine; // undefined: not tried; null: no adapter
 let qkFile = null;
 let running = null; // the AbortController of the run under way
@@ -160,6 +162,12 @@ serve(
     modelThumbnail: async (message) => {
       const value = await (await model()).thumbnail(message);
       return transfer(value, [value.rgba.buffer]);
+    },
+    // A checkpoint's attention for the element (both sides here: one copy of the weights).
+    checkpointMaps: async (message, { progress }) => {
+      checkpointEngine ||= new CheckpointEngine(await ready);
+      const value = await checkpointEngine.maps(message, progress);
+      return transfer(value);
     },
     modelRun: async (message) => {
       const m = await model();
