@@ -15,6 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import init from '../dist/index.js';
 import { wllamaForward } from './wllama-forward.mjs';
+import { benchCheckpoint } from './smollm-checkpoint.mjs';
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -22,33 +23,7 @@ const arg = (name, fallback) => {
 };
 const tokens = arg('tokens', 512);
 const repeats = arg('repeats', 3);
-const folder = path.resolve('build/bench-checkpoint');
-const SHAPE = {
-  hidden_size: 576,
-  num_hidden_layers: 30,
-  num_attention_heads: 9,
-  num_key_value_heads: 3,
-  head_dim: 64,
-  intermediate_size: 1536,
-  vocab_size: 49152,
-  max_position_embeddings: 2048,
-  rope_theta: 100000,
-  tie_word_embeddings: true,
-};
-
-if (!fs.existsSync(path.join(folder, 'config.json'))) {
-  console.log(`writing the checkpoint to ${folder} ...`);
-  execFileSync(
-    '/usr/bin/python3',
-    [
-      '-c',
-      `import sys, json; sys.path.insert(0, 'tests/python'); import checkpoint_reference as ref
-ref.make_checkpoint('llama', ${JSON.stringify(folder)}, 'BF16', 1, 0, **json.loads(sys.argv[1]))`,
-      JSON.stringify(SHAPE),
-    ],
-    { stdio: 'inherit' },
-  );
-}
+const { folder, SHAPE } = benchCheckpoint();
 
 // FLOPs of one forward with every row's logits: the linear layers, q.k and p.v (causal: half).
 const {

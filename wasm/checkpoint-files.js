@@ -122,7 +122,7 @@ async function openEntries(files) {
 // sizes are asked first (HEAD): a folder over maxBytes is refused before they download, and one
 // whose server gives no size is stopped as soon as it passes maxBytes. onDownload({ loaded,
 // total }) counts the weights' bytes as they arrive.
-async function fetchFolder(url, maxBytes, onDownload) {
+export async function fetchFolder(url, maxBytes = Infinity, onDownload) {
   const base = url.endsWith('/') ? url : `${url}/`;
   const request = async (name, method) => {
     try {

@@ -657,6 +657,37 @@ export declare class ModelLoader {
   /** The header of a weights file without loading it. */
   inspect(data: Uint8Array | ArrayBuffer): ModelConfig;
   /**
+   * The files of a checkpoint folder served over HTTP(S), downloaded as fromPretrained(url) does:
+   * file names to bytes, for fromPretrained or inspectPretrained, or to hand to several workers.
+   */
+  downloadPretrained(
+    url: string | URL,
+    options?: {
+      onProgress?: (progress: { stage: 'download'; loaded: number; total: number | null }) => void;
+      maxBytes?: number;
+    },
+  ): Promise<Map<string, Uint8Array>>;
+  /**
+   * What loading a checkpoint would take, from its config.json and safetensors headers alone (no
+   * weight read): its size, and whether it and a forward at the input limit fit the WASM heap.
+   */
+  inspectPretrained(files: string | URL | CheckpointFiles): Promise<{
+    modelType: string;
+    layers: number;
+    heads: number;
+    kvHeads: number;
+    parameters: number;
+    /** The weights at their stored width: what the loaded model keeps. */
+    weightBytes: number;
+    /** A forward at the input limit, beside the weights. */
+    workingBytes: number;
+    /** The WASM heap's budget. */
+    budgetBytes: number;
+    fits: boolean;
+    /** The figures when it does not fit, else ''. */
+    memoryError: string;
+  }>;
+  /**
    * A Hugging Face checkpoint: a folder path (Node), a folder's http(s) URL (its files fetched
    * whole), or its files (config.json, model.safetensors or shards with
    * model.safetensors.index.json, tokenizer.json for text input). Architectures llama,

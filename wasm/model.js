@@ -27,7 +27,7 @@ import {
   DECODER,
 } from './runtime.js';
 import { useEvaluationRuntime } from './recall.js';
-import { openCheckpointFiles } from './checkpoint-files.js';
+import { openCheckpointFiles, fetchFolder } from './checkpoint-files.js';
 import { HiRoPEError } from './errors.js';
 
 // The options every method takes for a text's positions; each method adds its own.
@@ -77,6 +77,16 @@ function readModelOptions(options, kind, runtime, cap) {
     o.positions = p;
   }
   return o;
+}
+
+// fromPretrained's and downloadPretrained's options: onProgress and maxBytes (Infinity: none).
+function checkpointOptions(options) {
+  const { onProgress, maxBytes = Infinity } = readOptions(options, ['onProgress', 'maxBytes']);
+  if (onProgress !== undefined && typeof onProgress !== 'function')
+    fail(`onProgress must be a function, got ${describe(onProgress)}`);
+  if (typeof maxBytes !== 'number' || !(maxBytes > 0))
+    fail(`maxBytes must be a positive number of bytes, got ${describe(maxBytes)}`);
+  return { onProgress, maxBytes };
 }
 
 function integer(value, name, min, max) {
@@ -731,6 +741,48 @@ export class ModelLoader {
   }
 
   /**
+   * The files of a checkpoint folder served over HTTP(S), downloaded as fromPretrained(url) does
+   * (options.maxBytes and options.onProgress({ stage: 'download', loaded, total }) as there): a
+   * Map of file names to bytes, for fromPretrained or inspectPretrained, or to hand as Blobs to
+   * several workers that each load it.
+   */
+  async downloadPretrained(url, options) {
+    const { onProgress, maxBytes } = checkpointOptions(options);
+    if (!(url instanceof URL) && !(typeof url === 'string' && /^https?:\/\//i.test(url)))
+      fail(`url must be an http(s) folder URL, got ${describe(url)}`);
+    return fetchFolder(
+      String(url),
+      maxBytes,
+      onProgress && ((p) => onProgress({ stage: 'download', ...p })),
+    );
+  }
+
+  /**
+   * What loading a checkpoint would take, from its config.json and safetensors headers alone (no
+   * weight is read; a URL's files are fetched first, as fromPretrained does): { modelType,
+   * layers, heads, kvHeads, parameters, weightBytes (at their stored width, what the model keeps),
+   * workingBytes (a forward at the input limit), budgetBytes (the WASM heap's), fits, memoryError
+   * (the figures when it does not fit, else '') }. A folder the core refuses is a HiRoPEError.
+   */
+  async inspectPretrained(files) {
+    const runtime = this._runtime;
+    const folder = await openCheckpointFiles(files);
+    try {
+      const r = runtime.run(() =>
+        runtime.mod.inspectPretrained(
+          (name) => folder.size(name),
+          (name, offset, size) => folder.read(name, offset, size),
+        ),
+      );
+      if (folder.error) fail(folder.error);
+      runtime.check(r.error);
+      return r;
+    } finally {
+      folder.close();
+    }
+  }
+
+  /**
    * A Hugging Face checkpoint: files is a folder path (Node), a folder's http(s) URL (a string or
    * a URL; its files fetched whole, CORS where it is another origin), or an object (or Map) of file
    * names to bytes, text or Blobs: config.json, model.safetensors (or its shards with
@@ -745,11 +797,7 @@ export class ModelLoader {
    * scheme, which goes on every RoPE layer; a file that does not fit is a HiRoPEError.
    */
   async fromPretrained(files, options) {
-    const { onProgress, maxBytes = Infinity } = readOptions(options, ['onProgress', 'maxBytes']);
-    if (onProgress !== undefined && typeof onProgress !== 'function')
-      fail(`onProgress must be a function, got ${describe(onProgress)}`);
-    if (typeof maxBytes !== 'number' || !(maxBytes > 0))
-      fail(`maxBytes must be a positive number of bytes, got ${describe(maxBytes)}`);
+    const { onProgress, maxBytes } = checkpointOptions(options);
     const runtime = this._runtime;
     runtime.needAnalysis();
     const folder = await openCheckpointFiles(files, {

@@ -14,8 +14,8 @@
 //
 // The client keeps the pending map (id -> call), rejects a call at once when its AbortSignal
 // fires and replaces the worker (a parse cannot be interrupted from outside); the fresh worker
-// gets the start notices, the sticky requests (whose effect a worker keeps) and the calls still
-// pending, in that order. restart(reason) replaces it on purpose, the pending calls rejected with
+// gets the start notices, the sticky requests (whose effect a worker keeps; an aborted one is
+// forgotten, its type's previous one posted instead) and the calls still pending, in that order. restart(reason) replaces it on purpose, the pending calls rejected with
 // the reason instead of posted again.
 import { HiRoPEError } from './errors.js';
 
@@ -200,10 +200,17 @@ export class WorkerClient {
       if (signal?.aborted) return reject(abortReason(signal));
       const id = this._next++;
       const message = { id, type, payload };
-      if (this._stickyTypes.includes(type)) this._sticky.set(type, payload);
+      const sticky = this._stickyTypes.includes(type);
+      const before = this._sticky.get(type);
+      if (sticky) this._sticky.set(type, payload);
       const onAbort = () => {
         if (!this._pending.delete(id)) return; // already answered
         reject(abortReason(signal));
+        // An aborted sticky request is as if never made: the fresh worker gets the one before.
+        if (sticky && this._sticky.get(type) === payload) {
+          if (before === undefined) this._sticky.delete(type);
+          else this._sticky.set(type, before);
+        }
         this.restart();
       };
       const settle = (done) => (value) => {

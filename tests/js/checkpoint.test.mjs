@@ -201,6 +201,21 @@ for (const build of BUILDS) {
           hr.model.fromPretrained(`${base}/chunked/${c.name}/`, { maxBytes: total - 1 }),
           { name: 'HiRoPEError', message: /more than maxBytes .*, and more was still arriving/ },
         );
+        // downloadPretrained: the same files as a Map, which load as the folder does.
+        const downloaded = await hr.model.downloadPretrained(`${base}/${c.name}`);
+        assert.deepEqual(
+          [...downloaded.keys()].sort(),
+          ['config.json', 'model.safetensors.index.json', ...shards].sort(),
+        );
+        for (const [name, bytes] of downloaded)
+          assert.deepEqual(Buffer.from(bytes), fs.readFileSync(path.join(folder, name)));
+        const fromMap = await hr.model.fromPretrained(downloaded);
+        assert.deepEqual(fromMap.logits(ids), local.logits(ids));
+        fromMap.dispose();
+        await assert.rejects(hr.model.downloadPretrained(folder), {
+          name: 'HiRoPEError',
+          message: /url must be an http\(s\) folder URL/,
+        });
         // A folder path or its files: counted before a weight is read.
         for (const files of [folder, filesOf(folder)])
           await assert.rejects(hr.model.fromPretrained(files, { maxBytes: total - 1 }), {
@@ -220,6 +235,77 @@ for (const build of BUILDS) {
       } finally {
         server.close();
       }
+    });
+
+    test('inspectPretrained says what a load takes, from the headers alone', async () => {
+      // The expected figures from the safetensors headers, read here: every tensor's elements
+      // and stored bytes (the fixtures hold only the weights the forward reads).
+      const headerOf = (file) => {
+        const bytes = fs.readFileSync(file);
+        const n = Number(bytes.readBigUInt64LE(0));
+        return JSON.parse(bytes.subarray(8, 8 + n).toString('utf8'));
+      };
+      for (const c of CASES) {
+        const folder = path.join(fixtures, c.name);
+        let parameters = 0;
+        let weightBytes = 0;
+        for (const f of fs.readdirSync(folder).filter((x) => x.endsWith('.safetensors')))
+          for (const [name, t] of Object.entries(headerOf(path.join(folder, f)))) {
+            if (name === '__metadata__') continue;
+            parameters += t.shape.reduce((a, b) => a * b, 1);
+            weightBytes += t.data_offsets[1] - t.data_offsets[0];
+          }
+        const r = await hr.model.inspectPretrained(filesOf(folder));
+        assert.deepEqual(
+          { ...r, workingBytes: r.workingBytes > 0 },
+          {
+            modelType: c.arch,
+            layers: c.layers,
+            heads: c.heads,
+            kvHeads: r.kvHeads,
+            parameters,
+            weightBytes,
+            workingBytes: true,
+            budgetBytes: 2048 * 2 ** 20 - 64 * 2 ** 20,
+            fits: true,
+            memoryError: '',
+          },
+          c.name,
+        );
+        assert.ok(r.kvHeads >= 1 && r.heads % r.kvHeads === 0);
+        // The loaded model agrees.
+        const model = await hr.model.fromPretrained(folder);
+        assert.equal(model.config.parameters, parameters);
+        assert.equal(model.config.weightBytes, weightBytes);
+        model.dispose();
+      }
+      // No weight is read: a file whose tensors' bytes are all 0xFF (NaN) inspects as the
+      // whole one does, and fails to load (every weight is checked finite as it is read).
+      const c = CASES.find((x) => x.dtype === 'F32' && x.shards === 1);
+      const folder = path.join(fixtures, c.name);
+      const files = filesOf(folder);
+      const nan = Uint8Array.from(files['model.safetensors']);
+      const start = 8 + Number(Buffer.from(nan).readBigUInt64LE(0));
+      nan.fill(0xff, start);
+      const poisoned = { ...files, 'model.safetensors': nan };
+      assert.deepEqual(
+        await hr.model.inspectPretrained(poisoned),
+        await hr.model.inspectPretrained(files),
+      );
+      await assert.rejects(hr.model.fromPretrained(poisoned), {
+        name: 'HiRoPEError',
+        message: /finite/,
+      });
+      await assert.rejects(hr.model.inspectPretrained(path.join(fixtures, 'nope')), {
+        name: 'HiRoPEError',
+        message: /cannot open the checkpoint folder/,
+      });
+      const noConfig = filesOf(folder);
+      delete noConfig['config.json'];
+      await assert.rejects(hr.model.inspectPretrained(noConfig), {
+        name: 'HiRoPEError',
+        message: /the checkpoint folder has no config.json/,
+      });
     });
 
     test("hirope's own model as a llama checkpoint gives hr.model.load's numbers", async () => {

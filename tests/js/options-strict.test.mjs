@@ -131,6 +131,12 @@ const TABLE = {
   // The code models.
   'loader.load': typo(({ hr }) => hr.model.load({ nam: 'pybyte' }), 'nam', 'name'),
   'loader.inspect': none('takes bytes'),
+  'loader.inspectPretrained': none('takes a folder or its files, no options'),
+  'loader.downloadPretrained': typo(
+    ({ hr }) => hr.model.downloadPretrained('http://127.0.0.1:9/m/', { maxByte: 5 }),
+    'maxByte',
+    'maxBytes',
+  ),
   'loader.fromPretrained': typo(
     ({ hr }) => hr.model.fromPretrained({}, { onProgres: () => {} }),
     'onProgres',

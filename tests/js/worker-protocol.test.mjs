@@ -242,6 +242,29 @@ describe('worker protocol', () => {
     assert.deepEqual(await c.request('gated', 'x'), ['opened', 'x']);
   });
 
+  it('an aborted sticky request is forgotten: the fresh worker gets the one before it', async () => {
+    const c = client({ sticky: ['keepSlowly'] });
+    await c.request('keepSlowly', { payload: 'shipped model', ms: 0 });
+    const first = await c.request('thread');
+    const controller = new AbortController();
+    const loading = settled(
+      c.request('keepSlowly', { payload: 'checkpoint', ms: 60000 }, { signal: controller.signal }),
+    );
+    setTimeout(() => controller.abort(), 100);
+    assert.ok(isAbort((await loading).error));
+    assert.notEqual(await within(c.request('thread')), first);
+    assert.deepEqual(await c.request('kept'), ['shipped model']);
+    // With none before it, nothing is posted again.
+    const d = client({ sticky: ['keepSlowly'] });
+    const only = new AbortController();
+    const alone = settled(
+      d.request('keepSlowly', { payload: 'checkpoint', ms: 60000 }, { signal: only.signal }),
+    );
+    setTimeout(() => only.abort(), 100);
+    assert.ok(isAbort((await alone).error));
+    assert.deepEqual(await within(d.request('kept')), []);
+  });
+
   it('restart() posts the pending calls again, after the sticky requests; a transferred payload cannot be posted again', async () => {
     const c = client({ sticky: ['keep'] });
     await c.request('keep', 'weights');

@@ -55,8 +55,12 @@ struct Column {
     void (*write)(const Analysis&, Words&);
 };
 
+// Appends f(x) for every item: one resize, then plain stores (no capacity check per word).
 template <typename T, typename F> void each(const std::vector<T>& items, Words& d, F f) {
-    for (const T& x : items) d.push_back(static_cast<uint32_t>(f(x)));
+    const size_t at = d.size();
+    d.resize(at + items.size());
+    uint32_t* out = d.data() + at;
+    for (const T& x : items) *out++ = static_cast<uint32_t>(f(x));
 }
 
 const Column kAnalysisColumns[] = {

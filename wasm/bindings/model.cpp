@@ -67,6 +67,60 @@ val config_object(const model::Config& c) {
     return o;
 }
 
+// A checkpoint folder through the JS layer's file access (wasm/model.js): stat(name) gives a
+// file's size or -1 when absent; read(name, offset, size) gives a Uint8Array of exactly those
+// bytes, copied into dst in the heap. The vals must outlive the folder.
+checkpoint::CheckpointFolder folder_access(const val& stat, const val& read) {
+    checkpoint::CheckpointFolder files;
+    files.stat = [&stat](const std::string& name, uint64_t* size) {
+        const double bytes = stat(name).as<double>();
+        if (bytes < 0) return false;
+        *size = static_cast<uint64_t>(bytes);
+        return true;
+    };
+    files.read = [&read](const std::string& name, uint64_t offset, uint64_t size, uint8_t* dst) {
+        const val bytes = read(name, static_cast<double>(offset), static_cast<double>(size));
+        if (bytes["length"].as<double>() != static_cast<double>(size))
+            return Status::error("could not read " + std::to_string(size) + " bytes at offset " +
+                                 std::to_string(offset) + " of " + name);
+        // A view of the heap made after the read (a read may have grown the memory).
+        val(emscripten::typed_memory_view(static_cast<size_t>(size), dst)).call<void>("set", bytes);
+        return Status{};
+    };
+    return files;
+}
+
+// What loading a checkpoint folder would take, from its config and headers only (no tensor byte
+// read): { error } for a folder the core refuses, else { modelType, layers, heads, kvHeads,
+// parameters, weightBytes, workingBytes (a forward at the input limit), budgetBytes (the heap's),
+// fits, memoryError (check_memory's figures, '' when it fits) }.
+val inspectPretrained(val stat, val read) {
+    checkpoint::OpenedCheckpoint opened;
+    val out = val::object();
+    const Status st = checkpoint::open_checkpoint(folder_access(stat, read), &opened);
+    if (!st.ok()) {
+        out.set("error", st.message());
+        return out;
+    }
+    const checkpoint::CheckpointPlan& plan = opened.plan;
+    const uint64_t budget = HeapCeiling::bytes - HeapCeiling::reserve;
+    // As from_folder checks it: the input limit's tokens, the loss's block of logits rows.
+    const int64_t tokens = model::ModelLimits::max_input_bytes;
+    const Status memory = checkpoint::check_memory(plan, budget, tokens, 64);
+    out.set("modelType", plan.setup.model_type);
+    out.set("layers", static_cast<double>(plan.dims.layers));
+    out.set("heads", static_cast<double>(plan.dims.heads));
+    out.set("kvHeads", static_cast<double>(plan.dims.kv_heads));
+    out.set("parameters", static_cast<double>(plan.parameters));
+    out.set("weightBytes", static_cast<double>(plan.weight_bytes));
+    out.set("workingBytes",
+            static_cast<double>(checkpoint::forward_working_bytes(plan, tokens, 64)));
+    out.set("budgetBytes", static_cast<double>(budget));
+    out.set("fits", memory.ok());
+    out.set("memoryError", memory.message());
+    return out;
+}
+
 // A loaded code model, owned by the JS side.
 class ModelHandle {
   public:
@@ -81,23 +135,7 @@ class ModelHandle {
     // after each weight read. The core opens, checks and loads (model::Model::from_folder); an
     // error comes back as its message.
     std::string fromPretrained(val stat, val read, val progress) {
-        checkpoint::CheckpointFolder files;
-        files.stat = [&](const std::string& name, uint64_t* size) {
-            const double bytes = stat(name).as<double>();
-            if (bytes < 0) return false;
-            *size = static_cast<uint64_t>(bytes);
-            return true;
-        };
-        files.read = [&](const std::string& name, uint64_t offset, uint64_t size, uint8_t* dst) {
-            const val bytes = read(name, static_cast<double>(offset), static_cast<double>(size));
-            if (bytes["length"].as<double>() != static_cast<double>(size))
-                return Status::error("could not read " + std::to_string(size) +
-                                     " bytes at offset " + std::to_string(offset) + " of " + name);
-            // A view of the heap made after the read (a read may have grown the memory).
-            val(emscripten::typed_memory_view(static_cast<size_t>(size), dst))
-                .call<void>("set", bytes);
-            return Status{};
-        };
+        const checkpoint::CheckpointFolder files = folder_access(stat, read);
         // The stored weights and a forward at the model's input limit must fit the module's
         // heap: refused with the figures before a tensor is read (the loader's own reserve then
         // counts the weights as it lays them out).
@@ -551,6 +589,7 @@ EMSCRIPTEN_BINDINGS(hirope_model) {
         .function("linearView", &ModelHandle::linearView)
         .function("generate", &ModelHandle::generate);
     emscripten::function("modelConfig", &modelConfig);
+    emscripten::function("inspectPretrained", &inspectPretrained);
     emscripten::function("bytePositions", &bytePositions);
     emscripten::function("modelLimits", &modelLimits);
     emscripten::function("tokenPositions", &tokenPositions);

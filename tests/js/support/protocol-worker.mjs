@@ -31,6 +31,11 @@ serve(
       return 'spun';
     },
     keep: async (payload) => kept.push(payload),
+    // A sticky request that takes a while (a checkpoint's load): kept once it is done.
+    keepSlowly: async ({ payload, ms }) => {
+      busy(ms);
+      return kept.push(payload);
+    },
     kept: async () => kept,
     arrays: async () => {
       sent.fresh = new Float32Array([1, 2, 3, 4]);

@@ -243,17 +243,20 @@ export class PlaygroundClient {
    * whose grammar the worker does not have yet, or names a gallery model whose config it does not
    * have, waits for the page to hand it over.
    */
-  request(type, payload = {}, progress = null, transfer = []) {
+  request(type, payload = {}, progress = null, transfer = [], signal = null) {
     const ids = galleryIds(type, payload);
     if (ids.length)
       return Promise.all(ids.map((id) => this.loadGalleryConfig(id))).then(() =>
-        this._request(type, payload, progress, transfer),
+        this._request(type, payload, progress, transfer, signal),
       );
-    return this._request(type, payload, progress, transfer);
+    return this._request(type, payload, progress, transfer, signal);
   }
 
-  _request(type, payload, progress, transfer) {
-    const send = () => this._client.request(type, payload, { progress, transfer });
+  _request(type, payload, progress, transfer, signal) {
+    // signal: aborting it rejects the call and replaces this worker (worker-protocol.js), which
+    // gets the data handed over again with its next requests, as after restart().
+    signal?.addEventListener('abort', () => this._forget(), { once: true });
+    const send = () => this._client.request(type, payload, { progress, transfer, signal });
     const language = ANALYSING.includes(type) ? languageOf(payload) : undefined;
     if (typeof language !== 'string' || this._languages.get(language) === true) return send();
     return this.loadLanguage(language).then(send, send);
@@ -265,10 +268,15 @@ export class PlaygroundClient {
    * again.
    */
   restart() {
-    this._tokenizers.clear(); // the fresh worker gets the data again with its next run
-    this._configs.clear(); // and the configs
-    this._languages.clear(); // and the grammars
+    this._forget();
     this._client.restart(new WorkerError('Superseded', 'a newer request replaced this one'));
+  }
+
+  // A fresh worker has none of the data handed over: it gets it again with its next requests.
+  _forget() {
+    this._tokenizers.clear();
+    this._configs.clear();
+    this._languages.clear();
   }
 
   /** Stops this worker's run at its map's next chunk (a notice: it skips the request queue). */

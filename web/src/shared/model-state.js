@@ -29,6 +29,7 @@ export const ratioOnPairs = (ratio, pairs) =>
 
 export const MODEL_DEFAULTS = Object.freeze({
   model: 'pybyte',
+  checkpoint: '', // a checkpoint's folder URL (a local folder cannot be in a link)
   language: 'python',
   code: null,
   layer: 0,
@@ -66,9 +67,23 @@ export const TOKEN_MODEL_DEFAULTS = Object.freeze({
   a: Object.freeze({ ...TOKEN_SIDE, type: 'sliding-window', window: 512 }),
   b: Object.freeze({ ...TOKEN_SIDE }),
 });
-/** The defaults of a Model-mode state for a model ('pybyte' or 'pyjs-llama2'). */
+// A checkpoint's first view: A its own positions (each layer as its config sets it up), B HiRoPE
+// on its units with a window of 128 tokens (the ratio snaps to its pairs once its config is
+// known; "HiRoPE at the Split% bound" sets its own).
+export const CHECKPOINT_DEFAULTS = Object.freeze({
+  ...MODEL_DEFAULTS,
+  model: 'checkpoint',
+  smooth: 8,
+  a: Object.freeze({ ...MODEL_SIDE, type: 'model' }),
+  b: Object.freeze({ ...MODEL_SIDE, type: 'hirope' }),
+});
+/** The defaults of a Model-mode state for a model ('pybyte', 'pyjs-llama2' or 'checkpoint'). */
 export const modelDefaultsOf = (model) =>
-  model === 'pyjs-llama2' ? TOKEN_MODEL_DEFAULTS : MODEL_DEFAULTS;
+  model === 'pyjs-llama2'
+    ? TOKEN_MODEL_DEFAULTS
+    : model === 'checkpoint'
+      ? CHECKPOINT_DEFAULTS
+      : MODEL_DEFAULTS;
 
 /**
  * A Model-mode link in full ({ state, unreadable, codeOmitted }): no state is the first view (the
@@ -98,6 +113,7 @@ export { truncateStride } from 'hirope/registry';
 
 /** A short name for a Model-mode side, e.g. "HiRoPE (ratio 0.4375, W 128, units)"; unit: 'byte' or 'token'. */
 export function describeModelSide(side, unit = 'byte') {
+  if (side.type === 'model') return 'its own positions';
   const baseline = MODEL_BASELINES.find(([t]) => t === side.type);
   if (baseline)
     return side.type === 'truncate'

@@ -3,9 +3,16 @@
 import { MODEL_BASELINES, SCHEME_TYPES, WINDOWED } from './schemes.js';
 
 /** The shipped models Model mode offers: [name, label]. The first is the first view's. */
-export const MODEL_NAMES = Object.freeze([
+export const SHIPPED_MODELS = Object.freeze([
   ['pyjs-llama2', 'token model (llama2)'],
   ['pybyte', 'byte model (Python)'],
+]);
+/** A Hugging Face checkpoint the person opens (a folder, its files or its URL). */
+export const CHECKPOINT = 'checkpoint';
+/** The Model picker: the shipped models, then the person's own checkpoint. */
+export const MODEL_NAMES = Object.freeze([
+  ...SHIPPED_MODELS,
+  [CHECKPOINT, 'your checkpoint (a folder or URL)…'],
 ]);
 
 /**
@@ -25,6 +32,12 @@ export const CURVE_STEP = 8;
 export const MODEL_SCHEMES = SCHEME_TYPES.filter(
   ([name]) => name === 'rope' || WINDOWED.has(name),
 ).concat(MODEL_BASELINES);
+/**
+ * A checkpoint's schemes: its own positions (each layer as its config sets it up: the RoPE
+ * scaling, sliding windows, NoPE layers it was trained with), then the same as the shipped
+ * models', which replace the positions of every RoPE layer.
+ */
+export const CHECKPOINT_SCHEMES = [['model', 'its own positions'], ...MODEL_SCHEMES];
 export const isBaseline = (type) => MODEL_BASELINES.some(([name]) => name === type);
 
 /** Mean loss over consecutive runs of `step` bytes: { x (first byte of each run), y }. */

@@ -76,11 +76,14 @@ serve(
   {
     ready: async () => {
       const hr = await ready;
+      const heap = hr.memory();
       return {
         backend: hr.backend,
         languages: hr.languages,
         tokenizers: hr.tokenizers,
         limits: hr.limits,
+        // What a checkpoint's weights and a forward may take in this worker's heap.
+        heapBudgetBytes: heap.ceilingBytes - heap.reserveBytes,
       };
     },
     // A real model's setup as the page draws it (its layer strip): source { id } or { config }.
@@ -157,7 +160,20 @@ serve(
     errorScore: async ({ code, language }) => errorScore(await ready, code, language),
     // The weights' bytes, fetched once by the page for both workers; the answer is the model's
     // config. (Without it, the first model request loads the package's own file.)
-    modelLoad: async ({ data, name }) => (await (await model()).load(data, name)).config,
+    // Or a checkpoint's files (Blobs the page picked, or downloadPretrained's), with its
+    // progress ({ stage: 'load', loaded, total }).
+    modelLoad: async ({ data, name, files }, { progress }) =>
+      (await (await model()).load(data, name, files, files && progress)).config,
+    // What a checkpoint's files would take to load, from its headers (the page shows it first).
+    checkpointInspect: async ({ files }) => (await ready).model.inspectPretrained(files),
+    // A checkpoint folder's files from its URL, as Blobs the page hands to both workers.
+    checkpointDownload: async ({ url, maxBytes }, { progress }) => {
+      const files = await (await ready).model.downloadPretrained(url, {
+        maxBytes,
+        onProgress: progress,
+      });
+      return new Map([...files].map(([name, bytes]) => [name, new Blob([bytes])]));
+    },
     modelGenerate: async (message) => (await model()).generate(message),
     modelThumbnail: async (message) => {
       const value = await (await model()).thumbnail(message);

@@ -16,8 +16,18 @@ export const ATTENTION_TOKENS = 1024;
 /** Bytes whose attention matrix is shown (n x n floats stay at 4 MB). */
 export const ATTENTION_BYTES = 1024;
 
+/**
+ * A checkpoint's limits (a real model is ten to a hundred times the shipped ones): the tokens
+ * its loss reads, and the tokens of its attention maps, whose every layer and head come from one
+ * forward and stay in the worker (layers x heads x n^2 floats: 70 MB for SmolLM2-135M's 30 x 9 at
+ * 256), so that a layer or head change draws without a forward.
+ */
+export const CHECKPOINT_LIMITS = Object.freeze({ tokens: 512, attentionTokens: 256 });
+
 /** The model API options for one side of the model state. */
 export function modelOptionsFor(side, language) {
+  // A checkpoint's own positions: each layer as its config sets it up.
+  if (side.type === 'model') return { scheme: 'model', language };
   if (side.type === 'sliding-window')
     return { scheme: { type: side.type, window: side.window }, language };
   if (side.type === 'truncate')
@@ -55,9 +65,13 @@ export class ModelEngine {
     this.model = null;
     this._loading = null;
     this.matrix = null;
+    this._all = null; // a checkpoint's every-head attention of the last input (_allOf)
     this.n = 0;
-    /** Passes run so far: loss (forward over the whole code), attention (the main heatmap), thumbnails. */
-    this.counts = { loss: 0, attention: 0, thumbnails: 0 };
+    /**
+     * Passes run so far: loss (forward over the whole code), attention (the main heatmap),
+     * thumbnails, forwards (a checkpoint's every-head forwards, which its maps and thumbnails share).
+     */
+    this.counts = { loss: 0, attention: 0, thumbnails: 0, forwards: 0 };
     this._thumbs = { key: null, images: new Map() }; // pooled thumbnails of one input, by layer * heads + head
     this._models = new Map(); // name -> Promise of the loaded model
     this.name = null; // the model requests use
@@ -67,11 +81,20 @@ export class ModelEngine {
    * Loads the weights once: from `data` (the bytes, which the page fetches once for both
    * workers) or else from the package's own data/pybyte.hrm (a fetch of about 1.3 MB).
    */
-  async load(data, name) {
+  async load(data, name, files, onProgress) {
     if (name === undefined) {
       // The page's first request names no model: the package's own byte model, or the one loaded.
       if (this.name) return this.load(undefined, this.name);
       name = 'pybyte';
+    }
+    if (files) {
+      // A checkpoint's files (Blobs, read a slice at a time): it replaces the one loaded before.
+      const previous = this._models.get(name);
+      this._models.delete(name);
+      if (this.name === name) this.name = null;
+      previous?.then((m) => m.dispose()).catch(() => {});
+      this._models.set(name, this.hr.model.fromPretrained(files, { onProgress }));
+      this._models.get(name).catch(() => this._models.delete(name));
     }
     if (!this._models.has(name))
       this._models.set(name, this.hr.model.load(data ? { data } : { name }));
@@ -80,6 +103,7 @@ export class ModelEngine {
       this.name = name;
       this.model = model;
       this.matrix = null;
+      this._all = null;
       this._thumbs = { key: null, images: new Map() };
     }
     return model;
@@ -92,23 +116,28 @@ export class ModelEngine {
    */
   _tokenText(code) {
     const model = this.model;
+    const limit = model.checkpoint ? CHECKPOINT_LIMITS.tokens : MODEL_TOKENS;
     const first = clipUtf8(code, model.maxInputBytes); // what one call accepts
     const { tokens } = model.positions(first.bytes, { hierarchy: 'segments' });
     const n = tokens.ids.length;
-    const cut = n > MODEL_TOKENS ? tokens.start[MODEL_TOKENS] : first.bytes.length;
+    const cut = n > limit ? tokens.start[limit] : first.bytes.length;
     const bytes = first.bytes.subarray(0, cut);
-    const m = Math.min(n, ATTENTION_TOKENS);
+    const m = Math.min(
+      n,
+      limit,
+      model.checkpoint ? CHECKPOINT_LIMITS.attentionTokens : ATTENTION_TOKENS,
+    );
     const attentionBytes = m < n ? tokens.start[m] : cut;
     // The token limit cuts first when the bytes one call accepts hold more tokens than it.
     const clippedAt =
-      n > MODEL_TOKENS
-        ? { limit: MODEL_TOKENS, unit: 'token' }
+      n > limit
+        ? { limit, unit: 'token' }
         : first.clipped
           ? { limit: model.maxInputBytes, unit: 'byte' }
           : null;
     return {
       bytes,
-      count: Math.min(n, MODEL_TOKENS),
+      count: Math.min(n, limit),
       clipped: clippedAt !== null,
       clippedAt,
       totalBytes: first.total,
@@ -211,7 +240,9 @@ export class ModelEngine {
         matrix,
         positions,
         n: m,
-      } = model.attention(attentionInput, { ...options, layer, head });
+      } = model.checkpoint && !isBaseline(options.scheme?.type)
+        ? this._headOf(this._allOf(attentionInput, options, key), layer, head)
+        : model.attention(attentionInput, { ...options, layer, head });
       this.counts.attention++;
       this.matrix = matrix;
       this.n = m;
@@ -235,6 +266,29 @@ export class ModelEngine {
     return out;
   }
 
+  /**
+   * Every layer's and head's attention over the input from one forward, kept for the last input
+   * (a checkpoint's maps: a layer or head change, and its thumbnails, need no forward).
+   */
+  _allOf(input, options, key) {
+    if (this._all?.key !== key) {
+      this._all = null; // the old matrices go before the new ones are made
+      this._all = { key, ...this.model.attentionAll(input, options) };
+      this.counts.forwards++;
+    }
+    return this._all;
+  }
+
+  /** One layer's and head's matrix of _allOf's: { matrix, positions, n }. */
+  _headOf(all, layer, head) {
+    const at = (layer * all.heads + head) * all.n * all.n;
+    return {
+      matrix: all.matrices.subarray(at, at + all.n * all.n),
+      positions: all.positions,
+      n: all.n,
+    };
+  }
+
   _thumbsOf(key) {
     if (this._thumbs.key !== key) this._thumbs = { key, images: new Map() };
     return this._thumbs.images;
@@ -253,8 +307,16 @@ export class ModelEngine {
     let image = images.get(index);
     const cached = Boolean(image);
     if (!cached && !isBaseline(options.scheme.type)) {
-      // Every layer's and head's from one forward (the page asks for them all, one at a time).
-      const { matrices, n: m, layers, heads } = model.attentionAll(attentionInput, options);
+      // Every layer's and head's from one forward (the page asks for them all, one at a time);
+      // a checkpoint's from the forward its heatmaps keep.
+      const {
+        matrices,
+        n: m,
+        layers,
+        heads,
+      } = model.checkpoint
+        ? this._allOf(attentionInput, options, key)
+        : model.attentionAll(attentionInput, options);
       for (let l = 0; l < layers; l++)
         for (let h = 0; h < heads; h++) {
           const at = l * heads + h;

@@ -11,7 +11,7 @@ import { createStories } from './model-stories.js';
 import { formatRatio } from '../../shared/schemes.js';
 import { MODEL_SPLIT_RATIO, modelDefaultsOf } from '../../shared/model-state.js';
 import { normalizeWith } from '../../shared/link-state.js';
-import { MODEL_NAMES, TRAINED_ON } from '../../shared/models.js';
+import { MODEL_NAMES, TRAINED_ON, CHECKPOINT } from '../../shared/models.js';
 import { LANGUAGE_NAMES } from '../../shared/samples.js';
 import {
   modelHelp,
@@ -196,8 +196,27 @@ export function createModelControls(mx) {
   let detected = null; // { code, language }: the last detection, of that code
   let listedFor = null; // the model the Language picker's groups were built for
   function syncLanguages() {
-    const trained = TRAINED_ON[mx.state.model] ?? [];
     const select = $('c-language');
+    if (mx.state.model === CHECKPOINT) {
+      // A checkpoint's training languages are not in its files: every grammar, no note.
+      if (listedFor !== CHECKPOINT) {
+        listedFor = CHECKPOINT;
+        select.replaceChildren(
+          ...mx.info.languages.map((l) => el('option', { value: l }, LANGUAGE_NAMES[l] ?? l)),
+        );
+        const help =
+          'The grammar that gives HiRoPE its units and statements (pasting code detects it).';
+        select.closest('label').title = help;
+        $('c-language-help').textContent = help;
+      }
+      select.value = mx.state.language;
+      note.textContent =
+        detected?.code === mx.editor?.text && detected.language === mx.state.language
+          ? `Detected: ${LANGUAGE_NAMES[mx.state.language] ?? mx.state.language}.`
+          : '';
+      return;
+    }
+    const trained = TRAINED_ON[mx.state.model] ?? [];
     if (listedFor !== mx.state.model) {
       listedFor = mx.state.model;
       const option = (l) => el('option', { value: l }, LANGUAGE_NAMES[l] ?? l);
@@ -286,6 +305,16 @@ export function createModelControls(mx) {
     for (const group of controlGroups) group.sync(mx.state);
     sides.a.sync(mx.state);
     sides.b.sync(mx.state);
+    // A checkpoint: its source panel, and "its own positions" in the scheme menus (a shipped
+    // model's own positions are its RoPE, already in them).
+    const checkpoint = mx.state.model === CHECKPOINT;
+    mx.checkpointSource.show(checkpoint);
+    $('lede-shipped').hidden = checkpoint;
+    $('lede-checkpoint').hidden = !checkpoint;
+    for (const side of ['a', 'b']) {
+      const own = $(`c-${side}-type`).querySelector('option[value=model]');
+      own.hidden = own.disabled = !checkpoint;
+    }
     const u = unitOf(mx.state);
     $('smooth-bytes').textContent =
       mx.state.bytes === 'far'

@@ -4,7 +4,7 @@
 import { el } from '../dom.js';
 import { $ } from '../shell.js';
 import { assetURL } from '../../shared/hashed-assets.js';
-import { MODEL_NAMES } from '../../shared/models.js';
+import { SHIPPED_MODELS, CHECKPOINT } from '../../shared/models.js';
 import { EVAL_FILES, verdictData, renderVerdict } from './verdict.js';
 
 /**
@@ -17,7 +17,7 @@ export function createModelLoading(mx) {
   // 9.5 MB, with the llama2 vocabulary, data/llama2.bin). hr.model.load() reads data/NAME.hrm next
   // to the hirope module, which the site bundles into worker.js: the same URL from here.
   const MODEL_URLS = Object.fromEntries(
-    MODEL_NAMES.map(([name]) => [name, assetURL(`data/${name}.hrm`, mx.workerURL)]),
+    SHIPPED_MODELS.map(([name]) => [name, assetURL(`data/${name}.hrm`, mx.workerURL)]),
   );
   const TOKENIZER_URL = assetURL('data/llama2.bin', mx.workerURL);
   async function fetchBytes(url, what) {
@@ -35,7 +35,7 @@ export function createModelLoading(mx) {
       .then((r) => Number(r.headers.get('content-length')) || null)
       .catch(() => null);
   const modelSizes = Object.fromEntries(
-    MODEL_NAMES.map(([name]) => [
+    SHIPPED_MODELS.map(([name]) => [
       name,
       Promise.all([
         sizeOf(MODEL_URLS[name]),
@@ -46,6 +46,8 @@ export function createModelLoading(mx) {
   const megabytes = (n) => `${(n / 1048576).toFixed(1)} MB`;
   const loads = new Map(); // model name -> Promise of its config, loaded by both workers
   function loadModel(name) {
+    // The person's checkpoint: its source loads it, in both workers (checkpoint-source.js).
+    if (name === CHECKPOINT) return mx.checkpointSource.load();
     if (!loads.has(name)) {
       const promise = (async () => {
         if (name === 'pyjs-llama2') {
@@ -70,6 +72,17 @@ export function createModelLoading(mx) {
   // The held-out verdict of the model shown, from the evaluation's own files (data/eval/).
   const verdicts = new Map(); // model name -> Promise of its verdictData
   async function showVerdict(name, modelConfig) {
+    if (name === CHECKPOINT) {
+      $('verdict-body').replaceChildren(
+        el(
+          'p',
+          { class: 'muted' },
+          "The held-out verdict is the shipped models' evaluation. For your checkpoint, the loss chart is the measure: A's and B's loss at every token against its training length, on the code above.",
+        ),
+      );
+      document.body.dataset.verdict = name;
+      return;
+    }
     if (!verdicts.has(name)) {
       verdicts.set(
         name,
@@ -134,7 +147,7 @@ export function createModelLoading(mx) {
 
   // The picker names each model's download size before it is fetched.
   function labelSizes(select) {
-    for (const [name, label] of MODEL_NAMES) {
+    for (const [name, label] of SHIPPED_MODELS) {
       modelSizes[name].then((size) => {
         const option = [...select.options].find((o) => o.value === name);
         if (option && size)

@@ -17,8 +17,8 @@ export const BYTE_FILTERS = [
   ['all', 'every byte'],
   ['far', 'far-recall bytes only'],
 ];
-// The unit the model reads: 'byte' (pybyte) or 'token' (pyjs-llama2), from the state's model.
-export const unitOf = (s) => (s.model === 'pyjs-llama2' ? 'token' : 'byte');
+// The unit the model reads: 'byte' (pybyte) or 'token' (pyjs-llama2, a checkpoint), from the state's model.
+export const unitOf = (s) => (s.model === 'pybyte' ? 'byte' : 'token');
 /** The state normalized against its model's defaults. */
 export const normal = (s) => normalizeWith(modelDefaultsOf(s.model), s);
 /** The sample a state shows when its code is null: the token model reads a long real file. */

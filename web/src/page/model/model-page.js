@@ -17,6 +17,8 @@ import { createLinkHistory } from '../link-history.js';
 import { unitOf, normal, sampleOf, stateFromHash } from './model-mode.js';
 import { markTable, charBits } from './model-marks.js';
 import { createModelLoading } from './model-loading.js';
+import { createCheckpointSource } from './checkpoint-source.js';
+import { CHECKPOINT } from '../../shared/models.js';
 import { createModelControls } from './model-controls.js';
 import { createModelMaps } from './model-maps.js';
 import { createThumbnails } from './thumbnails.js';
@@ -77,6 +79,24 @@ for (const side of ['a', 'b'])
 
 const loading = createModelLoading(mx);
 Object.assign(mx, { useModel: loading.useModel, labelSizes: loading.labelSizes });
+// The person's checkpoint (a folder, files or URL): each one opened is a new model, whose
+// results replace the last one's.
+mx.checkpointSource = createCheckpointSource(mx, {
+  onOpened({ url }) {
+    mx.checkpointOpened = (mx.checkpointOpened ?? 0) + 1;
+    if (mx.state.model !== CHECKPOINT) return;
+    mx.state.checkpoint = url;
+    mx.zoom = null;
+    mx.clearRow?.();
+    mx.result = null;
+    mx.chars = null;
+    for (const side of ['a', 'b']) mx.computed[side] = null;
+    mx.clearResults?.();
+    loading.useModel(CHECKPOINT);
+    writeURL({ push: true });
+    schedule();
+  },
+});
 loading.useModel(mx.state.model);
 mx.info = await mx.client.a.request('ready');
 
@@ -172,7 +192,13 @@ function schedule() {
 }
 
 function sideKey(payload, side) {
-  return JSON.stringify([payload.state.model, payload.code, payload.language, payload.state[side]]);
+  return JSON.stringify([
+    payload.state.model,
+    mx.checkpointOpened ?? 0, // another checkpoint opened: everything computes again
+    payload.code,
+    payload.language,
+    payload.state[side],
+  ]);
 }
 
 async function runBoth(payload) {
@@ -231,6 +257,14 @@ async function run() {
         ? `Running the model over the code under A and B (the loss at every ${unit}, then the attention)…`
         : `Computing layer ${snapshot.layer}, head ${snapshot.head}'s attention under A and B (no loss pass)…`,
   );
+  // The checkpoint source with nothing opened yet: its panel asks for a folder, files or URL.
+  if (snapshot.model === CHECKPOINT && !mx.checkpointSource.opened) {
+    progress.stop();
+    statusLine.show(
+      'Choose a checkpoint folder or its files, drop them on the panel, or give a folder’s URL: the maps, loss and generation then come from that model.',
+    );
+    return;
+  }
   let pair;
   try {
     await mx.modelReady;
@@ -324,8 +358,7 @@ window.addEventListener('hashchange', async () => {
     mx.zoom = null;
     mx.clearRow();
   }
-  if (!mx.config || mx.config.tokenizer !== (mx.state.model === 'pyjs-llama2' ? 'llama2' : null))
-    loading.useModel(mx.state.model);
+  if (mx.state.model !== previousModel || !mx.config) loading.useModel(mx.state.model);
   mx.editor.setLanguage(mx.state.language);
   if (code !== mx.editor.text) mx.editor.setText(code);
   controls.syncControls();

@@ -1,7 +1,7 @@
 // Model mode's scheme boxes: the fields of scheme A's and B's controls (scheme, ratio in whole
 // frequency pairs, hierarchy, segment, window, group, scaling, factor), with the core's ranges.
 import { SCALINGS } from '../../shared/schemes.js';
-import { MODEL_SCHEMES, isBaseline } from '../../shared/models.js';
+import { CHECKPOINT_SCHEMES, isBaseline } from '../../shared/models.js';
 import { modelHelp, factorHelp } from '../../shared/model-wording.js';
 import { CATALOGUE, options, numberSpec } from '../../shared/core-catalogue.js';
 
@@ -22,8 +22,8 @@ export function sideControls(side) {
       key: k('type'),
       label: 'Scheme',
       type: 'select',
-      options: MODEL_SCHEMES,
-      help: "The position scheme applied to the model's queries and keys at inference (it was trained with RoPE).",
+      options: CHECKPOINT_SCHEMES, // "its own positions" shown for a checkpoint only
+      help: "The position scheme applied to the model's queries and keys at inference (it was trained with RoPE; a checkpoint's own positions are each layer's as its config sets it up).",
     },
     {
       key: k('ratio'),
@@ -58,7 +58,7 @@ export function sideControls(side) {
       type: 'number',
       ...range('window'),
       help: modelHelp('byte').window,
-      show: (s) => s[side].type !== 'rope',
+      show: (s) => s[side].type !== 'rope' && s[side].type !== 'model',
     },
     {
       key: k('group'),
@@ -74,7 +74,7 @@ export function sideControls(side) {
       type: 'select',
       options: MODEL_SCALINGS,
       help: 'Frequency scaling relative to the training length: position interpolation, NTK-aware, dynamic NTK or YaRN.',
-      show: (s) => !isBaseline(s[side].type),
+      show: (s) => !isBaseline(s[side].type) && s[side].type !== 'model',
     },
     {
       key: k('factor'),
@@ -85,6 +85,7 @@ export function sideControls(side) {
       help: factorHelp('linear'),
       show: (s) =>
         !isBaseline(s[side].type) &&
+        s[side].type !== 'model' &&
         s[side].scaling !== 'none' &&
         s[side].scaling !== 'dynamic-ntk',
     },

@@ -111,7 +111,9 @@ export function createStories(mx, changed) {
         ? on.sentence
         : mx.state.model === 'pyjs-llama2'
           ? 'Your own settings: pick a preset above to see one point of the story.'
-          : 'The byte model: pick the token model (Model, above the code) or a preset for the held-out story.';
+          : mx.state.model === 'checkpoint'
+            ? 'Your checkpoint: the presets are the token model’s held-out story (one click switches to it).'
+            : 'The byte model: pick the token model (Model, above the code) or a preset for the held-out story.';
     },
   };
   story.build();
