@@ -24,7 +24,11 @@ import {
   PHONE_VIEWPORT,
 } from './helpers.mjs';
 import { LUTS, probIndex, rgb } from '../../dist/colormap.js';
-import { encodeModelState, CHECKPOINT_DEFAULTS } from '../../web/src/shared/model-state.js';
+import {
+  encodeModelState,
+  readModelLink,
+  CHECKPOINT_DEFAULTS,
+} from '../../web/src/shared/model-state.js';
 import { normalizeWith } from '../../web/src/shared/link-state.js';
 import { MARGIN } from '../../web/src/page/heatmap.js';
 import { writeCheckpointFixtures } from '../js/support/checkpoint-fixtures.mjs';
@@ -144,7 +148,7 @@ describe('Model mode: your checkpoint (headless Chromium)', () => {
   };
 
   // The maps and the loss as the JS API computes them for this state.
-  async function checkMaps(page) {
+  async function checkMaps(page, { layer = 1, head = 2 } = {}) {
     const expected = {
       a: { scheme: 'model', language: 'python' },
       b: {
@@ -161,7 +165,7 @@ describe('Model mode: your checkpoint (headless Chromium)', () => {
         new RegExp(`${side.toUpperCase()} ${bitsPerToken.toFixed(3)}\\b`),
         status,
       );
-      const { matrix, n } = model.attention(CODE, { ...expected[side], layer: 1, head: 2 });
+      const { matrix, n } = model.attention(CODE, { ...expected[side], layer, head });
       const cells = sampleCells(n, 30);
       const got = await readCells(page, `#map-${side} canvas`, cells, { margin: MARGIN, n });
       for (const [c, [i, j]] of cells.entries()) {
@@ -191,9 +195,16 @@ describe('Model mode: your checkpoint (headless Chromium)', () => {
       /^The files chosen: llama, 0\.7 M parameters: 1\.3 MB of weights and up to [\d.]+ MB for a forward, in each of the page's two workers \([\d.]+ MB in all\)\. The weights stay on this machine; a local folder cannot be put in a link/,
     );
     await checkMaps(page);
-    // The layer and head menus are the checkpoint's (3 layers, 4 heads).
+    // The layer and head menus are the checkpoint's (3 layers, 4 heads); a change draws from the
+    // every-head forward the worker keeps (no loss pass, no forward).
     assert.equal(await page.locator('#c-layer option').count(), 3);
     assert.equal(await page.locator('#c-head option').count(), 4);
+    await afterRun(page, () => page.selectOption('#c-head', '0'));
+    await checkMaps(page, { layer: 1, head: 0 });
+    await afterRun(page, () => page.selectOption('#c-layer', '2'));
+    await checkMaps(page, { layer: 2, head: 0 });
+    await afterRun(page, () => page.selectOption('#c-layer', '1'));
+    await afterRun(page, () => page.selectOption('#c-head', '2'));
     // The sharded folder, picked as a folder: the same model, the same maps.
     await afterRun(page, () => page.setInputFiles('#checkpoint-folder', folders.two));
     assert.match(
@@ -244,8 +255,16 @@ describe('Model mode: your checkpoint (headless Chromium)', () => {
       /^The dropped files: llama/,
     );
     await checkMaps(page);
-    // A URL: downloaded once for both workers, and written into the link.
+    // A URL: downloaded once for both workers, and written into the link (each write is a
+    // hirope:link event, collected from here on).
     const folderURL = `${url}checkpoints/pybyte-sharded/`;
+    await page.evaluate(() => {
+      window.__links = [];
+      document.addEventListener('hirope:link', (e) => {
+        window.__links.push(e.detail.hash);
+        window.__linked?.();
+      });
+    });
     await afterRun(page, async () => {
       await page.fill('#checkpoint-url', folderURL);
       await page.click('#checkpoint-url-form button[type=submit]');
@@ -255,8 +274,23 @@ describe('Model mode: your checkpoint (headless Chromium)', () => {
       new RegExp(`^${folderURL.replace(/[.]/g, '\\.')}: llama, .* Its URL is in the link\\.$`),
     );
     await checkMaps(page);
-    await page.waitForFunction(() => location.hash.length > 3);
-    const link = await page.evaluate(() => location.href);
+    // The first link written that names the folder (each wait ends at the next write).
+    let link = null;
+    for (let seen = 0; !link; ) {
+      const hashes = await page.evaluate(
+        (seen) =>
+          window.__links.length > seen
+            ? window.__links
+            : new Promise((resolve) => {
+                window.__linked = () => resolve(window.__links);
+              }),
+        seen,
+      );
+      for (const hash of hashes.slice(seen))
+        if ((await readModelLink(hash)).state.checkpoint === folderURL)
+          link = `${url}model.html${hash}`;
+      seen = hashes.length;
+    }
     await page.context().close();
     // The link opens the same checkpoint by itself.
     const again = await openPage(browser, link);

@@ -23,7 +23,10 @@ export function createLinkHistory(encode) {
     const mine = epoch;
     writing = writing.then(async () => {
       const hash = await encode(entry.snapshot);
-      if (mine === epoch) writeHash(hash, entry.push);
+      if (mine !== epoch) return;
+      writeHash(hash, entry.push);
+      // Each write, for tests that follow the link (a hook, not a timer).
+      document.dispatchEvent(new CustomEvent('hirope:link', { detail: { hash } }));
     });
     return writing;
   }

@@ -248,7 +248,9 @@ export class ModelEngine {
       this.n = m;
       tAttention = performance.now();
       out.image = this.images(view);
-      out.units = positions.unit; // the units the attention used (the heatmaps' strips)
+      // The units the attention used (the heatmaps' strips): a copy, since the reply transfers
+      // it and a checkpoint's positions stay in the every-head cache.
+      out.units = positions.unit.slice();
       out.attentionBytes = m;
       // The same matrix gives this layer's and head's thumbnail for free.
       this._thumbsOf(key).set(
