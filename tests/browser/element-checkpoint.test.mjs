@@ -7,10 +7,8 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
 import { launchChromium } from '../../tools/chromium.mjs';
-import { createServer } from '../../web/serve.mjs';
 import {
   openPage,
   readCells,
@@ -23,8 +21,7 @@ import {
   PHONE_VIEWPORT,
 } from './helpers.mjs';
 import { LUTS, probIndex, ratioIndex, divergingLut, rgb } from '../../dist/colormap.js';
-import { writeCheckpointFixtures } from '../js/support/checkpoint-fixtures.mjs';
-import { tinyTokenizerFile } from '../fixtures/tiny-tokenizer.mjs';
+import { checkpointSite } from './checkpoint-site.mjs';
 
 const MARGIN = 10; // web/src/element/hirope-attention.js
 const CODE = `def area(r):
@@ -42,59 +39,37 @@ print(total([1.0, 2.0, 3.0]))
 `;
 
 describe('<hirope-attention checkpoint> (headless Chromium)', () => {
-  let fixtures, server, browser, url;
-  const requests = [];
+  let site, fixtures, browser, url, requests;
   before(async () => {
-    fixtures = writeCheckpointFixtures('hirope-element-checkpoints-');
-    fs.writeFileSync(
-      path.join(fixtures, 'pybyte-llama/tokenizer.json'),
-      JSON.stringify(tinyTokenizerFile({ tokens: [], merges: [] })),
-    );
+    // The site with the fixtures, and a page of elements under /test.html.
+    site = await checkpointSite('hirope-element-checkpoints-', (pathname, searchParams, res) => {
+      if (pathname !== '/test.html') return false;
+      const elements = JSON.parse(searchParams.get('elements'));
+      const tags = elements
+        .map(
+          (attrs) =>
+            `<hirope-attention ${Object.entries(attrs)
+              .map(([k, v]) => `${k}="${v}"`)
+              .join(' ')}><template>${CODE}</template></hirope-attention>`,
+        )
+        .join('\n');
+      res.writeHead(200, { 'content-type': 'text/html' });
+      // The demo article's look (article.css, light and dark), as a post would embed it.
+      res.end(
+        `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light dark"><link rel="icon" href="data:,"><link rel="stylesheet" href="article.css"><script type="module" src="hirope-attention.js"></script><title>A checkpoint in a post</title></head><body><article><h1>A small code model's own heads</h1><p>Each figure is one head of a checkpoint served beside this page: A with its own positions, B with another scheme on the same weights.</p>${tags}</article></body></html>`,
+      );
+      return true;
+    });
+    ({ fixtures, url, requests } = site);
     // A second copy under another URL: its own download, apart from the max-bytes refusal's.
     fs.cpSync(path.join(fixtures, 'pybyte-llama'), path.join(fixtures, 'pybyte-llama-2'), {
       recursive: true,
     });
-    // The site, with the fixtures under /checkpoints/ and a page of elements under /test.html
-    // (same origin: the site's CSP allows its own origin only).
-    const site = createServer().listeners('request')[0];
-    server = http.createServer((req, res) => {
-      const { pathname, searchParams } = new URL(req.url, 'http://x');
-      if (pathname === '/test.html') {
-        const elements = JSON.parse(searchParams.get('elements'));
-        const tags = elements
-          .map(
-            (attrs) =>
-              `<hirope-attention ${Object.entries(attrs)
-                .map(([k, v]) => `${k}="${v}"`)
-                .join(' ')}><template>${CODE}</template></hirope-attention>`,
-          )
-          .join('\n');
-        res.writeHead(200, { 'content-type': 'text/html' });
-        // The demo article's look (article.css, light and dark), as a post would embed it.
-        res.end(
-          `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light dark"><link rel="icon" href="data:,"><link rel="stylesheet" href="article.css"><script type="module" src="hirope-attention.js"></script><title>A checkpoint in a post</title></head><body><article><h1>A small code model's own heads</h1><p>Each figure is one head of a checkpoint served beside this page: A with its own positions, B with another scheme on the same weights.</p>${tags}</article></body></html>`,
-        );
-        return;
-      }
-      if (!pathname.startsWith('/checkpoints/')) return site(req, res);
-      requests.push(`${req.method} ${pathname}`);
-      const file = path.join(fixtures, pathname.slice('/checkpoints/'.length));
-      if (!file.startsWith(fixtures) || !fs.existsSync(file) || fs.statSync(file).isDirectory()) {
-        res.writeHead(404).end();
-        return;
-      }
-      const bytes = fs.readFileSync(file);
-      res.writeHead(200, { 'content-length': bytes.length });
-      res.end(req.method === 'HEAD' ? undefined : bytes);
-    });
-    await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${server.address().port}/`;
     browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();
-    server?.close();
-    if (fixtures) fs.rmSync(fixtures, { recursive: true, force: true });
+    site?.close();
   });
 
   const open = (elements) =>
@@ -121,7 +96,7 @@ describe('<hirope-attention checkpoint> (headless Chromium)', () => {
 
   it("draws the checkpoint's own head (A) and HiRoPE on its weights (B) as model.attention gives them, fetching the folder once for two elements", async () => {
     const folder = `checkpoints/pybyte-llama`;
-    requests.length = 0;
+    requests.splice(0);
     const page = await open([
       { id: 'own', checkpoint: folder, layer: 1, head: 2, window: 32 },
       {
@@ -265,7 +240,7 @@ describe('<hirope-attention checkpoint> (headless Chromium)', () => {
   });
 
   it('refuses what it cannot show in one sentence: over max-bytes (before the weights download), no folder, no tokenizer.json, no such head', async () => {
-    requests.length = 0;
+    requests.splice(0);
     const page = await open([
       { checkpoint: 'checkpoints/pybyte-llama/', 'max-bytes': 100000 },
       { checkpoint: 'checkpoints/nothing-here/' },

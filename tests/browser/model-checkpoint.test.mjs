@@ -7,11 +7,9 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { launchChromium } from '../../tools/chromium.mjs';
-import { createServer } from '../../web/serve.mjs';
 import {
   openPage,
   readCells,
@@ -31,8 +29,7 @@ import {
 } from '../../web/src/shared/model-state.js';
 import { normalizeWith } from '../../web/src/shared/link-state.js';
 import { MARGIN } from '../../web/src/page/heatmap.js';
-import { writeCheckpointFixtures } from '../js/support/checkpoint-fixtures.mjs';
-import { tinyTokenizerFile } from '../fixtures/tiny-tokenizer.mjs';
+import { checkpointSite } from './checkpoint-site.mjs';
 
 const CODE = `import math
 
@@ -85,39 +82,21 @@ function shard(folder, into) {
 }
 
 describe('Model mode: your checkpoint (headless Chromium)', () => {
-  let fixtures, folders, server, browser, url, model;
+  let site, folders, browser, url, model;
   before(async () => {
-    fixtures = writeCheckpointFixtures('hirope-page-checkpoints-');
-    const one = path.join(fixtures, 'pybyte-llama');
-    fs.writeFileSync(
-      path.join(one, 'tokenizer.json'),
-      JSON.stringify(tinyTokenizerFile({ tokens: [], merges: [] })),
-    );
-    const two = path.join(fixtures, 'pybyte-sharded');
+    site = await checkpointSite('hirope-page-checkpoints-');
+    url = site.url;
+    const one = path.join(site.fixtures, 'pybyte-llama');
+    const two = path.join(site.fixtures, 'pybyte-sharded');
     shard(one, two);
     folders = { one, two };
-    // The site, with the fixtures under /checkpoints/ (same origin: the site's CSP).
-    const site = createServer().listeners('request')[0];
-    server = http.createServer((req, res) => {
-      const { pathname } = new URL(req.url, 'http://x');
-      if (!pathname.startsWith('/checkpoints/')) return site(req, res);
-      const file = path.join(fixtures, pathname.slice('/checkpoints/'.length));
-      if (!file.startsWith(fixtures) || !fs.existsSync(file) || fs.statSync(file).isDirectory())
-        return res.writeHead(404).end();
-      const bytes = fs.readFileSync(file);
-      res.writeHead(200, { 'content-length': bytes.length });
-      res.end(req.method === 'HEAD' ? undefined : bytes);
-    });
-    await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${server.address().port}/`;
     browser = await launchChromium();
     model = await (await api()).model.fromPretrained(one);
   });
   after(async () => {
     model?.dispose();
     await browser?.close();
-    server?.close();
-    if (fixtures) fs.rmSync(fixtures, { recursive: true, force: true });
+    site?.close();
   });
 
   const STATE = normalizeWith(CHECKPOINT_DEFAULTS, {
