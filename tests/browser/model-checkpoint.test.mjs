@@ -126,6 +126,26 @@ describe('Model mode: your checkpoint (headless Chromium)', () => {
     return page.evaluate(() => window.__ran);
   };
 
+  // The first link written (each a hirope:link event, collected by the page from the URL step on)
+  // that names the folder: each wait ends at the next write, none at a timer.
+  async function linkNaming(page, folderURL) {
+    for (let seen = 0; ; ) {
+      const hashes = await page.evaluate(
+        (seen) =>
+          window.__links.length > seen
+            ? window.__links
+            : new Promise((resolve) => {
+                window.__linked = () => resolve(window.__links);
+              }),
+        seen,
+      );
+      for (const hash of hashes.slice(seen))
+        if ((await readModelLink(hash)).state.checkpoint === folderURL)
+          return `${url}model.html${hash}`;
+      seen = hashes.length;
+    }
+  }
+
   // The maps and the loss as the JS API computes them for this state.
   async function checkMaps(page, { layer = 1, head = 2 } = {}) {
     const expected = {
@@ -253,23 +273,21 @@ describe('Model mode: your checkpoint (headless Chromium)', () => {
       new RegExp(`^${folderURL.replace(/[.]/g, '\\.')}: llama, .* Its URL is in the link\\.$`),
     );
     await checkMaps(page);
-    // The first link written that names the folder (each wait ends at the next write).
-    let link = null;
-    for (let seen = 0; !link; ) {
-      const hashes = await page.evaluate(
-        (seen) =>
-          window.__links.length > seen
-            ? window.__links
-            : new Promise((resolve) => {
-                window.__linked = () => resolve(window.__links);
-              }),
-        seen,
-      );
-      for (const hash of hashes.slice(seen))
-        if ((await readModelLink(hash)).state.checkpoint === folderURL)
-          link = `${url}model.html${hash}`;
-      seen = hashes.length;
-    }
+    const link = await linkNaming(page, folderURL);
+    // Another URL adds a history entry; Back opens the first folder again.
+    const otherURL = `${url}checkpoints/pybyte-llama/`;
+    await afterRun(page, async () => {
+      await page.fill('#checkpoint-url', otherURL);
+      await page.click('#checkpoint-url-form button[type=submit]');
+    });
+    assert.match(await page.locator('#checkpoint-status').textContent(), /pybyte-llama\/: llama/);
+    await linkNaming(page, otherURL); // its entry is in the history
+    await afterRun(page, () => page.goBack());
+    assert.match(
+      await page.locator('#checkpoint-status').textContent(),
+      /pybyte-sharded\/: llama, .* Its URL is in the link\.$/,
+    );
+    await checkMaps(page);
     await page.context().close();
     // The link opens the same checkpoint by itself.
     const again = await openPage(browser, link);

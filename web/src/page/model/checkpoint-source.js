@@ -73,7 +73,7 @@ export function createCheckpointSource(mx, { onOpened }) {
   cancelButton.addEventListener('click', () => controller?.abort());
 
   /** Inspects and loads files (a Map of name to Blob); label names them in what the panel says. */
-  async function open(files, { label, url = '' }) {
+  async function open(files, { label, url = '', fromLink = false }) {
     const names = [...files.keys()];
     if (!names.includes('config.json'))
       return say(
@@ -129,7 +129,7 @@ export function createCheckpointSource(mx, { onOpened }) {
     );
     waiting?.resolve(config);
     waiting = null;
-    onOpened({ url, config });
+    onOpened({ url, config, fromLink });
     return config;
   }
 
@@ -143,7 +143,7 @@ export function createCheckpointSource(mx, { onOpened }) {
   }
 
   /** A checkpoint folder's URL: its files downloaded once (a worker fetches them) for both workers. */
-  async function openURL(url) {
+  async function openURL(url, { fromLink = false } = {}) {
     let files;
     try {
       const maxBytes = await downloadLimit();
@@ -163,7 +163,7 @@ export function createCheckpointSource(mx, { onOpened }) {
       if (e.name === 'AbortError') return say(`Downloading ${url} was cancelled.`, { error: true });
       return say(`${url} cannot be opened: ${e.message}.`, { error: true });
     }
-    return open(files, { label: url, url });
+    return open(files, { label: url, url, fromLink });
   }
 
   function openPicked(list, label) {
@@ -220,7 +220,7 @@ export function createCheckpointSource(mx, { onOpened }) {
       if (current) return Promise.resolve(current.config);
       if (mx.state.checkpoint && !controller) {
         $('checkpoint-url').value = mx.state.checkpoint;
-        openURL(mx.state.checkpoint);
+        openURL(mx.state.checkpoint, { fromLink: true });
       }
       if (!waiting) {
         let resolve, reject;

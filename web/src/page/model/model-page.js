@@ -82,7 +82,7 @@ Object.assign(mx, { useModel: loading.useModel, labelSizes: loading.labelSizes }
 // The person's checkpoint (a folder, files or URL): each one opened is a new model, whose
 // results replace the last one's.
 mx.checkpointSource = createCheckpointSource(mx, {
-  onOpened({ url }) {
+  onOpened({ url, fromLink }) {
     mx.checkpointOpened = (mx.checkpointOpened ?? 0) + 1;
     if (mx.state.model !== CHECKPOINT) return;
     mx.state.checkpoint = url;
@@ -93,7 +93,7 @@ mx.checkpointSource = createCheckpointSource(mx, {
     for (const side of ['a', 'b']) mx.computed[side] = null;
     mx.clearResults?.();
     loading.useModel(CHECKPOINT);
-    writeURL({ push: true });
+    writeURL({ push: !fromLink }); // a folder opened adds a history entry; one a link opened does not
     schedule();
   },
 });
@@ -358,11 +358,19 @@ window.addEventListener('hashchange', async () => {
     mx.zoom = null;
     mx.clearRow();
   }
-  if (mx.state.model !== previousModel || !mx.config) loading.useModel(mx.state.model);
+  // Back or Forward to another checkpoint URL: that folder opens (its entry is already there), and
+  // its opening runs the model; until then the last model's results stay.
+  const reopen =
+    mx.state.model === previousModel &&
+    mx.state.model === CHECKPOINT &&
+    mx.state.checkpoint &&
+    mx.state.checkpoint !== mx.checkpointSource.url;
+  if (reopen) mx.checkpointSource.openURL(mx.state.checkpoint, { fromLink: true });
+  else if (mx.state.model !== previousModel || !mx.config) loading.useModel(mx.state.model);
   mx.editor.setLanguage(mx.state.language);
   if (code !== mx.editor.text) mx.editor.setText(code);
   controls.syncControls();
-  schedule();
+  if (!reopen) schedule();
 });
 
 pageBuilt();
