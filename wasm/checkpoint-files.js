@@ -25,6 +25,9 @@ async function entryOf(name, value) {
 }
 
 const WEB_FOLDER = /^https?:\/\//i;
+/** Whether files names a folder served over HTTP(S): a URL, or a string starting http(s)://. */
+export const isFolderURL = (files) =>
+  files instanceof URL || (typeof files === 'string' && WEB_FOLDER.test(files));
 // A shard's name as an index may give it (the core checks the index again): a plain file name.
 const SHARD_NAME = /^[^/\\:]+\.safetensors$/;
 
@@ -34,11 +37,10 @@ const SHARD_NAME = /^[^/\\:]+\.safetensors$/;
  * failure, with the reason in error), whole(name) (a small file's bytes, or undefined), close(),
  * error }.
  */
-export async function openCheckpointFiles(files, { maxBytes = Infinity, onDownload } = {}) {
-  if (files instanceof URL || (typeof files === 'string' && WEB_FOLDER.test(files)))
-    return openCheckpointFiles(await fetchFolder(String(files), maxBytes, onDownload), {
-      maxBytes,
-    });
+export async function openCheckpointFiles(files, { maxBytes = Infinity, onProgress } = {}) {
+  // A URL's files: fetchFolder holds them to maxBytes as they download.
+  if (isFolderURL(files))
+    return openCheckpointFiles(await fetchFolder(String(files), maxBytes, onProgress));
   const access = typeof files === 'string' ? await openFolder(files) : await openEntries(files);
   checkTotal(access, maxBytes);
   return access;
@@ -120,9 +122,9 @@ async function openEntries(files) {
 // tokenizer.json when there is one, then model.safetensors.index.json and the shards it names, or
 // model.safetensors; each downloaded whole, since the core reads synchronously. The weights'
 // sizes are asked first (HEAD): a folder over maxBytes is refused before they download, and one
-// whose server gives no size is stopped as soon as it passes maxBytes. onDownload({ loaded,
-// total }) counts the weights' bytes as they arrive.
-export async function fetchFolder(url, maxBytes = Infinity, onDownload) {
+// whose server gives no size is stopped as soon as it passes maxBytes. onProgress({ stage:
+// 'download', loaded, total }) counts the weights' bytes as they arrive.
+export async function fetchFolder(url, maxBytes = Infinity, onProgress) {
   const base = url.endsWith('/') ? url : `${url}/`;
   const request = async (name, method) => {
     try {
@@ -188,7 +190,7 @@ export async function fetchFolder(url, maxBytes = Infinity, onDownload) {
         await reader.cancel().catch(() => {});
         fail(`${tooLarge(small + loaded, maxBytes)}, and more was still arriving`);
       }
-      onDownload?.({ loaded, total });
+      onProgress?.({ stage: 'download', loaded, total });
     }
     const bytes = new Uint8Array(size);
     let at = 0;

@@ -27,7 +27,7 @@ import {
   DECODER,
 } from './runtime.js';
 import { useEvaluationRuntime } from './recall.js';
-import { openCheckpointFiles, fetchFolder } from './checkpoint-files.js';
+import { openCheckpointFiles, fetchFolder, isFolderURL } from './checkpoint-files.js';
 import { HiRoPEError } from './errors.js';
 
 // The options every method takes for a text's positions; each method adds its own.
@@ -748,13 +748,8 @@ export class ModelLoader {
    */
   async downloadPretrained(url, options) {
     const { onProgress, maxBytes } = checkpointOptions(options);
-    if (!(url instanceof URL) && !(typeof url === 'string' && /^https?:\/\//i.test(url)))
-      fail(`url must be an http(s) folder URL, got ${describe(url)}`);
-    return fetchFolder(
-      String(url),
-      maxBytes,
-      onProgress && ((p) => onProgress({ stage: 'download', ...p })),
-    );
+    if (!isFolderURL(url)) fail(`url must be an http(s) folder URL, got ${describe(url)}`);
+    return fetchFolder(String(url), maxBytes, onProgress);
   }
 
   /**
@@ -800,10 +795,7 @@ export class ModelLoader {
     const { onProgress, maxBytes } = checkpointOptions(options);
     const runtime = this._runtime;
     runtime.needAnalysis();
-    const folder = await openCheckpointFiles(files, {
-      maxBytes,
-      onDownload: onProgress && ((p) => onProgress({ stage: 'download', ...p })),
-    });
+    const folder = await openCheckpointFiles(files, { maxBytes, onProgress });
     try {
       const json = folder.whole('tokenizer.json');
       if (folder.error) fail(folder.error);

@@ -45,12 +45,11 @@ function readable(e, url) {
   const status = /cannot fetch (\S+) from \S+: HTTP (\d+)/.exec(message);
   if (status)
     return `The checkpoint's ${status[1]} could not be fetched from ${url}: the server answered HTTP ${status[2]}.`;
-  const large =
-    /^the checkpoint's (files|weights) take (.*), more than maxBytes (.*?)(, and more.*)?$/.exec(
-      message,
-    );
+  const large = /^the checkpoint's files take (.*), more than maxBytes (.*?)(, and more.*)?$/.exec(
+    message,
+  );
   if (large)
-    return `The checkpoint's ${large[1]} take ${large[2]}, more than this element's max-bytes of ${large[3]}: raise max-bytes to show it.`;
+    return `The checkpoint's files take ${large[1]}, more than this element's max-bytes of ${large[2]}: raise max-bytes to show it.`;
   if (message === NO_TOKENIZER)
     return `The checkpoint at ${url} has no tokenizer.json, which the element needs to read code.`;
   return `The checkpoint at ${url} cannot be shown: ${message.replace(/\.$/, '')}.`;
@@ -113,12 +112,7 @@ export class CheckpointEngine {
     // Loaded for another element with a larger max-bytes: this one's limit still holds.
     if (entry.bytes > maxBytes)
       throw new PlaygroundError(
-        readable(
-          new Error(
-            `the checkpoint's weights take ${megabytes(entry.bytes)} (${entry.bytes} bytes), more than maxBytes ${megabytes(maxBytes)} (${maxBytes} bytes)`,
-          ),
-          url,
-        ),
+        `The checkpoint's weights take ${megabytes(entry.bytes)} (${entry.bytes} bytes), more than this element's max-bytes of ${megabytes(maxBytes)} (${maxBytes} bytes): raise max-bytes to show it.`,
       );
     return entry.model;
   }

@@ -45,8 +45,8 @@ export function createCheckpointSource(mx, { onOpened }) {
   const panel = $('checkpoint-source');
   const status = $('checkpoint-status');
   const cancelButton = $('checkpoint-cancel');
-  let current = null; // { files, label, url, loaded: Promise of the config }
-  let waiting = null; // { resolve, reject } of load() calls made before anything was opened
+  let current = null; // { url, config } of the checkpoint loaded
+  let waiting = null; // { promise, resolve } of load() calls made before anything was opened
   let controller = null; // the AbortController of the step under way
 
   const say = (text, { error = false } = {}) => {
@@ -123,7 +123,7 @@ export function createCheckpointSource(mx, { onOpened }) {
       if (e.name === 'AbortError') return say(`Loading ${label} was cancelled.`, { error: true });
       return say(`${label} cannot be loaded: ${e.message}.`, { error: true });
     }
-    current = { files, label, url, config };
+    current = { url, config };
     say(
       `${label}: ${figures}. ${url ? 'Its URL is in the link.' : 'The weights stay on this machine; a local folder cannot be put in a link (open the page again and choose it).'}`,
     );
@@ -223,12 +223,9 @@ export function createCheckpointSource(mx, { onOpened }) {
         openURL(mx.state.checkpoint, { fromLink: true });
       }
       if (!waiting) {
-        let resolve, reject;
-        const promise = new Promise((res, rej) => {
-          resolve = res;
-          reject = rej;
-        });
-        waiting = { promise, resolve, reject };
+        let resolve;
+        const promise = new Promise((res) => (resolve = res));
+        waiting = { promise, resolve };
       }
       return waiting.promise;
     },
