@@ -12,7 +12,7 @@ import { tinyTokenizerFile } from '../fixtures/tiny-tokenizer.mjs';
 
 /**
  * { url, fixtures (the folder), requests ('GET /checkpoints/...' for each one served), close() }.
- * extra(pathname, searchParams, res): a page of the test's own; true when it answered.
+ * extra(pathname, searchParams, res, req): a page of the test's own; true when it answered.
  */
 export async function checkpointSite(prefix, extra = () => false) {
   const fixtures = writeCheckpointFixtures(prefix);
@@ -24,7 +24,7 @@ export async function checkpointSite(prefix, extra = () => false) {
   const site = createServer().listeners('request')[0];
   const server = http.createServer((req, res) => {
     const { pathname, searchParams } = new URL(req.url, 'http://x');
-    if (extra(pathname, searchParams, res)) return;
+    if (extra(pathname, searchParams, res, req)) return;
     if (!pathname.startsWith('/checkpoints/')) return site(req, res);
     requests.push(`${req.method} ${pathname}`);
     const file = path.join(fixtures, pathname.slice('/checkpoints/'.length));

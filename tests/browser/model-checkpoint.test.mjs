@@ -3,7 +3,8 @@
 // in two shards, opened by picking its files, picking its folder, dropping its files and typing
 // its URL; what loading takes said first; its maps (A its own positions, B HiRoPE on the same
 // weights) checked against model.attention from the JS API; its loss in the status line as
-// model.loss gives it; a folder the page cannot load named in one sentence; a URL in the link.
+// model.loss gives it; a folder the page cannot load named in one sentence; a URL in the link;
+// Cancel clicked while a download runs.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -83,8 +84,24 @@ function shard(folder, into) {
 
 describe('Model mode: your checkpoint (headless Chromium)', () => {
   let site, folders, browser, url, model;
+  // /gated/<folder>/: the folder's files, its weights' body held after the first half until the
+  // test calls release() (what a slow download looks like, with no timer: the test cancels it).
+  let release = () => {};
+  const gated = (pathname, _, res, req) => {
+    if (!pathname.startsWith('/gated/')) return false;
+    const file = path.join(site.fixtures, pathname.slice('/gated/'.length));
+    const bytes = fs.existsSync(file) ? fs.readFileSync(file) : null;
+    res.writeHead(bytes ? 200 : 404, bytes ? { 'content-length': bytes.length } : {});
+    if (!bytes || req.method === 'HEAD') res.end();
+    else if (!file.endsWith('.safetensors')) res.end(bytes);
+    else {
+      res.write(bytes.subarray(0, bytes.length >> 1));
+      release = () => res.end(bytes.subarray(bytes.length >> 1));
+    }
+    return true;
+  };
   before(async () => {
-    site = await checkpointSite('hirope-page-checkpoints-');
+    site = await checkpointSite('hirope-page-checkpoints-', gated);
     url = site.url;
     const one = path.join(site.fixtures, 'pybyte-llama');
     const two = path.join(site.fixtures, 'pybyte-sharded');
@@ -146,6 +163,21 @@ describe('Model mode: your checkpoint (headless Chromium)', () => {
     }
   }
 
+  // Until the panel's line matches `pattern` (each change of its text observed in the page).
+  const panelSays = (page, pattern) =>
+    page.evaluate(
+      (pattern) =>
+        new Promise((resolve) => {
+          const status = document.getElementById('checkpoint-status');
+          const seen = () => new RegExp(pattern).test(status.textContent);
+          if (seen()) return resolve();
+          new MutationObserver((_, observer) => {
+            if (seen()) resolve(observer.disconnect());
+          }).observe(status, { childList: true, characterData: true, subtree: true });
+        }),
+      pattern,
+    );
+
   // The maps and the loss as the JS API computes them for this state.
   async function checkMaps(page, { layer = 1, head = 2 } = {}) {
     const expected = {
@@ -202,6 +234,22 @@ describe('Model mode: your checkpoint (headless Chromium)', () => {
     await checkMaps(page, { layer: 1, head: 0 });
     await afterRun(page, () => page.selectOption('#c-layer', '2'));
     await checkMaps(page, { layer: 2, head: 0 });
+    // The head picker: each side's small maps of the chosen layer's heads, which follow the Layer
+    // menu; clicking one opens that head.
+    for (const side of ['a', 'b']) {
+      assert.equal(await page.locator(`#thumbs-${side} button.thumb`).count(), 4);
+      assert.deepEqual(await page.locator(`#thumbs-${side} .thumb-row`).allTextContents(), [
+        'layer 2',
+      ]);
+    }
+    await afterRun(page, () =>
+      page.locator('#thumbs-b button.thumb[aria-label^="Layer 2, head 3"]').click(),
+    );
+    await checkMaps(page, { layer: 2, head: 3 });
+    assert.equal(
+      await page.locator('#thumbs-a button.thumb[aria-pressed=true]').getAttribute('aria-label'),
+      'Layer 2, head 3 (A)',
+    );
     await afterRun(page, () => page.selectOption('#c-layer', '1'));
     await afterRun(page, () => page.selectOption('#c-head', '2'));
     // The sharded folder, picked as a folder: the same model, the same maps.
@@ -288,6 +336,23 @@ describe('Model mode: your checkpoint (headless Chromium)', () => {
       /pybyte-sharded\/: llama, .* Its URL is in the link\.$/,
     );
     await checkMaps(page);
+    // Cancel, clicked while a URL's weights download: the panel says so, and the page goes on
+    // with the checkpoint it had (its worker replaced, which loads it again for the next run).
+    const slowURL = `${url}gated/pybyte-llama/`;
+    await page.fill('#checkpoint-url', slowURL);
+    await page.click('#checkpoint-url-form button[type=submit]');
+    await panelSays(page, '^Downloading .* of ');
+    await page.click('#checkpoint-cancel');
+    await panelSays(page, 'was cancelled\\.$');
+    assert.equal(
+      await page.locator('#checkpoint-status').textContent(),
+      `Downloading ${slowURL} was cancelled.`,
+    );
+    assert.ok(await page.locator('#checkpoint-cancel').isHidden());
+    release();
+    await afterRun(page, () => page.selectOption('#c-head', '0'));
+    await checkMaps(page, { head: 0 });
+    await afterRun(page, () => page.selectOption('#c-head', '2'));
     await page.context().close();
     // The link opens the same checkpoint by itself.
     const again = await openPage(browser, link);

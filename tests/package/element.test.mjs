@@ -4,8 +4,9 @@
 // origin, and another origin as a CDN is), through a Vite build and through an esbuild bundle,
 // each in headless Chromium. Also: every path README's entry-point table lists resolves, the
 // tarball carries LICENSE and the docs README links, an unknown language is refused before any
-// request, a snippet inside the window says why A and B are the same, a missing file is named, and
-// a Vite page that uses one language and one tokenizer deploys under 3 MB.
+// request, a snippet inside the window says why A and B are the same, a missing file is named, a
+// checkpoint folder beside the page is drawn (its own head and HiRoPE on its weights), and a Vite
+// page that uses one language and one tokenizer deploys under 3 MB.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -19,6 +20,8 @@ import { launchChromium } from '../../tools/chromium.mjs';
 import { CSP, bin, installTarball, packTarball, root } from './packed.mjs';
 import { TOKENIZER_FILES, MODEL_FILES } from '../../dist/runtime.js';
 import { CONFIG_GALLERY } from '../../dist/registry.js';
+import { writeCheckpointFixtures } from '../js/support/checkpoint-fixtures.mjs';
+import { tinyTokenizerFile } from '../fixtures/tiny-tokenizer.mjs';
 
 const TYPES = {
   '.html': 'text/html',
@@ -28,7 +31,7 @@ const TYPES = {
 };
 const DEPLOY_LIMIT = 3 * 1024 * 1024;
 
-/** A static server of `dir` that records each request's path and status in `requests`. */
+/** A static server of `dir` that records each request's method, path and status in `requests`. */
 function serve(dir, { csp = CSP, cors = false, requests = [] } = {}) {
   const server = http.createServer((req, res) => {
     const name = decodeURIComponent(req.url.split('?')[0]);
@@ -39,7 +42,7 @@ function serve(dir, { csp = CSP, cors = false, requests = [] } = {}) {
     }
     const file = path.join(dir, name === '/' ? 'index.html' : name);
     const found = file.startsWith(dir) && fs.existsSync(file) && fs.statSync(file).isFile();
-    requests.push({ path: name, status: found ? 200 : 404 });
+    requests.push({ method: req.method, path: name, status: found ? 200 : 404 });
     const headers = {
       ...(csp && { 'content-security-policy': csp }),
       ...(cors && { 'access-control-allow-origin': '*' }),
@@ -96,6 +99,14 @@ const ELEMENTS = `${MODEL_ELEMENTS}${STRICT_ELEMENTS}
 <hirope-attention id="short" language="python" code="x = 1
 "></hirope-attention>
 <hirope-attention id="ruby" language="ruby" code="puts 1"></hirope-attention>`;
+// Python longer than the checkpoint element's window of 32 bytes, so that A and B differ.
+const CHECKPOINT_CODE = `class Circle:
+    def __init__(self, radius):
+        self.radius = radius
+
+    def area(self):
+        return 3.14159 * self.radius ** 2
+`;
 const PAGE = (src, body = ELEMENTS, attributes = '') =>
   `<!doctype html><html><head><meta charset="utf-8"><title>hirope element</title></head><body>${body}<script type="module" src="${src}"${attributes}></script></body></html>`;
 
@@ -309,19 +320,59 @@ describe('<hirope-attention> from the packed package', () => {
     const example = /```html\n[\s\S]*?(<hirope-attention[\s\S]*?<\/hirope-attention>)/
       .exec(section)[1]
       .replace('<hirope-attention', '<hirope-attention id="docs"');
+    // A checkpoint folder served beside the page (hirope's byte model as a llama checkpoint,
+    // with a byte-level tokenizer.json): the package's element worker downloads and runs it.
+    const fixtures = writeCheckpointFixtures('hirope-element-package-');
+    try {
+      fs.cpSync(
+        path.join(fixtures, 'pybyte-llama'),
+        path.join(project, 'checkpoints/pybyte-llama'),
+        { recursive: true },
+      );
+    } finally {
+      fs.rmSync(fixtures, { recursive: true, force: true });
+    }
+    fs.writeFileSync(
+      path.join(project, 'checkpoints/pybyte-llama/tokenizer.json'),
+      JSON.stringify(tinyTokenizerFile({ tokens: [], merges: [] })),
+    );
+    const checkpoint = `<hirope-attention id="checkpoint" checkpoint="checkpoints/pybyte-llama/" layer="1" head="2" window="32" code="${CHECKPOINT_CODE}"></hirope-attention>`;
     fs.writeFileSync(
       path.join(project, 'plain.html'),
-      PAGE('./node_modules/hirope/dist/element.js', ELEMENTS + example),
+      PAGE('./node_modules/hirope/dist/element.js', ELEMENTS + example + checkpoint),
     );
     const requests = [];
     const server = await serve(project, { requests });
     try {
-      const { page, problems } = await open(`${address(server)}plain.html`, [...IDS, 'docs']);
+      const { page, problems } = await open(`${address(server)}plain.html`, [
+        ...IDS,
+        'docs',
+        'checkpoint',
+      ]);
       await checkElements(page, requests);
       assert.equal(
         await page.evaluate(() => document.getElementById('docs').dataset.same),
         'false',
         await foot(page, 'docs'),
+      );
+      // The checkpoint's own head and HiRoPE on its weights, its weights downloaded once.
+      assert.equal(
+        await page.evaluate(() => document.getElementById('checkpoint').dataset.ready),
+        'true',
+        await foot(page, 'checkpoint'),
+      );
+      assert.match(
+        await foot(page, 'checkpoint'),
+        /llama, 0\.7M parameters · layer 1 \(full\), head 2 · \d+ tokens/,
+      );
+      assert.equal(
+        await page.evaluate(() => document.getElementById('checkpoint').dataset.same),
+        'false',
+      );
+      assert.equal(
+        requests.filter((r) => r.method === 'GET' && r.path.endsWith('.safetensors')).length,
+        1,
+        JSON.stringify(requests),
       );
       assert.deepEqual(problems, []);
       await page.close();

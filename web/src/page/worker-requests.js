@@ -377,8 +377,10 @@ export class PairClient {
   /**
    * A run of both sides where only the newest matters; superseded calls resolve with null.
    * `run(payload, progress)` replaces the playground's run (Model mode passes its own).
+   * restart: false waits for a long run to end instead of replacing the workers (a checkpoint's:
+   * fresh workers would read its weights again, which takes longer than the forward).
    */
-  latest(payload, progress, run = (p, pr) => this.run(p, pr)) {
+  latest(payload, progress, run = (p, pr) => this.run(p, pr), { restart = true } = {}) {
     if (this._queued) this._queued.resolve(null);
     const queued = new Promise((resolve, reject) => {
       this._queued = { payload, progress, resolve, reject, run };
@@ -388,6 +390,7 @@ export class PairClient {
     // Not a run that started on workers replaced moments ago: its time is their start-up.
     const now = performance.now();
     if (
+      restart &&
       this._running &&
       now - this._running.started > PairClient.CANCEL_AFTER_MS &&
       this._running.started - this._restartedAt > PairClient.RESTART_SETTLE_MS

@@ -296,7 +296,9 @@ export function createModelControls(mx) {
     }
     for (const side of ['a', 'b']) $(`c-${side}-ratio`).step = String(1 / pairsOf());
     ratiosOnPairs(mx.state, pairsOf());
-    mx.thumbs.build(mx.config.layers, mx.config.heads);
+    mx.thumbs.build(mx.config.layers, mx.config.heads, {
+      oneLayer: mx.state.model === CHECKPOINT,
+    });
     syncControls();
   }
 

@@ -201,16 +201,18 @@ function sideKey(payload, side) {
   ]);
 }
 
-async function runBoth(payload) {
+// lossLater: the attention alone, the loss left for the next run (a checkpoint's first maps).
+async function runBoth(payload, { lossLater = false } = {}) {
   const parts = {};
   const [a, b] = await Promise.all(
     ['a', 'b'].map(async (s) => {
       const key = sideKey(payload, s);
       const prev = mx.computed[s];
-      const loss = !prev || prev.key !== key;
-      const attention = loss || prev.layer !== payload.layer || prev.head !== payload.head;
+      const same = prev?.key === key;
+      const attention = !same || prev.layer !== payload.layer || prev.head !== payload.head;
+      const loss = !lossLater && (!same || !prev.hasLoss);
       parts[s] = { loss, attention };
-      if (!attention) return prev.result;
+      if (!loss && !attention) return prev.result;
       const r = await mx.client.side(s).request('modelRun', {
         code: payload.code,
         language: payload.language,
@@ -222,9 +224,10 @@ async function runBoth(payload) {
         parts: parts[s],
       });
       mx.counts[s] = r.counts;
-      const merged = loss ? r : { ...prev.result, ...r };
+      const merged = same ? { ...prev.result, ...r } : r;
       Object.assign(merged, { side: payload.state[s], layer: payload.layer, head: payload.head });
-      mx.computed[s] = { key, layer: payload.layer, head: payload.head, result: merged };
+      const hasLoss = loss || (same && prev.hasLoss);
+      mx.computed[s] = { key, layer: payload.layer, head: payload.head, result: merged, hasLoss };
       return merged;
     }),
   );
@@ -247,15 +250,18 @@ async function run() {
   // A progress line while the workers run (the page itself stays responsive: the forward passes
   // are in the workers), saying what runs.
   const lossWanted = ['a', 'b'].some(
-    (s) => !mx.computed[s] || mx.computed[s].key !== sideKey(payload, s),
+    (s) => mx.computed[s]?.key !== sideKey(payload, s) || !mx.computed[s].hasLoss,
   );
   const unit = unitOf(snapshot);
+  const mapsFirst = snapshot.model === CHECKPOINT && lossWanted;
   progress.start(() =>
     !mx.config
       ? 'Downloading the model…'
-      : lossWanted
-        ? `Running the model over the code under A and B (the loss at every ${unit}, then the attention)…`
-        : `Computing layer ${snapshot.layer}, head ${snapshot.head}'s attention under A and B (no loss pass)…`,
+      : mapsFirst
+        ? `Running the model under A and B: every layer's and head's attention, then the loss at every ${unit}…`
+        : lossWanted
+          ? `Running the model over the code under A and B (the loss at every ${unit}, then the attention)…`
+          : `Computing layer ${snapshot.layer}, head ${snapshot.head}'s attention under A and B (no loss pass)…`,
   );
   // The checkpoint source with nothing opened yet: its panel asks for a folder, files or URL.
   if (snapshot.model === CHECKPOINT && !mx.checkpointSource.opened) {
@@ -268,7 +274,24 @@ async function run() {
   let pair;
   try {
     await mx.modelReady;
-    pair = await mx.client.latest(payload, null, runBoth);
+    // A checkpoint draws its maps before its loss: every head of every layer comes from one
+    // forward over the attention's tokens, and the loss over the longer code takes twice as long.
+    if (mapsFirst) {
+      const first = await mx.client.latest(payload, null, (p) => runBoth(p, { lossLater: true }), {
+        restart: false,
+      });
+      if (!first) return progress.stop();
+      mx.result = { a: first.a, b: first.b };
+      mx.chars = null; // the marks come with the loss (a token's text, its loss)
+      maps.drawMaps();
+      mx.thumbs.select(snapshot.layer, snapshot.head);
+      progress.start(() => `Maps drawn; now the loss at every ${unit} under A and B…`);
+      document.dispatchEvent(new CustomEvent('hirope:model-maps'));
+    }
+    // A checkpoint's run is waited for, not cut short: replaced workers would read its weights again.
+    pair = await mx.client.latest(payload, null, (p) => runBoth(p), {
+      restart: snapshot.model !== CHECKPOINT,
+    });
   } catch (e) {
     progress.stop();
     return showError(e);

@@ -1,5 +1,6 @@
 // Model mode's every layer and head (as bertviz's model view): A's and B's layer x head grids of
-// thumbnails in the heatmaps' colours, computed one request at a time and kept per input.
+// thumbnails in the heatmaps' colours, computed one request at a time and kept per input; a
+// checkpoint's grids hold the chosen layer's heads.
 import { el } from '../dom.js';
 import { $ } from '../shell.js';
 import { THUMB_SIZE } from '../../shared/models.js';
@@ -16,25 +17,48 @@ export function createThumbnails(mx) {
     layers: 0,
     heads: 0,
 
-    build(layers, heads) {
-      if (layers === this.layers && heads === this.heads) return;
+    oneLayer: false, // a checkpoint's grid: the heads of the chosen layer only
+    shownLayer: -1,
+
+    /**
+     * The grids for a model's layers and heads. oneLayer: only the chosen layer's heads (a
+     * checkpoint's: SmolLM2-135M's 30 x 9 would be 540 canvases, whose compositing alone cost
+     * 80 ms per keystroke), the row following the Layer menu.
+     */
+    build(layers, heads, { oneLayer = false } = {}) {
+      if (layers === this.layers && heads === this.heads && oneLayer === this.oneLayer) return;
       this.layers = layers;
       this.heads = heads;
-      const caption = el('figcaption', {}, 'Every layer and head');
+      this.oneLayer = oneLayer;
+      this.rows(oneLayer ? mx.state.layer : -1);
+    },
+
+    /** (Re)builds the grids' rows: every layer, or layer `only` (>= 0). */
+    rows(only) {
+      const { heads } = this;
+      this.shownLayer = only;
+      const layers = only >= 0 ? [only] : [...Array(this.layers).keys()];
+      const caption = el(
+        'figcaption',
+        {},
+        only >= 0
+          ? `Every head of layer ${only} (the Layer menu picks the layer)`
+          : 'Every layer and head',
+      );
       const pair = el('div', { class: 'thumbs-pair' });
       for (const side of ['a', 'b']) {
         const grid = el('div', {
           class: `thumb-grid side-${side}`,
           id: `thumbs-${side}`,
           role: 'group',
-          'aria-label': `Scheme ${side.toUpperCase()}: attention of every layer and head`,
+          'aria-label': `Scheme ${side.toUpperCase()}: attention of every ${only >= 0 ? `head of layer ${only}` : 'layer and head'}`,
         });
         grid.style.setProperty('--heads', String(heads));
         grid.append(el('span', { class: 'thumb-corner' }, side.toUpperCase()));
         for (let h = 0; h < heads; h++)
           grid.append(el('span', { class: 'thumb-col' }, `head ${h}`));
         this.cells[side] = [];
-        for (let l = 0; l < layers; l++) {
+        for (const l of layers) {
           grid.append(el('span', { class: 'thumb-row' }, `layer ${l}`));
           for (let h = 0; h < heads; h++) {
             const button = el('button', {
@@ -47,7 +71,7 @@ export function createThumbnails(mx) {
             button.append(canvas);
             button.addEventListener('click', () => openHead(l, h));
             grid.append(button);
-            this.cells[side].push({ button, canvas });
+            this.cells[side].push({ button, canvas, layer: l, head: h });
           }
         }
         this.grids[side] = grid;
@@ -57,20 +81,25 @@ export function createThumbnails(mx) {
       this.figure.replaceChildren(caption, pair, this.note);
       if (!this.figure.isConnected) $('maps').append(this.figure);
       this.key = { a: null, b: null };
-      this.select(mx.state.layer, mx.state.head);
+      this.done = { a: false, b: false };
+      this.select(only >= 0 ? only : mx.state.layer, mx.state.head);
     },
 
     select(layer, head) {
+      // A checkpoint's row follows the layer (filled by the run that the change schedules).
+      if (this.oneLayer && layer !== this.shownLayer) return this.rows(layer);
       for (const side of ['a', 'b']) {
-        this.cells[side].forEach(({ button }, i) => {
-          button.setAttribute('aria-pressed', String(i === layer * this.heads + head));
-        });
+        for (const cell of this.cells[side])
+          cell.button.setAttribute(
+            'aria-pressed',
+            String(cell.layer === layer && cell.head === head),
+          );
       }
     },
 
     /** Computes one side's thumbnails for an input, one request at a time (so that others can pass). */
     async fill(side, payload) {
-      const key = mx.sideKey(payload, side);
+      const key = `${mx.sideKey(payload, side)}|${this.shownLayer}`;
       if (!this.layers || this.key[side] === key) return;
       this.key[side] = key;
       this.done[side] = false;
@@ -79,34 +108,33 @@ export function createThumbnails(mx) {
         canvas.getContext('2d').clearRect(0, 0, canvas.width, canvas.height);
         button.classList.add('pending');
       }
-      for (let l = 0; l < this.layers; l++) {
-        for (let h = 0; h < this.heads; h++) {
-          if (this.key[side] !== key) return;
-          let image;
-          try {
-            image = await mx.client.side(side).request('modelThumbnail', {
-              code: payload.code,
-              language: payload.language,
-              model: payload.state.model,
-              side: payload.state[side],
-              layer: l,
-              head: h,
-              size: THUMB_SIZE,
-            });
-          } catch {
-            if (this.key[side] === key) this.key[side] = null; // shown by the run's own error
-            return;
-          }
-          if (this.key[side] !== key) return;
-          mx.counts[side] = image.counts;
-          const { canvas, button } = this.cells[side][l * this.heads + h];
-          canvas.width = image.cols;
-          canvas.height = image.rows;
-          canvas
-            .getContext('2d')
-            .putImageData(new ImageData(image.rgba, image.cols, image.rows), 0, 0);
-          button.classList.remove('pending');
+      for (const cell of this.cells[side]) {
+        const { layer: l, head: h } = cell;
+        if (this.key[side] !== key) return;
+        let image;
+        try {
+          image = await mx.client.side(side).request('modelThumbnail', {
+            code: payload.code,
+            language: payload.language,
+            model: payload.state.model,
+            side: payload.state[side],
+            layer: l,
+            head: h,
+            size: THUMB_SIZE,
+          });
+        } catch {
+          if (this.key[side] === key) this.key[side] = null; // shown by the run's own error
+          return;
         }
+        if (this.key[side] !== key) return;
+        mx.counts[side] = image.counts;
+        const { canvas, button } = cell;
+        canvas.width = image.cols;
+        canvas.height = image.rows;
+        canvas
+          .getContext('2d')
+          .putImageData(new ImageData(image.rgba, image.cols, image.rows), 0, 0);
+        button.classList.remove('pending');
       }
       this.done[side] = true;
       this.update();
