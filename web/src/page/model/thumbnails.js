@@ -48,18 +48,20 @@ export function createThumbnails(mx) {
       const pair = el('div', { class: 'thumbs-pair' });
       for (const side of ['a', 'b']) {
         const grid = el('div', {
-          class: `thumb-grid side-${side}`,
+          class: `thumb-grid side-${side}${only >= 0 ? ' one-layer' : ''}`,
           id: `thumbs-${side}`,
           role: 'group',
           'aria-label': `Scheme ${side.toUpperCase()}: attention of every ${only >= 0 ? `head of layer ${only}` : 'layer and head'}`,
         });
         grid.style.setProperty('--heads', String(heads));
         grid.append(el('span', { class: 'thumb-corner' }, side.toUpperCase()));
-        for (let h = 0; h < heads; h++)
-          grid.append(el('span', { class: 'thumb-col' }, `head ${h}`));
+        // One layer: its heads wrap, each labelled under its map; every layer: a table.
+        if (only < 0)
+          for (let h = 0; h < heads; h++)
+            grid.append(el('span', { class: 'thumb-col' }, `head ${h}`));
         this.cells[side] = [];
         for (const l of layers) {
-          grid.append(el('span', { class: 'thumb-row' }, `layer ${l}`));
+          if (only < 0) grid.append(el('span', { class: 'thumb-row' }, `layer ${l}`));
           for (let h = 0; h < heads; h++) {
             const button = el('button', {
               type: 'button',
@@ -69,6 +71,7 @@ export function createThumbnails(mx) {
             });
             const canvas = el('canvas', { width: String(THUMB_SIZE), height: String(THUMB_SIZE) });
             button.append(canvas);
+            if (only >= 0) button.append(el('span', { class: 'thumb-label' }, `head ${h}`));
             button.addEventListener('click', () => openHead(l, h));
             grid.append(button);
             this.cells[side].push({ button, canvas, layer: l, head: h });
