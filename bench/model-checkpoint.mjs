@@ -9,7 +9,10 @@
 // model (keydown to the next frame). Medians over --repeats fresh pages. WASM SIMD, two workers
 // (one per side) on this machine's cores.
 //
-//   node bench/model-checkpoint.mjs [--repeats 3]
+// --webgpu: Chromium with WebGPU on and the page's ?gpu=any, so that the loss runs on whatever
+// adapter there is (SwiftShader, a software one, on a machine without a GPU); the status names it.
+//
+//   node bench/model-checkpoint.mjs [--repeats 3] [--webgpu]
 import fs from 'node:fs';
 import path from 'node:path';
 import { launchChromium } from '../tools/chromium.mjs';
@@ -24,6 +27,7 @@ const arg = (name, fallback) => {
   return Number(i > 0 ? process.argv[i + 1] : fallback);
 };
 const repeats = arg('repeats', 3);
+const webgpu = process.argv.includes('--webgpu');
 const { folder } = benchCheckpoint();
 const tokenizer = path.join(folder, 'tokenizer.json');
 if (!fs.existsSync(tokenizer))
@@ -65,14 +69,14 @@ async function typeWhileRunning(page, { target = 'code', keys = 40, interval = 7
 const server = createServer();
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 const url = `http://127.0.0.1:${server.address().port}/`;
-const browser = await launchChromium();
+const browser = await launchChromium(webgpu ? { webgpu: true, gpu: true } : {});
 const state = normalizeWith(CHECKPOINT_DEFAULTS, { ...CHECKPOINT_DEFAULTS, code });
 const rows = [];
 try {
   for (let r = 0; r < repeats; r++) {
     const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
     const page = await context.newPage();
-    await page.goto(`${url}model.html${await encodeModelState(state)}`);
+    await page.goto(`${url}model.html${webgpu ? '?gpu=any' : ''}${await encodeModelState(state)}`);
     await page.waitForSelector('#checkpoint-source:not([hidden])');
     // The times, from the pick: the panel's figures, the loaded model, the first maps.
     await page.evaluate(() => {
@@ -104,6 +108,7 @@ try {
     const first = await page.evaluate(() => window.__maps);
     const loss = await page.evaluate(() => window.__loss);
     const times = await page.evaluate(() => window.__times);
+    if (r === 0) console.log(`status: ${await page.locator('#status').textContent()}`);
     // A head change, then a layer change: their maps (no loss pass, no forward).
     const change = async (key, value) => {
       await page.evaluate(() => {

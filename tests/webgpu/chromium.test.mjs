@@ -1,8 +1,8 @@
 // WebGPU against WASM in headless Chromium with --enable-unsafe-webgpu (SwiftShader): every scheme
 // on fixed shapes, then the property of property.mjs (random shapes, scales, calls in flight, a
 // device lost and recovered), then checkpoints' linear layers and attention on the GPU
-// (checkpoints.mjs, the folders served at /checkpoints/). A crashed tab fails the test with the
-// last case it logged.
+// (checkpoints.mjs, the folders served at /checkpoints/), and Model mode's checkpoint loss on the
+// GPU. A crashed tab fails the test with the last case it logged.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -13,6 +13,10 @@ import * as esbuild from 'esbuild';
 import { launchChromium } from '../../tools/chromium.mjs';
 import { propertySeed } from './seed.mjs';
 import { writeCheckpointFixtures } from '../js/support/checkpoint-fixtures.mjs';
+import { checkpointSite } from '../browser/checkpoint-site.mjs';
+import { encodeModelState, CHECKPOINT_DEFAULTS } from '../../web/src/shared/model-state.js';
+import { normalizeWith } from '../../web/src/shared/link-state.js';
+import init from '../../dist/index.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const TYPES = {
@@ -115,6 +119,61 @@ describe('WebGPU backend (headless Chromium)', () => {
       `# webgpu (chromium, ${r.adapter}): ${r.checkpoints} checkpoints, worst ${r.worst.toExponential(2)} of the logits' range`,
     );
     assert.ok(r.checkpoints >= 9);
+  });
+
+  it("runs a checkpoint's loss on the GPU in Model mode (?gpu=any takes SwiftShader): the API's loss under A and B", async () => {
+    const site = await checkpointSite('hirope-gpu-page-');
+    const code =
+      'class Circle:\n    def __init__(self, radius):\n        self.radius = radius\n\n    def area(self):\n        return 3.14159 * self.radius ** 2\n';
+    const state = normalizeWith(CHECKPOINT_DEFAULTS, {
+      ...CHECKPOINT_DEFAULTS,
+      code,
+      b: { ...CHECKPOINT_DEFAULTS.b, window: 32 },
+    });
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${site.url}model.html?gpu=any${await encodeModelState(state)}`);
+      await page.waitForSelector('#checkpoint-source:not([hidden])');
+      await page.evaluate(() => {
+        window.__ran = new Promise((resolve) =>
+          document.addEventListener('hirope:model', resolve, { once: true }),
+        );
+      });
+      const folder = path.join(site.fixtures, 'pybyte-llama');
+      await page.setInputFiles(
+        '#checkpoint-files',
+        ['config.json', 'tokenizer.json', 'model.safetensors'].map((f) => path.join(folder, f)),
+      );
+      await page.evaluate(() => window.__ran);
+      const status = await page.locator('#status').textContent();
+      assert.match(status, /parameters, wasm-simd, its loss on WebGPU\): A [\d.]+ bits\/token/);
+      // The same loss as the API's WebAssembly forward (the status gives 3 decimals).
+      const hr = await init();
+      const model = await hr.model.fromPretrained(folder);
+      try {
+        const sides = {
+          A: { scheme: 'model', language: 'python' },
+          B: {
+            scheme: { type: 'hirope', window: 32, ratio: state.b.ratio },
+            language: 'python',
+            hierarchy: 'units',
+          },
+        };
+        for (const [side, options] of Object.entries(sides)) {
+          const shown = Number(new RegExp(`\\b${side} ([\\d.]+)( bits)?`).exec(status)[1]);
+          const { bitsPerToken } = model.loss(code, options);
+          assert.ok(
+            Math.abs(shown - bitsPerToken) <= 6e-4,
+            `${side}: ${shown} against ${bitsPerToken}`,
+          );
+        }
+      } finally {
+        model.dispose();
+      }
+    } finally {
+      await page.close();
+      site.close();
+    }
   });
 
   it('holds the property on random shapes, scales and calls in flight; a lost device falls back and a new one works', async () => {

@@ -14,12 +14,15 @@ export const theme = () => (dark.matches ? 'dark' : 'light');
 /**
  * The page's two workers (one per scheme). The site bundles the worker as worker.js beside the
  * pages' bundles and their chunks, so the URL is relative to this module's bundle; `?simd=0` on
- * the page runs the scalar build, as browsers without WebAssembly SIMD do.
+ * the page runs the scalar build, as browsers without WebAssembly SIMD do, and `?gpu=any` lets a
+ * checkpoint's loss run on a software WebGPU adapter.
  */
 export function startWorkers() {
   const workerURL = new URL('./worker.js', import.meta.url);
-  if (new URLSearchParams(location.search).get('simd') === '0')
-    workerURL.searchParams.set('simd', '0'); // the scalar build
+  const search = new URLSearchParams(location.search);
+  if (search.get('simd') === '0') workerURL.searchParams.set('simd', '0'); // the scalar build
+  // A checkpoint's loss on any WebGPU adapter, a software one too (the tests' SwiftShader).
+  if (search.get('gpu') === 'any') workerURL.searchParams.set('gpu', 'any');
   return { client: new PairClient(workerURL), workerURL };
 }
 

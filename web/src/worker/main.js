@@ -45,15 +45,33 @@ const ready = loadOptions.then(init).then((hr) => {
   return hr;
 });
 
+// A second instance whose attentionAsync (and a checkpoint's lossAsync) run on the GPU: a
+// Promise of it, or of null when there is no adapter; made once, on first use.
+let gpuInstance = null;
+const gpuReady = () =>
+  (gpuInstance ??= loadOptions
+    .then((o) => init({ ...o, backend: 'auto' }))
+    .then((hr) => (hr.attentionBackend === 'webgpu' ? hr : null))
+    .catch(() => null));
+
+// The instance a checkpoint loads on: the GPU one where the browser offers a hardware adapter (a
+// software one, as SwiftShader, runs on the same cores as WebAssembly, only slower), else none
+// (the worker's own). ?gpu=any on the worker's URL (from the page's) takes any adapter: the tests'.
+async function checkpointGPU() {
+  const gpu = self.navigator?.gpu;
+  if (!gpu) return null;
+  if (new URL(self.location.href).searchParams.get('gpu') !== 'any') {
+    const adapter = await gpu.requestAdapter().catch(() => null);
+    if (!adapter || adapter.info?.isFallbackAdapter || adapter.isFallbackAdapter) return null;
+  }
+  return gpuReady();
+}
+
 async function engineFor(backend) {
   if (backend !== 'webgpu') return engine;
   if (gpuEngine === undefined) {
-    // A second instance whose attentionAsync runs on the GPU; null when there is no adapter.
-    const hr = await init({ ...(await loadOptions), backend: 'auto' }).catch(() => null);
-    gpuEngine =
-      hr && hr.attentionBackend === 'webgpu'
-        ? new SideEngine(hr, { async: true, loadConfig })
-        : null;
+    const hr = await gpuReady();
+    gpuEngine = hr ? new SideEngine(hr, { async: true, loadConfig }) : null;
   }
   if (!gpuEngine)
     throw new PlaygroundError('WebGPU is not available in this browser; choose WebAssembly');
@@ -68,7 +86,7 @@ const viewed = () => {
   return current;
 };
 const model = async () => {
-  modelEngine ||= new ModelEngine(await ready);
+  modelEngine ||= new ModelEngine(await ready, { checkpointInstance: checkpointGPU });
   return modelEngine;
 };
 

@@ -60,8 +60,14 @@ export function clipUtf8(text, limit) {
 }
 
 export class ModelEngine {
-  constructor(hr) {
+  /**
+   * checkpointInstance(): a Promise of the instance a checkpoint loads on, whose lossAsync runs
+   * its linear layers and attention on the GPU, or of null (this.hr, WebAssembly).
+   */
+  constructor(hr, { checkpointInstance = async () => null } = {}) {
     this.hr = hr;
+    this._checkpointInstance = checkpointInstance;
+    this._onGPU = new WeakSet(); // the checkpoints loaded on the GPU instance
     this.model = null;
     this._loading = null;
     this.matrix = null;
@@ -93,7 +99,14 @@ export class ModelEngine {
       this._models.delete(name);
       if (this.name === name) this.name = null;
       previous?.then((m) => m.dispose()).catch(() => {});
-      this._models.set(name, this.hr.model.fromPretrained(files, { onProgress }));
+      this._models.set(
+        name,
+        this._checkpointInstance().then(async (gpu) => {
+          const model = await (gpu ?? this.hr).model.fromPretrained(files, { onProgress });
+          if (gpu) this._onGPU.add(model);
+          return model;
+        }),
+      );
       this._models.get(name).catch(() => this._models.delete(name));
     }
     if (!this._models.has(name))
@@ -209,8 +222,15 @@ export class ModelEngine {
       unit: token ? 'token' : 'byte',
       ran: { loss: wantLoss, attention: wantAttention },
     };
+    // Where the loss runs: a checkpoint on the GPU instance, its linear layers and attention there.
+    out.backend = this._onGPU.has(model)
+      ? `${this.hr.backend}, its loss on WebGPU`
+      : this.hr.backend;
     if (wantLoss) {
-      const r = model.loss(bytes, options);
+      // lossAsync is loss() on an instance without a GPU.
+      const r = model.checkpoint
+        ? await model.lossAsync(bytes, options)
+        : model.loss(bytes, options);
       this.counts.loss++;
       // byteUnits: the unit of every byte (a token model: every token) read (for the code's hover
       // cards); recall: the class of every byte or token (far-recall: a name whose previous use is

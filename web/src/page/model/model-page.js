@@ -334,7 +334,7 @@ async function run() {
   const per = (r) => (u === 'token' ? r.bitsPerToken : r.bitsPerByte);
   const cut = clipSentence({ unit: u, ...pair.a });
   statusLine.show(
-    `${readCount({ unit: u, ...pair.a })} read by ${mx.config.name} (${mx.config.parameters.toLocaleString('en')} parameters, ${mx.info.backend}): A ${per(pair.a).toFixed(3)} bits/${u}, B ${per(pair.b).toFixed(3)} (lower is better).${cut ? ` ${cut}` : ''}`,
+    `${readCount({ unit: u, ...pair.a })} read by ${mx.config.name} (${mx.config.parameters.toLocaleString('en')} parameters, ${pair.a.backend ?? mx.info.backend}): A ${per(pair.a).toFixed(3)} bits/${u}, B ${per(pair.b).toFixed(3)} (lower is better).${cut ? ` ${cut}` : ''}`,
   );
   document.getElementById('timing-text').textContent =
     `Last run ${ms.toFixed(0)} ms in the workers, which run side by side: ${detail}.`;
