@@ -30,7 +30,7 @@ import {
 } from '../../web/src/shared/model-state.js';
 import { normalizeWith } from '../../web/src/shared/link-state.js';
 import { MARGIN } from '../../web/src/page/heatmap.js';
-import { checkpointSite } from './checkpoint-site.mjs';
+import { afterModelRun, checkpointSideOptions, checkpointSite } from './checkpoint-site.mjs';
 
 const CODE = `import math
 
@@ -132,16 +132,6 @@ describe('Model mode: your checkpoint (headless Chromium)', () => {
     await page.waitForSelector('#checkpoint-source:not([hidden])');
     return page;
   };
-  // The next run's end (hirope:model), set up before action() so that none is missed.
-  const afterRun = async (page, action) => {
-    await page.evaluate(() => {
-      window.__ran = new Promise((resolve) =>
-        document.addEventListener('hirope:model', (e) => resolve(e.detail), { once: true }),
-      );
-    });
-    await action();
-    return page.evaluate(() => window.__ran);
-  };
 
   // The first link written (each a hirope:link event, collected by the page from the URL step on)
   // that names the folder: each wait ends at the next write, none at a timer.
@@ -180,14 +170,7 @@ describe('Model mode: your checkpoint (headless Chromium)', () => {
 
   // The maps and the loss as the JS API computes them for this state.
   async function checkMaps(page, { layer = 1, head = 2 } = {}) {
-    const expected = {
-      a: { scheme: 'model', language: 'python' },
-      b: {
-        scheme: { type: 'hirope', window: 32, ratio: STATE.b.ratio },
-        language: 'python',
-        hierarchy: 'units',
-      },
-    };
+    const expected = checkpointSideOptions(STATE.b);
     const status = await page.locator('#status').textContent();
     for (const side of ['a', 'b']) {
       const { bitsPerToken } = model.loss(CODE, expected[side]);
@@ -220,7 +203,7 @@ describe('Model mode: your checkpoint (headless Chromium)', () => {
     const files = ['config.json', 'tokenizer.json', 'model.safetensors'].map((f) =>
       path.join(folders.one, f),
     );
-    await afterRun(page, () => page.setInputFiles('#checkpoint-files', files));
+    await afterModelRun(page, () => page.setInputFiles('#checkpoint-files', files));
     assert.match(
       await page.locator('#checkpoint-status').textContent(),
       /^The files chosen: llama, 0\.7 M parameters: 1\.3 MB of weights and up to [\d.]+ MB for a forward, in each of the page's two workers \([\d.]+ MB in all\)\. The weights stay on this machine; a local folder cannot be put in a link/,
@@ -230,9 +213,9 @@ describe('Model mode: your checkpoint (headless Chromium)', () => {
     // every-head forward the worker keeps (no loss pass, no forward).
     assert.equal(await page.locator('#c-layer option').count(), 3);
     assert.equal(await page.locator('#c-head option').count(), 4);
-    await afterRun(page, () => page.selectOption('#c-head', '0'));
+    await afterModelRun(page, () => page.selectOption('#c-head', '0'));
     await checkMaps(page, { layer: 1, head: 0 });
-    await afterRun(page, () => page.selectOption('#c-layer', '2'));
+    await afterModelRun(page, () => page.selectOption('#c-layer', '2'));
     await checkMaps(page, { layer: 2, head: 0 });
     // The head picker: each side's small maps of the chosen layer's heads, which follow the Layer
     // menu; clicking one opens that head.
@@ -244,7 +227,7 @@ describe('Model mode: your checkpoint (headless Chromium)', () => {
           .evaluateAll((buttons) => buttons.map((b) => b.getAttribute('aria-label'))),
         [0, 1, 2, 3].map((h) => `Layer 2, head ${h} (${side.toUpperCase()})`),
       );
-    await afterRun(page, () =>
+    await afterModelRun(page, () =>
       page.locator('#thumbs-b button.thumb[aria-label^="Layer 2, head 3"]').click(),
     );
     await checkMaps(page, { layer: 2, head: 3 });
@@ -252,10 +235,10 @@ describe('Model mode: your checkpoint (headless Chromium)', () => {
       await page.locator('#thumbs-a button.thumb[aria-pressed=true]').getAttribute('aria-label'),
       'Layer 2, head 3 (A)',
     );
-    await afterRun(page, () => page.selectOption('#c-layer', '1'));
-    await afterRun(page, () => page.selectOption('#c-head', '2'));
+    await afterModelRun(page, () => page.selectOption('#c-layer', '1'));
+    await afterModelRun(page, () => page.selectOption('#c-head', '2'));
     // The sharded folder, picked as a folder: the same model, the same maps.
-    await afterRun(page, () => page.setInputFiles('#checkpoint-folder', folders.two));
+    await afterModelRun(page, () => page.setInputFiles('#checkpoint-folder', folders.two));
     assert.match(
       await page.locator('#checkpoint-status').textContent(),
       /^The folder pybyte-sharded: llama/,
@@ -285,7 +268,7 @@ describe('Model mode: your checkpoint (headless Chromium)', () => {
   it('opens dropped files and a URL (which goes into the link); a folder it cannot load is one sentence', async () => {
     const page = await open();
     // Dropped: the files as a drop on the panel delivers them.
-    await afterRun(page, () =>
+    await afterModelRun(page, () =>
       page.evaluate(async (base) => {
         const dt = new DataTransfer();
         for (const name of ['config.json', 'tokenizer.json', 'model.safetensors']) {
@@ -314,7 +297,7 @@ describe('Model mode: your checkpoint (headless Chromium)', () => {
         window.__linked?.();
       });
     });
-    await afterRun(page, async () => {
+    await afterModelRun(page, async () => {
       await page.fill('#checkpoint-url', folderURL);
       await page.click('#checkpoint-url-form button[type=submit]');
     });
@@ -326,13 +309,13 @@ describe('Model mode: your checkpoint (headless Chromium)', () => {
     const link = await linkNaming(page, folderURL);
     // Another URL adds a history entry; Back opens the first folder again.
     const otherURL = `${url}checkpoints/pybyte-llama/`;
-    await afterRun(page, async () => {
+    await afterModelRun(page, async () => {
       await page.fill('#checkpoint-url', otherURL);
       await page.click('#checkpoint-url-form button[type=submit]');
     });
     assert.match(await page.locator('#checkpoint-status').textContent(), /pybyte-llama\/: llama/);
     await linkNaming(page, otherURL); // its entry is in the history
-    await afterRun(page, () => page.goBack());
+    await afterModelRun(page, () => page.goBack());
     assert.match(
       await page.locator('#checkpoint-status').textContent(),
       /pybyte-sharded\/: llama, .* Its URL is in the link\.$/,
@@ -352,9 +335,9 @@ describe('Model mode: your checkpoint (headless Chromium)', () => {
     );
     assert.ok(await page.locator('#checkpoint-cancel').isHidden());
     release();
-    await afterRun(page, () => page.selectOption('#c-head', '0'));
+    await afterModelRun(page, () => page.selectOption('#c-head', '0'));
     await checkMaps(page, { head: 0 });
-    await afterRun(page, () => page.selectOption('#c-head', '2'));
+    await afterModelRun(page, () => page.selectOption('#c-head', '2'));
     await page.context().close();
     // The link opens the same checkpoint by itself.
     const again = await openPage(browser, link);

@@ -13,7 +13,11 @@ import * as esbuild from 'esbuild';
 import { launchChromium } from '../../tools/chromium.mjs';
 import { propertySeed } from './seed.mjs';
 import { writeCheckpointFixtures } from '../js/support/checkpoint-fixtures.mjs';
-import { checkpointSite } from '../browser/checkpoint-site.mjs';
+import {
+  afterModelRun,
+  checkpointSideOptions,
+  checkpointSite,
+} from '../browser/checkpoint-site.mjs';
 import { encodeModelState, CHECKPOINT_DEFAULTS } from '../../web/src/shared/model-state.js';
 import { normalizeWith } from '../../web/src/shared/link-state.js';
 import init from '../../dist/index.js';
@@ -134,37 +138,27 @@ describe('WebGPU backend (headless Chromium)', () => {
     try {
       await page.goto(`${site.url}model.html?gpu=any${await encodeModelState(state)}`);
       await page.waitForSelector('#checkpoint-source:not([hidden])');
-      await page.evaluate(() => {
-        window.__ran = new Promise((resolve) =>
-          document.addEventListener('hirope:model', resolve, { once: true }),
-        );
-      });
       const folder = path.join(site.fixtures, 'pybyte-llama');
-      await page.setInputFiles(
-        '#checkpoint-files',
-        ['config.json', 'tokenizer.json', 'model.safetensors'].map((f) => path.join(folder, f)),
+      await afterModelRun(page, () =>
+        page.setInputFiles(
+          '#checkpoint-files',
+          ['config.json', 'tokenizer.json', 'model.safetensors'].map((f) => path.join(folder, f)),
+        ),
       );
-      await page.evaluate(() => window.__ran);
       const status = await page.locator('#status').textContent();
       assert.match(status, /parameters, wasm-simd, its loss on WebGPU\): A [\d.]+ bits\/token/);
       // The same loss as the API's WebAssembly forward (the status gives 3 decimals).
       const hr = await init();
       const model = await hr.model.fromPretrained(folder);
       try {
-        const sides = {
-          A: { scheme: 'model', language: 'python' },
-          B: {
-            scheme: { type: 'hirope', window: 32, ratio: state.b.ratio },
-            language: 'python',
-            hierarchy: 'units',
-          },
-        };
+        const sides = checkpointSideOptions(state.b);
         for (const [side, options] of Object.entries(sides)) {
-          const shown = Number(new RegExp(`\\b${side} ([\\d.]+)( bits)?`).exec(status)[1]);
+          const label = side.toUpperCase();
+          const shown = Number(new RegExp(`\\b${label} ([\\d.]+)( bits)?`).exec(status)[1]);
           const { bitsPerToken } = model.loss(code, options);
           assert.ok(
             Math.abs(shown - bitsPerToken) <= 6e-4,
-            `${side}: ${shown} against ${bitsPerToken}`,
+            `${label}: ${shown} against ${bitsPerToken}`,
           );
         }
       } finally {

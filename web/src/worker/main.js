@@ -57,15 +57,18 @@ const gpuReady = () =>
 // The instance a checkpoint loads on: the GPU one where the browser offers a hardware adapter (a
 // software one, as SwiftShader, runs on the same cores as WebAssembly, only slower), else none
 // (the worker's own). ?gpu=any on the worker's URL (from the page's) takes any adapter: the tests'.
-async function checkpointGPU() {
-  const gpu = self.navigator?.gpu;
-  if (!gpu) return null;
-  if (new URL(self.location.href).searchParams.get('gpu') !== 'any') {
-    const adapter = await gpu.requestAdapter().catch(() => null);
-    if (!adapter || adapter.info?.isFallbackAdapter || adapter.isFallbackAdapter) return null;
-  }
-  return gpuReady();
-}
+// Decided once per worker.
+let checkpointInstance = null;
+const checkpointGPU = () =>
+  (checkpointInstance ??= (async () => {
+    const gpu = self.navigator?.gpu;
+    if (!gpu) return null;
+    if (new URL(self.location.href).searchParams.get('gpu') !== 'any') {
+      const adapter = await gpu.requestAdapter().catch(() => null);
+      if (!adapter || adapter.info?.isFallbackAdapter || adapter.isFallbackAdapter) return null;
+    }
+    return gpuReady();
+  })());
 
 async function engineFor(backend) {
   if (backend !== 'webgpu') return engine;

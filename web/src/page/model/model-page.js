@@ -201,6 +201,10 @@ function sideKey(payload, side) {
   ]);
 }
 
+// Whether a side's loss for this payload is computed (the code, model and scheme unchanged).
+const lossDone = (payload, side) =>
+  mx.computed[side]?.key === sideKey(payload, side) && mx.computed[side].hasLoss;
+
 // lossLater: the attention alone, the loss left for the next run (a checkpoint's first maps).
 async function runBoth(payload, { lossLater = false } = {}) {
   const parts = {};
@@ -210,7 +214,7 @@ async function runBoth(payload, { lossLater = false } = {}) {
       const prev = mx.computed[s];
       const same = prev?.key === key;
       const attention = !same || prev.layer !== payload.layer || prev.head !== payload.head;
-      const loss = !lossLater && (!same || !prev.hasLoss);
+      const loss = !lossLater && !lossDone(payload, s);
       parts[s] = { loss, attention };
       if (!loss && !attention) return prev.result;
       const r = await mx.client.side(s).request('modelRun', {
@@ -249,9 +253,7 @@ async function run() {
   };
   // A progress line while the workers run (the page itself stays responsive: the forward passes
   // are in the workers), saying what runs.
-  const lossWanted = ['a', 'b'].some(
-    (s) => mx.computed[s]?.key !== sideKey(payload, s) || !mx.computed[s].hasLoss,
-  );
+  const lossWanted = ['a', 'b'].some((s) => !lossDone(payload, s));
   const unit = unitOf(snapshot);
   const mapsFirst = snapshot.model === CHECKPOINT && lossWanted;
   progress.start(() =>

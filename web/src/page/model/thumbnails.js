@@ -17,8 +17,7 @@ export function createThumbnails(mx) {
     layers: 0,
     heads: 0,
 
-    oneLayer: false, // a checkpoint's grid: the heads of the chosen layer only
-    shownLayer: -1,
+    shownLayer: -1, // a checkpoint's grid: the layer whose heads it shows; -1: every layer
 
     /**
      * The grids for a model's layers and heads. oneLayer: only the chosen layer's heads (a
@@ -26,10 +25,10 @@ export function createThumbnails(mx) {
      * 80 ms per keystroke), the row following the Layer menu.
      */
     build(layers, heads, { oneLayer = false } = {}) {
-      if (layers === this.layers && heads === this.heads && oneLayer === this.oneLayer) return;
+      if (layers === this.layers && heads === this.heads && oneLayer === this.shownLayer >= 0)
+        return;
       this.layers = layers;
       this.heads = heads;
-      this.oneLayer = oneLayer;
       this.rows(oneLayer ? mx.state.layer : -1);
     },
 
@@ -90,7 +89,7 @@ export function createThumbnails(mx) {
 
     select(layer, head) {
       // A checkpoint's row follows the layer (filled by the run that the change schedules).
-      if (this.oneLayer && layer !== this.shownLayer) return this.rows(layer);
+      if (this.shownLayer >= 0 && layer !== this.shownLayer) return this.rows(layer);
       for (const side of ['a', 'b']) {
         for (const cell of this.cells[side])
           cell.button.setAttribute(
