@@ -47,20 +47,6 @@ export async function checkpointSite(prefix, extra = () => false) {
 }
 
 /**
- * The end of the page's next Model-mode run (hirope:model's detail), listened for before action()
- * so that none is missed.
- */
-export async function afterModelRun(page, action) {
-  await page.evaluate(() => {
-    window.__ran = new Promise((resolve) =>
-      document.addEventListener('hirope:model', (e) => resolve(e.detail), { once: true }),
-    );
-  });
-  await action();
-  return page.evaluate(() => window.__ran);
-}
-
-/**
  * The API's options for the page's two sides on a checkpoint: A its own positions, B HiRoPE on
  * the units with B's window and ratio (state.b).
  */

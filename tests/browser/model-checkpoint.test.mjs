@@ -16,6 +16,7 @@ import {
   readCells,
   sampleCells,
   api,
+  nextModelRun,
   screenshot,
   resizeTo,
   switchTheme,
@@ -30,7 +31,7 @@ import {
 } from '../../web/src/shared/model-state.js';
 import { normalizeWith } from '../../web/src/shared/link-state.js';
 import { MARGIN } from '../../web/src/page/heatmap.js';
-import { afterModelRun, checkpointSideOptions, checkpointSite } from './checkpoint-site.mjs';
+import { checkpointSideOptions, checkpointSite } from './checkpoint-site.mjs';
 
 const CODE = `import math
 
@@ -203,7 +204,7 @@ describe('Model mode: your checkpoint (headless Chromium)', () => {
     const files = ['config.json', 'tokenizer.json', 'model.safetensors'].map((f) =>
       path.join(folders.one, f),
     );
-    await afterModelRun(page, () => page.setInputFiles('#checkpoint-files', files));
+    await nextModelRun(page, () => page.setInputFiles('#checkpoint-files', files));
     assert.match(
       await page.locator('#checkpoint-status').textContent(),
       /^The files chosen: llama, 0\.7 M parameters: 1\.3 MB of weights and up to [\d.]+ MB for a forward, in each of the page's two workers \([\d.]+ MB in all\)\. The weights stay on this machine; a local folder cannot be put in a link/,
@@ -213,9 +214,9 @@ describe('Model mode: your checkpoint (headless Chromium)', () => {
     // every-head forward the worker keeps (no loss pass, no forward).
     assert.equal(await page.locator('#c-layer option').count(), 3);
     assert.equal(await page.locator('#c-head option').count(), 4);
-    await afterModelRun(page, () => page.selectOption('#c-head', '0'));
+    await nextModelRun(page, () => page.selectOption('#c-head', '0'));
     await checkMaps(page, { layer: 1, head: 0 });
-    await afterModelRun(page, () => page.selectOption('#c-layer', '2'));
+    await nextModelRun(page, () => page.selectOption('#c-layer', '2'));
     await checkMaps(page, { layer: 2, head: 0 });
     // The head picker: each side's small maps of the chosen layer's heads, which follow the Layer
     // menu; clicking one opens that head.
@@ -227,7 +228,7 @@ describe('Model mode: your checkpoint (headless Chromium)', () => {
           .evaluateAll((buttons) => buttons.map((b) => b.getAttribute('aria-label'))),
         [0, 1, 2, 3].map((h) => `Layer 2, head ${h} (${side.toUpperCase()})`),
       );
-    await afterModelRun(page, () =>
+    await nextModelRun(page, () =>
       page.locator('#thumbs-b button.thumb[aria-label^="Layer 2, head 3"]').click(),
     );
     await checkMaps(page, { layer: 2, head: 3 });
@@ -235,10 +236,10 @@ describe('Model mode: your checkpoint (headless Chromium)', () => {
       await page.locator('#thumbs-a button.thumb[aria-pressed=true]').getAttribute('aria-label'),
       'Layer 2, head 3 (A)',
     );
-    await afterModelRun(page, () => page.selectOption('#c-layer', '1'));
-    await afterModelRun(page, () => page.selectOption('#c-head', '2'));
+    await nextModelRun(page, () => page.selectOption('#c-layer', '1'));
+    await nextModelRun(page, () => page.selectOption('#c-head', '2'));
     // The sharded folder, picked as a folder: the same model, the same maps.
-    await afterModelRun(page, () => page.setInputFiles('#checkpoint-folder', folders.two));
+    await nextModelRun(page, () => page.setInputFiles('#checkpoint-folder', folders.two));
     assert.match(
       await page.locator('#checkpoint-status').textContent(),
       /^The folder pybyte-sharded: llama/,
@@ -268,7 +269,7 @@ describe('Model mode: your checkpoint (headless Chromium)', () => {
   it('opens dropped files and a URL (which goes into the link); a folder it cannot load is one sentence', async () => {
     const page = await open();
     // Dropped: the files as a drop on the panel delivers them.
-    await afterModelRun(page, () =>
+    await nextModelRun(page, () =>
       page.evaluate(async (base) => {
         const dt = new DataTransfer();
         for (const name of ['config.json', 'tokenizer.json', 'model.safetensors']) {
@@ -297,7 +298,7 @@ describe('Model mode: your checkpoint (headless Chromium)', () => {
         window.__linked?.();
       });
     });
-    await afterModelRun(page, async () => {
+    await nextModelRun(page, async () => {
       await page.fill('#checkpoint-url', folderURL);
       await page.click('#checkpoint-url-form button[type=submit]');
     });
@@ -309,13 +310,13 @@ describe('Model mode: your checkpoint (headless Chromium)', () => {
     const link = await linkNaming(page, folderURL);
     // Another URL adds a history entry; Back opens the first folder again.
     const otherURL = `${url}checkpoints/pybyte-llama/`;
-    await afterModelRun(page, async () => {
+    await nextModelRun(page, async () => {
       await page.fill('#checkpoint-url', otherURL);
       await page.click('#checkpoint-url-form button[type=submit]');
     });
     assert.match(await page.locator('#checkpoint-status').textContent(), /pybyte-llama\/: llama/);
     await linkNaming(page, otherURL); // its entry is in the history
-    await afterModelRun(page, () => page.goBack());
+    await nextModelRun(page, () => page.goBack());
     assert.match(
       await page.locator('#checkpoint-status').textContent(),
       /pybyte-sharded\/: llama, .* Its URL is in the link\.$/,
@@ -335,9 +336,9 @@ describe('Model mode: your checkpoint (headless Chromium)', () => {
     );
     assert.ok(await page.locator('#checkpoint-cancel').isHidden());
     release();
-    await afterModelRun(page, () => page.selectOption('#c-head', '0'));
+    await nextModelRun(page, () => page.selectOption('#c-head', '0'));
     await checkMaps(page, { head: 0 });
-    await afterModelRun(page, () => page.selectOption('#c-head', '2'));
+    await nextModelRun(page, () => page.selectOption('#c-head', '2'));
     await page.context().close();
     // The link opens the same checkpoint by itself.
     const again = await openPage(browser, link);

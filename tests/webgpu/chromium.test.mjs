@@ -13,11 +13,8 @@ import * as esbuild from 'esbuild';
 import { launchChromium } from '../../tools/chromium.mjs';
 import { propertySeed } from './seed.mjs';
 import { writeCheckpointFixtures } from '../js/support/checkpoint-fixtures.mjs';
-import {
-  afterModelRun,
-  checkpointSideOptions,
-  checkpointSite,
-} from '../browser/checkpoint-site.mjs';
+import { checkpointSideOptions, checkpointSite } from '../browser/checkpoint-site.mjs';
+import { nextModelRun } from '../browser/helpers.mjs';
 import { encodeModelState, CHECKPOINT_DEFAULTS } from '../../web/src/shared/model-state.js';
 import { normalizeWith } from '../../web/src/shared/link-state.js';
 import init from '../../dist/index.js';
@@ -139,7 +136,7 @@ describe('WebGPU backend (headless Chromium)', () => {
       await page.goto(`${site.url}model.html?gpu=any${await encodeModelState(state)}`);
       await page.waitForSelector('#checkpoint-source:not([hidden])');
       const folder = path.join(site.fixtures, 'pybyte-llama');
-      await afterModelRun(page, () =>
+      await nextModelRun(page, () =>
         page.setInputFiles(
           '#checkpoint-files',
           ['config.json', 'tokenizer.json', 'model.safetensors'].map((f) => path.join(folder, f)),
