@@ -23,7 +23,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 const MAX_BYTES = Number(process.env.HIROPE_LINK_CACHE_MAX_BYTES) || 1 << 30;
-const VERSION = 'link-cache 1';
+const VERSION = 'link-cache 2';
 
 const [sourceDir, linker, ...args] = process.argv.slice(2);
 if (!sourceDir || !linker) {
@@ -105,14 +105,33 @@ const entry = path.join(cacheDir, digest);
 const outputDir = path.dirname(output);
 const stem = path.basename(output).replace(/\.[^.]*$/, '');
 
-if (fs.existsSync(path.join(entry, 'files.json'))) {
-  const names = JSON.parse(fs.readFileSync(path.join(entry, 'files.json'), 'utf8'));
-  for (const name of names) {
-    const temporary = path.join(outputDir, `.${name}.link-cache-${process.pid}`);
-    fs.copyFileSync(path.join(entry, name), temporary);
-    fs.chmodSync(temporary, fs.statSync(path.join(entry, name)).mode);
-    fs.renameSync(temporary, path.join(outputDir, name));
+/**
+ * Puts the entry's files in place (each checked against the hash it was stored with, then renamed
+ * over its output, so a reader never sees half a file); false, with nothing changed, when the
+ * entry cannot be read or does not match.
+ */
+function restore() {
+  const temporaries = [];
+  try {
+    const files = JSON.parse(fs.readFileSync(path.join(entry, 'files.json'), 'utf8'));
+    for (const { name, sha256 } of files) {
+      const temporary = path.join(outputDir, `.${name}.link-cache-${process.pid}`);
+      temporaries.push([temporary, path.join(outputDir, name)]);
+      fs.copyFileSync(path.join(entry, name), temporary);
+      if (fileHash(temporary) !== sha256) throw new Error(`${name} does not match its hash`);
+      fs.chmodSync(temporary, fs.statSync(path.join(entry, name)).mode);
+    }
+    for (const [temporary, target] of temporaries) fs.renameSync(temporary, target);
+    return true;
+  } catch (error) {
+    for (const [temporary] of temporaries) fs.rmSync(temporary, { force: true });
+    process.stderr.write(`link-cache: linking again (${error.message})\n`);
+    fs.rmSync(entry, { recursive: true, force: true });
+    return false;
   }
+}
+
+if (fs.existsSync(path.join(entry, 'files.json')) && restore()) {
   const now = new Date();
   fs.utimesSync(entry, now, now);
   process.stdout.write(`link-cache: ${output} from the cache (${digest.slice(0, 12)})\n`);
@@ -139,7 +158,10 @@ try {
     fs.copyFileSync(path.join(outputDir, name), path.join(staging, name));
     fs.chmodSync(path.join(staging, name), fs.statSync(path.join(outputDir, name)).mode);
   }
-  fs.writeFileSync(path.join(staging, 'files.json'), JSON.stringify(written));
+  fs.writeFileSync(
+    path.join(staging, 'files.json'),
+    JSON.stringify(written.map((name) => ({ name, sha256: fileHash(path.join(staging, name)) }))),
+  );
   try {
     fs.renameSync(staging, entry);
   } catch {
@@ -151,8 +173,14 @@ try {
   process.stderr.write(`link-cache: not stored (${error.message})\n`);
 }
 
-/** Removes the least recently used entries past MAX_BYTES. */
+/** Removes the least recently used entries past MAX_BYTES, and stagings left a day ago. */
 function evict() {
+  for (const name of fs.readdirSync(cacheDir))
+    if (
+      name.startsWith('.staging-') &&
+      Date.now() - fs.statSync(path.join(cacheDir, name)).mtimeMs > 86400e3
+    )
+      fs.rmSync(path.join(cacheDir, name), { recursive: true, force: true });
   const entries = fs
     .readdirSync(cacheDir)
     .filter((name) => /^[0-9a-f]{64}$/.test(name))

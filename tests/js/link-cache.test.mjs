@@ -122,6 +122,30 @@ describe('link cache (tools/link-cache.mjs)', () => {
     assert.equal(w.runs(), 6);
   });
 
+  test('an entry whose file was changed or removed is linked again, not used', (t) => {
+    const w = workspace();
+    t.after(w.close);
+    const a = w.checkout('a');
+    fs.writeFileSync(path.join(a, 'x.o'), 'object x\n');
+    const args = ['x.o', '-o', 'out.mjs'];
+    assert.equal(w.link(a, args).fromCache, false);
+    const [entry] = fs
+      .readdirSync(path.join(w.dir, 'cache'))
+      .filter((n) => /^[0-9a-f]{64}$/.test(n));
+    fs.writeFileSync(path.join(w.dir, 'cache', entry, 'out.wasm'), 'object y\n');
+    const changed = w.link(a, args);
+    assert.equal(changed.status, 0, changed.stderr);
+    assert.equal(changed.fromCache, false);
+    assert.match(changed.stderr, /linking again \(out\.wasm does not match its hash\)/);
+    assert.equal(fs.readFileSync(path.join(a, 'out.wasm'), 'utf8'), 'object x\n');
+    assert.equal(w.link(a, args).fromCache, true, 'stored again');
+    fs.rmSync(path.join(w.dir, 'cache', entry, 'out.mjs'));
+    const removed = w.link(a, args);
+    assert.equal(removed.fromCache, false);
+    assert.equal(fs.readFileSync(path.join(a, 'out.mjs'), 'utf8'), 'object x\n');
+    assert.equal(w.runs(), 3);
+  });
+
   test("a failed link keeps the linker's status and message and stores nothing; the least recently used entries go past the size limit", (t) => {
     const w = workspace();
     t.after(w.close);
@@ -135,8 +159,8 @@ describe('link cache (tools/link-cache.mjs)', () => {
     }
     assert.equal(w.runs(), 2, 'a failure is not cached');
 
-    // Entries of 62 bytes (two 20-byte files and their list): a 150-byte limit keeps two.
-    const limit = { HIROPE_LINK_CACHE_MAX_BYTES: '150' };
+    // Entries of 232 bytes (two 20-byte files and their list with hashes): 600 bytes keep two.
+    const limit = { HIROPE_LINK_CACHE_MAX_BYTES: '600' };
     const linkOf = (name) => {
       fs.writeFileSync(path.join(a, `${name}.o`), `object ${name.padEnd(12)}\n`);
       return w.link(a, [`${name}.o`, '-o', 'out.mjs'], limit);
