@@ -31,8 +31,10 @@ grep -q FAIL "$out" && { echo "linker: FAIL in an input" >&2; rm -f "$out"; exit
 cp "$out" "\${out%.*}.wasm"
 `;
 
-function workspace() {
+/** A temporary folder (removed when test t ends) with the stand-in linker and checkouts. */
+function workspace(t) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hirope-link-cache-'));
+  t.after(() => fs.rmSync(dir, { recursive: true }));
   const tools = path.join(dir, 'tools');
   fs.mkdirSync(tools);
   fs.writeFileSync(path.join(tools, 'linker'), LINKER, { mode: 0o755 });
@@ -54,16 +56,16 @@ function workspace() {
     return { ...result, fromCache: /from the cache/.test(result.stdout) };
   };
   const runs = () => fs.readFileSync(path.join(tools, 'runs.log'), 'utf8').split('\n').length - 1;
-  return { dir, checkout, link, runs, close: () => fs.rmSync(dir, { recursive: true }) };
+  const write = (build, name, text) => fs.writeFileSync(path.join(build, name), text);
+  return { dir, checkout, link, runs, write };
 }
 
 describe('link cache (tools/link-cache.mjs)', () => {
   test('a second link of the same inputs comes from the cache, byte for byte, and a clone elsewhere hits too', (t) => {
-    const w = workspace();
-    t.after(w.close);
+    const w = workspace(t);
     const a = w.checkout('a');
-    fs.writeFileSync(path.join(a, 'x.o'), 'object x\n');
-    fs.writeFileSync(path.join(a, 'pre.js'), '// pre\n');
+    w.write(a, 'x.o', 'object x\n');
+    w.write(a, 'pre.js', '// pre\n');
     const args = ['--pre-js', path.join(a, 'pre.js'), 'x.o', '-O3', '-o', 'out.mjs'];
     const first = w.link(a, args);
     assert.equal(first.status, 0, first.stderr);
@@ -81,8 +83,8 @@ describe('link cache (tools/link-cache.mjs)', () => {
 
     // The same files in another checkout: the path of the checkout is not part of the key.
     const b = w.checkout('b');
-    fs.writeFileSync(path.join(b, 'x.o'), 'object x\n');
-    fs.writeFileSync(path.join(b, 'pre.js'), '// pre\n');
+    w.write(b, 'x.o', 'object x\n');
+    w.write(b, 'pre.js', '// pre\n');
     const elsewhere = w.link(b, [
       '--pre-js',
       path.join(b, 'pre.js'),
@@ -97,20 +99,19 @@ describe('link cache (tools/link-cache.mjs)', () => {
   });
 
   test("any change to what the link reads links again: a flag, an input's bytes, a file a response file lists", (t) => {
-    const w = workspace();
-    t.after(w.close);
+    const w = workspace(t);
     const a = w.checkout('a');
-    fs.writeFileSync(path.join(a, 'x.o'), 'object x\n');
-    fs.writeFileSync(path.join(a, 'y.a'), 'library y\n');
-    fs.writeFileSync(path.join(a, 'objects1'), 'x.o y.a');
+    w.write(a, 'x.o', 'object x\n');
+    w.write(a, 'y.a', 'library y\n');
+    w.write(a, 'objects1', 'x.o y.a');
     const args = ['@objects1', '-o', 'out.cjs'];
     assert.equal(w.link(a, args).fromCache, false);
     assert.equal(w.link(a, args).fromCache, true);
     assert.equal(w.link(a, ['@objects1', '-O2', '-o', 'out.cjs']).fromCache, false, 'a flag');
-    fs.writeFileSync(path.join(a, 'y.a'), 'library y, changed\n');
+    w.write(a, 'y.a', 'library y, changed\n');
     assert.equal(w.link(a, args).fromCache, false, 'a file the response file lists');
     assert.match(fs.readFileSync(path.join(a, 'out.cjs'), 'utf8'), /changed/);
-    fs.writeFileSync(path.join(a, 'objects1'), 'y.a x.o');
+    w.write(a, 'objects1', 'y.a x.o');
     assert.equal(w.link(a, args).fromCache, false, 'the order of the inputs');
     assert.equal(
       w.link(a, args, { EMCC_CFLAGS: '-g' }).fromCache,
@@ -123,10 +124,9 @@ describe('link cache (tools/link-cache.mjs)', () => {
   });
 
   test('an entry whose file was changed or removed is linked again, not used', (t) => {
-    const w = workspace();
-    t.after(w.close);
+    const w = workspace(t);
     const a = w.checkout('a');
-    fs.writeFileSync(path.join(a, 'x.o'), 'object x\n');
+    w.write(a, 'x.o', 'object x\n');
     const args = ['x.o', '-o', 'out.mjs'];
     assert.equal(w.link(a, args).fromCache, false);
     const [entry] = fs
@@ -147,10 +147,9 @@ describe('link cache (tools/link-cache.mjs)', () => {
   });
 
   test("a failed link keeps the linker's status and message and stores nothing; the least recently used entries go past the size limit", (t) => {
-    const w = workspace();
-    t.after(w.close);
+    const w = workspace(t);
     const a = w.checkout('a');
-    fs.writeFileSync(path.join(a, 'bad.o'), 'FAIL\n');
+    w.write(a, 'bad.o', 'FAIL\n');
     for (let i = 0; i < 2; i++) {
       const failed = w.link(a, ['bad.o', '-o', 'out.mjs']);
       assert.equal(failed.status, 7);
@@ -162,7 +161,7 @@ describe('link cache (tools/link-cache.mjs)', () => {
     // Entries of 232 bytes (two 20-byte files and their list with hashes): 600 bytes keep two.
     const limit = { HIROPE_LINK_CACHE_MAX_BYTES: '600' };
     const linkOf = (name) => {
-      fs.writeFileSync(path.join(a, `${name}.o`), `object ${name.padEnd(12)}\n`);
+      w.write(a, `${name}.o`, `object ${name.padEnd(12)}\n`);
       return w.link(a, [`${name}.o`, '-o', 'out.mjs'], limit);
     };
     linkOf('first');
