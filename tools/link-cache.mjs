@@ -12,7 +12,7 @@
 // Emscripten's version; and the EMCC_/EM_ environment. The entry holds the files the link wrote
 // beside its output with the output's stem (hirope-simd.mjs and hirope-simd.wasm).
 //
-// Usage: node tools/link-cache.mjs <source dir> <linker> <arguments...>
+// Usage: node tools/link-cache.mjs <source dir> <linker's path> <arguments...>
 // HIROPE_LINK_CACHE=0 links without the cache; HIROPE_LINK_CACHE_DIR names its directory
 // (default $XDG_CACHE_HOME/hirope/link or ~/.cache/hirope/link). The least recently used entries
 // are removed past 1 GiB (HIROPE_LINK_CACHE_MAX_BYTES).
@@ -68,21 +68,11 @@ function responseArguments(text) {
 
 const key = crypto.createHash('sha256');
 key.update(`${VERSION}\n`);
-// The linker's own version: Emscripten's version file beside the wrapper the linker resolves to.
-const linkerPath = fs.realpathSync(
-  linker.includes('/')
-    ? linker
-    : spawnSync('sh', ['-c', `command -v ${linker}`])
-        .stdout.toString()
-        .trim(),
-);
-for (const dir of [path.dirname(linkerPath), '/usr/share/emscripten']) {
-  const versionFile = path.join(dir, 'emscripten-version.txt');
-  if (isFile(versionFile)) {
-    key.update(`emscripten ${fs.readFileSync(versionFile, 'utf8').trim()}\n`);
-    break;
-  }
-}
+// The linker's own version: Emscripten's version file beside the wrapper that the linker's path
+// (as CMake passes it, /usr/bin/em++) resolves to.
+const linkerPath = fs.realpathSync(linker);
+const versionFile = path.join(path.dirname(linkerPath), 'emscripten-version.txt');
+if (isFile(versionFile)) key.update(`emscripten ${fs.readFileSync(versionFile, 'utf8').trim()}\n`);
 key.update(`linker ${path.basename(linker)} ${fileHash(linkerPath)}\n`);
 for (const name of Object.keys(process.env).sort())
   if (/^(EMCC_|EM_)/.test(name)) key.update(`env ${name}=${process.env[name]}\n`);
